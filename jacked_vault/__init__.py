@@ -1,0 +1,3 @@
+"""jacked-vault: a git-native memory vault for coding agents."""
+
+__version__ = "0.1.0"
