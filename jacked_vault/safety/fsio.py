@@ -1,0 +1,238 @@
+"""Contained file I/O: no symlink is ever followed below a scope root, creates never replace.
+
+Every path is given as a root plus relative parts. Each component is opened with
+O_NOFOLLOW relative to its parent's descriptor, so a symlink planted anywhere below
+the root (a kind dir, `.jacked`, the destination itself) is refused instead of followed.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import secrets
+import stat
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+from jacked_vault.errors import VaultError
+
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+_FILE_READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | getattr(os, "O_NONBLOCK", 0)
+
+MAX_SCAN_ENTRIES = 5000
+MAX_SCAN_DEPTH = 8
+MAX_SCAN_BYTES = 16 * 1024 * 1024
+
+
+def split_relative(rel: str | PurePosixPath) -> tuple[str, ...]:
+    """Split a scope-relative POSIX path, refusing absolute paths, `..`, `.` and empty parts."""
+    text = str(rel)
+    parts = tuple(text.split("/"))
+    if not text or text.startswith("/") or any(p in ("", ".", "..") or "\x00" in p for p in parts):
+        raise VaultError("UNSAFE_PATH", f"path {text!r} escapes its scope root")
+    return parts
+
+
+def _unsafe(rel: Sequence[str], why: str) -> VaultError:
+    return VaultError("UNSAFE_PATH", f"{'/'.join(rel)}: {why}; symlinks are never followed")
+
+
+@contextmanager
+def open_dir(root: Path, parts: Sequence[str], *, create: bool = False) -> Iterator[int]:
+    """Yield a descriptor for root/parts, each component opened without following symlinks."""
+    fd = os.open(root, _DIR_FLAGS)
+    try:
+        for i, part in enumerate(parts):
+            try:
+                child = os.open(part, _DIR_FLAGS, dir_fd=fd)
+            except FileNotFoundError:
+                if not create:
+                    raise
+                try:
+                    os.mkdir(part, 0o755, dir_fd=fd)
+                except FileExistsError:
+                    pass
+                child = _open_child_dir(fd, parts, i)
+            except OSError as exc:
+                if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+                    raise _unsafe(parts[: i + 1], "is a symlink or not a directory") from None
+                raise
+            os.close(fd)
+            fd = child
+        yield fd
+    finally:
+        os.close(fd)
+
+
+def _open_child_dir(parent_fd: int, parts: Sequence[str], i: int) -> int:
+    try:
+        return os.open(parts[i], _DIR_FLAGS, dir_fd=parent_fd)
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+            raise _unsafe(parts[: i + 1], "is a symlink or not a directory") from None
+        raise
+
+
+def _write_temp(dir_fd: int, data: bytes) -> str:
+    name = f".jacked-tmp-{os.getpid()}-{secrets.token_hex(6)}"
+    fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644, dir_fd=dir_fd)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.fsync(fd)
+    except BaseException:
+        os.close(fd)
+        os.unlink(name, dir_fd=dir_fd)
+        raise
+    os.close(fd)
+    return name
+
+
+def create_file(root: Path, rel: str, data: bytes) -> None:
+    """Create root/rel with `data` atomically; never replaces anything (EXISTS if the name is taken).
+
+    The content goes to a hidden temp file in the destination dir, is fsynced, then hard-linked
+    to its name: link() fails on any existing entry, a symlink included, and never follows one.
+    """
+    parts = split_relative(rel)
+    with open_dir(root, parts[:-1], create=True) as dir_fd:
+        temp = _write_temp(dir_fd, data)
+        try:
+            os.link(temp, parts[-1], src_dir_fd=dir_fd, dst_dir_fd=dir_fd, follow_symlinks=False)
+        except FileExistsError:
+            raise VaultError("EXISTS", f"{rel} already exists; notes are create-only") from None
+        finally:
+            os.unlink(temp, dir_fd=dir_fd)
+        os.fsync(dir_fd)
+
+
+def replace_file(root: Path, rel: str, data: bytes) -> None:
+    """Atomically write root/rel (derived or append-only files); refuses to replace a symlink."""
+    parts = split_relative(rel)
+    with open_dir(root, parts[:-1], create=True) as dir_fd:
+        _refuse_symlink(dir_fd, parts)
+        temp = _write_temp(dir_fd, data)
+        try:
+            os.rename(temp, parts[-1], src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+        except BaseException:
+            os.unlink(temp, dir_fd=dir_fd)
+            raise
+        os.fsync(dir_fd)
+
+
+def remove_file(root: Path, rel: str) -> None:
+    """Unlink root/rel (used only to undo a create that could not be committed)."""
+    parts = split_relative(rel)
+    with open_dir(root, parts[:-1]) as dir_fd:
+        os.unlink(parts[-1], dir_fd=dir_fd)
+
+
+def _refuse_symlink(dir_fd: int, parts: Sequence[str]) -> None:
+    try:
+        st = os.stat(parts[-1], dir_fd=dir_fd, follow_symlinks=False)
+    except FileNotFoundError:
+        return
+    if not stat.S_ISREG(st.st_mode):
+        raise _unsafe(parts, "is a symlink or not a regular file")
+
+
+def read_file(root: Path, rel: str, *, max_bytes: int) -> bytes:
+    """Read root/rel without following symlinks; the size cap is checked before reading."""
+    parts = split_relative(rel)
+    with open_dir(root, parts[:-1]) as dir_fd:
+        try:
+            fd = os.open(parts[-1], _FILE_READ_FLAGS, dir_fd=dir_fd)
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise _unsafe(parts, "is a symlink") from None
+            raise
+        try:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode):
+                raise _unsafe(parts, "is not a regular file")
+            if st.st_size > max_bytes:
+                raise VaultError("VALIDATION", f"{rel}: {st.st_size} bytes is over the {max_bytes}-byte cap")
+            data = os.read(fd, max_bytes + 1)
+        finally:
+            os.close(fd)
+    if len(data) > max_bytes:
+        raise VaultError("VALIDATION", f"{rel}: over the {max_bytes}-byte cap")
+    return data
+
+
+def read_optional(root: Path, rel: str, *, max_bytes: int) -> bytes | None:
+    """Like read_file, but a missing file (or missing parent) gives None."""
+    try:
+        return read_file(root, rel, max_bytes=max_bytes)
+    except FileNotFoundError:
+        return None
+
+
+@dataclass
+class ScanResult:
+    """Files found by a bounded scan, with everything that was skipped or cut."""
+
+    files: list[str] = field(default_factory=list)
+    sizes: dict[str, int] = field(default_factory=dict)
+    skipped_symlinks: list[str] = field(default_factory=list)
+    unreadable: list[str] = field(default_factory=list)
+    truncated: bool = False
+
+    @property
+    def complete(self) -> bool:
+        return not self.truncated and not self.unreadable
+
+
+def scan(
+    root: Path,
+    start: str = "",
+    *,
+    suffix: str = ".md",
+    max_entries: int = MAX_SCAN_ENTRIES,
+    max_depth: int = MAX_SCAN_DEPTH,
+    max_bytes: int = MAX_SCAN_BYTES,
+) -> ScanResult:
+    """Walk root/start for `suffix` files: hidden entries skipped, symlinks reported, bounded."""
+    result = ScanResult()
+    entries = 0
+    total = 0
+    stack: list[tuple[str, int]] = [(start, 0)]
+    while stack:
+        rel_dir, depth = stack.pop()
+        try:
+            with os.scandir(root / rel_dir if rel_dir else root) as it:
+                children = sorted(it, key=lambda e: e.name)
+        except FileNotFoundError:
+            continue
+        except OSError:
+            result.unreadable.append(rel_dir or ".")
+            continue
+        subdirs = []
+        for entry in children:
+            if entry.name.startswith("."):
+                continue
+            entries += 1
+            if entries > max_entries:
+                result.truncated = True
+                return result
+            rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
+            if entry.is_symlink():
+                result.skipped_symlinks.append(rel)
+            elif entry.is_dir(follow_symlinks=False):
+                if depth + 1 >= max_depth:
+                    result.truncated = True
+                else:
+                    subdirs.append((rel, depth + 1))
+            elif entry.name.endswith(suffix) and entry.is_file(follow_symlinks=False):
+                size = entry.stat(follow_symlinks=False).st_size
+                total += size
+                if total > max_bytes:
+                    result.truncated = True
+                    return result
+                result.files.append(rel)
+                result.sizes[rel] = size
+        stack.extend(reversed(subdirs))
+    return result
