@@ -1,0 +1,543 @@
+"""The derived search index: SQLite FTS5 in `<store>/.jacked/index.sqlite`, fed from git.
+
+The index mirrors the committed tree of a store. It remembers which commit it reflects and
+catches up by diffing that commit's tree against HEAD, so a refresh after one create reads
+one blob. `rebuild()` starts from scratch; deleting the file loses nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+
+from jacked_vault.errors import VaultError
+from jacked_vault.safety.fsio import MAX_SCAN_BYTES, MAX_SCAN_DEPTH, MAX_SCAN_ENTRIES
+from jacked_vault.store.git import fast_head
+from jacked_vault.store.layout import GROUPS_DIR, USER_DIR, Store
+
+INDEX_FILE = "index.sqlite"
+SCHEMA_VERSION = "3"
+_SYMLINK_MODE = 0o120000
+_TREE_MODE = 0o040000
+
+_DDL = """
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE IF NOT EXISTS docs(
+    rowid INTEGER PRIMARY KEY,
+    path TEXT NOT NULL UNIQUE,
+    id TEXT NOT NULL,
+    title TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    scope TEXT NOT NULL,
+    grp TEXT,
+    status TEXT NOT NULL,
+    tier TEXT NOT NULL,
+    tags TEXT NOT NULL,
+    repos TEXT NOT NULL,
+    targets TEXT NOT NULL,
+    valid_from TEXT NOT NULL,
+    valid_until TEXT,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    sha TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS docs_id ON docs(id);
+CREATE INDEX IF NOT EXISTS docs_updated ON docs(updated_at);
+CREATE TABLE IF NOT EXISTS links(src INTEGER NOT NULL, dst TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS links_dst ON links(dst);
+CREATE INDEX IF NOT EXISTS links_src ON links(src);
+CREATE TABLE IF NOT EXISTS problems(path TEXT PRIMARY KEY, code TEXT NOT NULL, message TEXT NOT NULL);
+CREATE VIRTUAL TABLE IF NOT EXISTS docs_fts USING fts5(
+    title, tags, body, tokenize = 'porter unicode61 remove_diacritics 2'
+);
+"""
+
+_COLUMNS = "d.rowid, d.path, d.id, d.title, d.kind, d.scope, d.grp, d.status, d.tier, d.tags, d.updated_at, d.created_at"
+
+
+@dataclass(frozen=True)
+class Doc:
+    """One indexed note, as search and read see it."""
+
+    rowid: int
+    path: str
+    id: str
+    title: str
+    kind: str
+    scope: str
+    group: str | None
+    status: str
+    tier: str
+    tags: list[str]
+    updated_at: str
+    created_at: str
+    store: Store
+    score: float = 0.0
+    excerpt: str = ""
+
+    def to_json(self) -> dict:
+        return {
+            "id": self.id,
+            "title": self.title,
+            "kind": self.kind,
+            "scope": self.scope,
+            "group": self.group,
+            "status": self.status,
+            "score": self.score,
+            "tier": self.tier,
+            "excerpt": self.excerpt,
+            "path": self.store.display(self.path, self.scope),
+            "tags": self.tags,
+            "updated_at": self.updated_at,
+        }
+
+
+@dataclass
+class Diagnostics:
+    """What the index could not use: invalid files, symlinks, and whether a scan was cut."""
+
+    invalid_files: list[dict] = field(default_factory=list)
+    skipped_symlinks: list[str] = field(default_factory=list)
+    truncated: bool = False
+
+    @property
+    def complete(self) -> bool:
+        return not self.invalid_files and not self.truncated
+
+    def merge(self, other: Diagnostics) -> None:
+        self.invalid_files += other.invalid_files
+        self.skipped_symlinks += other.skipped_symlinks
+        self.truncated = self.truncated or other.truncated
+
+    def to_json(self) -> dict:
+        return {
+            "invalid_file_count": len(self.invalid_files),
+            "invalid_files": self.invalid_files,
+            "skipped_symlinks": len(self.skipped_symlinks),
+            "truncated": self.truncated,
+        }
+
+
+@dataclass
+class Filters:
+    """Search filters; `statuses` defaults to active only."""
+
+    scopes: frozenset[str] | None = None
+    group: str | None = None
+    kinds: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    repo: str | None = None
+    statuses: tuple[str, ...] = ("active",)
+    target: str | None = None
+    as_of: str | None = None
+    prefer_group: str | None = None
+    limit: int = 20
+
+
+def classify(store: Store, rel: str) -> tuple[str, str | None, str] | None:
+    """(scope, group, kind) for a note path of this store, or None if `rel` is not a note."""
+    from jacked_vault.document import KINDS
+
+    parts = rel.split("/")
+    if not rel.endswith(".md") or any(p.startswith(".") for p in parts):
+        return None
+    if store.is_project:
+        if len(parts) == 2 and parts[0] in KINDS:
+            return "project", None, parts[0]
+        return None
+    if len(parts) == 4 and parts[0] == GROUPS_DIR and parts[2] in KINDS:
+        return "group", parts[1], parts[2]
+    if len(parts) == 3 and parts[0] == USER_DIR and parts[1] in KINDS:
+        return "user", None, parts[1]
+    return None
+
+
+def fts_query(text: str, operator: str) -> str | None:
+    """Quote every token so user text is never FTS syntax; None if nothing searchable is left."""
+    tokens = ['"' + token.replace('"', '""') + '"' for token in text.split() if any(c.isalnum() for c in token)]
+    return f" {operator} ".join(tokens) if tokens else None
+
+
+class SearchIndex:
+    """The FTS5 index of one store."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.path = store.cache / INDEX_FILE
+        self._db: sqlite3.Connection | None = None
+
+    # -- connection -------------------------------------------------------------------------
+
+    @property
+    def db(self) -> sqlite3.Connection:
+        if self._db is None:
+            self._db = self._connect()
+        return self._db
+
+    def _connect(self) -> sqlite3.Connection:
+        os.makedirs(self.store.cache, exist_ok=True)
+        for attempt in range(2):
+            db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
+            try:
+                db.execute("PRAGMA journal_mode=WAL")
+                db.execute("PRAGMA synchronous=NORMAL")
+                db.executescript(_DDL)
+                version = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+                if version is None or version[0] != SCHEMA_VERSION:
+                    self._reset(db)
+                return db
+            except sqlite3.DatabaseError:
+                db.close()
+                if attempt:
+                    raise
+                for suffix in ("", "-wal", "-shm"):
+                    try:
+                        os.unlink(f"{self.path}{suffix}")
+                    except FileNotFoundError:
+                        pass
+        raise AssertionError("unreachable")
+
+    def _reset(self, db: sqlite3.Connection) -> None:
+        db.execute("BEGIN IMMEDIATE")
+        for table in ("docs", "links", "problems", "docs_fts", "meta"):
+            db.execute(f"DELETE FROM {table}")
+        db.execute("INSERT INTO meta(key, value) VALUES('schema', ?)", (SCHEMA_VERSION,))
+        db.execute("COMMIT")
+
+    def close(self) -> None:
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+
+    def _meta(self, key: str) -> str | None:
+        row = self.db.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+        return row[0] if row else None
+
+    def _set_meta(self, key: str, value: str) -> None:
+        self.db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)", (key, value))
+
+    # -- keeping up with git ----------------------------------------------------------------
+
+    def refresh(self) -> None:
+        """Bring the index up to HEAD: nothing to do if current (no pygit2 import), else a diff."""
+        head = fast_head(self.store.root)
+        if head is not None and head == self._meta("commit"):
+            return
+        self._catch_up()
+
+    def rebuild(self) -> int:
+        """Drop everything and index the whole HEAD tree; returns the number of notes indexed."""
+        self._reset(self.db)
+        self._catch_up()
+        return self.count()
+
+    def _catch_up(self) -> None:
+        from jacked_vault.store.git import head_commit, open_repo
+
+        repo = open_repo(self.store.root)
+        db = self.db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            commit = head_commit(repo)
+            indexed = self._meta("commit")
+            head = str(commit.id) if commit is not None else ""
+            if indexed != head:
+                old_tree = _tree_or_none(repo, indexed)
+                if commit is None:
+                    self._clear()
+                elif old_tree is None:
+                    self._clear()
+                    self._index_tree(repo, commit.tree)
+                else:
+                    self._apply_diff(repo, old_tree, commit.tree)
+                self._set_meta("commit", head)
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+
+    def _clear(self) -> None:
+        for table in ("docs", "links", "problems", "docs_fts"):
+            self.db.execute(f"DELETE FROM {table}")
+        self._set_meta("truncated", "0")
+
+    def _index_tree(self, repo, tree) -> None:
+        """Index every note of a full tree, one bounded scan per scope root."""
+        truncated = False
+        if self.store.is_project:
+            roots = [("", tree)]
+        else:
+            roots = []
+            if USER_DIR in tree:
+                roots.append((USER_DIR, repo[tree[USER_DIR].id]))
+            if GROUPS_DIR in tree and tree[GROUPS_DIR].filemode == _TREE_MODE:
+                for entry in repo[tree[GROUPS_DIR].id]:
+                    if entry.filemode == _TREE_MODE and not entry.name.startswith("."):
+                        roots.append((f"{GROUPS_DIR}/{entry.name}", repo[entry.id]))
+        for prefix, subtree in roots:
+            truncated |= self._index_scan(repo, prefix, subtree)
+        self._set_meta("truncated", "1" if truncated else "0")
+
+    def _index_scan(self, repo, prefix: str, tree) -> bool:
+        """Index one scope root; True if a bound (entries, depth, bytes) cut the scan."""
+        entries = 0
+        total = 0
+        stack = [(prefix, tree, 0)]
+        while stack:
+            base, current, depth = stack.pop()
+            for entry in current:
+                if entry.name.startswith("."):
+                    continue
+                entries += 1
+                if entries > MAX_SCAN_ENTRIES:
+                    return True
+                rel = f"{base}/{entry.name}" if base else entry.name
+                if entry.filemode == _TREE_MODE:
+                    if depth + 1 >= MAX_SCAN_DEPTH:
+                        return True
+                    stack.append((rel, repo[entry.id], depth + 1))
+                    continue
+                if classify(self.store, rel) is None:
+                    continue
+                if entry.filemode == _SYMLINK_MODE:
+                    self._problem(rel, "SYMLINK", "symlink skipped, never followed")
+                    continue
+                blob = repo[entry.id]
+                total += blob.size
+                if total > MAX_SCAN_BYTES:
+                    return True
+                self._index_blob(rel, blob)
+        return False
+
+    def _apply_diff(self, repo, old_tree, new_tree) -> None:
+        diff = repo.diff(old_tree, new_tree)
+        for delta in diff.deltas:
+            old_path, new_path = delta.old_file.path, delta.new_file.path
+            self._forget(old_path)
+            if new_path != old_path:
+                self._forget(new_path)
+            if delta.status_char() == "D" or classify(self.store, new_path) is None:
+                continue
+            if delta.new_file.mode == _SYMLINK_MODE:
+                self._problem(new_path, "SYMLINK", "symlink skipped, never followed")
+            else:
+                self._index_blob(new_path, repo[delta.new_file.id])
+
+    def _forget(self, rel: str) -> None:
+        db = self.db
+        row = db.execute("SELECT rowid FROM docs WHERE path=?", (rel,)).fetchone()
+        if row:
+            db.execute("DELETE FROM docs WHERE rowid=?", row)
+            db.execute("DELETE FROM docs_fts WHERE rowid=?", row)
+            db.execute("DELETE FROM links WHERE src=?", row)
+        db.execute("DELETE FROM problems WHERE path=?", (rel,))
+
+    def _problem(self, rel: str, code: str, message: str) -> None:
+        self.db.execute("INSERT OR REPLACE INTO problems(path, code, message) VALUES(?,?,?)", (rel, code, message))
+
+    def _index_blob(self, rel: str, blob) -> None:
+        from jacked_vault.document import MAX_FILE_BYTES, parse_note
+        from jacked_vault.store.audit import content_hash
+
+        if blob.size > MAX_FILE_BYTES:
+            self._problem(rel, "TOO_LARGE", f"{blob.size} bytes is over the {MAX_FILE_BYTES}-byte cap")
+            return
+        data = blob.data
+        try:
+            note = parse_note(data, source=rel)
+        except VaultError as exc:
+            self._problem(rel, "INVALID", exc.message)
+            return
+        scope, group, kind = classify(self.store, rel)  # type: ignore[misc]
+        if (note.scope, note.kind) != (scope, kind) or (scope == "group" and note.group != group):
+            self._problem(rel, "MISPLACED", f"note says scope={note.scope} group={note.group} kind={note.kind}")
+            return
+        self.add_note(rel, note, content_hash(data))
+
+    def add_note(self, rel: str, note, sha: str) -> None:
+        """Insert one parsed note (the caller is inside a transaction)."""
+        db = self.db
+        cur = db.execute(
+            "INSERT INTO docs(path, id, title, kind, scope, grp, status, tier, tags, repos, targets,"
+            " valid_from, valid_until, created_at, updated_at, sha) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            (
+                rel,
+                note.id,
+                note.title,
+                note.kind,
+                note.scope,
+                note.group,
+                note.status,
+                "note",
+                json.dumps(note.tags),
+                json.dumps(note.repos),
+                json.dumps(note.target_harnesses),
+                note.valid_from,
+                note.valid_until,
+                note.created_at,
+                note.updated_at,
+                sha,
+            ),
+        )
+        rowid = cur.lastrowid
+        db.execute(
+            "INSERT INTO docs_fts(rowid, title, tags, body) VALUES(?,?,?,?)",
+            (rowid, note.title, " ".join(note.tags), note.body),
+        )
+        db.executemany("INSERT INTO links(src, dst) VALUES(?,?)", [(rowid, dst) for dst in note.links])
+
+    # -- queries ----------------------------------------------------------------------------
+
+    def count(self) -> int:
+        return self.db.execute("SELECT COUNT(*) FROM docs").fetchone()[0]
+
+    def diagnostics(self) -> Diagnostics:
+        diag = Diagnostics(truncated=self._meta("truncated") == "1")
+        for path, code in self.db.execute("SELECT path, code FROM problems ORDER BY path"):
+            if code == "SYMLINK":
+                diag.skipped_symlinks.append(path)
+            else:
+                diag.invalid_files.append({"path": self.store.display(path, _scope_of(self.store, path)), "code": code})
+        return diag
+
+    def _docs(self, sql: str, params: Iterable) -> list[Doc]:
+        return [self._doc(row) for row in self.db.execute(sql, tuple(params))]
+
+    def _doc(self, row, score: float = 0.0, excerpt: str = "") -> Doc:
+        return Doc(
+            rowid=row[0],
+            path=row[1],
+            id=row[2],
+            title=row[3],
+            kind=row[4],
+            scope=row[5],
+            group=row[6],
+            status=row[7],
+            tier=row[8],
+            tags=json.loads(row[9]),
+            updated_at=row[10],
+            created_at=row[11],
+            store=self.store,
+            score=score,
+            excerpt=excerpt,
+        )
+
+    def lookup(self, note_id: str) -> list[Doc]:
+        return self._docs(f"SELECT {_COLUMNS} FROM docs d WHERE d.id=? ORDER BY d.path", (note_id,))
+
+    def backlinks(self, note_id: str, limit: int) -> list[Doc]:
+        """Active notes linking to `note_id`, newest first (limit + 1 rows to detect a cut)."""
+        return self._docs(
+            f"SELECT DISTINCT {_COLUMNS} FROM links l JOIN docs d ON d.rowid = l.src"
+            " WHERE l.dst=? AND d.status='active' ORDER BY d.updated_at DESC, d.id LIMIT ?",
+            (note_id, limit + 1),
+        )
+
+    def ids(self) -> set[str]:
+        return {row[0] for row in self.db.execute("SELECT id FROM docs")}
+
+    def duplicate_ids(self) -> list[dict]:
+        rows = self.db.execute("SELECT id, group_concat(path, '\n') FROM docs GROUP BY id HAVING COUNT(*) > 1 ORDER BY id")
+        return [{"id": i, "paths": [self.store.display(p, _scope_of(self.store, p)) for p in paths.split("\n")]} for i, paths in rows]
+
+    def link_pairs(self) -> Iterator[tuple[str, str]]:
+        yield from self.db.execute("SELECT d.id, l.dst FROM links l JOIN docs d ON d.rowid = l.src ORDER BY d.id, l.dst")
+
+    def indexed_files(self) -> dict[str, str]:
+        """Store-relative path -> sha256 of every indexed note (for doctor's audit check)."""
+        return dict(self.db.execute("SELECT path, sha FROM docs"))
+
+    def problem_paths(self) -> set[str]:
+        return {row[0] for row in self.db.execute("SELECT path FROM problems")}
+
+    def search(self, text: str, filters: Filters) -> list[Doc]:
+        """BM25 (title and tags weighted over body), AND first, OR when AND finds nothing."""
+        where, params = _filter_sql(filters)
+        prefer = filters.prefer_group or ""
+        if fts_query(text, "AND") is None:
+            sql = (
+                f"SELECT {_COLUMNS}, 0.0, substr(f.body, 1, 160) FROM docs d JOIN docs_fts f ON f.rowid = d.rowid"
+                f" WHERE {where} ORDER BY (d.grp IS ?) DESC, d.updated_at DESC, d.id LIMIT ?"
+            )
+            rows = self.db.execute(sql, (*params, prefer, filters.limit)).fetchall()
+            return [self._doc(r[:12], r[12], _one_line(r[13])) for r in rows]
+        for operator in ("AND", "OR"):
+            sql = (
+                f"SELECT {_COLUMNS}, -bm25(docs_fts, 10.0, 5.0, 1.0) AS score,"
+                " snippet(docs_fts, -1, '**', '**', '…', 24)"
+                " FROM docs_fts JOIN docs d ON d.rowid = docs_fts.rowid"
+                f" WHERE docs_fts MATCH ? AND {where}"
+                " ORDER BY round(score, 6) DESC, (d.grp IS ?) DESC, d.updated_at DESC, d.id LIMIT ?"
+            )
+            rows = self.db.execute(sql, (fts_query(text, operator), *params, prefer, filters.limit)).fetchall()
+            if rows:
+                return [self._doc(r[:12], round(r[12], 6), _one_line(r[13])) for r in rows]
+        return []
+
+
+def _tree_or_none(repo, commit_id: str | None):
+    if not commit_id:
+        return None
+    try:
+        return repo[commit_id].tree
+    except (KeyError, ValueError, AttributeError):
+        return None
+
+
+def _scope_of(store: Store, rel: str) -> str:
+    found = classify(store, rel)
+    if found:
+        return found[0]
+    return "project" if store.is_project else ("user" if rel.startswith(USER_DIR + "/") else "group")
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _filter_sql(f: Filters) -> tuple[str, list]:
+    clauses: list[str] = []
+    params: list = []
+    if f.scopes is not None:
+        clauses.append(f"d.scope IN ({','.join('?' * len(f.scopes))})")
+        params += sorted(f.scopes)
+    if f.group:
+        clauses.append("d.grp = ?")
+        params.append(f.group)
+    if f.kinds:
+        clauses.append(f"d.kind IN ({','.join('?' * len(f.kinds))})")
+        params += list(f.kinds)
+    for tag in f.tags:
+        clauses.append("EXISTS (SELECT 1 FROM json_each(d.tags) WHERE value = ?)")
+        params.append(tag)
+    if f.repo:
+        clauses.append("EXISTS (SELECT 1 FROM json_each(d.repos) WHERE value = ?)")
+        params.append(f.repo)
+    if f.target:
+        clauses.append("EXISTS (SELECT 1 FROM json_each(d.targets) WHERE value IN (?, 'all'))")
+        params.append(f.target)
+    statuses = list(f.statuses)
+    if f.as_of:
+        clauses.append("d.valid_from <= ? AND (d.valid_until IS NULL OR d.valid_until > ?) AND d.created_at <= ?")
+        params += [f.as_of] * 3
+        if "active" in statuses and "superseded" not in statuses:
+            # a note superseded after the as-of time was still active then
+            placeholders = ",".join("?" * len(statuses))
+            clauses.append(f"(d.status IN ({placeholders}) OR (d.status = 'superseded' AND d.updated_at > ?))")
+            params += statuses + [f.as_of]
+            statuses = []
+    if statuses:
+        clauses.append(f"d.status IN ({','.join('?' * len(statuses))})")
+        params += statuses
+    return (" AND ".join(clauses) or "1"), params
+
+
+def open_fresh(store: Store) -> SearchIndex:
+    """An index of `store` brought up to its HEAD."""
+    index = SearchIndex(store)
+    index.refresh()
+    return index
+

@@ -1,0 +1,59 @@
+"""Search across the stores a command can see: the vault plus the cwd repo's project store."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from jacked_vault.context import Context
+from jacked_vault.errors import VaultError
+from jacked_vault.search.index import Diagnostics, Doc, Filters, SearchIndex
+
+DEFAULT_SCOPES = frozenset({"group", "project"})
+
+
+def fresh_indexes(ctx: Context) -> tuple[list[SearchIndex], Diagnostics]:
+    """Up-to-date indexes of every visible store, with their combined diagnostics."""
+    diag = Diagnostics()
+    indexes = []
+    stores = [ctx.vault]
+    try:
+        project = ctx.project_store(create=False)
+    except VaultError as exc:
+        diag.invalid_files.append({"path": "project:.jacked", "code": f"JACKED_MEMORY_{exc.code}"})
+        project = None
+    if project is not None:
+        stores.append(project)
+    for store in stores:
+        index = SearchIndex(store)
+        index.refresh()
+        diag.merge(index.diagnostics())
+        indexes.append(index)
+    return indexes, diag
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    results: list[Doc]
+    diagnostics: Diagnostics
+
+
+def search(ctx: Context, query: str, filters: Filters) -> SearchResult:
+    """Ranked hits over every visible store; user scope only when the filters ask for it."""
+    if filters.scopes is None:
+        filters.scopes = DEFAULT_SCOPES
+    if filters.prefer_group is None and "group" in filters.scopes:
+        filters.prefer_group = ctx.group
+    indexes, diag = fresh_indexes(ctx)
+    try:
+        hits = [doc for index in indexes for doc in index.search(query, filters)]
+    finally:
+        for index in indexes:
+            index.close()
+    prefer = filters.prefer_group
+    hits.sort(key=lambda d: (-d.score, d.group != prefer, _neg(d.updated_at), d.id))
+    return SearchResult(results=hits[: filters.limit], diagnostics=diag)
+
+
+def _neg(timestamp: str) -> tuple[int, ...]:
+    """Sort key that orders ISO timestamps newest first."""
+    return tuple(-ord(c) for c in timestamp)

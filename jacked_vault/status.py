@@ -1,0 +1,39 @@
+"""`status`: where the vault is, how many notes, how it stands against its remote, and the cwd repo."""
+
+from __future__ import annotations
+
+from jacked_vault.context import Context
+from jacked_vault.search.index import SearchIndex
+from jacked_vault.store import git
+
+
+def _remote_state(store) -> dict:
+    """Remote URL and ahead/behind against the upstream of the current branch (no network)."""
+    from jacked_vault.groups.identity import origin_url
+
+    state = {"remote": origin_url(store.root), "ahead": 0, "behind": 0, "diverged": False}
+    repo = git.open_repo(store.root)
+    if repo.head_is_unborn or repo.head_is_detached:
+        return state
+    branch = repo.branches.local.get(repo.head.shorthand)
+    upstream = branch.upstream if branch is not None else None
+    if upstream is None:
+        return state
+    ahead, behind = repo.ahead_behind(repo.head.target, upstream.target)
+    state.update(ahead=ahead, behind=behind, diverged=bool(ahead and behind))
+    return state
+
+
+def status(ctx: Context) -> dict:
+    store = ctx.vault
+    index = SearchIndex(store)
+    try:
+        index.refresh()
+        notes = index.count()
+    finally:
+        index.close()
+    vault = {"path": str(store.root), "head": git.fast_head(store.root), "notes": notes, **_remote_state(store)}
+    repo = None
+    if ctx.repo is not None:
+        repo = {"identity": ctx.repo.identity, "group": ctx.group, "path": str(ctx.repo.root)}
+    return {"vault": vault, "repo": repo}

@@ -1,0 +1,152 @@
+"""Git plumbing with pygit2: commits by tree surgery, so a create costs O(depth), not O(notes).
+
+`fast_head` reads HEAD from the files directly so read-only paths (search, brief) can tell
+whether the search index is current without importing pygit2.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from jacked_vault.errors import VaultError
+
+if TYPE_CHECKING:
+    import pygit2
+
+DEFAULT_AUTHOR = ("jacked-vault", "jacked-vault@localhost")
+BRANCH = "main"
+
+
+def _git_dir(root: Path) -> Path:
+    return root / ".git"
+
+
+def fast_head(root: Path) -> str | None:
+    """The commit id HEAD points at, read from `.git` files; None for an unborn branch."""
+    git_dir = _git_dir(root)
+    try:
+        head = (git_dir / "HEAD").read_text(encoding="ascii").strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    if not head.startswith("ref: "):
+        return head or None
+    ref = head[5:]
+    try:
+        return (git_dir / ref).read_text(encoding="ascii").strip() or None
+    except FileNotFoundError:
+        pass
+    except (OSError, UnicodeDecodeError):
+        return None
+    try:
+        packed = (git_dir / "packed-refs").read_text(encoding="ascii")
+    except (OSError, UnicodeDecodeError):
+        return None
+    for line in packed.splitlines():
+        sha, _, name = line.partition(" ")
+        if name == ref:
+            return sha
+    return None
+
+
+def open_repo(root: Path) -> pygit2.Repository:
+    import pygit2
+
+    try:
+        return pygit2.Repository(str(root))
+    except pygit2.GitError as exc:
+        raise VaultError("NO_VAULT", f"{root} is not a git repository ({exc})") from None
+
+
+def init_repo(root: Path) -> pygit2.Repository:
+    import pygit2
+
+    return pygit2.init_repository(str(root), initial_head=BRANCH)
+
+
+def signature(repo: pygit2.Repository, author: Mapping[str, str] | None = None) -> pygit2.Signature:
+    """Author from vault settings, else git config, else the jacked default."""
+    import pygit2
+
+    if author and author.get("name") and author.get("email"):
+        return pygit2.Signature(author["name"], author["email"])
+    try:
+        return repo.default_signature
+    except (KeyError, pygit2.GitError):
+        return pygit2.Signature(*DEFAULT_AUTHOR)
+
+
+def _tree_with(repo: pygit2.Repository, tree: pygit2.Tree | None, parts: list[str], blob) -> pygit2.Oid:
+    """A copy of `tree` with the blob at `parts`, rebuilding only the trees along that path."""
+    import pygit2
+
+    builder = repo.TreeBuilder(tree) if tree is not None else repo.TreeBuilder()
+    name = parts[0]
+    if len(parts) == 1:
+        builder.insert(name, blob, pygit2.GIT_FILEMODE_BLOB)
+    else:
+        subtree = None
+        if tree is not None and name in tree:
+            entry = tree[name]
+            if entry.type_str == "tree":
+                subtree = repo[entry.id]
+        builder.insert(name, _tree_with(repo, subtree, parts[1:], blob), pygit2.GIT_FILEMODE_TREE)
+    return builder.write()
+
+
+def head_commit(repo: pygit2.Repository) -> pygit2.Commit | None:
+    if repo.head_is_unborn:
+        return None
+    return repo.head.peel()
+
+
+def commit_files(
+    repo: pygit2.Repository,
+    files: Mapping[str, bytes],
+    message: str,
+    *,
+    author: Mapping[str, str] | None = None,
+) -> str:
+    """Commit `files` (store-relative path -> content already on disk) on top of HEAD.
+
+    The new tree is built from the parent tree (TreeBuilder on the changed paths only) and the
+    branch moves only if HEAD is still the parent (libgit2 checks), so no commit is ever lost.
+    The git index is updated for the same paths so `git status` in the store stays clean.
+    """
+    import pygit2
+
+    parent = head_commit(repo)
+    tree = parent.tree if parent is not None else None
+    tree_id = tree.id if tree is not None else None
+    for rel, data in files.items():
+        blob = repo.create_blob(data)
+        tree_id = _tree_with(repo, repo[tree_id] if tree_id is not None else None, rel.split("/"), blob)
+    sig = signature(repo, author)
+    parents = [parent.id] if parent is not None else []
+    try:
+        oid = repo.create_commit("HEAD", sig, sig, message, tree_id, parents)
+    except pygit2.GitError as exc:
+        raise VaultError("LOCKED", f"the vault moved while committing ({exc}); nothing was committed") from None
+    try:
+        index = repo.index
+        index.read(False)
+        for rel in files:
+            index.add(rel)
+        index.write()
+    except (pygit2.GitError, OSError):
+        pass  # the commit landed; a stale git index only affects `git status`, and doctor reports it
+    return str(oid)
+
+
+def tree_blob(repo: pygit2.Repository, rel: str) -> bytes | None:
+    """Content of `rel` in HEAD, or None when HEAD has no such file."""
+    commit = head_commit(repo)
+    if commit is None:
+        return None
+    try:
+        entry = commit.tree[rel]
+    except KeyError:
+        return None
+    obj = repo[entry.id]
+    return obj.data if obj.type_str == "blob" else None
