@@ -42,7 +42,7 @@ def history(store: Store, *, rel: str | None = None, limit: int = 50) -> list[di
     if head is None:
         return []
     out = []
-    for commit in repo.walk(head.id, pygit2.enums.SortMode.TIME):
+    for commit in repo.walk(head.id, pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.TIME):
         if rel is not None:
             mine = _blob_at(commit, rel)
             parents = [_blob_at(p, rel) for p in commit.parents]

@@ -1,0 +1,1 @@
+"""Repo groups: repository identity and the repo-to-group mapping."""

@@ -1,0 +1,101 @@
+"""Shared fixtures: real vaults, real git repos (pygit2), the real CLI in a subprocess."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pygit2
+import pytest
+
+from jacked_vault.context import Context
+from jacked_vault.store.vault import init_vault
+
+
+@dataclass
+class CliResult:
+    code: int
+    out: str
+    err: str
+
+    @property
+    def json(self) -> dict:
+        return json.loads(self.out)
+
+
+@pytest.fixture
+def vault_path(tmp_path: Path) -> Path:
+    path = tmp_path / "vault"
+    init_vault(path)
+    return path
+
+
+@pytest.fixture
+def ctx(vault_path: Path, tmp_path: Path) -> Context:
+    """A context outside any repo (group scope needs an explicit group)."""
+    work = tmp_path / "work"
+    work.mkdir(exist_ok=True)
+    return Context.create(vault=str(vault_path), cwd=work, harness="tester")
+
+
+def make_repo(path: Path, origin: str | None = None) -> pygit2.Repository:
+    """A real git repo with one commit, and an origin remote when given."""
+    repo = pygit2.init_repository(str(path), initial_head="main")
+    (path / "README.md").write_text("code\n")
+    repo.index.add("README.md")
+    repo.index.write()
+    sig = pygit2.Signature("t", "t@example.com")
+    repo.create_commit("HEAD", sig, sig, "init", repo.index.write_tree(), [])
+    if origin:
+        repo.remotes.create("origin", origin)
+    return repo
+
+
+@pytest.fixture
+def code_repo(tmp_path: Path) -> Path:
+    path = tmp_path / "code" / "api"
+    path.mkdir(parents=True)
+    make_repo(path, "git@github.com:Acme/API.git")
+    return path
+
+
+def cli_env(vault: Path | None = None, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("JACKED_")}
+    if vault is not None:
+        env["JACKED_VAULT_DIR"] = str(vault)
+    env.update(extra)
+    return env
+
+
+def run_cli(*args: str, vault: Path | None = None, cwd: Path | None = None, stdin: str | None = None, **env: str) -> CliResult:
+    """Run the real `jacked` console entry point in a subprocess."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "jacked_vault.cli.main", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=cli_env(vault, **env),
+        timeout=120,
+    )
+    return CliResult(proc.returncode, proc.stdout, proc.stderr)
+
+
+def git(path: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(path), *args], capture_output=True, text=True, check=True).stdout
+
+
+def snapshot(path: Path) -> dict:
+    """Everything a refused write must leave unchanged: HEAD, the git index, every file."""
+    files = {}
+    for root, dirs, names in os.walk(path):
+        dirs[:] = [d for d in dirs if d not in (".git", ".jacked")]
+        for name in names:
+            full = Path(root) / name
+            files[str(full.relative_to(path))] = full.read_bytes() if not full.is_symlink() else b"->" + os.readlink(full).encode()
+    index = (path / ".git" / "index").read_bytes() if (path / ".git" / "index").exists() else b""
+    return {"head": git(path, "rev-parse", "HEAD").strip(), "index": index, "files": files}

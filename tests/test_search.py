@@ -1,0 +1,178 @@
+"""Search: BM25 weighting, quoting, AND->OR fallback, filters, as-of, incremental refresh, diagnostics."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from conftest import git
+from jacked_vault.context import Context
+from jacked_vault.notes import AddRequest, add
+from jacked_vault.search.index import Filters, SearchIndex, fts_query
+from jacked_vault.search.service import search
+
+
+def _add(ctx: Context, title: str, body: str = "plain body", **kw):
+    return add(ctx, AddRequest(title=title, body=body, group=kw.pop("group", "tools"), **kw))
+
+
+def _ids(ctx: Context, query: str, **filters) -> list[str]:
+    return [d.id for d in search(ctx, query, Filters(**filters)).results]
+
+
+def test_title_and_tags_rank_above_body(ctx: Context):
+    for n in range(6):  # BM25 needs a corpus where the term is rare
+        _add(ctx, f"Filler {n}", body="nothing relevant")
+    body_hit = _add(ctx, "Unrelated heading", body="we talk about parquet files here at length")
+    title_hit = _add(ctx, "Parquet layout", body="columns")
+    tag_hit = _add(ctx, "Storage format", body="columns", tags=("parquet",))
+    assert _ids(ctx, "parquet") == [title_hit.note.id, tag_hit.note.id, body_hit.note.id]
+
+
+def test_and_then_or_fallback(ctx: Context):
+    both = _add(ctx, "Redis cache eviction")
+    one = _add(ctx, "Redis cluster setup")
+    assert _ids(ctx, "redis eviction") == [both.note.id]
+    assert set(_ids(ctx, "redis nonexistentword")) == {both.note.id, one.note.id}
+
+
+@pytest.mark.parametrize("query", ['"unbalanced', "AND OR NOT", "title:x", "a*", "(paren", "NEAR(a b)", "-", "^start", "col:"])
+def test_user_text_is_never_fts_syntax(ctx: Context, query: str):
+    _add(ctx, "Something")
+    result = search(ctx, query, Filters())
+    assert isinstance(result.results, list)
+
+
+def test_every_token_is_quoted():
+    assert fts_query('say "hi" now', "AND") == '"say" AND """hi""" AND "now"'
+    assert fts_query("- *", "AND") is None
+
+
+def test_stemming_matches_word_forms(ctx: Context):
+    hit = _add(ctx, "Migrations must be reversible")
+    assert _ids(ctx, "migration") == [hit.note.id]
+
+
+def test_filters_kind_tag_group_repo_target(ctx: Context):
+    a = _add(ctx, "Alpha lesson", kind="lesson", tags=("ci",), repos=("github.com/o/a",), targets=("codex",))
+    b = _add(ctx, "Alpha decision", kind="decision", group="other", repos=("github.com/o/b",))
+    assert _ids(ctx, "alpha", kinds=("lesson",)) == [a.note.id]
+    assert _ids(ctx, "alpha", tags=("ci",)) == [a.note.id]
+    assert _ids(ctx, "alpha", group="other") == [b.note.id]
+    assert _ids(ctx, "alpha", repo="github.com/o/b") == [b.note.id]
+    assert _ids(ctx, "alpha", target="claude") == [b.note.id]  # b targets all; a only codex
+    assert set(_ids(ctx, "alpha", target="codex")) == {a.note.id, b.note.id}
+
+
+def test_status_filter_and_candidates(ctx: Context):
+    active = _add(ctx, "Gamma active")
+    candidate = _add(ctx, "Gamma candidate", status="candidate")
+    assert _ids(ctx, "gamma") == [active.note.id]
+    assert set(_ids(ctx, "gamma", statuses=("active", "candidate"))) == {active.note.id, candidate.note.id}
+
+
+def test_user_scope_only_when_asked(ctx: Context):
+    group_note = _add(ctx, "Delta in group")
+    user_note = add(ctx, AddRequest(title="Delta strategy", body="b", scope="user"))
+    assert _ids(ctx, "delta") == [group_note.note.id]
+    assert _ids(ctx, "delta", scopes=frozenset({"user"})) == [user_note.note.id]
+
+
+def test_as_of_uses_valid_time_and_record_time(ctx: Context):
+    old = _add(ctx, "Epsilon old rule", valid_from="2020-01-01T00:00:00.000Z")
+    new = _add(ctx, "Epsilon new rule", supersedes=(old.note.id,), valid_from="2026-01-01T00:00:00.000Z")
+    assert _ids(ctx, "epsilon") == [new.note.id]
+    # At a time before either was recorded, nothing was known.
+    assert _ids(ctx, "epsilon", as_of="2021-01-01T00:00:00.000Z") == []
+    # Now: the old rule was superseded just now, so "as of" a minute ago... it was still active, and the new one
+    # was not recorded yet.
+    just_before = new.note.created_at
+    assert new.note.id in _ids(ctx, "epsilon", as_of=just_before)
+
+
+def test_stable_order_for_equal_scores(ctx: Context):
+    notes = [_add(ctx, "Zeta same", body="same") for _ in range(4)]
+    first = _ids(ctx, "zeta")
+    assert first == _ids(ctx, "zeta")
+    assert set(first) == {n.note.id for n in notes}
+
+
+def test_repo_group_ranks_first_on_ties(vault_path: Path, code_repo: Path):
+    outside = Context.create(vault=str(vault_path), cwd=code_repo.parent, harness="t")
+    other = add(outside, AddRequest(title="Theta same", body="same", group="aaa"))
+    inside = Context.create(vault=str(vault_path), cwd=code_repo, harness="t")
+    mine = add(inside, AddRequest(title="Theta same", body="same"))
+    assert [d.id for d in search(inside, "theta", Filters()).results] == [mine.note.id, other.note.id]
+
+
+def test_excerpt_shows_the_hit(ctx: Context):
+    _add(ctx, "Iota", body="first sentence. " * 20 + "the needle is here. " + "filler words. " * 20)
+    (hit,) = search(ctx, "needle", Filters()).results
+    assert "**needle**" in hit.excerpt
+
+
+def test_empty_query_lists_newest(ctx: Context):
+    a = _add(ctx, "Kappa one")
+    b = _add(ctx, "Kappa two")
+    assert _ids(ctx, "")[:2] == [b.note.id, a.note.id]
+
+
+def test_index_catches_up_with_commits_made_by_plain_git(ctx: Context):
+    hit = _add(ctx, "Lambda")
+    root = ctx.vault.root
+    assert _ids(ctx, "lambda") == [hit.note.id]
+    git(root, "rm", "-q", hit.rel)
+    git(root, "commit", "-qm", "remove by hand")
+    assert _ids(ctx, "lambda") == []
+
+
+def test_deleting_the_index_loses_nothing(ctx: Context):
+    hits = [_add(ctx, f"Mu {n}") for n in range(3)]
+    os.unlink(ctx.vault.cache / "index.sqlite")
+    assert set(_ids(ctx, "mu")) == {h.note.id for h in hits}
+
+
+def test_corrupt_index_is_rebuilt(ctx: Context):
+    hit = _add(ctx, "Nu")
+    index_file = ctx.vault.cache / "index.sqlite"
+    for suffix in ("-wal", "-shm"):
+        Path(f"{index_file}{suffix}").unlink(missing_ok=True)
+    index_file.write_bytes(b"this is not a database" * 100)
+    assert _ids(ctx, "nu") == [hit.note.id]
+
+
+def test_rebuild_equals_incremental(ctx: Context):
+    for n in range(6):
+        _add(ctx, f"Xi {n}", tags=(f"t{n}",))
+    incremental = _ids(ctx, "xi")
+    index = SearchIndex(ctx.vault)
+    assert index.rebuild() == 6
+    index.close()
+    assert _ids(ctx, "xi") == incremental
+
+
+def test_invalid_and_symlinked_committed_files_are_diagnosed_not_fatal(ctx: Context):
+    good = _add(ctx, "Omicron good")
+    root = ctx.vault.root
+    bad = root / "groups" / "tools" / "note" / "broken.md"
+    bad.write_text("---\nschema: nope\n---\n\nomicron\n")
+    (root / "groups" / "tools" / "note" / "link.md").symlink_to("/etc/passwd")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "planted by hand")
+    result = search(ctx, "omicron", Filters())
+    assert [d.id for d in result.results] == [good.note.id]
+    diag = result.diagnostics.to_json()
+    assert diag["invalid_file_count"] == 1
+    assert diag["invalid_files"] == [{"path": "group:groups/tools/note/broken.md", "code": "INVALID"}]
+    assert diag["skipped_symlinks"] == 1
+
+
+def test_project_scope_is_searched_from_inside_the_repo(vault_path: Path, code_repo: Path, tmp_path: Path):
+    inside = Context.create(vault=str(vault_path), cwd=code_repo, harness="t")
+    hit = add(inside, AddRequest(title="Pi private", body="b", scope="project"))
+    assert [d.id for d in search(inside, "pi", Filters()).results] == [hit.note.id]
+    assert search(inside, "pi", Filters()).results[0].to_json()["path"] == "project:note/pi-private.md"
+    elsewhere = Context.create(vault=str(vault_path), cwd=tmp_path, harness="t")
+    assert search(elsewhere, "pi", Filters()).results == []
