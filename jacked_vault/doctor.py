@@ -76,6 +76,7 @@ def doctor(ctx: Context, *, repair: bool = False, reindex: bool = False) -> Repo
         try:
             index.rebuild() if reindex else index.refresh()
             _check_store(store, index, report)
+            report.duplicate_ids += index.duplicate_ids()
             for doc_id in index.ids():
                 all_ids.setdefault(doc_id, []).append(store.label)
             links += list(index.link_pairs())
@@ -85,6 +86,7 @@ def doctor(ctx: Context, *, repair: bool = False, reindex: bool = False) -> Repo
     for doc_id, labels in sorted(all_ids.items()):
         if len(labels) > 1:
             report.duplicate_ids.append({"id": doc_id, "stores": labels})
+    report.skipped_symlinks = sorted(set(report.skipped_symlinks))
     return report
 
 

@@ -72,7 +72,9 @@ def cli_env(vault: Path | None = None, **extra: str) -> dict[str, str]:
 
 
 def run_cli(*args: str, vault: Path | None = None, cwd: Path | None = None, stdin: str | None = None, **env: str) -> CliResult:
-    """Run the real `jacked` console entry point in a subprocess."""
+    """Run the real `jacked` console entry point in a subprocess (default cwd: beside the vault)."""
+    if cwd is None and vault is not None:
+        cwd = vault.parent
     proc = subprocess.run(
         [sys.executable, "-m", "jacked_vault.cli.main", *args],
         input=stdin,

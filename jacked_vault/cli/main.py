@@ -9,8 +9,12 @@ import sys
 from collections.abc import Callable
 from typing import Annotated, Any, Optional
 
-import click
 import typer
+
+try:  # typer >= 0.2x vendors click; older releases use the click package
+    from typer._click import exceptions as click_exceptions
+except ImportError:  # pragma: no cover - depends on the installed typer
+    from click import exceptions as click_exceptions
 
 from jacked_vault.cli.output import emit, emit_error, safe
 from jacked_vault.errors import VaultError
@@ -406,17 +410,17 @@ def main(argv: list[str] | None = None) -> int:
     as_json = "--json" in args
     try:
         result = app(args=args, prog_name="jacked", standalone_mode=False)
-    except click.exceptions.Exit as exc:
+    except typer.Exit as exc:
         return exc.exit_code
-    except click.exceptions.Abort:
+    except typer.Abort:
         sys.stderr.write("aborted\n")
         return 1
-    except click.exceptions.UsageError as exc:
+    except click_exceptions.UsageError as exc:
         if not as_json:
             exc.show()
             return 2
         return emit_error(VaultError("USAGE", exc.format_message()), as_json)
-    except click.exceptions.ClickException as exc:
+    except click_exceptions.ClickException as exc:
         exc.show()
         return exc.exit_code
     return result if isinstance(result, int) else 0
