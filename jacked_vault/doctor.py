@@ -2,8 +2,9 @@
 
 Doctor never deletes or rewrites a note. `--repair` commits (a) valid new notes that a crash
 left uncommitted, (b) tracked notes whose working copy matches the audit log (a transition
-that was written but not committed), and (c) audit files ahead of HEAD; it removes only
-jacked's own stale temp files, under the store lock so no writer is mid-create.
+that was written but not committed), and (c) audit files ahead of HEAD; it re-stages git-index
+entries a kill left behind HEAD. Under the store lock (so no jacked writer is mid-create) it
+removes jacked's own stale temp files and git lock files older than a minute.
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ class Report:
     audit_problems: list[dict] = field(default_factory=list)
     truncated: bool = False
     stale_temp_files: int = 0
+    git_index_stale: list[str] = field(default_factory=list)
+    stale_git_locks: list[str] = field(default_factory=list)
     repaired: list[str] = field(default_factory=list)
     reindexed: bool = False
 
@@ -45,6 +48,8 @@ class Report:
             or self.uncommitted
             or self.audit_problems
             or self.truncated
+            or self.git_index_stale
+            or self.stale_git_locks
         )
 
     def to_json(self) -> dict:
@@ -59,6 +64,8 @@ class Report:
             "audit_problems": self.audit_problems,
             "truncated": self.truncated,
             "stale_temp_files": self.stale_temp_files,
+            "git_index_stale": self.git_index_stale,
+            "stale_git_locks": self.stale_git_locks,
             "repaired": self.repaired,
             "reindexed": self.reindexed,
         }
@@ -164,6 +171,9 @@ def _check_store(store: Store, index: SearchIndex, report: Report) -> None:
         elif last[1] != sha:
             report.audit_problems.append({"path": store.display(rel, _scope(store, rel)), "code": "EDITED_OUTSIDE_TOOL"})
     report.stale_temp_files += sum(1 for _ in _temp_files(store))
+    repo = git.open_repo(store.root)
+    report.git_index_stale += [store.display(p, _scope(store, p)) for p in git.index_out_of_step(repo)]
+    report.stale_git_locks += [store.display(p, store.label) for p in git.stale_git_locks(store.root)]
 
 
 def _temp_files(store: Store):
@@ -184,7 +194,13 @@ def _repair(store: Store, report: Report) -> None:
     with store_lock(store.cache):
         for path in _temp_files(store):
             os.unlink(path)
+        git.recover_killed_commit(store.root)
+        for rel in git.stale_git_locks(store.root):
+            os.unlink(store.root / rel)
+            report.repaired.append(store.display(rel, store.label))
         repo = git.open_repo(store.root)
+        for rel in git.resync_index(repo, store.root, git.index_out_of_step(repo)):
+            report.repaired.append(store.display(rel, _scope(store, rel)))
         index = SearchIndex(store)
         try:
             index.refresh()

@@ -16,6 +16,20 @@ from jacked_vault.context import Context
 from jacked_vault.store.vault import init_vault
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _git_identity():
+    """Tests commit with the real git CLI too; give it an identity on machines without one."""
+    defaults = {
+        "GIT_AUTHOR_NAME": "jacked tests",
+        "GIT_AUTHOR_EMAIL": "tests@example.com",
+        "GIT_COMMITTER_NAME": "jacked tests",
+        "GIT_COMMITTER_EMAIL": "tests@example.com",
+    }
+    for key, value in defaults.items():
+        os.environ.setdefault(key, value)
+    yield
+
+
 @dataclass
 class CliResult:
     code: int

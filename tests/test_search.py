@@ -176,3 +176,20 @@ def test_project_scope_is_searched_from_inside_the_repo(vault_path: Path, code_r
     assert search(inside, "pi", Filters()).results[0].to_json()["path"] == "project:note/pi-private.md"
     elsewhere = Context.create(vault=str(vault_path), cwd=tmp_path, harness="t")
     assert search(elsewhere, "pi", Filters()).results == []
+
+
+def test_planted_secret_is_quarantined_never_indexed_or_printed(ctx: Context):
+    from jacked_vault.document import render_note
+    from jacked_vault.store.create import build_note
+
+    root = ctx.vault.root
+    token = "xoxb-" + "1234567890-1234567890123-" + "AbCdEfGhIjKlMnOpQrStUvWx"
+    planted = build_note(title="Rho leak", body=f"use {token}", kind="note", scope="group", group="tools", repos=[], source_harness="x", origin="cli")
+    (root / "groups" / "tools" / "note").mkdir(parents=True)
+    (root / "groups" / "tools" / "note" / "leak.md").write_bytes(render_note(planted))
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "planted by hand")
+    result = search(ctx, "rho", Filters())
+    assert result.results == []
+    assert result.diagnostics.invalid_files == [{"path": "group:groups/tools/note/leak.md", "code": "SECRET"}]
+    assert token not in str(result.diagnostics.to_json())

@@ -313,3 +313,26 @@ def test_code_repo_with_its_own_repo_layout_stays_untouched(vault_path: Path, tm
     ctx = Context.create(vault=str(vault_path), cwd=repo_path, harness="t")
     add(ctx, AddRequest(title="Group fact", body="b"))
     assert git(repo_path, "status", "--porcelain", "--untracked-files=all") == ""
+
+
+def test_git_ref_lock_left_by_a_killed_commit_is_recovered(ctx: Context):
+    _add(ctx, title="Before the crash")
+    root = ctx.vault.root
+    (root / ".jacked" / "committing").write_text("12345")  # what a writer killed inside libgit2 leaves
+    (root / ".git" / "refs" / "heads" / "main.lock").write_text("")
+    created = _add(ctx, title="After the crash")
+    assert git(root, "log", "-1", "--format=%s").strip() == "memory(decision): After the crash"
+    assert not (root / ".git" / "refs" / "heads" / "main.lock").exists()
+    assert not (root / ".jacked" / "committing").exists() and created.commit
+
+
+def test_git_ref_lock_of_a_live_git_is_respected(ctx: Context):
+    _add(ctx, title="Before")
+    root = ctx.vault.root
+    lock = root / ".git" / "refs" / "heads" / "main.lock"
+    lock.write_text("")
+    before = snapshot(root)
+    with pytest.raises(VaultError) as err:
+        _add(ctx, title="Blocked")
+    assert err.value.code == "LOCKED" and "stale git lock" in err.value.message
+    assert lock.exists() and snapshot(root) == before

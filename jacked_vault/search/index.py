@@ -340,7 +340,9 @@ class SearchIndex:
 
     def _index_blob(self, rel: str, blob) -> None:
         from jacked_vault.document import MAX_FILE_BYTES, parse_note
+        from jacked_vault.safety.secrets import scan_fields
         from jacked_vault.store.audit import content_hash
+        from jacked_vault.store.create import secret_fields
 
         if blob.size > MAX_FILE_BYTES:
             self._problem(rel, "TOO_LARGE", f"{blob.size} bytes is over the {MAX_FILE_BYTES}-byte cap")
@@ -350,6 +352,11 @@ class SearchIndex:
             note = parse_note(data, source=rel)
         except VaultError as exc:
             self._problem(rel, "INVALID", exc.message)
+            return
+        leaks = scan_fields(secret_fields(note))
+        if leaks:
+            kinds = ", ".join(sorted({kind for _, kind in leaks}))
+            self._problem(rel, "SECRET", f"quarantined: looks like it contains a {kinds}")
             return
         scope, group, kind = classify(self.store, rel)  # type: ignore[misc]
         if (note.scope, note.kind) != (scope, kind) or (scope == "group" and note.group != group):

@@ -91,8 +91,8 @@ def create_note(store: Store, note: Note, *, author: dict | None = None, lock_ti
     """Validate, scan, write, audit and commit one new note; refresh the index. All or nothing."""
     from jacked_vault.search.index import SearchIndex
 
+    assert_no_secrets(secret_fields(note))  # first: validation messages may quote a bad value
     validate_note(note)
-    assert_no_secrets(secret_fields(note))
     data = render_note(note)
     check_store_gitignore(store)
     lock_args = {} if lock_timeout_s is None else {"timeout_s": lock_timeout_s}

@@ -6,7 +6,9 @@ whether the search index is current without importing pygit2.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import os
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -124,19 +126,115 @@ def commit_files(
         tree_id = _tree_with(repo, repo[tree_id] if tree_id is not None else None, rel.split("/"), blob)
     sig = signature(repo, author)
     parents = [parent.id] if parent is not None else []
-    try:
-        oid = repo.create_commit("HEAD", sig, sig, message, tree_id, parents)
-    except pygit2.GitError as exc:
-        raise VaultError("LOCKED", f"the vault moved while committing ({exc}); nothing was committed") from None
-    try:
-        index = repo.index
-        index.read(False)
-        for rel in files:
-            index.add(rel)
-        index.write()
-    except (pygit2.GitError, OSError):
-        pass  # the commit landed; a stale git index only affects `git status`, and doctor reports it
+    with _commit_marker(Path(repo.workdir)):
+        try:
+            oid = repo.create_commit("HEAD", sig, sig, message, tree_id, parents)
+        except (pygit2.GitError, OSError) as exc:
+            raise VaultError(
+                "LOCKED",
+                f"git refused the commit ({exc}); nothing was committed. If no git process is running, "
+                "`jacked memory doctor --repair` removes stale git lock files",
+            ) from None
+        try:
+            index = repo.index
+            index.read(False)
+            for rel in files:
+                index.add(rel)
+            index.write()
+        except (pygit2.GitError, OSError):
+            pass  # the commit landed; doctor reports the stale git index and --repair resyncs it
     return str(oid)
+
+
+_GIT_LOCKS = ("index.lock", "HEAD.lock", "packed-refs.lock", f"refs/heads/{BRANCH}.lock")
+
+
+def _marker(root: Path) -> Path:
+    return root / ".jacked" / "committing"
+
+
+def recover_killed_commit(root: Path) -> bool:
+    """Remove the git lock files a killed commit left behind; callers hold the store lock.
+
+    `.jacked/committing` exists only while a commit and its git-index update run. Found by the
+    next holder of the store lock, it means that writer was killed inside libgit2, so the lock
+    files are its leftovers (one `kill -9` at the wrong moment must not block every later write).
+    """
+    marker = _marker(root)
+    if not marker.exists():
+        return False
+    for name in _GIT_LOCKS:
+        try:
+            os.unlink(_git_dir(root) / name)
+        except FileNotFoundError:
+            pass
+    marker.unlink()
+    return True
+
+
+@contextmanager
+def _commit_marker(root: Path) -> Iterator[None]:
+    recover_killed_commit(root)
+    marker = _marker(root)
+    marker.parent.mkdir(exist_ok=True)
+    marker.write_text(str(os.getpid()))
+    try:
+        yield
+    finally:
+        marker.unlink()
+
+
+def index_out_of_step(repo: pygit2.Repository) -> list[str]:
+    """Paths whose git-index entry differs from HEAD (a write killed between commit and index)."""
+    commit = head_commit(repo)
+    if commit is None:
+        return []
+    index = repo.index
+    index.read(False)
+    diff = index.diff_to_tree(commit.tree)
+    return sorted({delta.new_file.path for delta in diff.deltas} | {delta.old_file.path for delta in diff.deltas})
+
+
+def resync_index(repo: pygit2.Repository, root: Path, paths: list[str]) -> list[str]:
+    """Re-stage HEAD's version of `paths` whose working file equals HEAD; returns what was fixed."""
+    import hashlib
+
+    fixed = []
+    index = repo.index
+    index.read(False)
+    for rel in paths:
+        blob = tree_blob(repo, rel)
+        try:
+            data = (root / rel).read_bytes() if not (root / rel).is_symlink() else None
+        except OSError:
+            data = None
+        if blob is not None and data is not None and hashlib.sha256(blob).digest() == hashlib.sha256(data).digest():
+            index.add(rel)
+            fixed.append(rel)
+    if fixed:
+        index.write()
+    return fixed
+
+
+STALE_LOCK_AGE_S = 60.0
+
+
+def stale_git_locks(root: Path, min_age_s: float = STALE_LOCK_AGE_S) -> list[str]:
+    """Git lock files (index, refs) older than `min_age_s`: left by a killed git or jacked."""
+    import time
+
+    git_dir = _git_dir(root)
+    candidates = [git_dir / "index.lock", git_dir / "HEAD.lock", git_dir / "packed-refs.lock"]
+    candidates += list((git_dir / "refs").rglob("*.lock"))
+    now = time.time()
+    out = []
+    for path in candidates:
+        try:
+            if now - path.lstat().st_mtime >= min_age_s:
+                out.append(str(path.relative_to(root)))
+        except OSError:
+            continue
+    return sorted(out)
 
 
 def tree_blob(repo: pygit2.Repository, rel: str) -> bytes | None:

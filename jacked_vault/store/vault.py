@@ -11,6 +11,7 @@ from jacked_vault.errors import VaultError
 from jacked_vault.resources import data_file
 from jacked_vault.safety import fsio
 from jacked_vault.store import git
+from jacked_vault.store.lock import store_lock
 from jacked_vault.store.layout import (
     CACHE_DIR,
     PROJECT_OUTER_GITIGNORE,
@@ -97,7 +98,8 @@ def _init_store(store: Store, files: dict[str, bytes], message: str) -> InitResu
         if git.tree_blob(repo, rel) is None:
             to_commit[rel] = data
     os.makedirs(store.cache, exist_ok=True)
-    commit = git.commit_files(repo, to_commit, message) if to_commit else None
+    with store_lock(store.cache):
+        commit = git.commit_files(repo, to_commit, message) if to_commit else None
     return InitResult(store=store, created=commit is not None, commit=commit)
 
 

@@ -1,0 +1,57 @@
+"""Names for notes: generated ids (`mem_<YYYYMMDD>_<ulid>`) and file-name stems from titles."""
+
+from __future__ import annotations
+
+import os
+import re
+import unicodedata
+from datetime import datetime, timedelta, timezone
+
+_CROCKFORD = "0123456789abcdefghjkmnpqrstvwxyz"
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_MILLISECOND = timedelta(milliseconds=1)
+_MAX_STEM = 80
+# Device names Windows reserves whatever the extension (a stem never holds a dot).
+_WINDOWS_RESERVED = frozenset(
+    {"con", "prn", "aux", "nul"}
+    | {f"com{n}" for n in range(10)}
+    | {f"lpt{n}" for n in range(10)}
+)
+
+
+def _ulid(now: datetime) -> str:
+    """26 lowercase Crockford base32 chars: a 48-bit millisecond timestamp, 80 random bits."""
+    millis = (now - _EPOCH) // _MILLISECOND
+    if not 0 <= millis < 1 << 48:
+        raise ValueError("time is outside the ULID range")
+    value = (millis << 80) | int.from_bytes(os.urandom(10), "big")
+    chars = []
+    for _ in range(26):
+        chars.append(_CROCKFORD[value & 31])
+        value >>= 5
+    return "".join(reversed(chars))
+
+
+def new_note_id(now: datetime | None = None) -> str:
+    """A fresh id `mem_<YYYYMMDD>_<ulid>` (UTC date). `now` must be aware; default: the clock."""
+    if now is None:
+        now = datetime.now(timezone.utc)
+    elif now.tzinfo is None or now.utcoffset() is None:
+        raise ValueError("new_note_id needs an aware datetime")
+    now = now.astimezone(timezone.utc)
+    return f"mem_{now:%Y%m%d}_{_ulid(now)}"
+
+
+def slugify_title(title: str) -> str:
+    """A file-name stem for `title`: ASCII `[a-z0-9-]`, at most 80 chars, never empty, never a
+    Windows device name, never starting with `.`."""
+    ascii_text = unicodedata.normalize("NFKD", title).encode("ascii", "ignore").decode("ascii")
+    slug = re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")
+    if len(slug) > _MAX_STEM:
+        cut = slug[: _MAX_STEM + 1].rfind("-")
+        slug = slug[:cut] if cut > 0 else slug[:_MAX_STEM]
+    if not slug:
+        return "note"
+    if slug in _WINDOWS_RESERVED:
+        return f"{slug}-note"
+    return slug

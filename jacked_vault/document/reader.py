@@ -1,0 +1,61 @@
+"""Read a note file strictly: size cap, UTF-8, `---` fences, strict YAML, then validation."""
+
+from __future__ import annotations
+
+import re
+
+from jacked_vault.document.frontmatter import load_frontmatter
+from jacked_vault.document.model import MAX_FILE_BYTES, Note
+from jacked_vault.document.problems import invalid
+from jacked_vault.document.validate import check_fields
+
+_FENCE = re.compile(r"^---\r?$", re.MULTILINE)
+
+
+def _decode(data: bytes, source: str) -> str:
+    """UTF-8 text without a leading byte-order mark (tolerated: some editors add one)."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise invalid(
+            source, f"not valid UTF-8 (byte 0x{data[error.start]:02x} at offset {error.start})"
+        ) from None
+    return text.removeprefix("\ufeff")
+
+
+def _split(text: str, source: str) -> tuple[str, str]:
+    """Split into (frontmatter YAML, body). The body is what follows the closing fence line,
+    minus one leading and one trailing line break (CRLF ones too in a CRLF file)."""
+    first_line, newline, rest = text.partition("\n")
+    if first_line.removesuffix("\r") != "---" or not newline:
+        raise invalid(source, "missing frontmatter: the first line must be '---'")
+    closing = _FENCE.search(rest)
+    if closing is None:
+        raise invalid(source, "missing the closing '---' line of the frontmatter")
+    after_fence = rest[closing.end() :].removeprefix("\n")
+    return rest[: closing.start()], _trim_breaks(after_fence, crlf=first_line.endswith("\r"))
+
+
+def _trim_breaks(text: str, *, crlf: bool) -> str:
+    """Remove one leading line break (the blank line after the fence) and one trailing one."""
+    breaks = ("\r\n", "\n") if crlf else ("\n",)
+    for line_break in breaks:
+        if text.startswith(line_break):
+            text = text[len(line_break) :]
+            break
+    for line_break in breaks:
+        if text.endswith(line_break):
+            text = text[: -len(line_break)]
+            break
+    return text
+
+
+def parse_note(data: bytes, *, source: str = "<note>") -> Note:
+    """Parse and validate one note file; any problem raises VALIDATION naming `source` and the
+    problem, never quoting the body."""
+    if len(data) > MAX_FILE_BYTES:
+        raise invalid(source, f"file is {len(data)} bytes; the limit is {MAX_FILE_BYTES}")
+    yaml_text, body = _split(_decode(data, source), source)
+    fields = load_frontmatter(yaml_text, source)
+    check_fields(fields, body, source)
+    return Note(**fields, body=body)

@@ -1,0 +1,163 @@
+"""Validate note fields: `schemas/note.schema.json`, then the rules a schema cannot express."""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from typing import Any
+
+from jacked_vault.document.model import FRONTMATTER_KEYS, MAX_BODY_BYTES, Note
+from jacked_vault.document.problems import field_path, invalid, show
+from jacked_vault.document.timestamps import parse_timestamp
+from jacked_vault.errors import VaultError
+from jacked_vault.resources import data_file
+from jacked_vault.safety.text import check_text
+
+_TYPE_NAMES = {
+    "null": "null",
+    "boolean": "a boolean",
+    "number": "a number",
+    "integer": "an integer",
+    "string": "a string",
+    "array": "a list",
+    "object": "a mapping",
+}
+_TIMESTAMP_KEYS = ("valid_from", "valid_until", "created_at", "updated_at")
+
+
+@cache
+def _validator() -> Any:
+    """The compiled schema validator (jsonschema is imported on first use only)."""
+    import jsonschema
+
+    schema = json.loads(data_file("schemas", "note.schema.json").read_text(encoding="utf-8"))
+    return jsonschema.Draft202012Validator(schema)
+
+
+def _json_type(value: object) -> str:
+    """How a value looks in JSON terms, for messages."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "a mapping"
+    return f"a {type(value).__name__}"
+
+
+def _names(keys: list) -> str:
+    """Up to five quoted names, then how many more."""
+    shown = ", ".join(show(key) for key in keys[:5])
+    return shown + (f" and {len(keys) - 5} more" if len(keys) > 5 else "")
+
+
+def _describe(error: Any) -> str:
+    """One jsonschema error as `field 'x': problem`, quoting at most a short, escaped value."""
+    keyword, expected, value = error.validator, error.validator_value, error.instance
+    if keyword == "required":
+        return f"missing required field(s) {_names([k for k in expected if k not in value])}"
+    if keyword == "additionalProperties":
+        unknown = [key for key in value if key not in error.schema["properties"]]
+        return f"unknown field(s) {_names(unknown)}"
+    if keyword == "type":
+        wanted = [expected] if isinstance(expected, str) else expected
+        problem = f"expected {' or '.join(_TYPE_NAMES[t] for t in wanted)}, got {_json_type(value)}"
+    elif keyword == "const":
+        problem = f"must be {json.dumps(expected)}"
+    elif keyword == "enum":
+        problem = f"{show(value)} is not one of: {', '.join(expected)}"
+    elif keyword == "pattern":
+        grammar = error.schema.get("title", "required")
+        problem = f"{show(value)} does not match the {grammar} grammar"
+    elif keyword == "minLength":
+        problem = "must not be empty"
+    elif keyword == "maxLength":
+        problem = f"is {len(value)} characters long; the limit is {expected}"
+    elif keyword == "minItems":
+        problem = f"needs at least {expected} item(s)"
+    elif keyword == "maxItems":
+        problem = f"has {len(value)} items; the limit is {expected}"
+    elif keyword == "uniqueItems":
+        problem = "items must be unique"
+    else:
+        problem = f"breaks the schema rule '{keyword}'"
+    where = field_path(error.absolute_path)
+    return f"field '{where}': {problem}" if where else problem
+
+
+def _error_order(error: Any) -> tuple[int, str]:
+    """Whole-document errors first, then fields in canonical order."""
+    path = list(error.absolute_path)
+    if not path:
+        return (-1, "")
+    key = path[0]
+    rank = FRONTMATTER_KEYS.index(key) if key in FRONTMATTER_KEYS else len(FRONTMATTER_KEYS)
+    return (rank, field_path(path))
+
+
+def _check_text(source: str | None, label: str, value: str, *, multiline: bool) -> None:
+    try:
+        check_text(label, value, multiline=multiline)
+    except VaultError as error:
+        raise invalid(source, error.message) from None
+
+
+def _check_no_line_breaks(fields: dict, source: str | None) -> None:
+    """Frontmatter values are single-line. This also closes a gap in the schema patterns:
+    Python's `$` (used by jsonschema) accepts a trailing newline, ECMA-262's does not."""
+    for key, value in fields.items():
+        items = value if isinstance(value, list) else [value]
+        for index, item in enumerate(items):
+            if isinstance(item, str) and "\n" in item:
+                where = f"{key}[{index}]" if isinstance(value, list) else key
+                raise invalid(source, f"field '{where}': line breaks are not allowed")
+
+
+def _check_times(fields: dict, source: str | None) -> None:
+    times = {}
+    for key in _TIMESTAMP_KEYS:
+        if fields[key] is not None:
+            try:
+                times[key] = parse_timestamp(fields[key])
+            except VaultError as error:
+                raise invalid(source, f"field '{key}': {error.message}") from None
+    if "valid_until" in times and times["valid_until"] < times["valid_from"]:
+        raise invalid(source, "field 'valid_until': is before valid_from")
+
+
+def _check_body(body: object, source: str | None) -> None:
+    if not isinstance(body, str):
+        raise invalid(source, f"body: expected a string, got {_json_type(body)}")
+    _check_text(source, "body", body, multiline=True)
+    size = len(body.encode("utf-8"))
+    if size > MAX_BODY_BYTES:
+        raise invalid(source, f"body is {size} bytes of UTF-8; the limit is {MAX_BODY_BYTES}")
+    if not body.strip():
+        raise invalid(source, "body is empty")
+
+
+def check_fields(fields: dict, body: object, source: str | None) -> None:
+    """Validate frontmatter `fields` (JSON values) and `body`; raise VALIDATION naming
+    `source` and the first problem."""
+    errors = sorted(_validator().iter_errors(fields), key=_error_order)
+    if errors:
+        raise invalid(source, _describe(errors[0]))
+    _check_text(source, "field 'title'", fields["title"], multiline=False)
+    if not fields["title"].strip():
+        raise invalid(source, "field 'title': must not be blank")
+    if fields.get("status_reason") is not None:
+        _check_text(source, "field 'status_reason'", fields["status_reason"], multiline=False)
+    _check_no_line_breaks(fields, source)
+    _check_times(fields, source)
+    _check_body(body, source)
+
+
+def validate_note(note: Note) -> None:
+    """Raise VALIDATION unless `note` is a valid `jacked.memory.v1` note."""
+    check_fields(note.frontmatter(), note.body, None)

@@ -1,0 +1,66 @@
+"""Text safety: refuse control and bidi characters in stored text, strip escapes before printing.
+
+Dependency-free so every front end can import it cheaply.
+"""
+
+from __future__ import annotations
+
+import re
+
+from jacked_vault.errors import VaultError
+
+_BIDI = "\u202a-\u202e\u2066-\u2069"
+# Always refused: C0 except tab/LF/CR, DEL, C1, bidi overrides/isolates, surrogates (not encodable
+# as UTF-8) and U+FFFE/U+FFFF (YAML readers refuse them).
+_REFUSED_MULTILINE = re.compile(
+    f"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f{_BIDI}\ud800-\udfff\ufffe\uffff]"
+)
+# Single-line text also refuses every line break: LF, CR, U+2028, U+2029 (tab is allowed).
+_REFUSED_SINGLE_LINE = re.compile(
+    f"[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029{_BIDI}\ud800-\udfff\ufffe\uffff]"
+)
+
+_TERMINAL_NOISE = re.compile(
+    # CSI (ESC [ or U+009B): parameters, intermediates, one final byte.
+    "(?:\x1b\\[|\x9b)[\x30-\x3f]*[\x20-\x2f]*[\x40-\x7e]"
+    # OSC, DCS, SOS, PM, APC (7-bit or C1 introducer) up to BEL or ST (ESC \\ or U+009C).
+    # The payload excludes controls, so an unterminated sequence costs one short scan.
+    "|(?:\x1b[\\]PX^_]|[\x90\x98\x9d\x9e\x9f])[^\x00-\x1f\x7f-\x9f]*(?:\x07|\x1b\\\\|\x9c)"
+    # Any other escape sequence: ESC, intermediates, final byte.
+    "|\x1b[\x20-\x2f]*[\x30-\x7e]"
+    # Leftovers: C0 except tab/LF, DEL, C1, bidi overrides/isolates.
+    f"|[\x00-\x08\x0b-\x1f\x7f-\x9f{_BIDI}]"
+)
+
+
+def _describe(char: str) -> str:
+    point = ord(char)
+    if 0xD800 <= point <= 0xDFFF:
+        kind = "surrogate code point"
+    elif point in (0xFFFE, 0xFFFF):
+        kind = "non-character"
+    elif point in (0x2028, 0x2029):
+        kind = "line separator"
+    elif point >= 0x202A:
+        kind = "bidirectional control character"
+    else:
+        kind = "control character"
+    return f"{kind} U+{point:04X}"
+
+
+def check_text(field: str, value: str, *, multiline: bool) -> None:
+    """Raise VALIDATION if `value` holds a refused character; the message names the field and
+    the code point, never the value.
+
+    Multi-line text allows tab, LF and CR; single-line text allows tab only.
+    """
+    pattern = _REFUSED_MULTILINE if multiline else _REFUSED_SINGLE_LINE
+    match = pattern.search(value)
+    if match:
+        raise VaultError("VALIDATION", f"{field} contains {_describe(match.group())}")
+
+
+def strip_terminal(text: str) -> str:
+    """Remove escape sequences (CSI, OSC, DCS, ...), bidi controls and C0/C1 controls except
+    tab and LF, so vault content can be printed to a terminal safely."""
+    return _TERMINAL_NOISE.sub("", text)

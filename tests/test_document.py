@@ -1,0 +1,674 @@
+"""The note document: canonical writer, strict reader, validation, ids, timestamps, slugs."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from datetime import datetime, timedelta, timezone
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from jacked_vault.document import (
+    FRONTMATTER_KEYS,
+    ID_RE,
+    KINDS,
+    MAX_BODY_BYTES,
+    MAX_FILE_BYTES,
+    MAX_LINKS,
+    MAX_TAGS,
+    MAX_TARGETS,
+    MAX_TITLE,
+    ORIGINS,
+    REPO_RE,
+    SCOPES,
+    SLUG_RE,
+    STATUSES,
+    TIMESTAMP_RE,
+    Note,
+    format_timestamp,
+    new_note_id,
+    parse_note,
+    parse_timestamp,
+    render_note,
+    slugify_title,
+    utc_now,
+    validate_note,
+)
+from jacked_vault.errors import VaultError
+from jacked_vault.resources import data_file
+
+UTC = timezone.utc
+BODY_MARKER = "BODY-MARKER-7f3a"
+
+BASE_FIELDS: dict = {
+    "schema": "jacked.memory.v1",
+    "id": "mem_20261129_01jdz5k6x9f3q8w2v7n4m1c0ab",
+    "title": "Use SQLite FTS5 for the search index",
+    "kind": "decision",
+    "scope": "group",
+    "group": "vault-tools",
+    "repos": ["github.com/acme/vault"],
+    "trust": "unreviewed",
+    "status": "active",
+    "origin": "cli",
+    "source_harness": "claude",
+    "target_harnesses": ["all"],
+    "tags": ["search", "sqlite"],
+    "links": ["mem_20261101_01jc0000000000000000000000"],
+    "supersedes": [],
+    "valid_from": "2026-11-29T17:00:00.000Z",
+    "valid_until": None,
+    "created_at": "2026-11-29T17:00:00.000Z",
+    "updated_at": "2026-11-29T17:00:00.000Z",
+}
+BASE_BODY = f"We chose FTS5 because it ships with Python. See [[other-note-slug]]. {BODY_MARKER}"
+
+CANONICAL = f"""---
+schema: "jacked.memory.v1"
+id: "mem_20261129_01jdz5k6x9f3q8w2v7n4m1c0ab"
+title: "Use SQLite FTS5 for the search index"
+kind: "decision"
+scope: "group"
+group: "vault-tools"
+repos: ["github.com/acme/vault"]
+trust: "unreviewed"
+status: "active"
+origin: "cli"
+source_harness: "claude"
+target_harnesses: ["all"]
+tags: ["search", "sqlite"]
+links: ["mem_20261101_01jc0000000000000000000000"]
+supersedes: []
+valid_from: "2026-11-29T17:00:00.000Z"
+valid_until: null
+created_at: "2026-11-29T17:00:00.000Z"
+updated_at: "2026-11-29T17:00:00.000Z"
+---
+
+We chose FTS5 because it ships with Python. See [[other-note-slug]]. {BODY_MARKER}
+"""
+
+
+def make_note(**changes: object) -> Note:
+    fields = {k: v for k, v in BASE_FIELDS.items() if k not in ("schema", "trust")}
+    return Note(**{**fields, "body": BASE_BODY, **changes})
+
+
+def raw_file(body: str = BASE_BODY, **changes: object) -> bytes:
+    """A file in the canonical layout, written WITHOUT validation (to feed the reader)."""
+    fields = {**BASE_FIELDS, **changes}
+    lines = [f"{k}: {json.dumps(v)}" for k, v in fields.items()]
+    return ("---\n" + "\n".join(lines) + "\n---\n\n" + body + "\n").encode("utf-8")
+
+
+def refusal(data: bytes, source: str = "n.md") -> str:
+    """Parse `data`, expect a VALIDATION error naming the source; return its message."""
+    with pytest.raises(VaultError) as caught:
+        parse_note(data, source=source)
+    assert caught.value.code == "VALIDATION"
+    assert caught.value.message.startswith(f"{source}: ")
+    return caught.value.message
+
+
+# --- canonical writer -------------------------------------------------------------------
+
+
+def test_canonical_rendering_is_exact() -> None:
+    assert render_note(make_note()).decode("utf-8") == CANONICAL
+
+
+def test_canonical_rendering_escapes_json_and_keeps_unicode() -> None:
+    note = make_note(
+        title='Say "hi" \\ to café\tnow',
+        status="rejected",
+        status_reason="Duplicate of a runbook",
+        tags=[],
+        links=[],
+        valid_until="2027-01-01T00:00:00.000Z",
+        body="\nLine one\r\n---\nlast\n",
+    )
+    expected = (
+        "---\n"
+        'schema: "jacked.memory.v1"\n'
+        'id: "mem_20261129_01jdz5k6x9f3q8w2v7n4m1c0ab"\n'
+        'title: "Say \\"hi\\" \\\\ to café\\tnow"\n'
+        'kind: "decision"\n'
+        'scope: "group"\n'
+        'group: "vault-tools"\n'
+        'repos: ["github.com/acme/vault"]\n'
+        'trust: "unreviewed"\n'
+        'status: "rejected"\n'
+        'status_reason: "Duplicate of a runbook"\n'
+        'origin: "cli"\n'
+        'source_harness: "claude"\n'
+        'target_harnesses: ["all"]\n'
+        "tags: []\n"
+        "links: []\n"
+        "supersedes: []\n"
+        'valid_from: "2026-11-29T17:00:00.000Z"\n'
+        'valid_until: "2027-01-01T00:00:00.000Z"\n'
+        'created_at: "2026-11-29T17:00:00.000Z"\n'
+        'updated_at: "2026-11-29T17:00:00.000Z"\n'
+        "---\n"
+        "\n"
+        "\nLine one\r\n---\nlast\n"
+        "\n"
+    )
+    data = render_note(note)
+    assert data.decode("utf-8") == expected
+    assert parse_note(data) == note
+
+
+def test_note_api() -> None:
+    note = make_note()
+    assert note.schema == "jacked.memory.v1" and note.trust == "unreviewed"
+    assert note.status_reason is None
+    assert tuple(note.frontmatter()) == tuple(k for k in FRONTMATTER_KEYS if k != "status_reason")
+    assert note.to_json() == {**BASE_FIELDS, "body": BASE_BODY}
+    assert list(note.to_json())[-1] == "body"
+    note.frontmatter()["tags"].append("mutated")
+    assert note.tags == ["search", "sqlite"]
+    assert list(make_note(status_reason="why").frontmatter()).index("status_reason") == 9
+    assert BODY_MARKER not in repr(note)
+
+
+# --- round trip property ----------------------------------------------------------------
+
+_EXCLUDED = {*range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x2028, 0x2029, 0xFFFE, 0xFFFF}
+# Everything check_text allows on one line (plus tab, added where used), beyond the BMP too.
+safe_char = st.characters(blacklist_categories=("Cc", "Cs")).filter(
+    lambda c: ord(c) not in _EXCLUDED
+)
+slugs = st.from_regex(SLUG_RE, fullmatch=True)
+ids = st.from_regex(ID_RE, fullmatch=True)
+repos = st.from_regex(REPO_RE, fullmatch=True).filter(lambda r: len(r) <= 255)
+timestamps = st.datetimes(
+    min_value=datetime(1970, 1, 1), max_value=datetime(9999, 12, 31), timezones=st.just(UTC)
+).map(format_timestamp)
+titles = st.text(st.one_of(safe_char, st.just("\t")), min_size=1, max_size=MAX_TITLE).filter(
+    str.strip
+)
+reasons = st.text(st.one_of(safe_char, st.just("\t")), min_size=1, max_size=500)
+bodies = (
+    st.lists(
+        st.one_of(
+            st.text(safe_char, max_size=30),
+            st.sampled_from(["\n", "\r\n", "\r", "\t", "---", "\n---\n", "---\r\n", " ", "\n\n"]),
+        ),
+        max_size=12,
+    )
+    .map("".join)
+    .filter(str.strip)
+)
+
+
+@st.composite
+def notes(draw: st.DrawFn) -> Note:
+    start, end = sorted([draw(timestamps), draw(timestamps)])
+    return Note(
+        id=draw(ids),
+        title=draw(titles),
+        kind=draw(st.sampled_from(KINDS)),
+        scope=draw(st.sampled_from(SCOPES)),
+        group=draw(st.none() | slugs),
+        repos=draw(st.lists(repos, max_size=4, unique=True)),
+        status=draw(st.sampled_from(STATUSES)),
+        status_reason=draw(st.none() | reasons),
+        origin=draw(st.sampled_from(ORIGINS)),
+        source_harness=draw(slugs),
+        target_harnesses=draw(st.lists(slugs, min_size=1, max_size=MAX_TARGETS, unique=True)),
+        tags=draw(st.lists(slugs, max_size=MAX_TAGS, unique=True)),
+        links=draw(st.lists(ids, max_size=5)),
+        supersedes=draw(st.lists(ids, max_size=5)),
+        valid_from=start,
+        valid_until=draw(st.sampled_from([None, end])),
+        created_at=draw(timestamps),
+        updated_at=draw(timestamps),
+        body=draw(bodies),
+    )
+
+
+@settings(max_examples=300, deadline=None)
+@given(notes())
+def test_round_trip(note: Note) -> None:
+    data = render_note(note)
+    assert parse_note(data) == note
+    assert render_note(parse_note(data)) == data
+
+
+# --- the reader never crashes -----------------------------------------------------------
+
+
+def assert_clean_outcome(data: bytes) -> None:
+    try:
+        note = parse_note(data, source="fuzz.md")
+    except VaultError as error:
+        assert error.code == "VALIDATION"
+        assert error.message.startswith("fuzz.md: ")
+    else:
+        validate_note(note)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=4096))
+def test_arbitrary_bytes_give_a_clean_error(data: bytes) -> None:
+    assert_clean_outcome(data)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=2000), st.text(max_size=200))
+def test_arbitrary_frontmatter_text_gives_a_clean_error(frontmatter: str, body: str) -> None:
+    assert_clean_outcome(f"---\n{frontmatter}\n---\n\n{body}\n".encode("utf-8"))
+
+
+yaml_bits = st.sampled_from(
+    ["&a ", "*a", "!!str ", "!x ", "<<: ", "? ", ": ", "- ", "[", "]", "{", "}", ",", "'", '"', "|",
+     ">", "%YAML 1.1", "---", "...", "#", "\n", "  ", "\t", "2026-02-30", ".nan", ".inf", "~", "0x1f",
+     "title", "tags", "kind", "null", "yes", "\\u0000", "\x00", "\ufeff", "é"]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(yaml_bits, max_size=40).map("".join))
+def test_yaml_soup_gives_a_clean_error(soup: str) -> None:
+    assert_clean_outcome(f"---\n{soup}\n---\n\nbody\n".encode("utf-8"))
+
+
+edits = st.tuples(
+    st.integers(0, len(CANONICAL.encode("utf-8")) - 1),  # where
+    st.binary(max_size=3),  # what to insert
+    st.integers(0, 3),  # how many bytes to replace
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(edits, min_size=1, max_size=4))
+def test_mutated_canonical_file_gives_a_clean_outcome(edits: list[tuple[int, bytes, int]]) -> None:
+    data = bytearray(CANONICAL.encode("utf-8"))
+    for position, insert, delete in edits:
+        position = min(position, len(data))
+        data[position : position + delete] = insert
+    assert_clean_outcome(bytes(data))
+
+
+# --- refused YAML constructs ------------------------------------------------------------
+
+
+def with_line(key: str, text: str) -> bytes:
+    """CANONICAL with the line of field `key` replaced by `text` (may span lines)."""
+    return re.sub(f"^{key}: .*$", lambda _: text, CANONICAL, count=1, flags=re.M).encode("utf-8")
+
+
+def fenced(frontmatter: str) -> bytes:
+    return f"---\n{frontmatter}---\n\nbody\n".encode("utf-8")
+
+
+@pytest.mark.parametrize(
+    ("data", "problem"),
+    [
+        (with_line("kind", 'kind: &k "decision"'), "field 'kind': YAML anchors (&k) are not allowed"),
+        (with_line("scope", "scope: *k"), "field 'scope': YAML aliases (*k) are not allowed"),
+        (with_line("kind", "kind: !!str decision"), "field 'kind': YAML tags (!!str) are not allowed"),
+        (with_line("kind", "kind: !my decision"), "field 'kind': YAML tags (!my) are not allowed"),
+        (with_line("tags", "tags: !!set {a, b}"), "field 'tags': YAML tags (!!set) are not allowed"),
+        (with_line("kind", "<<: {kind: decision}"), "YAML merge keys ('<<') are not allowed"),
+        (with_line("scope", 'scope: "group"\nkind: "fact"'), "duplicate key 'kind'"),
+        (
+            with_line("valid_from", "valid_from: 2026-11-29T17:00:00.000Z"),
+            "field 'valid_from': an unquoted date or timestamp is not a JSON value; quote it",
+        ),
+        (with_line("title", "title: 2026-11-29"), "field 'title': an unquoted date or timestamp"),
+        (with_line("title", "title: .nan"), "field 'title': nan is not a JSON number"),
+        (with_line("title", "title: -.inf"), "field 'title': -inf is not a JSON number"),
+        (with_line("kind", 'kind: "decision"\ncolor: "blue"'), "unknown field(s) 'color'"),
+        (
+            with_line("kind", "x: 1\ny: 2\nz: 3\nu: 4\nv: 5\nw: 6"),
+            "unknown field(s) 'x', 'y', 'z', 'u', 'v' and 1 more",
+        ),
+        (CANONICAL.replace('kind: "decision"\n', "").encode(), "missing required field(s) 'kind'"),
+        (fenced("- a\n- b\n"), "frontmatter must be a mapping of fields, not list"),
+        (fenced("just a string\n"), "frontmatter must be a mapping of fields, not str"),
+        (fenced(""), "frontmatter is empty"),
+        (fenced("".join(f"k{i}: v\n" for i in range(600))), "holds more than 1000 values"),
+        (with_line("tags", "tags: [[a], b]"), "field 'tags': nested lists or mappings are not allowed"),
+        (with_line("kind", "? [a, b]\n: decision"), "mapping keys must be plain scalars"),
+        (with_line("kind", "kind: decision\n--- \nfoo: 1"), "holds more than one YAML document"),
+        (with_line("schema", "--- \nschema: x"), "YAML directives and '---' markers are not allowed"),
+        (with_line("schema", "%YAML 1.1\nschema: x"), "not valid YAML (line 3, column 1)"),
+        (with_line("kind", "kind: [decision"), "frontmatter is not valid YAML"),
+        (with_line("title", "title: 12"), "field 'title': expected a string, got a number"),
+        (with_line("group", "group: {a: 1}"), "field 'group': expected a string or null, got a mapping"),
+    ],
+)
+def test_refused_yaml(data: bytes, problem: str) -> None:
+    assert problem in refusal(data)
+
+
+def test_quoted_merge_key_is_just_an_unknown_field() -> None:
+    assert "unknown field(s) '<<'" in refusal(with_line("kind", 'kind: decision\n"<<": {a: 1}'))
+
+
+def test_obsidian_style_rewrite_is_accepted() -> None:
+    rewritten = f"""---
+schema: jacked.memory.v1
+id: mem_20261129_01jdz5k6x9f3q8w2v7n4m1c0ab
+title: Use SQLite FTS5 for the search index
+kind: decision
+scope: group
+group: vault-tools
+repos:
+  - github.com/acme/vault
+trust: unreviewed
+status: active
+origin: cli
+source_harness: claude
+target_harnesses:
+  - all
+tags:
+  - search
+  - sqlite
+links:
+  - mem_20261101_01jc0000000000000000000000
+supersedes: []
+valid_from: '2026-11-29T17:00:00.000Z'
+valid_until:
+created_at: "2026-11-29T17:00:00.000Z"
+updated_at: "2026-11-29T17:00:00.000Z"  # a comment
+---
+
+{BASE_BODY}
+"""
+    assert parse_note(rewritten.encode("utf-8")) == make_note()
+
+
+def test_crlf_file_and_bom_are_tolerated() -> None:
+    crlf = CANONICAL.replace("\n", "\r\n").encode("utf-8")
+    assert parse_note(crlf) == make_note()
+    multi = CANONICAL.replace(BASE_BODY, "one\ntwo").replace("\n", "\r\n").encode("utf-8")
+    assert parse_note(multi).body == "one\r\ntwo"
+    assert parse_note(b"\xef\xbb\xbf" + CANONICAL.encode("utf-8")) == make_note()
+
+
+@pytest.mark.parametrize(
+    ("data", "problem"),
+    [
+        (b"no frontmatter\n", "missing frontmatter: the first line must be '---'"),
+        (b"---", "missing frontmatter"),
+        (b"---\ntitle: x\n", "missing the closing '---' line"),
+        (b"--- \ntitle: x\n---\n\nbody\n", "missing frontmatter"),
+        (CANONICAL.encode()[:50] + b"\xff" + CANONICAL.encode()[50:], "not valid UTF-8 (byte 0xff at"),
+    ],
+)
+def test_refused_file_shapes(data: bytes, problem: str) -> None:
+    assert problem in refusal(data)
+
+
+def test_utf8_error_names_the_offset() -> None:
+    assert refusal(CANONICAL.encode()[:50] + b"\xff") == "n.md: not valid UTF-8 (byte 0xff at offset 50)"
+
+
+def test_body_boundaries() -> None:
+    note = parse_note(CANONICAL.replace(BASE_BODY, "\n\n  indented\n---\nend\n\n").encode())
+    assert note.body == "\n\n  indented\n---\nend\n\n"
+
+
+# --- schema bounds ----------------------------------------------------------------------
+
+MANY = [f"tag{i}" for i in range(40)]
+MANY_IDS = [f"mem_20260101_{i:026d}" for i in range(70)]
+BAD_DATE = "2026-02-30T00:00:00.000Z"
+
+FIELD_CASES = [
+    ({"title": "x" * (MAX_TITLE + 1)}, "field 'title': is 201 characters long; the limit is 200"),
+    ({"title": ""}, "field 'title': must not be empty"),
+    ({"title": " \t "}, "field 'title': must not be blank"),
+    ({"tags": MANY[: MAX_TAGS + 1]}, "field 'tags': has 33 items; the limit is 32"),
+    ({"tags": ["ok", "ok"]}, "field 'tags': items must be unique"),
+    ({"tags": ["ok", "fine", "Bad Tag"]}, "field 'tags[2]': 'Bad Tag' does not match the slug grammar"),
+    ({"tags": ["-leading"]}, "field 'tags[0]': '-leading' does not match the slug grammar"),
+    ({"tags": ["a" * 65]}, "field 'tags[0]': 'aaaa"),
+    ({"tags": ["trailing-newline\n"]}, "field 'tags[0]': line breaks are not allowed"),
+    ({"links": MANY_IDS[: MAX_LINKS + 1]}, "field 'links': has 65 items; the limit is 64"),
+    ({"supersedes": MANY_IDS[: MAX_LINKS + 1]}, "field 'supersedes': has 65 items; the limit is 64"),
+    ({"links": ["note_123"]}, "field 'links[0]': 'note_123' does not match the memory id grammar"),
+    ({"target_harnesses": MANY[: MAX_TARGETS + 1]}, "field 'target_harnesses': has 33 items"),
+    ({"target_harnesses": []}, "field 'target_harnesses': needs at least 1 item"),
+    ({"id": "mem_ab"}, "field 'id': 'mem_ab' does not match the memory id grammar"),
+    ({"id": "mem_ABC123"}, "field 'id': 'mem_ABC123' does not match the memory id grammar"),
+    ({"id": "note_20261129_abc"}, "does not match the memory id grammar"),
+    ({"id": "mem_20261129_abc\n"}, "field 'id': line breaks are not allowed"),
+    ({"group": "Vault Tools"}, "field 'group': 'Vault Tools' does not match the slug grammar"),
+    ({"source_harness": ".hidden"}, "field 'source_harness': '.hidden' does not match the slug"),
+    ({"repos": ["GitHub.com/o/r"]}, "field 'repos[0]': 'GitHub.com/o/r' does not match the repo"),
+    ({"repos": ["a/" * 8 + "b"]}, "does not match the repo identity grammar"),
+    ({"repos": ["a" * 256]}, "field 'repos[0]': is 256 characters long; the limit is 255"),
+    ({"kind": "essay"}, "field 'kind': 'essay' is not one of: decision, convention, vision"),
+    ({"scope": "world"}, "field 'scope': 'world' is not one of: group, user, project"),
+    ({"status": "done"}, "field 'status': 'done' is not one of: candidate, active"),
+    ({"origin": "web"}, "field 'origin': 'web' is not one of: cli, mcp"),
+    ({"trust": "trusted"}, "field 'trust': must be \"unreviewed\""),
+    ({"schema": "jacked.memory.v2"}, "field 'schema': must be \"jacked.memory.v1\""),
+    ({"status_reason": ""}, "field 'status_reason': must not be empty"),
+    ({"status_reason": "r" * 501}, "field 'status_reason': is 501 characters long; the limit is 500"),
+    ({"status_reason": "two\nlines"}, "field 'status_reason' contains control character U+000A"),
+    ({"valid_from": BAD_DATE}, f"field 'valid_from': timestamp {BAD_DATE} is not a real date and time"),
+    ({"created_at": "2026-13-01T00:00:00.000Z"}, "field 'created_at': timestamp 2026-13-01T"),
+    ({"updated_at": "2026-01-01T24:00:00.000Z"}, "field 'updated_at': timestamp 2026-01-01T24"),
+    ({"valid_until": "2026-11-29T17:00:00Z"}, "field 'valid_until': '2026-11-29T17:00:00Z' does not"),
+    ({"valid_from": "٢٠٢٦-11-29T17:00:00.000Z"}, "does not match the timestamp"),
+    ({"valid_until": "2026-11-29T16:59:59.999Z"}, "field 'valid_until': is before valid_from"),
+    ({"title": "bad\x1bescape"}, "field 'title' contains control character U+001B"),
+    ({"title": "two\nlines"}, "field 'title' contains control character U+000A"),
+    ({"title": "del\x7f"}, "field 'title' contains control character U+007F"),
+    ({"title": "c1\x9b"}, "field 'title' contains control character U+009B"),
+    ({"title": "bidi\u202e"}, "field 'title' contains bidirectional control character U+202E"),
+    ({"title": "isolate\u2066"}, "field 'title' contains bidirectional control character U+2066"),
+]
+BODY_CASES = [
+    ("   \n\t\r\n ", "body is empty"),
+    (f"{BODY_MARKER}\x1b[31m", "body contains control character U+001B"),
+    (f"{BODY_MARKER}\x00", "body contains control character U+0000"),
+    (f"{BODY_MARKER}\x7f", "body contains control character U+007F"),
+    (f"{BODY_MARKER}\x85", "body contains control character U+0085"),
+    (f"{BODY_MARKER}\u2067", "body contains bidirectional control character U+2067"),
+    ("é" * (MAX_BODY_BYTES // 2) + "x", "body is 65537 bytes of UTF-8; the limit is 65536"),
+]
+
+
+@pytest.mark.parametrize(
+    ("changes", "body", "problem"),
+    [(changes, BASE_BODY, problem) for changes, problem in FIELD_CASES]
+    + [({}, body, problem) for body, problem in BODY_CASES],
+)
+def test_invalid_note_is_refused_everywhere(changes: dict, body: str, problem: str) -> None:
+    """The writer refuses it, validate_note refuses it, and the reader refuses it from disk,
+    all with the same message and never quoting the body."""
+    with pytest.raises(VaultError) as caught:
+        render_note(make_note(**changes, body=body))
+    assert caught.value.code == "VALIDATION"
+    assert problem in caught.value.message
+    assert BODY_MARKER not in caught.value.message
+    with pytest.raises(VaultError) as caught_again:
+        validate_note(make_note(**changes, body=body))
+    assert caught_again.value.message == caught.value.message
+    assert refusal(raw_file(body, **changes)) == f"n.md: {caught.value.message}"
+
+
+def test_limits_are_inclusive() -> None:
+    note = make_note(
+        title="t" * MAX_TITLE,
+        tags=MANY[:MAX_TAGS],
+        target_harnesses=MANY[:MAX_TARGETS],
+        links=MANY_IDS[:MAX_LINKS],
+        supersedes=MANY_IDS[:MAX_LINKS],
+        repos=["a" * 255, "h/" * 7 + "r"],
+        status_reason="r" * 500,
+        valid_until=BASE_FIELDS["valid_from"],
+        body="é" * (MAX_BODY_BYTES // 2),
+    )
+    assert parse_note(render_note(note)) == note
+
+
+def test_body_allows_tab_lf_cr() -> None:
+    note = make_note(body="a\tb\nc\r\nd\re")
+    assert parse_note(render_note(note)).body == "a\tb\nc\r\nd\re"
+
+
+def test_python_types_are_checked_in_memory() -> None:
+    with pytest.raises(VaultError, match="field 'tags': expected a list, got a tuple"):
+        validate_note(make_note(tags=("search",)))
+    with pytest.raises(VaultError, match="body: expected a string, got null"):
+        validate_note(make_note(body=None))
+
+
+def test_file_size_is_checked_before_parsing() -> None:
+    oversized = b"\xff" * (MAX_FILE_BYTES + 1)  # also invalid UTF-8: the size must be reported
+    assert refusal(oversized) == "n.md: file is 131073 bytes; the limit is 131072"
+    # At exactly the cap the file is parsed (and its too-big body found); one byte more is not.
+    at_cap = raw_file(BASE_BODY + " " * (MAX_FILE_BYTES - len(raw_file())))
+    assert len(at_cap) == MAX_FILE_BYTES
+    assert "body is " in refusal(at_cap)
+    assert refusal(at_cap + b" ").startswith(f"n.md: file is {MAX_FILE_BYTES + 1} bytes")
+
+
+def test_default_source_is_named() -> None:
+    with pytest.raises(VaultError, match=r"^<note>: missing frontmatter"):
+        parse_note(b"hello")
+
+
+# --- schema file agrees with the code ---------------------------------------------------
+
+
+def test_schema_file_matches_the_model() -> None:
+    from jsonschema import Draft202012Validator
+
+    schema = json.loads(data_file("schemas", "note.schema.json").read_text(encoding="utf-8"))
+    Draft202012Validator.check_schema(schema)
+    props = schema["properties"]
+    assert tuple(props) == FRONTMATTER_KEYS
+    assert schema["additionalProperties"] is False
+    assert schema["required"] == [k for k in FRONTMATTER_KEYS if k != "status_reason"]
+    assert (props["kind"]["enum"], props["scope"]["enum"]) == (list(KINDS), list(SCOPES))
+    assert (props["status"]["enum"], props["origin"]["enum"]) == (list(STATUSES), list(ORIGINS))
+    defs = schema["$defs"]
+    regexes = {"slug": SLUG_RE, "memory_id": ID_RE, "repo": REPO_RE, "timestamp": TIMESTAMP_RE}
+    assert {name: defs[name]["pattern"] for name in regexes} == {
+        name: f"^{regex.pattern}$" for name, regex in regexes.items()
+    }
+    assert Draft202012Validator(schema).is_valid(BASE_FIELDS)
+
+
+def test_import_is_light() -> None:
+    code = (
+        "import sys, jacked_vault.document\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('ruamel', 'jsonschema')))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+# --- ids, timestamps, slugs -------------------------------------------------------------
+
+ULID_RE = re.compile(r"[0-7][0-9a-hjkmnp-tv-z]{25}")
+CROCKFORD = "0123456789abcdefghjkmnpqrstvwxyz"
+
+
+def test_new_note_id_format_and_time() -> None:
+    now = datetime(2026, 11, 29, 23, 30, 0, 123000, tzinfo=timezone(timedelta(hours=-5)))
+    note_id = new_note_id(now)
+    prefix, date, ulid = note_id.split("_")
+    assert (prefix, date) == ("mem", "20261130")  # the UTC date
+    assert ULID_RE.fullmatch(ulid) and ID_RE.fullmatch(note_id) and len(note_id) == 39
+    millis = 0
+    for char in ulid[:10]:
+        millis = millis * 32 + CROCKFORD.index(char)
+    assert millis == (now - datetime(1970, 1, 1, tzinfo=UTC)) // timedelta(milliseconds=1)
+
+
+def test_new_note_id_unique_and_time_ordered() -> None:
+    generated = [new_note_id() for _ in range(10_000)]
+    assert len(set(generated)) == 10_000
+    assert all(ID_RE.fullmatch(i) for i in generated)
+    early = new_note_id(datetime(2026, 1, 1, tzinfo=UTC))
+    late = new_note_id(datetime(2026, 1, 1, 0, 0, 0, 1000, tzinfo=UTC))
+    assert early[13:23] < late[13:23]
+
+
+def test_new_note_id_refuses_naive_time() -> None:
+    with pytest.raises(ValueError):
+        new_note_id(datetime(2026, 1, 1))
+
+
+def test_timestamps() -> None:
+    dt = datetime(2026, 11, 29, 17, 0, 5, 123999, tzinfo=UTC)
+    assert format_timestamp(dt) == "2026-11-29T17:00:05.123Z"
+    plus_one = timezone(timedelta(hours=1))
+    assert format_timestamp(datetime(2026, 11, 29, 18, 0, tzinfo=plus_one)) == "2026-11-29T17:00:00.000Z"
+    assert format_timestamp(datetime(999, 1, 2, tzinfo=UTC)) == "0999-01-02T00:00:00.000Z"
+    assert parse_timestamp("2026-11-29T17:00:05.123Z") == dt.replace(microsecond=123000)
+    assert TIMESTAMP_RE.fullmatch(utc_now())
+    with pytest.raises(ValueError):
+        format_timestamp(datetime(2026, 1, 1))
+
+
+@pytest.mark.parametrize(
+    ("value", "problem"),
+    [
+        ("2026-02-30T00:00:00.000Z", "not a real date and time"),
+        ("2026-02-29T00:00:00.000Z", "not a real date and time"),
+        ("2026-01-01T00:00:60.000Z", "not a real date and time"),
+        ("2026-01-01T00:00:00Z", "must look like"),
+        ("2026-01-01 00:00:00.000Z", "must look like"),
+        ("2026-01-01T00:00:00.000+00:00", "must look like"),
+        ("2026-01-01T00:00:00.000Z\n", "must look like"),
+        (20260101, "must look like"),
+    ],
+)
+def test_parse_timestamp_refuses(value: object, problem: str) -> None:
+    with pytest.raises(VaultError) as caught:
+        parse_timestamp(value)  # type: ignore[arg-type]
+    assert caught.value.code == "VALIDATION" and problem in caught.value.message
+
+
+@given(st.datetimes(min_value=datetime(1, 1, 1), timezones=st.just(UTC)))
+def test_timestamp_round_trip(dt: datetime) -> None:
+    text = format_timestamp(dt)
+    assert parse_timestamp(text) == dt.replace(microsecond=dt.microsecond // 1000 * 1000)
+
+
+@pytest.mark.parametrize(
+    ("title", "stem"),
+    [
+        ("Use SQLite FTS5 for the search index", "use-sqlite-fts5-for-the-search-index"),
+        ("Café déjà vu — naïve façade", "cafe-deja-vu-naive-facade"),
+        ("ﬁle ① ２", "file-1-2"),
+        ("  --Hello,   World!--  ", "hello-world"),
+        ("...hidden", "hidden"),
+        ("", "note"),
+        ("!!!", "note"),
+        ("日本語のメモ", "note"),
+        ("CON", "con-note"),
+        ("nul", "nul-note"),
+        ("Com1", "com1-note"),
+        ("LPT9", "lpt9-note"),
+        ("console", "console"),
+        ("a" * 100, "a" * 80),
+        ("word " * 30, "-".join(["word"] * 16)),
+        ("x" * 79 + " yy", "x" * 79),
+        ("x" * 80 + " yy", "x" * 80),
+    ],
+)
+def test_slugify_title(title: str, stem: str) -> None:
+    assert slugify_title(title) == stem
+
+
+@given(st.text())
+def test_slugify_title_is_always_a_safe_stem(title: str) -> None:
+    stem = slugify_title(title)
+    assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", stem)
+    assert len(stem) <= 80
+    assert stem not in {"con", "prn", "aux", "nul"} and not re.fullmatch(r"(com|lpt)[0-9]", stem)
