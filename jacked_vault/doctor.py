@@ -71,7 +71,8 @@ class Report:
         }
 
 
-def doctor(ctx: Context, *, repair: bool = False, reindex: bool = False) -> Report:
+def doctor(ctx: Context, *, repair: bool = False, reindex: bool = False, progress=None) -> Report:
+    """Check every visible store; `progress(n)` is called while a full index pass runs."""
     report = Report(reindexed=reindex)
     stores = ctx.stores()
     all_ids: dict[str, list[str]] = {}
@@ -79,7 +80,7 @@ def doctor(ctx: Context, *, repair: bool = False, reindex: bool = False) -> Repo
     for store in stores:
         if repair:
             _repair(store, report)
-        index = SearchIndex(store)
+        index = SearchIndex(store, progress=progress)
         try:
             index.rebuild() if reindex else index.refresh()
             _check_store(store, index, report)

@@ -16,7 +16,7 @@ try:  # typer >= 0.2x vendors click; older releases use the click package
 except ImportError:  # pragma: no cover - depends on the installed typer
     from click import exceptions as click_exceptions
 
-from jacked_vault.cli.output import emit, emit_error, safe
+from jacked_vault.cli.output import emit, emit_error, safe, tty_progress
 from jacked_vault.errors import VaultError
 
 app = typer.Typer(
@@ -374,7 +374,10 @@ def doctor(
     problems: list[bool] = []
 
     def action():
-        report = run_doctor(_context(ctx, vault), repair=repair, reindex=reindex)
+        progress = tty_progress("indexing notes")
+        report = run_doctor(_context(ctx, vault), repair=repair, reindex=reindex, progress=progress)
+        if progress is not None:
+            sys.stderr.write("\n")
         payload = report.to_json()
         problems.append(not report.ok)
 

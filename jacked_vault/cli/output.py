@@ -39,3 +39,15 @@ def emit_error(error: VaultError, as_json: bool) -> int:
     else:
         sys.stderr.write(f"error: {safe(error.message)} [{error.full_code}]\n")
     return error.exit_code
+
+
+def tty_progress(label: str):
+    """A progress callback writing `label: N` on one stderr line, or None when not a terminal."""
+    if not sys.stderr.isatty():
+        return None
+
+    def show(count: int) -> None:
+        sys.stderr.write(f"\r{label}: {count}")
+        sys.stderr.flush()
+
+    return show

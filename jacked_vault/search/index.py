@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from jacked_vault.errors import VaultError
@@ -164,10 +164,12 @@ def fts_query(text: str, operator: str) -> str | None:
 class SearchIndex:
     """The FTS5 index of one store."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, progress: Callable[[int], None] | None = None) -> None:
         self.store = store
         self.path = store.cache / INDEX_FILE
         self._db: sqlite3.Connection | None = None
+        self._progress = progress
+        self._indexed = 0
 
     # -- connection -------------------------------------------------------------------------
 
@@ -310,6 +312,9 @@ class SearchIndex:
                 if total > MAX_SCAN_BYTES:
                     return True
                 self._index_blob(rel, blob)
+                self._indexed += 1
+                if self._progress is not None and self._indexed % 500 == 0:
+                    self._progress(self._indexed)
         return False
 
     def _apply_diff(self, repo, old_tree, new_tree) -> None:
