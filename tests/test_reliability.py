@@ -126,6 +126,10 @@ def _partial_files(vault: Path, seen: dict | None = None) -> tuple[list[str], li
         rel = str(path.relative_to(vault))
         if path.name.startswith(TEMP_PREFIX):
             temps.append(rel)
+        elif path.name == "index.md":  # derived, replaced atomically: always whole
+            text = path.read_text()
+            if not (text.startswith("# ") and text.endswith("\n")):
+                problems.append(f"{rel}: incomplete index.md")
         elif path.name.endswith(".md"):
             st = path.stat()
             key = (rel, st.st_size, st.st_mtime_ns)
@@ -289,7 +293,7 @@ def test_sigkill_torture_never_leaves_partial_files_or_loses_adds(vault_path: Pa
         # Nothing committed earlier was lost: HEAD only ever grows.
         assert committed_before <= head_files, f"round {round_no}: lost commits for {sorted(committed_before - head_files)}"
         committed_before = head_files
-        on_disk = {str(p.relative_to(vault)) for p in _walk_files(vault / "groups") if p.name.endswith(".md")}
+        on_disk = {str(p.relative_to(vault)) for p in _walk_files(vault / "groups") if p.name.endswith(".md") and p.name != "index.md"}
         orphan_rounds += bool(on_disk - head_files - orphans)
         orphans |= on_disk - head_files
         audit_ahead_rounds += bool(git(vault, "diff", "HEAD", "--name-only", "--", "audit").strip())
@@ -324,7 +328,7 @@ def test_sigkill_torture_never_leaves_partial_files_or_loses_adds(vault_path: Pa
     assert _temp_files_anywhere(vault) == []
     working = sorted(str(p.relative_to(vault)) for p in _walk_files(vault / "groups") if p.name.endswith(".md"))
     assert working == sorted(_head_files(vault, "groups"))
-    ids = [parse_note((vault / rel).read_bytes()).id for rel in working]
+    ids = [parse_note((vault / rel).read_bytes()).id for rel in working if not rel.endswith("/index.md")]
     assert len(ids) == len(set(ids)), "duplicate ids in the vault"
 
     # (e, first half) the working tree equals HEAD: nothing modified, nothing uncommitted
@@ -332,7 +336,7 @@ def test_sigkill_torture_never_leaves_partial_files_or_loses_adds(vault_path: Pa
 
     # (f) doctor is happy afterwards
     report = _doctor_ok(vault)
-    assert report["memory_count"] == len(working)
+    assert report["memory_count"] == len(ids)
 
     # (g) the vault keeps working
     added = run_cli("memory", "add", "--group", "g", "--title", "after the storm", "--body", "zebracrossing survives", "--json", vault=vault, cwd=work)
@@ -380,14 +384,15 @@ def test_four_concurrent_writers_all_land_with_linear_history(vault_path: Path, 
     assert len({i for i, _ in reported}) == WRITERS * PER_WRITER
     assert len({rel for _, rel in reported}) == WRITERS * PER_WRITER
 
-    notes = git(vault, "ls-files", "groups/*.md").split()
+    notes = git(vault, "ls-files", "groups/*/*/*.md").split()
     assert len(notes) == WRITERS * PER_WRITER
     assert sorted(notes) == sorted(rel for _, rel in reported)
     _assert_linear(vault, 1 + WRITERS * PER_WRITER)
-    # Each commit after init is one create: exactly one note and the audit file.
+    # Each commit after init is one create: exactly one note, the group's index.md and the audit file.
     for sha in git(vault, "rev-list", "HEAD").split()[:-1]:
         changed = git(vault, "show", "--name-only", "--format=", sha).split()
-        assert len(changed) == 2 and sum(p.startswith("groups/") for p in changed) == 1, (sha, changed)
+        assert len(changed) == 3 and "groups/g/index.md" in changed, (sha, changed)
+        assert sum(p.startswith("groups/") and not p.endswith("index.md") for p in changed) == 1, (sha, changed)
 
     ctx = Context.create(vault=str(vault), cwd=work, harness="tester")
     _assert_present_and_searchable(vault, ctx, reported)
@@ -451,7 +456,7 @@ def test_two_harnesses_adding_at_once_via_cli_both_land(vault_path: Path, tmp_pa
     for note_id in ids:
         assert log.count(f"Memory-Id: {note_id}\n") == 1
     _assert_linear(vault, 1 + 2 * per)
-    assert len(git(vault, "ls-files", "groups/*.md").split()) == 2 * per
+    assert len(git(vault, "ls-files", "groups/*/*/*.md").split()) == 2 * per
     _fsck(vault)
     assert git(vault, "status", "--porcelain", "--untracked-files=all") == ""
     _doctor_ok(vault)

@@ -74,7 +74,7 @@ def test_create_writes_valid_file_and_one_commit_with_trailers(ctx: Context):
     assert f"Memory-Id: {note.id}" in message
     assert "Memory-Origin: cli" in message and "Memory-Harness: tester" in message
     assert git(root, "show", "--name-only", "--format=", "HEAD").split() == sorted(
-        [created.rel, f"audit/{audit.machine_id(ctx.vault.cache)}/{note.created_at[:7]}.jsonl"]
+        [created.rel, "groups/tools/index.md", f"audit/{audit.machine_id(ctx.vault.cache)}/{note.created_at[:7]}.jsonl"]
     )
     assert git(root, "status", "--porcelain") == ""
     git(root, "fsck", "--strict")

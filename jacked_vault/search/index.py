@@ -11,6 +11,7 @@ import json
 import os
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from jacked_vault.errors import VaultError
@@ -19,7 +20,7 @@ from jacked_vault.store.git import fast_head
 from jacked_vault.store.layout import GROUPS_DIR, USER_DIR, Store
 
 INDEX_FILE = "index.sqlite"
-SCHEMA_VERSION = "3"
+SCHEMA_VERSION = "4"
 _SYMLINK_MODE = 0o120000
 _TREE_MODE = 0o040000
 
@@ -42,8 +43,10 @@ CREATE TABLE IF NOT EXISTS docs(
     valid_until TEXT,
     created_at TEXT NOT NULL,
     updated_at TEXT NOT NULL,
+    summary TEXT NOT NULL,
     sha TEXT NOT NULL
 );
+CREATE INDEX IF NOT EXISTS docs_group ON docs(grp, status, tier);
 CREATE INDEX IF NOT EXISTS docs_id ON docs(id);
 CREATE INDEX IF NOT EXISTS docs_updated ON docs(updated_at);
 CREATE TABLE IF NOT EXISTS links(src INTEGER NOT NULL, dst TEXT NOT NULL);
@@ -153,6 +156,81 @@ def classify(store: Store, rel: str) -> tuple[str, str | None, str] | None:
     if len(parts) == 3 and parts[0] == USER_DIR and parts[1] in KINDS:
         return "user", None, parts[1]
     return None
+
+
+HOT_FILE = "hot.md"
+
+
+def classify_hot(store: Store, rel: str) -> tuple[str, str | None] | None:
+    """(scope, group) when `rel` is a group's (or the project store's) hot.md."""
+    parts = rel.split("/")
+    if store.is_project:
+        return ("project", None) if rel == HOT_FILE else None
+    if len(parts) == 3 and parts[0] == GROUPS_DIR and parts[2] == HOT_FILE and not parts[1].startswith("."):
+        return "group", parts[1]
+    return None
+
+
+def _indexable(store: Store, rel: str) -> bool:
+    return classify(store, rel) is not None or classify_hot(store, rel) is not None
+
+
+def first_sentence(body: str, limit: int = 160) -> str:
+    """The first sentence of the first non-empty, non-heading line, at most `limit` chars."""
+    for line in body.splitlines():
+        line = line.strip().lstrip("#>-* ").strip()
+        if not line:
+            continue
+        for end in (". ", "! ", "? "):
+            cut = line.find(end)
+            if cut != -1:
+                line = line[: cut + 1]
+                break
+        return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
+    return ""
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One indexable document: a note, or a derived file such as hot.md."""
+
+    id: str
+    title: str
+    kind: str
+    scope: str
+    group: str | None
+    status: str
+    tier: str
+    tags: list[str]
+    repos: list[str]
+    targets: list[str]
+    valid_from: str
+    valid_until: str | None
+    created_at: str
+    updated_at: str
+    body: str
+    links: list[str]
+
+    @classmethod
+    def from_note(cls, note) -> Entry:
+        return cls(
+            id=note.id,
+            title=note.title,
+            kind=note.kind,
+            scope=note.scope,
+            group=note.group,
+            status=note.status,
+            tier="note",
+            tags=note.tags,
+            repos=note.repos,
+            targets=note.target_harnesses,
+            valid_from=note.valid_from,
+            valid_until=note.valid_until,
+            created_at=note.created_at,
+            updated_at=note.updated_at,
+            body=note.body,
+            links=note.links,
+        )
 
 
 def fts_query(text: str, operator: str) -> str | None:
@@ -302,7 +380,7 @@ class SearchIndex:
                         return True
                     stack.append((rel, repo[entry.id], depth + 1))
                     continue
-                if classify(self.store, rel) is None:
+                if not _indexable(self.store, rel):
                     continue
                 if entry.filemode == _SYMLINK_MODE:
                     self._problem(rel, "SYMLINK", "symlink skipped, never followed")
@@ -324,7 +402,7 @@ class SearchIndex:
             self._forget(old_path)
             if new_path != old_path:
                 self._forget(new_path)
-            if delta.status_char() == "D" or classify(self.store, new_path) is None:
+            if delta.status_char() == "D" or not _indexable(self.store, new_path):
                 continue
             if delta.new_file.mode == _SYMLINK_MODE:
                 self._problem(new_path, "SYMLINK", "symlink skipped, never followed")
@@ -344,67 +422,120 @@ class SearchIndex:
         self.db.execute("INSERT OR REPLACE INTO problems(path, code, message) VALUES(?,?,?)", (rel, code, message))
 
     def _index_blob(self, rel: str, blob) -> None:
-        from jacked_vault.document import MAX_FILE_BYTES, parse_note
-        from jacked_vault.safety.secrets import scan_fields
+        from jacked_vault.document import MAX_FILE_BYTES
         from jacked_vault.store.audit import content_hash
-        from jacked_vault.store.create import secret_fields
 
         if blob.size > MAX_FILE_BYTES:
             self._problem(rel, "TOO_LARGE", f"{blob.size} bytes is over the {MAX_FILE_BYTES}-byte cap")
             return
         data = blob.data
         try:
-            note = parse_note(data, source=rel)
+            entry = self._entry(rel, data)
         except VaultError as exc:
-            self._problem(rel, "INVALID", exc.message)
+            self._problem(rel, exc.details.get("index_code", "INVALID"), exc.message)
             return
-        leaks = scan_fields(secret_fields(note))
+        self.add_entry(rel, entry, content_hash(data))
+
+    def _entry(self, rel: str, data: bytes) -> Entry:
+        """Parse and check one committed file; VaultError (with an index code) if unusable."""
+        from jacked_vault.document import parse_note
+        from jacked_vault.safety.secrets import scan_fields
+
+        hot = classify_hot(self.store, rel)
+        if hot is not None:
+            from jacked_vault.recall.hot import parse_hot
+
+            entry = parse_hot(data, scope=hot[0], group=hot[1], source=rel)
+            fields = {"hot": entry.body}
+        else:
+            note = parse_note(data, source=rel)
+            scope, group, kind = classify(self.store, rel)  # type: ignore[misc]
+            if (note.scope, note.kind) != (scope, kind) or (scope == "group" and note.group != group):
+                raise VaultError(
+                    "VALIDATION",
+                    f"note says scope={note.scope} group={note.group} kind={note.kind}",
+                    details={"index_code": "MISPLACED"},
+                )
+            from jacked_vault.store.create import secret_fields
+
+            entry, fields = Entry.from_note(note), secret_fields(note)
+        leaks = scan_fields(fields)
         if leaks:
             kinds = ", ".join(sorted({kind for _, kind in leaks}))
-            self._problem(rel, "SECRET", f"quarantined: looks like it contains a {kinds}")
-            return
-        scope, group, kind = classify(self.store, rel)  # type: ignore[misc]
-        if (note.scope, note.kind) != (scope, kind) or (scope == "group" and note.group != group):
-            self._problem(rel, "MISPLACED", f"note says scope={note.scope} group={note.group} kind={note.kind}")
-            return
-        self.add_note(rel, note, content_hash(data))
+            raise VaultError("SECRET", f"quarantined: looks like it contains a {kinds}", details={"index_code": "SECRET"})
+        return entry
 
-    def add_note(self, rel: str, note, sha: str) -> None:
-        """Insert one parsed note (the caller is inside a transaction)."""
+    def add_entry(self, rel: str, entry: Entry, sha: str) -> None:
+        """Insert one document (the caller is inside a transaction)."""
         db = self.db
         cur = db.execute(
             "INSERT INTO docs(path, id, title, kind, scope, grp, status, tier, tags, repos, targets,"
-            " valid_from, valid_until, created_at, updated_at, sha) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            " valid_from, valid_until, created_at, updated_at, summary, sha) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             (
                 rel,
-                note.id,
-                note.title,
-                note.kind,
-                note.scope,
-                note.group,
-                note.status,
-                "note",
-                json.dumps(note.tags),
-                json.dumps(note.repos),
-                json.dumps(note.target_harnesses),
-                note.valid_from,
-                note.valid_until,
-                note.created_at,
-                note.updated_at,
+                entry.id,
+                entry.title,
+                entry.kind,
+                entry.scope,
+                entry.group,
+                entry.status,
+                entry.tier,
+                json.dumps(entry.tags),
+                json.dumps(entry.repos),
+                json.dumps(entry.targets),
+                entry.valid_from,
+                entry.valid_until,
+                entry.created_at,
+                entry.updated_at,
+                first_sentence(entry.body),
                 sha,
             ),
         )
         rowid = cur.lastrowid
         db.execute(
             "INSERT INTO docs_fts(rowid, title, tags, body) VALUES(?,?,?,?)",
-            (rowid, note.title, " ".join(note.tags), note.body),
+            (rowid, entry.title, " ".join(entry.tags), entry.body),
         )
-        db.executemany("INSERT INTO links(src, dst) VALUES(?,?)", [(rowid, dst) for dst in note.links])
+        db.executemany("INSERT INTO links(src, dst) VALUES(?,?)", [(rowid, dst) for dst in entry.links])
+
+    @contextmanager
+    def preview(self, changes: dict[str, Entry | None]) -> Iterator[SearchIndex]:
+        """The index as it will be once `changes` (path -> entry, None = removed) are committed.
+
+        Runs in a transaction that is always rolled back: derived files (index.md) can be
+        rendered from the index before the commit that makes them true.
+        """
+        db = self.db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            for rel, entry in changes.items():
+                self._forget(rel)
+                if entry is not None:
+                    self.add_entry(rel, entry, "")
+            yield self
+        finally:
+            db.execute("ROLLBACK")
 
     # -- queries ----------------------------------------------------------------------------
 
     def count(self) -> int:
-        return self.db.execute("SELECT COUNT(*) FROM docs").fetchone()[0]
+        """Number of indexed notes (derived files such as hot.md not counted)."""
+        return self.db.execute("SELECT COUNT(*) FROM docs WHERE tier='note'").fetchone()[0]
+
+    def group_index(self, group: str | None, limit: int) -> tuple[list[tuple[str, str, str, str, int]], int]:
+        """Active notes of a group for index.md: (title, path, summary, updated_at, inbound links).
+
+        Newest day first, then the most linked, then title; also the total count.
+        """
+        where = "d.tier='note' AND d.status='active' AND d.grp IS ?"
+        total = self.db.execute(f"SELECT COUNT(*) FROM docs d WHERE {where}", (group,)).fetchone()[0]
+        rows = self.db.execute(
+            "SELECT d.title, d.path, d.summary, d.updated_at,"
+            " (SELECT COUNT(*) FROM links l JOIN docs s ON s.rowid = l.src WHERE l.dst = d.id AND s.status='active') AS inbound"
+            f" FROM docs d WHERE {where} ORDER BY substr(d.updated_at, 1, 10) DESC, inbound DESC, d.title, d.id LIMIT ?",
+            (group, limit),
+        ).fetchall()
+        return rows, total
 
     def diagnostics(self) -> Diagnostics:
         diag = Diagnostics(truncated=self._meta("truncated") == "1")
@@ -449,10 +580,12 @@ class SearchIndex:
         )
 
     def ids(self) -> set[str]:
-        return {row[0] for row in self.db.execute("SELECT id FROM docs")}
+        return {row[0] for row in self.db.execute("SELECT id FROM docs WHERE tier='note'")}
 
     def duplicate_ids(self) -> list[dict]:
-        rows = self.db.execute("SELECT id, group_concat(path, '\n') FROM docs GROUP BY id HAVING COUNT(*) > 1 ORDER BY id")
+        rows = self.db.execute(
+            "SELECT id, group_concat(path, '\n') FROM docs WHERE tier='note' GROUP BY id HAVING COUNT(*) > 1 ORDER BY id"
+        )
         return [{"id": i, "paths": [self.store.display(p, _scope_of(self.store, p)) for p in paths.split("\n")]} for i, paths in rows]
 
     def link_pairs(self) -> Iterator[tuple[str, str]]:
@@ -460,7 +593,7 @@ class SearchIndex:
 
     def indexed_files(self) -> dict[str, str]:
         """Store-relative path -> sha256 of every indexed note (for doctor's audit check)."""
-        return dict(self.db.execute("SELECT path, sha FROM docs"))
+        return dict(self.db.execute("SELECT path, sha FROM docs WHERE tier='note'"))
 
     def problem_paths(self) -> set[str]:
         return {row[0] for row in self.db.execute("SELECT path FROM problems")}

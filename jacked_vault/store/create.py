@@ -1,8 +1,9 @@
 """The one create path (CLI add/handoff, MCP save, capture, migration all come here).
 
-validate -> secret scan -> lock -> write the file create-only -> audit line -> one commit
--> refresh the search index -> unlock. A failure before the commit undoes the files it
-wrote; a crash leaves at worst a complete valid file that `doctor --repair` commits.
+secret scan -> validate -> lock -> write the file create-only -> regenerate index.md ->
+audit line -> one commit -> refresh the search index -> unlock. A failure before the commit
+undoes the files it wrote; a crash leaves at worst a complete valid file that
+`doctor --repair` commits.
 """
 
 from __future__ import annotations
@@ -14,12 +15,9 @@ from jacked_vault.document import Note, render_note, slugify_title, utc_now, val
 from jacked_vault.errors import VaultError
 from jacked_vault.safety import fsio
 from jacked_vault.safety.secrets import assert_no_secrets
-from jacked_vault.store import audit, git
-from jacked_vault.store.lock import store_lock
+from jacked_vault.store import audit
 from jacked_vault.store.layout import Store
-from jacked_vault.store.vault import check_store_gitignore
-
-MAX_NAME_TRIES = 1000
+from jacked_vault.store.transaction import write_transaction
 
 
 @dataclass(frozen=True)
@@ -55,21 +53,8 @@ def commit_message(note: Note, harness: str) -> str:
     )
 
 
-def _claim_name(store: Store, folder: str, stem: str, data: bytes) -> str:
-    """Create `<folder>/<stem>.md`, or `-2`, `-3`, … on a clash; never replaces a file."""
-    for n in range(1, MAX_NAME_TRIES + 1):
-        rel = f"{folder}/{stem}.md" if n == 1 else f"{folder}/{stem}-{n}.md"
-        try:
-            fsio.create_file(store.root, rel, data)
-            return rel
-        except VaultError as exc:
-            if exc.code != "EXISTS":
-                raise
-    raise VaultError("EXISTS", f"{folder}/{stem}.md and {MAX_NAME_TRIES} numbered variants exist")
-
-
-def _superseded_copies(index, note: Note, now: str) -> list[tuple[str, bytes, bytes, Note]]:
-    """(rel, old bytes, new bytes, new note) for each note `note` supersedes; must be active."""
+def _superseded_copies(index, note: Note, now: str) -> list[tuple[str, bytes, Note]]:
+    """(rel, new bytes, new note) for each note `note` supersedes; each must be active."""
     from jacked_vault.document import MAX_FILE_BYTES, parse_note
 
     out = []
@@ -78,76 +63,40 @@ def _superseded_copies(index, note: Note, now: str) -> list[tuple[str, bytes, by
         if len(docs) != 1:
             raise VaultError("NOT_FOUND" if not docs else "INCOMPLETE", f"cannot supersede {old_id}: found {len(docs)} notes with that id")
         rel = docs[0].path
-        before = fsio.read_file(index.store.root, rel, max_bytes=MAX_FILE_BYTES)
-        old = parse_note(before, source=rel)
+        old = parse_note(fsio.read_file(index.store.root, rel, max_bytes=MAX_FILE_BYTES), source=rel)
         if old.status != "active":
             raise VaultError("VALIDATION", f"cannot supersede {old_id}: it is {old.status}, not active")
         new = dataclasses.replace(old, status="superseded", status_reason=f"superseded by {note.id}", updated_at=now)
-        out.append((rel, before, render_note(new), new))
+        out.append((rel, render_note(new), new))
     return out
 
 
 def create_note(store: Store, note: Note, *, author: dict | None = None, lock_timeout_s: float | None = None) -> Created:
-    """Validate, scan, write, audit and commit one new note; refresh the index. All or nothing."""
-    from jacked_vault.search.index import SearchIndex
+    """Validate, scan, write, audit and commit one new note with its group's index.md. All or nothing."""
+    from jacked_vault.recall.index_md import regenerate_index
+    from jacked_vault.search.index import Entry
 
     assert_no_secrets(secret_fields(note))  # first: validation messages may quote a bad value
     validate_note(note)
     data = render_note(note)
-    check_store_gitignore(store)
-    lock_args = {} if lock_timeout_s is None else {"timeout_s": lock_timeout_s}
-    with store_lock(store.cache, **lock_args):
-        index = SearchIndex(store)
-        try:
-            index.refresh()
-            if index.lookup(note.id):
-                raise VaultError("EXISTS", f"a note with id {note.id} already exists")
-            superseded = _superseded_copies(index, note, note.created_at)
-            commit = _write_and_commit(store, note, data, superseded, author)
-            index.refresh()
-        finally:
-            index.close()
-    return commit
-
-
-def _write_and_commit(store, note: Note, data: bytes, superseded, author) -> Created:
-    folder = store.note_dir(note.scope, note.group, note.kind)
-    machine = audit.machine_id(store.cache)
-    rel = _claim_name(store, folder, slugify_title(note.title), data)
-    events = [audit.AuditEvent(note.created_at, "create", note.id, rel, audit.content_hash(data), note.source_harness, note.origin)]
-    files = {rel: data}
-    written: list[tuple[str, bytes]] = []
-    pending = None
-    try:
-        for old_rel, before, after, new in superseded:
-            fsio.replace_file(store.root, old_rel, after)
-            written.append((old_rel, before))
-            files[old_rel] = after
-            events.append(audit.AuditEvent(note.created_at, "supersede", new.id, old_rel, audit.content_hash(after), note.source_harness, note.origin))
-        pending = audit.stage(store.root, machine, events)
-        fsio.replace_file(store.root, pending.rel, pending.after)
-        files[pending.rel] = pending.after
-        repo = git.open_repo(store.root)
-        commit = git.commit_files(repo, files, commit_message(note, note.source_harness), author=author)
-    except BaseException:
-        _undo(store, rel, written, pending)
-        raise
+    with write_transaction(store, author=author, lock_timeout_s=lock_timeout_s) as tx:
+        if tx.index.lookup(note.id):
+            raise VaultError("EXISTS", f"a note with id {note.id} already exists")
+        superseded = _superseded_copies(tx.index, note, note.created_at)
+        rel = tx.create(store.note_dir(note.scope, note.group, note.kind), slugify_title(note.title), data)
+        tx.record(_event(note, "create", note.id, rel, data))
+        changes = {rel: Entry.from_note(note)}
+        for old_rel, after, new in superseded:
+            tx.replace(old_rel, after)
+            tx.record(_event(note, "supersede", new.id, old_rel, after))
+            changes[old_rel] = Entry.from_note(new)
+        regenerate_index(tx, note.scope, note.group, changes)
+        commit = tx.commit(commit_message(note, note.source_harness))
     return Created(note=note, rel=rel, commit=commit, store=store)
 
 
-def _undo(store: Store, rel: str, rewritten: list[tuple[str, bytes]], pending) -> None:
-    """Put the working tree back as it was before a create that did not commit."""
-    fsio.remove_file(store.root, rel)
-    for old_rel, before in rewritten:
-        fsio.replace_file(store.root, old_rel, before)
-    if pending is not None:
-        if pending.before is None:
-            try:
-                fsio.remove_file(store.root, pending.rel)
-            except FileNotFoundError:
-                pass
-        else:
-            fsio.replace_file(store.root, pending.rel, pending.before)
+def _event(note: Note, op: str, note_id: str, rel: str, data: bytes) -> audit.AuditEvent:
+    return audit.AuditEvent(note.created_at, op, note_id, rel, audit.content_hash(data), note.source_harness, note.origin)
 
 
 def build_note(

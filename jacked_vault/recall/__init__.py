@@ -1,0 +1,1 @@
+"""Recall: the derived index.md, the hot.md progress slice, and the session-start brief."""

@@ -1,0 +1,47 @@
+"""`index.md`: one line per active note of a group, derived from the search index on every write."""
+
+from __future__ import annotations
+
+from jacked_vault.store.layout import GROUPS_DIR, Store
+
+MAX_LINES = 150
+INDEX_FILE = "index.md"
+
+
+def index_path(store: Store, group: str | None) -> str:
+    """Store-relative path of the index.md for `group` (the project store has one at its root)."""
+    return INDEX_FILE if store.is_project else f"{GROUPS_DIR}/{group}/{INDEX_FILE}"
+
+
+def note_line(title: str, rel_in_group: str, summary: str, updated_at: str) -> str:
+    """`- [Title](kind/slug.md) — first sentence (updated YYYY-MM-DD)`."""
+    label = title.replace("[", "(").replace("]", ")")
+    text = f" — {summary}" if summary else ""
+    return f"- [{label}]({rel_in_group}){text} (updated {updated_at[:10]})"
+
+
+def render_index(index, store: Store, group: str | None) -> bytes:
+    """index.md for `group`: header, newest/most-linked notes first, at most MAX_LINES lines."""
+    name = group or "project"
+    header = f"# {name}: index of active notes (derived by jacked; do not edit)"
+    rows, total = index.group_index(group, MAX_LINES - 1)
+    prefix = "" if store.is_project else f"{GROUPS_DIR}/{group}/"
+    lines = [header]
+    if not rows:
+        lines.append("- (no active notes yet)")
+    shown = rows if total <= MAX_LINES - 1 else rows[: MAX_LINES - 2]
+    for title, path, summary, updated_at, _inbound in shown:
+        lines.append(note_line(title, path[len(prefix):], summary, updated_at))
+    if total > len(shown):
+        where = "--scope project" if store.is_project else f"--group {group}"
+        lines.append(f"- … and {total - len(shown)} more active notes: `jacked memory search {where} <words>`")
+    return ("\n".join(lines) + "\n").encode("utf-8")
+
+
+def regenerate_index(tx, scope: str, group: str | None, changes: dict) -> None:
+    """Stage the group's index.md as it will be after `changes` (user scope has none)."""
+    if scope == "user":
+        return
+    with tx.index.preview(changes) as future:
+        data = render_index(future, tx.store, group)
+    tx.replace(index_path(tx.store, group), data)
