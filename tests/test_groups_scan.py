@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import copy
+import json
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pygit2
@@ -209,17 +212,42 @@ def test_count_bound_sets_truncated(tree: Path) -> None:
     assert len(exact.repos) == 5 and not exact.truncated
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root reads directories whatever their mode")
-def test_unreadable_dirs_are_skipped_and_counted(tmp_path: Path) -> None:
-    _init(tmp_path / "ok", None)
-    (tmp_path / "locked").mkdir()
-    _init(tmp_path / "locked" / "hidden-from-us", None)
-    (tmp_path / "locked").chmod(0)
+def _unreadable_and_found(root: Path) -> tuple[int, list[str | None]]:
+    """Scan `root` as an unprivileged user (root reads any directory whatever its mode)."""
+    if os.geteuid() != 0:
+        report = scan_roots([root])
+        return report.unreadable, [repo.identity for repo in report.repos]
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # child: drop to `nobody`, scan, send the result; never return to pytest
+        code = 1
+        try:
+            os.setgid(65534)
+            os.setuid(65534)
+            report = scan_roots([root])
+            result = [report.unreadable, [repo.identity for repo in report.repos]]
+            os.write(write_end, json.dumps(result).encode())
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(write_end)
+    with os.fdopen(read_end, "rb") as pipe:
+        unreadable, found = json.loads(pipe.read())
+    assert os.waitpid(pid, 0)[1] == 0
+    return unreadable, found
+
+
+def test_unreadable_dirs_are_skipped_and_counted() -> None:
+    root = Path(tempfile.mkdtemp())  # pytest's tmp_path is closed to other users
     try:
-        report = scan_roots([tmp_path])
+        root.chmod(0o755)
+        _init(root / "ok", None)
+        _init(root / "locked" / "hidden-from-us", None)
+        (root / "locked").chmod(0)
+        assert _unreadable_and_found(root) == (1, ["ok"])
     finally:
-        (tmp_path / "locked").chmod(0o755)
-    assert [repo.identity for repo in report.repos] == ["ok"] and report.unreadable == 1
+        (root / "locked").chmod(0o755)
+        shutil.rmtree(root)
 
 
 def test_two_hundred_repos_are_all_found(tmp_path: Path) -> None:
@@ -324,7 +352,17 @@ def test_large_prefix_group_is_split_by_sub_prefix(tmp_path: Path) -> None:
         ("initech-search", "2 repos share the name prefix 'initech-search'"),
     ]
     assert suggestions[1].repos == sorted(ids[n] for n in names if "billing" in n)
-    assert ids["initech"] in suggestions[0].repos and ids["initech_mobile_app"] in suggestions[0].repos
+    rest = [n for n in names if "billing" not in n and "search" not in n]
+    assert suggestions[0].repos == sorted(ids[n] for n in rest)
+
+
+def test_a_single_repo_left_by_a_split_goes_on_to_the_owner_rule() -> None:
+    pairs = [f"h/o/x-{team}-{n}" for team in "abcdef" for n in (1, 2)]
+    suggestions = suggest_groups(_scanned(*pairs, "h/o/x", "h/o/other"))
+    assert [s.name for s in suggestions] == ["o", "x-a", "x-b", "x-c", "x-d", "x-e", "x-f"]
+    assert suggestions[0] == GroupSuggestion(
+        "o", ["h/o/other", "h/o/x"], "2 repos share the remote owner h/o"
+    )
 
 
 def test_errors_and_duplicate_identities_are_skipped(tree: Path) -> None:

@@ -357,6 +357,72 @@ def log(
     _run("log", as_json, action)
 
 
+# -- hot, brief --------------------------------------------------------------------------------
+
+hot_app = typer.Typer(help="The group's current progress slice (hot.md): show or overwrite.", no_args_is_help=True, rich_markup_mode=None)
+memory_app.add_typer(hot_app, name="hot")
+HotScope = Annotated[str, typer.Option("--scope", help="group (default) or project.")]
+
+
+@hot_app.command("show")
+def hot_show(ctx: typer.Context, group: Group = None, scope: HotScope = "group", vault: VaultOpt = None, as_json: JsonOpt = False) -> None:
+    """Print hot.md of the cwd repo's group (or --group)."""
+    from jacked_vault.recall.hot import show_hot
+
+    def action():
+        hot, path = show_hot(_context(ctx, vault), group=group, scope=scope)
+        payload = {"path": path, "body": hot.body if hot else None, "updated_at": hot.updated_at if hot else None, "harness": hot.harness if hot else None}
+        return payload, lambda: safe(hot.body) if hot else f"no hot.md yet at {path}; set one with `jacked memory hot set --stdin`"
+
+    _run("hot", as_json, action)
+
+
+@hot_app.command("set")
+def hot_set(
+    ctx: typer.Context,
+    body: Body = None,
+    body_file: BodyFile = None,
+    stdin: Stdin = False,
+    group: Group = None,
+    scope: HotScope = "group",
+    harness: Harness = None,
+    vault: VaultOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Overwrite hot.md (at most 4 KiB, secret-scanned); each set is a commit, so history keeps every version."""
+    from jacked_vault.recall.hot import set_hot
+
+    def action():
+        context = _context(ctx, vault)
+        if harness:
+            context.harness = harness
+        result = set_hot(context, _read_body(body, body_file, stdin), group=group, scope=scope)
+        payload = {"path": result.path, "commit": result.commit, "group": result.group}
+        return payload, lambda: f"Updated {result.path} [{result.commit[:10]}]"
+
+    _run("hot", as_json, action)
+
+
+@memory_app.command()
+def brief(
+    ctx: typer.Context,
+    cwd: Annotated[Optional[str], typer.Option("--cwd", help="The repo to brief (default: the current directory).")] = None,
+    budget: Annotated[int, typer.Option("--budget", help="Hard cap in tokens (len/4).")] = 1500,
+    vault: VaultOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """The session-start brief for a repo: hot.md, last session, key decisions, index, under a token budget."""
+    from jacked_vault.context import Context
+    from jacked_vault.recall.brief import build_brief
+
+    def action():
+        context = Context.create(vault=vault or (ctx.obj or {}).get("vault"), cwd=cwd)
+        result = build_brief(context, budget=budget)
+        return result.to_json(), lambda: result.text
+
+    _run("brief", as_json, action)
+
+
 # -- doctor ------------------------------------------------------------------------------------
 
 

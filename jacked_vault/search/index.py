@@ -7,6 +7,7 @@ one blob. `rebuild()` starts from scratch; deleting the file loses nothing.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import sqlite3
@@ -20,7 +21,6 @@ from jacked_vault.store.git import fast_head
 from jacked_vault.store.layout import GROUPS_DIR, USER_DIR, Store
 
 INDEX_FILE = "index.sqlite"
-SCHEMA_VERSION = "4"
 _SYMLINK_MODE = 0o120000
 _TREE_MODE = 0o040000
 
@@ -58,6 +58,9 @@ CREATE VIRTUAL TABLE IF NOT EXISTS docs_fts USING fts5(
 );
 """
 
+# Any change to the DDL changes the version, so an old index file is rebuilt, never half-migrated.
+SCHEMA_VERSION = hashlib.sha256(_DDL.encode()).hexdigest()[:16]
+_TABLES = ("docs", "links", "problems", "docs_fts", "meta")
 _COLUMNS = "d.rowid, d.path, d.id, d.title, d.kind, d.scope, d.grp, d.status, d.tier, d.tags, d.updated_at, d.created_at"
 
 
@@ -267,6 +270,7 @@ class SearchIndex:
                 db.executescript(_DDL)
                 version = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
                 if version is None or version[0] != SCHEMA_VERSION:
+                    db.executescript("".join(f"DROP TABLE IF EXISTS {t};" for t in _TABLES) + _DDL)
                     self._reset(db)
                 return db
             except sqlite3.DatabaseError:
@@ -282,7 +286,7 @@ class SearchIndex:
 
     def _reset(self, db: sqlite3.Connection) -> None:
         db.execute("BEGIN IMMEDIATE")
-        for table in ("docs", "links", "problems", "docs_fts", "meta"):
+        for table in _TABLES:
             db.execute(f"DELETE FROM {table}")
         db.execute("INSERT INTO meta(key, value) VALUES('schema', ?)", (SCHEMA_VERSION,))
         db.execute("COMMIT")
@@ -578,6 +582,17 @@ class SearchIndex:
             " WHERE l.dst=? AND d.status='active' ORDER BY d.updated_at DESC, d.id LIMIT ?",
             (note_id, limit + 1),
         )
+
+    def top_decisions(self, group: str | None, limit: int) -> list[tuple[str, str, str, list[str]]]:
+        """Active decisions of a group, most linked first: (title, path, summary, tags)."""
+        rows = self.db.execute(
+            "SELECT d.title, d.path, d.summary, d.tags,"
+            " (SELECT COUNT(*) FROM links l JOIN docs s ON s.rowid = l.src WHERE l.dst = d.id AND s.status='active') AS inbound"
+            " FROM docs d WHERE d.tier='note' AND d.status='active' AND d.kind='decision' AND d.grp IS ?"
+            " ORDER BY inbound DESC, d.updated_at DESC, d.id LIMIT ?",
+            (group, limit),
+        ).fetchall()
+        return [(title, path, summary, json.loads(tags)) for title, path, summary, tags, _ in rows]
 
     def ids(self) -> set[str]:
         return {row[0] for row in self.db.execute("SELECT id FROM docs WHERE tier='note'")}

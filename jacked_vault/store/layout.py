@@ -61,3 +61,8 @@ class Store:
 
 def project_store_root(repo_root: Path) -> Path:
     return repo_root / CACHE_DIR / "memory"
+
+
+def episodic_dir(group: str, identity: str) -> str:
+    """`groups/<g>/episodic/<repo>/`, the repo identity with `/` as `__` so repos never share one."""
+    return f"{GROUPS_DIR}/{group}/episodic/{identity.replace('/', '__')}"
