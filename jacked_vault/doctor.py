@@ -34,6 +34,7 @@ class Report:
     truncated: bool = False
     stale_temp_files: int = 0
     git_index_stale: list[str] = field(default_factory=list)
+    config_problems: list[dict] = field(default_factory=list)
     stale_git_locks: list[str] = field(default_factory=list)
     repaired: list[str] = field(default_factory=list)
     reindexed: bool = False
@@ -49,6 +50,7 @@ class Report:
             or self.audit_problems
             or self.truncated
             or self.git_index_stale
+            or self.config_problems
             or self.stale_git_locks
         )
 
@@ -65,6 +67,7 @@ class Report:
             "truncated": self.truncated,
             "stale_temp_files": self.stale_temp_files,
             "git_index_stale": self.git_index_stale,
+            "config_problems": self.config_problems,
             "stale_git_locks": self.stale_git_locks,
             "repaired": self.repaired,
             "reindexed": self.reindexed,
@@ -73,7 +76,10 @@ class Report:
 
 def doctor(ctx: Context, *, repair: bool = False, reindex: bool = False, progress=None) -> Report:
     """Check every visible store; `progress(n)` is called while a full index pass runs."""
+    from jacked_vault.groups.suggest import duplicate_mappings
+
     report = Report(reindexed=reindex)
+    report.config_problems = [{"code": "DUPLICATE_MAPPING", **d} for d in duplicate_mappings(ctx.config)]
     stores = ctx.stores()
     all_ids: dict[str, list[str]] = {}
     links: list[tuple[str, str]] = []

@@ -81,6 +81,7 @@ def cli_env(vault: Path | None = None, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("JACKED_")}
     if vault is not None:
         env["JACKED_VAULT_DIR"] = str(vault)
+        env["HOME"] = str(vault.parent)  # isolation: ~/Github, ~/.gitconfig are the test's own
     env.update(extra)
     return env
 

@@ -583,6 +583,10 @@ class SearchIndex:
             (note_id, limit + 1),
         )
 
+    def notes_per_group(self) -> dict[str, int]:
+        rows = self.db.execute("SELECT grp, COUNT(*) FROM docs WHERE tier='note' AND scope='group' GROUP BY grp")
+        return {grp: n for grp, n in rows}
+
     def top_decisions(self, group: str | None, limit: int) -> list[tuple[str, str, str, list[str]]]:
         """Active decisions of a group, most linked first: (title, path, summary, tags)."""
         rows = self.db.execute(

@@ -1,0 +1,136 @@
+"""Groups end to end: init scans real repos and suggests, review on a TTY, map, list, doctor."""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import cli_env, git, make_repo, run_cli, snapshot
+
+
+@pytest.fixture
+def repos_root(tmp_path: Path) -> Path:
+    root = tmp_path / "Github"
+    for name, url in [
+        ("acme-api", "git@github.com:Acme/acme-api.git"),
+        ("acme-web", "https://github.com/acme/acme-web.git"),
+        ("shipping", "git@github.com:globex/shipping.git"),
+        ("ledger", "git@github.com:globex/ledger.git"),
+        ("scratch", None),
+    ]:
+        (root / name).mkdir(parents=True)
+        make_repo(root / name, url)
+    return root
+
+
+def test_init_json_suggests_without_writing(tmp_path: Path, repos_root: Path):
+    vault = tmp_path / "vault"
+    result = run_cli("memory", "init", "--root", str(repos_root), "--json", vault=vault)
+    assert result.code == 0, result.err
+    groups = result.json["groups"]
+    assert groups["repos_found"] == 5
+    assert [(g["name"], g["repos"]) for g in groups["suggestions"]] == [
+        ("acme", ["github.com/acme/acme-api", "github.com/acme/acme-web"]),
+        ("globex", ["github.com/globex/ledger", "github.com/globex/shipping"]),
+    ]
+    assert groups["accepted"] == [] and groups["commit"] is None
+    assert json.loads((vault / "vault.json").read_text())["groups"] == {}
+    assert git(vault, "rev-list", "--count", "HEAD").strip() == "1"
+
+
+def test_init_yes_writes_mapping_as_a_commit_and_adds_follow_it(tmp_path: Path, repos_root: Path):
+    vault = tmp_path / "vault"
+    result = run_cli("memory", "init", "--root", str(repos_root), "--yes", "--json", vault=vault)
+    assert result.code == 0, result.err
+    config = json.loads((vault / "vault.json").read_text())
+    assert config["groups"]["acme"]["repos"] == ["github.com/acme/acme-api", "github.com/acme/acme-web"]
+    assert config["roots"] == [str(repos_root)]
+    assert git(vault, "log", "-1", "--format=%s").startswith("memory(config): groups acme, globex")
+    added = run_cli("memory", "add", "--title", "Shared auth", "--body", "b", "--json", vault=vault, cwd=repos_root / "acme-web")
+    assert added.json["memory"]["group"] == "acme"
+    solo = run_cli("memory", "add", "--title", "Scratch fact", "--body", "b", "--json", vault=vault, cwd=repos_root / "scratch")
+    assert solo.json["memory"]["group"] == "scratch"
+    again = run_cli("memory", "init", "--root", str(repos_root), "--yes", "--json", vault=vault)
+    assert again.json["created"] is False and again.json["groups"]["suggestions"] == []
+
+
+def test_init_review_on_a_tty_accepts_edits_and_skips(tmp_path: Path, repos_root: Path):
+    vault = tmp_path / "vault"
+    master, slave = pty.openpty()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "jacked_vault.cli.main", "memory", "init", "--root", str(repos_root)],
+        stdin=slave, stdout=subprocess.PIPE, stderr=slave, env=cli_env(vault), cwd=tmp_path,
+    )
+    os.close(slave)
+    transcript = b""
+    answers = [b"e\n", b"acme-platform\n", b"s\n"]
+    deadline = time.monotonic() + 60
+    while answers and time.monotonic() < deadline:
+        chunk = os.read(master, 4096)
+        transcript += chunk
+        if transcript.rstrip().endswith(b":") or transcript.rstrip().endswith(b"]:"):
+            os.write(master, answers.pop(0))
+            transcript += b"|"
+    out, _ = proc.communicate(timeout=60)
+    os.close(master)
+    assert proc.returncode == 0, transcript
+    config = json.loads((vault / "vault.json").read_text())
+    assert sorted(config["groups"]) == ["acme-platform"]
+    assert "accepted group acme-platform" in out.decode()
+
+
+def test_group_map_list_and_refusals(tmp_path: Path, repos_root: Path):
+    vault = tmp_path / "vault"
+    run_cli("memory", "init", "--no-scan", vault=vault)
+    mapped = run_cli("memory", "group", "map", str(repos_root / "shipping" ), "logistics", "--json", vault=vault)
+    assert mapped.code == 0, mapped.err
+    assert (mapped.json["repo"], mapped.json["group"], mapped.json["previous"]) == ("github.com/globex/shipping", "logistics", None)
+    moved = run_cli("memory", "group", "map", "github.com/globex/shipping", "freight", "--json", vault=vault)
+    assert moved.json["previous"] == "logistics"
+    same = run_cli("memory", "group", "map", "github.com/globex/shipping", "freight", "--json", vault=vault)
+    assert same.json["commit"] is None
+    config = json.loads((vault / "vault.json").read_text())
+    assert config["groups"] == {"logistics": {"repos": []}, "freight": {"repos": ["github.com/globex/shipping"]}}
+    run_cli("memory", "add", "--title", "Route planning", "--body", "b", vault=vault, cwd=repos_root / "shipping")
+    listed = run_cli("memory", "group", "list", "--json", vault=vault).json["groups"]
+    assert {g["name"]: (g["repo_count"], g["note_count"]) for g in listed} == {"freight": (1, 1), "logistics": (0, 0)}
+    before = snapshot(vault)
+    for args, code in [
+        (("Not A Slug",), "JACKED_MEMORY_VALIDATION"),
+        (("../escape",), "JACKED_MEMORY_VALIDATION"),
+    ]:
+        bad = run_cli("memory", "group", "map", "github.com/o/r", *args, "--json", vault=vault)
+        assert bad.json["error"]["code"] == code
+    hostile = run_cli("memory", "group", "map", "github.com/o/\x1b]0;x", "g", "--json", vault=vault)
+    assert hostile.json["error"]["code"] == "JACKED_MEMORY_VALIDATION"
+    assert snapshot(vault) == before
+
+
+def test_duplicate_mapping_edited_by_hand_is_reported_by_doctor(tmp_path: Path):
+    vault = tmp_path / "vault"
+    run_cli("memory", "init", "--no-scan", vault=vault)
+    config = json.loads((vault / "vault.json").read_text())
+    config["groups"] = {"a": {"repos": ["github.com/o/r"]}, "b": {"repos": ["github.com/o/r"]}}
+    (vault / "vault.json").write_text(json.dumps(config))
+    report = run_cli("memory", "doctor", "--json", vault=vault)
+    assert report.code == 1
+    assert report.json["config_problems"] == [{"code": "DUPLICATE_MAPPING", "repo": "github.com/o/r", "groups": ["a", "b"]}]
+
+
+def test_invalid_vault_json_names_file_and_field(tmp_path: Path):
+    vault = tmp_path / "vault"
+    run_cli("memory", "init", "--no-scan", vault=vault)
+    (vault / "vault.json").write_text('{"version": 1, "groups": {"ok": {"repos": "not-a-list"}}}')
+    result = run_cli("memory", "group", "list", "--json", vault=vault)
+    assert result.json["error"]["code"] == "JACKED_MEMORY_CONFIG"
+    assert "vault.json" in result.json["error"]["message"] and "groups/ok/repos" in result.json["error"]["message"]
+    (vault / "vault.json").write_text("{not json")
+    broken = run_cli("memory", "group", "list", "--json", vault=vault)
+    assert broken.json["error"]["code"] == "JACKED_MEMORY_CONFIG" and "not valid JSON" in broken.json["error"]["message"]
