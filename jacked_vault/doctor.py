@@ -3,7 +3,7 @@
 Doctor never deletes or rewrites a note. `--repair` commits (a) valid new notes that a crash
 left uncommitted, (b) tracked notes whose working copy matches the audit log (a transition
 that was written but not committed), and (c) audit files ahead of HEAD; it re-stages git-index
-entries a kill left behind HEAD. Under the store lock (so no jacked writer is mid-create) it
+entries a kill left behind HEAD and regenerates any index.md that is stale (derived files). Under the store lock (so no jacked writer is mid-create) it
 removes jacked's own stale temp files and git lock files older than a minute.
 """
 
@@ -35,6 +35,7 @@ class Report:
     stale_temp_files: int = 0
     git_index_stale: list[str] = field(default_factory=list)
     config_problems: list[dict] = field(default_factory=list)
+    derived_stale: list[dict] = field(default_factory=list)
     stale_git_locks: list[str] = field(default_factory=list)
     repaired: list[str] = field(default_factory=list)
     reindexed: bool = False
@@ -51,6 +52,7 @@ class Report:
             or self.truncated
             or self.git_index_stale
             or self.config_problems
+            or self.derived_stale
             or self.stale_git_locks
         )
 
@@ -68,6 +70,7 @@ class Report:
             "stale_temp_files": self.stale_temp_files,
             "git_index_stale": self.git_index_stale,
             "config_problems": self.config_problems,
+            "derived_stale": self.derived_stale,
             "stale_git_locks": self.stale_git_locks,
             "repaired": self.repaired,
             "reindexed": self.reindexed,
@@ -179,6 +182,7 @@ def _check_store(store: Store, index: SearchIndex, report: Report) -> None:
             report.audit_problems.append({"path": store.display(rel, _scope(store, rel)), "code": "EDITED_OUTSIDE_TOOL"})
     report.stale_temp_files += sum(1 for _ in _temp_files(store))
     repo = git.open_repo(store.root)
+    report.derived_stale += [{"path": store.display(rel, store.label), "state": state} for rel, _, state in _stale_derived(store, index, repo)]
     report.git_index_stale += [store.display(p, _scope(store, p)) for p in git.index_out_of_step(repo)]
     report.stale_git_locks += [store.display(p, store.label) for p in git.stale_git_locks(store.root)]
 
@@ -245,6 +249,43 @@ def _repair(store: Store, report: Report) -> None:
             message = f"memory: doctor --repair commits {len(files)} file(s)\n\nMemory-Origin: repair\n"
             git.commit_files(repo, files, message)
             report.repaired += [store.display(rel, _scope(store, rel)) for rel in sorted(files)]
+        index = SearchIndex(store)
+        try:
+            index.refresh()
+            derived = {rel: data for rel, data, _ in _stale_derived(store, index, repo)}
+        finally:
+            index.close()
+        for rel, data in derived.items():
+            fsio.replace_file(store.root, rel, data)
+        if derived:
+            git.commit_files(repo, derived, "memory: doctor --repair regenerates index.md\n\nMemory-Origin: repair\n")
+            report.repaired += [store.display(rel, store.label) for rel in sorted(derived)]
+
+
+def _stale_derived(store: Store, index: SearchIndex, repo) -> list[tuple[str, bytes, str]]:
+    """(path, expected bytes, state) for each index.md that the working tree or HEAD has wrong."""
+    from jacked_vault.recall.index_md import index_path, render_index
+
+    if store.is_project:
+        groups: set[str | None] = {None}
+    else:
+        groups = set(index.notes_per_group())
+        try:
+            groups |= {e.name for e in os.scandir(store.root / GROUPS_DIR) if e.is_dir(follow_symlinks=False) and not e.name.startswith(".")}
+        except OSError:
+            pass
+    out = []
+    for group in sorted(groups, key=str):
+        rel = index_path(store, group)
+        expected = render_index(index, store, group)
+        working = fsio.read_optional(store.root, rel, max_bytes=1 << 20)
+        if working is None and not index.group_index(group, 1)[1]:
+            continue  # a group folder with no notes needs no index.md
+        if working != expected:
+            out.append((rel, expected, "stale" if working is not None else "missing"))
+        elif git.tree_blob(repo, rel) != expected:
+            out.append((rel, expected, "uncommitted"))
+    return out
 
 
 def _audit_files_ahead(store: Store, repo) -> dict[str, bytes]:

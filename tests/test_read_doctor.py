@@ -172,3 +172,16 @@ def test_doctor_json_shape_keys(ctx: Context):
     keys = set(doctor(ctx).to_json())
     assert {"ok", "memory_count", "invalid_files", "duplicate_ids", "broken_links", "skipped_symlinks", "uncommitted", "audit_problems", "truncated"} <= keys
     json.dumps(doctor(ctx).to_json())
+
+
+def test_stale_index_md_is_reported_and_regenerated_by_repair(ctx: Context):
+    _add(ctx, "Phi")
+    index_md = ctx.vault.root / "groups" / "tools" / "index.md"
+    good = index_md.read_bytes()
+    index_md.write_text("# hand edited\n")
+    report = doctor(ctx).to_json()
+    assert report["derived_stale"] == [{"path": "vault:groups/tools/index.md", "state": "stale"}] and not report["ok"]
+    repaired = doctor(ctx, repair=True)
+    assert "vault:groups/tools/index.md" in repaired.repaired
+    assert index_md.read_bytes() == good
+    assert doctor(ctx).ok and git(ctx.vault.root, "status", "--porcelain") == ""
