@@ -71,15 +71,33 @@ def _superseded_copies(index, note: Note, now: str) -> list[tuple[str, bytes, No
     return out
 
 
-def create_note(store: Store, note: Note, *, author: dict | None = None, lock_timeout_s: float | None = None) -> Created:
-    """Validate, scan, write, audit and commit one new note with its group's index.md. All or nothing."""
+AUTOMATIC_ORIGINS = frozenset({"session-end", "pre-compact", "post-merge", "migration", "librarian"})
+
+
+def create_note(
+    store: Store,
+    note: Note,
+    *,
+    author: dict | None = None,
+    lock_timeout_s: float | None = None,
+    allow_rejected: bool = False,
+) -> Created:
+    """Validate, scan, write, audit and commit one new note with its group's index.md. All or nothing.
+
+    A value that was rejected before (a tombstone) is refused: always for automatic capture,
+    for a person unless `allow_rejected`.
+    """
     from jacked_vault.recall.index_md import regenerate_index
     from jacked_vault.search.index import Entry
+    from jacked_vault.store.tombstones import is_tombstoned
 
     assert_no_secrets(secret_fields(note))  # first: validation messages may quote a bad value
     validate_note(note)
     data = render_note(note)
     with write_transaction(store, author=author, lock_timeout_s=lock_timeout_s) as tx:
+        if (note.origin in AUTOMATIC_ORIGINS or not allow_rejected) and is_tombstoned(store, note.title, note.body):
+            hint = "" if note.origin in AUTOMATIC_ORIGINS else " (add --allow-rejected to save it anyway)"
+            raise VaultError("TOMBSTONED", f"this note was rejected before; not re-created{hint}")
         if tx.index.lookup(note.id):
             raise VaultError("EXISTS", f"a note with id {note.id} already exists")
         superseded = _superseded_copies(tx.index, note, note.created_at)
