@@ -1,29 +1,30 @@
-"""The `jacked` console script: typer apps that parse, call one library function, and render.
+"""The `jacked` console script.
 
-Command modules register on the apps when imported; library modules are imported inside the
-commands so `jacked --help` stays fast.
+`jacked _hook <name>` is dispatched before typer is even imported, so the hooks a harness
+runs at session start and end pay only for what they use. Every other command goes through
+the typer apps; command modules register on them when imported, and import the library
+inside each command so `jacked --help` stays fast.
 """
 
 from __future__ import annotations
 
 import sys
 
-import typer
 
-try:  # typer >= 0.2x vendors click; older releases use the click package
-    from typer._click import exceptions as click_exceptions
-except ImportError:  # pragma: no cover - depends on the installed typer
-    from click import exceptions as click_exceptions
+def _run_typer(args: list[str]) -> int:
+    """Typer in non-standalone mode so usage errors get our codes (and JSON with --json)."""
+    import typer
 
-from jacked_vault.cli import groups, notes, recall  # noqa: F401  (registers the commands)
-from jacked_vault.cli.apps import app
-from jacked_vault.cli.output import emit_error
-from jacked_vault.errors import VaultError
+    try:  # typer >= 0.2x vendors click; older releases use the click package
+        from typer._click import exceptions as click_exceptions
+    except ImportError:  # pragma: no cover - depends on the installed typer
+        from click import exceptions as click_exceptions
 
+    from jacked_vault.cli import groups, notes, recall  # noqa: F401  (registers the commands)
+    from jacked_vault.cli.apps import app
+    from jacked_vault.cli.output import emit_error
+    from jacked_vault.errors import VaultError
 
-def main(argv: list[str] | None = None) -> int:
-    """Entry point: typer in non-standalone mode so usage errors get our codes and JSON."""
-    args = sys.argv[1:] if argv is None else argv
     as_json = "--json" in args
     try:
         result = app(args=args, prog_name="jacked", standalone_mode=False)
@@ -41,6 +42,15 @@ def main(argv: list[str] | None = None) -> int:
         exc.show()
         return exc.exit_code
     return result if isinstance(result, int) else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if args[:1] == ["_hook"]:
+        from jacked_vault.hooks.dispatch import run_hook
+
+        return run_hook(args[1:])
+    return _run_typer(args)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,171 @@
+"""Claude Code hook registration in `~/.claude/settings.json`: atomic, backed up, idempotent.
+
+Our entries are recognised by a marker comment at the end of the command
+(`… _hook session-start # jacked-vault`): the shell ignores it, and it lets install replace
+only our entries and uninstall remove only ours, leaving every other tool's hooks untouched.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from jacked_vault.errors import VaultError
+
+MARKER = "# jacked-vault"
+MAX_SETTINGS = 4 * 1024 * 1024
+# event -> (matcher or None, hook name, timeout seconds)
+EVENTS = {
+    "SessionStart": (None, "session-start", 15),
+    "SessionEnd": (None, "session-end", 10),
+    "PreCompact": ("auto", "pre-compact", 10),
+}
+
+
+def default_settings_path() -> Path:
+    return Path(os.path.expanduser("~/.claude/settings.json"))
+
+
+def jacked_command() -> str:
+    """How hooks call us: the `jacked` script of this install (absolute), else this Python."""
+    script = Path(sys.executable).with_name("jacked")
+    if script.is_file():
+        return str(script)
+    found = shutil.which("jacked")
+    return found or f"{sys.executable} -m jacked_vault.cli.main"
+
+
+def _quote(text: str) -> str:
+    import shlex
+
+    return " ".join(shlex.quote(part) for part in text.split(" ")) if " -m " not in text else text
+
+
+def hook_command(hook: str, vault: Path | None) -> str:
+    vault_arg = f" --vault {_quote(str(vault))}" if vault is not None else ""
+    return f"{_quote(jacked_command())} _hook {hook}{vault_arg} {MARKER}"
+
+
+def _is_ours(entry: object) -> bool:
+    return isinstance(entry, dict) and isinstance(entry.get("command"), str) and entry["command"].rstrip().endswith(MARKER)
+
+
+def _load(path: Path) -> tuple[dict, bytes | None]:
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return {}, None
+    if len(raw) > MAX_SETTINGS:
+        raise VaultError("CONFIG", f"{path} is over {MAX_SETTINGS} bytes; not editing it")
+    try:
+        data = json.loads(raw.decode("utf-8")) if raw.strip() else {}
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise VaultError("CONFIG", f"{path} is not valid JSON ({exc}); fix it first, nothing was changed") from None
+    if not isinstance(data, dict) or not isinstance(data.get("hooks", {}), dict):
+        raise VaultError("CONFIG", f"{path}: expected an object with a \"hooks\" object; nothing was changed")
+    return data, raw
+
+
+def _without_ours(settings: dict) -> dict:
+    """A copy of settings with every jacked-vault hook removed (and containers it leaves empty)."""
+    out = json.loads(json.dumps(settings))
+    hooks = out.get("hooks", {})
+    for event in list(hooks):
+        groups = hooks[event]
+        if not isinstance(groups, list):
+            continue
+        kept = []
+        for group in groups:
+            if isinstance(group, dict) and isinstance(group.get("hooks"), list):
+                remaining = [h for h in group["hooks"] if not _is_ours(h)]
+                if not remaining and len(remaining) != len(group["hooks"]):
+                    continue
+                group = {**group, "hooks": remaining}
+            kept.append(group)
+        if kept:
+            hooks[event] = kept
+        else:
+            del hooks[event]
+    if "hooks" in out and not out["hooks"] and "hooks" in settings and any(_is_ours_group(g) for g in _all_groups(settings)):
+        del out["hooks"]
+    return out
+
+
+def _all_groups(settings: dict) -> list:
+    return [g for groups in settings.get("hooks", {}).values() if isinstance(groups, list) for g in groups]
+
+
+def _is_ours_group(group: object) -> bool:
+    return isinstance(group, dict) and any(_is_ours(h) for h in group.get("hooks", []) if isinstance(h, dict))
+
+
+def _with_ours(settings: dict, vault: Path | None) -> dict:
+    out = _without_ours(settings)
+    hooks = out.setdefault("hooks", {})
+    for event, (matcher, hook, timeout) in EVENTS.items():
+        group: dict = {"hooks": [{"type": "command", "command": hook_command(hook, vault), "timeout": timeout}]}
+        if matcher is not None:
+            group = {"matcher": matcher, **group}
+        hooks.setdefault(event, []).append(group)
+    return out
+
+
+def _write(path: Path, settings: dict, original: bytes | None) -> str | None:
+    """Back up the original once per change, then replace the file atomically; returns the backup."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    backup = None
+    if original is not None:
+        backup = f"{path}.jacked-backup-{time.strftime('%Y%m%d-%H%M%S')}"
+        n = 1
+        while os.path.exists(backup):
+            n += 1
+            backup = f"{path}.jacked-backup-{time.strftime('%Y%m%d-%H%M%S')}-{n}"
+        Path(backup).write_bytes(original)
+    temp = path.with_name(f".{path.name}.jacked-tmp-{os.getpid()}")
+    temp.write_text(json.dumps(settings, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    os.replace(temp, path)
+    return backup
+
+
+@dataclass(frozen=True)
+class Change:
+    path: str
+    changed: bool
+    backup: str | None
+    installed: list[str]
+
+
+def installed_events(settings: dict) -> list[str]:
+    return sorted(event for event, groups in settings.get("hooks", {}).items() if isinstance(groups, list) and any(_is_ours_group(g) for g in groups))
+
+
+def install(path: Path | None = None, vault: Path | None = None) -> Change:
+    path = path or default_settings_path()
+    settings, raw = _load(path)
+    wanted = _with_ours(settings, vault)
+    if wanted == settings:
+        return Change(str(path), False, None, installed_events(settings))
+    backup = _write(path, wanted, raw)
+    return Change(str(path), True, backup, installed_events(wanted))
+
+
+def uninstall(path: Path | None = None) -> Change:
+    path = path or default_settings_path()
+    settings, raw = _load(path)
+    if raw is None or not installed_events(settings):
+        return Change(str(path), False, None, installed_events(settings))
+    cleaned = _without_ours(settings)
+    backup = _write(path, cleaned, raw)
+    return Change(str(path), True, backup, [])
+
+
+def status(path: Path | None = None) -> dict:
+    path = path or default_settings_path()
+    settings, raw = _load(path)
+    events = installed_events(settings)
+    return {"path": str(path), "exists": raw is not None, "installed": events, "complete": events == sorted(EVENTS)}

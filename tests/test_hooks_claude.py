@@ -1,0 +1,85 @@
+"""Claude Code settings.json: install/uninstall/status, atomic with a backup, foreign hooks untouched."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from jacked_vault.errors import VaultError
+from jacked_vault.hooks import claude
+
+FOREIGN = {
+    "model": "opus",
+    "hooks": {
+        "SessionStart": [{"hooks": [{"type": "command", "command": "other-tool start"}]}],
+        "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "guard.sh"}]}],
+    },
+}
+
+
+def test_install_into_missing_file_creates_all_three_events(tmp_path: Path):
+    path = tmp_path / ".claude" / "settings.json"
+    change = claude.install(path, vault=tmp_path / "vault")
+    assert change.changed and change.backup is None
+    data = json.loads(path.read_text())
+    assert sorted(data["hooks"]) == ["PreCompact", "SessionEnd", "SessionStart"]
+    assert data["hooks"]["PreCompact"][0]["matcher"] == "auto"
+    command = data["hooks"]["SessionEnd"][0]["hooks"][0]["command"]
+    assert " _hook session-end --vault " in command and command.endswith(claude.MARKER)
+    assert claude.status(path)["complete"] is True
+
+
+def test_install_keeps_foreign_hooks_backs_up_and_is_idempotent(tmp_path: Path):
+    path = tmp_path / "settings.json"
+    original = json.dumps(FOREIGN, indent=4).encode()
+    path.write_bytes(original)
+    first = claude.install(path)
+    assert first.changed and Path(first.backup).read_bytes() == original
+    data = json.loads(path.read_text())
+    assert data["model"] == "opus"
+    assert data["hooks"]["PreToolUse"] == FOREIGN["hooks"]["PreToolUse"]
+    assert data["hooks"]["SessionStart"][0] == FOREIGN["hooks"]["SessionStart"][0]
+    assert len(data["hooks"]["SessionStart"]) == 2
+    second = claude.install(path)
+    assert not second.changed and second.backup is None
+    assert len(list(tmp_path.glob("settings.json.jacked-backup-*"))) == 1
+
+
+def test_uninstall_removes_only_ours(tmp_path: Path):
+    path = tmp_path / "settings.json"
+    path.write_text(json.dumps(FOREIGN))
+    claude.install(path)
+    change = claude.uninstall(path)
+    assert change.changed and change.installed == []
+    assert json.loads(path.read_text()) == FOREIGN
+    assert not claude.uninstall(path).changed
+
+
+def test_uninstall_of_a_fresh_install_leaves_no_hooks_key(tmp_path: Path):
+    path = tmp_path / "settings.json"
+    path.write_text(json.dumps({"model": "opus"}))
+    claude.install(path)
+    claude.uninstall(path)
+    assert json.loads(path.read_text()) == {"model": "opus"}
+
+
+@pytest.mark.parametrize("content", [b"{not json", b"[1, 2]", b'{"hooks": []}', b"\xff\xfe"])
+def test_invalid_settings_refused_and_untouched(tmp_path: Path, content: bytes):
+    path = tmp_path / "settings.json"
+    path.write_bytes(content)
+    with pytest.raises(VaultError) as err:
+        claude.install(path)
+    assert err.value.code == "CONFIG"
+    assert path.read_bytes() == content
+    assert list(tmp_path.iterdir()) == [path]
+
+
+def test_reinstall_replaces_our_entry_when_the_vault_changes(tmp_path: Path):
+    path = tmp_path / "settings.json"
+    claude.install(path, vault=tmp_path / "a")
+    claude.install(path, vault=tmp_path / "b")
+    data = json.loads(path.read_text())
+    commands = [h["command"] for g in data["hooks"]["SessionStart"] for h in g["hooks"]]
+    assert len(commands) == 1 and str(tmp_path / "b") in commands[0]
