@@ -28,6 +28,7 @@ class AddRequest:
     valid_from: str | None = None
     origin: str = "cli"
     status: str = "active"
+    allow_rejected: bool = False
 
 
 def add(ctx: Context, req: AddRequest) -> Created:
@@ -57,7 +58,9 @@ def add(ctx: Context, req: AddRequest) -> Created:
     )
     store = ctx.project_store(create=True) if req.scope == "project" else vault
     settings = ctx.config.get("settings", {})
-    return create_note(store, note, author=settings.get("author"), lock_timeout_s=settings.get("lock_timeout_s"))
+    return create_note(
+        store, note, author=settings.get("author"), lock_timeout_s=settings.get("lock_timeout_s"), allow_rejected=req.allow_rejected
+    )
 
 
 @dataclass(frozen=True)
@@ -68,8 +71,13 @@ class ReadResult:
     backlinks_truncated: bool
 
 
-def read(ctx: Context, note_id: str) -> ReadResult:
-    """One note by id, complete or fail: an incomplete scan or an invalid file gives INCOMPLETE."""
+def read(ctx: Context, note_id: str, *, target: str | None = None, scopes: frozenset[str] | None = None) -> ReadResult:
+    """One note by id, complete or fail: an incomplete scan or an invalid file gives INCOMPLETE.
+
+    With `target` (a harness) and/or `scopes`, a note not addressed to that harness (nor `all`)
+    or outside those scopes is reported exactly like a missing one, and backlinks are limited
+    to what that harness may see before the cap.
+    """
     from jacked_vault.document import MAX_FILE_BYTES, parse_note
     from jacked_vault.safety import fsio
     from jacked_vault.search.service import fresh_indexes
@@ -83,9 +91,9 @@ def read(ctx: Context, note_id: str) -> ReadResult:
                 f"{' and a truncated scan' if diag.truncated else ''}; run `jacked memory doctor`",
                 details=diag.to_json(),
             )
-        found = [(index, doc) for index in indexes for doc in index.lookup(note_id)]
+        found = [(index, doc) for index in indexes for doc in index.lookup(note_id, target, scopes)]
         if not found:
-            raise VaultError("NOT_FOUND", f"no note with id {note_id}")
+            raise _not_found(note_id)
         if len(found) > 1:
             raise VaultError("INCOMPLETE", f"{note_id} is not unique: {len(found)} files carry it; run `jacked memory doctor`")
         index, doc = found[0]
@@ -97,7 +105,9 @@ def read(ctx: Context, note_id: str) -> ReadResult:
             raise VaultError("INCOMPLETE", f"{note_id}: its file cannot be read as a valid note ({message})") from None
         if note.id != note_id:
             raise VaultError("INCOMPLETE", f"{note_id}: its file now carries another id; run `jacked memory doctor`")
-        backlinks = [doc for index in indexes for doc in index.backlinks(note_id, MAX_BACKLINKS)]
+        if (target and not {target, "all"} & set(note.target_harnesses)) or (scopes is not None and note.scope not in scopes):
+            raise _not_found(note_id)  # the working file says otherwise than the index: still hidden
+        backlinks = [doc for index in indexes for doc in index.backlinks(note_id, MAX_BACKLINKS, target, scopes)]
         backlinks.sort(key=lambda d: (d.updated_at, d.id), reverse=True)
         return ReadResult(
             note=note,
@@ -108,3 +118,7 @@ def read(ctx: Context, note_id: str) -> ReadResult:
     finally:
         for index in indexes:
             index.close()
+
+
+def _not_found(note_id: str) -> VaultError:
+    return VaultError("NOT_FOUND", f"no note with id {note_id}")

@@ -92,6 +92,7 @@ def add(
     target: Targets = None,
     harness: Harness = None,
     valid_from: ValidFrom = None,
+    allow_rejected: Annotated[bool, typer.Option("--allow-rejected", help="Save it even though the same note was rejected before.")] = False,
     vault: VaultOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
@@ -114,6 +115,7 @@ def add(
             supersedes=tuple(supersedes or ()),
             targets=tuple(target or ()),
             valid_from=_timestamp(valid_from, "--valid-from"),
+            allow_rejected=allow_rejected,
         )
         return _added(add_note(context, request))
 

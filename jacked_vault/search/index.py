@@ -572,15 +572,21 @@ class SearchIndex:
             excerpt=excerpt,
         )
 
-    def lookup(self, note_id: str) -> list[Doc]:
-        return self._docs(f"SELECT {_COLUMNS} FROM docs d WHERE d.id=? ORDER BY d.path", (note_id,))
+    def lookup(self, note_id: str, target: str | None = None, scopes: frozenset[str] | None = None) -> list[Doc]:
+        """Every doc carrying `note_id`; with `target`/`scopes`, only those that harness and scopes may see."""
+        where, params = _visible_sql(target, scopes)
+        return self._docs(f"SELECT {_COLUMNS} FROM docs d WHERE d.id=?{where} ORDER BY d.path", (note_id, *params))
 
-    def backlinks(self, note_id: str, limit: int) -> list[Doc]:
-        """Active notes linking to `note_id`, newest first (limit + 1 rows to detect a cut)."""
+    def backlinks(self, note_id: str, limit: int, target: str | None = None, scopes: frozenset[str] | None = None) -> list[Doc]:
+        """Active notes linking to `note_id`, newest first (limit + 1 rows to detect a cut).
+
+        `target`/`scopes` filter in SQL, before the limit, so hidden backlinks never crowd out visible ones.
+        """
+        where, params = _visible_sql(target, scopes)
         return self._docs(
             f"SELECT DISTINCT {_COLUMNS} FROM links l JOIN docs d ON d.rowid = l.src"
-            " WHERE l.dst=? AND d.status='active' ORDER BY d.updated_at DESC, d.id LIMIT ?",
-            (note_id, limit + 1),
+            f" WHERE l.dst=? AND d.status='active'{where} ORDER BY d.updated_at DESC, d.id LIMIT ?",
+            (note_id, *params, limit + 1),
         )
 
     def notes_per_group(self) -> dict[str, int]:
@@ -660,6 +666,18 @@ def _scope_of(store: Store, rel: str) -> str:
 
 def _one_line(text: str) -> str:
     return " ".join(text.split())
+
+
+def _visible_sql(target: str | None, scopes: frozenset[str] | None) -> tuple[str, list]:
+    """` AND …` clauses limiting docs to those addressed to `target` (or all) in `scopes`."""
+    sql, params = "", []
+    if target:
+        sql += " AND EXISTS (SELECT 1 FROM json_each(d.targets) WHERE value IN (?, 'all'))"
+        params.append(target)
+    if scopes is not None:
+        sql += f" AND d.scope IN ({','.join('?' * len(scopes))})"
+        params += sorted(scopes)
+    return sql, params
 
 
 def _filter_sql(f: Filters) -> tuple[str, list]:

@@ -1,0 +1,131 @@
+"""Transitions (accept/reject/supersede/expire): one commit each, only the allowed fields, audit, tombstones."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from conftest import git, run_cli, snapshot
+from jacked_vault.context import Context
+from jacked_vault.document import parse_note
+from jacked_vault.errors import VaultError
+from jacked_vault.notes import AddRequest, add
+from jacked_vault.review import candidates, transition
+from jacked_vault.store.audit import verify
+
+ALLOWED = {"status", "status_reason", "valid_until", "updated_at"}
+
+
+def _add(ctx: Context, title: str = "Use FTS5", **kw):
+    return add(ctx, AddRequest(title=title, body=kw.pop("body", "Because it ships with Python."), group="tools", **kw))
+
+
+def _changed_fields(root: Path, rel: str) -> set[str]:
+    before = parse_note(git(root, "show", f"HEAD~1:{rel}").encode()).to_json()
+    after = parse_note((root / rel).read_bytes()).to_json()
+    return {k for k in set(before) | set(after) if before.get(k) != after.get(k)}
+
+
+@pytest.mark.parametrize(
+    ("start", "op", "kwargs", "status"),
+    [
+        ("candidate", "accept", {}, "active"),
+        ("candidate", "reject", {"reason": "not true"}, "rejected"),
+        ("active", "reject", {"reason": "outdated"}, "rejected"),
+        ("active", "expire", {"valid_until": "2030-01-01T00:00:00.000Z"}, "active"),
+    ],
+)
+def test_transition_is_one_commit_changing_only_allowed_fields(ctx: Context, start, op, kwargs, status):
+    created = _add(ctx, status=start)
+    done = transition(ctx, created.note.id, op, **kwargs)
+    root = ctx.vault.root
+    assert done.status == status
+    assert _changed_fields(root, created.rel) <= ALLOWED
+    changed_files = git(root, "show", "--name-only", "--format=", "HEAD").split()
+    assert created.rel in changed_files
+    assert all(p == created.rel or p.startswith(("audit/", "tombstones/")) or p.endswith("index.md") for p in changed_files)
+    message = git(root, "log", "-1", "--format=%B")
+    assert message.startswith(f"memory({op}): Use FTS5") and f"Memory-Id: {created.note.id}" in message
+    assert verify(root).problems == []
+    audit_ops = [json.loads(l)["op"] for p in (root / "audit").rglob("*.jsonl") for l in p.read_text().splitlines()]
+    assert audit_ops[-1] == op
+
+
+def test_supersede_by_another_note(ctx: Context):
+    old = _add(ctx, "Old")
+    new = _add(ctx, "New")
+    transition(ctx, old.note.id, "supersede", by=new.note.id)
+    note = parse_note((ctx.vault.root / old.rel).read_bytes())
+    assert note.status == "superseded" and note.status_reason == f"superseded by {new.note.id}"
+    with pytest.raises(VaultError) as err:
+        transition(ctx, new.note.id, "supersede", by="mem_20260101_absent")
+    assert err.value.code == "NOT_FOUND"
+
+
+def test_rejected_value_is_tombstoned_for_capture_and_for_add(ctx: Context):
+    from jacked_vault.store.create import build_note, create_note
+
+    created = _add(ctx, "Tabs over spaces", body="Always indent with tabs.")
+    transition(ctx, created.note.id, "reject", reason="team uses spaces")
+    before = snapshot(ctx.vault.root)
+    with pytest.raises(VaultError) as err:
+        _add(ctx, "tabs over  SPACES", body="Always indent   with tabs.")  # normalised: same value
+    assert err.value.code == "TOMBSTONED" and "--allow-rejected" in err.value.message
+    captured = build_note(title="Tabs over spaces", body="Always indent with tabs.", kind="convention", scope="group",
+                          group="tools", repos=[], source_harness="claude", origin="session-end", status="candidate")
+    with pytest.raises(VaultError) as err:
+        create_note(ctx.vault, captured, allow_rejected=True)
+    assert err.value.code == "TOMBSTONED"
+    assert snapshot(ctx.vault.root) == before
+    forced = _add(ctx, "Tabs over spaces", body="Always indent with tabs.", allow_rejected=True)
+    assert forced.note.status == "active"
+
+
+@pytest.mark.parametrize(
+    ("start", "op", "kwargs"),
+    [
+        ("active", "accept", {}),
+        ("candidate", "supersede", {"by": "x"}),
+        ("candidate", "reject", {}),
+        ("active", "expire", {"valid_until": "2000-01-01T00:00:00.000Z"}),
+    ],
+)
+def test_refused_transitions_change_nothing(ctx: Context, start, op, kwargs):
+    created = _add(ctx, status=start)
+    before = snapshot(ctx.vault.root)
+    with pytest.raises(VaultError):
+        transition(ctx, created.note.id, op, **kwargs)
+    assert snapshot(ctx.vault.root) == before
+
+
+def test_accept_puts_a_candidate_into_index_md_and_search(ctx: Context):
+    from jacked_vault.search.index import Filters
+    from jacked_vault.search.service import search
+
+    created = _add(ctx, "Captured idea", status="candidate")
+    index_md = ctx.vault.root / "groups" / "tools" / "index.md"
+    assert "Captured idea" not in index_md.read_text()
+    assert [c.id for c in candidates(ctx)] == [created.note.id]
+    transition(ctx, created.note.id, "accept")
+    assert "Captured idea" in index_md.read_text()
+    assert [d.id for d in search(ctx, "captured", Filters()).results] == [created.note.id]
+    assert candidates(ctx) == []
+
+
+def test_review_cli_json_lists_the_queue_and_scripted_transitions(tmp_path: Path):
+    vault = tmp_path / "vault"
+    run_cli("memory", "init", "--no-scan", vault=vault)
+    ctx = Context.create(vault=str(vault), cwd=tmp_path, harness="t")
+    created = _add(ctx, "Queue me", status="candidate")
+    listed = run_cli("memory", "review", "--json", vault=vault)
+    assert [c["id"] for c in listed.json["candidates"]] == [created.note.id]
+    rejected = run_cli("memory", "reject", created.note.id, "--reason", "noise", "--json", vault=vault)
+    assert rejected.code == 0 and rejected.json["status"] == "rejected"
+    again = run_cli("memory", "accept", created.note.id, "--json", vault=vault)
+    assert again.code == 1 and again.json["error"]["code"] == "JACKED_MEMORY_VALIDATION"
+    missing_reason = run_cli("memory", "reject", created.note.id, "--json", vault=vault)
+    assert missing_reason.code == 2
+    log = run_cli("memory", "log", created.note.id, "--json", vault=vault)
+    assert [e["summary"].split(":")[0] for e in log.json["entries"]] == ["memory(reject)", "memory(note)"]
