@@ -80,20 +80,33 @@ def signature(repo: pygit2.Repository, author: Mapping[str, str] | None = None) 
 
 
 def _tree_with(repo: pygit2.Repository, tree: pygit2.Tree | None, parts: list[str], blob) -> pygit2.Oid:
-    """A copy of `tree` with the blob at `parts`, rebuilding only the trees along that path."""
+    """A copy of `tree` with the blob at `parts`, rebuilding only the trees along that path.
+
+    `blob` None removes the entry at `parts` (a missing one is no change) and drops the
+    subtrees that this leaves empty.
+    """
     import pygit2
 
     builder = repo.TreeBuilder(tree) if tree is not None else repo.TreeBuilder()
     name = parts[0]
     if len(parts) == 1:
-        builder.insert(name, blob, pygit2.GIT_FILEMODE_BLOB)
+        if blob is not None:
+            builder.insert(name, blob, pygit2.GIT_FILEMODE_BLOB)
+        elif builder.get(name) is not None:
+            builder.remove(name)
     else:
         subtree = None
         if tree is not None and name in tree:
             entry = tree[name]
             if entry.type_str == "tree":
                 subtree = repo[entry.id]
-        builder.insert(name, _tree_with(repo, subtree, parts[1:], blob), pygit2.GIT_FILEMODE_TREE)
+        if blob is None and subtree is None:
+            return tree.id if tree is not None else builder.write()
+        child = _tree_with(repo, subtree, parts[1:], blob)
+        if blob is None and len(repo[child]) == 0:
+            builder.remove(name)
+        else:
+            builder.insert(name, child, pygit2.GIT_FILEMODE_TREE)
     return builder.write()
 
 
@@ -105,12 +118,14 @@ def head_commit(repo: pygit2.Repository) -> pygit2.Commit | None:
 
 def commit_files(
     repo: pygit2.Repository,
-    files: Mapping[str, bytes],
+    files: Mapping[str, bytes | None],
     message: str,
     *,
     author: Mapping[str, str] | None = None,
 ) -> str:
     """Commit `files` (store-relative path -> content already on disk) on top of HEAD.
+
+    A value of None removes that path from the tree and the git index (the file is already gone).
 
     The new tree is built from the parent tree (TreeBuilder on the changed paths only) and the
     branch moves only if HEAD is still the parent (libgit2 checks), so no commit is ever lost.
@@ -122,7 +137,7 @@ def commit_files(
     tree = parent.tree if parent is not None else None
     tree_id = tree.id if tree is not None else None
     for rel, data in files.items():
-        blob = repo.create_blob(data)
+        blob = repo.create_blob(data) if data is not None else None
         tree_id = _tree_with(repo, repo[tree_id] if tree_id is not None else None, rel.split("/"), blob)
     sig = signature(repo, author)
     parents = [parent.id] if parent is not None else []
@@ -138,8 +153,11 @@ def commit_files(
         try:
             index = repo.index
             index.read(False)
-            for rel in files:
-                index.add(rel)
+            for rel, data in files.items():
+                if data is not None:
+                    index.add(rel)
+                elif rel in index:
+                    index.remove(rel)
             index.write()
         except (pygit2.GitError, OSError):
             pass  # the commit landed; doctor reports the stale git index and --repair resyncs it

@@ -27,7 +27,7 @@ class Transaction:
         self.store = store
         self.index = index  # the store's SearchIndex, refreshed to HEAD
         self.author = author
-        self.files: dict[str, bytes] = {}
+        self.files: dict[str, bytes | None] = {}  # None: removed in this commit
         self._before: dict[str, bytes | None] = {}
         self._events: list[audit.AuditEvent] = []
         self.commit_id: str | None = None
@@ -53,6 +53,16 @@ class Transaction:
             self._before[rel] = fsio.read_optional(self.store.root, rel, max_bytes=audit.MAX_AUDIT_FILE)
         fsio.replace_file(self.store.root, rel, data)
         self.files[rel] = data
+
+    def remove(self, rel: str) -> None:
+        """Delete `rel` (it must exist) from the working tree and, at commit, from the tree and git index."""
+        if rel not in self._before:
+            try:
+                self._before[rel] = fsio.read_file(self.store.root, rel, max_bytes=audit.MAX_AUDIT_FILE)
+            except FileNotFoundError:
+                raise VaultError("NOT_FOUND", f"{rel} does not exist; nothing to remove") from None
+        fsio.remove_file(self.store.root, rel)
+        self.files[rel] = None
 
     def record(self, event: audit.AuditEvent) -> None:
         """Add an audit line to this commit."""

@@ -1,0 +1,471 @@
+"""Register the `jacked-memory` MCP server in each harness's own config file.
+
+| harness  | default file                         | entry                                                    |
+|----------|--------------------------------------|----------------------------------------------------------|
+| claude   | `<project>/.mcp.json`                | `mcpServers.jacked-memory = {command, args, env}`       |
+| codex    | `$CODEX_HOME/config.toml` (~/.codex) | `[mcp_servers.jacked-memory]` command, args, env         |
+| cursor   | `<project>/.cursor/mcp.json`         | `mcpServers.jacked-memory = {command, args, env}`       |
+| opencode | `<project>/opencode.json`            | `mcp.jacked-memory = {type: local, command, environment}`|
+
+`<project>` is the root of the git repo containing the cwd (else the cwd). Each entry sets
+its own `JACKED_MEMORY_HARNESS`. Installing is idempotent (an identical entry is left alone,
+the file untouched), touches nothing but our entry, and writes atomically (temp file +
+rename, through a symlinked config to its target). A file we cannot parse, or where our entry
+cannot be edited without touching anything else, is refused with nothing written.
+
+TOML is read with `tomllib`; our table is written by a small writer and spliced into the
+text, so every other byte of the file stays as it was. Every edit is checked by parsing the
+result and comparing it with the expected document before anything is written.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import shutil
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from jacked_vault.errors import VaultError
+from jacked_vault.mcp import SERVER_NAME
+
+HARNESSES = ("claude", "codex", "cursor", "opencode")
+SCRIPT = "jacked-memory-mcp"
+MAX_CONFIG_BYTES = 4 << 20
+CODEX_MARKER = "# jacked-vault memory server (jacked memory hooks install --mcp codex)"
+
+
+@dataclass(frozen=True)
+class Launch:
+    """How a harness starts the server: the command, its arguments and its environment."""
+
+    command: str
+    args: list[str] = field(default_factory=list)
+    env: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Change:
+    """What install/uninstall did to one file."""
+
+    harness: str
+    path: Path
+    action: str  # created, updated, unchanged, removed, absent
+
+    def to_json(self) -> dict:
+        return {"harness": self.harness, "path": str(self.path), "action": self.action}
+
+
+def server_command() -> tuple[str, list[str]]:
+    """The installed `jacked-memory-mcp` (beside this Python, else on PATH), else `python -m`."""
+    beside = Path(sys.executable).parent / SCRIPT
+    if beside.is_file() and os.access(beside, os.X_OK):
+        return str(beside), []
+    found = shutil.which(SCRIPT)
+    if found:
+        return str(Path(found).absolute()), []
+    return sys.executable, ["-m", "jacked_vault.mcp"]
+
+
+def launch_for(harness: str, vault_path: Path, *, allow_user_scope: bool = False, command: tuple[str, list[str]] | None = None) -> Launch:
+    _check_harness(harness)
+    cmd, args = command or server_command()
+    env = {"JACKED_MEMORY_HARNESS": harness, "JACKED_VAULT_DIR": str(vault_path)}
+    if allow_user_scope:
+        env["JACKED_MEMORY_ALLOW_USER_SCOPE"] = "1"
+    return Launch(cmd, list(args), env)
+
+
+def default_config_path(harness: str, cwd: Path | None = None, environ: dict[str, str] | None = None) -> Path:
+    """Where each harness reads its MCP servers (project files live at the repo root)."""
+    _check_harness(harness)
+    env = os.environ if environ is None else environ
+    if harness == "codex":
+        home = env.get("CODEX_HOME") or os.path.join(env.get("HOME") or os.path.expanduser("~"), ".codex")
+        return Path(home).absolute() / "config.toml"
+    project = _project_root(Path(cwd or Path.cwd()).absolute())
+    return {
+        "claude": project / ".mcp.json",
+        "cursor": project / ".cursor" / "mcp.json",
+        "opencode": project / "opencode.json",
+    }[harness]
+
+
+def _project_root(cwd: Path) -> Path:
+    from jacked_vault.groups.identity import find_repo_root
+
+    try:
+        root = find_repo_root(cwd)
+    except (OSError, VaultError):
+        root = None
+    return Path(root) if root else cwd
+
+
+def _check_harness(harness: str) -> None:
+    if harness not in HARNESSES:
+        raise VaultError("USAGE", f"unknown harness {harness!r}: use one of {', '.join(HARNESSES)}")
+
+
+# -- the entries ----------------------------------------------------------------------------------
+
+
+def entry(harness: str, launch: Launch) -> dict[str, Any]:
+    """Our entry as the harness's config spells it (codex: the TOML table as a dict)."""
+    _check_harness(harness)
+    if harness == "opencode":
+        return {"type": "local", "command": [launch.command, *launch.args], "environment": dict(launch.env), "enabled": True}
+    return {"command": launch.command, "args": list(launch.args), "env": dict(launch.env)}
+
+
+def _container(harness: str) -> str:
+    return {"claude": "mcpServers", "cursor": "mcpServers", "opencode": "mcp", "codex": "mcp_servers"}[harness]
+
+
+def render(harness: str, launch: Launch) -> str:
+    """What `--print` shows: the snippet to paste into the harness's config."""
+    if harness == "codex":
+        return codex_block(launch)
+    doc = {_container(harness): {SERVER_NAME: entry(harness, launch)}}
+    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+
+
+def claude_cli(launch: Launch, scope: str = "user") -> str:
+    """The same entry as a `claude mcp add` command line."""
+    parts = ["claude", "mcp", "add", "--transport", "stdio", "--scope", scope]
+    for key, value in launch.env.items():
+        parts += ["--env", f"{key}={value}"]
+    parts += [SERVER_NAME, "--", launch.command, *launch.args]
+    return " ".join(shlex.quote(p) for p in parts)
+
+
+# -- install / uninstall / status -----------------------------------------------------------------
+
+
+def install(harness: str, path: Path, launch: Launch) -> Change:
+    _check_harness(harness)
+    target = _real(path)
+    old = _read(target)
+    if harness == "codex":
+        new = _toml_install(old or "", launch, path)
+    else:
+        new = _json_install(harness, old, launch, path)
+    if old is not None and new == old:
+        return Change(harness, path, "unchanged")
+    _write(target, new)
+    return Change(harness, path, "created" if old is None else "updated")
+
+
+def uninstall(harness: str, path: Path) -> Change:
+    _check_harness(harness)
+    target = _real(path)
+    old = _read(target)
+    if old is None:
+        return Change(harness, path, "absent")
+    new = _toml_uninstall(old, path) if harness == "codex" else _json_uninstall(harness, old, path)
+    if new == old:
+        return Change(harness, path, "absent")
+    _write(target, new)
+    return Change(harness, path, "removed")
+
+
+def status(harness: str, path: Path, launch: Launch) -> str:
+    """installed (as install would write it), outdated (ours, but different), or absent."""
+    _check_harness(harness)
+    text = _read(_real(path))
+    if text is None:
+        return "absent"
+    current = _current_entry(harness, text, path)
+    if current is None:
+        return "absent"
+    return "installed" if current == entry(harness, launch) else "outdated"
+
+
+def _current_entry(harness: str, text: str, path: Path) -> dict | None:
+    if harness == "codex":
+        doc = _toml_load(text, path)
+    else:
+        doc = _json_load(text, path)
+    container = doc.get(_container(harness))
+    if not isinstance(container, dict):
+        return None
+    found = container.get(SERVER_NAME)
+    return found if isinstance(found, dict) else None
+
+
+# -- files ----------------------------------------------------------------------------------------
+
+
+def _real(path: Path) -> Path:
+    """Write through a symlinked config (dotfile setups) to the file it points at."""
+    return Path(os.path.realpath(path))
+
+
+def _read(path: Path) -> str | None:
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(MAX_CONFIG_BYTES + 1)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise VaultError("CONFIG", f"cannot read {path}: {exc.strerror}") from None
+    if len(data) > MAX_CONFIG_BYTES:
+        raise VaultError("CONFIG", f"{path} is over {MAX_CONFIG_BYTES} bytes; not editing it")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise VaultError("CONFIG", f"{path} is not UTF-8; not editing it") from None
+
+
+def _write(path: Path, text: str) -> None:
+    """Atomic replace in the same directory, keeping the old file's mode."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        mode = os.stat(path).st_mode & 0o7777
+    except FileNotFoundError:
+        mode = None
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.jacked-", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(text.encode("utf-8"))
+            handle.flush()
+            os.fsync(handle.fileno())
+        if mode is not None:
+            os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+
+
+# -- JSON configs (claude, cursor, opencode) ------------------------------------------------------
+
+
+def _json_load(text: str, path: Path) -> dict:
+    try:
+        doc = json.loads(text) if text.strip() else {}
+    except ValueError as exc:
+        raise VaultError("CONFIG", f"{path} is not plain JSON ({exc.msg} at line {exc.lineno}); add the entry by hand (see --print)") from None
+    if not isinstance(doc, dict):
+        raise VaultError("CONFIG", f"{path} does not hold a JSON object; not editing it")
+    return doc
+
+
+def _indent(text: str | None) -> int | str:
+    """The indentation the file already uses (2 spaces for a new file)."""
+    for line in (text or "").splitlines()[1:]:
+        stripped = line.lstrip(" \t")
+        if stripped and len(stripped) != len(line):
+            lead = line[: len(line) - len(stripped)]
+            return "\t" if lead.startswith("\t") else len(lead)
+    return 2
+
+
+def _json_dump(doc: dict, old: str | None) -> str:
+    return json.dumps(doc, indent=_indent(old), ensure_ascii=False) + "\n"
+
+
+def _json_install(harness: str, old: str | None, launch: Launch, path: Path) -> str:
+    doc = _json_load(old or "", path)
+    key = _container(harness)
+    container = doc.setdefault(key, {})
+    if not isinstance(container, dict):
+        raise VaultError("CONFIG", f"{path}: {key!r} is not an object; not editing it")
+    wanted = entry(harness, launch)
+    if container.get(SERVER_NAME) == wanted and old is not None:
+        return old  # already there: leave the file byte-for-byte alone
+    container[SERVER_NAME] = wanted
+    return _json_dump(doc, old)
+
+
+def _json_uninstall(harness: str, old: str, path: Path) -> str:
+    doc = _json_load(old, path)
+    key = _container(harness)
+    container = doc.get(key)
+    if not isinstance(container, dict) or SERVER_NAME not in container:
+        return old
+    del container[SERVER_NAME]
+    if not container:
+        del doc[key]
+    return _json_dump(doc, old)
+
+
+# -- TOML (codex) ---------------------------------------------------------------------------------
+
+_HEADER = re.compile(r"^\s*\[\[?\s*(?P<key>[^\]#]+?)\s*\]\]?\s*(#.*)?$")
+_BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
+
+
+def toml_string(value: str) -> str:
+    """A TOML basic string: JSON's escapes are all valid TOML escapes; DEL must be escaped too."""
+    return json.dumps(value, ensure_ascii=False).replace("\x7f", "\\u007f")
+
+
+def _toml_key(key: str) -> str:
+    return key if _BARE_KEY.match(key) else toml_string(key)
+
+
+def codex_block(launch: Launch) -> str:
+    """Our `[mcp_servers.jacked-memory]` table, with the marker comment above it."""
+    env = ", ".join(f"{_toml_key(k)} = {toml_string(v)}" for k, v in launch.env.items())
+    args = ", ".join(toml_string(a) for a in launch.args)
+    return (
+        f"{CODEX_MARKER}\n"
+        f"[mcp_servers.{SERVER_NAME}]\n"
+        f"command = {toml_string(launch.command)}\n"
+        f"args = [{args}]\n"
+        f"env = {{ {env} }}\n"
+    )
+
+
+def _toml_load(text: str, path: Path) -> dict:
+    import tomllib
+
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise VaultError("CONFIG", f"{path} is not valid TOML ({exc}); not editing it") from None
+
+
+def _split_key(raw: str) -> list[str]:
+    """A dotted TOML key (bare or quoted parts) as a list of parts; [] if it is not one we parse."""
+    parts, rest = [], raw.strip()
+    while rest:
+        if rest[0] in "\"'":
+            quote = rest[0]
+            end = rest.find(quote, 1)
+            if end == -1:
+                return []
+            part = rest[1:end]
+            if quote == '"':
+                try:
+                    part = json.loads(rest[: end + 1])
+                except ValueError:
+                    return []
+            rest = rest[end + 1 :].lstrip()
+        else:
+            match = re.match(r"[A-Za-z0-9_-]+", rest)
+            if not match:
+                return []
+            part = match.group(0)
+            rest = rest[match.end() :].lstrip()
+        parts.append(part)
+        if rest.startswith("."):
+            rest = rest[1:].lstrip()
+        elif rest:
+            return []
+    return parts
+
+
+def _our_block(lines: list[str]) -> tuple[int, int] | None:
+    """[start, end) of our table (marker comment and sub-tables included) in `lines`, or None.
+
+    The block ends at the next table header that is not ours, less any comment or blank lines
+    right before it (they belong to what follows), plus blank lines right after our last line.
+    """
+    start = None
+    for i, line in enumerate(lines):
+        match = _HEADER.match(line)
+        if match and _split_key(match.group("key"))[:2] == ["mcp_servers", SERVER_NAME]:
+            start = i
+            break
+    if start is None:
+        return None
+    end = len(lines)
+    for j in range(start + 1, len(lines)):
+        match = _HEADER.match(lines[j])
+        if match and _split_key(match.group("key"))[:2] != ["mcp_servers", SERVER_NAME]:
+            end = j
+            break
+    last = end
+    while last > start + 1 and (not lines[last - 1].strip() or lines[last - 1].lstrip().startswith("#")):
+        last -= 1
+    while last < end and not lines[last].strip():
+        last += 1
+    if start > 0 and lines[start - 1].rstrip("\r\n") == CODEX_MARKER:
+        start -= 1
+    return start, last
+
+
+def _toml_expected(doc: dict, wanted: dict | None) -> dict:
+    import copy
+
+    expected = copy.deepcopy(doc)
+    servers = expected.get("mcp_servers")
+    if wanted is None:
+        if isinstance(servers, dict):
+            servers.pop(SERVER_NAME, None)
+            if not servers:
+                expected.pop("mcp_servers")
+    else:
+        expected.setdefault("mcp_servers", {})[SERVER_NAME] = wanted
+    return expected
+
+
+def _toml_install(old: str, launch: Launch, path: Path) -> str:
+    doc = _toml_load(old, path)
+    wanted = entry("codex", launch)
+    servers = doc.get("mcp_servers", {})
+    if not isinstance(servers, dict):
+        raise VaultError("CONFIG", f"{path}: mcp_servers is not a table; not editing it")
+    if servers.get(SERVER_NAME) == wanted:
+        return old
+    block = codex_block(launch)
+    lines = old.splitlines(keepends=True)
+    found = _our_block(lines)
+    if found is not None:
+        start, end = found
+        tail = "\n" if end < len(lines) else ""
+        new = "".join(lines[:start]) + block + tail + "".join(lines[end:])
+    else:
+        if SERVER_NAME in servers:
+            raise VaultError("CONFIG", f"{path}: mcp_servers.{SERVER_NAME} is written in a form we do not edit; change it by hand (see --print)")
+        new = old
+        if new and not new.endswith("\n"):
+            new += "\n"
+        if new.strip():
+            new += "\n"
+        new += block
+    _check_toml(new, _toml_expected(doc, wanted), path)
+    return new
+
+
+def _toml_uninstall(old: str, path: Path) -> str:
+    doc = _toml_load(old, path)
+    servers = doc.get("mcp_servers")
+    if not isinstance(servers, dict) or SERVER_NAME not in servers:
+        return old
+    lines = old.splitlines(keepends=True)
+    found = _our_block(lines)
+    if found is None:
+        raise VaultError("CONFIG", f"{path}: mcp_servers.{SERVER_NAME} is written in a form we do not edit; remove it by hand")
+    start, end = found
+    if end == len(lines) and start > 0 and not lines[start - 1].strip():
+        start -= 1  # the blank line install put before a block it appended
+    new = "".join(lines[:start]) + "".join(lines[end:])
+    _check_toml(new, _toml_expected(doc, None), path)
+    return new
+
+
+def _check_toml(text: str, expected: dict, path: Path) -> None:
+    """Refuse any edit whose result is not exactly the document we meant to produce."""
+    import tomllib
+
+    def normal(doc: dict | None) -> dict | None:
+        if doc is not None and doc.get("mcp_servers") == {}:
+            doc = {k: v for k, v in doc.items() if k != "mcp_servers"}  # an empty [mcp_servers] is no setting
+        return doc
+
+    try:
+        got = tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        got = None
+    if normal(got) != normal(expected):
+        raise VaultError("CONFIG", f"{path}: cannot place [mcp_servers.{SERVER_NAME}] without changing other settings; add it by hand (see --print)")

@@ -1,0 +1,185 @@
+"""Sharing a vault through a real bare remote: two clones as two machines, never losing a note."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import git, run_cli
+from jacked_vault.context import Context
+from jacked_vault.doctor import doctor
+from jacked_vault.errors import VaultError
+from jacked_vault.notes import AddRequest, add
+from jacked_vault.review import transition
+from jacked_vault.store.audit import verify
+from jacked_vault.sync import push, set_remote, sync
+
+
+def _machine(path: Path, remote: Path | None = None) -> Context:
+    """A vault on one 'machine': a fresh init, or a clone of the remote."""
+    from jacked_vault.store.vault import init_vault
+
+    if remote is None:
+        init_vault(path)
+    else:
+        subprocess.run(["git", "clone", "-q", f"file://{remote}", str(path)], check=True, capture_output=True)
+    work = path.parent / f"{path.name}-work"
+    work.mkdir(exist_ok=True)
+    return Context.create(vault=str(path), cwd=work, harness=path.name)
+
+
+@pytest.fixture
+def two_machines(tmp_path: Path) -> tuple[Context, Context, Path]:
+    remote = tmp_path / "remote.git"
+    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(remote)], check=True)
+    a = _machine(tmp_path / "laptop")
+    set_remote(a, f"file://{remote}")
+    push(a)
+    b = _machine(tmp_path / "desktop", remote)
+    set_remote(b, f"file://{remote}")
+    return a, b, remote
+
+
+def _add(ctx: Context, title: str, **kw):
+    return add(ctx, AddRequest(title=title, body=kw.pop("body", f"{title} body."), group=kw.pop("group", "tools"), **kw))
+
+
+def _ids(ctx: Context) -> set[str]:
+    from jacked_vault.search.index import SearchIndex
+
+    index = SearchIndex(ctx.vault)
+    index.refresh()
+    try:
+        return index.ids()
+    finally:
+        index.close()
+
+
+def test_interleaved_writes_on_two_machines_all_land(two_machines):
+    a, b, _ = two_machines
+    a1 = _add(a, "From the laptop", status="candidate")
+    b1 = _add(b, "From the desktop")
+    assert sync(a).action == "pushed"
+    result = sync(b)  # diverged: both added notes and index.md
+    assert result.action == "merged"
+    b2 = _add(b, "Desktop again")
+    transition(b, a1.note.id, "accept")
+    a2 = _add(a, "Laptop again")  # written before the laptop has seen the desktop's merge
+    sync(a)
+    transition(a, b1.note.id, "reject", reason="duplicate")
+    for ctx in (a, b, a, b):
+        sync(ctx)
+    expected = {a1.note.id, a2.note.id, b1.note.id, b2.note.id}
+    for ctx in (a, b):
+        assert _ids(ctx) == expected
+        assert verify(ctx.vault.root).problems == []
+        report = doctor(ctx)
+        assert report.ok, report.to_json()
+        assert git(ctx.vault.root, "status", "--porcelain") == ""
+    assert git(a.vault.root, "rev-parse", "HEAD") == git(b.vault.root, "rev-parse", "HEAD")
+
+
+def test_same_title_on_two_machines_keeps_both_notes(two_machines):
+    a, b, _ = two_machines
+    mine = _add(a, "Use FTS5", body="laptop version")
+    theirs = _add(b, "Use FTS5", body="desktop version")
+    sync(a)
+    result = sync(b)
+    assert result.renamed == ["groups/tools/note/use-fts5.md -> groups/tools/note/use-fts5-2.md"]
+    sync(a)
+    for ctx in (a, b):
+        assert _ids(ctx) == {mine.note.id, theirs.note.id}
+        assert doctor(ctx).ok, doctor(ctx).to_json()
+
+
+def test_hand_edit_of_the_same_note_on_both_sides_stops_and_explains(two_machines):
+    a, b, _ = two_machines
+    shared = _add(a, "Shared")
+    sync(a)
+    sync(b)
+    for ctx, text in ((a, "laptop edit"), (b, "desktop edit")):
+        path = ctx.vault.root / shared.rel
+        path.write_text(path.read_text().replace("Shared body.", text))
+        git(ctx.vault.root, "commit", "-qam", "hand edit")
+    sync(a)
+    head_before = git(b.vault.root, "rev-parse", "HEAD")
+    with pytest.raises(VaultError) as err:
+        sync(b)
+    assert err.value.code == "SYNC" and shared.rel in err.value.message and "git -C" in err.value.message
+    assert git(b.vault.root, "rev-parse", "HEAD") == head_before
+    assert "desktop edit" in (b.vault.root / shared.rel).read_text()
+
+
+def test_fast_forward_and_up_to_date(two_machines):
+    a, b, _ = two_machines
+    note = _add(a, "Only on the laptop")
+    sync(a)
+    assert sync(b).action == "fast-forward"
+    assert note.note.id in _ids(b)
+    assert sync(b).action == "up-to-date"
+
+
+def test_force_pushed_remote_loses_nothing_locally(two_machines, tmp_path: Path):
+    a, b, remote = two_machines
+    kept = _add(b, "Desktop only, unpushed")
+    # someone rewrites the remote's history
+    other = tmp_path / "rogue"
+    subprocess.run(["git", "clone", "-q", f"file://{remote}", str(other)], check=True)
+    git(other, "checkout", "-q", "--orphan", "rewritten")
+    (other / "README.md").write_text("rewritten\n")
+    git(other, "commit", "-qam", "a new root: history rewritten")
+    git(other, "push", "-q", "--force", "origin", "rewritten:main")
+    head_before = git(b.vault.root, "rev-parse", "HEAD")
+    with pytest.raises(VaultError) as err:
+        sync(b)  # unrelated histories with different README.md: told, nothing touched
+    assert err.value.code == "SYNC" and "README.md" in err.value.message
+    assert git(b.vault.root, "rev-parse", "HEAD") == head_before
+    assert kept.note.id in _ids(b) and (b.vault.root / kept.rel).is_file()
+    assert git(b.vault.root, "status", "--porcelain") == ""
+
+
+def test_unreachable_remote_fails_fast_and_session_start_is_not_blocked(tmp_path: Path):
+    from jacked_vault.remote import pull_ff_only
+
+    ctx = _machine(tmp_path / "v")
+    set_remote(ctx, "ssh://git@10.255.255.1:22/nowhere.git")  # never connected to: BatchMode + timeout
+    started = time.monotonic()
+    outcome = pull_ff_only(ctx.vault.root, timeout_s=1.0)
+    assert outcome.result in ("timeout", "failed")
+    assert time.monotonic() - started < 5
+    set_remote(ctx, f"file://{tmp_path / 'missing.git'}")
+    with pytest.raises(VaultError) as err:
+        sync(ctx)
+    assert err.value.code == "SYNC"
+    state = json.loads((ctx.vault.root / ".jacked" / "sync-state.json").read_text())
+    assert state["result"] == "failed"
+
+
+def test_push_is_never_forced(two_machines):
+    a, b, _ = two_machines
+    _add(a, "Laptop")
+    sync(a)
+    _add(b, "Desktop")
+    with pytest.raises(VaultError) as err:
+        push(b)
+    assert err.value.code == "SYNC" and "jacked memory sync" in err.value.message
+
+
+def test_cli_remote_set_push_sync_status(tmp_path: Path):
+    remote = tmp_path / "r.git"
+    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(remote)], check=True)
+    vault = tmp_path / "vault"
+    run_cli("memory", "init", "--no-scan", vault=vault)
+    assert run_cli("memory", "remote", "set", f"file://{remote}", "--json", vault=vault).code == 0
+    run_cli("memory", "add", "--group", "g", "--title", "T", "--body", "b", vault=vault)
+    assert run_cli("memory", "push", "--json", vault=vault).code == 0
+    status = run_cli("memory", "status", "--json", vault=vault).json["vault"]
+    assert status["remote"] == f"file://{remote}" and (status["ahead"], status["behind"], status["diverged"]) == (0, 0, False)
+    synced = run_cli("memory", "sync", "--json", vault=vault)
+    assert synced.json["action"] == "up-to-date"
+    bad = run_cli("memory", "remote", "set", "https://x/\x1b[31m", "--json", vault=vault)
+    assert bad.json["error"]["code"] == "JACKED_MEMORY_VALIDATION"
