@@ -32,7 +32,16 @@ def status(ctx: Context) -> dict:
         notes = index.count()
     finally:
         index.close()
-    vault = {"path": str(store.root), "head": git.fast_head(store.root), "notes": notes, **_remote_state(store)}
+    from jacked_vault.remote import read_state
+
+    last = read_state(store.root)
+    vault = {
+        "path": str(store.root),
+        "head": git.fast_head(store.root),
+        "notes": notes,
+        **_remote_state(store),
+        "last_sync": {"result": last.result, "message": last.message, "at": last.at} if last else None,
+    }
     repo = None
     if ctx.repo is not None:
         repo = {"identity": ctx.repo.identity, "group": ctx.group, "path": str(ctx.repo.root)}

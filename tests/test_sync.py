@@ -183,3 +183,20 @@ def test_cli_remote_set_push_sync_status(tmp_path: Path):
     assert synced.json["action"] == "up-to-date"
     bad = run_cli("memory", "remote", "set", "https://x/\x1b[31m", "--json", vault=vault)
     assert bad.json["error"]["code"] == "JACKED_MEMORY_VALIDATION"
+
+
+def test_failed_sync_shows_in_status_and_brief(tmp_path: Path):
+    from conftest import make_repo
+    from jacked_vault.recall.brief import build_brief
+    from jacked_vault.status import status
+
+    ctx = _machine(tmp_path / "v")
+    set_remote(ctx, f"file://{tmp_path / 'missing.git'}")
+    with pytest.raises(VaultError):
+        sync(ctx)
+    assert status(ctx)["vault"]["last_sync"]["result"] == "failed"
+    repo = tmp_path / "code"
+    repo.mkdir()
+    make_repo(repo, "git@github.com:o/code.git")
+    brief = build_brief(Context.create(vault=str(ctx.vault.root), cwd=repo))
+    assert any(w.startswith("last sync failed") for w in brief.warnings)

@@ -42,6 +42,7 @@ DEFAULT_COMMAND = (
 )
 DEFAULT_TIMEOUT_S = 120.0
 MAX_OUTPUT_BYTES = 1024 * 1024
+EXIT_GRACE_S = 0.5
 MARKER_ENV = "JACKED_DISTILLING"  # set for the child: a hook that sees it must not capture again
 
 # Environment passed through to the distiller (nothing else is).
@@ -257,14 +258,21 @@ def run_command(argv: tuple[str, ...] | list[str], data: bytes, *, timeout_s: fl
     size = 0
     timed_out = too_large = False
     fd = proc.stdout.fileno()
+    exited_at: float | None = None
     try:
         while True:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
+            now = time.monotonic()
+            if now >= deadline:
                 timed_out = True
                 break
-            ready, _, _ = select.select([fd], [], [], min(remaining, 0.5))
+            ready, _, _ = select.select([fd], [], [], min(deadline - now, 0.1))
             if not ready:
+                # A process the command left behind may hold stdout open: once the command
+                # itself has exited, give its output a short grace, then stop reading.
+                if _exited_unreaped(proc.pid):
+                    exited_at = exited_at or time.monotonic()
+                    if time.monotonic() - exited_at > EXIT_GRACE_S:
+                        break
                 continue
             chunk = os.read(fd, 65536)
             if not chunk:

@@ -81,6 +81,7 @@ def _last_episodic(root, group: str, identity: str) -> list[str]:
 
 
 def _warnings(ctx: Context, diag) -> list[str]:
+    from jacked_vault.remote import read_state
     from jacked_vault.store.git import fast_head
 
     out = []
@@ -96,6 +97,9 @@ def _warnings(ctx: Context, diag) -> list[str]:
         remote_head = None
     if remote_head and remote_head != fast_head(root):
         out.append("the vault differs from its remote (run `jacked memory status`)")
+    last = read_state(root)
+    if last is not None and last.result in ("failed", "timeout", "diverged"):
+        out.append(f"last sync {last.result}: {last.message}")
     try:
         queued = sum(1 for n in os.listdir(ctx.vault.cache / "queue") if not n.startswith("."))
     except OSError:
