@@ -193,3 +193,25 @@ def test_planted_secret_is_quarantined_never_indexed_or_printed(ctx: Context):
     assert result.results == []
     assert result.diagnostics.invalid_files == [{"path": "group:groups/tools/note/leak.md", "code": "SECRET"}]
     assert token not in str(result.diagnostics.to_json())
+
+
+def test_changed_entries_matches_git_diff(ctx: Context):
+    from jacked_vault.search.index import changed_entries
+    from jacked_vault.store.git import open_repo
+
+    root = ctx.vault.root
+    notes = [_add(ctx, f"Sigma {n}", group=f"g{n % 3}") for n in range(6)]
+    before = git(root, "rev-parse", "HEAD").strip()
+    git(root, "rm", "-q", notes[0].rel)
+    (root / notes[1].rel).write_text((root / notes[1].rel).read_text() + "\nmore\n")
+    (root / "groups" / "g9" / "note").mkdir(parents=True)
+    (root / "groups" / "g9" / "note" / "fresh.md").write_text("x")
+    (root / "groups" / "g1" / "note" / "sub").mkdir()
+    (root / "groups" / "g1" / "note" / "sub" / "deep.md").write_text("y")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "mixed changes")
+    repo = open_repo(root)
+    ours = {(rel, entry is None) for rel, entry in changed_entries(repo, repo[before].tree, repo.head.peel().tree)}
+    theirs = git(root, "diff", "--name-status", before, "HEAD").splitlines()
+    expected = {(line.split("\t")[1], line.startswith("D")) for line in theirs}
+    assert ours == expected

@@ -24,7 +24,7 @@ import signal
 import subprocess
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cache
 
 DEFAULT_COMMAND = (
@@ -203,7 +203,6 @@ class RunResult:
     timed_out: bool = False
     too_large: bool = False
     seconds: float = 0.0
-    extra: dict = field(default_factory=dict)
 
 
 def _kill_group(pid: int) -> None:

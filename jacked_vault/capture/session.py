@@ -1,0 +1,413 @@
+"""Capturing one Claude Code session: one episodic entry always, at most one candidate note.
+
+`capture_session(ctx, payload)` for a SessionEnd or PreCompact hook payload:
+
+1. skip what is not a session worth an entry: a payload that is not one, a subagent
+   (payload `agent_id`, an `agent-*.jsonl` transcript, or every entry `isSidechain`), a cwd
+   outside any repo, a missing/unreadable transcript, fewer than MIN_HUMAN human messages;
+2. ask the distiller (distiller.py) with a bounded excerpt, newest turns first;
+3. append one entry (`## HH:MM | <branch>` + the distilled sentence, or a deterministic one
+   when the distiller is missing or failed); PreCompact entries start `compact handover: `;
+4. create at most one `candidate` note, only from a valid distilled answer, and never one
+   that parrots the transcript's user text (prompt injection) or was tombstoned;
+5. when the distillation failed in a way a retry may fix, queue a marker for it.
+
+Idempotent per capture key (`queue.capture_key`): `.jacked/captured.json` remembers the keys
+whose entry is written and whether the distillation is still pending, so a retry only tries
+the note and never writes a second entry. A per-key lock keeps two processes from capturing
+the same key at once.
+"""
+
+from __future__ import annotations
+
+import difflib
+import fcntl
+import hashlib
+import json
+import os
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+from jacked_vault.capture.distiller import Answer, DistilledNote, DistillFailure, build_prompt, distill, resolve_distiller
+from jacked_vault.capture.queue import capture_key, enqueue, log_line
+from jacked_vault.capture.transcript import Transcript, build_excerpt, clean_text, display_path, read_transcript
+from jacked_vault.errors import VaultError
+
+EVENTS = {"SessionEnd": "session-end", "PreCompact": "pre-compact"}
+MIN_HUMAN = 3
+LEDGER = "captured.json"
+LEDGER_LOCK = "captured.lock"
+LOCK_DIR = "capturing"
+MAX_LEDGER_KEYS = 2000
+MAX_LEDGER_BYTES = 4 * 1024 * 1024
+MAX_REQUEST_CHARS = 160
+MAX_FILES_SHOWN = 4
+MAX_FILE_CHARS = 80
+PARROT_MIN_CHARS = 12
+PARROT_RATIO = 0.85
+_PUNCT = re.compile(r"[^\w\s]")
+_INSTRUCTION = re.compile(
+    r"\b(?:ignore|disregard|forget|override)\b.{0,40}\b(?:previous|prior|above|earlier|all|any|your)\b.{0,40}\b(?:instructions?|prompts?|rules)\b",
+    re.IGNORECASE | re.DOTALL,
+)
+
+
+@dataclass
+class CaptureResult:
+    """What one capture did.
+
+    `skipped` says why nothing was written (then the other fields are empty). `fallback`
+    names the distiller failure when the deterministic sentence was used (or the note retry
+    failed); `retry` says the distillation should be tried again; `queued` is the marker this
+    call wrote for that (only with `enqueue_retry`). `note_refused` is the error code of a
+    distilled note that was not created (PARROT, TOMBSTONED, SECRET, VALIDATION, …).
+    """
+
+    key: str | None = None
+    event: str | None = None
+    skipped: str | None = None
+    entry_path: str | None = None
+    entry_commit: str | None = None
+    note_id: str | None = None
+    note_path: str | None = None
+    note_refused: str | None = None
+    fallback: str | None = None
+    retry: bool = False
+    queued: str | None = None
+
+    def summary(self) -> str:
+        if self.skipped:
+            return f"skipped ({self.skipped})"
+        parts = [f"entry {self.entry_path}" if self.entry_path else "entry already written"]
+        if self.note_id:
+            parts.append(f"note {self.note_id}")
+        if self.note_refused:
+            parts.append(f"note refused ({self.note_refused})")
+        if self.fallback:
+            parts.append(f"fallback ({self.fallback})")
+        if self.retry:
+            parts.append("retry pending")
+        return ", ".join(parts)
+
+
+def context_for_payload(payload: dict, *, vault: str | None = None, harness: str = "claude"):
+    """The Context a hook payload asks for: its `cwd` (else the process cwd)."""
+    from jacked_vault.context import Context
+
+    cwd = payload.get("cwd") if isinstance(payload, dict) else None
+    return Context.create(vault=vault, cwd=cwd if isinstance(cwd, str) and os.path.isdir(cwd) else None, harness=harness)
+
+
+# --- the per-key lock and the ledger ---------------------------------------------------------
+
+
+def _hash(key: str) -> str:
+    return hashlib.sha256(key.encode("utf-8", "replace")).hexdigest()[:32]
+
+
+@contextmanager
+def _key_lock(cache: Path, key: str) -> Iterator[bool]:
+    """Hold a lock on `key` (flock on `.jacked/capturing/<hash>.lock`); yields False if taken."""
+    folder = cache / LOCK_DIR
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{_hash(key)}.lock"
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            yield False
+            return
+        try:
+            live = os.stat(path, follow_symlinks=False)
+        except FileNotFoundError:
+            live = None
+        held = os.fstat(fd)
+        if live is None or (live.st_ino, live.st_dev) != (held.st_ino, held.st_dev):
+            yield False  # the holder before us removed it and someone made a new one
+            return
+        try:
+            yield True
+        finally:
+            try:
+                os.unlink(path)  # while still locked, so the name never outlives the lock
+            except FileNotFoundError:
+                pass
+    finally:
+        os.close(fd)
+
+
+@contextmanager
+def _ledger(cache: Path) -> Iterator[dict]:
+    """The capture ledger under its lock: {key: {"entry", "pending", "note", "at"}}; saved on exit."""
+    from jacked_vault.safety import fsio
+
+    cache.mkdir(parents=True, exist_ok=True)
+    fd = os.open(cache / LEDGER_LOCK, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        keys: dict = {}
+        try:
+            raw = fsio.read_optional(cache, LEDGER, max_bytes=MAX_LEDGER_BYTES)
+            data = json.loads(raw.decode("utf-8")) if raw else {}
+            if isinstance(data, dict) and isinstance(data.get("keys"), dict):
+                keys = data["keys"]
+        except (OSError, ValueError, VaultError):
+            log_line(cache, f"capture: {LEDGER} unreadable; starting a new one")
+        before = json.dumps(keys, sort_keys=True)
+        yield keys
+        if json.dumps(keys, sort_keys=True) != before:
+            if len(keys) > MAX_LEDGER_KEYS:
+                newest = sorted(keys, key=lambda k: str(keys[k].get("at", "")))[-MAX_LEDGER_KEYS:]
+                keys = {k: keys[k] for k in newest}
+            fsio.replace_file(cache, LEDGER, (json.dumps({"version": 1, "keys": keys}, indent=1, sort_keys=True) + "\n").encode())
+    finally:
+        os.close(fd)
+
+
+def _ledger_get(cache: Path, key: str) -> dict | None:
+    with _ledger(cache) as keys:
+        value = keys.get(key)
+    return value if isinstance(value, dict) else None
+
+
+def _ledger_set(cache: Path, key: str, **fields: object) -> None:
+    with _ledger(cache) as keys:
+        current = keys.get(key) if isinstance(keys.get(key), dict) else {}
+        keys[key] = {**current, **fields, "at": datetime.now().astimezone().isoformat(timespec="seconds")}
+
+
+# --- the deterministic sentence and the parrot check ------------------------------------------
+
+
+def _one_line(text: str, limit: int) -> str:
+    text = " ".join(clean_text(text).split()).replace('"', "'")
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def fallback_sentence(transcript: Transcript, branch: str, cwd: str | None) -> str:
+    """`Worked on <branch>: edited a.py, b.py; last request: "…"`, with no secret in it."""
+    from jacked_vault.safety.secrets import scan_text
+
+    edited = [p for p, was_edited in transcript.files if was_edited]
+    verb, paths = ("edited", edited) if edited else ("touched", [p for p, _ in transcript.files])
+    shown = [_one_line(display_path(p, cwd), MAX_FILE_CHARS) for p in paths[-MAX_FILES_SHOWN:]]
+    files = f"{verb} {', '.join(shown)}" + (f" (+{len(paths) - len(shown)} more)" if len(paths) > len(shown) else "") if shown else ""
+    request = _one_line(transcript.human[-1], MAX_REQUEST_CHARS) if transcript.human else ""
+    head = f"Worked on {_one_line(branch, 120)}"
+    candidates = [
+        head + (f": {files}" if files else "") + (f'; last request: "{request}"' if request else ""),
+        head + (f": {files}" if files else ""),  # the request held a secret
+        head,  # so did a file name
+    ]
+    for sentence in candidates:
+        if not scan_text(sentence):
+            return sentence
+    return "Worked in a Claude Code session"
+
+
+def _norm(text: str) -> str:
+    from jacked_vault.store.tombstones import normalise
+
+    return " ".join(_PUNCT.sub(" ", normalise(text)).split())
+
+
+def parrots_transcript(note: DistilledNote, human: list[str]) -> bool:
+    """True if the note merely repeats the transcript's user text or carries an injection.
+
+    Refused: title or body (near-)equal to a user message or one of its lines, a body that
+    is a verbatim piece of one, a body that is mostly one, or text telling a model to ignore
+    its instructions.
+    """
+    if _INSTRUCTION.search(f"{note.title}\n{note.body}"):
+        return True
+    title, body = _norm(note.title)[:4000], _norm(note.body)[:4000]
+    lines: set[str] = set()
+    for message in human:
+        for piece in [message, *message.splitlines()]:
+            line = _norm(piece)[:4000]
+            if len(line) >= PARROT_MIN_CHARS:
+                lines.add(line)
+    for line in lines:
+        if len(body) >= PARROT_MIN_CHARS and (body in line or (line in body and len(line) >= 0.6 * len(body))):
+            return True
+        for text in (title, body):
+            if len(text) < PARROT_MIN_CHARS or not 0.7 <= len(text) / len(line) <= 1.4:
+                continue
+            matcher = difflib.SequenceMatcher(None, text, line, autojunk=False)
+            if matcher.real_quick_ratio() >= PARROT_RATIO and matcher.quick_ratio() >= PARROT_RATIO and matcher.ratio() >= PARROT_RATIO:
+                return True
+    return False
+
+
+# --- helpers --------------------------------------------------------------------------------
+
+
+def _head_branch(root: Path) -> str | None:
+    """The checked-out branch from the repo's HEAD file (no git process)."""
+    from jacked_vault.groups.identity import _git_dir
+
+    git_dir = _git_dir(root)
+    if git_dir is None:
+        return None
+    try:
+        head = (git_dir / "HEAD").read_text(encoding="utf-8", errors="replace")[:1000].strip()
+    except OSError:
+        return None
+    if head.startswith("ref: refs/heads/"):
+        return head[len("ref: refs/heads/") :]
+    return "detached" if head else None
+
+
+def _payload_is_subagent(payload: dict) -> bool:
+    if payload.get("agent_id") or payload.get("isSidechain") is True:
+        return True
+    path = payload.get("transcript_path")
+    return isinstance(path, str) and os.path.basename(path).startswith("agent-")
+
+
+def _note_from(ctx, answer_note: DistilledNote, origin: str, identity: str):
+    from jacked_vault.store.create import build_note
+
+    return build_note(
+        title=answer_note.title,
+        body=answer_note.body,
+        kind=answer_note.kind,
+        scope="group",
+        group=ctx.group,
+        repos=[identity],
+        source_harness=ctx.harness,
+        origin=origin,
+        tags=list(answer_note.tags),
+        status="candidate",
+    )
+
+
+# --- the capture ------------------------------------------------------------------------------
+
+
+def capture_session(
+    ctx,
+    payload: dict,
+    *,
+    key: str | None = None,
+    when: datetime | None = None,
+    enqueue_retry: bool = True,
+) -> CaptureResult:
+    """Capture one session (see the module docstring). Skips are results, not errors.
+
+    Raises only for infrastructure failures (no vault, lock timeout, git, disk): the caller
+    (the queue's drain) keeps its marker and retries. `key` defaults to
+    `queue.capture_key(payload)`; `when` (aware) is the entry's time, default now.
+    """
+    if not isinstance(payload, dict):
+        return CaptureResult(skipped="bad-payload")
+    event = payload.get("hook_event_name")
+    origin = EVENTS.get(event) if isinstance(event, str) else None
+    if origin is None:
+        return CaptureResult(event=str(event)[:40] if event else None, skipped="unsupported-event")
+    path = payload.get("transcript_path")
+    if not isinstance(path, str) or not path.strip():
+        return CaptureResult(event=event, skipped="no-transcript")
+    if _payload_is_subagent(payload):
+        return CaptureResult(event=event, skipped="subagent")
+    repo = ctx.repo
+    if repo is None:
+        return CaptureResult(event=event, skipped="no-repo")
+    store = ctx.vault
+    cache = store.cache
+    key = key or capture_key(payload)
+    result = CaptureResult(key=key, event=event)
+    with _key_lock(cache, key) as held:
+        if not held:
+            result.skipped = "in-progress"
+            return result
+        prior = _ledger_get(cache, key)
+        if prior is not None and not prior.get("pending"):
+            result.skipped = "already-captured"
+            return result
+        transcript = read_transcript(os.path.expanduser(path))
+        skip = None
+        if not transcript.found:
+            skip = f"transcript-{transcript.problem}"
+        elif transcript.is_sidechain:
+            skip = "subagent"
+        elif transcript.human_count < MIN_HUMAN:
+            skip = "too-short"
+        if skip:
+            if prior is not None:  # the retry can never succeed now; the entry stays
+                _ledger_set(cache, key, pending=False)
+            result.skipped = skip
+            return result
+        _capture(ctx, payload, result, transcript, prior, origin, repo, when)
+    if result.retry and enqueue_retry:
+        result.queued = str(enqueue(cache, payload, key=key, tries=1, error=f"distiller {result.fallback}"))
+    return result
+
+
+def _capture(ctx, payload: dict, result: CaptureResult, transcript: Transcript, prior: dict | None, origin: str, repo, when) -> None:
+    from jacked_vault.episodic.entries import COMPACT_PREFIX, Entry, append_entry
+    from jacked_vault.store.create import create_note
+
+    store = ctx.vault
+    cache = store.cache
+    settings = ctx.config.get("settings", {}) or {}
+    branch = transcript.branch or _head_branch(repo.root) or "-"
+    session_cwd = transcript.cwd or (payload.get("cwd") if isinstance(payload.get("cwd"), str) else None)
+    files = [display_path(p, session_cwd) for p, _ in reversed(transcript.files)]
+    answer: Answer | None = None
+    try:
+        prompt = build_prompt(
+            build_excerpt(transcript), event=result.event or "", branch=branch, repo=repo.identity, files=files
+        )
+        answer = distill(resolve_distiller(settings), prompt, cwd=str(cache))
+    except DistillFailure as failure:
+        result.fallback = failure.reason
+        result.retry = failure.retryable
+        if failure.reason != "no-distiller":
+            log_line(cache, f"capture {result.key}: {failure}")
+
+    if prior is None:
+        fallback = fallback_sentence(transcript, branch, session_cwd)
+        sentences = [answer.episodic, fallback] if answer else [fallback]
+        for i, sentence in enumerate(sentences):
+            if origin == "pre-compact" and not sentence.startswith(COMPACT_PREFIX):
+                sentence = COMPACT_PREFIX + sentence
+            entry = Entry(ctx.group, repo.identity, when or datetime.now().astimezone(), branch, sentence)
+            try:
+                result.entry_path, result.entry_commit = append_entry(
+                    store, entry, harness=ctx.harness, origin=origin, author=settings.get("author")
+                )
+                break
+            except VaultError as exc:
+                if exc.code not in ("VALIDATION", "SECRET") or i == len(sentences) - 1:
+                    raise
+                log_line(cache, f"capture {result.key}: distilled sentence refused ({exc.code}); deterministic entry")
+        # Still pending until the note step is done: a crash before it retries the note only.
+        has_note = answer is not None and answer.note is not None
+        _ledger_set(cache, result.key, entry=result.entry_path, pending=result.retry or has_note, note=None)
+
+    if answer is not None and answer.note is not None:
+        if parrots_transcript(answer.note, transcript.human):
+            result.note_refused = "PARROT"
+        else:
+            try:
+                created = create_note(
+                    store,
+                    _note_from(ctx, answer.note, origin, repo.identity),
+                    author=settings.get("author"),
+                    lock_timeout_s=settings.get("lock_timeout_s"),
+                )
+                result.note_id, result.note_path = created.note.id, created.display_path
+            except VaultError as exc:
+                if exc.code not in ("TOMBSTONED", "SECRET", "VALIDATION", "EXISTS"):
+                    raise
+                result.note_refused = exc.code
+        if result.note_refused:
+            log_line(cache, f"capture {result.key}: distilled note refused ({result.note_refused})")
+    if prior is not None or (answer is not None and answer.note is not None):
+        _ledger_set(cache, result.key, pending=result.retry, **({"note": result.note_id} if result.note_id else {}))
