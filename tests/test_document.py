@@ -672,3 +672,32 @@ def test_slugify_title_is_always_a_safe_stem(title: str) -> None:
     assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", stem)
     assert len(stem) <= 80
     assert stem not in {"con", "prn", "aux", "nul"} and not re.fullmatch(r"(com|lpt)[0-9]", stem)
+
+
+# -- the fast schema check agrees with the reference validator --------------------------------
+
+
+_FIELD_VALUES = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.text(max_size=30),
+    st.lists(st.text(max_size=12), max_size=4),
+    st.sampled_from(["mem_20260101_abcdef", "2026-01-01T00:00:00.000Z", "2026-13-01T00:00:00.000Z", "Bad Tag", "ok-slug", "github.com/o/r", "active", "decision", "group", "unreviewed", "jacked.memory.v1", "cli", ""]),
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(data=st.data())
+def test_fast_schema_check_is_never_laxer_than_jsonschema(data):
+    from jacked_vault.document.validate import _validator, schema_accepts
+    from jacked_vault.store.create import build_note
+
+    fields = build_note(title="T", body="b", kind="note", scope="group", group="g", repos=[], source_harness="h", origin="cli").frontmatter()
+    for key in data.draw(st.lists(st.sampled_from(sorted(fields) + ["extra", "status_reason"]), max_size=3)):
+        if data.draw(st.booleans()) and key in fields:
+            del fields[key]
+        else:
+            fields[key] = data.draw(_FIELD_VALUES)
+    if schema_accepts(fields):
+        assert _validator().is_valid(fields)

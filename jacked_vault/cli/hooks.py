@@ -17,7 +17,7 @@ from jacked_vault.cli.apps import JsonOpt, VaultOpt, memory_app, run
 from jacked_vault.errors import VaultError
 
 hooks_app = typer.Typer(
-    help="Install, remove or check jacked's entries in harness configs (MCP server registration).",
+    help="Install, remove or check jacked's entries in harness configs (Claude Code hooks, MCP server registration).",
     no_args_is_help=True,
     rich_markup_mode=None,
 )
@@ -27,6 +27,8 @@ McpOpt = Annotated[
     Optional[list[str]],
     typer.Option("--mcp", metavar="HARNESS", help="Register the MCP server for claude, codex, cursor or opencode; repeatable."),
 ]
+ClaudeOpt = Annotated[bool, typer.Option("--claude", help="Claude Code session hooks (SessionStart brief, SessionEnd/PreCompact capture).")]
+SettingsOpt = Annotated[Optional[str], typer.Option("--settings", help="Claude Code settings file (default ~/.claude/settings.json).")]
 PrintOpt = Annotated[bool, typer.Option("--print", help="Print the entry instead of writing the config file.")]
 ConfigOpt = Annotated[Optional[str], typer.Option("--config", help="Config file to edit (default: the harness's usual file).")]
 AllowUserOpt = Annotated[
@@ -50,12 +52,42 @@ def _payload(families: list[Family]) -> dict[str, Any]:
 
 
 def _nothing_selected(verb: str) -> VaultError:
-    return VaultError("USAGE", f"say what to {verb}: --mcp HARNESS (claude, codex, cursor, opencode)")
+    return VaultError("USAGE", f"say what to {verb}: --claude, or --mcp HARNESS (claude, codex, cursor, opencode)")
+
+
+def _claude_family(ctx: typer.Context, op: str, settings: str | None, vault: str | None) -> Family:
+    """The `--claude` family: jacked's hook entries in Claude Code's settings.json."""
+    from pathlib import Path
+
+    from jacked_vault.hooks import claude
+    from jacked_vault.store.layout import resolve_vault_path
+
+    path = Path(settings).absolute() if settings else None
+    if op == "install":
+        explicit = vault or (ctx.obj or {}).get("vault")
+        change = claude.install(path, vault=resolve_vault_path(explicit) if explicit else None)
+        item = {"path": change.path, "action": "installed" if change.changed else "unchanged", "backup": change.backup, "events": change.installed}
+    elif op == "uninstall":
+        change = claude.uninstall(path)
+        item = {"path": change.path, "action": "removed" if change.changed else "unchanged", "backup": change.backup, "events": []}
+    else:
+        item = claude.status(path)
+
+    def human(result: dict[str, Any]) -> str:
+        if "action" in result:
+            backup = f" (backup {result['backup']})" if result.get("backup") else ""
+            return f"claude hooks {result['action']} in {result['path']}{backup}"
+        events = ", ".join(result["installed"]) or "none"
+        return f"claude hooks in {result['path']}: {events}{'' if result['complete'] else ' (incomplete)'}"
+
+    return "claude", [item], human
 
 
 @hooks_app.command()
 def install(
     ctx: typer.Context,
+    claude: ClaudeOpt = False,
+    settings: SettingsOpt = None,
     mcp: McpOpt = None,
     print_: PrintOpt = False,
     config: ConfigOpt = None,
@@ -69,6 +101,8 @@ def install(
         from jacked_vault.cli.mcp import mcp_family
 
         families: list[Family] = []
+        if claude:
+            families.append(_claude_family(ctx, "install", settings, vault))
         if mcp:
             families.append(mcp_family(ctx, "install", mcp, config=config, vault=vault, print_only=print_, allow_user_scope=allow_user_scope))
         if not families:
@@ -81,6 +115,8 @@ def install(
 @hooks_app.command()
 def uninstall(
     ctx: typer.Context,
+    claude: ClaudeOpt = False,
+    settings: SettingsOpt = None,
     mcp: McpOpt = None,
     config: ConfigOpt = None,
     vault: VaultOpt = None,
@@ -92,6 +128,8 @@ def uninstall(
         from jacked_vault.cli.mcp import mcp_family
 
         families: list[Family] = []
+        if claude:
+            families.append(_claude_family(ctx, "uninstall", settings, vault))
         if mcp:
             families.append(mcp_family(ctx, "uninstall", mcp, config=config, vault=vault))
         if not families:
@@ -104,6 +142,8 @@ def uninstall(
 @hooks_app.command()
 def status(
     ctx: typer.Context,
+    claude: ClaudeOpt = False,
+    settings: SettingsOpt = None,
     mcp: McpOpt = None,
     config: ConfigOpt = None,
     allow_user_scope: AllowUserOpt = False,
@@ -116,9 +156,11 @@ def status(
         from jacked_vault.cli.mcp import mcp_family
         from jacked_vault.mcp.registration import HARNESSES
 
-        families: list[Family] = [
-            mcp_family(ctx, "status", mcp or list(HARNESSES), config=config, vault=vault, allow_user_scope=allow_user_scope)
-        ]
+        families: list[Family] = []
+        if claude or not mcp:
+            families.append(_claude_family(ctx, "status", settings, vault))
+        if mcp or not claude:
+            families.append(mcp_family(ctx, "status", mcp or list(HARNESSES), config=config, vault=vault, allow_user_scope=allow_user_scope))
         return _payload(families), lambda: _render(families)
 
     run("hooks", as_json, action)

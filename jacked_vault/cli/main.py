@@ -20,7 +20,7 @@ def _run_typer(args: list[str]) -> int:
     except ImportError:  # pragma: no cover - depends on the installed typer
         from click import exceptions as click_exceptions
 
-    from jacked_vault.cli import groups, notes, recall, review, sync  # noqa: F401  (registers the commands)
+    from jacked_vault.cli import episodic, gitflow, groups, hooks, mcp, notes, recall, review, sync  # noqa: F401  (registers the commands)
     from jacked_vault.cli.apps import app
     from jacked_vault.cli.output import emit_error
     from jacked_vault.errors import VaultError

@@ -26,12 +26,68 @@ _TIMESTAMP_KEYS = ("valid_from", "valid_until", "created_at", "updated_at")
 
 
 @cache
+def _schema() -> dict:
+    return json.loads(data_file("schemas", "note.schema.json").read_text(encoding="utf-8"))
+
+
+@cache
 def _validator() -> Any:
-    """The compiled schema validator (jsonschema is imported on first use only)."""
+    """The reference validator, used to explain a failure (jsonschema, imported on first use)."""
     import jsonschema
 
-    schema = json.loads(data_file("schemas", "note.schema.json").read_text(encoding="utf-8"))
-    return jsonschema.Draft202012Validator(schema)
+    return jsonschema.Draft202012Validator(_schema())
+
+
+@cache
+def _fast_check() -> Any:
+    """The same schema compiled to Python code by fastjsonschema: ~40x faster on valid notes.
+
+    The schema is compiled as draft-07 (fastjsonschema's newest) after moving each `$ref` with
+    siblings into `allOf`, which keeps its 2020-12 meaning. `tests/test_document.py` checks
+    that whatever it accepts jsonschema accepts too; a note it refuses is re-checked by
+    jsonschema, which either names the field or accepts it (fastjsonschema's `$` does not
+    match before a final newline; the line-break check below then explains).
+    """
+    import fastjsonschema
+
+    text = json.dumps({**_schema(), "$schema": "http://json-schema.org/draft-07/schema#"})
+    draft7 = json.loads(text.replace('"$defs"', '"definitions"').replace("#/$defs/", "#/definitions/"))
+    return fastjsonschema.compile(_ref_siblings_to_all_of(draft7))
+
+
+def _ref_siblings_to_all_of(node: Any) -> Any:
+    """Draft-07 ignores keywords beside `$ref`; 2020-12 applies them. Move `$ref` into allOf."""
+    if isinstance(node, list):
+        return [_ref_siblings_to_all_of(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    node = {key: _ref_siblings_to_all_of(value) for key, value in node.items()}
+    if "$ref" in node and len(node) > 1:
+        ref = node.pop("$ref")
+        node["allOf"] = [*node.get("allOf", []), {"$ref": ref}]
+    return node
+
+
+def _plain_json(value: object) -> bool:
+    """Only JSON's own Python types (fastjsonschema would take a tuple for an array)."""
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and _plain_json(v) for k, v in value.items())
+    if isinstance(value, list):
+        return all(_plain_json(v) for v in value)
+    return value is None or type(value) in (str, int, float, bool)
+
+
+def schema_accepts(fields: dict) -> bool:
+    """True when the fast validator accepts `fields`."""
+    import fastjsonschema
+
+    if not _plain_json(fields):
+        return False
+    try:
+        _fast_check()(fields)
+    except fastjsonschema.JsonSchemaException:
+        return False
+    return True
 
 
 def _json_type(value: object) -> str:
@@ -145,9 +201,10 @@ def _check_body(body: object, source: str | None) -> None:
 def check_fields(fields: dict, body: object, source: str | None) -> None:
     """Validate frontmatter `fields` (JSON values) and `body`; raise VALIDATION naming
     `source` and the first problem."""
-    errors = sorted(_validator().iter_errors(fields), key=_error_order)
-    if errors:
-        raise invalid(source, _describe(errors[0]))
+    if not schema_accepts(fields):  # the fast check is never laxer; the reference one explains
+        errors = sorted(_validator().iter_errors(fields), key=_error_order)
+        if errors:
+            raise invalid(source, _describe(errors[0]))
     _check_text(source, "field 'title'", fields["title"], multiline=False)
     if not fields["title"].strip():
         raise invalid(source, "field 'title': must not be blank")

@@ -5,7 +5,7 @@
 | claude   | `<project>/.mcp.json`                | `mcpServers.jacked-memory = {command, args, env}`       |
 | codex    | `$CODEX_HOME/config.toml` (~/.codex) | `[mcp_servers.jacked-memory]` command, args, env         |
 | cursor   | `<project>/.cursor/mcp.json`         | `mcpServers.jacked-memory = {command, args, env}`       |
-| opencode | `<project>/opencode.json`            | `mcp.jacked-memory = {type: local, command, environment}`|
+| opencode | `<project>/opencode.json` (or .jsonc)| `mcp.jacked-memory = {type: local, command, environment}`|
 
 `<project>` is the root of the git repo containing the cwd (else the cwd). Each entry sets
 its own `JACKED_MEMORY_HARNESS`. Installing is idempotent (an identical entry is left alone,
@@ -89,11 +89,10 @@ def default_config_path(harness: str, cwd: Path | None = None, environ: dict[str
         home = env.get("CODEX_HOME") or os.path.join(env.get("HOME") or os.path.expanduser("~"), ".codex")
         return Path(home).absolute() / "config.toml"
     project = _project_root(Path(cwd or Path.cwd()).absolute())
-    return {
-        "claude": project / ".mcp.json",
-        "cursor": project / ".cursor" / "mcp.json",
-        "opencode": project / "opencode.json",
-    }[harness]
+    if harness == "opencode":
+        jsonc = project / "opencode.jsonc"
+        return jsonc if jsonc.exists() and not (project / "opencode.json").exists() else project / "opencode.json"
+    return project / (".mcp.json" if harness == "claude" else ".cursor/mcp.json")
 
 
 def _project_root(cwd: Path) -> Path:

@@ -347,6 +347,7 @@ def _validation_summary(error) -> str:
     parts = []
     for item in error.errors(include_url=False, include_input=False, include_context=False):
         where = ".".join(str(part) for part in item.get("loc", ())) or "arguments"
+        where = where if len(where) <= 64 else where[:63] + "…"
         parts.append(f"{where}: {item.get('msg', 'invalid')}")
     return "invalid arguments: " + "; ".join(parts[:10])
 
@@ -389,7 +390,7 @@ def build_server(settings: Settings):
                 import traceback
 
                 traceback.print_exc(file=sys.stderr)
-            return error(TOOL_ERROR_CODES[name], f"internal error ({type(exc).__name__}); nothing was changed by this call unless it says so")
+            return error(TOOL_ERROR_CODES[name], f"internal error ({type(exc).__name__}); set {DEBUG_ENV}=1 for a trace on the server's stderr")
 
     Kind = Literal[KINDS]  # type: ignore[valid-type]
     Scope = Literal["group", "project", "user"]

@@ -85,28 +85,39 @@ def _tree_with(repo: pygit2.Repository, tree: pygit2.Tree | None, parts: list[st
     `blob` None removes the entry at `parts` (a missing one is no change) and drops the
     subtrees that this leaves empty.
     """
+    change: object = blob
+    for name in reversed(parts[1:]):
+        change = {name: change}
+    return _tree_with_changes(repo, tree, {parts[0]: change})
+
+
+def _tree_with_changes(repo: pygit2.Repository, tree: pygit2.Tree | None, changes: dict) -> pygit2.Oid:
+    """A copy of `tree` with `changes` (name -> blob id, None = remove, or a dict for a subtree).
+
+    Each touched tree is rebuilt once, so a commit of many files in one folder costs one rebuild
+    of that folder, not one per file; untouched subtrees are never read. A subtree left empty by
+    removals is dropped.
+    """
     import pygit2
 
     builder = repo.TreeBuilder(tree) if tree is not None else repo.TreeBuilder()
-    name = parts[0]
-    if len(parts) == 1:
-        if blob is not None:
-            builder.insert(name, blob, pygit2.GIT_FILEMODE_BLOB)
+    for name, change in changes.items():
+        if isinstance(change, dict):
+            subtree = None
+            if tree is not None and name in tree:
+                entry = tree[name]
+                if entry.type_str == "tree":
+                    subtree = repo[entry.id]
+            child = _tree_with_changes(repo, subtree, change)
+            if len(repo[child]) == 0:
+                if builder.get(name) is not None:
+                    builder.remove(name)
+            else:
+                builder.insert(name, child, pygit2.GIT_FILEMODE_TREE)
+        elif change is not None:
+            builder.insert(name, change, pygit2.GIT_FILEMODE_BLOB)
         elif builder.get(name) is not None:
             builder.remove(name)
-    else:
-        subtree = None
-        if tree is not None and name in tree:
-            entry = tree[name]
-            if entry.type_str == "tree":
-                subtree = repo[entry.id]
-        if blob is None and subtree is None:
-            return tree.id if tree is not None else builder.write()
-        child = _tree_with(repo, subtree, parts[1:], blob)
-        if blob is None and len(repo[child]) == 0:
-            builder.remove(name)
-        else:
-            builder.insert(name, child, pygit2.GIT_FILEMODE_TREE)
     return builder.write()
 
 
@@ -135,10 +146,17 @@ def commit_files(
 
     parent = head_commit(repo)
     tree = parent.tree if parent is not None else None
-    tree_id = tree.id if tree is not None else None
+    changes: dict = {}
     for rel, data in files.items():
-        blob = repo.create_blob(data) if data is not None else None
-        tree_id = _tree_with(repo, repo[tree_id] if tree_id is not None else None, rel.split("/"), blob)
+        *dirs, name = rel.split("/")
+        node = changes
+        for part in dirs:
+            child = node.get(part)
+            if not isinstance(child, dict):
+                child = node[part] = {}
+            node = child
+        node[name] = repo.create_blob(data) if data is not None else None
+    tree_id = _tree_with_changes(repo, tree, changes)
     sig = signature(repo, author)
     parents = [parent.id] if parent is not None else []
     with _commit_marker(Path(repo.workdir)):

@@ -1,0 +1,543 @@
+"""Migration from the `remember` plugin's `.remember/` folders into the cwd repo's episodic folder.
+
+Sources (read-only, never modified): `--from DIR` (repeatable), else `<repo>/.remember` and
+`~/.remember/<slug>/` (slug: the repo folder's name, or its lowercase slug) when they are real
+directories. Only the top level of a source is read; hidden entries, symlinks and folders are
+skipped and reported; every read is size-capped and does not follow symlinks.
+
+What lands where (`groups/<g>/episodic/<repo>/`); every file is copied byte for byte:
+
+- `today-YYYY-MM-DD.md`, `today-YYYY-MM-DD.done.md`: the same name, unless the vault already has
+  either file of that day (a live day file or a rolled-up one): then `<stem>.migrated-<n>.md`;
+- `recent.md`, `archive.md`: the same name when the vault has none and the file has the shape
+  rollup maintains (`##` sections, each a `YYYY-MM-DD` day, resp. a `Week of YYYY-MM-DD`), else
+  `recent.migrated-<n>.md` / `archive.migrated-<n>.md`: they are never merged into the vault's
+  own files, so nothing the vault has is ever rewritten;
+- `archive-*.md` (rotated archives), `core-memories.md`: the same name if free, else `.migrated-<n>`;
+- `now.md` (the plugin's scratch buffer): `now.migrated.md` (then `now.migrated-<n>.md`); an
+  empty `now.md` imports nothing;
+- each `##` section of `core-memories.md` (a headerless file: the whole file) also becomes a
+  candidate note of kind `context` (origin `migration`, status `candidate`, tags `migrated`,
+  `core-memories`), reviewed with `accept`/`reject` like any capture. Tombstoned values are
+  skipped and counted.
+
+A file is refused (reported, counted as skipped, never printed) when it holds a secret, a control
+or bidi character, or is not UTF-8. Entries are counted in each source file and again in the file
+as written (read back before the commit); any difference aborts the whole migration and nothing is
+written. Everything (files, candidate notes, index.md, audit lines) is one commit.
+
+Idempotence: every imported file and candidate leaves an audit line whose id is
+`migration:<identity>:<sha256 of the source file>` (candidates: `…:note:<tombstone hash>`); a
+second run finds them and imports nothing new. Sources are never marked or modified.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import stat
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from jacked_vault.episodic.headers import (
+    DATE_SECTION,
+    SECTION,
+    WEEK_SECTION,
+    count_entries,
+    drop_title,
+    has_content,
+    iter_fenced,
+    split_sections,
+    strip_blank,
+)
+from jacked_vault.errors import VaultError
+from jacked_vault.store.layout import episodic_dir
+
+MAX_SOURCE_FILE = 4 * 1024 * 1024
+MAX_SOURCE_TOTAL = 16 * 1024 * 1024  # per source folder
+MAX_SOURCE_ENTRIES = 5000
+MAX_NAME_TRIES = 1000
+CANDIDATE_KIND = "context"
+CANDIDATE_TAGS = ["migrated", "core-memories"]
+MAX_TITLE_CHARS = 200
+
+_DAY = re.compile(r"^today-(\d{4}-\d{2}-\d{2})(\.done)?\.md$")
+_ROTATED = re.compile(r"^archive-[A-Za-z0-9][A-Za-z0-9._-]*\.md$")
+
+
+def source_kind(name: str) -> str | None:
+    """Which remember file `name` is, or None for anything else."""
+    from jacked_vault.episodic.headers import parse_date
+
+    match = _DAY.match(name)
+    if match:
+        if parse_date(match.group(1)) is None:
+            return None
+        return "done" if match.group(2) else "today"
+    if name in ("now.md", "recent.md", "archive.md", "core-memories.md"):
+        return name[:-3].replace("core-memories", "core")
+    if _ROTATED.match(name):
+        return "archive-rotated"
+    return None
+
+
+# -- the plan -------------------------------------------------------------------------------------
+
+
+@dataclass
+class FilePlan:
+    source: str  # display path of the source file
+    name: str
+    kind: str | None
+    action: str  # import | already-migrated | empty | skipped
+    entries: int = 0  # counted in the source
+    written: int | None = None  # counted in what is (to be) written
+    sections: int | None = None  # core-memories.md: sections, one candidate note each
+    target: str | None = None  # store-relative path
+    reason: str | None = None
+    sha: str = ""
+    data: bytes = b""
+
+    def to_json(self) -> dict:
+        return {
+            "source": self.source,
+            "kind": self.kind,
+            "action": self.action,
+            "target": f"vault:{self.target}" if self.target else None,
+            "entries": self.entries,
+            "written": self.written,
+            "sections": self.sections,
+            "reason": self.reason,
+        }
+
+
+@dataclass
+class CandidatePlan:
+    source: str
+    title: str
+    body: str
+    key: str
+    action: str  # create | already-migrated | tombstoned | invalid
+    reason: str | None = None
+    id: str | None = None
+    path: str | None = None
+
+    def to_json(self) -> dict:
+        return {
+            "source": self.source,
+            "title": self.title,
+            "action": self.action,
+            "id": self.id,
+            "path": f"vault:{self.path}" if self.path else None,
+            "reason": self.reason,
+        }
+
+
+@dataclass
+class Plan:
+    identity: str
+    group: str
+    folder: str
+    sources: list[dict] = field(default_factory=list)  # {"path", "status", "reason"}
+    files: list[FilePlan] = field(default_factory=list)
+    candidates: list[CandidatePlan] = field(default_factory=list)
+
+    def totals(self) -> dict:
+        def n(items, action):
+            return sum(1 for x in items if x.action == action)
+
+        imported = [f for f in self.files if f.action == "import"]
+        return {
+            "files_imported": len(imported),
+            "files_already_migrated": n(self.files, "already-migrated"),
+            "files_empty": n(self.files, "empty"),
+            "files_skipped": n(self.files, "skipped"),
+            "entries_source": sum(f.entries for f in imported),
+            "entries_written": sum(f.written or 0 for f in imported),
+            "candidates_created": n(self.candidates, "create"),
+            "candidates_already_migrated": n(self.candidates, "already-migrated"),
+            "candidates_tombstoned": n(self.candidates, "tombstoned"),
+            "candidates_invalid": n(self.candidates, "invalid"),
+        }
+
+
+@dataclass
+class MigrateResult:
+    plan: Plan
+    dry_run: bool
+    commit: str | None
+
+    def to_json(self) -> dict:
+        p = self.plan
+        return {
+            "dry_run": self.dry_run,
+            "repo": p.identity,
+            "group": p.group,
+            "folder": f"vault:{p.folder}",
+            "sources": p.sources,
+            "files": [f.to_json() for f in p.files],
+            "candidates": [c.to_json() for c in p.candidates],
+            "totals": p.totals(),
+            "commit": self.commit,
+        }
+
+
+def default_sources(repo) -> list[Path]:
+    """`<repo>/.remember` and `~/.remember/<slug>/` (repo folder name, or its lowercase slug)."""
+    home = Path(os.path.expanduser("~")) / ".remember"
+    out = [repo.root / ".remember"]
+    for slug in dict.fromkeys([repo.root.name, repo.solo_group]):
+        if slug and slug not in (".", "..") and "/" not in slug:
+            out.append(home / slug)
+    return out
+
+
+def _resolve_sources(explicit: list[str] | None, repo, report: list[dict]) -> list[Path]:
+    """Source folders to read: explicit ones must exist; default ones only when real directories."""
+    out: list[Path] = []
+    if explicit:
+        for raw in explicit:
+            path = Path(os.path.expanduser(raw)).absolute()
+            if not path.exists():
+                raise VaultError("USAGE", f"--from {raw}: no such directory")
+            if not path.is_dir():
+                raise VaultError("USAGE", f"--from {raw}: not a directory")
+            out.append(path.resolve())  # a folder the user named: its own symlink is theirs to follow
+    else:
+        for path in default_sources(repo):
+            try:
+                mode = path.lstat().st_mode
+            except OSError:
+                continue
+            if stat.S_ISLNK(mode):
+                report.append({"path": str(path), "status": "skipped", "reason": "symlink, never followed (pass it with --from to read it)"})
+            elif stat.S_ISDIR(mode):
+                out.append(path)
+    unique = list(dict.fromkeys(out))
+    if not unique and not report:
+        where = " or ".join(str(p) for p in default_sources(repo))
+        raise VaultError("NOT_FOUND", f"no .remember folder found ({where}); pass --from DIR")
+    return unique
+
+
+def _read_source(root: Path, name: str, plan: FilePlan, budget: list[int]) -> str | None:
+    """The file's text, or None with `plan` marked skipped (and why)."""
+    from jacked_vault.safety import fsio
+    from jacked_vault.safety.secrets import scan_text
+    from jacked_vault.safety.text import check_text
+
+    def skip(reason: str) -> None:
+        plan.action, plan.reason = "skipped", reason
+
+    try:
+        data = fsio.read_file(root, name, max_bytes=min(MAX_SOURCE_FILE, budget[0]))
+    except VaultError as exc:
+        skip(exc.message if exc.code != "VALIDATION" else f"over the {MAX_SOURCE_FILE}-byte cap per file (or {MAX_SOURCE_TOTAL} per folder)")
+        return None
+    except OSError as exc:
+        skip(f"unreadable ({exc.strerror})")
+        return None
+    budget[0] -= len(data)
+    plan.sha = hashlib.sha256(data).hexdigest()
+    plan.data = data
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        skip("not valid UTF-8; not migrated")
+        return None
+    try:
+        check_text("file", text, multiline=True)
+    except VaultError as exc:
+        skip(f"{exc.message}; not migrated")
+        return None
+    kinds = scan_text(text)
+    if kinds:
+        skip(f"contains what looks like a secret ({', '.join(kinds)}); not migrated (the value is not shown)")
+        return None
+    return text
+
+
+def _shape_ok(text: str, key: re.Pattern) -> bool:
+    """`text` has `##` sections and every one is of the kind rollup maintains (dated days, or weeks)."""
+    headers = [line for line, inside in iter_fenced(text.splitlines()) if not inside and SECTION.match(line)]
+    return bool(headers) and all(key.match(line) for line in headers)
+
+
+def _target_name(kind: str, name: str, text: str, taken: Callable[[str], bool]) -> str:
+    """The name this file gets in the vault folder: its own when free, else `.migrated-<n>`."""
+    stem = name[:-3]
+    if kind == "now":
+        first, stem = "now.migrated.md", "now"
+    elif kind in ("today", "done"):
+        day = _DAY.match(name).group(1)
+        clash = taken(f"today-{day}.md") or taken(f"today-{day}.done.md")
+        first = None if clash else name
+    elif kind == "recent":
+        first = name if _shape_ok(text, DATE_SECTION) else None
+    elif kind == "archive":
+        first = name if _shape_ok(text, WEEK_SECTION) else None
+    else:
+        first = name
+    if first is not None and not taken(first):
+        return first
+    for n in range(1, MAX_NAME_TRIES + 1):
+        candidate = f"{stem}.migrated-{n}.md"
+        if not taken(candidate):
+            return candidate
+    raise VaultError("EXISTS", f"{stem}.migrated-1..{MAX_NAME_TRIES}.md all exist")
+
+
+def core_sections(text: str) -> list[tuple[str, str]]:
+    """(title, body) per candidate: each `##` section; text before the first one (beyond a `# title`)
+    is one more; a file without `##` sections is one candidate."""
+    lines = text.splitlines()
+    head, sections = split_sections(lines, SECTION, None)
+    h1 = next((line[2:].strip() for line in head if line.startswith("# ")), "")
+    out: list[tuple[str, str]] = []
+    rest = strip_blank(drop_title(head))
+    if rest and has_content(rest):
+        first = next((line.strip().lstrip("#").strip() for line in rest if line.strip()), "")
+        title = h1 or first or "core memories"
+        out.append((title, "\n".join(rest)))
+    for section in sections:
+        title = section.header[3:].strip() or "core memory"
+        body = "\n".join(section.body) if section.body else title
+        out.append((title, body))
+    return out
+
+
+def count_core(text: str) -> int:
+    """Candidates a core-memories file should give, counted independently of `core_sections`."""
+    lines = text.splitlines()
+    headers = 0
+    before: list[str] = []
+    for line, inside in iter_fenced(lines):
+        if not inside and SECTION.match(line):
+            headers += 1
+        elif headers == 0:
+            before.append(line)
+    return headers + (1 if has_content(before) else 0)
+
+
+def _short_title(title: str) -> str:
+    title = " ".join(title.split())
+    return title if len(title) <= MAX_TITLE_CHARS else title[: MAX_TITLE_CHARS - 1].rstrip() + "…"
+
+
+def build_plan(ctx, explicit: list[str] | None, *, progress: Callable[[int], None] | None = None) -> Plan:
+    """Read the sources and decide what each file becomes; writes nothing."""
+    from jacked_vault.store import audit
+    from jacked_vault.store.tombstones import all_tombstones, tombstone_hash
+
+    repo = ctx.repo
+    if repo is None:
+        raise VaultError("USAGE", "migrate imports into the repo of the current directory: run it inside that repo")
+    store = ctx.vault
+    group = ctx.require_group(None)
+    identity = repo.identity
+    folder = episodic_dir(group, identity)
+    plan = Plan(identity, group, folder)
+    roots = _resolve_sources(explicit, repo, plan.sources)
+
+    recorded = audit.verify(store.root).recorded_ids
+    tombstones = all_tombstones(store)
+    try:
+        existing = {n for n in os.listdir(store.root / folder)}
+    except FileNotFoundError:
+        existing = set()
+    except OSError as exc:
+        raise VaultError("INCOMPLETE", f"cannot list vault:{folder} ({exc.strerror})") from None
+    planned: set[str] = set()
+    seen_keys: set[str] = set()
+
+    def taken(name: str) -> bool:
+        return name in existing or name in planned
+
+    done = 0
+    for root in roots:
+        try:
+            with os.scandir(root) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError as exc:
+            plan.sources.append({"path": str(root), "status": "skipped", "reason": f"unreadable ({exc.strerror})"})
+            continue
+        if len(entries) > MAX_SOURCE_ENTRIES:
+            raise VaultError("INCOMPLETE", f"{root} has more than {MAX_SOURCE_ENTRIES} entries; nothing was read")
+        plan.sources.append({"path": str(root), "status": "read", "reason": None})
+        budget = [MAX_SOURCE_TOTAL]
+        for entry in entries:
+            name = entry.name
+            display = str(root / name)
+            kind = source_kind(name)
+            file = FilePlan(display, name, kind, "import")
+            plan.files.append(file)
+            if name.startswith("."):
+                file.action, file.reason = "skipped", "hidden"
+            elif entry.is_symlink():
+                file.action, file.reason = "skipped", "symlink, never followed"
+            elif entry.is_dir(follow_symlinks=False):
+                file.action, file.reason = "skipped", "folder, not read"
+            elif not entry.is_file(follow_symlinks=False):
+                file.action, file.reason = "skipped", "not a regular file"
+            elif kind is None:
+                file.action, file.reason = "skipped", "not a remember file"
+            if file.action == "skipped":
+                continue
+            text = _read_source(root, name, file, budget)
+            done += 1
+            if progress is not None:
+                progress(done)
+            if text is None:
+                continue
+            file.entries = count_entries(text)
+            if not text.strip():
+                file.action, file.reason = "empty", "nothing to import"
+                continue
+            key = f"migration:{identity}:{file.sha}"
+            if key in recorded or key in seen_keys:
+                file.action, file.reason = "already-migrated", "this content was imported before"
+            else:
+                seen_keys.add(key)
+                file.target = f"{folder}/{_target_name(kind, name, text, taken)}"
+                planned.add(file.target.rsplit("/", 1)[-1])
+                file.written = count_entries(file.data.decode("utf-8"))
+            if kind == "core":  # each section on its own: one already imported is not imported again
+                _plan_candidates(plan, file, text, identity, recorded, tombstones, tombstone_hash)
+    for file in plan.files:
+        if file.action == "import" and file.written != file.entries:
+            raise VaultError("INCOMPLETE", f"{file.source}: {file.entries} entries in the source but {file.written} planned; nothing was written")
+    return plan
+
+
+def _plan_candidates(plan: Plan, file: FilePlan, text: str, identity: str, recorded, tombstones, tombstone_hash) -> None:
+    sections = core_sections(text)
+    expected = count_core(text)
+    if len(sections) != expected:
+        raise VaultError("INCOMPLETE", f"{file.source}: {expected} sections counted but {len(sections)} parsed; nothing was written")
+    file.sections = expected
+    seen = {c.key for c in plan.candidates}
+    for raw_title, body in sections:
+        title = _short_title(raw_title)
+        digest = tombstone_hash(title, body)
+        key = f"migration:{identity}:note:{digest}"
+        candidate = CandidatePlan(file.source, title, body, key, "create")
+        if key in recorded or key in seen:
+            candidate.action, candidate.reason = "already-migrated", "this section was imported before"
+        elif digest in tombstones:
+            candidate.action, candidate.reason = "tombstoned", "rejected before; not re-created"
+        seen.add(key)
+        plan.candidates.append(candidate)
+
+
+# -- applying it ----------------------------------------------------------------------------------
+
+
+def _note_for(ctx, plan: Plan, candidate: CandidatePlan, now: str):
+    from jacked_vault.store.create import build_note
+
+    return build_note(
+        title=candidate.title,
+        body=candidate.body,
+        kind=CANDIDATE_KIND,
+        scope="group",
+        group=plan.group,
+        repos=[plan.identity],
+        source_harness=ctx.harness,
+        origin="migration",
+        status="candidate",
+        tags=CANDIDATE_TAGS,
+        now=now,
+    )
+
+
+def _check_candidates(ctx, plan: Plan, now: str) -> list:
+    """Build and validate each candidate to create; invalid ones are marked and skipped."""
+    from jacked_vault.document import validate_note
+    from jacked_vault.safety.secrets import assert_no_secrets
+    from jacked_vault.store.create import secret_fields
+
+    notes = []
+    for candidate in plan.candidates:
+        if candidate.action != "create":
+            continue
+        try:
+            note = _note_for(ctx, plan, candidate, now)
+            assert_no_secrets(secret_fields(note))
+            validate_note(note)
+        except VaultError as exc:
+            candidate.action, candidate.reason = "invalid", exc.message if exc.code != "SECRET" else "contains a secret"
+            continue
+        notes.append((candidate, note))
+    return notes
+
+
+def migrate(
+    ctx,
+    sources: list[str] | None = None,
+    *,
+    dry_run: bool = False,
+    author: dict | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> MigrateResult:
+    """Plan (and unless `dry_run`, write in one commit) the import of the source folders."""
+    from jacked_vault.document import render_note, slugify_title, utc_now
+    from jacked_vault.recall.index_md import regenerate_index
+    from jacked_vault.safety import fsio
+    from jacked_vault.search.index import Entry
+    from jacked_vault.store import audit
+    from jacked_vault.store.transaction import write_transaction
+
+    if dry_run:
+        plan = build_plan(ctx, sources, progress=progress)
+        _check_candidates(ctx, plan, utc_now())
+        return MigrateResult(plan, True, None)
+
+    store = ctx.vault
+    harness = ctx.harness
+    commit = None
+    with write_transaction(store, author=author) as tx:
+        plan = build_plan(ctx, sources, progress=progress)
+        now = utc_now()
+        notes = _check_candidates(ctx, plan, now)
+        imports = [f for f in plan.files if f.action == "import"]
+        if not imports and not notes:
+            return MigrateResult(plan, False, None)
+        for file in imports:
+            file.target = tx.create(*_split(file.target), file.data)  # create-only: never replaces
+        # Count again in what is on disk now; a difference undoes everything (nothing committed).
+        for file in imports:
+            written = fsio.read_file(store.root, file.target, max_bytes=MAX_SOURCE_FILE)
+            file.written = _written_count(written)
+            if file.written != file.entries or written != file.data:
+                raise VaultError(
+                    "INCOMPLETE",
+                    f"{file.source}: {file.entries} entries in the source but {file.written} written; nothing was written",
+                )
+            tx.record(audit.AuditEvent(now, "migrate", f"migration:{plan.identity}:{file.sha}", file.target, file.sha, harness, "migration"))
+        changes = {}
+        for candidate, note in notes:
+            data = render_note(note)
+            rel = tx.create(store.note_dir("group", plan.group, note.kind), slugify_title(note.title), data)
+            sha = audit.content_hash(data)
+            tx.record(audit.AuditEvent(now, "create", note.id, rel, sha, harness, "migration"))
+            tx.record(audit.AuditEvent(now, "migrate", candidate.key, rel, sha, harness, "migration"))
+            candidate.id, candidate.path = note.id, rel
+            changes[rel] = Entry.from_note(note)
+        if changes:
+            regenerate_index(tx, "group", plan.group, changes)
+        commit = tx.commit(
+            f"memory(migrate): {plan.identity}: {len(imports)} file(s), {len(notes)} candidate note(s)\n\n"
+            f"Memory-Origin: migration\nMemory-Harness: {harness}\n"
+        )
+    return MigrateResult(plan, False, commit)
+
+
+def _split(rel: str) -> tuple[str, str]:
+    folder, name = rel.rsplit("/", 1)
+    return folder, name[:-3]
+
+
+def _written_count(data: bytes) -> int:
+    return count_entries(data.decode("utf-8"))

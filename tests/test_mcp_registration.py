@@ -1,0 +1,324 @@
+"""`hooks install|uninstall|status --mcp HARNESS`: each harness's own config file, edited in place.
+
+Install is idempotent and touches nothing but our entry; uninstall removes only ours; a file
+we cannot edit safely is refused with nothing written. The last test starts the server
+exactly as a written entry says and talks MCP to it.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import anyio
+import pytest
+from mcp import Client, StdioServerParameters
+
+from conftest import cli_env
+from jacked_vault.errors import VaultError
+from jacked_vault.mcp import registration as reg
+
+CLI = "import sys, jacked_vault.cli.mcp; from jacked_vault.cli.main import main; sys.exit(main(sys.argv[1:]))"
+REPO_ROOT = Path(__file__).resolve().parents[1]
+LAUNCH_CMD = ("/opt/jacked/bin/jacked-memory-mcp", [])
+
+
+def launch(harness: str, vault: str = "/v") -> reg.Launch:
+    return reg.launch_for(harness, Path(vault), command=LAUNCH_CMD)
+
+
+def jacked(*args: str, cwd: Path, vault: Path, **env: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-c", CLI, *args], cwd=cwd, env=cli_env(vault, PYTHONPATH=str(REPO_ROOT), **env),
+        capture_output=True, text=True, timeout=60,
+    )
+
+
+# -- the entries ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("harness", reg.HARNESSES)
+def test_each_entry_sets_its_own_harness(harness):
+    text = reg.render(harness, launch(harness))
+    if harness == "codex":
+        entry = tomllib.loads(text)["mcp_servers"]["jacked-memory"]
+        assert entry == {"command": LAUNCH_CMD[0], "args": [], "env": {"JACKED_MEMORY_HARNESS": "codex", "JACKED_VAULT_DIR": "/v"}}
+    elif harness == "opencode":
+        entry = json.loads(text)["mcp"]["jacked-memory"]
+        assert entry == {
+            "type": "local", "command": [LAUNCH_CMD[0]], "enabled": True,
+            "environment": {"JACKED_MEMORY_HARNESS": "opencode", "JACKED_VAULT_DIR": "/v"},
+        }
+    else:
+        entry = json.loads(text)["mcpServers"]["jacked-memory"]
+        assert entry == {"command": LAUNCH_CMD[0], "args": [], "env": {"JACKED_MEMORY_HARNESS": harness, "JACKED_VAULT_DIR": "/v"}}
+
+
+def test_user_scope_only_when_the_operator_asks():
+    assert "JACKED_MEMORY_ALLOW_USER_SCOPE" not in launch("claude").env
+    assert reg.launch_for("claude", Path("/v"), allow_user_scope=True, command=LAUNCH_CMD).env["JACKED_MEMORY_ALLOW_USER_SCOPE"] == "1"
+
+
+def test_claude_cli_form():
+    line = reg.claude_cli(reg.launch_for("claude", Path("/my vault"), command=("/bin/python", ["-m", "jacked_vault.mcp"])))
+    assert line == (
+        "claude mcp add --transport stdio --scope user --env JACKED_MEMORY_HARNESS=claude "
+        "--env 'JACKED_VAULT_DIR=/my vault' jacked-memory -- /bin/python -m jacked_vault.mcp"
+    )
+
+
+def test_default_paths(tmp_path):
+    from conftest import make_repo
+
+    repo = tmp_path / "repo"
+    (repo / "src").mkdir(parents=True)
+    make_repo(repo)
+    cwd = repo / "src"
+    assert reg.default_config_path("claude", cwd) == repo / ".mcp.json"
+    assert reg.default_config_path("cursor", cwd) == repo / ".cursor" / "mcp.json"
+    assert reg.default_config_path("opencode", cwd) == repo / "opencode.json"
+    (repo / "opencode.jsonc").write_text("{}\n")
+    assert reg.default_config_path("opencode", cwd) == repo / "opencode.jsonc"
+    assert reg.default_config_path("codex", cwd, {"HOME": "/home/u"}) == Path("/home/u/.codex/config.toml")
+    assert reg.default_config_path("codex", cwd, {"CODEX_HOME": "/c", "HOME": "/home/u"}) == Path("/c/config.toml")
+
+
+# -- JSON configs ---------------------------------------------------------------------------------
+
+JSON_CASES = {
+    "claude": ("mcpServers", {"mcpServers": {"github": {"command": "gh-mcp", "args": [], "env": {"TOKEN": "${GH}"}}}, "other": [1, 2]}),
+    "cursor": ("mcpServers", {"mcpServers": {"db": {"command": "db-mcp"}}}),
+    "opencode": ("mcp", {"$schema": "https://opencode.ai/config.json", "theme": "dark", "mcp": {"fs": {"type": "local", "command": ["fs"]}}}),
+}
+
+
+@pytest.mark.parametrize("harness", sorted(JSON_CASES))
+def test_json_install_is_idempotent_and_uninstall_restores(tmp_path, harness):
+    key, original = JSON_CASES[harness]
+    path = tmp_path / "cfg.json"
+    original_text = json.dumps(original, indent=2) + "\n"
+    path.write_text(original_text)
+
+    assert reg.install(harness, path, launch(harness)).action == "updated"
+    doc = json.loads(path.read_text())
+    assert doc[key]["jacked-memory"] == reg.entry(harness, launch(harness))
+    assert {k: v for k, v in doc[key].items() if k != "jacked-memory"} == original[key]
+    assert {k: v for k, v in doc.items() if k != key} == {k: v for k, v in original.items() if k != key}
+    assert reg.status(harness, path, launch(harness)) == "installed"
+
+    installed = path.read_bytes()
+    assert reg.install(harness, path, launch(harness)).action == "unchanged"
+    assert path.read_bytes() == installed
+    assert reg.status(harness, path, launch(harness, "/elsewhere")) == "outdated"
+    assert reg.install(harness, path, launch(harness, "/elsewhere")).action == "updated"
+    assert json.loads(path.read_text())[key]["jacked-memory"] == reg.entry(harness, launch(harness, "/elsewhere"))
+
+    assert reg.uninstall(harness, path).action == "removed"
+    assert path.read_text() == original_text
+    assert reg.uninstall(harness, path).action == "absent"
+    assert reg.status(harness, path, launch(harness)) == "absent"
+
+
+def test_json_created_when_missing_and_keeps_tabs(tmp_path):
+    path = tmp_path / ".cursor" / "mcp.json"
+    assert reg.install("cursor", path, launch("cursor")).action == "created"
+    assert json.loads(path.read_text()) == {"mcpServers": {"jacked-memory": reg.entry("cursor", launch("cursor"))}}
+
+    tabbed = tmp_path / "tabbed.json"
+    tabbed.write_text('{\n\t"mcpServers": {}\n}\n')
+    reg.install("claude", tabbed, launch("claude"))
+    assert '\n\t"mcpServers"' in tabbed.read_text() and '\n\t\t"jacked-memory"' in tabbed.read_text()
+
+
+def test_json_install_writes_through_a_symlink(tmp_path):
+    real = tmp_path / "dotfiles" / "mcp.json"
+    real.parent.mkdir()
+    real.write_text('{"mcpServers": {}}\n')
+    link = tmp_path / ".mcp.json"
+    link.symlink_to(real)
+    reg.install("claude", link, launch("claude"))
+    assert link.is_symlink()
+    assert "jacked-memory" in json.loads(real.read_text())["mcpServers"]
+
+
+@pytest.mark.parametrize(
+    "content",
+    [b'{"mcpServers": {}, // comment\n}', b"[1, 2]", b'{"mcpServers": ["not", "an", "object"]}', b"\x00\xff not utf-8"],
+)
+def test_json_refuses_what_it_cannot_edit_and_writes_nothing(tmp_path, content):
+    path = tmp_path / "cfg.json"
+    path.write_bytes(content)
+    before = path.read_bytes()
+    with pytest.raises(VaultError) as info:
+        reg.install("claude", path, launch("claude"))
+    assert info.value.code == "CONFIG"
+    assert path.read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["cfg.json"]  # no temp file left behind
+
+
+# -- TOML (codex) ---------------------------------------------------------------------------------
+
+CODEX_ORIGINAL = """\
+# my codex config
+model = "o3"  # the default
+approval_policy = "on-request"
+
+[mcp_servers.github]
+command = "gh-mcp"
+args = ["--stdio"]
+env = { "TOKEN" = "${GH}" }
+
+# a comment that belongs to profiles
+[profiles.fast]
+model = "o4-mini"
+
+[[notes]]
+text = "array of tables"
+"""
+
+
+def test_codex_install_appends_and_uninstall_restores_byte_for_byte(tmp_path):
+    path = tmp_path / "config.toml"
+    path.write_text(CODEX_ORIGINAL)
+    assert reg.install("codex", path, launch("codex")).action == "updated"
+    text = path.read_text()
+    assert text.startswith(CODEX_ORIGINAL)  # every other byte kept
+    doc = tomllib.loads(text)
+    assert doc["mcp_servers"]["jacked-memory"] == reg.entry("codex", launch("codex"))
+    assert doc["mcp_servers"]["github"]["env"] == {"TOKEN": "${GH}"}
+    assert reg.install("codex", path, launch("codex")).action == "unchanged"
+    assert path.read_text() == text
+    assert reg.status("codex", path, launch("codex")) == "installed"
+    assert reg.uninstall("codex", path).action == "removed"
+    assert path.read_text() == CODEX_ORIGINAL
+
+
+def test_codex_outdated_entry_is_replaced_in_place(tmp_path):
+    path = tmp_path / "config.toml"
+    ours = reg.codex_block(launch("codex", "/old vault"))
+    before, after = CODEX_ORIGINAL.split("# a comment that belongs to profiles\n")
+    path.write_text(before + ours + "\n# a comment that belongs to profiles\n" + after)
+    assert reg.status("codex", path, launch("codex")) == "outdated"
+    assert reg.install("codex", path, launch("codex")).action == "updated"
+    assert path.read_text() == before + reg.codex_block(launch("codex")) + "\n# a comment that belongs to profiles\n" + after
+    reg.uninstall("codex", path)
+    assert path.read_text() == before + "# a comment that belongs to profiles\n" + after
+    assert tomllib.loads(path.read_text()) == tomllib.loads(CODEX_ORIGINAL)
+
+
+def test_codex_quoted_header_and_subtable_are_ours(tmp_path):
+    path = tmp_path / "config.toml"
+    path.write_text('model = "o3"\n\n[mcp_servers."jacked-memory"]\ncommand = "old"\n\n[mcp_servers."jacked-memory".env]\nX = "1"\n\n[other]\na = 1\n')
+    reg.install("codex", path, launch("codex"))
+    doc = tomllib.loads(path.read_text())
+    assert doc["mcp_servers"]["jacked-memory"] == reg.entry("codex", launch("codex")) and doc["other"] == {"a": 1}
+    reg.uninstall("codex", path)
+    assert tomllib.loads(path.read_text()) == {"model": "o3", "other": {"a": 1}}
+
+
+def test_codex_created_when_missing_and_special_characters_escaped(tmp_path):
+    path = tmp_path / "codex-home" / "config.toml"
+    odd = reg.launch_for("codex", Path('/v/with "quotes" and \\ and \x7f'), command=("/bin/p y", ["-m", "x"]))
+    assert reg.install("codex", path, odd).action == "created"
+    assert tomllib.loads(path.read_text())["mcp_servers"]["jacked-memory"]["env"]["JACKED_VAULT_DIR"] == '/v/with "quotes" and \\ and \x7f'
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        'mcp_servers = { github = { command = "gh" } }\n',  # inline table: a [mcp_servers.x] header would be invalid
+        'model = "o3\n',  # not TOML
+        '[mcp_servers]\njacked-memory = { command = "hand-written" }\n',  # ours, in a form we do not edit
+    ],
+)
+def test_codex_refuses_what_it_cannot_edit_and_writes_nothing(tmp_path, content):
+    path = tmp_path / "config.toml"
+    path.write_text(content)
+    with pytest.raises(VaultError) as info:
+        reg.install("codex", path, launch("codex"))
+    assert info.value.code == "CONFIG"
+    assert path.read_text() == content
+
+
+# -- the CLI --------------------------------------------------------------------------------------
+
+
+def test_cli_print_writes_nothing(tmp_path, vault_path):
+    work = tmp_path / "proj"
+    work.mkdir()
+    for harness in reg.HARNESSES:
+        proc = jacked("memory", "hooks", "install", "--mcp", harness, "--print", "--json", cwd=work, vault=vault_path)
+        assert proc.returncode == 0, proc.stderr
+        item = json.loads(proc.stdout)["mcp"][0]
+        assert item["action"] == "printed" and item["harness"] == harness
+        snippet = item["snippet"]
+        parsed = tomllib.loads(snippet) if harness == "codex" else json.loads(snippet)
+        assert f'"JACKED_MEMORY_HARNESS": "{harness}"' in json.dumps(parsed)
+        assert str(vault_path) in snippet
+    assert sorted(p.name for p in work.iterdir()) == []
+    human = jacked("memory", "hooks", "install", "--mcp", "claude", "--print", cwd=work, vault=vault_path)
+    assert "claude mcp add" in human.stdout and '"mcpServers"' in human.stdout
+
+
+def test_cli_install_status_uninstall(tmp_path, vault_path):
+    work = tmp_path / "proj"
+    work.mkdir()
+    config = work / ".mcp.json"
+    config.write_text('{\n  "mcpServers": {\n    "other": {\n      "command": "x"\n    }\n  }\n}\n')
+    original = config.read_text()
+    args = ("--mcp", "claude", "--config", str(config), "--json")
+
+    first = jacked("memory", "hooks", "install", *args, cwd=work, vault=vault_path)
+    assert first.returncode == 0, first.stderr
+    assert json.loads(first.stdout)["mcp"] == [{"harness": "claude", "path": str(config), "action": "updated"}]
+    again = jacked("memory", "hooks", "install", *args, cwd=work, vault=vault_path)
+    assert json.loads(again.stdout)["mcp"][0]["action"] == "unchanged"
+    status = jacked("memory", "hooks", "status", *args, cwd=work, vault=vault_path)
+    assert json.loads(status.stdout)["mcp"][0]["state"] == "installed"
+    entry = json.loads(config.read_text())["mcpServers"]["jacked-memory"]
+    assert entry["env"] == {"JACKED_MEMORY_HARNESS": "claude", "JACKED_VAULT_DIR": str(vault_path)}
+
+    removed = jacked("memory", "hooks", "uninstall", *args, cwd=work, vault=vault_path)
+    assert json.loads(removed.stdout)["mcp"][0]["action"] == "removed"
+    assert config.read_text() == original
+
+    usage = jacked("memory", "hooks", "install", "--json", cwd=work, vault=vault_path)
+    assert usage.returncode == 2 and json.loads(usage.stdout)["error"]["code"] == "JACKED_MEMORY_USAGE"
+    bad = jacked("memory", "hooks", "install", "--mcp", "vscode", "--json", cwd=work, vault=vault_path)
+    assert bad.returncode == 2 and "vscode" in json.loads(bad.stdout)["error"]["message"]
+    two = jacked("memory", "hooks", "install", "--mcp", "claude", "--mcp", "cursor", "--config", str(config), "--json", cwd=work, vault=vault_path)
+    assert two.returncode == 2
+    assert config.read_text() == original
+
+
+def test_cli_status_lists_every_harness(tmp_path, vault_path):
+    work = tmp_path / "proj"
+    work.mkdir()
+    proc = jacked("memory", "hooks", "status", "--json", cwd=work, vault=vault_path)
+    assert proc.returncode == 0, proc.stderr
+    assert [(i["harness"], i["state"]) for i in json.loads(proc.stdout)["mcp"]] == [(h, "absent") for h in reg.HARNESSES]
+
+
+def test_a_written_entry_starts_a_working_server(tmp_path, vault_path):
+    """The entry as written into a config, run as the harness would run it."""
+    path = tmp_path / "proj" / ".mcp.json"
+    real = reg.launch_for("claude", vault_path, command=(sys.executable, ["-m", "jacked_vault.mcp"]))
+    reg.install("claude", path, real)
+    entry = json.loads(path.read_text())["mcpServers"]["jacked-memory"]
+    params = StdioServerParameters(
+        command=entry["command"], args=entry["args"], env={**entry["env"], "PYTHONPATH": str(REPO_ROOT), "HOME": str(tmp_path)},
+        cwd=str(tmp_path),
+    )
+
+    async def go():
+        async with Client(params, read_timeout_seconds=60) as client:
+            names = [t.name for t in (await client.list_tools()).tools]
+            saved = await client.call_tool("memory_save", {"title": "Registered", "body": "works", "group": "g"})
+            return names, saved
+
+    names, saved = anyio.run(go)
+    assert sorted(names) == ["memory_doctor", "memory_read", "memory_save", "memory_search"]
+    assert not saved.is_error and saved.structured_content["memory"]["source_harness"] == "claude"

@@ -1,0 +1,315 @@
+"""Rollup: past day files -> recent.md -> archive.md, deterministic, idempotent, one commit."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from datetime import date, timedelta
+from pathlib import Path
+
+import pygit2
+import pytest
+from conftest import CliResult, cli_env, git, snapshot
+
+from jacked_vault.episodic.headers import count_session_entries
+from jacked_vault.episodic.rollup import monday, roll_folder, rollup
+from jacked_vault.errors import VaultError
+from jacked_vault.store import git as store_git
+from jacked_vault.store.vault import open_vault
+
+IDENTITY = "github.com/acme/api"
+FOLDER = "groups/api/episodic/github.com__acme__api"
+
+
+def jacked(*args: str, vault: Path) -> CliResult:
+    """The real `jacked` entry point in a subprocess, with the episodic commands imported
+    (main.py registers them once `jacked_vault.cli.episodic` is in its import line)."""
+    code = "import sys, jacked_vault.cli.episodic; from jacked_vault.cli.main import main; sys.exit(main(sys.argv[1:]))"
+    proc = subprocess.run(
+        [sys.executable, "-c", code, *args], capture_output=True, text=True, cwd=vault.parent, env=cli_env(vault), timeout=120
+    )
+    return CliResult(proc.returncode, proc.stdout, proc.stderr)
+
+
+def day_text(day: str, entries: list[tuple[str, str, str]], identity: str = IDENTITY) -> str:
+    """A day file as `append_entry` writes it."""
+    parts = [f"# {identity} — {day}\n"]
+    for hhmm, branch, sentence in entries:
+        parts.append(f"\n## {hhmm} | {branch}\n{sentence}\n")
+    return "".join(parts)
+
+
+def write_days(vault: Path, days: dict[str, str], folder: str = FOLDER) -> None:
+    base = vault / folder
+    base.mkdir(parents=True, exist_ok=True)
+    for day, text in days.items():
+        (base / f"today-{day}.md").write_text(text, encoding="utf-8")
+
+
+def commit_all(vault: Path, message: str = "seed") -> None:
+    git(vault, "add", "-A")
+    git(vault, "commit", "-qm", message)
+
+
+def commits(vault: Path) -> int:
+    return int(git(vault, "rev-list", "--count", "HEAD").strip())
+
+
+def read(vault: Path, name: str, folder: str = FOLDER) -> str:
+    return (vault / folder / name).read_text(encoding="utf-8")
+
+
+def all_entries(vault: Path, folder: str = FOLDER) -> int:
+    """`HH:MM |` entries in live day files + recent.md + archive.md (not the .done.md copies)."""
+    base = vault / folder
+    total = 0
+    for path in base.iterdir():
+        if path.name in ("recent.md", "archive.md") or (path.name.startswith("today-") and not path.name.endswith(".done.md")):
+            total += count_session_entries(path.read_text(encoding="utf-8"))
+    return total
+
+
+def test_rollup_rolls_past_days_into_recent_and_archives_old_ones(vault_path: Path) -> None:
+    d20 = day_text("2026-11-20", [("09:00", "main", "Set up the importer."), ("17:30", "feat/x", "Wrote the parser.")])
+    d26 = day_text("2026-11-26", [("10:15", "feat/x", "Reviewed the archive layout.")])
+    d27 = day_text("2026-11-27", [("08:30", "main", "Rebased."), ("18:45", "feat/x", "Handed over.")])
+    d28 = day_text("2026-11-28", [("09:00", "main", "Today: not rolled.")])
+    write_days(vault_path, {"2026-11-20": d20, "2026-11-26": d26, "2026-11-27": d27, "2026-11-28": d28})
+    commit_all(vault_path)
+    before = commits(vault_path)
+
+    result = rollup(open_vault(vault_path), today=date(2026, 11, 28), harness="tester")
+
+    assert result.commit is not None and commits(vault_path) == before + 1
+    assert read(vault_path, "recent.md") == (
+        "# Recent\n\n"
+        "## 2026-11-26\n### 10:15 | feat/x\nReviewed the archive layout.\n\n"
+        "## 2026-11-27\n### 08:30 | main\nRebased.\n\n### 18:45 | feat/x\nHanded over.\n"
+    )
+    # 2026-11-20 is 8 days before the 28th: straight to the archive, in the week of Monday the 16th.
+    assert read(vault_path, "archive.md") == (
+        "# Archive\n\n## Week of 2026-11-16\n### 2026-11-20\n#### 09:00 | main\nSet up the importer.\n\n#### 17:30 | feat/x\nWrote the parser.\n"
+    )
+    base = vault_path / FOLDER
+    for day, text in (("2026-11-20", d20), ("2026-11-26", d26), ("2026-11-27", d27)):
+        assert not (base / f"today-{day}.md").exists()
+        assert (base / f"today-{day}.done.md").read_text(encoding="utf-8") == text  # renamed, byte for byte
+    assert read(vault_path, "today-2026-11-28.md") == d28
+    # The commit has everything: git status is clean, HEAD's tree has the renames.
+    assert git(vault_path, "status", "--porcelain") == ""
+    tree = git(vault_path, "ls-tree", "-r", "--name-only", "HEAD", FOLDER).split()
+    assert f"{FOLDER}/today-2026-11-20.md" not in tree and f"{FOLDER}/today-2026-11-20.done.md" in tree
+    message = git(vault_path, "log", "-1", "--format=%B")
+    assert message.startswith("memory(rollup): 3 day(s) rolled, 1 archived in 1 repo(s) as of 2026-11-28")
+    # One audit line per changed file: 3 .done.md + 3 removed day files + recent.md + archive.md.
+    lines = [json.loads(x) for p in (vault_path / "audit").rglob("*.jsonl") for x in p.read_text().splitlines()]
+    rolled = [x for x in lines if x["op"] == "rollup"]
+    assert len(rolled) == 8 and {x["id"] for x in rolled} == {f"episodic:{IDENTITY}"}
+    assert {x["path"] for x in rolled if x["sha256"] is None} == {f"{FOLDER}/today-2026-11-{d}.md" for d in (20, 26, 27)}
+    assert result.to_json()["repos"][0]["archived"] == ["2026-11-20"]
+
+
+def test_second_rollup_changes_nothing_and_makes_no_commit(vault_path: Path) -> None:
+    write_days(vault_path, {f"2026-11-{d:02d}": day_text(f"2026-11-{d:02d}", [("09:00", "main", f"Day {d}.")]) for d in range(1, 29)})
+    commit_all(vault_path)
+    store = open_vault(vault_path)
+    first = rollup(store, today=date(2026, 11, 28))
+    assert first.commit is not None
+    before = snapshot(vault_path)
+    second = rollup(store, today=date(2026, 11, 28))
+    assert second.commit is None and not second.changed
+    assert snapshot(vault_path) == before  # byte-identical files, same HEAD, same git index
+
+
+def test_out_of_order_days_and_rollups_keep_sections_sorted(vault_path: Path) -> None:
+    store = open_vault(vault_path)
+    write_days(vault_path, {"2026-11-25": day_text("2026-11-25", [("09:00", "main", "The 25th.")])})
+    commit_all(vault_path)
+    rollup(store, today=date(2026, 11, 28))
+    # Late day files for earlier days, one of them already old enough for the archive.
+    write_days(vault_path, {
+        "2026-11-22": day_text("2026-11-22", [("11:00", "main", "The 22nd.")]),
+        "2026-11-12": day_text("2026-11-12", [("12:00", "main", "The 12th.")]),
+        "2026-11-27": day_text("2026-11-27", [("13:00", "main", "The 27th.")]),
+    })
+    commit_all(vault_path)
+    rollup(store, today=date(2026, 11, 28))
+    recent = read(vault_path, "recent.md")
+    assert [line for line in recent.splitlines() if line.startswith("## ")] == ["## 2026-11-22", "## 2026-11-25", "## 2026-11-27"]
+    # A later rollup date archives in date order even though the days arrived out of order.
+    write_days(vault_path, {"2026-11-02": day_text("2026-11-02", [("08:00", "main", "The 2nd.")])})
+    commit_all(vault_path)
+    rollup(store, today=date(2026, 12, 5))
+    # ... and an earlier --today afterwards finds nothing to do.
+    assert rollup(store, today=date(2026, 11, 30)).commit is None
+    archive = read(vault_path, "archive.md")
+    headers = [line for line in archive.splitlines() if line.startswith("#")]
+    assert headers == [
+        "# Archive",
+        "## Week of 2026-11-02", "### 2026-11-02", "#### 08:00 | main",
+        "## Week of 2026-11-09", "### 2026-11-12", "#### 12:00 | main",
+        "## Week of 2026-11-16", "### 2026-11-22", "#### 11:00 | main",
+        "## Week of 2026-11-23", "### 2026-11-25", "#### 09:00 | main",
+        "### 2026-11-27", "#### 13:00 | main",
+    ]
+    assert read(vault_path, "recent.md") == "# Recent\n"
+    assert all_entries(vault_path) == 5
+
+
+def test_late_entries_for_a_rolled_day_are_appended_not_lost(vault_path: Path) -> None:
+    store = open_vault(vault_path)
+    first = day_text("2026-11-26", [("09:00", "main", "Morning.")])
+    write_days(vault_path, {"2026-11-26": first})
+    commit_all(vault_path)
+    rollup(store, today=date(2026, 11, 27))
+    late = day_text("2026-11-26", [("23:50", "main", "A late capture for the 26th.")])
+    write_days(vault_path, {"2026-11-26": late})
+    commit_all(vault_path)
+    rollup(store, today=date(2026, 11, 27))
+    assert read(vault_path, "recent.md") == (
+        "# Recent\n\n## 2026-11-26\n### 09:00 | main\nMorning.\n\n### 23:50 | main\nA late capture for the 26th.\n"
+    )
+    done = read(vault_path, "today-2026-11-26.done.md")
+    assert done.startswith(first.rstrip("\n")) and done.endswith("## 23:50 | main\nA late capture for the 26th.\n")
+    assert count_session_entries(done) == 2
+
+
+def test_day_file_with_no_entries_is_renamed_without_a_section(vault_path: Path) -> None:
+    write_days(vault_path, {
+        "2026-11-25": f"# {IDENTITY} — 2026-11-25\n",
+        "2026-11-26": "",
+        "2026-11-27": day_text("2026-11-27", [("09:00", "main", "Something.")]),
+    })
+    commit_all(vault_path)
+    result = rollup(open_vault(vault_path), today=date(2026, 11, 28))
+    repo = result.to_json()["repos"][0]
+    assert repo["rolled"] == ["2026-11-25", "2026-11-26", "2026-11-27"] and repo["empty"] == ["2026-11-25", "2026-11-26"]
+    assert read(vault_path, "recent.md") == "# Recent\n\n## 2026-11-27\n### 09:00 | main\nSomething.\n"
+    assert read(vault_path, "today-2026-11-26.done.md") == ""
+    assert git(vault_path, "status", "--porcelain") == ""
+
+
+def test_a_year_of_day_files_conserves_every_entry(vault_path: Path) -> None:
+    start = date(2025, 11, 28)
+    days = {}
+    for i in range(365):
+        day = (start + timedelta(days=i)).isoformat()
+        days[day] = day_text(day, [(f"{8 + j:02d}:{(i + j) % 60:02d}", "main", f"Entry {j} of {day}.") for j in range(5)])
+    write_days(vault_path, days)
+    commit_all(vault_path)
+    before = commits(vault_path)
+    total = all_entries(vault_path)
+    assert total == 365 * 5
+    today = start + timedelta(days=365)
+
+    result = rollup(open_vault(vault_path), today=today)
+
+    assert commits(vault_path) == before + 1 and git(vault_path, "status", "--porcelain") == ""
+    assert all_entries(vault_path) == total
+    assert len(result.repos[0].rolled) == 365
+    base = vault_path / FOLDER
+    assert sorted(p.name for p in base.glob("today-*.md") if not p.name.endswith(".done.md")) == []
+    assert all((base / f"today-{d}.done.md").read_text(encoding="utf-8") == t for d, t in days.items())
+    recent_days = [line[3:] for line in read(vault_path, "recent.md").splitlines() if line.startswith("## ")]
+    assert recent_days == [(today - timedelta(days=n)).isoformat() for n in range(7, 0, -1)]
+    archive = read(vault_path, "archive.md").splitlines()
+    weeks = [date.fromisoformat(line[len("## Week of "):]) for line in archive if line.startswith("## Week of ")]
+    assert weeks == sorted(weeks) and all(w.weekday() == 0 for w in weeks)
+    archived_days = [date.fromisoformat(line[4:]) for line in archive if line.startswith("### ")]
+    assert archived_days == sorted(archived_days) and len(archived_days) == 358
+    assert all(monday(d) in weeks for d in archived_days)
+    # Second run: nothing to do.
+    assert rollup(open_vault(vault_path), today=today).commit is None
+
+
+def test_scope_all_groups_by_default_or_narrowed_by_group_and_repo(vault_path: Path) -> None:
+    other = "groups/web/episodic/github.com__acme__web"
+    third = "groups/api/episodic/github.com__acme__worker"
+    for folder in (FOLDER, other, third):
+        write_days(vault_path, {"2026-11-27": day_text("2026-11-27", [("09:00", "main", "x")])}, folder)
+    commit_all(vault_path)
+    store = open_vault(vault_path)
+    only_web = rollup(store, today=date(2026, 11, 28), group="web")
+    assert [r.folder for r in only_web.repos] == [other]
+    only_worker = rollup(store, today=date(2026, 11, 28), repo="github.com/acme/worker")
+    assert [r.folder for r in only_worker.repos] == [third]
+    rest = rollup(store, today=date(2026, 11, 28))
+    assert [r.folder for r in rest.repos] == [FOLDER]
+    with pytest.raises(VaultError) as err:
+        rollup(store, repo="../etc")
+    assert err.value.code == "USAGE"
+
+
+def test_symlinked_day_file_is_skipped_and_never_followed(vault_path: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "outside.md"
+    outside.write_text("## 09:00 | main\nnot vault content\n")
+    write_days(vault_path, {"2026-11-26": day_text("2026-11-26", [("09:00", "main", "Real.")])})
+    (vault_path / FOLDER / "today-2026-11-25.md").symlink_to(outside)
+    result = rollup(open_vault(vault_path), today=date(2026, 11, 28))
+    repo = result.to_json()["repos"][0]
+    assert repo["rolled"] == ["2026-11-26"]
+    assert repo["skipped"] == [{"file": f"vault:{FOLDER}/today-2026-11-25.md", "reason": "symlink, never followed; day left in place"}]
+    assert (vault_path / FOLDER / "today-2026-11-25.md").is_symlink()
+    assert "not vault content" not in read(vault_path, "recent.md")
+
+
+def test_a_failed_commit_puts_every_file_back(vault_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write_days(vault_path, {"2026-11-10": day_text("2026-11-10", [("09:00", "main", "Old.")]),
+                            "2026-11-26": day_text("2026-11-26", [("09:00", "main", "New.")])})
+    commit_all(vault_path)
+    before = snapshot(vault_path)
+
+    def refuse(*args, **kwargs):
+        raise VaultError("LOCKED", "git refused the commit (test)")
+
+    monkeypatch.setattr(store_git, "commit_files", refuse)
+    with pytest.raises(VaultError):
+        rollup(open_vault(vault_path), today=date(2026, 11, 28))
+    assert snapshot(vault_path) == before  # removed day files restored, new files gone
+
+
+def test_commit_files_removes_a_path_and_drops_empty_folders(vault_path: Path) -> None:
+    repo = pygit2.Repository(str(vault_path))
+    (vault_path / "a" / "b").mkdir(parents=True)
+    (vault_path / "a" / "b" / "only.md").write_text("x\n")
+    (vault_path / "a" / "keep.md").write_text("y\n")
+    store_git.commit_files(repo, {"a/b/only.md": b"x\n", "a/keep.md": b"y\n"}, "add")
+    os.unlink(vault_path / "a" / "b" / "only.md")
+    store_git.commit_files(repo, {"a/b/only.md": None, "a/missing/none.md": None}, "remove")
+    tree = repo.head.peel().tree
+    assert "b" not in repo[tree["a"].id] and "missing" not in repo[tree["a"].id]
+    assert [e.name for e in repo[tree["a"].id]] == ["keep.md"]
+    assert git(vault_path, "status", "--porcelain", "--untracked-files=no") == ""
+
+
+def test_cli_rollup_json_human_and_usage_errors(vault_path: Path) -> None:
+    write_days(vault_path, {"2026-11-27": day_text("2026-11-27", [("09:00", "main", "Via the CLI.")])})
+    commit_all(vault_path)
+    out = jacked("memory", "rollup", "--today", "2026-11-28", "--json", vault=vault_path)
+    assert out.code == 0, out.err
+    payload = out.json
+    assert payload["schema"] == "jacked.rollup.v1" and payload["ok"] is True and payload["changed"] is True
+    assert payload["rolled"] == 1 and payload["repos"][0]["repo"] == IDENTITY
+    again = jacked("memory", "rollup", "--today", "2026-11-28", vault=vault_path)
+    assert again.code == 0 and "Nothing to roll up as of 2026-11-28" in again.out
+    bad = jacked("memory", "rollup", "--today", "28/11/2026", "--json", vault=vault_path)
+    assert bad.code == 2 and bad.json["error"]["code"] == "JACKED_MEMORY_USAGE"
+    doctor = jacked("memory", "doctor", "--json", vault=vault_path)
+    assert doctor.code == 0 and doctor.json["ok"] is True, doctor.out
+
+
+def test_roll_folder_is_pure_and_deterministic() -> None:
+    files = {
+        "today-2026-11-27.md": day_text("2026-11-27", [("09:00", "main", "x")]).encode(),
+        "recent.md": b"# Recent\n\n## 2026-11-01\n### 09:00 | main\nold\n",
+    }
+    a = roll_folder(date(2026, 11, 28), dict(files))
+    b = roll_folder(date(2026, 11, 28), dict(files))
+    assert a.writes == b.writes and set(a.writes) == {"today-2026-11-27.md", "today-2026-11-27.done.md", "recent.md", "archive.md"}
+    # Foreign text in recent.md (a preamble, an undated section, a code fence with a `## ` line) is kept.
+    foreign = b"# Recent\nkept preamble\n\n## Notes\nkept\n\n## 2026-11-01\n```\n## 09:00 | not a header\n```\n"
+    c = roll_folder(date(2026, 11, 28), {"recent.md": foreign})
+    assert c.writes["recent.md"] == b"# Recent\nkept preamble\n\n## Notes\nkept\n"
+    assert b"## 09:00 | not a header" in c.writes["archive.md"]
