@@ -83,3 +83,26 @@ def test_reinstall_replaces_our_entry_when_the_vault_changes(tmp_path: Path):
     data = json.loads(path.read_text())
     commands = [h["command"] for g in data["hooks"]["SessionStart"] for h in g["hooks"]]
     assert len(commands) == 1 and str(tmp_path / "b") in commands[0]
+
+
+def test_cli_hooks_claude_and_git(tmp_path: Path):
+    from conftest import make_repo, run_cli
+
+    vault = tmp_path / "vault"
+    run_cli("memory", "init", "--no-scan", vault=vault)
+    settings = tmp_path / "settings.json"
+    installed = run_cli("memory", "hooks", "install", "--claude", "--settings", str(settings), "--json", vault=vault)
+    assert installed.code == 0 and installed.json["claude"][0]["events"] == ["PreCompact", "SessionEnd", "SessionStart"]
+    status = run_cli("memory", "hooks", "status", "--claude", "--settings", str(settings), "--json", vault=vault)
+    assert status.json["claude"][0]["complete"] is True
+    repo = tmp_path / "code"
+    repo.mkdir()
+    make_repo(repo, "git@github.com:o/code.git")
+    git_install = run_cli("memory", "hooks", "install", "--git", str(repo), "--json", vault=vault)
+    assert git_install.json["git"][0]["state"] == "installed"
+    assert "jacked-vault post-merge hook" in (repo / ".git" / "hooks" / "post-merge").read_text()
+    not_a_repo = run_cli("memory", "hooks", "install", "--git", str(tmp_path), "--json", vault=vault)
+    assert not_a_repo.json["git"][0]["error"]["code"] == "JACKED_MEMORY_NOT_FOUND"
+    removed = run_cli("memory", "hooks", "uninstall", "--claude", "--settings", str(settings), "--git", str(repo), "--json", vault=vault)
+    assert removed.json["claude"][0]["action"] == "removed" and not (repo / ".git" / "hooks" / "post-merge").exists()
+    assert run_cli("memory", "hooks", "install", "--json", vault=vault).code == 2

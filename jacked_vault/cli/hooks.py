@@ -13,7 +13,7 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from jacked_vault.cli.apps import JsonOpt, VaultOpt, memory_app, run
+from jacked_vault.cli.apps import JsonOpt, VaultOpt, context_for, memory_app, run
 from jacked_vault.errors import VaultError
 
 hooks_app = typer.Typer(
@@ -29,6 +29,10 @@ McpOpt = Annotated[
 ]
 ClaudeOpt = Annotated[bool, typer.Option("--claude", help="Claude Code session hooks (SessionStart brief, SessionEnd/PreCompact capture).")]
 SettingsOpt = Annotated[Optional[str], typer.Option("--settings", help="Claude Code settings file (default ~/.claude/settings.json).")]
+GitOpt = Annotated[Optional[list[str]], typer.Option("--git", metavar="REPO", help="A code repo for the post-merge capture hook; repeatable.")]
+GitAllOpt = Annotated[Optional[str], typer.Option("--git-all", metavar="GROUP", help="Every repo of GROUP found under the vault's roots.")]
+FollowOpt = Annotated[bool, typer.Option("--follow-hooks-path", help="Install into core.hooksPath when the repo sets one.")]
+ForceOpt = Annotated[bool, typer.Option("--force", help="Replace a hook framework's post-merge (it is kept aside and restored on uninstall).")]
 PrintOpt = Annotated[bool, typer.Option("--print", help="Print the entry instead of writing the config file.")]
 ConfigOpt = Annotated[Optional[str], typer.Option("--config", help="Config file to edit (default: the harness's usual file).")]
 AllowUserOpt = Annotated[
@@ -52,7 +56,42 @@ def _payload(families: list[Family]) -> dict[str, Any]:
 
 
 def _nothing_selected(verb: str) -> VaultError:
-    return VaultError("USAGE", f"say what to {verb}: --claude, or --mcp HARNESS (claude, codex, cursor, opencode)")
+    return VaultError("USAGE", f"say what to {verb}: --claude, --git REPO / --git-all GROUP, or --mcp HARNESS (claude, codex, cursor, opencode)")
+
+
+def _git_family(ctx: typer.Context, op: str, repos: list[str] | None, group: str | None, vault: str | None, **options: bool) -> Family:
+    """The `--git` family: the post-merge hook in code repos, one result per repo."""
+    from pathlib import Path
+
+    from jacked_vault.gitflow import githooks
+    from jacked_vault.store.layout import resolve_vault_path
+
+    paths = [Path(r).expanduser().absolute() for r in repos or []]
+    if group:
+        paths += githooks.group_repo_paths(context_for(ctx, vault), group)
+    if not paths:
+        raise VaultError("USAGE", f"--git-all {group}: no repo of that group under the vault's roots" if group else "--git needs a repo path")
+    explicit = vault or (ctx.obj or {}).get("vault")
+    results = []
+    for path in dict.fromkeys(paths):
+        try:
+            if op == "install":
+                report = githooks.install_git_hook(path, vault=resolve_vault_path(explicit) if explicit else None, **options)
+            elif op == "uninstall":
+                report = githooks.uninstall_git_hook(path, follow_hooks_path=options.get("follow_hooks_path", False))
+            else:
+                report = githooks.git_hook_status(path)
+            results.append(report.to_json())
+        except VaultError as exc:
+            results.append({"repo": str(path), "error": {"code": exc.full_code, "message": exc.message}})
+
+    def human(result: dict[str, Any]) -> str:
+        if "error" in result:
+            return f"post-merge in {result['repo']}: {result['error']['message']}"
+        done = "; ".join(result.get("actions") or []) or result.get("state", "")
+        return f"post-merge in {result['repo']}: {done}"
+
+    return "git", results, human
 
 
 def _claude_family(ctx: typer.Context, op: str, settings: str | None, vault: str | None) -> Family:
@@ -88,6 +127,10 @@ def install(
     ctx: typer.Context,
     claude: ClaudeOpt = False,
     settings: SettingsOpt = None,
+    git: GitOpt = None,
+    git_all: GitAllOpt = None,
+    follow_hooks_path: FollowOpt = False,
+    force: ForceOpt = False,
     mcp: McpOpt = None,
     print_: PrintOpt = False,
     config: ConfigOpt = None,
@@ -103,6 +146,8 @@ def install(
         families: list[Family] = []
         if claude:
             families.append(_claude_family(ctx, "install", settings, vault))
+        if git or git_all:
+            families.append(_git_family(ctx, "install", git, git_all, vault, follow_hooks_path=follow_hooks_path, force=force))
         if mcp:
             families.append(mcp_family(ctx, "install", mcp, config=config, vault=vault, print_only=print_, allow_user_scope=allow_user_scope))
         if not families:
@@ -117,6 +162,9 @@ def uninstall(
     ctx: typer.Context,
     claude: ClaudeOpt = False,
     settings: SettingsOpt = None,
+    git: GitOpt = None,
+    git_all: GitAllOpt = None,
+    follow_hooks_path: FollowOpt = False,
     mcp: McpOpt = None,
     config: ConfigOpt = None,
     vault: VaultOpt = None,
@@ -130,6 +178,8 @@ def uninstall(
         families: list[Family] = []
         if claude:
             families.append(_claude_family(ctx, "uninstall", settings, vault))
+        if git or git_all:
+            families.append(_git_family(ctx, "uninstall", git, git_all, vault, follow_hooks_path=follow_hooks_path))
         if mcp:
             families.append(mcp_family(ctx, "uninstall", mcp, config=config, vault=vault))
         if not families:
@@ -144,6 +194,9 @@ def status(
     ctx: typer.Context,
     claude: ClaudeOpt = False,
     settings: SettingsOpt = None,
+    git: GitOpt = None,
+    git_all: GitAllOpt = None,
+    follow_hooks_path: FollowOpt = False,
     mcp: McpOpt = None,
     config: ConfigOpt = None,
     allow_user_scope: AllowUserOpt = False,
@@ -157,9 +210,11 @@ def status(
         from jacked_vault.mcp.registration import HARNESSES
 
         families: list[Family] = []
-        if claude or not mcp:
+        if git or git_all:
+            families.append(_git_family(ctx, "status", git, git_all, vault))
+        if claude or not (mcp or git or git_all):
             families.append(_claude_family(ctx, "status", settings, vault))
-        if mcp or not claude:
+        if mcp or not (claude or git or git_all):
             families.append(mcp_family(ctx, "status", mcp or list(HARNESSES), config=config, vault=vault, allow_user_scope=allow_user_scope))
         return _payload(families), lambda: _render(families)
 

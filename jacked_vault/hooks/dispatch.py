@@ -103,9 +103,12 @@ def drain(vault: Path, payload: dict) -> str:
     def context_for(item: dict) -> Context:
         return Context.create(vault=str(vault), cwd=_cwd(item), harness=HARNESS)
 
+    from jacked_vault.gitflow.merge_capture import retry_queued_merges
+
     report = drain_queue(context_for, vault / ".jacked")
+    merges = retry_queued_merges(vault)
     rolled = _rollup(vault)
-    return f"drained {report}; {rolled}"
+    return f"drained {report}; merge retries {len(merges)}; {rolled}"
 
 
 def _rollup(vault: Path) -> str:

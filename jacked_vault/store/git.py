@@ -7,6 +7,7 @@ whether the search index is current without importing pygit2.
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
@@ -52,13 +53,25 @@ def fast_head(root: Path) -> str | None:
     return None
 
 
+_OPEN = threading.local()
+
+
 def open_repo(root: Path) -> pygit2.Repository:
+    """The repository at `root`, kept open per thread: a long-lived process (the MCP server, a
+    drain) then reuses libgit2's loaded git index, which it re-reads only when the file changed."""
     import pygit2
 
+    cache = _OPEN.__dict__.setdefault("repos", {})
+    key = str(root)
+    repo = cache.get(key)
+    if repo is not None and os.path.isdir(os.path.join(key, ".git")):
+        return repo
     try:
-        return pygit2.Repository(str(root))
+        repo = pygit2.Repository(key)
     except pygit2.GitError as exc:
         raise VaultError("NO_VAULT", f"{root} is not a git repository ({exc})") from None
+    cache[key] = repo
+    return repo
 
 
 def init_repo(root: Path) -> pygit2.Repository:
