@@ -8,7 +8,8 @@ SessionStart hook (`jacked _hook session-start` fed the hook JSON), and, as the 
 alternative, a brief built by parsing the group's notes from disk (a full scan of the group).
 Then the `init` scan of N repos, in-process and as `jacked memory init --json`.
 Budgets (issue 3 and 4, this 2-core machine): brief wall <= 250 ms and in-process <= 20 ms at
-10k; SessionStart hook <= 300 ms at 10k; scan of 200 repos <= 3 s.
+10k; SessionStart hook <= 300 ms and SessionEnd hook return <= 100 ms at 10k; scan of 200
+repos <= 3 s.
 """
 
 from __future__ import annotations
@@ -94,14 +95,14 @@ def bench_full_scan(vault: Path, repeat: int) -> list[float]:
     return out
 
 
-def bench_process(cmd: list[str], repeat: int, *, stdin: str | None = None, cwd: Path) -> list[float]:
+def bench_process(cmd: list[str], repeat: int, *, stdin: str | None = None, cwd: Path, expect_output: bool = True) -> list[float]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("JACKED_")}
     out = []
     for _ in range(repeat):
         t = time.perf_counter()
         proc = subprocess.run(cmd, input=stdin, capture_output=True, text=True, cwd=cwd, env=env)
         out.append(time.perf_counter() - t)
-        if proc.returncode != 0 or not proc.stdout.strip():
+        if proc.returncode != 0 or (expect_output and not proc.stdout.strip()):
             raise RuntimeError(f"{cmd} failed: {proc.stderr[-500:]}")
     return out
 
@@ -116,6 +117,8 @@ def bench_size(n: int, base: Path, repeat: int) -> dict:
     brief_cli = bench_process([*jacked(), "memory", "brief", "--vault", str(vault), "--cwd", str(repo)], repeat, cwd=work)
     payload = json.dumps({"session_id": "bench", "cwd": str(repo), "hook_event_name": "SessionStart", "source": "startup"})
     hook = bench_process([*jacked(), "_hook", "session-start", "--vault", str(vault)], repeat, stdin=payload, cwd=work)
+    end_payload = json.dumps({"session_id": "bench-end", "transcript_path": str(work / "none.jsonl"), "cwd": str(repo), "hook_event_name": "SessionEnd", "reason": "exit"})
+    end = bench_process([*jacked(), "_hook", "session-end", "--vault", str(vault)], repeat, stdin=end_payload, cwd=work, expect_output=False)
     return {
         "notes": n,
         "gen_s": gen_s,
@@ -123,6 +126,7 @@ def bench_size(n: int, base: Path, repeat: int) -> dict:
         "scan_ms": median_ms(bench_full_scan(vault, repeat)),
         "cli_ms": median_ms(brief_cli),
         "hook_ms": median_ms(hook),
+        "end_ms": median_ms(end),
     }
 
 
@@ -160,10 +164,10 @@ def main() -> None:
         for n in sizes:
             print(f"[{n} notes] generating and measuring…", file=sys.stderr, flush=True)
             rows.append(bench_size(n, base, args.repeat))
-        print(f"\n{'notes':>7} {'gen s':>7} {'brief in-proc ms':>17} {'group full-scan ms':>19} {'ratio':>6} {'brief CLI ms':>13} {'SessionStart hook ms':>21}")
+        print(f"\n{'notes':>7} {'gen s':>7} {'brief in-proc ms':>17} {'group full-scan ms':>19} {'ratio':>6} {'brief CLI ms':>13} {'SessionStart hook ms':>21} {'SessionEnd hook ms':>19}")
         for r in rows:
             ratio = r["scan_ms"] / r["inproc_ms"] if r["inproc_ms"] else float("nan")
-            print(f"{r['notes']:>7} {r['gen_s']:>7.1f} {r['inproc_ms']:>17.2f} {r['scan_ms']:>19.2f} {ratio:>5.1f}x {r['cli_ms']:>13.1f} {r['hook_ms']:>21.1f}")
+            print(f"{r['notes']:>7} {r['gen_s']:>7.1f} {r['inproc_ms']:>17.2f} {r['scan_ms']:>19.2f} {ratio:>5.1f}x {r['cli_ms']:>13.1f} {r['hook_ms']:>21.1f} {r['end_ms']:>19.1f}")
         if len(rows) > 1:
             first, last = rows[0], rows[-1]
             print(f"growth {first['notes']} -> {last['notes']}: in-process x{last['inproc_ms'] / first['inproc_ms']:.2f}, "
@@ -173,6 +177,7 @@ def main() -> None:
             print(f"budget brief in-process @10k <= 20 ms: {ten_k['inproc_ms']:.2f} ms {verdict(ten_k['inproc_ms'], 20)}")
             print(f"budget brief wall @10k <= 250 ms: {ten_k['cli_ms']:.1f} ms {verdict(ten_k['cli_ms'], 250)}")
             print(f"budget SessionStart hook @10k <= 300 ms: {ten_k['hook_ms']:.1f} ms {verdict(ten_k['hook_ms'], 300)}")
+            print(f"budget SessionEnd hook returns @10k <= 100 ms: {ten_k['end_ms']:.1f} ms {verdict(ten_k['end_ms'], 100)} (the capture goes on detached)")
         scan = bench_init_scan(base, args.repos, 5)
         print(f"init scan of {scan['repos']} repos: in-process {scan['scan_ms']:.1f} ms {verdict(scan['scan_ms'], 3000)} (budget 3 s); "
               f"`jacked memory init --root … --json` wall {scan['init_wall_ms']:.1f} ms")

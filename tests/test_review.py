@@ -129,3 +129,40 @@ def test_review_cli_json_lists_the_queue_and_scripted_transitions(tmp_path: Path
     assert missing_reason.code == 2
     log = run_cli("memory", "log", created.note.id, "--json", vault=vault)
     assert [e["summary"].split(":")[0] for e in log.json["entries"]] == ["memory(reject)", "memory(note)"]
+
+
+def test_interactive_review_on_a_tty(tmp_path: Path):
+    import os
+    import pty
+    import subprocess
+    import sys
+    import time
+
+    from conftest import cli_env
+
+    vault = tmp_path / "vault"
+    run_cli("memory", "init", "--no-scan", vault=vault)
+    ctx = Context.create(vault=str(vault), cwd=tmp_path, harness="t")
+    first = _add(ctx, "Keep this one", status="candidate")
+    second = _add(ctx, "Drop this one", status="candidate")
+    third = _add(ctx, "Later", status="candidate")
+    master, slave = pty.openpty()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "jacked_vault.cli.main", "memory", "review"],
+        stdin=slave, stdout=subprocess.PIPE, stderr=slave, env=cli_env(vault), cwd=tmp_path,
+    )
+    os.close(slave)
+    answers = [b"a\n", b"r\n", b"noise\n", b"q\n"]
+    transcript = b""
+    deadline = time.monotonic() + 60
+    while answers and time.monotonic() < deadline:
+        transcript += os.read(master, 4096)
+        if transcript.rstrip().endswith(b":"):
+            os.write(master, answers.pop(0))
+            transcript += b"|"
+    out, _ = proc.communicate(timeout=60)
+    os.close(master)
+    assert proc.returncode == 0, transcript
+    assert "2 decision(s) recorded" in out.decode()
+    statuses = {n.note.id: parse_note((vault / n.rel).read_bytes()).status for n in (first, second, third)}
+    assert statuses == {first.note.id: "active", second.note.id: "rejected", third.note.id: "candidate"}
