@@ -37,6 +37,12 @@ class Context:
             harness=harness or default_harness(),
         )
 
+    @classmethod
+    def for_payload(cls, payload: dict, *, vault: str | None, harness: str) -> Context:
+        """The context a harness hook payload asks for: its `cwd` when that is a folder."""
+        cwd = payload.get("cwd") if isinstance(payload, dict) else None
+        return cls.create(vault=vault, cwd=cwd if isinstance(cwd, str) and os.path.isdir(cwd) else None, harness=harness)
+
     @cached_property
     def vault(self) -> Store:
         from jacked_vault.store.vault import open_vault

@@ -94,14 +94,6 @@ class CaptureResult:
         return ", ".join(parts)
 
 
-def context_for_payload(payload: dict, *, vault: str | None = None, harness: str = "claude"):
-    """The Context a hook payload asks for: its `cwd` (else the process cwd)."""
-    from jacked_vault.context import Context
-
-    cwd = payload.get("cwd") if isinstance(payload, dict) else None
-    return Context.create(vault=vault, cwd=cwd if isinstance(cwd, str) and os.path.isdir(cwd) else None, harness=harness)
-
-
 # --- the per-key lock and the ledger ---------------------------------------------------------
 
 

@@ -78,3 +78,14 @@ def read_text_input(body: str | None, body_file: str | None, stdin: bool, cap: i
         return raw.decode("utf-8")
     except UnicodeDecodeError:
         raise VaultError("VALIDATION", "the text is not valid UTF-8; nothing was written") from None
+
+
+def time_option(value: str | None, option: str) -> str | None:
+    if value is None:
+        return None
+    from jacked_vault.document.timestamps import normalise_timestamp
+
+    try:
+        return normalise_timestamp(value)
+    except VaultError:
+        raise VaultError("USAGE", f"{option}: {value!r} is not a date or an ISO 8601 time") from None

@@ -8,7 +8,7 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from jacked_vault.cli.apps import Body, BodyFile, Group, Harness, JsonOpt, Stdin, VaultOpt, context_for, memory_app, read_text_input, run
+from jacked_vault.cli.apps import Body, BodyFile, Group, Harness, JsonOpt, Stdin, VaultOpt, context_for, memory_app, read_text_input, run, time_option
 from jacked_vault.cli.output import safe, tty_progress
 from jacked_vault.errors import VaultError
 
@@ -47,17 +47,6 @@ def _read_body(body: str | None, body_file: str | None, stdin: bool) -> str:
     from jacked_vault.document import MAX_BODY_BYTES
 
     return read_text_input(body, body_file, stdin, MAX_BODY_BYTES)
-
-
-def _timestamp(value: str | None, option: str) -> str | None:
-    if value is None:
-        return None
-    from jacked_vault.document.timestamps import normalise_timestamp
-
-    try:
-        return normalise_timestamp(value)
-    except VaultError:
-        raise VaultError("USAGE", f"{option}: {value!r} is not a date or an ISO 8601 time") from None
 
 
 def _added(created) -> tuple[dict[str, Any], Callable[[], str]]:
@@ -114,7 +103,7 @@ def add(
             links=tuple(link or ()),
             supersedes=tuple(supersedes or ()),
             targets=tuple(target or ()),
-            valid_from=_timestamp(valid_from, "--valid-from"),
+            valid_from=time_option(valid_from, "--valid-from"),
             allow_rejected=allow_rejected,
         )
         return _added(add_note(context, request))
@@ -226,7 +215,7 @@ def search(
             repo=repo,
             statuses=tuple(dict.fromkeys(statuses)),
             target=target,
-            as_of=_timestamp(as_of, "--as-of"),
+            as_of=time_option(as_of, "--as-of"),
             limit=limit,
         )
         result = run_search(context_for(ctx, vault), " ".join(query or []), filters)
@@ -265,7 +254,7 @@ def log(
     from jacked_vault.store.history import note_history
 
     def action():
-        store_label, path, entries = note_history(context_for(ctx, vault), note_id, limit)
+        path, entries = note_history(context_for(ctx, vault), note_id, limit)
         payload = {"id": note_id, "path": path, "entries": entries}
         return payload, lambda: "\n".join(
             f"{e['commit'][:10]} {e['time']} {safe(e['summary'])}" for e in entries

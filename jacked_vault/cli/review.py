@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from jacked_vault.cli.apps import JsonOpt, VaultOpt, context_for, memory_app, run
+from jacked_vault.cli.apps import JsonOpt, VaultOpt, context_for, memory_app, run, time_option
 from jacked_vault.cli.output import safe
 
 NoteId = Annotated[str, typer.Argument(metavar="ID")]
@@ -63,9 +63,7 @@ def expire(
     as_json: JsonOpt = False,
 ) -> None:
     """Set when a fact stopped holding (valid_until); searches --as-of later times skip it."""
-    from jacked_vault.cli.notes import _timestamp
-
-    _transition(ctx, vault, as_json, note_id, "expire", valid_until=_timestamp(at, "--at"))
+    _transition(ctx, vault, as_json, note_id, "expire", valid_until=time_option(at, "--at"))
 
 
 def _show(doc, body: str) -> None:

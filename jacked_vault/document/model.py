@@ -96,4 +96,3 @@ class Note:
 
 
 FRONTMATTER_KEYS = tuple(f.name for f in fields(Note) if f.name != "body")
-REQUIRED_KEYS = tuple(key for key in FRONTMATTER_KEYS if key != "status_reason")

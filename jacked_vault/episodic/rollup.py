@@ -61,10 +61,6 @@ def done_name(day: date) -> str:
     return f"today-{day.isoformat()}.done.md"
 
 
-def day_name(day: date) -> str:
-    return f"today-{day.isoformat()}.md"
-
-
 def monday(day: date) -> date:
     return day - timedelta(days=day.weekday())
 

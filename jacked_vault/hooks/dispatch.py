@@ -42,11 +42,6 @@ def _vault_path(args: list[str]) -> Path:
     return resolve_vault_path(explicit)
 
 
-def _cwd(payload: dict) -> str:
-    cwd = payload.get("cwd")
-    return cwd if isinstance(cwd, str) and os.path.isdir(cwd) else os.getcwd()
-
-
 def spawn_drain(vault: Path) -> None:
     """Start `jacked _hook drain` fully detached: own session, no inherited pipes."""
     subprocess.Popen(
@@ -77,7 +72,7 @@ def session_start(vault: Path, payload: dict) -> str:
         note = f" pull={pulled.result}"
     else:
         note = " no-vault"
-    brief = build_brief(Context.create(vault=str(vault), cwd=_cwd(payload), harness=HARNESS))
+    brief = build_brief(Context.for_payload(payload, vault=str(vault), harness=HARNESS))
     sys.stdout.write(brief.text + "\n")
     sys.stdout.flush()
     if _queued(vault):
@@ -99,13 +94,9 @@ def session_capture(vault: Path, payload: dict) -> str:
 def drain(vault: Path, payload: dict) -> str:
     from jacked_vault.capture.queue import drain as drain_queue
     from jacked_vault.context import Context
-
-    def context_for(item: dict) -> Context:
-        return Context.create(vault=str(vault), cwd=_cwd(item), harness=HARNESS)
-
     from jacked_vault.gitflow.merge_capture import retry_queued_merges
 
-    report = drain_queue(context_for, vault / ".jacked")
+    report = drain_queue(lambda item: Context.for_payload(item, vault=str(vault), harness=HARNESS), vault / ".jacked")
     merges = retry_queued_merges(vault)
     rolled = _rollup(vault)
     return f"drained {report}; merge retries {len(merges)}; {rolled}"

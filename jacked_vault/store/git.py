@@ -92,18 +92,6 @@ def signature(repo: pygit2.Repository, author: Mapping[str, str] | None = None) 
         return pygit2.Signature(*DEFAULT_AUTHOR)
 
 
-def _tree_with(repo: pygit2.Repository, tree: pygit2.Tree | None, parts: list[str], blob) -> pygit2.Oid:
-    """A copy of `tree` with the blob at `parts`, rebuilding only the trees along that path.
-
-    `blob` None removes the entry at `parts` (a missing one is no change) and drops the
-    subtrees that this leaves empty.
-    """
-    change: object = blob
-    for name in reversed(parts[1:]):
-        change = {name: change}
-    return _tree_with_changes(repo, tree, {parts[0]: change})
-
-
 def _tree_with_changes(repo: pygit2.Repository, tree: pygit2.Tree | None, changes: dict) -> pygit2.Oid:
     """A copy of `tree` with `changes` (name -> blob id, None = remove, or a dict for a subtree).
 

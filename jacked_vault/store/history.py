@@ -56,13 +56,13 @@ def history(store: Store, *, rel: str | None = None, limit: int = 50) -> list[di
     return out
 
 
-def note_history(ctx, note_id: str | None, limit: int) -> tuple[str, str | None, list[dict]]:
-    """(store label, display path, entries): the vault's history, or the history of one note's file."""
+def note_history(ctx, note_id: str | None, limit: int) -> tuple[str | None, list[dict]]:
+    """(display path, entries): the vault's history, or the history of one note's file."""
     from jacked_vault.errors import VaultError
     from jacked_vault.search.service import fresh_indexes
 
     if note_id is None:
-        return "vault", None, history(ctx.vault, limit=limit)
+        return None, history(ctx.vault, limit=limit)
     indexes, _ = fresh_indexes(ctx)
     try:
         found = [(index.store, doc) for index in indexes for doc in index.lookup(note_id)]
@@ -72,4 +72,4 @@ def note_history(ctx, note_id: str | None, limit: int) -> tuple[str, str | None,
     if not found:
         raise VaultError("NOT_FOUND", f"no note with id {note_id}")
     store, doc = found[0]
-    return store.label, store.display(doc.path, doc.scope), history(store, rel=doc.path, limit=limit)
+    return store.display(doc.path, doc.scope), history(store, rel=doc.path, limit=limit)
