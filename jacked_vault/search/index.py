@@ -267,9 +267,7 @@ class SearchIndex:
             try:
                 db.execute("PRAGMA journal_mode=WAL")
                 db.execute("PRAGMA synchronous=NORMAL")
-                db.executescript(_DDL)
-                version = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
-                if version is None or version[0] != SCHEMA_VERSION:
+                if _schema_version(db) != SCHEMA_VERSION:  # new, old or half-made: build it afresh
                     db.executescript("".join(f"DROP TABLE IF EXISTS {t};" for t in _TABLES) + _DDL)
                     self._reset(db)
                 return db
@@ -667,6 +665,14 @@ def changed_entries(repo, old_tree, new_tree, prefix: str = "") -> Iterator[tupl
             yield rel, None
         if after is not None and not after_tree:
             yield rel, after
+
+
+def _schema_version(db: sqlite3.Connection) -> str | None:
+    try:
+        row = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+    except sqlite3.OperationalError:  # no meta table yet
+        return None
+    return row[0] if row else None
 
 
 def _tree_or_none(repo, commit_id: str | None):
