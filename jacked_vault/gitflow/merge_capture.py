@@ -53,7 +53,6 @@ is one line in `.jacked/log`.
 
 from __future__ import annotations
 
-import fcntl
 import fnmatch
 import json
 import os
@@ -62,11 +61,9 @@ import secrets
 import shutil
 import subprocess
 import time
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Iterator
 
 from jacked_vault.errors import VaultError
 
@@ -670,23 +667,11 @@ def distilled_body(info: MergeInfo, text: str, dropped: list[str]) -> str:
 # --- ledger, lock, queue ------------------------------------------------------------------------
 
 
-@contextmanager
-def _capture_lock(cache: Path, wait_s: float = LOCK_WAIT_S) -> Iterator[None]:
-    cache.mkdir(parents=True, exist_ok=True)
-    fd = os.open(cache / LOCK_FILE, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-    try:
-        deadline = time.monotonic() + wait_s
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    raise VaultError("LOCKED", f"another capture-merge held {LOCK_FILE} for {wait_s:g}s") from None
-                time.sleep(0.05)
-        yield
-    finally:
-        os.close(fd)
+def _capture_lock(cache: Path, wait_s: float = LOCK_WAIT_S):
+    """One capture-merge at a time per vault (beside, not instead of, the store lock)."""
+    from jacked_vault.store.lock import store_lock
+
+    return store_lock(cache, wait_s, name=LOCK_FILE)
 
 
 def _write_json(path: Path, data: dict) -> None:

@@ -15,10 +15,10 @@ DEFAULT_TIMEOUT_S = 30.0
 
 
 @contextmanager
-def store_lock(cache_dir: Path, timeout_s: float = DEFAULT_TIMEOUT_S) -> Iterator[None]:
-    """Hold `<cache>/lock` (flock) for the block; LOCKED after `timeout_s` of waiting."""
+def store_lock(cache_dir: Path, timeout_s: float = DEFAULT_TIMEOUT_S, *, name: str = "lock") -> Iterator[None]:
+    """Hold `<cache>/<name>` (flock) for the block; LOCKED after `timeout_s` of waiting."""
     os.makedirs(cache_dir, exist_ok=True)
-    fd = os.open(cache_dir / "lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+    fd = os.open(cache_dir / name, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
     try:
         deadline = time.monotonic() + timeout_s
         delay = 0.002
@@ -28,7 +28,8 @@ def store_lock(cache_dir: Path, timeout_s: float = DEFAULT_TIMEOUT_S) -> Iterato
                 break
             except BlockingIOError:
                 if time.monotonic() >= deadline:
-                    raise VaultError("LOCKED", f"another jacked process has held the vault lock for {timeout_s:g}s") from None
+                    what = "the vault lock" if name == "lock" else name
+                    raise VaultError("LOCKED", f"another jacked process has held {what} for {timeout_s:g}s") from None
                 time.sleep(delay)
                 delay = min(delay * 2, 0.05)
         try:
