@@ -215,3 +215,41 @@ def test_changed_entries_matches_git_diff(ctx: Context):
     theirs = git(root, "diff", "--name-status", before, "HEAD").splitlines()
     expected = {(line.split("\t")[1], line.startswith("D")) for line in theirs}
     assert ours == expected
+
+
+def test_episodic_files_are_searchable_as_tier_episodic_and_never_block_read(ctx: Context):
+    from datetime import datetime
+
+    from jacked_vault.episodic.entries import Entry, append_entry
+
+    note = _add(ctx, "Ordinary note")
+    when = datetime(2026, 11, 28, 17, 30).astimezone()
+    append_entry(ctx.vault, Entry("tools", "github.com/acme/api", when, "feat/x", "Tuned the quokka cache."), harness="t", origin="cli")
+    (hit,) = search(ctx, "quokka", Filters()).results
+    assert (hit.tier, hit.group, hit.kind) == ("episodic", "tools", "progress")
+    assert hit.to_json()["path"] == "group:groups/tools/episodic/github.com__acme__api/today-2026-11-28.md"
+    root = ctx.vault.root
+    big = root / "groups" / "tools" / "episodic" / "github.com__acme__api" / "archive.md"
+    big.write_text("# Archive\n\n" + "## Week of 2025-01-06\nold entry text. \n" * 12000)  # ~400 KiB, over the note cap
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "a long archive")
+    result = search(ctx, "entry", Filters())
+    assert result.diagnostics.complete
+    from jacked_vault.notes import read
+
+    assert read(ctx, note.note.id).note.id == note.note.id
+    from jacked_vault.doctor import doctor
+
+    assert doctor(ctx).memory_count == 1
+
+
+def test_derived_documents_are_not_notes_for_read(ctx: Context):
+    from jacked_vault.errors import VaultError
+    from jacked_vault.notes import read
+    from jacked_vault.recall.hot import set_hot
+
+    set_hot(ctx, "Working on the walrus parser.", group="tools")
+    (hit,) = search(ctx, "walrus", Filters()).results
+    with pytest.raises(VaultError) as err:
+        read(ctx, hit.id)
+    assert err.value.code == "NOT_FOUND"

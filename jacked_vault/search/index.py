@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -174,8 +175,55 @@ def classify_hot(store: Store, rel: str) -> tuple[str, str | None] | None:
     return None
 
 
+def classify_episodic(store: Store, rel: str) -> tuple[str, str] | None:
+    """(group, repo folder) when `rel` is a file of a repo's episodic folder in the vault."""
+    parts = rel.split("/")
+    if store.is_project or len(parts) != 5 or parts[0] != GROUPS_DIR or parts[2] != "episodic":
+        return None
+    if not parts[4].endswith(".md") or any(p.startswith(".") for p in parts):
+        return None
+    return parts[1], parts[3]
+
+
 def _indexable(store: Store, rel: str) -> bool:
-    return classify(store, rel) is not None or classify_hot(store, rel) is not None
+    return classify(store, rel) is not None or classify_hot(store, rel) is not None or classify_episodic(store, rel) is not None
+
+
+MAX_EPISODIC_FILE = 4 * 1024 * 1024  # archive.md grows for years; only its head is searchable
+MAX_EPISODIC_TEXT = 256 * 1024
+_DAY_IN_NAME = re.compile(r"(\d{4}-\d{2}-\d{2})")
+
+
+def episodic_entry(data: bytes, group: str, folder: str, rel: str) -> Entry:
+    """A searchable document for one episodic file (tier `episodic`)."""
+    from jacked_vault.safety.text import check_text
+
+    try:
+        text = data[:MAX_EPISODIC_TEXT].decode("utf-8", "ignore" if len(data) > MAX_EPISODIC_TEXT else "strict")
+    except UnicodeDecodeError:
+        raise VaultError("VALIDATION", f"{rel}: not UTF-8") from None
+    check_text(rel, text, multiline=True)
+    name = rel.rsplit("/", 1)[-1][: -len(".md")]
+    day = _DAY_IN_NAME.search(name)
+    when = f"{day.group(1)}T00:00:00.000Z" if day else "1970-01-01T00:00:00.000Z"
+    return Entry(
+        id="episodic_" + hashlib.sha256(rel.encode()).hexdigest()[:20],
+        title=f"Sessions in {folder.replace('__', '/')}: {name}",
+        kind="progress",
+        scope="group",
+        group=group,
+        status="active",
+        tier="episodic",
+        tags=[],
+        repos=[folder.replace("__", "/")],
+        targets=["all"],
+        valid_from=when,
+        valid_until=None,
+        created_at=when,
+        updated_at=when,
+        body=text,
+        links=[],
+    )
 
 
 def first_sentence(body: str, limit: int = 160) -> str:
@@ -423,8 +471,9 @@ class SearchIndex:
         from jacked_vault.document import MAX_FILE_BYTES
         from jacked_vault.store.audit import content_hash
 
-        if blob.size > MAX_FILE_BYTES:
-            self._problem(rel, "TOO_LARGE", f"{blob.size} bytes is over the {MAX_FILE_BYTES}-byte cap")
+        cap = MAX_EPISODIC_FILE if classify_episodic(self.store, rel) is not None else MAX_FILE_BYTES
+        if blob.size > cap:
+            self._problem(rel, "TOO_LARGE", f"{blob.size} bytes is over the {cap}-byte cap")
             return
         data = blob.data
         try:
@@ -440,7 +489,11 @@ class SearchIndex:
         from jacked_vault.safety.secrets import scan_fields
 
         hot = classify_hot(self.store, rel)
-        if hot is not None:
+        episodic = classify_episodic(self.store, rel)
+        if episodic is not None:
+            entry = episodic_entry(data, *episodic, rel)
+            fields = {"episodic": entry.body}
+        elif hot is not None:
             from jacked_vault.recall.hot import parse_hot
 
             entry = parse_hot(data, scope=hot[0], group=hot[1], source=rel)
@@ -567,9 +620,10 @@ class SearchIndex:
         )
 
     def lookup(self, note_id: str, target: str | None = None, scopes: frozenset[str] | None = None) -> list[Doc]:
-        """Every doc carrying `note_id`; with `target`/`scopes`, only those that harness and scopes may see."""
+        """Every note carrying `note_id` (derived files such as hot.md are not notes); with
+        `target`/`scopes`, only those that harness and scopes may see."""
         where, params = _visible_sql(target, scopes)
-        return self._docs(f"SELECT {_COLUMNS} FROM docs d WHERE d.id=?{where} ORDER BY d.path", (note_id, *params))
+        return self._docs(f"SELECT {_COLUMNS} FROM docs d WHERE d.id=? AND d.tier='note'{where} ORDER BY d.path", (note_id, *params))
 
     def backlinks(self, note_id: str, limit: int, target: str | None = None, scopes: frozenset[str] | None = None) -> list[Doc]:
         """Active notes linking to `note_id`, newest first (limit + 1 rows to detect a cut).
