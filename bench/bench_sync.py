@@ -12,7 +12,6 @@ done with the plain git CLI (`git pull --no-rebase` then `git push`).
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import random
 import subprocess
 import sys

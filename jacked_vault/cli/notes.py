@@ -10,7 +10,6 @@ import typer
 
 from jacked_vault.cli.apps import Body, BodyFile, Group, Harness, JsonOpt, Stdin, VaultOpt, context_for, memory_app, read_text_input, run, time_option
 from jacked_vault.cli.output import safe, tty_progress
-from jacked_vault.errors import VaultError
 
 
 # -- init, status ------------------------------------------------------------------------------
