@@ -143,12 +143,27 @@ def test_force_pushed_remote_loses_nothing_locally(two_machines, tmp_path: Path)
 
 
 def test_unreachable_remote_fails_fast_and_session_start_is_not_blocked(tmp_path: Path):
+    import socket
+    import threading
+
     from jacked_vault.remote import pull_ff_only
 
+    # A remote that accepts the connection and then never answers: a hung server, on loopback.
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(1)
+    server.settimeout(10)
+    held: list[socket.socket] = []
+    threading.Thread(target=lambda: held.append(server.accept()[0]), daemon=True).start()
     ctx = _machine(tmp_path / "v")
-    set_remote(ctx, "ssh://git@10.255.255.1:22/nowhere.git")  # never connected to: BatchMode + timeout
+    set_remote(ctx, f"ssh://git@127.0.0.1:{server.getsockname()[1]}/nowhere.git")
     started = time.monotonic()
-    outcome = pull_ff_only(ctx.vault.root, timeout_s=1.0)
+    try:
+        outcome = pull_ff_only(ctx.vault.root, timeout_s=1.0)
+    finally:
+        for conn in held:
+            conn.close()
+        server.close()
     assert outcome.result in ("timeout", "failed")
     assert time.monotonic() - started < 5
     set_remote(ctx, f"file://{tmp_path / 'missing.git'}")
