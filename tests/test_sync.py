@@ -196,8 +196,10 @@ def test_cli_remote_set_push_sync_status(tmp_path: Path):
     assert status["remote"] == f"file://{remote}" and (status["ahead"], status["behind"], status["diverged"]) == (0, 0, False)
     synced = run_cli("memory", "sync", "--json", vault=vault)
     assert synced.json["action"] == "up-to-date"
+    before = (vault / ".git" / "config").read_bytes()
     bad = run_cli("memory", "remote", "set", "https://x/\x1b[31m", "--json", vault=vault)
     assert bad.json["error"]["code"] == "JACKED_MEMORY_VALIDATION"
+    assert (vault / ".git" / "config").read_bytes() == before
 
 
 def test_failed_sync_shows_in_status_and_brief(tmp_path: Path):

@@ -20,13 +20,13 @@ import hashlib
 import json
 import os
 import re
-import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
+from jacked_vault.safety import fsio
 from jacked_vault.store.log import log_line  # re-exported: the one `.jacked/log` writer
 
 __all__ = ["enqueue", "drain", "capture_key", "queue_counts", "log_line", "DrainReport", "QueueCounts", "MAX_TRIES"]
@@ -93,27 +93,8 @@ def _now_iso() -> str:
 
 
 def _write_atomic(folder: Path, name: str, data: bytes, *, replace: bool) -> None:
-    """Write folder/name via an fsynced temp file: link (never replaces) or rename (replaces)."""
-    folder.mkdir(parents=True, exist_ok=True)
-    temp = folder / f".tmp-{os.getpid()}-{secrets.token_hex(6)}"
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-    try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    try:
-        if replace:
-            os.replace(temp, folder / name)
-        else:
-            os.link(temp, folder / name, follow_symlinks=False)
-    finally:
-        try:
-            os.unlink(temp)
-        except FileNotFoundError:
-            pass
+    """Write folder/name atomically: rename (replaces) or link (never replaces)."""
+    fsio.write_file(folder / name, data, replace=replace, mode=0o600)
 
 
 def _marker_bytes(marker: dict) -> bytes:

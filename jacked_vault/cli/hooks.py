@@ -122,6 +122,40 @@ def _claude_family(ctx: typer.Context, op: str, settings: str | None, vault: str
     return "claude", [item], human
 
 
+def _run_families(
+    ctx: typer.Context,
+    op: str,
+    as_json: bool,
+    *,
+    claude: bool,
+    settings: str | None,
+    git: list[str] | None,
+    git_all: str | None,
+    mcp: list[str] | None,
+    config: str | None,
+    vault: str | None,
+    git_options: dict | None = None,
+    mcp_options: dict | None = None,
+) -> None:
+    """Run `op` for every family the options select, and render them together."""
+
+    def action():
+        from jacked_vault.cli.mcp import mcp_family
+
+        families: list[Family] = []
+        if claude:
+            families.append(_claude_family(ctx, op, settings, vault))
+        if git or git_all:
+            families.append(_git_family(ctx, op, git, git_all, vault, **(git_options or {})))
+        if mcp:
+            families.append(mcp_family(ctx, op, mcp, config=config, vault=vault, **(mcp_options or {})))
+        if not families:
+            raise _nothing_selected(op)
+        return _payload(families), lambda: _render(families)
+
+    run("hooks", as_json, action)
+
+
 @hooks_app.command()
 def install(
     ctx: typer.Context,
@@ -139,22 +173,11 @@ def install(
     as_json: JsonOpt = False,
 ) -> None:
     """Write (or --print) jacked's entries: idempotent, touching nothing else in the file."""
-
-    def action():
-        from jacked_vault.cli.mcp import mcp_family
-
-        families: list[Family] = []
-        if claude:
-            families.append(_claude_family(ctx, "install", settings, vault))
-        if git or git_all:
-            families.append(_git_family(ctx, "install", git, git_all, vault, follow_hooks_path=follow_hooks_path, force=force))
-        if mcp:
-            families.append(mcp_family(ctx, "install", mcp, config=config, vault=vault, print_only=print_, allow_user_scope=allow_user_scope))
-        if not families:
-            raise _nothing_selected("install")
-        return _payload(families), lambda: _render(families)
-
-    run("hooks", as_json, action)
+    _run_families(
+        ctx, "install", as_json, claude=claude, settings=settings, git=git, git_all=git_all, mcp=mcp, config=config, vault=vault,
+        git_options={"follow_hooks_path": follow_hooks_path, "force": force},
+        mcp_options={"print_only": print_, "allow_user_scope": allow_user_scope},
+    )
 
 
 @hooks_app.command()
@@ -171,22 +194,10 @@ def uninstall(
     as_json: JsonOpt = False,
 ) -> None:
     """Remove jacked's entries, and only those."""
-
-    def action():
-        from jacked_vault.cli.mcp import mcp_family
-
-        families: list[Family] = []
-        if claude:
-            families.append(_claude_family(ctx, "uninstall", settings, vault))
-        if git or git_all:
-            families.append(_git_family(ctx, "uninstall", git, git_all, vault, follow_hooks_path=follow_hooks_path))
-        if mcp:
-            families.append(mcp_family(ctx, "uninstall", mcp, config=config, vault=vault))
-        if not families:
-            raise _nothing_selected("uninstall")
-        return _payload(families), lambda: _render(families)
-
-    run("hooks", as_json, action)
+    _run_families(
+        ctx, "uninstall", as_json, claude=claude, settings=settings, git=git, git_all=git_all, mcp=mcp, config=config, vault=vault,
+        git_options={"follow_hooks_path": follow_hooks_path},
+    )
 
 
 @hooks_app.command()
@@ -203,19 +214,12 @@ def status(
     vault: VaultOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Show which entries are installed (default: the MCP server in every harness's usual file)."""
+    """Show which entries are installed (default: Claude Code hooks and the MCP server everywhere)."""
+    from jacked_vault.mcp.registration import HARNESSES
 
-    def action():
-        from jacked_vault.cli.mcp import mcp_family
-        from jacked_vault.mcp.registration import HARNESSES
-
-        families: list[Family] = []
-        if git or git_all:
-            families.append(_git_family(ctx, "status", git, git_all, vault))
-        if claude or not (mcp or git or git_all):
-            families.append(_claude_family(ctx, "status", settings, vault))
-        if mcp or not (claude or git or git_all):
-            families.append(mcp_family(ctx, "status", mcp or list(HARNESSES), config=config, vault=vault, allow_user_scope=allow_user_scope))
-        return _payload(families), lambda: _render(families)
-
-    run("hooks", as_json, action)
+    nothing = not (claude or mcp or git or git_all)
+    _run_families(
+        ctx, "status", as_json, claude=claude or nothing, settings=settings, git=git, git_all=git_all,
+        mcp=mcp or (list(HARNESSES) if nothing else None), config=config, vault=vault,
+        mcp_options={"allow_user_scope": allow_user_scope},
+    )

@@ -26,7 +26,6 @@ import os
 import shlex
 import stat
 import sys
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -257,29 +256,13 @@ def render_hook(jacked_bin: str | None = None, python: str | None = None, vault:
 
 def _write_hook(hooks_dir: Path, data: bytes, *, replace: bool) -> None:
     """Write our hook atomically (temp file, fsync, 0755); create-only unless `replace`."""
-    hooks_dir.mkdir(parents=True, exist_ok=True)
-    fd, temp = tempfile.mkstemp(prefix=f".{HOOK_NAME}.", dir=hooks_dir)
+    from jacked_vault.safety import fsio
+
+    target = hooks_dir / HOOK_NAME
     try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(temp, 0o755)
-        target = hooks_dir / HOOK_NAME
-        if replace:
-            os.replace(temp, target)
-        else:
-            try:
-                os.link(temp, target, follow_symlinks=False)
-            except FileExistsError:
-                raise VaultError("EXISTS", f"{target} appeared while installing; nothing was changed") from None
-            os.unlink(temp)
-    except BaseException:
-        try:
-            os.unlink(temp)
-        except FileNotFoundError:
-            pass
-        raise
+        fsio.write_file(target, data, replace=replace, mode=0o755)
+    except FileExistsError:
+        raise VaultError("EXISTS", f"{target} appeared while installing; nothing was changed") from None
 
 
 # --- the three operations -------------------------------------------------------------------

@@ -675,15 +675,9 @@ def _capture_lock(cache: Path, wait_s: float = LOCK_WAIT_S):
 
 
 def _write_json(path: Path, data: dict) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temp = path.parent / f".tmp-{os.getpid()}-{secrets.token_hex(6)}"
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-    try:
-        os.write(fd, (json.dumps(data, indent=2, sort_keys=True) + "\n").encode("utf-8"))
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    os.replace(temp, path)
+    from jacked_vault.safety import fsio
+
+    fsio.write_file(path, (json.dumps(data, indent=2, sort_keys=True) + "\n").encode("utf-8"), mode=0o600)
 
 
 def _read_json(path: Path, limit: int) -> dict | None:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from jacked_vault.errors import VaultError
+from jacked_vault.safety import fsio
 
 MARKER = "# jacked-vault"
 MAX_SETTINGS = 4 * 1024 * 1024
@@ -126,9 +127,7 @@ def _write(path: Path, settings: dict, original: bytes | None) -> str | None:
             n += 1
             backup = f"{path}.jacked-backup-{time.strftime('%Y%m%d-%H%M%S')}-{n}"
         Path(backup).write_bytes(original)
-    temp = path.with_name(f".{path.name}.jacked-tmp-{os.getpid()}")
-    temp.write_text(json.dumps(settings, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    os.replace(temp, path)
+    fsio.write_file(path, (json.dumps(settings, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
     return backup
 
 

@@ -26,7 +26,6 @@ import re
 import shlex
 import shutil
 import sys
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -222,26 +221,9 @@ def _read(path: Path) -> str | None:
 
 def _write(path: Path, text: str) -> None:
     """Atomic replace in the same directory, keeping the old file's mode."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        mode = os.stat(path).st_mode & 0o7777
-    except FileNotFoundError:
-        mode = None
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.jacked-", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(text.encode("utf-8"))
-            handle.flush()
-            os.fsync(handle.fileno())
-        if mode is not None:
-            os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
+    from jacked_vault.safety import fsio
+
+    fsio.write_file(path, text.encode("utf-8"))
 
 
 # -- JSON configs (claude, cursor, opencode) ------------------------------------------------------

@@ -123,6 +123,38 @@ def replace_file(root: Path, rel: str, data: bytes) -> None:
         os.fsync(dir_fd)
 
 
+def write_file(path: Path, data: bytes, *, replace: bool = True, mode: int | None = None) -> None:
+    """Atomically write a file outside any scope root (harness configs, git hooks, cache markers).
+
+    The content goes to an fsynced temp file beside it, then is renamed over `path` (`replace`)
+    or linked to it (create-only: FileExistsError if the name is taken). `mode` defaults to the
+    replaced file's mode, else 0o644.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if mode is None:
+        try:
+            mode = stat.S_IMODE(os.stat(path).st_mode)
+        except FileNotFoundError:
+            mode = 0o644
+    dir_fd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        temp = _write_temp(dir_fd, data)
+        try:
+            os.chmod(temp, mode, dir_fd=dir_fd)
+            if replace:
+                os.rename(temp, path.name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+            else:
+                os.link(temp, path.name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd, follow_symlinks=False)
+        finally:
+            try:
+                os.unlink(temp, dir_fd=dir_fd)
+            except FileNotFoundError:
+                pass
+        os.fsync(dir_fd)
+    finally:
+        os.close(dir_fd)
+
+
 def remove_file(root: Path, rel: str) -> None:
     """Unlink root/rel (used only to undo a create that could not be committed)."""
     parts = split_relative(rel)
