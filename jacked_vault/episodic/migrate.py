@@ -124,8 +124,8 @@ class FilePlan:
 @dataclass
 class CandidatePlan:
     source: str
-    kind: str  # the note's kind and tags
-    tags: list[str]
+    kind: str  # the note kind
+    tags: list[str]  # the note's tags
     title: str
     body: str
     key: str

@@ -142,7 +142,7 @@ def personal_handles() -> list[str]:
     try:
         found = subprocess.run(
             ["git", "config", "--global", "--get-regexp", r"^(github\.user|user\.email)$"],
-            capture_output=True, text=True, timeout=5, stdin=subprocess.DEVNULL,
+            capture_output=True, text=True, errors="replace", timeout=5, stdin=subprocess.DEVNULL,
         ).stdout
     except (OSError, subprocess.SubprocessError):
         return []
