@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
 
-from conftest import git, run_cli, snapshot
+from conftest import cli_env, git, run_cli, snapshot
 
 
 @pytest.fixture
@@ -189,3 +194,37 @@ def test_doctor_exit_code_reflects_problems(cli_vault: Path):
     (cli_vault / "groups" / "tools" / "note" / "stray.md").write_text("junk")
     result = run_cli("memory", "doctor", "--json", vault=cli_vault)
     assert result.code == 1 and result.json["ok"] is False
+
+
+@pytest.mark.parametrize("lead_s", [0.0, 1.5], ids=["first-chunk-early", "nothing-yet-at-read"])
+def test_stdin_from_a_non_blocking_pipe_is_read_to_eof(cli_vault: Path, lead_s: float):
+    """Agent tool runners hand over O_NONBLOCK pipes; a late second chunk must not be lost (nor crash the CLI)."""
+    read_end, write_end = os.pipe()
+    os.set_blocking(read_end, False)  # the flag lives on the shared open file: the child's stdin is non-blocking too
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "jacked_vault.cli.main", "memory", "add", "--group", "g", "--title", "Late", "--stdin", "--json"],
+        stdin=read_end, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=cli_env(cli_vault), cwd=cli_vault.parent,
+    )
+    os.close(read_end)
+    try:
+        for pause, chunk in [(lead_s, b"first half of the body, "), (1.5, b"second half after a pause\n")]:
+            time.sleep(pause)
+            os.write(write_end, chunk)
+    except BrokenPipeError:
+        pass  # the CLI stopped reading early: the assertions below say what it did
+    finally:
+        os.close(write_end)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    assert b"Traceback" not in err
+    read = run_cli("memory", "read", json.loads(out)["memory"]["id"], "--json", vault=cli_vault)
+    assert read.json["memory"]["body"] == "first half of the body, second half after a pause"
+
+
+def test_stdin_over_the_cap_is_refused_without_reading_it_all(cli_vault: Path):
+    from jacked_vault.document import MAX_BODY_BYTES
+
+    before = snapshot(cli_vault)
+    result = run_cli("memory", "add", "--group", "g", "--title", "Big", "--stdin", "--json", vault=cli_vault, stdin="x" * (MAX_BODY_BYTES + 10))
+    assert result.code == 1 and result.json["error"]["code"] == "JACKED_MEMORY_VALIDATION"
+    assert "cap" in result.json["error"]["message"] and snapshot(cli_vault) == before

@@ -134,3 +134,32 @@ def test_invalid_vault_json_names_file_and_field(tmp_path: Path):
     (vault / "vault.json").write_text("{not json")
     broken = run_cli("memory", "group", "list", "--json", vault=vault)
     assert broken.json["error"]["code"] == "JACKED_MEMORY_CONFIG" and "not valid JSON" in broken.json["error"]["message"]
+
+
+def test_init_suggests_the_organisation_and_says_why_the_personal_account_is_not_grouped(tmp_path: Path):
+    """Issue 10.2: three acme repos and two of the person's own; the organisation is grouped."""
+    root = tmp_path / "Github"
+    for owner, name in [("acme", "billing"), ("acme", "ledger"), ("acme", "search"), ("newcomer", "dotfiles"), ("newcomer", "blog")]:
+        (root / name).mkdir(parents=True)
+        make_repo(root / name, f"git@github.com:{owner}/{name}.git")
+    gitconfig = tmp_path / "gitconfig"
+    gitconfig.write_text("[user]\n\tname = New Comer\n\temail = 4242+newcomer@users.noreply.github.com\n")
+    vault = tmp_path / "vault"
+    result = run_cli("memory", "init", "--root", str(root), "--json", vault=vault, GIT_CONFIG_GLOBAL=str(gitconfig))
+    assert result.code == 0, result.err
+    groups = result.json["groups"]
+    acme = ["github.com/acme/billing", "github.com/acme/ledger", "github.com/acme/search"]
+    assert [(g["name"], g["repos"]) for g in groups["suggestions"]] == [("acme", acme)]
+    assert groups["personal_handles"] == ["newcomer"]
+    considered = {c["owner"]: c for c in groups["considered"]}
+    assert (considered["github.com/acme"]["suggested"], considered["github.com/acme"]["name"]) == (True, "acme")
+    mine = considered["github.com/newcomer"]
+    assert (mine["suggested"], mine["code"], mine["name"]) == (False, "personal", None)
+    assert mine["repos"] == ["github.com/newcomer/blog", "github.com/newcomer/dotfiles"] and "your own account" in mine["reason"]
+
+    human = run_cli("memory", "group", "suggest", "--root", str(root), vault=vault, GIT_CONFIG_GLOBAL=str(gitconfig))
+    assert human.code == 0, human.err
+    lines = human.out.splitlines()
+    assert "suggested group acme (3 repos share the remote owner github.com/acme): " + ", ".join(acme) in lines
+    assert any(line.startswith("not grouped: github.com/newcomer/blog, github.com/newcomer/dotfiles (") and "your own account" in line for line in lines)
+    assert "Traceback" not in human.err and "{" not in human.out

@@ -18,6 +18,7 @@ from jacked_vault.groups.scan import ScannedRepo, scan_roots
 from jacked_vault.groups.suggest import (
     GroupSuggestion,
     apply_suggestions,
+    consider_groups,
     duplicate_mappings,
     suggest_groups,
 )
@@ -94,8 +95,7 @@ EXPECTED_IDENTITIES = {
     HOSTILE: None,
 }
 
-ACME = [
-    "bitbucket.org/acme/acme-mobile",
+ACME = [  # bitbucket.org/acme/acme-mobile is another owner: owners are a boundary
     "github.com/acme/acme-api",
     "github.com/acme/acme-billing-api",
     "github.com/acme/acme-billing-web",
@@ -267,16 +267,16 @@ def test_two_hundred_repos_are_all_found(tmp_path: Path) -> None:
 
 
 def test_suggestion_on_the_realistic_tree(tree: Path) -> None:
-    assert suggest_groups(scan_roots([tree]).repos) == [
-        GroupSuggestion("acme", ACME, "7 repos share the name prefix 'acme'"),
+    assert suggest_groups(scan_roots([tree]).repos, personal=["Me"]) == [
+        GroupSuggestion("acme", ACME, "6 repos of github.com/acme share the name prefix 'acme'"),
         GroupSuggestion(
             "bigco-platform", PLATFORM, "2 repos share the remote owner gitlab.com/bigco/platform"
         ),
         # `globex` is the solo group of github.com/fans/globex, which stays unmapped
         GroupSuggestion("globex-2", GLOBEX, "2 repos share the remote owner github.com/globex"),
-        GroupSuggestion("tools", TOOLS, "2 repos share the name prefix 'tools'"),
+        GroupSuggestion("tools", TOOLS, "2 repos of github.com/me share the name prefix 'tools'"),
     ]
-    # github.com/me holds 5 unrelated leftovers, more than any other owner: the catch-all
+    # github.com/me (git config says it is the person's own account) holds 5 unrelated leftovers
 
 
 def test_existing_mappings_are_left_out_and_their_names_not_reused(tree: Path) -> None:
@@ -285,10 +285,10 @@ def test_existing_mappings_are_left_out_and_their_names_not_reused(tree: Path) -
         "billing": ["github.com/acme/acme-billing-api", "github.com/acme/acme-billing-web"],
         "bigco-platform": [],
     }
-    suggestions = suggest_groups(scan_roots([tree]).repos, existing)
+    suggestions = suggest_groups(scan_roots([tree]).repos, existing, personal=["me"])
     remaining = [i for i in ACME if "billing" not in i]
     assert suggestions[0] == GroupSuggestion(
-        "acme-2", remaining, "5 repos share the name prefix 'acme'"
+        "acme-2", remaining, "4 repos of github.com/acme share the name prefix 'acme'"
     )
     assert [s.name for s in suggestions] == ["acme-2", "bigco-platform-2", "globex-2", "tools"]
     suggested = [i for s in suggestions for i in s.repos]
@@ -296,26 +296,23 @@ def test_existing_mappings_are_left_out_and_their_names_not_reused(tree: Path) -
     assert not set(suggested) & {i for ids in existing.values() for i in ids}
 
 
-def test_catch_all_owner_is_left_out(tree: Path) -> None:
+def test_personal_account_is_left_out_whatever_its_size(tree: Path) -> None:
     repos = scan_roots([tree / "personal", tree / "clients"]).repos
     # me: blog, dotfiles, advent-of-code, raytracer, website (tools-* went to `tools`)
-    assert [s.name for s in suggest_groups(repos)] == ["acme", "globex", "tools"]
+    assert [s.name for s in suggest_groups(repos, personal=["me"])] == ["acme", "globex", "tools"]
     mapped = {"mine": ["github.com/me/blog", "github.com/me/dotfiles", "github.com/me/website"]}
-    # me now has 2 leftovers, fewer than CATCH_ALL_MIN: an ordinary owner group
-    assert suggest_groups(repos, mapped) == [
+    # me now has 2 leftovers: still the person's own account, still not grouped
+    assert suggest_groups(repos, mapped, personal=["me"]) == [
         GroupSuggestion(
             "acme",
             ["github.com/acme/acme-api", "github.com/acme/acme-web"],
-            "2 repos share the name prefix 'acme'",
+            "2 repos of github.com/acme share the name prefix 'acme'",
         ),
         GroupSuggestion("globex", GLOBEX, "2 repos share the remote owner github.com/globex"),
-        GroupSuggestion(
-            "me",
-            ["github.com/me/advent-of-code", "github.com/me/raytracer"],
-            "2 repos share the remote owner github.com/me",
-        ),
-        GroupSuggestion("tools", TOOLS, "2 repos share the name prefix 'tools'"),
+        GroupSuggestion("tools", TOOLS, "2 repos of github.com/me share the name prefix 'tools'"),
     ]
+    # Not known to be anyone's own account, it is an owner like any other.
+    assert [s.name for s in suggest_groups(repos, mapped)] == ["acme", "globex", "me", "tools"]
 
 
 def _scanned(*identities: str) -> list[ScannedRepo]:
@@ -323,16 +320,12 @@ def _scanned(*identities: str) -> list[ScannedRepo]:
     return [ScannedRepo(Path("/r") / i, i, i.rpartition("/")[2], None) for i in identities]
 
 
-def test_catch_all_needs_a_strict_lead() -> None:
-    tied = _scanned("h/a/x1", "h/a/y1", "h/a/z1", "h/b/x2", "h/b/y2", "h/b/z2")
-    assert [(s.name, len(s.repos)) for s in suggest_groups(tied)] == [("a", 3), ("b", 3)]
-    lead = tied + _scanned("h/a/w1")
-    assert [(s.name, len(s.repos)) for s in suggest_groups(lead)] == [("b", 3)]
-
-
 def test_owner_groups_are_bounded() -> None:
-    big = _scanned(*(f"h/big/r{n}" for n in range(21)), *(f"h/me/p{n}" for n in range(22)))
-    assert suggest_groups(big) == []  # me is the catch-all, big exceeds OWNER_GROUP_MAX
+    big = _scanned(*(f"h/big/r{n}" for n in range(21)), *(f"h/top/p{n}" for n in range(20)))
+    assert [(s.name, len(s.repos)) for s in suggest_groups(big)] == [("top", 20)]  # OWNER_GROUP_MAX holds
+    [too_many] = [c for c in consider_groups(big) if not c.suggested]
+    assert (too_many.owner, too_many.code, len(too_many.repos)) == ("h/big", "too-many", 21)
+    assert "more than 20" in too_many.reason
 
 
 def test_large_prefix_group_is_split_by_sub_prefix(tmp_path: Path) -> None:
@@ -347,9 +340,9 @@ def test_large_prefix_group_is_split_by_sub_prefix(tmp_path: Path) -> None:
     suggestions = suggest_groups(scan_roots([tmp_path]).repos)
     ids = {name: f"github.com/initech/{name}" for name in names}
     assert [(s.name, s.reason) for s in suggestions] == [
-        ("initech", "9 repos share the name prefix 'initech'"),
-        ("initech-billing", "3 repos share the name prefix 'initech-billing'"),
-        ("initech-search", "2 repos share the name prefix 'initech-search'"),
+        ("initech", "9 repos of github.com/initech share the name prefix 'initech'"),
+        ("initech-billing", "3 repos of github.com/initech share the name prefix 'initech-billing'"),
+        ("initech-search", "2 repos of github.com/initech share the name prefix 'initech-search'"),
     ]
     assert suggestions[1].repos == sorted(ids[n] for n in names if "billing" in n)
     rest = [n for n in names if "billing" not in n and "search" not in n]
@@ -385,7 +378,7 @@ def _config(groups: dict[str, list[str]]) -> dict:
 
 
 def test_apply_merges_without_double_mapping(tree: Path) -> None:
-    stale = suggest_groups(scan_roots([tree]).repos)  # computed before `billing` existed
+    stale = suggest_groups(scan_roots([tree]).repos, personal=["me"])  # computed before `billing` existed
     config = _config({"billing": ["github.com/acme/acme-billing-api"]})
     before = copy.deepcopy(config)
     result = apply_suggestions(config, stale)
@@ -430,3 +423,48 @@ def test_duplicate_mappings() -> None:
         {"repo": "x/y/2", "groups": ["a", "c"]},
     ]
     assert duplicate_mappings({"version": 1}) == []
+
+
+# --- owners are a boundary; every cluster is accounted for ----------------------------------------
+
+
+def test_one_prefix_under_two_owners_gives_two_groups_named_after_their_owners() -> None:
+    repos = _scanned("github.com/orga/hank-x", "github.com/orga/hank-y", "github.com/orgb/hank-p", "github.com/orgb/hank-q")
+    assert suggest_groups(repos) == [
+        GroupSuggestion("orga-hank", ["github.com/orga/hank-x", "github.com/orga/hank-y"], "2 repos of github.com/orga share the name prefix 'hank'"),
+        GroupSuggestion("orgb-hank", ["github.com/orgb/hank-p", "github.com/orgb/hank-q"], "2 repos of github.com/orgb share the name prefix 'hank'"),
+    ]
+    # A prefix only one owner uses keeps its short name.
+    assert [s.name for s in suggest_groups(repos[:2] + _scanned("github.com/orgb/tools-a", "github.com/orgb/tools-b"))] == ["hank", "tools"]
+
+
+def test_the_owner_with_the_most_repos_is_not_taken_for_a_personal_account() -> None:
+    """Issue 10.2: a newcomer's employer owns more of their repos than they do."""
+    acme = ["github.com/acme/billing", "github.com/acme/ledger", "github.com/acme/search"]
+    mine = ["github.com/newcomer/blog", "github.com/newcomer/dotfiles"]
+    repos = _scanned(*acme, *mine)
+    assert suggest_groups(repos, personal=["newcomer"]) == [
+        GroupSuggestion("acme", acme, "3 repos share the remote owner github.com/acme"),
+    ]
+    # Without knowing whose account is whose, size decides nothing: both owners are suggested.
+    assert [s.name for s in suggest_groups(repos)] == ["acme", "newcomer"]
+
+
+def test_every_unmapped_repo_is_in_exactly_one_considered_cluster_with_a_reason(tree: Path) -> None:
+    scanned = scan_roots([tree]).repos
+    existing = {"billing": ["github.com/acme/acme-billing-api", "github.com/acme/acme-billing-web"]}
+    clusters = consider_groups(scanned, existing, personal=["me"])
+    placed = [i for c in clusters for i in c.repos]
+    mapped = {i for ids in existing.values() for i in ids}
+    assert sorted(placed) == sorted({r.identity for r in scanned if r.identity} - mapped)
+    assert all(c.reason and (c.name is not None) == c.suggested for c in clusters)
+    by_code = {}
+    for c in clusters:
+        by_code.setdefault(c.code, []).append(c)
+    assert [c.owner for c in by_code["personal"]] == ["github.com/me"]
+    assert "your own account" in by_code["personal"][0].reason and not by_code["personal"][0].suggested
+    assert {c.owner for c in by_code["single"]} >= {"bitbucket.org/acme", "github.com/psf", "gitlab.com/bigco/data"}
+    assert [c.repos for c in by_code["no-owner"]] == [("local/infra", "scratch-pad")]
+    assert [s.name for s in suggest_groups(scanned, existing, personal=["me"])] == [
+        c.name for c in sorted((c for c in clusters if c.suggested), key=lambda c: c.name)
+    ]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -10,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import cli_env, git, make_repo
+from conftest import cli_env, git, make_repo, write_machine_config
 from jacked_vault.write.init import init_vault
 from test_capture import Builder
 
@@ -27,10 +28,7 @@ def _hook(name: str, vault: Path, stdin: bytes | str, cwd: Path, **env: str) -> 
 def setup(tmp_path: Path):
     vault = tmp_path / "vault"
     init_vault(vault)
-    config = json.loads((vault / "vault.json").read_text())
-    config["settings"] = {"distill": {"command": [sys.executable, str(Path(__file__).parent / "fakes" / "distiller.py"), "null"], "timeout_s": 20}}
-    (vault / "vault.json").write_text(json.dumps(config))
-    git(vault, "commit", "-qam", "distiller for tests")
+    write_machine_config({"distill": {"command": [sys.executable, str(Path(__file__).parent / "fakes" / "distiller.py"), "null"], "timeout_s": 20}})
     repo = tmp_path / "api"
     repo.mkdir()
     make_repo(repo, "git@github.com:acme/api.git")
@@ -56,6 +54,27 @@ def test_garbage_stdin_never_fails_the_session(setup, stdin: bytes):
     vault, repo = setup
     for name in ("session-start", "session-end", "pre-compact", "no-such-hook"):
         assert _hook(name, vault, stdin, cwd=repo).returncode == 0
+
+
+def test_payload_arriving_late_on_a_non_blocking_stdin_is_read(setup, tmp_path: Path):
+    vault, repo = setup
+    read_end, write_end = os.pipe()
+    os.set_blocking(read_end, False)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "jacked_vault.cli.main", "_hook", "session-start", "--vault", str(vault)],
+        stdin=read_end, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path, env=cli_env(vault),
+    )
+    os.close(read_end)
+    time.sleep(1.5)  # the hook is reading by now, with nothing there yet
+    try:
+        os.write(write_end, json.dumps({"session_id": "s1", "cwd": str(repo), "hook_event_name": "SessionStart"}).encode())
+    except BrokenPipeError:
+        pass  # the hook gave up on stdin early: the assertion below says so
+    finally:
+        os.close(write_end)
+    out, _ = proc.communicate(timeout=60)
+    assert proc.returncode == 0
+    assert out.decode().startswith("## jacked-vault memory for github.com/acme/api (group api;")
 
 
 def test_missing_vault_fails_open_and_creates_nothing(tmp_path: Path):
@@ -96,4 +115,87 @@ def test_session_end_returns_at_once_and_the_detached_capture_lands(setup, tmp_p
         time.sleep(0.2)
     assert any("hook=drain" in line for line in _log(vault))
     assert git(vault, "status", "--porcelain") == ""
+    assert not list((vault / ".jacked" / "queue").glob("*.json"))
+
+
+# --- hooks fired inside the distiller ------------------------------------------------------------
+
+NESTED_AGENT = '''
+import json, subprocess, sys
+python, vault, repo, transcript, record = sys.argv[1:6]
+sys.stdin.buffer.read()
+with open(record, "a") as fh:
+    fh.write("call\\n")
+# The agent this distiller runs has hooks enabled: SessionStart, then SessionEnd of its own session.
+for name in ("session-start", "session-end"):
+    payload = {"session_id": "nested-agent", "transcript_path": transcript, "cwd": repo, "hook_event_name": name}
+    hook = subprocess.run([python, "-m", "jacked_vault.cli.main", "_hook", name, "--vault", vault],
+                          input=json.dumps(payload).encode(), capture_output=True)
+    with open(record + ".stdout", "ab") as fh:
+        fh.write(hook.stdout)
+print(json.dumps({"episodic": "Made the capture queue safe for concurrent drains.", "note": None}))
+'''
+
+
+def _marker_env() -> dict[str, str]:
+    from jacked_vault.capture.distiller import MARKER_ENV
+
+    return {MARKER_ENV: "1"}
+
+
+def _settled(vault: Path, seconds: float = 30.0) -> None:
+    """Wait until no capture is queued and a drain has logged, then a little longer for stragglers."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        queued = list((vault / ".jacked" / "queue").glob("*.json"))
+        if not queued and any("hook=drain" in line for line in _log(vault)):
+            break
+        time.sleep(0.2)
+    time.sleep(2.0)
+
+
+def test_every_hook_does_nothing_inside_the_distiller(setup, tmp_path: Path):
+    from jacked_vault.capture.queue import enqueue
+
+    vault, repo = setup
+    transcript = Builder(repo).realistic().write(tmp_path / "t.jsonl")
+    queued = enqueue(vault / ".jacked", {"session_id": "earlier", "transcript_path": str(transcript), "cwd": str(repo), "hook_event_name": "SessionEnd"})
+    head, log = git(vault, "rev-parse", "HEAD"), (vault / ".jacked" / "log").read_bytes() if (vault / ".jacked" / "log").exists() else b""
+    for name in ("session-start", "session-end", "pre-compact", "drain"):
+        payload = {"session_id": "inner", "transcript_path": str(transcript), "cwd": str(repo), "hook_event_name": name}
+        proc = _hook(name, vault, json.dumps(payload), cwd=repo, **_marker_env())
+        assert (proc.returncode, proc.stdout, proc.stderr) == (0, b"", b""), name
+    time.sleep(1.5)  # a drain, had one been started, would be committing by now
+    assert [p.name for p in (vault / ".jacked" / "queue").glob("*.json")] == [queued.name]
+    assert git(vault, "rev-parse", "HEAD") == head and git(vault, "status", "--porcelain") == ""
+    assert ((vault / ".jacked" / "log").read_bytes() if (vault / ".jacked" / "log").exists() else b"") == log  # no line at all
+
+
+def test_a_hook_inside_the_distiller_imports_nothing_of_the_vault(setup):
+    vault, repo = setup
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "jacked_vault.cli.main", "_hook", "session-start", "--vault", str(vault)],
+        input=json.dumps({"cwd": str(repo)}).encode(), capture_output=True, cwd=repo, env=cli_env(vault, **_marker_env()), timeout=60,
+    )
+    assert proc.returncode == 0 and proc.stdout == b""
+    imported = {line.rsplit("|", 1)[-1].strip() for line in proc.stderr.decode().splitlines() if line.startswith("import time:")}
+    assert "jacked_vault.capture.marker" in imported
+    assert not {m for m in imported if m.startswith(("jacked_vault.hooks.dispatch", "jacked_vault.store", "jacked_vault.context", "typer", "pygit2"))}
+
+
+def test_a_distiller_running_an_agent_with_hooks_captures_once(setup, tmp_path: Path):
+    vault, repo = setup
+    script = tmp_path / "agent_distiller.py"
+    script.write_text(NESTED_AGENT)
+    record = tmp_path / "calls"
+    inner = Builder(repo, session="nested-agent").realistic().write(tmp_path / "nested.jsonl")
+    write_machine_config({"distill": {"command": [sys.executable, str(script), sys.executable, str(vault), str(repo), str(inner), str(record)], "timeout_s": 20}})
+    outer = Builder(repo).realistic().write(tmp_path / "t.jsonl")
+    payload = {"session_id": "outer", "transcript_path": str(outer), "cwd": str(repo), "hook_event_name": "SessionEnd", "reason": "exit"}
+    assert _hook("session-end", vault, json.dumps(payload), cwd=repo).returncode == 0
+    _settled(vault)
+    assert record.read_text() == "call\n"  # one triage call
+    assert (tmp_path / "calls.stdout").read_bytes() == b""  # no brief printed into the nested agent's context
+    [day] = (vault / "groups" / "api" / "episodic" / "github.com__acme__api").glob("today-*.md")
+    assert day.read_text().count("\n## ") == 1  # one episodic entry
     assert not list((vault / ".jacked" / "queue").glob("*.json"))

@@ -33,6 +33,7 @@ CORE_TITLES = [
     "Never rewrite a day file in place",
     "The staging database resets every Sunday at 02:00 UTC",
 ]
+IDENTITY_TITLE = "Agent identity (from the remember plugin)"
 
 
 def jacked(*args: str, vault: Path, cwd: Path) -> CliResult:
@@ -94,7 +95,7 @@ def test_cli_migrate_imports_counts_and_leaves_the_source_untouched(vault_path: 
     expected_counts = {
         "archive-2026-09.md": 3, "archive-2026-10.md": 2, "archive.md": 3, "recent.md": 3,
         "today-2026-11-20.done.md": 3, "today-2026-11-21.done.md": 1, "today-2026-11-27.md": 3, "today-2026-11-28.md": 2,
-        "core-memories.md": 1,
+        "core-memories.md": 1, "identity.md": 1,
     }
     for name, count in expected_counts.items():
         f = files[name]
@@ -113,22 +114,24 @@ def test_cli_migrate_imports_counts_and_leaves_the_source_untouched(vault_path: 
     for name in ("today-2026-11-17.md", "today-2026-11-18.md", "today-2026-11-19.md", "now.md"):
         assert not (vault_path / FOLDER / name).exists()
     totals = payload["totals"]
-    assert totals["files_imported"] == 9 and totals["entries_source"] == totals["entries_written"] == 21
-    assert totals["files_skipped"] == 5 and totals["files_empty"] == 1 and totals["candidates_created"] == 3
+    assert totals["files_imported"] == 10 and totals["entries_source"] == totals["entries_written"] == 22
+    assert totals["files_skipped"] == 5 and totals["files_empty"] == 1 and totals["candidates_created"] == 4
 
-    # Candidate notes: one per `##` section, kind context, origin migration, status candidate.
+    # Candidate notes: one per `##` section of core-memories.md (kind context), one for identity.md
+    # (kind preference); origin migration, status candidate.
     created = payload["candidates"]
-    assert [c["title"] for c in created] == CORE_TITLES and all(c["action"] == "create" for c in created)
+    assert [c["title"] for c in created] == [*CORE_TITLES, IDENTITY_TITLE] and all(c["action"] == "create" for c in created)
+    assert [c["kind"] for c in created] == ["context"] * 3 + ["preference"]
     for c in created:
         note = parse_note((vault_path / c["path"].removeprefix("vault:")).read_bytes())
-        assert (note.kind, note.origin, note.status, note.group, note.repos) == ("context", "migration", "candidate", "api", [IDENTITY])
+        assert (note.kind, note.origin, note.status, note.group, note.repos) == (c["kind"], "migration", "candidate", "api", [IDENTITY])
         assert note.id == c["id"] and "migrated" in note.tags
     first = parse_note((vault_path / created[0]["path"].removeprefix("vault:")).read_bytes())
     assert first.body.startswith("**Decision**: integration tests create real repositories")
 
     # One commit, a clean tree, the source byte-identical (the symlink still a symlink).
     assert git(vault_path, "rev-list", "--count", f"{head_before}..HEAD").strip() == "1"
-    assert git(vault_path, "log", "-1", "--format=%s") == f"memory(migrate): {IDENTITY}: 9 file(s), 3 candidate note(s)\n"
+    assert git(vault_path, "log", "-1", "--format=%s") == f"memory(migrate): {IDENTITY}: 10 file(s), 4 candidate note(s)\n"
     assert git(vault_path, "status", "--porcelain") == ""
     assert tree_bytes(src) == source_before
     doctor = jacked("memory", "doctor", "--json", vault=vault_path, cwd=code_repo)
@@ -148,8 +151,8 @@ def test_second_migrate_imports_nothing_new(vault_path: Path, code_repo: Path, t
     assert snapshot(vault_path) == before
     again = jacked("memory", "migrate", "--from", str(src), "--json", vault=vault_path, cwd=code_repo).json
     assert again["commit"] is None
-    assert again["totals"]["files_imported"] == 0 and again["totals"]["files_already_migrated"] == 9
-    assert again["totals"]["candidates_created"] == 0 and again["totals"]["candidates_already_migrated"] == 3
+    assert again["totals"]["files_imported"] == 0 and again["totals"]["files_already_migrated"] == 10
+    assert again["totals"]["candidates_created"] == 0 and again["totals"]["candidates_already_migrated"] == 4
     # Still nothing new after a rollup renamed the migrated day files (markers live in the audit log).
     rollup(open_vault(vault_path), today=date(2026, 12, 1))
     third = jacked("memory", "migrate", "--from", str(src), "--json", vault=vault_path, cwd=code_repo).json
@@ -164,7 +167,8 @@ def test_dry_run_prints_the_plan_and_writes_nothing(vault_path: Path, code_repo:
     assert human.out.startswith(f"Plan: {IDENTITY} -> vault:{FOLDER}")
     assert f"today-2026-11-20.done.md -> vault:{FOLDER}/today-2026-11-20.done.md  [3 entries -> 3]" in human.out
     assert "candidate: Never rewrite a day file in place" in human.out
-    assert "Would import 9 file(s), 21 of 21 entries, 3 candidate note(s)" in human.out
+    assert f"candidate: {IDENTITY_TITLE}" in human.out
+    assert "Would import 10 file(s), 22 of 22 entries, 4 candidate note(s)" in human.out
     plan = jacked("memory", "migrate", "--from", str(src), "--dry-run", "--json", vault=vault_path, cwd=code_repo).json
     assert snapshot(vault_path) == before
     assert plan["dry_run"] is True and plan["commit"] is None
@@ -277,8 +281,8 @@ def test_tombstoned_sections_are_skipped_and_counted(vault_path: Path, code_repo
     git(vault_path, "commit", "-qm", "a rejection")
     ctx = Context.create(vault=str(vault_path), cwd=code_repo, harness="tester")
     payload = migrate(ctx, [str(src)]).to_json()
-    assert [c["action"] for c in payload["candidates"]] == ["create", "tombstoned", "create"]
-    assert payload["totals"]["candidates_tombstoned"] == 1 and payload["totals"]["candidates_created"] == 2
+    assert [c["action"] for c in payload["candidates"]] == ["create", "tombstoned", "create", "create"]
+    assert payload["totals"]["candidates_tombstoned"] == 1 and payload["totals"]["candidates_created"] == 3
 
 
 def test_migrated_folder_rolls_up_with_counts_conserved(vault_path: Path, code_repo: Path, tmp_path: Path) -> None:
@@ -307,3 +311,48 @@ def test_core_memories_counting_and_sections() -> None:
     assert count_entries("## 9:05 AM | main\nx\n## 12:40 pm | b\ny\n## Week of 2026-11-02\n## 2026-11-03\n") == 4
     assert count_entries("just text\n") == 1 and count_entries("# title only\n\n") == 0 and count_entries("") == 0
     assert count_entries("```\n## 09:00 | fenced\n```\n") == 1  # a fenced header is text: one headerless entry
+
+
+def test_identity_md_becomes_one_preference_candidate_through_the_gate(vault_path: Path, code_repo: Path, tmp_path: Path) -> None:
+    src = source_copy(tmp_path)
+    text = (src / "identity.md").read_text()
+    body = text.split("\n", 1)[1].strip()  # the file without its `# Identity` title line
+    machine = audit.machine_id(vault_path / ".jacked")
+
+    # Tombstoned (rejected before): skipped, and nothing else changes.
+    path = vault_path / tombstone_path(machine)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(tombstone_hash(IDENTITY_TITLE, body) + "\n")
+    git(vault_path, "add", "-A")
+    git(vault_path, "commit", "-qm", "a rejection")
+    only = tmp_path / "only-identity"
+    only.mkdir()
+    shutil.copy(src / "identity.md", only / "identity.md")
+    tombstoned = jacked("memory", "migrate", "--from", str(only), "--json", vault=vault_path, cwd=code_repo).json
+    assert [(c["title"], c["action"]) for c in tombstoned["candidates"]] == [(IDENTITY_TITLE, "tombstoned")]
+    assert by_name(tombstoned)["identity.md"]["target"] == f"vault:{FOLDER}/identity.md"  # the file itself is copied
+    git(vault_path, "rm", "-q", str(path.relative_to(vault_path)))
+    git(vault_path, "commit", "-qm", "forget the rejection")
+
+    # A secret in it: the file is refused and no candidate is made.
+    leaky = tmp_path / "leaky"
+    leaky.mkdir()
+    (leaky / "identity.md").write_text(text + f"\nDeploy token: {fake_token()}\n")
+    refused = jacked("memory", "migrate", "--from", str(leaky), "--json", vault=vault_path, cwd=code_repo).json
+    assert by_name(refused)["identity.md"]["action"] == "skipped" and refused["candidates"] == [] and refused["commit"] is None
+
+    # The dry run names it and writes nothing; the real run makes one candidate note in the same commit.
+    before = snapshot(vault_path)
+    plan = jacked("memory", "migrate", "--from", str(only), "--dry-run", "--json", vault=vault_path, cwd=code_repo).json
+    assert snapshot(vault_path) == before
+    assert by_name(plan)["identity.md"]["sections"] == 1 and [c["title"] for c in plan["candidates"]] == [IDENTITY_TITLE]
+    result = jacked("memory", "migrate", "--from", str(only), "--json", vault=vault_path, cwd=code_repo).json
+    [candidate] = result["candidates"]
+    assert (candidate["action"], candidate["kind"]) == ("create", "preference")
+    note = parse_note((vault_path / candidate["path"].removeprefix("vault:")).read_bytes())
+    assert (note.kind, note.status, note.origin, note.trust) == ("preference", "candidate", "migration", "unreviewed")
+    assert note.title == IDENTITY_TITLE and note.body == body and note.tags == ["migrated", "identity"]
+    assert by_name(result)["identity.md"]["action"] == "already-migrated"
+    assert git(vault_path, "rev-list", "--count", f"{before['head']}..HEAD").strip() == "1"
+    assert git(vault_path, "status", "--porcelain") == ""
+    assert jacked("memory", "doctor", "--json", vault=vault_path, cwd=code_repo).json["ok"] is True

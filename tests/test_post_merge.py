@@ -704,6 +704,25 @@ def test_hook_never_fails_the_merge_without_a_vault_or_without_jacked(world: Wor
     assert not (world.tmp / "no-vault").exists()
 
 
+def test_hook_and_its_python_entry_do_nothing_inside_a_distiller(world: World):
+    from jacked_vault.capture.marker import MARKER_ENV
+
+    install_git_hook(world.repo)
+    _feature(world, "nested", {"n.txt": "n\n"})
+    head = world.vault_head()
+    merged = world.git("merge", "-q", "--no-ff", "nested", "-m", "Merge branch 'nested'", **{MARKER_ENV: "1"})
+    assert merged.returncode == 0 and merged.stderr == ""
+    direct = run_cli("memory", "capture-merge", "--repo", str(world.repo), "--from-hook", vault=world.vault, **{MARKER_ENV: "1"})
+    assert (direct.code, direct.out, direct.err) == (0, "", "")
+    time.sleep(1.5)  # a capture, had one started, would have logged by now
+    assert world.vault_head() == head and world.log_lines() == [] and world.notes() == []
+    # The same hook without the marker still captures.
+    _feature(world, "outside", {"o.txt": "o\n"})
+    world.git("merge", "-q", "--no-ff", "outside", "-m", "Merge branch 'outside'")
+    world.wait_captures(1)
+    assert world.notes()
+
+
 def test_cli_errors_are_stable_codes(world: World):
     missing = run_cli("memory", "capture-merge", "--repo", str(world.tmp / "nope"), "--json", vault=world.vault)
     assert missing.code == 1 and missing.json["error"]["code"] == "JACKED_MEMORY_NOT_FOUND"

@@ -313,3 +313,61 @@ def test_roll_folder_is_pure_and_deterministic() -> None:
     c = roll_folder(date(2026, 11, 28), {"recent.md": foreign})
     assert c.writes["recent.md"] == b"# Recent\nkept preamble\n\n## Notes\nkept\n"
     assert b"## 09:00 | not a header" in c.writes["archive.md"]
+
+
+# A rollup killed with SIGKILL (no undo, no finally) at a real point of its write sequence.
+KILLED_ROLLUP = """
+import os, signal, sys
+from pathlib import Path
+from datetime import date
+from jacked_vault.safety import fsio
+from jacked_vault.store import git
+from jacked_vault.episodic.rollup import rollup
+from jacked_vault.store.vault import open_vault
+
+def die(*args, **kwargs):
+    os.kill(os.getpid(), signal.SIGKILL)
+
+if sys.argv[3] == "before-remove":  # recent.md, archive.md and the .done.md files written
+    fsio.remove_file = die
+else:  # every file written and the day files removed: only the commit is missing
+    git.commit_files = die
+rollup(open_vault(Path(sys.argv[1])), today=date.fromisoformat(sys.argv[2]))
+"""
+
+
+@pytest.mark.parametrize("point", ["before-remove", "before-commit"])
+def test_rollup_killed_before_its_commit_is_completed_once_by_the_next_rollup(vault_path: Path, point: str) -> None:
+    days = {
+        "2026-11-20": day_text("2026-11-20", [("09:00", "main", "Old enough to archive."), ("17:30", "feat/x", "Wrote the parser.")]),
+        "2026-11-27": day_text("2026-11-27", [("08:30", "main", "Rebased."), ("18:45", "feat/x", "Handed over.")]),
+        "2026-11-30": day_text("2026-11-30", [("09:00", "main", "Today: not rolled.")]),
+    }
+    write_days(vault_path, days)
+    commit_all(vault_path)
+    head = git(vault_path, "rev-parse", "HEAD")
+    killed = subprocess.run([sys.executable, "-c", KILLED_ROLLUP, str(vault_path), "2026-11-30", point], env=cli_env(vault_path), timeout=120)
+    assert killed.returncode == -9 and git(vault_path, "rev-parse", "HEAD") == head
+    assert "recent.md" in git(vault_path, "status", "--porcelain")  # the crash left its partial work behind
+
+    again = jacked("memory", "rollup", "--today", "2026-11-30", "--json", vault=vault_path)
+
+    assert again.code == 0, again.out + again.err
+    assert again.json["changed"] is True and commits(vault_path) == int(git(vault_path, "rev-list", "--count", head.strip())) + 1
+    assert f"vault:{FOLDER}/recent.md" in again.json["recovered"]
+    assert not (vault_path / ".jacked" / "rollup-pending.json").exists()
+    recent, archive = read(vault_path, "recent.md"), read(vault_path, "archive.md")
+    for sentence in ("Rebased.", "Handed over."):
+        assert recent.count(sentence) == 1 and sentence not in archive
+    for sentence in ("Old enough to archive.", "Wrote the parser."):
+        assert archive.count(sentence) == 1 and sentence not in recent
+    assert recent.count("## 2026-11-27") == 1 and archive.count("### 2026-11-20") == 1
+    base = vault_path / FOLDER
+    for day in ("2026-11-20", "2026-11-27"):
+        assert not (base / f"today-{day}.md").exists()
+        assert (base / f"today-{day}.done.md").read_text(encoding="utf-8") == days[day]
+    assert read(vault_path, "today-2026-11-30.md") == days["2026-11-30"]
+    assert git(vault_path, "status", "--porcelain") == ""
+    doctor = jacked("memory", "doctor", "--json", vault=vault_path)
+    assert doctor.code == 0 and doctor.json["ok"] is True, doctor.out
+    assert jacked("memory", "rollup", "--today", "2026-11-30", "--json", vault=vault_path).json["changed"] is False

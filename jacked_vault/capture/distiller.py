@@ -27,6 +27,8 @@ import time
 from dataclasses import dataclass
 from functools import cache
 
+from jacked_vault.capture.marker import MARKER_ENV  # set for the child: its hooks do nothing
+
 DEFAULT_COMMAND = (
     "claude",
     "-p",
@@ -43,7 +45,6 @@ DEFAULT_COMMAND = (
 DEFAULT_TIMEOUT_S = 120.0
 MAX_OUTPUT_BYTES = 1024 * 1024
 EXIT_GRACE_S = 0.5
-MARKER_ENV = "JACKED_DISTILLING"  # set for the child: a hook that sees it must not capture again
 
 # Environment passed through to the distiller (nothing else is).
 _ENV_NAMES = (

@@ -56,22 +56,28 @@ def run(command: str, as_json: bool, action: Callable[[], tuple[dict[str, Any], 
 
 
 def read_text_input(body: str | None, body_file: str | None, stdin: bool, cap: int) -> str:
-    """Exactly one of --body / --body-file / --stdin, size-capped before it is read in full."""
-    import sys
+    """Exactly one of --body / --body-file / --stdin, read to EOF (blocking or not) but never past cap+1 bytes."""
+    import os
+
+    from jacked_vault.safety.fsio import read_stream
 
     given = [x for x in (body is not None, body_file is not None, stdin) if x]
     if len(given) != 1:
         raise VaultError("USAGE", "give exactly one of --body, --body-file or --stdin")
     if body is not None:
         return body
-    if body_file is not None:
-        try:
-            with open(body_file, "rb") as handle:
-                raw = handle.read(cap + 1)
-        except OSError as exc:
-            raise VaultError("USAGE", f"cannot read --body-file: {exc.strerror}") from None
-    else:
-        raw = sys.stdin.buffer.read(cap + 1)
+    source = "--body-file" if body_file is not None else "--stdin"
+    try:
+        if body_file is not None:
+            fd = os.open(body_file, os.O_RDONLY | os.O_CLOEXEC)
+            try:
+                raw = read_stream(fd, cap + 1)
+            finally:
+                os.close(fd)
+        else:
+            raw = read_stream(0, cap + 1)
+    except OSError as exc:
+        raise VaultError("USAGE", f"cannot read {source}: {exc.strerror}") from None
     if len(raw) > cap:
         raise VaultError("VALIDATION", f"the text is over the {cap}-byte cap; nothing was written")
     try:

@@ -25,6 +25,8 @@ def _parse_day(text: str | None):
 
 def _rollup_text(payload: dict) -> str:
     lines = []
+    if payload["recovered"]:
+        lines.append(f"put back {len(payload['recovered'])} file(s) an interrupted rollup had left uncommitted; rolling up again")
     for repo in payload["repos"]:
         parts = []
         if repo["rolled"]:

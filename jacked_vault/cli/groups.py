@@ -59,8 +59,18 @@ def _render_suggestion(payload: dict) -> list[str]:
         lines.append("warning: the scan hit its depth or count bound; some repos may be missing")
     for error in payload["errors"]:
         lines.append(f"skipped {safe(error['path'])}: {safe(error['error'])}")
-    for group in payload["suggestions"]:
-        lines.append(f"suggested group {group['name']} ({group['reason']}): {', '.join(group['repos'])}")
+    considered = payload["considered"]
+    for c in considered:
+        if c["suggested"]:
+            lines.append(f"suggested group {c['name']} ({c['reason']}): {', '.join(c['repos'])}")
+    for c in considered:
+        if not c["suggested"] and c["code"] != "single":
+            lines.append(f"not grouped: {', '.join(c['repos'])} ({c['reason']})")
+    alone = [r for c in considered if c["code"] == "single" for r in c["repos"]]
+    if alone:
+        lines.append(f"not grouped: {', '.join(alone)} (the only repo of its owner outside a prefix group: each stays a solo group)")
+    if not payload["personal_handles"] and any(c["code"] == "owner" for c in considered):
+        lines.append("if one of these owners is your own account, `git config --global github.user NAME` keeps its unrelated repos apart")
     for name in payload["accepted"]:
         lines.append(f"accepted group {name}")
     if payload["suggestions"] and not payload["accepted"]:

@@ -1,7 +1,8 @@
 """The `jacked` console script.
 
 `jacked _hook <name>` is dispatched before typer is even imported, so the hooks a harness
-runs at session start and end pay only for what they use. Every other command goes through
+runs at session start and end pay only for what they use; a hook fired inside a distiller run
+(`capture.marker`) returns 0 before anything else is imported. Every other command goes through
 the typer apps; command modules register on them when imported, and import the library
 inside each command so `jacked --help` stays fast.
 """
@@ -47,6 +48,10 @@ def _run_typer(args: list[str]) -> int:
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if args[:1] == ["_hook"]:
+        from jacked_vault.capture.marker import inside_distiller
+
+        if inside_distiller():
+            return 0  # the agent a distiller runs: no brief, no capture of the capture, no log line
         from jacked_vault.hooks.dispatch import run_hook
 
         return run_hook(args[1:])

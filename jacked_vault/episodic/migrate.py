@@ -13,13 +13,17 @@ What lands where (`groups/<g>/episodic/<repo>/`); every file is copied byte for 
   rollup maintains (`##` sections, each a `YYYY-MM-DD` day, resp. a `Week of YYYY-MM-DD`), else
   `recent.migrated-<n>.md` / `archive.migrated-<n>.md`: they are never merged into the vault's
   own files, so nothing the vault has is ever rewritten;
-- `archive-*.md` (rotated archives), `core-memories.md`: the same name if free, else `.migrated-<n>`;
+- `archive-*.md` (rotated archives), `core-memories.md`, `identity.md`: the same name if free,
+  else `.migrated-<n>`;
 - `now.md` (the plugin's scratch buffer): `now.migrated.md` (then `now.migrated-<n>.md`); an
   empty `now.md` imports nothing;
 - each `##` section of `core-memories.md` (a headerless file: the whole file) also becomes a
   candidate note of kind `context` (origin `migration`, status `candidate`, tags `migrated`,
   `core-memories`), reviewed with `accept`/`reject` like any capture. Tombstoned values are
-  skipped and counted.
+  skipped and counted;
+- `identity.md` (who the agent is and how it should work, written by the person) also becomes
+  one candidate note of kind `preference` (tags `migrated`, `identity`), through the same path:
+  it states the person's standing wishes for the agent, not a fact about the project.
 
 A file is refused (reported, counted as skipped, never printed) when it holds a secret, a control
 or bidi character, or is not UTF-8. Entries are counted in each source file and again in the file
@@ -59,8 +63,12 @@ MAX_SOURCE_FILE = 4 * 1024 * 1024
 MAX_SOURCE_TOTAL = 16 * 1024 * 1024  # per source folder
 MAX_SOURCE_ENTRIES = 5000
 MAX_NAME_TRIES = 1000
-CANDIDATE_KIND = "context"
-CANDIDATE_TAGS = ["migrated", "core-memories"]
+# Source kind -> (note kind, tags) of the candidate notes it gives.
+CANDIDATE_SOURCES = {
+    "core": ("context", ["migrated", "core-memories"]),
+    "identity": ("preference", ["migrated", "identity"]),
+}
+IDENTITY_TITLE = "Agent identity (from the remember plugin)"
 MAX_TITLE_CHARS = 200
 
 _DAY = re.compile(r"^today-(\d{4}-\d{2}-\d{2})(\.done)?\.md$")
@@ -76,7 +84,7 @@ def source_kind(name: str) -> str | None:
         if parse_date(match.group(1)) is None:
             return None
         return "done" if match.group(2) else "today"
-    if name in ("now.md", "recent.md", "archive.md", "core-memories.md"):
+    if name in ("now.md", "recent.md", "archive.md", "core-memories.md", "identity.md"):
         return name[:-3].replace("core-memories", "core")
     if _ROTATED.match(name):
         return "archive-rotated"
@@ -94,7 +102,7 @@ class FilePlan:
     action: str  # import | already-migrated | empty | skipped
     entries: int = 0  # counted in the source
     written: int | None = None  # counted in what is (to be) written
-    sections: int | None = None  # core-memories.md: sections, one candidate note each
+    sections: int | None = None  # core-memories.md, identity.md: one candidate note each
     target: str | None = None  # store-relative path
     reason: str | None = None
     sha: str = ""
@@ -116,6 +124,8 @@ class FilePlan:
 @dataclass
 class CandidatePlan:
     source: str
+    kind: str  # the note kind
+    tags: list[str]  # the note's tags
     title: str
     body: str
     key: str
@@ -127,6 +137,7 @@ class CandidatePlan:
     def to_json(self) -> dict:
         return {
             "source": self.source,
+            "kind": self.kind,
             "title": self.title,
             "action": self.action,
             "id": self.id,
@@ -321,6 +332,12 @@ def count_core(text: str) -> int:
     return headers + (1 if has_content(before) else 0)
 
 
+def identity_sections(text: str) -> list[tuple[str, str]]:
+    """identity.md as one candidate (its `# title` line dropped); none when it says nothing."""
+    lines = text.splitlines()
+    return [(IDENTITY_TITLE, "\n".join(strip_blank(drop_title(lines))))] if has_content(lines) else []
+
+
 def _short_title(title: str) -> str:
     title = " ".join(title.split())
     return title if len(title) <= MAX_TITLE_CHARS else title[: MAX_TITLE_CHARS - 1].rstrip() + "…"
@@ -408,7 +425,7 @@ def build_plan(ctx, explicit: list[str] | None, *, progress: Callable[[int], Non
                 file.target = f"{folder}/{_target_name(kind, name, text, taken)}"
                 planned.add(file.target.rsplit("/", 1)[-1])
                 file.written = count_entries(file.data.decode("utf-8"))
-            if kind == "core":  # each section on its own: one already imported is not imported again
+            if kind in CANDIDATE_SOURCES:  # each candidate on its own: one already imported is not imported again
                 _plan_candidates(plan, file, text, identity, recorded, tombstones, tombstone_hash)
     for file in plan.files:
         if file.action == "import" and file.written != file.entries:
@@ -417,17 +434,21 @@ def build_plan(ctx, explicit: list[str] | None, *, progress: Callable[[int], Non
 
 
 def _plan_candidates(plan: Plan, file: FilePlan, text: str, identity: str, recorded, tombstones, tombstone_hash) -> None:
-    sections = core_sections(text)
-    expected = count_core(text)
-    if len(sections) != expected:
-        raise VaultError("INCOMPLETE", f"{file.source}: {expected} sections counted but {len(sections)} parsed; nothing was written")
-    file.sections = expected
+    if file.kind == "core":
+        sections = core_sections(text)
+        expected = count_core(text)
+        if len(sections) != expected:
+            raise VaultError("INCOMPLETE", f"{file.source}: {expected} sections counted but {len(sections)} parsed; nothing was written")
+    else:
+        sections = identity_sections(text)
+    file.sections = len(sections)
+    note_kind, tags = CANDIDATE_SOURCES[file.kind]
     seen = {c.key for c in plan.candidates}
     for raw_title, body in sections:
         title = _short_title(raw_title)
         digest = tombstone_hash(title, body)
         key = f"migration:{identity}:note:{digest}"
-        candidate = CandidatePlan(file.source, title, body, key, "create")
+        candidate = CandidatePlan(file.source, note_kind, tags, title, body, key, "create")
         if key in recorded or key in seen:
             candidate.action, candidate.reason = "already-migrated", "this section was imported before"
         elif digest in tombstones:
@@ -445,14 +466,14 @@ def _note_for(ctx, plan: Plan, candidate: CandidatePlan, now: str):
     return build_note(
         title=candidate.title,
         body=candidate.body,
-        kind=CANDIDATE_KIND,
+        kind=candidate.kind,
         scope="group",
         group=plan.group,
         repos=[plan.identity],
         source_harness=ctx.harness,
         origin="migration",
         status="candidate",
-        tags=CANDIDATE_TAGS,
+        tags=candidate.tags,
         now=now,
     )
 

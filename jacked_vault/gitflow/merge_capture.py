@@ -1212,7 +1212,14 @@ def retry_queued_merges(vault: str | os.PathLike) -> list[Outcome]:
 
 
 def capture_merge_from_hook(vault: str | None, repo_path: str, **kwargs) -> MergeCaptureReport | None:
-    """What the hook runs: capture, log one line, never raise (a merge must never fail)."""
+    """What the hook runs: capture, log one line, never raise (a merge must never fail).
+
+    Inside a distiller run (`capture.marker`) it does nothing at all: no vault access, no log line.
+    """
+    from jacked_vault.capture.marker import inside_distiller
+
+    if inside_distiller():
+        return None
     from jacked_vault.context import Context
     from jacked_vault.store.log import log_line
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import copy
 import json
 import os
+import re
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -112,6 +114,8 @@ class Suggestion:
     truncated: bool
     errors: list[dict]
     groups: list  # GroupSuggestion
+    considered: list  # Cluster: every cluster of unmapped repos, suggested or not, and why
+    personal_handles: list[str]  # the person's own account names, from git config
 
     def to_json(self) -> dict:
         return {
@@ -122,17 +126,44 @@ class Suggestion:
             "truncated": self.truncated,
             "errors": self.errors,
             "suggestions": [{"name": g.name, "repos": g.repos, "reason": g.reason} for g in self.groups],
+            "considered": [c.to_json() for c in self.considered],
+            "personal_handles": self.personal_handles,
         }
+
+
+_NOREPLY_ID = re.compile(r"^[0-9]+\+")
+
+
+def personal_handles() -> list[str]:
+    """The names the person goes by on forges, from git's global config: `github.user`, and the
+    local part of `user.email` (GitHub's `4242+name@users.noreply.github.com` gives `name`)."""
+    try:
+        found = subprocess.run(
+            ["git", "config", "--global", "--get-regexp", r"^(github\.user|user\.email)$"],
+            capture_output=True, text=True, errors="replace", timeout=5, stdin=subprocess.DEVNULL,
+        ).stdout
+    except (OSError, subprocess.SubprocessError):
+        return []
+    handles = set()
+    for line in found.splitlines():
+        key, _, value = line.partition(" ")
+        if key == "user.email":
+            value = _NOREPLY_ID.sub("", value.partition("@")[0])
+        if value.strip():
+            handles.add(value.strip().lower())
+    return sorted(handles)
 
 
 def suggest(ctx: Context, roots: list[str] | None = None, *, progress=None) -> Suggestion:
     """Scan the roots (given, else vault.json's, else ~/Github) and suggest groups for unmapped repos."""
     from jacked_vault.groups.scan import scan_roots
-    from jacked_vault.groups.suggest import suggest_groups
+    from jacked_vault.groups.suggest import consider_groups, suggestions
 
     roots = roots or ctx.config.get("roots") or ["~/Github"]
     report = scan_roots(roots, progress=progress)
     existing = {name: g.get("repos", []) for name, g in ctx.config.get("groups", {}).items()}
+    handles = personal_handles()
+    considered = consider_groups(report.repos, existing, handles)
     return Suggestion(
         roots=list(roots),
         repos_found=len(report.repos),
@@ -140,7 +171,9 @@ def suggest(ctx: Context, roots: list[str] | None = None, *, progress=None) -> S
         unreadable=report.unreadable,
         truncated=report.truncated,
         errors=[{"path": str(r.root), "error": r.error} for r in report.repos if r.error],
-        groups=suggest_groups(report.repos, existing),
+        groups=suggestions(considered),
+        considered=considered,
+        personal_handles=handles,
     )
 
 

@@ -1,39 +1,45 @@
 """Suggest repo groups from a scan, merge accepted suggestions, find duplicate mappings.
 
-Rules of `suggest_groups` (deterministic; a suggestion is only ever a proposal to review):
+`consider_groups` looks at every cluster of unmapped repos and says whether it is suggested as
+a group and why (deterministic; a suggestion is only ever a proposal to review):
 
 1. Candidates: the distinct identities of scanned repos without an error that no existing
    group maps. Everything else is left out.
-2. Name prefix: the repo name (last identity segment) is split into tokens on `-`, `_`
-   and `.`. Candidates sharing the first token form a group named after it when there are
-   at least 2 (`acme-api`, `acme-web`, `acme` → `acme`). A first-token group of more than
-   PREFIX_GROUP_MAX repos is split once: each two-token prefix shared by at least 2 of its
-   repos becomes its own group (`acme-billing`), the rest stay in the first-token group if
-   at least 2 remain (a single remaining repo goes on to rule 3).
-3. Remote owner: candidates no prefix group took are grouped by owner, i.e. host plus
-   the namespace between host and repo name (`github.com/globex`,
-   `gitlab.com/bigco/platform`: GitLab subgroups are kept apart). The group is named after
-   the namespace (`globex`, `bigco-platform`) and needs 2 to OWNER_GROUP_MAX repos.
-   Identities with no namespace (`local/r`, no remote) never form owner groups.
-   The catch-all owner is skipped: the owner holding the most of these leftover repos,
-   if it holds at least CATCH_ALL_MIN and strictly more than any other owner. That is
-   typically a personal account full of unrelated projects (or one organisation that owns
-   everything, where one group would be far too broad).
-4. Names are slugs, never an existing group name, never another suggestion's name and
-   never the solo-group name of a scanned repo that stays unmapped (that repo would
-   otherwise share the group's directory). A taken name gets `-2`, `-3`, …; names are
-   given in order of (base name, prefix before owner, repos).
+2. Owners are a boundary. The owner is host plus the namespace between host and repo name
+   (`github.com/globex`, `gitlab.com/bigco/platform`: GitLab subgroups are kept apart, and so
+   is the same namespace on another host). Identities with no namespace (`local/r`, no remote)
+   share one "no owner" bucket. Rules 3 and 4 work within one owner.
+3. Name prefix: the repo name (last identity segment) is split into tokens on `-`, `_` and
+   `.`. An owner's candidates sharing the first token form a group named after it when there
+   are at least 2 (`acme-api`, `acme-web`, `acme` → `acme`). A first-token cluster of more
+   than PREFIX_GROUP_MAX repos is split once: each two-token prefix shared by at least 2 of its
+   repos becomes its own group (`acme-billing`), the rest stay in the first-token group if at
+   least 2 remain (a single remaining repo goes on to rule 4). Prefix clusters are suggested.
+4. Remote owner: the owner's repos no prefix group took form one cluster, suggested as a
+   group named after the namespace (`globex`, `bigco-platform`) when it holds 2 to
+   OWNER_GROUP_MAX repos and is not the person's own account. An owner is theirs when its
+   namespace is one of `personal` (handles from git config, see `mapping.personal_handles`):
+   a personal account holds unrelated projects, which stay solo groups. How many repos an
+   owner holds never decides that (a newcomer's employer owns more of their repos than they
+   do). Repos without an owner are never grouped by owner.
+5. Names are slugs, never an existing group name, never another suggestion's name and never
+   the solo-group name of a scanned repo that stays unmapped (that repo would otherwise share
+   the group's directory). A prefix used by several owners names each group after its owner
+   too (`orga-hank`, `orgb-hank`): the name says whose repos they are and does not depend on
+   sort order, as `hank` and `hank-2` would. A taken name gets `-2`, `-3`, …; names are given
+   in order of (base name, prefix before owner, repos).
 
-Each identity is in at most one suggestion; leftovers stay solo groups. Output is sorted
-by name.
+Each identity is in exactly one considered cluster and at most one suggestion; leftovers stay
+solo groups. Clusters come by owner (prefix clusters first); suggestions are sorted by name.
 """
 
 from __future__ import annotations
 
 import copy
 import re
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections import Counter
+from collections.abc import Callable, Collection, Iterable
+from dataclasses import dataclass, replace
 
 from jacked_vault.errors import VaultError
 from jacked_vault.groups.identity import MAX_SLUG_CHARS, slugify
@@ -41,9 +47,7 @@ from jacked_vault.groups.scan import ScannedRepo
 
 PREFIX_GROUP_MAX = 12
 OWNER_GROUP_MAX = 20
-CATCH_ALL_MIN = 3
 _TOKEN_SEPARATOR = re.compile(r"[-_.]")
-_PREFIX_RULE, _OWNER_RULE = 0, 1
 
 
 @dataclass(frozen=True)
@@ -56,13 +60,33 @@ class GroupSuggestion:
 
 
 @dataclass(frozen=True)
-class _Draft:
-    """A group before naming: base name, rule rank, members, reason."""
+class Cluster:
+    """Repos considered together, whether they are suggested as a group, and why.
 
-    base: str
-    rule: int
+    `code` says which rule decided: `prefix` and `owner` (suggested); `personal`, `single`,
+    `too-many`, `no-owner` (not suggested: each repo stays a solo group).
+    """
+
+    rule: str  # "prefix" or "owner"
+    owner: str | None  # host/namespace; None for identities without one
+    prefix: str | None  # the shared name prefix (rule "prefix")
     repos: tuple[str, ...]
+    suggested: bool
+    code: str
     reason: str
+    name: str | None = None  # the group name, once suggested
+
+    def to_json(self) -> dict:
+        return {
+            "rule": self.rule,
+            "owner": self.owner,
+            "prefix": self.prefix,
+            "repos": list(self.repos),
+            "suggested": self.suggested,
+            "name": self.name,
+            "code": self.code,
+            "reason": self.reason,
+        }
 
 
 def _tokens(identity: str) -> list[str]:
@@ -76,62 +100,67 @@ def _owner(identity: str) -> str | None:
     return "/".join(parts[:-1]) if len(parts) >= 3 else None
 
 
-def _bucket(identities: Iterable[str], key: Callable[[str], str | None]) -> dict[str, list[str]]:
-    """Identities grouped by `key` (None keys dropped), each list in input order."""
+def _namespace(owner: str) -> str:
+    """The owner without its host: `globex`, `bigco/platform`."""
+    return owner.partition("/")[2]
+
+
+def _bucket(identities: Iterable[str], key: Callable[[str], str]) -> dict[str, list[str]]:
+    """Identities grouped by `key`, each list in input order."""
     buckets: dict[str, list[str]] = {}
     for identity in identities:
-        value = key(identity)
-        if value is not None:
-            buckets.setdefault(value, []).append(identity)
+        buckets.setdefault(key(identity), []).append(identity)
     return buckets
 
 
-def _prefix_draft(prefix: str, repos: list[str]) -> _Draft:
-    reason = f"{len(repos)} repos share the name prefix '{prefix}'"
-    return _Draft(slugify(prefix), _PREFIX_RULE, tuple(repos), reason)
+def _prefix_cluster(owner: str | None, prefix: str, repos: list[str]) -> Cluster:
+    whose = f"of {owner}" if owner else "without a remote owner"
+    reason = f"{len(repos)} repos {whose} share the name prefix '{prefix}'"
+    return Cluster("prefix", owner, prefix, tuple(repos), True, "prefix", reason)
 
 
-def _split(token: str, repos: list[str]) -> list[_Draft]:
-    """Split an oversized first-token group by shared two-token prefixes (one level)."""
+def _split(owner: str | None, token: str, repos: list[str]) -> list[Cluster]:
+    """Split an oversized first-token cluster by shared two-token prefixes (one level)."""
     subs = _bucket(repos, lambda identity: "-".join(_tokens(identity)[:2]))
-    drafts = [_prefix_draft(p, m) for p, m in sorted(subs.items()) if p != token and len(m) >= 2]
-    taken = {identity for draft in drafts for identity in draft.repos}
+    clusters = [_prefix_cluster(owner, p, m) for p, m in sorted(subs.items()) if p != token and len(m) >= 2]
+    taken = {identity for cluster in clusters for identity in cluster.repos}
     rest = [identity for identity in repos if identity not in taken]
     if len(rest) >= 2:
-        drafts.append(_prefix_draft(token, rest))
-    return drafts
+        clusters.append(_prefix_cluster(owner, token, rest))
+    return clusters
 
 
-def _prefix_drafts(candidates: list[str]) -> list[_Draft]:
-    """Rule 2: groups of repos sharing a name prefix."""
-    drafts: list[_Draft] = []
+def _prefix_clusters(owner: str | None, candidates: list[str]) -> list[Cluster]:
+    """Rule 3: an owner's repos sharing a name prefix."""
+    clusters: list[Cluster] = []
     for token, repos in sorted(_bucket(candidates, lambda i: _tokens(i)[0]).items()):
         if len(repos) > PREFIX_GROUP_MAX:
-            drafts.extend(_split(token, repos))
+            clusters.extend(_split(owner, token, repos))
         elif len(repos) >= 2:
-            drafts.append(_prefix_draft(token, repos))
-    return drafts
+            clusters.append(_prefix_cluster(owner, token, repos))
+    return clusters
 
 
-def _catch_all(owners: dict[str, list[str]]) -> str | None:
-    """The owner holding the most repos, if >= CATCH_ALL_MIN and strictly the most."""
-    counts = sorted((len(repos) for repos in owners.values()), reverse=True)
-    if not counts or counts[0] < CATCH_ALL_MIN or counts[1:2] == counts[:1]:
-        return None
-    return next(owner for owner, repos in owners.items() if len(repos) == counts[0])
+def _owner_cluster(owner: str | None, repos: list[str], personal: Collection[str]) -> Cluster:
+    """Rule 4: an owner's repos no prefix group took; suggested or not, and why."""
+    n = f"{len(repos)} repo{'' if len(repos) == 1 else 's'}"
+
+    def cluster(suggested: bool, code: str, reason: str) -> Cluster:
+        return Cluster("owner", owner, None, tuple(repos), suggested, code, reason)
+
+    if owner is None:
+        return cluster(False, "no-owner", f"{n} without a remote owner or a shared name prefix: each stays a solo group")
+    if _namespace(owner) in personal:
+        return cluster(False, "personal", f"{owner} is your own account (git config): its {n} are separate projects, each a solo group")
+    if len(repos) == 1:
+        return cluster(False, "single", f"the only repo of {owner} outside a prefix group: it stays a solo group")
+    if len(repos) > OWNER_GROUP_MAX:
+        return cluster(False, "too-many", f"{n} of {owner}: more than {OWNER_GROUP_MAX} is too broad for one group; map them with `jacked memory group map`")
+    return cluster(True, "owner", f"{n} share the remote owner {owner}")
 
 
-def _owner_drafts(leftovers: list[str]) -> list[_Draft]:
-    """Rule 3: groups of leftover repos sharing a remote owner, minus the catch-all."""
-    owners = _bucket(leftovers, _owner)
-    skip = _catch_all(owners)
-    drafts = []
-    for owner, repos in sorted(owners.items()):
-        if owner != skip and 2 <= len(repos) <= OWNER_GROUP_MAX:
-            base = slugify("-".join(owner.split("/")[1:]))
-            reason = f"{len(repos)} repos share the remote owner {owner}"
-            drafts.append(_Draft(base, _OWNER_RULE, tuple(repos), reason))
-    return drafts
+def _owner_slug(owner: str) -> str:
+    return slugify(_namespace(owner).replace("/", "-"))
 
 
 def _free_name(base: str, taken: set[str]) -> str:
@@ -144,30 +173,59 @@ def _free_name(base: str, taken: set[str]) -> str:
     return name
 
 
-def _named(drafts: list[_Draft], taken: set[str]) -> list[GroupSuggestion]:
-    """Rule 4: give each draft a free name; sorted by name."""
+def _named(clusters: list[Cluster], taken: set[str]) -> list[Cluster]:
+    """Rule 5: give each suggested cluster a free name."""
+    owners_per_prefix = Counter(slugify(c.prefix) for c in clusters if c.rule == "prefix")
+
+    def base(c: Cluster) -> str:
+        if c.rule == "owner":
+            return _owner_slug(c.owner)
+        if owners_per_prefix[slugify(c.prefix)] > 1 and c.owner is not None:
+            return slugify(f"{_owner_slug(c.owner)}-{c.prefix}")
+        return slugify(c.prefix)
+
     taken = set(taken)
-    suggestions = []
-    for draft in sorted(drafts, key=lambda d: (d.base, d.rule, d.repos)):
-        name = _free_name(draft.base, taken)
-        taken.add(name)
-        suggestions.append(GroupSuggestion(name, list(draft.repos), draft.reason))
-    return sorted(suggestions, key=lambda s: s.name)
+    names: dict[Cluster, str] = {}
+    for cluster in sorted((c for c in clusters if c.suggested), key=lambda c: (base(c), c.rule != "prefix", c.repos)):
+        names[cluster] = _free_name(base(cluster), taken)
+        taken.add(names[cluster])
+    return [replace(c, name=names[c]) if c in names else c for c in clusters]
+
+
+def consider_groups(
+    repos: list[ScannedRepo], existing: dict[str, list[str]] | None = None, personal: Collection[str] = ()
+) -> list[Cluster]:
+    """Every cluster of unmapped scanned repos, suggested or not and why (see module).
+
+    `existing` is group → identities; `personal` the person's own account names (any case).
+    """
+    existing = existing or {}
+    personal = {handle.lower() for handle in personal}
+    mapped = {identity for identities in existing.values() for identity in identities}
+    candidates = sorted({r.identity for r in repos if r.identity and r.identity not in mapped})
+    clusters: list[Cluster] = []
+    for key, members in sorted(_bucket(candidates, lambda i: _owner(i) or "").items()):
+        owner = key or None
+        prefixed = _prefix_clusters(owner, members)
+        grouped = {identity for cluster in prefixed for identity in cluster.repos}
+        rest = [identity for identity in members if identity not in grouped]
+        clusters += prefixed + ([_owner_cluster(owner, rest, personal)] if rest else [])
+    placed = mapped | {identity for c in clusters if c.suggested for identity in c.repos}
+    solo_names = {r.solo_group for r in repos if r.identity not in placed}
+    return _named(clusters, set(existing) | solo_names)
+
+
+def suggestions(clusters: list[Cluster]) -> list[GroupSuggestion]:
+    """The suggested clusters as groups to review, sorted by name."""
+    chosen = [GroupSuggestion(c.name, list(c.repos), c.reason) for c in clusters if c.suggested]
+    return sorted(chosen, key=lambda s: s.name)
 
 
 def suggest_groups(
-    repos: list[ScannedRepo], existing: dict[str, list[str]] | None = None
+    repos: list[ScannedRepo], existing: dict[str, list[str]] | None = None, personal: Collection[str] = ()
 ) -> list[GroupSuggestion]:
-    """Suggested groups for scanned repos, given `existing` group → identities (see module)."""
-    existing = existing or {}
-    mapped = {identity for identities in existing.values() for identity in identities}
-    candidates = sorted({r.identity for r in repos if r.identity and r.identity not in mapped})
-    drafts = _prefix_drafts(candidates)
-    grouped = {identity for draft in drafts for identity in draft.repos}
-    drafts += _owner_drafts([i for i in candidates if i not in grouped])
-    placed = mapped | {identity for draft in drafts for identity in draft.repos}
-    solo_names = {r.solo_group for r in repos if r.identity not in placed}
-    return _named(drafts, set(existing) | solo_names)
+    """Suggested groups for scanned repos (see module)."""
+    return suggestions(consider_groups(repos, existing, personal))
 
 
 def _check_new_name(name: str, groups: dict) -> None:

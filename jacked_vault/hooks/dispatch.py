@@ -8,7 +8,8 @@
   can never kill a capture half-way.
 - `drain` (detached): capture every queued session, then roll up past day files.
 
-Each run logs one line to `<vault>/.jacked/log`.
+Each run logs one line to `<vault>/.jacked/log`. Under a distiller (`capture.marker`) no hook
+gets this far: `cli.main` returns 0 at once, without touching the vault or logging.
 """
 
 from __future__ import annotations
@@ -25,11 +26,13 @@ HARNESS = "claude"
 
 
 def _read_payload() -> dict:
-    """The hook's JSON from stdin (bounded); {} when absent or invalid."""
+    """The hook's JSON from stdin read to EOF, blocking or not (bounded); {} when absent or invalid."""
+    from jacked_vault.safety.fsio import read_stream
+
     if sys.stdin is None or sys.stdin.isatty():
         return {}
     try:
-        data = json.loads(sys.stdin.buffer.read(MAX_PAYLOAD) or b"{}")
+        data = json.loads(read_stream(sys.stdin.fileno(), MAX_PAYLOAD) or b"{}")
     except (ValueError, OSError):
         return {}
     return data if isinstance(data, dict) else {}

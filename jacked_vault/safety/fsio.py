@@ -158,6 +158,29 @@ def write_file(path: Path, data: bytes, *, replace: bool = True, mode: int | Non
         os.close(dir_fd)
 
 
+def read_stream(fd: int, limit: int) -> bytes:
+    """Up to `limit` bytes from `fd` (a pipe, tty or file) until EOF, blocking or not.
+
+    A non-blocking descriptor (what agent tool runners often hand over as stdin) is waited on
+    with select() whenever it has nothing yet, so data that arrives late is never lost.
+    """
+    import select
+
+    chunks: list[bytes] = []
+    size = 0
+    while size < limit:
+        try:
+            chunk = os.read(fd, min(limit - size, 1 << 16))
+        except BlockingIOError:
+            select.select([fd], [], [])
+            continue
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks)
+
+
 def remove_file(root: Path, rel: str) -> None:
     """Unlink root/rel (used only to undo a create that could not be committed)."""
     parts = split_relative(rel)
