@@ -51,3 +51,25 @@ class VaultError(Exception):
         if self.details:
             error["details"] = self.details
         return {"ok": False, "error": error}
+
+
+def from_unexpected(exc: BaseException) -> VaultError:
+    """What a front end shows for an exception no library function turned into a VaultError:
+    a coded error with the next step, never a traceback or a repr (and never the exception's
+    text, which may quote vault content)."""
+    import errno
+
+    kind = type(exc).__name__
+    if type(exc).__module__ in ("_pygit2", "pygit2"):
+        return VaultError("GIT", f"git could not read the vault ({kind}); run `jacked memory doctor` to find what is damaged")
+    if type(exc).__module__ == "sqlite3":
+        return VaultError("INCOMPLETE", f"the search index failed ({kind}); it is derived: `jacked memory doctor --reindex` rebuilds it")
+    if isinstance(exc, OSError):
+        if exc.errno == errno.ENAMETOOLONG:
+            return VaultError("USAGE", "a path is longer than the file system allows (a name over 255 bytes?)")
+        if exc.errno in (errno.EACCES, errno.EPERM):
+            return VaultError("CONFIG", f"permission denied: {exc.filename or 'a vault file'}")
+        if exc.errno == errno.ENOSPC:
+            return VaultError("CONFIG", "the disk is full; nothing more could be written")
+        return VaultError("INTERNAL", f"a file operation failed ({exc.strerror or kind})")
+    return VaultError("INTERNAL", f"internal error ({kind}); set JACKED_DEBUG=1 to see where")

@@ -7,7 +7,7 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from jacked_vault.cli.output import emit, emit_error
+from jacked_vault.cli.output import emit, emit_error, emit_unexpected
 from jacked_vault.errors import VaultError
 
 app = typer.Typer(
@@ -43,16 +43,20 @@ def context_for(ctx: typer.Context, vault: str | None, cwd: str | None = None):
     """The library Context for this command: --vault after the command wins over the one before it."""
     from jacked_vault.context import Context
 
-    return Context.create(vault=vault or (ctx.obj or {}).get("vault"), cwd=cwd)
+    return Context.create(vault=vault if vault is not None else (ctx.obj or {}).get("vault"), cwd=cwd)
 
 
 def run(command: str, as_json: bool, action: Callable[[], tuple[dict[str, Any], Callable[[], str]]]) -> None:
     """Call the library, render the result or the expected error; exit 1 (2 for usage)."""
     try:
         payload, human = action()
+        emit(command, as_json, payload, human)
     except VaultError as exc:
         raise typer.Exit(emit_error(exc, as_json)) from None
-    emit(command, as_json, payload, human)
+    except (typer.Exit, typer.Abort, KeyboardInterrupt):
+        raise
+    except Exception as exc:  # noqa: BLE001 - no traceback ever reaches a person
+        raise typer.Exit(emit_unexpected(exc, as_json)) from None
 
 
 def read_text_input(body: str | None, body_file: str | None, stdin: bool, cap: int) -> str:

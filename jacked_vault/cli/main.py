@@ -23,7 +23,7 @@ def _run_typer(args: list[str]) -> int:
 
     from jacked_vault.cli import episodic, gitflow, groups, hooks, mcp, notes, recall, review, sync  # noqa: F401  (registers the commands)
     from jacked_vault.cli.apps import app
-    from jacked_vault.cli.output import emit_error
+    from jacked_vault.cli.output import emit_error, emit_unexpected
     from jacked_vault.errors import VaultError
 
     as_json = "--json" in args
@@ -42,6 +42,13 @@ def _run_typer(args: list[str]) -> int:
     except click_exceptions.ClickException as exc:
         exc.show()
         return exc.exit_code
+    except VaultError as exc:  # raised outside a command's own handler (the app callback)
+        return emit_error(exc, as_json)
+    except KeyboardInterrupt:
+        sys.stderr.write("interrupted\n")
+        return 130
+    except Exception as exc:  # noqa: BLE001 - no traceback ever reaches a person
+        return emit_unexpected(exc, as_json)
     return result if isinstance(result, int) else 0
 
 

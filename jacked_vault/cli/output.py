@@ -41,6 +41,19 @@ def emit_error(error: VaultError, as_json: bool) -> int:
     return error.exit_code
 
 
+def emit_unexpected(exc: BaseException, as_json: bool) -> int:
+    """An exception no library function expected: a coded error (and the trace only on request)."""
+    import os
+
+    from jacked_vault.errors import from_unexpected
+
+    if os.environ.get("JACKED_DEBUG") == "1":
+        import traceback
+
+        traceback.print_exception(exc, file=sys.stderr)
+    return emit_error(from_unexpected(exc), as_json)
+
+
 def tty_progress(label: str):
     """A progress callback writing `label: N` on one stderr line, or None when not a terminal."""
     if not sys.stderr.isatty():

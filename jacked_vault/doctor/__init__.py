@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from jacked_vault.context import Context
+from jacked_vault.errors import VaultError
 from jacked_vault.doctor.report import Report
 from jacked_vault.search.index import SearchIndex
 
@@ -24,6 +25,11 @@ def doctor(ctx: Context, *, repair: bool = False, reindex: bool = False, progres
     all_ids: dict[str, list[str]] = {}
     links: list[tuple[str, str]] = []
     for store in ctx.stores():
+        try:
+            git.head_commit(git.open_repo(store.root))
+        except VaultError as exc:
+            report.git_problems.append({"path": store.label, "code": "HEAD_UNRESOLVABLE", "problem": exc.message})
+            continue  # nothing else can be read until HEAD resolves
         if repair:
             repair_store(store, report, harness=ctx.harness)
         index = SearchIndex(store, progress=progress)

@@ -127,7 +127,7 @@ def _write(path: Path, settings: dict, original: bytes | None) -> str | None:
             n += 1
             backup = f"{path}.jacked-backup-{time.strftime('%Y%m%d-%H%M%S')}-{n}"
         Path(backup).write_bytes(original)
-    fsio.write_file(path, (json.dumps(settings, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
+    fsio.write_file(path, (json.dumps(settings, indent=2, ensure_ascii=False) + "\n").encode("utf-8"), through_symlink=True)
     return backup
 
 

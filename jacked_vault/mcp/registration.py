@@ -223,7 +223,7 @@ def _write(path: Path, text: str) -> None:
     """Atomic replace in the same directory, keeping the old file's mode."""
     from jacked_vault.safety import fsio
 
-    fsio.write_file(path, text.encode("utf-8"))
+    fsio.write_file(path, text.encode("utf-8"), through_symlink=True)
 
 
 # -- JSON configs (claude, cursor, opencode) ------------------------------------------------------

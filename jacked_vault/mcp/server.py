@@ -396,12 +396,15 @@ def build_server(settings: Settings):
             refusal = tools.refusal(TOOL_ERROR_CODES[name], exc)
             return error(refusal.code, refusal.message, refusal.reason)
         except Exception as exc:  # never a stack trace (nor an exception's text) to the client
+            from jacked_vault.errors import from_unexpected
+
             sys.stderr.write(f"jacked-memory-mcp: unexpected {type(exc).__name__} in {name}\n")
             if os.environ.get(DEBUG_ENV) == "1":
                 import traceback
 
                 traceback.print_exc(file=sys.stderr)
-            return error(TOOL_ERROR_CODES[name], f"internal error ({type(exc).__name__}); set {DEBUG_ENV}=1 for a trace on the server's stderr")
+            coded = from_unexpected(exc)
+            return error(TOOL_ERROR_CODES[name], tools.redact(coded.message), coded.full_code)
 
     Kind = Literal[KINDS]  # type: ignore[valid-type]
     Scope = Literal["group", "project", "user"]

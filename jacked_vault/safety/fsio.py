@@ -126,13 +126,16 @@ def replace_file(root: Path, rel: str, data: bytes, *, replace_symlink: bool = F
         os.fsync(dir_fd)
 
 
-def write_file(path: Path, data: bytes, *, replace: bool = True, mode: int | None = None) -> None:
+def write_file(path: Path, data: bytes, *, replace: bool = True, mode: int | None = None, through_symlink: bool = False) -> None:
     """Atomically write a file outside any scope root (harness configs, git hooks, cache markers).
 
     The content goes to an fsynced temp file beside it, then is renamed over `path` (`replace`)
     or linked to it (create-only: FileExistsError if the name is taken). `mode` defaults to the
-    replaced file's mode, else 0o644.
+    replaced file's mode, else 0o644. `through_symlink`: a person's own config file kept as a
+    symlink (dotfiles) is written where it points, so the link survives.
     """
+    if through_symlink and path.is_symlink():
+        path = path.resolve()
     path.parent.mkdir(parents=True, exist_ok=True)
     if mode is None:
         try:

@@ -139,9 +139,22 @@ def _tree_with_changes(repo: pygit2.Repository, tree: pygit2.Tree | None, change
 
 
 def head_commit(repo: pygit2.Repository) -> pygit2.Commit | None:
-    if repo.head_is_unborn:
-        return None
-    return repo.head.peel()
+    """The commit HEAD points at (None for an unborn branch); GIT, with the fix, when HEAD's
+    branch names a commit that is missing or unreadable."""
+    import pygit2
+
+    try:
+        if repo.head_is_unborn:
+            return None
+        return repo.head.peel(pygit2.Commit)
+    except (pygit2.GitError, KeyError, ValueError):
+        root = repo.workdir.rstrip("/") if repo.workdir else repo.path
+        raise VaultError(
+            "GIT",
+            f"the vault's branch points at a commit that is missing or unreadable; nothing was changed. "
+            f"Find the last good commit with `git -C {root} reflog`, then `git -C {root} update-ref HEAD <commit>` "
+            f"(or restore the vault from its remote); `jacked memory doctor` checks the rest",
+        ) from None
 
 
 def tree_with_files(repo: pygit2.Repository, tree, files: Mapping[str, bytes | None]):
