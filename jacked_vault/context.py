@@ -11,10 +11,9 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
+from jacked_vault.document.model import UNKNOWN_HARNESS as DEFAULT_HARNESS
 from jacked_vault.errors import VaultError
 from jacked_vault.store.layout import Store, resolve_vault_path
-
-DEFAULT_HARNESS = "unknown"
 
 
 def default_harness() -> str:

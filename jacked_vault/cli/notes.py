@@ -150,14 +150,28 @@ def handoff(
 # -- read, search, log -------------------------------------------------------------------------
 
 
+AllOpt = Annotated[
+    bool, typer.Option("--all", help="Also notes for other harnesses (read: and candidate, rejected, superseded or expired ones).")
+]
+
+
 @memory_app.command()
-def read(ctx: typer.Context, note_id: Annotated[str, typer.Argument(metavar="ID")], vault: VaultOpt = None, as_json: JsonOpt = False) -> None:
+def read(
+    ctx: typer.Context,
+    note_id: Annotated[str, typer.Argument(metavar="ID")],
+    target: Annotated[Optional[str], typer.Option("--target", help="Read as this harness (default $JACKED_MEMORY_HARNESS).")] = None,
+    show_all: AllOpt = False,
+    vault: VaultOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
     """One note by id: body, metadata and backlinks. Fails rather than answer from a partial scan."""
     from jacked_vault.notes import read as read_note
-    from jacked_vault.search.policy import EVERYTHING
+    from jacked_vault.search.policy import DEFAULT_SCOPES, EVERYTHING, reader
 
     def action():
-        result = read_note(context_for(ctx, vault), note_id, EVERYTHING)
+        context = context_for(ctx, vault)
+        viewer = EVERYTHING if show_all else reader(target or context.harness, scopes=DEFAULT_SCOPES | {"user"})
+        result = read_note(context, note_id, viewer)
         note = result.note
         payload = {
             "memory": note.to_json(),
@@ -196,7 +210,8 @@ def search(
     repo: Annotated[Optional[str], typer.Option("--repo", help="Repo identity.")] = None,
     status_: Annotated[Optional[list[str]], typer.Option("--status", help="Status; repeatable (default active).")] = None,
     include_candidates: Annotated[bool, typer.Option("--include-candidates", help="Also candidate notes.")] = False,
-    target: Annotated[Optional[str], typer.Option("--target", help="Only notes for this harness (or all).")] = None,
+    target: Annotated[Optional[str], typer.Option("--target", help="Search as this harness (default $JACKED_MEMORY_HARNESS; none: notes for all).")] = None,
+    every_harness: Annotated[bool, typer.Option("--all", help="Notes for every harness.")] = False,
     as_of: Annotated[Optional[str], typer.Option("--as-of", help="Valid time: what held in the world at this time (ISO 8601).")] = None,
     known_at: Annotated[Optional[str], typer.Option("--known-at", help="Record time: what the vault knew at this time (ISO 8601).")] = None,
     limit: Annotated[int, typer.Option("--limit", min=1, max=200)] = 20,
@@ -216,12 +231,14 @@ def search(
             tags=tuple(tag or ()),
             repo=repo,
             statuses=tuple(dict.fromkeys(statuses)),
-            target=target,
             as_of=time_option(as_of, "--as-of"),
             known_at=time_option(known_at, "--known-at"),
             limit=limit,
         )
-        result = run_search(context_for(ctx, vault), " ".join(query or []), filters)
+        context = context_for(ctx, vault)
+        if not every_harness:
+            filters.target = target or context.harness
+        result = run_search(context, " ".join(query or []), filters)
         payload = {"results": [d.to_json() for d in result.results], "diagnostics": result.diagnostics.to_json()}
 
         def human() -> str:

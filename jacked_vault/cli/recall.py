@@ -62,6 +62,7 @@ def brief(
     ctx: typer.Context,
     cwd: Annotated[Optional[str], typer.Option("--cwd", help="The repo to brief (default: the current directory).")] = None,
     budget: Annotated[int, typer.Option("--budget", help="Hard cap in tokens (len/4).")] = 1500,
+    harness: Annotated[Optional[str], typer.Option("--harness", help="Brief for this harness (default $JACKED_MEMORY_HARNESS; none: notes for all).")] = None,
     vault: VaultOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
@@ -70,6 +71,8 @@ def brief(
 
     def action():
         context = context_for(ctx, vault, cwd)
+        if harness:
+            context.harness = harness
         result = build_brief(context, budget=budget)
         return result.to_json(), lambda: result.text
 

@@ -18,8 +18,19 @@ def _transition(ctx: typer.Context, vault: str | None, as_json: bool, note_id: s
 
     def action():
         done = transition(context_for(ctx, vault), note_id, op, **kwargs)
-        payload = {"id": done.id, "op": done.op, "status": done.status, "path": done.path, "commit": done.commit}
-        return payload, lambda: f"{op}: {safe(done.title)} ({done.id}) is now {done.status} [{done.commit[:10]}]"
+        payload = {
+            "id": done.id,
+            "op": done.op,
+            "status": done.status,
+            "trust": done.trust,
+            "valid_until": done.valid_until,
+            "path": done.path,
+            "commit": done.commit,
+            "quarantined": done.quarantined,
+        }
+        state = f"valid until {done.valid_until}" if op == "expire" else done.status + (", reviewed" if op == "accept" else "")
+        kept = f"\nthe hand-edited working copy was kept in .jacked/quarantine/{done.quarantined[0]}" if done.quarantined else ""
+        return payload, lambda: f"{op}: {safe(done.title)} ({done.id}) is now {state} [{done.commit[:10]}]{kept}"
 
     run("review", as_json, action)
 

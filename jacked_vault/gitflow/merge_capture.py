@@ -892,7 +892,7 @@ def already_captured(ctx, sha: str) -> tuple[str, str] | None:
     try:
         hits = index.search(
             sha,
-            Filters(scopes=frozenset({"group"}), statuses=("candidate", "active", "rejected", "superseded"), limit=50),
+            Filters(scopes=frozenset({"group"}), statuses=("candidate", "active", "rejected", "superseded"), any_time=True, limit=50),
         )
     finally:
         index.close()

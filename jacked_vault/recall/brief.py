@@ -17,9 +17,9 @@ import json
 import re
 from dataclasses import dataclass, field
 
-from jacked_vault.context import DEFAULT_HARNESS, Context
+from jacked_vault.context import Context
 from jacked_vault.errors import VaultError
-from jacked_vault.search.policy import DEFAULT_SCOPES, Viewer
+from jacked_vault.search.policy import DEFAULT_SCOPES, Viewer, reader
 from jacked_vault.store.layout import GROUPS_DIR, episodic_dir
 
 DEFAULT_BUDGET = 1500
@@ -79,12 +79,6 @@ def title_of(title: str) -> str:
     return json.dumps(" ".join(strip_terminal(title).split()), ensure_ascii=False)
 
 
-def viewer_for(ctx: Context) -> Viewer:
-    """What the brief shows: the read policy for the asking harness (only notes for all when the
-    harness is unknown)."""
-    if ctx.harness == DEFAULT_HARNESS:
-        return Viewer(shared_only=True, scopes=DEFAULT_SCOPES)
-    return Viewer(harness=ctx.harness, scopes=DEFAULT_SCOPES)
 
 
 def last_entry(text: str) -> list[str]:
@@ -234,7 +228,7 @@ def build_brief(ctx: Context, budget: int = DEFAULT_BUDGET) -> Brief:
             text += "\n[warnings: " + "; ".join(warnings) + "]"
         return Brief(text=text, budget=budget, warnings=warnings)
     group = ctx.group
-    viewer = viewer_for(ctx)
+    viewer = reader(ctx.harness, scopes=DEFAULT_SCOPES)
     indexes, diag = fresh_indexes(ctx)
     try:
         vault_index = indexes[0]

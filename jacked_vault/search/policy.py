@@ -19,10 +19,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from jacked_vault.document.model import STATUSES
+from jacked_vault.document.model import STATUSES, UNKNOWN_HARNESS
 
 SCOPES = ("group", "project", "user")
 DEFAULT_SCOPES = frozenset({"group", "project"})
+
+
+def reader(harness: str | None, **kwargs) -> "Viewer":
+    """The viewer for a reader who names a harness; an unknown one (no harness given) sees what
+    every harness may see (notes for `all`), never another harness's notes."""
+    if harness is None or harness == UNKNOWN_HARNESS:
+        return Viewer(shared_only=True, **kwargs)
+    return Viewer(harness=harness, **kwargs)
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from jacked_vault.search.policy import Viewer
+from jacked_vault.search.policy import Viewer, reader
 
 COLUMNS = (
     "d.rowid, d.path, d.id, d.title, d.kind, d.scope, d.grp, d.status, d.tier, d.tags,"
@@ -31,14 +31,9 @@ class Filters:
     any_time: bool = False
 
     def viewer(self) -> Viewer:
-        return Viewer(
-            harness=self.target,
-            scopes=self.scopes,
-            statuses=self.statuses,
-            as_of=self.as_of,
-            known_at=self.known_at,
-            any_time=self.any_time,
-        )
+        """Who reads: `target` a harness (`unknown`: only notes for all), None: every harness."""
+        clocks = {"scopes": self.scopes, "statuses": self.statuses, "as_of": self.as_of, "known_at": self.known_at, "any_time": self.any_time}
+        return Viewer(**clocks) if self.target is None else reader(self.target, **clocks)
 
     def where(self) -> tuple[str, list]:
         """The read policy plus the content filters, as SQL over `docs d`."""
