@@ -8,12 +8,16 @@ drives everything; every field is scanned over up to three views of its text:
    pairs, `\\xNN`) and percent-encoding undone, repeatedly up to `DECODE_ROUNDS` times
    (`%253D` is `=`), then format characters (Unicode Cf: zero-width space/joiner, word
    joiner, BOM, soft hyphen, ...) removed;
-3. the decoded text with split tokens joined: a line break (with the indentation around
-   it, or between two quoted halves joined by `+` or juxtaposition) between two token
-   characters is removed.
+3. the decoded text with split tokens joined: a line break (with the blanks around it,
+   or between two quoted halves joined by `+` or juxtaposition) between two token
+   characters is removed. Only token shapes are looked for here: generic rules (a secret
+   told by the key or syntax around it, `fallback` in the table) would read glued lines
+   of code (`x = token` + `self.y = 1`) as assignments.
 
 A view is built only when it can differ: plain text without a backslash, `%`, format
-character or line break is scanned once.
+character or line break is scanned once. The raw view keeps the bare-word value of an
+assignment from running through an escape (`\\n`) and does not count a backslash as a
+symbol: the decoded view sees what the escape stands for.
 
 Speed: rules run on the UTF-8 bytes (one byte per character whatever the text holds),
 and most ungated patterns start with a literal, so `re` skips ahead with its fast prefix
@@ -26,10 +30,11 @@ Decisions about near misses:
 - Placeholders are not secrets, but a placeholder must *be* one, not merely contain a
   word: values starting with `$ % { < [ (` (`${VAR}`, `$VAR`, `%VAR%`, `{{ secrets.X }}`,
   `<your-token>`), masks (`****`, `xxxx`, `...`, fewer than four distinct characters),
-  values that start with a placeholder word (example, dummy, fake, sample, placeholder,
-  redacted, your, changeme, change_me, replace_me: `your_password_here`, `changeme123`)
-  or hold one as a separate word (`sk_example_...`, `my-DUMMY-key`), and AWS's
-  documentation keys (ending in `EXAMPLE` or `EXAMPLEKEY`). A word glued inside a value
+  values that start or end with a placeholder word (example, dummy, fake, sample,
+  placeholder, redacted, your, changeme, change_me, replace_me: `your_password_here`,
+  `changeme123`, AWS's `asdf34example`) or hold one as a separate word (`sk_example_...`,
+  `my-DUMMY-key`), and AWS's documentation keys (`EXAMPLE` in capitals anywhere:
+  `AKIA...EXAMPLE`, `...EXAMPLEKEY`, `AQoEXAMPLEH4...`). A word glued inside a value
   (`...2your...`, `myExample...`) does not make it a placeholder.
 - In URLs, `user:pass@` and `user:password@` are placeholders; any other password
   (including defaults like `postgres:postgres`) is reported. Without a scheme
@@ -41,16 +46,21 @@ Decisions about near misses:
   key ends in a secret word (so not `password_min_length`, `token_url`, `NextToken`) and
   the value is a literal of at least 8 characters without whitespace that mixes letters
   with digits or symbols. Not values: code (`get_token()`, `os.environ[...]`,
-  `process.env.X`, `request.form[...]`), identifiers naming a secret (`user_password`,
-  `"NextToken"`, `vault_db_secret_v2`; but a value with a symbol, or mixing upper case,
-  lower case and digits, is a literal even if it contains "pass" or "secret"), and
-  references (URLs, ARNs, paths). A YAML/JSON colon must be followed by a space or quote,
-  so `arn:...:secret:name` is no assignment.
-- Command lines: `--password X`, `--token X`, `--api-key X` (same value rules) and
-  `-u`/`--user user:pw` with a password-like `pw` (not `1000:1000`, `www-data:www-data`,
-  `$USER:$PASS`); the short `-p` is too generic (ports, paths) and is skipped.
+  `process.env.X`, `request.form[...]`), identifiers naming a secret (letters, digits,
+  `_ . -` only, with pass/secret/token/key/credential in them: `user_password`,
+  `"NextToken"`, `PKCS7PrivateKeyTypes`; so `Hunter2Secret` is missed, while a value
+  with another symbol, `S3cr3tPassw0rd!`, is a literal), and references (URLs, ARNs,
+  paths). A YAML/JSON colon must be followed by a space or quote, so
+  `arn:...:secret:name` is no assignment.
+- Command lines: `--password X` and other flags ending in password/passphrase/secret,
+  `--token X` and `--auth-token`-like flags (auth, access, api, bearer, refresh, session,
+  bot; not `--next-token`, `--client-token`, `--starting-token`...), `--api-key X` (same
+  value rules as assignments), and `-u`/`--user user:pw` with a password-like `pw` (not
+  `1000:1000`, `www-data:www-data`, `$USER:$PASS`); the short `-p` is too generic (ports,
+  paths) and is skipped.
 - `.netrc` entries (`machine h login u password p`, one line or several) and `.pgpass`
-  lines (`host:port:db:user:pw`, port digits or `*`, password-like `pw`).
+  lines (`host:port:db:user:pw`: port digits or `*`, database and user names, a
+  password-like `pw`; not `/etc/passwd` lines, IPv6 addresses or regexes with colons).
 - Cookies (`Cookie:`/`Set-Cookie:`) only with a long random value (>= 20 characters, >= 4
   letters, >= 4 digits, >= 12 distinct): not `theme=dark`, nor analytics ids like
   `GA1.2.123.456` (two letters).
@@ -162,14 +172,14 @@ def _decoded(text: str) -> str:
     return text if text.isascii() else _FORMAT.sub("", text)
 
 
-def _views(text: str) -> Iterator[str]:
-    """`text`, then its decoded form and the latter with split tokens joined, each only
-    when it differs from the one before."""
-    yield text
+def _views(text: str) -> Iterator[tuple[str, bool]]:
+    """(view, joined?): `text`, then its decoded form and the latter with split tokens
+    joined, each only when it differs from the one before."""
+    yield text, False
     decodable = "\\" in text or "%" in text or not text.isascii() and _MAYBE_FORMAT.search(text)
     clean = _decoded(text) if decodable else text
     if clean != text:
-        yield clean
+        yield clean, False
     if "\n" in clean:
         lines = "\n".join(line.rstrip(" \t\r") for line in clean.split("\n"))
         joined = lines
@@ -177,7 +187,7 @@ def _views(text: str) -> Iterator[str]:
             joined = _JOIN_QUOTED.sub("", joined)
         joined = _JOIN_BREAK.sub("", joined)
         if joined != lines:
-            yield joined
+            yield joined, True
 
 
 # --- value checks ------------------------------------------------------------------------
@@ -188,15 +198,17 @@ _PLACEHOLDER_WORDS = (
 _PLACEHOLDER = re.compile(
     r"^[$%{<\[(]|\*\*\*|\.\.\.|xxxx|XXXX"  # references and masks
     + rf"|^(?i:{'|'.join(_PLACEHOLDER_WORDS)})"  # starts with one: `your_password_here`
+    + rf"|(?i:{'|'.join(_PLACEHOLDER_WORDS)})$"  # ends with one: AWS's `asdf34example`
     + r"|(?<![A-Za-z0-9])(?:"  # a separate word: `sk_example_1`, `my-DUMMY-key`
     + "|".join(f"{w}|{w.upper()}|{w.capitalize()}" for w in _PLACEHOLDER_WORDS)
     + r")(?![a-z])"
-    + r"|EXAMPLE(?:KEY)?$"  # AWS documentation keys
+    + r"|EXAMPLE"  # AWS documentation keys: `AKIA…EXAMPLE`, `…EXAMPLEKEY`, `AQoEXAMPLEH4…`
 )
 _BARE_SECRET_WORDS = frozenset({"pass", "password", "passwd", "secret", "token"})
 # An unquoted identifier path, optionally called or indexed: code, not a literal.
 _CODE = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*(?P<access>[(\[].*)?", re.ASCII)
-# An identifier containing a secret word (`NextToken`, `DB_PASSWORD`) names a secret.
+# An identifier containing a secret word (`NextToken`, `DB_PASSWORD`) names a secret; a
+# value with another symbol (`S3cr3tPassw0rd!`) does not.
 _SECRET_WORD = re.compile(r"pass|secret|token|key|credential", re.IGNORECASE)
 _IDENTIFIER = re.compile(r"[\w.-]+")
 # A value that is a URL, ARN, vault reference or path points at a secret elsewhere.
@@ -241,7 +253,7 @@ def _credible(value: str) -> bool:
     return (
         len(value) >= 8
         and _has(value, str.isalpha)
-        and _has(value, lambda c: not c.isalpha() and c not in "_-.=" and not c.isspace())
+        and _has(value, lambda c: not c.isalpha() and c not in "_-.=\\" and not c.isspace())
         and not _has(value, str.isspace)
         and _real(value)
     )
@@ -253,14 +265,6 @@ def _strong(value: str) -> bool:
     return _credible(value) and (_has(value, _symbol) or _generated(value))
 
 
-def _names_secret(value: str) -> bool:
-    """An identifier containing a secret word (`user_password`, `NextToken`) unless it
-    mixes upper case, lower case and digits like a generated password."""
-    return bool(
-        _IDENTIFIER.fullmatch(value) and _SECRET_WORD.search(value) and not _generated(value)
-    )
-
-
 def _literal(value: str) -> bool:
     """An assigned value (quotes included) is a credible literal, not code or a
     reference to a secret kept elsewhere."""
@@ -270,7 +274,8 @@ def _literal(value: str) -> bool:
         code = _CODE.fullmatch(value)
         if code and ("." in value or code["access"]):
             return False
-    return _credible(value) and not _names_secret(value) and not _REFERENCE.match(value)
+    names_secret = _IDENTIFIER.fullmatch(value) and _SECRET_WORD.search(value)
+    return _credible(value) and not names_secret and not _REFERENCE.match(value)
 
 
 def _user_password(value: str) -> bool:
@@ -358,7 +363,10 @@ class _Rule:
     context: tuple[bytes, ...]  # lowercase; one must occur within CONTEXT_CHARS
     gated: bool  # skip the rule unless a context word occurs somewhere in the text
     fold: bool  # match against the lowercased text (pattern written in lowercase)
-    fallback: bool  # generic: skipped where an earlier rule already matched
+    # Generic: a secret told by the key name or the syntax around it, not by its own
+    # shape. Skipped where an earlier rule already matched, and on the joined view (where
+    # glued lines of code would read as `key = value`).
+    fallback: bool
 
 
 def _rule(
@@ -561,31 +569,37 @@ _RULES: tuple[_Rule, ...] = (
         + rf"(?:{_WS}(?:login|account|port){_WS}\S+)*"
         + rf"{_WS}password{_WS}(?P<v>[^\s\"'`]+)",
         fold=True,
+        fallback=True,
     ),
     _rule(
         "password in .pgpass line",  # host:port:database:user:password
-        r":(?<=[\w.*\]]:)(?:\d{1,5}|\*):(?:[^\s:/][^\s:]*:){2}(?P<v>(?:\\.|[^\s:\\\"'`])+)"
-        + r"(?![^\s\"'`])",
+        r":(?<=[\w.*\]]:)(?:\d{1,5}|\*):(?:[\w.*-]+:){2}(?P<v>(?:\\.|[^\s:\\\"'`<>])+)"
+        + r"(?![^\s\"'`<])",
         _credible,
+        fallback=True,
     ),
     _rule(
         "session cookie",
         r"cookie(?<![\w.]cookie)[ \t]*:[ \t]*(?P<v>[^\r\n\"'`]+)",
         _cookie_secret,
         fold=True,
+        fallback=True,
     ),
     _rule(
-        "credential in command-line flag",  # --password X, --token X, --api-key X
-        r"--(?<![\w-]--)(?:[a-z0-9]+-)*(?:pass(?:w(?:or)?d|phrase)|secret|token|"
+        "credential in command-line flag",  # --password X, --client-secret X, --token X
+        r"--(?<![\w-]--)(?:(?:[a-z0-9]+-)*(?:pass(?:w(?:or)?d|phrase)|secret)|"
+        + r"(?:(?:auth|access|api|bearer|refresh|session|bot)-)?token|"
         + r"(?:api|access|secret|private|auth)-?key)(?![\w-])[ \t]+"
         + _VALUE,
         _literal,
         fold=True,
+        fallback=True,
     ),
     _rule(
         "credential in command-line flag",  # curl -u user:pw, --user user:pw
         r"-(?<![\w-]-)(?:u|-user)(?:[ \t]+|=)[\"']?(?P<v>[^\s\"':]+:[^\s\"']+)",
         _user_password,
+        fallback=True,
     ),
     _rule(
         "password in URL",
@@ -623,14 +637,15 @@ _RULES: tuple[_Rule, ...] = (
 _GATE_WORDS = frozenset(word for rule in _RULES if rule.gated for word in rule.context)
 
 
-def _findings_in(text: str) -> Iterator[str]:
-    """Yield the kind of every secret in one view of a text (repeats possible)."""
+def _findings_in(text: str, *, generic: bool) -> Iterator[str]:
+    """Yield the kind of every secret in one view of a text (repeats possible); fallback
+    rules only if `generic`."""
     data = text.encode("utf-8", "surrogatepass")
     lower = data.lower()  # ASCII only, so offsets are unchanged
     present = {word for word in _GATE_WORDS if word in lower}
     covered = bytearray(len(data))  # 1 where an earlier rule already matched
     for rule in _RULES:
-        if rule.gated and present.isdisjoint(rule.context):
+        if rule.fallback and not generic or rule.gated and present.isdisjoint(rule.context):
             continue
         for match in rule.pattern.finditer(lower if rule.fold else data):
             start, end = match.span("v") if "v" in rule.pattern.groupindex else match.span()
@@ -649,7 +664,9 @@ def _findings_in(text: str) -> Iterator[str]:
 def scan_text(text: str) -> list[str]:
     """Sorted unique kinds of secret found in `text` or its decoded and joined views
     (never the values)."""
-    return sorted({kind for view in _views(text) for kind in _findings_in(view)})
+    return sorted(
+        {kind for view, joined in _views(text) for kind in _findings_in(view, generic=not joined)}
+    )
 
 
 def _strings(path: str, value: object) -> Iterator[tuple[str, str]]:
