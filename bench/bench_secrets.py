@@ -5,8 +5,10 @@
 Times `jacked_vault.safety.secrets.scan_text` (the imported one) on: a 1 KiB note body
 (paragraphs, so it has line breaks), the same 1 KiB as one line (no backslash, `%`, format
 character or line break: the single-pass case), a 64 KiB body of such notes, the same
-hard-wrapped at 80 columns (every line break sits between two words, so the joined view is
-scanned too), and a 64 KiB JSON-dump-like body full of backslash escapes and percent signs.
+hard-wrapped at 80 columns (every line break sits between two words: the joined views are
+built, and scanned if a break could split a token), the note as a JSON string (`\\n`,
+`\\"`: decoded view), and a 64 KiB body full of backslash escapes and percent signs,
+nested ones included (`%25`, `\\\\`: every view, two decoding rounds).
 `--baseline REF` also times the scanner as it was at git REF (`git show
 REF:jacked_vault/safety/secrets.py`), side by side. Each figure is the median wall time of
 one call, with the median CPU time of this process in brackets (the two differ when other
@@ -17,6 +19,7 @@ claims.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
 import statistics
@@ -72,6 +75,7 @@ def bodies(seed: int = 7) -> dict[str, str]:
         "1 KiB one line": " ".join(one.split()),
         "64 KiB note": big,
         "64 KiB wrapped": "\n\n".join(textwrap.fill(p, 80) for p in big.split("\n\n")),
+        "64 KiB JSON dump": json.dumps({"log": big.replace("`", '"')})[: 64 * KIB],
         "64 KiB escapes/%": _escaped(rng, 64 * KIB),
     }
 

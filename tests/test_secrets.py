@@ -370,15 +370,23 @@ OBFUSCATIONS = {
     "shell line continuation": lambda t: _inside_run(t, "\\\n  "),
 }
 LINE_SPLITS = {"split across lines", "split string concatenation", "shell line continuation"}
-# Kinds told by the key or syntax around them (`password = …`): the joined view skips
-# them, as glued lines of code would read as assignments. Only token shapes are rejoined.
+# Only tokens are rejoined: not kinds told by the key or syntax around them (`password =
+# …`: glued lines of code would read as assignments), nor runs shorter than the shortest
+# token (a PEM header's longest run is `-----BEGIN`).
 GENERIC = {rule.kind for rule in secrets._RULES if rule.fallback}
+
+
+def _rejoined(kind: str, text: str) -> bool:
+    start, end = _longest_run(text)
+    return kind not in GENERIC and end - start >= secrets.SPLIT_TOKEN
+
+
 ENCODED = [
     (kind, i, text, how)
     for kind, texts in FAMILIES.items()
     for i, text in enumerate(texts)
     for how in OBFUSCATIONS
-    if not (kind in GENERIC and how in LINE_SPLITS)
+    if how not in LINE_SPLITS or _rejoined(kind, text)
 ]
 
 
@@ -423,6 +431,15 @@ def test_escape_or_split_no_longer_hides_a_token(hiding: str, kind: str) -> None
     assert kind in scan_text(HIDING[hiding](TOKENS[kind]))
 
 
+@pytest.mark.parametrize("after", ["", "\n", "\nnext line", "\nnext_line_of_a_log_file x"])
+def test_shortest_token_is_rejoined_wherever_it_is_split(after: str) -> None:
+    """Even when the line after it starts with a word that a join would glue to it."""
+    assert len(AWS_KEY) == secrets.SPLIT_TOKEN
+    for cut in range(1, len(AWS_KEY)):
+        text = "key:\n  " + AWS_KEY[:cut] + "\n    " + AWS_KEY[cut:] + after
+        assert scan_text(text) == ["AWS access key"], cut
+
+
 def test_every_format_character_is_ignored_inside_a_token() -> None:
     format_chars = [chr(c) for c in range(0x110000) if unicodedata.category(chr(c)) == "Cf"]
     missed = [f"U+{ord(c):04X}" for c in format_chars if not scan_text(GH[:6] + c + GH[6:])]
@@ -435,8 +452,10 @@ def test_plain_text_is_scanned_once() -> None:
         ("plain prose, one line: tokens rotate monthly", False)
     ]
     assert len(list(secrets._views("a\\tb"))) == 2  # decoded
-    assert len(list(secrets._views("ghp_abc\n  def"))) == 2  # joined
+    assert len(list(secrets._views(GH[:9] + "\n  " + GH[9:]))) == 2  # joined
     assert len(list(secrets._views("end.\n\nNext paragraph."))) == 1  # nothing to join
+    wrapped = "A paragraph of prose wrapped\nat eighty columns, with words\ntoo short for a token"
+    assert len(list(secrets._views(wrapped))) == 1  # nothing long enough to be a split token
 
 
 def _percent_layers(text: str, layers: int) -> str:

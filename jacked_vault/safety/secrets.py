@@ -8,9 +8,10 @@ drives everything; every field is scanned over up to three views of its text:
    pairs, `\\xNN`) and percent-encoding undone, repeatedly up to `DECODE_ROUNDS` times
    (`%253D` is `=`), then format characters (Unicode Cf: zero-width space/joiner, word
    joiner, BOM, soft hyphen, ...) removed;
-3. the decoded text with split tokens joined: a line break (with the blanks around it,
-   or between two quoted halves joined by `+` or juxtaposition) between two token
-   characters is removed. Only token shapes are looked for here: generic rules (a secret
+3. the decoded text with split tokens joined: a line break (with the blanks around it)
+   between two runs of token characters that make at least SPLIT_TOKEN characters
+   together, or between two quoted halves joined by `+` or juxtaposition, is removed.
+   Only token shapes are looked for here: generic rules (a secret
    told by the key or syntax around it, `fallback` in the table) would read glued lines
    of code (`x = token` + `self.y = 1`) as assignments.
 
@@ -124,11 +125,25 @@ _CODE_ESCAPE = re.compile(
     r"|u([0-9a-fA-F]{4})|x([0-9a-fA-F]{2}))"
 )
 _PERCENT = re.compile(r"%[0-9A-Fa-f]{2}(?:%[0-9A-Fa-f]{2})*")
-# A line break inside a token (trailing blanks already stripped): between two token
-# characters, with the next line's indentation (`_JOIN_BREAK`, which starts with a
-# literal, for speed), or between two quoted halves (`"abc" +\n "def"`, `'abc'\n 'def'`:
-# `_JOIN_QUOTED`, tried only when a line ends in a quote or a `+`).
-_JOIN_BREAK = re.compile(r"\n(?<=[\w+/=-]\n)[ \t]*(?=[\w+/=-])")
+# What decodes to a `%` or a backslash: only then can a round leave work for the next.
+_NESTED = ("%25", "%5c", "%5C", "\\\\", "\\u0025", "\\u005", "\\x25", "\\x5")
+# A line break inside a token (trailing blanks already stripped): between two runs of token
+# characters that make at least SPLIT_TOKEN together, with the next line's indentation
+# (`_JOIN_BREAK`), so wrapped prose and lines of code are rarely joined; or between two
+# quoted halves (`"abc" +\n "def"`, `'abc'\n 'def'`: `_JOIN_QUOTED`, tried only when a
+# line ends in a quote or a `+`).
+SPLIT_TOKEN = 20  # the shortest token shape: an AWS access key id
+_T = r"[\w+/=-]"
+_HALF = SPLIT_TOKEN // 2
+_JOIN_BREAK = re.compile(
+    r"\n"  # a literal first, for speed; then a quick necessary test: one side has half
+    + rf"(?:(?<={_T}{{{_HALF}}}\n)|(?=[ \t]*{_T}{{{_HALF}}}))"
+    + "(?:"  # then the exact one: k characters before and SPLIT_TOKEN - k after
+    + "|".join(
+        f"(?<={_T}{{{k}}}\n)(?=[ \t]*{_T}{{{SPLIT_TOKEN - k}}})" for k in range(1, SPLIT_TOKEN)
+    )
+    + r")[ \t]*"
+)
 _JOIN_QUOTED = re.compile(
     r"""["'`](?<=[\w+/=-]["'`])(?:[ \t]*\+)?\n[ \t]*\+?[ \t]*["'`](?=[\w+/=-])"""
 )
@@ -166,27 +181,48 @@ def _decoded(text: str) -> str:
         decoded = _unescape(text)
         if "%" in decoded:
             decoded = _PERCENT.sub(_unpercent_one, decoded)
-        if decoded == text:
-            break
+        nested = any(marker in text for marker in _NESTED)
         text = decoded
+        if not nested:
+            break
     return text if text.isascii() else _FORMAT.sub("", text)
+
+
+def _joined(text: str) -> list[str]:
+    """`text` with split tokens joined, in up to two views: every joinable break removed;
+    and all but the last break of each series on consecutive lines removed, so that a
+    fixed-length token (an AWS key id) is not glued to the word starting the next line."""
+    stripped = "\n".join(line.rstrip(" \t\r") for line in text.split("\n"))
+    lines = stripped
+    if any(end in lines for end in _QUOTED_LINE_ENDS):
+        lines = _JOIN_QUOTED.sub("", lines)
+    breaks = [match.span() for match in _JOIN_BREAK.finditer(lines)]
+    last = {
+        index
+        for index, (_, end) in enumerate(breaks)
+        if index + 1 == len(breaks) or "\n" in lines[end : breaks[index + 1][0]]
+    }
+    views = []
+    for keep in (set(), last):
+        parts, at = [], 0
+        for index, (start, end) in enumerate(breaks):
+            if index not in keep:
+                parts.append(lines[at:start])
+                at = end
+        views.append("".join(parts) + lines[at:])
+    return [view for view in dict.fromkeys(views) if view != stripped]
 
 
 def _views(text: str) -> Iterator[tuple[str, bool]]:
     """(view, joined?): `text`, then its decoded form and the latter with split tokens
-    joined, each only when it differs from the one before."""
+    joined (see `_joined`), each only when it differs from the text."""
     yield text, False
     decodable = "\\" in text or "%" in text or not text.isascii() and _MAYBE_FORMAT.search(text)
     clean = _decoded(text) if decodable else text
     if clean != text:
         yield clean, False
     if "\n" in clean:
-        lines = "\n".join(line.rstrip(" \t\r") for line in clean.split("\n"))
-        joined = lines
-        if any(end in lines for end in _QUOTED_LINE_ENDS):
-            joined = _JOIN_QUOTED.sub("", joined)
-        joined = _JOIN_BREAK.sub("", joined)
-        if joined != lines:
+        for joined in _joined(clean):
             yield joined, True
 
 
