@@ -444,7 +444,9 @@ _WS = r"[ \t\r\n]+"
 # `scheme:user@host` addresses that are not credentials.
 _ADDRESS_SCHEMES = "mailto sip sips xmpp acct from to cc bcc".split()
 # A host after `@`: dotted, bracketed (IPv6), localhost, or a name with a port.
-_HOST = r"(?:[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+|\[[0-9A-Fa-f:.]+\]|localhost|[A-Za-z0-9-]+(?=:\d))"
+_HOST = (
+    r"(?:[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+|\[[0-9A-Fa-f:.]+\]|localhost|[A-Za-z0-9-]+(?=:\d))"
+)
 
 
 def _assignment(key: str) -> _Rule:
@@ -681,7 +683,7 @@ def _findings_in(text: str, *, generic: bool) -> Iterator[str]:
     present = {word for word in _GATE_WORDS if word in lower}
     covered = bytearray(len(data))  # 1 where an earlier rule already matched
     for rule in _RULES:
-        if rule.fallback and not generic or rule.gated and present.isdisjoint(rule.context):
+        if (rule.fallback and not generic) or (rule.gated and present.isdisjoint(rule.context)):
             continue
         for match in rule.pattern.finditer(lower if rule.fold else data):
             start, end = match.span("v") if "v" in rule.pattern.groupindex else match.span()
