@@ -26,8 +26,8 @@ from pathlib import Path
 
 from jacked_vault.document import new_note_id, render_note, slugify_title
 from jacked_vault.document.timestamps import format_timestamp
-from jacked_vault.store.create import build_note
-from jacked_vault.store.vault import init_vault
+from jacked_vault.write.create import build_note
+from jacked_vault.write.init import init_vault
 
 # Kinds a coding agent writes most (the spec's full list also has vision, handoff, progress,
 # context; they live in other folders and change nothing for these figures).

@@ -37,9 +37,10 @@ except ImportError:  # imported as bench.bench_core
 from jacked_vault.context import Context
 from jacked_vault.document import parse_note, render_note, slugify_title
 from jacked_vault.notes import AddRequest, add
-from jacked_vault.search.index import Filters, SearchIndex
+from jacked_vault.search.index import SearchIndex
+from jacked_vault.search.query import Filters
 from jacked_vault.search.service import search
-from jacked_vault.store.create import build_note
+from jacked_vault.write.create import build_note
 
 HARNESS = "bench"
 

@@ -33,7 +33,7 @@ def main() -> None:
     from mcp import Client, StdioServerParameters
 
     from jacked_vault.context import Context
-    from jacked_vault.search.index import Filters
+    from jacked_vault.search.query import Filters
     from jacked_vault.search.service import search
 
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)

@@ -88,7 +88,7 @@ def _wait_log(vault: Path, count: int, timeout: float = 30.0) -> None:
 
 def bench_hook(work: Path, repeat: int) -> dict:
     vault = work / "hook-vault"
-    from jacked_vault.store.vault import init_vault
+    from jacked_vault.write.init import init_vault
 
     init_vault(vault)
     env = _env(vault, work)

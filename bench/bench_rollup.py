@@ -40,7 +40,7 @@ SENTENCES = [
 
 def build_vault(root: Path, days: int, entries: int, start: date) -> Path:
     from jacked_vault.episodic.entries import day_file
-    from jacked_vault.store.vault import init_vault
+    from jacked_vault.write.init import init_vault
 
     vault = root / "vault"
     init_vault(vault)

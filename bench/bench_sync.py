@@ -27,7 +27,7 @@ from bench._vaultgen import generate_vault, git_cli, note_text  # noqa: E402
 def add_notes(vault: Path, n: int, seed: int, harness: str) -> None:
     """Commit n new valid notes on one machine (one commit), as that machine would have written them."""
     from jacked_vault.document import render_note, slugify_title
-    from jacked_vault.store.create import build_note
+    from jacked_vault.write.create import build_note
 
     rng = random.Random(seed)
     for i in range(n):

@@ -86,20 +86,24 @@ class Context:
             raise VaultError("USAGE", "not inside a git repo: pass --group G (or --scope user / --scope project)")
         return self.group
 
-    def project_store(self, *, create: bool) -> Store | None:
-        """This repo's project store (created on the first project-scope write)."""
-        from jacked_vault.store.vault import open_project_store
+    def project_store(self) -> Store | None:
+        """This repo's project store when it exists (`write.init.create_project_store` makes it)."""
+        from jacked_vault.store.vault import find_project_store
 
         if self.repo is None:
-            if create:
-                raise VaultError("USAGE", "project scope needs a git repo: run inside one")
             return None
-        return open_project_store(self.repo.root, create=create)
+        return find_project_store(self.repo.root)
+
+    def require_repo(self):
+        """The cwd's repo, or USAGE: project scope lives in a code repository."""
+        if self.repo is None:
+            raise VaultError("USAGE", "project scope needs a git repo: run inside one")
+        return self.repo
 
     def stores(self) -> list[Store]:
         """The vault plus, when the cwd is in a repo that has one, its project store."""
         stores = [self.vault]
-        project = self.project_store(create=False)
+        project = self.project_store()
         if project is not None:
             stores.append(project)
         return stores

@@ -17,6 +17,9 @@ CODES = frozenset(
         "NO_VAULT",
         "CONFIG",
         "SYNC",
+        "GIT",
+        "READ_ONLY",
+        "INTERNAL",
     }
 )
 

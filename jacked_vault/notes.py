@@ -6,7 +6,8 @@ from dataclasses import dataclass
 
 from jacked_vault.context import Context
 from jacked_vault.errors import VaultError
-from jacked_vault.store.create import Created, build_note, create_note
+from jacked_vault.search.policy import Viewer
+from jacked_vault.write.create import Created, build_note, create_note
 
 MAX_BACKLINKS = 50
 
@@ -32,9 +33,17 @@ class AddRequest:
 
 
 def add(ctx: Context, req: AddRequest) -> Created:
-    """Create one note in the scope the request names (group by default)."""
+    """Create one note in the scope the request names (group by default).
+
+    The note passes the gate before anything is touched, so a refused project-scope write
+    leaves the code repo exactly as it was (no `.jacked/` made).
+    """
+    from jacked_vault.store.gate import check_note
+    from jacked_vault.write.agents import status_for
+    from jacked_vault.write.transaction import settings_for
+
     if req.scope not in ("group", "user", "project"):
-        raise VaultError("USAGE", f"unknown scope {req.scope!r}: use group, user or project")
+        raise VaultError("USAGE", "unknown scope: use group, user or project")
     if req.scope == "project" and req.group:
         raise VaultError("USAGE", "--group does not apply to project scope")
     vault = ctx.vault
@@ -53,14 +62,17 @@ def add(ctx: Context, req: AddRequest) -> Created:
         tags=list(req.tags),
         links=list(req.links),
         supersedes=list(req.supersedes),
-        status=req.status,
+        status=status_for(ctx.config, req.origin, req.status),
         valid_from=req.valid_from,
     )
-    store = ctx.project_store(create=True) if req.scope == "project" else vault
-    settings = ctx.config.get("settings", {})
-    return create_note(
-        store, note, author=settings.get("author"), lock_timeout_s=settings.get("lock_timeout_s"), allow_rejected=req.allow_rejected
-    )
+    check_note(note, tombstoned=None)
+    if req.scope == "project":
+        from jacked_vault.write.init import create_project_store
+
+        store = create_project_store(ctx.require_repo().root, harness=ctx.harness)
+    else:
+        store = vault
+    return create_note(store, note, allow_rejected=req.allow_rejected, **settings_for(ctx))
 
 
 @dataclass(frozen=True)
@@ -71,15 +83,13 @@ class ReadResult:
     backlinks_truncated: bool
 
 
-def read(ctx: Context, note_id: str, *, target: str | None = None, scopes: frozenset[str] | None = None) -> ReadResult:
-    """One note by id, complete or fail: an incomplete scan or an invalid file gives INCOMPLETE.
+def read(ctx: Context, note_id: str, viewer: Viewer) -> ReadResult:
+    """One note by id as `viewer` may see it, complete or fail: an incomplete scan or an invalid
+    file gives INCOMPLETE; a note the viewer may not see is reported exactly like a missing one.
 
-    With `target` (a harness) and/or `scopes`, a note not addressed to that harness (nor `all`)
-    or outside those scopes is reported exactly like a missing one, and backlinks are limited
-    to what that harness may see before the cap.
+    The text is the committed version (the one the index checked): the working file is used
+    when it is byte-identical, else the blob is read from git.
     """
-    from jacked_vault.document import MAX_FILE_BYTES, parse_note
-    from jacked_vault.safety import fsio
     from jacked_vault.search.service import fresh_indexes
 
     indexes, diag = fresh_indexes(ctx)
@@ -91,33 +101,45 @@ def read(ctx: Context, note_id: str, *, target: str | None = None, scopes: froze
                 f"{' and a truncated scan' if diag.truncated else ''}; run `jacked memory doctor`",
                 details=diag.to_json(),
             )
-        found = [(index, doc) for index in indexes for doc in index.lookup(note_id, target, scopes)]
+        if len([doc for index in indexes for doc in index.lookup(note_id)]) > 1:
+            raise VaultError("INCOMPLETE", f"{note_id} is not unique: several files carry it; run `jacked memory doctor`")
+        found = [(index, doc) for index in indexes for doc in index.lookup(note_id, viewer)]
         if not found:
             raise _not_found(note_id)
-        if len(found) > 1:
-            raise VaultError("INCOMPLETE", f"{note_id} is not unique: {len(found)} files carry it; run `jacked memory doctor`")
         index, doc = found[0]
-        try:
-            data = fsio.read_file(index.store.root, doc.path, max_bytes=MAX_FILE_BYTES)
-            note = parse_note(data, source=doc.path)
-        except (OSError, VaultError) as exc:
-            message = exc.message if isinstance(exc, VaultError) else exc.strerror
-            raise VaultError("INCOMPLETE", f"{note_id}: its file cannot be read as a valid note ({message})") from None
-        if note.id != note_id:
-            raise VaultError("INCOMPLETE", f"{note_id}: its file now carries another id; run `jacked memory doctor`")
-        if (target and not {target, "all"} & set(note.target_harnesses)) or (scopes is not None and note.scope not in scopes):
-            raise _not_found(note_id)  # the working file says otherwise than the index: still hidden
-        backlinks = [doc for index in indexes for doc in index.backlinks(note_id, MAX_BACKLINKS, target, scopes)]
+        note = _committed_note(index.store, doc)
+        backlinks = [d for i in indexes for d in i.backlinks(note_id, MAX_BACKLINKS, viewer)]
         backlinks.sort(key=lambda d: (d.updated_at, d.id), reverse=True)
         return ReadResult(
             note=note,
-            display_path=index.store.display(doc.path, note.scope),
+            display_path=doc.display_path,
             backlinks=[{"id": d.id, "title": d.title} for d in backlinks[:MAX_BACKLINKS]],
             backlinks_truncated=len(backlinks) > MAX_BACKLINKS,
         )
     finally:
         for index in indexes:
             index.close()
+
+
+def _committed_note(store, doc):
+    """The note the index holds for `doc`: the working file if it is byte-identical, else git's blob."""
+    from jacked_vault.document import MAX_FILE_BYTES, parse_note
+    from jacked_vault.safety import fsio
+    from jacked_vault.store import git
+    from jacked_vault.store.audit import content_hash
+
+    try:
+        data = fsio.read_file(store.root, doc.path, max_bytes=MAX_FILE_BYTES)
+    except (OSError, VaultError):
+        data = None
+    if data is None or content_hash(data) != doc.sha:
+        data = git.tree_blob(git.open_repo(store.root), doc.path)
+        if data is None or content_hash(data) != doc.sha:
+            raise VaultError("INCOMPLETE", f"{doc.id}: its committed file cannot be read; run `jacked memory doctor`")
+    note = parse_note(data, source=doc.path)
+    if note.id != doc.id:
+        raise VaultError("INCOMPLETE", f"{doc.id}: its file now carries another id; run `jacked memory doctor`")
+    return note
 
 
 def _not_found(note_id: str) -> VaultError:

@@ -8,16 +8,27 @@ from jacked_vault.store import git
 
 
 def _remote_state(store) -> dict:
-    """Remote URL and ahead/behind against the upstream of the current branch (no network)."""
+    """Remote URL (credentials masked) and ahead/behind against the upstream of the current
+    branch (no network)."""
     from jacked_vault.groups.identity import origin_url
+    from jacked_vault.sync.remote import display_url
 
-    state = {"remote": origin_url(store.root), "ahead": 0, "behind": 0, "diverged": False}
     repo = git.open_repo(store.root)
+    state = {
+        "remote": display_url(origin_url(store.root)),
+        "branch": None if repo.head_is_detached or repo.head_is_unborn else repo.head.shorthand,
+        "detached": repo.head_is_detached,
+        "ahead": 0,
+        "behind": 0,
+        "diverged": False,
+    }
     if repo.head_is_unborn or repo.head_is_detached:
         return state
     branch = repo.branches.local.get(repo.head.shorthand)
     upstream = branch.upstream if branch is not None else None
     if upstream is None:
+        if state["remote"]:  # set but never pushed: everything is ahead
+            state["ahead"] = sum(1 for _ in zip(range(100_000), repo.walk(repo.head.target)))
         return state
     ahead, behind = repo.ahead_behind(repo.head.target, upstream.target)
     state.update(ahead=ahead, behind=behind, diverged=bool(ahead and behind))
@@ -32,7 +43,7 @@ def status(ctx: Context) -> dict:
         notes = index.count()
     finally:
         index.close()
-    from jacked_vault.remote import read_state
+    from jacked_vault.sync.state import read_state
 
     last = read_state(store.root)
     vault = {

@@ -13,7 +13,7 @@ import pygit2
 import pytest
 
 from jacked_vault.context import Context
-from jacked_vault.store.vault import init_vault
+from jacked_vault.write.init import init_vault
 
 
 @pytest.fixture(autouse=True, scope="session")
@@ -28,6 +28,23 @@ def _git_identity():
     for key, value in defaults.items():
         os.environ.setdefault(key, value)
     yield
+
+
+@pytest.fixture(autouse=True)
+def _machine_config(tmp_path: Path, monkeypatch) -> Path:
+    """Each test gets its own, empty machine configuration (`$XDG_CONFIG_HOME/jacked/config.json`):
+    a person's real settings never leak in, and a test that needs a distiller writes one here."""
+    folder = tmp_path / "xdg-config"
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(folder))
+    return folder
+
+
+def write_machine_config(settings: dict) -> Path:
+    """Write the machine configuration of the current test (the only home of a distiller command)."""
+    path = Path(os.environ["XDG_CONFIG_HOME"]) / "jacked" / "config.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"version": 1, "settings": settings}))
+    return path
 
 
 @dataclass

@@ -450,7 +450,7 @@ FIELD_CASES = [
     ({"scope": "world"}, "field 'scope': not one of: group, user, project"),
     ({"status": "done"}, "field 'status': not one of: candidate, active"),
     ({"origin": "web"}, "field 'origin': not one of: cli, mcp"),
-    ({"trust": "trusted"}, "field 'trust': must be \"unreviewed\""),
+    ({"trust": "trusted"}, "field 'trust'"),
     ({"schema": "jacked.memory.v2"}, "field 'schema': must be \"jacked.memory.v1\""),
     ({"status_reason": ""}, "field 'status_reason': must not be empty"),
     ({"status_reason": "r" * 501}, "field 'status_reason': is 501 characters long; the limit is 500"),
@@ -514,6 +514,7 @@ LEAKY_CASES = {
     "scope": {"scope": LEAKY},
     "status": {"status": LEAKY},
     "origin": {"origin": LEAKY},
+    "trust": {"trust": LEAKY},
     "valid_from": {"valid_from": LEAKY},
     "valid_until": {"valid_until": "2026-02-30T00:00:00.000Z"},
 }
@@ -723,7 +724,7 @@ _FIELD_VALUES = st.one_of(
 @given(data=st.data())
 def test_fast_schema_check_is_never_laxer_than_jsonschema(data):
     from jacked_vault.document.validate import _validator, schema_accepts
-    from jacked_vault.store.create import build_note
+    from jacked_vault.write.create import build_note
 
     fields = build_note(title="T", body="b", kind="note", scope="group", group="g", repos=[], source_harness="h", origin="cli").frontmatter()
     for key in data.draw(st.lists(st.sampled_from(sorted(fields) + ["extra", "status_reason"]), max_size=3)):

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from conftest import cli_env, git, make_repo
-from jacked_vault.store.vault import init_vault
+from jacked_vault.write.init import init_vault
 from test_capture import Builder
 
 
@@ -47,7 +47,7 @@ def test_session_start_prints_the_brief_and_logs(setup):
     proc = _hook("session-start", vault, json.dumps(payload), cwd=repo)
     assert proc.returncode == 0
     out = proc.stdout.decode()
-    assert out.startswith("## jacked-vault memory for github.com/acme/api (group api)") and "not instructions" in out
+    assert out.startswith(f"## jacked-vault memory for github.com/acme/api (group api; vault {vault.resolve()})") and "not instructions" in out
     assert "hook=session-start brief" in _log(vault)[-1] and "pull=no-remote" in _log(vault)[-1]
 
 

@@ -108,7 +108,7 @@ def test_tools_have_strict_schemas_and_say_unreviewed(vault_path, work):
     assert set(tools["memory_save"].input_schema["properties"]) == {
         "title", "body", "kind", "scope", "group", "tags", "links", "target_harnesses", "supersedes",
     }
-    assert set(tools["memory_search"].input_schema["properties"]) == {"query", "scopes", "kinds", "tags", "group", "limit"}
+    assert set(tools["memory_search"].input_schema["properties"]) == {"query", "scopes", "kinds", "tags", "group", "limit", "as_of", "known_at"}
     assert tools["memory_search"].input_schema["properties"]["limit"]["maximum"] == 100
     assert set(tools["memory_read"].input_schema["properties"]) == {"id", "scope"}
     for name in ("memory_search", "memory_read", "memory_save"):
@@ -348,9 +348,11 @@ def test_superseding_needs_a_note_this_harness_can_see(vault_path, work):
     assert commit_count(vault_path) == start + 1
     from jacked_vault.notes import read
 
+    from jacked_vault.search.policy import EVERYTHING
+
     ctx = Context.create(vault=str(vault_path), cwd=work, harness="beta")
-    assert read(ctx, hidden).note.status == "active"
-    assert read(ctx, visible).note.status == "superseded"
+    assert read(ctx, hidden, EVERYTHING).note.status == "active"
+    assert read(ctx, visible, EVERYTHING).note.status == "superseded"
 
 
 # -- over stdio -----------------------------------------------------------------------------------

@@ -19,7 +19,7 @@ from pathlib import Path
 import pygit2
 import pytest
 
-from conftest import cli_env, make_repo, run_cli
+from conftest import cli_env, make_repo, run_cli, write_machine_config
 from jacked_vault.context import Context
 from jacked_vault.document import parse_note
 from jacked_vault.errors import VaultError
@@ -565,7 +565,7 @@ def test_capture_merge_twice_creates_nothing_new(world: World):
 
 
 def test_rejected_merge_note_is_not_recreated_even_when_its_file_is_gone(world: World):
-    from jacked_vault.review import transition
+    from jacked_vault.write.transitions import transition
 
     sha = _pr_merge(world)
     [created] = capture_merge(world.ctx(), world.repo, merge_commit=sha).outcomes
@@ -644,7 +644,7 @@ def test_distiller_answer_becomes_the_note_with_the_merge_header(world: World):
         "print(json.dumps({'episodic': 'Merged search.', 'note': {'kind': 'decision', 'title': 'Adopt FTS5 search',"
         " 'body': 'The team chose FTS5 for search.', 'tags': ['search']}}))\n"
     )
-    (world.vault / ".jacked" / "vault.local.json").write_text(json.dumps({"settings": {"distill": {"command": [sys.executable, str(script)]}}}))
+    write_machine_config({"distill": {"command": [sys.executable, str(script)]}})
     sha = _pr_merge(world)
     [outcome] = capture_merge(world.ctx(), world.repo, merge_commit=sha).outcomes
     assert outcome.action == "created" and outcome.distilled
@@ -654,9 +654,7 @@ def test_distiller_answer_becomes_the_note_with_the_merge_header(world: World):
 
 
 def test_failing_distiller_falls_back_to_the_deterministic_note(world: World):
-    (world.vault / ".jacked" / "vault.local.json").write_text(
-        json.dumps({"settings": {"distill": {"command": [sys.executable, "-c", "import sys; sys.exit(2)"]}}})
-    )
+    write_machine_config({"distill": {"command": [sys.executable, "-c", "import sys; sys.exit(2)"]}})
     sha = _pr_merge(world)
     [outcome] = capture_merge(world.ctx(), world.repo, merge_commit=sha).outcomes
     assert outcome.action == "created" and not outcome.distilled

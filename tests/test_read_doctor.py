@@ -14,7 +14,8 @@ from jacked_vault.doctor import doctor
 from jacked_vault.document import render_note
 from jacked_vault.errors import VaultError
 from jacked_vault.notes import AddRequest, add, read
-from jacked_vault.store.create import build_note
+from jacked_vault.search.policy import EVERYTHING, Viewer
+from jacked_vault.write.create import build_note
 
 
 def _add(ctx: Context, title: str = "Rho", **kw):
@@ -30,7 +31,7 @@ def test_read_returns_body_metadata_and_backlinks_from_active_notes(ctx: Context
     target = _add(ctx, "Target", body="the body")
     linker = _add(ctx, "Linker", links=(target.note.id,))
     _add(ctx, "Candidate linker", links=(target.note.id,), status="candidate")
-    result = read(ctx, target.note.id)
+    result = read(ctx, target.note.id, Viewer())
     assert result.note.body == "the body"
     assert result.display_path == "group:groups/tools/note/target.md"
     assert result.backlinks == [{"id": linker.note.id, "title": "Linker"}]
@@ -41,14 +42,14 @@ def test_read_backlinks_are_capped_and_say_so(ctx: Context):
     target = _add(ctx, "Hub")
     for n in range(52):
         _add(ctx, f"Spoke {n}", links=(target.note.id,))
-    result = read(ctx, target.note.id)
+    result = read(ctx, target.note.id, Viewer())
     assert len(result.backlinks) == 50 and result.backlinks_truncated
 
 
 def test_read_missing_is_not_found(ctx: Context):
     _add(ctx)
     with pytest.raises(VaultError) as err:
-        read(ctx, "mem_20260101_nothere")
+        read(ctx, "mem_20260101_nothere", Viewer())
     assert err.value.code == "NOT_FOUND"
 
 
@@ -59,7 +60,7 @@ def test_read_with_an_invalid_file_anywhere_is_incomplete(ctx: Context):
     bad.write_text("---\nid: [unclosed\n---\n\nx\n")
     _commit_all(ctx.vault.root)
     with pytest.raises(VaultError) as err:
-        read(ctx, good.note.id)
+        read(ctx, good.note.id, Viewer())
     assert err.value.code == "INCOMPLETE"
     assert err.value.details["invalid_file_count"] == 1
 
@@ -70,20 +71,20 @@ def test_read_duplicate_id_is_incomplete_not_a_guess(ctx: Context):
     copy.write_bytes((ctx.vault.root / original.rel).read_bytes())
     _commit_all(ctx.vault.root)
     with pytest.raises(VaultError) as err:
-        read(ctx, original.note.id)
+        read(ctx, original.note.id, Viewer())
     assert err.value.code == "INCOMPLETE" and "not unique" in err.value.message
 
 
-def test_read_refuses_a_file_replaced_by_a_symlink(ctx: Context, tmp_path: Path):
+def test_read_never_follows_a_file_replaced_by_a_symlink(ctx: Context, tmp_path: Path):
+    """The committed version is what read answers with; the symlink's target is never read."""
     note = _add(ctx)
     path = ctx.vault.root / note.rel
     outside = tmp_path / "outside.md"
-    outside.write_bytes(path.read_bytes())
+    outside.write_bytes(path.read_bytes().replace(b"body", b"planted text"))
     path.unlink()
     path.symlink_to(outside)
-    with pytest.raises(VaultError) as err:
-        read(ctx, note.note.id)
-    assert err.value.code == "INCOMPLETE"
+    result = read(ctx, note.note.id, Viewer())
+    assert result.note.body == "body"
 
 
 def test_doctor_clean_vault_is_ok(ctx: Context):
@@ -100,6 +101,8 @@ def test_doctor_reports_each_problem(ctx: Context, tmp_path: Path):
     _add(ctx, "Upsilon", links=("mem_20260101_missing",))
     (root / "groups" / "tools" / "note" / "broken.md").write_text("not a note")
     (root / "groups" / "tools" / "note" / "dup.md").write_bytes((root / a.rel).read_bytes())
+    by_hand = build_note(title="By hand", body="b", kind="note", scope="group", group="tools", repos=[], source_harness="t", origin="cli")
+    (root / "groups" / "tools" / "note" / "by-hand.md").write_bytes(render_note(by_hand))
     _commit_all(root)
     (root / "groups" / "tools" / "note" / "ln.md").symlink_to(tmp_path)
     # edited outside the tool (committed by hand) -> audit mismatch
@@ -115,13 +118,13 @@ def test_doctor_reports_each_problem(ctx: Context, tmp_path: Path):
     assert report["duplicate_ids"] and report["duplicate_ids"][0]["id"] == a.note.id
     assert report["broken_links"] == [{"id": report["broken_links"][0]["id"], "missing": "mem_20260101_missing"}]
     assert report["skipped_symlinks"] == ["group:groups/tools/note/ln.md"]
-    assert report["uncommitted"] == [{"path": "group:groups/tools/note/orphan.md", "state": "new"}]
+    assert report["uncommitted"] == [{"path": "group:groups/tools/note/orphan.md", "state": "new", "repair": "commit"}]
     codes = {(p["path"], p["code"]) for p in report["audit_problems"]}
     assert (f"group:{a.rel}", "EDITED_OUTSIDE_TOOL") in codes
-    assert ("group:groups/tools/note/dup.md", "NO_AUDIT_RECORD") in codes
+    assert ("group:groups/tools/note/by-hand.md", "NO_AUDIT_RECORD") in codes
 
 
-def test_doctor_repair_commits_orphans_and_never_deletes_or_rewrites(ctx: Context):
+def test_doctor_repair_commits_orphans_and_quarantines_what_fails_the_gate(ctx: Context):
     root = ctx.vault.root
     _add(ctx)
     orphan = build_note(title="Orphan", body="b", kind="note", scope="group", group="tools", repos=[], source_harness="t", origin="cli")
@@ -132,15 +135,18 @@ def test_doctor_repair_commits_orphans_and_never_deletes_or_rewrites(ctx: Contex
     stale = root / "groups" / "tools" / "note" / ".jacked-tmp-1-abc"
     stale.write_text("half")
     before_junk = junk.read_bytes()
+    judged = doctor(ctx).to_json()["uncommitted"]
+    assert {"path": "group:groups/tools/note/junk.md", "state": "new", "repair": "quarantine", "problem": judged[0]["problem"]} in judged
     report = doctor(ctx, repair=True)
     assert report.repaired and "group:groups/tools/note/orphan.md" in report.repaired
     assert git(root, "ls-files", "groups/tools/note/orphan.md").strip() == "groups/tools/note/orphan.md"
     assert orphan_path.read_bytes() == render_note(orphan)
-    assert junk.read_bytes() == before_junk  # invalid: reported, never touched
-    assert not stale.exists()
+    assert not junk.exists() and not stale.exists()  # invalid: moved aside, never deleted
+    (kept,) = [p for p in (ctx.vault.cache / "quarantine").iterdir() if p.name.endswith("junk.md")]
+    assert kept.read_bytes() == before_junk
     after = doctor(ctx).to_json()
-    assert after["uncommitted"] == [{"path": "group:groups/tools/note/junk.md", "state": "new"}]
-    assert not any(p["path"].endswith("orphan.md") for p in after["audit_problems"])
+    assert after["uncommitted"] == [] and after["ok"], after
+    assert [r["path"] for r in after["quarantine"]] == ["groups/tools/note/junk.md"]
 
 
 def test_doctor_reindex_rebuilds(ctx: Context):

@@ -24,7 +24,8 @@ from conftest import cli_env, git, run_cli
 from jacked_vault.context import Context
 from jacked_vault.document import parse_note
 from jacked_vault.notes import read as read_note
-from jacked_vault.search.index import Filters
+from jacked_vault.search.policy import EVERYTHING
+from jacked_vault.search.query import Filters
 from jacked_vault.search.service import search as search_notes
 
 HELPER = Path(__file__).parent / "helpers" / "add_loop.py"
@@ -233,7 +234,7 @@ def _assert_present_and_searchable(vault: Path, ctx: Context, added: list[tuple[
         assert note.id == note_id
         assert rel in in_head, f"{note_id}: {rel} is not in HEAD"
         assert rel in in_index or check_index is False, f"{note_id}: {rel} is in HEAD but not in the git index (git ls-files)"
-        got = read_note(ctx, note_id)
+        got = read_note(ctx, note_id, EVERYTHING)
         assert got.note.id == note_id and got.display_path == f"group:{rel}"
         hits = search_notes(ctx, _token(note.title), Filters(limit=5)).results
         assert [d.id for d in hits] == [note_id], f"search for {_token(note.title)} gave {[d.id for d in hits]}"

@@ -12,10 +12,11 @@ from jacked_vault.context import Context
 from jacked_vault.document import parse_note
 from jacked_vault.errors import VaultError
 from jacked_vault.notes import AddRequest, add
-from jacked_vault.review import candidates, transition
+from jacked_vault.review import candidates
+from jacked_vault.write.transitions import transition
 from jacked_vault.store.audit import verify
 
-ALLOWED = {"status", "status_reason", "valid_until", "updated_at"}
+ALLOWED = {"status", "status_reason", "trust", "valid_until", "updated_at"}
 
 
 def _add(ctx: Context, title: str = "Use FTS5", **kw):
@@ -65,7 +66,7 @@ def test_supersede_by_another_note(ctx: Context):
 
 
 def test_rejected_value_is_tombstoned_for_capture_and_for_add(ctx: Context):
-    from jacked_vault.store.create import build_note, create_note
+    from jacked_vault.write.create import build_note, create_note
 
     created = _add(ctx, "Tabs over spaces", body="Always indent with tabs.")
     transition(ctx, created.note.id, "reject", reason="team uses spaces")
@@ -86,7 +87,6 @@ def test_rejected_value_is_tombstoned_for_capture_and_for_add(ctx: Context):
 @pytest.mark.parametrize(
     ("start", "op", "kwargs"),
     [
-        ("active", "accept", {}),
         ("candidate", "supersede", {"by": "x"}),
         ("candidate", "reject", {}),
         ("active", "expire", {"valid_until": "2000-01-01T00:00:00.000Z"}),
@@ -100,8 +100,21 @@ def test_refused_transitions_change_nothing(ctx: Context, start, op, kwargs):
     assert snapshot(ctx.vault.root) == before
 
 
+def test_accept_marks_an_active_note_reviewed_once(ctx: Context):
+    """SPEC 5.5: only a person's accept sets trust reviewed, and it works on an active note too."""
+    created = _add(ctx)
+    assert created.note.trust == "unreviewed"
+    done = transition(ctx, created.note.id, "accept")
+    assert (done.status, done.trust) == ("active", "reviewed")
+    assert parse_note((ctx.vault.root / created.rel).read_bytes()).trust == "reviewed"
+    before = snapshot(ctx.vault.root)
+    with pytest.raises(VaultError) as err:
+        transition(ctx, created.note.id, "accept")
+    assert err.value.code == "VALIDATION" and snapshot(ctx.vault.root) == before
+
+
 def test_accept_puts_a_candidate_into_index_md_and_search(ctx: Context):
-    from jacked_vault.search.index import Filters
+    from jacked_vault.search.query import Filters
     from jacked_vault.search.service import search
 
     created = _add(ctx, "Captured idea", status="candidate")

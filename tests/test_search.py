@@ -10,7 +10,9 @@ import pytest
 from conftest import git
 from jacked_vault.context import Context
 from jacked_vault.notes import AddRequest, add
-from jacked_vault.search.index import Filters, SearchIndex, fts_query
+from jacked_vault.search.index import SearchIndex
+from jacked_vault.search.query import Filters, fts_query
+from jacked_vault.search.policy import Viewer
 from jacked_vault.search.service import search
 
 
@@ -80,16 +82,17 @@ def test_user_scope_only_when_asked(ctx: Context):
     assert _ids(ctx, "delta", scopes=frozenset({"user"})) == [user_note.note.id]
 
 
-def test_as_of_uses_valid_time_and_record_time(ctx: Context):
+def test_as_of_is_valid_time_and_known_at_is_record_time(ctx: Context):
+    """Issue 9 finding 12: one time for both axes meant a backdated fact was never found."""
     old = _add(ctx, "Epsilon old rule", valid_from="2020-01-01T00:00:00.000Z")
     new = _add(ctx, "Epsilon new rule", supersedes=(old.note.id,), valid_from="2026-01-01T00:00:00.000Z")
     assert _ids(ctx, "epsilon") == [new.note.id]
-    # At a time before either was recorded, nothing was known.
-    assert _ids(ctx, "epsilon", as_of="2021-01-01T00:00:00.000Z") == []
-    # Now: the old rule was superseded just now, so "as of" a minute ago... it was still active, and the new one
-    # was not recorded yet.
-    just_before = new.note.created_at
-    assert new.note.id in _ids(ctx, "epsilon", as_of=just_before)
+    # Valid time: in 2021 the old rule held (the supersede ended it where the new one begins).
+    assert _ids(ctx, "epsilon", as_of="2021-01-01T00:00:00.000Z") == [old.note.id]
+    assert _ids(ctx, "epsilon", as_of="2026-06-01T00:00:00.000Z") == [new.note.id]
+    # Record time: in 2021 the vault knew nothing; just before the new note, it knew the old one as active.
+    assert _ids(ctx, "epsilon", known_at="2021-01-01T00:00:00.000Z") == []
+    assert _ids(ctx, "epsilon", known_at=old.note.created_at) == [old.note.id]
 
 
 def test_stable_order_for_equal_scores(ctx: Context):
@@ -180,7 +183,7 @@ def test_project_scope_is_searched_from_inside_the_repo(vault_path: Path, code_r
 
 def test_planted_secret_is_quarantined_never_indexed_or_printed(ctx: Context):
     from jacked_vault.document import render_note
-    from jacked_vault.store.create import build_note
+    from jacked_vault.write.create import build_note
 
     root = ctx.vault.root
     token = "xoxb-" + "1234567890-1234567890123-" + "AbCdEfGhIjKlMnOpQrStUvWx"
@@ -196,7 +199,7 @@ def test_planted_secret_is_quarantined_never_indexed_or_printed(ctx: Context):
 
 
 def test_changed_entries_matches_git_diff(ctx: Context):
-    from jacked_vault.search.index import changed_entries
+    from jacked_vault.search.treediff import changed_entries
     from jacked_vault.store.git import open_repo
 
     root = ctx.vault.root
@@ -237,7 +240,7 @@ def test_episodic_files_are_searchable_as_tier_episodic_and_never_block_read(ctx
     assert result.diagnostics.complete
     from jacked_vault.notes import read
 
-    assert read(ctx, note.note.id).note.id == note.note.id
+    assert read(ctx, note.note.id, Viewer()).note.id == note.note.id
     from jacked_vault.doctor import doctor
 
     assert doctor(ctx).memory_count == 1
@@ -246,10 +249,10 @@ def test_episodic_files_are_searchable_as_tier_episodic_and_never_block_read(ctx
 def test_derived_documents_are_not_notes_for_read(ctx: Context):
     from jacked_vault.errors import VaultError
     from jacked_vault.notes import read
-    from jacked_vault.recall.hot import set_hot
+    from jacked_vault.write.hot import set_hot
 
     set_hot(ctx, "Working on the walrus parser.", group="tools")
     (hit,) = search(ctx, "walrus", Filters()).results
     with pytest.raises(VaultError) as err:
-        read(ctx, hit.id)
+        read(ctx, hit.id, Viewer())
     assert err.value.code == "NOT_FOUND"

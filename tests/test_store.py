@@ -16,7 +16,7 @@ from jacked_vault.errors import VaultError
 from jacked_vault.notes import AddRequest, add
 from jacked_vault.store import audit
 from jacked_vault.store.layout import gitignore_template
-from jacked_vault.store.vault import init_vault
+from jacked_vault.write.init import init_vault
 
 
 def _add(ctx: Context, **kw):
@@ -33,7 +33,8 @@ def test_init_creates_repo_with_readme_json_gitignore_and_one_commit(tmp_path: P
     assert "unreviewed context, not instructions" in (root / "README.md").read_text()
     assert git(root, "log", "--format=%s").splitlines() == ["memory: init vault"]
     assert git(root, "status", "--porcelain") == ""
-    assert git(root, "ls-files").split() == [".gitignore", "README.md", "vault.json"]
+    (audit_file,) = [p for p in git(root, "ls-files").split() if p.startswith("audit/")]
+    assert git(root, "ls-files").split() == [".gitignore", "README.md", audit_file, "vault.json"]
 
 
 def test_init_is_idempotent(tmp_path: Path):
@@ -96,9 +97,11 @@ def test_audit_lines_form_a_hash_chain_without_bodies(ctx: Context):
     a = _add(ctx, body="first body text")
     b = _add(ctx, title="Second", body="second body text")
     machine = audit.machine_id(ctx.vault.cache)
-    lines = (ctx.vault.root / "audit" / machine / f"{a.note.created_at[:7]}.jsonl").read_text().splitlines()
+    every = (ctx.vault.root / "audit" / machine / f"{a.note.created_at[:7]}.jsonl").read_text().splitlines()
+    assert [json.loads(line)["op"] for line in every[:-2]] == ["init"] * 3  # the vault's own first commit
+    lines = every[-2:]
     first, second = (json.loads(line) for line in lines)
-    assert first["prev"] is None and second["prev"] == audit.line_hash(lines[0])
+    assert first["prev"] == audit.line_hash(every[-3]) and second["prev"] == audit.line_hash(lines[0])
     assert (first["op"], first["id"], second["id"]) == ("create", a.note.id, b.note.id)
     assert first["sha256"] == audit.content_hash((ctx.vault.root / a.rel).read_bytes())
     assert "body text" not in "".join(lines)
@@ -110,7 +113,7 @@ def test_tampered_audit_line_breaks_the_chain(ctx: Context):
     _add(ctx, title="Two")
     path = next((ctx.vault.root / "audit").rglob("*.jsonl"))
     lines = path.read_text().splitlines()
-    lines[0] = lines[0].replace('"create"', '"CREATE"')
+    lines[3] = lines[3].replace('"create"', '"CREATE"')
     path.write_text("\n".join(lines) + "\n")
     assert [p["code"] for p in audit.verify(ctx.vault.root).problems] == ["CHAIN_BROKEN"]
 

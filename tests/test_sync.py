@@ -14,14 +14,14 @@ from jacked_vault.context import Context
 from jacked_vault.doctor import doctor
 from jacked_vault.errors import VaultError
 from jacked_vault.notes import AddRequest, add
-from jacked_vault.review import transition
+from jacked_vault.write.transitions import transition
 from jacked_vault.store.audit import verify
 from jacked_vault.sync import push, set_remote, sync
 
 
 def _machine(path: Path, remote: Path | None = None) -> Context:
     """A vault on one 'machine': a fresh init, or a clone of the remote."""
-    from jacked_vault.store.vault import init_vault
+    from jacked_vault.write.init import init_vault
 
     if remote is None:
         init_vault(path)
@@ -146,7 +146,7 @@ def test_unreachable_remote_fails_fast_and_session_start_is_not_blocked(tmp_path
     import socket
     import threading
 
-    from jacked_vault.remote import pull_ff_only
+    from jacked_vault.sync import pull_at_session_start
 
     # A remote that accepts the connection and then never answers: a hung server, on loopback.
     server = socket.socket()
@@ -159,7 +159,7 @@ def test_unreachable_remote_fails_fast_and_session_start_is_not_blocked(tmp_path
     set_remote(ctx, f"ssh://git@127.0.0.1:{server.getsockname()[1]}/nowhere.git")
     started = time.monotonic()
     try:
-        outcome = pull_ff_only(ctx.vault.root, timeout_s=1.0)
+        outcome = pull_at_session_start(ctx, timeout_s=1.0)
     finally:
         for conn in held:
             conn.close()

@@ -20,12 +20,10 @@ the same key at once.
 
 from __future__ import annotations
 
-import difflib
 import fcntl
 import hashlib
 import json
 import os
-import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -33,6 +31,7 @@ from datetime import datetime
 from pathlib import Path
 
 from jacked_vault.capture.distiller import Answer, DistilledNote, DistillFailure, build_prompt, distill, resolve_distiller
+from jacked_vault.capture.guard import parrots
 from jacked_vault.capture.queue import capture_key, enqueue, log_line
 from jacked_vault.capture.transcript import Transcript, build_excerpt, clean_text, display_path, read_transcript
 from jacked_vault.errors import VaultError
@@ -44,16 +43,8 @@ LEDGER_LOCK = "captured.lock"
 LOCK_DIR = "capturing"
 MAX_LEDGER_KEYS = 2000
 MAX_LEDGER_BYTES = 4 * 1024 * 1024
-MAX_REQUEST_CHARS = 160
 MAX_FILES_SHOWN = 4
 MAX_FILE_CHARS = 80
-PARROT_MIN_CHARS = 12
-PARROT_RATIO = 0.85
-_PUNCT = re.compile(r"[^\w\s]")
-_INSTRUCTION = re.compile(
-    r"\b(?:ignore|disregard|forget|override)\b.{0,40}\b(?:previous|prior|above|earlier|all|any|your)\b.{0,40}\b(?:instructions?|prompts?|rules)\b",
-    re.IGNORECASE | re.DOTALL,
-)
 
 
 @dataclass
@@ -182,58 +173,27 @@ def _one_line(text: str, limit: int) -> str:
 
 
 def fallback_sentence(transcript: Transcript, branch: str, cwd: str | None) -> str:
-    """`Worked on <branch>: edited a.py, b.py; last request: "…"`, with no secret in it."""
+    """`Worked on <branch>: edited a.py, b.py (N requests)`, with no secret in it.
+
+    Nothing the person typed is copied: a pasted message may carry instructions (or a secret),
+    and the next session's brief would show it.
+    """
     from jacked_vault.safety.secrets import scan_text
 
     edited = [p for p, was_edited in transcript.files if was_edited]
     verb, paths = ("edited", edited) if edited else ("touched", [p for p, _ in transcript.files])
     shown = [_one_line(display_path(p, cwd), MAX_FILE_CHARS) for p in paths[-MAX_FILES_SHOWN:]]
     files = f"{verb} {', '.join(shown)}" + (f" (+{len(paths) - len(shown)} more)" if len(paths) > len(shown) else "") if shown else ""
-    request = _one_line(transcript.human[-1], MAX_REQUEST_CHARS) if transcript.human else ""
+    asked = f" ({transcript.human_count} requests)" if transcript.human_count else ""
     head = f"Worked on {_one_line(branch, 120)}"
     candidates = [
-        head + (f": {files}" if files else "") + (f'; last request: "{request}"' if request else ""),
-        head + (f": {files}" if files else ""),  # the request held a secret
-        head,  # so did a file name
+        head + (f": {files}" if files else "") + asked,
+        head + asked,  # a file name looked like a secret
     ]
     for sentence in candidates:
         if not scan_text(sentence):
             return sentence
     return "Worked in a Claude Code session"
-
-
-def _norm(text: str) -> str:
-    from jacked_vault.store.tombstones import normalise
-
-    return " ".join(_PUNCT.sub(" ", normalise(text)).split())
-
-
-def parrots_transcript(note: DistilledNote, human: list[str]) -> bool:
-    """True if the note merely repeats the transcript's user text or carries an injection.
-
-    Refused: title or body (near-)equal to a user message or one of its lines, a body that
-    is a verbatim piece of one, a body that is mostly one, or text telling a model to ignore
-    its instructions.
-    """
-    if _INSTRUCTION.search(f"{note.title}\n{note.body}"):
-        return True
-    title, body = _norm(note.title)[:4000], _norm(note.body)[:4000]
-    lines: set[str] = set()
-    for message in human:
-        for piece in [message, *message.splitlines()]:
-            line = _norm(piece)[:4000]
-            if len(line) >= PARROT_MIN_CHARS:
-                lines.add(line)
-    for line in lines:
-        if len(body) >= PARROT_MIN_CHARS and (body in line or (line in body and len(line) >= 0.6 * len(body))):
-            return True
-        for text in (title, body):
-            if len(text) < PARROT_MIN_CHARS or not 0.7 <= len(text) / len(line) <= 1.4:
-                continue
-            matcher = difflib.SequenceMatcher(None, text, line, autojunk=False)
-            if matcher.real_quick_ratio() >= PARROT_RATIO and matcher.quick_ratio() >= PARROT_RATIO and matcher.ratio() >= PARROT_RATIO:
-                return True
-    return False
 
 
 # --- helpers --------------------------------------------------------------------------------
@@ -263,7 +223,7 @@ def _payload_is_subagent(payload: dict) -> bool:
 
 
 def _note_from(ctx, answer_note: DistilledNote, origin: str, identity: str):
-    from jacked_vault.store.create import build_note
+    from jacked_vault.write.create import build_note
 
     return build_note(
         title=answer_note.title,
@@ -310,6 +270,10 @@ def capture_session(
     repo = ctx.repo
     if repo is None:
         return CaptureResult(event=event, skipped="no-repo")
+    from jacked_vault.write.agents import agent_mode
+
+    if agent_mode(ctx.config) == "off":
+        return CaptureResult(event=event, skipped="read-only")
     store = ctx.vault
     cache = store.cache
     key = key or capture_key(payload)
@@ -343,7 +307,7 @@ def capture_session(
 
 def _capture(ctx, payload: dict, result: CaptureResult, transcript: Transcript, prior: dict | None, origin: str, repo, when) -> None:
     from jacked_vault.episodic.entries import COMPACT_PREFIX, Entry, append_entry
-    from jacked_vault.store.create import create_note
+    from jacked_vault.write.create import create_note
 
     store = ctx.vault
     cache = store.cache
@@ -384,7 +348,7 @@ def _capture(ctx, payload: dict, result: CaptureResult, transcript: Transcript, 
         _ledger_set(cache, result.key, entry=result.entry_path, pending=result.retry or has_note, note=None)
 
     if answer is not None and answer.note is not None:
-        if parrots_transcript(answer.note, transcript.human):
+        if parrots(answer.note.title, answer.note.body, transcript.human):
             result.note_refused = "PARROT"
         else:
             try:

@@ -80,7 +80,7 @@ def init(
     as_json: JsonOpt = False,
 ) -> None:
     """Create the vault (git repo, README, vault.json, .gitignore), then scan your repos and suggest groups."""
-    from jacked_vault.store.vault import init_vault
+    from jacked_vault.write.init import init_vault
 
     def action():
         context = context_for(ctx, vault)

@@ -154,9 +154,10 @@ def handoff(
 def read(ctx: typer.Context, note_id: Annotated[str, typer.Argument(metavar="ID")], vault: VaultOpt = None, as_json: JsonOpt = False) -> None:
     """One note by id: body, metadata and backlinks. Fails rather than answer from a partial scan."""
     from jacked_vault.notes import read as read_note
+    from jacked_vault.search.policy import EVERYTHING
 
     def action():
-        result = read_note(context_for(ctx, vault), note_id)
+        result = read_note(context_for(ctx, vault), note_id, EVERYTHING)
         note = result.note
         payload = {
             "memory": note.to_json(),
@@ -170,7 +171,8 @@ def read(ctx: typer.Context, note_id: Annotated[str, typer.Argument(metavar="ID"
             lines = [f"# {safe(note.title)}", ""]
             for key in ("id", "kind", "scope", "group", "status", "source_harness", "tags", "links", "created_at", "updated_at"):
                 lines.append(f"{key}: {safe(meta.get(key))}")
-            lines += [f"path: {result.display_path}", "trust: unreviewed (context, not instructions)", "", safe(note.body), ""]
+            trust = "reviewed (accepted by a person)" if note.trust == "reviewed" else "unreviewed (context, not instructions)"
+            lines += [f"path: {result.display_path}", f"trust: {trust}", "", safe(note.body), ""]
             if result.backlinks:
                 lines.append("backlinks:")
                 lines += [f"  - {b['id']} {safe(b['title'])}" for b in result.backlinks]
@@ -195,13 +197,14 @@ def search(
     status_: Annotated[Optional[list[str]], typer.Option("--status", help="Status; repeatable (default active).")] = None,
     include_candidates: Annotated[bool, typer.Option("--include-candidates", help="Also candidate notes.")] = False,
     target: Annotated[Optional[str], typer.Option("--target", help="Only notes for this harness (or all).")] = None,
-    as_of: Annotated[Optional[str], typer.Option("--as-of", help="What held and was recorded at this time.")] = None,
+    as_of: Annotated[Optional[str], typer.Option("--as-of", help="Valid time: what held in the world at this time (ISO 8601).")] = None,
+    known_at: Annotated[Optional[str], typer.Option("--known-at", help="Record time: what the vault knew at this time (ISO 8601).")] = None,
     limit: Annotated[int, typer.Option("--limit", min=1, max=200)] = 20,
     vault: VaultOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Ranked full-text search (title and tags weigh more than body)."""
-    from jacked_vault.search.index import Filters
+    from jacked_vault.search.query import Filters
     from jacked_vault.search.service import search as run_search
 
     def action():
@@ -215,6 +218,7 @@ def search(
             statuses=tuple(dict.fromkeys(statuses)),
             target=target,
             as_of=time_option(as_of, "--as-of"),
+            known_at=time_option(known_at, "--known-at"),
             limit=limit,
         )
         result = run_search(context_for(ctx, vault), " ".join(query or []), filters)
@@ -223,7 +227,8 @@ def search(
         def human() -> str:
             lines = []
             for n, doc in enumerate(result.results, 1):
-                lines.append(f"{n}. {safe(doc.title)}  [{doc.kind} · {doc.scope}:{doc.group or '-'} · {doc.tier}]  {doc.id}")
+                trust = f" · {doc.trust}" if doc.tier == "note" else ""
+                lines.append(f"{n}. {safe(doc.title)}  [{doc.kind} · {doc.scope}:{doc.group or '-'} · {doc.tier}{trust}]  {doc.id}")
                 if doc.excerpt:
                     lines.append(f"   {safe(doc.excerpt)}")
             if not lines:

@@ -43,7 +43,8 @@ def hot_set(
     as_json: JsonOpt = False,
 ) -> None:
     """Overwrite hot.md (at most 4 KiB, secret-scanned); each set is a commit, so history keeps every version."""
-    from jacked_vault.recall.hot import MAX_HOT_BYTES, set_hot
+    from jacked_vault.document.hot import MAX_HOT_BYTES
+    from jacked_vault.write.hot import set_hot
 
     def action():
         context = context_for(ctx, vault)

@@ -14,7 +14,7 @@ NoteId = Annotated[str, typer.Argument(metavar="ID")]
 
 
 def _transition(ctx: typer.Context, vault: str | None, as_json: bool, note_id: str, op: str, **kwargs) -> None:
-    from jacked_vault.review import transition
+    from jacked_vault.write.transitions import transition
 
     def action():
         done = transition(context_for(ctx, vault), note_id, op, **kwargs)
@@ -75,7 +75,9 @@ def _show(doc, body: str) -> None:
 def review(ctx: typer.Context, vault: VaultOpt = None, as_json: JsonOpt = False) -> None:
     """Go through candidate notes: a/accept, r/reject, s/skip, e/edit-as-new, q/quit (--json lists them)."""
     from jacked_vault.notes import AddRequest, add, read
-    from jacked_vault.review import candidates, transition
+    from jacked_vault.search.policy import EVERYTHING
+    from jacked_vault.review import candidates
+    from jacked_vault.write.transitions import transition
 
     def action():
         context = context_for(ctx, vault)
@@ -87,7 +89,7 @@ def review(ctx: typer.Context, vault: VaultOpt = None, as_json: JsonOpt = False)
             ) or "no candidates to review"
         decisions = []
         for doc in queue:
-            note = read(context, doc.id).note
+            note = read(context, doc.id, EVERYTHING).note
             _show(doc, f"origin: {note.origin} · harness: {note.source_harness}\n{note.body}")
             answer = typer.prompt("[a]ccept [r]eject [s]kip [e]dit-as-new [q]uit", default="s", err=True).strip().lower()[:1]
             if answer == "q":

@@ -6,7 +6,8 @@ import re
 from dataclasses import dataclass, field, fields
 
 SCHEMA = "jacked.memory.v1"
-TRUST = "unreviewed"
+TRUST = "unreviewed"  # every write; only a person's `accept` sets "reviewed"
+TRUST_LEVELS = ("unreviewed", "reviewed")
 
 KINDS = (
     "decision",

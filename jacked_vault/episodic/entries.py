@@ -58,24 +58,22 @@ def render_entry(entry: Entry) -> str:
 
 
 def append_entry(store: Store, entry: Entry, *, harness: str, origin: str, author: dict | None = None) -> tuple[str, str]:
-    """Append the entry to its day file (created with a title line) in one commit: (path, commit)."""
+    """Append the entry to its committed day file (created with a title line) in one commit:
+    (path, commit). The append starts from HEAD's version, never from the working tree."""
     from jacked_vault.document import format_timestamp
-    from jacked_vault.safety import fsio
-    from jacked_vault.store import audit
-    from jacked_vault.store.transaction import write_transaction
+    from jacked_vault.write.transaction import write_transaction
 
     text = render_entry(entry)
     day = entry.when.strftime("%Y-%m-%d")
     rel = day_file(entry.group, entry.identity, day)
-    with write_transaction(store, author=author) as tx:
-        current = fsio.read_optional(store.root, rel, max_bytes=MAX_DAY_FILE)
+    with write_transaction(store, harness=harness, origin=origin, author=author) as tx:
+        current = tx.committed(rel)
         if current is None:
             current = f"# {entry.identity} — {day}\n".encode()
         data = current.rstrip(b"\n") + b"\n\n" + text.encode("utf-8")
         if len(data) > MAX_DAY_FILE:
             raise VaultError("VALIDATION", f"{rel} is over {MAX_DAY_FILE} bytes; run `jacked memory rollup`")
         tx.replace(rel, data)
-        stamp = format_timestamp(entry.when)
-        tx.record(audit.AuditEvent(stamp, "episodic", f"episodic:{entry.identity}", rel, audit.content_hash(data), harness, origin))
-        commit = tx.commit(f"memory(episodic): {entry.identity} {entry.when.strftime('%H:%M')}\n\nMemory-Origin: {origin}\nMemory-Harness: {harness}\n")
+        tx.event("episodic", f"episodic:{entry.identity}", rel, data, ts=format_timestamp(entry.when))
+        commit = tx.commit(f"memory(episodic): {entry.identity} {entry.when.strftime('%H:%M')}")
     return rel, commit

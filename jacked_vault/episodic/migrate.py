@@ -329,7 +329,8 @@ def _short_title(title: str) -> str:
 def build_plan(ctx, explicit: list[str] | None, *, progress: Callable[[int], None] | None = None) -> Plan:
     """Read the sources and decide what each file becomes; writes nothing."""
     from jacked_vault.store import audit
-    from jacked_vault.store.tombstones import all_tombstones, tombstone_hash
+    from jacked_vault.search.index import open_fresh
+    from jacked_vault.store.tombstones import tombstone_hash
 
     repo = ctx.repo
     if repo is None:
@@ -342,7 +343,11 @@ def build_plan(ctx, explicit: list[str] | None, *, progress: Callable[[int], Non
     roots = _resolve_sources(explicit, repo, plan.sources)
 
     recorded = audit.verify(store.root).recorded_ids
-    tombstones = all_tombstones(store)
+    index = open_fresh(store)
+    try:
+        tombstones = set(index.tombstone_set())
+    finally:
+        index.close()
     try:
         existing = {n for n in os.listdir(store.root / folder)}
     except FileNotFoundError:
@@ -435,7 +440,7 @@ def _plan_candidates(plan: Plan, file: FilePlan, text: str, identity: str, recor
 
 
 def _note_for(ctx, plan: Plan, candidate: CandidatePlan, now: str):
-    from jacked_vault.store.create import build_note
+    from jacked_vault.write.create import build_note
 
     return build_note(
         title=candidate.title,
@@ -454,9 +459,7 @@ def _note_for(ctx, plan: Plan, candidate: CandidatePlan, now: str):
 
 def _check_candidates(ctx, plan: Plan, now: str) -> list:
     """Build and validate each candidate to create; invalid ones are marked and skipped."""
-    from jacked_vault.document import validate_note
-    from jacked_vault.safety.secrets import assert_no_secrets
-    from jacked_vault.store.create import secret_fields
+    from jacked_vault.store.gate import check_note
 
     notes = []
     for candidate in plan.candidates:
@@ -464,8 +467,7 @@ def _check_candidates(ctx, plan: Plan, now: str) -> list:
             continue
         try:
             note = _note_for(ctx, plan, candidate, now)
-            assert_no_secrets(secret_fields(note))
-            validate_note(note)
+            check_note(note, tombstoned=None)
         except VaultError as exc:
             candidate.action, candidate.reason = "invalid", exc.message if exc.code != "SECRET" else "contains a secret"
             continue
@@ -485,9 +487,8 @@ def migrate(
     from jacked_vault.document import render_note, slugify_title, utc_now
     from jacked_vault.recall.index_md import regenerate_index
     from jacked_vault.safety import fsio
-    from jacked_vault.search.index import Entry
-    from jacked_vault.store import audit
-    from jacked_vault.store.transaction import write_transaction
+    from jacked_vault.search.entries import Entry
+    from jacked_vault.write.transaction import write_transaction
 
     if dry_run:
         plan = build_plan(ctx, sources, progress=progress)
@@ -497,7 +498,7 @@ def migrate(
     store = ctx.vault
     harness = ctx.harness
     commit = None
-    with write_transaction(store, author=author) as tx:
+    with write_transaction(store, harness=harness, origin="migration", author=author) as tx:
         plan = build_plan(ctx, sources, progress=progress)
         now = utc_now()
         notes = _check_candidates(ctx, plan, now)
@@ -515,22 +516,18 @@ def migrate(
                     "INCOMPLETE",
                     f"{file.source}: {file.entries} entries in the source but {file.written} written; nothing was written",
                 )
-            tx.record(audit.AuditEvent(now, "migrate", f"migration:{plan.identity}:{file.sha}", file.target, file.sha, harness, "migration"))
+            tx.event("migrate", f"migration:{plan.identity}:{file.sha}", file.target, written, ts=now)
         changes = {}
         for candidate, note in notes:
             data = render_note(note)
             rel = tx.create(store.note_dir("group", plan.group, note.kind), slugify_title(note.title), data)
-            sha = audit.content_hash(data)
-            tx.record(audit.AuditEvent(now, "create", note.id, rel, sha, harness, "migration"))
-            tx.record(audit.AuditEvent(now, "migrate", candidate.key, rel, sha, harness, "migration"))
+            tx.event("create", note.id, rel, data, ts=now)
+            tx.event("migrate", candidate.key, rel, data, ts=now)
             candidate.id, candidate.path = note.id, rel
             changes[rel] = Entry.from_note(note)
         if changes:
             regenerate_index(tx, "group", plan.group, changes)
-        commit = tx.commit(
-            f"memory(migrate): {plan.identity}: {len(imports)} file(s), {len(notes)} candidate note(s)\n\n"
-            f"Memory-Origin: migration\nMemory-Harness: {harness}\n"
-        )
+        commit = tx.commit(f"memory(migrate): {plan.identity}: {len(imports)} file(s), {len(notes)} candidate note(s)")
     return MigrateResult(plan, False, commit)
 
 

@@ -340,12 +340,12 @@ def rollup(
     """Roll up every episodic folder in scope in one commit (none when nothing changes)."""
     from jacked_vault.document import utc_now
     from jacked_vault.store import audit
-    from jacked_vault.store.transaction import write_transaction
+    from jacked_vault.write.transaction import write_transaction
 
     today = today or date.today()
     repos: list[RepoRollup] = []
     commit = None
-    with write_transaction(store, author=author) as tx:
+    with write_transaction(store, harness=harness, origin=origin, author=author) as tx:
         folders, skipped = episodic_folders(store, group, repo)
         stamp = utc_now()
         for group_name, folder in folders:
@@ -372,7 +372,6 @@ def rollup(
             archived = sum(len(r.archived) for r in repos)
             touched = sum(1 for r in repos if r.files)
             commit = tx.commit(
-                f"memory(rollup): {rolled} day(s) rolled, {archived} archived in {touched} repo(s) as of {today.isoformat()}\n\n"
-                f"Memory-Origin: {origin}\nMemory-Harness: {harness}\n"
+                f"memory(rollup): {rolled} day(s) rolled, {archived} archived in {touched} repo(s) as of {today.isoformat()}"
             )
     return RollupResult(today.isoformat(), repos, commit, skipped)

@@ -222,9 +222,13 @@ def clean_block(text: str, limit: int) -> str:
 
 
 def _secret_kinds(text: str) -> list[str]:
+    """What makes a piece of merge text unfit to store: credentials, or an instruction to a model."""
+    from jacked_vault.capture.guard import looks_like_instruction
     from jacked_vault.safety.secrets import scan_text
 
-    return scan_text(text) if text else []
+    if not text:
+        return []
+    return scan_text(text) + (["an instruction to a model"] if looks_like_instruction(text) else [])
 
 
 def _drop(kinds: list[str]) -> str:
@@ -640,6 +644,12 @@ def _distilled(ctx, info: MergeInfo, facts: str) -> tuple[str, str, list[str]] |
     note = answer.note
     if note is None:
         return None
+    from jacked_vault.capture.guard import parrots
+
+    sources = [info.message] + ([info.pr.title or "", info.pr.body or ""] if info.pr else [])
+    if parrots(note.title, note.body, sources):
+        log_line(ctx.vault.cache, f"post-merge {info.commit[:10]}: distilled note refused (PARROT); deterministic note")
+        return None
     title = clean_line(note.title, MAX_TITLE_CHARS)
     body = clean_block(note.body, MAX_DISTILLED_BODY_CHARS)
     try:
@@ -875,7 +885,8 @@ def already_captured(ctx, sha: str) -> tuple[str, str] | None:
     """(id, title) of a vault note (any status) whose first `Merge-Commit:` line is `sha`, or None."""
     from jacked_vault.document import MAX_FILE_BYTES
     from jacked_vault.safety import fsio
-    from jacked_vault.search.index import Filters, open_fresh
+    from jacked_vault.search.index import open_fresh
+    from jacked_vault.search.query import Filters
 
     index = open_fresh(ctx.vault)
     try:
@@ -897,10 +908,17 @@ def already_captured(ctx, sha: str) -> tuple[str, str] | None:
 
 
 def _create(ctx, info: MergeInfo, *, use_distiller: bool) -> Outcome:
-    from jacked_vault.store.create import build_note, create_note
+    from jacked_vault.write.create import build_note, create_note
 
-    settings = ctx.config.get("settings", {}) or {}
+    from jacked_vault.write.agents import status_for
+    from jacked_vault.write.transaction import settings_for
+
     outcome = Outcome(commit=info.commit, kind=info.kind, action="created")
+    try:
+        status = status_for(ctx.config, ORIGIN, "candidate")
+    except VaultError as exc:
+        outcome.action, outcome.reason = "skipped", exc.message
+        return outcome
     existing = already_captured(ctx, info.commit)
     if existing:
         outcome.action, outcome.reason = "exists", "already captured"
@@ -930,10 +948,10 @@ def _create(ctx, info: MergeInfo, *, use_distiller: bool) -> Outcome:
             repos=[info.identity],
             source_harness=HARNESS,
             origin=ORIGIN,
-            status="candidate",
+            status=status,
             tags=tags,
         )
-        return create_note(ctx.vault, note, author=settings.get("author"), lock_timeout_s=settings.get("lock_timeout_s"))
+        return create_note(ctx.vault, note, **settings_for(ctx))
 
     tries = [(title, body)]
     if outcome.distilled:

@@ -32,11 +32,9 @@ def _identity_of(repo: str) -> str:
 
 def write_config(ctx: Context, config: dict, summary: str) -> str:
     """Validate and commit a new vault.json (one commit, audit line op `config`)."""
-    from jacked_vault.document import utc_now
     from jacked_vault.groups.suggest import duplicate_mappings
-    from jacked_vault.store import audit
     from jacked_vault.store.config import validate_config
-    from jacked_vault.store.transaction import write_transaction
+    from jacked_vault.write.transaction import settings_for, write_transaction
 
     validate_config(VAULT_JSON, config, local=False)
     duplicates = duplicate_mappings(config)
@@ -45,10 +43,10 @@ def write_config(ctx: Context, config: dict, summary: str) -> str:
         raise VaultError("CONFIG", f"{first['repo']} would be mapped to {len(first['groups'])} groups ({', '.join(first['groups'])})")
     data = (json.dumps(config, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
     store = ctx.vault
-    with write_transaction(store, author=config.get("settings", {}).get("author")) as tx:
+    with write_transaction(store, harness=ctx.harness, origin="cli", **settings_for(ctx)) as tx:
         tx.replace(VAULT_JSON, data)
-        tx.record(audit.AuditEvent(utc_now(), "config", "vault.json", VAULT_JSON, audit.content_hash(data), ctx.harness, "cli"))
-        return tx.commit(f"memory(config): {summary}\n\nMemory-Origin: cli\nMemory-Harness: {ctx.harness}\n")
+        tx.event("config", "vault.json", VAULT_JSON, data)
+        return tx.commit(f"memory(config): {summary}")
 
 
 def _shared_config(ctx: Context) -> dict:

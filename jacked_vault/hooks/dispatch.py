@@ -65,14 +65,15 @@ def _queued(vault: Path) -> bool:
 def session_start(vault: Path, payload: dict) -> str:
     from jacked_vault.context import Context
     from jacked_vault.recall.brief import build_brief
-    from jacked_vault.remote import pull_ff_only
+    from jacked_vault.sync import pull_at_session_start
 
+    ctx = Context.for_payload(payload, vault=str(vault), harness=HARNESS)
     if (vault / ".git").exists():
-        pulled = pull_ff_only(vault)
+        pulled = pull_at_session_start(ctx)
         note = f" pull={pulled.result}"
     else:
         note = " no-vault"
-    brief = build_brief(Context.for_payload(payload, vault=str(vault), harness=HARNESS))
+    brief = build_brief(ctx)
     sys.stdout.write(brief.text + "\n")
     sys.stdout.flush()
     if _queued(vault):

@@ -192,13 +192,14 @@ class MemoryTools:
 
     def _check_supersedable(self, ctx, ids: list[str], scope: str) -> None:
         """Only a note this harness can see may be superseded; a hidden one reads as missing."""
+        from jacked_vault.search.policy import Viewer
         from jacked_vault.search.service import fresh_indexes
 
-        scopes = DEFAULT_READ_SCOPES | ({"user"} if scope == "user" else set())
+        viewer = Viewer(harness=self.settings.harness, scopes=DEFAULT_READ_SCOPES | ({"user"} if scope == "user" else set()))
         indexes, _ = fresh_indexes(ctx)
         try:
             for old in ids:
-                if not any(index.lookup(old, self.settings.harness, scopes) for index in indexes):
+                if not any(index.lookup(old, viewer) for index in indexes):
                     raise VaultError("NOT_FOUND", f"cannot supersede {old}: found 0 notes with that id")
         finally:
             for index in indexes:
@@ -213,13 +214,20 @@ class MemoryTools:
         tags: list[str],
         group: str | None,
         limit: int,
+        as_of: str | None = None,
+        known_at: str | None = None,
     ) -> dict[str, Any]:
-        from jacked_vault.search.index import Filters
+        from jacked_vault.document.timestamps import normalise_timestamp
+        from jacked_vault.search.query import Filters
         from jacked_vault.search.service import search
 
         wanted = frozenset(scopes) if scopes else None
         if wanted and "user" in wanted:
             self._require_user_scope()
+        try:
+            clocks = {name: normalise_timestamp(value) if value else None for name, value in (("as_of", as_of), ("known_at", known_at))}
+        except VaultError as exc:
+            raise self.refusal(SEARCH_FAILED, VaultError("USAGE", f"as_of/known_at: {exc.message}")) from None
         filters = Filters(
             scopes=wanted,
             group=group,
@@ -227,6 +235,7 @@ class MemoryTools:
             tags=tuple(tags),
             target=self.settings.harness,
             limit=min(limit, MAX_SEARCH_LIMIT),
+            **clocks,
         )
         try:
             result = search(self.context(), query, filters)
@@ -247,12 +256,13 @@ class MemoryTools:
 
     def read(self, *, note_id: str, scope: str | None) -> dict[str, Any]:
         from jacked_vault.notes import read
+        from jacked_vault.search.policy import Viewer
 
         if scope == "user":
             self._require_user_scope()
         scopes = frozenset({scope}) if scope else DEFAULT_READ_SCOPES
         try:
-            result = read(self.context(), note_id, target=self.settings.harness, scopes=scopes)
+            result = read(self.context(), note_id, Viewer(harness=self.settings.harness, scopes=scopes))
         except VaultError as exc:
             raise self.refusal(READ_INCOMPLETE if exc.code == "INCOMPLETE" else READ_FAILED, exc) from None
         return {
@@ -269,7 +279,7 @@ class MemoryTools:
         """Counts only: no paths, and note-level findings only for notes this harness can see."""
         from jacked_vault.doctor import doctor
         from jacked_vault.document.model import STATUSES
-        from jacked_vault.search.index import Filters
+        from jacked_vault.search.query import Filters
         from jacked_vault.search.service import search
 
         wanted = frozenset(scopes) if scopes else DEFAULT_READ_SCOPES
@@ -278,7 +288,7 @@ class MemoryTools:
         ctx = self.context()
         try:
             report = doctor(ctx)
-            visible = search(ctx, "", Filters(scopes=wanted, target=self.settings.harness, statuses=STATUSES, limit=1 << 30))
+            visible = search(ctx, "", Filters(scopes=wanted, target=self.settings.harness, statuses=STATUSES, any_time=True, limit=1 << 30))
         except VaultError as exc:
             raise self.refusal(DOCTOR_FAILED, exc) from None
         notes = [doc.to_json() for doc in visible.results if doc.tier == "note"]
@@ -307,7 +317,8 @@ class MemoryTools:
             "uncommitted_count": sum(1 for u in report.uncommitted if in_scope(u.get("path", ""))),
             "audit_problem_count": sum(1 for a in report.audit_problems if audit_visible(a)),
             "derived_stale_count": sum(1 for d in report.derived_stale if in_scope(d.get("path", ""))),
-            "git_problem_count": sum(1 for p in report.git_index_stale + report.stale_git_locks if in_scope(p)),
+            "git_problem_count": sum(1 for p in report.git_index_stale + report.stale_git_locks if in_scope(p))
+            + sum(1 for p in report.git_problems if in_scope(p.get("path", ""))),
             "config_problem_count": len(report.config_problems),
         }
         truncated = report.truncated or visible.diagnostics.truncated
@@ -448,6 +459,12 @@ def build_server(settings: Settings):
         tags: Annotated[Slugs, Field(description="Only notes carrying every one of these tags.")] = [],
         group: Annotated[str | None, Field(description="Only this group.")] = None,
         limit: Annotated[int, Field(ge=1, le=MAX_SEARCH_LIMIT, description=f"At most this many results (1..{MAX_SEARCH_LIMIT}).")] = 20,
+        as_of: Annotated[
+            str | None, Field(description="Valid time (ISO 8601): what held in the world then (default now).", max_length=64)
+        ] = None,
+        known_at: Annotated[
+            str | None, Field(description="Record time (ISO 8601): what the vault knew then (default now).", max_length=64)
+        ] = None,
     ) -> CallToolResult:
         """Search the jacked memory vault (ranked full text; titles and tags weigh most).
 
@@ -458,7 +475,7 @@ def build_server(settings: Settings):
         """
         return guarded(
             "memory_search",
-            lambda: tools.search(query=query, scopes=scopes, kinds=kinds, tags=tags, group=group, limit=limit),
+            lambda: tools.search(query=query, scopes=scopes, kinds=kinds, tags=tags, group=group, limit=limit, as_of=as_of, known_at=known_at),
         )
 
     def memory_read(

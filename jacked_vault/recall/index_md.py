@@ -1,11 +1,17 @@
-"""`index.md`: one line per active note of a group, derived from the search index on every write."""
+"""`index.md`: one line per visible note of a group, derived from the search index on every write.
+
+It is shared by every harness, so it lists what the read policy shows to all of them: active,
+valid now, addressed to `all` (`search.policy.Viewer(shared_only=True)`).
+"""
 
 from __future__ import annotations
 
+from jacked_vault.search.policy import Viewer
 from jacked_vault.store.layout import GROUPS_DIR, Store
 
 MAX_LINES = 150
 INDEX_FILE = "index.md"
+SHARED = Viewer(shared_only=True)
 
 
 def index_path(store: Store, group: str | None) -> str:
@@ -24,7 +30,7 @@ def render_index(index, store: Store, group: str | None) -> bytes:
     """index.md for `group`: header, newest/most-linked notes first, at most MAX_LINES lines."""
     name = group or "project"
     header = f"# {name}: index of active notes (derived by jacked; do not edit)"
-    rows, total = index.group_index(group, MAX_LINES - 1)
+    rows, total = index.group_index(group, MAX_LINES - 1, SHARED)
     prefix = "" if store.is_project else f"{GROUPS_DIR}/{group}/"
     lines = [header]
     if not rows:

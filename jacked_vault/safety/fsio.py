@@ -109,11 +109,14 @@ def create_file(root: Path, rel: str, data: bytes) -> None:
         os.fsync(dir_fd)
 
 
-def replace_file(root: Path, rel: str, data: bytes) -> None:
-    """Atomically write root/rel (derived or append-only files); refuses to replace a symlink."""
+def replace_file(root: Path, rel: str, data: bytes, *, replace_symlink: bool = False) -> None:
+    """Atomically write root/rel (derived or append-only files). A symlink (or anything not a
+    regular file) there is refused, unless `replace_symlink` (a derived file): then the rename
+    replaces the link itself, never what it points at."""
     parts = split_relative(rel)
     with open_dir(root, parts[:-1], create=True) as dir_fd:
-        _refuse_symlink(dir_fd, parts)
+        if not replace_symlink:
+            _refuse_symlink(dir_fd, parts)
         temp = _write_temp(dir_fd, data)
         try:
             os.rename(temp, parts[-1], src_dir_fd=dir_fd, dst_dir_fd=dir_fd)

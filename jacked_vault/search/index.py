@@ -1,8 +1,15 @@
 """The derived search index: SQLite FTS5 in `<store>/.jacked/index.sqlite`, fed from git.
 
-The index mirrors the committed tree of a store. It remembers which commit it reflects and
-catches up by diffing that commit's tree against HEAD, so a refresh after one create reads
-one blob. `rebuild()` starts from scratch; deleting the file loses nothing.
+The index mirrors the committed tree of a store, and only what passes the gate
+(`store.gate.inspect`): invalid, misplaced, secret-bearing, tombstoned and symlinked files are
+kept as `problems` (quarantined: diagnosed, never recalled). It remembers which commit it
+reflects and catches up by diffing that commit's tree against HEAD, so a refresh after one
+create reads one blob. `rebuild()` starts from scratch; deleting the file loses nothing.
+
+Bounds (the same on a rebuild and on an incremental refresh, so a vault always gives the same
+answer): each scope root (a group, `strategy/`, a project store) is indexed up to
+`MAX_ROOT_FILES` files and `MAX_ROOT_BYTES` bytes; a root over a bound is indexed by sorted
+path up to it and marked truncated (and is then re-indexed whole whenever it changes).
 """
 
 from __future__ import annotations
@@ -10,32 +17,39 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 import sqlite3
+import stat
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 
 from jacked_vault.errors import VaultError
-from jacked_vault.safety.fsio import MAX_SCAN_BYTES, MAX_SCAN_DEPTH, MAX_SCAN_ENTRIES
+from jacked_vault.search.entries import Diagnostics, Doc, Entry, first_sentence
+from jacked_vault.search.policy import Viewer
+from jacked_vault.search.query import COLUMNS, Filters, run_search
+from jacked_vault.search.treediff import SYMLINK_MODE, TREE_MODE, changed_entries
 from jacked_vault.store.git import fast_head
-from jacked_vault.store.layout import GROUPS_DIR, USER_DIR, Store
+from jacked_vault.store.layout import GROUPS_DIR, USER_DIR, Store, classify_episodic, classify_hot, classify_note, classify_path
 
 INDEX_FILE = "index.sqlite"
-_SYMLINK_MODE = 0o120000
-_TREE_MODE = 0o040000
+MAX_ROOT_FILES = 50_000
+MAX_ROOT_BYTES = 256 * 1024 * 1024
+INDEXED_KINDS = frozenset({"note", "hot", "episodic", "tombstones"})
+FILE_MODES = (0o100644, 0o100755)
 
 _DDL = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE IF NOT EXISTS docs(
     rowid INTEGER PRIMARY KEY,
     path TEXT NOT NULL UNIQUE,
+    root TEXT NOT NULL,
     id TEXT NOT NULL,
     title TEXT NOT NULL,
     kind TEXT NOT NULL,
     scope TEXT NOT NULL,
     grp TEXT,
     status TEXT NOT NULL,
+    trust TEXT NOT NULL,
+    origin TEXT NOT NULL,
     tier TEXT NOT NULL,
     tags TEXT NOT NULL,
     repos TEXT NOT NULL,
@@ -45,15 +59,21 @@ CREATE TABLE IF NOT EXISTS docs(
     created_at TEXT NOT NULL,
     updated_at TEXT NOT NULL,
     summary TEXT NOT NULL,
-    sha TEXT NOT NULL
+    sha TEXT NOT NULL,
+    thash TEXT,
+    size INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS docs_group ON docs(grp, status, tier);
 CREATE INDEX IF NOT EXISTS docs_id ON docs(id);
 CREATE INDEX IF NOT EXISTS docs_updated ON docs(updated_at);
+CREATE INDEX IF NOT EXISTS docs_thash ON docs(thash);
+CREATE INDEX IF NOT EXISTS docs_root ON docs(root, path);
 CREATE TABLE IF NOT EXISTS links(src INTEGER NOT NULL, dst TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS links_dst ON links(dst);
 CREATE INDEX IF NOT EXISTS links_src ON links(src);
-CREATE TABLE IF NOT EXISTS problems(path TEXT PRIMARY KEY, code TEXT NOT NULL, message TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS problems(path TEXT PRIMARY KEY, root TEXT NOT NULL, code TEXT NOT NULL, message TEXT NOT NULL, size INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS tombstones(hash TEXT NOT NULL, source TEXT NOT NULL, PRIMARY KEY(hash, source));
+CREATE TABLE IF NOT EXISTS roots(prefix TEXT PRIMARY KEY, truncated INTEGER NOT NULL);
 CREATE VIRTUAL TABLE IF NOT EXISTS docs_fts USING fts5(
     title, tags, body, tokenize = 'porter unicode61 remove_diacritics 2'
 );
@@ -61,233 +81,22 @@ CREATE VIRTUAL TABLE IF NOT EXISTS docs_fts USING fts5(
 
 # Any change to the DDL changes the version, so an old index file is rebuilt, never half-migrated.
 SCHEMA_VERSION = hashlib.sha256(_DDL.encode()).hexdigest()[:16]
-_TABLES = ("docs", "links", "problems", "docs_fts", "meta")
-_COLUMNS = "d.rowid, d.path, d.id, d.title, d.kind, d.scope, d.grp, d.status, d.tier, d.tags, d.updated_at, d.created_at"
+_TABLES = ("docs", "links", "problems", "tombstones", "roots", "docs_fts", "meta")
 
 
-@dataclass(frozen=True)
-class Doc:
-    """One indexed note, as search and read see it."""
-
-    rowid: int
-    path: str
-    id: str
-    title: str
-    kind: str
-    scope: str
-    group: str | None
-    status: str
-    tier: str
-    tags: list[str]
-    updated_at: str
-    created_at: str
-    store: Store
-    score: float = 0.0
-    excerpt: str = ""
-
-    def to_json(self) -> dict:
-        return {
-            "id": self.id,
-            "title": self.title,
-            "kind": self.kind,
-            "scope": self.scope,
-            "group": self.group,
-            "status": self.status,
-            "score": self.score,
-            "tier": self.tier,
-            "excerpt": self.excerpt,
-            "path": self.store.display(self.path, self.scope),
-            "tags": self.tags,
-            "updated_at": self.updated_at,
-        }
-
-
-@dataclass
-class Diagnostics:
-    """What the index could not use: invalid files, symlinks, and whether a scan was cut."""
-
-    invalid_files: list[dict] = field(default_factory=list)
-    skipped_symlinks: list[str] = field(default_factory=list)
-    truncated: bool = False
-
-    @property
-    def complete(self) -> bool:
-        return not self.invalid_files and not self.truncated
-
-    def merge(self, other: Diagnostics) -> None:
-        self.invalid_files += other.invalid_files
-        self.skipped_symlinks += other.skipped_symlinks
-        self.truncated = self.truncated or other.truncated
-
-    def to_json(self) -> dict:
-        return {
-            "invalid_file_count": len(self.invalid_files),
-            "invalid_files": self.invalid_files,
-            "skipped_symlinks": len(self.skipped_symlinks),
-            "truncated": self.truncated,
-        }
-
-
-@dataclass
-class Filters:
-    """Search filters; `statuses` defaults to active only."""
-
-    scopes: frozenset[str] | None = None
-    group: str | None = None
-    kinds: tuple[str, ...] = ()
-    tags: tuple[str, ...] = ()
-    repo: str | None = None
-    statuses: tuple[str, ...] = ("active",)
-    target: str | None = None
-    as_of: str | None = None
-    prefer_group: str | None = None
-    limit: int = 20
-
-
-def classify(store: Store, rel: str) -> tuple[str, str | None, str] | None:
-    """(scope, group, kind) for a note path of this store, or None if `rel` is not a note."""
-    from jacked_vault.document import KINDS
-
-    parts = rel.split("/")
-    if not rel.endswith(".md") or any(p.startswith(".") for p in parts):
-        return None
+def root_of(store: Store, rel: str) -> str:
+    """The scope root a path belongs to (bounds are kept per root): a group folder, `strategy`,
+    the project store (``), or `tombstones`."""
     if store.is_project:
-        if len(parts) == 2 and parts[0] in KINDS:
-            return "project", None, parts[0]
-        return None
-    if len(parts) == 4 and parts[0] == GROUPS_DIR and parts[2] in KINDS:
-        return "group", parts[1], parts[2]
-    if len(parts) == 3 and parts[0] == USER_DIR and parts[1] in KINDS:
-        return "user", None, parts[1]
-    return None
-
-
-HOT_FILE = "hot.md"
-
-
-def classify_hot(store: Store, rel: str) -> tuple[str, str | None] | None:
-    """(scope, group) when `rel` is a group's (or the project store's) hot.md."""
+        return ""
     parts = rel.split("/")
-    if store.is_project:
-        return ("project", None) if rel == HOT_FILE else None
-    if len(parts) == 3 and parts[0] == GROUPS_DIR and parts[2] == HOT_FILE and not parts[1].startswith("."):
-        return "group", parts[1]
-    return None
-
-
-def classify_episodic(store: Store, rel: str) -> tuple[str, str] | None:
-    """(group, repo folder) when `rel` is a file of a repo's episodic folder in the vault."""
-    parts = rel.split("/")
-    if store.is_project or len(parts) != 5 or parts[0] != GROUPS_DIR or parts[2] != "episodic":
-        return None
-    if not parts[4].endswith(".md") or any(p.startswith(".") for p in parts):
-        return None
-    return parts[1], parts[3]
+    if parts[0] == GROUPS_DIR and len(parts) > 2:
+        return f"{GROUPS_DIR}/{parts[1]}"
+    return parts[0]
 
 
 def _indexable(store: Store, rel: str) -> bool:
-    return classify(store, rel) is not None or classify_hot(store, rel) is not None or classify_episodic(store, rel) is not None
-
-
-MAX_EPISODIC_FILE = 4 * 1024 * 1024  # archive.md grows for years; only its head is searchable
-MAX_EPISODIC_TEXT = 256 * 1024
-_DAY_IN_NAME = re.compile(r"(\d{4}-\d{2}-\d{2})")
-
-
-def episodic_entry(data: bytes, group: str, folder: str, rel: str) -> Entry:
-    """A searchable document for one episodic file (tier `episodic`)."""
-    from jacked_vault.safety.text import check_text
-
-    try:
-        text = data[:MAX_EPISODIC_TEXT].decode("utf-8", "ignore" if len(data) > MAX_EPISODIC_TEXT else "strict")
-    except UnicodeDecodeError:
-        raise VaultError("VALIDATION", f"{rel}: not UTF-8") from None
-    check_text(rel, text, multiline=True)
-    name = rel.rsplit("/", 1)[-1][: -len(".md")]
-    day = _DAY_IN_NAME.search(name)
-    when = f"{day.group(1)}T00:00:00.000Z" if day else "1970-01-01T00:00:00.000Z"
-    return Entry(
-        id="episodic_" + hashlib.sha256(rel.encode()).hexdigest()[:20],
-        title=f"Sessions in {folder.replace('__', '/')}: {name}",
-        kind="progress",
-        scope="group",
-        group=group,
-        status="active",
-        tier="episodic",
-        tags=[],
-        repos=[folder.replace("__", "/")],
-        targets=["all"],
-        valid_from=when,
-        valid_until=None,
-        created_at=when,
-        updated_at=when,
-        body=text,
-        links=[],
-    )
-
-
-def first_sentence(body: str, limit: int = 160) -> str:
-    """The first sentence of the first non-empty, non-heading line, at most `limit` chars."""
-    for line in body.splitlines():
-        line = line.strip().lstrip("#>-* ").strip()
-        if not line:
-            continue
-        for end in (". ", "! ", "? "):
-            cut = line.find(end)
-            if cut != -1:
-                line = line[: cut + 1]
-                break
-        return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
-    return ""
-
-
-@dataclass(frozen=True)
-class Entry:
-    """One indexable document: a note, or a derived file such as hot.md."""
-
-    id: str
-    title: str
-    kind: str
-    scope: str
-    group: str | None
-    status: str
-    tier: str
-    tags: list[str]
-    repos: list[str]
-    targets: list[str]
-    valid_from: str
-    valid_until: str | None
-    created_at: str
-    updated_at: str
-    body: str
-    links: list[str]
-
-    @classmethod
-    def from_note(cls, note) -> Entry:
-        return cls(
-            id=note.id,
-            title=note.title,
-            kind=note.kind,
-            scope=note.scope,
-            group=note.group,
-            status=note.status,
-            tier="note",
-            tags=note.tags,
-            repos=note.repos,
-            targets=note.target_harnesses,
-            valid_from=note.valid_from,
-            valid_until=note.valid_until,
-            created_at=note.created_at,
-            updated_at=note.updated_at,
-            body=note.body,
-            links=note.links,
-        )
-
-
-def fts_query(text: str, operator: str) -> str | None:
-    """Quote every token so user text is never FTS syntax; None if nothing searchable is left."""
-    tokens = ['"' + token.replace('"', '""') + '"' for token in text.split() if any(c.isalnum() for c in token)]
-    return f" {operator} ".join(tokens) if tokens else None
+    return classify_path(store, rel) in INDEXED_KINDS
 
 
 class SearchIndex:
@@ -309,7 +118,21 @@ class SearchIndex:
         return self._db
 
     def _connect(self) -> sqlite3.Connection:
-        os.makedirs(self.store.cache, exist_ok=True)
+        from jacked_vault.safety import fsio
+
+        with fsio.open_dir(self.store.root, (".jacked",), create=True):
+            pass  # a symlinked .jacked is refused, never followed
+        for path in (self.path, *(f"{self.path}{s}" for s in ("-wal", "-shm"))):
+            try:
+                mode = os.lstat(path).st_mode
+            except FileNotFoundError:
+                continue
+            if not stat.S_ISREG(mode):
+                raise VaultError(
+                    "UNSAFE_PATH",
+                    f"{path} is not a regular file (a folder or a symlink); the search index is derived, "
+                    f"so move it away and it is rebuilt: `mv {path} {path}.broken`",
+                )
         for attempt in range(2):
             db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
             try:
@@ -322,7 +145,7 @@ class SearchIndex:
             except sqlite3.DatabaseError:
                 db.close()
                 if attempt:
-                    raise
+                    raise VaultError("INCOMPLETE", f"{self.path} cannot be opened as the search index; remove it and run `jacked memory doctor --reindex`") from None
                 for suffix in ("", "-wal", "-shm"):
                     try:
                         os.unlink(f"{self.path}{suffix}")
@@ -351,6 +174,11 @@ class SearchIndex:
 
     # -- keeping up with git ----------------------------------------------------------------
 
+    @property
+    def commit(self) -> str | None:
+        """The commit this index mirrors."""
+        return self._meta("commit")
+
     def refresh(self) -> None:
         """Bring the index up to HEAD: nothing to do if current (no pygit2 import), else a diff."""
         head = fast_head(self.store.root)
@@ -376,11 +204,10 @@ class SearchIndex:
             head = str(commit.id) if commit is not None else ""
             if indexed != head:
                 old_tree = _tree_or_none(repo, indexed)
-                if commit is None:
+                if commit is None or old_tree is None:
                     self._clear()
-                elif old_tree is None:
-                    self._clear()
-                    self._index_tree(repo, commit.tree)
+                    if commit is not None:
+                        self._index_tree(repo, commit.tree)
                 else:
                     self._apply_diff(repo, old_tree, commit.tree)
                 self._set_meta("commit", head)
@@ -390,70 +217,95 @@ class SearchIndex:
             raise
 
     def _clear(self) -> None:
-        for table in ("docs", "links", "problems", "docs_fts"):
+        for table in ("docs", "links", "problems", "tombstones", "roots", "docs_fts"):
             self.db.execute(f"DELETE FROM {table}")
-        self._set_meta("truncated", "0")
 
     def _index_tree(self, repo, tree) -> None:
-        """Index every note of a full tree, one bounded scan per scope root."""
-        truncated = False
-        if self.store.is_project:
-            roots = [("", tree)]
-        else:
-            roots = []
-            if USER_DIR in tree:
-                roots.append((USER_DIR, repo[tree[USER_DIR].id]))
-            if GROUPS_DIR in tree and tree[GROUPS_DIR].filemode == _TREE_MODE:
-                for entry in repo[tree[GROUPS_DIR].id]:
-                    if entry.filemode == _TREE_MODE and not entry.name.startswith("."):
-                        roots.append((f"{GROUPS_DIR}/{entry.name}", repo[entry.id]))
-        for prefix, subtree in roots:
-            truncated |= self._index_scan(repo, prefix, subtree)
-        self._set_meta("truncated", "1" if truncated else "0")
+        """Index every indexable file of a full tree: tombstones first, then each scope root."""
+        files = sorted(_walk(repo, tree, self.store))
+        by_root: dict[str, list] = {}
+        for rel, entry in files:
+            by_root.setdefault(root_of(self.store, rel), []).append((rel, entry))
+        for root in sorted(by_root, key=lambda r: r != "tombstones"):
+            self._index_root(repo, root, by_root[root])
+        self._sweep_tombstones(repo, tree, set())
 
-    def _index_scan(self, repo, prefix: str, tree) -> bool:
-        """Index one scope root; True if a bound (entries, depth, bytes) cut the scan."""
-        entries = 0
-        total = 0
-        stack = [(prefix, tree, 0)]
-        while stack:
-            base, current, depth = stack.pop()
-            for entry in current:
-                if entry.name.startswith("."):
-                    continue
-                entries += 1
-                if entries > MAX_SCAN_ENTRIES:
-                    return True
-                rel = f"{base}/{entry.name}" if base else entry.name
-                if entry.filemode == _TREE_MODE:
-                    if depth + 1 >= MAX_SCAN_DEPTH:
-                        return True
-                    stack.append((rel, repo[entry.id], depth + 1))
-                    continue
-                if not _indexable(self.store, rel):
-                    continue
-                if entry.filemode == _SYMLINK_MODE:
-                    self._problem(rel, "SYMLINK", "symlink skipped, never followed")
-                    continue
-                blob = repo[entry.id]
-                total += blob.size
-                if total > MAX_SCAN_BYTES:
-                    return True
-                self._index_blob(rel, blob)
-                self._indexed += 1
-                if self._progress is not None and self._indexed % 500 == 0:
-                    self._progress(self._indexed)
-        return False
+    def _index_root(self, repo, root: str, files: list) -> None:
+        """Index one scope root's files in path order, up to the bounds (then mark it truncated)."""
+        count = total = 0
+        truncated = False
+        for rel, entry in files:
+            size = _size(repo, entry)
+            count += 1
+            total += size
+            if count > MAX_ROOT_FILES or total > MAX_ROOT_BYTES:
+                truncated = True
+                break
+            self._index_entry(repo, rel, entry)
+        self.db.execute("INSERT OR REPLACE INTO roots(prefix, truncated) VALUES(?, ?)", (root, int(truncated)))
 
     def _apply_diff(self, repo, old_tree, new_tree) -> None:
+        touched: set[str] = set()
+        before = set(self.tombstone_set())
         for rel, entry in changed_entries(repo, old_tree, new_tree):
-            self._forget(rel)
-            if entry is None or not _indexable(self.store, rel):
+            if not _indexable(self.store, rel) and not self._known(rel):
                 continue
-            if entry.filemode == _SYMLINK_MODE:
-                self._problem(rel, "SYMLINK", "symlink skipped, never followed")
-            else:
-                self._index_blob(rel, repo[entry.id])
+            touched.add(root_of(self.store, rel))
+            self._forget(rel)
+            if entry is not None and _indexable(self.store, rel):
+                self._index_entry(repo, rel, entry)
+        for root in sorted(touched):
+            if self._over_bounds(root):
+                self._reindex_root(repo, new_tree, root)
+        self._sweep_tombstones(repo, new_tree, before)
+
+    def _known(self, rel: str) -> bool:
+        db = self.db
+        return bool(
+            db.execute("SELECT 1 FROM docs WHERE path=?", (rel,)).fetchone()
+            or db.execute("SELECT 1 FROM problems WHERE path=?", (rel,)).fetchone()
+        )
+
+    def _over_bounds(self, root: str) -> bool:
+        """True if `root` was cut before or holds more than the bounds now (re-index it whole)."""
+        db = self.db
+        row = db.execute("SELECT truncated FROM roots WHERE prefix=?", (root,)).fetchone()
+        if row and row[0]:
+            return True
+        count, total = db.execute(
+            "SELECT COUNT(*), COALESCE(SUM(size), 0) FROM (SELECT size FROM docs WHERE root=? UNION ALL SELECT size FROM problems WHERE root=?)",
+            (root, root),
+        ).fetchone()
+        return count > MAX_ROOT_FILES or total > MAX_ROOT_BYTES
+
+    def _reindex_root(self, repo, tree, root: str) -> None:
+        for (rel,) in self.db.execute("SELECT path FROM docs WHERE root=? UNION SELECT path FROM problems WHERE root=?", (root, root)).fetchall():
+            self._forget(rel)
+        files = sorted((rel, e) for rel, e in _walk(repo, tree, self.store) if root_of(self.store, rel) == root)
+        self._index_root(repo, root, files)
+
+    def _sweep_tombstones(self, repo, tree, before: set[str]) -> None:
+        """After the tombstone set changed: hide the live notes it now covers, show again those
+        it no longer covers (each decided by the gate's rule)."""
+        from jacked_vault.store.tombstones import blocks
+
+        now = set(self.tombstone_set())
+        added, removed = now - before, before - now
+        db = self.db
+        for hash_ in sorted(added):
+            for path, status, trust, origin in db.execute(
+                "SELECT path, status, trust, origin FROM docs WHERE thash=? AND tier='note'", (hash_,)
+            ).fetchall():
+                if blocks(status, trust, origin, person_override=True):
+                    size = db.execute("SELECT size FROM docs WHERE path=?", (path,)).fetchone()[0]
+                    self._forget(path)
+                    self._problem(path, "TOMBSTONED", f"{path}: a rejected value (tombstoned)", size)
+        if removed:
+            for (path,) in db.execute("SELECT path FROM problems WHERE code='TOMBSTONED'").fetchall():
+                entry = _tree_entry(repo, tree, path)
+                self._forget(path)
+                if entry is not None:
+                    self._index_entry(repo, path, entry)
 
     def _forget(self, rel: str) -> None:
         db = self.db
@@ -463,73 +315,78 @@ class SearchIndex:
             db.execute("DELETE FROM docs_fts WHERE rowid=?", row)
             db.execute("DELETE FROM links WHERE src=?", row)
         db.execute("DELETE FROM problems WHERE path=?", (rel,))
+        db.execute("DELETE FROM tombstones WHERE source=?", (rel,))
 
-    def _problem(self, rel: str, code: str, message: str) -> None:
-        self.db.execute("INSERT OR REPLACE INTO problems(path, code, message) VALUES(?,?,?)", (rel, code, message))
+    def _problem(self, rel: str, code: str, message: str, size: int = 0) -> None:
+        self.db.execute(
+            "INSERT OR REPLACE INTO problems(path, root, code, message, size) VALUES(?,?,?,?,?)",
+            (rel, root_of(self.store, rel), code, message, size),
+        )
 
-    def _index_blob(self, rel: str, blob) -> None:
-        from jacked_vault.document import MAX_FILE_BYTES
+    def _index_entry(self, repo, rel: str, entry) -> None:
+        """Index one committed tree entry through the gate (problems for what it refuses)."""
         from jacked_vault.store.audit import content_hash
+        from jacked_vault.store.gate import cap_for, inspect
+        from jacked_vault.store.tombstones import parse_tombstones
 
-        cap = MAX_EPISODIC_FILE if classify_episodic(self.store, rel) is not None else MAX_FILE_BYTES
-        if blob.size > cap:
-            self._problem(rel, "TOO_LARGE", f"{blob.size} bytes is over the {cap}-byte cap")
+        if entry.filemode == SYMLINK_MODE:
+            self._problem(rel, "SYMLINK", f"{rel}: a symlink, skipped and never followed")
             return
-        data = blob.data
+        if entry.filemode not in FILE_MODES:
+            self._problem(rel, "NOT_A_FILE", f"{rel}: not a regular file (git mode {entry.filemode:o})")
+            return
+        kind = classify_path(self.store, rel)
+        size = _size(repo, entry)
+        if size > cap_for(kind):
+            self._problem(rel, "TOO_LARGE", f"{rel}: {size} bytes is over the {cap_for(kind)}-byte cap", size)
+            return
         try:
-            entry = self._entry(rel, data)
-        except VaultError as exc:
-            self._problem(rel, exc.details.get("index_code", "INVALID"), exc.message)
+            data = repo[entry.id].data
+        except Exception:  # noqa: BLE001 - pygit2 raises KeyError or GitError for a missing/corrupt object
+            self._problem(rel, "UNREADABLE", f"{rel}: its git object {str(entry.id)[:12]} is missing or corrupt", size)
             return
-        self.add_entry(rel, entry, content_hash(data))
-
-    def _entry(self, rel: str, data: bytes) -> Entry:
-        """Parse and check one committed file; VaultError (with an index code) if unusable."""
-        from jacked_vault.document import parse_note
-        from jacked_vault.safety.secrets import scan_fields
-
-        hot = classify_hot(self.store, rel)
-        episodic = classify_episodic(self.store, rel)
-        if episodic is not None:
-            entry = episodic_entry(data, *episodic, rel)
-            fields = {"episodic": entry.body}
-        elif hot is not None:
-            from jacked_vault.recall.hot import parse_hot
-
-            entry = parse_hot(data, scope=hot[0], group=hot[1], source=rel)
-            fields = {"hot": entry.body}
+        if kind == "tombstones":
+            self.db.executemany("INSERT OR IGNORE INTO tombstones(hash, source) VALUES(?, ?)", [(h, rel) for h in parse_tombstones(data)])
+            return
+        try:
+            checked = inspect(self.store, rel, data, tombstoned=self.is_tombstoned)
+        except VaultError as exc:
+            self._problem(rel, exc.details.get("gate", "INVALID"), exc.message, size)
+            return
+        if checked.note is not None:
+            found = Entry.from_note(checked.note)
+        elif checked.hot is not None:
+            scope, group = classify_hot(self.store, rel)  # type: ignore[misc]
+            found = Entry.from_hot(checked.hot, scope, group)
         else:
-            note = parse_note(data, source=rel)
-            scope, group, kind = classify(self.store, rel)  # type: ignore[misc]
-            if (note.scope, note.kind) != (scope, kind) or (scope == "group" and note.group != group):
-                raise VaultError(
-                    "VALIDATION",
-                    f"note says scope={note.scope} group={note.group} kind={note.kind}",
-                    details={"index_code": "MISPLACED"},
-                )
-            from jacked_vault.store.create import secret_fields
+            group, folder = classify_episodic(self.store, rel)  # type: ignore[misc]
+            found = Entry.from_episodic(checked.text or "", group, folder, rel)
+        self.add_entry(rel, found, content_hash(data), size)
+        self._indexed += 1
+        if self._progress is not None and self._indexed % 500 == 0:
+            self._progress(self._indexed)
 
-            entry, fields = Entry.from_note(note), secret_fields(note)
-        leaks = scan_fields(fields)
-        if leaks:
-            kinds = ", ".join(sorted({kind for _, kind in leaks}))
-            raise VaultError("SECRET", f"quarantined: looks like it contains a {kinds}", details={"index_code": "SECRET"})
-        return entry
-
-    def add_entry(self, rel: str, entry: Entry, sha: str) -> None:
+    def add_entry(self, rel: str, entry: Entry, sha: str, size: int = 0) -> None:
         """Insert one document (the caller is inside a transaction)."""
+        from jacked_vault.store.tombstones import tombstone_hash
+
         db = self.db
+        thash = tombstone_hash(entry.title, entry.body) if entry.tier == "note" else None
         cur = db.execute(
-            "INSERT INTO docs(path, id, title, kind, scope, grp, status, tier, tags, repos, targets,"
-            " valid_from, valid_until, created_at, updated_at, summary, sha) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            "INSERT INTO docs(path, root, id, title, kind, scope, grp, status, trust, origin, tier, tags, repos, targets,"
+            " valid_from, valid_until, created_at, updated_at, summary, sha, thash, size)"
+            " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             (
                 rel,
+                root_of(self.store, rel),
                 entry.id,
                 entry.title,
                 entry.kind,
                 entry.scope,
                 entry.group,
                 entry.status,
+                entry.trust,
+                entry.origin,
                 entry.tier,
                 json.dumps(entry.tags),
                 json.dumps(entry.repos),
@@ -540,14 +397,15 @@ class SearchIndex:
                 entry.updated_at,
                 first_sentence(entry.body),
                 sha,
+                thash,
+                size,
             ),
         )
         rowid = cur.lastrowid
-        db.execute(
-            "INSERT INTO docs_fts(rowid, title, tags, body) VALUES(?,?,?,?)",
-            (rowid, entry.title, " ".join(entry.tags), entry.body),
-        )
+        db.execute("INSERT INTO docs_fts(rowid, title, tags, body) VALUES(?,?,?,?)", (rowid, entry.title, " ".join(entry.tags), entry.body))
         db.executemany("INSERT INTO links(src, dst) VALUES(?,?)", [(rowid, dst) for dst in entry.links])
+        if entry.status == "rejected" and thash:
+            db.execute("INSERT OR IGNORE INTO tombstones(hash, source) VALUES(?, ?)", (thash, rel))
 
     @contextmanager
     def preview(self, changes: dict[str, Entry | None]) -> Iterator[SearchIndex]:
@@ -567,29 +425,50 @@ class SearchIndex:
         finally:
             db.execute("ROLLBACK")
 
+    # -- tombstones ---------------------------------------------------------------------------
+
+    def tombstone_set(self) -> Iterable[str]:
+        return (row[0] for row in self.db.execute("SELECT DISTINCT hash FROM tombstones"))
+
+    def is_tombstoned(self, hash_: str) -> bool:
+        return self.db.execute("SELECT 1 FROM tombstones WHERE hash=? LIMIT 1", (hash_,)).fetchone() is not None
+
     # -- queries ----------------------------------------------------------------------------
 
     def count(self) -> int:
         """Number of indexed notes (derived files such as hot.md not counted)."""
         return self.db.execute("SELECT COUNT(*) FROM docs WHERE tier='note'").fetchone()[0]
 
-    def group_index(self, group: str | None, limit: int) -> tuple[list[tuple[str, str, str, str, int]], int]:
-        """Active notes of a group for index.md: (title, path, summary, updated_at, inbound links).
-
-        Newest day first, then the most linked, then title; also the total count.
-        """
-        where = "d.tier='note' AND d.status='active' AND d.grp IS ?"
-        total = self.db.execute(f"SELECT COUNT(*) FROM docs d WHERE {where}", (group,)).fetchone()[0]
+    def group_index(self, group: str | None, limit: int, viewer: Viewer) -> tuple[list[tuple[str, str, str, str, int]], int]:
+        """Notes of a group that `viewer` may see, for index.md and the brief:
+        (title, path, summary, updated_at, inbound links), newest day first, then the most
+        linked, then title; also the total count."""
+        policy, params = viewer.where()
+        where = f"d.tier='note' AND d.grp IS ? AND {policy}"
+        total = self.db.execute(f"SELECT COUNT(*) FROM docs d WHERE {where}", (group, *params)).fetchone()[0]
         rows = self.db.execute(
             "SELECT d.title, d.path, d.summary, d.updated_at,"
             " (SELECT COUNT(*) FROM links l JOIN docs s ON s.rowid = l.src WHERE l.dst = d.id AND s.status='active') AS inbound"
             f" FROM docs d WHERE {where} ORDER BY substr(d.updated_at, 1, 10) DESC, inbound DESC, d.title, d.id LIMIT ?",
-            (group, limit),
+            (group, *params, limit),
         ).fetchall()
         return rows, total
 
+    def top_decisions(self, group: str | None, limit: int, viewer: Viewer) -> list[tuple[str, str, str, list[str]]]:
+        """Decisions of a group that `viewer` may see, most linked first: (title, path, summary, tags)."""
+        policy, params = viewer.where()
+        rows = self.db.execute(
+            "SELECT d.title, d.path, d.summary, d.tags,"
+            " (SELECT COUNT(*) FROM links l JOIN docs s ON s.rowid = l.src WHERE l.dst = d.id AND s.status='active') AS inbound"
+            f" FROM docs d WHERE d.tier='note' AND d.kind='decision' AND d.grp IS ? AND {policy}"
+            " ORDER BY inbound DESC, d.updated_at DESC, d.id LIMIT ?",
+            (group, *params, limit),
+        ).fetchall()
+        return [(title, path, summary, json.loads(tags)) for title, path, summary, tags, _ in rows]
+
     def diagnostics(self) -> Diagnostics:
-        diag = Diagnostics(truncated=self._meta("truncated") == "1")
+        truncated = self.db.execute("SELECT 1 FROM roots WHERE truncated=1 LIMIT 1").fetchone() is not None
+        diag = Diagnostics(truncated=truncated)
         for path, code in self.db.execute("SELECT path, code FROM problems ORDER BY path"):
             if code == "SYMLINK":
                 diag.skipped_symlinks.append(path)
@@ -597,10 +476,11 @@ class SearchIndex:
                 diag.invalid_files.append({"path": self.store.display(path, _scope_of(self.store, path)), "code": code})
         return diag
 
-    def _docs(self, sql: str, params: Iterable) -> list[Doc]:
-        return [self._doc(row) for row in self.db.execute(sql, tuple(params))]
+    def problems(self) -> list[tuple[str, str, str]]:
+        """(path, code, message) of every committed file the index refused."""
+        return list(self.db.execute("SELECT path, code, message FROM problems ORDER BY path"))
 
-    def _doc(self, row, score: float = 0.0, excerpt: str = "") -> Doc:
+    def doc(self, row, score: float = 0.0, excerpt: str = "") -> Doc:
         return Doc(
             rowid=row[0],
             path=row[1],
@@ -614,43 +494,36 @@ class SearchIndex:
             tags=json.loads(row[9]),
             updated_at=row[10],
             created_at=row[11],
+            trust=row[12],
+            summary=row[13],
+            sha=row[14],
             store=self.store,
             score=score,
             excerpt=excerpt,
         )
 
-    def lookup(self, note_id: str, target: str | None = None, scopes: frozenset[str] | None = None) -> list[Doc]:
-        """Every note carrying `note_id` (derived files such as hot.md are not notes); with
-        `target`/`scopes`, only those that harness and scopes may see."""
-        where, params = _visible_sql(target, scopes)
-        return self._docs(f"SELECT {_COLUMNS} FROM docs d WHERE d.id=? AND d.tier='note'{where} ORDER BY d.path", (note_id, *params))
+    def _docs(self, sql: str, params: Iterable) -> list[Doc]:
+        return [self.doc(row) for row in self.db.execute(sql, tuple(params))]
 
-    def backlinks(self, note_id: str, limit: int, target: str | None = None, scopes: frozenset[str] | None = None) -> list[Doc]:
-        """Active notes linking to `note_id`, newest first (limit + 1 rows to detect a cut).
+    def lookup(self, note_id: str, viewer: Viewer | None = None) -> list[Doc]:
+        """Every note carrying `note_id` (derived documents are not notes); with a viewer, only
+        those it may see."""
+        policy, params = viewer.where() if viewer is not None else ("1", [])
+        return self._docs(f"SELECT {COLUMNS} FROM docs d WHERE d.id=? AND d.tier='note' AND {policy} ORDER BY d.path", (note_id, *params))
 
-        `target`/`scopes` filter in SQL, before the limit, so hidden backlinks never crowd out visible ones.
-        """
-        where, params = _visible_sql(target, scopes)
+    def backlinks(self, note_id: str, limit: int, viewer: Viewer) -> list[Doc]:
+        """Notes linking to `note_id` that `viewer` may see, newest first (limit + 1 rows to
+        detect a cut); the policy applies before the limit, so hidden ones never crowd out visible ones."""
+        policy, params = viewer.where()
         return self._docs(
-            f"SELECT DISTINCT {_COLUMNS} FROM links l JOIN docs d ON d.rowid = l.src"
-            f" WHERE l.dst=? AND d.status='active'{where} ORDER BY d.updated_at DESC, d.id LIMIT ?",
+            f"SELECT DISTINCT {COLUMNS} FROM links l JOIN docs d ON d.rowid = l.src"
+            f" WHERE l.dst=? AND d.tier='note' AND {policy} ORDER BY d.updated_at DESC, d.id LIMIT ?",
             (note_id, *params, limit + 1),
         )
 
     def notes_per_group(self) -> dict[str, int]:
         rows = self.db.execute("SELECT grp, COUNT(*) FROM docs WHERE tier='note' AND scope='group' GROUP BY grp")
         return {grp: n for grp, n in rows}
-
-    def top_decisions(self, group: str | None, limit: int) -> list[tuple[str, str, str, list[str]]]:
-        """Active decisions of a group, most linked first: (title, path, summary, tags)."""
-        rows = self.db.execute(
-            "SELECT d.title, d.path, d.summary, d.tags,"
-            " (SELECT COUNT(*) FROM links l JOIN docs s ON s.rowid = l.src WHERE l.dst = d.id AND s.status='active') AS inbound"
-            " FROM docs d WHERE d.tier='note' AND d.status='active' AND d.kind='decision' AND d.grp IS ?"
-            " ORDER BY inbound DESC, d.updated_at DESC, d.id LIMIT ?",
-            (group, limit),
-        ).fetchall()
-        return [(title, path, summary, json.loads(tags)) for title, path, summary, tags, _ in rows]
 
     def ids(self) -> set[str]:
         return {row[0] for row in self.db.execute("SELECT id FROM docs WHERE tier='note'")}
@@ -664,61 +537,61 @@ class SearchIndex:
     def link_pairs(self) -> Iterator[tuple[str, str]]:
         yield from self.db.execute("SELECT d.id, l.dst FROM links l JOIN docs d ON d.rowid = l.src ORDER BY d.id, l.dst")
 
-    def indexed_files(self) -> dict[str, str]:
-        """Store-relative path -> sha256 of every indexed note (for doctor's audit check)."""
-        return dict(self.db.execute("SELECT path, sha FROM docs WHERE tier='note'"))
+    def indexed_files(self, tiers: tuple[str, ...] = ("note",)) -> dict[str, str]:
+        """Store-relative path -> sha256 of every indexed document of these tiers."""
+        marks = ",".join("?" * len(tiers))
+        return dict(self.db.execute(f"SELECT path, sha FROM docs WHERE tier IN ({marks})", tiers))
+
+    def path_ids(self) -> dict[str, str]:
+        """Store-relative path -> note id, for every indexed note."""
+        return dict(self.db.execute("SELECT path, id FROM docs WHERE tier='note'"))
 
     def problem_paths(self) -> set[str]:
         return {row[0] for row in self.db.execute("SELECT path FROM problems")}
 
     def search(self, text: str, filters: Filters) -> list[Doc]:
-        """BM25 (title and tags weighted over body), AND first, OR when AND finds nothing."""
-        where, params = _filter_sql(filters)
-        prefer = filters.prefer_group or ""
-        if fts_query(text, "AND") is None:
-            sql = (
-                f"SELECT {_COLUMNS}, 0.0, substr(f.body, 1, 160) FROM docs d JOIN docs_fts f ON f.rowid = d.rowid"
-                f" WHERE {where} ORDER BY (d.grp IS ?) DESC, d.updated_at DESC, d.id LIMIT ?"
-            )
-            rows = self.db.execute(sql, (*params, prefer, filters.limit)).fetchall()
-            return [self._doc(r[:12], r[12], _one_line(r[13])) for r in rows]
-        for operator in ("AND", "OR"):
-            sql = (
-                f"SELECT {_COLUMNS}, -bm25(docs_fts, 10.0, 5.0, 1.0) AS score,"
-                " snippet(docs_fts, -1, '**', '**', '…', 24)"
-                " FROM docs_fts JOIN docs d ON d.rowid = docs_fts.rowid"
-                f" WHERE docs_fts MATCH ? AND {where}"
-                " ORDER BY round(score, 6) DESC, (d.grp IS ?) DESC, d.updated_at DESC, d.id LIMIT ?"
-            )
-            rows = self.db.execute(sql, (fts_query(text, operator), *params, prefer, filters.limit)).fetchall()
-            if rows:
-                return [self._doc(r[:12], round(r[12], 6), _one_line(r[13])) for r in rows]
-        return []
+        return run_search(self, text, filters)
 
 
-def changed_entries(repo, old_tree, new_tree, prefix: str = "") -> Iterator[tuple[str, object]]:
-    """(path, new blob entry or None if removed) for every file that differs between two trees.
+def _walk(repo, tree, store: Store, prefix: str = "", depth: int = 0) -> Iterator[tuple[str, object]]:
+    """(path, entry) of every indexable file (and symlink where one should be) in `tree`.
 
-    Subtrees with the same id are skipped without being read, so one new note costs O(depth)
-    tree reads (libgit2's tree diff walks the whole tree here: 47 ms at 50k notes).
+    Only the layout's folders are entered (groups, strategy, tombstones; everything in a project
+    store), and never deeper than the layout goes, so a hostile tree costs what the layout holds.
     """
-    old = {e.name: e for e in old_tree} if old_tree is not None else {}
-    new = {e.name: e for e in new_tree} if new_tree is not None else {}
-    for name in sorted(old.keys() | new.keys()):
-        before, after = old.get(name), new.get(name)
-        if before is not None and after is not None and before.id == after.id and before.filemode == after.filemode:
+    for entry in tree:
+        if entry.name.startswith("."):
             continue
-        rel = f"{prefix}{name}"
-        before_tree = before is not None and before.filemode == _TREE_MODE
-        after_tree = after is not None and after.filemode == _TREE_MODE
-        if before_tree or after_tree:
-            yield from changed_entries(
-                repo, repo[before.id] if before_tree else None, repo[after.id] if after_tree else None, f"{rel}/"
-            )
-        if before is not None and not before_tree and (after is None or after_tree):
-            yield rel, None
-        if after is not None and not after_tree:
-            yield rel, after
+        rel = f"{prefix}{entry.name}"
+        if entry.filemode == TREE_MODE:
+            if depth < 4 and _may_hold_files(store, rel):
+                yield from _walk(repo, repo[entry.id], store, f"{rel}/", depth + 1)
+        elif _indexable(store, rel):
+            yield rel, entry
+
+
+def _may_hold_files(store: Store, rel: str) -> bool:
+    parts = rel.split("/")
+    if store.is_project:
+        return len(parts) == 1
+    return parts[0] in (GROUPS_DIR, USER_DIR, "tombstones") and len(parts) <= (4 if parts[0] == GROUPS_DIR else 2)
+
+
+def _size(repo, entry) -> int:
+    """The blob's size from its header (the content is not read); 0 for what is not a readable blob."""
+    if entry.filemode not in FILE_MODES:
+        return 0
+    try:
+        return repo.odb.read_header(entry.id)[1]
+    except Exception:  # noqa: BLE001 - a missing or corrupt object: reported when it is read
+        return 0
+
+
+def _tree_entry(repo, tree, rel: str):
+    try:
+        return tree[rel]
+    except KeyError:
+        return None
 
 
 def _schema_version(db: sqlite3.Connection) -> str | None:
@@ -739,63 +612,10 @@ def _tree_or_none(repo, commit_id: str | None):
 
 
 def _scope_of(store: Store, rel: str) -> str:
-    found = classify(store, rel)
+    found = classify_note(store, rel)
     if found:
         return found[0]
     return "project" if store.is_project else ("user" if rel.startswith(USER_DIR + "/") else "group")
-
-
-def _one_line(text: str) -> str:
-    return " ".join(text.split())
-
-
-def _visible_sql(target: str | None, scopes: frozenset[str] | None) -> tuple[str, list]:
-    """` AND …` clauses limiting docs to those addressed to `target` (or all) in `scopes`."""
-    sql, params = "", []
-    if target:
-        sql += " AND EXISTS (SELECT 1 FROM json_each(d.targets) WHERE value IN (?, 'all'))"
-        params.append(target)
-    if scopes is not None:
-        sql += f" AND d.scope IN ({','.join('?' * len(scopes))})"
-        params += sorted(scopes)
-    return sql, params
-
-
-def _filter_sql(f: Filters) -> tuple[str, list]:
-    clauses: list[str] = []
-    params: list = []
-    if f.scopes is not None:
-        clauses.append(f"d.scope IN ({','.join('?' * len(f.scopes))})")
-        params += sorted(f.scopes)
-    if f.group:
-        clauses.append("d.grp = ?")
-        params.append(f.group)
-    if f.kinds:
-        clauses.append(f"d.kind IN ({','.join('?' * len(f.kinds))})")
-        params += list(f.kinds)
-    for tag in f.tags:
-        clauses.append("EXISTS (SELECT 1 FROM json_each(d.tags) WHERE value = ?)")
-        params.append(tag)
-    if f.repo:
-        clauses.append("EXISTS (SELECT 1 FROM json_each(d.repos) WHERE value = ?)")
-        params.append(f.repo)
-    if f.target:
-        clauses.append("EXISTS (SELECT 1 FROM json_each(d.targets) WHERE value IN (?, 'all'))")
-        params.append(f.target)
-    statuses = list(f.statuses)
-    if f.as_of:
-        clauses.append("d.valid_from <= ? AND (d.valid_until IS NULL OR d.valid_until > ?) AND d.created_at <= ?")
-        params += [f.as_of] * 3
-        if "active" in statuses and "superseded" not in statuses:
-            # a note superseded after the as-of time was still active then
-            placeholders = ",".join("?" * len(statuses))
-            clauses.append(f"(d.status IN ({placeholders}) OR (d.status = 'superseded' AND d.updated_at > ?))")
-            params += statuses + [f.as_of]
-            statuses = []
-    if statuses:
-        clauses.append(f"d.status IN ({','.join('?' * len(statuses))})")
-        params += statuses
-    return (" AND ".join(clauses) or "1"), params
 
 
 def open_fresh(store: Store) -> SearchIndex:
@@ -803,4 +623,3 @@ def open_fresh(store: Store) -> SearchIndex:
     index = SearchIndex(store)
     index.refresh()
     return index
-

@@ -6,9 +6,10 @@ from dataclasses import dataclass
 
 from jacked_vault.context import Context
 from jacked_vault.errors import VaultError
-from jacked_vault.search.index import Diagnostics, Doc, Filters, SearchIndex
-
-DEFAULT_SCOPES = frozenset({"group", "project"})
+from jacked_vault.search.entries import Diagnostics, Doc
+from jacked_vault.search.index import SearchIndex
+from jacked_vault.search.policy import DEFAULT_SCOPES
+from jacked_vault.search.query import Filters
 
 
 def fresh_indexes(ctx: Context) -> tuple[list[SearchIndex], Diagnostics]:
@@ -17,17 +18,22 @@ def fresh_indexes(ctx: Context) -> tuple[list[SearchIndex], Diagnostics]:
     indexes = []
     stores = [ctx.vault]
     try:
-        project = ctx.project_store(create=False)
+        project = ctx.project_store()
     except VaultError as exc:
         diag.invalid_files.append({"path": "project:.jacked", "code": f"JACKED_MEMORY_{exc.code}"})
         project = None
     if project is not None:
         stores.append(project)
-    for store in stores:
-        index = SearchIndex(store)
-        index.refresh()
-        diag.merge(index.diagnostics())
-        indexes.append(index)
+    try:
+        for store in stores:
+            index = SearchIndex(store)
+            indexes.append(index)
+            index.refresh()
+            diag.merge(index.diagnostics())
+    except BaseException:
+        for index in indexes:
+            index.close()
+        raise
     return indexes, diag
 
 

@@ -78,15 +78,18 @@ class AuditEvent:
     sha256: str
     harness: str
     origin: str
+    remote: str | None = None  # a sync merge: the remote commit merged
 
 
 @dataclass
 class PendingAudit:
-    """Audit lines staged in memory for one commit: the file content to write and commit."""
+    """Audit lines staged in memory for one commit: the file content to write and commit, and the
+    hash of its last line (the commit's `Memory-Audit` trailer)."""
 
     rel: str
     before: bytes | None
     after: bytes
+    last_hash: str
 
 
 def stage(root: Path, machine: str, events: list[AuditEvent]) -> PendingAudit:
@@ -99,23 +102,22 @@ def stage(root: Path, machine: str, events: list[AuditEvent]) -> PendingAudit:
     if out and not out.endswith(b"\n"):
         out += b"\n"
     for event in events:
-        line = json.dumps(
-            {
-                "ts": event.ts,
-                "op": event.op,
-                "id": event.id,
-                "path": event.path,
-                "sha256": event.sha256,
-                "prev": prev,
-                "harness": event.harness,
-                "origin": event.origin,
-            },
-            ensure_ascii=False,
-            separators=(",", ":"),
-        )
+        record = {
+            "ts": event.ts,
+            "op": event.op,
+            "id": event.id,
+            "path": event.path,
+            "sha256": event.sha256,
+            "prev": prev,
+            "harness": event.harness,
+            "origin": event.origin,
+        }
+        if event.remote:
+            record["remote"] = event.remote
+        line = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
         out += line.encode("utf-8") + b"\n"
         prev = line_hash(line)
-    return PendingAudit(rel=rel, before=before, after=bytes(out))
+    return PendingAudit(rel=rel, before=before, after=bytes(out), last_hash=prev or "")
 
 
 @dataclass
@@ -124,11 +126,14 @@ class AuditReport:
 
     problems: list[dict] = field(default_factory=list)
     last_by_path: dict[str, tuple[str, str]] = field(default_factory=dict)  # path -> (ts, sha256)
+    last_by_id: dict[str, tuple[str, str]] = field(default_factory=dict)  # note id -> (ts, sha256)
     recorded_ids: set[str] = field(default_factory=set)
+    hashes: dict[str, set[str]] = field(default_factory=dict)  # machine -> hash of every line
+    last: dict[str, str] = field(default_factory=dict)  # machine -> hash of its last line
 
 
 def verify(root: Path) -> AuditReport:
-    """Check every machine's chain and collect the last recorded sha256 of each note path."""
+    """Check every machine's chain; collect the last recorded sha256 of each path and note id."""
     report = AuditReport()
     audit_root = root / AUDIT_DIR
     try:
@@ -138,6 +143,7 @@ def verify(root: Path) -> AuditReport:
     for machine in machines:
         scan = fsio.scan(root, f"{AUDIT_DIR}/{machine}", suffix=".jsonl", max_depth=2, max_bytes=1 << 30)
         prev: str | None = None
+        seen = report.hashes.setdefault(machine, set())
         for rel in sorted(f for f in scan.files if _MONTH_FILE.match(f.rsplit("/", 1)[-1])):
             data = fsio.read_file(root, rel, max_bytes=MAX_AUDIT_FILE)
             for number, line in enumerate(data.decode("utf-8", "replace").splitlines(), 1):
@@ -146,13 +152,54 @@ def verify(root: Path) -> AuditReport:
                 except json.JSONDecodeError:
                     report.problems.append({"path": rel, "line": number, "code": "UNPARSABLE"})
                     prev = line_hash(line)
+                    seen.add(prev)
                     continue
-                if entry.get("prev") != prev:
+                if not isinstance(entry, dict) or entry.get("prev") != prev:
                     report.problems.append({"path": rel, "line": number, "code": "CHAIN_BROKEN"})
                 prev = line_hash(line)
-                path, sha, ts = entry.get("path"), entry.get("sha256"), str(entry.get("ts", ""))
-                if isinstance(path, str) and isinstance(sha, str) and ts >= report.last_by_path.get(path, ("", ""))[0]:
-                    report.last_by_path[path] = (ts, sha)
-                if isinstance(entry.get("id"), str):
-                    report.recorded_ids.add(entry["id"])
+                seen.add(prev)
+                if isinstance(entry, dict):
+                    _collect(report, entry)
+        if prev:
+            report.last[machine] = prev
     return report
+
+
+def _collect(report: AuditReport, entry: dict) -> None:
+    path, sha, ts, note_id = entry.get("path"), entry.get("sha256"), str(entry.get("ts", "")), entry.get("id")
+    if isinstance(path, str) and isinstance(sha, str) and sha and ts >= report.last_by_path.get(path, ("", ""))[0]:
+        report.last_by_path[path] = (ts, sha)
+    if isinstance(note_id, str):
+        report.recorded_ids.add(note_id)
+        if isinstance(sha, str) and sha and note_id.startswith("mem_") and ts >= report.last_by_id.get(note_id, ("", ""))[0]:
+            report.last_by_id[note_id] = (ts, sha)
+
+
+TRAILER = "Memory-Audit: "
+MAX_COMMITS_CHECKED = 200_000
+
+
+def verify_trailers(repo, report: AuditReport) -> list[dict]:
+    """Compare every commit's `Memory-Audit: <machine> <hash>` trailer with the chains.
+
+    A trailer names the last line of that machine's chain when the commit was made, so its hash
+    must be a line of the chain: one that is not means lines were cut or the chain rewritten.
+    """
+    import pygit2
+
+    from jacked_vault.store.git import head_commit
+
+    problems: list[dict] = []
+    head = head_commit(repo)
+    if head is None:
+        return problems
+    for n, commit in enumerate(repo.walk(head.id, pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.TIME)):
+        if n >= MAX_COMMITS_CHECKED:
+            break
+        for line in (commit.message or "").splitlines():
+            if not line.startswith(TRAILER):
+                continue
+            machine, _, value = line[len(TRAILER) :].strip().partition(" ")
+            if value not in report.hashes.get(machine, ()):
+                problems.append({"path": f"{AUDIT_DIR}/{machine}", "commit": str(commit.id), "code": "CHAIN_TRUNCATED_OR_REWRITTEN"})
+    return problems

@@ -1,13 +1,23 @@
-"""vault.json plus the per-machine `.jacked/vault.local.json` override, validated by schema.
+"""Configuration: the shared `vault.json`, the per-machine `.jacked/vault.local.json`, and the
+machine's `$XDG_CONFIG_HOME/jacked/config.json` (default `~/.config/jacked/config.json`).
+
+Trust boundary (SPEC 3): `vault.json` travels with the vault and anyone who can push to the
+remote writes it, so a setting that runs a program (`settings.distill.command`) is honoured
+only from the machine configuration, which sync can never write. Found in `vault.json` or
+`vault.local.json` it is ignored and reported (`ConfigRead.warnings`, shown by doctor); the
+schema refuses it when `vault.json` is written.
 
 Validation needs jsonschema (slow to import), so a successful check is remembered by the
-sha256 of both files in `.jacked/config-ok`; read-only paths then skip the import.
+sha256 of the files in `.jacked/config-ok`; read-only paths then skip the import.
 """
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
+import os
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -20,13 +30,20 @@ from jacked_vault.store.layout import CACHE_DIR, VAULT_JSON, Store
 LOCAL_JSON = f"{CACHE_DIR}/vault.local.json"
 _STAMP = f"{CACHE_DIR}/config-ok"
 MAX_CONFIG_BYTES = 1024 * 1024
+PROGRAM_KEYS = (("settings", "distill", "command"),)  # settings that run a program
+
+
+def machine_config_path() -> Path:
+    """`$XDG_CONFIG_HOME/jacked/config.json`, default `~/.config/jacked/config.json`."""
+    base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
+    return Path(base) / "jacked" / "config.json"
 
 
 @cache
-def _validator():
+def _validator(schema_name: str):
     import jsonschema
 
-    schema = json.loads(data_file("schemas", "vault.schema.json").read_text(encoding="utf-8"))
+    schema = json.loads(data_file("schemas", schema_name).read_text(encoding="utf-8"))
     jsonschema.Draft202012Validator.check_schema(schema)
     return jsonschema.Draft202012Validator(schema)
 
@@ -41,18 +58,18 @@ def _load_json(root: Path, rel: str) -> tuple[Any, bytes] | None:
     try:
         return json.loads(raw.decode("utf-8")), raw
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise VaultError("CONFIG", f"{rel}: not valid JSON ({exc})") from None
+        raise VaultError("CONFIG", f"{rel}: not valid JSON (line {getattr(exc, 'lineno', '?')})") from None
 
 
-def validate_config(rel: str, data: Any, *, local: bool) -> None:
-    """Schema-check one config document; the error names the file and the field."""
+def validate_config(rel: str, data: Any, *, local: bool, schema: str = "vault.schema.json") -> None:
+    """Schema-check one config document; the error names the file and the field, never a value."""
     if local and isinstance(data, dict):
         data = {"version": 1, **data}
-    errors = sorted(_validator().iter_errors(data), key=lambda e: list(e.absolute_path))
+    errors = sorted(_validator(schema).iter_errors(data), key=lambda e: list(e.absolute_path))
     if errors:
         first = errors[0]
         where = "/".join(str(p) for p in first.absolute_path) or "(top level)"
-        raise VaultError("CONFIG", f"{rel}: field {where}: {first.message}")
+        raise VaultError("CONFIG", f"{rel}: field {where}: breaks the schema rule '{first.validator}'")
 
 
 def _merge(base: dict, override: dict) -> dict:
@@ -66,27 +83,96 @@ def _merge(base: dict, override: dict) -> dict:
     return out
 
 
-def load_config(store: Store) -> dict:
-    """The effective configuration: vault.json merged with the local override."""
+def without_programs(data: Any, source: str, warnings: list[dict]) -> Any:
+    """`data` minus every program-running key (each one named in `warnings`)."""
+    if not isinstance(data, dict):
+        return data
+    data = copy.deepcopy(data)
+    for path in PROGRAM_KEYS:
+        node = data
+        for key in path[:-1]:
+            node = node.get(key) if isinstance(node, dict) else None
+        if isinstance(node, dict) and path[-1] in node:
+            del node[path[-1]]
+            warnings.append(
+                {
+                    "code": "UNTRUSTED_SETTING",
+                    "path": source,
+                    "field": ".".join(path),
+                    "fix": f"a program is run only from {machine_config_path()}: move the setting there",
+                }
+            )
+    return data
+
+
+@dataclass
+class ConfigRead:
+    """The effective configuration and what was ignored on the way."""
+
+    effective: dict
+    warnings: list[dict] = field(default_factory=list)
+
+
+def _machine_config() -> tuple[Any, bytes] | None:
+    """The machine config (the person's own file: a symlinked dotfile is fine here)."""
+    path = machine_config_path()
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read(MAX_CONFIG_BYTES + 1)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise VaultError("CONFIG", f"{path}: cannot be read ({exc.strerror})") from None
+    if len(raw) > MAX_CONFIG_BYTES:
+        raise VaultError("CONFIG", f"{path}: over the {MAX_CONFIG_BYTES}-byte cap")
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        raise VaultError("CONFIG", f"{path}: not valid JSON") from None
+    if not isinstance(data, dict):
+        raise VaultError("CONFIG", f"{path}: must be a JSON object")
+    return data, raw
+
+
+def read_config(store: Store) -> ConfigRead:
+    """vault.json, then the machine config, then vault.local.json (each overriding the one before);
+    program-running settings only from the machine config."""
     shared = _load_json(store.root, VAULT_JSON)
     if shared is None:
         raise VaultError("NO_VAULT", f"{store.root}/{VAULT_JSON} is missing; run `jacked memory init`")
     local = _load_json(store.root, LOCAL_JSON)
-    stamp = hashlib.sha256(shared[1] + b"\0" + (local[1] if local else b"")).hexdigest()
+    machine = _machine_config()
+    warnings: list[dict] = []
+    shared_data = without_programs(shared[0], VAULT_JSON, warnings)
+    local_data = without_programs(local[0], LOCAL_JSON, warnings) if local else None
+    raw = shared[1] + b"\0" + (local[1] if local else b"") + b"\0" + (machine[1] if machine else b"")
+    stamp = hashlib.sha256(raw).hexdigest()
     stamp_path = store.root / _STAMP
     try:
         known = stamp_path.read_text(encoding="ascii").strip() == stamp
     except OSError:
         known = False
     if not known:
-        validate_config(VAULT_JSON, shared[0], local=False)
-        if local:
-            validate_config(LOCAL_JSON, local[0], local=True)
+        validate_config(VAULT_JSON, shared_data, local=False)
+        if local_data is not None:
+            validate_config(LOCAL_JSON, local_data, local=True)
+        if machine:
+            validate_config(str(machine_config_path()), machine[0], local=False, schema="config.schema.json")
         try:
             fsio.replace_file(store.root, _STAMP, stamp.encode())
         except (OSError, VaultError):
             pass  # the stamp is only a cache
-    return _merge(shared[0], local[0]) if local else shared[0]
+    effective = shared_data
+    if machine and isinstance(machine[0].get("settings"), dict):
+        effective = _merge(effective, {"settings": machine[0]["settings"]})
+    if local_data:
+        effective = _merge(effective, local_data)
+    return ConfigRead(effective, warnings)
+
+
+def load_config(store: Store) -> dict:
+    """The effective configuration (see `read_config`)."""
+    return read_config(store).effective
 
 
 def group_for(config: dict, identity: str, solo_group: str) -> str:

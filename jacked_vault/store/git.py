@@ -53,6 +53,22 @@ def fast_head(root: Path) -> str | None:
     return None
 
 
+def require_branch(root: Path) -> str:
+    """The branch HEAD is on (read from `.git/HEAD`); GIT when HEAD is detached, because a commit
+    there belongs to no branch: sync would never push it and a checkout would strand it."""
+    try:
+        head = (_git_dir(root) / "HEAD").read_text(encoding="ascii").strip()
+    except (OSError, UnicodeDecodeError):
+        raise VaultError("GIT", f"{root}/.git/HEAD cannot be read; run `jacked memory doctor`") from None
+    if not head.startswith("ref: refs/heads/"):
+        raise VaultError(
+            "GIT",
+            f"the vault's HEAD is detached, so a commit would belong to no branch; nothing was written. "
+            f"Check out its branch first: `git -C {root} checkout {BRANCH}`",
+        )
+    return head[len("ref: refs/heads/") :]
+
+
 _OPEN = threading.local()
 
 
@@ -128,6 +144,21 @@ def head_commit(repo: pygit2.Repository) -> pygit2.Commit | None:
     return repo.head.peel()
 
 
+def tree_with_files(repo: pygit2.Repository, tree, files: Mapping[str, bytes | None]):
+    """A copy of `tree` (or an empty tree) with `files` (path -> bytes, None = removed): O(depth) per file."""
+    changes: dict = {}
+    for rel, data in files.items():
+        *dirs, name = rel.split("/")
+        node = changes
+        for part in dirs:
+            child = node.get(part)
+            if not isinstance(child, dict):
+                child = node[part] = {}
+            node = child
+        node[name] = repo.create_blob(data) if data is not None else None
+    return _tree_with_changes(repo, tree, changes)
+
+
 def commit_files(
     repo: pygit2.Repository,
     files: Mapping[str, bytes | None],
@@ -146,18 +177,7 @@ def commit_files(
     import pygit2
 
     parent = head_commit(repo)
-    tree = parent.tree if parent is not None else None
-    changes: dict = {}
-    for rel, data in files.items():
-        *dirs, name = rel.split("/")
-        node = changes
-        for part in dirs:
-            child = node.get(part)
-            if not isinstance(child, dict):
-                child = node[part] = {}
-            node = child
-        node[name] = repo.create_blob(data) if data is not None else None
-    tree_id = _tree_with_changes(repo, tree, changes)
+    tree_id = tree_with_files(repo, parent.tree if parent is not None else None, files)
     sig = signature(repo, author)
     parents = [parent.id] if parent is not None else []
     with _commit_marker(Path(repo.workdir)):
@@ -183,6 +203,32 @@ def commit_files(
     return str(oid)
 
 
+def advance_to(repo: pygit2.Repository, commit_id, expected_head) -> None:
+    """Check out `commit_id` and move the current branch to it, if HEAD is still `expected_head`.
+
+    The checkout is git's safe one: a local change it would overwrite stops it (SYNC) before
+    anything moves. The git index is reset to the new tree so `git status` stays clean.
+    """
+    import pygit2
+
+    head = head_commit(repo)
+    if (head.id if head is not None else None) != expected_head:
+        raise VaultError("SYNC", "the vault changed while syncing; nothing was moved: run sync again")
+    try:
+        with _commit_marker(Path(repo.workdir)):
+            repo.checkout_tree(repo[commit_id], strategy=pygit2.enums.CheckoutStrategy.SAFE)
+            repo.head.set_target(commit_id)
+            index = repo.index
+            index.read_tree(repo[commit_id].tree)
+            index.write()
+    except pygit2.GitError as exc:
+        raise VaultError(
+            "SYNC",
+            f"git could not update the working tree ({' '.join(str(exc).split())[:200]}); nothing was moved. "
+            "Uncommitted files are in the way: run `jacked memory doctor --repair`, then sync again",
+        ) from None
+
+
 _GIT_LOCKS = ("index.lock", "HEAD.lock", "packed-refs.lock", f"refs/heads/{BRANCH}.lock")
 
 
@@ -197,15 +243,21 @@ def recover_killed_commit(root: Path) -> bool:
     next holder of the store lock, it means that writer was killed inside libgit2, so the lock
     files are its leftovers (one `kill -9` at the wrong moment must not block every later write).
     """
+    import stat
+
     marker = _marker(root)
-    if not marker.exists():
+    try:
+        mode = os.lstat(marker).st_mode
+    except FileNotFoundError:
+        return False
+    os.unlink(marker)  # a symlink planted here is removed, never followed
+    if not stat.S_ISREG(mode):
         return False
     for name in _GIT_LOCKS:
         try:
             os.unlink(_git_dir(root) / name)
         except FileNotFoundError:
             pass
-    marker.unlink()
     return True
 
 
@@ -214,11 +266,15 @@ def _commit_marker(root: Path) -> Iterator[None]:
     recover_killed_commit(root)
     marker = _marker(root)
     marker.parent.mkdir(exist_ok=True)
-    marker.write_text(str(os.getpid()))
+    fd = os.open(marker, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+    try:
+        os.write(fd, str(os.getpid()).encode())
+    finally:
+        os.close(fd)
     try:
         yield
     finally:
-        marker.unlink()
+        os.unlink(marker)
 
 
 def index_out_of_step(repo: pygit2.Repository) -> list[str]:

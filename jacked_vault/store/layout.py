@@ -6,6 +6,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from jacked_vault.document.model import KINDS
 from jacked_vault.errors import VaultError
 from jacked_vault.resources import data_file
 
@@ -66,3 +67,83 @@ def project_store_root(repo_root: Path) -> Path:
 def episodic_dir(group: str, identity: str) -> str:
     """`groups/<g>/episodic/<repo>/`, the repo identity with `/` as `__` so repos never share one."""
     return f"{GROUPS_DIR}/{group}/episodic/{identity.replace('/', '__')}"
+
+
+# -- what a store-relative path is (the one owner of the layout rule) -------------------------
+
+HOT_FILE = "hot.md"
+INDEX_FILE = "index.md"
+TOMBSTONE_DIR = "tombstones"
+ARCHIVE_DIR = "archive"
+ROOT_FILES = {"README.md": "readme", VAULT_JSON: "config", ".gitignore": "gitignore"}
+_KINDS = frozenset(KINDS)
+
+
+def _name_ok(name: str, suffix: str) -> bool:
+    return name.endswith(suffix) and len(name) > len(suffix) and not name.startswith(".")
+
+
+def classify_note(store: Store, rel: str) -> tuple[str, str | None, str] | None:
+    """(scope, group, kind) for a note path of this store, or None if `rel` is not a note."""
+    parts = rel.split("/")
+    if not _name_ok(parts[-1], ".md") or any(p.startswith(".") or not p for p in parts):
+        return None
+    if store.is_project:
+        return ("project", None, parts[0]) if len(parts) == 2 and parts[0] in _KINDS else None
+    if len(parts) == 4 and parts[0] == GROUPS_DIR and parts[2] in _KINDS:
+        return "group", parts[1], parts[2]
+    if len(parts) == 3 and parts[0] == USER_DIR and parts[1] in _KINDS:
+        return "user", None, parts[1]
+    return None
+
+
+def classify_hot(store: Store, rel: str) -> tuple[str, str | None] | None:
+    """(scope, group) when `rel` is a group's (or the project store's) hot.md."""
+    parts = rel.split("/")
+    if store.is_project:
+        return ("project", None) if rel == HOT_FILE else None
+    if len(parts) == 3 and parts[0] == GROUPS_DIR and parts[2] == HOT_FILE and not parts[1].startswith("."):
+        return "group", parts[1]
+    return None
+
+
+def classify_episodic(store: Store, rel: str) -> tuple[str, str] | None:
+    """(group, repo folder) when `rel` is a file of a repo's episodic folder in the vault."""
+    parts = rel.split("/")
+    if store.is_project or len(parts) != 5 or parts[0] != GROUPS_DIR or parts[2] != "episodic":
+        return None
+    if not _name_ok(parts[4], ".md") or any(p.startswith(".") or not p for p in parts):
+        return None
+    return parts[1], parts[3]
+
+
+def classify_path(store: Store, rel: str) -> str | None:
+    """What `rel` is in the store's layout: note, hot, index, episodic, audit, tombstones, config,
+    readme, gitignore, archive; None for a path outside the layout (never accepted from outside)."""
+    parts = rel.split("/")
+    if not rel or any(p in ("", ".", "..") for p in parts):
+        return None
+    if classify_note(store, rel):
+        return "note"
+    if classify_hot(store, rel):
+        return "hot"
+    if len(parts) == 1 and rel in ROOT_FILES and (rel != VAULT_JSON or not store.is_project):
+        return ROOT_FILES[rel]
+    if (store.is_project and rel == INDEX_FILE) or (
+        len(parts) == 3 and parts[0] == GROUPS_DIR and parts[2] == INDEX_FILE and not parts[1].startswith(".")
+    ):
+        return "index"
+    if classify_episodic(store, rel):
+        return "episodic"
+    if len(parts) == 3 and parts[0] == AUDIT_DIR and not parts[1].startswith(".") and _is_month_file(parts[2]):
+        return "audit"
+    if len(parts) == 2 and parts[0] == TOMBSTONE_DIR and _name_ok(parts[1], ".txt"):
+        return "tombstones"
+    if not store.is_project and parts[0] == ARCHIVE_DIR and 2 <= len(parts) <= 5 and _name_ok(parts[-1], ".md"):
+        if not any(p.startswith(".") for p in parts):
+            return "archive"
+    return None
+
+
+def _is_month_file(name: str) -> bool:
+    return len(name) == 13 and name.endswith(".jsonl") and name[:4].isdigit() and name[4] == "-" and name[5:7].isdigit()

@@ -1,26 +1,30 @@
-"""Tombstones: the sha256 of every rejected note's normalised title and body (SPEC 5.3).
+"""Tombstones (SPEC 5.3): the sha256 of every rejected note's normalised title and body.
 
-Kept per machine in `tombstones/<machine-id>.txt` (one hash a line, append-only) so two
-machines never conflict. Automatic capture never re-creates a tombstoned value; a manual add
-of one is refused unless the person says `--allow-rejected`.
+Normalisation folds what does not make a new value: Unicode NFKC, case, format characters
+(zero-width spaces, soft hyphens, …) and runs of whitespace, punctuation and symbols. The
+hashes live in `tombstones/<machine-id>.txt` (one a line, append-only, one file per machine so
+two machines never conflict); they sync like notes. The search index keeps the set of every
+machine's hashes plus those of the rejected notes themselves, and `blocks` is the one rule
+that says whether a tombstoned value may exist as a live note.
 """
 
 from __future__ import annotations
 
 import hashlib
-import os
+import re
 import unicodedata
-
-from jacked_vault.safety import fsio
-from jacked_vault.store.layout import Store
 
 TOMBSTONE_DIR = "tombstones"
 MAX_TOMBSTONE_FILE = 16 * 1024 * 1024
+_NOT_WORD = re.compile(r"[\W_]+")
+_HASH_LINE = re.compile(r"^[0-9a-f]{64}$")
 
 
 def normalise(text: str) -> str:
-    """Case-folded, NFKC, whitespace-collapsed: trivial rewording does not escape a tombstone."""
-    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+    """NFKC, format characters removed, case-folded, runs of non-word characters as one space."""
+    text = unicodedata.normalize("NFKC", text)
+    text = "".join(c for c in text if unicodedata.category(c) != "Cf").casefold()
+    return _NOT_WORD.sub(" ", text).strip()
 
 
 def tombstone_hash(title: str, body: str) -> str:
@@ -31,19 +35,30 @@ def tombstone_path(machine: str) -> str:
     return f"{TOMBSTONE_DIR}/{machine}.txt"
 
 
-def all_tombstones(store: Store) -> set[str]:
-    """Every machine's tombstones (files are small: one 64-char hash per rejection)."""
-    folder = store.root / TOMBSTONE_DIR
-    try:
-        names = sorted(n for n in os.listdir(folder) if n.endswith(".txt") and not n.startswith("."))
-    except OSError:
-        return set()
-    out: set[str] = set()
-    for name in names:
-        data = fsio.read_optional(store.root, f"{TOMBSTONE_DIR}/{name}", max_bytes=MAX_TOMBSTONE_FILE) or b""
-        out.update(line.strip() for line in data.decode("ascii", "replace").splitlines() if len(line.strip()) == 64)
-    return out
+def parse_tombstones(data: bytes) -> set[str]:
+    """The hashes of one tombstone file (malformed lines are the gate's business, not ours)."""
+    return {line for line in data.decode("ascii", "replace").split("\n") if _HASH_LINE.match(line)}
 
 
-def is_tombstoned(store: Store, title: str, body: str) -> bool:
-    return tombstone_hash(title, body) in all_tombstones(store)
+def check_tombstone_lines(data: bytes) -> str | None:
+    """None if every line is a lowercase sha256 hex digest, else what is wrong (never the line)."""
+    lines = data.decode("ascii", "replace").split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    for number, line in enumerate(lines, 1):
+        if not _HASH_LINE.match(line):
+            return f"line {number} is not a sha256 hex digest"
+    return None
+
+
+def blocks(status: str, trust: str, origin: str, *, person_override: bool) -> bool:
+    """Whether a note in this state may not carry a tombstoned value.
+
+    Rejected and superseded notes are the record of the rejection; a reviewed note was
+    accepted by a person; a person may re-add a rejected value on purpose (`add
+    --allow-rejected`, which for a committed note means it came from the CLI). Everything
+    else (capture, MCP, migration, repair, sync arrivals) never brings a rejected value back.
+    """
+    if status in ("rejected", "superseded") or trust == "reviewed":
+        return False
+    return not (person_override and origin == "cli")

@@ -19,18 +19,17 @@ def _warm_up(ctx) -> None:
 
     So a kill timed from READY lands among adds, not in the first add's imports.
     """
-    from jacked_vault.document import parse_note, render_note, validate_note
-    from jacked_vault.safety.secrets import assert_no_secrets
+    from jacked_vault.document import parse_note, render_note
     from jacked_vault.search.index import SearchIndex
-    from jacked_vault.store.create import build_note, secret_fields
+    from jacked_vault.store.gate import check_note
+    from jacked_vault.write.create import build_note
 
     ctx.config
     note = build_note(
         title="warm up", body="nothing", kind="note", scope="group", group="g", repos=[],
         source_harness=ctx.harness, origin="cli",
     )
-    validate_note(note)
-    assert_no_secrets(secret_fields(note))
+    check_note(note, tombstoned=None)
     parse_note(render_note(note))
     index = SearchIndex(ctx.vault)
     try:

@@ -1,0 +1,44 @@
+"""Health check of every visible store (`checks`) and the one safe repair (`repair`)."""
+
+from __future__ import annotations
+
+from jacked_vault.context import Context
+from jacked_vault.doctor.report import Report
+from jacked_vault.search.index import SearchIndex
+
+__all__ = ["Report", "doctor"]
+
+
+def doctor(ctx: Context, *, repair: bool = False, reindex: bool = False, progress=None) -> Report:
+    """Check every visible store; `progress(n)` is called while a full index pass runs."""
+    from jacked_vault.doctor.checks import check_store
+    from jacked_vault.doctor.repair import repair as repair_store
+    from jacked_vault.groups.suggest import duplicate_mappings
+    from jacked_vault.store import git
+    from jacked_vault.store.config import read_config
+
+    report = Report(reindexed=reindex)
+    config = read_config(ctx.vault)
+    report.config_problems = [{"code": "DUPLICATE_MAPPING", **d} for d in duplicate_mappings(config.effective)]
+    report.config_warnings = config.warnings
+    all_ids: dict[str, list[str]] = {}
+    links: list[tuple[str, str]] = []
+    for store in ctx.stores():
+        if repair:
+            repair_store(store, report, harness=ctx.harness)
+        index = SearchIndex(store, progress=progress)
+        try:
+            index.rebuild() if reindex else index.refresh()
+            check_store(store, index, git.open_repo(store.root), report)
+            report.duplicate_ids += index.duplicate_ids()
+            for doc_id in index.ids():
+                all_ids.setdefault(doc_id, []).append(store.label)
+            links += list(index.link_pairs())
+        finally:
+            index.close()
+    report.broken_links = [{"id": src, "missing": dst} for src, dst in links if dst not in all_ids]
+    for doc_id, labels in sorted(all_ids.items()):
+        if len(labels) > 1:
+            report.duplicate_ids.append({"id": doc_id, "stores": labels})
+    report.skipped_symlinks = sorted(set(report.skipped_symlinks))
+    return report

@@ -1,0 +1,220 @@
+"""The checks `doctor` runs on one store; each finding names its path and the fix."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from jacked_vault.doctor.report import Report
+from jacked_vault.errors import VaultError
+from jacked_vault.search.index import SearchIndex
+from jacked_vault.store import audit, git
+from jacked_vault.store.layout import GROUPS_DIR, Store, classify_note, classify_path
+
+TEMP_PREFIX = ".jacked-tmp-"
+MAX_OBJECTS_CHECKED = 200_000
+
+
+def scope_of(store: Store, rel: str) -> str:
+    found = classify_note(store, rel)
+    return found[0] if found else store.label
+
+
+def shown(store: Store, rel: str) -> str:
+    return store.display(rel, scope_of(store, rel))
+
+
+@dataclass
+class Stray:
+    """A working-tree file that differs from HEAD, and what repair will do with it."""
+
+    rel: str
+    state: str  # new | modified | missing
+    kind: str | None  # layout kind (None: outside the layout)
+    data: bytes | None
+    committed: bytes | None
+    action: str  # commit | quarantine | restore | leave
+    problem: str | None = None  # why it fails the gate (field and rule, never a value)
+
+    def to_json(self, store: Store) -> dict:
+        out = {"path": shown(store, self.rel), "state": self.state, "repair": self.action}
+        if self.problem:
+            out["problem"] = self.problem
+        return out
+
+
+def working_tree_changes(store: Store, repo) -> list[tuple[str, str]]:
+    """(path, new|modified|missing) for every working-tree file that differs from HEAD (git status)."""
+    import pygit2
+
+    F = pygit2.enums.FileStatus
+    out = []
+    for rel, flags in sorted(repo.status(untracked_files="all").items()):
+        if flags & (F.WT_NEW | F.INDEX_NEW) and not flags & F.INDEX_DELETED:
+            state = "new" if git.tree_blob(repo, rel) is None else "modified"
+        elif flags & (F.WT_DELETED | F.INDEX_DELETED):
+            state = "missing"
+        elif flags & (F.WT_MODIFIED | F.INDEX_MODIFIED | F.WT_TYPECHANGE | F.INDEX_TYPECHANGE | F.WT_RENAMED | F.INDEX_RENAMED):
+            state = "modified"
+        else:
+            continue
+        if rel.rsplit("/", 1)[-1].startswith(TEMP_PREFIX):
+            continue  # our own crash leftovers: counted as stale temp files
+        out.append((rel, state))
+    return out
+
+
+def judge(store: Store, repo, rel: str, state: str, chain: audit.AuditReport, tombstoned) -> Stray:
+    """Decide what repair does with one changed working-tree file (through the gate)."""
+    from jacked_vault.document import MAX_FILE_BYTES
+    from jacked_vault.safety import fsio
+    from jacked_vault.store.gate import inspect
+
+    kind = classify_path(store, rel)
+    committed = git.tree_blob(repo, rel)
+    if state == "missing":
+        return Stray(rel, state, kind, None, committed, "restore" if committed is not None else "leave")
+    if kind is None:
+        return Stray(rel, state, kind, None, committed, "leave", "outside the vault layout: not memory (move it out of the vault)")
+    try:
+        data = fsio.read_file(store.root, rel, max_bytes=max(MAX_FILE_BYTES, audit.MAX_AUDIT_FILE))
+    except (OSError, VaultError) as exc:
+        why = exc.message if isinstance(exc, VaultError) else exc.strerror
+        return Stray(rel, state, kind, None, committed, "leave", f"cannot be read ({why})")
+    if kind == "index":
+        return Stray(rel, state, kind, data, committed, "leave")  # derived: regenerated, see derived_stale
+    if kind == "note" and state == "modified" and chain.last_by_path.get(rel, ("", ""))[1] != audit.content_hash(data):
+        return Stray(rel, state, kind, data, committed, "quarantine", "a hand edit of a committed note (notes change only through transitions)")
+    try:
+        inspect(store, rel, data, tombstoned=tombstoned, base=committed, new=committed is None)
+    except VaultError as exc:
+        return Stray(rel, state, kind, data, committed, "quarantine", exc.message.removeprefix(f"{rel}: "))
+    return Stray(rel, state, kind, data, committed, "commit")
+
+
+def check_git(repo, store: Store, report: Report) -> None:
+    """HEAD resolves and every object HEAD's tree needs is there and readable (bounded)."""
+    try:
+        commit = git.head_commit(repo)
+    except Exception as exc:  # noqa: BLE001 - pygit2 raises several types for a broken ref
+        report.git_problems.append(
+            {
+                "path": store.label,
+                "code": "HEAD_UNRESOLVABLE",
+                "problem": f"HEAD cannot be resolved ({type(exc).__name__})",
+                "fix": f"find the last good commit with `git -C {store.root} reflog`, then `git -C {store.root} update-ref HEAD <commit>`",
+            }
+        )
+        return
+    if commit is None:
+        return
+    missing = _missing_objects(repo, commit)
+    if missing:
+        report.git_problems.append(
+            {
+                "path": store.label,
+                "code": "OBJECTS_MISSING_OR_CORRUPT",
+                "problem": f"{len(missing)} git object(s) are missing or corrupt, e.g. {missing[0]}",
+                "fix": f"restore them from the remote (`git -C {store.root} fetch origin` then `jacked memory doctor --reindex`), "
+                "or from a backup of the vault",
+            }
+        )
+
+
+def _missing_objects(repo, commit) -> list[str]:
+    missing: list[str] = []
+    stack = [commit.tree_id]
+    seen = 0
+    while stack and seen < MAX_OBJECTS_CHECKED:
+        oid = stack.pop()
+        seen += 1
+        try:
+            obj = repo[oid]
+            if obj.type_str == "tree":
+                stack.extend(entry.id for entry in obj if entry.filemode != 0o160000)
+            else:
+                obj.read_raw()
+        except Exception:  # noqa: BLE001 - KeyError (missing) or GitError (corrupt zlib, bad header)
+            missing.append(str(oid)[:12])
+    return missing
+
+
+def check_store(store: Store, index: SearchIndex, repo, report: Report) -> None:
+    """Everything doctor knows about one store, except repair."""
+    from jacked_vault.store.gate import quarantine_records
+
+    diag = index.diagnostics()
+    report.memory_count += index.count()
+    for path, code, message in index.problems():
+        if code == "SYMLINK":
+            report.skipped_symlinks.append(shown(store, path))
+        else:
+            report.invalid_files.append({"path": shown(store, path), "code": code, "problem": message.removeprefix(f"{path}: ")})
+    report.truncated |= diag.truncated
+    chain = audit.verify(store.root)
+    for rel, state in working_tree_changes(store, repo):
+        if os.path.islink(store.root / rel):
+            report.skipped_symlinks.append(shown(store, rel))
+            continue
+        stray = judge(store, repo, rel, state, chain, index.is_tombstoned)
+        if stray.kind == "index":
+            continue
+        report.uncommitted.append(stray.to_json(store))
+    report.audit_problems += [{**p, "path": store.display(p["path"], store.label)} for p in chain.problems]
+    report.audit_problems += [{**p, "path": store.display(p["path"], store.label)} for p in audit.verify_trailers(repo, chain)]
+    ids = index.path_ids()
+    for rel, sha in sorted(index.indexed_files(("note", "hot")).items()):
+        last = chain.last_by_id.get(ids[rel]) if rel in ids else chain.last_by_path.get(rel)
+        if last is None:
+            report.audit_problems.append({"path": shown(store, rel), "code": "NO_AUDIT_RECORD"})
+        elif last[1] != sha:
+            report.audit_problems.append({"path": shown(store, rel), "code": "EDITED_OUTSIDE_TOOL"})
+    config = git.tree_blob(repo, "vault.json") if not store.is_project else None
+    if config is not None:
+        last = chain.last_by_path.get("vault.json")
+        if last is not None and last[1] != audit.content_hash(config):
+            report.audit_problems.append({"path": store.display("vault.json", store.label), "code": "EDITED_OUTSIDE_TOOL"})
+    report.stale_temp_files += sum(1 for _ in temp_files(store))
+    report.derived_stale += [{"path": store.display(rel, store.label), "state": state} for rel, _, state in stale_derived(store, index, repo)]
+    report.git_index_stale += [shown(store, p) for p in git.index_out_of_step(repo)]
+    report.stale_git_locks += [store.display(p, store.label) for p in git.stale_git_locks(store.root)]
+    check_git(repo, store, report)
+    report.quarantine += [{**r, "store": store.label} for r in quarantine_records(store, limit=50)]
+
+
+def temp_files(store: Store):
+    for dirpath, dirnames, filenames in os.walk(store.root):
+        dirnames[:] = [d for d in dirnames if not d.startswith(".")]
+        for name in filenames:
+            if name.startswith(TEMP_PREFIX):
+                yield os.path.join(dirpath, name)
+
+
+def stale_derived(store: Store, index: SearchIndex, repo) -> list[tuple[str, bytes, str]]:
+    """(path, expected bytes, state) for each index.md that the working tree or HEAD has wrong."""
+    from jacked_vault.recall.index_md import SHARED, index_path, render_index
+    from jacked_vault.safety import fsio
+
+    if store.is_project:
+        groups: set[str | None] = {None}
+    else:
+        groups = set(index.notes_per_group())
+        try:
+            groups |= {e.name for e in os.scandir(store.root / GROUPS_DIR) if e.is_dir(follow_symlinks=False) and not e.name.startswith(".")}
+        except OSError:
+            pass
+    out = []
+    for group in sorted(groups, key=str):
+        rel = index_path(store, group)
+        expected = render_index(index, store, group)
+        try:
+            working = fsio.read_optional(store.root, rel, max_bytes=1 << 20)
+        except VaultError:
+            working = b""  # a symlink or not a file: regenerate (repair replaces the entry itself)
+        if working is None and not index.group_index(group, 1, SHARED)[1] and git.tree_blob(repo, rel) is None:
+            continue  # a group folder with nothing to list needs no index.md
+        if working != expected:
+            out.append((rel, expected, "stale" if working is not None else "missing"))
+        elif git.tree_blob(repo, rel) != expected:
+            out.append((rel, expected, "uncommitted"))
+    return out

@@ -1,0 +1,117 @@
+"""`doctor --repair`: put a store back in step with HEAD, never deleting or rewriting a note.
+
+Under the store lock it first removes jacked's own crash leftovers (hidden temp files, git
+lock files of a killed commit) and re-stages git-index entries a kill left behind. Then one
+write transaction (the gate checks every byte it commits) settles each working-tree file
+that differs from HEAD, as `checks.judge` decided:
+
+- commit: a valid file a crash left uncommitted (a new note, a transition or append whose audit
+  line is there, a hand edit of hot.md or vault.json that passes the gate);
+- quarantine: a file that fails the gate, or a hand edit of a committed note: its bytes move to
+  `.jacked/quarantine/` (kept, never deleted) and the committed version is restored;
+- restore: a committed file missing from the working tree comes back from HEAD.
+
+Derived files (index.md) are regenerated in a second commit.
+"""
+
+from __future__ import annotations
+
+import os
+
+from jacked_vault.doctor.checks import judge, shown, stale_derived, temp_files, working_tree_changes
+from jacked_vault.doctor.report import Report
+from jacked_vault.safety import fsio
+from jacked_vault.store import audit, git
+from jacked_vault.store.layout import Store, classify_path
+
+
+def repair(store: Store, report: Report, *, harness: str) -> None:
+    from jacked_vault.store.lock import store_lock
+    from jacked_vault.store.vault import check_store_gitignore
+
+    check_store_gitignore(store)
+    with store_lock(store.cache):
+        for path in temp_files(store):
+            os.unlink(path)
+        git.recover_killed_commit(store.root)
+        for rel in git.stale_git_locks(store.root):
+            os.unlink(store.root / rel)
+            report.repaired.append(store.display(rel, store.label))
+        repo = git.open_repo(store.root)
+        for rel in git.resync_index(repo, store.root, git.index_out_of_step(repo)):
+            report.repaired.append(shown(store, rel))
+    _settle_working_tree(store, report, harness)
+    _regenerate_derived(store, report, harness)
+
+
+def _settle_working_tree(store: Store, report: Report, harness: str) -> None:
+    from jacked_vault.store.gate import quarantine
+    from jacked_vault.write.transaction import write_transaction
+
+    with write_transaction(store, harness=harness, origin="repair") as tx:
+        chain = audit.verify(store.root)
+        done: list[str] = []
+        for rel, state in working_tree_changes(store, tx.repo):
+            if os.path.islink(store.root / rel) and classify_path(store, rel) != "index":
+                continue  # reported by doctor; never followed, never moved
+            stray = judge(store, tx.repo, rel, state, chain, tx.index.is_tombstoned)
+            if stray.kind in (None, "index") or stray.action == "leave":
+                continue
+            if stray.kind == "audit":
+                continue  # staged below, after this commit's own lines
+            if stray.action == "quarantine":
+                quarantine(store, rel, stray.data or b"", stray.problem or "refused by the gate", "repair")
+                if stray.committed is None:
+                    tx.remove(rel)
+                    tx.event("quarantine", rel, rel, stray.data)
+                else:
+                    tx.replace(rel, stray.committed)
+                    tx.event("quarantine", rel, rel, stray.committed)
+            elif stray.action == "restore":
+                tx.replace(rel, stray.committed)
+                tx.event("restore", rel, rel, stray.committed)
+            else:
+                tx.replace(rel, stray.data)
+                tx.event("repair", _note_id(stray) or rel, rel, stray.data)
+            done.append(rel)
+        if done:
+            tx.commit(f"memory: doctor --repair settles {len(done)} file(s)")
+            report.repaired += [shown(store, rel) for rel in done]
+        elif _audit_ahead(store, tx):
+            tx.event("repair", "audit", "", None)
+            tx.commit("memory: doctor --repair commits audit lines a crash left behind")
+            report.repaired.append(store.display("audit", store.label))
+
+
+def _note_id(stray) -> str | None:
+    if stray.kind != "note" or stray.data is None:
+        return None
+    from jacked_vault.document import parse_note
+
+    return parse_note(stray.data, source=stray.rel).id
+
+
+def _audit_ahead(store: Store, tx) -> bool:
+    """True when an audit file holds lines HEAD does not (a crash after the audit write)."""
+    scan = fsio.scan(store.root, "audit", suffix=".jsonl", max_depth=3, max_bytes=1 << 30)
+    found = False
+    for rel in scan.files:
+        working = fsio.read_file(store.root, rel, max_bytes=audit.MAX_AUDIT_FILE)
+        committed = tx.committed(rel) or b""
+        if working != committed and working.startswith(committed):
+            tx.replace(rel, working)
+            found = True
+    return found
+
+
+def _regenerate_derived(store: Store, report: Report, harness: str) -> None:
+    from jacked_vault.write.transaction import write_transaction
+
+    with write_transaction(store, harness=harness, origin="repair") as tx:
+        derived = {rel: data for rel, data, _ in stale_derived(store, tx.index, tx.repo)}
+        for rel, data in derived.items():
+            tx.replace(rel, data)
+            tx.event("regenerate", rel, rel, data)
+        if derived:
+            tx.commit("memory: doctor --repair regenerates index.md")
+            report.repaired += [store.display(rel, store.label) for rel in sorted(derived)]

@@ -1,0 +1,200 @@
+"""What the search index stores and returns: `Entry` (one indexable document), `Doc` (one hit),
+`Diagnostics` (what could not be used). Pure data, no I/O."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+
+from jacked_vault.store.layout import Store
+
+_DAY_IN_NAME = re.compile(r"(\d{4}-\d{2}-\d{2})")
+_EPOCH = "1970-01-01T00:00:00.000Z"
+MAX_EPISODIC_TEXT = 1024 * 1024  # the searchable head of an episodic file (archive.md grows for years)
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One indexable document: a note, or a derived file such as hot.md or an episodic file."""
+
+    id: str
+    title: str
+    kind: str
+    scope: str
+    group: str | None
+    status: str
+    tier: str
+    tags: list[str]
+    repos: list[str]
+    targets: list[str]
+    valid_from: str
+    valid_until: str | None
+    created_at: str
+    updated_at: str
+    body: str
+    links: list[str]
+    origin: str = "cli"
+    trust: str = "unreviewed"
+
+    @classmethod
+    def from_note(cls, note) -> Entry:
+        return cls(
+            id=note.id,
+            title=note.title,
+            kind=note.kind,
+            scope=note.scope,
+            group=note.group,
+            status=note.status,
+            tier="note",
+            tags=note.tags,
+            repos=note.repos,
+            targets=note.target_harnesses,
+            valid_from=note.valid_from,
+            valid_until=note.valid_until,
+            created_at=note.created_at,
+            updated_at=note.updated_at,
+            body=note.body,
+            links=note.links,
+            origin=note.origin,
+            trust=note.trust,
+        )
+
+    @classmethod
+    def derived(cls, *, id: str, title: str, scope: str, group: str | None, tier: str, body: str, when: str | None, repos: list[str]) -> Entry:
+        """A derived document (hot.md, an episodic file): active, for every harness."""
+        when = when or _EPOCH
+        return cls(
+            id=id,
+            title=title,
+            kind="progress",
+            scope=scope,
+            group=group,
+            status="active",
+            tier=tier,
+            tags=[],
+            repos=repos,
+            targets=["all"],
+            valid_from=when,
+            valid_until=None,
+            created_at=when,
+            updated_at=when,
+            body=body,
+            links=[],
+            origin="cli",
+            trust="unreviewed",
+        )
+
+    @classmethod
+    def from_hot(cls, hot, scope: str, group: str | None) -> Entry:
+        return cls.derived(
+            id=f"hot_{group or 'project'}",
+            title=f"Current progress: {group or 'project'}",
+            scope=scope,
+            group=group,
+            tier="hot",
+            body=hot.body,
+            when=hot.updated_at,
+            repos=[],
+        )
+
+    @classmethod
+    def from_episodic(cls, text: str, group: str, folder: str, rel: str) -> Entry:
+        name = rel.rsplit("/", 1)[-1][: -len(".md")]
+        day = _DAY_IN_NAME.search(name)
+        return cls.derived(
+            id="episodic_" + hashlib.sha256(rel.encode()).hexdigest()[:20],
+            title=f"Sessions in {folder.replace('__', '/')}: {name}",
+            scope="group",
+            group=group,
+            tier="episodic",
+            body=text[:MAX_EPISODIC_TEXT],
+            when=f"{day.group(1)}T00:00:00.000Z" if day else None,
+            repos=[folder.replace("__", "/")],
+        )
+
+
+def first_sentence(body: str, limit: int = 160) -> str:
+    """The first sentence of the first non-empty, non-heading line, at most `limit` chars."""
+    for line in body.splitlines():
+        line = line.strip().lstrip("#>-* ").strip()
+        if not line:
+            continue
+        for end in (". ", "! ", "? "):
+            cut = line.find(end)
+            if cut != -1:
+                line = line[: cut + 1]
+                break
+        return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
+    return ""
+
+
+@dataclass(frozen=True)
+class Doc:
+    """One indexed document as search, read and recall see it."""
+
+    rowid: int
+    path: str
+    id: str
+    title: str
+    kind: str
+    scope: str
+    group: str | None
+    status: str
+    tier: str
+    tags: list[str]
+    updated_at: str
+    created_at: str
+    trust: str
+    summary: str
+    sha: str
+    store: Store
+    score: float = 0.0
+    excerpt: str = ""
+
+    @property
+    def display_path(self) -> str:
+        return self.store.display(self.path, self.scope)
+
+    def to_json(self) -> dict:
+        return {
+            "id": self.id,
+            "title": self.title,
+            "kind": self.kind,
+            "scope": self.scope,
+            "group": self.group,
+            "status": self.status,
+            "trust": self.trust,
+            "score": self.score,
+            "tier": self.tier,
+            "excerpt": self.excerpt,
+            "path": self.display_path,
+            "tags": self.tags,
+            "updated_at": self.updated_at,
+        }
+
+
+@dataclass
+class Diagnostics:
+    """What the index could not use: invalid or quarantined files, symlinks, cut scans."""
+
+    invalid_files: list[dict] = field(default_factory=list)
+    skipped_symlinks: list[str] = field(default_factory=list)
+    truncated: bool = False
+
+    @property
+    def complete(self) -> bool:
+        return not self.invalid_files and not self.truncated
+
+    def merge(self, other: Diagnostics) -> None:
+        self.invalid_files += other.invalid_files
+        self.skipped_symlinks += other.skipped_symlinks
+        self.truncated = self.truncated or other.truncated
+
+    def to_json(self) -> dict:
+        return {
+            "invalid_file_count": len(self.invalid_files),
+            "invalid_files": self.invalid_files,
+            "skipped_symlinks": len(self.skipped_symlinks),
+            "truncated": self.truncated,
+        }

@@ -1,0 +1,311 @@
+"""The one gate (SPEC 5.0): every byte that goes into a vault commit, or arrives from a remote,
+is checked here and nowhere else.
+
+`inspect(store, rel, data, …)` decides what a store-relative path may hold: the path must be
+part of the layout (`store.layout.classify_path`), the bytes must parse as that kind of file,
+pass the secret scan over every field (raw and normalised views, `safety.secrets`), and a note
+must not bring back a tombstoned value (`store.tombstones.blocks`). Every committing path (the
+write transaction, repair, sync arrivals) and the search index (which mirrors only what passes)
+call it, so a rule has exactly one owner. Refusals are `VaultError`s whose message names the
+path, the field and the rule, never a value; `details["gate"]` carries a stable code.
+
+Append-only files (audit logs, tombstones, episodic day files) that extend their committed
+version are checked on the appended part only, so a write costs what it adds.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from jacked_vault.errors import VaultError
+from jacked_vault.store.layout import Store, classify_note, classify_path
+
+Tombstoned = Callable[[str], bool]
+
+MAX_EPISODIC_FILE = 4 * 1024 * 1024  # archive.md grows for years
+MAX_DERIVED_FILE = 1024 * 1024
+MAX_AUDIT_FILE = 64 * 1024 * 1024
+MAX_TOMBSTONE_FILE = 16 * 1024 * 1024
+APPEND_ONLY = frozenset({"audit", "tombstones", "episodic"})
+_OVERLAP = 512  # bytes of the committed text re-scanned with an append (a token split at the seam)
+QUARANTINE_DIR = "quarantine"
+AUDIT_KEYS = ("ts", "op", "id", "path", "sha256", "prev", "harness", "origin")
+
+
+@dataclass(frozen=True)
+class Checked:
+    """What the gate made of one file: its layout kind and, for notes and hot.md, the parse."""
+
+    kind: str
+    note: object = None  # document.Note
+    hot: object = None  # document.hot.Hot
+    text: str | None = None  # episodic text
+
+
+def refuse(code: str, rel: str, problem: str, *, error: str = "VALIDATION", details: dict | None = None) -> VaultError:
+    """A gate refusal: `error` is the VaultError code, `code` the gate's own (INVALID, SECRET, …)."""
+    return VaultError(error, f"{rel}: {problem}", details={"gate": code, "path": rel, **(details or {})})
+
+
+def cap_for(kind: str) -> int:
+    """The largest file of this layout kind the vault accepts."""
+    from jacked_vault.document import MAX_FILE_BYTES
+    from jacked_vault.document.hot import MAX_HOT_FILE_BYTES
+
+    return {
+        "note": MAX_FILE_BYTES,
+        "archive": MAX_FILE_BYTES,
+        "hot": MAX_HOT_FILE_BYTES,
+        "episodic": MAX_EPISODIC_FILE,
+        "audit": MAX_AUDIT_FILE,
+        "tombstones": MAX_TOMBSTONE_FILE,
+    }.get(kind, MAX_DERIVED_FILE)
+
+
+# -- the secret scan of structured values -------------------------------------------------------
+
+
+def note_fields(note) -> dict[str, object]:
+    """Every string a note carries, named as its field (what the secret scan looks at)."""
+    return {**{k: v for k, v in note.frontmatter().items() if k != "schema"}, "body": note.body}
+
+
+def scan(fields: dict[str, object], rel: str | None = None) -> None:
+    """SECRET if any field holds what looks like a credential (the field and kind named)."""
+    from jacked_vault.safety.secrets import assert_no_secrets
+
+    try:
+        assert_no_secrets(fields)
+    except VaultError as exc:
+        if rel is None:
+            raise
+        raise VaultError("SECRET", f"{rel}: {exc.message}", details={**exc.details, "gate": "SECRET", "path": rel}) from None
+
+
+# -- notes ---------------------------------------------------------------------------------------
+
+
+def check_note(note, *, tombstoned: Tombstoned | None, allow_rejected: bool = False, rel: str | None = None) -> bytes:
+    """A new note's canonical bytes: secret scan first (messages never quote values), then
+    validation, then the tombstone rule. Raises SECRET / VALIDATION / TOMBSTONED."""
+    from jacked_vault.document import render_note
+
+    scan(note_fields(note), rel)
+    data = render_note(note)
+    check_tombstone(note, tombstoned, person_override=allow_rejected)
+    return data
+
+
+def check_tombstone(note, tombstoned: Tombstoned | None, *, person_override: bool) -> None:
+    from jacked_vault.store.tombstones import blocks, tombstone_hash
+
+    if tombstoned is None or not blocks(note.status, note.trust, note.origin, person_override=person_override):
+        return
+    if tombstoned(tombstone_hash(note.title, note.body)):
+        hint = " (add --allow-rejected to save it anyway)" if note.origin == "cli" else ""
+        raise VaultError("TOMBSTONED", f"this note was rejected before; not re-created{hint}", details={"gate": "TOMBSTONED"})
+
+
+def _note(store: Store, rel: str, data: bytes, tombstoned: Tombstoned | None, new: bool, allow_rejected: bool) -> Checked:
+    from jacked_vault.document import parse_note
+
+    note = parse_note(data, source=rel)
+    scope, group, kind = classify_note(store, rel)  # type: ignore[misc]
+    if (note.scope, note.kind) != (scope, kind) or (scope == "group" and note.group != group):
+        raise refuse("MISPLACED", rel, f"the note says scope={note.scope} group={note.group} kind={note.kind}, its folder does not")
+    scan(note_fields(note), rel)
+    try:
+        check_tombstone(note, tombstoned, person_override=allow_rejected if new else True)
+    except VaultError as exc:
+        raise refuse("TOMBSTONED", rel, "a rejected value (tombstoned)", error="TOMBSTONED") from exc
+    return Checked("note", note=note)
+
+
+# -- other files of the layout -------------------------------------------------------------------
+
+
+def _text(rel: str, data: bytes) -> str:
+    from jacked_vault.safety.text import check_text
+
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise refuse("INVALID", rel, "not UTF-8") from None
+    try:
+        check_text(rel, text, multiline=True)
+    except VaultError as exc:
+        raise refuse("INVALID", rel, exc.message.removeprefix(f"{rel} ")) from None
+    return text
+
+
+def _audit(rel: str, data: bytes) -> None:
+    for number, line in enumerate(data.decode("utf-8", "replace").splitlines(), 1):
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            raise refuse("INVALID", rel, f"line {number} is not JSON") from None
+        if not isinstance(entry, dict) or not set(AUDIT_KEYS) <= set(entry) or not set(entry) <= {*AUDIT_KEYS, "remote"}:
+            raise refuse("INVALID", rel, f"line {number} is not an audit record")
+        if not all(v is None or isinstance(v, str) for v in entry.values()):
+            raise refuse("INVALID", rel, f"line {number} holds a non-string value")
+        scan({f"line {number}": [v for v in entry.values() if v]}, rel)
+
+
+def _config(rel: str, data: bytes, arrival: bool) -> None:
+    """vault.json: the schema (which refuses program-running settings on a write; an arrival's are
+    dropped on read, so they are ignored here too) and the secret scan."""
+    from jacked_vault.store.config import validate_config, without_programs
+
+    try:
+        config = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        raise refuse("INVALID", rel, "not valid JSON") from None
+    if arrival:
+        config = without_programs(config, rel, [])
+    try:
+        validate_config(rel, config, local=False)
+    except VaultError as exc:
+        raise refuse("INVALID", rel, exc.message.removeprefix(f"{rel}: "), error="CONFIG") from None
+    scan({"vault.json": config}, rel)
+
+
+def _gitignore(rel: str, data: bytes) -> None:
+    from jacked_vault.store.layout import gitignore_template
+
+    if data.decode("utf-8", "replace") != gitignore_template():
+        raise refuse("INVALID", rel, "differs from the template (the vault's .gitignore is fail-closed)", error="GITIGNORE")
+
+
+def _appended(kind: str, rel: str, data: bytes, base: bytes | None) -> bytes:
+    """For an append-only file that extends its committed version, what is new (plus a seam).
+    An audit log or tombstone file whose committed lines changed is refused."""
+    if kind in ("audit", "tombstones") and base and not data.startswith(base):
+        raise refuse("REWRITTEN", rel, "an append-only file whose committed lines changed")
+    if kind in APPEND_ONLY and base and data.startswith(base):
+        cut = max(0, len(base) - _OVERLAP)
+        if kind in ("audit", "tombstones"):
+            cut = base.rfind(b"\n", 0, len(base)) + 1 if base.endswith(b"\n") else cut
+        return data[cut:]
+    return data
+
+
+def inspect(
+    store: Store,
+    rel: str,
+    data: bytes,
+    *,
+    tombstoned: Tombstoned | None = None,
+    base: bytes | None = None,
+    new: bool = False,
+    allow_rejected: bool = False,
+    arrival: bool = False,
+) -> Checked:
+    """Check one file for `rel` (see the module docstring); raises VaultError if it may not be there.
+
+    `base` is the committed version (append-only files are then checked on what they add); `new`
+    says the path is being created (a new note: the create-time tombstone rule applies);
+    `arrival` says the bytes come from the remote (a program setting in vault.json is then
+    ignored, as on every read, rather than refused).
+    """
+    kind = classify_path(store, rel)
+    if kind is None:
+        raise refuse("OUTSIDE_LAYOUT", rel, "not part of the vault layout", error="UNSAFE_PATH")
+    cap = cap_for(kind)
+    if len(data) > cap:
+        raise refuse("TOO_LARGE", rel, f"{len(data)} bytes is over the {cap}-byte cap")
+    if kind == "note":
+        return _note(store, rel, data, tombstoned, new, allow_rejected)
+    if kind == "hot":
+        from jacked_vault.document.hot import read_hot_text
+
+        try:
+            hot = read_hot_text(data, rel)
+        except VaultError as exc:
+            raise refuse("INVALID", rel, exc.message.removeprefix(f"{rel}: ")) from None
+        scan({"hot.md": data.decode("utf-8")}, rel)
+        return Checked("hot", hot=hot)
+    if kind == "config":
+        _config(rel, data, arrival)
+        return Checked(kind)
+    if kind == "gitignore":
+        _gitignore(rel, data)
+        return Checked(kind)
+    part = _appended(kind, rel, data, base)
+    if kind == "tombstones":
+        from jacked_vault.store.tombstones import check_tombstone_lines
+
+        problem = check_tombstone_lines(part)
+        if problem:
+            raise refuse("INVALID", rel, problem)
+        return Checked(kind)
+    if kind == "audit":
+        _audit(rel, part)
+        return Checked(kind)
+    text = _text(rel, part)
+    scan({kind: text}, rel)
+    if kind == "episodic":
+        return Checked(kind, text=text if part is data else data.decode("utf-8", "replace"))
+    return Checked(kind)
+
+
+# -- quarantine ----------------------------------------------------------------------------------
+
+
+def quarantine(store: Store, rel: str, data: bytes, reason: str, source: str) -> str:
+    """Keep refused bytes in `<store>/.jacked/quarantine/` (never deleted, never committed,
+    never recalled) with a record line; returns the quarantine file's name.
+
+    `source` says where the bytes came from: `repair` (a stray working-tree file), `sync` (an
+    arrival from the remote), `transition` (a hand edit replaced by the committed version).
+    """
+    from jacked_vault.safety import fsio
+    from jacked_vault.store.audit import content_hash
+
+    folder = store.cache / QUARANTINE_DIR
+    os.makedirs(folder, exist_ok=True)
+    sha = content_hash(data)
+    name = f"{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}-{sha[:12]}-{rel.replace('/', '__')[-120:]}"
+    try:
+        fsio.create_file(folder, name, data)
+    except VaultError as exc:
+        if exc.code != "EXISTS":
+            raise
+    record = {"at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "path": rel, "sha256": sha, "reason": reason, "source": source, "file": name}
+    _append_line(folder / "records.jsonl", json.dumps(record, ensure_ascii=False))
+    return name
+
+
+def _append_line(path: Path, line: str) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    try:
+        os.write(fd, (line + "\n").encode("utf-8"))
+    finally:
+        os.close(fd)
+
+
+def quarantine_records(store: Store, limit: int = 1000) -> list[dict]:
+    """The newest quarantine records of this store (what doctor shows)."""
+    path = store.cache / QUARANTINE_DIR / "records.jsonl"
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        return []
+    try:
+        raw = os.read(fd, 4 * 1024 * 1024)
+    finally:
+        os.close(fd)
+    out = []
+    for line in raw.decode("utf-8", "replace").splitlines()[-limit:]:
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(record, dict):
+            out.append(record)
+    return out
+

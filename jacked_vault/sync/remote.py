@@ -1,0 +1,84 @@
+"""The network side of sync, through the person's own `git` (their credentials and ssh config):
+fetch, push, and the `origin` URL. Nothing here resets or force-pushes; a URL is never printed
+with the credentials it may embed."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from pathlib import Path
+
+from jacked_vault.errors import VaultError
+
+NETWORK_TIMEOUT_S = 60.0
+_USERINFO = re.compile(r"^(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)(?P<user>[^/@]*)@")
+
+
+def display_url(url: str | None) -> str | None:
+    """`url` with any password or token in it replaced by `***` (`https://***@host/…`)."""
+    if not url:
+        return url
+    match = _USERINFO.match(url)
+    if match is None:
+        return url
+    user = match.group("user")
+    shown = "***" if ":" in user or len(user) > 20 else user  # a long bare "user" is a token
+    return f"{match.group('scheme')}{shown}@{url[match.end():]}"
+
+
+def git_env() -> dict[str, str]:
+    env = dict(os.environ)
+    env.setdefault("GIT_TERMINAL_PROMPT", "0")  # never wait for a password on a hook path
+    env.setdefault("GIT_SSH_COMMAND", "ssh -o BatchMode=yes")
+    return env
+
+
+def run_git(root: Path, *args: str, timeout: float = NETWORK_TIMEOUT_S) -> subprocess.CompletedProcess:
+    """`git -C root args…` with a hard timeout; SYNC if it cannot run or takes too long."""
+    try:
+        return subprocess.run(
+            ["git", "-C", str(root), *args], capture_output=True, text=True, timeout=timeout, env=git_env(), stdin=subprocess.DEVNULL
+        )
+    except subprocess.TimeoutExpired:
+        raise VaultError("SYNC", f"`git {args[0]}` took longer than {timeout:g}s; nothing was changed locally") from None
+    except OSError as exc:
+        raise VaultError("SYNC", f"git could not run: {exc.strerror}") from None
+
+
+def one_line(text: str, url: str | None = None) -> str:
+    """git's stderr as one bounded line, with the remote's credentials masked."""
+    text = " ".join(text.split())[:400]
+    if url and display_url(url) != url:
+        text = text.replace(url, display_url(url) or "")
+    return text
+
+
+def origin(root: Path) -> str | None:
+    from jacked_vault.groups.identity import origin_url
+
+    return origin_url(root)
+
+
+def fetch(root: Path, branch: str, timeout: float = NETWORK_TIMEOUT_S) -> None:
+    """Fetch `origin/<branch>` into its remote-tracking ref (never touches the working tree)."""
+    url = origin(root)
+    if not url:
+        raise VaultError("SYNC", "no remote is set; run `jacked memory remote set URL`")
+    proc = run_git(root, "fetch", "--quiet", "--no-tags", "origin", f"+refs/heads/{branch}:refs/remotes/origin/{branch}", timeout=timeout)
+    if proc.returncode != 0:
+        if "couldn't find remote ref" in proc.stderr:
+            return  # an empty remote: nothing to fetch yet
+        raise VaultError("SYNC", f"fetch failed: {one_line(proc.stderr, url)}")
+
+
+def push(root: Path, branch: str) -> None:
+    """`git push origin <branch>:<branch>` (never forced); a rejected push says to run sync."""
+    url = origin(root)
+    if not url:
+        raise VaultError("SYNC", "no remote is set; run `jacked memory remote set URL`")
+    proc = run_git(root, "push", "--quiet", "origin", f"refs/heads/{branch}:refs/heads/{branch}")
+    if proc.returncode != 0:
+        if "rejected" in proc.stderr or "non-fast-forward" in proc.stderr or "fetch first" in proc.stderr:
+            raise VaultError("SYNC", "the remote has commits this vault does not; run `jacked memory sync` (nothing was overwritten)")
+        raise VaultError("SYNC", f"push failed: {one_line(proc.stderr, url)}")

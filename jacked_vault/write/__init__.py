@@ -1,0 +1,1 @@
+"""The write path: one transaction per commit, through the gate (SPEC 5)."""

@@ -1,0 +1,138 @@
+"""The one create path (CLI add/handoff, MCP save, capture, migration all come here).
+
+gate (secret scan, validation, tombstones) -> lock -> write the file create-only -> regenerate
+index.md -> audit line -> one commit (gated again) -> refresh the search index -> unlock. A
+failure before the commit undoes the files it wrote; a crash leaves at worst a complete valid
+file that `doctor --repair` commits.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+from jacked_vault.document import Note, render_note, slugify_title, utc_now
+from jacked_vault.errors import VaultError
+from jacked_vault.store.layout import Store
+from jacked_vault.write.transaction import write_transaction
+
+
+@dataclass(frozen=True)
+class Created:
+    """What a create produced: the note, its store-relative path and the commit."""
+
+    note: Note
+    rel: str
+    commit: str
+    store: Store
+
+    @property
+    def display_path(self) -> str:
+        return self.store.display(self.rel, self.note.scope)
+
+
+def _superseded_copies(tx, note: Note, now: str) -> list[tuple[str, bytes, Note]]:
+    """(rel, new bytes, new note) for each note `note` supersedes; each must be active. Built from
+    the committed blob; the old fact's validity ends where the new one's begins."""
+    from jacked_vault.document import parse_note
+
+    out = []
+    for old_id in note.supersedes:
+        docs = tx.index.lookup(old_id)
+        if len(docs) != 1:
+            raise VaultError("NOT_FOUND" if not docs else "INCOMPLETE", f"cannot supersede {old_id}: found {len(docs)} notes with that id")
+        rel = docs[0].path
+        committed = tx.committed(rel)
+        if committed is None:
+            raise VaultError("INCOMPLETE", f"cannot supersede {old_id}: its file is not committed; run `jacked memory doctor`")
+        old = parse_note(committed, source=rel)
+        if old.status != "active":
+            raise VaultError("VALIDATION", f"cannot supersede {old_id}: it is {old.status}, not active")
+        until = old.valid_until or max(note.valid_from, old.valid_from)
+        new = dataclasses.replace(old, status="superseded", status_reason=f"superseded by {note.id}", valid_until=until, updated_at=now)
+        out.append((rel, render_note(new), new))
+    return out
+
+
+def create_note(
+    store: Store,
+    note: Note,
+    *,
+    author: dict | None = None,
+    lock_timeout_s: float | None = None,
+    allow_rejected: bool = False,
+) -> Created:
+    """Gate, write, audit and commit one new note with its group's index.md. All or nothing.
+
+    The gate's checks run once before the lock (a refusal costs nothing) and again on the
+    bytes the commit holds. A value that was rejected before (a tombstone) is refused: always
+    for automatic capture, MCP and migration; for a person unless `allow_rejected`.
+    """
+    from jacked_vault.recall.index_md import regenerate_index
+    from jacked_vault.search.entries import Entry
+    from jacked_vault.store.gate import check_note
+
+    data = check_note(note, tombstoned=None)
+    with write_transaction(store, harness=note.source_harness, origin=note.origin, author=author, lock_timeout_s=lock_timeout_s) as tx:
+        check_note(note, tombstoned=tx.index.is_tombstoned, allow_rejected=allow_rejected)
+        if tx.index.lookup(note.id):
+            raise VaultError("EXISTS", f"a note with id {note.id} already exists")
+        superseded = _superseded_copies(tx, note, note.created_at)
+        rel = tx.create(store.note_dir(note.scope, note.group, note.kind), slugify_title(note.title), data, allow_rejected=allow_rejected)
+        tx.event("create", note.id, rel, data, ts=note.created_at)
+        changes = {rel: Entry.from_note(note)}
+        for old_rel, after, new in superseded:
+            tx.replace(old_rel, after)
+            tx.event("supersede", new.id, old_rel, after, ts=note.created_at)
+            changes[old_rel] = Entry.from_note(new)
+        regenerate_index(tx, note.scope, note.group, changes)
+        commit = tx.commit(f"memory({note.kind}): {note.title}", note_id=note.id)
+    return Created(note=note, rel=rel, commit=commit, store=store)
+
+
+def build_note(
+    *,
+    title: str,
+    body: str,
+    kind: str,
+    scope: str,
+    group: str | None,
+    repos: list[str],
+    source_harness: str,
+    origin: str,
+    target_harnesses: list[str] | None = None,
+    tags: list[str] | None = None,
+    links: list[str] | None = None,
+    supersedes: list[str] | None = None,
+    status: str = "active",
+    valid_from: str | None = None,
+    now: str | None = None,
+) -> Note:
+    """A new note with a fresh id and timestamps; body trimmed of outer blank space."""
+    from jacked_vault.document import new_note_id
+
+    now = now or utc_now()
+    return Note(
+        id=new_note_id(),
+        title=title.strip(),
+        kind=kind,
+        scope=scope,
+        group=group if scope == "group" else None,
+        repos=_unique(repos),
+        status=status,
+        origin=origin,
+        source_harness=source_harness,
+        target_harnesses=_unique(target_harnesses or ["all"]),
+        tags=_unique(tags or []),
+        links=_unique(links or []),
+        supersedes=_unique(supersedes or []),
+        valid_from=valid_from or now,
+        valid_until=None,
+        created_at=now,
+        updated_at=now,
+        body=body.strip("\r\n").rstrip(),
+    )
+
+
+def _unique(items: list[str]) -> list[str]:
+    return list(dict.fromkeys(items))

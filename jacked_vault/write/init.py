@@ -1,0 +1,105 @@
+"""Creating stores: the vault repo (`init`) and a code repo's project store (first project write).
+
+The first commit goes through the same write transaction as every other one (gate, audit line,
+`Memory-Audit` trailer). `init` refuses a folder that is someone's git repository with history
+and no vault in it, so vault files never land on a code branch.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from jacked_vault.errors import VaultError
+from jacked_vault.resources import data_file
+from jacked_vault.safety import fsio
+from jacked_vault.store import git
+from jacked_vault.store.layout import CACHE_DIR, PROJECT_OUTER_GITIGNORE, VAULT_JSON, Store, gitignore_template, project_store_root
+from jacked_vault.store.vault import check_gitignore_file, is_git_repo
+
+DEFAULT_VAULT_JSON = {"version": 1, "roots": ["~/Github"], "groups": {}, "settings": {}}
+
+
+@dataclass(frozen=True)
+class InitResult:
+    store: Store
+    created: bool
+    commit: str | None
+
+
+def init_vault(path: Path, *, harness: str = "cli") -> InitResult:
+    """Create the vault repo (README, vault.json, .gitignore, first commit); idempotent."""
+    if path.is_symlink():
+        path = path.resolve()
+    if path.exists() and not path.is_dir():
+        raise VaultError("CONFIG", f"{path} exists and is not a directory")
+    if path.is_dir() and not is_git_repo(path) and any(p for p in path.iterdir()):
+        raise VaultError("CONFIG", f"{path} is a non-empty directory that is not a vault; choose another --vault")
+    if is_git_repo(path) and git.fast_head(path) is not None and not _has_committed_vault(path):
+        raise VaultError(
+            "CONFIG",
+            f"{path} is a git repository with history and no vault in it (a code repo?); init writes nothing there. "
+            "Choose another --vault (default ~/jacked-vault)",
+        )
+    path.mkdir(parents=True, exist_ok=True)
+    files = {
+        "README.md": data_file("templates", "vault-README.md").read_bytes(),
+        VAULT_JSON: (json.dumps(DEFAULT_VAULT_JSON, indent=2) + "\n").encode(),
+    }
+    return _init_store(Store(path.resolve()), files, "memory: init vault", harness)
+
+
+def _has_committed_vault(path: Path) -> bool:
+    return git.tree_blob(git.open_repo(path), VAULT_JSON) is not None
+
+
+def _init_store(store: Store, files: dict[str, bytes], subject: str, harness: str) -> InitResult:
+    """Write what is missing and commit what HEAD lacks, in one gated transaction."""
+    from jacked_vault.write.transaction import write_transaction
+
+    root = store.root
+    if not check_gitignore_file(root, ".gitignore", gitignore_template()):
+        fsio.create_file(root, ".gitignore", gitignore_template().encode())
+    if not is_git_repo(root):
+        git.init_repo(root)
+    repo = git.open_repo(root)
+    os.makedirs(store.cache, exist_ok=True)
+    wanted = {".gitignore": gitignore_template().encode(), **files}
+    missing = {}
+    for rel, data in wanted.items():
+        try:
+            fsio.create_file(root, rel, data)
+        except VaultError as exc:
+            if exc.code != "EXISTS":
+                raise
+            data = fsio.read_file(root, rel, max_bytes=1 << 20)
+        if git.tree_blob(repo, rel) is None:
+            missing[rel] = data
+    if not missing:
+        return InitResult(store=store, created=False, commit=None)
+    with write_transaction(store, harness=harness, origin="cli") as tx:
+        for rel, data in missing.items():
+            tx.replace(rel, data)
+            tx.event("init", rel, rel, data)
+        commit = tx.commit(subject)
+    return InitResult(store=store, created=True, commit=commit)
+
+
+def create_project_store(repo_root: Path, *, harness: str = "cli") -> Store:
+    """The project store of `repo_root`, made on the first project-scope write: the fail-closed
+    `<repo>/.jacked/.gitignore` (`*`) first, so the code repo never sees anything of it."""
+    from jacked_vault.store.vault import find_project_store
+
+    existing = find_project_store(repo_root)
+    if existing is not None:
+        return existing
+    repo_root = repo_root.resolve()
+    if not check_gitignore_file(repo_root, f"{CACHE_DIR}/.gitignore", PROJECT_OUTER_GITIGNORE):
+        fsio.create_file(repo_root, f"{CACHE_DIR}/.gitignore", PROJECT_OUTER_GITIGNORE.encode())
+    with fsio.open_dir(repo_root, (CACHE_DIR, "memory"), create=True):
+        pass
+    store = Store(project_store_root(repo_root), is_project=True)
+    _init_store(store, {}, "memory: init project store", harness)
+    return store

@@ -1,0 +1,125 @@
+"""Status transitions made by a person (CLI only): accept, reject, supersede, expire.
+
+Each is one commit that changes only `status`, `status_reason`, `trust`, `valid_until` and
+`updated_at` of one note, plus its audit line and the group's regenerated index.md. The new
+file is built from the note's committed blob, never from the working tree: a hand edit of the
+working copy is moved to `.jacked/quarantine/` (kept, never committed) and reported. Rejecting
+also records the note's tombstone so nothing automatic re-creates it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+
+from jacked_vault.context import Context
+from jacked_vault.errors import VaultError
+
+# operation -> statuses it may start from
+ALLOWED_FROM = {
+    "accept": ("candidate", "active"),
+    "reject": ("candidate", "active"),
+    "supersede": ("active",),
+    "expire": ("active", "candidate"),
+}
+
+
+@dataclass(frozen=True)
+class Transitioned:
+    id: str
+    title: str
+    op: str
+    status: str
+    trust: str
+    valid_until: str | None
+    path: str
+    commit: str
+    quarantined: list[str] = field(default_factory=list)
+
+
+def _locate(ctx: Context, note_id: str):
+    """(store, rel) of one note, complete-or-fail like `read`."""
+    from jacked_vault.search.service import fresh_indexes
+
+    indexes, diag = fresh_indexes(ctx)
+    try:
+        found = [(index.store, doc.path) for index in indexes for doc in index.lookup(note_id)]
+    finally:
+        for index in indexes:
+            index.close()
+    if not found:
+        if not diag.complete:
+            raise VaultError("INCOMPLETE", f"no note {note_id} among the valid files, but {len(diag.invalid_files)} file(s) are invalid")
+        raise VaultError("NOT_FOUND", f"no note with id {note_id}")
+    if len(found) > 1:
+        raise VaultError("INCOMPLETE", f"{note_id} is not unique: {len(found)} files carry it; run `jacked memory doctor`")
+    return found[0]
+
+
+def _changes(op: str, note, now: str, *, reason: str | None, valid_until: str | None, by: str | None) -> dict:
+    if note.status not in ALLOWED_FROM[op]:
+        raise VaultError("VALIDATION", f"cannot {op} {note.id}: it is {note.status}")
+    if op == "accept":
+        if note.status == "active" and note.trust == "reviewed":
+            raise VaultError("VALIDATION", f"{note.id} is already active and reviewed")
+        return {"status": "active", "trust": "reviewed"}
+    if op == "reject":
+        return {"status": "rejected", "status_reason": " ".join((reason or "").split())}
+    if op == "supersede":
+        return {"status": "superseded", "status_reason": f"superseded by {by}", "valid_until": note.valid_until or max(now, note.valid_from)}
+    until = valid_until or now
+    if until < note.valid_from:
+        raise VaultError("VALIDATION", f"--at {until} is before the note's valid_from {note.valid_from}")
+    return {"valid_until": until, "status_reason": reason or note.status_reason}
+
+
+def transition(
+    ctx: Context,
+    note_id: str,
+    op: str,
+    *,
+    reason: str | None = None,
+    valid_until: str | None = None,
+    by: str | None = None,
+) -> Transitioned:
+    """Apply one transition in one commit (with audit line, index.md, and the tombstone on reject)."""
+    from jacked_vault.document import parse_note, render_note, utc_now
+    from jacked_vault.recall.index_md import regenerate_index
+    from jacked_vault.safety import fsio
+    from jacked_vault.search.entries import Entry
+    from jacked_vault.store import audit
+    from jacked_vault.store.gate import quarantine
+    from jacked_vault.store.tombstones import tombstone_hash, tombstone_path
+    from jacked_vault.write.transaction import settings_for, write_transaction
+
+    if op == "reject" and not (reason and reason.strip()):
+        raise VaultError("USAGE", "reject needs --reason")
+    if op == "supersede" and not by:
+        raise VaultError("USAGE", "supersede needs --by NEW_ID")
+    store, rel = _locate(ctx, note_id)
+    if op == "supersede":
+        _locate(ctx, by)
+    quarantined: list[str] = []
+    with write_transaction(store, harness=ctx.harness, origin="cli", **settings_for(ctx)) as tx:
+        committed = tx.committed(rel)
+        if committed is None:
+            raise VaultError("INCOMPLETE", f"{note_id}: its file is not committed yet; run `jacked memory doctor --repair`")
+        note = parse_note(committed, source=rel)
+        now = utc_now()
+        updated = dataclasses.replace(note, updated_at=now, **_changes(op, note, now, reason=reason, valid_until=valid_until, by=by))
+        data = render_note(updated)
+        working = fsio.read_optional(store.root, rel, max_bytes=audit.MAX_AUDIT_FILE)
+        if working is not None and working != committed:
+            quarantined.append(quarantine(store, rel, working, "hand edit of a committed note, replaced by a transition", "transition"))
+        if op == "reject":
+            path = tombstone_path(audit.machine_id(store.cache))
+            stones = (tx.committed(path) or b"") + (tombstone_hash(note.title, note.body) + "\n").encode()
+            tx.replace(path, stones)
+            tx.event("tombstone", note.id, path, stones, ts=now)
+        tx.replace(rel, data)
+        tx.event(op, note.id, rel, data, ts=now)
+        regenerate_index(tx, note.scope, note.group, {rel: Entry.from_note(updated)})
+        commit = tx.commit(f"memory({op}): {note.title}", note_id=note.id, reason=updated.status_reason if op != "accept" else None)
+    return Transitioned(
+        note.id, note.title, op, updated.status, updated.trust, updated.valid_until, store.display(rel, note.scope), commit, quarantined
+    )
