@@ -428,37 +428,37 @@ FIELD_CASES = [
     ({"title": " \t "}, "field 'title': must not be blank"),
     ({"tags": MANY[: MAX_TAGS + 1]}, "field 'tags': has 33 items; the limit is 32"),
     ({"tags": ["ok", "ok"]}, "field 'tags': items must be unique"),
-    ({"tags": ["ok", "fine", "Bad Tag"]}, "field 'tags[2]': 'Bad Tag' does not match the slug grammar"),
-    ({"tags": ["-leading"]}, "field 'tags[0]': '-leading' does not match the slug grammar"),
-    ({"tags": ["a" * 65]}, "field 'tags[0]': 'aaaa"),
+    ({"tags": ["ok", "fine", "Bad Tag"]}, "field 'tags[2]': does not match the slug grammar"),
+    ({"tags": ["-leading"]}, "field 'tags[0]': does not match the slug grammar"),
+    ({"tags": ["a" * 65]}, "field 'tags[0]': does not match the slug grammar"),
     ({"tags": ["trailing-newline\n"]}, "field 'tags[0]': line breaks are not allowed"),
     ({"links": MANY_IDS[: MAX_LINKS + 1]}, "field 'links': has 65 items; the limit is 64"),
     ({"supersedes": MANY_IDS[: MAX_LINKS + 1]}, "field 'supersedes': has 65 items; the limit is 64"),
-    ({"links": ["note_123"]}, "field 'links[0]': 'note_123' does not match the memory id grammar"),
+    ({"links": ["note_123"]}, "field 'links[0]': does not match the memory id grammar"),
     ({"target_harnesses": MANY[: MAX_TARGETS + 1]}, "field 'target_harnesses': has 33 items"),
     ({"target_harnesses": []}, "field 'target_harnesses': needs at least 1 item"),
-    ({"id": "mem_ab"}, "field 'id': 'mem_ab' does not match the memory id grammar"),
-    ({"id": "mem_ABC123"}, "field 'id': 'mem_ABC123' does not match the memory id grammar"),
+    ({"id": "mem_ab"}, "field 'id': does not match the memory id grammar"),
+    ({"id": "mem_ABC123"}, "field 'id': does not match the memory id grammar"),
     ({"id": "note_20261129_abc"}, "does not match the memory id grammar"),
     ({"id": "mem_20261129_abc\n"}, "field 'id': line breaks are not allowed"),
-    ({"group": "Vault Tools"}, "field 'group': 'Vault Tools' does not match the slug grammar"),
-    ({"source_harness": ".hidden"}, "field 'source_harness': '.hidden' does not match the slug"),
-    ({"repos": ["GitHub.com/o/r"]}, "field 'repos[0]': 'GitHub.com/o/r' does not match the repo"),
+    ({"group": "Vault Tools"}, "field 'group': does not match the slug grammar"),
+    ({"source_harness": ".hidden"}, "field 'source_harness': does not match the slug grammar"),
+    ({"repos": ["GitHub.com/o/r"]}, "field 'repos[0]': does not match the repo identity grammar"),
     ({"repos": ["a/" * 8 + "b"]}, "does not match the repo identity grammar"),
     ({"repos": ["a" * 256]}, "field 'repos[0]': is 256 characters long; the limit is 255"),
-    ({"kind": "essay"}, "field 'kind': 'essay' is not one of: decision, convention, vision"),
-    ({"scope": "world"}, "field 'scope': 'world' is not one of: group, user, project"),
-    ({"status": "done"}, "field 'status': 'done' is not one of: candidate, active"),
-    ({"origin": "web"}, "field 'origin': 'web' is not one of: cli, mcp"),
+    ({"kind": "essay"}, "field 'kind': not one of: decision, convention, vision"),
+    ({"scope": "world"}, "field 'scope': not one of: group, user, project"),
+    ({"status": "done"}, "field 'status': not one of: candidate, active"),
+    ({"origin": "web"}, "field 'origin': not one of: cli, mcp"),
     ({"trust": "trusted"}, "field 'trust'"),
     ({"schema": "jacked.memory.v2"}, "field 'schema': must be \"jacked.memory.v1\""),
     ({"status_reason": ""}, "field 'status_reason': must not be empty"),
     ({"status_reason": "r" * 501}, "field 'status_reason': is 501 characters long; the limit is 500"),
     ({"status_reason": "two\nlines"}, "field 'status_reason' contains control character U+000A"),
-    ({"valid_from": BAD_DATE}, f"field 'valid_from': timestamp {BAD_DATE} is not a real date and time"),
-    ({"created_at": "2026-13-01T00:00:00.000Z"}, "field 'created_at': timestamp 2026-13-01T"),
-    ({"updated_at": "2026-01-01T24:00:00.000Z"}, "field 'updated_at': timestamp 2026-01-01T24"),
-    ({"valid_until": "2026-11-29T17:00:00Z"}, "field 'valid_until': '2026-11-29T17:00:00Z' does not"),
+    ({"valid_from": BAD_DATE}, "field 'valid_from': not a real date and time"),
+    ({"created_at": "2026-13-01T00:00:00.000Z"}, "field 'created_at': not a real date and time"),
+    ({"updated_at": "2026-01-01T24:00:00.000Z"}, "field 'updated_at': not a real date and time"),
+    ({"valid_until": "2026-11-29T17:00:00Z"}, "field 'valid_until': does not match the timestamp"),
     ({"valid_from": "٢٠٢٦-11-29T17:00:00.000Z"}, "does not match the timestamp"),
     ({"valid_until": "2026-11-29T16:59:59.999Z"}, "field 'valid_until': is before valid_from"),
     ({"title": "bad\x1bescape"}, "field 'title' contains control character U+001B"),
@@ -496,6 +496,39 @@ def test_invalid_note_is_refused_everywhere(changes: dict, body: str, problem: s
         validate_note(make_note(**changes, body=body))
     assert caught_again.value.message == caught.value.message
     assert refusal(raw_file(body, **changes)) == f"n.md: {caught.value.message}"
+
+
+# A bad value that carries a credential: the message names the field and the rule, never
+# the value (nor any 8-character piece of it).
+LEAKY = "admin:" + "Hunt3r2" + "Blue@db.internal"
+LEAKY_CASES = {
+    "links[0]": {"links": ["mem_https://" + LEAKY]},
+    "supersedes[0]": {"supersedes": ["mem_" + LEAKY]},
+    "id": {"id": "mem_" + LEAKY},
+    "tags[0]": {"tags": [LEAKY]},
+    "repos[0]": {"repos": [LEAKY]},
+    "group": {"group": LEAKY},
+    "source_harness": {"source_harness": LEAKY},
+    "target_harnesses[0]": {"target_harnesses": [LEAKY]},
+    "kind": {"kind": LEAKY},
+    "scope": {"scope": LEAKY},
+    "status": {"status": LEAKY},
+    "origin": {"origin": LEAKY},
+    "trust": {"trust": LEAKY},
+    "valid_from": {"valid_from": LEAKY},
+    "valid_until": {"valid_until": "2026-02-30T00:00:00.000Z"},
+}
+
+
+@pytest.mark.parametrize(("where", "changes"), LEAKY_CASES.items(), ids=LEAKY_CASES.keys())
+def test_validation_message_never_echoes_the_value(where: str, changes: dict) -> None:
+    with pytest.raises(VaultError) as caught:
+        validate_note(make_note(**changes))
+    message = caught.value.message
+    assert message.startswith(f"field '{where}': ")
+    for value in (LEAKY, "2026-02-30T00"):
+        assert all(value[i : i + 8] not in message for i in range(len(value) - 7))
+    assert refusal(raw_file(**changes)) == f"n.md: {message}"
 
 
 def test_limits_are_inclusive() -> None:

@@ -1,4 +1,4 @@
-"""VALIDATION errors about a note: `<source>: <where>: <problem>`, never quoting the body."""
+"""VALIDATION errors about a note: `<source>: <where>: <problem>`, never quoting a value."""
 
 from __future__ import annotations
 
@@ -32,5 +32,5 @@ def printable(text: str, limit: int = 60) -> str:
 
 
 def show(value: object) -> str:
-    """A short, terminal-safe, quoted rendering of a (non-body) value for messages."""
+    """A short, terminal-safe, quoted rendering of a field name (never a value) for messages."""
     return f"'{printable(value if isinstance(value, str) else repr(value))}'"

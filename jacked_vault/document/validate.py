@@ -114,7 +114,8 @@ def _names(keys: list) -> str:
 
 
 def _describe(error: Any) -> str:
-    """One jsonschema error as `field 'x': problem`, quoting at most a short, escaped value."""
+    """One jsonschema error as `field 'x': problem`: the field and the rule broken, never the
+    value (a bad value may be a credential pasted into the wrong field)."""
     keyword, expected, value = error.validator, error.validator_value, error.instance
     if keyword == "required":
         return f"missing required field(s) {_names([k for k in expected if k not in value])}"
@@ -127,10 +128,10 @@ def _describe(error: Any) -> str:
     elif keyword == "const":
         problem = f"must be {json.dumps(expected)}"
     elif keyword == "enum":
-        problem = f"{show(value)} is not one of: {', '.join(expected)}"
+        problem = f"not one of: {', '.join(expected)}"
     elif keyword == "pattern":
         grammar = error.schema.get("title", "required")
-        problem = f"{show(value)} does not match the {grammar} grammar"
+        problem = f"does not match the {grammar} grammar"
     elif keyword == "minLength":
         problem = "must not be empty"
     elif keyword == "maxLength":
@@ -181,8 +182,8 @@ def _check_times(fields: dict, source: str | None) -> None:
         if fields[key] is not None:
             try:
                 times[key] = parse_timestamp(fields[key])
-            except VaultError as error:
-                raise invalid(source, f"field '{key}': {error.message}") from None
+            except VaultError:  # its message quotes the value
+                raise invalid(source, f"field '{key}': not a real date and time") from None
     if "valid_until" in times and times["valid_until"] < times["valid_from"]:
         raise invalid(source, "field 'valid_until': is before valid_from")
 

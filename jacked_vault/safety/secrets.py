@@ -1,40 +1,88 @@
 """Secret scanner: known credential shapes, private keys and real-looking passwords.
 
-Scans raw text (never an escaped form) and reports only the *kind* of secret found,
-never the value. One table of rules drives everything.
+Reports only the *kind* of secret found, never the value. One table of rules (`_RULES`)
+drives everything; every field is scanned over up to three views of its text:
+
+1. the text as written;
+2. decoded: JSON/shell escapes (`\\n`, `\\t`, `\\"`, `\\\\`, `\\/`, `\\uXXXX` with surrogate
+   pairs, `\\xNN`) and percent-encoding undone, repeatedly up to `DECODE_ROUNDS` times
+   (`%253D` is `=`), then format characters (Unicode Cf: zero-width space/joiner, word
+   joiner, BOM, soft hyphen, ...) removed;
+3. the decoded text with split tokens joined: a line break (with the blanks around it)
+   between two runs of token characters that make at least SPLIT_TOKEN characters
+   together, or between two quoted halves joined by `+` or juxtaposition, is removed.
+   Only token shapes are looked for here: generic rules (a secret
+   told by the key or syntax around it, `fallback` in the table) would read glued lines
+   of code (`x = token` + `self.y = 1`) as assignments.
+
+A view is built only when it can differ: plain text without a backslash, `%`, format
+character or line break is scanned once. The raw view keeps the bare-word value of an
+assignment from running through an escape (`\\n`) and does not count a backslash as a
+symbol: the decoded view sees what the escape stands for.
 
 Speed: rules run on the UTF-8 bytes (one byte per character whatever the text holds),
-and every ungated pattern starts with a literal, so `re` skips ahead with its fast prefix
+and most ungated patterns start with a literal, so `re` skips ahead with its fast prefix
 search: one cheap pass per rule. Left boundaries are therefore lookbehinds placed *after*
 that literal. Rules marked `fold` run on the ASCII-lowercased bytes (same offsets); `gated`
-rules (whose patterns are costly or common) run only if a context word occurs at all.
+rules run only if a context word occurs at all.
 
 Decisions about near misses:
 
-- Placeholders are not secrets: values starting with `$ % { < [ (` (`${VAR}`, `$VAR`,
-  `%VAR%`, `{{ secrets.X }}`, `<your-token>`), masks (`****`, `xxxx`, `...`, fewer
-  than four distinct characters), and values containing example/dummy/fake/sample/
-  placeholder/redacted/your/changeme/change_me/replace_me (lower, UPPER or Title
-  case). So `changeme` is a placeholder, and so is AWS's `…EXAMPLE` documentation key.
+- Placeholders are not secrets, but a placeholder must *be* one, not merely contain a
+  word: values starting with `$ % { < [ (` (`${VAR}`, `$VAR`, `%VAR%`, `{{ secrets.X }}`,
+  `<your-token>`), masks (`****`, `xxxx`, `...`, fewer than four distinct characters),
+  values that start or end with a placeholder word (example, dummy, fake, sample,
+  placeholder, redacted, your, changeme, change_me, replace_me: `your_password_here`,
+  `changeme123`, AWS's `asdf34example`) or hold one as a separate word (`sk_example_...`,
+  `my-DUMMY-key`), and AWS's documentation keys (`EXAMPLE` in capitals anywhere:
+  `AKIA...EXAMPLE`, `...EXAMPLEKEY`, `AQoEXAMPLEH4...`). A word glued inside a value
+  (`...2your...`, `myExample...`) does not make it a placeholder.
 - In URLs, `user:pass@` and `user:password@` are placeholders; any other password
-  (including defaults like `postgres:postgres`) is reported.
-- Assignments (`password = …`, `token: …`, `"apiKey": …`) count only when the key ends
-  in a secret word (so not `password_min_length`, `token_url`, `NextToken`) and the
-  value is a literal of at least 8 characters without whitespace that mixes letters
+  (including defaults like `postgres:postgres`) is reported. Without a scheme
+  (`user:pw@host:port`), the host must look like one (dotted, bracketed, `localhost` or
+  with a port) and the password must mix case and digits or hold a symbol: so
+  `git@host:o/r`, emails, image digests (`name:tag@sha256:...`) and
+  `mailto:`/`sip:`/`from:`-style addresses are not flagged.
+- Assignments (`password = ...`, `token: ...`, `"smtp_password": ...`) count only when the
+  key ends in a secret word (so not `password_min_length`, `token_url`, `NextToken`) and
+  the value is a literal of at least 8 characters without whitespace that mixes letters
   with digits or symbols. Not values: code (`get_token()`, `os.environ[...]`,
-  `process.env.X`, `request.form[...]`), values naming a secret (`user_password`,
-  `"NextToken"`), and references (URLs, ARNs, paths). A YAML/JSON colon must be
-  followed by a space or quote, so `arn:…:secret:name` is no assignment.
+  `process.env.X`, `request.form[...]`), identifiers naming a secret (letters, digits,
+  `_ . -` only, with pass/secret/token/key/credential in them: `user_password`,
+  `"NextToken"`, `PKCS7PrivateKeyTypes`; so `Hunter2Secret` is missed, while a value
+  with another symbol, `S3cr3tPassw0rd!`, is a literal), and references (URLs, ARNs,
+  paths). A YAML/JSON colon must be followed by a space or quote, so
+  `arn:...:secret:name` is no assignment.
+- Command lines: `--password X` and other flags ending in password/passphrase/secret,
+  `--token X` and `--auth-token`-like flags (auth, access, api, bearer, refresh, session,
+  bot; not `--next-token`, `--client-token`, `--starting-token`...), `--api-key X` (same
+  value rules as assignments), and `-u`/`--user user:pw` with a password-like `pw` (not
+  `1000:1000`, `www-data:www-data`, `$USER:$PASS`); the short `-p` is too generic (ports,
+  paths) and is skipped.
+- `.netrc` entries (`machine h login u password p`, one line or several) and `.pgpass`
+  lines (`host:port:db:user:pw`: port digits or `*`, database and user names, a
+  password-like `pw`; not `/etc/passwd` lines, IPv6 addresses or regexes with colons).
+- Cookies (`Cookie:`/`Set-Cookie:`) only with a long random value (>= 20 characters, >= 4
+  letters, >= 4 digits, >= 12 distinct): not `theme=dark`, nor analytics ids like
+  `GA1.2.123.456` (two letters).
+- Private key bodies without their PEM header: a base64 run of >= 64 characters whose DER
+  opens like a private key (PKCS#8 or PKCS#1/DSA: version 0 or 1, then an algorithm, an
+  integer or an octet string; encrypted PKCS#8: a PBES/PKCS#12 algorithm), or an OpenSSH
+  key body. Certificates, CSRs and public keys also start with `MII`/`MIG`/`M[A-H]` but
+  not with that structure.
 - Git SHAs, hashes, lockfile `integrity`/`resolved` lines, UUIDs, ULIDs, note ids,
   public keys, certificates and base64 images match no rule. Shapes that are secret
   only in context need it: Heroku UUIDs and Datadog hex keys must be assigned to a
-  heroku/datadog (`DD_`) key name; Twilio, Mailgun, Discord bot and legacy Vault `s.`
-  tokens need their service named within CONTEXT_CHARS.
+  heroku/datadog (`DD_`) key name; Twilio `SK`/`AC` + 32 hex need twilio, sid, auth,
+  token, key or secret within CONTEXT_CHARS; Mailgun and legacy Vault `s.` tokens need
+  their service named. Discord bot tokens need no context: their first part must
+  base64-decode to a 17-20 digit user id.
 - Stripe `pk_` publishable keys are not secrets; `sk_`/`rk_` live and test keys are.
 """
 
 from __future__ import annotations
 
+import binascii
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
@@ -42,30 +90,163 @@ from dataclasses import dataclass
 from jacked_vault.errors import VaultError
 
 CONTEXT_CHARS = 512  # how far from a match a rule's context word may be
+DECODE_ROUNDS = 3  # escape + percent decoding passes (double-encoded `%253D` needs two)
 
-_PLACEHOLDER = re.compile(
-    r"^[$%{<\[(]|\*\*\*|\.\.\.|xxxx|XXXX|"
-    + "|".join(
-        f"{word}|{word.upper()}|{word.capitalize()}"
-        for word in (
-            "example",
-            "dummy",
-            "fake",
-            "sample",
-            "placeholder",
-            "redacted",
-            "your",
-            "changeme",
-            "change_me",
-            "replace_me",
-        )
-    )
+# --- views -------------------------------------------------------------------------------
+
+# Unicode category Cf (format characters), as of Unicode 14 (Python 3.11); a test checks
+# every Cf code point of the running Python.
+_CF_BMP = (
+    "\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890-\u0891\u08e2\u180e\u200b-\u200f"
+    "\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb"
 )
-_PLACEHOLDER_WORDS = frozenset({"pass", "password", "passwd", "secret", "token"})
+_CF_ASTRAL = (
+    "\U000110bd\U000110cd\U00013430-\U00013438\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
+    "\U000e0001\U000e0020-\U000e007f"
+)
+_FORMAT = re.compile(f"[{_CF_BMP}{_CF_ASTRAL}]")
+# "May hold one": 3x faster to search for than `_FORMAT` (one range beyond the BMP).
+_MAYBE_FORMAT = re.compile(f"[{_CF_BMP}\U00010000-\U0010ffff]")
+# Two-character escapes, undone with str.replace (a view need not be exact: `\\\n` may
+# end up a line break, as the next round would make it anyway). `\` + line break is a
+# shell line continuation: the break stays, for the joined view.
+_ESCAPES = (
+    ("\\n", "\n"),
+    ("\\t", "\t"),
+    ("\\r", "\r"),
+    ('\\"', '"'),
+    ("\\'", "'"),
+    ("\\/", "/"),
+    ("\\\n", "\n"),
+    ("\\\\", "\\"),
+)
+_CODE_ESCAPE = re.compile(
+    r"\\(?:u([dD][89abAB][0-9a-fA-F]{2})\\u([dD][c-fC-F][0-9a-fA-F]{2})"  # surrogate pair
+    r"|u([0-9a-fA-F]{4})|x([0-9a-fA-F]{2}))"
+)
+_PERCENT = re.compile(r"%[0-9A-Fa-f]{2}(?:%[0-9A-Fa-f]{2})*")
+# What decodes to a `%` or a backslash: only then can a round leave work for the next.
+_NESTED = ("%25", "%5c", "%5C", "\\\\", "\\u0025", "\\u005", "\\x25", "\\x5")
+# A line break inside a token (trailing blanks already stripped): between two runs of token
+# characters that make at least SPLIT_TOKEN together, with the next line's indentation
+# (`_JOIN_BREAK`), so wrapped prose and lines of code are rarely joined; or between two
+# quoted halves (`"abc" +\n "def"`, `'abc'\n 'def'`: `_JOIN_QUOTED`, tried only when a
+# line ends in a quote or a `+`).
+SPLIT_TOKEN = 20  # the shortest token shape: an AWS access key id
+_T = r"[\w+/=-]"
+_HALF = SPLIT_TOKEN // 2
+_JOIN_BREAK = re.compile(
+    r"\n"  # a literal first, for speed; then a quick necessary test: one side has half
+    + rf"(?:(?<={_T}{{{_HALF}}}\n)|(?=[ \t]*{_T}{{{_HALF}}}))"
+    + "(?:"  # then the exact one: k characters before and SPLIT_TOKEN - k after
+    + "|".join(
+        f"(?<={_T}{{{k}}}\n)(?=[ \t]*{_T}{{{SPLIT_TOKEN - k}}})" for k in range(1, SPLIT_TOKEN)
+    )
+    + r")[ \t]*"
+)
+_JOIN_QUOTED = re.compile(
+    r"""["'`](?<=[\w+/=-]["'`])(?:[ \t]*\+)?\n[ \t]*\+?[ \t]*["'`](?=[\w+/=-])"""
+)
+_QUOTED_LINE_ENDS = ('"\n', "'\n", "`\n", "+\n")
+
+
+def _code_point(match: re.Match[str]) -> str:
+    high, low, code, byte = match.groups()
+    if high:
+        return chr(0x10000 + ((int(high, 16) - 0xD800) << 10) + int(low, 16) - 0xDC00)
+    return chr(int(code or byte, 16))
+
+
+def _unescape(text: str) -> str:
+    """JSON/shell escapes undone: `\\n \\t \\r \\" \\' \\/ \\\\`, `\\uXXXX`, `\\xNN`."""
+    if "\\" not in text:
+        return text
+    for escape, char in _ESCAPES:
+        text = text.replace(escape, char)
+    return _CODE_ESCAPE.sub(_code_point, text) if "\\u" in text or "\\x" in text else text
+
+
+def _unpercent_one(match: re.Match[str]) -> str:
+    """A run of `%XX` as the UTF-8 text it encodes; kept as is if it is not UTF-8
+    (`%DB_PASSWORD%` is a Windows variable)."""
+    try:
+        return bytes.fromhex(match.group().replace("%", "")).decode("utf-8")
+    except UnicodeDecodeError:
+        return match.group()
+
+
+def _decoded(text: str) -> str:
+    """`text` with escapes and percent-encoding undone (bounded) and format chars removed."""
+    for _ in range(DECODE_ROUNDS):
+        decoded = _unescape(text)
+        if "%" in decoded:
+            decoded = _PERCENT.sub(_unpercent_one, decoded)
+        nested = any(marker in text for marker in _NESTED)
+        text = decoded
+        if not nested:
+            break
+    return text if text.isascii() else _FORMAT.sub("", text)
+
+
+def _joined(text: str) -> list[str]:
+    """`text` with split tokens joined, in up to two views: every joinable break removed;
+    and all but the last break of each series on consecutive lines removed, so that a
+    fixed-length token (an AWS key id) is not glued to the word starting the next line."""
+    stripped = "\n".join(line.rstrip(" \t\r") for line in text.split("\n"))
+    lines = stripped
+    if any(end in lines for end in _QUOTED_LINE_ENDS):
+        lines = _JOIN_QUOTED.sub("", lines)
+    breaks = [match.span() for match in _JOIN_BREAK.finditer(lines)]
+    last = {
+        index
+        for index, (_, end) in enumerate(breaks)
+        if index + 1 == len(breaks) or "\n" in lines[end : breaks[index + 1][0]]
+    }
+    views = []
+    for keep in (set(), last):
+        parts, at = [], 0
+        for index, (start, end) in enumerate(breaks):
+            if index not in keep:
+                parts.append(lines[at:start])
+                at = end
+        views.append("".join(parts) + lines[at:])
+    return [view for view in dict.fromkeys(views) if view != stripped]
+
+
+def _views(text: str) -> Iterator[tuple[str, bool]]:
+    """(view, joined?): `text`, then its decoded form and the latter with split tokens
+    joined (see `_joined`), each only when it differs from the text."""
+    yield text, False
+    decodable = "\\" in text or "%" in text or not text.isascii() and _MAYBE_FORMAT.search(text)
+    clean = _decoded(text) if decodable else text
+    if clean != text:
+        yield clean, False
+    if "\n" in clean:
+        for joined in _joined(clean):
+            yield joined, True
+
+
+# --- value checks ------------------------------------------------------------------------
+
+_PLACEHOLDER_WORDS = (
+    "example dummy fake sample placeholder redacted your changeme change_me replace_me".split()
+)
+_PLACEHOLDER = re.compile(
+    r"^[$%{<\[(]|\*\*\*|\.\.\.|xxxx|XXXX"  # references and masks
+    + rf"|^(?i:{'|'.join(_PLACEHOLDER_WORDS)})"  # starts with one: `your_password_here`
+    + rf"|(?i:{'|'.join(_PLACEHOLDER_WORDS)})$"  # ends with one: AWS's `asdf34example`
+    + r"|(?<![A-Za-z0-9])(?:"  # a separate word: `sk_example_1`, `my-DUMMY-key`
+    + "|".join(f"{w}|{w.upper()}|{w.capitalize()}" for w in _PLACEHOLDER_WORDS)
+    + r")(?![a-z])"
+    + r"|EXAMPLE"  # AWS documentation keys: `AKIA…EXAMPLE`, `…EXAMPLEKEY`, `AQoEXAMPLEH4…`
+)
+_BARE_SECRET_WORDS = frozenset({"pass", "password", "passwd", "secret", "token"})
 # An unquoted identifier path, optionally called or indexed: code, not a literal.
 _CODE = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*(?P<access>[(\[].*)?", re.ASCII)
-# A value naming a secret (`NextToken`, `DB_PASSWORD`, `PrivateKeyTypes`) refers to one.
+# An identifier containing a secret word (`NextToken`, `DB_PASSWORD`) names a secret; a
+# value with another symbol (`S3cr3tPassw0rd!`) does not.
 _SECRET_WORD = re.compile(r"pass|secret|token|key|credential", re.IGNORECASE)
+_IDENTIFIER = re.compile(r"[\w.-]+")
 # A value that is a URL, ARN, vault reference or path points at a secret elsewhere.
 _REFERENCE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:|[/~.]")
 
@@ -74,11 +255,16 @@ def _has(value: str, test: Callable[[str], bool]) -> bool:
     return any(test(c) for c in value)
 
 
+def _symbol(c: str) -> bool:
+    """Not a letter, digit, space or a separator common in names (`_ - . +`)."""
+    return not c.isalnum() and not c.isspace() and c not in "_-.+"
+
+
 def _real(value: str) -> bool:
     """Not a placeholder, a bare secret word or a mask of a few repeated characters."""
     return (
         len(set(value)) >= 4
-        and value.lower() not in _PLACEHOLDER_WORDS
+        and value.lower() not in _BARE_SECRET_WORDS
         and not _PLACEHOLDER.search(value)
     )
 
@@ -103,10 +289,16 @@ def _credible(value: str) -> bool:
     return (
         len(value) >= 8
         and _has(value, str.isalpha)
-        and _has(value, lambda c: not c.isalpha() and c not in "_-." and not c.isspace())
+        and _has(value, lambda c: not c.isalpha() and c not in "_-.=\\" and not c.isspace())
         and not _has(value, str.isspace)
         and _real(value)
     )
+
+
+def _strong(value: str) -> bool:
+    """Credible and either holding a symbol or mixing upper case, lower case and digits
+    (so not an email local part like `bob.smith99`)."""
+    return _credible(value) and (_has(value, _symbol) or _generated(value))
 
 
 def _literal(value: str) -> bool:
@@ -118,7 +310,83 @@ def _literal(value: str) -> bool:
         code = _CODE.fullmatch(value)
         if code and ("." in value or code["access"]):
             return False
-    return _credible(value) and not _SECRET_WORD.search(value) and not _REFERENCE.match(value)
+    names_secret = _IDENTIFIER.fullmatch(value) and _SECRET_WORD.search(value)
+    return _credible(value) and not names_secret and not _REFERENCE.match(value)
+
+
+def _user_password(value: str) -> bool:
+    """`user:password` with a password-like password."""
+    return _credible(value.partition(":")[2])
+
+
+_COOKIE_PAIR = re.compile(r"([^\s=;]+)=([^\s;]*)")
+
+
+def _random(value: str) -> bool:
+    """A long random value: >= 20 chars, >= 4 letters, >= 4 digits, >= 12 distinct."""
+    return (
+        len(value) >= 20
+        and sum(c.isalpha() for c in value) >= 4
+        and sum(c.isdigit() for c in value) >= 4
+        and len(set(value)) >= 12
+        and _real(value)
+    )
+
+
+def _cookie_secret(header: str) -> bool:
+    """A `Cookie:`/`Set-Cookie:` header value holding a long random cookie value."""
+    return any(_random(value) for _, value in _COOKIE_PAIR.findall(header))
+
+
+def _discord_id(token: str) -> bool:
+    """The first part of `token` is base64 of a 17-20 digit user id."""
+    first = token.partition(".")[0]
+    try:
+        user_id = binascii.a2b_base64(first.replace("-", "+").replace("_", "/") + "==")
+    except binascii.Error:
+        return False
+    return 17 <= len(user_id) <= 20 and user_id.isdigit()
+
+
+def _der_content(der: bytes, at: int) -> int | None:
+    """Offset of the content of the DER element at `at` (tag, then a 1-3 byte length)."""
+    if at + 1 >= len(der):
+        return None
+    length = der[at + 1]
+    if length < 0x80:
+        return at + 2
+    return at + 2 + (length & 0x7F) if length in (0x81, 0x82) else None
+
+
+_SEQUENCE = b"\x30"
+_VERSIONS = (b"\x02\x01\x00", b"\x02\x01\x01")  # INTEGER 0 or 1
+_AFTER_VERSION = (_SEQUENCE, b"\x02", b"\x04")  # algorithm (PKCS#8), INTEGER, OCTET STRING
+_PBE_OIDS = (bytes.fromhex("2a864886f70d0105"), bytes.fromhex("2a864886f70d010c01"))
+
+
+def _der_private_key(block: str) -> bool:
+    """The base64 `block` decodes to DER shaped like a private key: SEQUENCE { version 0/1,
+    then an algorithm, an integer or an octet string } (PKCS#8, PKCS#1, DSA, SEC1 EC), or
+    SEQUENCE { SEQUENCE { PBES/PKCS#12 algorithm } ... } (encrypted PKCS#8).
+    Certificates, CSRs and public keys open with a SEQUENCE or a large INTEGER instead."""
+    try:
+        der = binascii.a2b_base64(block[:32])
+    except binascii.Error:
+        return False
+    inner = _der_content(der, 0) if der[:1] == _SEQUENCE else None
+    if inner is None:
+        return False
+    if der[inner : inner + 3] in _VERSIONS:
+        return der[inner + 3 : inner + 4] in _AFTER_VERSION
+    algorithm = _der_content(der, inner) if der[inner : inner + 1] == _SEQUENCE else None
+    return (
+        algorithm is not None
+        and der[algorithm : algorithm + 1] == b"\x06"
+        and der[algorithm + 2 :].startswith(_PBE_OIDS)
+    )
+
+
+# --- rules -------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -131,7 +399,10 @@ class _Rule:
     context: tuple[bytes, ...]  # lowercase; one must occur within CONTEXT_CHARS
     gated: bool  # skip the rule unless a context word occurs somewhere in the text
     fold: bool  # match against the lowercased text (pattern written in lowercase)
-    fallback: bool  # generic: skipped where an earlier rule already matched
+    # Generic: a secret told by the key name or the syntax around it, not by its own
+    # shape. Skipped where an earlier rule already matched, and on the joined view (where
+    # glued lines of code would read as `key = value`).
+    fallback: bool
 
 
 def _rule(
@@ -160,13 +431,21 @@ _UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
 # followed by a space or quote (YAML/JSON; not `arn:…:secret:name`).
 _KEY_END = r"""["']?\]?[ \t]*(?:=>|[:?+]?=|:(?=[ \t"'`]))[ \t]*"""
 _SEP = _KEY_END + r"""["']?"""  # ... and the value's opening quote, if any
-# Assigned value: a quoted string (quotes kept) or a bare word.
+# Assigned value: a quoted string (quotes kept) or a bare word, which ends before an
+# escape (`\n`, `\"`: the text is a JSON dump, scanned decoded as well).
 _VALUE = r"""(?:[bru]{1,2}(?=["'`]))?""" + (
-    r"""(?P<v>"[^"\r\n]*"|'[^'\r\n]*'|`[^`\r\n]*`|[^\s"'`,;&<)\]}]+)"""
+    r"""(?P<v>"[^"\r\n]*"|'[^'\r\n]*'|`[^`\r\n]*`|(?:[^\s"'`,;&<)\]}\\]|\\[^\s"'`nrtux\\/])+)"""
 )
 _KEY_QUALIFIERS = "api access secret private signing encryption master auth".split()
 _PUBLIC_TOKENS = (
     "next page continuation pagination change lock client idempotency publickey".split()
+)
+_WS = r"[ \t\r\n]+"
+# `scheme:user@host` addresses that are not credentials.
+_ADDRESS_SCHEMES = "mailto sip sips xmpp acct from to cc bcc".split()
+# A host after `@`: dotted, bracketed (IPv6), localhost, or a name with a port.
+_HOST = (
+    r"(?:[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+|\[[0-9A-Fa-f:.]+\]|localhost|[A-Za-z0-9-]+(?=:\d))"
 )
 
 
@@ -232,22 +511,26 @@ _RULES: tuple[_Rule, ...] = (
     ),
     _rule("npm token", _after("npm_") + r"(?P<v>[A-Za-z0-9]{36})" + _E),
     _rule("PyPI token", r"pypi-(?:AgEIcHlwaS5vcmc|AgENdGVzdC5weXBpLm9yZw)(?P<v>[\w-]{50,})"),
-    _rule(
-        "Twilio API key",
-        r"(?:SK|AC)(?<![A-Za-z0-9]..)(?P<v>[0-9a-fA-F]{32})" + _E,
-        context=("twilio",),
-        gated=True,
+    *(
+        _rule(
+            "Twilio API key",  # API key SID (SK) or account SID (AC), 32 lowercase hex
+            _after(prefix) + r"(?P<v>[0-9a-f]{32})" + _E,
+            context=("twilio", "sid", "auth", "token", "key", "secret"),
+            gated=True,
+        )
+        for prefix in ("SK", "AC")  # one literal each: `re` skips ahead fastest
     ),
     _rule("SendGrid API key", _after("SG.") + r"(?P<v>[\w-]{22}\.[\w-]{43})" + _E64),
     # `[\w-]` boundary: inside a base64url run every "eyJ" would rescan the run.
     _rule("JSON Web Token", _after("eyJ", r"\w-") + r"(?P<v>[\w-]{8,}\.[\w-]{8,}\.[\w-]*)"),
     _rule("Hugging Face token", _after("hf_") + r"(?P<v>[A-Za-z0-9]{34,})" + _E, _cased),
-    _rule(
-        "Discord bot token",  # 24-28 characters (the id), a dot, 6, a dot, 27-40
-        r"\.(?<=[\w-]{24}\.)(?<![\w-]{29}\.)[\w-]{6}\.(?P<v>[\w-]{27,40})" + _E64,
-        _cased,
-        context=("discord",),
-        gated=True,
+    *(
+        _rule(
+            "Discord bot token",  # base64 of a 17-20 digit id, a dot, 6, a dot, 27-40
+            _after(first, r"\w-") + r"[DTjz][\w-]{21,25}\.[\w-]{6}\.[\w-]{27,40}" + _E64,
+            _discord_id,
+        )
+        for first in "MNO"  # base64 of a digit: M, N or O, then one of D T j z
     ),
     _rule(
         "Discord webhook URL",
@@ -301,15 +584,72 @@ _RULES: tuple[_Rule, ...] = (
         context=("vault",),
         gated=True,
     ),
+    _rule("age secret key", _after("AGE-SECRET-KEY-1") + r"[02-9AC-HJ-NP-Z]{58}" + _E, None),
     _rule(
         "private key (PEM header)",
         r"-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----",  # the header alone
         None,
     ),
+    _rule(
+        "private key (base64 body)",  # DER SEQUENCE: "M" + a length, >= 64 characters
+        r"M(?<![A-Za-z0-9+/]M)(?=[A-H]|I[G-L])[A-Za-z0-9+/]{63,}",
+        _der_private_key,
+    ),
+    _rule(
+        "private key (base64 body)",  # base64 of "openssh-key-v1\0"
+        _after("b3BlbnNzaC1rZXktdjEA", "A-Za-z0-9+/") + r"[A-Za-z0-9+/]{40,}",
+        None,
+    ),
     _rule("PuTTY private key", r"PuTTY-User-Key-File-\d+:", None),
+    _rule(
+        "password in .netrc entry",
+        r"machine(?<![\w-]machine)" + _WS + r"\S+"
+        + rf"(?:{_WS}(?:login|account|port){_WS}\S+)*"
+        + rf"{_WS}password{_WS}(?P<v>[^\s\"'`]+)",
+        fold=True,
+        fallback=True,
+    ),
+    _rule(
+        "password in .pgpass line",  # host:port:database:user:password
+        r":(?<=[\w.*\]]:)(?:\d{1,5}|\*):(?:[\w.*-]+:){2}(?P<v>(?:\\.|[^\s:\\\"'`<>])+)"
+        + r"(?![^\s\"'`<])",
+        _credible,
+        fallback=True,
+    ),
+    _rule(
+        "session cookie",
+        r"cookie(?<![\w.]cookie)[ \t]*:[ \t]*(?P<v>[^\r\n\"'`]+)",
+        _cookie_secret,
+        fold=True,
+        fallback=True,
+    ),
+    _rule(
+        "credential in command-line flag",  # --password X, --client-secret X, --token X
+        r"--(?<![\w-]--)(?:(?:[a-z0-9]+-)*(?:pass(?:w(?:or)?d|phrase)|secret)|"
+        + r"(?:(?:auth|access|api|bearer|refresh|session|bot)-)?token|"
+        + r"(?:api|access|secret|private|auth)-?key)(?![\w-])[ \t]+"
+        + _VALUE,
+        _literal,
+        fold=True,
+        fallback=True,
+    ),
+    _rule(
+        "credential in command-line flag",  # curl -u user:pw, --user user:pw
+        r"-(?<![\w-]-)(?:u|-user)(?:[ \t]+|=)[\"']?(?P<v>[^\s\"':]+:[^\s\"']+)",
+        _user_password,
+        fallback=True,
+    ),
     _rule(
         "password in URL",
         r"""://[^\s:/?#@"'<>]*:(?P<v>[^\s/?#@"'<>]+)@""",
+        fallback=True,
+    ),
+    _rule(
+        "password in URL",  # no scheme: user:pw@host
+        r":(?<=[\w.%+-]:)"
+        + "".join(f"(?<![^\\w]{s}:)(?<!^{s}:)" for s in _ADDRESS_SCHEMES)
+        + rf"""(?P<v>[^\s:/?#@"'<>]+)@(?={_HOST}(?![\w.-]))""",
+        _strong,
         fallback=True,
     ),
     _rule(
@@ -335,14 +675,15 @@ _RULES: tuple[_Rule, ...] = (
 _GATE_WORDS = frozenset(word for rule in _RULES if rule.gated for word in rule.context)
 
 
-def _findings(text: str) -> Iterator[str]:
-    """Yield the kind of every secret in `text` (repeats possible)."""
+def _findings_in(text: str, *, generic: bool) -> Iterator[str]:
+    """Yield the kind of every secret in one view of a text (repeats possible); fallback
+    rules only if `generic`."""
     data = text.encode("utf-8", "surrogatepass")
     lower = data.lower()  # ASCII only, so offsets are unchanged
     present = {word for word in _GATE_WORDS if word in lower}
     covered = bytearray(len(data))  # 1 where an earlier rule already matched
     for rule in _RULES:
-        if rule.gated and present.isdisjoint(rule.context):
+        if (rule.fallback and not generic) or (rule.gated and present.isdisjoint(rule.context)):
             continue
         for match in rule.pattern.finditer(lower if rule.fold else data):
             start, end = match.span("v") if "v" in rule.pattern.groupindex else match.span()
@@ -359,8 +700,11 @@ def _findings(text: str) -> Iterator[str]:
 
 
 def scan_text(text: str) -> list[str]:
-    """Sorted unique kinds of secret found in `text` (never the values)."""
-    return sorted(set(_findings(text)))
+    """Sorted unique kinds of secret found in `text` or its decoded and joined views
+    (never the values)."""
+    return sorted(
+        {kind for view, joined in _views(text) for kind in _findings_in(view, generic=not joined)}
+    )
 
 
 def _strings(path: str, value: object) -> Iterator[tuple[str, str]]:

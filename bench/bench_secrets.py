@@ -1,0 +1,137 @@
+"""Secret scanner speed: `scan_text` on note bodies of several shapes.
+
+    python bench/bench_secrets.py [--baseline REF] [--repeat N]
+
+Times `jacked_vault.safety.secrets.scan_text` (the imported one) on: a 1 KiB note body
+(paragraphs, so it has line breaks), the same 1 KiB as one line (no backslash, `%`, format
+character or line break: the single-pass case), a 64 KiB body of such notes, the same
+hard-wrapped at 80 columns (every line break sits between two words: the joined views are
+built, and scanned if a break could split a token), the note as a JSON string (`\\n`,
+`\\"`: decoded view), and a 64 KiB body full of backslash escapes and percent signs,
+nested ones included (`%25`, `\\\\`: every view, two decoding rounds).
+`--baseline REF` also times the scanner as it was at git REF (`git show
+REF:jacked_vault/safety/secrets.py`), side by side. Each figure is the median wall time of
+one call, with the median CPU time of this process in brackets (the two differ when other
+processes compete for the CPU). Plain script, no pytest; only the figures it prints are
+claims.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import textwrap
+import time
+import types
+from collections.abc import Callable
+from pathlib import Path
+
+try:  # run as `python bench/bench_secrets.py`, this file's folder is on sys.path
+    from _vaultgen import WORDS, note_text
+except ImportError:  # imported as bench.bench_secrets
+    from bench._vaultgen import WORDS, note_text
+from jacked_vault.safety import secrets
+
+KIB = 1024
+# (body name, budget in ms per call or None)
+BUDGETS = {"1 KiB note": 0.2, "64 KiB note": 10.0, "64 KiB wrapped": 10.0}
+
+
+def _notes(rng: random.Random, size: int) -> str:
+    """Note bodies (paragraphs of sentences) joined until `size` bytes."""
+    parts: list[str] = []
+    total = 0
+    while total < size:
+        body = note_text(rng, min_body=KIB, max_body=KIB).body
+        parts.append(body)
+        total += len(body) + 2
+    return "\n\n".join(parts)[:size]
+
+
+def _escaped(rng: random.Random, size: int) -> str:
+    """A JSON/log dump: escapes (`\\n`, `\\t`, `\\"`, `\\\\`, `\\u00e9`) and percent-encoding."""
+    pieces = ("\\n", "\\t", '\\"', "\\\\", "\\u00e9", "%20", "%3D", "%2F", "%25")
+    out: list[str] = []
+    total = 0
+    while total < size:
+        word = rng.choice(WORDS)
+        piece = rng.choice(pieces) if rng.random() < 0.5 else " "
+        out.append(word + piece)
+        total += len(word) + len(piece)
+    return "".join(out)[:size]
+
+
+def bodies(seed: int = 7) -> dict[str, str]:
+    rng = random.Random(seed)
+    one = _notes(rng, KIB)
+    big = _notes(rng, 64 * KIB)
+    return {
+        "1 KiB note": one,
+        "1 KiB one line": " ".join(one.split()),
+        "64 KiB note": big,
+        "64 KiB wrapped": "\n\n".join(textwrap.fill(p, 80) for p in big.split("\n\n")),
+        "64 KiB JSON dump": json.dumps({"log": big.replace("`", '"')})[: 64 * KIB],
+        "64 KiB escapes/%": _escaped(rng, 64 * KIB),
+    }
+
+
+def load_baseline(ref: str) -> types.ModuleType:
+    """The scanner module as it was at git `ref`, loaded under a private name."""
+    root = Path(__file__).resolve().parent.parent
+    source = subprocess.run(
+        ["git", "show", f"{ref}:jacked_vault/safety/secrets.py"],
+        cwd=root,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    module = types.ModuleType("jacked_vault.safety._secrets_baseline")
+    sys.modules[module.__name__] = module  # dataclasses look their module up
+    exec(compile(source, f"{ref}:secrets.py", "exec"), module.__dict__)
+    return module
+
+
+def per_call_ms(scan: Callable[[str], list[str]], text: str, repeat: int) -> tuple[float, float]:
+    """Median over 7 batches of the mean wall and CPU time of one call, in ms."""
+    scan(text)  # warm-up (regex compilation, caches)
+    batch = max(1, repeat // 7)
+    walls, cpus = [], []
+    for _ in range(7):
+        wall, cpu = time.perf_counter(), time.process_time()
+        for _ in range(batch):
+            scan(text)
+        walls.append((time.perf_counter() - wall) / batch * 1000)
+        cpus.append((time.process_time() - cpu) / batch * 1000)
+    return statistics.median(walls), statistics.median(cpus)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--baseline", metavar="REF", help="also time the scanner at git REF")
+    parser.add_argument("--repeat", type=int, default=700, help="calls per 1 KiB body")
+    args = parser.parse_args()
+    scanners = {"now": secrets.scan_text}
+    if args.baseline:
+        scanners = {args.baseline: load_baseline(args.baseline).scan_text, **scanners}
+    print(f"scanner: {secrets.__file__}; load average {os.getloadavg()[0]:.2f}")
+    print(f"{'body':<18}" + "".join(f"{name + ' ms (cpu)':>22}" for name in scanners) + "   budget")
+    for name, text in bodies().items():
+        repeat = args.repeat if len(text) <= KIB else max(7, args.repeat // 20)
+        figures = [per_call_ms(scan, text, repeat) for scan in scanners.values()]
+        for scan in scanners.values():
+            assert scan(text) == [], f"{name}: false alarm {scan(text)}"
+        budget = BUDGETS.get(name)
+        verdict = ""
+        if budget is not None:
+            verdict = f"   <= {budget} ms {'PASS' if figures[-1][0] <= budget else 'MISS'}"
+        cells = "".join(f"{f'{wall:.4f} ({cpu:.4f})':>22}" for wall, cpu in figures)
+        print(f"{name:<18}{cells}{verdict}")
+
+
+if __name__ == "__main__":
+    main()
