@@ -505,6 +505,12 @@ def build_server(settings: Settings):
                     return error(TOOL_ERROR_CODES[name], _validation_summary(exc.__cause__), "JACKED_MEMORY_USAGE")
                 raise
 
+        async def run_stdio_async(self) -> None:
+            """Stdio with every line screened first: a malformed one gets a JSON-RPC error, never silence."""
+            from jacked_vault.mcp.stdio import serve_screened
+
+            await serve_screened(self._lowlevel_server)  # the SDK's own in-memory client reaches it the same way
+
     server = JackedMemoryServer(
         name=SERVER_NAME,
         title="jacked-vault memory",
