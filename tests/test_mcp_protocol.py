@@ -1,4 +1,5 @@
-"""The MCP server's protocol surface: every stdio line answered (or knowingly dropped).
+"""The MCP server's protocol surface: every stdio line answered (or knowingly dropped), and a
+`memory_save` input schema that states the limits validation enforces.
 
 Strictness tests spawn the real server (`python -m jacked_vault.mcp`) and write raw lines to
 it; every read has a deadline, so a server that leaves its client waiting fails the test
@@ -13,10 +14,14 @@ import subprocess
 import threading
 from pathlib import Path
 
+import jsonschema
 import pytest
+from mcp import Client
+
+from jacked_vault.document.model import ID_RE, MAX_BODY_BYTES, MAX_LINKS, MAX_TAGS, MAX_TARGETS, MAX_TITLE, SLUG_RE
 
 from conftest import snapshot
-from test_mcp import SERVER_ARGV, server_env
+from test_mcp import SERVER_ARGV, call, err, inproc, ok, run, server_env
 
 READ_DEADLINE_S = 30
 INITIALIZE = {
@@ -250,3 +255,71 @@ def test_stdio_garbage_before_the_handshake_is_answered_then_served(vault_path, 
         assert server.request("initialize", INITIALIZE["params"], request_id=1)["result"]["serverInfo"]["name"] == "jacked-memory"
     finally:
         assert "Traceback" not in server.close()
+
+
+# -- 6. memory_save's schema states what validation enforces ---------------------------------------------
+
+
+def save_schema(vault_path: Path, work: Path) -> dict:
+    async def go():
+        async with Client(inproc(vault_path, work)) as client:
+            return {tool.name: tool.input_schema for tool in (await client.list_tools()).tools}
+
+    return run(go)["memory_save"]
+
+
+def test_memory_save_schema_states_the_document_limits(vault_path, work):
+    props = save_schema(vault_path, work)["properties"]
+    assert (props["title"]["minLength"], props["title"]["maxLength"]) == (1, MAX_TITLE)
+    assert (props["body"]["minLength"], props["body"]["maxLength"]) == (1, MAX_BODY_BYTES)
+    assert f"{MAX_BODY_BYTES} bytes of UTF-8" in props["body"]["description"]
+    slug, memory_id = f"^{SLUG_RE.pattern}$", f"^{ID_RE.pattern}$"
+    for name, pattern, limit in (
+        ("tags", slug, MAX_TAGS),
+        ("target_harnesses", slug, MAX_TARGETS),
+        ("links", memory_id, MAX_LINKS),
+        ("supersedes", memory_id, MAX_LINKS),
+    ):
+        assert props[name]["items"] == {"type": "string", "pattern": pattern}, name
+        assert props[name]["maxItems"] == limit, name
+        assert str(limit) in props[name]["description"], name
+
+
+def many(prefix: str, count: int) -> list[str]:
+    return [f"{prefix}{i:03d}" for i in range(count)]
+
+
+SCHEMA_BOUNDARIES = [
+    ({"title": "t" * MAX_TITLE}, True),
+    ({"title": "t" * (MAX_TITLE + 1)}, False),
+    ({"title": ""}, False),
+    ({"body": "b" * MAX_BODY_BYTES}, True),
+    ({"body": "b" * (MAX_BODY_BYTES + 1)}, False),
+    ({"body": ""}, False),
+    ({"tags": many("tag", MAX_TAGS)}, True),
+    ({"tags": many("tag", MAX_TAGS + 1)}, False),
+    ({"tags": ["Not A Slug"]}, False),
+    ({"target_harnesses": many("h", MAX_TARGETS)}, True),
+    ({"target_harnesses": many("h", MAX_TARGETS + 1)}, False),
+    ({"target_harnesses": ["-dash"]}, False),
+    ({"links": many("mem_20260101_link", MAX_LINKS)}, True),
+    ({"links": many("mem_20260101_link", MAX_LINKS + 1)}, False),
+    ({"links": ["../../etc/passwd"]}, False),
+]
+
+
+def test_memory_save_schema_and_the_server_agree_at_the_limits(vault_path, work):
+    schema = save_schema(vault_path, work)
+    cases = [({"title": f"Boundary case {i}", "body": "b", "group": "g", **change}, valid) for i, (change, valid) in enumerate(SCHEMA_BOUNDARIES)]
+    for arguments, valid in cases:
+        assert jsonschema.Draft202012Validator(schema).is_valid(arguments) is valid, list(arguments)
+
+    async def go():
+        async with Client(inproc(vault_path, work)) as client:
+            return [await call(client, "memory_save", arguments) for arguments, _ in cases]
+
+    for (arguments, valid), pair in zip(cases, run(go)):
+        if valid:
+            ok(pair)
+        else:
+            assert err(pair, "MEMORY_WRITE_REJECTED")["reason"] == "JACKED_MEMORY_VALIDATION", list(arguments)
