@@ -8,7 +8,7 @@ Every server is `python -m jacked_vault.mcp` with JACKED_MEMORY_HARNESS set, as 
   and spawn -> the first `tools/call memory_search` answered; plus the server's CPU time
   (user + sys, start to exit), which other load on the machine does not inflate.
 - client start: `mcp.Client` over stdio (what an SDK harness waits): spawn -> first search answered.
-- memory_save / memory_search: one long-lived client, `--reps` calls each.
+- memory_save / memory_search: one long-lived client per server, `--reps` calls each.
 - where the start-up goes: the phases of one server start, timed inside a fresh process.
 
 `--baseline REF` (e.g. `main`) also runs everything against `git archive REF` in the same
@@ -26,6 +26,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from contextlib import AsyncExitStack
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -153,17 +154,24 @@ def main() -> None:
                 assert not (await client.call_tool("memory_search", {"query": "cache"})).is_error
             return time.perf_counter() - started
 
-        async def calls(name: str, env: dict[str, str]) -> None:
-            async with Client(StdioServerParameters(command=sys.executable, args=["-m", "jacked_vault.mcp"], env=env, cwd=str(work))) as client:
+        async def calls() -> None:
+            """Every server's client open at once, the calls alternating between them."""
+            async with AsyncExitStack() as stack:
+                clients = {
+                    name: await stack.enter_async_context(Client(StdioServerParameters(command=sys.executable, args=["-m", "jacked_vault.mcp"], env=env, cwd=str(work))))
+                    for name, env in envs.items()
+                }
                 for i, words in enumerate(queries):
-                    started = time.perf_counter()
-                    result = await client.call_tool("memory_save", {"title": f"Bench note {name} {i} {words}", "body": f"Body {i}: {words}.", "group": "g1"})
-                    record(name, "memory_save", time.perf_counter() - started)
-                    assert not result.is_error, result.structured_content
+                    for name, client in clients.items():
+                        started = time.perf_counter()
+                        result = await client.call_tool("memory_save", {"title": f"Bench note {name} {i} {words}", "body": f"Body {i}: {words}.", "group": "g1"})
+                        record(name, "memory_save", time.perf_counter() - started)
+                        assert not result.is_error, result.structured_content
                 for words in queries:
-                    started = time.perf_counter()
-                    assert not (await client.call_tool("memory_search", {"query": words, "limit": 20})).is_error
-                    record(name, "memory_search", time.perf_counter() - started)
+                    for name, client in clients.items():
+                        started = time.perf_counter()
+                        assert not (await client.call_tool("memory_search", {"query": words, "limit": 20})).is_error
+                        record(name, "memory_search", time.perf_counter() - started)
 
         for _ in range(args.spawns):
             for name, env in envs.items():
@@ -175,8 +183,7 @@ def main() -> None:
                 for phase, seconds in zip(PHASE_NAMES, phases(env, work)):
                     record(name, phase, seconds)
                 record(name, "interpreter start (python -c pass)", interpreter_start(env))
-        for name, env in envs.items():
-            anyio.run(calls, name, env)
+        anyio.run(calls)
 
         print(f"{args.notes} notes over stdio; {args.spawns} spawns per server, interleaved; load average {os.getloadavg()[0]:.2f}")
         print(f"  median (p95); budgets: client start ≤ {BUDGETS_MS['client start']} ms, save ≤ {BUDGETS_MS['memory_save']} ms, search ≤ {BUDGETS_MS['memory_search']} ms")
