@@ -1,5 +1,6 @@
-"""The MCP server's protocol surface: every stdio line answered (or knowingly dropped), and a
-`memory_save` input schema that states the limits validation enforces.
+"""The MCP server's protocol surface: every stdio line answered (or knowingly dropped), a
+`memory_save` input schema that states the limits validation enforces, and a start-up that
+loads nothing heavy before a tool needs it.
 
 Strictness tests spawn the real server (`python -m jacked_vault.mcp`) and write raw lines to
 it; every read has a deadline, so a server that leaves its client waiting fails the test
@@ -11,6 +12,7 @@ from __future__ import annotations
 import json
 import queue
 import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -323,3 +325,27 @@ def test_memory_save_schema_and_the_server_agree_at_the_limits(vault_path, work)
             ok(pair)
         else:
             assert err(pair, "MEMORY_WRITE_REJECTED")["reason"] == "JACKED_MEMORY_VALIDATION", list(arguments)
+
+
+# -- start-up: the handshake and tools/list load none of our heavy modules ---------------------------
+
+STARTUP_PROBE = """
+import sys, anyio
+from mcp import Client
+from jacked_vault.mcp.server import Settings, build_server
+
+async def main():
+    async with Client(build_server(Settings.from_env())) as client:
+        await client.list_tools()
+    heavy = {"pygit2", "jsonschema", "fastjsonschema", "ruamel", "sqlite3"}
+    print(sorted(heavy & {name.split(".")[0] for name in sys.modules}))
+
+anyio.run(main)
+"""
+
+
+def test_startup_loads_no_heavy_module_before_a_tool_needs_it(vault_path, work):
+    out = subprocess.run(
+        [sys.executable, "-c", STARTUP_PROBE], cwd=work, env=server_env(vault_path), capture_output=True, text=True, timeout=120, check=True,
+    )
+    assert out.stdout.strip() == "[]", out.stdout
