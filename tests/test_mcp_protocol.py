@@ -35,9 +35,9 @@ INITIALIZE = {
 class RawServer:
     """The real server as a child process, spoken to in raw lines; `reply` waits at most READ_DEADLINE_S."""
 
-    def __init__(self, vault: Path, work: Path) -> None:
+    def __init__(self, vault: Path, work: Path, argv: list[str] = SERVER_ARGV) -> None:
         self.proc = subprocess.Popen(
-            SERVER_ARGV, cwd=work, env=server_env(vault), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            argv, cwd=work, env=server_env(vault), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         )
         self._replies: queue.Queue[bytes] = queue.Queue()
         self._stderr: list[bytes] = []
@@ -248,8 +248,12 @@ def test_stdio_bad_notifications_and_stray_responses_get_no_reply(raw, vault_pat
     assert snapshot(vault_path) == before
 
 
-def test_stdio_garbage_before_the_handshake_is_answered_then_served(vault_path, work):
-    server = RawServer(vault_path, work)
+CLI_ARGV = [sys.executable, "-c", "import sys; from jacked_vault.cli.main import main; sys.exit(main(sys.argv[1:]))", "memory", "mcp"]
+
+
+@pytest.mark.parametrize("argv", [SERVER_ARGV, CLI_ARGV], ids=["jacked-memory-mcp", "jacked memory mcp"])
+def test_stdio_garbage_before_the_handshake_is_answered_then_served(vault_path, work, argv):
+    server = RawServer(vault_path, work, argv)
     try:
         for line in ("not json", '{"jsonrpc": "2.0", "id": null, "method": "initialize"}'):
             server.send(line)
