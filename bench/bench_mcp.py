@@ -1,31 +1,117 @@
-"""MCP over stdio on a generated vault: start-to-first-answer, memory_save and memory_search.
+"""MCP over stdio on a generated vault: start-up, memory_save and memory_search.
 
-    python bench/bench_mcp.py [--notes 10000] [--reps 100]
+    python bench/bench_mcp.py [--notes 10000] [--reps 100] [--spawns 9] [--baseline REF]
 
-A real stdio client (`mcp.Client` with `StdioServerParameters`) talks to the real server
-(`python -m jacked_vault.mcp`) with JACKED_MEMORY_HARNESS set, as a harness would.
+Every server is `python -m jacked_vault.mcp` with JACKED_MEMORY_HARNESS set, as a harness runs it.
+
+- raw start: a bare line client (only the server's time): spawn -> `initialize` answered,
+  and spawn -> the first `tools/call memory_search` answered; plus the server's CPU time
+  (user + sys, start to exit), which other load on the machine does not inflate.
+- client start: `mcp.Client` over stdio (what an SDK harness waits): spawn -> first search answered.
+- memory_save / memory_search: one long-lived client per server, `--reps` calls each.
+- where the start-up goes: the phases of one server start, timed inside a fresh process.
+
+`--baseline REF` (e.g. `main`) also runs everything against `git archive REF` in the same
+run, spawns interleaved with this checkout's, and prints after/before ratios.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
+from contextlib import AsyncExitStack
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
 
 from bench._vaultgen import WORDS, generate_vault  # noqa: E402
 
+BUDGETS_MS = {"client start": 500, "memory_save": 40, "memory_search": 15}
+INITIALIZE = {
+    "jsonrpc": "2.0", "id": 1, "method": "initialize",
+    "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}},
+}
+FIRST_CALL = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "memory_search", "arguments": {"query": "cache"}}}
 
-def summary(samples: list[float]) -> str:
+# One server start, phase by phase, in a fresh interpreter (run with the server's environment).
+PHASES = r"""
+import json, time
+t = [time.perf_counter()]
+from jacked_vault.mcp.server import Settings, build_server
+settings = Settings.from_env(); t.append(time.perf_counter())
+import mcp_types; t.append(time.perf_counter())
+import mcp.server.mcpserver; t.append(time.perf_counter())
+build_server(settings); t.append(time.perf_counter())
+from jacked_vault.context import Context
+from jacked_vault.search.index import Filters
+from jacked_vault.search.service import search
+search(Context.create(vault=str(settings.vault_path), cwd=settings.cwd, harness=settings.harness), "cache", Filters(target=settings.harness))
+t.append(time.perf_counter())
+print(json.dumps([b - a for a, b in zip(t, t[1:])]))
+"""
+PHASE_NAMES = (
+    "jacked_vault.mcp.server + launch settings",
+    "mcp_types (the SDK's pydantic wire types)",
+    "rest of the SDK (`mcp/__init__`: client, server, HTTP stack)",
+    "build_server (tool models and schemas, MCPServer)",
+    "first search (search modules, sqlite, FTS query)",
+)
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:.1f} ms"
+
+
+def stats(samples: list[float]) -> tuple[float, float]:
     ordered = sorted(samples)
-    p95 = ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))]
-    return f"median {statistics.median(samples) * 1000:.1f} ms, p95 {p95 * 1000:.1f} ms (n={len(samples)})"
+    return statistics.median(ordered), ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))]
+
+
+def raw_start(env: dict[str, str], cwd: Path) -> tuple[float, float, float]:
+    """Seconds from spawn to the initialize answer and to the first tools/call answer, and the
+    server's CPU seconds for its whole life (start, those two answers, exit): load-independent."""
+    started = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, "-m", "jacked_vault.mcp"], cwd=cwd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    proc.stdin.write((json.dumps(INITIALIZE) + "\n").encode())
+    proc.stdin.flush()
+    assert "result" in json.loads(proc.stdout.readline())
+    initialized = time.perf_counter() - started
+    proc.stdin.write(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}\n' + json.dumps(FIRST_CALL).encode() + b"\n")
+    proc.stdin.flush()
+    answer = json.loads(proc.stdout.readline())
+    called = time.perf_counter() - started
+    assert not answer["result"]["isError"], answer
+    proc.stdin.close()
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return initialized, called, usage.ru_utime + usage.ru_stime
+
+
+def phases(env: dict[str, str], cwd: Path) -> list[float]:
+    out = subprocess.run([sys.executable, "-c", PHASES], cwd=cwd, env=env, capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)
+
+
+def interpreter_start(env: dict[str, str]) -> float:
+    started = time.perf_counter()
+    subprocess.run([sys.executable, "-c", "pass"], env=env, check=True)
+    return time.perf_counter() - started
+
+
+def export(ref: str, into: Path) -> Path:
+    """The tree of `ref` as plain files (read from the object store; no worktree is touched)."""
+    into.mkdir()
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", ref], capture_output=True, check=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
+    return into
 
 
 def main() -> None:
@@ -39,6 +125,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--notes", type=int, default=10000)
     parser.add_argument("--reps", type=int, default=100)
+    parser.add_argument("--spawns", type=int, default=9, help="server starts per measurement (default 9)")
+    parser.add_argument("--baseline", metavar="REF", help="also measure this git ref (e.g. main), interleaved")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="jacked-bench-mcp-") as tmp:
         root = Path(tmp)
@@ -46,37 +134,73 @@ def main() -> None:
         work.mkdir()
         generate_vault(vault, args.notes)
         search(Context.create(vault=str(vault), cwd=work, harness="bench"), "warm", Filters())  # a real vault is warm
-        env = {"JACKED_VAULT_DIR": str(vault), "JACKED_MEMORY_HARNESS": "bench", "HOME": str(root), "PATH": os.environ["PATH"],
-               "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
-        params = StdioServerParameters(command=sys.executable, args=["-m", "jacked_vault.mcp"], env=env, cwd=str(work))
+        servers = {"this checkout": ROOT}
+        if args.baseline:
+            servers[f"baseline {args.baseline}"] = export(args.baseline, root / "baseline")
+        envs = {
+            name: {"JACKED_VAULT_DIR": str(vault), "JACKED_MEMORY_HARNESS": "bench", "HOME": str(root), "PATH": os.environ["PATH"], "PYTHONPATH": str(code)}
+            for name, code in servers.items()
+        }
         rng = random.Random(7)
         queries = [" ".join(rng.sample(WORDS, rng.randint(1, 3))) for _ in range(args.reps)]
+        figures: dict[str, dict[str, list[float]]] = {name: {} for name in servers}
 
-        async def run():
-            starts = []
-            for _ in range(5):
-                started = time.perf_counter()
-                async with Client(params, read_timeout_seconds=120) as client:
-                    assert not (await client.call_tool("memory_search", {"query": "cache"})).is_error
-                starts.append(time.perf_counter() - started)
-            saves, searches = [], []
-            async with Client(params, read_timeout_seconds=120) as client:
+        def record(name: str, what: str, seconds: float) -> None:
+            figures[name].setdefault(what, []).append(seconds)
+
+        async def client_start(env: dict[str, str]) -> float:
+            started = time.perf_counter()
+            async with Client(StdioServerParameters(command=sys.executable, args=["-m", "jacked_vault.mcp"], env=env, cwd=str(work))) as client:
+                assert not (await client.call_tool("memory_search", {"query": "cache"})).is_error
+            return time.perf_counter() - started
+
+        async def calls() -> None:
+            """Every server's client open at once, the calls alternating between them."""
+            async with AsyncExitStack() as stack:
+                clients = {
+                    name: await stack.enter_async_context(Client(StdioServerParameters(command=sys.executable, args=["-m", "jacked_vault.mcp"], env=env, cwd=str(work))))
+                    for name, env in envs.items()
+                }
                 for i, words in enumerate(queries):
-                    started = time.perf_counter()
-                    result = await client.call_tool("memory_save", {"title": f"Bench note {i} {words}", "body": f"Body {i}: {words}.", "group": "g1"})
-                    saves.append(time.perf_counter() - started)
-                    assert not result.is_error, result.structured_content
+                    for name, client in clients.items():
+                        started = time.perf_counter()
+                        result = await client.call_tool("memory_save", {"title": f"Bench note {name} {i} {words}", "body": f"Body {i}: {words}.", "group": "g1"})
+                        record(name, "memory_save", time.perf_counter() - started)
+                        assert not result.is_error, result.structured_content
                 for words in queries:
-                    started = time.perf_counter()
-                    assert not (await client.call_tool("memory_search", {"query": words, "limit": 20})).is_error
-                    searches.append(time.perf_counter() - started)
-            return starts, saves, searches
+                    for name, client in clients.items():
+                        started = time.perf_counter()
+                        assert not (await client.call_tool("memory_search", {"query": words, "limit": 20})).is_error
+                        record(name, "memory_search", time.perf_counter() - started)
 
-        starts, saves, searches = anyio.run(run)
-        print(f"{args.notes} notes over stdio")
-        print(f"start -> first answered call: {summary(starts)}")
-        print(f"memory_save:                  {summary(saves)}")
-        print(f"memory_search:                {summary(searches)}")
+        for _ in range(args.spawns):
+            for name, env in envs.items():
+                initialized, called, cpu = raw_start(env, work)
+                record(name, "raw: initialize answered", initialized)
+                record(name, "raw: first search answered", called)
+                record(name, "raw: server CPU, whole life", cpu)
+                record(name, "client start", anyio.run(client_start, env))
+                for phase, seconds in zip(PHASE_NAMES, phases(env, work)):
+                    record(name, phase, seconds)
+                record(name, "interpreter start (python -c pass)", interpreter_start(env))
+        anyio.run(calls)
+
+        print(f"{args.notes} notes over stdio; {args.spawns} spawns per server, interleaved; load average {os.getloadavg()[0]:.2f}")
+        print(f"  median (p95); budgets: client start ≤ {BUDGETS_MS['client start']} ms, save ≤ {BUDGETS_MS['memory_save']} ms, search ≤ {BUDGETS_MS['memory_search']} ms")
+        names = list(servers)
+        rows = ["raw: initialize answered", "raw: first search answered", "raw: server CPU, whole life", "client start", "memory_save", "memory_search"]
+        print(f"  {'':32}" + "".join(f"{name:>28}" for name in names) + ("   after/before" if len(names) > 1 else ""))
+        for row in rows:
+            cells = [stats(figures[name][row]) for name in names]
+            line = f"  {row:32}" + "".join(f"{ms(med) + ' (' + ms(p95) + ')':>28}" for med, p95 in cells)
+            if len(names) > 1:
+                line += f"   {cells[0][0] / cells[1][0]:.2f}"
+            if row in BUDGETS_MS:
+                line += "   PASS" if cells[0][0] * 1000 <= BUDGETS_MS[row] else "   MISS"
+            print(line)
+        print(f"where the start-up goes ({names[0]}, medians; the rest is spawn, the session and the client):")
+        for phase in ("interpreter start (python -c pass)", *PHASE_NAMES):
+            print(f"  {phase:62} {ms(statistics.median(figures[names[0]][phase])):>10}")
 
 
 if __name__ == "__main__":

@@ -373,7 +373,7 @@ def build_server(settings: Settings):
     from mcp.types import CallToolResult, TextContent, ToolAnnotations
     from pydantic import ConfigDict, Field, ValidationError
 
-    from jacked_vault.document.model import ID_RE, KINDS, MAX_BODY_BYTES, MAX_TITLE
+    from jacked_vault.document.model import ID_RE, KINDS, MAX_BODY_BYTES, MAX_LINKS, MAX_TAGS, MAX_TARGETS, MAX_TITLE, SLUG_RE
 
     tools = MemoryTools(settings)
 
@@ -411,11 +411,23 @@ def build_server(settings: Settings):
     Slugs = list[str]
     id_pattern = f"^{ID_RE.pattern}$"
 
+    # memory_save's schema states the note limits (json_schema_extra); the library enforces them,
+    # refusing with its own reasons (JACKED_MEMORY_VALIDATION), as it does for the CLI.
+    Slug = Annotated[str, Field(json_schema_extra={"pattern": f"^{SLUG_RE.pattern}$"})]
+    MemoryId = Annotated[str, Field(json_schema_extra={"pattern": id_pattern})]
+
     def memory_save(
-        title: Annotated[str, Field(description=f"One line, 1..{MAX_TITLE} characters, saying the fact itself.")],
+        title: Annotated[
+            str,
+            Field(description=f"One line, 1..{MAX_TITLE} characters, saying the fact itself.", json_schema_extra={"minLength": 1, "maxLength": MAX_TITLE}),
+        ],
         body: Annotated[
             str,
-            Field(description=f"Markdown, at most {MAX_BODY_BYTES} bytes: one fact, decision or lesson, with the why. Secrets are refused."),
+            Field(
+                description=f"Markdown, at most {MAX_BODY_BYTES} bytes of UTF-8 (so at most {MAX_BODY_BYTES} characters, fewer if "
+                "not ASCII): one fact, decision or lesson, with the why. Secrets are refused.",
+                json_schema_extra={"minLength": 1, "maxLength": MAX_BODY_BYTES},
+            ),
         ],
         kind: Annotated[Kind, Field(description="What the note is: decision, convention, lesson, fact, runbook, …")] = "note",
         scope: Annotated[
@@ -423,12 +435,24 @@ def build_server(settings: Settings):
             Field(description="group (default: the group of the server's repo, or `group`), project (repo-local) or user (only if the operator enabled it)."),
         ] = "group",
         group: Annotated[str | None, Field(description="Group slug; needed for group scope when the server runs outside a repo.")] = None,
-        tags: Annotated[Slugs, Field(description="Tag slugs (at most 32).")] = [],
-        links: Annotated[list[str], Field(description="Ids (mem_…) of related notes (at most 64).")] = [],
-        target_harnesses: Annotated[
-            Slugs, Field(description="Harnesses this note is for (default all); e.g. [\"codex\"] for a handoff.")
+        tags: Annotated[list[Slug], Field(description=f"Tag slugs (at most {MAX_TAGS}).", json_schema_extra={"maxItems": MAX_TAGS})] = [],
+        links: Annotated[
+            list[MemoryId], Field(description=f"Ids (mem_…) of related notes (at most {MAX_LINKS}).", json_schema_extra={"maxItems": MAX_LINKS})
         ] = [],
-        supersedes: Annotated[list[str], Field(description="Ids of active notes (visible to you) that this note replaces.")] = [],
+        target_harnesses: Annotated[
+            list[Slug],
+            Field(
+                description=f"Harnesses this note is for (default all; at most {MAX_TARGETS}); e.g. [\"codex\"] for a handoff.",
+                json_schema_extra={"maxItems": MAX_TARGETS},
+            ),
+        ] = [],
+        supersedes: Annotated[
+            list[MemoryId],
+            Field(
+                description=f"Ids of active notes (visible to you) that this note replaces (at most {MAX_LINKS}).",
+                json_schema_extra={"maxItems": MAX_LINKS},
+            ),
+        ] = [],
     ) -> CallToolResult:
         """Save one memory note to the jacked vault: validated, secret-scanned, written create-only and committed to git.
 
@@ -524,6 +548,12 @@ def build_server(settings: Settings):
                 if name in TOOL_ERROR_CODES and isinstance(exc.__cause__, ValidationError):
                     return error(TOOL_ERROR_CODES[name], _validation_summary(exc.__cause__), "JACKED_MEMORY_USAGE")
                 raise
+
+        async def run_stdio_async(self) -> None:
+            """Stdio with every line screened first: a malformed one gets a JSON-RPC error, never silence."""
+            from jacked_vault.mcp.stdio import serve_screened
+
+            await serve_screened(self._lowlevel_server)  # the SDK's own in-memory client reaches it the same way
 
     server = JackedMemoryServer(
         name=SERVER_NAME,
