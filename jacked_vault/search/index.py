@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from jacked_vault.errors import VaultError
+from jacked_vault.search import ranking
 from jacked_vault.safety.fsio import MAX_SCAN_BYTES, MAX_SCAN_DEPTH, MAX_SCAN_ENTRIES
 from jacked_vault.store.git import fast_head
 from jacked_vault.store.layout import GROUPS_DIR, USER_DIR, Store
@@ -57,11 +58,11 @@ CREATE TABLE IF NOT EXISTS problems(path TEXT PRIMARY KEY, code TEXT NOT NULL, m
 CREATE VIRTUAL TABLE IF NOT EXISTS docs_fts USING fts5(
     title, tags, body, tokenize = 'porter unicode61 remove_diacritics 2'
 );
-"""
+""" + ranking.DDL  # the ranker's analysed fields and collection totals
 
 # Any change to the DDL changes the version, so an old index file is rebuilt, never half-migrated.
 SCHEMA_VERSION = hashlib.sha256(_DDL.encode()).hexdigest()[:16]
-_TABLES = ("docs", "links", "problems", "docs_fts", "meta")
+_TABLES = ("docs", "links", "problems", "docs_fts", *ranking.TABLES, "meta")
 _COLUMNS = "d.rowid, d.path, d.id, d.title, d.kind, d.scope, d.grp, d.status, d.tier, d.tags, d.updated_at, d.created_at"
 
 
@@ -390,7 +391,7 @@ class SearchIndex:
             raise
 
     def _clear(self) -> None:
-        for table in ("docs", "links", "problems", "docs_fts"):
+        for table in _TABLES[:-1]:  # all but meta
             self.db.execute(f"DELETE FROM {table}")
         self._set_meta("truncated", "0")
 
@@ -462,6 +463,7 @@ class SearchIndex:
             db.execute("DELETE FROM docs WHERE rowid=?", row)
             db.execute("DELETE FROM docs_fts WHERE rowid=?", row)
             db.execute("DELETE FROM links WHERE src=?", row)
+            ranking.remove_doc(db, row[0])
         db.execute("DELETE FROM problems WHERE path=?", (rel,))
 
     def _problem(self, rel: str, code: str, message: str) -> None:
@@ -547,6 +549,7 @@ class SearchIndex:
             "INSERT INTO docs_fts(rowid, title, tags, body) VALUES(?,?,?,?)",
             (rowid, entry.title, " ".join(entry.tags), entry.body),
         )
+        ranking.add_doc(db, rowid, entry.title, entry.tags, entry.body)
         db.executemany("INSERT INTO links(src, dst) VALUES(?,?)", [(rowid, dst) for dst in entry.links])
 
     @contextmanager
@@ -672,28 +675,18 @@ class SearchIndex:
         return {row[0] for row in self.db.execute("SELECT path FROM problems")}
 
     def search(self, text: str, filters: Filters) -> list[Doc]:
-        """BM25 (title and tags weighted over body), AND first, OR when AND finds nothing."""
+        """Ranked by `ranking` (BM25F over FTS5 candidates, any query word); no words: newest first."""
         where, params = _filter_sql(filters)
         prefer = filters.prefer_group or ""
-        if fts_query(text, "AND") is None:
+        if fts_query(text, "OR") is None:
             sql = (
                 f"SELECT {_COLUMNS}, 0.0, substr(f.body, 1, 160) FROM docs d JOIN docs_fts f ON f.rowid = d.rowid"
                 f" WHERE {where} ORDER BY (d.grp IS ?) DESC, d.updated_at DESC, d.id LIMIT ?"
             )
             rows = self.db.execute(sql, (*params, prefer, filters.limit)).fetchall()
             return [self._doc(r[:12], r[12], _one_line(r[13])) for r in rows]
-        for operator in ("AND", "OR"):
-            sql = (
-                f"SELECT {_COLUMNS}, -bm25(docs_fts, 10.0, 5.0, 1.0) AS score,"
-                " snippet(docs_fts, -1, '**', '**', '…', 24)"
-                " FROM docs_fts JOIN docs d ON d.rowid = docs_fts.rowid"
-                f" WHERE docs_fts MATCH ? AND {where}"
-                " ORDER BY round(score, 6) DESC, (d.grp IS ?) DESC, d.updated_at DESC, d.id LIMIT ?"
-            )
-            rows = self.db.execute(sql, (fts_query(text, operator), *params, prefer, filters.limit)).fetchall()
-            if rows:
-                return [self._doc(r[:12], round(r[12], 6), _one_line(r[13])) for r in rows]
-        return []
+        hits = ranking.search(self.db, text, _COLUMNS, where, params, prefer, filters.limit)
+        return [self._doc(row, score, _one_line(excerpt)) for row, score, excerpt in hits]
 
 
 def changed_entries(repo, old_tree, new_tree, prefix: str = "") -> Iterator[tuple[str, object]]:
