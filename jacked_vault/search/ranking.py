@@ -17,13 +17,13 @@ import math
 import re
 import sqlite3
 import unicodedata
-from collections import Counter
+from dataclasses import dataclass
 from functools import lru_cache
 
 from jacked_vault.search.porter import stem
 
 DDL = """
-CREATE VIRTUAL TABLE IF NOT EXISTS docs_terms USING fts5(title, tags, body, tokenize = 'ascii', detail = column);
+CREATE VIRTUAL TABLE IF NOT EXISTS docs_terms USING fts5(title, tags, body, tokenize = 'ascii');
 CREATE TABLE IF NOT EXISTS terms_stats(
     id INTEGER PRIMARY KEY CHECK (id = 0), docs INTEGER NOT NULL, title INTEGER NOT NULL, tags INTEGER NOT NULL, body INTEGER NOT NULL
 );
@@ -34,7 +34,8 @@ TABLES = ("docs_terms", "terms_stats")
 WEIGHTS = (3.0, 2.0, 1.0)
 LENGTH_NORM = (0.9, 0.0, 0.75)  # b per field; tags are a set of labels, not text
 K1 = 1.2
-CANDIDATES = 100  # FTS5 candidates re-scored (at least twice the limit)
+CANDIDATES = 50  # FTS5 candidates re-scored (at least twice the limit)
+COMMON = 0.5  # a term in more than this share of documents does not make a document a candidate on its own
 
 STOPWORDS = frozenset(
     """
@@ -107,71 +108,79 @@ def _add_totals(db: sqlite3.Connection, docs: int, lengths: list[int]) -> None:
 def search(
     db: sqlite3.Connection, text: str, columns: str, where: str, params: list, prefer: str, limit: int
 ) -> list[tuple[tuple, float, str]]:
-    """(row of `columns` from docs d, score, excerpt) of the best `limit` documents matching `where`.
+    """(row of `columns`, score, excerpt) of the best `limit` documents matching `where`.
 
-    Equal scores: the `prefer` group first, then the newest `updated_at`, then id.
+    `columns` are read from `docs d` and start with d.rowid. Equal scores: the `prefer` group
+    first, then the newest `updated_at`, then id.
     """
     terms = query_terms(text)
     if not terms:
         return []
-    candidates = db.execute(
-        f"SELECT docs_terms.title, docs_terms.tags, docs_terms.body, d.grp IS ?, d.updated_at, d.id, {columns}"
-        " FROM docs_terms JOIN docs d ON d.rowid = docs_terms.rowid"
-        f" WHERE docs_terms MATCH ? AND {where} ORDER BY bm25(docs_terms, {', '.join(map(str, WEIGHTS))}) LIMIT ?",
-        (prefer, _match(terms), *params, max(CANDIDATES, 2 * limit)),
+    stats = Stats.read(db, terms)
+    rowids = _candidates(db, stats.selective(terms), where, params, max(CANDIDATES, 2 * limit))
+    rows = db.execute(
+        f"SELECT t.title, t.tags, t.body, d.grp IS ?, d.updated_at, d.id, {columns}"
+        f" FROM docs d JOIN docs_terms t ON t.rowid = d.rowid WHERE d.rowid IN ({','.join('?' * len(rowids))})",
+        (prefer, *rowids),
     ).fetchall()
-    score = _bm25f(db, terms)
-    scored = [(round(score(c[:3]), 6), *c[3:]) for c in candidates]  # (score, preferred, updated_at, id, row…)
-    scored.sort(key=lambda c: c[3])
-    scored.sort(key=lambda c: c[2], reverse=True)
-    scored.sort(key=lambda c: (c[0], c[1]), reverse=True)
-    top = scored[:limit]
-    excerpts = _excerpts(db, text, [c[4] for c in top])  # the caller's columns start with d.rowid
-    return [(c[4:], c[0], excerpts.get(c[4], "")) for c in top]
+    scored = [(round(stats.bm25f(terms, row[:3]), 6), *row[3:]) for row in rows]  # (score, preferred, updated_at, id, rowid, …)
+    scored.sort(key=lambda r: r[3])
+    scored.sort(key=lambda r: r[2], reverse=True)
+    scored.sort(key=lambda r: (r[0], r[1]), reverse=True)
+    words = _words(text)
+    highlight = " OR ".join(f'"{w}"' for w in ([w for w in words if w.lower() not in STOPWORDS] or words))
+    return [(r[4:], r[0], _excerpt(db, highlight, r[4])) for r in scored[:limit]]
 
 
 def _match(terms: list[str]) -> str:
     return " OR ".join(f'"{term}"' for term in terms)  # analysed terms are letters and digits only
 
 
-def _bm25f(db: sqlite3.Connection, terms: list[str]):
-    """A scorer of (title, tags, body) analysed texts against `terms`, with the index's statistics."""
-    docs, *totals = db.execute("SELECT docs, title, tags, body FROM terms_stats").fetchone() or (0, 0, 0, 0)
-    averages = [total / docs if docs else 0.0 for total in totals]
-    idf = {}
-    for term in terms:
-        df = db.execute("SELECT count(*) FROM docs_terms WHERE docs_terms MATCH ?", (_match([term]),)).fetchone()[0]
-        idf[term] = math.log(1 + (docs - df + 0.5) / (df + 0.5))
+def _candidates(db: sqlite3.Connection, terms: list[str], where: str, params: list, count: int) -> list[int]:
+    """Rowids of the `count` documents matching `where` that FTS5's bm25() ranks best for any of `terms`."""
+    rows = db.execute(
+        "SELECT d.rowid FROM docs_terms JOIN docs d ON d.rowid = docs_terms.rowid"
+        f" WHERE docs_terms MATCH ? AND {where} ORDER BY bm25(docs_terms, {', '.join(map(str, WEIGHTS))}) LIMIT ?",
+        (_match(terms), *params, count),
+    )
+    return [rowid for (rowid,) in rows]
 
-    def score(fields: tuple[str, str, str]) -> float:
-        weighted: Counter[str] = Counter()
-        for text, weight, b, average in zip(fields, WEIGHTS, LENGTH_NORM, averages):
+
+@dataclass(frozen=True)
+class Stats:
+    """What BM25F needs from the whole index: document count, field averages, document frequencies."""
+
+    docs: int
+    averages: tuple[float, float, float]
+    df: dict[str, int]
+
+    @classmethod
+    def read(cls, db: sqlite3.Connection, terms: list[str]) -> Stats:
+        docs, *totals = db.execute("SELECT docs, title, tags, body FROM terms_stats").fetchone() or (0, 0, 0, 0)
+        df = {t: db.execute("SELECT count(*) FROM docs_terms WHERE docs_terms MATCH ?", (_match([t]),)).fetchone()[0] for t in terms}
+        return cls(docs, tuple(total / docs if docs else 0.0 for total in totals), df)
+
+    def selective(self, terms: list[str]) -> list[str]:
+        """The terms that make a candidate: a document holding only common terms is a weak match."""
+        return [t for t in terms if self.df[t] <= max(self.docs * COMMON, CANDIDATES)] or terms
+
+    def bm25f(self, terms: list[str], fields: tuple[str, str, str]) -> float:
+        """BM25F of analysed (title, tags, body): per-field length-normalised, weighted term counts, then saturated."""
+        weighted = dict.fromkeys(terms, 0.0)
+        for text, weight, b, average in zip(fields, WEIGHTS, LENGTH_NORM, self.averages):
             tokens = text.split()
-            counts = Counter(tokens)
             norm = weight / (1 - b + b * len(tokens) / average) if average else weight
             for term in terms:
-                if counts[term]:
-                    weighted[term] += counts[term] * norm
-        return sum(idf[term] * tf / (K1 + tf) for term, tf in weighted.items())
+                weighted[term] += tokens.count(term) * norm
+        return sum(self._idf(term) * tf / (K1 + tf) for term, tf in weighted.items() if tf)
 
-    return score
+    def _idf(self, term: str) -> float:
+        return math.log(1 + (self.docs - self.df[term] + 0.5) / (self.df[term] + 0.5))
 
 
-def _excerpts(db: sqlite3.Connection, text: str, rowids: list[int]) -> dict[int, str]:
-    """rowid -> the raw text around the query's words (FTS5 snippet), else the body's start."""
-    if not rowids:
-        return {}
-    words = _words(text)
-    match = " OR ".join(f'"{w}"' for w in ([w for w in words if w.lower() not in STOPWORDS] or words))
-    marks = ",".join("?" * len(rowids))
-    found = dict(
-        db.execute(
-            f"SELECT rowid, snippet(docs_fts, -1, '**', '**', '…', 24) FROM docs_fts WHERE docs_fts MATCH ? AND rowid IN ({marks})",
-            (match, *rowids),
-        )
-    )
-    missing = [r for r in rowids if r not in found]
-    if missing:
-        marks = ",".join("?" * len(missing))
-        found.update(db.execute(f"SELECT rowid, substr(body, 1, 160) FROM docs_fts WHERE rowid IN ({marks})", missing))
-    return found
+def _excerpt(db: sqlite3.Connection, words: str, rowid: int) -> str:
+    """The raw text around the query's `words` (an FTS5 snippet), else the start of the body."""
+    row = db.execute(  # one rowid at a time: FTS5 seeks to it, but would scan every match for `rowid IN (…)`
+        "SELECT snippet(docs_fts, -1, '**', '**', '…', 24) FROM docs_fts WHERE docs_fts MATCH ? AND rowid = ?", (words, rowid)
+    ).fetchone()
+    return (row or db.execute("SELECT substr(body, 1, 160) FROM docs_fts WHERE rowid = ?", (rowid,)).fetchone())[0]
