@@ -75,11 +75,11 @@ def _replace(word: str, rules, min_m: int) -> str:
 
 
 def _step1(word: str) -> str:
-    if word.endswith("sses") or word.endswith("ies"):
+    if (word.endswith("sses") and len(word) > 4) or (word.endswith("ies") and len(word) > 3):
         word = word[:-2]
     elif word.endswith("s") and not word.endswith("ss"):
         word = word[:-1]
-    if word.endswith("eed"):
+    if word.endswith("eed") and len(word) > 3:  # as SQLite: a suffix rule needs a letter before it
         if _measure(word[:-3]) > 0:
             word = word[:-1]
     else:

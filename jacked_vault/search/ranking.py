@@ -117,7 +117,11 @@ def search(
     if not terms:
         return []
     stats = Stats.read(db, terms)
-    rowids = _candidates(db, stats.selective(terms), where, params, max(CANDIDATES, 2 * limit))
+    count = max(CANDIDATES, 2 * limit)
+    selective = stats.selective(terms)
+    rowids = _candidates(db, selective, where, params, count)
+    if len(rowids) < limit and selective != terms:  # too few: the common terms may fill the list
+        rowids = _candidates(db, terms, where, params, count)
     rows = db.execute(
         f"SELECT t.title, t.tags, t.body, d.grp IS ?, d.updated_at, d.id, {columns}"
         f" FROM docs d JOIN docs_terms t ON t.rowid = d.rowid WHERE d.rowid IN ({','.join('?' * len(rowids))})",
