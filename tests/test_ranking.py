@@ -45,9 +45,17 @@ def test_porter_stems_exactly_like_sqlite():
 
 
 def test_analyser_splits_identifiers_and_folds_case_and_accents():
-    assert analyse("parse_form_data FormDataParser HTTPServer sha256 Café naïve") == [
-        "pars", "form", "data", "form", "data", "parser", "http", "server", "sha", "256", "cafe", "naiv",
+    assert analyse("parse_form_data FormDataParser HTTPServer rfc2231 Café naïve") == [
+        "pars", "form", "data", "form", "data", "parser", "http", "server", "rfc", "2231", "cafe", "naiv",
     ]  # fmt: skip
+    assert analyse("commit a3dff80 token tok0x1") == ["commit", "a3dff80", "token", "tok0x1"]  # ids stay whole
+
+
+def test_an_opaque_id_finds_only_its_note(ctx: Context):
+    hit = _add(ctx, "Build a3dff80 broke the wheel")
+    _add(ctx, "Build a3dff81 fixed it")
+    _add(ctx, "Version 3 of the wheel")
+    assert _ids(ctx, "a3dff80") == [hit.note.id]
 
 
 def test_query_drops_stopwords_unless_nothing_else_is_left():

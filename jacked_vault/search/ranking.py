@@ -50,12 +50,14 @@ STOPWORDS = frozenset(
 
 _WORD = re.compile(r"[^\W_]+")
 _PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+_OPAQUE = re.compile(r"[A-Za-z][0-9]+[A-Za-z]|[0-9][A-Za-z]+[0-9]")  # letters and digits alternate twice: an id, a hash
 
 
 @lru_cache(maxsize=65536)
 def _word_terms(word: str) -> tuple[str, ...]:
-    """Terms of one word: its camelCase / letter-digit parts, lowercased and stemmed."""
-    parts = _PART.findall(word) if word.isascii() else []
+    """Terms of one word: its camelCase / letter-digit parts (rfc2231, revindex0), lowercased and
+    stemmed; a non-ASCII word or an opaque one (a3dff80, tok0x1) stays whole."""
+    parts = _PART.findall(word) if word.isascii() and not _OPAQUE.search(word) else []
     return tuple(stem(part.lower()) for part in (parts if len(parts) > 1 else [word]))
 
 
