@@ -17,7 +17,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from jacked_vault.errors import VaultError
-from jacked_vault.search import ranking
 from jacked_vault.safety.fsio import MAX_SCAN_BYTES, MAX_SCAN_DEPTH, MAX_SCAN_ENTRIES
 from jacked_vault.store.git import fast_head
 from jacked_vault.store.layout import GROUPS_DIR, USER_DIR, Store
@@ -58,11 +57,16 @@ CREATE TABLE IF NOT EXISTS problems(path TEXT PRIMARY KEY, code TEXT NOT NULL, m
 CREATE VIRTUAL TABLE IF NOT EXISTS docs_fts USING fts5(
     title, tags, body, tokenize = 'porter unicode61 remove_diacritics 2'
 );
-""" + ranking.DDL  # the ranker's analysed fields and collection totals
+-- search/ranking.py: each document's analysed fields, and their totals; kept with every add and removal
+CREATE VIRTUAL TABLE IF NOT EXISTS docs_terms USING fts5(title, tags, body, tokenize = 'ascii');
+CREATE TABLE IF NOT EXISTS terms_stats(
+    id INTEGER PRIMARY KEY CHECK (id = 0), docs INTEGER NOT NULL, title INTEGER NOT NULL, tags INTEGER NOT NULL, body INTEGER NOT NULL
+);
+"""
 
 # Any change to the DDL changes the version, so an old index file is rebuilt, never half-migrated.
 SCHEMA_VERSION = hashlib.sha256(_DDL.encode()).hexdigest()[:16]
-_TABLES = ("docs", "links", "problems", "docs_fts", *ranking.TABLES, "meta")
+_TABLES = ("docs", "links", "problems", "docs_fts", "docs_terms", "terms_stats", "meta")
 _COLUMNS = "d.rowid, d.path, d.id, d.title, d.kind, d.scope, d.grp, d.status, d.tier, d.tags, d.updated_at, d.created_at"
 
 
@@ -463,6 +467,8 @@ class SearchIndex:
             db.execute("DELETE FROM docs WHERE rowid=?", row)
             db.execute("DELETE FROM docs_fts WHERE rowid=?", row)
             db.execute("DELETE FROM links WHERE src=?", row)
+            from jacked_vault.search import ranking
+
             ranking.remove_doc(db, row[0])
         db.execute("DELETE FROM problems WHERE path=?", (rel,))
 
@@ -549,6 +555,8 @@ class SearchIndex:
             "INSERT INTO docs_fts(rowid, title, tags, body) VALUES(?,?,?,?)",
             (rowid, entry.title, " ".join(entry.tags), entry.body),
         )
+        from jacked_vault.search import ranking
+
         ranking.add_doc(db, rowid, entry.title, entry.tags, entry.body)
         db.executemany("INSERT INTO links(src, dst) VALUES(?,?)", [(rowid, dst) for dst in entry.links])
 
@@ -685,6 +693,8 @@ class SearchIndex:
             )
             rows = self.db.execute(sql, (*params, prefer, filters.limit)).fetchall()
             return [self._doc(r[:12], r[12], _one_line(r[13])) for r in rows]
+        from jacked_vault.search import ranking
+
         hits = ranking.search(self.db, text, _COLUMNS, where, params, prefer, filters.limit)
         return [self._doc(row, score, _one_line(excerpt)) for row, score, excerpt in hits]
 

@@ -3,7 +3,8 @@
 Every document is analysed into terms per field (title, tags, body): words split at anything
 not a letter or digit and at camelCase/letter-digit boundaries, lowercased, diacritics removed,
 Porter-stemmed. Those terms are kept in `docs_terms` (an FTS5 table of analysed text) with the
-collection's field totals in `terms_stats`, both maintained with each add and removal.
+collection's field totals in `terms_stats` (both declared in index.py's DDL), maintained with
+each add and removal.
 
 A query is analysed the same way, stopwords dropped (unless nothing else is left). FTS5 picks
 the candidates holding any query term, ranked by its bm25(); the best `CANDIDATES` are
@@ -17,18 +18,9 @@ import math
 import re
 import sqlite3
 import unicodedata
-from dataclasses import dataclass
 from functools import lru_cache
 
 from jacked_vault.search.porter import stem
-
-DDL = """
-CREATE VIRTUAL TABLE IF NOT EXISTS docs_terms USING fts5(title, tags, body, tokenize = 'ascii');
-CREATE TABLE IF NOT EXISTS terms_stats(
-    id INTEGER PRIMARY KEY CHECK (id = 0), docs INTEGER NOT NULL, title INTEGER NOT NULL, tags INTEGER NOT NULL, body INTEGER NOT NULL
-);
-"""
-TABLES = ("docs_terms", "terms_stats")
 
 # BM25F, fields in the order title, tags, body (tuned on werkzeug, checked on jinja: bench/eval_retrieval.py)
 WEIGHTS = (3.0, 2.0, 1.0)
@@ -152,13 +144,11 @@ def _candidates(db: sqlite3.Connection, terms: list[str], where: str, params: li
     return [rowid for (rowid,) in rows]
 
 
-@dataclass(frozen=True)
 class Stats:
     """What BM25F needs from the whole index: document count, field averages, document frequencies."""
 
-    docs: int
-    averages: tuple[float, float, float]
-    df: dict[str, int]
+    def __init__(self, docs: int, averages: tuple[float, ...], df: dict[str, int]) -> None:
+        self.docs, self.averages, self.df = docs, averages, df
 
     @classmethod
     def read(cls, db: sqlite3.Connection, terms: list[str]) -> Stats:
