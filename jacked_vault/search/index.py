@@ -686,7 +686,7 @@ class SearchIndex:
         """Ranked by `ranking` (BM25F over FTS5 candidates, any query word); no words: newest first."""
         where, params = _filter_sql(filters)
         prefer = filters.prefer_group or ""
-        if fts_query(text, "OR") is None:
+        if fts_query(text, "AND") is None:
             sql = (
                 f"SELECT {_COLUMNS}, 0.0, substr(f.body, 1, 160) FROM docs d JOIN docs_fts f ON f.rowid = d.rowid"
                 f" WHERE {where} ORDER BY (d.grp IS ?) DESC, d.updated_at DESC, d.id LIMIT ?"

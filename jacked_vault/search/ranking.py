@@ -26,8 +26,9 @@ from jacked_vault.search.porter import stem
 WEIGHTS = (3.0, 2.0, 1.0)
 LENGTH_NORM = (0.9, 0.0, 0.75)  # b per field; tags are a set of labels, not text
 K1 = 1.2
-CANDIDATES = 50  # FTS5 candidates re-scored (at least twice the limit)
-COMMON = 0.5  # a term in more than this share of documents does not make a document a candidate on its own
+CANDIDATES = 30  # FTS5 candidates re-scored (at least twice the limit)
+POOL = 4  # unfiltered candidates looked at per wanted one before filtering every match
+COMMON = 0.25  # a term in more than this share of documents does not make a document a candidate on its own
 
 STOPWORDS = frozenset(
     """
@@ -135,13 +136,21 @@ def _match(terms: list[str]) -> str:
 
 
 def _candidates(db: sqlite3.Connection, terms: list[str], where: str, params: list, count: int) -> list[int]:
-    """Rowids of the `count` documents matching `where` that FTS5's bm25() ranks best for any of `terms`."""
+    """Rowids of the `count` documents matching `where` that FTS5's bm25() ranks best for any of `terms`.
+
+    First the best `POOL` × `count` of all documents, filtered afterwards (joining every match
+    to `docs` costs more than ranking it); when too few of them pass, every match is filtered.
+    """
+    match, order = _match(terms), f"bm25(docs_terms, {', '.join(map(str, WEIGHTS))})"
+    pool = [r for (r,) in db.execute(f"SELECT rowid FROM docs_terms WHERE docs_terms MATCH ? ORDER BY {order} LIMIT ?", (match, POOL * count))]
+    passed = {r for (r,) in db.execute(f"SELECT d.rowid FROM docs d WHERE d.rowid IN ({','.join('?' * len(pool))}) AND {where}", (*pool, *params))}
+    if len(passed) >= count or len(pool) < POOL * count:
+        return [r for r in pool if r in passed][:count]
     rows = db.execute(
-        "SELECT d.rowid FROM docs_terms JOIN docs d ON d.rowid = docs_terms.rowid"
-        f" WHERE docs_terms MATCH ? AND {where} ORDER BY bm25(docs_terms, {', '.join(map(str, WEIGHTS))}) LIMIT ?",
-        (_match(terms), *params, count),
+        f"SELECT d.rowid FROM docs_terms JOIN docs d ON d.rowid = docs_terms.rowid WHERE docs_terms MATCH ? AND {where} ORDER BY {order} LIMIT ?",
+        (match, *params, count),
     )
-    return [rowid for (rowid,) in rows]
+    return [r for (r,) in rows]
 
 
 class Stats:
