@@ -65,11 +65,15 @@ def analyse(text: str) -> list[str]:
     return [term for word in _words(text) for term in _word_terms(word)]
 
 
-def query_terms(text: str) -> list[str]:
-    """The distinct terms of a query without stopwords (with them, if nothing else is left)."""
+def _content_words(text: str) -> list[str]:
+    """A query's words without stopwords (with them, if nothing else is left)."""
     words = _words(text)
-    content = [w for w in words if w.lower() not in STOPWORDS] or words
-    return list(dict.fromkeys(term for word in content for term in _word_terms(word)))
+    return [w for w in words if w.lower() not in STOPWORDS] or words
+
+
+def query_terms(text: str) -> list[str]:
+    """The distinct terms of a query's content words."""
+    return list(dict.fromkeys(term for word in _content_words(text) for term in _word_terms(word)))
 
 
 # -- keeping the analysed fields and their totals ---------------------------------------------
@@ -126,13 +130,12 @@ def search(
     scored.sort(key=lambda r: r[3])
     scored.sort(key=lambda r: r[2], reverse=True)
     scored.sort(key=lambda r: (r[0], r[1]), reverse=True)
-    words = _words(text)
-    highlight = " OR ".join(f'"{w}"' for w in ([w for w in words if w.lower() not in STOPWORDS] or words))
+    highlight = _match(_content_words(text))
     return [(r[4:], r[0], _excerpt(db, highlight, r[4])) for r in scored[:limit]]
 
 
-def _match(terms: list[str]) -> str:
-    return " OR ".join(f'"{term}"' for term in terms)  # analysed terms are letters and digits only
+def _match(words: list[str]) -> str:
+    return " OR ".join(f'"{word}"' for word in words)  # words and terms are letters and digits only
 
 
 def _candidates(db: sqlite3.Connection, terms: list[str], where: str, params: list, count: int) -> list[int]:
