@@ -42,7 +42,7 @@ def status(ctx: Context) -> dict:
         notes = index.count()
     finally:
         index.close()
-    from jacked_vault.sync.state import read_state
+    from jacked_vault.store.sync_state import read_state
 
     last = read_state(store.root)
     vault = {

@@ -8,7 +8,6 @@ from typing import Any
 
 import typer
 
-from jacked_vault.cli import hooks  # noqa: F401  (registers `jacked memory hooks`)
 from jacked_vault.cli.apps import JsonOpt, VaultOpt, memory_app
 from jacked_vault.cli.output import emit_error
 from jacked_vault.errors import VaultError

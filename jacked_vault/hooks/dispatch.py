@@ -59,10 +59,9 @@ def spawn_drain(vault: Path) -> None:
 
 
 def _queued(vault: Path) -> bool:
-    try:
-        return any(n.endswith(".json") for n in os.listdir(vault / ".jacked" / "queue"))
-    except OSError:
-        return False
+    from jacked_vault.store.queue import queue_counts
+
+    return queue_counts(vault / ".jacked").pending > 0
 
 
 def session_start(vault: Path, payload: dict) -> str:
@@ -96,14 +95,17 @@ def session_capture(vault: Path, payload: dict) -> str:
 
 
 def drain(vault: Path, payload: dict) -> str:
+    from jacked_vault.capture import merge, session
     from jacked_vault.capture.queue import drain as drain_queue
     from jacked_vault.context import Context
-    from jacked_vault.gitflow.merge_capture import retry_queued_merges
 
-    report = drain_queue(lambda item: Context.for_payload(item, vault=str(vault), harness=HARNESS), vault / ".jacked")
-    merges = retry_queued_merges(vault)
+    handlers = {
+        "session": session.retry(lambda item: Context.for_payload(item, vault=str(vault), harness=HARNESS)),
+        "merge": merge.retry(vault),
+    }
+    report = drain_queue(handlers, vault / ".jacked")
     rolled = _rollup(vault)
-    return f"drained {report}; merge retries {len(merges)}; {rolled}"
+    return f"drained {report}; {rolled}"
 
 
 def _rollup(vault: Path) -> str:

@@ -109,9 +109,9 @@ def _last_episodic(index, group: str, identity: str) -> list[str]:
 
 
 def _warnings(ctx: Context, diag) -> list[str]:
-    from jacked_vault.capture.queue import queue_counts
+    from jacked_vault.store.queue import queue_counts
     from jacked_vault.store.git import fast_head
-    from jacked_vault.sync.state import OK_RESULTS, read_state
+    from jacked_vault.store.sync_state import OK_RESULTS, read_state
 
     out = []
     if diag.invalid_files:

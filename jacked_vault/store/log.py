@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import time
 from pathlib import Path
 
 MAX_LOG_BYTES = 1024 * 1024
@@ -13,7 +12,9 @@ MAX_LINE = 500
 def log_line(cache_dir: Path, text: str) -> None:
     """Append `<UTC time> <text>` (one line, control characters removed); never raises."""
     line = " ".join("".join(c if c.isprintable() else " " for c in text).split())[:MAX_LINE]
-    stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    from jacked_vault.document.timestamps import utc_now
+
+    stamp = utc_now()
     try:
         os.makedirs(cache_dir, exist_ok=True)
         path = cache_dir / "log"
