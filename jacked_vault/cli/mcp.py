@@ -49,7 +49,7 @@ def mcp_family(
     names = list(dict.fromkeys(h.strip().lower() for h in harnesses))
     for name in names:
         if name not in reg.HARNESSES:
-            raise VaultError("USAGE", f"--mcp {name!r}: use one of {', '.join(reg.HARNESSES)}")
+            raise VaultError("USAGE", f"--mcp: use one of {', '.join(reg.HARNESSES)}")
     if config and len(names) > 1:
         raise VaultError("USAGE", "--config names one file: give it with a single --mcp HARNESS")
     vault_path = resolve_vault_path(vault or (ctx.obj or {}).get("vault"))

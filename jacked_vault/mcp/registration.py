@@ -106,7 +106,7 @@ def _project_root(cwd: Path) -> Path:
 
 def _check_harness(harness: str) -> None:
     if harness not in HARNESSES:
-        raise VaultError("USAGE", f"unknown harness {harness!r}: use one of {', '.join(HARNESSES)}")
+        raise VaultError("USAGE", f"unknown harness: use one of {', '.join(HARNESSES)}")
 
 
 # -- the entries ----------------------------------------------------------------------------------

@@ -31,7 +31,7 @@ def split_relative(rel: str | PurePosixPath) -> tuple[str, ...]:
     text = str(rel)
     parts = tuple(text.split("/"))
     if not text or text.startswith("/") or any(p in ("", ".", "..") or "\x00" in p for p in parts):
-        raise VaultError("UNSAFE_PATH", f"path {text!r} escapes its scope root")
+        raise VaultError("UNSAFE_PATH", "a path escapes its scope root (absolute, `..`, `.` or an empty part)")
     return parts
 
 

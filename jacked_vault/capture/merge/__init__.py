@@ -364,7 +364,7 @@ def capture_merge(
         if merge_commit:
             oid = resolve(repo, merge_commit)
             if oid is None:
-                raise VaultError("NOT_FOUND", f"no commit {merge_commit!r} in {root}")
+                raise VaultError("NOT_FOUND", f"--commit names no commit in {root}")
             commit = repo[oid]
             report.head = str(oid)
             report.branch = branch or _current_branch(repo) or "-"
