@@ -465,17 +465,17 @@ class SearchIndex:
         ).fetchall()
         return rows, total
 
-    def top_decisions(self, group: str | None, limit: int, viewer: Viewer) -> list[tuple[str, str, str, list[str]]]:
-        """Decisions of a group that `viewer` may see, most linked first: (title, path, summary, tags)."""
+    def top_decisions(self, group: str | None, limit: int, viewer: Viewer) -> list[tuple[str, str, str, str]]:
+        """Decisions of a group that `viewer` may see, most linked first: (title, path, summary, trust)."""
         policy, params = viewer.where()
         rows = self.db.execute(
-            "SELECT d.title, d.path, d.summary, d.tags,"
+            "SELECT d.title, d.path, d.summary, d.trust,"
             " (SELECT COUNT(*) FROM links l JOIN docs s ON s.rowid = l.src WHERE l.dst = d.id AND s.status='active') AS inbound"
             f" FROM docs d WHERE d.tier='note' AND d.kind='decision' AND d.grp IS ? AND {policy}"
             " ORDER BY inbound DESC, d.updated_at DESC, d.id LIMIT ?",
             (group, *params, limit),
         ).fetchall()
-        return [(title, path, summary, json.loads(tags)) for title, path, summary, tags, _ in rows]
+        return [(title, path, summary, trust) for title, path, summary, trust, _ in rows]
 
     def diagnostics(self) -> Diagnostics:
         truncated = self.db.execute("SELECT 1 FROM roots WHERE truncated=1 LIMIT 1").fetchone() is not None
