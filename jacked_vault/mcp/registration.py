@@ -204,15 +204,11 @@ def _real(path: Path) -> Path:
 
 
 def _read(path: Path) -> str | None:
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read(MAX_CONFIG_BYTES + 1)
-    except FileNotFoundError:
+    from jacked_vault.safety import fsio
+
+    data = fsio.read_capped(path, MAX_CONFIG_BYTES)
+    if data is None:
         return None
-    except OSError as exc:
-        raise VaultError("CONFIG", f"cannot read {path}: {exc.strerror}") from None
-    if len(data) > MAX_CONFIG_BYTES:
-        raise VaultError("CONFIG", f"{path} is over {MAX_CONFIG_BYTES} bytes; not editing it")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:

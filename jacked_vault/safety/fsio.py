@@ -184,6 +184,21 @@ def read_stream(fd: int, limit: int) -> bytes:
     return b"".join(chunks)
 
 
+def read_capped(path: Path, max_bytes: int) -> bytes | None:
+    """A person's own file outside any scope root (a config, possibly a symlinked dotfile):
+    None when missing; CONFIG when unreadable or over `max_bytes` (checked before reading it all)."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(max_bytes + 1)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise VaultError("CONFIG", f"{path}: cannot be read ({exc.strerror})") from None
+    if len(data) > max_bytes:
+        raise VaultError("CONFIG", f"{path}: over the {max_bytes}-byte cap; not reading it")
+    return data
+
+
 def remove_file(root: Path, rel: str) -> None:
     """Unlink root/rel (used only to undo a create that could not be committed)."""
     parts = split_relative(rel)
