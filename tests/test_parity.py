@@ -1,0 +1,114 @@
+"""Peer parity (issue 13): what the ECC vault's and claude-jacked's own suites check.
+
+Items 1, 5, 7, 8, 9 live beside the code they concern (test_cli, test_groups_scan,
+test_hooks_e2e, test_rollup, test_migrate); item 3 in test_mcp_protocol; item 6 in
+test_robustness. These are items 2, 4 and 10.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conftest import git, make_repo, run_cli, snapshot
+from jacked_vault.context import Context
+from jacked_vault.errors import VaultError
+from jacked_vault.notes import AddRequest, add
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    path = tmp_path / "code" / "api"
+    path.mkdir(parents=True)
+    make_repo(path, "git@github.com:acme/api.git")
+    return path
+
+
+# -- item 2: a refused project-scope add leaves the code repo exactly as it was --------------------
+
+
+@pytest.mark.parametrize("body", ["   \n\t ", "token " + "gh" + "p_" + "Zq7Lm2Nx9Vb4Kc8Wd1Rt6Yh3Ju5Ep0Sa7Fg2"], ids=["blank", "secret"])
+def test_a_refused_project_add_creates_nothing_in_the_code_repo(vault_path: Path, repo: Path, body: str):
+    before = snapshot(repo)
+    result = run_cli("memory", "add", "--scope", "project", "--title", "Project note", "--body", body, "--json", vault=vault_path, cwd=repo)
+    assert result.code == 1
+    assert not (repo / ".jacked").exists()
+    assert snapshot(repo) == before
+
+
+# -- item 4: the same bounds on every path: the same vault gives the same answer -------------------
+
+
+def _state(ctx: Context) -> tuple:
+    from jacked_vault.search.index import SearchIndex
+
+    index = SearchIndex(ctx.vault)
+    try:
+        index.refresh()
+        docs = sorted(index.indexed_files(("note",)))
+        return docs, index.diagnostics().truncated
+    finally:
+        index.close()
+
+
+def _rebuilt(ctx: Context) -> tuple:
+    from jacked_vault.search.index import SearchIndex
+
+    index = SearchIndex(ctx.vault)
+    try:
+        index.rebuild()
+    finally:
+        index.close()
+    return _state(ctx)
+
+
+def _read_code(ctx: Context, note_id: str) -> str:
+    from jacked_vault.notes import read
+    from jacked_vault.search.policy import Viewer
+
+    try:
+        read(ctx, note_id, Viewer())
+    except VaultError as exc:
+        return exc.code
+    return "OK"
+
+
+def test_incremental_refresh_and_rebuild_apply_the_same_bounds(ctx: Context, monkeypatch):
+    from jacked_vault.search import index as index_module
+
+    monkeypatch.setattr(index_module, "MAX_ROOT_FILES", 5)
+    notes = [add(ctx, AddRequest(title=f"Bounded {n}", body="b", group="g")).note for n in range(4)]
+    assert _state(ctx)[1] is False and _read_code(ctx, notes[0].id) == "OK"
+    notes += [add(ctx, AddRequest(title=f"Bounded {n}", body="b", group="g")).note for n in range(4, 7)]
+    incremental = _state(ctx)
+    answers = [_read_code(ctx, n.id) for n in notes]
+    assert incremental[1] is True and len(incremental[0]) == 5  # index.md counts as a file of the root
+    assert _rebuilt(ctx) == incremental
+    assert [_read_code(ctx, n.id) for n in notes] == answers == ["INCOMPLETE"] * 7
+    git(ctx.vault.root, "rm", "-q", *[f"groups/g/note/bounded-{n}.md" for n in range(3)])
+    git(ctx.vault.root, "commit", "-qm", "fewer notes")
+    shrunk = _state(ctx)
+    assert shrunk == _rebuilt(ctx) and shrunk[1] is False
+    assert _read_code(ctx, notes[6].id) == "OK"
+
+
+# -- item 10: the brief's last session falls back to recent.md after a rollup -----------------------
+
+
+def test_the_brief_shows_the_last_session_from_recent_md(vault_path: Path, repo: Path):
+    from datetime import date, datetime
+
+    from jacked_vault.episodic.entries import Entry, append_entry
+    from jacked_vault.episodic.rollup import rollup
+
+    ctx = Context.create(vault=str(vault_path), cwd=repo, harness="t")
+    when = datetime(2026, 11, 20, 16, 45).astimezone()
+    append_entry(ctx.vault, Entry("api", "github.com/acme/api", when, "feat/x", "Wired the parser."), harness="t", origin="cli")
+    rollup(ctx.vault, today=date(2026, 11, 22))
+    folder = vault_path / "groups" / "api" / "episodic" / "github.com__acme__api"
+    git(vault_path, "rm", "-q", str(next(folder.glob("today-*.done.md")).relative_to(vault_path)))
+    git(vault_path, "commit", "-qm", "keep only recent.md, as a migrated folder has")
+    assert [p.name for p in folder.iterdir()] == ["recent.md"]
+    brief = run_cli("memory", "brief", "--json", vault=vault_path, cwd=repo).json["text"]
+    assert "### Last session in this repo" in brief and "> ### 16:45 | feat/x" in brief and "> Wired the parser." in brief
