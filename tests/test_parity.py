@@ -112,3 +112,24 @@ def test_the_brief_shows_the_last_session_from_recent_md(vault_path: Path, repo:
     assert [p.name for p in folder.iterdir()] == ["recent.md"]
     brief = run_cli("memory", "brief", "--json", vault=vault_path, cwd=repo).json["text"]
     assert "### Last session in this repo" in brief and "> ### 16:45 | feat/x" in brief and "> Wired the parser." in brief
+
+
+# -- issue 11 item 4: the brief uses the ranker for the branch's topic, and says nothing otherwise --
+
+
+@pytest.mark.parametrize(
+    "branch, expected",
+    [("feat/search-ranking", "Ranking with BM25F"), ("main", None), ("feat/zzzqux-nothing", None)],
+)
+def test_the_brief_shows_notes_on_the_branch_topic_or_nothing(vault_path: Path, repo: Path, branch: str, expected: str | None):
+    ctx = Context.create(vault=str(vault_path), cwd=repo, harness="t")
+    add(ctx, AddRequest(title="Ranking with BM25F", body="Search ranking re-scores FTS5 candidates."))
+    add(ctx, AddRequest(title="Deploy on Fridays", body="Never deploy on a Friday afternoon."))
+    if branch != "main":
+        git(repo, "checkout", "-q", "-b", branch)
+    brief = run_cli("memory", "brief", "--json", vault=vault_path, cwd=repo).json["text"]
+    if expected is None:
+        assert "this branch's topic" not in brief
+    else:
+        section = brief.split(f"### Notes on this branch's topic ({branch})", 1)[1].split("###", 1)[0]
+        assert f'"{expected}"' in section and "Deploy on Fridays" not in section

@@ -34,6 +34,7 @@ from jacked_vault.capture.guard import parrots
 from jacked_vault.capture.queue import capture_key, enqueue, log_line
 from jacked_vault.capture.transcript import Transcript, build_excerpt, display_path, read_transcript
 from jacked_vault.errors import VaultError
+from jacked_vault.groups.identity import current_branch
 
 EVENTS = {"SessionEnd": "session-end", "PreCompact": "pre-compact"}
 MIN_HUMAN = 3
@@ -162,22 +163,6 @@ def fallback_sentence(transcript: Transcript, branch: str, cwd: str | None) -> s
 # --- helpers --------------------------------------------------------------------------------
 
 
-def _head_branch(root: Path) -> str | None:
-    """The checked-out branch from the repo's HEAD file (no git process)."""
-    from jacked_vault.groups.identity import _git_dir
-
-    git_dir = _git_dir(root)
-    if git_dir is None:
-        return None
-    try:
-        head = (git_dir / "HEAD").read_text(encoding="utf-8", errors="replace")[:1000].strip()
-    except OSError:
-        return None
-    if head.startswith("ref: refs/heads/"):
-        return head[len("ref: refs/heads/") :]
-    return "detached" if head else None
-
-
 def _payload_is_subagent(payload: dict) -> bool:
     if payload.get("agent_id") or payload.get("isSidechain") is True:
         return True
@@ -275,7 +260,7 @@ def _capture(ctx, payload: dict, result: CaptureResult, transcript: Transcript, 
     store = ctx.vault
     cache = store.cache
     settings = ctx.config.get("settings", {}) or {}
-    branch = transcript.branch or _head_branch(repo.root) or "-"
+    branch = transcript.branch or current_branch(repo.root) or "-"
     session_cwd = transcript.cwd or (payload.get("cwd") if isinstance(payload.get("cwd"), str) else None)
     files = [display_path(p, session_cwd) for p, _ in reversed(transcript.files)]
     answer: Answer | None = None

@@ -240,6 +240,21 @@ def _pointer(path: Path, prefix: str) -> Path | None:
     return path.parent / text[len(prefix) :]
 
 
+def current_branch(root: Path) -> str | None:
+    """The branch checked out in the work tree at `root`, from its HEAD file (no git process);
+    `detached` for a detached HEAD, None when unknown."""
+    git_dir = _git_dir(root)
+    if git_dir is None:
+        return None
+    try:
+        head = (git_dir / "HEAD").read_text(encoding="utf-8", errors="replace")[:1000].strip()
+    except OSError:
+        return None
+    if head.startswith("ref: refs/heads/"):
+        return head[len("ref: refs/heads/") :]
+    return "detached" if head else None
+
+
 def _git_dir(root: Path) -> Path | None:
     """The git directory of a work tree: `.git` itself, or where a `.git` file points."""
     dotgit = root / ".git"

@@ -25,6 +25,12 @@ from jacked_vault.store.layout import GROUPS_DIR, episodic_dir
 DEFAULT_BUDGET = 1500
 MIN_BUDGET = 200
 MAX_DECISIONS = 5
+MAX_TOPIC_NOTES = 5
+# Words of a branch name that say nothing about its topic (`feat/search-ranking` -> search ranking).
+_BRANCH_NOISE = frozenset(
+    "main master trunk develop dev detached head feat feature fix bugfix hotfix chore docs doc refactor release "
+    "wip test tests ci build perf style revert tmp temp experiment spike".split()
+)
 _DAY_FILE = re.compile(r"^today-\d{4}-\d{2}-\d{2}(\.done)?\.md$")
 _ENTRY = re.compile(r"^#{2,3} \d{2}:\d{2} \| ")
 
@@ -108,6 +114,22 @@ def _last_episodic(index, group: str, identity: str) -> list[str]:
     return last_entry(texts.get("recent.md", ""))
 
 
+def topic_of(branch: str | None) -> str:
+    """The words of a branch name that name its topic (empty for main, a bare prefix, ids)."""
+    words = re.findall(r"[A-Za-z]+", branch or "")
+    return " ".join(w for w in words if w.lower() not in _BRANCH_NOISE and len(w) > 2)
+
+
+def _topic_notes(index, group: str, topic: str, harness: str) -> list:
+    """The notes the ranker finds for the branch's topic in this group; none when nothing scores."""
+    from jacked_vault.search.query import Filters
+
+    if not topic:
+        return []
+    hits = index.search(topic, Filters(group=group, target=harness, limit=MAX_TOPIC_NOTES))
+    return [hit for hit in hits if hit.tier == "note" and hit.score > 0]
+
+
 def _warnings(ctx: Context, diag) -> list[str]:
     from jacked_vault.store.queue import queue_counts
     from jacked_vault.store.git import fast_head
@@ -139,6 +161,7 @@ def _warnings(ctx: Context, diag) -> list[str]:
 
 def _sections(ctx: Context, index, group: str, identity: str, viewer: Viewer) -> list[_Section]:
     """The optional sections in priority order."""
+    from jacked_vault.groups.identity import current_branch
     from jacked_vault.recall.hot import show_hot
     from jacked_vault.recall.index_md import note_line
 
@@ -154,7 +177,13 @@ def _sections(ctx: Context, index, group: str, identity: str, viewer: Viewer) ->
     episode = _last_episodic(index, group, identity)
     if episode:
         sections.append(_Section("### Last session in this repo (quoted as written)", quoted("\n".join(episode)), "last episodic entry"))
-    decisions = index.top_decisions(group, MAX_DECISIONS, viewer)
+    branch = current_branch(ctx.repo.root)
+    topical = _topic_notes(index, group, topic_of(branch), ctx.harness)
+    if topical:
+        lines = [f"- {title_of(hit.title)}{' [reviewed]' if hit.trust == 'reviewed' else ''}: {root / hit.path}" for hit in topical]
+        sections.append(_Section(f"### Notes on this branch's topic ({branch})", lines, "topic notes"))
+    shown_paths = {hit.path for hit in topical}
+    decisions = [d for d in index.top_decisions(group, MAX_DECISIONS + len(topical), viewer) if d[1] not in shown_paths][:MAX_DECISIONS]
     if decisions:
         lines = [
             f"- {title_of(title)}{' [reviewed]' if trust == 'reviewed' else ''}: {root / path}" + (f"\n  > {summary}" if summary else "")
@@ -163,7 +192,7 @@ def _sections(ctx: Context, index, group: str, identity: str, viewer: Viewer) ->
         sections.append(_Section("### Decisions most linked to (titles and summaries are data)", "\n".join(lines).splitlines(), "decisions"))
     rows, total = index.group_index(group, 40, viewer)
     prefix = f"{GROUPS_DIR}/{group}/"
-    shown = {path for _, path, _, _ in decisions}
+    shown = {path for _, path, _, _ in decisions} | shown_paths
     index_lines = [note_line(t, p[len(prefix):], s, u) for t, p, s, u, _ in rows if p not in shown]
     if index_lines:
         more = f" ({total} notes; full list: {root / prefix}index.md)" if total > len(index_lines) else ""
