@@ -81,10 +81,10 @@ def test_the_index_as_a_folder_is_a_clear_error(seeded):
 @pytest.mark.parametrize("path", ["", "/tmp/" + "x" * 300 + "/vault"], ids=["empty", "over-long-name"])
 def test_an_impossible_vault_path_is_a_usage_error(tmp_path: Path, path: str):
     for args in (["init", "--no-scan"], ["status"], ["search", "x"]):
-        result = run_cli("memory", "--vault", path, *args, "--json", cwd=tmp_path)
+        result = run_cli("memory", "--vault", path, *args, "--json", cwd=tmp_path, HOME=str(tmp_path))
         _no_traceback(result)
         assert result.code == 2 and result.json["error"]["code"] == "JACKED_MEMORY_USAGE"
-    assert not (Path.home() / "jacked-vault").exists() or path != ""
+    assert not (tmp_path / "jacked-vault").exists()  # never a silent fallback to the default vault
 
 
 def test_init_never_writes_into_a_code_repo(tmp_path: Path):

@@ -68,6 +68,8 @@ CREATE INDEX IF NOT EXISTS docs_id ON docs(id);
 CREATE INDEX IF NOT EXISTS docs_updated ON docs(updated_at);
 CREATE INDEX IF NOT EXISTS docs_thash ON docs(thash);
 CREATE INDEX IF NOT EXISTS docs_root ON docs(root, path);
+CREATE TABLE IF NOT EXISTS doc_targets(doc INTEGER NOT NULL, target TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS doc_targets_doc ON doc_targets(doc, target);
 CREATE TABLE IF NOT EXISTS links(src INTEGER NOT NULL, dst TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS links_dst ON links(dst);
 CREATE INDEX IF NOT EXISTS links_src ON links(src);
@@ -86,7 +88,9 @@ CREATE TABLE IF NOT EXISTS terms_stats(
 
 # Any change to the DDL changes the version, so an old index file is rebuilt, never half-migrated.
 SCHEMA_VERSION = hashlib.sha256(_DDL.encode()).hexdigest()[:16]
-_TABLES = ("docs", "links", "problems", "tombstones", "roots", "docs_fts", "docs_terms", "terms_stats", "meta")
+# How many active notes link to each id (one pass over the links, joined once per query).
+_INBOUND = "(SELECT l.dst, COUNT(*) AS n FROM links l JOIN docs s ON s.rowid = l.src WHERE s.status = 'active' GROUP BY l.dst)"
+_TABLES = ("docs", "doc_targets", "links", "problems", "tombstones", "roots", "docs_fts", "docs_terms", "terms_stats", "meta")
 
 
 def root_of(store: Store, rel: str) -> str:
@@ -221,6 +225,42 @@ class SearchIndex:
             db.execute("ROLLBACK")
             raise
 
+    def apply_commit(self, parent: str | None, head: str, files: dict[str, bytes | None]) -> bool:
+        """Catch up with a commit whose changes are known (a write transaction's own) without
+        reading git: True when applied; False (nothing changed) when the index was not at
+        `parent`, a scope root reaches a bound or the tombstone set shrank — then `refresh()`."""
+        from jacked_vault.store.gate import cap_for
+
+        if (self._meta("commit") or "") != (parent or ""):
+            return False
+        db = self.db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            before = set(self.tombstone_set())
+            touched: set[str] = set()
+            for rel, data in files.items():
+                kind = classify_path(self.store, rel)
+                if kind not in INDEXED_KINDS and not self._known(rel):
+                    continue
+                touched.add(root_of(self.store, rel))
+                self._forget(rel)
+                if data is None or kind not in INDEXED_KINDS:
+                    continue
+                if len(data) > cap_for(kind):
+                    self._problem(rel, "TOO_LARGE", f"{rel}: {len(data)} bytes is over the {cap_for(kind)}-byte cap", len(data))
+                else:
+                    self._index_bytes(rel, kind, data)
+            if any(self._over_bounds(root) for root in touched) or not before <= set(self.tombstone_set()):
+                db.execute("ROLLBACK")
+                return False
+            self._sweep_added_tombstones(before)
+            self._set_meta("commit", head)
+            db.execute("COMMIT")
+            return True
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+
     def _clear(self) -> None:
         for table in _TABLES[:-1]:  # all but meta
             self.db.execute(f"DELETE FROM {table}")
@@ -292,12 +332,21 @@ class SearchIndex:
     def _sweep_tombstones(self, repo, tree, before: set[str]) -> None:
         """After the tombstone set changed: hide the live notes it now covers, show again those
         it no longer covers (each decided by the gate's rule)."""
+        removed = before - set(self.tombstone_set())
+        self._sweep_added_tombstones(before)
+        if removed:
+            for (path,) in self.db.execute("SELECT path FROM problems WHERE code='TOMBSTONED'").fetchall():
+                entry = _tree_entry(repo, tree, path)
+                self._forget(path)
+                if entry is not None:
+                    self._index_entry(repo, path, entry)
+
+    def _sweep_added_tombstones(self, before: set[str]) -> None:
+        """Hide the live notes that tombstones added since `before` now cover (the gate's rule)."""
         from jacked_vault.store.tombstones import blocks
 
-        now = set(self.tombstone_set())
-        added, removed = now - before, before - now
         db = self.db
-        for hash_ in sorted(added):
+        for hash_ in sorted(set(self.tombstone_set()) - before):
             for path, status, trust, origin in db.execute(
                 "SELECT path, status, trust, origin FROM docs WHERE thash=? AND tier='note'", (hash_,)
             ).fetchall():
@@ -305,12 +354,6 @@ class SearchIndex:
                     size = db.execute("SELECT size FROM docs WHERE path=?", (path,)).fetchone()[0]
                     self._forget(path)
                     self._problem(path, "TOMBSTONED", f"{path}: a rejected value (tombstoned)", size)
-        if removed:
-            for (path,) in db.execute("SELECT path FROM problems WHERE code='TOMBSTONED'").fetchall():
-                entry = _tree_entry(repo, tree, path)
-                self._forget(path)
-                if entry is not None:
-                    self._index_entry(repo, path, entry)
 
     def _forget(self, rel: str) -> None:
         db = self.db
@@ -321,6 +364,7 @@ class SearchIndex:
             db.execute("DELETE FROM docs WHERE rowid=?", row)
             db.execute("DELETE FROM docs_fts WHERE rowid=?", row)
             db.execute("DELETE FROM links WHERE src=?", row)
+            db.execute("DELETE FROM doc_targets WHERE doc=?", row)
             ranking.remove_doc(db, row[0])
         db.execute("DELETE FROM problems WHERE path=?", (rel,))
         db.execute("DELETE FROM tombstones WHERE source=?", (rel,))
@@ -333,9 +377,7 @@ class SearchIndex:
 
     def _index_entry(self, repo, rel: str, entry) -> None:
         """Index one committed tree entry through the gate (problems for what it refuses)."""
-        from jacked_vault.store.audit import content_hash
-        from jacked_vault.store.gate import cap_for, inspect
-        from jacked_vault.store.tombstones import parse_tombstones
+        from jacked_vault.store.gate import cap_for
 
         if entry.filemode == SYMLINK_MODE:
             self._problem(rel, "SYMLINK", f"{rel}: a symlink, skipped and never followed")
@@ -353,6 +395,15 @@ class SearchIndex:
         except Exception:  # noqa: BLE001 - pygit2 raises KeyError or GitError for a missing/corrupt object
             self._problem(rel, "UNREADABLE", f"{rel}: its git object {str(entry.id)[:12]} is missing or corrupt", size)
             return
+        self._index_bytes(rel, kind, data)
+
+    def _index_bytes(self, rel: str, kind: str | None, data: bytes) -> None:
+        """Index one committed file's bytes (within its size cap) through the gate."""
+        from jacked_vault.store.audit import content_hash
+        from jacked_vault.store.gate import inspect
+        from jacked_vault.store.tombstones import parse_tombstones
+
+        size = len(data)
         if kind == "tombstones":
             self.db.executemany("INSERT OR IGNORE INTO tombstones(hash, source) VALUES(?, ?)", [(h, rel) for h in parse_tombstones(data)])
             return
@@ -415,6 +466,7 @@ class SearchIndex:
 
         ranking.add_doc(db, rowid, entry.title, entry.tags, entry.body)
         db.executemany("INSERT INTO links(src, dst) VALUES(?,?)", [(rowid, dst) for dst in entry.links])
+        db.executemany("INSERT INTO doc_targets(doc, target) VALUES(?,?)", [(rowid, target) for target in dict.fromkeys(entry.targets)])
         if entry.status == "rejected" and thash:
             db.execute("INSERT OR IGNORE INTO tombstones(hash, source) VALUES(?, ?)", (thash, rel))
 
@@ -458,9 +510,8 @@ class SearchIndex:
         where = f"d.tier='note' AND d.grp IS ? AND {policy}"
         total = self.db.execute(f"SELECT COUNT(*) FROM docs d WHERE {where}", (group, *params)).fetchone()[0]
         rows = self.db.execute(
-            "SELECT d.title, d.path, d.summary, d.updated_at,"
-            " (SELECT COUNT(*) FROM links l JOIN docs s ON s.rowid = l.src WHERE l.dst = d.id AND s.status='active') AS inbound"
-            f" FROM docs d WHERE {where} ORDER BY substr(d.updated_at, 1, 10) DESC, inbound DESC, d.title, d.id LIMIT ?",
+            f"SELECT d.title, d.path, d.summary, d.updated_at, COALESCE(ib.n, 0) AS inbound FROM docs d LEFT JOIN {_INBOUND} ib ON ib.dst = d.id"
+            f" WHERE {where} ORDER BY substr(d.updated_at, 1, 10) DESC, inbound DESC, d.title, d.id LIMIT ?",
             (group, *params, limit),
         ).fetchall()
         return rows, total
@@ -469,9 +520,8 @@ class SearchIndex:
         """Decisions of a group that `viewer` may see, most linked first: (title, path, summary, trust)."""
         policy, params = viewer.where()
         rows = self.db.execute(
-            "SELECT d.title, d.path, d.summary, d.trust,"
-            " (SELECT COUNT(*) FROM links l JOIN docs s ON s.rowid = l.src WHERE l.dst = d.id AND s.status='active') AS inbound"
-            f" FROM docs d WHERE d.tier='note' AND d.kind='decision' AND d.grp IS ? AND {policy}"
+            f"SELECT d.title, d.path, d.summary, d.trust, COALESCE(ib.n, 0) AS inbound FROM docs d LEFT JOIN {_INBOUND} ib ON ib.dst = d.id"
+            f" WHERE d.tier='note' AND d.kind='decision' AND d.grp IS ? AND {policy}"
             " ORDER BY inbound DESC, d.updated_at DESC, d.id LIMIT ?",
             (group, *params, limit),
         ).fetchall()

@@ -47,6 +47,7 @@ class Transaction:
         self._events: list[audit.AuditEvent] = []
         self._person_override: set[str] = set()
         self.commit_id: str | None = None
+        self.parent: str | None = None
         self._repo = None
 
     @property
@@ -152,6 +153,7 @@ class Transaction:
                 "Memory-Audit": f"{machine} {pending.last_hash}",
             },
         )
+        self.parent = git.fast_head(self.store.root)
         self.commit_id = git.commit_files(self.repo, self.files, message, author=self.author)
         return self.commit_id
 
@@ -197,7 +199,7 @@ def write_transaction(
                 if tx.commit_id is None:
                     tx.undo()
                 raise
-            if tx.commit_id is not None:
+            if tx.commit_id is not None and not index.apply_commit(tx.parent, tx.commit_id, tx.files):
                 index.refresh()
         finally:
             index.close()
