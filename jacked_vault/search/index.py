@@ -66,6 +66,7 @@ CREATE TABLE IF NOT EXISTS docs(
 CREATE INDEX IF NOT EXISTS docs_group ON docs(grp, status, tier);
 CREATE INDEX IF NOT EXISTS docs_id ON docs(id);
 CREATE INDEX IF NOT EXISTS docs_updated ON docs(updated_at);
+CREATE INDEX IF NOT EXISTS docs_group_updated ON docs(grp, updated_at);
 CREATE INDEX IF NOT EXISTS docs_thash ON docs(thash);
 CREATE INDEX IF NOT EXISTS docs_root ON docs(root, path);
 CREATE TABLE IF NOT EXISTS doc_targets(doc INTEGER NOT NULL, target TEXT NOT NULL);
@@ -75,7 +76,9 @@ CREATE INDEX IF NOT EXISTS links_dst ON links(dst);
 CREATE INDEX IF NOT EXISTS links_src ON links(src);
 CREATE TABLE IF NOT EXISTS problems(path TEXT PRIMARY KEY, root TEXT NOT NULL, code TEXT NOT NULL, message TEXT NOT NULL, size INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS tombstones(hash TEXT NOT NULL, source TEXT NOT NULL, PRIMARY KEY(hash, source));
-CREATE TABLE IF NOT EXISTS roots(prefix TEXT PRIMARY KEY, truncated INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS roots(
+    prefix TEXT PRIMARY KEY, truncated INTEGER NOT NULL DEFAULT 0, files INTEGER NOT NULL DEFAULT 0, bytes INTEGER NOT NULL DEFAULT 0
+);
 CREATE VIRTUAL TABLE IF NOT EXISTS docs_fts USING fts5(
     title, tags, body, tokenize = 'porter unicode61 remove_diacritics 2'
 );
@@ -287,7 +290,9 @@ class SearchIndex:
                 truncated = True
                 break
             self._index_entry(repo, rel, entry)
-        self.db.execute("INSERT OR REPLACE INTO roots(prefix, truncated) VALUES(?, ?)", (root, int(truncated)))
+        self.db.execute(
+            "INSERT INTO roots(prefix, truncated) VALUES(?, ?) ON CONFLICT(prefix) DO UPDATE SET truncated = excluded.truncated", (root, int(truncated))
+        )
 
     def _apply_diff(self, repo, old_tree, new_tree) -> None:
         touched: set[str] = set()
@@ -313,15 +318,16 @@ class SearchIndex:
 
     def _over_bounds(self, root: str) -> bool:
         """True if `root` was cut before or holds more than the bounds now (re-index it whole)."""
-        db = self.db
-        row = db.execute("SELECT truncated FROM roots WHERE prefix=?", (root,)).fetchone()
-        if row and row[0]:
-            return True
-        count, total = db.execute(
-            "SELECT COUNT(*), COALESCE(SUM(size), 0) FROM (SELECT size FROM docs WHERE root=? UNION ALL SELECT size FROM problems WHERE root=?)",
-            (root, root),
-        ).fetchone()
-        return count > MAX_ROOT_FILES or total > MAX_ROOT_BYTES
+        row = self.db.execute("SELECT truncated, files, bytes FROM roots WHERE prefix=?", (root,)).fetchone()
+        return bool(row) and (bool(row[0]) or row[1] > MAX_ROOT_FILES or row[2] > MAX_ROOT_BYTES)
+
+    def _count(self, rel: str, size: int, sign: int) -> None:
+        """Keep the scope root's file and byte totals (what the bounds are checked against)."""
+        self.db.execute(
+            "INSERT INTO roots(prefix, files, bytes) VALUES(?, ?, ?) ON CONFLICT(prefix) DO UPDATE SET"
+            " files = files + excluded.files, bytes = bytes + excluded.bytes",
+            (root_of(self.store, rel), sign, sign * size),
+        )
 
     def _reindex_root(self, repo, tree, root: str) -> None:
         for (rel,) in self.db.execute("SELECT path FROM docs WHERE root=? UNION SELECT path FROM problems WHERE root=?", (root, root)).fetchall():
@@ -357,6 +363,8 @@ class SearchIndex:
 
     def _forget(self, rel: str) -> None:
         db = self.db
+        for (size,) in db.execute("SELECT size FROM docs WHERE path=? UNION ALL SELECT size FROM problems WHERE path=?", (rel, rel)).fetchall():
+            self._count(rel, size, -1)
         row = db.execute("SELECT rowid FROM docs WHERE path=?", (rel,)).fetchone()
         if row:
             from jacked_vault.search import ranking
@@ -370,6 +378,7 @@ class SearchIndex:
         db.execute("DELETE FROM tombstones WHERE source=?", (rel,))
 
     def _problem(self, rel: str, code: str, message: str, size: int = 0) -> None:
+        self._count(rel, size, +1)
         self.db.execute(
             "INSERT OR REPLACE INTO problems(path, root, code, message, size) VALUES(?,?,?,?,?)",
             (rel, root_of(self.store, rel), code, message, size),
@@ -431,6 +440,7 @@ class SearchIndex:
 
         db = self.db
         thash = tombstone_hash(entry.title, entry.body) if entry.tier == "note" else None
+        self._count(rel, size, +1)
         cur = db.execute(
             "INSERT INTO docs(path, root, id, title, kind, scope, grp, status, trust, origin, tier, tags, repos, targets,"
             " valid_from, valid_until, created_at, updated_at, summary, sha, thash, size)"
@@ -509,12 +519,25 @@ class SearchIndex:
         policy, params = viewer.where()
         where = f"d.tier='note' AND d.grp IS ? AND {policy}"
         total = self.db.execute(f"SELECT COUNT(*) FROM docs d WHERE {where}", (group, *params)).fetchone()[0]
-        rows = self.db.execute(
-            f"SELECT d.title, d.path, d.summary, d.updated_at, COALESCE(ib.n, 0) AS inbound FROM docs d LEFT JOIN {_INBOUND} ib ON ib.dst = d.id"
-            f" WHERE {where} ORDER BY substr(d.updated_at, 1, 10) DESC, inbound DESC, d.title, d.id LIMIT ?",
-            (group, *params, limit),
-        ).fetchall()
-        return rows, total
+        # Newest first by the (grp, updated_at) index, stopping once `limit` rows are in and the day
+        # changes: the order within a day (most linked, title) needs only that day's rows.
+        picked: list[tuple] = []
+        for row in self.db.execute(f"SELECT d.title, d.path, d.summary, d.updated_at, d.id FROM docs d WHERE {where} ORDER BY d.updated_at DESC", (group, *params)):
+            if len(picked) >= limit and row[3][:10] != picked[-1][3][:10]:
+                break
+            picked.append(row)
+        marks = ",".join("?" * len(picked))
+        inbound = dict(
+            self.db.execute(
+                f"SELECT l.dst, COUNT(*) FROM links l JOIN docs s ON s.rowid = l.src WHERE s.status = 'active' AND l.dst IN ({marks}) GROUP BY l.dst",
+                [row[4] for row in picked],
+            )
+        )
+        picked.sort(key=lambda r: r[4])
+        picked.sort(key=lambda r: r[0])
+        picked.sort(key=lambda r: inbound.get(r[4], 0), reverse=True)
+        picked.sort(key=lambda r: r[3][:10], reverse=True)
+        return [(t, p, s, u, inbound.get(i, 0)) for t, p, s, u, i in picked[:limit]], total
 
     def top_decisions(self, group: str | None, limit: int, viewer: Viewer) -> list[tuple[str, str, str, str]]:
         """Decisions of a group that `viewer` may see, most linked first: (title, path, summary, trust)."""
