@@ -153,8 +153,10 @@ def generate_vault(
     harness: str = "bench",
     pack: bool = False,
     now: datetime | None = None,
+    kind: str | None = None,
 ) -> GenStats:
-    """Create a vault at `path` (must not exist or be empty) holding `n` committed notes."""
+    """Create a vault at `path` (must not exist or be empty) holding `n` committed notes
+    (`kind`: every note of that kind, so with `groups=1` all of them in one folder)."""
     t0 = time.perf_counter()
     init_vault(path)
     root = path.resolve()
@@ -173,7 +175,7 @@ def generate_vault(
         note = build_note(
             title=text.title,
             body=text.body,
-            kind=text.kind,
+            kind=kind or text.kind,
             scope="group",
             group=group,
             repos=[f"github.com/acme/{group}-api"],
