@@ -269,10 +269,7 @@ class MemoryTools:
             "schema": "jacked.mcp.read.v1",
             "ok": True,
             "notice": NOTICE,
-            "memory": result.note.to_json(),
-            "path": result.display_path,
-            "backlinks": result.backlinks,
-            "backlinks_truncated": result.backlinks_truncated,
+            **result.to_json(),
         }
 
     def doctor(self, *, scopes: list[str] | None) -> dict[str, Any]:

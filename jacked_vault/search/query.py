@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from jacked_vault.search.entries import MARK
 from jacked_vault.search.policy import Viewer, reader
 
 COLUMNS = (
     "d.rowid, d.path, d.id, d.title, d.kind, d.scope, d.grp, d.status, d.tier, d.tags,"
-    " d.updated_at, d.created_at, d.trust, d.summary, d.sha"
+    " d.updated_at, d.created_at, d.trust, d.summary, d.sha, d.origin"
 )
-N_COLUMNS = 15
+N_COLUMNS = 16
 
 
 @dataclass
@@ -29,6 +30,25 @@ class Filters:
     prefer_group: str | None = None
     limit: int = 20
     any_time: bool = False
+
+    def check(self) -> None:
+        """Refuse (USAGE, naming the valid values) a filter value no document can ever match."""
+        from jacked_vault.document.model import KINDS, REPO_RE, SLUG_RE, STATUSES
+        from jacked_vault.errors import VaultError
+        from jacked_vault.search.policy import SCOPES
+
+        for name, values, allowed in (("scope", self.scopes or (), SCOPES), ("kind", self.kinds, KINDS), ("status", self.statuses, STATUSES)):
+            for value in sorted(values):
+                if value not in allowed:
+                    raise VaultError("USAGE", f"{name} {value}: use one of {', '.join(allowed)}")
+        slugs = [("tag", t) for t in self.tags] + [(n, v) for n, v in (("target", self.target), ("group", self.group)) if v is not None]
+        for name, value in slugs:
+            if not SLUG_RE.fullmatch(value):
+                raise VaultError("USAGE", f"{name} {value}: not a slug (a-z, 0-9 and . _ -, starting with a-z or 0-9; at most 64)")
+        if self.repo is not None and (len(self.repo) > 255 or not REPO_RE.fullmatch(self.repo)):
+            raise VaultError("USAGE", f"repo {self.repo}: not a repo identity (lowercase, like github.com/owner/repo)")
+        if self.limit < 1:
+            raise VaultError("USAGE", f"limit {self.limit}: give at least 1")
 
     def viewer(self) -> Viewer:
         """Who reads: `target` a harness (`unknown`: only notes for all), None: every harness."""
@@ -79,12 +99,12 @@ def run_search(index, text: str, filters: Filters) -> list:
     for operator in ("AND", "OR"):
         sql = (
             f"SELECT {COLUMNS}, -bm25(docs_fts, 10.0, 5.0, 1.0) AS score,"
-            " snippet(docs_fts, -1, '**', '**', '…', 24)"
+            " snippet(docs_fts, -1, ?, ?, '…', 24)"
             " FROM docs_fts JOIN docs d ON d.rowid = docs_fts.rowid"
             f" WHERE docs_fts MATCH ? AND {where}"
             " ORDER BY round(score, 6) DESC, (d.grp IS ?) DESC, d.updated_at DESC, d.id LIMIT ?"
         )
-        rows = db.execute(sql, (fts_query(text, operator), *params, prefer, filters.limit)).fetchall()
+        rows = db.execute(sql, (MARK, MARK, fts_query(text, operator), *params, prefer, filters.limit)).fetchall()
         if rows:
             return [index.doc(r[:N_COLUMNS], round(r[N_COLUMNS], 6), one_line(r[N_COLUMNS + 1])) for r in rows]
     return []

@@ -11,6 +11,7 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from jacked_vault.errors import VaultError
 from jacked_vault.resources import data_file
@@ -18,6 +19,9 @@ from jacked_vault.safety import fsio
 from jacked_vault.store import git
 from jacked_vault.store.layout import CACHE_DIR, PROJECT_OUTER_GITIGNORE, VAULT_JSON, Store, gitignore_template, project_store_root
 from jacked_vault.store.vault import check_gitignore_file, is_git_repo
+
+if TYPE_CHECKING:
+    from jacked_vault.groups.mapping import Suggested
 
 DEFAULT_VAULT_JSON = {"version": 1, "roots": ["~/Github"], "groups": {}, "settings": {}}
 
@@ -27,6 +31,18 @@ class InitResult:
     store: Store
     created: bool
     commit: str | None
+    groups: Suggested | None = None  # the repo scan that follows, unless --no-scan
+
+    def to_json(self) -> dict:
+        groups = self.groups.to_json() if self.groups is not None else None
+        return {"path": str(self.store.root), "created": self.created, "commit": self.commit, "groups": groups}
+
+    def to_text(self) -> str:
+        verb = "Initialised vault at" if self.created else "Already initialised: vault at"
+        lines = [f"{verb} {self.store.root}"]
+        if self.groups is not None:
+            lines.append(self.groups.to_text())
+        return "\n".join(lines)
 
 
 def init_vault(path: Path, *, harness: str = "cli") -> InitResult:

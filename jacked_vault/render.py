@@ -1,0 +1,14 @@
+"""Small text-layout helpers the result types share for their `to_text()` (no I/O, no vault rules)."""
+
+from __future__ import annotations
+
+
+def fields_block(rows: list[tuple[str, str]]) -> str:
+    """`key: value` lines with the values aligned, like `git show --stat`'s headers."""
+    width = max((len(key) for key, _ in rows), default=0) + 1
+    return "\n".join(f"{key + ':':<{width}} {value}" for key, value in rows)
+
+
+def plural(count: int, word: str, many: str | None = None) -> str:
+    """`1 note`, `2 notes` (or the irregular plural given)."""
+    return f"{count} {word if count == 1 else many or word + 's'}"
