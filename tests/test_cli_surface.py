@@ -49,6 +49,21 @@ def test_search_refuses_unknown_filter_values_as_usage_errors(vault_path: Path, 
     assert "no matches" not in human.out + human.err
 
 
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("read", "mem_20260101_absent", "--target", "Claude Code"),
+        ("brief", "--harness", "Claude Code"),
+        ("hot", "show", "--group", "Bad Group"),
+        ("log", "--limit", "0"),
+    ],
+    ids=lambda v: " ".join(v[:2]),
+)
+def test_other_commands_refuse_bad_names_as_usage_errors(vault_path: Path, code_repo: Path, args):
+    result = run_cli("memory", *args, "--json", vault=vault_path, cwd=code_repo)
+    assert result.code == 2 and result.json["error"]["code"] == "JACKED_MEMORY_USAGE", result.out
+
+
 def test_search_accepts_every_valid_filter_value(vault_path: Path):
     _add_cli(vault_path, "--tag", "database", "--repo", "github.com/acme/api")
     args = ["--scope", "group", "--kind", "note", "--status", "active", "--tag", "database", "--target", "claude",
@@ -190,6 +205,15 @@ def test_broken_links_alone_are_a_warning_not_a_failure(ctx: Context):
     human = run_cli("memory", "doctor", vault=vault)
     assert human.code == 0 and "warning" in human.out and "mem_20260101_missing" in human.out
     assert "problems found" not in human.out
+
+
+def test_mcp_doctor_treats_broken_links_as_a_warning_too(ctx: Context):
+    from jacked_vault.mcp.server import MemoryTools, Settings
+
+    add(ctx, AddRequest(title="Beta", body="links away", group="tools", links=("mem_20260101_missing",)))
+    tools = MemoryTools(Settings(harness="claude", vault_path=ctx.vault.root, cwd=ctx.cwd, allow_user_scope=False))
+    report = tools.doctor(scopes=None)
+    assert report["broken_link_count"] == 1 and report["ok"] is True
 
 
 # -- 9. output details -------------------------------------------------------------------------

@@ -94,6 +94,13 @@ memory_app = typer.Typer(
 app.add_typer(memory_app, name="memory")
 
 
+def sub_app(name: str, section: str, help: str, epilog: str | None = None) -> typer.Typer:
+    """A command group under `jacked memory` (like `group` or `hooks`), listed in `section`."""
+    sub = typer.Typer(help=help, epilog=epilog, no_args_is_help=True, rich_markup_mode=None)
+    memory_app.add_typer(sub, name=name, rich_help_panel=section)
+    return sub
+
+
 @app.callback()
 def _jacked(
     version: Annotated[bool, typer.Option("--version", is_eager=True, callback=_version, help="Print the version and exit.")] = False,

@@ -6,7 +6,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from jacked_vault.cli.apps import Command, HOOKS, JsonOpt, VaultOpt, context_for, example, memory_app, run
+from jacked_vault.cli.apps import HOOKS, Command, JsonOpt, VaultOpt, context_for, example, memory_app, run
 
 
 @memory_app.command("capture-merge", cls=Command, rich_help_panel=HOOKS, epilog=example("jacked memory capture-merge --repo ~/Github/api --commit HEAD"))
@@ -28,7 +28,7 @@ def capture_merge_command(
     Merges new on a configured branch (git config jacked.branches, default main/master) become
     one candidate decision note each, once per merge commit; the post-merge hook runs this.
     """
-    from jacked_vault.gitflow.merge_capture import capture_merge, capture_merge_from_hook
+    from jacked_vault.gitflow.merge_capture import MergeCaptureReport, capture_merge, capture_merge_from_hook
 
     kwargs = dict(
         merge_commit=commit or None,
@@ -38,8 +38,10 @@ def capture_merge_command(
         squash=squash_flag.strip() == "1",
         use_gh=not no_gh,
     )
-    if from_hook:
-        capture_merge_from_hook(vault or (ctx.obj or {}).get("vault"), repo, **kwargs)
-        raise typer.Exit(0)
-
+    if from_hook:  # never fails: the outcome (or its failure) is in .jacked/log
+        hooked = lambda: capture_merge_from_hook(vault or (ctx.obj or {}).get("vault"), repo, **kwargs) or MergeCaptureReport(
+            repo=repo, skipped="nothing captured; see .jacked/log"
+        )
+        run(ctx, as_json, hooked)
+        return
     run(ctx, as_json, lambda: capture_merge(context_for(ctx, vault, cwd=repo), repo, **kwargs))

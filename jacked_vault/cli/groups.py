@@ -7,16 +7,10 @@ from typing import Annotated, Optional
 
 import typer
 
-from jacked_vault.cli.apps import Command, GROUPS, JsonOpt, VaultOpt, context_for, example, memory_app, run
+from jacked_vault.cli.apps import GROUPS, Command, JsonOpt, VaultOpt, context_for, example, memory_app, run, sub_app
 from jacked_vault.cli.output import safe, tty_progress
 
-group_app = typer.Typer(
-    help="Groups of related repos: list, map, unmap, suggest.",
-    epilog="Notes of a repo go to its group; a repo in no group is a group of its own (solo).",
-    no_args_is_help=True,
-    rich_markup_mode=None,
-)
-memory_app.add_typer(group_app, name="group", rich_help_panel=GROUPS)
+group_app = sub_app("group", GROUPS, "Groups of related repos: list, map, unmap, suggest.", "Notes of a repo go to its group; a repo in no group is a group of its own (solo).")
 
 Roots = Annotated[
     Optional[list[str]],

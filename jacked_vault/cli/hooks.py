@@ -6,15 +6,9 @@ from typing import Annotated, Optional
 
 import typer
 
-from jacked_vault.cli.apps import Command, HOOKS, JsonOpt, VaultOpt, example, memory_app, run
+from jacked_vault.cli.apps import HOOKS, Command, JsonOpt, VaultOpt, example, run, sub_app
 
-hooks_app = typer.Typer(
-    help="Install or check hooks and MCP registrations.",
-    epilog="Families: --claude (Claude Code session hooks), --git REPO (post-merge capture), --mcp HARNESS (the MCP server).",
-    no_args_is_help=True,
-    rich_markup_mode=None,
-)
-memory_app.add_typer(hooks_app, name="hooks", rich_help_panel=HOOKS)
+hooks_app = sub_app("hooks", HOOKS, "Install or check hooks and MCP registrations.", "Families: --claude (Claude Code session hooks), --git REPO (post-merge capture), --mcp HARNESS (the MCP server).")
 
 McpOpt = Annotated[
     Optional[list[str]],

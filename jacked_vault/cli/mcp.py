@@ -6,7 +6,7 @@ import sys
 
 import typer
 
-from jacked_vault.cli.apps import Command, HOOKS, JsonOpt, VaultOpt, example, memory_app
+from jacked_vault.cli.apps import HOOKS, Command, JsonOpt, VaultOpt, example, memory_app
 from jacked_vault.cli.output import emit_error, schema_for
 from jacked_vault.errors import VaultError
 

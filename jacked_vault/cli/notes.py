@@ -8,11 +8,11 @@ from typing import Annotated, Optional
 import typer
 
 from jacked_vault.cli.apps import (
-    Command,
     MAINTENANCE,
     NOTES,
     Body,
     BodyFile,
+    Command,
     Group,
     Harness,
     JsonOpt,
@@ -188,10 +188,12 @@ def read(
     """
     from jacked_vault.notes import read as read_note
     from jacked_vault.search.policy import DEFAULT_SCOPES, EVERYTHING, reader
+    from jacked_vault.search.query import require_slug
 
     def action():
         context = context_for(ctx, vault)
-        viewer = EVERYTHING if show_all else reader(target or context.harness, scopes=DEFAULT_SCOPES | {"user"})
+        harness = require_slug("target", target) if target is not None else context.harness
+        viewer = EVERYTHING if show_all else reader(harness, scopes=DEFAULT_SCOPES | {"user"})
         return read_note(context, note_id, viewer)
 
     run(ctx, as_json, action)

@@ -7,10 +7,10 @@ from typing import Annotated, Optional
 import typer
 
 from jacked_vault.cli.apps import (
-    Command,
     RECALL,
     Body,
     BodyFile,
+    Command,
     Group,
     Harness,
     JsonOpt,
@@ -21,15 +21,10 @@ from jacked_vault.cli.apps import (
     memory_app,
     read_text_input,
     run,
+    sub_app,
 )
 
-hot_app = typer.Typer(
-    help="Show or overwrite hot.md, the group's current progress.",
-    epilog="hot.md is the slice of work in progress a new session should see first; each `set` is a commit.",
-    no_args_is_help=True,
-    rich_markup_mode=None,
-)
-memory_app.add_typer(hot_app, name="hot", rich_help_panel=RECALL)
+hot_app = sub_app("hot", RECALL, "Show or overwrite hot.md, the group's current progress.", "hot.md is the slice of work in progress a new session should see first; each `set` is a commit.")
 HotScope = Annotated[str, typer.Option("--scope", metavar="SCOPE", help="group (the default) or project.")]
 
 
@@ -86,11 +81,12 @@ def brief(
     this is what the SessionStart hook injects.
     """
     from jacked_vault.recall.brief import build_brief
+    from jacked_vault.search.query import require_slug
 
     def action():
         context = context_for(ctx, vault, cwd)
-        if harness:
-            context.harness = harness
+        if harness is not None:
+            context.harness = require_slug("harness", harness)
         return build_brief(context, budget=budget)
 
     run(ctx, as_json, action)

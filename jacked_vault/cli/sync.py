@@ -6,10 +6,9 @@ from typing import Annotated
 
 import typer
 
-from jacked_vault.cli.apps import Command, SYNC, JsonOpt, VaultOpt, context_for, example, memory_app, run
+from jacked_vault.cli.apps import SYNC, Command, JsonOpt, VaultOpt, context_for, example, memory_app, run, sub_app
 
-remote_app = typer.Typer(help="Set the vault's git remote.", no_args_is_help=True, rich_markup_mode=None)
-memory_app.add_typer(remote_app, name="remote", rich_help_panel=SYNC)
+remote_app = sub_app("remote", SYNC, "Set the vault's git remote.")
 
 
 @remote_app.command("set", cls=Command, epilog=example("jacked memory remote set git@github.com:you/jacked-vault.git"))

@@ -23,6 +23,10 @@ def hot_target(ctx: Context, scope: str, group: str | None) -> tuple[Store, str 
         return store, None
     if scope != "group":
         raise VaultError("USAGE", "hot.md exists for group and project scope only")
+    if group is not None:
+        from jacked_vault.search.query import require_slug
+
+        require_slug("group", group)
     return ctx.vault, ctx.require_group(group)
 
 

@@ -14,6 +14,16 @@ COLUMNS = (
 N_COLUMNS = 16
 
 
+def require_slug(name: str, value: str) -> str:
+    """`value` when it is a slug (a group, tag or harness name); else a usage error naming the rule."""
+    from jacked_vault.document.model import SLUG_RE
+    from jacked_vault.errors import VaultError
+
+    if not SLUG_RE.fullmatch(value):
+        raise VaultError("USAGE", f"{name} {value}: not a slug (a-z, 0-9 and . _ -, starting with a-z or 0-9; at most 64)")
+    return value
+
+
 @dataclass
 class Filters:
     """What to look for: content filters plus who reads (`viewer()`); statuses default to active."""
@@ -33,7 +43,7 @@ class Filters:
 
     def check(self) -> None:
         """Refuse (USAGE, naming the valid values) a filter value no document can ever match."""
-        from jacked_vault.document.model import KINDS, REPO_RE, SLUG_RE, STATUSES
+        from jacked_vault.document.model import KINDS, REPO_RE, STATUSES
         from jacked_vault.errors import VaultError
         from jacked_vault.search.policy import SCOPES
 
@@ -43,8 +53,7 @@ class Filters:
                     raise VaultError("USAGE", f"{name} {value}: use one of {', '.join(allowed)}")
         slugs = [("tag", t) for t in self.tags] + [(n, v) for n, v in (("target", self.target), ("group", self.group)) if v is not None]
         for name, value in slugs:
-            if not SLUG_RE.fullmatch(value):
-                raise VaultError("USAGE", f"{name} {value}: not a slug (a-z, 0-9 and . _ -, starting with a-z or 0-9; at most 64)")
+            require_slug(name, value)
         if self.repo is not None and (len(self.repo) > 255 or not REPO_RE.fullmatch(self.repo)):
             raise VaultError("USAGE", f"repo {self.repo}: not a repo identity (lowercase, like github.com/owner/repo)")
         if self.limit < 1:
