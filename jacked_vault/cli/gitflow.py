@@ -38,10 +38,9 @@ def capture_merge_command(
         squash=squash_flag.strip() == "1",
         use_gh=not no_gh,
     )
-    if from_hook:  # never fails: the outcome (or its failure) is in .jacked/log
-        hooked = lambda: capture_merge_from_hook(vault or (ctx.obj or {}).get("vault"), repo, **kwargs) or MergeCaptureReport(
-            repo=repo, skipped="nothing captured; see .jacked/log"
-        )
-        run(ctx, as_json, hooked)
+    if from_hook:  # never fails and prints nothing (the outcome is in .jacked/log); --json still answers
+        report = capture_merge_from_hook(vault or (ctx.obj or {}).get("vault"), repo, **kwargs)
+        if as_json:
+            run(ctx, as_json, lambda: report or MergeCaptureReport(repo=repo, skipped="nothing captured; see .jacked/log"))
         return
     run(ctx, as_json, lambda: capture_merge(context_for(ctx, vault, cwd=repo), repo, **kwargs))
