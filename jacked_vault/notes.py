@@ -5,7 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from jacked_vault.context import Context
+from jacked_vault.document import Note
 from jacked_vault.errors import VaultError
+from jacked_vault.search.entries import Doc
 from jacked_vault.search.policy import Viewer
 from jacked_vault.write.create import Created, build_note, create_note
 
@@ -77,10 +79,61 @@ def add(ctx: Context, req: AddRequest) -> Created:
 
 @dataclass(frozen=True)
 class ReadResult:
-    note: object
-    display_path: str
+    """One document as a reader may see it: a note, or a derived file search hands out an id for
+    (hot.md, an episodic file; then `note` is None and `body` is the file's text)."""
+
+    doc: Doc
+    note: Note | None
+    body: str
     backlinks: list[dict]
     backlinks_truncated: bool
+
+    @property
+    def display_path(self) -> str:
+        return self.doc.display_path
+
+    def memory(self) -> dict:
+        """The note's fields and body, or what a derived file has of them."""
+        if self.note is not None:
+            return self.note.to_json()
+        d = self.doc
+        fields = {"id": d.id, "title": d.title, "kind": d.kind, "tier": d.tier, "scope": d.scope, "group": d.group}
+        return {**fields, "status": d.status, "trust": d.trust, "updated_at": d.updated_at, "body": self.body}
+
+    def to_json(self) -> dict:
+        return {
+            "memory": self.memory(),
+            "path": self.display_path,
+            "backlinks": self.backlinks,
+            "backlinks_truncated": self.backlinks_truncated,
+        }
+
+    def to_text(self) -> str:
+        from jacked_vault.render import fields_block
+
+        lines = [f"# {self.doc.title}", "", fields_block(self._fields()), "", self.body.rstrip("\n")]
+        if self.backlinks:
+            lines += ["", "linked from:"] + [f"  - {b['id']}  {b['title']}" for b in self.backlinks]
+            if self.backlinks_truncated:
+                lines.append(f"  … more than {MAX_BACKLINKS}; `jacked memory search` finds the rest")
+        return "\n".join(lines)
+
+    def _fields(self) -> list[tuple[str, str]]:
+        trust = "reviewed (accepted by a person)" if self.doc.trust == "reviewed" else "unreviewed (context, not instructions)"
+        note, d = self.note, self.doc
+        where = f"{d.scope} {d.group}" if d.group else d.scope
+        if note is None:
+            return [("id", d.id), ("kind", f"{d.tier} file (derived, kept by jacked)"), ("scope", where), ("trust", trust),
+                    ("updated", d.updated_at), ("path", self.display_path)]
+        status = f"{note.status}: {note.status_reason}" if note.status_reason else note.status
+        until = f"until {note.valid_until}" if note.valid_until else "(no end)"
+        targets = ", ".join(note.target_harnesses)
+        rows = [("id", note.id), ("kind", note.kind), ("scope", where), ("status", status), ("trust", trust),
+                ("valid", f"from {note.valid_from} {until}"), ("origin", f"{note.origin}, by {note.source_harness}, for {targets}")]
+        for key, values in (("repos", note.repos), ("tags", note.tags), ("links", note.links), ("supersedes", note.supersedes)):
+            if values:
+                rows.append((key, ", ".join(values)))
+        return rows + [("created", note.created_at), ("updated", note.updated_at), ("path", self.display_path)]
 
 
 def read(ctx: Context, note_id: str, viewer: Viewer) -> ReadResult:
@@ -88,7 +141,8 @@ def read(ctx: Context, note_id: str, viewer: Viewer) -> ReadResult:
     file gives INCOMPLETE; a note the viewer may not see is reported exactly like a missing one.
 
     The text is the committed version (the one the index checked): the working file is used
-    when it is byte-identical, else the blob is read from git.
+    when it is byte-identical, else the blob is read from git. An id that search gave for a
+    derived file (hot.md, an episodic file) reads that file the same way.
     """
     from jacked_vault.search.service import fresh_indexes
 
@@ -105,14 +159,19 @@ def read(ctx: Context, note_id: str, viewer: Viewer) -> ReadResult:
             raise VaultError("INCOMPLETE", f"{note_id} is not unique: several files carry it; run `jacked memory doctor`")
         found = [(index, doc) for index in indexes for doc in index.lookup(note_id, viewer)]
         if not found:
-            raise _not_found(note_id)
+            derived = [(index, doc) for index in indexes for doc in index.lookup(note_id, viewer, derived=True)]
+            if not derived:
+                raise _not_found(note_id)
+            index, doc = derived[0]
+            return ReadResult(doc, None, _derived_text(index.store, doc), [], False)
         index, doc = found[0]
         note = _committed_note(index.store, doc)
         backlinks = [d for i in indexes for d in i.backlinks(note_id, MAX_BACKLINKS, viewer)]
         backlinks.sort(key=lambda d: (d.updated_at, d.id), reverse=True)
         return ReadResult(
+            doc=doc,
             note=note,
-            display_path=doc.display_path,
+            body=note.body,
             backlinks=[{"id": d.id, "title": d.title} for d in backlinks[:MAX_BACKLINKS]],
             backlinks_truncated=len(backlinks) > MAX_BACKLINKS,
         )
@@ -121,25 +180,41 @@ def read(ctx: Context, note_id: str, viewer: Viewer) -> ReadResult:
             index.close()
 
 
-def _committed_note(store, doc):
-    """The note the index holds for `doc`: the working file if it is byte-identical, else git's blob."""
-    from jacked_vault.document import MAX_FILE_BYTES, parse_note
+def _committed_bytes(store, doc, cap: int) -> bytes:
+    """The bytes the index checked for `doc`: the working file if it is byte-identical, else git's blob."""
     from jacked_vault.safety import fsio
     from jacked_vault.store import git
     from jacked_vault.store.audit import content_hash
 
     try:
-        data = fsio.read_file(store.root, doc.path, max_bytes=MAX_FILE_BYTES)
+        data = fsio.read_file(store.root, doc.path, max_bytes=cap)
     except (OSError, VaultError):
         data = None
     if data is None or content_hash(data) != doc.sha:
         data = git.tree_blob(git.open_repo(store.root), doc.path)
         if data is None or content_hash(data) != doc.sha:
             raise VaultError("INCOMPLETE", f"{doc.id}: its committed file cannot be read; run `jacked memory doctor`")
-    note = parse_note(data, source=doc.path)
+    return data
+
+
+def _committed_note(store, doc) -> Note:
+    from jacked_vault.document import MAX_FILE_BYTES, parse_note
+
+    note = parse_note(_committed_bytes(store, doc, MAX_FILE_BYTES), source=doc.path)
     if note.id != doc.id:
         raise VaultError("INCOMPLETE", f"{doc.id}: its file now carries another id; run `jacked memory doctor`")
     return note
+
+
+def _derived_text(store, doc) -> str:
+    """The text of a derived file the index holds (hot.md: its body without the header)."""
+    from jacked_vault.document.hot import read_hot_text
+    from jacked_vault.store.gate import cap_for
+
+    data = _committed_bytes(store, doc, cap_for(doc.tier))
+    if doc.tier == "hot":
+        return read_hot_text(data, doc.path).body
+    return data.decode("utf-8")
 
 
 def _not_found(note_id: str) -> VaultError:

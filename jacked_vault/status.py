@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import time
+from dataclasses import dataclass
+
 from jacked_vault.context import Context
 from jacked_vault.search.index import SearchIndex
 from jacked_vault.store import git
@@ -34,7 +37,37 @@ def _remote_state(store) -> dict:
     return state
 
 
-def status(ctx: Context) -> dict:
+@dataclass(frozen=True)
+class Status:
+    """The vault (path, head, notes, remote state, last sync) and the repo containing the cwd."""
+
+    vault: dict
+    repo: dict | None
+
+    def to_json(self) -> dict:
+        return {"vault": self.vault, "repo": self.repo}
+
+    def to_text(self) -> str:
+        v = self.vault
+        lines = [f"vault: {v['path']}", f"head: {v['head'] or '(no commits)'}", f"notes: {v['notes']}"]
+        if v["detached"]:
+            lines.append("warning: the vault is on a detached HEAD; sync needs a branch (`git -C VAULT switch main`)")
+        if v["remote"]:
+            lines.append(f"remote: {v['remote']} (branch {v['branch'] or '-'}; ahead {v['ahead']}, behind {v['behind']})")
+            if v["diverged"]:
+                lines.append("warning: the vault has diverged from its remote; run `jacked memory sync`")
+        else:
+            lines.append("remote: none (share the vault with `jacked memory remote set URL`)")
+        last = v["last_sync"]
+        if last:
+            when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(last["at"]))
+            lines.append(f"last sync: {last['result']} at {when}" + (f" ({last['message']})" if last["message"] else ""))
+        repo = self.repo
+        lines.append(f"repo: {repo['identity']} (group {repo['group']}) at {repo['path']}" if repo else "repo: none (not inside a git repo)")
+        return "\n".join(lines)
+
+
+def status(ctx: Context) -> Status:
     store = ctx.vault
     index = SearchIndex(store)
     try:
@@ -55,4 +88,4 @@ def status(ctx: Context) -> dict:
     repo = None
     if ctx.repo is not None:
         repo = {"identity": ctx.repo.identity, "group": ctx.group, "path": str(ctx.repo.root)}
-    return {"vault": vault, "repo": repo}
+    return Status(vault=vault, repo=repo)

@@ -337,7 +337,7 @@ def test_repair_quarantines_a_stray_tombstoned_note(world: World):
     path = world.vault / "groups" / "api" / "note" / "stray.md"
     path.write_bytes(render_note(stray))
     judged = world.cli("doctor", "--json").json["uncommitted"]
-    assert judged == [{"path": "group:groups/api/note/stray.md", "state": "new", "repair": "quarantine", "problem": judged[0]["problem"]}]
+    assert judged == [{"path": "group:groups/api/note/stray.md", "state": "new", "kind": "note", "repair": "quarantine", "problem": judged[0]["problem"]}]
     assert "rejected" in judged[0]["problem"]
     world.cli("doctor", "--repair")
     assert not path.exists() and "stray.md" not in git(world.vault, "ls-files")

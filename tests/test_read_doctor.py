@@ -118,7 +118,7 @@ def test_doctor_reports_each_problem(ctx: Context, tmp_path: Path):
     assert report["duplicate_ids"] and report["duplicate_ids"][0]["id"] == a.note.id
     assert report["broken_links"] == [{"id": report["broken_links"][0]["id"], "missing": "mem_20260101_missing"}]
     assert report["skipped_symlinks"] == ["group:groups/tools/note/ln.md"]
-    assert report["uncommitted"] == [{"path": "group:groups/tools/note/orphan.md", "state": "new", "repair": "commit"}]
+    assert report["uncommitted"] == [{"path": "group:groups/tools/note/orphan.md", "state": "new", "kind": "note", "repair": "commit"}]
     codes = {(p["path"], p["code"]) for p in report["audit_problems"]}
     assert (f"group:{a.rel}", "EDITED_OUTSIDE_TOOL") in codes
     assert ("group:groups/tools/note/by-hand.md", "NO_AUDIT_RECORD") in codes
@@ -136,7 +136,7 @@ def test_doctor_repair_commits_orphans_and_quarantines_what_fails_the_gate(ctx: 
     stale.write_text("half")
     before_junk = junk.read_bytes()
     judged = doctor(ctx).to_json()["uncommitted"]
-    assert {"path": "group:groups/tools/note/junk.md", "state": "new", "repair": "quarantine", "problem": judged[0]["problem"]} in judged
+    assert {"path": "group:groups/tools/note/junk.md", "state": "new", "kind": "note", "repair": "quarantine", "problem": judged[0]["problem"]} in judged
     report = doctor(ctx, repair=True)
     assert report.repaired and "group:groups/tools/note/orphan.md" in report.repaired
     assert git(root, "ls-files", "groups/tools/note/orphan.md").strip() == "groups/tools/note/orphan.md"

@@ -242,13 +242,13 @@ def test_episodic_files_are_searchable_as_tier_episodic_and_never_block_read(ctx
     assert doctor(ctx).memory_count == 1
 
 
-def test_derived_documents_are_not_notes_for_read(ctx: Context):
-    from jacked_vault.errors import VaultError
+def test_derived_documents_read_by_their_id_as_files_not_notes(ctx: Context):
+    """Every id search hands out, read opens: a hot.md hit reads as the file's text (no note fields)."""
     from jacked_vault.notes import read
     from jacked_vault.write.hot import set_hot
 
     set_hot(ctx, "Working on the walrus parser.", group="tools")
     (hit,) = search(ctx, "walrus", Filters()).results
-    with pytest.raises(VaultError) as err:
-        read(ctx, hit.id, Viewer())
-    assert err.value.code == "NOT_FOUND"
+    result = read(ctx, hit.id, Viewer())
+    assert result.note is None and result.body == "Working on the walrus parser."
+    assert result.to_json()["memory"]["tier"] == "hot" and result.display_path == hit.display_path

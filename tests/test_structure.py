@@ -13,7 +13,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "jacked_vault"
 # `context` (which vault, repo, group and harness a command acts for) and repo identity sit with
 # the store: they read configuration and git metadata, nothing above.
 LAYERS = [
-    ("jacked_vault.errors", "jacked_vault.resources"),
+    ("jacked_vault.errors", "jacked_vault.resources", "jacked_vault.render"),
     ("jacked_vault.safety",),
     ("jacked_vault.document",),
     ("jacked_vault.store", "jacked_vault.context", "jacked_vault.groups.identity"),

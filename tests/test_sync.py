@@ -211,7 +211,7 @@ def test_failed_sync_shows_in_status_and_brief(tmp_path: Path):
     set_remote(ctx, f"file://{tmp_path / 'missing.git'}")
     with pytest.raises(VaultError):
         sync(ctx)
-    assert status(ctx)["vault"]["last_sync"]["result"] == "failed"
+    assert status(ctx).vault["last_sync"]["result"] == "failed"
     repo = tmp_path / "code"
     repo.mkdir()
     make_repo(repo, "git@github.com:o/code.git")

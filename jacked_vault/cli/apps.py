@@ -1,37 +1,124 @@
-"""The typer apps, the options every command shares, and the one way a command runs."""
+"""The typer apps, the options every command shares, the help layout, and the one way a command runs."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Annotated, Any, Optional
+from typing import Annotated, Optional
 
 import typer
+from typer.core import TyperCommand, TyperGroup
 
-from jacked_vault.cli.output import emit, emit_error, emit_unexpected
+from jacked_vault.cli.output import Result, emit, emit_error, emit_unexpected, schema_for
 from jacked_vault.errors import VaultError
+
+# Help sections of `jacked memory --help`, in the order they are listed.
+NOTES, RECALL, REVIEW, GROUPS, SYNC, HOOKS, MAINTENANCE = (
+    "Notes", "Recall", "Review", "Groups", "Sync", "Hooks & integrations", "Maintenance",
+)
+SECTIONS = (NOTES, RECALL, REVIEW, GROUPS, SYNC, HOOKS, MAINTENANCE)
+
+
+class SectionedGroup(TyperGroup):
+    """A command group whose help lists its commands under headed sections (`rich_help_panel`)."""
+
+    def format_commands(self, ctx, formatter) -> None:
+        sections: dict[str, list] = {}
+        for name in self.list_commands(ctx):
+            command = self.get_command(ctx, name)
+            if command is not None and not command.hidden:
+                sections.setdefault(getattr(command, "rich_help_panel", None) or "Commands", []).append((name, command))
+        if not sections:
+            return
+        width = max(len(name) for rows in sections.values() for name, _ in rows)
+        order = {title: n for n, title in enumerate(SECTIONS)}
+        for title in sorted(sections, key=lambda t: order.get(t, len(order))):
+            with formatter.section(title):
+                formatter.write_dl([(name.ljust(width), cmd.get_short_help_str(formatter.width - 6 - width)) for name, cmd in sections[title]])
+
+
+class Command(TyperCommand):
+    """A command whose arguments show as git shows them: `ID`, `[ID]`, `[WORDS]...` (no braces, no types)."""
+
+    @staticmethod
+    def _arguments(ctx) -> list:
+        return [p for p in ctx.command.params if p.param_type_name == "argument" and not p.hidden]
+
+    @staticmethod
+    def _usage(param) -> str:
+        name = param.metavar or param.name.upper()
+        name = name if param.required else f"[{name}]"
+        return name + ("..." if param.nargs != 1 else "")
+
+    def collect_usage_pieces(self, ctx) -> list[str]:
+        return [self.options_metavar, *(self._usage(p) for p in self._arguments(ctx))]
+
+    def format_options(self, ctx, formatter) -> None:
+        arguments = [(self._usage(p), p.help or "") for p in self._arguments(ctx)]
+        options = [record for p in self.get_params(ctx) if p.param_type_name == "option" and (record := p.get_help_record(ctx))]
+        for title, rows in (("Arguments", arguments), ("Options", options)):
+            if rows:
+                with formatter.section(title):
+                    formatter.write_dl(rows)
+
+
+def example(*lines: str) -> str:
+    """A help epilog: `Example:` and command lines kept as written (click's \\b stops rewrapping)."""
+    return "\b\nExample" + ("s" if len(lines) > 1 else "") + ":\n" + "\n".join(f"  $ {line}" for line in lines)
+
+
+def _version(value: bool) -> None:
+    if value:
+        from jacked_vault import __version__
+
+        typer.echo(f"jacked {__version__}")
+        raise typer.Exit(0)
+
 
 app = typer.Typer(
     name="jacked",
     help="jacked-vault: one git-native memory vault for every coding agent.",
+    epilog="Run `jacked memory --help` for the commands. Shell completion: `jacked --install-completion`.",
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
 )
 memory_app = typer.Typer(
-    help="Typed Markdown notes in a git repo: add, search, read, check.",
+    cls=SectionedGroup,
+    help="Typed Markdown notes in a git repo: add, search, read, review, sync.",
+    short_help="The memory vault: notes, search, recall, review, sync.",
+    epilog="Run `jacked memory COMMAND --help` for a command's options and an example.",
     no_args_is_help=True,
     rich_markup_mode=None,
 )
 app.add_typer(memory_app, name="memory")
 
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object (schema jacked.<cmd>.v1).")]
-VaultOpt = Annotated[Optional[str], typer.Option("--vault", help="Vault path (default $JACKED_VAULT_DIR or ~/jacked-vault).")]
-Group = Annotated[Optional[str], typer.Option("--group", help="Group (default: the group of the cwd's repo).")]
-Body = Annotated[Optional[str], typer.Option("--body", help="The text.")]
-BodyFile = Annotated[Optional[str], typer.Option("--body-file", help="Read the text from a file.")]
+
+def sub_app(name: str, section: str, help: str, epilog: str | None = None) -> typer.Typer:
+    """A command group under `jacked memory` (like `group` or `hooks`), listed in `section`."""
+    sub = typer.Typer(help=help, epilog=epilog, no_args_is_help=True, rich_markup_mode=None)
+    memory_app.add_typer(sub, name=name, rich_help_panel=section)
+    return sub
+
+
+@app.callback()
+def _jacked(
+    version: Annotated[bool, typer.Option("--version", is_eager=True, callback=_version, help="Print the version and exit.")] = False,
+) -> None:
+    """jacked-vault: one git-native memory vault for every coding agent."""
+
+
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object (schema jacked.COMMAND.v1) instead of text.")]
+VaultOpt = Annotated[
+    Optional[str], typer.Option("--vault", metavar="PATH", help="The vault folder (default $JACKED_VAULT_DIR, else ~/jacked-vault).")
+]
+Group = Annotated[Optional[str], typer.Option("--group", metavar="GROUP", help="The group (default: the group of the current repo).")]
+Body = Annotated[Optional[str], typer.Option("--body", metavar="TEXT", help="The text.")]
+BodyFile = Annotated[Optional[str], typer.Option("--body-file", metavar="PATH", help="Read the text from a file.")]
 Stdin = Annotated[bool, typer.Option("--stdin", help="Read the text from standard input.")]
-Harness = Annotated[Optional[str], typer.Option("--harness", help="Who writes (default $JACKED_MEMORY_HARNESS or unknown).")]
+Harness = Annotated[
+    Optional[str], typer.Option("--harness", metavar="HARNESS", help="Who writes (default $JACKED_MEMORY_HARNESS, else unknown).")
+]
 
 
 @memory_app.callback()
@@ -46,17 +133,24 @@ def context_for(ctx: typer.Context, vault: str | None, cwd: str | None = None):
     return Context.create(vault=vault if vault is not None else (ctx.obj or {}).get("vault"), cwd=cwd)
 
 
-def run(command: str, as_json: bool, action: Callable[[], tuple[dict[str, Any], Callable[[], str]]]) -> None:
-    """Call the library, render the result or the expected error; exit 1 (2 for usage)."""
+def run(ctx: typer.Context, as_json: bool, action: Callable[[], Result]) -> None:
+    """Call the library and print its result (JSON or text) or the expected error.
+
+    Exit 0, or 1 when the result says it is not ok (doctor's problems, a refused hook), or the
+    error's code (2 for usage errors). Never a traceback.
+    """
+    schema = schema_for(ctx.command_path)
     try:
-        payload, human = action()
-        emit(command, as_json, payload, human)
+        result = action()
+        emit(schema, as_json, result)
     except VaultError as exc:
-        raise typer.Exit(emit_error(exc, as_json)) from None
+        raise typer.Exit(emit_error(exc, as_json, schema)) from None
     except (typer.Exit, typer.Abort, KeyboardInterrupt):
         raise
     except Exception as exc:  # noqa: BLE001 - no traceback ever reaches a person
-        raise typer.Exit(emit_unexpected(exc, as_json)) from None
+        raise typer.Exit(emit_unexpected(exc, as_json, schema)) from None
+    if getattr(result, "ok", True) is False:
+        raise typer.Exit(1)
 
 
 def read_text_input(body: str | None, body_file: str | None, stdin: bool, cap: int) -> str:
@@ -82,6 +176,8 @@ def read_text_input(body: str | None, body_file: str | None, stdin: bool, cap: i
             raw = read_stream(0, cap + 1)
     except OSError as exc:
         raise VaultError("USAGE", f"cannot read {source}: {exc.strerror}") from None
+    except ValueError:  # a NUL byte in the path
+        raise VaultError("USAGE", f"cannot read {source}: the path holds a NUL character") from None
     if len(raw) > cap:
         raise VaultError("VALIDATION", f"the text is over the {cap}-byte cap; nothing was written")
     try:
@@ -91,6 +187,7 @@ def read_text_input(body: str | None, body_file: str | None, stdin: bool, cap: i
 
 
 def time_option(value: str | None, option: str) -> str | None:
+    """An ISO 8601 time or date option, normalised; anything else is a usage error."""
     if value is None:
         return None
     from jacked_vault.document.timestamps import normalise_timestamp

@@ -1,4 +1,4 @@
-"""Group commands: `init` (create the vault, scan roots, review suggested groups) and `group list|map|suggest`."""
+"""Group commands: `init` (create the vault, scan roots, review suggested groups) and `group list|map|unmap|suggest`."""
 
 from __future__ import annotations
 
@@ -7,14 +7,17 @@ from typing import Annotated, Optional
 
 import typer
 
-from jacked_vault.cli.apps import JsonOpt, VaultOpt, context_for, memory_app, run
+from jacked_vault.cli.apps import GROUPS, Command, JsonOpt, VaultOpt, context_for, example, memory_app, run, sub_app
 from jacked_vault.cli.output import safe, tty_progress
 
-group_app = typer.Typer(help="Groups of related repos: list, map a repo, suggest from your repo folders.", no_args_is_help=True, rich_markup_mode=None)
-memory_app.add_typer(group_app, name="group")
+group_app = sub_app("group", GROUPS, "Groups of related repos: list, map, unmap, suggest.", "Notes of a repo go to its group; a repo in no group is a group of its own (solo).")
 
-Roots = Annotated[Optional[list[str]], typer.Option("--root", help="Folder to scan for git repos (repeatable; default vault.json roots, else ~/Github).")]
+Roots = Annotated[
+    Optional[list[str]],
+    typer.Option("--root", metavar="PATH", help="A folder to scan for git repos; repeatable (default: vault.json's roots, else ~/Github)."),
+]
 Yes = Annotated[bool, typer.Option("--yes", help="Accept every suggested group without asking.")]
+Repo = Annotated[str, typer.Argument(metavar="REPO", help="A repo folder, or a repo identity like github.com/owner/repo.")]
 
 
 def _review(suggestion) -> list:
@@ -23,7 +26,7 @@ def _review(suggestion) -> list:
 
     chosen = []
     for group in suggestion.groups:
-        sys.stderr.write(f"\ngroup {group.name}: {group.reason}\n" + "".join(f"  - {r}\n" for r in group.repos))
+        sys.stderr.write(safe(f"\ngroup {group.name}: {group.reason}\n" + "".join(f"  - {r}\n" for r in group.repos)))
         answer = typer.prompt("[a]ccept, [e]dit name, [s]kip", default="a", err=True).strip().lower()
         if answer.startswith("e"):
             group = replace(group, name=typer.prompt("group name", default=group.name, err=True).strip())
@@ -33,9 +36,9 @@ def _review(suggestion) -> list:
     return chosen
 
 
-def _suggest_and_apply(context, roots, yes: bool, as_json: bool) -> dict:
-    """Scan, show the suggestion, and write what was accepted (never without --yes or a TTY answer)."""
-    from jacked_vault.groups.mapping import accept, suggest
+def _suggest_and_apply(context, roots, yes: bool, as_json: bool):
+    """Scan, let a person choose (never without --yes or a TTY answer), and write what was accepted."""
+    from jacked_vault.groups.mapping import Suggested, accept, suggest
 
     progress = None if as_json else tty_progress("repos found")
     suggestion = suggest(context, roots, progress=progress)
@@ -48,39 +51,10 @@ def _suggest_and_apply(context, roots, yes: bool, as_json: bool) -> dict:
     else:
         chosen = []
     commit = accept(context, suggestion, chosen) if chosen or yes else None
-    return {**suggestion.to_json(), "accepted": [g.name for g in chosen], "commit": commit}
+    return Suggested(suggestion, [g.name for g in chosen], commit)
 
 
-def _render_suggestion(payload: dict) -> list[str]:
-    lines = [f"scanned {', '.join(payload['roots'])}: {payload['repos_found']} repos"]
-    if payload["missing_roots"]:
-        lines.append(f"missing roots: {', '.join(payload['missing_roots'])}")
-    if payload["truncated"]:
-        lines.append("warning: the scan hit its depth or count bound; some repos may be missing")
-    for error in payload["errors"]:
-        lines.append(f"skipped {safe(error['path'])}: {safe(error['error'])}")
-    considered = payload["considered"]
-    for c in considered:
-        if c["suggested"]:
-            lines.append(f"suggested group {c['name']} ({c['reason']}): {', '.join(c['repos'])}")
-    for c in considered:
-        if not c["suggested"] and c["code"] != "single":
-            lines.append(f"not grouped: {', '.join(c['repos'])} ({c['reason']})")
-    alone = [r for c in considered if c["code"] == "single" for r in c["repos"]]
-    if alone:
-        lines.append(f"not grouped: {', '.join(alone)} (the only repo of its owner outside a prefix group: each stays a solo group)")
-    if not payload["personal_handles"] and any(c["code"] == "owner" for c in considered):
-        lines.append("if one of these owners is your own account, `git config --global github.user NAME` keeps its unrelated repos apart")
-    for name in payload["accepted"]:
-        lines.append(f"accepted group {name}")
-    if payload["suggestions"] and not payload["accepted"]:
-        lines.append("nothing written: accept with `--yes`, or map repos one by one with `jacked memory group map`")
-    if not payload["suggestions"]:
-        lines.append("no groups to suggest; every repo works on its own (solo group)")
-    return lines
-
-
-@memory_app.command()
+@memory_app.command(cls=Command, rich_help_panel=GROUPS, epilog=example("jacked memory init", "jacked memory init --root ~/src --yes"))
 def init(
     ctx: typer.Context,
     root: Roots = None,
@@ -89,73 +63,60 @@ def init(
     vault: VaultOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Create the vault (git repo, README, vault.json, .gitignore), then scan your repos and suggest groups."""
+    """Create the vault, then suggest groups for your repos.
+
+    Makes the vault's git repo (README, vault.json, .gitignore), scans your repo folders and
+    shows the groups it suggests for review; nothing is mapped without your yes.
+    """
+    from dataclasses import replace
+
     from jacked_vault.write.init import init_vault
 
     def action():
         context = context_for(ctx, vault)
         result = init_vault(context.vault_path)
-        payload = {"path": str(result.store.root), "created": result.created, "commit": result.commit, "groups": None}
-        if not no_scan:
-            payload["groups"] = _suggest_and_apply(context, root, yes, as_json)
-        verb = "Initialised" if result.created else "Already initialised:"
+        return result if no_scan else replace(result, groups=_suggest_and_apply(context, root, yes, as_json))
 
-        def human() -> str:
-            lines = [f"{verb} vault at {result.store.root}"]
-            if payload["groups"] is not None:
-                lines += _render_suggestion(payload["groups"])
-            return "\n".join(lines)
-
-        return payload, human
-
-    run("init", as_json, action)
+    run(ctx, as_json, action)
 
 
-@group_app.command("list")
+@group_app.command("list", cls=Command, epilog=example("jacked memory group list"))
 def group_list(ctx: typer.Context, vault: VaultOpt = None, as_json: JsonOpt = False) -> None:
-    """Every group that is mapped or holds notes, with repo and note counts."""
+    """List the groups with their repos and note counts."""
     from jacked_vault.groups.mapping import list_groups
 
-    def action():
-        groups = list_groups(context_for(ctx, vault))
-
-        def human() -> str:
-            lines = [f"{g['name']}: {g['repo_count']} repo(s), {g['note_count']} note(s){'' if g['mapped'] else ' (solo)'}" for g in groups]
-            return "\n".join(lines) or "no groups yet"
-
-        return {"groups": groups}, human
-
-    run("group", as_json, action)
+    run(ctx, as_json, lambda: list_groups(context_for(ctx, vault)))
 
 
-@group_app.command("map")
+@group_app.command("map", cls=Command, epilog=example("jacked memory group map ~/Github/api platform", "jacked memory group map github.com/acme/web platform"))
 def group_map(
     ctx: typer.Context,
-    repo: Annotated[str, typer.Argument(help="A repo path or identity (github.com/owner/repo).")],
-    group: Annotated[str, typer.Argument(help="The group (a slug).")],
+    repo: Repo,
+    group: Annotated[str, typer.Argument(metavar="GROUP", help="The group (a slug like `platform`).")],
     vault: VaultOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Map a repo to a group (moving it out of any other); a commit to vault.json."""
+    """Put a repo in a group (a commit to vault.json).
+
+    Moves it out of any other group; a folder that does not exist is refused.
+    """
     from jacked_vault.groups.mapping import map_repo
 
-    def action():
-        mapped = map_repo(context_for(ctx, vault), repo, group)
-        payload = {"repo": mapped.identity, "group": mapped.group, "previous": mapped.previous, "commit": mapped.commit}
-        if mapped.commit is None:
-            return payload, lambda: f"{mapped.identity} is already in group {mapped.group}"
-        moved = f" (was {mapped.previous})" if mapped.previous else ""
-        return payload, lambda: f"Mapped {mapped.identity} to group {mapped.group}{moved} [{mapped.commit[:10]}]"
-
-    run("group", as_json, action)
+    run(ctx, as_json, lambda: map_repo(context_for(ctx, vault), repo, group))
 
 
-@group_app.command("suggest")
+@group_app.command("unmap", cls=Command, epilog=example("jacked memory group unmap github.com/acme/web"))
+def group_unmap(ctx: typer.Context, repo: Repo, vault: VaultOpt = None, as_json: JsonOpt = False) -> None:
+    """Take a repo out of its group (a commit to vault.json).
+
+    The repo is its own solo group again; notes already written stay where they are.
+    """
+    from jacked_vault.groups.mapping import unmap_repo
+
+    run(ctx, as_json, lambda: unmap_repo(context_for(ctx, vault), repo))
+
+
+@group_app.command("suggest", cls=Command, epilog=example("jacked memory group suggest --root ~/Github", "jacked memory group suggest --yes"))
 def group_suggest(ctx: typer.Context, root: Roots = None, yes: Yes = False, vault: VaultOpt = None, as_json: JsonOpt = False) -> None:
-    """Scan repo folders again and suggest groups for repos not mapped yet."""
-
-    def action():
-        payload = _suggest_and_apply(context_for(ctx, vault), root, yes, as_json)
-        return payload, lambda: "\n".join(_render_suggestion(payload))
-
-    run("group", as_json, action)
+    """Scan repo folders and suggest groups for unmapped repos."""
+    run(ctx, as_json, lambda: _suggest_and_apply(context_for(ctx, vault), root, yes, as_json))

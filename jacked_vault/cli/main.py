@@ -13,7 +13,7 @@ import sys
 
 
 def _run_typer(args: list[str]) -> int:
-    """Typer in non-standalone mode so usage errors get our codes (and JSON with --json)."""
+    """Typer in non-standalone mode so every failure gets our codes (and JSON with --json)."""
     import typer
 
     try:  # typer >= 0.2x vendors click; older releases use the click package
@@ -21,9 +21,10 @@ def _run_typer(args: list[str]) -> int:
     except ImportError:  # pragma: no cover - depends on the installed typer
         from click import exceptions as click_exceptions
 
-    from jacked_vault.cli import episodic, gitflow, groups, hooks, mcp, notes, recall, review, sync  # noqa: F401  (registers the commands)
+    # Importing a module registers its commands; the order is the order `jacked memory --help` lists them in.
+    from jacked_vault.cli import notes, recall, review, groups, sync, hooks, mcp, gitflow, episodic  # noqa: F401, I001
     from jacked_vault.cli.apps import app
-    from jacked_vault.cli.output import emit_error, emit_unexpected
+    from jacked_vault.cli.output import ERROR_SCHEMA, emit_error, emit_unexpected, schema_for
     from jacked_vault.errors import VaultError
 
     as_json = "--json" in args
@@ -32,16 +33,17 @@ def _run_typer(args: list[str]) -> int:
     except typer.Exit as exc:
         return exc.exit_code
     except typer.Abort:
+        if as_json:
+            return emit_error(VaultError("USAGE", "aborted"), as_json)
         sys.stderr.write("aborted\n")
         return 1
-    except click_exceptions.UsageError as exc:
+    except click_exceptions.ClickException as exc:  # usage errors (exit 2) and click's own failures
+        code = "USAGE" if exc.exit_code == 2 else "INTERNAL"
         if not as_json:
             exc.show()
-            return 2
-        return emit_error(VaultError("USAGE", exc.format_message()), as_json)
-    except click_exceptions.ClickException as exc:
-        exc.show()
-        return exc.exit_code
+            return 2 if code == "USAGE" else 1
+        context = getattr(exc, "ctx", None)
+        return emit_error(VaultError(code, exc.format_message()), as_json, schema_for(context.command_path) if context else ERROR_SCHEMA)
     except VaultError as exc:  # raised outside a command's own handler (the app callback)
         return emit_error(exc, as_json)
     except KeyboardInterrupt:

@@ -1,28 +1,29 @@
-"""`jacked memory mcp` (the stdio server) and the `--mcp` family of `jacked memory hooks …`."""
+"""`jacked memory mcp`: the stdio MCP server harness configs run."""
 
 from __future__ import annotations
 
 import sys
-from pathlib import Path
-from typing import Any
 
 import typer
 
-from jacked_vault.cli.apps import JsonOpt, VaultOpt, memory_app
-from jacked_vault.cli.output import emit_error
+from jacked_vault.cli.apps import HOOKS, Command, JsonOpt, VaultOpt, example, memory_app
+from jacked_vault.cli.output import emit_error, schema_for
 from jacked_vault.errors import VaultError
 
 
-@memory_app.command("mcp")
+@memory_app.command("mcp", cls=Command, rich_help_panel=HOOKS, epilog=example("JACKED_MEMORY_HARNESS=codex jacked memory mcp"))
 def mcp_server(ctx: typer.Context, vault: VaultOpt = None, as_json: JsonOpt = False) -> None:
-    """Serve the vault over MCP stdio (what harness configs run; needs JACKED_MEMORY_HARNESS)."""
+    """Serve the vault over MCP on stdio.
+
+    What `hooks install --mcp` registers; needs JACKED_MEMORY_HARNESS (the harness it serves).
+    """
     from jacked_vault.mcp.server import Settings, StartupError, build_server
 
     try:
         settings = Settings.from_env(vault or (ctx.obj or {}).get("vault"))
     except StartupError as exc:
         if as_json:
-            emit_error(VaultError("CONFIG", str(exc)), True)
+            emit_error(VaultError("CONFIG", str(exc)), True, schema_for(ctx.command_path))
         else:
             sys.stderr.write(f"jacked-memory-mcp: {exc}\n")
         raise typer.Exit(1) from None
@@ -30,59 +31,3 @@ def mcp_server(ctx: typer.Context, vault: VaultOpt = None, as_json: JsonOpt = Fa
         build_server(settings).run("stdio")
     except KeyboardInterrupt:
         pass
-
-
-def mcp_family(
-    ctx: typer.Context,
-    op: str,
-    harnesses: list[str],
-    *,
-    config: str | None,
-    vault: str | None,
-    print_only: bool = False,
-    allow_user_scope: bool = False,
-):
-    """The `--mcp` installer family for `hooks install|uninstall|status` (see jacked_vault.cli.hooks)."""
-    from jacked_vault.mcp import registration as reg
-    from jacked_vault.store.layout import resolve_vault_path
-
-    names = list(dict.fromkeys(h.strip().lower() for h in harnesses))
-    for name in names:
-        if name not in reg.HARNESSES:
-            raise VaultError("USAGE", f"--mcp: use one of {', '.join(reg.HARNESSES)}")
-    if config and len(names) > 1:
-        raise VaultError("USAGE", "--config names one file: give it with a single --mcp HARNESS")
-    vault_path = resolve_vault_path(vault or (ctx.obj or {}).get("vault"))
-    results: list[dict[str, Any]] = []
-    for name in names:
-        path = Path(config).absolute() if config else reg.default_config_path(name)
-        launch = reg.launch_for(name, vault_path, allow_user_scope=allow_user_scope)
-        item: dict[str, Any] = {"harness": name, "path": str(path)}
-        if op == "install" and print_only:
-            item.update(action="printed", snippet=reg.render(name, launch))
-            if name == "claude":
-                item["cli"] = reg.claude_cli(launch)
-        elif op == "install":
-            item["action"] = reg.install(name, path, launch).action
-            if not (vault_path / "vault.json").exists():
-                item["warning"] = f"no vault at {vault_path} yet; run `jacked memory init`"
-        elif op == "uninstall":
-            item["action"] = reg.uninstall(name, path).action
-        else:
-            item["state"] = reg.status(name, path, launch)
-        results.append(item)
-    return "mcp", results, _human
-
-
-def _human(item: dict[str, Any]) -> str:
-    if item.get("action") == "printed":
-        lines = [f"# {item['harness']}: add to {item['path']}", item["snippet"].rstrip("\n")]
-        if item.get("cli"):
-            lines.append(f"# or run: {item['cli']}")
-        return "\n".join(lines)
-    if "state" in item:
-        return f"mcp {item['harness']}: {item['state']} ({item['path']})"
-    text = f"mcp {item['harness']}: {item['action']} {item['path']}"
-    if item.get("warning"):
-        text += f"\nwarning: {item['warning']}"
-    return text

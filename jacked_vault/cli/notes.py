@@ -3,40 +3,40 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
-from typing import Annotated, Any, Optional
+from typing import Annotated, Optional
 
 import typer
 
-from jacked_vault.cli.apps import Body, BodyFile, Group, Harness, JsonOpt, Stdin, VaultOpt, context_for, memory_app, read_text_input, run, time_option
-from jacked_vault.cli.output import safe, tty_progress
+from jacked_vault.cli.apps import (
+    MAINTENANCE,
+    NOTES,
+    Body,
+    BodyFile,
+    Command,
+    Group,
+    Harness,
+    JsonOpt,
+    Stdin,
+    VaultOpt,
+    context_for,
+    example,
+    memory_app,
+    read_text_input,
+    run,
+    time_option,
+)
+from jacked_vault.cli.output import tty_progress
+from jacked_vault.errors import VaultError
+
+MAX_SEARCH_LIMIT = 200
+MAX_LOG_LIMIT = 10_000
 
 
-# -- init, status ------------------------------------------------------------------------------
-
-
-@memory_app.command()
-def status(ctx: typer.Context, vault: VaultOpt = None, as_json: JsonOpt = False) -> None:
-    """Where the vault is, how many notes, remote state, and the repo you are in."""
-    from jacked_vault.status import status as vault_status
-
-    def action():
-        payload = vault_status(context_for(ctx, vault))
-
-        def human() -> str:
-            v = payload["vault"]
-            lines = [f"vault: {v['path']}", f"head: {v['head'] or '(no commits)'}", f"notes: {v['notes']}"]
-            if v["remote"]:
-                lines.append(f"remote: {safe(v['remote'])} (ahead {v['ahead']}, behind {v['behind']})")
-                if v["diverged"]:
-                    lines.append("warning: the vault has diverged from its remote; run `jacked memory sync`")
-            repo = payload["repo"]
-            lines.append(f"repo: {repo['identity']} (group {repo['group']})" if repo else "repo: (not in a git repo)")
-            return "\n".join(lines)
-
-        return payload, human
-
-    run("status", as_json, action)
+def check_limit(value: int, high: int) -> int:
+    """--limit N: a usage error outside 1..high."""
+    if not 1 <= value <= high:
+        raise VaultError("USAGE", f"--limit {value}: give a number from 1 to {high}")
+    return value
 
 
 # -- add, handoff ------------------------------------------------------------------------------
@@ -48,26 +48,34 @@ def _read_body(body: str | None, body_file: str | None, stdin: bool) -> str:
     return read_text_input(body, body_file, stdin, MAX_BODY_BYTES)
 
 
-def _added(created) -> tuple[dict[str, Any], Callable[[], str]]:
-    note = created.note
-    payload = {"memory": note.frontmatter(), "path": created.display_path, "commit": created.commit}
-    return payload, lambda: f"Added {note.kind} {safe(note.title)!r} ({note.id}) at {created.display_path} [{created.commit[:10]}]"
+Title = Annotated[str, typer.Option("--title", metavar="TEXT", help="One line, 1 to 200 characters.")]
+Tags = Annotated[Optional[list[str]], typer.Option("--tag", metavar="TAG", help="A tag (a slug like `search`); repeatable.")]
+Links = Annotated[Optional[list[str]], typer.Option("--link", metavar="ID", help="The id of a related note; repeatable.")]
+Targets = Annotated[
+    Optional[list[str]], typer.Option("--target", metavar="HARNESS", help="A harness this note is for (default: all); repeatable.")
+]
+Repos = Annotated[
+    Optional[list[str]], typer.Option("--repo", metavar="REPO", help="A repo identity the note is about (github.com/owner/repo); repeatable.")
+]
+Scope = Annotated[str, typer.Option("--scope", metavar="SCOPE", help="group (the default), user (every group) or project (this repo only).")]
+ValidFrom = Annotated[Optional[str], typer.Option("--valid-from", metavar="TIME", help="When the fact starts to hold (a date or ISO 8601 time).")]
 
 
-Title = Annotated[str, typer.Option("--title", help="One line, 1..200 characters.")]
-Tags = Annotated[Optional[list[str]], typer.Option("--tag", help="Tag (slug); repeatable.")]
-Links = Annotated[Optional[list[str]], typer.Option("--link", help="Id of a related note; repeatable.")]
-Targets = Annotated[Optional[list[str]], typer.Option("--target", help="Harness this note is for (default all); repeatable.")]
-Repos = Annotated[Optional[list[str]], typer.Option("--repo", help="Repo identity the note is about; repeatable.")]
-Scope = Annotated[str, typer.Option("--scope", help="group (default), user or project.")]
-ValidFrom = Annotated[Optional[str], typer.Option("--valid-from", help="When the fact starts to hold (ISO 8601).")]
-
-
-@memory_app.command()
+@memory_app.command(
+    cls=Command,
+    rich_help_panel=NOTES,
+    epilog=example(
+        'jacked memory add --kind decision --title "Use SQLite FTS5 for search" --body "It ships with Python." --tag search',
+        "git log -1 --format=%B | jacked memory add --title \"Why we pinned typer\" --stdin",
+    ),
+)
 def add(
     ctx: typer.Context,
     title: Title,
-    kind: Annotated[str, typer.Option("--kind", help="decision, convention, fact, lesson, note, …")] = "note",
+    kind: Annotated[
+        str,
+        typer.Option("--kind", metavar="KIND", help="decision, convention, vision, reference, progress, fact, handoff, lesson, note, preference, runbook or context."),
+    ] = "note",
     body: Body = None,
     body_file: BodyFile = None,
     stdin: Stdin = False,
@@ -76,7 +84,7 @@ def add(
     repo: Repos = None,
     tag: Tags = None,
     link: Links = None,
-    supersedes: Annotated[Optional[list[str]], typer.Option("--supersedes", help="Id of the active note this replaces.")] = None,
+    supersedes: Annotated[Optional[list[str]], typer.Option("--supersedes", metavar="ID", help="The id of an active note this one replaces.")] = None,
     target: Targets = None,
     harness: Harness = None,
     valid_from: ValidFrom = None,
@@ -84,7 +92,11 @@ def add(
     vault: VaultOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Add one note: validated, secret-scanned, written create-only and committed."""
+    """Add one note: checked, secret-scanned and committed.
+
+    The note is validated and scanned for secrets, written create-only and committed with an
+    audit line; the body comes from exactly one of --body, --body-file or --stdin.
+    """
     from jacked_vault.notes import AddRequest, add as add_note
 
     def action():
@@ -105,16 +117,20 @@ def add(
             valid_from=time_option(valid_from, "--valid-from"),
             allow_rejected=allow_rejected,
         )
-        return _added(add_note(context, request))
+        return add_note(context, request)
 
-    run("add", as_json, action)
+    run(ctx, as_json, action)
 
 
-@memory_app.command()
+@memory_app.command(
+    cls=Command,
+    rich_help_panel=NOTES,
+    epilog=example('jacked memory handoff --from claude --target codex --title "Finish the parser" --body "Tests in tests/test_parse.py fail on CRLF."'),
+)
 def handoff(
     ctx: typer.Context,
-    from_: Annotated[str, typer.Option("--from", help="The harness handing over.")],
-    target: Annotated[list[str], typer.Option("--target", help="The harness(es) taking over; repeatable.")],
+    from_: Annotated[str, typer.Option("--from", metavar="HARNESS", help="The harness handing over.")],
+    target: Annotated[list[str], typer.Option("--target", metavar="HARNESS", help="A harness taking over; repeatable.")],
     title: Title,
     body: Body = None,
     body_file: BodyFile = None,
@@ -126,7 +142,10 @@ def handoff(
     vault: VaultOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Leave a handoff note from one harness to others."""
+    """Leave a handoff note from one harness to others.
+
+    A note of kind handoff, written as --from and addressed to the --target harnesses only.
+    """
     from jacked_vault.notes import AddRequest, add as add_note
 
     def action():
@@ -142,83 +161,80 @@ def handoff(
             links=tuple(link or ()),
             targets=tuple(target),
         )
-        return _added(add_note(context, request))
+        return add_note(context, request)
 
-    run("add", as_json, action)
+    run(ctx, as_json, action)
 
 
 # -- read, search, log -------------------------------------------------------------------------
 
 
-AllOpt = Annotated[
-    bool, typer.Option("--all", help="Also notes for other harnesses (read: and candidate, rejected, superseded or expired ones).")
-]
-
-
-@memory_app.command()
+@memory_app.command(cls=Command, rich_help_panel=NOTES, epilog=example("jacked memory read mem_20261129_01jdz5k6x9f3q8w2v7n4m1c0ab"))
 def read(
     ctx: typer.Context,
-    note_id: Annotated[str, typer.Argument(metavar="ID")],
-    target: Annotated[Optional[str], typer.Option("--target", help="Read as this harness (default $JACKED_MEMORY_HARNESS).")] = None,
-    show_all: AllOpt = False,
+    note_id: Annotated[str, typer.Argument(metavar="ID", help="A note id (mem_…), or any id search shows.")],
+    target: Annotated[
+        Optional[str], typer.Option("--target", metavar="HARNESS", help="Read as this harness (default $JACKED_MEMORY_HARNESS).")
+    ] = None,
+    show_all: Annotated[
+        bool, typer.Option("--all", help="Also notes for other harnesses, and candidate, rejected, superseded or expired ones.")
+    ] = False,
     vault: VaultOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """One note by id: body, metadata and backlinks. Fails rather than answer from a partial scan."""
+    """Show one note by id, with its metadata and backlinks.
+
+    Reads the committed version, and fails rather than answer from a partial scan.
+    """
     from jacked_vault.notes import read as read_note
     from jacked_vault.search.policy import DEFAULT_SCOPES, EVERYTHING, reader
+    from jacked_vault.search.query import require_slug
 
     def action():
         context = context_for(ctx, vault)
-        viewer = EVERYTHING if show_all else reader(target or context.harness, scopes=DEFAULT_SCOPES | {"user"})
-        result = read_note(context, note_id, viewer)
-        note = result.note
-        payload = {
-            "memory": note.to_json(),
-            "path": result.display_path,
-            "backlinks": result.backlinks,
-            "backlinks_truncated": result.backlinks_truncated,
-        }
+        harness = require_slug("target", target) if target is not None else context.harness
+        viewer = EVERYTHING if show_all else reader(harness, scopes=DEFAULT_SCOPES | {"user"})
+        return read_note(context, note_id, viewer)
 
-        def human() -> str:
-            meta = note.frontmatter()
-            lines = [f"# {safe(note.title)}", ""]
-            for key in ("id", "kind", "scope", "group", "status", "source_harness", "tags", "links", "created_at", "updated_at"):
-                lines.append(f"{key}: {safe(meta.get(key))}")
-            trust = "reviewed (accepted by a person)" if note.trust == "reviewed" else "unreviewed (context, not instructions)"
-            lines += [f"path: {result.display_path}", f"trust: {trust}", "", safe(note.body), ""]
-            if result.backlinks:
-                lines.append("backlinks:")
-                lines += [f"  - {b['id']} {safe(b['title'])}" for b in result.backlinks]
-                if result.backlinks_truncated:
-                    lines.append("  … more backlinks not shown")
-            return "\n".join(lines)
-
-        return payload, human
-
-    run("read", as_json, action)
+    run(ctx, as_json, action)
 
 
-@memory_app.command()
+@memory_app.command(
+    cls=Command,
+    rich_help_panel=NOTES,
+    epilog=example("jacked memory search sqlite index", "jacked memory search --kind decision --tag search --limit 5 fts5"),
+)
 def search(
     ctx: typer.Context,
-    query: Annotated[list[str], typer.Argument(help="Words to look for (none: newest notes).")] = None,  # type: ignore[assignment]
-    scope: Annotated[Optional[list[str]], typer.Option("--scope", help="group, project, user; repeatable (user only when asked).")] = None,
+    query: Annotated[Optional[list[str]], typer.Argument(metavar="WORDS", help="Words to look for (none: the newest notes).")] = None,
+    scope: Annotated[
+        Optional[list[str]], typer.Option("--scope", metavar="SCOPE", help="group, project or user; repeatable (user scope only when asked).")
+    ] = None,
     group: Group = None,
-    kind: Annotated[Optional[list[str]], typer.Option("--kind", help="Kind; repeatable.")] = None,
+    kind: Annotated[Optional[list[str]], typer.Option("--kind", metavar="KIND", help="Only this kind (decision, fact, …); repeatable.")] = None,
     tag: Tags = None,
-    repo: Annotated[Optional[str], typer.Option("--repo", help="Repo identity.")] = None,
-    status_: Annotated[Optional[list[str]], typer.Option("--status", help="Status; repeatable (default active).")] = None,
+    repo: Annotated[Optional[str], typer.Option("--repo", metavar="REPO", help="Only notes about this repo identity.")] = None,
+    status_: Annotated[
+        Optional[list[str]],
+        typer.Option("--status", metavar="STATUS", help="candidate, active, rejected or superseded; repeatable (default active)."),
+    ] = None,
     include_candidates: Annotated[bool, typer.Option("--include-candidates", help="Also candidate notes.")] = False,
-    target: Annotated[Optional[str], typer.Option("--target", help="Search as this harness (default $JACKED_MEMORY_HARNESS; none: notes for all).")] = None,
+    target: Annotated[
+        Optional[str],
+        typer.Option("--target", metavar="HARNESS", help="Search as this harness (default $JACKED_MEMORY_HARNESS; none: notes for all)."),
+    ] = None,
     every_harness: Annotated[bool, typer.Option("--all", help="Notes for every harness.")] = False,
-    as_of: Annotated[Optional[str], typer.Option("--as-of", help="Valid time: what held in the world at this time (ISO 8601).")] = None,
-    known_at: Annotated[Optional[str], typer.Option("--known-at", help="Record time: what the vault knew at this time (ISO 8601).")] = None,
-    limit: Annotated[int, typer.Option("--limit", min=1, max=200)] = 20,
+    as_of: Annotated[Optional[str], typer.Option("--as-of", metavar="TIME", help="Valid time: what held in the world then.")] = None,
+    known_at: Annotated[Optional[str], typer.Option("--known-at", metavar="TIME", help="Record time: what the vault knew then.")] = None,
+    limit: Annotated[int, typer.Option("--limit", metavar="N", help=f"Show at most N hits, 1 to {MAX_SEARCH_LIMIT} (default 20).", show_default=False)] = 20,
     vault: VaultOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Ranked full-text search (title and tags weigh more than body)."""
+    """Find notes by words, ranked (titles and tags weigh most).
+
+    Covers every group and the current repo's project notes; filters narrow it down and an
+    unknown filter value is an error, never an empty answer.
+    """
     from jacked_vault.search.query import Filters
     from jacked_vault.search.service import search as run_search
 
@@ -233,104 +249,71 @@ def search(
             statuses=tuple(dict.fromkeys(statuses)),
             as_of=time_option(as_of, "--as-of"),
             known_at=time_option(known_at, "--known-at"),
-            limit=limit,
+            limit=check_limit(limit, MAX_SEARCH_LIMIT),
         )
         context = context_for(ctx, vault)
         if not every_harness:
             filters.target = target or context.harness
-        result = run_search(context, " ".join(query or []), filters)
-        payload = {"results": [d.to_json() for d in result.results], "diagnostics": result.diagnostics.to_json()}
+        return run_search(context, " ".join(query or []), filters)
 
-        def human() -> str:
-            lines = []
-            for n, doc in enumerate(result.results, 1):
-                trust = f" · {doc.trust}" if doc.tier == "note" else ""
-                lines.append(f"{n}. {safe(doc.title)}  [{doc.kind} · {doc.scope}:{doc.group or '-'} · {doc.tier}{trust}]  {doc.id}")
-                if doc.excerpt:
-                    lines.append(f"   {safe(doc.excerpt)}")
-            if not lines:
-                lines.append("no matches")
-            d = result.diagnostics
-            if not d.complete or d.skipped_symlinks:
-                lines.append(
-                    f"note: {len(d.invalid_files)} invalid file(s), {len(d.skipped_symlinks)} symlink(s) skipped"
-                    f"{', scan truncated' if d.truncated else ''}; run `jacked memory doctor`"
-                )
-            return "\n".join(lines)
-
-        return payload, human
-
-    run("search", as_json, action)
+    run(ctx, as_json, action)
 
 
-@memory_app.command()
+@memory_app.command(cls=Command, rich_help_panel=NOTES, epilog=example("jacked memory log --limit 10", "jacked memory log mem_20261129_01jdz5k6x9f3q8w2v7n4m1c0ab"))
 def log(
     ctx: typer.Context,
-    note_id: Annotated[Optional[str], typer.Argument(metavar="[ID]", help="Only this note's history.")] = None,
-    limit: Annotated[int, typer.Option("--limit", min=1, max=10000)] = 50,
+    note_id: Annotated[Optional[str], typer.Argument(metavar="ID", help="Only this note's history.")] = None,
+    limit: Annotated[int, typer.Option("--limit", metavar="N", help=f"Show at most N commits, 1 to {MAX_LOG_LIMIT} (default 50).", show_default=False)] = 50,
     vault: VaultOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """The vault's git history, or one note's (its create and every transition)."""
+    """Show the vault's history, or one note's.
+
+    One line per commit, newest first: a note's create and every transition.
+    """
     from jacked_vault.recall.history import note_history
 
-    def action():
-        path, entries = note_history(context_for(ctx, vault), note_id, limit)
-        payload = {"id": note_id, "path": path, "entries": entries}
-        return payload, lambda: "\n".join(
-            f"{e['commit'][:10]} {e['time']} {safe(e['summary'])}" for e in entries
-        ) or "no history"
-
-    run("log", as_json, action)
+    run(ctx, as_json, lambda: note_history(context_for(ctx, vault), note_id, check_limit(limit, MAX_LOG_LIMIT)))
 
 
-# -- doctor ------------------------------------------------------------------------------------
+# -- status, doctor ----------------------------------------------------------------------------
 
 
-@memory_app.command()
+@memory_app.command(cls=Command, rich_help_panel=MAINTENANCE, epilog=example("jacked memory status"))
+def status(ctx: typer.Context, vault: VaultOpt = None, as_json: JsonOpt = False) -> None:
+    """Show where the vault is and how it stands.
+
+    The vault's path, head and note count, its remote (ahead, behind, diverged), the last
+    sync, and the repo the current folder belongs to.
+    """
+    from jacked_vault.status import status as vault_status
+
+    run(ctx, as_json, lambda: vault_status(context_for(ctx, vault)))
+
+
+@memory_app.command(cls=Command, rich_help_panel=MAINTENANCE, epilog=example("jacked memory doctor", "jacked memory doctor --repair"))
 def doctor(
     ctx: typer.Context,
-    repair: Annotated[bool, typer.Option("--repair", help="Commit valid notes a crash left uncommitted (never deletes or rewrites).")] = False,
+    repair: Annotated[
+        bool, typer.Option("--repair", help="Commit valid files a crash left behind, set invalid ones aside (never deletes a note).")
+    ] = False,
     reindex: Annotated[bool, typer.Option("--reindex", help="Rebuild the search index from scratch.")] = False,
     vault: VaultOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Check the vault: invalid files, duplicate ids, broken links, symlinks, uncommitted notes, audit."""
-    from jacked_vault.doctor import doctor as run_doctor
+    """Check the vault and say how to fix each problem.
 
-    problems: list[bool] = []
+    Invalid or uncommitted files, duplicate ids, symlinks, the audit log, git's state and
+    vault.json; exits 1 when there is a problem (broken links are only warnings).
+    """
+    from jacked_vault.doctor import doctor as run_doctor
 
     def action():
         progress = tty_progress("indexing notes")
-        report = run_doctor(context_for(ctx, vault), repair=repair, reindex=reindex, progress=progress)
-        if progress is not None:
-            sys.stderr.write("\n")
-        payload = report.to_json()
-        problems.append(not report.ok)
+        try:
+            return run_doctor(context_for(ctx, vault), repair=repair, reindex=reindex, progress=progress)
+        finally:
+            if progress is not None:
+                sys.stderr.write("\n")
 
-        def human() -> str:
-            lines = [f"{report.memory_count} notes indexed" + (" (reindexed)" if reindex else "")]
-            for label, items in (
-                ("invalid files", report.invalid_files),
-                ("duplicate ids", report.duplicate_ids),
-                ("broken links", report.broken_links),
-                ("skipped symlinks", report.skipped_symlinks),
-                ("uncommitted", report.uncommitted),
-                ("audit problems", report.audit_problems),
-                ("repaired", report.repaired),
-            ):
-                if items:
-                    lines.append(f"{label}: {len(items)}")
-                    lines += [f"  - {safe(item)}" for item in items[:20]]
-            if report.truncated:
-                lines.append("warning: a scan hit its bounds; results are incomplete")
-            lines.append("ok" if report.ok else "problems found")
-            return "\n".join(lines)
-
-        return payload, human
-
-    run("doctor", as_json, action)
-    if any(problems):
-        raise typer.Exit(1)
-
-
+    run(ctx, as_json, action)

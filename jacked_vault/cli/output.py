@@ -1,47 +1,59 @@
-"""Rendering for the CLI: one JSON object with a schema key, or human text made terminal-safe."""
+"""Printing for the CLI: a result's JSON (with its schema) or its text made terminal-safe, and errors.
+
+Every result type renders itself (`to_json()`, `to_text()`); this module only chooses which,
+adds the `schema`/`ok` envelope, and strips escape sequences from all human text in one place.
+"""
 
 from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable
-from typing import Any
 
 from jacked_vault.errors import VaultError
+from jacked_vault.render import Result
+
+# Commands that share another command's JSON schema (SPEC 8: add and handoff are jacked.add.v1).
+SCHEMA_ALIASES = {"handoff": "add", "accept": "review", "reject": "review", "supersede": "review", "expire": "review"}
+ERROR_SCHEMA = "jacked.error.v1"  # a failure before any command was chosen (`jacked memory frobnicate`)
+
+
+def schema_for(command_path: str) -> str:
+    """`jacked.<cmd>.v1` for a click command path (`jacked memory hooks install` -> jacked.hooks.v1)."""
+    words = command_path.split()
+    if "memory" not in words[:-1]:
+        return ERROR_SCHEMA
+    name = words[words.index("memory") + 1]
+    return f"jacked.{SCHEMA_ALIASES.get(name, name)}.v1"
 
 
 def safe(text: object) -> str:
-    """Vault content for a terminal: escape sequences and control characters removed."""
+    """Text for a terminal: escape sequences and control characters (but tab and newline) removed."""
     from jacked_vault.safety.text import strip_terminal
 
     return strip_terminal(str(text))
 
 
-def emit_json(command: str, payload: dict[str, Any]) -> None:
-    out = {"schema": f"jacked.{command}.v1", "ok": True, **payload}
-    sys.stdout.write(json.dumps(out, ensure_ascii=False, indent=2) + "\n")
-
-
-def emit(command: str, as_json: bool, payload: dict[str, Any], human: Callable[[], str]) -> None:
-    """Print `payload` as `jacked.<command>.v1` JSON, or the human rendering."""
+def emit(schema: str, as_json: bool, result: Result) -> None:
+    """Print `result` as one JSON object under `schema`, or as its text."""
     if as_json:
-        emit_json(command, payload)
-    else:
-        text = human()
-        if text:
-            sys.stdout.write(text.rstrip("\n") + "\n")
+        out = {"schema": schema, "ok": True, **result.to_json()}
+        sys.stdout.write(json.dumps(out, ensure_ascii=False, indent=2) + "\n")
+        return
+    text = safe(result.to_text()).rstrip("\n")
+    if text:
+        sys.stdout.write(text + "\n")
 
 
-def emit_error(error: VaultError, as_json: bool) -> int:
+def emit_error(error: VaultError, as_json: bool, schema: str = ERROR_SCHEMA) -> int:
     """Print an expected failure (JSON on stdout, or one line on stderr) and return the exit code."""
     if as_json:
-        sys.stdout.write(json.dumps(error.to_json(), ensure_ascii=False) + "\n")
+        sys.stdout.write(json.dumps({"schema": schema, **error.to_json()}, ensure_ascii=False) + "\n")
     else:
         sys.stderr.write(f"error: {safe(error.message)} [{error.full_code}]\n")
     return error.exit_code
 
 
-def emit_unexpected(exc: BaseException, as_json: bool) -> int:
+def emit_unexpected(exc: BaseException, as_json: bool, schema: str = ERROR_SCHEMA) -> int:
     """An exception no library function expected: a coded error (and the trace only on request)."""
     import os
 
@@ -51,7 +63,7 @@ def emit_unexpected(exc: BaseException, as_json: bool) -> int:
         import traceback
 
         traceback.print_exception(exc, file=sys.stderr)
-    return emit_error(from_unexpected(exc), as_json)
+    return emit_error(from_unexpected(exc), as_json, schema)
 
 
 def tty_progress(label: str):

@@ -6,31 +6,37 @@ from typing import Annotated, Optional
 
 import typer
 
-from jacked_vault.cli.apps import Body, BodyFile, Group, Harness, JsonOpt, Stdin, VaultOpt, context_for, memory_app, read_text_input, run
-from jacked_vault.cli.output import safe
+from jacked_vault.cli.apps import (
+    RECALL,
+    Body,
+    BodyFile,
+    Command,
+    Group,
+    Harness,
+    JsonOpt,
+    Stdin,
+    VaultOpt,
+    context_for,
+    example,
+    memory_app,
+    read_text_input,
+    run,
+    sub_app,
+)
+
+hot_app = sub_app("hot", RECALL, "Show or overwrite hot.md, the group's current progress.", "hot.md is the slice of work in progress a new session should see first; each `set` is a commit.")
+HotScope = Annotated[str, typer.Option("--scope", metavar="SCOPE", help="group (the default) or project.")]
 
 
-# -- hot, brief --------------------------------------------------------------------------------
-
-hot_app = typer.Typer(help="The group's current progress slice (hot.md): show or overwrite.", no_args_is_help=True, rich_markup_mode=None)
-memory_app.add_typer(hot_app, name="hot")
-HotScope = Annotated[str, typer.Option("--scope", help="group (default) or project.")]
-
-
-@hot_app.command("show")
+@hot_app.command("show", cls=Command, epilog=example("jacked memory hot show --group vault-tools"))
 def hot_show(ctx: typer.Context, group: Group = None, scope: HotScope = "group", vault: VaultOpt = None, as_json: JsonOpt = False) -> None:
-    """Print hot.md of the cwd repo's group (or --group)."""
+    """Print hot.md of the current repo's group (or --group)."""
     from jacked_vault.recall.hot import show_hot
 
-    def action():
-        hot, path = show_hot(context_for(ctx, vault), group=group, scope=scope)
-        payload = {"path": path, "body": hot.body if hot else None, "updated_at": hot.updated_at if hot else None, "harness": hot.harness if hot else None}
-        return payload, lambda: safe(hot.body) if hot else f"no hot.md yet at {path}; set one with `jacked memory hot set --stdin`"
-
-    run("hot", as_json, action)
+    run(ctx, as_json, lambda: show_hot(context_for(ctx, vault), group=group, scope=scope))
 
 
-@hot_app.command("set")
+@hot_app.command("set", cls=Command, epilog=example('echo "Wiring the brief budget; tests next." | jacked memory hot set --stdin'))
 def hot_set(
     ctx: typer.Context,
     body: Body = None,
@@ -42,7 +48,10 @@ def hot_set(
     vault: VaultOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Overwrite hot.md (at most 4 KiB, secret-scanned); each set is a commit, so history keeps every version."""
+    """Overwrite hot.md (at most 4 KiB, secret-scanned).
+
+    Each set is a commit, so git history keeps every version.
+    """
     from jacked_vault.document.hot import MAX_HOT_BYTES
     from jacked_vault.write.hot import set_hot
 
@@ -50,30 +59,34 @@ def hot_set(
         context = context_for(ctx, vault)
         if harness:
             context.harness = harness
-        result = set_hot(context, read_text_input(body, body_file, stdin, MAX_HOT_BYTES), group=group, scope=scope)
-        payload = {"path": result.path, "commit": result.commit, "group": result.group}
-        return payload, lambda: f"Updated {result.path} [{result.commit[:10]}]"
+        return set_hot(context, read_text_input(body, body_file, stdin, MAX_HOT_BYTES), group=group, scope=scope)
 
-    run("hot", as_json, action)
+    run(ctx, as_json, action)
 
 
-@memory_app.command()
+@memory_app.command(cls=Command, rich_help_panel=RECALL, epilog=example("jacked memory brief", "jacked memory brief --cwd ~/Github/api --budget 800 --harness codex"))
 def brief(
     ctx: typer.Context,
-    cwd: Annotated[Optional[str], typer.Option("--cwd", help="The repo to brief (default: the current directory).")] = None,
-    budget: Annotated[int, typer.Option("--budget", help="Hard cap in tokens (len/4).")] = 1500,
-    harness: Annotated[Optional[str], typer.Option("--harness", help="Brief for this harness (default $JACKED_MEMORY_HARNESS; none: notes for all).")] = None,
+    cwd: Annotated[Optional[str], typer.Option("--cwd", metavar="PATH", help="The repo to brief (default: the current folder).")] = None,
+    budget: Annotated[int, typer.Option("--budget", metavar="N", help="Hard cap in tokens, len/4 (default 1500, at least 200).", show_default=False)] = 1500,
+    harness: Annotated[
+        Optional[str], typer.Option("--harness", metavar="HARNESS", help="Brief for this harness (default $JACKED_MEMORY_HARNESS; none: notes for all).")
+    ] = None,
     vault: VaultOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """The session-start brief for a repo: hot.md, last session, key decisions, index, under a token budget."""
+    """Print what a new session should know about this repo.
+
+    hot.md, the last session, the most linked decisions and the index, under a token budget;
+    this is what the SessionStart hook injects.
+    """
     from jacked_vault.recall.brief import build_brief
+    from jacked_vault.search.query import require_slug
 
     def action():
         context = context_for(ctx, vault, cwd)
-        if harness:
-            context.harness = harness
-        result = build_brief(context, budget=budget)
-        return result.to_json(), lambda: result.text
+        if harness is not None:
+            context.harness = require_slug("harness", harness)
+        return build_brief(context, budget=budget)
 
-    run("brief", as_json, action)
+    run(ctx, as_json, action)

@@ -37,7 +37,7 @@ class Stray:
     problem: str | None = None  # why it fails the gate (field and rule, never a value)
 
     def to_json(self, store: Store) -> dict:
-        out = {"path": shown(store, self.rel), "state": self.state, "repair": self.action}
+        out = {"path": shown(store, self.rel), "state": self.state, "kind": self.kind, "repair": self.action}
         if self.problem:
             out["problem"] = self.problem
         return out

@@ -4,13 +4,49 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from jacked_vault.render import plural
+
+REPAIR = "`jacked memory doctor --repair`"
+MAX_SHOWN = 20  # per kind of finding; --json has them all
+
+
+def _rel(path: str) -> str:
+    """`group:groups/x/note/a.md` -> `groups/x/note/a.md` (the path inside its store)."""
+    return path.split(":", 1)[-1]
+
+
+def _uncommitted(item: dict) -> tuple[str, str]:
+    path, problem, state = item["path"], item.get("problem"), item["state"]
+    if item["repair"] == "commit":
+        what = "valid note" if item.get("kind") == "note" else f"valid {item.get('kind')} file"
+        return f"{path}: {what}, {state} and not committed yet", f"{REPAIR} will commit it"
+    if item["repair"] == "quarantine":
+        back = " and restores the committed version" if state == "modified" else ""
+        return f"{path}: invalid ({problem})", f"{REPAIR} moves it to .jacked/quarantine/ (kept, never deleted){back}"
+    if item["repair"] == "restore":
+        return f"{path}: deleted from the working tree", f"{REPAIR} restores it from the last commit"
+    return f"{path}: {problem or 'not memory'}", "move it out of the vault yourself; jacked never commits it"
+
+
+def _audit(item: dict) -> tuple[str, str]:
+    path, code = item["path"], item["code"]
+    history = f"`git log -p -- {_rel(path)}` (in its store) shows who changed it"
+    if code == "EDITED_OUTSIDE_TOOL":
+        how = {"vault.json": "change groups with `jacked memory group map|unmap`", "hot.md": "write it with `jacked memory hot set`"}
+        way = how.get(_rel(path).rsplit("/", 1)[-1], "a note changes only through accept, reject, supersede or expire")
+        return f"{path}: edited outside jacked (it no longer matches its last audit line)", f"{history}; {way}"
+    if code == "NO_AUDIT_RECORD":
+        return f"{path}: committed without an audit line (added by hand?)", f"{history}; if it is wanted, re-add it with `jacked memory add`"
+    where = f" line {item['line']}" if "line" in item else ""
+    return f"{path}{where}: audit log {code.lower().replace('_', ' ')}", f"{history}; the log is append-only evidence, never rewrite it"
+
 
 @dataclass
 class Report:
     memory_count: int = 0
     invalid_files: list[dict] = field(default_factory=list)  # committed files the gate refuses (quarantined)
     duplicate_ids: list[dict] = field(default_factory=list)
-    broken_links: list[dict] = field(default_factory=list)
+    broken_links: list[dict] = field(default_factory=list)  # a warning: links are hints
     skipped_symlinks: list[str] = field(default_factory=list)
     uncommitted: list[dict] = field(default_factory=list)  # working-tree files that differ from HEAD, judged
     audit_problems: list[dict] = field(default_factory=list)
@@ -28,20 +64,42 @@ class Report:
 
     @property
     def ok(self) -> bool:
-        return not (
-            self.invalid_files
-            or self.duplicate_ids
-            or self.broken_links
-            or self.skipped_symlinks
-            or self.uncommitted
-            or self.audit_problems
-            or self.truncated
-            or self.git_index_stale
-            or self.git_problems
-            or self.config_problems
-            or self.derived_stale
-            or self.stale_git_locks
-        )
+        """No problem (warnings such as broken links do not count)."""
+        return not self.problems()
+
+    def problems(self) -> list[tuple[str, str]]:
+        """(what is wrong, how to fix it) for every problem, in the order doctor prints them."""
+        out: list[tuple[str, str]] = []
+        out += [
+            (f"{f['path']}: committed but refused ({f['code']}: {f.get('problem', 'invalid')}); never recalled",
+             f"fix or remove it in a commit of your own (`git rm {_rel(f['path'])}` in its store)")
+            for f in self.invalid_files
+        ]
+        for d in self.duplicate_ids:
+            where = ", ".join(d.get("paths") or d.get("stores") or [])
+            out.append((f"{d['id']} is carried by several files ({where})", "keep one: `git rm` the copy in its store (the id is authoritative)"))
+        out += [(f"{p}: a symlink, skipped and never followed", f"replace it with the file itself, or `git rm {_rel(p)}`") for p in self.skipped_symlinks]
+        out += [_uncommitted(u) for u in self.uncommitted]
+        out += [_audit(a) for a in self.audit_problems]
+        if self.truncated:
+            out.append(("a scan hit its bounds (5,000 files, depth 8 or 16 MiB): results are incomplete", "move old notes to archive/ or split a large group"))
+        out += [(f"{p}: git's index differs from HEAD (an interrupted write)", f"{REPAIR} re-stages it") for p in self.git_index_stale]
+        out += [(f"{p['path']}: {p['problem']}", p.get("fix") or "restore the vault from its remote or a backup") for p in self.git_problems]
+        out += [
+            (f"{c['repo']} is mapped to several groups ({', '.join(c['groups'])})", f"`jacked memory group map {c['repo']} GROUP` keeps it in one")
+            for c in self.config_problems
+        ]
+        out += [(f"{d['path']}: derived index.md is {d['state']}", f"{REPAIR} regenerates it") for d in self.derived_stale]
+        out += [(f"{p}: a git lock file left by a killed git or jacked", f"{REPAIR} removes it (when no git runs in the vault)") for p in self.stale_git_locks]
+        return out
+
+    def warnings(self) -> list[tuple[str, str]]:
+        """(what, how to fix it) for findings that do not make the vault unhealthy."""
+        out = [(f"{b['id']} links to {b['missing']}, which is not in the vault", "add the missing note, or ignore it: links are hints") for b in self.broken_links]
+        out += [(f"{w['path']}: {w['field']} is ignored ({w['code']})", w["fix"]) for w in self.config_warnings]
+        if self.stale_temp_files:
+            out.append((f"{plural(self.stale_temp_files, 'temp file')} left by an interrupted write", f"{REPAIR} removes them"))
+        return out
 
     def to_json(self) -> dict:
         return {
@@ -65,3 +123,22 @@ class Report:
             "repaired": self.repaired,
             "reindexed": self.reindexed,
         }
+
+    def to_text(self) -> str:
+        lines = [f"{plural(self.memory_count, 'note')} indexed" + (" (index rebuilt)" if self.reindexed else "")]
+        if self.repaired:
+            lines.append("repaired:")
+            lines += [f"  - {path}" for path in self.repaired]
+        problems, warnings = self.problems(), self.warnings()
+        for title, items in (("problems", problems), ("warnings", warnings)):
+            if items:
+                lines.append(f"{title} ({len(items)}):")
+                for what, fix in items[:MAX_SHOWN]:
+                    lines += [f"  - {what}", f"    fix: {fix}"]
+                if len(items) > MAX_SHOWN:
+                    lines.append(f"  … and {len(items) - MAX_SHOWN} more (`jacked memory doctor --json` lists them all)")
+        if self.quarantine:
+            lines.append(f"in quarantine (.jacked/quarantine/: kept, never recalled): {plural(len(self.quarantine), 'file')}")
+            lines += [f"  {q.get('store', '')}:{q.get('path', '?')} ({q.get('source', '?')}: {q.get('reason', '')})" for q in self.quarantine[-5:]]
+        lines.append("ok" if not problems else f"{plural(len(problems), 'problem')} found")
+        return "\n".join(lines)

@@ -194,6 +194,36 @@ class MigrateResult:
             "commit": self.commit,
         }
 
+    def to_text(self) -> str:
+        payload = self.to_json()
+        lines = [f"{'Plan: ' if self.dry_run else ''}{payload['repo']} -> {payload['folder']}"]
+        for source in payload["sources"]:
+            lines.append(f"source {source['path']}: {source['status']}" + (f" ({source['reason']})" if source["reason"] else ""))
+        for f in payload["files"]:
+            counts = f"{f['entries']} entr{'y' if f['entries'] == 1 else 'ies'}"
+            if f["sections"] is not None:
+                counts += f", {f['sections']} section(s) for candidate notes"
+            if f["action"] == "import":
+                lines.append(f"  {f['source']} -> {f['target']}  [{counts} -> {f['written']}]")
+            else:
+                lines.append(f"  {f['source']}: {f['action']} ({f['reason']}{'; ' + counts if f['entries'] else ''})")
+        for c in payload["candidates"]:
+            where = f" -> {c['path']}" if c["path"] else ""
+            reason = f" ({c['reason']})" if c["reason"] else ""
+            lines.append(f"  {'candidate' if c['action'] == 'create' else c['action']}: {c['title']}{where}{reason}")
+        t = payload["totals"]
+        lines.append(
+            f"{'Would import' if self.dry_run else 'Imported'} {t['files_imported']} file(s), {t['entries_written']} of "
+            f"{t['entries_source']} entries, {t['candidates_created']} candidate note(s); {t['files_already_migrated']} already "
+            f"migrated, {t['files_skipped']} skipped, {t['files_empty']} empty, {t['candidates_tombstoned']} tombstoned, "
+            f"{t['candidates_invalid']} invalid"
+        )
+        if self.commit:
+            lines.append(f"[{self.commit[:10]}]")
+        elif not self.dry_run:
+            lines.append("Nothing new to import; nothing was written.")
+        return "\n".join(lines)
+
 
 def default_sources(repo) -> list[Path]:
     """`<repo>/.remember` and `~/.remember/<slug>/` (repo folder name, or its lowercase slug)."""

@@ -247,6 +247,29 @@ class RollupResult:
             "recovered": [f"vault:{p}" for p in self.recovered],
         }
 
+    def to_text(self) -> str:
+        payload = self.to_json()
+        lines = []
+        if payload["recovered"]:
+            lines.append(f"put back {len(payload['recovered'])} file(s) an interrupted rollup had left uncommitted; rolling up again")
+        for repo in payload["repos"]:
+            parts = []
+            if repo["rolled"]:
+                parts.append(f"{len(repo['rolled'])} day(s) rolled into recent.md")
+            if repo["empty"]:
+                parts.append(f"{len(repo['empty'])} of them empty")
+            if repo["archived"]:
+                parts.append(f"{len(repo['archived'])} day(s) archived")
+            if parts:
+                lines.append(f"{repo['group']} {repo['repo']}: {', '.join(parts)}")
+            lines += [f"  skipped {skip['file']}: {skip['reason']}" for skip in repo["skipped"]]
+        lines += [f"skipped {skip['path']}: {skip['reason']}" for skip in payload["skipped"]]
+        if self.commit:
+            lines.append(f"Rolled up as of {self.today} [{self.commit[:10]}]")
+        else:
+            lines.append(f"Nothing to roll up as of {self.today}")
+        return "\n".join(lines)
+
 
 def _subdirs(root, rel: str, skipped: list[dict]) -> list[str]:
     """Names of the real (non-symlink, non-hidden) directories in root/rel, sorted."""

@@ -12,11 +12,22 @@ from pathlib import Path
 
 from jacked_vault.context import Context
 from jacked_vault.errors import VaultError
+from jacked_vault.render import plural
 from jacked_vault.store.layout import VAULT_JSON
 
 
-def _identity_of(repo: str) -> str:
-    """A repo given as a path (resolved through its origin) or as an identity."""
+def _looks_like_a_path(text: str) -> bool:
+    """A folder path rather than a repo identity: `./x`, `../x`, `~/x`, `/x`, `x\\y`, or `a/b` whose first
+    part is not a host (no dot, not `local`); `github.com/o/r`, `local/r` and `my-repo` are identities."""
+    if text.startswith(("/", "~", ".")) or "\\" in text:
+        return True
+    first, slash, _ = text.partition("/")
+    return bool(slash) and "." not in first and first != "local"
+
+
+def _identity_of(repo: str, mapped: set[str]) -> str:
+    """A repo given as an existing folder (resolved through its origin) or as an identity; a path
+    that does not exist is refused, unless it is an identity already in `mapped`."""
     from jacked_vault.document import REPO_RE
     from jacked_vault.groups.identity import repo_for
 
@@ -27,9 +38,17 @@ def _identity_of(repo: str) -> str:
             raise VaultError("USAGE", f"{repo} is not inside a git repository")
         return info.identity
     identity = repo.strip().lower()
+    if identity in mapped:
+        return identity
+    if _looks_like_a_path(repo.strip()):
+        raise VaultError("USAGE", f"{repo}: no such folder; give an existing repo folder, or a repo identity like github.com/owner/repo")
     if len(identity) > 255 or not REPO_RE.fullmatch(identity):
-        raise VaultError("VALIDATION", "the repo is neither an existing path nor a repo identity like github.com/owner/repo")
+        raise VaultError("VALIDATION", "the repo is neither an existing folder nor a repo identity like github.com/owner/repo")
     return identity
+
+
+def _mapped(config: dict) -> set[str]:
+    return {identity for g in config.get("groups", {}).values() for identity in g.get("repos", [])}
 
 
 def write_config(ctx: Context, config: dict, summary: str) -> str:
@@ -61,10 +80,32 @@ def _shared_config(ctx: Context) -> dict:
 
 @dataclass(frozen=True)
 class Mapped:
+    """A repo mapped to `group` (None: unmapped, a solo group again), and where it was before."""
+
     identity: str
-    group: str
+    group: str | None
     previous: str | None
-    commit: str | None
+    commit: str | None  # None when nothing had to change
+
+    def to_json(self) -> dict:
+        return {"repo": self.identity, "group": self.group, "previous": self.previous, "commit": self.commit}
+
+    def to_text(self) -> str:
+        if self.group is None:
+            return f"Unmapped {self.identity} from group {self.previous}; it is its own solo group again [{self.commit[:10]}]"
+        if self.commit is None:
+            return f"{self.identity} is already in group {self.group}"
+        moved = f" (was {self.previous})" if self.previous else ""
+        return f"Mapped {self.identity} to group {self.group}{moved} [{self.commit[:10]}]"
+
+
+def _take_out(groups: dict, identity: str) -> str | None:
+    """Remove `identity` from every group; the (first) group it was in."""
+    previous = next((name for name, g in sorted(groups.items()) if identity in g.get("repos", [])), None)
+    for g in groups.values():
+        if identity in g.get("repos", []):
+            g["repos"].remove(identity)
+    return previous
 
 
 def map_repo(ctx: Context, repo: str, group: str) -> Mapped:
@@ -73,21 +114,48 @@ def map_repo(ctx: Context, repo: str, group: str) -> Mapped:
 
     if not SLUG_RE.fullmatch(group):
         raise VaultError("VALIDATION", "the group name is not a slug (a-z, 0-9, . _ -; at most 64)")
-    identity = _identity_of(repo)
     config = copy.deepcopy(_shared_config(ctx))
+    identity = _identity_of(repo, _mapped(config))
     groups = config.setdefault("groups", {})
-    previous = next((name for name, g in sorted(groups.items()) if identity in g.get("repos", [])), None)
+    previous = _take_out(groups, identity)
     if previous == group:
         return Mapped(identity, group, previous, None)
-    for g in groups.values():
-        if identity in g.get("repos", []):
-            g["repos"].remove(identity)
     groups.setdefault(group, {"repos": []})["repos"].append(identity)
     commit = write_config(ctx, config, f"map {identity} to {group}")
     return Mapped(identity, group, previous, commit)
 
 
-def list_groups(ctx: Context) -> list[dict]:
+def unmap_repo(ctx: Context, repo: str) -> Mapped:
+    """Take a repo (path or identity) out of its group in vault.json: one commit; it forms its
+    solo group again. NOT_FOUND when it is in no group."""
+    config = copy.deepcopy(_shared_config(ctx))
+    identity = _identity_of(repo, _mapped(config))
+    previous = _take_out(config.get("groups", {}), identity)
+    if previous is None:
+        raise VaultError("NOT_FOUND", f"{identity} is not mapped to any group in vault.json")
+    commit = write_config(ctx, config, f"unmap {identity} from {previous}")
+    return Mapped(identity, None, previous, commit)
+
+
+@dataclass(frozen=True)
+class GroupList:
+    """Every group that is mapped or holds notes."""
+
+    groups: list[dict]  # {"name", "repos", "repo_count", "note_count", "mapped"}
+
+    def to_json(self) -> dict:
+        return {"groups": self.groups}
+
+    def to_text(self) -> str:
+        lines = []
+        for g in self.groups:
+            solo = "" if g["mapped"] else " (solo)"
+            lines.append(f"{g['name']}: {plural(g['repo_count'], 'repo')}, {plural(g['note_count'], 'note')}{solo}")
+            lines += [f"  {repo}" for repo in g["repos"]]
+        return "\n".join(lines) or "no groups yet: `jacked memory group suggest` or `group map REPO GROUP`"
+
+
+def list_groups(ctx: Context) -> GroupList:
     """Every group that is mapped or holds notes: name, repos, repo and note counts."""
     from jacked_vault.search.index import SearchIndex
 
@@ -102,7 +170,7 @@ def list_groups(ctx: Context) -> list[dict]:
     for name in sorted(set(mapped) | set(counts)):
         repos = sorted(mapped.get(name, {}).get("repos", []))
         out.append({"name": name, "repos": repos, "repo_count": len(repos), "note_count": counts.get(name, 0), "mapped": name in mapped})
-    return out
+    return GroupList(out)
 
 
 @dataclass
@@ -129,6 +197,41 @@ class Suggestion:
             "considered": [c.to_json() for c in self.considered],
             "personal_handles": self.personal_handles,
         }
+
+
+@dataclass(frozen=True)
+class Suggested:
+    """A scan's suggestion and what of it was accepted and written to vault.json."""
+
+    suggestion: Suggestion
+    accepted: list[str]
+    commit: str | None
+
+    def to_json(self) -> dict:
+        return {**self.suggestion.to_json(), "accepted": self.accepted, "commit": self.commit}
+
+    def to_text(self) -> str:
+        found = self.suggestion
+        lines = [f"scanned {', '.join(found.roots)}: {plural(found.repos_found, 'repo')}"]
+        if found.missing_roots:
+            lines.append(f"missing roots: {', '.join(found.missing_roots)}")
+        if found.truncated:
+            lines.append("warning: the scan hit its depth or count bound; some repos may be missing")
+        lines += [f"skipped {e['path']}: {e['error']}" for e in found.errors]
+        considered = found.considered
+        lines += [f"suggested group {c.name} ({c.reason}): {', '.join(c.repos)}" for c in considered if c.suggested]
+        lines += [f"not grouped: {', '.join(c.repos)} ({c.reason})" for c in considered if not c.suggested and c.code != "single"]
+        alone = [r for c in considered if c.code == "single" for r in c.repos]
+        if alone:
+            lines.append(f"not grouped: {', '.join(alone)} (the only repo of its owner outside a prefix group: each stays a solo group)")
+        if not found.personal_handles and any(c.code == "owner" for c in considered):
+            lines.append("if one of these owners is your own account, `git config --global github.user NAME` keeps its unrelated repos apart")
+        lines += [f"accepted group {name}" for name in self.accepted]
+        if found.groups and not self.accepted:
+            lines.append("nothing written: accept with `--yes`, or map repos one by one with `jacked memory group map`")
+        if not found.groups:
+            lines.append("no groups to suggest; every repo works on its own (solo group)")
+        return "\n".join(lines)
 
 
 _NOREPLY_ID = re.compile(r"^[0-9]+\+")

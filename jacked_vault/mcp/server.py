@@ -269,10 +269,7 @@ class MemoryTools:
             "schema": "jacked.mcp.read.v1",
             "ok": True,
             "notice": NOTICE,
-            "memory": result.note.to_json(),
-            "path": result.display_path,
-            "backlinks": result.backlinks,
-            "backlinks_truncated": result.backlinks_truncated,
+            **result.to_json(),
         }
 
     def doctor(self, *, scopes: list[str] | None) -> dict[str, Any]:
@@ -324,7 +321,7 @@ class MemoryTools:
         truncated = report.truncated or visible.diagnostics.truncated
         return {
             "schema": "jacked.mcp.doctor.v1",
-            "ok": not truncated and not any(counts.values()),
+            "ok": not truncated and not any(n for key, n in counts.items() if key != "broken_link_count"),  # links are hints
             "scopes": sorted(wanted),
             "memory_count": len(notes),
             **counts,

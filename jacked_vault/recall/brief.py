@@ -32,7 +32,8 @@ _BRANCH_NOISE = frozenset(
     "wip test tests ci build perf style revert tmp temp experiment spike".split()
 )
 _DAY_FILE = re.compile(r"^today-\d{4}-\d{2}-\d{2}(\.done)?\.md$")
-_ENTRY = re.compile(r"^#{2,3} \d{2}:\d{2} \| ")
+_ENTRY = re.compile(r"^#{2,4} \d{2}:\d{2} \| ")
+_QUOTED_HEADING = re.compile(r"^> #{1,6} ")
 
 
 def tokens(text: str) -> int:
@@ -51,6 +52,9 @@ class Brief:
     @property
     def tokens(self) -> int:
         return tokens(self.text)
+
+    def to_text(self) -> str:
+        return self.text
 
     def to_json(self) -> dict:
         return {
@@ -88,14 +92,15 @@ def title_of(title: str) -> str:
 
 
 def last_entry(text: str) -> list[str]:
-    """The newest `HH:MM | branch` entry of an episodic file: a day file's last `##` entry, or
-    the last `###` entry of recent.md's newest section (after a rollup)."""
+    """The newest `HH:MM | branch` entry of an episodic file: a day file's last `##` entry, the
+    last `###` entry of recent.md's newest section, or archive.md's last `####` entry."""
     lines = text.splitlines()
     starts = [i for i, line in enumerate(lines) if _ENTRY.match(line)]
     if not starts:
         return []
     entry = lines[starts[-1] :]
-    end = next((i for i, line in enumerate(entry[1:], 1) if line.startswith("## ")), len(entry))
+    level = len(entry[0]) - len(entry[0].lstrip("#"))
+    end = next((i for i, line in enumerate(entry[1:], 1) if line.startswith("#") and len(line) - len(line.lstrip("#")) <= level), len(entry))
     return [line for line in entry[:end] if line.strip()]
 
 
@@ -111,7 +116,7 @@ def _last_episodic(index, group: str, identity: str) -> list[str]:
         entry = last_entry(texts[name])
         if entry:
             return entry
-    return last_entry(texts.get("recent.md", ""))
+    return last_entry(texts.get("recent.md", "")) or last_entry(texts.get("archive.md", ""))
 
 
 def topic_of(branch: str | None) -> str:
@@ -163,7 +168,7 @@ def _sections(ctx: Context, index, group: str, identity: str, viewer: Viewer) ->
     """The optional sections in priority order."""
     from jacked_vault.groups.identity import current_branch
     from jacked_vault.recall.hot import show_hot
-    from jacked_vault.recall.index_md import note_line
+    from jacked_vault.recall.index_md import INDEX_FILE, note_line
 
     root = ctx.vault.root
     sections = []
@@ -195,8 +200,9 @@ def _sections(ctx: Context, index, group: str, identity: str, viewer: Viewer) ->
     shown = {path for _, path, _, _ in decisions} | shown_paths
     index_lines = [note_line(t, p[len(prefix):], s, u) for t, p, s, u, _ in rows if p not in shown]
     if index_lines:
-        more = f" ({total} notes; full list: {root / prefix}index.md)" if total > len(index_lines) else ""
-        sections.append(_Section(f"### Index (paths under {root / prefix}){more}", index_lines, "index lines"))
+        index_md = root / prefix / INDEX_FILE
+        more = f" ({total} notes" + (f"; shared list: {index_md})" if index_md.is_file() else ")") if total > len(index_lines) else ""
+        sections.append(_Section(f"### Index (paths under {root / prefix}/){more}", index_lines, "index lines"))
     return sections
 
 
@@ -218,6 +224,8 @@ def _fit(header: list[str], sections: list[_Section], tail: list[str], budget: i
             if size(candidate) + reserve > limit:
                 break
             taken.append(line)
+        while taken and _QUOTED_HEADING.match(taken[-1]):  # a heading is never shown without its text
+            taken.pop()
         if taken:
             body += ["", section.title, *taken]
         if len(taken) < len(section.lines):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime, timezone
 
 from jacked_vault.store import git
@@ -56,13 +57,29 @@ def history(store: Store, *, rel: str | None = None, limit: int = 50) -> list[di
     return out
 
 
-def note_history(ctx, note_id: str | None, limit: int) -> tuple[str | None, list[dict]]:
-    """(display path, entries): the vault's history, or the history of one note's file."""
+@dataclass(frozen=True)
+class History:
+    """Newest-first commits of the vault, or of one note's file (`id`, `path` set)."""
+
+    id: str | None
+    path: str | None
+    entries: list[dict]
+
+    def to_json(self) -> dict:
+        return {"id": self.id, "path": self.path, "entries": self.entries}
+
+    def to_text(self) -> str:
+        lines = [f"{e['commit'][:10]} {e['time']} {e['summary']}" for e in self.entries]
+        return "\n".join(lines) or "no history"
+
+
+def note_history(ctx, note_id: str | None, limit: int) -> History:
+    """The vault's history, or the history of one note's file."""
     from jacked_vault.errors import VaultError
     from jacked_vault.search.service import fresh_indexes
 
     if note_id is None:
-        return None, history(ctx.vault, limit=limit)
+        return History(None, None, history(ctx.vault, limit=limit))
     indexes, _ = fresh_indexes(ctx)
     try:
         found = [(index.store, doc) for index in indexes for doc in index.lookup(note_id)]
@@ -72,4 +89,4 @@ def note_history(ctx, note_id: str | None, limit: int) -> tuple[str | None, list
     if not found:
         raise VaultError("NOT_FOUND", f"no note with id {note_id}")
     store, doc = found[0]
-    return store.display(doc.path, doc.scope), history(store, rel=doc.path, limit=limit)
+    return History(note_id, store.display(doc.path, doc.scope), history(store, rel=doc.path, limit=limit))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from jacked_vault.context import Context
 from jacked_vault.document.hot import MAX_HOT_FILE_BYTES, Hot, read_hot_text
 from jacked_vault.errors import VaultError
@@ -21,10 +23,35 @@ def hot_target(ctx: Context, scope: str, group: str | None) -> tuple[Store, str 
         return store, None
     if scope != "group":
         raise VaultError("USAGE", "hot.md exists for group and project scope only")
+    if group is not None:
+        from jacked_vault.search.query import require_slug
+
+        require_slug("group", group)
     return ctx.vault, ctx.require_group(group)
 
 
-def show_hot(ctx: Context, *, group: str | None = None, scope: str = "group") -> tuple[Hot | None, str]:
+class HotView(NamedTuple):
+    """A group's (or the project's) committed hot.md, None when there is none yet, and its path."""
+
+    hot: Hot | None
+    path: str
+
+    def to_json(self) -> dict:
+        hot = self.hot
+        return {
+            "path": self.path,
+            "body": hot.body if hot else None,
+            "updated_at": hot.updated_at if hot else None,
+            "harness": hot.harness if hot else None,
+        }
+
+    def to_text(self) -> str:
+        if self.hot is None:
+            return f"no hot.md yet at {self.path}; set one with `jacked memory hot set --stdin`"
+        return self.hot.body
+
+
+def show_hot(ctx: Context, *, group: str | None = None, scope: str = "group") -> HotView:
     """The committed hot.md of a group (None when there is none yet) and its display path.
 
     What is shown is what the index holds (it passed the gate); a working copy that differs
@@ -43,5 +70,5 @@ def show_hot(ctx: Context, *, group: str | None = None, scope: str = "group") ->
         index.close()
     data = fsio.read_optional(store.root, rel, max_bytes=MAX_HOT_FILE_BYTES) if sha else None
     if data is None or content_hash(data) != sha:
-        return None, store.display(rel, scope)
-    return read_hot_text(data, rel), store.display(rel, scope)
+        return HotView(None, store.display(rel, scope))
+    return HotView(read_hot_text(data, rel), store.display(rel, scope))

@@ -10,8 +10,11 @@ from dataclasses import dataclass, field
 from jacked_vault.store.layout import Store
 
 _DAY_IN_NAME = re.compile(r"(\d{4}-\d{2}-\d{2})")
+_HEADING_SIGNS = re.compile(r"(^|\s)#{1,6} ")
+_HEADER_LINE = re.compile(r"^[A-Z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*: \S")
 _EPOCH = "1970-01-01T00:00:00.000Z"
 MAX_EPISODIC_TEXT = 1024 * 1024  # the searchable head of an episodic file (archive.md grows for years)
+MARK = "**"  # what search puts around matched words in an excerpt (JSON keeps it)
 
 
 @dataclass(frozen=True)
@@ -114,9 +117,22 @@ class Entry:
         )
 
 
+def _after_header_block(lines: list[str]) -> list[str]:
+    """`lines` without a leading block of two or more `Key: value` header lines (a merge note's
+    `Merge-Commit:`, `Repo:` …) when text follows it; else `lines` unchanged."""
+    count = 0
+    while count < len(lines) and _HEADER_LINE.match(lines[count]):
+        count += 1
+    rest = lines[count:]
+    if count >= 2 and rest and not rest[0].strip() and any(line.strip() for line in rest):
+        return rest
+    return lines
+
+
 def first_sentence(body: str, limit: int = 160) -> str:
-    """The first sentence of the first non-empty, non-heading line, at most `limit` chars."""
-    for line in body.splitlines():
+    """The first sentence of the first non-empty, non-heading line after any header block, at most
+    `limit` chars."""
+    for line in _after_header_block(body.splitlines()):
         line = line.strip().lstrip("#>-* ").strip()
         if not line:
             continue
@@ -148,6 +164,7 @@ class Doc:
     trust: str
     summary: str
     sha: str
+    origin: str
     store: Store
     score: float = 0.0
     excerpt: str = ""
@@ -155,6 +172,29 @@ class Doc:
     @property
     def display_path(self) -> str:
         return self.store.display(self.path, self.scope)
+
+    def plain_excerpt(self) -> str:
+        """The excerpt for people: the matched words in context without markers or Markdown
+        heading signs; the summary when there is no match to show (an empty query) or the match
+        would only repeat the title or the tags."""
+        text = _HEADING_SIGNS.sub(r"\1", " ".join(self.excerpt.replace(MARK, "").split())) if MARK in self.excerpt else ""
+        bare = text.strip("… ")
+        if not bare or bare in self.title or bare == " ".join(self.tags):
+            return self.summary
+        return text
+
+    def to_text(self) -> str:
+        """The hit as people see it: title, what it is and its id, then the excerpt."""
+        where = f"{self.scope} {self.group}" if self.group else self.scope
+        what = [self.kind if self.tier == "note" else self.tier, where]
+        if self.status != "active":
+            what.append(self.status)
+        if self.tier == "note":
+            what.append(self.trust)
+            if self.origin != "cli":
+                what.append(f"from {self.origin}")
+        excerpt = self.plain_excerpt()
+        return f"{self.title}  [{' · '.join(what)}]  {self.id}" + (f"\n   {excerpt}" if excerpt else "")
 
     def to_json(self) -> dict:
         return {
@@ -165,6 +205,7 @@ class Doc:
             "group": self.group,
             "status": self.status,
             "trust": self.trust,
+            "origin": self.origin,
             "score": self.score,
             "tier": self.tier,
             "excerpt": self.excerpt,

@@ -28,7 +28,7 @@ from jacked_vault.search.policy import Viewer
 from jacked_vault.search.query import COLUMNS, Filters, run_search
 from jacked_vault.search.treediff import SYMLINK_MODE, TREE_MODE, changed_entries
 from jacked_vault.store.git import fast_head
-from jacked_vault.store.layout import GROUPS_DIR, USER_DIR, Store, classify_episodic, classify_hot, classify_note, classify_path
+from jacked_vault.store.layout import GROUPS_DIR, USER_DIR, Store, classify_episodic, classify_hot, classify_note, classify_path, searchable_episodic
 
 INDEX_FILE = "index.sqlite"
 MAX_ROOT_FILES = 50_000
@@ -89,8 +89,10 @@ CREATE TABLE IF NOT EXISTS terms_stats(
 );
 """
 
-# Any change to the DDL changes the version, so an old index file is rebuilt, never half-migrated.
-SCHEMA_VERSION = hashlib.sha256(_DDL.encode()).hexdigest()[:16]
+# What goes into a row (summaries, which files are searched); bump it when that changes.
+INDEX_RULES = "2: summaries skip header blocks; rolled day files not searched"
+# Any change to the DDL or the rules changes the version, so an old index file is rebuilt, never half-migrated.
+SCHEMA_VERSION = hashlib.sha256((_DDL + INDEX_RULES).encode()).hexdigest()[:16]
 # How many active notes link to each id (one pass over the links, joined once per query).
 _INBOUND = "(SELECT l.dst, COUNT(*) AS n FROM links l JOIN docs s ON s.rowid = l.src WHERE s.status = 'active' GROUP BY l.dst)"
 _TABLES = ("docs", "doc_targets", "links", "problems", "tombstones", "roots", "docs_fts", "docs_terms", "terms_stats", "meta")
@@ -426,6 +428,8 @@ class SearchIndex:
         elif checked.hot is not None:
             scope, group = classify_hot(self.store, rel)  # type: ignore[misc]
             found = Entry.from_hot(checked.hot, scope, group)
+        elif not searchable_episodic(rel):
+            return  # gated above; its entries are searched in recent.md or archive.md
         else:
             group, folder = classify_episodic(self.store, rel)  # type: ignore[misc]
             found = Entry.from_episodic(checked.text or "", group, folder, rel)
@@ -581,6 +585,7 @@ class SearchIndex:
             trust=row[12],
             summary=row[13],
             sha=row[14],
+            origin=row[15],
             store=self.store,
             score=score,
             excerpt=excerpt,
@@ -589,11 +594,12 @@ class SearchIndex:
     def _docs(self, sql: str, params: Iterable) -> list[Doc]:
         return [self.doc(row) for row in self.db.execute(sql, tuple(params))]
 
-    def lookup(self, note_id: str, viewer: Viewer | None = None) -> list[Doc]:
-        """Every note carrying `note_id` (derived documents are not notes); with a viewer, only
-        those it may see."""
+    def lookup(self, note_id: str, viewer: Viewer | None = None, *, derived: bool = False) -> list[Doc]:
+        """Every note carrying `note_id` (or, with `derived`, every derived document: hot.md, an
+        episodic file); with a viewer, only those it may see."""
         policy, params = viewer.where() if viewer is not None else ("1", [])
-        return self._docs(f"SELECT {COLUMNS} FROM docs d WHERE d.id=? AND d.tier='note' AND {policy} ORDER BY d.path", (note_id, *params))
+        tier = "d.tier<>'note'" if derived else "d.tier='note'"
+        return self._docs(f"SELECT {COLUMNS} FROM docs d WHERE d.id=? AND {tier} AND {policy} ORDER BY d.path", (note_id, *params))
 
     def backlinks(self, note_id: str, limit: int, viewer: Viewer) -> list[Doc]:
         """Notes linking to `note_id` that `viewer` may see, newest first (limit + 1 rows to

@@ -8,9 +8,19 @@ from jacked_vault.search.policy import Viewer, reader
 
 COLUMNS = (
     "d.rowid, d.path, d.id, d.title, d.kind, d.scope, d.grp, d.status, d.tier, d.tags,"
-    " d.updated_at, d.created_at, d.trust, d.summary, d.sha"
+    " d.updated_at, d.created_at, d.trust, d.summary, d.sha, d.origin"
 )
-N_COLUMNS = 15
+N_COLUMNS = 16
+
+
+def require_slug(name: str, value: str) -> str:
+    """`value` when it is a slug (a group, tag or harness name); else a usage error naming the rule."""
+    from jacked_vault.document.model import SLUG_RE
+    from jacked_vault.errors import VaultError
+
+    if not SLUG_RE.fullmatch(value):
+        raise VaultError("USAGE", f"{name} {value}: not a slug (a-z, 0-9 and . _ -, starting with a-z or 0-9; at most 64)")
+    return value
 
 
 @dataclass
@@ -29,6 +39,24 @@ class Filters:
     prefer_group: str | None = None
     limit: int = 20
     any_time: bool = False
+
+    def check(self) -> None:
+        """Refuse (USAGE, naming the valid values) a filter value no document can ever match."""
+        from jacked_vault.document.model import KINDS, REPO_RE, STATUSES
+        from jacked_vault.errors import VaultError
+        from jacked_vault.search.policy import SCOPES
+
+        for name, values, allowed in (("scope", self.scopes or (), SCOPES), ("kind", self.kinds, KINDS), ("status", self.statuses, STATUSES)):
+            for value in sorted(values):
+                if value not in allowed:
+                    raise VaultError("USAGE", f"{name} {value}: use one of {', '.join(allowed)}")
+        slugs = [("tag", t) for t in self.tags] + [(n, v) for n, v in (("target", self.target), ("group", self.group)) if v is not None]
+        for name, value in slugs:
+            require_slug(name, value)
+        if self.repo is not None and (len(self.repo) > 255 or not REPO_RE.fullmatch(self.repo)):
+            raise VaultError("USAGE", f"repo {self.repo}: not a repo identity (lowercase, like github.com/owner/repo)")
+        if self.limit < 1:
+            raise VaultError("USAGE", f"limit {self.limit}: give at least 1")
 
     def viewer(self) -> Viewer:
         """Who reads: `target` a harness (`unknown`: only notes for all), None: every harness."""

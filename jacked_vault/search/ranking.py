@@ -20,6 +20,7 @@ import sqlite3
 import unicodedata
 from functools import lru_cache
 
+from jacked_vault.search.entries import MARK
 from jacked_vault.search.porter import stem
 
 # BM25F, fields in the order title, tags, body (tuned on werkzeug, checked on jinja: bench/eval_retrieval.py)
@@ -189,6 +190,6 @@ class Stats:
 def _excerpt(db: sqlite3.Connection, words: str, rowid: int) -> str:
     """The raw text around the query's `words` (an FTS5 snippet), else the start of the body."""
     row = db.execute(  # one rowid at a time: FTS5 seeks to it, but would scan every match for `rowid IN (…)`
-        "SELECT snippet(docs_fts, -1, '**', '**', '…', 24) FROM docs_fts WHERE docs_fts MATCH ? AND rowid = ?", (words, rowid)
+        "SELECT snippet(docs_fts, -1, ?, ?, '…', 24) FROM docs_fts WHERE docs_fts MATCH ? AND rowid = ?", (MARK, MARK, words, rowid)
     ).fetchone()
     return (row or db.execute("SELECT substr(body, 1, 160) FROM docs_fts WHERE rowid = ?", (rowid,)).fetchone())[0]

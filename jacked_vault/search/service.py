@@ -42,9 +42,24 @@ class SearchResult:
     results: list[Doc]
     diagnostics: Diagnostics
 
+    def to_json(self) -> dict:
+        return {"results": [d.to_json() for d in self.results], "diagnostics": self.diagnostics.to_json()}
+
+    def to_text(self) -> str:
+        lines = [f"{n}. {doc.to_text()}" for n, doc in enumerate(self.results, 1)] or ["no matches"]
+        d = self.diagnostics
+        if not d.complete or d.skipped_symlinks:
+            lines.append(
+                f"note: {len(d.invalid_files)} invalid file(s), {len(d.skipped_symlinks)} symlink(s) skipped"
+                f"{', scan truncated' if d.truncated else ''}; run `jacked memory doctor`"
+            )
+        return "\n".join(lines)
+
 
 def search(ctx: Context, query: str, filters: Filters) -> SearchResult:
-    """Ranked hits over every visible store; user scope only when the filters ask for it."""
+    """Ranked hits over every visible store; user scope only when the filters ask for it.
+    Filter values that can match nothing (an unknown kind, a bad slug) are usage errors."""
+    filters.check()
     if filters.scopes is None:
         filters.scopes = DEFAULT_SCOPES
     if filters.prefer_group is None and "group" in filters.scopes:

@@ -84,6 +84,7 @@ HOT_FILE = "hot.md"
 INDEX_FILE = "index.md"
 TOMBSTONE_DIR = "tombstones"
 ARCHIVE_DIR = "archive"
+ROLLED_DAY_SUFFIX = ".done.md"
 ROOT_FILES = {"README.md": "readme", VAULT_JSON: "config", ".gitignore": "gitignore"}
 _KINDS = frozenset(KINDS)
 
@@ -124,6 +125,13 @@ def classify_episodic(store: Store, rel: str) -> tuple[str, str] | None:
     if not _name_ok(parts[4], ".md") or any(p.startswith(".") or not p for p in parts):
         return None
     return parts[1], parts[3]
+
+
+def searchable_episodic(rel: str) -> bool:
+    """Whether search indexes this episodic file's text: not a day file rollup has already copied
+    into recent.md (`today-YYYY-MM-DD.done.md`, kept and gated, but its entries are found once,
+    in recent.md or archive.md)."""
+    return not rel.rsplit("/", 1)[-1].endswith(ROLLED_DAY_SUFFIX)
 
 
 def classify_path(store: Store, rel: str) -> str | None:

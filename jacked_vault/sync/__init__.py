@@ -55,11 +55,41 @@ class SyncResult:
             "quarantined": self.quarantined,
         }
 
+    def to_text(self) -> str:
+        lines = [f"sync: {self.action} (was {self.ahead} ahead, {self.behind} behind); head {self.head[:10]}"]
+        lines += [f"renamed {r} (two machines picked the same file name)" for r in self.renamed]
+        if self.kept_deletions:
+            lines.append(f"kept {len(self.kept_deletions)} file(s) the remote deleted (`jacked memory sync --accept-deletions` applies them):")
+            lines += [f"  {p}" for p in self.kept_deletions[:20]]
+        if self.accepted_deletions:
+            lines.append(f"applied {len(self.accepted_deletions)} deletion(s) from the remote")
+        if self.quarantined:
+            lines.append(f"quarantined {len(self.quarantined)} arrival(s) that failed the gate (never recalled; see `jacked memory doctor`):")
+            lines += [f"  {q['path']} ({q['code']})" for q in self.quarantined[:20]]
+        return "\n".join(lines)
+
 
 @dataclass(frozen=True)
 class RemoteSet:
     url: str  # as shown: credentials masked
     adopted: bool
+
+    def to_json(self) -> dict:
+        return {"remote": self.url, "adopted": self.adopted}
+
+    def to_text(self) -> str:
+        return f"remote origin is {self.url}" + ("; adopted the remote's history" if self.adopted else "")
+
+
+@dataclass(frozen=True)
+class Pushed:
+    head: str
+
+    def to_json(self) -> dict:
+        return {"head": self.head}
+
+    def to_text(self) -> str:
+        return f"pushed {self.head[:10]}"
 
 
 def set_remote(ctx: Context, url: str) -> RemoteSet:
@@ -90,11 +120,11 @@ def set_remote(ctx: Context, url: str) -> RemoteSet:
     return RemoteSet(remote.display_url(url) or "", adopted)
 
 
-def push(ctx: Context) -> str:
+def push(ctx: Context) -> Pushed:
     """Push the current branch to `origin` (never forced)."""
     root = ctx.vault.root
     remote.push(root, git.require_branch(root))
-    return git.fast_head(root) or ""
+    return Pushed(git.fast_head(root) or "")
 
 
 def _only_init(repo) -> bool:

@@ -30,6 +30,14 @@ class Created:
     def display_path(self) -> str:
         return self.store.display(self.rel, self.note.scope)
 
+    def to_json(self) -> dict:
+        return {"memory": self.note.frontmatter(), "path": self.display_path, "commit": self.commit}
+
+    def to_text(self) -> str:
+        note = self.note
+        waiting = " (a candidate: it waits for `jacked memory review`)" if note.status == "candidate" else ""
+        return f"Added {note.kind}: {note.title} ({note.id}){waiting}\n  at {self.display_path} [{self.commit[:10]}]"
+
 
 def _superseded_copies(tx, note: Note, now: str) -> list[tuple[str, bytes, Note]]:
     """(rel, new bytes, new note) for each note `note` supersedes; each must be active. Built from

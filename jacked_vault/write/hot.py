@@ -14,6 +14,12 @@ class HotSet:
     commit: str
     group: str | None
 
+    def to_json(self) -> dict:
+        return {"path": self.path, "commit": self.commit, "group": self.group}
+
+    def to_text(self) -> str:
+        return f"Updated {self.path} [{self.commit[:10]}]"
+
 
 def set_hot(ctx: Context, body: str, *, group: str | None = None, scope: str = "group") -> HotSet:
     """Overwrite hot.md; the gate checks it in the commit; history keeps every version."""

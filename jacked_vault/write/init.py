@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from jacked_vault.errors import VaultError
+from jacked_vault.render import Result
 from jacked_vault.resources import data_file
 from jacked_vault.safety import fsio
 from jacked_vault.store import git
@@ -27,6 +28,18 @@ class InitResult:
     store: Store
     created: bool
     commit: str | None
+    groups: Result | None = None  # the repo scan that follows (groups.mapping.Suggested), unless --no-scan
+
+    def to_json(self) -> dict:
+        groups = self.groups.to_json() if self.groups is not None else None
+        return {"path": str(self.store.root), "created": self.created, "commit": self.commit, "groups": groups}
+
+    def to_text(self) -> str:
+        verb = "Initialised vault at" if self.created else "Already initialised: vault at"
+        lines = [f"{verb} {self.store.root}"]
+        if self.groups is not None:
+            lines.append(self.groups.to_text())
+        return "\n".join(lines)
 
 
 def init_vault(path: Path, *, harness: str = "cli") -> InitResult:

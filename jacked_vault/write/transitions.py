@@ -36,6 +36,27 @@ class Transitioned:
     commit: str
     quarantined: list[str] = field(default_factory=list)
 
+    def to_json(self) -> dict:
+        return {
+            "id": self.id,
+            "op": self.op,
+            "status": self.status,
+            "trust": self.trust,
+            "valid_until": self.valid_until,
+            "path": self.path,
+            "commit": self.commit,
+            "quarantined": self.quarantined,
+        }
+
+    def to_text(self) -> str:
+        if self.op == "expire":
+            state = f"valid until {self.valid_until}"
+        else:
+            state = self.status + (", reviewed by you" if self.op == "accept" else "")
+        lines = [f"{self.op}: {self.title} ({self.id}) is now {state} [{self.commit[:10]}]"]
+        lines += [f"the hand-edited working copy was kept in .jacked/quarantine/{name}" for name in self.quarantined]
+        return "\n".join(lines)
+
 
 def _locate(ctx: Context, note_id: str):
     """(store, rel) of one note, complete-or-fail like `read`."""

@@ -167,6 +167,28 @@ class MergeCaptureReport:
             "more": self.more,
         }
 
+    def to_text(self) -> str:
+        head = f"{self.identity or self.repo} on {self.branch or '-'}"
+        if self.skipped:
+            return f"{head}: nothing captured ({self.skipped})"
+        lines = []
+        for outcome in self.retried + self.outcomes:
+            line = f"  {outcome.commit[:10]} {outcome.kind}: {outcome.action}"
+            if outcome.note_id:
+                line += f" {outcome.note_id}"
+            if outcome.title:
+                line += f" — {outcome.title}"
+            if outcome.reason and outcome.action != "created":
+                line += f" ({outcome.reason})"
+            if outcome.dropped:
+                line += f" [left out: {', '.join(sorted(set(outcome.dropped)))}]"
+            lines.append(line)
+        if self.more:
+            lines.append(f"  {self.more} older merge(s) not captured (run capture-merge --commit SHA for them)")
+        if not lines:
+            return f"{head}: no merge in the new commits"
+        return f"{head}:\n" + "\n".join(lines)
+
     def summary(self) -> str:
         if self.skipped:
             return f"skipped ({self.skipped})"

@@ -1,0 +1,175 @@
+"""`hooks install|uninstall|status`: jacked's entries in harness configs and code repos.
+
+Each kind of entry is a family selected by its own option: `claude` (Claude Code's settings.json
+hooks), `git` (the post-merge hook of code repos) and `mcp` (the MCP server registration of a
+harness). A family turns the selection into one result dict per file or repo; `manage` runs
+every family selected and returns one `HooksReport`. A repo the git family cannot change is an
+`error` entry (the others are still done) and makes the report not ok: the command exits 1.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from jacked_vault.errors import VaultError
+
+OPS = ("install", "uninstall", "status")
+
+
+@dataclass(frozen=True)
+class Selection:
+    """What a `hooks` command was asked about (its options)."""
+
+    claude: bool = False
+    settings: str | None = None
+    git: tuple[str, ...] = ()
+    git_all: str | None = None
+    follow_hooks_path: bool = False
+    force: bool = False
+    mcp: tuple[str, ...] = ()
+    config: str | None = None
+    print_only: bool = False
+    allow_user_scope: bool = False
+
+
+@dataclass
+class HooksReport:
+    """One result list per family, in the order they ran."""
+
+    families: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return not any("error" in item for results in self.families.values() for item in results)
+
+    def to_json(self) -> dict:
+        return {"ok": self.ok, **self.families}
+
+    def to_text(self) -> str:
+        render = {"claude": _claude_text, "git": _git_text, "mcp": _mcp_text}
+        return "\n".join(render[key](item) for key, results in self.families.items() for item in results)
+
+
+def _claude_text(item: dict[str, Any]) -> str:
+    if "action" in item:
+        backup = f" (backup {item['backup']})" if item.get("backup") else ""
+        return f"claude hooks {item['action']} in {item['path']}{backup}"
+    events = ", ".join(item["installed"]) or "none"
+    return f"claude hooks in {item['path']}: {events}{'' if item['complete'] else ' (incomplete)'}"
+
+
+def _git_text(item: dict[str, Any]) -> str:
+    if "error" in item:
+        message = item["error"]["message"].removeprefix(f"{item['repo']}: ")
+        return f"error: post-merge in {item['repo']}: {message} [{item['error']['code']}]"
+    done = "; ".join(item.get("actions") or []) or item.get("state", "")
+    return f"post-merge in {item['repo']}: {done}"
+
+
+def _mcp_text(item: dict[str, Any]) -> str:
+    if item.get("action") == "printed":
+        lines = [f"# {item['harness']}: add to {item['path']}", item["snippet"].rstrip("\n")]
+        if item.get("cli"):
+            lines.append(f"# or run: {item['cli']}")
+        return "\n".join(lines)
+    if "state" in item:
+        return f"mcp {item['harness']}: {item['state']} ({item['path']})"
+    text = f"mcp {item['harness']}: {item['action']} {item['path']}"
+    return text + (f"\nwarning: {item['warning']}" if item.get("warning") else "")
+
+
+def _claude(op: str, settings: str | None, vault: Path | None) -> list[dict[str, Any]]:
+    from jacked_vault.hooks import claude
+
+    path = Path(settings).absolute() if settings else None
+    if op == "install":
+        change = claude.install(path, vault=vault)
+        return [{"path": change.path, "action": "installed" if change.changed else "unchanged", "backup": change.backup, "events": change.installed}]
+    if op == "uninstall":
+        change = claude.uninstall(path)
+        return [{"path": change.path, "action": "removed" if change.changed else "unchanged", "backup": change.backup, "events": []}]
+    return [claude.status(path)]
+
+
+def _git(op: str, paths: list[Path], vault: Path | None, selection: Selection) -> list[dict[str, Any]]:
+    from jacked_vault.gitflow import githooks
+
+    results = []
+    for path in dict.fromkeys(paths):
+        try:
+            if op == "install":
+                report = githooks.install_git_hook(path, vault=vault, follow_hooks_path=selection.follow_hooks_path, force=selection.force)
+            elif op == "uninstall":
+                report = githooks.uninstall_git_hook(path, follow_hooks_path=selection.follow_hooks_path)
+            else:
+                report = githooks.git_hook_status(path)
+            results.append(report.to_json())
+        except VaultError as exc:
+            results.append({"repo": str(path), "error": {"code": exc.full_code, "message": exc.message}})
+    return results
+
+
+def _mcp(op: str, harnesses: tuple[str, ...], vault_path: Path, selection: Selection) -> list[dict[str, Any]]:
+    from jacked_vault.mcp import registration as reg
+
+    names = list(dict.fromkeys(h.strip().lower() for h in harnesses))
+    for name in names:
+        if name not in reg.HARNESSES:
+            raise VaultError("USAGE", f"--mcp: use one of {', '.join(reg.HARNESSES)}")
+    if selection.config and len(names) > 1:
+        raise VaultError("USAGE", "--config names one file: give it with a single --mcp HARNESS")
+    results: list[dict[str, Any]] = []
+    for name in names:
+        path = Path(selection.config).absolute() if selection.config else reg.default_config_path(name)
+        launch = reg.launch_for(name, vault_path, allow_user_scope=selection.allow_user_scope)
+        item: dict[str, Any] = {"harness": name, "path": str(path)}
+        if op == "install" and selection.print_only:
+            item.update(action="printed", snippet=reg.render(name, launch))
+            if name == "claude":
+                item["cli"] = reg.claude_cli(launch)
+        elif op == "install":
+            item["action"] = reg.install(name, path, launch).action
+            if not (vault_path / "vault.json").exists():
+                item["warning"] = f"no vault at {vault_path} yet; run `jacked memory init`"
+        elif op == "uninstall":
+            item["action"] = reg.uninstall(name, path).action
+        else:
+            item["state"] = reg.status(name, path, launch)
+        results.append(item)
+    return results
+
+
+def manage(op: str, selection: Selection, vault: str | None = None) -> HooksReport:
+    """Run `op` for every family `selection` names. `vault` is an explicit --vault (written into
+    hooks when given; else they follow $JACKED_VAULT_DIR at run time)."""
+    from jacked_vault.store.layout import resolve_vault_path
+
+    if op not in OPS:
+        raise VaultError("USAGE", f"{op}: use one of {', '.join(OPS)}")
+    if not (selection.claude or selection.git or selection.git_all or selection.mcp):
+        raise VaultError("USAGE", f"say what to {op}: --claude, --git REPO / --git-all GROUP, or --mcp HARNESS (claude, codex, cursor, opencode)")
+    explicit = resolve_vault_path(vault) if vault is not None else None
+    report = HooksReport()
+    if selection.claude:
+        report.families["claude"] = _claude(op, selection.settings, explicit)
+    if selection.git or selection.git_all:
+        report.families["git"] = _git(op, _git_paths(selection, vault), explicit, selection)
+    if selection.mcp:
+        report.families["mcp"] = _mcp(op, selection.mcp, resolve_vault_path(vault), selection)
+    return report
+
+
+def _git_paths(selection: Selection, vault: str | None) -> list[Path]:
+    """The repos `--git` names, plus those of `--git-all GROUP` under the vault's roots."""
+    from jacked_vault.context import Context
+    from jacked_vault.gitflow import githooks
+
+    paths = [Path(r).expanduser().absolute() for r in selection.git]
+    group = selection.git_all
+    if group:
+        paths += githooks.group_repo_paths(Context.create(vault=vault), group)
+    if not paths:
+        raise VaultError("USAGE", f"--git-all {group}: no repo of that group under the vault's roots")
+    return paths
