@@ -80,12 +80,37 @@ def _render_suggestion(payload: dict) -> list[str]:
     return lines
 
 
+def _init_from(context, url: str, *, explicit: bool) -> tuple[dict, object]:
+    """`init --from URL`: clone the shared vault, then offer this machine's hooks (never installed here)."""
+    import shlex
+
+    from jacked_vault.sync.clone import clone_vault
+
+    done = clone_vault(url, context.vault_path)
+    where = f" --vault {shlex.quote(str(done.store.root))}" if explicit else ""
+    offers = [f"jacked memory hooks install --claude{where}", f"jacked memory hooks install --mcp claude --user{where}"]
+    payload = {
+        "path": str(done.store.root), "created": True, "commit": None, "groups": None, "from": done.url, "branch": done.branch,
+        "head": done.head, "notes": done.notes, "machine_id": done.machine_id, "quarantined": done.quarantined, "next": offers,
+    }  # fmt: skip
+
+    def human() -> str:
+        lines = [f"Cloned vault from {safe(done.url)} at {done.store.root} ({done.notes} notes, {done.branch} at {done.head[:10]})"]
+        if done.quarantined:
+            lines.append(f"quarantined {len(done.quarantined)} file(s) that failed the gate (see `jacked memory doctor`)")
+        lines.append(f"optional on this machine: `{offers[0]}` (session hooks), `{offers[1]}` (MCP server)")
+        return "\n".join(lines)
+
+    return payload, human
+
+
 @memory_app.command()
 def init(
     ctx: typer.Context,
     root: Roots = None,
     yes: Yes = False,
     no_scan: Annotated[bool, typer.Option("--no-scan", help="Only create the vault; do not look for repos.")] = False,
+    from_: Annotated[Optional[str], typer.Option("--from", metavar="URL", help="Clone the shared vault from URL (a second machine); no scan.")] = None,
     vault: VaultOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
@@ -94,6 +119,8 @@ def init(
 
     def action():
         context = context_for(ctx, vault)
+        if from_ is not None:
+            return _init_from(context, from_, explicit=(vault or (ctx.obj or {}).get("vault")) is not None)
         result = init_vault(context.vault_path)
         payload = {"path": str(result.store.root), "created": result.created, "commit": result.commit, "groups": None}
         if not no_scan:
