@@ -35,6 +35,10 @@ FollowOpt = Annotated[bool, typer.Option("--follow-hooks-path", help="Install in
 ForceOpt = Annotated[bool, typer.Option("--force", help="Replace a hook framework's post-merge (it is kept aside and restored on uninstall).")]
 PrintOpt = Annotated[bool, typer.Option("--print", help="Print the entry instead of writing the config file.")]
 ConfigOpt = Annotated[Optional[str], typer.Option("--config", help="Config file to edit (default: the harness's usual file).")]
+UserOpt = Annotated[
+    bool,
+    typer.Option("--user", help="With --mcp: the per-person config (~/.claude.json, ~/.cursor/mcp.json, ~/.config/opencode/) instead of the repo's."),
+]
 AllowUserOpt = Annotated[
     bool,
     typer.Option("--allow-user-scope", help="Let this harness use user scope (sets JACKED_MEMORY_ALLOW_USER_SCOPE=1)."),
@@ -168,6 +172,7 @@ def install(
     mcp: McpOpt = None,
     print_: PrintOpt = False,
     config: ConfigOpt = None,
+    user: UserOpt = False,
     allow_user_scope: AllowUserOpt = False,
     vault: VaultOpt = None,
     as_json: JsonOpt = False,
@@ -176,7 +181,7 @@ def install(
     _run_families(
         ctx, "install", as_json, claude=claude, settings=settings, git=git, git_all=git_all, mcp=mcp, config=config, vault=vault,
         git_options={"follow_hooks_path": follow_hooks_path, "force": force},
-        mcp_options={"print_only": print_, "allow_user_scope": allow_user_scope},
+        mcp_options={"print_only": print_, "allow_user_scope": allow_user_scope, "user": user},
     )
 
 
@@ -190,13 +195,14 @@ def uninstall(
     follow_hooks_path: FollowOpt = False,
     mcp: McpOpt = None,
     config: ConfigOpt = None,
+    user: UserOpt = False,
     vault: VaultOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Remove jacked's entries, and only those."""
     _run_families(
         ctx, "uninstall", as_json, claude=claude, settings=settings, git=git, git_all=git_all, mcp=mcp, config=config, vault=vault,
-        git_options={"follow_hooks_path": follow_hooks_path},
+        git_options={"follow_hooks_path": follow_hooks_path}, mcp_options={"user": user},
     )
 
 
@@ -210,6 +216,7 @@ def status(
     follow_hooks_path: FollowOpt = False,
     mcp: McpOpt = None,
     config: ConfigOpt = None,
+    user: UserOpt = False,
     allow_user_scope: AllowUserOpt = False,
     vault: VaultOpt = None,
     as_json: JsonOpt = False,
@@ -221,5 +228,5 @@ def status(
     _run_families(
         ctx, "status", as_json, claude=claude or nothing, settings=settings, git=git, git_all=git_all,
         mcp=mcp or (list(HARNESSES) if nothing else None), config=config, vault=vault,
-        mcp_options={"allow_user_scope": allow_user_scope},
+        mcp_options={"allow_user_scope": allow_user_scope, "user": user},
     )

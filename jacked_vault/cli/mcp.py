@@ -42,6 +42,7 @@ def mcp_family(
     vault: str | None,
     print_only: bool = False,
     allow_user_scope: bool = False,
+    user: bool = False,
 ):
     """The `--mcp` installer family for `hooks install|uninstall|status` (see jacked_vault.cli.hooks)."""
     from jacked_vault.mcp import registration as reg
@@ -56,7 +57,7 @@ def mcp_family(
     vault_path = resolve_vault_path(vault or (ctx.obj or {}).get("vault"))
     results: list[dict[str, Any]] = []
     for name in names:
-        path = Path(config).absolute() if config else reg.default_config_path(name)
+        path = Path(config).absolute() if config else reg.default_config_path(name, user=user)
         launch = reg.launch_for(name, vault_path, allow_user_scope=allow_user_scope)
         item: dict[str, Any] = {"harness": name, "path": str(path)}
         if op == "install" and print_only:
@@ -67,12 +68,31 @@ def mcp_family(
             item["action"] = reg.install(name, path, launch).action
             if not (vault_path / "vault.json").exists():
                 item["warning"] = f"no vault at {vault_path} yet; run `jacked memory init`"
+            if not user and name != "codex":  # codex has no project file
+                _say_where(item, reg.repo_file(path))
         elif op == "uninstall":
             item["action"] = reg.uninstall(name, path).action
         else:
             item["state"] = reg.status(name, path, launch)
         results.append(item)
     return "mcp", results, _human
+
+
+def _say_where(item: dict[str, Any], found: dict | None) -> None:
+    """A config written into a code repo holds this machine's absolute paths: say so, and offer
+    the per-person file instead (`--user`)."""
+    if found is None or found["state"] == "ignored":
+        return
+    item["repo_file"] = found
+    harness, path, repo = item["harness"], item["path"], found["repo"]
+    if found["state"] == "tracked":
+        risk = f"{path} is tracked in the code repo {repo}: committing it shares this machine's absolute paths with everyone"
+    else:
+        risk = f"{path} is untracked in the code repo {repo} and holds this machine's absolute paths: keep it out of commits"
+    item["notice"] = (
+        f"{risk}. To register once for every project instead: "
+        f"`jacked memory hooks uninstall --mcp {harness}`, then `jacked memory hooks install --mcp {harness} --user`"
+    )
 
 
 def _human(item: dict[str, Any]) -> str:
@@ -86,4 +106,6 @@ def _human(item: dict[str, Any]) -> str:
     text = f"mcp {item['harness']}: {item['action']} {item['path']}"
     if item.get("warning"):
         text += f"\nwarning: {item['warning']}"
+    if item.get("notice"):
+        text += f"\nnote: {item['notice']}"
     return text
