@@ -57,6 +57,7 @@ def _added(created) -> tuple[dict[str, Any], Callable[[], str]]:
 Title = Annotated[str, typer.Option("--title", help="One line, 1..200 characters.")]
 Tags = Annotated[Optional[list[str]], typer.Option("--tag", help="Tag (slug); repeatable.")]
 Links = Annotated[Optional[list[str]], typer.Option("--link", help="Id of a related note; repeatable.")]
+DanglingOpt = Annotated[bool, typer.Option("--allow-dangling-link", help="Keep a --link to an id no store here holds (yet).")]
 Targets = Annotated[Optional[list[str]], typer.Option("--target", help="Harness this note is for (default all); repeatable.")]
 Repos = Annotated[Optional[list[str]], typer.Option("--repo", help="Repo identity the note is about; repeatable.")]
 Scope = Annotated[str, typer.Option("--scope", help="group (default), user or project.")]
@@ -81,6 +82,7 @@ def add(
     harness: Harness = None,
     valid_from: ValidFrom = None,
     allow_rejected: Annotated[bool, typer.Option("--allow-rejected", help="Save it even though the same note was rejected before.")] = False,
+    allow_dangling_link: DanglingOpt = False,
     vault: VaultOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
@@ -104,6 +106,7 @@ def add(
             targets=tuple(target or ()),
             valid_from=time_option(valid_from, "--valid-from"),
             allow_rejected=allow_rejected,
+            allow_dangling_links=allow_dangling_link,
         )
         return _added(add_note(context, request))
 
@@ -123,6 +126,7 @@ def handoff(
     group: Group = None,
     tag: Tags = None,
     link: Links = None,
+    allow_dangling_link: DanglingOpt = False,
     vault: VaultOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
@@ -141,6 +145,7 @@ def handoff(
             tags=tuple(tag or ()),
             links=tuple(link or ()),
             targets=tuple(target),
+            allow_dangling_links=allow_dangling_link,
         )
         return _added(add_note(context, request))
 

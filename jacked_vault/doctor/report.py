@@ -28,10 +28,10 @@ class Report:
 
     @property
     def ok(self) -> bool:
+        """No problem found; warnings (`warnings`) alone never make it false."""
         return not (
             self.invalid_files
             or self.duplicate_ids
-            or self.broken_links
             or self.skipped_symlinks
             or self.uncommitted
             or self.audit_problems
@@ -43,9 +43,25 @@ class Report:
             or self.stale_git_locks
         )
 
+    @property
+    def warnings(self) -> list[dict]:
+        """What deserves a look but needs no repair: each with its code, what it is about, and the fix."""
+        return [
+            {
+                "code": "BROKEN_LINK",
+                "id": link["id"],
+                "missing": link["missing"],
+                "fix": f"{link['id']} links to {link['missing']}, which no store seen from here holds. Nothing to do if that "
+                "note lives in another repo's project store or has not been synced yet; otherwise save a corrected note "
+                f"with `jacked memory add … --supersedes {link['id']}` (notes are never edited in place)",
+            }
+            for link in self.broken_links
+        ]
+
     def to_json(self) -> dict:
         return {
             "ok": self.ok,
+            "warnings": self.warnings,
             "memory_count": self.memory_count,
             "invalid_files": self.invalid_files,
             "duplicate_ids": self.duplicate_ids,
