@@ -56,4 +56,7 @@ def status(ctx: Context) -> dict:
     repo = None
     if ctx.repo is not None:
         repo = {"identity": ctx.repo.identity, "group": ctx.group, "path": str(ctx.repo.root)}
-    return {"vault": vault, "repo": repo}
+    from jacked_vault.capture.queue import queue_counts
+    from jacked_vault.health import hooks_health
+
+    return {"vault": vault, "repo": repo, "hooks": hooks_health(ctx), "captures": queue_counts(store.cache).to_json()}

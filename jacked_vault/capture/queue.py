@@ -48,6 +48,7 @@ PAYLOAD_KEYS = (
     "agent_type",
 )
 _MARKER_NAME = re.compile(r"^[0-9]{20}-[0-9a-f]{16}\.json$")
+MERGE_MARKER_NAME = re.compile(r"^merge-[0-9a-f]{40}\.json$")  # a post-merge capture's (gitflow.merge_capture)
 _UNSAFE_ID = re.compile(r"[^A-Za-z0-9._-]")
 
 
@@ -144,20 +145,43 @@ def enqueue(
 
 @dataclass(frozen=True)
 class QueueCounts:
-    pending: int
-    failed: int
+    """Session and merge captures waiting for a retry, and given up on (in `queue/failed/`)."""
+
+    sessions_pending: int = 0
+    sessions_failed: int = 0
+    merges_pending: int = 0
+    merges_failed: int = 0
+
+    @property
+    def pending(self) -> int:
+        return self.sessions_pending + self.merges_pending
+
+    @property
+    def failed(self) -> int:
+        return self.sessions_failed + self.merges_failed
+
+    def to_json(self) -> dict:
+        return {
+            "pending": self.pending,
+            "failed": self.failed,
+            "sessions": {"pending": self.sessions_pending, "failed": self.sessions_failed},
+            "merges": {"pending": self.merges_pending, "failed": self.merges_failed},
+        }
 
 
 def queue_counts(cache_dir: Path) -> QueueCounts:
-    """Markers waiting and markers given up on (for `brief` warnings and `doctor`)."""
+    """Every capture marker, session and merge, waiting and given up on: the one count that
+    `status`, the brief, doctor and the session-start hook use (only marker names count)."""
 
-    def count(folder: Path) -> int:
+    def count(folder: Path) -> tuple[int, int]:
         try:
-            return sum(1 for n in os.listdir(folder) if _MARKER_NAME.match(n))
+            names = os.listdir(folder)
         except OSError:
-            return 0
+            return 0, 0
+        return sum(1 for n in names if _MARKER_NAME.match(n)), sum(1 for n in names if MERGE_MARKER_NAME.match(n))
 
-    return QueueCounts(count(queue_dir(cache_dir)), count(failed_dir(cache_dir)))
+    (sessions, merges), (sessions_failed, merges_failed) = count(queue_dir(cache_dir)), count(failed_dir(cache_dir))
+    return QueueCounts(sessions, sessions_failed, merges, merges_failed)
 
 
 @dataclass

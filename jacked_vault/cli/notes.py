@@ -18,6 +18,7 @@ from jacked_vault.cli.output import safe, tty_progress
 @memory_app.command()
 def status(ctx: typer.Context, vault: VaultOpt = None, as_json: JsonOpt = False) -> None:
     """Where the vault is, how many notes, remote state, and the repo you are in."""
+    from jacked_vault.health import summary as health_summary
     from jacked_vault.status import status as vault_status
 
     def action():
@@ -32,6 +33,7 @@ def status(ctx: typer.Context, vault: VaultOpt = None, as_json: JsonOpt = False)
                     lines.append("warning: the vault has diverged from its remote; run `jacked memory sync`")
             repo = payload["repo"]
             lines.append(f"repo: {repo['identity']} (group {repo['group']})" if repo else "repo: (not in a git repo)")
+            lines.append(health_summary(payload["hooks"], payload["captures"]))
             return "\n".join(lines)
 
         return payload, human

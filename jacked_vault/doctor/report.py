@@ -25,6 +25,7 @@ class Report:
     quarantine: list[dict] = field(default_factory=list)  # what was set aside (records, informational)
     repaired: list[str] = field(default_factory=list)
     reindexed: bool = False
+    captures: dict = field(default_factory=dict)  # capture.queue.QueueCounts.to_json()
 
     @property
     def ok(self) -> bool:
@@ -56,7 +57,18 @@ class Report:
                 f"with `jacked memory add … --supersedes {link['id']}` (notes are never edited in place)",
             }
             for link in self.broken_links
-        ]
+        ] + (
+            [
+                {
+                    "code": "FAILED_CAPTURES",
+                    "count": self.captures["failed"],
+                    "fix": "captures given up on after their retries are kept in .jacked/queue/failed/ with their last_error "
+                    "(and a line in .jacked/log); once the cause is fixed, move them back to .jacked/queue/ to retry, or delete them",
+                }
+            ]
+            if self.captures.get("failed")
+            else []
+        )
 
     def to_json(self) -> dict:
         return {
@@ -80,4 +92,5 @@ class Report:
             "quarantine": self.quarantine,
             "repaired": self.repaired,
             "reindexed": self.reindexed,
+            "captures": self.captures,
         }

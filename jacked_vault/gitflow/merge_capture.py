@@ -65,6 +65,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
+from jacked_vault.capture.queue import MERGE_MARKER_NAME as _MARKER_NAME
 from jacked_vault.errors import VaultError
 
 DEFAULT_BRANCHES = ("main", "master")
@@ -102,7 +103,6 @@ MAX_LEDGER_BYTES = 1024 * 1024
 MAX_MARKER_BYTES = 64 * 1024
 
 _SHA = re.compile(r"^[0-9a-f]{40}$")
-_MARKER_NAME = re.compile(r"^merge-[0-9a-f]{40}\.json$")
 _GITHUB_MERGE = re.compile(r"^Merge pull request #(\d{1,9}) from (\S+)")
 _SQUASH_PR = re.compile(r"^(?P<title>.*\S)\s+\(#(?P<n>\d{1,9})\)$")
 _BITBUCKET = re.compile(r"\(pull request #(\d{1,9})\)")
@@ -1231,10 +1231,10 @@ def capture_merge_from_hook(vault: str | None, repo_path: str, **kwargs) -> Merg
         if not (ctx.vault_path / ".git").exists():
             return None  # no vault: nowhere to capture or log
         report = capture_merge(ctx, repo_path, lock_wait_s=HOOK_LOCK_WAIT_S, **kwargs)
-        log_line(cache, f"post-merge {report.identity} {report.branch}: {report.summary()} ({(time.monotonic() - started) * 1000:.0f} ms)")
+        log_line(cache, f"post-merge run ok {report.identity} {report.branch}: {report.summary()} ({(time.monotonic() - started) * 1000:.0f} ms)")
         return report
     except BaseException as exc:  # noqa: BLE001 - fail open
         if cache is not None and (cache.parent / ".git").exists():
             code = getattr(exc, "full_code", type(exc).__name__)
-            log_line(cache, f"post-merge {repo_path}: {code}: {getattr(exc, 'message', '')} ({(time.monotonic() - started) * 1000:.0f} ms)")
+            log_line(cache, f"post-merge run failed {repo_path}: {code}: {getattr(exc, 'message', '')} ({(time.monotonic() - started) * 1000:.0f} ms)")
         return None

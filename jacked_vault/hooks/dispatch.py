@@ -15,7 +15,6 @@ gets this far: `cli.main` returns 0 at once, without touching the vault or loggi
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import time
@@ -59,10 +58,9 @@ def spawn_drain(vault: Path) -> None:
 
 
 def _queued(vault: Path) -> bool:
-    try:
-        return any(n.endswith(".json") for n in os.listdir(vault / ".jacked" / "queue"))
-    except OSError:
-        return False
+    from jacked_vault.capture.queue import queue_counts
+
+    return queue_counts(vault / ".jacked").pending > 0
 
 
 def session_start(vault: Path, payload: dict) -> str:

@@ -368,6 +368,14 @@ def _validation_summary(error) -> str:
     return "invalid arguments: " + "; ".join(parts[:10])
 
 
+def _log_run(settings: Settings, what: str) -> None:
+    """One `mcp <harness> <what>` line in the vault's log, when there is a vault (never raises)."""
+    from jacked_vault.store.log import log_line
+
+    if (settings.vault_path / ".git").exists():
+        log_line(settings.vault_path / ".jacked", f"mcp {settings.harness} {what}")
+
+
 def build_server(settings: Settings):
     """The MCPServer with the four tools, strict input schemas, and errors as `is_error` results."""
     from typing import Annotated, Literal
@@ -555,10 +563,20 @@ def build_server(settings: Settings):
                 raise
 
         async def run_stdio_async(self) -> None:
-            """Stdio with every line screened first: a malformed one gets a JSON-RPC error, never silence."""
+            """Stdio with every line screened first: a malformed one gets a JSON-RPC error, never silence.
+            A start and an end line go to the vault's `.jacked/log` (for `status`)."""
             from jacked_vault.mcp.stdio import serve_screened
 
-            await serve_screened(self._lowlevel_server)  # the SDK's own in-memory client reaches it the same way
+            _log_run(settings, "started")
+            ended = "ended (stdin closed)"
+            try:
+                await serve_screened(self._lowlevel_server)  # the SDK's own in-memory client reaches it the same way
+            except BaseException as exc:
+                interrupted = isinstance(exc, KeyboardInterrupt) or "Cancelled" in type(exc).__name__
+                ended = "ended (interrupted)" if interrupted else f"failed {type(exc).__name__}"
+                raise
+            finally:
+                _log_run(settings, ended)
 
     server = JackedMemoryServer(
         name=SERVER_NAME,

@@ -110,6 +110,7 @@ def _last_episodic(index, group: str, identity: str) -> list[str]:
 
 def _warnings(ctx: Context, diag) -> list[str]:
     from jacked_vault.capture.queue import queue_counts
+    from jacked_vault.health import failed_runs
     from jacked_vault.store.git import fast_head
     from jacked_vault.sync.state import OK_RESULTS, read_state
 
@@ -134,6 +135,7 @@ def _warnings(ctx: Context, diag) -> list[str]:
         out.append(f"{counts.pending} capture(s) queued for retry")
     if counts.failed:
         out.append(f"{counts.failed} capture(s) failed (see `jacked memory doctor`)")
+    out += [f"the last {run.name} hook run failed ({run.at}): {run.outcome[:120]}" for run in failed_runs(ctx.vault.cache)]
     return out
 
 
