@@ -30,9 +30,10 @@ class LastRun:
     """One hook's latest run as its log line tells it."""
 
     name: str  # session-start, session-end, pre-compact, drain, post-merge, mcp:<harness>
-    at: str
+    at: str  # to the second: `seq` orders runs within one
     ok: bool
     outcome: str
+    seq: int = 0  # the line's place in the tail read
 
     def to_json(self) -> dict:
         return {"name": self.name, "at": self.at, "ok": self.ok, "outcome": self.outcome}
@@ -48,17 +49,19 @@ def last_runs(cache_dir: Path) -> dict[str, LastRun]:
     except OSError:
         return {}
     runs: dict[str, LastRun] = {}
-    for line in tail.splitlines()[1 if len(tail) >= LOG_TAIL_BYTES else 0 :]:  # the first may be cut
+    lines = tail.splitlines()[1 if len(tail) >= LOG_TAIL_BYTES else 0 :]  # the first may be cut
+    for seq, line in enumerate(lines):
         match = _LINE.match(line)
         if match is None:
             continue
         if match["hook"]:
             rest = match["hook_rest"]
-            run = LastRun(match["hook"], match["at"], not rest.startswith(("error ", "unknown hook")), rest)
+            run = LastRun(match["hook"], match["at"], not rest.startswith(("error ", "unknown hook")), rest, seq)
         elif match["merge"]:
-            run = LastRun("post-merge", match["at"], match["merge"] == "ok", match["merge_rest"])
+            run = LastRun("post-merge", match["at"], match["merge"] == "ok", match["merge_rest"], seq)
         else:
-            run = LastRun(f"mcp:{match['mcp']}", match["at"], match["mcp_state"] != "failed", (match["mcp_state"] + match["mcp_rest"]).strip())
+            state = (match["mcp_state"] + match["mcp_rest"]).strip()
+            run = LastRun(f"mcp:{match['mcp']}", match["at"], match["mcp_state"] != "failed", state, seq)
         runs[run.name] = run
     return runs
 
@@ -81,7 +84,7 @@ def hooks_health(ctx) -> dict:
 
 
 def _latest(runs: list[LastRun]) -> dict | None:
-    return max(runs, key=lambda run: run.at).to_json() if runs else None
+    return max(runs, key=lambda run: run.seq).to_json() if runs else None
 
 
 def _claude_hooks() -> dict:

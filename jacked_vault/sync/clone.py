@@ -17,8 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from jacked_vault.errors import VaultError
+from jacked_vault.store.audit import machine_id
 from jacked_vault.store.layout import VAULT_JSON, Store
 from jacked_vault.sync import remote
+from jacked_vault.sync.state import write_state
 
 CLONE_TIMEOUT_S = 600.0
 REQUIRED = (VAULT_JSON, ".gitignore")
@@ -41,20 +43,19 @@ def clone_vault(url: str, path: Path) -> Cloned:
     path = Path(path).absolute()
     _check_target(path)
     made = _make_parents(path.parent)
-    temp = Path(tempfile.mkdtemp(prefix=f".{path.name[:40]}.jacked-clone-", dir=path.parent))
+    temp: Path | None = None
     try:
+        temp = Path(tempfile.mkdtemp(prefix=f".{path.name[:40]}.jacked-clone-", dir=path.parent))
         _git_clone(url, temp)
         store = Store(temp)
         branch, head, quarantined = _check_out(store)
         notes = _build_index(store)
-        from jacked_vault.store.audit import machine_id
-        from jacked_vault.sync.state import write_state
-
         machine = machine_id(store.cache)
         write_state(temp, "ok", f"cloned from the remote ({head[:10]})")
         os.rename(temp, path)  # replaces an empty folder; anything else in the way stops here
     except BaseException as exc:
-        shutil.rmtree(temp, ignore_errors=True)
+        if temp is not None:
+            shutil.rmtree(temp, ignore_errors=True)
         for folder in reversed(made):
             try:
                 folder.rmdir()
@@ -68,7 +69,7 @@ def clone_vault(url: str, path: Path) -> Cloned:
 
 def _check_target(path: Path) -> None:
     if path.is_symlink() or (path.exists() and not path.is_dir()):
-        raise VaultError("CONFIG", f"{path} exists and is not a folder; choose another --vault")
+        raise VaultError("CONFIG", f"{path} is a symlink or not a folder; choose another --vault")
     if path.is_dir() and any(path.iterdir()):
         what = "a vault" if (path / VAULT_JSON).exists() else "a non-empty folder"
         hint = " (to join it to the remote: `jacked memory remote set URL`, then `jacked memory sync`)" if what == "a vault" else ""
