@@ -43,7 +43,7 @@ import pygit2  # noqa: E402
 
 from jacked_vault.context import Context  # noqa: E402
 from jacked_vault.gitflow.githooks import install_git_hook  # noqa: E402
-from jacked_vault.gitflow.merge_capture import capture_merge  # noqa: E402
+from jacked_vault.capture.merge import capture_merge  # noqa: E402
 
 HOOK_BUDGET_MS = 50.0
 CAPTURE_BUDGET_S = 2.0

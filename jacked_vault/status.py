@@ -24,13 +24,12 @@ def _remote_state(store) -> dict:
     }
     if repo.head_is_unborn or repo.head_is_detached:
         return state
-    branch = repo.branches.local.get(repo.head.shorthand)
-    upstream = branch.upstream if branch is not None else None
-    if upstream is None:
-        if state["remote"]:  # set but never pushed: everything is ahead
+    tracking = repo.references.get(f"refs/remotes/origin/{repo.head.shorthand}")
+    if tracking is None:
+        if state["remote"]:  # set but this branch never pushed: everything is ahead
             state["ahead"] = sum(1 for _ in zip(range(100_000), repo.walk(repo.head.target)))
         return state
-    ahead, behind = repo.ahead_behind(repo.head.target, upstream.target)
+    ahead, behind = repo.ahead_behind(repo.head.target, tracking.target)
     state.update(ahead=ahead, behind=behind, diverged=bool(ahead and behind))
     return state
 
@@ -43,7 +42,7 @@ def status(ctx: Context) -> dict:
         notes = index.count()
     finally:
         index.close()
-    from jacked_vault.sync.state import read_state
+    from jacked_vault.store.sync_state import read_state
 
     last = read_state(store.root)
     vault = {
@@ -56,7 +55,7 @@ def status(ctx: Context) -> dict:
     repo = None
     if ctx.repo is not None:
         repo = {"identity": ctx.repo.identity, "group": ctx.group, "path": str(ctx.repo.root)}
-    from jacked_vault.capture.queue import queue_counts
+    from jacked_vault.store.queue import queue_counts
     from jacked_vault.health import hooks_health
 
     return {"vault": vault, "repo": repo, "hooks": hooks_health(ctx), "captures": queue_counts(store.cache).to_json()}

@@ -23,7 +23,7 @@ from jacked_vault.capture import distiller as distiller_mod
 from jacked_vault.capture.distiller import DEFAULT_COMMAND, DistilledNote, parse_answer, DistillFailure
 from jacked_vault.capture.queue import MAX_TRIES, capture_key, drain, enqueue, queue_counts
 from jacked_vault.capture.guard import parrots
-from jacked_vault.capture.session import capture_session
+from jacked_vault.capture.session import capture_session, retry
 from jacked_vault.capture.transcript import MAX_EXCERPT_BYTES, build_excerpt, read_transcript
 from jacked_vault.context import Context
 from jacked_vault.errors import VaultError
@@ -148,6 +148,10 @@ class Env:
 
     def factory(self, payload: dict) -> Context:
         return Context.create(vault=str(self.vault), cwd=payload.get("cwd"), harness="claude")
+
+    def handlers(self) -> dict:
+        """The queue's handlers as the drain hook builds them (sessions only here)."""
+        return {"session": retry(self.factory)}
 
     def distiller(self, mode: str | None, *, timeout_s: float = 20, record: Path | None = None, command: list | None = None) -> None:
         settings = {}
@@ -637,7 +641,7 @@ def test_enqueue_writes_a_small_marker_without_the_transcript(env: Env):
     payload["extra"] = {"nested": "dropped"}
     marker = enqueue(env.cache, payload)
     data = json.loads(marker.read_text())
-    assert set(data) == {"version", "payload", "key", "tries", "first_seen", "last_try", "last_error"}
+    assert set(data) == {"version", "kind", "payload", "key", "tries", "first_seen", "last_try", "last_error"} and data["kind"] == "session"
     assert "extra" not in data["payload"] and data["tries"] == 0
     assert TOKEN not in marker.read_text() and marker.stat().st_size < 4096
     assert enqueue(env.cache, payload) == marker  # one marker per key
@@ -648,7 +652,7 @@ def test_enqueue_writes_a_small_marker_without_the_transcript(env: Env):
 def test_hook_flow_enqueue_then_drain_captures(env: Env):
     env.distiller("note")
     enqueue(env.cache, env.payload(transcript(env)))
-    report = drain(env.factory, env.cache)
+    report = drain(env.handlers(), env.cache)
     assert (report.attempted, report.done, report.retried, report.failed, report.errors) == (1, 1, 0, 0, 0)
     assert report.pending == 0 and report.failed_total == 0
     assert [s for _, s in env.entries()] == [SENTENCE] and len(env.notes()) == 1
@@ -659,19 +663,18 @@ def test_drain_tries_three_times_then_moves_to_failed(env: Env):
     env.distiller("exit1")
     enqueue(env.cache, env.payload(transcript(env)))
     for attempt in range(1, MAX_TRIES):
-        report = drain(env.factory, env.cache)
+        report = drain(env.handlers(), env.cache)
         assert report.retried == 1 and report.pending == 1
         (marker,) = env.markers()
         assert json.loads(marker.read_text())["tries"] == attempt
-    report = drain(env.factory, env.cache)
+    report = drain(env.handlers(), env.cache)
     assert report.failed == 1 and report.pending == 0 and report.failed_total == 1
     (failed,) = env.markers("failed")
     assert json.loads(failed.read_text())["tries"] == MAX_TRIES
-    counts = queue_counts(env.cache)
-    assert (counts.pending, counts.failed, counts.sessions_failed) == (0, 1, 1)
+    assert queue_counts(env.cache) == queue_counts(env.cache).__class__(pending=0, failed=1)
     assert [s for _, s in env.entries()] == [FALLBACK]  # one entry, whatever the tries
     assert env.log().count("will retry") == MAX_TRIES - 1 and "moved to queue/failed/" in env.log()
-    assert drain(env.factory, env.cache).attempted == 0
+    assert drain(env.handlers(), env.cache).attempted == 0
 
 
 def test_retry_adds_the_note_without_a_second_entry(env: Env):
@@ -680,7 +683,7 @@ def test_retry_adds_the_note_without_a_second_entry(env: Env):
     assert first.retry and first.queued and [s for _, s in env.entries()] == [FALLBACK]
     commits = git(env.vault, "rev-list", "--count", "HEAD")
     env.distiller("note")
-    report = drain(env.factory, env.cache)
+    report = drain(env.handlers(), env.cache)
     assert report.done == 1 and env.markers() == []
     (result,) = report.results
     assert result.entry_path is None and result.note_id
@@ -699,12 +702,12 @@ def test_drain_never_raises_and_never_drops(env: Env):
     def broken(payload):
         raise RuntimeError("cannot build a context")
 
-    report = drain(broken, env.cache)
+    report = drain({"session": retry(broken)}, env.cache)
     assert report.failed == 1 and report.errors == 1 and report.retried == 1
     assert len(env.markers("failed")) == 1 and len(env.markers()) == 1
     assert "unreadable marker" in env.log() and "cannot build a context" in env.log()
-    assert drain(env.factory, env.cache).done == 1
-    assert drain(env.factory, env.tmp / "no-such-cache").attempted == 0
+    assert drain(env.handlers(), env.cache).done == 1
+    assert drain(env.handlers(), env.tmp / "no-such-cache").attempted == 0
 
 
 def test_two_concurrent_drains_process_each_marker_once(env: Env):
@@ -716,9 +719,10 @@ def test_two_concurrent_drains_process_each_marker_once(env: Env):
     script = (
         "import json, sys\n"
         "from jacked_vault.capture.queue import drain\n"
+        "from jacked_vault.capture.session import retry\n"
         "from jacked_vault.context import Context\n"
         "vault = sys.argv[1]\n"
-        "r = drain(lambda p: Context.create(vault=vault, cwd=p.get('cwd'), harness='claude'), vault + '/.jacked')\n"
+        "r = drain({'session': retry(lambda p: Context.create(vault=vault, cwd=p.get('cwd'), harness='claude'))}, vault + '/.jacked')\n"
         "print(json.dumps({'done': r.done, 'busy': r.busy, 'errors': r.errors, 'attempted': r.attempted}))\n"
     )
     procs = [
@@ -734,27 +738,27 @@ def test_two_concurrent_drains_process_each_marker_once(env: Env):
 
 
 def test_concurrent_capture_of_one_key_is_refused(env: Env):
-    from jacked_vault.capture.session import _key_lock
+    from jacked_vault.capture.session import key_lock
 
     env.distiller("null")
     payload = env.payload(transcript(env))
     key = capture_key(payload)
-    with _key_lock(env.cache, key) as held:
-        assert held
+    with key_lock(env.cache, key) as held:
+        assert held is not None
         assert capture_session(env.ctx(), payload).skipped == "in-progress"
         marker = enqueue(env.cache, payload)
-        report = drain(env.factory, env.cache)
+        report = drain(env.handlers(), env.cache)
         assert report.busy == 1 and marker.exists() and json.loads(marker.read_text())["tries"] == 0
-    assert drain(env.factory, env.cache).done == 1 and len(env.entries()) == 1
+    assert drain(env.handlers(), env.cache).done == 1 and len(env.entries()) == 1
 
 
 def test_drain_entry_time_is_when_the_session_ended(env: Env):
     env.distiller("null")
     marker = enqueue(env.cache, env.payload(transcript(env)))
     data = json.loads(marker.read_text())
-    data["first_seen"] = "2024-02-29T12:34:56.000000Z"
+    data["first_seen"] = "2024-02-29T12:34:56.000Z"
     marker.write_text(json.dumps(data))
-    drain(env.factory, env.cache)
+    drain(env.handlers(), env.cache)
     days = list(env.vault.glob("groups/*/episodic/*/today-*.md"))
     from datetime import datetime, timezone
 

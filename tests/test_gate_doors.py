@@ -148,7 +148,7 @@ def door_pre_compact(world: World, text: str) -> str:
 
 
 def door_post_merge(world: World, text: str) -> str:
-    from jacked_vault.gitflow.merge_capture import capture_merge
+    from jacked_vault.capture.merge import capture_merge
 
     git(world.repo, "checkout", "-q", "-b", "feat")
     (world.repo / "f.txt").write_text("f\n")

@@ -12,6 +12,7 @@ import anyio
 import pytest
 
 from conftest import make_repo, run_cli
+from jacked_vault.store.queue import enqueue
 
 SHA = "0123456789abcdef0123456789abcdef01234567"
 
@@ -40,14 +41,18 @@ def test_an_empty_failed_folder_counts_nothing_and_failed_merge_captures_count(m
     failed = vault / ".jacked" / "queue" / "failed"
     failed.mkdir(parents=True)
     status = run_cli("memory", "status", "--json", vault=vault, cwd=repo).json
-    assert status["captures"] == {"pending": 0, "failed": 0, "sessions": {"pending": 0, "failed": 0}, "merges": {"pending": 0, "failed": 0}}
+    nothing = {"pending": 0, "failed": 0}
+    assert status["captures"] == {**nothing, "by_kind": {"session": nothing, "merge": nothing}}
     assert not any("capture" in w for w in _warnings(vault, repo))
     _hook("session-start", vault, repo)
     assert "drain-started" not in (vault / ".jacked" / "log").read_text()
-    (failed / f"merge-{SHA}.json").write_text("{}")
-    (vault / ".jacked" / "queue" / f"merge-{SHA[::-1]}.json").write_text("{}")
+    cache = vault / ".jacked"
+    merge = {"repo": str(repo), "identity": "github.com/acme/api", "commit": SHA, "merge_kind": "merge", "branch": "main"}
+    gave_up = enqueue(cache, merge, kind="merge", key=f"merge:{SHA}", tries=5, error="JACKED_MEMORY_LOCKED")
+    gave_up.rename(failed / gave_up.name)
+    enqueue(cache, {**merge, "commit": SHA[::-1]}, kind="merge", key=f"merge:{SHA[::-1]}", tries=1)
     captures = run_cli("memory", "status", "--json", vault=vault, cwd=repo).json["captures"]
-    assert captures == {"pending": 1, "failed": 1, "sessions": {"pending": 0, "failed": 0}, "merges": {"pending": 1, "failed": 1}}
+    assert captures == {"pending": 1, "failed": 1, "by_kind": {"session": nothing, "merge": {"pending": 1, "failed": 1}}}
     assert {"1 capture(s) queued for retry", "1 capture(s) failed (see `jacked memory doctor`)"} <= set(_warnings(vault, repo))
     doctor = run_cli("memory", "doctor", "--json", vault=vault)
     assert doctor.code == 0 and doctor.json["ok"] is True and doctor.json["captures"]["failed"] == 1
@@ -55,7 +60,7 @@ def test_an_empty_failed_folder_counts_nothing_and_failed_merge_captures_count(m
 
 
 def test_status_shows_what_is_installed_and_how_each_hook_last_ran(machine, tmp_path: Path):
-    from jacked_vault.gitflow.merge_capture import capture_merge_from_hook
+    from jacked_vault.capture.merge import capture_merge_from_hook
 
     vault, repo = machine
     before = run_cli("memory", "status", "--json", vault=vault, cwd=repo).json["hooks"]

@@ -288,7 +288,7 @@ def test_cli_install_status_uninstall(tmp_path, vault_path):
     usage = jacked("memory", "hooks", "install", "--json", cwd=work, vault=vault_path)
     assert usage.returncode == 2 and json.loads(usage.stdout)["error"]["code"] == "JACKED_MEMORY_USAGE"
     bad = jacked("memory", "hooks", "install", "--mcp", "vscode", "--json", cwd=work, vault=vault_path)
-    assert bad.returncode == 2 and "vscode" in json.loads(bad.stdout)["error"]["message"]
+    assert bad.returncode == 2 and "use one of claude" in json.loads(bad.stdout)["error"]["message"]
     two = jacked("memory", "hooks", "install", "--mcp", "claude", "--mcp", "cursor", "--config", str(config), "--json", cwd=work, vault=vault_path)
     assert two.returncode == 2
     assert config.read_text() == original

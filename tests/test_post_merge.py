@@ -23,7 +23,7 @@ from conftest import cli_env, make_repo, run_cli, write_machine_config
 from jacked_vault.context import Context
 from jacked_vault.document import parse_note
 from jacked_vault.errors import VaultError
-from jacked_vault.gitflow import merge_capture
+from jacked_vault.capture.merge import walk as merge_walk
 from jacked_vault.gitflow.githooks import (
     LEGACY_SUFFIX,
     MARKER,
@@ -32,7 +32,7 @@ from jacked_vault.gitflow.githooks import (
     render_hook,
     uninstall_git_hook,
 )
-from jacked_vault.gitflow.merge_capture import capture_merge
+from jacked_vault.capture.merge import capture_merge
 
 GH_TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
 AWS_KEY = "AKIA" + "Q3EGRQ5KZ7WXN2PL"
@@ -669,8 +669,9 @@ def test_a_failed_create_is_queued_and_retried_by_the_next_capture(world: World)
     with store_lock(world.vault / ".jacked"):
         [outcome] = capture_merge(world.ctx(), world.repo).outcomes
     assert outcome.action == "queued" and "LOCKED" in outcome.reason
-    marker = world.vault / ".jacked" / "queue" / f"merge-{sha}.json"
-    assert json.loads(marker.read_text())["commit"] == sha and not world.notes()
+    (marker,) = (world.vault / ".jacked" / "queue").glob("*.json")
+    data = json.loads(marker.read_text())
+    assert (data["kind"], data["payload"]["commit"]) == ("merge", sha) and not world.notes()
 
     later = capture_merge(world.ctx(), world.repo)  # nothing new on the branch, but the queue is retried
     assert [o.action for o in later.retried] == ["created"] and not marker.exists()
@@ -745,4 +746,4 @@ def test_group_repo_paths_finds_the_group_repos_under_the_roots(world: World):
     ctx = world.ctx()
     assert group_repo_paths(ctx, "acme") == [world.repo.resolve()]
     assert group_repo_paths(ctx, "web") == [other.resolve()]
-    assert merge_capture.DEFAULT_BRANCHES == ("main", "master")
+    assert merge_walk.DEFAULT_BRANCHES == ("main", "master")

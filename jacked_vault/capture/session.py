@@ -20,7 +20,6 @@ the same key at once.
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import json
 import os
@@ -33,7 +32,7 @@ from pathlib import Path
 from jacked_vault.capture.distiller import Answer, DistilledNote, DistillFailure, build_prompt, distill, resolve_distiller
 from jacked_vault.capture.guard import parrots
 from jacked_vault.capture.queue import capture_key, enqueue, log_line
-from jacked_vault.capture.transcript import Transcript, build_excerpt, clean_text, display_path, read_transcript
+from jacked_vault.capture.transcript import Transcript, build_excerpt, display_path, read_transcript
 from jacked_vault.errors import VaultError
 
 EVENTS = {"SessionEnd": "session-end", "PreCompact": "pre-compact"}
@@ -92,54 +91,23 @@ def _hash(key: str) -> str:
     return hashlib.sha256(key.encode("utf-8", "replace")).hexdigest()[:32]
 
 
-@contextmanager
-def _key_lock(cache: Path, key: str) -> Iterator[bool]:
-    """Hold a lock on `key` (flock on `.jacked/capturing/<hash>.lock`); yields False if taken."""
-    folder = cache / LOCK_DIR
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{_hash(key)}.lock"
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            yield False
-            return
-        try:
-            live = os.stat(path, follow_symlinks=False)
-        except FileNotFoundError:
-            live = None
-        held = os.fstat(fd)
-        if live is None or (live.st_ino, live.st_dev) != (held.st_ino, held.st_dev):
-            yield False  # the holder before us removed it and someone made a new one
-            return
-        try:
-            yield True
-        finally:
-            try:
-                os.unlink(path)  # while still locked, so the name never outlives the lock
-            except FileNotFoundError:
-                pass
-    finally:
-        os.close(fd)
+def key_lock(cache: Path, key: str):
+    """One capture of `key` at a time: a claim on `.jacked/capturing/<hash>.lock` (None if taken)."""
+    from jacked_vault.store.lock import claim
+
+    return claim(cache / LOCK_DIR / f"{_hash(key)}.lock", create=True)
 
 
 @contextmanager
 def _ledger(cache: Path) -> Iterator[dict]:
     """The capture ledger under its lock: {key: {"entry", "pending", "note", "at"}}; saved on exit."""
-    from jacked_vault.safety import fsio
+    from jacked_vault.store.lock import store_lock
+    from jacked_vault.store.statefile import read_json, write_json
 
-    cache.mkdir(parents=True, exist_ok=True)
-    fd = os.open(cache / LEDGER_LOCK, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        keys: dict = {}
-        try:
-            raw = fsio.read_optional(cache, LEDGER, max_bytes=MAX_LEDGER_BYTES)
-            data = json.loads(raw.decode("utf-8")) if raw else {}
-            if isinstance(data, dict) and isinstance(data.get("keys"), dict):
-                keys = data["keys"]
-        except (OSError, ValueError, VaultError):
+    with store_lock(cache, name=LEDGER_LOCK):
+        data = read_json(cache / LEDGER, MAX_LEDGER_BYTES) or {}
+        keys = data["keys"] if isinstance(data.get("keys"), dict) else {}
+        if data and not isinstance(data.get("keys"), dict):
             log_line(cache, f"capture: {LEDGER} unreadable; starting a new one")
         before = json.dumps(keys, sort_keys=True)
         yield keys
@@ -147,9 +115,7 @@ def _ledger(cache: Path) -> Iterator[dict]:
             if len(keys) > MAX_LEDGER_KEYS:
                 newest = sorted(keys, key=lambda k: str(keys[k].get("at", "")))[-MAX_LEDGER_KEYS:]
                 keys = {k: keys[k] for k in newest}
-            fsio.replace_file(cache, LEDGER, (json.dumps({"version": 1, "keys": keys}, indent=1, sort_keys=True) + "\n").encode())
-    finally:
-        os.close(fd)
+            write_json(cache / LEDGER, {"version": 1, "keys": keys})
 
 
 def _ledger_get(cache: Path, key: str) -> dict | None:
@@ -159,17 +125,14 @@ def _ledger_get(cache: Path, key: str) -> dict | None:
 
 
 def _ledger_set(cache: Path, key: str, **fields: object) -> None:
+    from jacked_vault.document.timestamps import utc_now
+
     with _ledger(cache) as keys:
         current = keys.get(key) if isinstance(keys.get(key), dict) else {}
-        keys[key] = {**current, **fields, "at": datetime.now().astimezone().isoformat(timespec="seconds")}
+        keys[key] = {**current, **fields, "at": utc_now()}
 
 
 # --- the deterministic sentence and the parrot check ------------------------------------------
-
-
-def _one_line(text: str, limit: int) -> str:
-    text = " ".join(clean_text(text).split()).replace('"', "'")
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
 def fallback_sentence(transcript: Transcript, branch: str, cwd: str | None) -> str:
@@ -178,20 +141,20 @@ def fallback_sentence(transcript: Transcript, branch: str, cwd: str | None) -> s
     Nothing the person typed is copied: a pasted message may carry instructions (or a secret),
     and the next session's brief would show it.
     """
-    from jacked_vault.safety.secrets import scan_text
+    from jacked_vault.capture.redact import clean_line, unsafe_kinds
 
     edited = [p for p, was_edited in transcript.files if was_edited]
     verb, paths = ("edited", edited) if edited else ("touched", [p for p, _ in transcript.files])
-    shown = [_one_line(display_path(p, cwd), MAX_FILE_CHARS) for p in paths[-MAX_FILES_SHOWN:]]
+    shown = [clean_line(display_path(p, cwd), MAX_FILE_CHARS) for p in paths[-MAX_FILES_SHOWN:]]
     files = f"{verb} {', '.join(shown)}" + (f" (+{len(paths) - len(shown)} more)" if len(paths) > len(shown) else "") if shown else ""
     asked = f" ({transcript.human_count} requests)" if transcript.human_count else ""
-    head = f"Worked on {_one_line(branch, 120)}"
+    head = f"Worked on {clean_line(branch, 120)}"
     candidates = [
         head + (f": {files}" if files else "") + asked,
         head + asked,  # a file name looked like a secret
     ]
     for sentence in candidates:
-        if not scan_text(sentence):
+        if not unsafe_kinds(sentence):
             return sentence
     return "Worked in a Claude Code session"
 
@@ -278,8 +241,8 @@ def capture_session(
     cache = store.cache
     key = key or capture_key(payload)
     result = CaptureResult(key=key, event=event)
-    with _key_lock(cache, key) as held:
-        if not held:
+    with key_lock(cache, key) as held:
+        if held is None:
             result.skipped = "in-progress"
             return result
         prior = _ledger_get(cache, key)
@@ -367,3 +330,28 @@ def _capture(ctx, payload: dict, result: CaptureResult, transcript: Transcript, 
             log_line(cache, f"capture {result.key}: distilled note refused ({result.note_refused})")
     if prior is not None or (answer is not None and answer.note is not None):
         _ledger_set(cache, result.key, pending=result.retry, **({"note": result.note_id} if result.note_id else {}))
+
+
+def retry(ctx_factory):
+    """The queue's handler for session markers: capture again (the entry once, the note if it is
+    still pending). `ctx_factory(payload)` builds the Context for the payload's `cwd`."""
+    from jacked_vault.capture.queue import Attempt
+
+    def handle(marker: dict) -> Attempt:
+        payload = marker["payload"]
+        result = capture_session(ctx_factory(payload), payload, key=marker["key"], when=_first_seen(marker), enqueue_retry=False)
+        if result.skipped == "in-progress":
+            return Attempt(result, busy=True)
+        return Attempt(result, error=f"distiller {result.fallback}" if result.retry else None)
+
+    return handle
+
+
+def _first_seen(marker: dict) -> datetime | None:
+    """The local time the session ended (the marker's first_seen), for the entry's header."""
+    from jacked_vault.document.timestamps import parse_timestamp
+
+    try:
+        return parse_timestamp(marker.get("first_seen")).astimezone()
+    except VaultError:
+        return None

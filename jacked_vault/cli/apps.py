@@ -98,4 +98,4 @@ def time_option(value: str | None, option: str) -> str | None:
     try:
         return normalise_timestamp(value)
     except VaultError:
-        raise VaultError("USAGE", f"{option}: {value!r} is not a date or an ISO 8601 time") from None
+        raise VaultError("USAGE", f"{option}: not a date or an ISO 8601 time (like 2026-12-01 or 2026-12-01T17:30:00Z)") from None

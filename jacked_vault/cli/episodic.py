@@ -20,7 +20,7 @@ def _parse_day(text: str | None):
     try:
         return date.fromisoformat(text)
     except ValueError:
-        raise VaultError("USAGE", f"--today {text!r} is not a date (YYYY-MM-DD)") from None
+        raise VaultError("USAGE", "--today is not a date (YYYY-MM-DD)") from None
 
 
 def _rollup_text(payload: dict) -> str:

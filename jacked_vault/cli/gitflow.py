@@ -49,7 +49,7 @@ def capture_merge_command(
 ) -> None:
     """Turn the merges new on a configured branch (git config jacked.branches, default main/master)
     into candidate decision notes, once per merge commit."""
-    from jacked_vault.gitflow.merge_capture import capture_merge, capture_merge_from_hook
+    from jacked_vault.capture.merge import capture_merge, capture_merge_from_hook
 
     kwargs = dict(
         merge_commit=commit or None,

@@ -8,7 +8,6 @@ from typing import Any
 
 import typer
 
-from jacked_vault.cli import hooks  # noqa: F401  (registers `jacked memory hooks`)
 from jacked_vault.cli.apps import JsonOpt, VaultOpt, memory_app
 from jacked_vault.cli.output import emit_error
 from jacked_vault.errors import VaultError
@@ -51,7 +50,7 @@ def mcp_family(
     names = list(dict.fromkeys(h.strip().lower() for h in harnesses))
     for name in names:
         if name not in reg.HARNESSES:
-            raise VaultError("USAGE", f"--mcp {name!r}: use one of {', '.join(reg.HARNESSES)}")
+            raise VaultError("USAGE", f"--mcp: use one of {', '.join(reg.HARNESSES)}")
     if config and len(names) > 1:
         raise VaultError("USAGE", "--config names one file: give it with a single --mcp HARNESS")
     vault_path = resolve_vault_path(vault or (ctx.obj or {}).get("vault"))

@@ -279,7 +279,7 @@ def log(
     as_json: JsonOpt = False,
 ) -> None:
     """The vault's git history, or one note's (its create and every transition)."""
-    from jacked_vault.store.history import note_history
+    from jacked_vault.recall.history import note_history
 
     def action():
         path, entries = note_history(context_for(ctx, vault), note_id, limit)

@@ -25,7 +25,7 @@ class Report:
     quarantine: list[dict] = field(default_factory=list)  # what was set aside (records, informational)
     repaired: list[str] = field(default_factory=list)
     reindexed: bool = False
-    captures: dict = field(default_factory=dict)  # capture.queue.QueueCounts.to_json()
+    captures: dict = field(default_factory=dict)  # store.queue.QueueCounts.to_json()
 
     @property
     def ok(self) -> bool:

@@ -275,11 +275,11 @@ def _subdirs(root, rel: str, skipped: list[dict]) -> list[str]:
 def episodic_folders(store: Store, group: str | None, repo: str | None) -> tuple[list[tuple[str, str]], list[dict]]:
     """(group, store-relative folder) for every repo episodic folder in scope, and what was skipped."""
     if group is not None and not _SLUG.match(group):
-        raise VaultError("USAGE", f"--group {group!r} is not a group name")
+        raise VaultError("USAGE", "--group is not a group name (a slug: a-z, 0-9, . _ -)")
     slug = None
     if repo is not None:
         if not _IDENTITY.match(repo):
-            raise VaultError("USAGE", f"--repo {repo!r} is not a repo identity (like github.com/acme/api)")
+            raise VaultError("USAGE", "--repo is not a repo identity (like github.com/acme/api)")
         slug = repo.replace("/", "__")
     skipped: list[dict] = []
     groups = [group] if group is not None else _subdirs(store.root, GROUPS_DIR, skipped)

@@ -28,7 +28,7 @@ def _identity_of(repo: str) -> str:
         return info.identity
     identity = repo.strip().lower()
     if len(identity) > 255 or not REPO_RE.fullmatch(identity):
-        raise VaultError("VALIDATION", f"{repo!r} is neither an existing path nor a repo identity like github.com/owner/repo")
+        raise VaultError("VALIDATION", "the repo is neither an existing path nor a repo identity like github.com/owner/repo")
     return identity
 
 
@@ -72,7 +72,7 @@ def map_repo(ctx: Context, repo: str, group: str) -> Mapped:
     from jacked_vault.document import SLUG_RE
 
     if not SLUG_RE.fullmatch(group):
-        raise VaultError("VALIDATION", f"group name {group!r} is not a slug (a-z, 0-9, . _ -; at most 64)")
+        raise VaultError("VALIDATION", "the group name is not a slug (a-z, 0-9, . _ -; at most 64)")
     identity = _identity_of(repo)
     config = copy.deepcopy(_shared_config(ctx))
     groups = config.setdefault("groups", {})

@@ -15,6 +15,7 @@ gets this far: `cli.main` returns 0 at once, without touching the vault or loggi
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -58,7 +59,7 @@ def spawn_drain(vault: Path) -> None:
 
 
 def _queued(vault: Path) -> bool:
-    from jacked_vault.capture.queue import queue_counts
+    from jacked_vault.store.queue import queue_counts
 
     return queue_counts(vault / ".jacked").pending > 0
 
@@ -94,14 +95,17 @@ def session_capture(vault: Path, payload: dict) -> str:
 
 
 def drain(vault: Path, payload: dict) -> str:
+    from jacked_vault.capture import merge, session
     from jacked_vault.capture.queue import drain as drain_queue
     from jacked_vault.context import Context
-    from jacked_vault.gitflow.merge_capture import retry_queued_merges
 
-    report = drain_queue(lambda item: Context.for_payload(item, vault=str(vault), harness=HARNESS), vault / ".jacked")
-    merges = retry_queued_merges(vault)
+    handlers = {
+        "session": session.retry(lambda item: Context.for_payload(item, vault=str(vault), harness=HARNESS)),
+        "merge": merge.retry(vault),
+    }
+    report = drain_queue(handlers, vault / ".jacked")
     rolled = _rollup(vault)
-    return f"drained {report}; merge retries {len(merges)}; {rolled}"
+    return f"drained {report}; {rolled}"
 
 
 def _rollup(vault: Path) -> str:

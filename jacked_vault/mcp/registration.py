@@ -133,7 +133,7 @@ def _project_root(cwd: Path | None) -> Path:
 
 def _check_harness(harness: str) -> None:
     if harness not in HARNESSES:
-        raise VaultError("USAGE", f"unknown harness {harness!r}: use one of {', '.join(HARNESSES)}")
+        raise VaultError("USAGE", f"unknown harness: use one of {', '.join(HARNESSES)}")
 
 
 # -- the entries ----------------------------------------------------------------------------------
@@ -231,15 +231,11 @@ def _real(path: Path) -> Path:
 
 
 def _read(path: Path) -> str | None:
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read(MAX_CONFIG_BYTES + 1)
-    except FileNotFoundError:
+    from jacked_vault.safety import fsio
+
+    data = fsio.read_capped(path, MAX_CONFIG_BYTES)
+    if data is None:
         return None
-    except OSError as exc:
-        raise VaultError("CONFIG", f"cannot read {path}: {exc.strerror}") from None
-    if len(data) > MAX_CONFIG_BYTES:
-        raise VaultError("CONFIG", f"{path} is over {MAX_CONFIG_BYTES} bytes; not editing it")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:

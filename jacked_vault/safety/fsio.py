@@ -31,7 +31,7 @@ def split_relative(rel: str | PurePosixPath) -> tuple[str, ...]:
     text = str(rel)
     parts = tuple(text.split("/"))
     if not text or text.startswith("/") or any(p in ("", ".", "..") or "\x00" in p for p in parts):
-        raise VaultError("UNSAFE_PATH", f"path {text!r} escapes its scope root")
+        raise VaultError("UNSAFE_PATH", "a path escapes its scope root (absolute, `..`, `.` or an empty part)")
     return parts
 
 
@@ -182,6 +182,21 @@ def read_stream(fd: int, limit: int) -> bytes:
         chunks.append(chunk)
         size += len(chunk)
     return b"".join(chunks)
+
+
+def read_capped(path: Path, max_bytes: int) -> bytes | None:
+    """A person's own file outside any scope root (a config, possibly a symlinked dotfile):
+    None when missing; CONFIG when unreadable or over `max_bytes` (checked before reading it all)."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(max_bytes + 1)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise VaultError("CONFIG", f"{path}: cannot be read ({exc.strerror})") from None
+    if len(data) > max_bytes:
+        raise VaultError("CONFIG", f"{path}: over the {max_bytes}-byte cap; not reading it")
+    return data
 
 
 def remove_file(root: Path, rel: str) -> None:

@@ -77,11 +77,16 @@ CREATE TABLE IF NOT EXISTS roots(prefix TEXT PRIMARY KEY, truncated INTEGER NOT 
 CREATE VIRTUAL TABLE IF NOT EXISTS docs_fts USING fts5(
     title, tags, body, tokenize = 'porter unicode61 remove_diacritics 2'
 );
+-- search/ranking.py: each document's analysed fields, and their totals; kept with every add and removal
+CREATE VIRTUAL TABLE IF NOT EXISTS docs_terms USING fts5(title, tags, body, tokenize = 'ascii');
+CREATE TABLE IF NOT EXISTS terms_stats(
+    id INTEGER PRIMARY KEY CHECK (id = 0), docs INTEGER NOT NULL, title INTEGER NOT NULL, tags INTEGER NOT NULL, body INTEGER NOT NULL
+);
 """
 
 # Any change to the DDL changes the version, so an old index file is rebuilt, never half-migrated.
 SCHEMA_VERSION = hashlib.sha256(_DDL.encode()).hexdigest()[:16]
-_TABLES = ("docs", "links", "problems", "tombstones", "roots", "docs_fts", "meta")
+_TABLES = ("docs", "links", "problems", "tombstones", "roots", "docs_fts", "docs_terms", "terms_stats", "meta")
 
 
 def root_of(store: Store, rel: str) -> str:
@@ -217,7 +222,7 @@ class SearchIndex:
             raise
 
     def _clear(self) -> None:
-        for table in ("docs", "links", "problems", "tombstones", "roots", "docs_fts"):
+        for table in _TABLES[:-1]:  # all but meta
             self.db.execute(f"DELETE FROM {table}")
 
     def _index_tree(self, repo, tree) -> None:
@@ -311,9 +316,12 @@ class SearchIndex:
         db = self.db
         row = db.execute("SELECT rowid FROM docs WHERE path=?", (rel,)).fetchone()
         if row:
+            from jacked_vault.search import ranking
+
             db.execute("DELETE FROM docs WHERE rowid=?", row)
             db.execute("DELETE FROM docs_fts WHERE rowid=?", row)
             db.execute("DELETE FROM links WHERE src=?", row)
+            ranking.remove_doc(db, row[0])
         db.execute("DELETE FROM problems WHERE path=?", (rel,))
         db.execute("DELETE FROM tombstones WHERE source=?", (rel,))
 
@@ -403,6 +411,9 @@ class SearchIndex:
         )
         rowid = cur.lastrowid
         db.execute("INSERT INTO docs_fts(rowid, title, tags, body) VALUES(?,?,?,?)", (rowid, entry.title, " ".join(entry.tags), entry.body))
+        from jacked_vault.search import ranking
+
+        ranking.add_doc(db, rowid, entry.title, entry.tags, entry.body)
         db.executemany("INSERT INTO links(src, dst) VALUES(?,?)", [(rowid, dst) for dst in entry.links])
         if entry.status == "rejected" and thash:
             db.execute("INSERT OR IGNORE INTO tombstones(hash, source) VALUES(?, ?)", (thash, rel))
@@ -454,17 +465,17 @@ class SearchIndex:
         ).fetchall()
         return rows, total
 
-    def top_decisions(self, group: str | None, limit: int, viewer: Viewer) -> list[tuple[str, str, str, list[str]]]:
-        """Decisions of a group that `viewer` may see, most linked first: (title, path, summary, tags)."""
+    def top_decisions(self, group: str | None, limit: int, viewer: Viewer) -> list[tuple[str, str, str, str]]:
+        """Decisions of a group that `viewer` may see, most linked first: (title, path, summary, trust)."""
         policy, params = viewer.where()
         rows = self.db.execute(
-            "SELECT d.title, d.path, d.summary, d.tags,"
+            "SELECT d.title, d.path, d.summary, d.trust,"
             " (SELECT COUNT(*) FROM links l JOIN docs s ON s.rowid = l.src WHERE l.dst = d.id AND s.status='active') AS inbound"
             f" FROM docs d WHERE d.tier='note' AND d.kind='decision' AND d.grp IS ? AND {policy}"
             " ORDER BY inbound DESC, d.updated_at DESC, d.id LIMIT ?",
             (group, *params, limit),
         ).fetchall()
-        return [(title, path, summary, json.loads(tags)) for title, path, summary, tags, _ in rows]
+        return [(title, path, summary, trust) for title, path, summary, trust, _ in rows]
 
     def diagnostics(self) -> Diagnostics:
         truncated = self.db.execute("SELECT 1 FROM roots WHERE truncated=1 LIMIT 1").fetchone() is not None

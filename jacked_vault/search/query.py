@@ -54,37 +54,23 @@ class Filters:
         return " AND ".join(clauses), extra
 
 
-def fts_query(text: str, operator: str) -> str | None:
-    """Quote every token so user text is never FTS syntax; None if nothing searchable is left."""
-    tokens = ['"' + token.replace('"', '""') + '"' for token in text.split() if any(c.isalnum() for c in token)]
-    return f" {operator} ".join(tokens) if tokens else None
-
-
 def one_line(text: str) -> str:
     return " ".join(text.split())
 
 
 def run_search(index, text: str, filters: Filters) -> list:
-    """BM25 (title and tags weighted over body), AND first, OR when AND finds nothing."""
+    """Ranked by `search.ranking` (BM25F over FTS5 candidates, any query word); no words: newest first."""
     where, params = filters.where()
     prefer = filters.prefer_group or ""
     db = index.db
-    if fts_query(text, "AND") is None:
+    if not any(c.isalnum() for c in text):
         sql = (
             f"SELECT {COLUMNS}, 0.0, substr(f.body, 1, 160) FROM docs d JOIN docs_fts f ON f.rowid = d.rowid"
             f" WHERE {where} ORDER BY (d.grp IS ?) DESC, d.updated_at DESC, d.id LIMIT ?"
         )
         rows = db.execute(sql, (*params, prefer, filters.limit)).fetchall()
         return [index.doc(r[:N_COLUMNS], r[N_COLUMNS], one_line(r[N_COLUMNS + 1])) for r in rows]
-    for operator in ("AND", "OR"):
-        sql = (
-            f"SELECT {COLUMNS}, -bm25(docs_fts, 10.0, 5.0, 1.0) AS score,"
-            " snippet(docs_fts, -1, '**', '**', '…', 24)"
-            " FROM docs_fts JOIN docs d ON d.rowid = docs_fts.rowid"
-            f" WHERE docs_fts MATCH ? AND {where}"
-            " ORDER BY round(score, 6) DESC, (d.grp IS ?) DESC, d.updated_at DESC, d.id LIMIT ?"
-        )
-        rows = db.execute(sql, (fts_query(text, operator), *params, prefer, filters.limit)).fetchall()
-        if rows:
-            return [index.doc(r[:N_COLUMNS], round(r[N_COLUMNS], 6), one_line(r[N_COLUMNS + 1])) for r in rows]
-    return []
+    from jacked_vault.search import ranking
+
+    hits = ranking.search(db, text, COLUMNS, where, params, prefer, filters.limit)
+    return [index.doc(row, score, one_line(excerpt)) for row, score, excerpt in hits]

@@ -94,7 +94,9 @@ class PendingAudit:
 
 def stage(root: Path, machine: str, events: list[AuditEvent]) -> PendingAudit:
     """Build the new content of this month's audit file with `events` appended to the chain."""
-    month = events[0].ts[:7]
+    from jacked_vault.document.timestamps import utc_now
+
+    month = utc_now()[:7]  # the month of the write, not of the event: the chain follows write order
     rel = f"{AUDIT_DIR}/{machine}/{month}.jsonl"
     before = fsio.read_optional(root, rel, max_bytes=MAX_AUDIT_FILE)
     prev = _previous_hash(root, machine, rel, before)

@@ -116,15 +116,9 @@ class ConfigRead:
 def _machine_config() -> tuple[Any, bytes] | None:
     """The machine config (the person's own file: a symlinked dotfile is fine here)."""
     path = machine_config_path()
-    try:
-        with open(path, "rb") as handle:
-            raw = handle.read(MAX_CONFIG_BYTES + 1)
-    except FileNotFoundError:
+    raw = fsio.read_capped(path, MAX_CONFIG_BYTES)
+    if raw is None:
         return None
-    except OSError as exc:
-        raise VaultError("CONFIG", f"{path}: cannot be read ({exc.strerror})") from None
-    if len(raw) > MAX_CONFIG_BYTES:
-        raise VaultError("CONFIG", f"{path}: over the {MAX_CONFIG_BYTES}-byte cap")
     try:
         data = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError):

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import os
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -266,16 +265,19 @@ def quarantine(store: Store, rel: str, data: bytes, reason: str, source: str) ->
     from jacked_vault.safety import fsio
     from jacked_vault.store.audit import content_hash
 
+    from jacked_vault.document.timestamps import utc_now
+
     folder = store.cache / QUARANTINE_DIR
     os.makedirs(folder, exist_ok=True)
     sha = content_hash(data)
-    name = f"{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}-{sha[:12]}-{rel.replace('/', '__')[-120:]}"
+    now = utc_now()
+    name = f"{now.replace(':', '').replace('-', '')}-{sha[:12]}-{rel.replace('/', '__')[-120:]}"
     try:
         fsio.create_file(folder, name, data)
     except VaultError as exc:
         if exc.code != "EXISTS":
             raise
-    record = {"at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "path": rel, "sha256": sha, "reason": reason, "source": source, "file": name}
+    record = {"at": now, "path": rel, "sha256": sha, "reason": reason, "source": source, "file": name}
     _append_line(folder / "records.jsonl", json.dumps(record, ensure_ascii=False))
     return name
 

@@ -1,4 +1,10 @@
-"""The store lock: one writer at a time, released by the kernel if the holder dies."""
+"""Locks: the one place jacked takes `flock`, released by the kernel if the holder dies.
+
+- `store_lock`: a named lock in a store's `.jacked/` (the write lock, the merge-capture lock, a
+  ledger's lock), waited for up to a timeout, then LOCKED.
+- `claim`: try once to hold one file (a queue marker, a per-key lock file); yields None when
+  another process holds it, or when the name no longer points at the inode that was locked.
+"""
 
 from __future__ import annotations
 
@@ -12,13 +18,14 @@ from pathlib import Path
 from jacked_vault.errors import VaultError
 
 DEFAULT_TIMEOUT_S = 30.0
+_FLAGS = os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
 @contextmanager
 def store_lock(cache_dir: Path, timeout_s: float = DEFAULT_TIMEOUT_S, *, name: str = "lock") -> Iterator[None]:
     """Hold `<cache>/<name>` (flock) for the block; LOCKED after `timeout_s` of waiting."""
     os.makedirs(cache_dir, exist_ok=True)
-    fd = os.open(cache_dir / name, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+    fd = os.open(cache_dir / name, _FLAGS | os.O_CREAT, 0o644)
     try:
         deadline = time.monotonic() + timeout_s
         delay = 0.002
@@ -36,5 +43,47 @@ def store_lock(cache_dir: Path, timeout_s: float = DEFAULT_TIMEOUT_S, *, name: s
             yield
         finally:
             fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
+
+
+@contextmanager
+def claim(path: Path, *, create: bool = False) -> Iterator[int | None]:
+    """Try once to hold `path` exclusively: yields its descriptor, or None when it is taken.
+
+    `create`: a lock file of its own (made here, and removed on exit while still held, so its
+    name never outlives the lock); otherwise the file itself is claimed (it must exist; None if
+    it is gone). Either way the name is re-checked after locking: if it points at another inode
+    now, the claim is refused, so two processes never both believe they hold it.
+    """
+    if create:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        fd = os.open(path, _FLAGS | (os.O_CREAT if create else 0), 0o600)
+    except FileNotFoundError:
+        yield None
+        return
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            yield None
+            return
+        try:
+            live = os.stat(path, follow_symlinks=False)
+        except FileNotFoundError:
+            live = None
+        held = os.fstat(fd)
+        if live is None or (live.st_ino, live.st_dev) != (held.st_ino, held.st_dev):
+            yield None
+            return
+        try:
+            yield fd
+        finally:
+            if create:
+                try:
+                    os.unlink(path)
+                except FileNotFoundError:
+                    pass
     finally:
         os.close(fd)

@@ -31,8 +31,10 @@ def read_json(path: Path, limit: int = MAX_STATE_BYTES) -> dict | None:
     return data if isinstance(data, dict) else None
 
 
-def write_json(path: Path, data: dict, *, mode: int = 0o600) -> None:
-    """Write `data` to `path` atomically (temp file, fsync, rename)."""
+def write_json(path: Path, data: dict, *, mode: int = 0o600, replace: bool = True) -> None:
+    """Write `data` to `path` atomically (temp file, fsync, rename); `replace=False` never
+    replaces an existing file (FileExistsError)."""
     from jacked_vault.safety import fsio
 
-    fsio.write_file(path, (json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8"), mode=mode)
+    text = json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    fsio.write_file(path, text.encode("utf-8"), mode=mode, replace=replace)

@@ -22,7 +22,7 @@ from jacked_vault.errors import VaultError
 from jacked_vault.store import git
 from jacked_vault.store.layout import GROUPS_DIR
 from jacked_vault.sync import remote
-from jacked_vault.sync.state import read_state, write_state
+from jacked_vault.store.sync_state import read_state, write_state
 
 __all__ = ["SyncResult", "pull_at_session_start", "push", "read_state", "set_remote", "sync"]
 

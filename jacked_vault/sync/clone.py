@@ -20,7 +20,7 @@ from jacked_vault.errors import VaultError
 from jacked_vault.store.audit import machine_id
 from jacked_vault.store.layout import VAULT_JSON, Store
 from jacked_vault.sync import remote
-from jacked_vault.sync.state import write_state
+from jacked_vault.store.sync_state import write_state
 
 CLONE_TIMEOUT_S = 600.0
 REQUIRED = (VAULT_JSON, ".gitignore")

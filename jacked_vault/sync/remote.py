@@ -88,7 +88,7 @@ def push(root: Path, branch: str) -> None:
     url = origin(root)
     if not url:
         raise VaultError("SYNC", "no remote is set; run `jacked memory remote set URL`")
-    proc = run_git(root, "push", "--quiet", "origin", f"refs/heads/{branch}:refs/heads/{branch}")
+    proc = run_git(root, "push", "--quiet", "--set-upstream", "origin", f"refs/heads/{branch}:refs/heads/{branch}")
     if proc.returncode != 0:
         if "rejected" in proc.stderr or "non-fast-forward" in proc.stderr or "fetch first" in proc.stderr:
             raise VaultError("SYNC", "the remote has commits this vault does not; run `jacked memory sync` (nothing was overwritten)")

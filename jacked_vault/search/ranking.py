@@ -1,0 +1,194 @@
+"""Lexical ranking: one analyser for notes and queries, BM25F over FTS5 candidates.
+
+Every document is analysed into terms per field (title, tags, body): words split at anything
+not a letter or digit and at camelCase/letter-digit boundaries, lowercased, diacritics removed,
+Porter-stemmed. Those terms are kept in `docs_terms` (an FTS5 table of analysed text) with the
+collection's field totals in `terms_stats` (both declared in index.py's DDL), maintained with
+each add and removal.
+
+A query is analysed the same way, stopwords dropped (unless nothing else is left). FTS5 picks
+the candidates holding any query term, ranked by its bm25(); the best `CANDIDATES` are
+re-scored with BM25F, where each field is length-normalised against its own average before the
+fields are weighted, so one long body cannot swamp a short title match.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import sqlite3
+import unicodedata
+from functools import lru_cache
+
+from jacked_vault.search.porter import stem
+
+# BM25F, fields in the order title, tags, body (tuned on werkzeug, checked on jinja: bench/eval_retrieval.py)
+WEIGHTS = (3.0, 2.0, 1.0)
+LENGTH_NORM = (0.9, 0.0, 0.75)  # b per field; tags are a set of labels, not text
+K1 = 1.2
+CANDIDATES = 30  # FTS5 candidates re-scored (at least twice the limit)
+POOL = 4  # unfiltered candidates looked at per wanted one before filtering every match
+COMMON = 0.25  # a term in more than this share of documents does not make a document a candidate on its own
+
+STOPWORDS = frozenset(
+    """
+    a about above after again against all am an and any are as at be because been before being below between
+    both but by can could did do does doing down during each few for from further had has have having he her
+    here hers herself him himself his how i if in into is it its itself just me more most my myself no nor not
+    now of off on once only or other our ours ourselves out over own same she should so some such than that the
+    their theirs them themselves then there these they this those through to too under until up very was we
+    were what when where which while who whom why will with would you your yours yourself yourselves
+    """.split()
+)
+
+_WORD = re.compile(r"[^\W_]+")
+_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+_OPAQUE = re.compile(r"[A-Za-z][0-9]+[A-Za-z]|[0-9][A-Za-z]+[0-9]")  # letters and digits alternate twice: an id, a hash
+
+
+@lru_cache(maxsize=65536)
+def _word_terms(word: str) -> tuple[str, ...]:
+    """Terms of one word: its camelCase / letter-digit parts (rfc2231, revindex0), lowercased and
+    stemmed; a non-ASCII word or an opaque one (a3dff80, tok0x1) stays whole."""
+    parts = _PART.findall(word) if word.isascii() and not _OPAQUE.search(word) else []
+    return tuple(stem(part.lower()) for part in (parts if len(parts) > 1 else [word]))
+
+
+def _words(text: str) -> list[str]:
+    if not text.isascii():
+        text = "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+    return _WORD.findall(text)
+
+
+def analyse(text: str) -> list[str]:
+    """Every term of a text, in order (stopwords kept: they count towards a field's length)."""
+    return [term for word in _words(text) for term in _word_terms(word)]
+
+
+def _content_words(text: str) -> list[str]:
+    """A query's words without stopwords (with them, if nothing else is left)."""
+    words = _words(text)
+    return [w for w in words if w.lower() not in STOPWORDS] or words
+
+
+def query_terms(text: str) -> list[str]:
+    """The distinct terms of a query's content words."""
+    return list(dict.fromkeys(term for word in _content_words(text) for term in _word_terms(word)))
+
+
+# -- keeping the analysed fields and their totals ---------------------------------------------
+
+
+def add_doc(db: sqlite3.Connection, rowid: int, title: str, tags: list[str], body: str) -> None:
+    """Analyse and store one document's fields and add them to the totals (inside the caller's transaction)."""
+    fields = [analyse(title), analyse(" ".join(tags)), analyse(body)]
+    db.execute("INSERT INTO docs_terms(rowid, title, tags, body) VALUES(?,?,?,?)", (rowid, *(" ".join(f) for f in fields)))
+    _add_totals(db, 1, [len(f) for f in fields])
+
+
+def remove_doc(db: sqlite3.Connection, rowid: int) -> None:
+    row = db.execute("SELECT title, tags, body FROM docs_terms WHERE rowid=?", (rowid,)).fetchone()
+    if row is not None:
+        db.execute("DELETE FROM docs_terms WHERE rowid=?", (rowid,))
+        _add_totals(db, -1, [-len(f.split()) for f in row])
+
+
+def _add_totals(db: sqlite3.Connection, docs: int, lengths: list[int]) -> None:
+    db.execute(
+        "INSERT INTO terms_stats(id, docs, title, tags, body) VALUES(0,?,?,?,?) ON CONFLICT(id) DO UPDATE SET"
+        " docs = docs + excluded.docs, title = title + excluded.title, tags = tags + excluded.tags, body = body + excluded.body",
+        (docs, *lengths),
+    )
+
+
+# -- ranking ----------------------------------------------------------------------------------
+
+
+def search(
+    db: sqlite3.Connection, text: str, columns: str, where: str, params: list, prefer: str, limit: int
+) -> list[tuple[tuple, float, str]]:
+    """(row of `columns`, score, excerpt) of the best `limit` documents matching `where`.
+
+    `columns` are read from `docs d` and start with d.rowid. Equal scores: the `prefer` group
+    first, then the newest `updated_at`, then id.
+    """
+    terms = query_terms(text)
+    if not terms:
+        return []
+    stats = Stats.read(db, terms)
+    count = max(CANDIDATES, 2 * limit)
+    selective = stats.selective(terms)
+    rowids = _candidates(db, selective, where, params, count)
+    if len(rowids) < limit and selective != terms:  # too few: the common terms may fill the list
+        rowids = _candidates(db, terms, where, params, count)
+    rows = db.execute(
+        f"SELECT t.title, t.tags, t.body, d.grp IS ?, d.updated_at, d.id, {columns}"
+        f" FROM docs d JOIN docs_terms t ON t.rowid = d.rowid WHERE d.rowid IN ({','.join('?' * len(rowids))})",
+        (prefer, *rowids),
+    ).fetchall()
+    scored = [(round(stats.bm25f(terms, row[:3]), 6), *row[3:]) for row in rows]  # (score, preferred, updated_at, id, rowid, …)
+    scored.sort(key=lambda r: r[3])
+    scored.sort(key=lambda r: r[2], reverse=True)
+    scored.sort(key=lambda r: (r[0], r[1]), reverse=True)
+    highlight = _match(_content_words(text))
+    return [(r[4:], r[0], _excerpt(db, highlight, r[4])) for r in scored[:limit]]
+
+
+def _match(words: list[str]) -> str:
+    return " OR ".join(f'"{word}"' for word in words)  # words and terms are letters and digits only
+
+
+def _candidates(db: sqlite3.Connection, terms: list[str], where: str, params: list, count: int) -> list[int]:
+    """Rowids of the `count` documents matching `where` that FTS5's bm25() ranks best for any of `terms`.
+
+    First the best `POOL` × `count` of all documents, filtered afterwards (joining every match
+    to `docs` costs more than ranking it); when too few of them pass, every match is filtered.
+    """
+    match, order = _match(terms), f"bm25(docs_terms, {', '.join(map(str, WEIGHTS))})"
+    pool = [r for (r,) in db.execute(f"SELECT rowid FROM docs_terms WHERE docs_terms MATCH ? ORDER BY {order} LIMIT ?", (match, POOL * count))]
+    passed = {r for (r,) in db.execute(f"SELECT d.rowid FROM docs d WHERE d.rowid IN ({','.join('?' * len(pool))}) AND {where}", (*pool, *params))}
+    if len(passed) >= count or len(pool) < POOL * count:
+        return [r for r in pool if r in passed][:count]
+    rows = db.execute(
+        f"SELECT d.rowid FROM docs_terms JOIN docs d ON d.rowid = docs_terms.rowid WHERE docs_terms MATCH ? AND {where} ORDER BY {order} LIMIT ?",
+        (match, *params, count),
+    )
+    return [r for (r,) in rows]
+
+
+class Stats:
+    """What BM25F needs from the whole index: document count, field averages, document frequencies."""
+
+    def __init__(self, docs: int, averages: tuple[float, ...], df: dict[str, int]) -> None:
+        self.docs, self.averages, self.df = docs, averages, df
+
+    @classmethod
+    def read(cls, db: sqlite3.Connection, terms: list[str]) -> Stats:
+        docs, *totals = db.execute("SELECT docs, title, tags, body FROM terms_stats").fetchone() or (0, 0, 0, 0)
+        df = {t: db.execute("SELECT count(*) FROM docs_terms WHERE docs_terms MATCH ?", (_match([t]),)).fetchone()[0] for t in terms}
+        return cls(docs, tuple(total / docs if docs else 0.0 for total in totals), df)
+
+    def selective(self, terms: list[str]) -> list[str]:
+        """The terms that make a candidate: a document holding only common terms is a weak match."""
+        return [t for t in terms if self.df[t] <= max(self.docs * COMMON, CANDIDATES)] or terms
+
+    def bm25f(self, terms: list[str], fields: tuple[str, str, str]) -> float:
+        """BM25F of analysed (title, tags, body): per-field length-normalised, weighted term counts, then saturated."""
+        weighted = dict.fromkeys(terms, 0.0)
+        for text, weight, b, average in zip(fields, WEIGHTS, LENGTH_NORM, self.averages):
+            tokens = text.split()
+            norm = weight / (1 - b + b * len(tokens) / average) if average else weight
+            for term in terms:
+                weighted[term] += tokens.count(term) * norm
+        return sum(self._idf(term) * tf / (K1 + tf) for term, tf in weighted.items() if tf)
+
+    def _idf(self, term: str) -> float:
+        return math.log(1 + (self.docs - self.df[term] + 0.5) / (self.df[term] + 0.5))
+
+
+def _excerpt(db: sqlite3.Connection, words: str, rowid: int) -> str:
+    """The raw text around the query's `words` (an FTS5 snippet), else the start of the body."""
+    row = db.execute(  # one rowid at a time: FTS5 seeks to it, but would scan every match for `rowid IN (…)`
+        "SELECT snippet(docs_fts, -1, '**', '**', '…', 24) FROM docs_fts WHERE docs_fts MATCH ? AND rowid = ?", (words, rowid)
+    ).fetchone()
+    return (row or db.execute("SELECT substr(body, 1, 160) FROM docs_fts WHERE rowid = ?", (rowid,)).fetchone())[0]
