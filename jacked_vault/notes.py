@@ -32,6 +32,8 @@ class AddRequest:
     origin: str = "cli"
     status: str = "active"
     allow_rejected: bool = False
+    allow_dangling_links: bool = False  # a person may link an id no store here holds (yet)
+    link_viewer: Viewer | None = None  # who must see each linked note (None: any note in these stores)
 
 
 def add(ctx: Context, req: AddRequest) -> Created:
@@ -68,6 +70,8 @@ def add(ctx: Context, req: AddRequest) -> Created:
         valid_from=req.valid_from,
     )
     check_note(note, tombstoned=None)
+    if note.links and not req.allow_dangling_links:
+        _check_links(ctx, note.links, req.link_viewer, cli=req.origin == "cli")
     if req.scope == "project":
         from jacked_vault.write.init import create_project_store
 
@@ -75,6 +79,27 @@ def add(ctx: Context, req: AddRequest) -> Created:
     else:
         store = vault
     return create_note(store, note, allow_rejected=req.allow_rejected, **settings_for(ctx))
+
+
+def _check_links(ctx: Context, links: list[str], viewer: Viewer | None, *, cli: bool) -> None:
+    """Each link names a note in a store this command sees; VALIDATION names the link's
+    position, never its value (a link to nothing would make doctor warn for good)."""
+    from jacked_vault.search.service import fresh_indexes
+
+    indexes, _ = fresh_indexes(ctx)
+    try:
+        for i, link in enumerate(links):
+            if not any(index.lookup(link, viewer) for index in indexes):
+                keep = " (`--allow-dangling-link` keeps it anyway)" if cli else ""
+                raise VaultError(
+                    "VALIDATION",
+                    f"links[{i}]: no note with that id in the stores seen from here; link only saved notes "
+                    f"(ids from search){keep}; nothing was written",
+                    details={"field": f"links[{i}]"},
+                )
+    finally:
+        for index in indexes:
+            index.close()
 
 
 @dataclass(frozen=True)

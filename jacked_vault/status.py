@@ -39,13 +39,16 @@ def _remote_state(store) -> dict:
 
 @dataclass(frozen=True)
 class Status:
-    """The vault (path, head, notes, remote state, last sync) and the repo containing the cwd."""
+    """The vault (path, head, notes, remote state, last sync), the repo containing the cwd, the
+    hooks (installed, last run: `health.hooks_health`) and the capture queue's counts."""
 
     vault: dict
     repo: dict | None
+    hooks: dict
+    captures: dict
 
     def to_json(self) -> dict:
-        return {"vault": self.vault, "repo": self.repo}
+        return {"vault": self.vault, "repo": self.repo, "hooks": self.hooks, "captures": self.captures}
 
     def to_text(self) -> str:
         v = self.vault
@@ -64,6 +67,9 @@ class Status:
             lines.append(f"last sync: {last['result']} at {when}" + (f" ({last['message']})" if last["message"] else ""))
         repo = self.repo
         lines.append(f"repo: {repo['identity']} (group {repo['group']}) at {repo['path']}" if repo else "repo: none (not inside a git repo)")
+        from jacked_vault.health import summary
+
+        lines.append(summary(self.hooks, self.captures))
         return "\n".join(lines)
 
 
@@ -88,4 +94,7 @@ def status(ctx: Context) -> Status:
     repo = None
     if ctx.repo is not None:
         repo = {"identity": ctx.repo.identity, "group": ctx.group, "path": str(ctx.repo.root)}
-    return Status(vault=vault, repo=repo)
+    from jacked_vault.health import hooks_health
+    from jacked_vault.store.queue import queue_counts
+
+    return Status(vault=vault, repo=repo, hooks=hooks_health(ctx), captures=queue_counts(store.cache).to_json())

@@ -154,7 +154,7 @@ def _doctor_vault(ctx: Context) -> Path:
 
     root = ctx.vault.root
     a = add(ctx, AddRequest(title="Alpha", body="alpha body", group="tools"))
-    add(ctx, AddRequest(title="Beta", body="links away", group="tools", links=("mem_20260101_missing",)))
+    add(ctx, AddRequest(title="Beta", body="links away", group="tools", links=("mem_20260101_missing",), allow_dangling_links=True))
     orphan = build_note(title="Orphan", body="b", kind="note", scope="group", group="tools", repos=[], source_harness="t", origin="cli")
     (root / "groups/tools/note/orphan.md").write_bytes(render_note(orphan))
     (root / "groups/tools/note/junk.md").write_text("title: hunter2-the-value\n")
@@ -197,7 +197,7 @@ def test_doctor_prints_every_problem_with_the_command_that_fixes_it(ctx: Context
 
 
 def test_broken_links_alone_are_a_warning_not_a_failure(ctx: Context):
-    add(ctx, AddRequest(title="Beta", body="links away", group="tools", links=("mem_20260101_missing",)))
+    add(ctx, AddRequest(title="Beta", body="links away", group="tools", links=("mem_20260101_missing",), allow_dangling_links=True))
     vault = ctx.vault.root
     as_json = run_cli("memory", "doctor", "--json", vault=vault)
     assert as_json.code == 0 and as_json.json["ok"] is True
@@ -210,7 +210,7 @@ def test_broken_links_alone_are_a_warning_not_a_failure(ctx: Context):
 def test_mcp_doctor_treats_broken_links_as_a_warning_too(ctx: Context):
     from jacked_vault.mcp.server import MemoryTools, Settings
 
-    add(ctx, AddRequest(title="Beta", body="links away", group="tools", links=("mem_20260101_missing",)))
+    add(ctx, AddRequest(title="Beta", body="links away", group="tools", links=("mem_20260101_missing",), allow_dangling_links=True))
     tools = MemoryTools(Settings(harness="claude", vault_path=ctx.vault.root, cwd=ctx.cwd, allow_user_scope=False))
     report = tools.doctor(scopes=None)
     assert report["broken_link_count"] == 1 and report["ok"] is True

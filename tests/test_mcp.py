@@ -408,12 +408,13 @@ def test_stdio_harness_isolation_search_read_backlinks_doctor(vault_path, work):
     visible_link = lib_add(vault_path, work, "beta", "Alpha may see this backlink", "see it", links=(target,))
     for i in range(100):
         lib_add(vault_path, work, "beta", f"Beta backlink {i}", f"hidden {i}", links=(target,), targets=("beta",))
+    lib_add(vault_path, work, "beta", "Beta dangling", "a link to nothing", links=("mem_20260101_doesnotexist",), targets=("beta",), allow_dangling_links=True)
 
     async def go():
         async with stdio(vault_path, work, harness="beta") as beta:
             secret_note = ok(await call(beta, "memory_save", {
                 "title": "Beta private plan", "body": "only beta tokbetax1", "group": "g",
-                "target_harnesses": ["beta"], "links": ["mem_20260101_doesnotexist"],
+                "target_harnesses": ["beta"],
             }))
             beta_read = ok(await call(beta, "memory_read", {"id": target}))
             beta_doctor = ok(await call(beta, "memory_doctor", {}))
@@ -439,7 +440,7 @@ def test_stdio_harness_isolation_search_read_backlinks_doctor(vault_path, work):
     assert read["backlinks"] == [{"id": visible_link, "title": "Alpha may see this backlink"}]
     assert read["backlinks_truncated"] is False
     assert len(beta_read["backlinks"]) == 50 and beta_read["backlinks_truncated"] is True
-    assert doctor["memory_count"] == 2 and beta_doctor["memory_count"] == 103
+    assert doctor["memory_count"] == 2 and beta_doctor["memory_count"] == 104
     assert doctor["broken_link_count"] == 0 and beta_doctor["broken_link_count"] == 1
     assert "beta" not in json.dumps(doctor).lower()
 

@@ -23,7 +23,7 @@ from mcp import Client
 from jacked_vault.document.model import ID_RE, MAX_BODY_BYTES, MAX_LINKS, MAX_TAGS, MAX_TARGETS, MAX_TITLE, SLUG_RE
 
 from conftest import snapshot
-from test_mcp import SERVER_ARGV, call, err, inproc, ok, run, server_env
+from test_mcp import SERVER_ARGV, call, err, inproc, lib_add, ok, run, server_env
 
 READ_DEADLINE_S = 30
 INITIALIZE = {
@@ -319,6 +319,10 @@ def test_memory_save_schema_and_the_server_agree_at_the_limits(vault_path, work)
     cases = [({"title": f"Boundary case {i}", "body": "b", "group": "g", **change}, valid) for i, (change, valid) in enumerate(SCHEMA_BOUNDARIES)]
     for arguments, valid in cases:
         assert jsonschema.Draft202012Validator(schema).is_valid(arguments) is valid, list(arguments)
+    saved = [lib_add(vault_path, work, "alpha", f"Link target {i}", "b") for i in range(MAX_LINKS)]
+    for arguments, valid in cases:
+        if valid and "links" in arguments:
+            arguments["links"] = saved[: len(arguments["links"])]  # the server links only notes that exist
 
     async def go():
         async with Client(inproc(vault_path, work)) as client:

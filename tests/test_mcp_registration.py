@@ -294,6 +294,59 @@ def test_cli_install_status_uninstall(tmp_path, vault_path):
     assert config.read_text() == original
 
 
+def test_cli_install_in_a_code_repo_says_the_file_holds_this_machines_paths(tmp_path, vault_path):
+    from conftest import git, make_repo
+
+    work = tmp_path / "code"
+    work.mkdir()
+    make_repo(work)
+    first = jacked("memory", "hooks", "install", "--mcp", "claude", "--json", cwd=work, vault=vault_path)
+    item = json.loads(first.stdout)["mcp"][0]
+    assert item["path"] == str(work / ".mcp.json") and item["repo_file"] == {"repo": str(work), "state": "untracked"}
+    assert "untracked" in item["notice"] and "--mcp claude --user" in item["notice"]
+    human = jacked("memory", "hooks", "install", "--mcp", "claude", cwd=work, vault=vault_path)
+    assert "note: " in human.stdout and "absolute paths" in human.stdout
+    git(work, "add", ".mcp.json")
+    tracked = json.loads(jacked("memory", "hooks", "install", "--mcp", "claude", "--json", cwd=work, vault=vault_path).stdout)["mcp"][0]
+    assert tracked["repo_file"]["state"] == "tracked" and "shares" in tracked["notice"]
+    git(work, "rm", "-q", "--cached", ".mcp.json")
+    (work / ".gitignore").write_text(".mcp.json\n")
+    ignored = json.loads(jacked("memory", "hooks", "install", "--mcp", "claude", "--json", cwd=work, vault=vault_path).stdout)["mcp"][0]
+    assert "notice" not in ignored and "repo_file" not in ignored
+
+
+def test_cli_user_install_writes_the_per_person_file_and_nothing_in_the_repo(tmp_path, vault_path):
+    from conftest import make_repo
+
+    work = tmp_path / "code"
+    work.mkdir()
+    make_repo(work)
+    person = tmp_path / ".claude.json"  # HOME is the vault's parent
+    original = json.dumps({"numStartups": 3, "projects": {str(work): {"mcpServers": {}}}, "mcpServers": {"gh": {"command": "gh"}}}, indent=2) + "\n"
+    person.write_text(original)
+    done = jacked("memory", "hooks", "install", "--mcp", "claude", "--user", "--json", cwd=work, vault=vault_path)
+    item = json.loads(done.stdout)["mcp"][0]
+    assert item == {"harness": "claude", "path": str(person), "action": "updated"}
+    doc = json.loads(person.read_text())
+    assert doc["mcpServers"]["gh"] == {"command": "gh"} and doc["numStartups"] == 3 and doc["projects"] == {str(work): {"mcpServers": {}}}
+    assert doc["mcpServers"]["jacked-memory"]["env"]["JACKED_VAULT_DIR"] == str(vault_path)
+    assert sorted(p.name for p in work.iterdir()) == [".git", "README.md"]
+    status = jacked("memory", "hooks", "status", "--mcp", "claude", "--user", "--json", cwd=work, vault=vault_path)
+    assert json.loads(status.stdout)["mcp"][0]["state"] == "installed"
+    assert json.loads(jacked("memory", "hooks", "status", "--mcp", "claude", "--json", cwd=work, vault=vault_path).stdout)["mcp"][0]["state"] == "absent"
+    jacked("memory", "hooks", "uninstall", "--mcp", "claude", "--user", cwd=work, vault=vault_path)
+    assert person.read_text() == original
+
+
+def test_user_paths(tmp_path):
+    env = {"HOME": "/home/u"}
+    assert reg.default_config_path("claude", tmp_path, env, user=True) == Path("/home/u/.claude.json")
+    assert reg.default_config_path("cursor", tmp_path, env, user=True) == Path("/home/u/.cursor/mcp.json")
+    assert reg.default_config_path("opencode", tmp_path, env, user=True) == Path("/home/u/.config/opencode/opencode.json")
+    assert reg.default_config_path("opencode", tmp_path, {**env, "XDG_CONFIG_HOME": "/x"}, user=True) == Path("/x/opencode/opencode.json")
+    assert reg.default_config_path("codex", tmp_path, env, user=True) == Path("/home/u/.codex/config.toml")
+
+
 def test_cli_status_lists_every_harness(tmp_path, vault_path):
     work = tmp_path / "proj"
     work.mkdir()

@@ -98,7 +98,7 @@ def test_doctor_clean_vault_is_ok(ctx: Context):
 def test_doctor_reports_each_problem(ctx: Context, tmp_path: Path):
     root = ctx.vault.root
     a = _add(ctx, "Tau")
-    _add(ctx, "Upsilon", links=("mem_20260101_missing",))
+    _add(ctx, "Upsilon", links=("mem_20260101_missing",), allow_dangling_links=True)
     (root / "groups" / "tools" / "note" / "broken.md").write_text("not a note")
     (root / "groups" / "tools" / "note" / "dup.md").write_bytes((root / a.rel).read_bytes())
     by_hand = build_note(title="By hand", body="b", kind="note", scope="group", group="tools", repos=[], source_harness="t", origin="cli")

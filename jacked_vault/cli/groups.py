@@ -54,12 +54,13 @@ def _suggest_and_apply(context, roots, yes: bool, as_json: bool):
     return Suggested(suggestion, [g.name for g in chosen], commit)
 
 
-@memory_app.command(cls=Command, rich_help_panel=GROUPS, epilog=example("jacked memory init", "jacked memory init --root ~/src --yes"))
+@memory_app.command(cls=Command, rich_help_panel=GROUPS, epilog=example("jacked memory init", "jacked memory init --root ~/src --yes", "jacked memory init --from git@github.com:me/vault.git"))
 def init(
     ctx: typer.Context,
     root: Roots = None,
     yes: Yes = False,
     no_scan: Annotated[bool, typer.Option("--no-scan", help="Only create the vault; do not look for repos.")] = False,
+    from_: Annotated[Optional[str], typer.Option("--from", metavar="URL", help="Clone the shared vault from URL (a second machine); no scan.")] = None,
     vault: VaultOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
@@ -74,6 +75,10 @@ def init(
 
     def action():
         context = context_for(ctx, vault)
+        if from_ is not None:
+            from jacked_vault.sync.clone import clone_vault
+
+            return clone_vault(from_, context.vault_path, name_vault=(vault or (ctx.obj or {}).get("vault")) is not None)
         result = init_vault(context.vault_path)
         return result if no_scan else replace(result, groups=_suggest_and_apply(context, root, yes, as_json))
 

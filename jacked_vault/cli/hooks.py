@@ -22,6 +22,10 @@ FollowOpt = Annotated[bool, typer.Option("--follow-hooks-path", help="Use the fo
 ForceOpt = Annotated[bool, typer.Option("--force", help="Chain a hook framework's post-merge anyway (it is kept aside and restored on uninstall).")]
 PrintOpt = Annotated[bool, typer.Option("--print", help="Print the MCP entry instead of writing the config file.")]
 ConfigOpt = Annotated[Optional[str], typer.Option("--config", metavar="PATH", help="The MCP config file to edit (default: the harness's usual file).")]
+UserOpt = Annotated[
+    bool,
+    typer.Option("--user", help="With --mcp: the per-person config (~/.claude.json, ~/.cursor/mcp.json, ~/.config/opencode/) instead of the repo's."),
+]
 AllowUserOpt = Annotated[
     bool,
     typer.Option("--allow-user-scope", help="Let this harness use user scope (sets JACKED_MEMORY_ALLOW_USER_SCOPE=1)."),
@@ -35,7 +39,7 @@ def _manage(ctx: typer.Context, op: str, as_json: bool, vault: str | None, **opt
     run(ctx, as_json, lambda: manage(op, selection, vault if vault is not None else (ctx.obj or {}).get("vault")))
 
 
-@hooks_app.command(cls=Command, epilog=example("jacked memory hooks install --claude", "jacked memory hooks install --git ~/Github/api", "jacked memory hooks install --mcp codex --print"))
+@hooks_app.command(cls=Command, epilog=example("jacked memory hooks install --claude", "jacked memory hooks install --git ~/Github/api", "jacked memory hooks install --mcp codex --print", "jacked memory hooks install --mcp claude --user"))
 def install(
     ctx: typer.Context,
     claude: ClaudeOpt = False,
@@ -47,6 +51,7 @@ def install(
     mcp: McpOpt = None,
     print_: PrintOpt = False,
     config: ConfigOpt = None,
+    user: UserOpt = False,
     allow_user_scope: AllowUserOpt = False,
     vault: VaultOpt = None,
     as_json: JsonOpt = False,
@@ -57,7 +62,7 @@ def install(
     sets core.hooksPath and --follow-hooks-path was not given).
     """
     _manage(ctx, "install", as_json, vault, claude=claude, settings=settings, git=git, git_all=git_all, follow_hooks_path=follow_hooks_path,
-            force=force, mcp=mcp, print_only=print_, config=config, allow_user_scope=allow_user_scope)
+            force=force, mcp=mcp, print_only=print_, config=config, user=user, allow_user_scope=allow_user_scope)
 
 
 @hooks_app.command(cls=Command, epilog=example("jacked memory hooks uninstall --claude --git ~/Github/api"))
@@ -70,6 +75,7 @@ def uninstall(
     follow_hooks_path: FollowOpt = False,
     mcp: McpOpt = None,
     config: ConfigOpt = None,
+    user: UserOpt = False,
     vault: VaultOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
@@ -78,7 +84,7 @@ def uninstall(
     A hook jacked replaced is put back as it was.
     """
     _manage(ctx, "uninstall", as_json, vault, claude=claude, settings=settings, git=git, git_all=git_all,
-            follow_hooks_path=follow_hooks_path, mcp=mcp, config=config)
+            follow_hooks_path=follow_hooks_path, mcp=mcp, config=config, user=user)
 
 
 @hooks_app.command(cls=Command, epilog=example("jacked memory hooks status", "jacked memory hooks status --git ~/Github/api"))
@@ -90,6 +96,7 @@ def status(
     git_all: GitAllOpt = None,
     mcp: McpOpt = None,
     config: ConfigOpt = None,
+    user: UserOpt = False,
     allow_user_scope: AllowUserOpt = False,
     vault: VaultOpt = None,
     as_json: JsonOpt = False,
@@ -102,4 +109,4 @@ def status(
 
     nothing = not (claude or mcp or git or git_all)
     _manage(ctx, "status", as_json, vault, claude=claude or nothing, settings=settings, git=git, git_all=git_all,
-            mcp=mcp or (list(HARNESSES) if nothing else None), config=config, allow_user_scope=allow_user_scope)
+            mcp=mcp or (list(HARNESSES) if nothing else None), config=config, user=user, allow_user_scope=allow_user_scope)

@@ -51,6 +51,7 @@ def _read_body(body: str | None, body_file: str | None, stdin: bool) -> str:
 Title = Annotated[str, typer.Option("--title", metavar="TEXT", help="One line, 1 to 200 characters.")]
 Tags = Annotated[Optional[list[str]], typer.Option("--tag", metavar="TAG", help="A tag (a slug like `search`); repeatable.")]
 Links = Annotated[Optional[list[str]], typer.Option("--link", metavar="ID", help="The id of a related note; repeatable.")]
+DanglingOpt = Annotated[bool, typer.Option("--allow-dangling-link", help="Keep a --link to an id no store here holds (yet).")]
 Targets = Annotated[
     Optional[list[str]], typer.Option("--target", metavar="HARNESS", help="A harness this note is for (default: all); repeatable.")
 ]
@@ -89,6 +90,7 @@ def add(
     harness: Harness = None,
     valid_from: ValidFrom = None,
     allow_rejected: Annotated[bool, typer.Option("--allow-rejected", help="Save it even though the same note was rejected before.")] = False,
+    allow_dangling_link: DanglingOpt = False,
     vault: VaultOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
@@ -116,6 +118,7 @@ def add(
             targets=tuple(target or ()),
             valid_from=time_option(valid_from, "--valid-from"),
             allow_rejected=allow_rejected,
+            allow_dangling_links=allow_dangling_link,
         )
         return add_note(context, request)
 
@@ -139,6 +142,7 @@ def handoff(
     group: Group = None,
     tag: Tags = None,
     link: Links = None,
+    allow_dangling_link: DanglingOpt = False,
     vault: VaultOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
@@ -160,6 +164,7 @@ def handoff(
             tags=tuple(tag or ()),
             links=tuple(link or ()),
             targets=tuple(target),
+            allow_dangling_links=allow_dangling_link,
         )
         return add_note(context, request)
 

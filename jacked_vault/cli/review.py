@@ -64,7 +64,8 @@ def review(ctx: typer.Context, vault: VaultOpt = None, as_json: JsonOpt = False)
                 title = typer.prompt("title", default=note.title, err=True)
                 body = typer.edit(note.body) or note.body
                 new = add(context, AddRequest(title=title, body=body, kind=note.kind, scope=note.scope, group=note.group,
-                                              tags=tuple(note.tags), links=tuple(note.links), allow_rejected=True))
+                                              tags=tuple(note.tags), links=tuple(note.links), allow_rejected=True,
+                                              allow_dangling_links=True))  # the candidate's own links, carried over
                 done = transition(context, doc.id, "reject", reason=f"edited as {new.note.id}")
                 queue.decisions.append({"id": doc.id, "op": "edit", "new_id": new.note.id, "commit": done.commit})
         return queue

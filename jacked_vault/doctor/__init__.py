@@ -17,8 +17,9 @@ def doctor(ctx: Context, *, repair: bool = False, reindex: bool = False, progres
     from jacked_vault.groups.suggest import duplicate_mappings
     from jacked_vault.store import git
     from jacked_vault.store.config import read_config
+    from jacked_vault.store.queue import queue_counts
 
-    report = Report(reindexed=reindex)
+    report = Report(reindexed=reindex, captures=queue_counts(ctx.vault.cache).to_json())
     config = read_config(ctx.vault)
     report.config_problems = [{"code": "DUPLICATE_MAPPING", **d} for d in duplicate_mappings(config.effective)]
     report.config_warnings = config.warnings

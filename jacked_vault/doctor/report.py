@@ -61,6 +61,7 @@ class Report:
     quarantine: list[dict] = field(default_factory=list)  # what was set aside (records, informational)
     repaired: list[str] = field(default_factory=list)
     reindexed: bool = False
+    captures: dict = field(default_factory=dict)  # store.queue.QueueCounts.to_json()
 
     @property
     def ok(self) -> bool:
@@ -93,17 +94,35 @@ class Report:
         out += [(f"{p}: a git lock file left by a killed git or jacked", f"{REPAIR} removes it (when no git runs in the vault)") for p in self.stale_git_locks]
         return out
 
-    def warnings(self) -> list[tuple[str, str]]:
-        """(what, how to fix it) for findings that do not make the vault unhealthy."""
-        out = [(f"{b['id']} links to {b['missing']}, which is not in the vault", "add the missing note, or ignore it: links are hints") for b in self.broken_links]
-        out += [(f"{w['path']}: {w['field']} is ignored ({w['code']})", w["fix"]) for w in self.config_warnings]
+    def warnings(self) -> list[dict]:
+        """Findings that deserve a look but never make the vault unhealthy: each with its `code`,
+        `what` it is and the `fix` (plus the data it is about)."""
+        out = [
+            {
+                "code": "BROKEN_LINK", "id": b["id"], "missing": b["missing"],
+                "what": f"{b['id']} links to {b['missing']}, which no store seen from here holds",
+                "fix": "nothing to do if that note lives in another repo's project store or has not been synced yet; otherwise "
+                f"save a corrected note with `jacked memory add … --supersedes {b['id']}` (notes are never edited in place)",
+            }  # fmt: skip
+            for b in self.broken_links
+        ]
+        out += [{"code": "CONFIG_IGNORED", "path": w["path"], "what": f"{w['path']}: {w['field']} is ignored ({w['code']})", "fix": w["fix"]} for w in self.config_warnings]
         if self.stale_temp_files:
-            out.append((f"{plural(self.stale_temp_files, 'temp file')} left by an interrupted write", f"{REPAIR} removes them"))
+            what = f"{plural(self.stale_temp_files, 'temp file')} left by an interrupted write"
+            out.append({"code": "STALE_TEMP_FILES", "count": self.stale_temp_files, "what": what, "fix": f"{REPAIR} removes them"})
+        if self.captures.get("failed"):
+            out.append({
+                "code": "FAILED_CAPTURES", "count": self.captures["failed"],
+                "what": f"{plural(self.captures['failed'], 'capture')} given up on after their retries",
+                "fix": "they are kept in .jacked/queue/failed/ with their last_error (and a line in .jacked/log); once the cause "
+                "is fixed, move them back to .jacked/queue/ to retry, or delete them",
+            })  # fmt: skip
         return out
 
     def to_json(self) -> dict:
         return {
             "ok": self.ok,
+            "warnings": self.warnings(),
             "memory_count": self.memory_count,
             "invalid_files": self.invalid_files,
             "duplicate_ids": self.duplicate_ids,
@@ -122,6 +141,7 @@ class Report:
             "quarantine": self.quarantine,
             "repaired": self.repaired,
             "reindexed": self.reindexed,
+            "captures": self.captures,
         }
 
     def to_text(self) -> str:
@@ -129,7 +149,8 @@ class Report:
         if self.repaired:
             lines.append("repaired:")
             lines += [f"  - {path}" for path in self.repaired]
-        problems, warnings = self.problems(), self.warnings()
+        problems = self.problems()
+        warnings = [(w["what"], w["fix"]) for w in self.warnings()]
         for title, items in (("problems", problems), ("warnings", warnings)):
             if items:
                 lines.append(f"{title} ({len(items)}):")

@@ -9,7 +9,9 @@ Identity forms (all lowercase, segments match `^[a-z0-9][a-z0-9._-]*$`):
 - a local remote (`/srv/git/r.git`, `../r.git`, `file:///srv/git/r.git`) gives
   `local/<last path part>` (`local/r`): the same bare repo mounted at different paths
   on different machines keeps one identity;
-- a repository without `origin` gives the slug of its directory name (`my-repo`).
+- a repository without `origin` gives the slug of its directory name (`my-repo`); a linked
+  worktree reads the main repository's config and takes the main work tree's name, so it has
+  the same identity (and group) as the repository it belongs to.
 """
 
 from __future__ import annotations
@@ -276,6 +278,19 @@ def _common_dir(git_dir: Path) -> Path:
     return common if common is not None else git_dir
 
 
+def _main_name(root: Path) -> str:
+    """The name of the repository a work tree belongs to: a linked worktree (`git worktree add`)
+    is named after its main work tree (or bare repo), so every worktree shares one identity."""
+    git_dir = _git_dir(root)
+    common = _common_dir(git_dir) if git_dir is not None else None
+    if common is None or common == git_dir:
+        return root.name
+    common = Path(os.path.normpath(common))
+    if common.name == ".git":
+        return common.parent.name
+    return common.name[:-4] if common.name.lower().endswith(".git") and len(common.name) > 4 else common.name
+
+
 def find_repo_root(start: Path) -> Path | None:
     """The nearest enclosing work tree (a dir holding a `.git` dir or gitfile), or None.
 
@@ -410,7 +425,7 @@ def repo_for(path: Path) -> RepoInfo | None:
         return None
     url = origin_url(root)
     if url is None:
-        identity = slugify(root.name)
+        identity = slugify(_main_name(root))
     else:
         try:
             identity = normalise_remote(url)

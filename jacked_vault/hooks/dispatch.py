@@ -15,7 +15,6 @@ gets this far: `cli.main` returns 0 at once, without touching the vault or loggi
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import time

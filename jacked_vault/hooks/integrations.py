@@ -31,6 +31,7 @@ class Selection:
     mcp: tuple[str, ...] = ()
     config: str | None = None
     print_only: bool = False
+    user: bool = False  # --mcp: the harness's per-person config, not the project file
     allow_user_scope: bool = False
 
 
@@ -77,7 +78,8 @@ def _mcp_text(item: dict[str, Any]) -> str:
     if "state" in item:
         return f"mcp {item['harness']}: {item['state']} ({item['path']})"
     text = f"mcp {item['harness']}: {item['action']} {item['path']}"
-    return text + (f"\nwarning: {item['warning']}" if item.get("warning") else "")
+    text += f"\nwarning: {item['warning']}" if item.get("warning") else ""
+    return text + (f"\nnote: {item['notice']}" if item.get("notice") else "")
 
 
 def _claude(op: str, settings: str | None, vault: Path | None) -> list[dict[str, Any]]:
@@ -122,7 +124,7 @@ def _mcp(op: str, harnesses: tuple[str, ...], vault_path: Path, selection: Selec
         raise VaultError("USAGE", "--config names one file: give it with a single --mcp HARNESS")
     results: list[dict[str, Any]] = []
     for name in names:
-        path = Path(selection.config).absolute() if selection.config else reg.default_config_path(name)
+        path = Path(selection.config).absolute() if selection.config else reg.default_config_path(name, user=selection.user)
         launch = reg.launch_for(name, vault_path, allow_user_scope=selection.allow_user_scope)
         item: dict[str, Any] = {"harness": name, "path": str(path)}
         if op == "install" and selection.print_only:
@@ -133,12 +135,31 @@ def _mcp(op: str, harnesses: tuple[str, ...], vault_path: Path, selection: Selec
             item["action"] = reg.install(name, path, launch).action
             if not (vault_path / "vault.json").exists():
                 item["warning"] = f"no vault at {vault_path} yet; run `jacked memory init`"
+            if not selection.user and name != "codex":  # codex has no project file
+                _say_where(item, reg.repo_file(path))
         elif op == "uninstall":
             item["action"] = reg.uninstall(name, path).action
         else:
             item["state"] = reg.status(name, path, launch)
         results.append(item)
     return results
+
+
+def _say_where(item: dict[str, Any], found: dict | None) -> None:
+    """A config written into a code repo holds this machine's absolute paths: say so, and offer
+    the per-person file instead (`--user`)."""
+    if found is None or found["state"] == "ignored":
+        return
+    item["repo_file"] = found
+    harness, path, repo = item["harness"], item["path"], found["repo"]
+    if found["state"] == "tracked":
+        risk = f"{path} is tracked in the code repo {repo}: committing it shares this machine's absolute paths with everyone"
+    else:
+        risk = f"{path} is untracked in the code repo {repo} and holds this machine's absolute paths: keep it out of commits"
+    item["notice"] = (
+        f"{risk}. To register once for every project instead: "
+        f"`jacked memory hooks uninstall --mcp {harness}`, then `jacked memory hooks install --mcp {harness} --user`"
+    )
 
 
 def manage(op: str, selection: Selection, vault: str | None = None) -> HooksReport:

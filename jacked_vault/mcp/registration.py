@@ -7,7 +7,11 @@
 | cursor   | `<project>/.cursor/mcp.json`         | `mcpServers.jacked-memory = {command, args, env}`       |
 | opencode | `<project>/opencode.json` (or .jsonc)| `mcp.jacked-memory = {type: local, command, environment}`|
 
-`<project>` is the root of the git repo containing the cwd (else the cwd). Each entry sets
+`<project>` is the root of the git repo containing the cwd (else the cwd). With `user=True` each
+harness's per-person file is used instead (`~/.claude.json`, `~/.cursor/mcp.json`,
+`$XDG_CONFIG_HOME/opencode/opencode.json`; codex has only that one): nothing lands in a code
+repo. A project file holds this machine's absolute paths, so `repo_file` says when one sits
+untracked (or tracked) in a code repo. Each entry sets
 its own `JACKED_MEMORY_HARNESS`. Installing is idempotent (an identical entry is left alone,
 the file untouched), touches nothing but our entry, and writes atomically (temp file +
 rename, through a symlinked config to its target). A file we cannot parse, or where our entry
@@ -80,23 +84,46 @@ def launch_for(harness: str, vault_path: Path, *, allow_user_scope: bool = False
     return Launch(cmd, list(args), env)
 
 
-def default_config_path(harness: str, cwd: Path | None = None, environ: dict[str, str] | None = None) -> Path:
-    """Where each harness reads its MCP servers (project files live at the repo root)."""
+def default_config_path(harness: str, cwd: Path | None = None, environ: dict[str, str] | None = None, *, user: bool = False) -> Path:
+    """Where each harness reads its MCP servers: project files at the repo root, or with `user`
+    the file that serves every project of this person."""
     _check_harness(harness)
     env = os.environ if environ is None else environ
+    home = Path(env.get("HOME") or os.path.expanduser("~")).absolute()
     if harness == "codex":
-        home = env.get("CODEX_HOME") or os.path.join(env.get("HOME") or os.path.expanduser("~"), ".codex")
-        return Path(home).absolute() / "config.toml"
-    project = _project_root(Path(cwd or Path.cwd()).absolute())
-    if harness == "opencode":
-        jsonc = project / "opencode.jsonc"
-        return jsonc if jsonc.exists() and not (project / "opencode.json").exists() else project / "opencode.json"
-    return project / (".mcp.json" if harness == "claude" else ".cursor/mcp.json")
+        return Path(env.get("CODEX_HOME") or home / ".codex").absolute() / "config.toml"
+    if harness == "claude":
+        return home / ".claude.json" if user else _project_root(cwd) / ".mcp.json"
+    if harness == "cursor":
+        return (home if user else _project_root(cwd)) / ".cursor" / "mcp.json"
+    folder = Path(env.get("XDG_CONFIG_HOME") or home / ".config").absolute() / "opencode" if user else _project_root(cwd)
+    jsonc = folder / "opencode.jsonc"
+    return jsonc if jsonc.exists() and not (folder / "opencode.json").exists() else folder / "opencode.json"
 
 
-def _project_root(cwd: Path) -> Path:
+def repo_file(path: Path) -> dict | None:
+    """`{"repo", "state"}` when `path` lies in a git work tree: `tracked`, `ignored` or `untracked`."""
+    import pygit2
+
     from jacked_vault.groups.identity import find_repo_root
 
+    real = _real(path)
+    root = find_repo_root(real.parent)
+    if root is None or not real.is_relative_to(root):
+        return None
+    rel = real.relative_to(root).as_posix()
+    try:
+        repo = pygit2.Repository(str(root))
+        state = "tracked" if rel in repo.index else "ignored" if repo.path_is_ignored(rel) else "untracked"
+    except (pygit2.GitError, KeyError, ValueError):
+        return None
+    return {"repo": str(root), "state": state}
+
+
+def _project_root(cwd: Path | None) -> Path:
+    from jacked_vault.groups.identity import find_repo_root
+
+    cwd = Path(cwd or Path.cwd()).absolute()
     try:
         root = find_repo_root(cwd)
     except (OSError, VaultError):

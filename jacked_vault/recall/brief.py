@@ -136,6 +136,7 @@ def _topic_notes(index, group: str, topic: str, harness: str) -> list:
 
 
 def _warnings(ctx: Context, diag) -> list[str]:
+    from jacked_vault.store.log import failed_runs
     from jacked_vault.store.queue import queue_counts
     from jacked_vault.store.git import fast_head
     from jacked_vault.store.sync_state import OK_RESULTS, read_state
@@ -161,6 +162,7 @@ def _warnings(ctx: Context, diag) -> list[str]:
         out.append(f"{counts.pending} capture(s) queued for retry")
     if counts.failed:
         out.append(f"{counts.failed} capture(s) failed (see `jacked memory doctor`)")
+    out += [f"the last {run.name} hook run failed ({run.at}): {run.outcome[:120]}" for run in failed_runs(ctx.vault.cache)]
     return out
 
 

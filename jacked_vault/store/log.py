@@ -1,8 +1,14 @@
-"""`.jacked/log`: one line per hook run or background failure; machine-local, bounded."""
+"""`.jacked/log`: one line per hook run or background failure; machine-local, bounded.
+
+Runs are read back from its tail: `hook=<name> …` (the Claude Code hooks), `post-merge run
+ok|failed …` (the git hook), `mcp <harness> started|ended|failed …` (the MCP server).
+"""
 
 from __future__ import annotations
 
 import os
+import re
+from dataclasses import dataclass
 from pathlib import Path
 
 MAX_LOG_BYTES = 1024 * 1024
@@ -30,3 +36,57 @@ def log_line(cache_dir: Path, text: str) -> None:
             os.close(fd)
     except OSError:
         pass
+
+
+LOG_TAIL_BYTES = 64 * 1024
+_LINE = re.compile(
+    r"^(?P<at>\S+) (?:hook=(?P<hook>\S+) (?P<hook_rest>.*)"
+    r"|post-merge run (?P<merge>ok|failed) (?P<merge_rest>.*)"
+    r"|mcp (?P<mcp>\S+) (?P<mcp_state>started|ended|failed)(?P<mcp_rest>.*))$"
+)
+
+
+@dataclass(frozen=True)
+class LastRun:
+    """One hook's latest run as its log line tells it."""
+
+    name: str  # session-start, session-end, pre-compact, drain, post-merge, mcp:<harness>
+    at: str  # to the second: `seq` orders runs within one
+    ok: bool
+    outcome: str
+    seq: int = 0  # the line's place in the tail read
+
+    def to_json(self) -> dict:
+        return {"name": self.name, "at": self.at, "ok": self.ok, "outcome": self.outcome}
+
+
+def last_runs(cache_dir: Path) -> dict[str, LastRun]:
+    """The latest logged run of each hook, from the last LOG_TAIL_BYTES of `.jacked/log`."""
+    try:
+        with open(Path(cache_dir) / "log", "rb") as handle:
+            size = handle.seek(0, os.SEEK_END)
+            handle.seek(max(0, size - LOG_TAIL_BYTES))
+            tail = handle.read(LOG_TAIL_BYTES).decode("utf-8", "replace")
+    except OSError:
+        return {}
+    runs: dict[str, LastRun] = {}
+    lines = tail.splitlines()[1 if len(tail) >= LOG_TAIL_BYTES else 0 :]  # the first may be cut
+    for seq, line in enumerate(lines):
+        match = _LINE.match(line)
+        if match is None:
+            continue
+        if match["hook"]:
+            rest = match["hook_rest"]
+            run = LastRun(match["hook"], match["at"], not rest.startswith(("error ", "unknown hook")), rest, seq)
+        elif match["merge"]:
+            run = LastRun("post-merge", match["at"], match["merge"] == "ok", match["merge_rest"], seq)
+        else:
+            state = (match["mcp_state"] + match["mcp_rest"]).strip()
+            run = LastRun(f"mcp:{match['mcp']}", match["at"], match["mcp_state"] != "failed", state, seq)
+        runs[run.name] = run
+    return runs
+
+
+def failed_runs(cache_dir: Path) -> list[LastRun]:
+    """The hooks whose latest run failed (for the brief's warning line)."""
+    return [run for run in last_runs(cache_dir).values() if not run.ok]

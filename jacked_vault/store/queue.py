@@ -97,6 +97,9 @@ class QueueCounts:
     failed: int
     by_kind: dict = field(default_factory=dict, compare=False)  # kind -> {"pending", "failed"}
 
+    def to_json(self) -> dict:
+        return {"pending": self.pending, "failed": self.failed, "by_kind": self.by_kind}
+
 
 def queue_counts(cache_dir: Path) -> QueueCounts:
     """Markers waiting and markers given up on, in total and per kind (brief, doctor and status)."""

@@ -95,12 +95,7 @@ class Pushed:
 def set_remote(ctx: Context, url: str) -> RemoteSet:
     """Point `origin` at `url` (added or changed) and make the current branch track it; a vault
     with nothing but its init commit then adopts the remote's history."""
-    from jacked_vault.safety.text import check_text
-
-    url = url.strip()
-    if not url or len(url) > 2048:
-        raise VaultError("USAGE", "give a remote URL (at most 2048 characters)")
-    check_text("remote URL", url, multiline=False)
+    url = remote.check_url(url)
     root = ctx.vault.root
     branch = git.require_branch(root)
     repo = git.open_repo(root)
@@ -165,12 +160,9 @@ def _judge(ctx: Context, repo, base_tree, theirs_tree):
 
 
 def _quarantine(ctx: Context, arrivals) -> list[dict]:
-    """Keep each quarantined arrival's bytes in `.jacked/quarantine/` (the index never shows it)."""
-    from jacked_vault.store.gate import quarantine
+    from jacked_vault.sync.arrivals import keep_quarantined
 
-    for item in arrivals.quarantined:
-        quarantine(ctx.vault, item["path"], item["data"], f"{item['code']}: arrived from the remote", "sync")
-    return [{"path": item["path"], "code": item["code"]} for item in arrivals.quarantined]
+    return keep_quarantined(ctx.vault, arrivals)
 
 
 def _is_derived(rel: str) -> bool:
@@ -186,8 +178,9 @@ def _free_name(paths: set[str], rel: str) -> str:
     return f"{stem}-{n}.md"
 
 
-def _resolve(ctx: Context, repo, index) -> tuple[list[str], list[tuple[str, str, bytes]]]:
-    """Settle derived and add/add note conflicts in a merge index: (renamed, [(id, new path, bytes)])."""
+def _resolve(ctx: Context, repo, index, *, unrelated: bool) -> tuple[list[str], list[tuple[str, str, bytes]]]:
+    """Settle derived and add/add note conflicts in a merge index: (renamed, [(id, new path, bytes)]).
+    `unrelated`: the two histories share no commit (two vaults made apart)."""
     import pygit2
 
     from jacked_vault.document import parse_note
@@ -219,13 +212,20 @@ def _resolve(ctx: Context, repo, index) -> tuple[list[str], list[tuple[str, str,
                 continue
         blocking.append(rel)
     if blocking:
+        flag = " --allow-unrelated-histories" if unrelated else ""
+        origin = (
+            " This vault and the remote's were created apart (no common commit); on a new machine, "
+            "`jacked memory init --from URL` clones the shared vault instead."
+            if unrelated
+            else ""
+        )
         raise VaultError(
             "SYNC",
             "the vault and its remote changed the same file(s) differently: "
             + ", ".join(sorted(blocking)[:10])
             + ". Nothing was changed. To settle it by hand: "
-            f"`git -C {ctx.vault.root} merge origin/{git.require_branch(ctx.vault.root)}`, edit the files, `git add` them, "
-            "`git commit`; then `jacked memory doctor`.",
+            f"`git -C {ctx.vault.root} merge{flag} origin/{git.require_branch(ctx.vault.root)}`, edit the files, `git add` them, "
+            f"`git commit`; then `jacked memory doctor`.{origin}",
         )
     return renamed, moved
 
@@ -247,7 +247,7 @@ def _merge_commit(ctx: Context, repo, ours, theirs, base, arrivals, accept_delet
         parents = [theirs]
     else:
         index = repo.merge_commits(ours, theirs)
-        result.renamed, moved = _resolve(ctx, repo, index)
+        result.renamed, moved = _resolve(ctx, repo, index, unrelated=base is None)
         parents = [ours, theirs]
     now = utc_now()
     machine = audit.machine_id(ctx.vault.cache)

@@ -31,13 +31,13 @@ class Arrivals:
     deleted: list[str] = field(default_factory=list)
     changed: list[str] = field(default_factory=list)
 
-    def refusal(self, commit: str) -> VaultError:
+    def refusal(self, commit: str, *, stopped: str = "sync stopped before changing anything", then: str = "sync again") -> VaultError:
         shown = "; ".join(f"{r['path']} ({r['why']})" for r in self.refused[:10])
         more = f" and {len(self.refused) - 10} more" if len(self.refused) > 10 else ""
         return VaultError(
             "SYNC",
-            f"sync stopped before changing anything: the remote's {commit[:10]} brings what a vault never takes: "
-            f"{shown}{more}. Ask whoever pushed it to remove those paths, then sync again",
+            f"{stopped}: the remote's {commit[:10]} brings what a vault never takes: "
+            f"{shown}{more}. Ask whoever pushed it to remove those paths, then {then}",
             details={"refused": [{"path": r["path"], "why": r["why"]} for r in self.refused]},
         )
 
@@ -130,3 +130,13 @@ def arrival_tombstones(repo, base_tree, theirs_tree) -> set[str]:
         if entry is not None and rel.startswith("tombstones/") and entry.filemode in FILE_MODES:
             out |= parse_tombstones(repo[entry.id].data)
     return out
+
+
+def keep_quarantined(store: Store, arrivals: Arrivals) -> list[dict]:
+    """Keep each quarantined arrival's bytes in `.jacked/quarantine/` (the index never shows it);
+    returns `{"path", "code"}` for each."""
+    from jacked_vault.store.gate import quarantine
+
+    for item in arrivals.quarantined:
+        quarantine(store, item["path"], item["data"], f"{item['code']}: arrived from the remote", "sync")
+    return [{"path": item["path"], "code": item["code"]} for item in arrivals.quarantined]

@@ -27,6 +27,17 @@ def display_url(url: str | None) -> str | None:
     return f"{match.group('scheme')}{shown}@{url[match.end():]}"
 
 
+def check_url(url: str) -> str:
+    """`url` stripped, or USAGE/VALIDATION when empty, over-long or holding control characters."""
+    from jacked_vault.safety.text import check_text
+
+    url = url.strip()
+    if not url or len(url) > 2048:
+        raise VaultError("USAGE", "give a remote URL (at most 2048 characters)")
+    check_text("remote URL", url, multiline=False)
+    return url
+
+
 def git_env() -> dict[str, str]:
     env = dict(os.environ)
     env.setdefault("GIT_TERMINAL_PROMPT", "0")  # never wait for a password on a hook path

@@ -65,7 +65,6 @@ from pathlib import Path
 
 from jacked_vault.capture.merge.info import MergeInfo, collect
 from jacked_vault.capture.merge.note import (
-    MAX_TITLE_CHARS,
     deterministic_body,
     deterministic_title,
     distilled,
@@ -536,10 +535,10 @@ def capture_merge_from_hook(vault: str | None, repo_path: str, **kwargs) -> Merg
         if not (ctx.vault_path / ".git").exists():
             return None  # no vault: nowhere to capture or log
         report = capture_merge(ctx, repo_path, lock_wait_s=HOOK_LOCK_WAIT_S, **kwargs)
-        log_line(cache, f"post-merge {report.identity} {report.branch}: {report.summary()} ({(time.monotonic() - started) * 1000:.0f} ms)")
+        log_line(cache, f"post-merge run ok {report.identity} {report.branch}: {report.summary()} ({(time.monotonic() - started) * 1000:.0f} ms)")
         return report
     except BaseException as exc:  # noqa: BLE001 - fail open
         if cache is not None and (cache.parent / ".git").exists():
             code = getattr(exc, "full_code", type(exc).__name__)
-            log_line(cache, f"post-merge {repo_path}: {code}: {getattr(exc, 'message', '')} ({(time.monotonic() - started) * 1000:.0f} ms)")
+            log_line(cache, f"post-merge run failed {repo_path}: {code}: {getattr(exc, 'message', '')} ({(time.monotonic() - started) * 1000:.0f} ms)")
         return None

@@ -1,0 +1,172 @@
+"""`init --from URL`: a second machine's vault, cloned from the shared remote (SPEC 10).
+
+The person's `git` clones without a checkout, without template hooks and with every hook
+disabled, into a hidden folder beside the target. The remote's branch is then judged like any
+arrival (`arrivals`): a path under `.jacked/`, a symlink or a file outside the layout stops it,
+and the folder is removed, so a refused clone leaves nothing behind. Only then are the files
+checked out and the machine-local parts made: a fresh machine id, the search index, the sync
+state. The folder is renamed into place last.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from jacked_vault.errors import VaultError
+from jacked_vault.store.audit import machine_id
+from jacked_vault.store.layout import VAULT_JSON, Store
+from jacked_vault.sync import remote
+from jacked_vault.store.sync_state import write_state
+
+CLONE_TIMEOUT_S = 600.0
+REQUIRED = (VAULT_JSON, ".gitignore")
+
+
+@dataclass(frozen=True)
+class Cloned:
+    store: Store
+    url: str  # credentials masked
+    branch: str
+    head: str
+    notes: int
+    machine_id: str
+    quarantined: list[dict]
+    offers: list[str]  # this machine's hook installs, offered and never run here
+
+    def to_json(self) -> dict:
+        return {
+            "path": str(self.store.root), "created": True, "commit": None, "groups": None, "from": self.url, "branch": self.branch,
+            "head": self.head, "notes": self.notes, "machine_id": self.machine_id, "quarantined": self.quarantined, "next": self.offers,
+        }  # fmt: skip
+
+    def to_text(self) -> str:
+        lines = [f"Cloned vault from {self.url} at {self.store.root} ({self.notes} notes, {self.branch} at {self.head[:10]})"]
+        if self.quarantined:
+            lines.append(f"quarantined {len(self.quarantined)} file(s) that failed the gate (see `jacked memory doctor`)")
+        lines.append(f"optional on this machine: `{self.offers[0]}` (session hooks), `{self.offers[1]}` (MCP server)")
+        return "\n".join(lines)
+
+
+def _offers(root: Path, name_vault: bool) -> list[str]:
+    import shlex
+
+    where = f" --vault {shlex.quote(str(root))}" if name_vault else ""
+    return [f"jacked memory hooks install --claude{where}", f"jacked memory hooks install --mcp claude --user{where}"]
+
+
+def clone_vault(url: str, path: Path, *, name_vault: bool = False) -> Cloned:
+    """Clone the vault at `url` into `path` (absent or an empty folder); all or nothing. With
+    `name_vault` (the vault was not the default), the offered commands carry `--vault`."""
+    url = remote.check_url(url)
+    path = Path(path).absolute()
+    _check_target(path)
+    made = _make_parents(path.parent)
+    temp: Path | None = None
+    try:
+        temp = Path(tempfile.mkdtemp(prefix=f".{path.name[:40]}.jacked-clone-", dir=path.parent))
+        _git_clone(url, temp)
+        store = Store(temp)
+        branch, head, quarantined = _check_out(store)
+        notes = _build_index(store)
+        machine = machine_id(store.cache)
+        write_state(temp, "ok", f"cloned from the remote ({head[:10]})")
+        os.rename(temp, path)  # replaces an empty folder; anything else in the way stops here
+    except BaseException as exc:
+        if temp is not None:
+            shutil.rmtree(temp, ignore_errors=True)
+        for folder in reversed(made):
+            try:
+                folder.rmdir()
+            except OSError:
+                break
+        if isinstance(exc, OSError):
+            raise VaultError("CONFIG", f"cannot create the vault at {path} ({exc.strerror}); nothing was left behind") from None
+        raise
+    root = path.resolve()
+    return Cloned(Store(root), remote.display_url(url) or "", branch, head, notes, machine, quarantined, _offers(root, name_vault))
+
+
+def _check_target(path: Path) -> None:
+    if path.is_symlink() or (path.exists() and not path.is_dir()):
+        raise VaultError("CONFIG", f"{path} is a symlink or not a folder; choose another --vault")
+    if path.is_dir() and any(path.iterdir()):
+        what = "a vault" if (path / VAULT_JSON).exists() else "a non-empty folder"
+        hint = " (to join it to the remote: `jacked memory remote set URL`, then `jacked memory sync`)" if what == "a vault" else ""
+        raise VaultError("EXISTS", f"{path} is {what}; init --from clones only into a new or empty folder{hint}")
+
+
+def _make_parents(folder: Path) -> list[Path]:
+    """Create `folder` and its missing parents; the ones made, outermost first (removed on failure)."""
+    missing = []
+    while not folder.exists():
+        missing.append(folder)
+        folder = folder.parent
+    missing.reverse()
+    try:
+        for item in missing:
+            item.mkdir()
+    except OSError as exc:
+        raise VaultError("CONFIG", f"cannot create {item} ({exc.strerror})") from None
+    return missing
+
+
+def _git_clone(url: str, into: Path) -> None:
+    """`git clone --no-checkout` with no template and no hooks: nothing from the remote runs."""
+    proc = remote.run_git(
+        into.parent,
+        "-c", f"core.hooksPath={os.devnull}",
+        "clone", "--quiet", "--no-checkout", "--template=", "--origin", "origin", "--", url, str(into),
+        timeout=CLONE_TIMEOUT_S,
+    )  # fmt: skip
+    if proc.returncode != 0:
+        raise VaultError("SYNC", f"clone failed: {remote.one_line(proc.stderr, url)}; nothing was left behind")
+
+
+def _check_out(store: Store) -> tuple[str, str, list[dict]]:
+    """Judge the cloned branch like any arrival, then check it out: (branch, head, quarantined)."""
+    import pygit2
+
+    from jacked_vault.store import git
+    from jacked_vault.sync.arrivals import arrival_tombstones, inspect_arrivals, keep_quarantined
+
+    repo = git.open_repo(store.root)
+    if repo.head_is_unborn:
+        raise VaultError(
+            "SYNC",
+            "the remote holds no vault yet (it has no commits). On the machine that has the vault, run "
+            "`jacked memory remote set URL` and `jacked memory push`, then try again; nothing was left behind",
+        )
+    if repo.head_is_detached:
+        raise VaultError("SYNC", "the remote's default branch cannot be checked out (its HEAD names no branch); nothing was left behind")
+    branch = repo.head.shorthand
+    commit = repo.head.peel(pygit2.Commit)
+    missing = [rel for rel in REQUIRED if git.tree_blob(repo, rel) is None]
+    if missing:
+        raise VaultError(
+            "SYNC",
+            f"the remote's {branch} is not a jacked vault (no {' or '.join(missing)} at its top); nothing was left behind",
+        )
+    tree = commit.tree
+    arrivals = inspect_arrivals(store, repo, None, tree, arrival_tombstones(repo, None, tree).__contains__)
+    if arrivals.refused:
+        raise arrivals.refusal(str(commit.id), stopped="init --from stopped and left nothing behind", then="run init --from again")
+    repo.checkout_tree(tree, strategy=pygit2.enums.CheckoutStrategy.FORCE)  # a folder we just made: nothing to overwrite
+    index = repo.index
+    index.read_tree(tree)
+    index.write()
+    return branch, str(commit.id), keep_quarantined(store, arrivals)
+
+
+def _build_index(store: Store) -> int:
+    from jacked_vault.search.index import SearchIndex
+
+    index = SearchIndex(store)
+    try:
+        index.rebuild()
+        return index.count()
+    finally:
+        index.close()
