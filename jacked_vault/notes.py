@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from jacked_vault.context import Context
 from jacked_vault.document import Note
 from jacked_vault.errors import VaultError
 from jacked_vault.search.entries import Doc
 from jacked_vault.search.policy import Viewer
-from jacked_vault.write.create import Created, build_note, create_note
+
+if TYPE_CHECKING:  # the write path loads only when a note is added: `read` never pays for it
+    from jacked_vault.write.create import Created
 
 MAX_BACKLINKS = 50
 
@@ -44,6 +47,7 @@ def add(ctx: Context, req: AddRequest) -> Created:
     """
     from jacked_vault.store.gate import check_note
     from jacked_vault.write.agents import status_for
+    from jacked_vault.write.create import build_note, create_note
     from jacked_vault.write.transaction import settings_for
 
     if req.scope not in ("group", "user", "project"):
@@ -225,7 +229,7 @@ def _committed_bytes(store, doc, cap: int) -> bytes:
 def _committed_note(store, doc) -> Note:
     from jacked_vault.document import MAX_FILE_BYTES, parse_note
 
-    note = parse_note(_committed_bytes(store, doc, MAX_FILE_BYTES), source=doc.path)
+    note = parse_note(_committed_bytes(store, doc, MAX_FILE_BYTES), source=doc.path, checked=True)  # the bytes the index checked
     if note.id != doc.id:
         raise VaultError("INCOMPLETE", f"{doc.id}: its file now carries another id; run `jacked memory doctor`")
     return note

@@ -8,8 +8,8 @@ from typing import Annotated, Optional
 import typer
 from typer.core import TyperCommand, TyperGroup
 
-from jacked_vault.cli.output import Result, emit, emit_error, emit_unexpected, schema_for
-from jacked_vault.errors import VaultError
+from jacked_vault.cli.inputs import context_for_options
+from jacked_vault.cli.output import Result, execute, schema_for
 
 # Help sections of `jacked memory --help`, in the order they are listed.
 NOTES, RECALL, REVIEW, GROUPS, SYNC, HOOKS, MAINTENANCE = (
@@ -126,11 +126,14 @@ def _memory(ctx: typer.Context, vault: VaultOpt = None) -> None:
     ctx.obj = {"vault": vault}
 
 
+def outer_vault(ctx: typer.Context) -> str | None:
+    """`jacked memory --vault PATH`, given before the command."""
+    return (ctx.obj or {}).get("vault")
+
+
 def context_for(ctx: typer.Context, vault: str | None, cwd: str | None = None):
     """The library Context for this command: --vault after the command wins over the one before it."""
-    from jacked_vault.context import Context
-
-    return Context.create(vault=vault if vault is not None else (ctx.obj or {}).get("vault"), cwd=cwd)
+    return context_for_options(outer_vault(ctx), vault, cwd)
 
 
 def run(ctx: typer.Context, as_json: bool, action: Callable[[], Result]) -> None:
@@ -139,60 +142,6 @@ def run(ctx: typer.Context, as_json: bool, action: Callable[[], Result]) -> None
     Exit 0, or 1 when the result says it is not ok (doctor's problems, a refused hook), or the
     error's code (2 for usage errors). Never a traceback.
     """
-    schema = schema_for(ctx.command_path)
-    try:
-        result = action()
-        emit(schema, as_json, result)
-    except VaultError as exc:
-        raise typer.Exit(emit_error(exc, as_json, schema)) from None
-    except (typer.Exit, typer.Abort, KeyboardInterrupt):
-        raise
-    except Exception as exc:  # noqa: BLE001 - no traceback ever reaches a person
-        raise typer.Exit(emit_unexpected(exc, as_json, schema)) from None
-    if getattr(result, "ok", True) is False:
-        raise typer.Exit(1)
-
-
-def read_text_input(body: str | None, body_file: str | None, stdin: bool, cap: int) -> str:
-    """Exactly one of --body / --body-file / --stdin, read to EOF (blocking or not) but never past cap+1 bytes."""
-    import os
-
-    from jacked_vault.safety.fsio import read_stream
-
-    given = [x for x in (body is not None, body_file is not None, stdin) if x]
-    if len(given) != 1:
-        raise VaultError("USAGE", "give exactly one of --body, --body-file or --stdin")
-    if body is not None:
-        return body
-    source = "--body-file" if body_file is not None else "--stdin"
-    try:
-        if body_file is not None:
-            fd = os.open(body_file, os.O_RDONLY | os.O_CLOEXEC)
-            try:
-                raw = read_stream(fd, cap + 1)
-            finally:
-                os.close(fd)
-        else:
-            raw = read_stream(0, cap + 1)
-    except OSError as exc:
-        raise VaultError("USAGE", f"cannot read {source}: {exc.strerror}") from None
-    except ValueError:  # a NUL byte in the path
-        raise VaultError("USAGE", f"cannot read {source}: the path holds a NUL character") from None
-    if len(raw) > cap:
-        raise VaultError("VALIDATION", f"the text is over the {cap}-byte cap; nothing was written")
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise VaultError("VALIDATION", "the text is not valid UTF-8; nothing was written") from None
-
-
-def time_option(value: str | None, option: str) -> str | None:
-    """An ISO 8601 time or date option, normalised; anything else is a usage error."""
-    if value is None:
-        return None
-    from jacked_vault.document.timestamps import normalise_timestamp
-
-    try:
-        return normalise_timestamp(value)
-    except VaultError:
-        raise VaultError("USAGE", f"{option}: not a date or an ISO 8601 time (like 2026-12-01 or 2026-12-01T17:30:00Z)") from None
+    code = execute(schema_for(ctx.command_path), as_json, action, passthrough=(typer.Exit, typer.Abort))
+    if code:
+        raise typer.Exit(code)

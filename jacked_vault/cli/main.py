@@ -2,8 +2,9 @@
 
 `jacked _hook <name>` is dispatched before typer is even imported, so the hooks a harness
 runs at session start and end pay only for what they use; a hook fired inside a distiller run
-(`capture.marker`) returns 0 before anything else is imported. Every other command goes through
-the typer apps; command modules register on them when imported, and import the library
+(`capture.marker`) returns 0 before anything else is imported. The hot commands (add, handoff,
+read, search, brief) take the lean path (`cli.lean`) when their arguments are plain, also without
+typer. Every other command, and anything the lean path leaves alone, goes through the typer apps; command modules register on them when imported, and import the library
 inside each command so `jacked --help` stays fast.
 """
 
@@ -64,7 +65,10 @@ def main(argv: list[str] | None = None) -> int:
         from jacked_vault.hooks.dispatch import run_hook
 
         return run_hook(args[1:])
-    return _run_typer(args)
+    from jacked_vault.cli.lean import run_lean
+
+    code = run_lean(args)
+    return _run_typer(args) if code is None else code
 
 
 if __name__ == "__main__":

@@ -19,33 +19,20 @@ from jacked_vault.cli.apps import (
     Stdin,
     VaultOpt,
     context_for,
+    outer_vault,
     example,
     memory_app,
-    read_text_input,
     run,
-    time_option,
 )
+from jacked_vault.cli import actions
+from jacked_vault.cli.actions import MAX_SEARCH_LIMIT
+from jacked_vault.cli.inputs import check_limit
 from jacked_vault.cli.output import tty_progress
-from jacked_vault.errors import VaultError
 
-MAX_SEARCH_LIMIT = 200
 MAX_LOG_LIMIT = 10_000
 
 
-def check_limit(value: int, high: int) -> int:
-    """--limit N: a usage error outside 1..high."""
-    if not 1 <= value <= high:
-        raise VaultError("USAGE", f"--limit {value}: give a number from 1 to {high}")
-    return value
-
-
 # -- add, handoff ------------------------------------------------------------------------------
-
-
-def _read_body(body: str | None, body_file: str | None, stdin: bool) -> str:
-    from jacked_vault.document import MAX_BODY_BYTES
-
-    return read_text_input(body, body_file, stdin, MAX_BODY_BYTES)
 
 
 Title = Annotated[str, typer.Option("--title", metavar="TEXT", help="One line, 1 to 200 characters.")]
@@ -99,30 +86,10 @@ def add(
     The note is validated and scanned for secrets, written create-only and committed with an
     audit line; the body comes from exactly one of --body, --body-file or --stdin.
     """
-    from jacked_vault.notes import AddRequest, add as add_note
-
-    def action():
-        context = context_for(ctx, vault)
-        if harness:
-            context.harness = harness
-        request = AddRequest(
-            title=title,
-            body=_read_body(body, body_file, stdin),
-            kind=kind,
-            scope=scope,
-            group=group,
-            repos=tuple(repo or ()),
-            tags=tuple(tag or ()),
-            links=tuple(link or ()),
-            supersedes=tuple(supersedes or ()),
-            targets=tuple(target or ()),
-            valid_from=time_option(valid_from, "--valid-from"),
-            allow_rejected=allow_rejected,
-            allow_dangling_links=allow_dangling_link,
-        )
-        return add_note(context, request)
-
-    run(ctx, as_json, action)
+    options = dict(title=title, kind=kind, body=body, body_file=body_file, stdin=stdin, scope=scope, group=group, repo=repo, tag=tag, link=link,
+                   supersedes=supersedes, target=target, harness=harness, valid_from=valid_from, allow_rejected=allow_rejected,
+                   allow_dangling_link=allow_dangling_link, vault=vault)  # fmt: skip
+    run(ctx, as_json, lambda: actions.add(outer_vault(ctx), **options))
 
 
 @memory_app.command(
@@ -150,25 +117,9 @@ def handoff(
 
     A note of kind handoff, written as --from and addressed to the --target harnesses only.
     """
-    from jacked_vault.notes import AddRequest, add as add_note
-
-    def action():
-        context = context_for(ctx, vault)
-        context.harness = from_
-        request = AddRequest(
-            title=title,
-            body=_read_body(body, body_file, stdin),
-            kind="handoff",
-            scope=scope,
-            group=group,
-            tags=tuple(tag or ()),
-            links=tuple(link or ()),
-            targets=tuple(target),
-            allow_dangling_links=allow_dangling_link,
-        )
-        return add_note(context, request)
-
-    run(ctx, as_json, action)
+    options = dict(from_=from_, target=target, title=title, body=body, body_file=body_file, stdin=stdin, scope=scope, group=group, tag=tag,
+                   link=link, allow_dangling_link=allow_dangling_link, vault=vault)  # fmt: skip
+    run(ctx, as_json, lambda: actions.handoff(outer_vault(ctx), **options))
 
 
 # -- read, search, log -------------------------------------------------------------------------
@@ -191,17 +142,7 @@ def read(
 
     Reads the committed version, and fails rather than answer from a partial scan.
     """
-    from jacked_vault.notes import read as read_note
-    from jacked_vault.search.policy import DEFAULT_SCOPES, EVERYTHING, reader
-    from jacked_vault.search.query import require_slug
-
-    def action():
-        context = context_for(ctx, vault)
-        harness = require_slug("target", target) if target is not None else context.harness
-        viewer = EVERYTHING if show_all else reader(harness, scopes=DEFAULT_SCOPES | {"user"})
-        return read_note(context, note_id, viewer)
-
-    run(ctx, as_json, action)
+    run(ctx, as_json, lambda: actions.read(outer_vault(ctx), note_id=note_id, target=target, show_all=show_all, vault=vault))
 
 
 @memory_app.command(
@@ -240,28 +181,9 @@ def search(
     Covers every group and the current repo's project notes; filters narrow it down and an
     unknown filter value is an error, never an empty answer.
     """
-    from jacked_vault.search.query import Filters
-    from jacked_vault.search.service import search as run_search
-
-    def action():
-        statuses = tuple(status_ or ("active",)) + (("candidate",) if include_candidates else ())
-        filters = Filters(
-            scopes=frozenset(scope) if scope else None,
-            group=group,
-            kinds=tuple(kind or ()),
-            tags=tuple(tag or ()),
-            repo=repo,
-            statuses=tuple(dict.fromkeys(statuses)),
-            as_of=time_option(as_of, "--as-of"),
-            known_at=time_option(known_at, "--known-at"),
-            limit=check_limit(limit, MAX_SEARCH_LIMIT),
-        )
-        context = context_for(ctx, vault)
-        if not every_harness:
-            filters.target = target or context.harness
-        return run_search(context, " ".join(query or []), filters)
-
-    run(ctx, as_json, action)
+    options = dict(query=query, scope=scope, group=group, kind=kind, tag=tag, repo=repo, status_=status_, include_candidates=include_candidates,
+                   target=target, every_harness=every_harness, as_of=as_of, known_at=known_at, limit=limit, vault=vault)  # fmt: skip
+    run(ctx, as_json, lambda: actions.search(outer_vault(ctx), **options))
 
 
 @memory_app.command(cls=Command, rich_help_panel=NOTES, epilog=example("jacked memory log --limit 10", "jacked memory log mem_20261129_01jdz5k6x9f3q8w2v7n4m1c0ab"))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 
 from jacked_vault.errors import VaultError
 from jacked_vault.render import Result
@@ -42,6 +43,23 @@ def emit(schema: str, as_json: bool, result: Result) -> None:
     text = safe(result.to_text()).rstrip("\n")
     if text:
         sys.stdout.write(text + "\n")
+
+
+def execute(schema: str, as_json: bool, action: Callable[[], Result], passthrough: tuple[type[BaseException], ...] = ()) -> int:
+    """Call the library, print its result or the expected error, and return the exit code: 0, or 1
+    when the result says it is not ok (doctor's problems, a refused hook), or the error's code
+    (2 for usage errors). Never a traceback; `passthrough` exceptions (the CLI framework's own
+    exits) and KeyboardInterrupt are raised as they are."""
+    try:
+        result = action()
+        emit(schema, as_json, result)
+    except VaultError as exc:
+        return emit_error(exc, as_json, schema)
+    except (KeyboardInterrupt, *passthrough):
+        raise
+    except Exception as exc:  # noqa: BLE001 - no traceback ever reaches a person
+        return emit_unexpected(exc, as_json, schema)
+    return 1 if getattr(result, "ok", True) is False else 0
 
 
 def emit_error(error: VaultError, as_json: bool, schema: str = ERROR_SCHEMA) -> int:

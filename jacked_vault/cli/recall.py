@@ -19,10 +19,12 @@ from jacked_vault.cli.apps import (
     context_for,
     example,
     memory_app,
-    read_text_input,
+    outer_vault,
     run,
     sub_app,
 )
+from jacked_vault.cli import actions
+from jacked_vault.cli.inputs import read_text_input
 
 hot_app = sub_app("hot", RECALL, "Show or overwrite hot.md, the group's current progress.", "hot.md is the slice of work in progress a new session should see first; each `set` is a commit.")
 HotScope = Annotated[str, typer.Option("--scope", metavar="SCOPE", help="group (the default) or project.")]
@@ -80,13 +82,4 @@ def brief(
     hot.md, the last session, the most linked decisions and the index, under a token budget;
     this is what the SessionStart hook injects.
     """
-    from jacked_vault.recall.brief import build_brief
-    from jacked_vault.search.query import require_slug
-
-    def action():
-        context = context_for(ctx, vault, cwd)
-        if harness is not None:
-            context.harness = require_slug("harness", harness)
-        return build_brief(context, budget=budget)
-
-    run(ctx, as_json, action)
+    run(ctx, as_json, lambda: actions.brief(outer_vault(ctx), cwd=cwd, budget=budget, harness=harness, vault=vault))

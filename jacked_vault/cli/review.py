@@ -7,7 +7,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from jacked_vault.cli.apps import REVIEW, Command, JsonOpt, VaultOpt, context_for, example, memory_app, run, time_option
+from jacked_vault.cli.apps import REVIEW, Command, JsonOpt, VaultOpt, context_for, example, memory_app, run
+from jacked_vault.cli.inputs import time_option
 from jacked_vault.cli.output import safe
 
 NoteId = Annotated[str, typer.Argument(metavar="ID", help="The note's id (mem_…).")]

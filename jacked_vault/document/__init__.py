@@ -1,9 +1,15 @@
 """The `jacked.memory.v1` note document: model, strict reader, canonical writer, validation.
 
-Importing this package is cheap: ruamel.yaml and jsonschema load on first parse/validate.
+Importing this package is cheap: the model's constants load now; the reader, validator, writer
+and id functions load on first use (PEP 562), and ruamel.yaml and jsonschema on first parse or
+validate. Read commands never pay for them.
 """
 
-from jacked_vault.document.ids import new_note_id, slugify_title
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING
+
 from jacked_vault.document.model import (
     FRONTMATTER_KEYS,
     ID_RE,
@@ -22,10 +28,30 @@ from jacked_vault.document.model import (
     TIMESTAMP_RE,
     Note,
 )
-from jacked_vault.document.reader import parse_note
-from jacked_vault.document.timestamps import format_timestamp, parse_timestamp, utc_now
-from jacked_vault.document.validate import validate_note
-from jacked_vault.document.writer import render_note
+
+if TYPE_CHECKING:
+    from jacked_vault.document.ids import new_note_id, slugify_title
+    from jacked_vault.document.reader import parse_note
+    from jacked_vault.document.timestamps import format_timestamp, parse_timestamp, utc_now
+    from jacked_vault.document.validate import validate_note
+    from jacked_vault.document.writer import render_note
+
+_LAZY = {
+    "new_note_id": "ids",
+    "slugify_title": "ids",
+    "parse_note": "reader",
+    "format_timestamp": "timestamps",
+    "parse_timestamp": "timestamps",
+    "utc_now": "timestamps",
+    "validate_note": "validate",
+    "render_note": "writer",
+}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        return getattr(import_module(f"jacked_vault.document.{_LAZY[name]}"), name)
+    raise AttributeError(f"module 'jacked_vault.document' has no attribute {name!r}")
 
 __all__ = [
     "FRONTMATTER_KEYS",

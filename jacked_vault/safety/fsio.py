@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import errno
 import os
-import secrets
 import stat
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -76,7 +75,7 @@ def _open_child_dir(parent_fd: int, parts: Sequence[str], i: int) -> int:
 
 
 def _write_temp(dir_fd: int, data: bytes) -> str:
-    name = f".jacked-tmp-{os.getpid()}-{secrets.token_hex(6)}"
+    name = f".jacked-tmp-{os.getpid()}-{os.urandom(6).hex()}"
     fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644, dir_fd=dir_fd)
     try:
         view = memoryview(data)

@@ -11,7 +11,6 @@ import hashlib
 import json
 import os
 import re
-import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -32,7 +31,7 @@ def machine_id(cache_dir: Path) -> str:
             return value
     except (OSError, UnicodeDecodeError):
         pass
-    value = "m-" + secrets.token_hex(6)
+    value = "m-" + os.urandom(6).hex()
     os.makedirs(cache_dir, exist_ok=True)
     fsio.replace_file(cache_dir, "machine-id", (value + "\n").encode())
     return value
