@@ -15,7 +15,6 @@ gets this far: `cli.main` returns 0 at once, without touching the vault or loggi
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -46,6 +45,8 @@ def _vault_path(args: list[str]) -> Path:
 
 def spawn_drain(vault: Path) -> None:
     """Start `jacked _hook drain` fully detached: own session, no inherited pipes."""
+    import subprocess
+
     subprocess.Popen(
         [sys.executable, "-m", "jacked_vault.cli.main", "_hook", "drain", "--vault", str(vault)],
         stdin=subprocess.DEVNULL,
