@@ -11,30 +11,22 @@ from pathlib import Path
 
 import pytest
 
-from conftest import git, make_repo, run_cli, snapshot
+from conftest import git, run_cli, snapshot
 from jacked_vault.context import Context
 from jacked_vault.errors import VaultError
 from jacked_vault.notes import AddRequest, add
-
-
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    path = tmp_path / "code" / "api"
-    path.mkdir(parents=True)
-    make_repo(path, "git@github.com:acme/api.git")
-    return path
 
 
 # -- item 2: a refused project-scope add leaves the code repo exactly as it was --------------------
 
 
 @pytest.mark.parametrize("body", ["   \n\t ", "token " + "gh" + "p_" + "Zq7Lm2Nx9Vb4Kc8Wd1Rt6Yh3Ju5Ep0Sa7Fg2"], ids=["blank", "secret"])
-def test_a_refused_project_add_creates_nothing_in_the_code_repo(vault_path: Path, repo: Path, body: str):
-    before = snapshot(repo)
-    result = run_cli("memory", "add", "--scope", "project", "--title", "Project note", "--body", body, "--json", vault=vault_path, cwd=repo)
+def test_a_refused_project_add_creates_nothing_in_the_code_repo(vault_path: Path, code_repo: Path, body: str):
+    before = snapshot(code_repo)
+    result = run_cli("memory", "add", "--scope", "project", "--title", "Project note", "--body", body, "--json", vault=vault_path, cwd=code_repo)
     assert result.code == 1
-    assert not (repo / ".jacked").exists()
-    assert snapshot(repo) == before
+    assert not (code_repo / ".jacked").exists()
+    assert snapshot(code_repo) == before
 
 
 # -- item 4: the same bounds on every path: the same vault gives the same answer -------------------
@@ -96,13 +88,13 @@ def test_incremental_refresh_and_rebuild_apply_the_same_bounds(ctx: Context, mon
 # -- item 10: the brief's last session falls back to recent.md after a rollup -----------------------
 
 
-def test_the_brief_shows_the_last_session_from_recent_md(vault_path: Path, repo: Path):
+def test_the_brief_shows_the_last_session_from_recent_md(vault_path: Path, code_repo: Path):
     from datetime import date, datetime
 
     from jacked_vault.episodic.entries import Entry, append_entry
     from jacked_vault.episodic.rollup import rollup
 
-    ctx = Context.create(vault=str(vault_path), cwd=repo, harness="t")
+    ctx = Context.create(vault=str(vault_path), cwd=code_repo, harness="t")
     when = datetime(2026, 11, 20, 16, 45).astimezone()
     append_entry(ctx.vault, Entry("api", "github.com/acme/api", when, "feat/x", "Wired the parser."), harness="t", origin="cli")
     rollup(ctx.vault, today=date(2026, 11, 22))
@@ -110,7 +102,7 @@ def test_the_brief_shows_the_last_session_from_recent_md(vault_path: Path, repo:
     git(vault_path, "rm", "-q", str(next(folder.glob("today-*.done.md")).relative_to(vault_path)))
     git(vault_path, "commit", "-qm", "keep only recent.md, as a migrated folder has")
     assert [p.name for p in folder.iterdir()] == ["recent.md"]
-    brief = run_cli("memory", "brief", "--json", vault=vault_path, cwd=repo).json["text"]
+    brief = run_cli("memory", "brief", "--json", vault=vault_path, cwd=code_repo).json["text"]
     assert "### Last session in this repo" in brief and "> ### 16:45 | feat/x" in brief and "> Wired the parser." in brief
 
 
@@ -121,13 +113,13 @@ def test_the_brief_shows_the_last_session_from_recent_md(vault_path: Path, repo:
     "branch, expected",
     [("feat/search-ranking", "Ranking with BM25F"), ("main", None), ("feat/zzzqux-nothing", None)],
 )
-def test_the_brief_shows_notes_on_the_branch_topic_or_nothing(vault_path: Path, repo: Path, branch: str, expected: str | None):
-    ctx = Context.create(vault=str(vault_path), cwd=repo, harness="t")
+def test_the_brief_shows_notes_on_the_branch_topic_or_nothing(vault_path: Path, code_repo: Path, branch: str, expected: str | None):
+    ctx = Context.create(vault=str(vault_path), cwd=code_repo, harness="t")
     add(ctx, AddRequest(title="Ranking with BM25F", body="Search ranking re-scores FTS5 candidates."))
     add(ctx, AddRequest(title="Deploy on Fridays", body="Never deploy on a Friday afternoon."))
     if branch != "main":
-        git(repo, "checkout", "-q", "-b", branch)
-    brief = run_cli("memory", "brief", "--json", vault=vault_path, cwd=repo).json["text"]
+        git(code_repo, "checkout", "-q", "-b", branch)
+    brief = run_cli("memory", "brief", "--json", vault=vault_path, cwd=code_repo).json["text"]
     if expected is None:
         assert "this branch's topic" not in brief
     else:
