@@ -118,6 +118,21 @@ def test_common_terms_fill_the_list_when_rarer_ones_find_too_few(ctx: Context):
     assert len(_ids(ctx, "alpha zeta", group="busy")) == 20  # no zeta in this group: alpha alone still finds
 
 
+def test_a_query_of_only_common_words_over_many_matches_ranks_a_bounded_pool(ctx: Context, monkeypatch):
+    from jacked_vault.search import ranking
+
+    _plant(ctx, [("busy", f"Alpha beta {n}", "alpha beta " * (1 + n % 7)) for n in range(300)])
+    full = search(ctx, "alpha beta", Filters(limit=10)).results
+    monkeypatch.setattr(ranking, "FULL_RANK_MAX", 100)  # 600 matches: over it, every term common
+    seen: list[str] = []
+    real = ranking._candidates
+    monkeypatch.setattr(ranking, "_candidates", lambda *a, **kw: seen.append("ranked" if kw.get("ranked", True) else "pool") or real(*a, **kw))
+    pooled = search(ctx, "alpha beta", Filters(limit=10)).results
+    assert seen == ["pool"] and len(full) == len(pooled) == 10
+    assert [d.score for d in pooled] == sorted((d.score for d in pooled), reverse=True)  # still re-scored by BM25F
+    assert max(d.score for d in pooled) <= max(d.score for d in full)
+
+
 def _statistics(index: SearchIndex) -> tuple:
     db = index.db
     stats = db.execute("SELECT docs, title, tags, body FROM terms_stats").fetchone()

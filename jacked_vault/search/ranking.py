@@ -30,6 +30,11 @@ K1 = 1.2
 CANDIDATES = 30  # FTS5 candidates re-scored (at least twice the limit)
 POOL = 4  # unfiltered candidates looked at per wanted one before filtering every match
 COMMON = 0.25  # a term in more than this share of documents does not make a document a candidate on its own
+# Ranking every match in SQL costs O(matches). When every query term is common and they match
+# more documents than this, the candidates are the newest-indexed matches instead (re-scored by
+# BM25F like any others): a query of only common words carries little to rank by, and its cost
+# stays bounded at 50k notes.
+FULL_RANK_MAX = 5_000
 
 STOPWORDS = frozenset(
     """
@@ -119,7 +124,8 @@ def search(
     stats = Stats.read(db, terms)
     count = max(CANDIDATES, 2 * limit)
     selective = stats.selective(terms)
-    rowids = _candidates(db, selective, where, params, count)
+    ranked = selective != terms or sum(stats.df[t] for t in terms) <= FULL_RANK_MAX
+    rowids = _candidates(db, selective, where, params, count, ranked=ranked)
     if len(rowids) < limit and selective != terms:  # too few: the common terms may fill the list
         rowids = _candidates(db, terms, where, params, count)
     rows = db.execute(
@@ -139,13 +145,15 @@ def _match(words: list[str]) -> str:
     return " OR ".join(f'"{word}"' for word in words)  # words and terms are letters and digits only
 
 
-def _candidates(db: sqlite3.Connection, terms: list[str], where: str, params: list, count: int) -> list[int]:
-    """Rowids of the `count` documents matching `where` that FTS5's bm25() ranks best for any of `terms`.
+def _candidates(db: sqlite3.Connection, terms: list[str], where: str, params: list, count: int, *, ranked: bool = True) -> list[int]:
+    """Rowids of the `count` documents matching `where` that FTS5's bm25() ranks best for any of
+    `terms` (not `ranked`: the newest-indexed matches, see FULL_RANK_MAX).
 
     First the best `POOL` × `count` of all documents, filtered afterwards (joining every match
     to `docs` costs more than ranking it); when too few of them pass, every match is filtered.
     """
-    match, order = _match(terms), f"bm25(docs_terms, {', '.join(map(str, WEIGHTS))})"
+    match = _match(terms)
+    order = f"bm25(docs_terms, {', '.join(map(str, WEIGHTS))})" if ranked else "rowid DESC"
     pool = [r for (r,) in db.execute(f"SELECT rowid FROM docs_terms WHERE docs_terms MATCH ? ORDER BY {order} LIMIT ?", (match, POOL * count))]
     passed = {r for (r,) in db.execute(f"SELECT d.rowid FROM docs d WHERE d.rowid IN ({','.join('?' * len(pool))}) AND {where}", (*pool, *params))}
     if len(passed) >= count or len(pool) < POOL * count:
