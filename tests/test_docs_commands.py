@@ -206,3 +206,32 @@ def test_a_failing_command_is_caught(tmp_path: Path):
     added = run_block("jacked memory add --group demo --kind fact --title 'A fact' --body 'It holds.'\n", env, cwd)
     assert added.returncode == 0
     assert run_block(resolve(found[0].text, home), env, cwd).stdout.rstrip().endswith("after")
+
+
+LINK = re.compile(r"\]\((?P<target>[^)\s]+)\)")
+
+
+def anchors(page: Path) -> set[str]:
+    """GitHub's anchors for the headings of `page`."""
+    out = set()
+    for line in page.read_text(encoding="utf-8").splitlines():
+        if m := re.match(r"#{1,6} (.+)", line):
+            out.add(re.sub(r"[^\w\- ]", "", m[1].strip().lower()).replace(" ", "-"))
+    return out
+
+
+def test_every_relative_link_and_anchor_resolves():
+    broken = []
+    for page in PAGES:
+        prose = re.sub(r"`[^`\n]*`", "", re.sub(r"^```.*?^```", "", (ROOT / page).read_text(encoding="utf-8"), flags=re.S | re.M))
+        for m in LINK.finditer(prose):  # links in code are examples, not links
+            target = m["target"]
+            if re.match(r"[a-z]+:", target):
+                continue  # http(s), mailto: not checked offline
+            path, _, anchor = target.partition("#")
+            dest = (ROOT / page).parent / path if path else ROOT / page
+            if not dest.exists() or ROOT not in dest.resolve().parents and dest.resolve() != ROOT:
+                broken.append(f"{page}: {target}")
+            elif anchor and dest.suffix == ".md" and anchor not in anchors(dest):
+                broken.append(f"{page}: {target} (no such heading)")
+    assert not broken, "\n".join(broken)

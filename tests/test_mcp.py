@@ -551,3 +551,40 @@ def test_an_unexpected_crash_is_an_error_result_without_its_text(vault_path, wor
     assert "AKIA" not in json.dumps(crashed) and "/very/secret" not in json.dumps(crashed) and "Traceback" not in json.dumps(crashed)
     ok(after)  # the server goes on
     assert "AKIA" not in capsys.readouterr().err
+
+
+def test_a_secret_in_target_harnesses_is_refused_without_echo(vault_path, work):
+    """Issue 9.5 through the MCP door: every field is scanned, the value never quoted back."""
+    token = "xoxb-123456789012-1234567890123-abcdefghijklmnopqrstuvwx"
+    before = snapshot(vault_path)
+
+    async def go():
+        async with Client(inproc(vault_path, work)) as client:
+            return await call(client, "memory_save", {"title": "Targeted", "body": "b", "group": "g", "target_harnesses": [token]})
+
+    is_error, payload = run(go)
+    assert is_error and token not in json.dumps(payload)
+    assert snapshot(vault_path) == before
+
+
+def test_search_as_of_and_known_at_over_mcp(vault_path, work):
+    """Issue 9.12: MCP search has both time axes, with the CLI's meaning."""
+    lib_add(vault_path, work, "alpha", "Backdated fact", "Held since 2020.", valid_from="2020-01-01T00:00:00.000Z")
+
+    async def go():
+        async with Client(inproc(vault_path, work)) as client:
+            out = {}
+            for label, args in {
+                "now": {},
+                "valid-2021": {"as_of": "2021-06-01T00:00:00Z"},
+                "valid-2019": {"as_of": "2019-06-01T00:00:00Z"},
+                "known-2021": {"as_of": "2021-06-01T00:00:00Z", "known_at": "2021-06-01T00:00:00Z"},
+            }.items():
+                payload = ok(await call(client, "memory_search", {"query": "backdated", **args}))
+                out[label] = [r["title"] for r in payload["results"]]
+            return out
+
+    found = run(go)
+    assert found["now"] == found["valid-2021"] == ["Backdated fact"]  # a backdated fact is found in its past
+    assert found["valid-2019"] == []  # before it held
+    assert found["known-2021"] == []  # the vault did not know it in 2021

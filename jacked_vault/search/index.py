@@ -31,8 +31,8 @@ from jacked_vault.store.git import fast_head
 from jacked_vault.store.layout import GROUPS_DIR, USER_DIR, Store, classify_episodic, classify_hot, classify_note, classify_path, searchable_episodic
 
 INDEX_FILE = "index.sqlite"
-MAX_ROOT_FILES = 50_000
-MAX_ROOT_BYTES = 256 * 1024 * 1024
+MAX_ROOT_FILES = 200_000  # 4x a big team's 50k-note group (bench_cli); beyond it reads fail as INCOMPLETE
+MAX_ROOT_BYTES = 1024 * 1024 * 1024
 INDEXED_KINDS = frozenset({"note", "hot", "episodic", "tombstones"})
 FILE_MODES = (0o100644, 0o100755)
 
