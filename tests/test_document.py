@@ -734,3 +734,16 @@ def test_fast_schema_check_is_never_laxer_than_jsonschema(data):
             fields[key] = data.draw(_FIELD_VALUES)
     if schema_accepts(fields):
         assert _validator().is_valid(fields)
+
+
+def test_the_shipped_fast_check_was_generated_from_this_schema():
+    """`_note_check.py` is generated (no fastjsonschema import or compile per process); it must
+    follow the schema: same digest, and byte for byte what this fastjsonschema generates."""
+    import fastjsonschema
+
+    from jacked_vault.document import validate
+
+    shipped = validate.FAST_CHECK_MODULE.read_text(encoding="utf-8")
+    assert f"(sha256 {validate.schema_digest()})" in shipped.splitlines()[0], "regenerate: see the file's header"
+    if f'VERSION = "{fastjsonschema.VERSION}"' in shipped:
+        assert shipped == validate.fast_check_source()
