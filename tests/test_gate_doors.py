@@ -341,3 +341,34 @@ def test_repair_quarantines_a_stray_tombstoned_note(world: World):
     assert "rejected" in judged[0]["problem"]
     world.cli("doctor", "--repair")
     assert not path.exists() and "stray.md" not in git(world.vault, "ls-files")
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_the_ascii_fast_path_normalises_exactly_like_the_full_one(seed: int):
+    """`normalise` skips NFKC and the format-character pass for ASCII; the result is the same."""
+    import unicodedata
+
+    from jacked_vault.store.tombstones import _NOT_WORD, normalise
+
+    def full(text: str) -> str:
+        text = unicodedata.normalize("NFKC", text)
+        text = "".join(c for c in text if unicodedata.category(c) != "Cf").casefold()
+        return _NOT_WORD.sub(" ", text).strip()
+
+    rng = random.Random(seed)
+    for _ in range(2000):
+        text = "".join(rng.choice(string.printable) for _ in range(rng.randrange(0, 60)))
+        assert normalise(text) == full(text)
+    assert normalise("Use  FTS5 — now!") == full("Use  FTS5 — now!") == "use fts5 now"  # and the slow path
+
+
+def test_the_fields_the_scan_skips_are_closed_by_the_schema():
+    """The secret scan skips `CLOSED_FIELDS`: each must be a constant, an enum or a timestamp."""
+    from jacked_vault.resources import data_file
+    from jacked_vault.store.gate import CLOSED_FIELDS
+
+    properties = json.loads(data_file("schemas", "note.schema.json").read_text(encoding="utf-8"))["properties"]
+    for name in CLOSED_FIELDS:
+        rule = properties[name]
+        assert "const" in rule or "enum" in rule or rule.get("$ref") == "#/$defs/timestamp", name
+    assert {"title", "body", "id", "group", "source_harness", "status_reason"}.isdisjoint(CLOSED_FIELDS)

@@ -719,17 +719,25 @@ def _strings(path: str, value: object) -> Iterator[tuple[str, str]]:
             yield from _strings(f"{path}.{key}", item)
 
 
+# A lowercase word of letters, digits and `._/-` (ids, slugs, repo identities, tags): it holds no
+# space, quote, colon, `%`, backslash, line break or non-ASCII character, so no view but itself
+# exists and no rule's match or boundary can reach past the spaces that separate such words.
+_PLAIN_WORD = re.compile(r"[a-z0-9][a-z0-9._/-]*")
+
+
 def scan_fields(fields: Mapping[str, object]) -> list[tuple[str, str]]:
     """(field path, kind) for every secret in the string values of `fields`.
 
-    Lists, tuples and dicts are walked: `tags[3]`, `meta.key`, `links[0].url`.
+    Lists, tuples and dicts are walked: `tags[3]`, `meta.key`, `links[0].url`. Plain words
+    (`_PLAIN_WORD`) are scanned together first, joined by spaces: a text in which nothing is
+    found has nothing in any of its words; only when something is found is each one scanned
+    alone, so the answer is always the one a word-by-word scan gives.
     """
-    return [
-        (path, kind)
-        for name, value in fields.items()
-        for path, text in _strings(name, value)
-        for kind in scan_text(text)
-    ]
+    strings = [(path, text) for name, value in fields.items() for path, text in _strings(name, value)]
+    words = [(path, text) for path, text in strings if _PLAIN_WORD.fullmatch(text)]
+    if len(words) > 1 and not scan_text(" ".join(text for _, text in words)):
+        strings = [pair for pair in strings if not _PLAIN_WORD.fullmatch(pair[1])]
+    return [(path, kind) for path, text in strings for kind in scan_text(text)]
 
 
 def _article(kind: str) -> str:

@@ -69,9 +69,15 @@ def cap_for(kind: str) -> int:
 # -- the secret scan of structured values -------------------------------------------------------
 
 
+# Fields whose value is one of a closed set or a timestamp: validation refuses anything else,
+# so a secret there is refused either way; scanning them would only cost time (a reindex
+# scans every note).
+CLOSED_FIELDS = frozenset({"schema", "kind", "scope", "status", "trust", "origin", "valid_from", "valid_until", "created_at", "updated_at"})
+
+
 def note_fields(note) -> dict[str, object]:
-    """Every string a note carries, named as its field (what the secret scan looks at)."""
-    return {**{k: v for k, v in note.frontmatter().items() if k != "schema"}, "body": note.body}
+    """Every free-form string a note carries, named as its field (what the secret scan looks at)."""
+    return {**{k: v for k, v in note.frontmatter().items() if k not in CLOSED_FIELDS}, "body": note.body}
 
 
 def scan(fields: dict[str, object], rel: str | None = None) -> None:

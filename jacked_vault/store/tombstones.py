@@ -21,7 +21,12 @@ _HASH_LINE = re.compile(r"^[0-9a-f]{64}$")
 
 
 def normalise(text: str) -> str:
-    """NFKC, format characters removed, case-folded, runs of non-word characters as one space."""
+    """NFKC, format characters removed, case-folded, runs of non-word characters as one space.
+
+    ASCII text is its own NFKC form, holds no format character and case-folds as `lower()`,
+    so it skips the per-character pass (a reindex normalises every note)."""
+    if text.isascii():
+        return _NOT_WORD.sub(" ", text.lower()).strip()
     text = unicodedata.normalize("NFKC", text)
     text = "".join(c for c in text if unicodedata.category(c) != "Cf").casefold()
     return _NOT_WORD.sub(" ", text).strip()
