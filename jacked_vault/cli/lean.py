@@ -64,8 +64,9 @@ def params(command: str) -> list[Param]:
 
 def parse(command: str, words: list[str]) -> tuple[dict, bool] | None:
     """(keyword arguments, --json) for `words` after the command name, or None: leave it to typer."""
-    by_flag = {p.flag: p for p in params(command) if p.flag is not None}
-    argument = next((p for p in params(command) if p.flag is None), None)
+    spec = params(command)
+    by_flag = {p.flag: p for p in spec if p.flag is not None}
+    argument = next((p for p in spec if p.flag is None), None)
     values: dict = {}
     positional: list[str] = []
     as_json = False
@@ -110,7 +111,7 @@ def parse(command: str, words: list[str]) -> tuple[dict, bool] | None:
             return None
     elif positional:
         return None
-    if any(p.required and p.name not in values for p in params(command)):
+    if any(p.required and p.name not in values for p in spec):
         return None
     return values, as_json
 

@@ -734,9 +734,10 @@ def scan_fields(fields: Mapping[str, object]) -> list[tuple[str, str]]:
     alone, so the answer is always the one a word-by-word scan gives.
     """
     strings = [(path, text) for name, value in fields.items() for path, text in _strings(name, value)]
-    words = [(path, text) for path, text in strings if _PLAIN_WORD.fullmatch(text)]
-    if len(words) > 1 and not scan_text(" ".join(text for _, text in words)):
-        strings = [pair for pair in strings if not _PLAIN_WORD.fullmatch(pair[1])]
+    words = [text for _, text in strings if _PLAIN_WORD.fullmatch(text)]
+    if len(words) > 1 and not scan_text(" ".join(words)):
+        clean = set(words)
+        strings = [(path, text) for path, text in strings if text not in clean]
     return [(path, kind) for path, text in strings for kind in scan_text(text)]
 
 
