@@ -179,3 +179,34 @@ def test_interactive_review_on_a_tty(tmp_path: Path):
     assert "2 decision(s) recorded" in out.decode()
     statuses = {n.note.id: parse_note((vault / n.rel).read_bytes()).status for n in (first, second, third)}
     assert statuses == {first.note.id: "active", second.note.id: "rejected", third.note.id: "candidate"}
+
+
+@pytest.mark.parametrize("as_json", [True, False], ids=["json", "text"])
+def test_add_supersedes_keeps_a_hand_edit_of_the_old_note_in_quarantine(tmp_path: Path, as_json: bool):
+    """Issue 17.13: `add --supersedes OLD` treats a hand edit of OLD as the transitions do:
+    the working copy is kept in .jacked/quarantine/ and reported; the commit holds the
+    superseded version built from OLD's committed blob."""
+    vault = tmp_path / "vault"
+    run_cli("memory", "init", "--no-scan", vault=vault)
+    ctx = Context.create(vault=str(vault), cwd=tmp_path, harness="t")
+    old = _add(ctx, "Old rule", body="the committed text")
+    path = vault / old.rel
+    edited = path.read_text() + "\nappended by hand\n"
+    path.write_text(edited)
+    args = ["memory", "add", "--group", "tools", "--title", "New rule", "--body", "b", "--supersedes", old.note.id]
+    result = run_cli(*args, *(["--json"] if as_json else []), vault=vault)
+    assert result.code == 0, result.out + result.err
+    records = [json.loads(line) for line in (vault / ".jacked" / "quarantine" / "records.jsonl").read_text().splitlines()]
+    assert [(r["path"], r["source"]) for r in records] == [(old.rel, "transition")]
+    name = records[0]["file"]
+    assert (vault / ".jacked" / "quarantine" / name).read_text() == edited, "the hand edit is kept byte for byte"
+    if as_json:
+        assert result.json["quarantined"] == [name]
+    else:
+        assert f"the hand-edited working copy was kept in .jacked/quarantine/{name}" in result.out
+    committed = git(vault, "show", f"HEAD:{old.rel}")
+    assert path.read_text() == committed and "appended by hand" not in committed
+    note = parse_note(committed.encode())
+    assert note.status == "superseded" and note.body == "the committed text"
+    assert git(vault, "status", "--porcelain", "--untracked-files=all") == ""
+    assert verify(vault).problems == []

@@ -9,34 +9,37 @@ file that `doctor --repair` commits.
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from jacked_vault.document import Note, render_note, slugify_title, utc_now
 from jacked_vault.errors import VaultError
 from jacked_vault.store.layout import Store
-from jacked_vault.write.transaction import write_transaction
+from jacked_vault.write.transaction import kept_aside, write_transaction
 
 
 @dataclass(frozen=True)
 class Created:
-    """What a create produced: the note, its store-relative path and the commit."""
+    """What a create produced: the note, its store-relative path, the commit, and where the hand
+    edits of the notes it superseded were kept (quarantine file names)."""
 
     note: Note
     rel: str
     commit: str
     store: Store
+    quarantined: list[str] = field(default_factory=list)
 
     @property
     def display_path(self) -> str:
         return self.store.display(self.rel, self.note.scope)
 
     def to_json(self) -> dict:
-        return {"memory": self.note.frontmatter(), "path": self.display_path, "commit": self.commit}
+        return {"memory": self.note.frontmatter(), "path": self.display_path, "commit": self.commit, "quarantined": self.quarantined}
 
     def to_text(self) -> str:
         note = self.note
         waiting = " (a candidate: it waits for `jacked memory review`)" if note.status == "candidate" else ""
-        return f"Added {note.kind}: {note.title} ({note.id}){waiting}\n  at {self.display_path} [{self.commit[:10]}]"
+        lines = [f"Added {note.kind}: {note.title} ({note.id}){waiting}", f"  at {self.display_path} [{self.commit[:10]}]"]
+        return "\n".join(lines + kept_aside(self.quarantined))
 
 
 def _superseded_copies(tx, note: Note, now: str) -> list[tuple[str, bytes, Note]]:
@@ -89,13 +92,15 @@ def create_note(
         rel = tx.create(store.note_dir(note.scope, note.group, note.kind), slugify_title(note.title), data, allow_rejected=allow_rejected)
         tx.event("create", note.id, rel, data, ts=note.created_at)
         changes = {rel: Entry.from_note(note)}
+        quarantined: list[str] = []
         for old_rel, after, new in superseded:
-            tx.replace(old_rel, after)
+            kept = tx.transition(old_rel, after)
+            quarantined += [kept] if kept else []
             tx.event("supersede", new.id, old_rel, after, ts=note.created_at)
             changes[old_rel] = Entry.from_note(new)
         regenerate_index(tx, note.scope, note.group, changes)
         commit = tx.commit(f"memory({note.kind}): {note.title}", note_id=note.id)
-    return Created(note=note, rel=rel, commit=commit, store=store)
+    return Created(note=note, rel=rel, commit=commit, store=store, quarantined=quarantined)
 
 
 def build_note(

@@ -96,6 +96,20 @@ class Transaction:
         fsio.replace_file(self.store.root, rel, data, replace_symlink=derived)
         self.files[rel] = data
 
+    def transition(self, rel: str, data: bytes) -> str | None:
+        """Replace the committed note `rel` with `data` (built from its committed blob, SPEC 5.0).
+        A working copy that differs from the committed one (a hand edit) is first kept in
+        `.jacked/quarantine/`, never committed; returns that file's name (None when there was none)."""
+        from jacked_vault.store.gate import quarantine
+
+        working = _working(self.store, rel)
+        kept = None
+        if working is not None and working != self.committed(rel):
+            kept = quarantine(self.store, rel, working, "hand edit of a committed note, replaced by a transition", "transition")
+        self._before.setdefault(rel, working)
+        self.replace(rel, data)
+        return kept
+
     def remove(self, rel: str) -> None:
         """Delete `rel` (it must exist) from the working tree and, at commit, from the tree and git index."""
         if rel not in self._before:
@@ -166,6 +180,11 @@ class Transaction:
                     pass
             else:
                 fsio.replace_file(self.store.root, rel, before)
+
+
+def kept_aside(names: list[str]) -> list[str]:
+    """The lines that tell a person where `Transaction.transition` kept each hand edit."""
+    return [f"the hand-edited working copy was kept in .jacked/quarantine/{name}" for name in names]
 
 
 def _working(store: Store, rel: str) -> bytes | None:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from jacked_vault.context import Context
 from jacked_vault.errors import VaultError
+from jacked_vault.write.transaction import kept_aside
 
 # operation -> statuses it may start from
 ALLOWED_FROM = {
@@ -54,8 +55,7 @@ class Transitioned:
         else:
             state = self.status + (", reviewed by you" if self.op == "accept" else "")
         lines = [f"{self.op}: {self.title} ({self.id}) is now {state} [{self.commit[:10]}]"]
-        lines += [f"the hand-edited working copy was kept in .jacked/quarantine/{name}" for name in self.quarantined]
-        return "\n".join(lines)
+        return "\n".join(lines + kept_aside(self.quarantined))
 
 
 def _locate(ctx: Context, note_id: str):
@@ -106,10 +106,8 @@ def transition(
     """Apply one transition in one commit (with audit line, index.md, and the tombstone on reject)."""
     from jacked_vault.document import parse_note, render_note, utc_now
     from jacked_vault.recall.index_md import regenerate_index
-    from jacked_vault.safety import fsio
     from jacked_vault.search.entries import Entry
     from jacked_vault.store import audit
-    from jacked_vault.store.gate import quarantine
     from jacked_vault.store.tombstones import tombstone_hash, tombstone_path
     from jacked_vault.write.transaction import settings_for, write_transaction
 
@@ -120,7 +118,6 @@ def transition(
     store, rel = _locate(ctx, note_id)
     if op == "supersede":
         _locate(ctx, by)
-    quarantined: list[str] = []
     with write_transaction(store, harness=ctx.harness, origin="cli", **settings_for(ctx)) as tx:
         committed = tx.committed(rel)
         if committed is None:
@@ -129,18 +126,15 @@ def transition(
         now = utc_now()
         updated = dataclasses.replace(note, updated_at=now, **_changes(op, note, now, reason=reason, valid_until=valid_until, by=by))
         data = render_note(updated)
-        working = fsio.read_optional(store.root, rel, max_bytes=audit.MAX_AUDIT_FILE)
-        if working is not None and working != committed:
-            quarantined.append(quarantine(store, rel, working, "hand edit of a committed note, replaced by a transition", "transition"))
         if op == "reject":
             path = tombstone_path(audit.machine_id(store.cache))
             stones = (tx.committed(path) or b"") + (tombstone_hash(note.title, note.body) + "\n").encode()
             tx.replace(path, stones)
             tx.event("tombstone", note.id, path, stones, ts=now)
-        tx.replace(rel, data)
+        kept = tx.transition(rel, data)
         tx.event(op, note.id, rel, data, ts=now)
         regenerate_index(tx, note.scope, note.group, {rel: Entry.from_note(updated)})
         commit = tx.commit(f"memory({op}): {note.title}", note_id=note.id, reason=updated.status_reason if op != "accept" else None)
     return Transitioned(
-        note.id, note.title, op, updated.status, updated.trust, updated.valid_until, store.display(rel, note.scope), commit, quarantined
+        note.id, note.title, op, updated.status, updated.trust, updated.valid_until, store.display(rel, note.scope), commit, [kept] if kept else []
     )
