@@ -61,6 +61,8 @@ class Status:
                 lines.append("warning: the vault has diverged from its remote; run `jacked memory sync`")
         else:
             lines.append("remote: none (share the vault with `jacked memory remote set URL`)")
+        if v.get("quarantined"):
+            lines.append(f"quarantined: {v['quarantined']} file(s) set aside in .jacked/quarantine/ (never recalled; `jacked memory doctor` lists them)")
         last = v["last_sync"]
         if last:
             when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(last["at"]))
@@ -81,6 +83,7 @@ def status(ctx: Context) -> Status:
         notes = index.count()
     finally:
         index.close()
+    from jacked_vault.store.gate import quarantine_records
     from jacked_vault.store.sync_state import read_state
 
     last = read_state(store.root)
@@ -90,6 +93,7 @@ def status(ctx: Context) -> Status:
         "notes": notes,
         **_remote_state(store),
         "last_sync": {"result": last.result, "message": last.message, "at": last.at} if last else None,
+        "quarantined": len(quarantine_records(store)),
     }
     repo = None
     if ctx.repo is not None:

@@ -150,7 +150,9 @@ def test_a_secret_arriving_is_quarantined_and_never_recalled(shared):
     out = run_cli("memory", "search", "deploy", "--all", "--json", vault=laptop.vault.root)
     assert out.json["results"] == [] and GH not in out.out
     report = doctor(laptop).to_json()
-    assert {"path": "group:groups/tools/note/deploy-keys.md", "code": "SECRET"} in [{k: f[k] for k in ("path", "code")} for f in report["invalid_files"]]
+    assert not (laptop.vault.root / "groups/tools/note/deploy-keys.md").exists(), "not taken: the local tree keeps what it had"
+    assert "deploy-keys.md" not in git(laptop.vault.root, "ls-files")
+    assert report["ok"] and report["invalid_files"] == []
     assert any(r["path"] == "groups/tools/note/deploy-keys.md" and r["source"] == "sync" for r in report["quarantine"])
 
 

@@ -346,10 +346,15 @@ def stale_git_locks(root: Path, min_age_s: float = STALE_LOCK_AGE_S) -> list[str
 def tree_blob(repo: pygit2.Repository, rel: str) -> bytes | None:
     """Content of `rel` in HEAD, or None when HEAD has no such file."""
     commit = head_commit(repo)
-    if commit is None:
+    return blob_at(repo, commit.tree if commit is not None else None, rel)
+
+
+def blob_at(repo: pygit2.Repository, tree, rel: str) -> bytes | None:
+    """Content of `rel` in `tree` (None: no tree, no such file, or not a file)."""
+    if tree is None:
         return None
     try:
-        entry = commit.tree[rel]
+        entry = tree[rel]
     except KeyError:
         return None
     obj = repo[entry.id]

@@ -6,7 +6,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from jacked_vault.document.model import KINDS
+from jacked_vault.document.model import KINDS, SLUG_RE
 from jacked_vault.errors import VaultError
 from jacked_vault.resources import data_file
 
@@ -89,6 +89,11 @@ ROOT_FILES = {"README.md": "readme", VAULT_JSON: "config", ".gitignore": "gitign
 _KINDS = frozenset(KINDS)
 
 
+def _group_ok(name: str) -> bool:
+    """A group folder's name is a group slug (what vault.json and a note's `group` allow)."""
+    return SLUG_RE.fullmatch(name) is not None
+
+
 def _name_ok(name: str, suffix: str) -> bool:
     return name.endswith(suffix) and len(name) > len(suffix) and not name.startswith(".")
 
@@ -100,7 +105,7 @@ def classify_note(store: Store, rel: str) -> tuple[str, str | None, str] | None:
         return None
     if store.is_project:
         return ("project", None, parts[0]) if len(parts) == 2 and parts[0] in _KINDS else None
-    if len(parts) == 4 and parts[0] == GROUPS_DIR and parts[2] in _KINDS:
+    if len(parts) == 4 and parts[0] == GROUPS_DIR and parts[2] in _KINDS and _group_ok(parts[1]):
         return "group", parts[1], parts[2]
     if len(parts) == 3 and parts[0] == USER_DIR and parts[1] in _KINDS:
         return "user", None, parts[1]
@@ -112,7 +117,7 @@ def classify_hot(store: Store, rel: str) -> tuple[str, str | None] | None:
     parts = rel.split("/")
     if store.is_project:
         return ("project", None) if rel == HOT_FILE else None
-    if len(parts) == 3 and parts[0] == GROUPS_DIR and parts[2] == HOT_FILE and not parts[1].startswith("."):
+    if len(parts) == 3 and parts[0] == GROUPS_DIR and parts[2] == HOT_FILE and _group_ok(parts[1]):
         return "group", parts[1]
     return None
 
@@ -120,7 +125,7 @@ def classify_hot(store: Store, rel: str) -> tuple[str, str | None] | None:
 def classify_episodic(store: Store, rel: str) -> tuple[str, str] | None:
     """(group, repo folder) when `rel` is a file of a repo's episodic folder in the vault."""
     parts = rel.split("/")
-    if store.is_project or len(parts) != 5 or parts[0] != GROUPS_DIR or parts[2] != "episodic":
+    if store.is_project or len(parts) != 5 or parts[0] != GROUPS_DIR or parts[2] != "episodic" or not _group_ok(parts[1]):
         return None
     if not _name_ok(parts[4], ".md") or any(p.startswith(".") or not p for p in parts):
         return None
@@ -147,7 +152,7 @@ def classify_path(store: Store, rel: str) -> str | None:
     if len(parts) == 1 and rel in ROOT_FILES and (rel != VAULT_JSON or not store.is_project):
         return ROOT_FILES[rel]
     if (store.is_project and rel == INDEX_FILE) or (
-        len(parts) == 3 and parts[0] == GROUPS_DIR and parts[2] == INDEX_FILE and not parts[1].startswith(".")
+        len(parts) == 3 and parts[0] == GROUPS_DIR and parts[2] == INDEX_FILE and _group_ok(parts[1])
     ):
         return "index"
     if classify_episodic(store, rel):

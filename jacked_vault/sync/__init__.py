@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from jacked_vault.context import Context
 from jacked_vault.errors import VaultError
 from jacked_vault.store import git
-from jacked_vault.store.layout import GROUPS_DIR
+from jacked_vault.store.layout import GROUPS_DIR, TOMBSTONE_DIR
 from jacked_vault.sync import remote
 from jacked_vault.store.sync_state import read_state, write_state
 
@@ -137,13 +137,15 @@ def _adopt(ctx: Context, repo, branch: str) -> bool:
         return False
     with store_lock(ctx.vault.cache):
         ours = git.head_commit(repo).id
-        arrivals = _judge(ctx, repo, None, repo[theirs.target].tree)
-        if arrivals.refused:
-            raise arrivals.refusal(str(theirs.target))
-        git.advance_to(repo, theirs.target, ours)
-        _quarantine(ctx, arrivals)
+        _integrate(ctx, repo, ours, theirs.target, None, accept_deletions=False, adopt=True)
     write_state(ctx.vault.root, "ok", f"adopted the remote's history ({str(theirs.target)[:10]})")
     return True
+
+
+def _quarantine(ctx: Context, arrivals) -> list[dict]:
+    from jacked_vault.sync.arrivals import keep_quarantined
+
+    return keep_quarantined(ctx.vault, arrivals)
 
 
 def _judge(ctx: Context, repo, base_tree, theirs_tree):
@@ -154,15 +156,14 @@ def _judge(ctx: Context, repo, base_tree, theirs_tree):
     try:
         extra = arrival_tombstones(repo, base_tree, theirs_tree)
         known = set(index.tombstone_set()) | extra
+
+        def local_path(note_id: str) -> str | None:
+            docs = index.lookup(note_id)
+            return docs[0].path if docs else None
+
+        return inspect_arrivals(ctx.vault, repo, base_tree, theirs_tree, known.__contains__, local_path)
     finally:
         index.close()
-    return inspect_arrivals(ctx.vault, repo, base_tree, theirs_tree, known.__contains__)
-
-
-def _quarantine(ctx: Context, arrivals) -> list[dict]:
-    from jacked_vault.sync.arrivals import keep_quarantined
-
-    return keep_quarantined(ctx.vault, arrivals)
 
 
 def _is_derived(rel: str) -> bool:
@@ -180,7 +181,7 @@ def _free_name(paths: set[str], rel: str) -> str:
 
 def _resolve(ctx: Context, repo, index, *, unrelated: bool) -> tuple[list[str], list[tuple[str, str, bytes]]]:
     """Settle derived and add/add note conflicts in a merge index: (renamed, [(id, new path, bytes)]).
-    `unrelated`: the two histories share no commit (two vaults made apart)."""
+    Tombstone files are settled later (their union). `unrelated`: the two histories share no commit."""
     import pygit2
 
     from jacked_vault.document import parse_note
@@ -190,10 +191,10 @@ def _resolve(ctx: Context, repo, index, *, unrelated: bool) -> tuple[list[str], 
     paths = {entry.path for entry in index}
     for ancestor, ours, theirs in conflicts:
         rel = (ours or theirs or ancestor).path
-        if _is_derived(rel):
+        if _is_derived(rel) or rel.startswith(TOMBSTONE_DIR + "/"):
             keep = ours or theirs
             del index.conflicts[rel]
-            index.add(pygit2.IndexEntry(rel, keep.id, keep.mode))  # regenerated after the merge
+            index.add(pygit2.IndexEntry(rel, keep.id, keep.mode))  # regenerated, or the union of both, below
             continue
         if ancestor is None and ours is not None and theirs is not None and rel.endswith(".md"):
             try:
@@ -230,56 +231,174 @@ def _resolve(ctx: Context, repo, index, *, unrelated: bool) -> tuple[list[str], 
     return renamed, moved
 
 
-def _merge_commit(ctx: Context, repo, ours, theirs, base, arrivals, accept_deletions: bool) -> tuple[object, SyncResult]:
-    """The commit that joins the remote's history to ours: a merge (or, when we are behind only
-    and keep deletions, one commit on top of theirs), with its audit lines. Not yet checked out."""
+@dataclass
+class _Plan:
+    """How the remote's history joins ours: the tree to start from, the parents, and the files
+    this machine sets in it (what it keeps, what it regenerates), with their audit lines."""
+
+    tree: object
+    parents: list
+    edits: dict[str, bytes | None] = field(default_factory=dict)
+    events: list = field(default_factory=list)
+    result: SyncResult = field(default_factory=lambda: SyncResult("fast-forward", 0, 0, ""))
+
+
+def _plan(ctx: Context, repo, ours, theirs, base, arrivals, *, accept_deletions: bool, adopt: bool = False) -> _Plan:
+    """Everything the integration commit holds, relative to the remote's tree (behind only, or
+    adopting) or to the merge of both; no edits means a plain fast-forward will do."""
     import pygit2
 
     from jacked_vault.document import utc_now
     from jacked_vault.store import audit
+    from jacked_vault.store.layout import classify_path
+
+    now = utc_now()
+    event = lambda op, note_id, rel, data, **kw: audit.AuditEvent(  # noqa: E731
+        now, op, note_id, rel, audit.content_hash(data) if data is not None else "", ctx.harness, "sync", **kw
+    )
+    ours_tree = repo[ours].tree if ours is not None else None
+    moved: list[tuple[str, str, bytes]] = []
+    if base == ours or adopt:
+        plan = _Plan(repo[theirs].tree, [theirs])
+    else:
+        index = repo.merge_commits(ours, theirs)
+        renamed, moved = _resolve(ctx, repo, index, unrelated=base is None)
+        plan = _Plan(repo[index.write_tree(repo)], [ours, theirs], result=SyncResult("merged", 0, 0, "", renamed=renamed))
+        plan.events += [event("rename", note_id, rel, data) for note_id, rel, data in moved]
+
+    def ours_bytes(rel: str) -> bytes | None:
+        return git.blob_at(repo, ours_tree, rel)
+
+    def keep_ours(rel: str) -> None:
+        mine = ours_bytes(rel)
+        if git.blob_at(repo, plan.tree, rel) != mine:
+            plan.edits[rel] = mine
+
+    for rel in arrivals.deleted:
+        if accept_deletions and classify_path(ctx.vault, rel) == "note":
+            plan.result.accepted_deletions.append(rel)
+            continue
+        if ours_bytes(rel) is None:
+            continue  # gone on both sides
+        keep_ours(rel)
+        plan.result.kept_deletions.append(rel)
+        plan.events.append(event("keep", rel, rel, ours_bytes(rel)))
+    for item in arrivals.quarantined:
+        for rel in filter(None, (item["path"], item.get("moved_from"))):
+            keep_ours(rel)
+        if item["path"] not in arrivals.tombstones:
+            plan.events.append(event("quarantine", item["id"], item["path"], ours_bytes(item["path"])))
+    for rel, data in arrivals.tombstones.items():
+        merged = _union(ours_bytes(rel), data)
+        if git.blob_at(repo, plan.tree, rel) != merged:
+            plan.edits[rel] = merged
+        if any(item["path"] == rel for item in arrivals.quarantined):
+            plan.events.append(event("quarantine", rel, rel, merged))
+    for rel, data in _expected_indexes(ctx, repo, plan, arrivals, moved, ours_bytes).items():
+        if git.blob_at(repo, plan.tree, rel) != data:
+            plan.edits[rel] = data
+            plan.events.append(event("regenerate", rel, rel, data))
+    return plan
+
+
+def _union(ours: bytes | None, theirs: bytes) -> bytes:
+    """A tombstone file that only grows: our lines, then the remote's valid lines we lack."""
+    from jacked_vault.store.tombstones import parse_tombstones
+
+    lines = [line for line in (ours or b"").decode("ascii", "replace").split("\n") if line]
+    known = set(lines)
+    for line in theirs.decode("ascii", "replace").split("\n"):
+        if line in parse_tombstones(line.encode()) and line not in known:
+            lines.append(line)
+            known.add(line)
+    return "".join(f"{line}\n" for line in lines).encode("ascii")
+
+
+MAX_PREVIEW_NOTES = 5000  # beyond it, index.md is kept as it was and regenerated after the move
+
+
+def _expected_indexes(ctx: Context, repo, plan: _Plan, arrivals, moved, ours_bytes) -> dict[str, bytes | None]:
+    """index.md as this machine derives it once the arrivals are in (never the remote's bytes):
+    rendered from the search index with the arriving notes and tombstones previewed."""
+    from jacked_vault.recall.index_md import index_path, render_index
+    from jacked_vault.search.entries import Entry
+    from jacked_vault.search.index import open_fresh
+    from jacked_vault.store.layout import classify_note
+    from jacked_vault.store.tombstones import parse_tombstones
+
+    changes: dict[str, Entry | None] = {rel: Entry.from_note(note) for rel, note in arrivals.notes.items()}
+    for item in arrivals.quarantined:
+        changes.pop(item["path"], None)
+    changes.update({rel: None for rel in plan.result.accepted_deletions})
+    for note_id, rel, _ in moved:
+        for old in [r for r, e in changes.items() if e is not None and e.id == note_id and r != rel]:
+            changes[rel] = changes.pop(old)
+    stones = set().union(*(parse_tombstones(data) for data in arrivals.tombstones.values())) if arrivals.tombstones else set()
+    groups = {classify_note(ctx.vault, rel)[1] for rel in changes if classify_note(ctx.vault, rel)}
+    groups |= {rel.split("/")[1] for rel in arrivals.derived if "/" in rel}
+    index = open_fresh(ctx.vault)
+    try:
+        if len(changes) > MAX_PREVIEW_NOTES:
+            return {rel: ours_bytes(rel) for rel in arrivals.derived}
+        with index.preview(changes, tombstones=stones) as future:
+            if stones:
+                groups |= set(future.notes_per_group())
+            with_notes = set(future.notes_per_group())
+            out = {}
+            for group in sorted(g for g in groups if g):
+                rel = index_path(ctx.vault, group)
+                out[rel] = render_index(future, ctx.vault, group) if group in with_notes else ours_bytes(rel)
+            return out
+    finally:
+        index.close()
+
+
+def _integrate(ctx: Context, repo, ours, theirs, base, *, accept_deletions: bool, adopt: bool = False, hold_deletions: bool = False) -> SyncResult | None:
+    """Judge the arrivals, then fast-forward, or commit what this machine keeps and regenerates on
+    top of (or merged with) the remote's history, and move HEAD (lock held). With
+    `hold_deletions` (the SessionStart pull) nothing moves when the remote deletes files: None."""
+    from jacked_vault.store import audit
     from jacked_vault.store.gate import inspect
     from jacked_vault.write.transaction import commit_message
 
-    result = SyncResult("merged" if base != ours else "fast-forward", 0, 0, "")
-    if base == ours:
-        index = pygit2.Index()
-        index.read_tree(repo[theirs].tree)
-        parents = [theirs]
+    root = ctx.vault.root
+    arrivals = _judge(ctx, repo, repo[base].tree if base is not None else None, repo[theirs].tree)
+    if arrivals.refused:
+        error = arrivals.refusal(str(theirs))
+        write_state(root, "refused", error.message)
+        raise error
+    if hold_deletions and arrivals.deleted:
+        write_state(root, "deletions", f"the remote deletes {len(arrivals.deleted)} file(s); run `jacked memory sync` to review")
+        return None
+    plan = _plan(ctx, repo, ours, theirs, base, arrivals, accept_deletions=accept_deletions, adopt=adopt)
+    result = plan.result
+    if len(plan.parents) == 1 and not plan.edits:
+        git.advance_to(repo, theirs, ours)
     else:
-        index = repo.merge_commits(ours, theirs)
-        result.renamed, moved = _resolve(ctx, repo, index, unrelated=base is None)
-        parents = [ours, theirs]
-    now = utc_now()
-    machine = audit.machine_id(ctx.vault.cache)
-    events = []
-    if base != ours:
-        events += [audit.AuditEvent(now, "rename", note_id, rel, audit.content_hash(data), ctx.harness, "sync") for note_id, rel, data in moved]
-    ours_tree = repo[ours].tree
-    for rel in arrivals.deleted:
-        if accept_deletions:
-            result.accepted_deletions.append(rel)
-            continue
-        try:
-            kept = ours_tree[rel]
-        except KeyError:
-            continue  # gone on both sides
-        if rel not in index:
-            index.add(pygit2.IndexEntry(rel, kept.id, kept.filemode))
-        result.kept_deletions.append(rel)
-        events.append(audit.AuditEvent(now, "keep", rel, rel, audit.content_hash(repo[kept.id].data), ctx.harness, "sync"))
-    events.append(audit.AuditEvent(now, "sync", f"origin:{str(theirs)[:12]}", "", "", ctx.harness, "sync", remote=str(theirs)))
-    tree = repo[index.write_tree(repo)]
-    pending = audit.stage(ctx.vault.root, machine, events)
-    inspect(ctx.vault, pending.rel, pending.after, base=git.tree_blob(repo, pending.rel))
-    tree_id = git.tree_with_files(repo, tree, {pending.rel: pending.after})
-    subject = f"memory: sync merge of origin ({str(theirs)[:10]})" if base != ours else "memory: sync keeps notes the remote deleted"
-    message = commit_message(
-        subject,
-        {"Memory-Remote": str(theirs), "Memory-Origin": "sync", "Memory-Harness": ctx.harness, "Memory-Audit": f"{machine} {pending.last_hash}"},
-    )
-    sig = git.signature(repo, (ctx.config.get("settings") or {}).get("author"))
-    commit = repo.create_commit(None, sig, sig, message, tree_id, parents)
-    return commit, result
+        machine = audit.machine_id(ctx.vault.cache)
+        plan.events.append(audit.AuditEvent(_now(), "sync", f"origin:{str(theirs)[:12]}", "", "", ctx.harness, "sync", remote=str(theirs)))
+        tree = git.tree_with_files(repo, plan.tree, plan.edits)
+        pending = audit.stage(root, machine, plan.events)
+        inspect(ctx.vault, pending.rel, pending.after, base=git.blob_at(repo, repo[tree], pending.rel))
+        tree = git.tree_with_files(repo, repo[tree], {pending.rel: pending.after})
+        subject = (
+            f"memory: sync merge of origin ({str(theirs)[:10]})" if len(plan.parents) == 2 else f"memory: sync of origin ({str(theirs)[:10]}): what this machine keeps"
+        )
+        message = commit_message(
+            subject,
+            {"Memory-Remote": str(theirs), "Memory-Origin": "sync", "Memory-Harness": ctx.harness, "Memory-Audit": f"{machine} {pending.last_hash}"},
+        )
+        sig = git.signature(repo, (ctx.config.get("settings") or {}).get("author"))
+        commit = repo.create_commit(None, sig, sig, message, tree, plan.parents)
+        git.advance_to(repo, commit, ours)
+    result.quarantined = _quarantine(ctx, arrivals)
+    return result
+
+
+def _now() -> str:
+    from jacked_vault.document import utc_now
+
+    return utc_now()
 
 
 def sync(ctx: Context, *, accept_deletions: bool = False) -> SyncResult:
@@ -310,7 +429,8 @@ def sync(ctx: Context, *, accept_deletions: bool = False) -> SyncResult:
             elif base is None and _only_init(repo):
                 result = SyncResult("adopted", ahead, behind, "")
             else:
-                result = _integrate(ctx, repo, ours, theirs, base, accept_deletions)
+                result = _integrate(ctx, repo, ours, theirs, base, accept_deletions=accept_deletions)
+                assert result is not None
                 result.ahead, result.behind = ahead, behind
     if result.action == "adopted":
         _adopt(ctx, git.open_repo(root), branch)
@@ -323,25 +443,8 @@ def sync(ctx: Context, *, accept_deletions: bool = False) -> SyncResult:
         if result.action == "up-to-date":
             result.action = "pushed"
     result.head = git.fast_head(root) or ""
-    write_state(root, "ok", f"sync: {result.action}")
-    return result
-
-
-def _integrate(ctx: Context, repo, ours, theirs, base, accept_deletions: bool) -> SyncResult:
-    """Judge the arrivals, then fast-forward or commit the merge, and move HEAD (lock held)."""
-    root = ctx.vault.root
-    arrivals = _judge(ctx, repo, repo[base].tree if base is not None else None, repo[theirs].tree)
-    if arrivals.refused:
-        error = arrivals.refusal(str(theirs))
-        write_state(root, "refused", error.message)
-        raise error
-    if base == ours and (accept_deletions or not arrivals.deleted):
-        git.advance_to(repo, theirs, ours)
-        result = SyncResult("fast-forward", 0, 0, "", accepted_deletions=list(arrivals.deleted))
-    else:
-        commit, result = _merge_commit(ctx, repo, ours, theirs, base, arrivals, accept_deletions)
-        git.advance_to(repo, commit, ours)
-    result.quarantined = _quarantine(ctx, arrivals)
+    held = f"; quarantined {len(result.quarantined)} arrival(s)" if result.quarantined else ""
+    write_state(root, "ok", f"sync: {result.action}{held}")
     return result
 
 
@@ -390,13 +493,14 @@ def pull_at_session_start(ctx: Context, timeout_s: float = SESSION_START_TIMEOUT
             base = repo.merge_base(ours, theirs)
             if base != ours:
                 return write_state(root, "diverged", "the vault and its remote have diverged; run `jacked memory sync`")
-            arrivals = _judge(ctx, repo, repo[base].tree, repo[theirs].tree)
-            if arrivals.refused:
-                return write_state(root, "refused", arrivals.refusal(str(theirs)).message)
-            if arrivals.deleted:
-                return write_state(root, "deletions", f"the remote deletes {len(arrivals.deleted)} file(s); run `jacked memory sync` to review")
-            git.advance_to(repo, theirs, ours)
-            _quarantine(ctx, arrivals)
+            try:
+                result = _integrate(ctx, repo, ours, theirs, base, accept_deletions=False, hold_deletions=True)
+            except VaultError as exc:
+                return write_state(root, "refused" if "never takes" in exc.message else "failed", exc.message)
+            if result is None:
+                return read_state(root)
+            if result.quarantined:
+                return write_state(root, "quarantined", f"took the remote's notes; quarantined {len(result.quarantined)} arrival(s) (see `jacked memory doctor`)")
         return write_state(root, "ok", "fast-forwarded")
     except VaultError as exc:
         return write_state(root, "failed", exc.message)

@@ -1,19 +1,27 @@
 """What the remote brings, judged before anything moves (SPEC 3, 5.0, 10).
 
-Every file the remote added, changed or deleted since the merge base is looked at:
+The remote is a collaborator, not an authority. Every file it added, changed or deleted since
+the merge base is looked at:
 
 - refused (sync stops, HEAD does not move): a path under `.jacked/` or any other hidden path
   (machine-local state, never taken from a remote), a symlink or anything that is not a plain
   file, a path outside the vault layout, a local symlink in the way, a change to this machine's
-  own audit log, and a `.gitignore`, `vault.json`, audit or tombstone file that fails the gate
-  (these would break or poison every later command);
-- quarantined (taken, but never recalled; kept in `.jacked/quarantine/` and reported by doctor):
-  a note, hot.md or episodic file that fails the gate (invalid, a secret, a rejected value);
-- deleted: layout files the remote removed (sync keeps them unless told otherwise).
+  own audit log, and a `.gitignore`, `vault.json` or audit file that fails the gate (these would
+  break or poison every later command);
+- quarantined (not taken: the committed local version is kept, the arriving bytes go to
+  `.jacked/quarantine/`, the quarantine is audited and reported): a note, hot.md or episodic file
+  that fails the gate; a note change that is not a chain of SPEC 5.2 transitions (a changed title
+  or body: notes are create-only for arrivals too); a note added or changed without its audit
+  line; a note that reuses an id this store already has; a tombstone file that lost lines
+  (tombstones only grow: the union is kept);
+- derived (index.md): never taken; regenerated here;
+- deleted: files the remote removed (kept unless `--accept-deletions`, which deletes notes only).
 """
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from jacked_vault.errors import VaultError
@@ -21,15 +29,18 @@ from jacked_vault.store.layout import AUDIT_DIR, Store, classify_path
 
 FILE_MODES = (0o100644, 0o100755)
 SYMLINK_MODE = 0o120000
-STOPPING_KINDS = frozenset({"gitignore", "config", "audit", "tombstones", "readme"})
+STOPPING_KINDS = frozenset({"gitignore", "config", "audit", "readme"})
 
 
 @dataclass
 class Arrivals:
     refused: list[dict] = field(default_factory=list)  # {"path", "why"}: sync stops
-    quarantined: list[dict] = field(default_factory=list)  # {"path", "code", "why", "data"}
-    deleted: list[str] = field(default_factory=list)
+    quarantined: list[dict] = field(default_factory=list)  # {"path", "code", "why", "data", "id", "moved_from"}
+    deleted: list[str] = field(default_factory=list)  # paths the remote removed (moved notes excluded)
     changed: list[str] = field(default_factory=list)
+    notes: dict[str, object] = field(default_factory=dict)  # rel -> Note taken from the remote (new or transitioned)
+    derived: list[str] = field(default_factory=list)  # index.md paths the remote changed: regenerated, never taken
+    tombstones: dict[str, bytes] = field(default_factory=dict)  # rel -> the arriving tombstone file (merged as a union)
 
     def refusal(self, commit: str, *, stopped: str = "sync stopped before changing anything", then: str = "sync again") -> VaultError:
         shown = "; ".join(f"{r['path']} ({r['why']})" for r in self.refused[:10])
@@ -40,6 +51,9 @@ class Arrivals:
             f"{shown}{more}. Ask whoever pushed it to remove those paths, then {then}",
             details={"refused": [{"path": r["path"], "why": r["why"]} for r in self.refused]},
         )
+
+    def quarantine(self, rel: str, code: str, why: str, data: bytes, *, note_id: str | None = None, moved_from: str | None = None) -> None:
+        self.quarantined.append({"path": rel, "code": code, "why": why, "data": data, "id": note_id or rel, "moved_from": moved_from})
 
 
 def _structural(store: Store, rel: str, entry, machine: str) -> str | None:
@@ -69,45 +83,6 @@ def _structural(store: Store, rel: str, entry, machine: str) -> str | None:
     return None
 
 
-def inspect_arrivals(store: Store, repo, base_tree, theirs_tree, tombstoned) -> Arrivals:
-    """Judge every file that differs between the merge base (None: unrelated) and the remote."""
-    from jacked_vault.search.treediff import changed_entries
-    from jacked_vault.store.audit import machine_id
-    from jacked_vault.store.gate import cap_for, inspect
-
-    machine = machine_id(store.cache)
-    out = Arrivals()
-    for rel, entry in changed_entries(repo, base_tree, theirs_tree):
-        why = _structural(store, rel, entry, machine)
-        if why:
-            out.refused.append({"path": rel, "why": why})
-            continue
-        kind = classify_path(store, rel)
-        if entry is None:
-            if kind != "index":
-                out.deleted.append(rel)
-            continue
-        out.changed.append(rel)
-        if kind == "index":
-            continue  # derived: regenerated after the merge
-        size = repo.odb.read_header(entry.id)[1]
-        if size > cap_for(kind):
-            why = f"{size} bytes is over the {cap_for(kind)}-byte cap"
-            (out.refused if kind in STOPPING_KINDS else out.quarantined).append({"path": rel, "code": "TOO_LARGE", "why": why, "data": b""})
-            continue
-        data = repo[entry.id].data
-        base = _blob(repo, base_tree, rel)
-        try:
-            inspect(store, rel, data, tombstoned=tombstoned, base=base, new=base is None, arrival=True)
-        except VaultError as exc:
-            code = exc.details.get("gate", exc.code)
-            if kind in STOPPING_KINDS:
-                out.refused.append({"path": rel, "why": f"{code}: {exc.message.removeprefix(rel + ': ')}"})
-            else:
-                out.quarantined.append({"path": rel, "code": code, "why": exc.message, "data": data})
-    return out
-
-
 def _blob(repo, tree, rel: str) -> bytes | None:
     if tree is None:
         return None
@@ -117,6 +92,192 @@ def _blob(repo, tree, rel: str) -> bytes | None:
         return None
     obj = repo[entry.id]
     return obj.data if obj.type_str == "blob" else None
+
+
+def _appended_records(data: bytes, base: bytes | None) -> list[dict]:
+    """The audit records an arriving audit file adds to its committed version (the gate has
+    checked that it only appends and that every line is a record)."""
+    new = data[len(base) :] if base and data.startswith(base) else data
+    out = []
+    for line in new.decode("utf-8", "replace").splitlines():
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(record, dict):
+            out.append(record)
+    return out
+
+
+@dataclass
+class _Judge:
+    """One judgement of base -> theirs: the inputs every rule needs."""
+
+    store: Store
+    repo: object
+    base_tree: object
+    tombstoned: Callable[[str], bool]
+    local_path: Callable[[str], str | None]  # note id -> its path in this store (None: not here)
+    out: Arrivals = field(default_factory=Arrivals)
+    audited: set[tuple[str, str]] = field(default_factory=set)  # (note id, sha256) the arriving audit lines vouch for
+    left: dict[str, str] = field(default_factory=dict)  # note id -> the path the base had it at, where that path changed
+    moved_away: set[str] = field(default_factory=set)  # paths a taken note moved from (not deletions)
+
+    def gate(self, rel: str, data: bytes, base: bytes | None):
+        from jacked_vault.store.gate import inspect
+
+        return inspect(self.store, rel, data, tombstoned=self.tombstoned, base=base, new=base is None, arrival=True)
+
+
+def inspect_arrivals(store: Store, repo, base_tree, theirs_tree, tombstoned, local_path: Callable[[str], str | None] | None = None) -> Arrivals:
+    """Judge every file that differs between the merge base (None: unrelated) and the remote.
+
+    `tombstoned` answers for every rejection known here or arriving; `local_path` finds a note id
+    in this store (an arrival may not reuse one)."""
+    from jacked_vault.search.treediff import changed_entries
+    from jacked_vault.store.audit import machine_id
+    from jacked_vault.store.gate import cap_for
+
+    machine = machine_id(store.cache)
+    judge = _Judge(store, repo, base_tree, tombstoned, local_path or (lambda _id: None))
+    out = judge.out
+    later: list[tuple[str, object, str]] = []
+    for rel, entry in changed_entries(repo, base_tree, theirs_tree):
+        why = _structural(store, rel, entry, machine)
+        if why:
+            out.refused.append({"path": rel, "why": why})
+            continue
+        kind = classify_path(store, rel)
+        if kind == "index":
+            out.derived.append(rel)  # regenerated here; its bytes are never read
+            continue
+        if entry is None:
+            out.deleted.append(rel)
+            continue
+        out.changed.append(rel)
+        size = repo.odb.read_header(entry.id)[1]
+        if size > cap_for(kind):
+            why = f"{size} bytes is over the {cap_for(kind)}-byte cap"
+            if kind in STOPPING_KINDS:
+                out.refused.append({"path": rel, "why": f"TOO_LARGE: {why}"})
+            else:
+                out.quarantine(rel, "TOO_LARGE", why, b"")
+            continue
+        if kind == "audit":
+            _judge_audit(judge, rel, repo[entry.id].data)
+        else:
+            later.append((rel, entry, kind))
+    judge.left = _left_ids(judge)
+    for rel, entry, kind in later:
+        data = repo[entry.id].data
+        if kind == "note":
+            _judge_note(judge, rel, data)
+        elif kind == "tombstones":
+            _judge_tombstones(judge, rel, data)
+        else:
+            _judge_file(judge, rel, kind, data)
+    held = {item["moved_from"] for item in out.quarantined if item.get("moved_from")}
+    out.deleted = [rel for rel in out.deleted if rel not in judge.moved_away and rel not in held]
+    return out
+
+
+def _left_ids(judge: _Judge) -> dict[str, str]:
+    """note id -> base path, for every base note whose path the remote deleted or changed (where a
+    note may have moved from)."""
+    from jacked_vault.document import parse_note
+
+    out = {}
+    for rel in judge.out.deleted + judge.out.changed:
+        if classify_path(judge.store, rel) != "note":
+            continue
+        data = _blob(judge.repo, judge.base_tree, rel)
+        if data is None:
+            continue
+        try:
+            out[parse_note(data, source=rel).id] = rel
+        except VaultError:
+            continue
+    return out
+
+
+def _judge_audit(judge: _Judge, rel: str, data: bytes) -> None:
+    base = _blob(judge.repo, judge.base_tree, rel)
+    try:
+        judge.gate(rel, data, base)
+    except VaultError as exc:
+        code = exc.details.get("gate", exc.code)
+        judge.out.refused.append({"path": rel, "why": f"{code}: {exc.message.removeprefix(rel + ': ')}"})
+        return
+    for record in _appended_records(data, base):
+        if isinstance(record.get("id"), str) and isinstance(record.get("sha256"), str):
+            judge.audited.add((record["id"], record["sha256"]))
+
+
+def _judge_file(judge: _Judge, rel: str, kind: str, data: bytes) -> None:
+    base = _blob(judge.repo, judge.base_tree, rel)
+    try:
+        judge.gate(rel, data, base)
+    except VaultError as exc:
+        code = exc.details.get("gate", exc.code)
+        if kind in STOPPING_KINDS:
+            judge.out.refused.append({"path": rel, "why": f"{code}: {exc.message.removeprefix(rel + ': ')}"})
+        else:
+            judge.out.quarantine(rel, code, exc.message, data)
+
+
+def _judge_tombstones(judge: _Judge, rel: str, data: bytes) -> None:
+    """A tombstone file may only grow: what it adds is taken, what it drops is kept (the union)."""
+    from jacked_vault.store.tombstones import check_tombstone_lines
+
+    base = _blob(judge.repo, judge.base_tree, rel)
+    judge.out.tombstones[rel] = data
+    if base and not data.startswith(base):
+        judge.out.quarantine(rel, "TOMBSTONES_REWRITTEN", f"{rel}: the remote removed or rewrote rejections (tombstones only grow)", data)
+    elif check_tombstone_lines(data[len(base or b""):]):
+        judge.out.quarantine(rel, "INVALID", f"{rel}: lines that are not tombstones", data)
+
+
+def _judge_note(judge: _Judge, rel: str, data: bytes) -> None:
+    """A note may arrive new (with its audit line) or as the same note after transitions."""
+    from jacked_vault.document.lifecycle import follows
+    from jacked_vault.store.audit import content_hash
+
+    base = _blob(judge.repo, judge.base_tree, rel)
+    try:
+        checked = judge.gate(rel, data, base)
+    except VaultError as exc:
+        judge.out.quarantine(rel, exc.details.get("gate", exc.code), exc.message, data)
+        return
+    note = checked.note
+    prior, moved_from = _prior(judge, rel, base, note.id)
+    if prior is None:
+        here = judge.local_path(note.id)
+        if here is not None and here != rel:
+            judge.out.quarantine(rel, "DUPLICATE_ID", f"{rel}: its id is already a note here", data, note_id=note.id)
+            return
+    else:
+        problem = follows(prior, note)
+        if problem:
+            judge.out.quarantine(rel, "NOT_A_TRANSITION", f"{rel}: {problem}", data, note_id=note.id, moved_from=moved_from)
+            return
+    if (note.id, content_hash(data)) not in judge.audited:
+        judge.out.quarantine(rel, "UNAUDITED", f"{rel}: changed without an audit line", data, note_id=note.id, moved_from=moved_from)
+        return
+    judge.out.notes[rel] = note
+    if moved_from:
+        judge.moved_away.add(moved_from)
+
+
+def _prior(judge: _Judge, rel: str, base: bytes | None, note_id: str):
+    """The version of `note_id` the merge base had (at `rel`, or at the path it moved from), and
+    that path when it moved; (None, None) for a new note."""
+    from jacked_vault.document import parse_note
+
+    path = judge.left.get(note_id)
+    if path is None:
+        return None, None
+    data = base if path == rel else _blob(judge.repo, judge.base_tree, path)
+    return parse_note(data, source=path), (None if path == rel else path)
 
 
 def arrival_tombstones(repo, base_tree, theirs_tree) -> set[str]:
@@ -133,8 +294,8 @@ def arrival_tombstones(repo, base_tree, theirs_tree) -> set[str]:
 
 
 def keep_quarantined(store: Store, arrivals: Arrivals) -> list[dict]:
-    """Keep each quarantined arrival's bytes in `.jacked/quarantine/` (the index never shows it);
-    returns `{"path", "code"}` for each."""
+    """Keep each quarantined arrival's bytes in `.jacked/quarantine/` (never recalled, never
+    committed); returns `{"path", "code"}` for each."""
     from jacked_vault.store.gate import quarantine
 
     for item in arrivals.quarantined:

@@ -1,0 +1,51 @@
+"""A note's lifecycle (SPEC 5.2): which transitions exist, what each may change, and whether one
+version of a note can follow another through them. The one owner of that rule: the CLI's
+transitions start from it, and an arrival from a remote is judged by it.
+"""
+
+from __future__ import annotations
+
+# operation -> statuses it may start from
+ALLOWED_FROM = {
+    "accept": ("candidate", "active"),
+    "reject": ("candidate", "active"),
+    "supersede": ("active",),
+    "expire": ("active", "candidate"),
+}
+# operation -> the status it leaves (None: unchanged)
+RESULT = {"accept": "active", "reject": "rejected", "supersede": "superseded", "expire": None}
+# The only frontmatter fields a transition changes; everything else (the value) is create-only.
+TRANSITION_FIELDS = frozenset({"status", "status_reason", "trust", "valid_until", "updated_at"})
+OPERATIONS = tuple(ALLOWED_FROM)
+
+
+def value_fields(note) -> dict:
+    """What a transition never changes: every frontmatter field but the transition ones, and the body."""
+    return {**{k: v for k, v in note.frontmatter().items() if k not in TRANSITION_FIELDS}, "body": note.body}
+
+
+def reachable_statuses(start: str) -> set[str]:
+    """Every status a note in `start` can reach through transitions (itself included)."""
+    seen = {start}
+    frontier = [start]
+    while frontier:
+        status = frontier.pop()
+        for op, starts in ALLOWED_FROM.items():
+            after = RESULT[op] or status
+            if status in starts and after not in seen:
+                seen.add(after)
+                frontier.append(after)
+    return seen
+
+
+def follows(before, after) -> str | None:
+    """None when `after` can be `before` after zero or more transitions; else what forbids it
+    (a field name and the rule, never a value)."""
+    if value_fields(before) != value_fields(after):
+        changed = sorted(k for k, v in value_fields(after).items() if value_fields(before).get(k) != v)
+        return f"changes {', '.join(changed)}, which no transition changes (notes are create-only)"
+    if after.status not in reachable_statuses(before.status):
+        return f"goes from {before.status} to {after.status}, which no transition does"
+    if before.trust == "reviewed" and after.trust != "reviewed":
+        return "takes back a person's review, which no transition does"
+    return None
