@@ -6,6 +6,7 @@ import os
 from dataclasses import dataclass
 
 from jacked_vault.doctor.report import Report
+from jacked_vault.document.model import SLUG_RE
 from jacked_vault.errors import VaultError
 from jacked_vault.search.index import SearchIndex
 from jacked_vault.store import audit, git
@@ -200,7 +201,7 @@ def stale_derived(store: Store, index: SearchIndex, repo) -> list[tuple[str, byt
     else:
         groups = set(index.notes_per_group())
         try:
-            groups |= {e.name for e in os.scandir(store.root / GROUPS_DIR) if e.is_dir(follow_symlinks=False) and not e.name.startswith(".")}
+            groups |= {e.name for e in os.scandir(store.root / GROUPS_DIR) if e.is_dir(follow_symlinks=False) and SLUG_RE.fullmatch(e.name)}
         except OSError:
             pass
     out = []

@@ -485,8 +485,9 @@ class SearchIndex:
             db.execute("INSERT OR IGNORE INTO tombstones(hash, source) VALUES(?, ?)", (thash, rel))
 
     @contextmanager
-    def preview(self, changes: dict[str, Entry | None]) -> Iterator[SearchIndex]:
-        """The index as it will be once `changes` (path -> entry, None = removed) are committed.
+    def preview(self, changes: dict[str, Entry | None], tombstones: Iterable[str] = ()) -> Iterator[SearchIndex]:
+        """The index as it will be once `changes` (path -> entry, None = removed) and new
+        `tombstones` (hashes) are committed.
 
         Runs in a transaction that is always rolled back: derived files (index.md) can be
         rendered from the index before the commit that makes them true.
@@ -498,6 +499,10 @@ class SearchIndex:
                 self._forget(rel)
                 if entry is not None:
                     self.add_entry(rel, entry, "")
+            if tombstones:
+                before = set(self.tombstone_set())
+                db.executemany("INSERT OR IGNORE INTO tombstones(hash, source) VALUES(?, 'preview')", [(h,) for h in tombstones])
+                self._sweep_added_tombstones(before)
             yield self
         finally:
             db.execute("ROLLBACK")
