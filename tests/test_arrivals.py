@@ -207,3 +207,27 @@ def test_an_accepted_deletion_never_removes_layout_files(shared):
     assert all((root / rel).is_file() for rel in (".gitignore", "vault.json", "README.md"))
     assert run_cli("memory", "status", "--json", vault=root).code == 0
     assert run_cli("memory", "search", "first", "--all", "--json", vault=root).json["results"]
+
+
+# -- the same rules for a second machine's clone ------------------------------------------------
+
+
+def test_init_from_takes_no_unaudited_note_and_regenerates_index_md(shared, tmp_path: Path):
+    from jacked_vault.document import render_note
+    from jacked_vault.write.create import build_note
+
+    _, _, hostile, remote = shared
+    _pull(hostile)
+    planted = build_note(title="Planted by hand", body="No audit line.", kind="note", scope="group", group="tools",
+                         repos=[], source_harness="x", origin="cli")
+    rel = "groups/tools/note/planted-by-hand.md"
+    _push_from(hostile, {rel: render_note(planted).decode(), "groups/tools/index.md": f"# tools\n- {INJECTED}\n"}, "planted")
+    target = tmp_path / "third"
+    done = run_cli("memory", "--vault", str(target), "init", "--from", f"file://{remote}", "--json")
+    assert done.code == 0, done.out + done.err
+    assert done.json["quarantined"] == [{"path": rel, "code": "UNAUDITED"}]
+    assert not (target / rel).exists() and INJECTED not in (target / "groups/tools/index.md").read_text()
+    assert "First note" in (target / "groups/tools/index.md").read_text()
+    doctor = run_cli("memory", "doctor", "--json", vault=target).json
+    assert doctor["ok"], json.dumps(doctor)
+    assert git(target, "status", "--porcelain") == ""

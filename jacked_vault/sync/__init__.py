@@ -138,6 +138,7 @@ def _adopt(ctx: Context, repo, branch: str) -> bool:
     with store_lock(ctx.vault.cache):
         ours = git.head_commit(repo).id
         _integrate(ctx, repo, ours, theirs.target, None, accept_deletions=False, adopt=True)
+    regenerate_indexes(ctx)
     write_state(ctx.vault.root, "ok", f"adopted the remote's history ({str(theirs.target)[:10]})")
     return True
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from jacked_vault.errors import VaultError
+from jacked_vault.store import git
 from jacked_vault.store.audit import machine_id
 from jacked_vault.store.layout import VAULT_JSON, Store
 from jacked_vault.sync import remote
@@ -70,9 +71,11 @@ def clone_vault(url: str, path: Path, *, name_vault: bool = False) -> Cloned:
         temp = Path(tempfile.mkdtemp(prefix=f".{path.name[:40]}.jacked-clone-", dir=path.parent))
         _git_clone(url, temp)
         store = Store(temp)
-        branch, head, quarantined = _check_out(store)
+        branch, head, arrivals = _check_out(store)
         notes = _build_index(store)
         machine = machine_id(store.cache)
+        quarantined = _settle(store, arrivals)
+        head = git.fast_head(temp) or head
         write_state(temp, "ok", f"cloned from the remote ({head[:10]})")
         os.rename(temp, path)  # replaces an empty folder; anything else in the way stops here
     except BaseException as exc:
@@ -126,12 +129,11 @@ def _git_clone(url: str, into: Path) -> None:
         raise VaultError("SYNC", f"clone failed: {remote.one_line(proc.stderr, url)}; nothing was left behind")
 
 
-def _check_out(store: Store) -> tuple[str, str, list[dict]]:
-    """Judge the cloned branch like any arrival, then check it out: (branch, head, quarantined)."""
+def _check_out(store: Store):
+    """Judge the cloned branch like any arrival, then check it out: (branch, head, arrivals)."""
     import pygit2
 
-    from jacked_vault.store import git
-    from jacked_vault.sync.arrivals import arrival_tombstones, inspect_arrivals, keep_quarantined
+    from jacked_vault.sync.arrivals import arrival_tombstones, inspect_arrivals
 
     repo = git.open_repo(store.root)
     if repo.head_is_unborn:
@@ -158,7 +160,44 @@ def _check_out(store: Store) -> tuple[str, str, list[dict]]:
     index = repo.index
     index.read_tree(tree)
     index.write()
-    return branch, str(commit.id), keep_quarantined(store, arrivals)
+    return branch, str(commit.id), arrivals
+
+
+def _settle(store: Store, arrivals) -> list[dict]:
+    """What this machine does not take from the clone, in one commit of its own: each quarantined
+    file removed (its bytes kept in `.jacked/quarantine/`, an audit line each) and every index.md
+    regenerated here (derived files are never taken from an arrival)."""
+    from jacked_vault.context import default_harness
+    from jacked_vault.recall.index_md import index_path, render_index
+    from jacked_vault.safety import fsio
+    from jacked_vault.store.layout import GROUPS_DIR
+    from jacked_vault.sync.arrivals import keep_quarantined
+    from jacked_vault.write.transaction import write_transaction
+
+    shown = keep_quarantined(store, arrivals)
+    with write_transaction(store, harness=default_harness(), origin="sync") as tx:
+        removed = {}
+        for item in arrivals.quarantined:
+            if fsio.read_optional(store.root, item["path"], max_bytes=1 << 30) is not None:
+                tx.remove(item["path"])
+                removed[item["path"]] = None
+            tx.event("quarantine", item["id"], item["path"], None)
+        with tx.index.preview(removed) as future:
+            with_notes = set(future.notes_per_group())
+            groups = with_notes | {rel.split("/")[1] for rel in arrivals.derived if rel.startswith(GROUPS_DIR + "/")}
+            expected = {index_path(store, g): render_index(future, store, g) if g in with_notes else None for g in sorted(groups)}
+        for rel, data in expected.items():
+            working = fsio.read_optional(store.root, rel, max_bytes=1 << 30)
+            if working == data:
+                continue
+            if data is None:
+                tx.remove(rel)
+            else:
+                tx.replace(rel, data)
+            tx.event("regenerate", rel, rel, data)
+        if tx.files:
+            tx.commit("memory: init --from keeps out what this machine does not take, regenerates index.md")
+    return shown
 
 
 def _build_index(store: Store) -> int:
