@@ -449,7 +449,7 @@ def test_every_format_character_is_ignored_inside_a_token() -> None:
 def test_plain_text_is_scanned_once() -> None:
     """Extra views are built only when something in the text could change them."""
     assert list(secrets._views("plain prose, one line: tokens rotate monthly")) == [
-        ("plain prose, one line: tokens rotate monthly", False)
+        ("plain prose, one line: tokens rotate monthly", None)
     ]
     assert len(list(secrets._views("a\\tb"))) == 2  # decoded
     assert len(list(secrets._views(GH[:9] + "\n  " + GH[9:]))) == 2  # joined

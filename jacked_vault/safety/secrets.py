@@ -8,12 +8,17 @@ drives everything; every field is scanned over up to three views of its text:
    pairs, `\\xNN`) and percent-encoding undone, repeatedly up to `DECODE_ROUNDS` times
    (`%253D` is `=`), then format characters (Unicode Cf: zero-width space/joiner, word
    joiner, BOM, soft hyphen, ...) removed;
-3. the decoded text with split tokens joined: a line break (with the blanks around it)
-   between two runs of token characters that make at least SPLIT_TOKEN characters
-   together, or between two quoted halves joined by `+` or juxtaposition, is removed.
-   Only token shapes are looked for here: generic rules (a secret
-   told by the key or syntax around it, `fallback` in the table) would read glued lines
-   of code (`x = token` + `self.y = 1`) as assignments.
+3. the decoded text with split tokens joined: where a line break (with the blanks around
+   it) may split a token (between runs of token characters that make at least SPLIT_TOKEN
+   characters together, also through a short middle line, or between quoted halves joined
+   by `+` or juxtaposition), windows of whole lines are scanned with those breaks removed:
+   every 2 and 3 lines, so a word on the line before or after is never glued to a token
+   split in two or three, and each whole series of such lines (with and without its first
+   and last line) for longer ones. Only token shapes are looked for here: generic rules (a
+   secret told by the key or syntax around it, `fallback` in the table) would read glued
+   lines of code (`x = token` + `self.y = 1`) as assignments. Context words are looked for
+   in the windows and anywhere in the text. A PEM header is found in every view whatever
+   blanks or line breaks split it.
 
 A view is built only when it can differ: plain text without a backslash, `%`, format
 character or line break is scanned once. The raw view keeps the bare-word value of an
@@ -127,13 +132,18 @@ _CODE_ESCAPE = re.compile(
 _PERCENT = re.compile(r"%[0-9A-Fa-f]{2}(?:%[0-9A-Fa-f]{2})*")
 # What decodes to a `%` or a backslash: only then can a round leave work for the next.
 _NESTED = ("%25", "%5c", "%5C", "\\\\", "\\u0025", "\\u005", "\\x25", "\\x5")
-# A line break inside a token (trailing blanks already stripped): between two runs of token
-# characters that make at least SPLIT_TOKEN together, with the next line's indentation
-# (`_JOIN_BREAK`), so wrapped prose and lines of code are rarely joined; or between two
-# quoted halves (`"abc" +\n "def"`, `'abc'\n 'def'`: `_JOIN_QUOTED`, tried only when a
-# line ends in a quote or a `+`).
+# A line break inside a token. Only the decoded text's breaks that may split one are joined
+# ("joints"), and only in windows of whole lines (`_rejoined`):
+# - a break between two runs of token characters (`_T`) that make at least SPLIT_TOKEN
+#   together, with the next line's indentation (`_JOIN_BREAK`), so wrapped prose and lines of
+#   code are rarely joined;
+# - both breaks around a line that is one short run (fewer than SPLIT_TOKEN - 1 characters)
+#   when its run and those it touches make SPLIT_TOKEN (`_SHORT_MIDDLE`): a token split over
+#   three lines whose middle part is too short for either break alone;
+# - quoted halves (`"abc" +\n "def"`, `'abc'\n 'def'`, `"abc"\n + "def"`: `_JOIN_QUOTED`,
+#   tried only when a line ends in a quote or a `+`), the quotes and `+` removed too.
 SPLIT_TOKEN = 20  # the shortest token shape: an AWS access key id
-_T = r"[\w+/=-]"
+_T = r"[\w+/=.:-]"
 _HALF = SPLIT_TOKEN // 2
 _JOIN_BREAK = re.compile(
     r"\n"  # a literal first, for speed; then a quick necessary test: one side has half
@@ -144,9 +154,12 @@ _JOIN_BREAK = re.compile(
     )
     + r")[ \t]*"
 )
-_JOIN_QUOTED = re.compile(
-    r"""["'`](?<=[\w+/=-]["'`])(?:[ \t]*\+)?\n[ \t]*\+?[ \t]*["'`](?=[\w+/=-])"""
+_SHORT_MIDDLE = re.compile(
+    rf"\n(?<={_T}\n)[ \t]*+(?P<middle>{_T}{{1,{SPLIT_TOKEN - 2}}}+)"
+    + rf"(?=(?P<second>\n[ \t]*+)(?P<after>{_T}{{1,{SPLIT_TOKEN}}}))"
 )
+_RUN_END = re.compile(rf"{_T}+\Z")
+_JOIN_QUOTED = re.compile(r"""["'`](?:[ \t]*\+)?\n[ \t]*\+?[ \t]*["'`]""")
 _QUOTED_LINE_ENDS = ('"\n', "'\n", "`\n", "+\n")
 
 
@@ -188,42 +201,70 @@ def _decoded(text: str) -> str:
     return text if text.isascii() else _FORMAT.sub("", text)
 
 
-def _joined(text: str) -> list[str]:
-    """`text` with split tokens joined, in up to two views: every joinable break removed;
-    and all but the last break of each series on consecutive lines removed, so that a
-    fixed-length token (an AWS key id) is not glued to the word starting the next line."""
-    stripped = "\n".join(line.rstrip(" \t\r") for line in text.split("\n"))
-    lines = stripped
+def _joints(lines: str) -> list[tuple[int, int]]:
+    """The spans of `lines` whose removal joins a line to the next where a token may be split
+    (`_JOIN_BREAK`, `_SHORT_MIDDLE`, `_JOIN_QUOTED`), in order: at most one per line break."""
+    joints = {match.start(): match.span() for match in _JOIN_BREAK.finditer(lines)}
+    for match in _SHORT_MIDDLE.finditer(lines):
+        start = match.start()
+        before = _RUN_END.search(lines, max(0, start - SPLIT_TOKEN), start)
+        run = len(before.group()) if before else 0
+        if run + len(match["middle"]) + len(match["after"]) >= SPLIT_TOKEN:
+            joints[start] = (start, match.start("middle"))
+            joints[match.start("second")] = match.span("second")
     if any(end in lines for end in _QUOTED_LINE_ENDS):
-        lines = _JOIN_QUOTED.sub("", lines)
-    breaks = [match.span() for match in _JOIN_BREAK.finditer(lines)]
-    last = {
-        index
-        for index, (_, end) in enumerate(breaks)
-        if index + 1 == len(breaks) or "\n" in lines[end : breaks[index + 1][0]]
-    }
-    views = []
-    for keep in (set(), last):
-        parts, at = [], 0
-        for index, (start, end) in enumerate(breaks):
-            if index not in keep:
-                parts.append(lines[at:start])
-                at = end
-        views.append("".join(parts) + lines[at:])
-    return [view for view in dict.fromkeys(views) if view != stripped]
+        for match in _JOIN_QUOTED.finditer(lines):
+            joints[lines.index("\n", match.start())] = match.span()
+    return [joints[key] for key in sorted(joints)]
 
 
-def _views(text: str) -> Iterator[tuple[str, bool]]:
-    """(view, joined?): `text`, then its decoded form and the latter with split tokens
-    joined (see `_joined`), each only when it differs from the text."""
-    yield text, False
+def _window(lines: str, joints: list[tuple[int, int]], first: int, last: int) -> str:
+    """The whole lines around joints `first` to `last` (consecutive lines), those joints removed."""
+    start = lines.rfind("\n", 0, joints[first][0]) + 1
+    end = lines.find("\n", joints[last][1])
+    parts = [lines[start : joints[first][0]]]
+    parts += [lines[joints[k][1] : joints[k + 1][0]] for k in range(first, last)]
+    parts.append(lines[joints[last][1] : end if end >= 0 else len(lines)])
+    return "".join(parts)
+
+
+def _rejoined(text: str) -> str | None:
+    """Windows of `text` with split tokens joined, separated by blank lines; None if no line
+    break may split a token. For each series of joints on consecutive lines: every 2 and 3
+    lines around them joined (a token split in two or three, whatever the lines before and
+    after hold: a word there would be glued to it), and the whole series joined, also without
+    its first line, its last line or both (a longer token)."""
+    lines = "\n".join(line.rstrip(" \t\r") for line in text.split("\n"))
+    joints = _joints(lines)
+    windows: set[tuple[int, int]] = set()
+    first = 0  # the first joint of the current series
+    for index, (_, end) in enumerate(joints):
+        windows.add((index, index))
+        if index > first:
+            windows.add((index - 1, index))
+        if index + 1 == len(joints) or "\n" in lines[end : joints[index + 1][0]]:
+            if index - first >= 2:
+                windows |= {(first, index), (first + 1, index), (first, index - 1), (first + 1, index - 1)}
+            first = index + 1
+    if not windows:
+        return None
+    return "\n\n".join(_window(lines, joints, a, b) for a, b in sorted(windows))
+
+
+def _views(text: str) -> Iterator[tuple[str, str | None]]:
+    """(view, context): `text`, then its decoded form when it differs, scanned by every rule
+    (no context); then, when a line break may split a token, the decoded text's windows with
+    split tokens joined (`_rejoined`), scanned for token shapes only, the context words some
+    of them need looked up in the whole decoded text."""
+    yield text, None
     decodable = "\\" in text or "%" in text or not text.isascii() and _MAYBE_FORMAT.search(text)
     clean = _decoded(text) if decodable else text
     if clean != text:
-        yield clean, False
+        yield clean, None
     if "\n" in clean:
-        for joined in _joined(clean):
-            yield joined, True
+        windows = _rejoined(clean)
+        if windows is not None:
+            yield windows, clean
 
 
 # --- value checks ------------------------------------------------------------------------
@@ -424,6 +465,12 @@ def _after(literal: str, chars: str = "A-Za-z0-9") -> str:
     return f"{re.escape(literal)}(?<![{chars}]{re.escape(literal)})"
 
 
+def _spaced(literal: str) -> str:
+    """`literal` with any blanks and line breaks between its characters (a PEM header split
+    over lines is found in every view, the joined words of `PRIVATE KEY` too)."""
+    return r"\s*".join(map(re.escape, literal))
+
+
 _E = r"(?![A-Za-z0-9])"  # right boundary
 _E64 = r"(?![\w-])"  # right boundary for base64url
 _UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
@@ -586,8 +633,9 @@ _RULES: tuple[_Rule, ...] = (
     ),
     _rule("age secret key", _after("AGE-SECRET-KEY-1") + r"[02-9AC-HJ-NP-Z]{58}" + _E, None),
     _rule(
-        "private key (PEM header)",
-        r"-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----",  # the header alone
+        "private key (PEM header)",  # the header alone, blanks and line breaks anywhere in it
+        _spaced("-----BEGIN") + r"[\sA-Z0-9]{0,48}?" + _spaced("PRIVATEKEY")
+        + rf"(?:\s*{_spaced('BLOCK')})?\s*{_spaced('-----')}",
         None,
     ),
     _rule(
@@ -675,15 +723,17 @@ _RULES: tuple[_Rule, ...] = (
 _GATE_WORDS = frozenset(word for rule in _RULES if rule.gated for word in rule.context)
 
 
-def _findings_in(text: str, *, generic: bool) -> Iterator[str]:
-    """Yield the kind of every secret in one view of a text (repeats possible); fallback
-    rules only if `generic`."""
+def _findings_in(text: str, context: str | None = None) -> Iterator[str]:
+    """Yield the kind of every secret in one view of a text (repeats possible). With a
+    `context` (the text that windows of joined lines come from), fallback rules are skipped
+    and context words are looked for anywhere in the windows or in `context`."""
     data = text.encode("utf-8", "surrogatepass")
     lower = data.lower()  # ASCII only, so offsets are unchanged
-    present = {word for word in _GATE_WORDS if word in lower}
+    around = lower if context is None else lower + b"\n" + context.encode("utf-8", "surrogatepass").lower()
+    present = {word for word in _GATE_WORDS if word in around}
     covered = bytearray(len(data))  # 1 where an earlier rule already matched
     for rule in _RULES:
-        if (rule.fallback and not generic) or (rule.gated and present.isdisjoint(rule.context)):
+        if (rule.fallback and context is not None) or (rule.gated and present.isdisjoint(rule.context)):
             continue
         for match in rule.pattern.finditer(lower if rule.fold else data):
             start, end = match.span("v") if "v" in rule.pattern.groupindex else match.span()
@@ -692,7 +742,7 @@ def _findings_in(text: str, *, generic: bool) -> Iterator[str]:
             if rule.check and not rule.check(data[start:end].decode(errors="replace")):
                 continue
             if rule.context:
-                near = lower[max(0, match.start() - CONTEXT_CHARS) : match.end() + CONTEXT_CHARS]
+                near = around if context is not None else lower[max(0, match.start() - CONTEXT_CHARS) : match.end() + CONTEXT_CHARS]
                 if not any(word in near for word in rule.context):
                     continue
             covered[match.start() : match.end()] = b"\x01" * (match.end() - match.start())
@@ -703,7 +753,7 @@ def scan_text(text: str) -> list[str]:
     """Sorted unique kinds of secret found in `text` or its decoded and joined views
     (never the values)."""
     return sorted(
-        {kind for view, joined in _views(text) for kind in _findings_in(view, generic=not joined)}
+        {kind for view, context in _views(text) for kind in _findings_in(view, context)}
     )
 
 
