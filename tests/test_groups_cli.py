@@ -163,3 +163,54 @@ def test_init_suggests_the_organisation_and_says_why_the_personal_account_is_not
     assert "suggested group acme (3 repos share the remote owner github.com/acme): " + ", ".join(acme) in lines
     assert any(line.startswith("not grouped: github.com/newcomer/blog, github.com/newcomer/dotfiles (") and "your own account" in line for line in lines)
     assert "Traceback" not in human.err and "{" not in human.out
+
+
+# --- secrets in what a person gives `group map` (issue 17.8) -------------------------------
+
+
+def _slack_slug() -> str:
+    """A Slack bot token that is also a valid group slug (lowercase, digits, dashes)."""
+    return "xo" + "xb-" + "1234567890" + "-" + "1234567890123" + "-" + "abcdefghijklmnopqrstuvwx"
+
+
+def _assert_nowhere(vault: Path, secret: str, *outputs: str) -> None:
+    """`secret` is in no output and nowhere in the vault's history (every ref, every patch)."""
+    for output in outputs:
+        assert secret not in output
+    assert secret not in git(vault, "log", "-p", "--all")
+
+
+def test_group_map_refuses_a_group_name_that_is_a_token(tmp_path: Path):
+    vault = tmp_path / "vault"
+    run_cli("memory", "init", "--no-scan", vault=vault)
+    token = _slack_slug()
+    head = git(vault, "rev-parse", "HEAD")
+    before = snapshot(vault)
+    for as_json in ([], ["--json"]):
+        result = run_cli("memory", "group", "map", "github.com/acme/q", token, *as_json, vault=vault)
+        assert result.code == 1, (result.out, result.err)
+        output = result.out + result.err
+        assert "JACKED_MEMORY_SECRET" in output and "Slack token" in output
+        _assert_nowhere(vault, token, result.out, result.err)
+    assert json.loads(result.out)["error"]["code"] == "JACKED_MEMORY_SECRET"
+    assert git(vault, "rev-parse", "HEAD") == head
+    assert snapshot(vault) == before
+
+
+def test_a_vault_json_arriving_with_a_token_as_group_name_is_refused_by_the_gate(tmp_path: Path):
+    from jacked_vault.errors import VaultError
+    from jacked_vault.store.gate import inspect
+    from jacked_vault.store.vault import Store
+
+    vault = tmp_path / "vault"
+    run_cli("memory", "init", "--no-scan", vault=vault)
+    token = _slack_slug()
+    config = json.loads((vault / "vault.json").read_text())
+    config["groups"] = {token: {"repos": ["github.com/acme/q"]}, "ok": {"repos": []}}
+    data = (json.dumps(config, indent=2) + "\n").encode()
+    with pytest.raises(VaultError) as refused:
+        inspect(Store(vault), "vault.json", data, arrival=True)
+    error = refused.value
+    assert error.code == "SECRET" and error.details["gate"] == "SECRET"
+    assert error.details["findings"] == [{"field": "vault.json.groups (a key)", "kind": "Slack token"}]
+    assert token not in str(error) + json.dumps(error.to_json())

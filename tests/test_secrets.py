@@ -750,6 +750,24 @@ def test_scan_fields_paths() -> None:
     ]
 
 
+def test_mapping_keys_are_scanned_and_never_named() -> None:
+    """Issue 17.8: a token as a key (a group name in vault.json) is found; the path says "a
+    key" and masks it where it leads to a value, so no message quotes it."""
+    slug = "xo" + "xb-" + rand(10, DIGITS) + "-" + rand(13, DIGITS) + "-" + rand(24, string.ascii_lowercase)
+    repo = "github.com/acme/" + GH.lower()
+    fields = {"vault.json": {"groups": {slug: {"repos": [repo]}, "ok": {"repos": ["github.com/acme/q"]}}}}
+    assert scan_fields(fields) == [
+        ("vault.json.groups (a key)", "Slack token"),
+        ("vault.json.groups.<key>.repos[0]", "GitHub token"),
+    ]
+    assert scan_fields({"extra": {"ok": {"clean": repo}}}) == [("extra.ok.clean", "GitHub token")]
+    with pytest.raises(VaultError) as caught:
+        assert_no_secrets(fields)
+    rendered = str(caught.value) + json.dumps(caught.value.to_json())
+    assert "vault.json.groups (a key) contains what looks like a Slack token" in rendered
+    assert slug not in rendered and GH.lower() not in rendered
+
+
 def test_clean_fields_pass() -> None:
     assert scan_fields({"title": "ok", "tags": ["a", "b"]}) == []
     assert_no_secrets({"title": "Use SQLite FTS5", "body": "We chose FTS5.", "tags": ["search"]})

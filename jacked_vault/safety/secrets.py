@@ -757,16 +757,30 @@ def scan_text(text: str) -> list[str]:
     )
 
 
-def _strings(path: str, value: object) -> Iterator[tuple[str, str]]:
-    """(path, text) for every str in `value`, through lists, tuples and dicts."""
+_Path = tuple[str | int, ...]
+
+
+def _strings(path: _Path, value: object) -> Iterator[tuple[_Path, str, bool]]:
+    """(path, text, a key?) for every str in `value`, through lists, tuples and dicts, the
+    keys of dicts too (a key has its dict's path)."""
     if isinstance(value, str):
-        yield path, value
+        yield path, value, False
     elif isinstance(value, (list, tuple)):
         for index, item in enumerate(value):
-            yield from _strings(f"{path}[{index}]", item)
+            yield from _strings((*path, index), item)
     elif isinstance(value, Mapping):
         for key, item in value.items():
-            yield from _strings(f"{path}.{key}", item)
+            if isinstance(key, str):
+                yield path, key, True
+            yield from _strings((*path, str(key)), item)
+
+
+def _field(path: _Path, key: bool, secret_keys: set[str]) -> str:
+    """`links[0].url`, `vault.json.groups (a key)`; a key that holds a secret shows as `<key>`."""
+    text = str(path[0])
+    for part in path[1:]:
+        text += f"[{part}]" if isinstance(part, int) else "." + ("<key>" if part in secret_keys else part)
+    return text + " (a key)" if key else text
 
 
 # A lowercase word of letters, digits and `._/-` (ids, slugs, repo identities, tags): it holds no
@@ -776,19 +790,23 @@ _PLAIN_WORD = re.compile(r"[a-z0-9][a-z0-9._/-]*")
 
 
 def scan_fields(fields: Mapping[str, object]) -> list[tuple[str, str]]:
-    """(field path, kind) for every secret in the string values of `fields`.
+    """(field path, kind) for every secret in the string values of `fields` (and the keys of
+    the mappings in them; not the names of `fields` themselves, which the caller chose).
 
-    Lists, tuples and dicts are walked: `tags[3]`, `meta.key`, `links[0].url`. Plain words
+    Lists, tuples and dicts are walked: `tags[3]`, `meta.key`, `links[0].url`, `groups (a
+    key)`; a key that holds a secret is never named (`groups.<key>.repos[0]`). Plain words
     (`_PLAIN_WORD`) are scanned together first, joined by spaces: a text in which nothing is
     found has nothing in any of its words; only when something is found is each one scanned
     alone, so the answer is always the one a word-by-word scan gives.
     """
-    strings = [(path, text) for name, value in fields.items() for path, text in _strings(name, value)]
-    words = [text for _, text in strings if _PLAIN_WORD.fullmatch(text)]
+    strings = [found for name, value in fields.items() for found in _strings((name,), value)]
+    words = [text for _, text, _ in strings if _PLAIN_WORD.fullmatch(text)]
     if len(words) > 1 and not scan_text(" ".join(words)):
         clean = set(words)
-        strings = [(path, text) for path, text in strings if text not in clean]
-    return [(path, kind) for path, text in strings for kind in scan_text(text)]
+        strings = [found for found in strings if found[1] not in clean]
+    found = [(path, text, key, kind) for path, text, key in strings for kind in scan_text(text)]
+    secret_keys = {text for _, text, key, _ in found if key}
+    return [(_field(path, key, secret_keys), kind) for path, _, key, kind in found]
 
 
 def _article(kind: str) -> str:
