@@ -169,13 +169,16 @@ def test_two_vaults_made_apart_say_how_to_join_them(shared, tmp_path: Path):
     _, url = shared
     desktop = _vault_in(tmp_path / "desktop")
     run_cli("memory", "init", "--no-scan", vault=desktop)
-    run_cli("memory", "group", "map", "github.com/o/x", "grp", vault=desktop)  # vault.json differs: no adoption, a conflict
-    assert run_cli("memory", "remote", "set", url, "--json", vault=desktop).json["adopted"] is False
+    run_cli("memory", "group", "map", "github.com/o/x", "grp", vault=desktop)  # a history of its own: no adoption
     head = git(desktop, "rev-parse", "HEAD")
-    failed = run_cli("memory", "sync", "--json", vault=desktop)
-    message = failed.json["error"]["message"]
-    assert "merge --allow-unrelated-histories origin/main" in message and "init --from" in message
-    assert git(desktop, "rev-parse", "HEAD") == head
+    refused = run_cli("memory", "remote", "set", url, "--json", vault=desktop)
+    message = refused.json["error"]["message"]
+    assert "remote set URL --join" in message and "init --from" in message
+    assert git(desktop, "rev-parse", "HEAD") == head and git(desktop, "remote") == ""
+    joined = run_cli("memory", "remote", "set", url, "--join", "--json", vault=desktop)
+    assert joined.json["joined"] is True, joined.out
+    assert run_cli("memory", "doctor", "--json", vault=desktop).json["ok"]
+    assert run_cli("memory", "search", "laptop", "--all", "--json", vault=desktop).json["results"]
 
 
 @pytest.mark.parametrize("origin", ["git@github.com:Acme/API.git", None])

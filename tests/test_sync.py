@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
 import time
 from pathlib import Path
@@ -135,8 +137,8 @@ def test_force_pushed_remote_loses_nothing_locally(two_machines, tmp_path: Path)
     git(other, "push", "-q", "--force", "origin", "rewritten:main")
     head_before = git(b.vault.root, "rev-parse", "HEAD")
     with pytest.raises(VaultError) as err:
-        sync(b)  # unrelated histories with different README.md: told, nothing touched
-    assert err.value.code == "SYNC" and "README.md" in err.value.message
+        sync(b)  # unrelated histories: told how to join them on purpose, nothing touched
+    assert err.value.code == "SYNC" and "--join" in err.value.message
     assert git(b.vault.root, "rev-parse", "HEAD") == head_before
     assert kept.note.id in _ids(b) and (b.vault.root / kept.rel).is_file()
     assert git(b.vault.root, "status", "--porcelain") == ""
@@ -172,6 +174,42 @@ def test_unreachable_remote_fails_fast_and_session_start_is_not_blocked(tmp_path
     assert err.value.code == "SYNC"
     state = json.loads((ctx.vault.root / ".jacked" / "sync-state.json").read_text())
     assert state["result"] == "failed"
+
+
+def _alive(pid: int) -> bool:
+    """The process runs (a zombie waiting for its reaper counts as gone)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return True
+
+
+def test_a_timed_out_fetch_leaves_no_ssh_behind(tmp_path: Path, monkeypatch):
+    """Issue 17.17: on timeout only git was killed; its ssh child ran on, holding the network."""
+    from jacked_vault.sync import pull_at_session_start
+
+    pid_file = tmp_path / "ssh.pids"
+    fake_ssh = tmp_path / "fake-ssh"
+    fake_ssh.write_text(f"#!/bin/sh\necho $$ >> {pid_file}\nexec sleep 120\n")  # a server that never answers
+    fake_ssh.chmod(0o755)
+    ctx = _machine(tmp_path / "v")
+    git(ctx.vault.root, "remote", "add", "origin", "ssh://example.invalid/x.git")
+    monkeypatch.setenv("GIT_SSH_COMMAND", str(fake_ssh))
+    started = time.monotonic()
+    outcome = pull_at_session_start(ctx, timeout_s=1.0)
+    assert outcome.result == "timeout" and time.monotonic() - started < 10
+    pids = [int(line) for line in pid_file.read_text().split()]
+    deadline = time.monotonic() + 3
+    while any(map(_alive, pids)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    left = [pid for pid in pids if _alive(pid)]
+    for pid in left:
+        os.kill(pid, signal.SIGKILL)  # this test's own fake ssh: leave nothing running whatever the outcome
+    assert pids and not left, "the ssh git started outlived the timed-out fetch"
 
 
 def test_push_is_never_forced(two_machines):

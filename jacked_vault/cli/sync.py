@@ -15,16 +15,40 @@ remote_app = sub_app("remote", SYNC, "Set the vault's git remote.")
 def remote_set(
     ctx: typer.Context,
     url: Annotated[str, typer.Argument(metavar="URL", help="Any URL your git can reach (ssh, https, file://, a path).")],
+    join: Annotated[
+        bool, typer.Option("--join", help="Join this vault and an unrelated one at URL (both keep their notes; asked on a terminal).")
+    ] = False,
     vault: VaultOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Set (or change) the vault's remote, `origin`.
 
-    A vault that holds only its init commit adopts the remote's notes instead of diverging.
+    A vault that holds only its init commit adopts the remote's notes instead of diverging. A
+    vault with notes of its own is joined to an unrelated one only with --join (or a yes at the
+    prompt): the join pushes this vault's notes there at the next sync.
     """
     from jacked_vault.sync import set_remote
 
-    run(ctx, as_json, lambda: set_remote(context_for(ctx, vault), url))
+    def call():
+        from jacked_vault.errors import VaultError
+
+        context = context_for(ctx, vault)
+        try:
+            return set_remote(context, url, join=join)
+        except VaultError as exc:
+            if join or as_json or not exc.details.get("join") or not _asks():
+                raise
+            if not typer.confirm(f"{exc.message}\nJoin the two vaults now (this vault's notes go to that remote at the next sync)?"):
+                raise
+            return set_remote(context, url, join=True)
+
+    run(ctx, as_json, call)
+
+
+def _asks() -> bool:
+    import sys
+
+    return sys.stdin.isatty() and sys.stdout.isatty()
 
 
 @memory_app.command(cls=Command, rich_help_panel=SYNC, epilog=example("jacked memory push"))

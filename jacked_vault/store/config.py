@@ -169,6 +169,34 @@ def load_config(store: Store) -> dict:
     return read_config(store).effective
 
 
+def join_shared(ours: dict, theirs: dict) -> dict:
+    """vault.json for two vaults being joined (`remote set URL --join`): every group of both with
+    the union of its repos, the union of the roots, and this machine's settings over the other's.
+    CONFIG when one repo would end up in two groups (the file and the repo named, to settle first)."""
+    groups: dict[str, dict] = {}
+    for config in (ours, theirs):
+        for name, group in (config.get("groups") or {}).items():
+            repos = groups.setdefault(name, {**group, "repos": []})["repos"]
+            repos += [r for r in group.get("repos", []) if r not in repos]
+    owner: dict[str, str] = {}
+    for name, group in sorted(groups.items()):
+        for repo in group["repos"]:
+            if repo in owner:
+                raise VaultError(
+                    "CONFIG",
+                    f"joining would map {repo} to two groups ({owner[repo]} here or there, {name} in the other); "
+                    f"map it to one group in both vaults first (`jacked memory group map {repo} GROUP`), then join",
+                )
+            owner[repo] = name
+    roots = list(dict.fromkeys([*(ours.get("roots") or []), *(theirs.get("roots") or [])]))
+    joined = {**theirs, **ours, "groups": groups}
+    if roots:
+        joined["roots"] = roots
+    if "settings" in ours or "settings" in theirs:
+        joined["settings"] = _merge(theirs.get("settings") or {}, ours.get("settings") or {})
+    return joined
+
+
 def group_for(config: dict, identity: str, solo_group: str) -> str:
     """The group a repo identity is mapped to, or its solo group."""
     for name, group in sorted(config.get("groups", {}).items()):

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from jacked_vault.context import Context
 from jacked_vault.errors import VaultError
 from jacked_vault.store import git
-from jacked_vault.store.layout import GROUPS_DIR, TOMBSTONE_DIR
+from jacked_vault.store.layout import GROUPS_DIR, TOMBSTONE_DIR, VAULT_JSON
 from jacked_vault.sync import remote
 from jacked_vault.store.sync_state import read_state, write_state
 
@@ -73,12 +73,14 @@ class SyncResult:
 class RemoteSet:
     url: str  # as shown: credentials masked
     adopted: bool
+    joined: bool = False
 
     def to_json(self) -> dict:
-        return {"remote": self.url, "adopted": self.adopted}
+        return {"remote": self.url, "adopted": self.adopted, "joined": self.joined}
 
     def to_text(self) -> str:
-        return f"remote origin is {self.url}" + ("; adopted the remote's history" if self.adopted else "")
+        done = "; adopted the remote's history" if self.adopted else "; joined the remote's vault and this one" if self.joined else ""
+        return f"remote origin is {self.url}{done}" + ("\n`jacked memory sync` shares the joined vault" if self.joined else "")
 
 
 @dataclass(frozen=True)
@@ -92,27 +94,66 @@ class Pushed:
         return f"pushed {self.head[:10]}"
 
 
-def set_remote(ctx: Context, url: str) -> RemoteSet:
+def set_remote(ctx: Context, url: str, *, join: bool = False) -> RemoteSet:
     """Point `origin` at `url` (added or changed) and make the current branch track it; a vault
-    with nothing but its init commit then adopts the remote's history."""
+    with nothing but its init commit then adopts the remote's history. A vault with a history of
+    its own is never merged with an unrelated one unless `join` (a person's explicit request):
+    otherwise SYNC, and the git config and refs are left exactly as they were."""
     url = remote.check_url(url)
     root = ctx.vault.root
     branch = git.require_branch(root)
     repo = git.open_repo(root)
+    config_before = (root / ".git" / "config").read_bytes()
+    tracking = f"refs/remotes/origin/{branch}"
+    tracked_before = repo.references.get(tracking)
     if "origin" in [r.name for r in repo.remotes]:
         repo.remotes.set_url("origin", url)
     else:
         repo.remotes.create("origin", url)
     repo.config[f"branch.{branch}.remote"] = "origin"
     repo.config[f"branch.{branch}.merge"] = f"refs/heads/{branch}"
-    adopted = False
+    shown = remote.display_url(url) or ""
+    try:
+        remote.fetch(root, branch, timeout=ADOPT_FETCH_TIMEOUT_S)
+    except VaultError:
+        if join:
+            _restore_remote(root, config_before, tracking, tracked_before)
+            raise
+        return RemoteSet(shown, False)  # unreachable now: `sync` decides later
+    theirs = repo.references.get(tracking)
+    if theirs is None:
+        return RemoteSet(shown, False)
     if _only_init(repo):
-        try:
-            remote.fetch(root, branch, timeout=ADOPT_FETCH_TIMEOUT_S)
-        except VaultError:
-            return RemoteSet(remote.display_url(url) or "", False)  # unreachable now: `sync` adopts later
-        adopted = _adopt(ctx, repo, branch)
-    return RemoteSet(remote.display_url(url) or "", adopted)
+        return RemoteSet(shown, _adopt(ctx, repo, branch))
+    if repo.merge_base(git.head_commit(repo).id, theirs.target) is not None:
+        return RemoteSet(shown, False)
+    if not join:
+        _restore_remote(root, config_before, tracking, tracked_before)
+        raise _join_needed(ctx)
+    from jacked_vault.store.lock import store_lock
+
+    try:
+        with store_lock(ctx.vault.cache):
+            _integrate(ctx, repo, git.head_commit(repo).id, theirs.target, None, accept_deletions=False, join=True)
+    except VaultError:
+        _restore_remote(root, config_before, tracking, tracked_before)
+        raise
+    regenerate_indexes(ctx)
+    write_state(root, "ok", f"joined the remote's vault ({str(theirs.target)[:10]})")
+    return RemoteSet(shown, False, joined=True)
+
+
+def _restore_remote(root, config: bytes, tracking: str, tracked_before) -> None:
+    """Put `.git/config` and the remote-tracking ref back as they were before `remote set`."""
+    from jacked_vault.safety import fsio
+
+    repo = git.open_repo(root)
+    ref = repo.references.get(tracking)
+    if tracked_before is None and ref is not None:
+        ref.delete()
+    elif tracked_before is not None:
+        repo.references.create(tracking, tracked_before.target, force=True)
+    fsio.replace_file(root / ".git", "config", config)
 
 
 def push(ctx: Context) -> Pushed:
@@ -180,22 +221,30 @@ def _free_name(paths: set[str], rel: str) -> str:
     return f"{stem}-{n}.md"
 
 
-def _resolve(ctx: Context, repo, index, *, unrelated: bool) -> tuple[list[str], list[tuple[str, str, bytes]]]:
-    """Settle derived and add/add note conflicts in a merge index: (renamed, [(id, new path, bytes)]).
-    Tombstone files are settled later (their union). `unrelated`: the two histories share no commit."""
+def _resolve(ctx: Context, repo, index, *, unrelated: bool, join: bool = False) -> tuple[list[str], list[tuple[str, str, bytes]], dict[str, bytes]]:
+    """Settle derived and add/add note conflicts in a merge index: (renamed, [(id, new path,
+    bytes)], {path: bytes} of files joined). Tombstone files are settled later (their union).
+    `unrelated`: the two histories share no commit; `join`: a person asked to join them (vault.json
+    then becomes both vaults' groups, the layout files stay this vault's)."""
     import pygit2
 
     from jacked_vault.document import parse_note
 
     blocking, renamed, moved = [], [], []
+    joined: dict[str, bytes] = {}
     conflicts = list(index.conflicts) if index.conflicts is not None else []
     paths = {entry.path for entry in index}
     for ancestor, ours, theirs in conflicts:
         rel = (ours or theirs or ancestor).path
-        if _is_derived(rel) or rel.startswith(TOMBSTONE_DIR + "/"):
+        if _is_derived(rel) or rel.startswith(TOMBSTONE_DIR + "/") or (join and rel in ("README.md", ".gitignore") and ours):
             keep = ours or theirs
             del index.conflicts[rel]
             index.add(pygit2.IndexEntry(rel, keep.id, keep.mode))  # regenerated, or the union of both, below
+            continue
+        if join and rel == VAULT_JSON and ours is not None and theirs is not None:
+            joined[rel] = _joined_config(repo, ours, theirs)
+            del index.conflicts[rel]
+            index.add(pygit2.IndexEntry(rel, repo.create_blob(joined[rel]), ours.mode))
             continue
         if ancestor is None and ours is not None and theirs is not None and rel.endswith(".md"):
             try:
@@ -214,22 +263,40 @@ def _resolve(ctx: Context, repo, index, *, unrelated: bool) -> tuple[list[str], 
                 continue
         blocking.append(rel)
     if blocking:
-        flag = " --allow-unrelated-histories" if unrelated else ""
-        origin = (
-            " This vault and the remote's were created apart (no common commit); on a new machine, "
-            "`jacked memory init --from URL` clones the shared vault instead."
-            if unrelated
-            else ""
-        )
         raise VaultError(
             "SYNC",
             "the vault and its remote changed the same file(s) differently: "
             + ", ".join(sorted(blocking)[:10])
             + ". Nothing was changed. To settle it by hand: "
-            f"`git -C {ctx.vault.root} merge{flag} origin/{git.require_branch(ctx.vault.root)}`, edit the files, `git add` them, "
-            f"`git commit`; then `jacked memory doctor`.{origin}",
+            f"`git -C {ctx.vault.root} merge origin/{git.require_branch(ctx.vault.root)}`, edit the files, `git add` them, "
+            "`git commit`; then `jacked memory doctor`.",
         )
-    return renamed, moved
+    return renamed, moved, joined
+
+
+def _joined_config(repo, ours, theirs) -> bytes:
+    import json
+
+    from jacked_vault.store.config import join_shared, validate_config
+
+    try:
+        mine, other = (json.loads(repo[e.id].data.decode("utf-8")) for e in (ours, theirs))
+    except (UnicodeDecodeError, ValueError):
+        raise VaultError("CONFIG", "vault.json of one of the two vaults is not JSON; fix it before joining") from None
+    joined = join_shared(mine, other)
+    validate_config(VAULT_JSON, joined, local=False)
+    return (json.dumps(joined, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+def _join_needed(ctx: Context) -> VaultError:
+    return VaultError(
+        "SYNC",
+        "this vault and the remote's each hold a history of their own (no common commit), so syncing would merge "
+        "them and push this vault's notes there; nothing was changed. To join them on purpose: "
+        "`jacked memory remote set URL --join`; to use the remote's vault on this machine instead: "
+        "`jacked memory init --from URL` into another folder",
+        details={"join": True},
+    )
 
 
 @dataclass
@@ -244,7 +311,7 @@ class _Plan:
     result: SyncResult = field(default_factory=lambda: SyncResult("fast-forward", 0, 0, ""))
 
 
-def _plan(ctx: Context, repo, ours, theirs, base, arrivals, *, accept_deletions: bool, adopt: bool = False) -> _Plan:
+def _plan(ctx: Context, repo, ours, theirs, base, arrivals, *, accept_deletions: bool, adopt: bool = False, join: bool = False) -> _Plan:
     """Everything the integration commit holds, relative to the remote's tree (behind only, or
     adopting) or to the merge of both; no edits means a plain fast-forward will do."""
     import pygit2
@@ -263,9 +330,10 @@ def _plan(ctx: Context, repo, ours, theirs, base, arrivals, *, accept_deletions:
         plan = _Plan(repo[theirs].tree, [theirs])
     else:
         index = repo.merge_commits(ours, theirs)
-        renamed, moved = _resolve(ctx, repo, index, unrelated=base is None)
+        renamed, moved, joined = _resolve(ctx, repo, index, unrelated=base is None, join=join)
         plan = _Plan(repo[index.write_tree(repo)], [ours, theirs], result=SyncResult("merged", 0, 0, "", renamed=renamed))
         plan.events += [event("rename", note_id, rel, data) for note_id, rel, data in moved]
+        plan.events += [event("config", rel, rel, data) for rel, data in joined.items()]
 
     def ours_bytes(rel: str) -> bytes | None:
         return git.blob_at(repo, ours_tree, rel)
@@ -354,7 +422,9 @@ def _expected_indexes(ctx: Context, repo, plan: _Plan, arrivals, moved, ours_byt
         index.close()
 
 
-def _integrate(ctx: Context, repo, ours, theirs, base, *, accept_deletions: bool, adopt: bool = False, hold_deletions: bool = False) -> SyncResult | None:
+def _integrate(
+    ctx: Context, repo, ours, theirs, base, *, accept_deletions: bool, adopt: bool = False, join: bool = False, hold_deletions: bool = False
+) -> SyncResult | None:
     """Judge the arrivals, then fast-forward, or commit what this machine keeps and regenerates on
     top of (or merged with) the remote's history, and move HEAD (lock held). With
     `hold_deletions` (the SessionStart pull) nothing moves when the remote deletes files: None."""
@@ -371,7 +441,7 @@ def _integrate(ctx: Context, repo, ours, theirs, base, *, accept_deletions: bool
     if hold_deletions and arrivals.deleted:
         write_state(root, "deletions", f"the remote deletes {len(arrivals.deleted)} file(s); run `jacked memory sync` to review")
         return None
-    plan = _plan(ctx, repo, ours, theirs, base, arrivals, accept_deletions=accept_deletions, adopt=adopt)
+    plan = _plan(ctx, repo, ours, theirs, base, arrivals, accept_deletions=accept_deletions, adopt=adopt, join=join)
     result = plan.result
     if len(plan.parents) == 1 and not plan.edits:
         git.advance_to(repo, theirs, ours)
@@ -429,6 +499,9 @@ def sync(ctx: Context, *, accept_deletions: bool = False) -> SyncResult:
                 result = SyncResult("pushed", ahead, behind, "")
             elif base is None and _only_init(repo):
                 result = SyncResult("adopted", ahead, behind, "")
+            elif base is None:
+                write_state(root, "refused", "the remote holds an unrelated vault; `jacked memory remote set URL --join` joins them")
+                raise _join_needed(ctx)
             else:
                 result = _integrate(ctx, repo, ours, theirs, base, accept_deletions=accept_deletions)
                 assert result is not None
