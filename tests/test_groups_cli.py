@@ -165,7 +165,7 @@ def test_init_suggests_the_organisation_and_says_why_the_personal_account_is_not
     assert "Traceback" not in human.err and "{" not in human.out
 
 
-# --- secrets in what a person gives `group map` (issue 17.8) -------------------------------
+# --- secrets in what a person gives `group map` (issue 17.8, 17.9) -------------------------
 
 
 def _slack_slug() -> str:
@@ -214,3 +214,37 @@ def test_a_vault_json_arriving_with_a_token_as_group_name_is_refused_by_the_gate
     assert error.code == "SECRET" and error.details["gate"] == "SECRET"
     assert error.details["findings"] == [{"field": "vault.json.groups (a key)", "kind": "Slack token"}]
     assert token not in str(error) + json.dumps(error.to_json())
+
+
+def test_no_output_of_group_map_or_unmap_echoes_a_credential_given_as_repo(tmp_path: Path):
+    """Issue 17.9: `group map 'https://admin:S3cr3tPw9xQ@github.com/a/b' g1` printed the password.
+    Every refusal and every answer names the argument, never what was given."""
+    vault = tmp_path / "vault"
+    run_cli("memory", "init", "--no-scan", vault=vault)
+    password = "S3cr3t" + "Pw9xQ"
+    token = "gh" + "p_" + "a1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6q7r8"  # lowercase: a valid repo identity
+    folder = tmp_path / f"deploy-{password}"  # an existing folder outside any git repo
+    folder.mkdir()
+    with_password = tmp_path / "code" / "api"
+    with_password.mkdir(parents=True)
+    make_repo(with_password, f"https://admin:{password}@github.com/acme/api.git")
+    head = git(vault, "rev-parse", "HEAD")
+    refusals = [
+        (("map", f"https://admin:{password}@github.com/a/b", "g1"), password, "JACKED_MEMORY_USAGE"),
+        (("map", f"admin:{password}@github.com/a/b", "g1"), password, "JACKED_MEMORY_VALIDATION"),
+        (("map", str(folder), "g1"), password, "JACKED_MEMORY_USAGE"),
+        (("map", "github.com/acme/q", password), password, "JACKED_MEMORY_VALIDATION"),
+        (("unmap", f"https://admin:{password}@github.com/a/b"), password, "JACKED_MEMORY_USAGE"),
+        (("unmap", f"github.com/acme/{token}"), token, "JACKED_MEMORY_NOT_FOUND"),
+        (("map", f"github.com/acme/{token}", "g1"), token, "JACKED_MEMORY_SECRET"),
+    ]
+    for args, secret, code in refusals:
+        for as_json in ([], ["--json"]):
+            result = run_cli("memory", "group", *args, *as_json, vault=vault)
+            assert result.code != 0 and code in result.out + result.err, (args, result.out, result.err)
+            _assert_nowhere(vault, secret, result.out, result.err)
+    assert git(vault, "rev-parse", "HEAD") == head
+    for as_json in ([], ["--json"]):  # a folder whose origin holds a password: mapped, never shown
+        mapped = run_cli("memory", "group", "map", str(with_password), "g1", *as_json, vault=vault)
+        assert mapped.code == 0 and "github.com/acme/api" in mapped.out, mapped.err
+        _assert_nowhere(vault, password, mapped.out, mapped.err)

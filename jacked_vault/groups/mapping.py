@@ -27,7 +27,8 @@ def _looks_like_a_path(text: str) -> bool:
 
 def _identity_of(repo: str, mapped: set[str]) -> str:
     """A repo given as an existing folder (resolved through its origin) or as an identity; a path
-    that does not exist is refused, unless it is an identity already in `mapped`."""
+    that does not exist is refused, unless it is an identity already in `mapped`. Refusals name
+    the argument, never what was given (a URL may hold a password)."""
     from jacked_vault.document import REPO_RE
     from jacked_vault.groups.identity import repo_for
 
@@ -35,13 +36,13 @@ def _identity_of(repo: str, mapped: set[str]) -> str:
     if path.exists():
         info = repo_for(path)
         if info is None:
-            raise VaultError("USAGE", f"{repo} is not inside a git repository")
+            raise VaultError("USAGE", "REPO is a folder outside any git repository")
         return info.identity
     identity = repo.strip().lower()
     if identity in mapped:
         return identity
     if _looks_like_a_path(repo.strip()):
-        raise VaultError("USAGE", f"{repo}: no such folder; give an existing repo folder, or a repo identity like github.com/owner/repo")
+        raise VaultError("USAGE", "REPO looks like a path and no such folder exists; give an existing repo folder, or a repo identity like github.com/owner/repo")
     if len(identity) > 255 or not REPO_RE.fullmatch(identity):
         raise VaultError("VALIDATION", "the repo is neither an existing folder nor a repo identity like github.com/owner/repo")
     return identity
@@ -132,7 +133,7 @@ def unmap_repo(ctx: Context, repo: str) -> Mapped:
     identity = _identity_of(repo, _mapped(config))
     previous = _take_out(config.get("groups", {}), identity)
     if previous is None:
-        raise VaultError("NOT_FOUND", f"{identity} is not mapped to any group in vault.json")
+        raise VaultError("NOT_FOUND", "REPO is not mapped to any group in vault.json")
     commit = write_config(ctx, config, f"unmap {identity} from {previous}")
     return Mapped(identity, None, previous, commit)
 
