@@ -231,3 +231,19 @@ def test_init_from_takes_no_unaudited_note_and_regenerates_index_md(shared, tmp_
     doctor = run_cli("memory", "doctor", "--json", vault=target).json
     assert doctor["ok"], json.dumps(doctor)
     assert git(target, "status", "--porcelain") == ""
+
+
+def test_an_honest_arrival_is_a_plain_fast_forward(shared):
+    """Notes, a transition and a rejection made with the tool arrive as they are: the receiving
+    machine's HEAD becomes the remote's, with no commit of its own (index.md derives the same)."""
+    laptop, desktop, _, _ = shared
+    for n in range(3):
+        add(laptop, AddRequest(title=f"Fact number {n}", body=f"Body {n}.", group="tools"))
+    note = add(laptop, AddRequest(title="Will be rejected", body="Nope.", group="tools", status="candidate", origin="mcp"))
+    transition(laptop, note.note.id, "reject", reason="no")
+    add(laptop, AddRequest(title="Another group", body="Elsewhere.", group="web"))
+    sync(laptop)
+    result = sync(desktop)
+    assert result.quarantined == [] and result.regenerated == []
+    assert git(desktop.vault.root, "rev-parse", "HEAD") == git(laptop.vault.root, "rev-parse", "HEAD")
+    assert run_cli("memory", "doctor", "--json", vault=desktop.vault.root).json["ok"]
