@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import subprocess
 from pathlib import Path
 
@@ -46,15 +47,37 @@ def git_env() -> dict[str, str]:
 
 
 def run_git(root: Path, *args: str, timeout: float = NETWORK_TIMEOUT_S) -> subprocess.CompletedProcess:
-    """`git -C root args…` with a hard timeout; SYNC if it cannot run or takes too long."""
+    """`git -C root args…` with a hard timeout; SYNC if it cannot run or takes too long. git runs
+    in its own process group, and a timeout ends the whole group: its ssh child too."""
+    command = ["git", "-C", str(root), *args]
     try:
-        return subprocess.run(
-            ["git", "-C", str(root), *args], capture_output=True, text=True, timeout=timeout, env=git_env(), stdin=subprocess.DEVNULL
+        proc = subprocess.Popen(
+            command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=git_env(), start_new_session=True
         )
-    except subprocess.TimeoutExpired:
-        raise VaultError("SYNC", f"`git {args[0]}` took longer than {timeout:g}s; nothing was changed locally") from None
     except OSError as exc:
         raise VaultError("SYNC", f"git could not run: {exc.strerror}") from None
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _end_group(proc)
+        raise VaultError("SYNC", f"`git {args[0]}` took longer than {timeout:g}s; nothing was changed locally") from None
+    except BaseException:  # an interrupt: leave nothing running either
+        _end_group(proc)
+        raise
+    return subprocess.CompletedProcess(command, proc.returncode, out, err)
+
+
+def _end_group(proc: subprocess.Popen) -> None:
+    """Kill git's process group and reap git; its pipes are closed unread (a child that left the
+    group could hold them open for ever)."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    proc.wait()
+    for pipe in (proc.stdout, proc.stderr):
+        if pipe is not None:
+            pipe.close()
 
 
 def one_line(text: str, url: str | None = None) -> str:
