@@ -1,6 +1,6 @@
 """The one read policy (SPEC 7): which indexed documents a reader may see.
 
-Every recall surface (search, read, backlinks, brief, index.md, hot, the MCP tools) asks the
+Every recall surface (search, read, backlinks, brief, index.md, hot, log, the MCP tools) asks the
 index through a `Viewer`, and `Viewer.where()` is the only place the rule is written. Visible
 by default: status `active`, valid now (`valid_from <= now < valid_until`), addressed to the
 reader's harness or to `all`, in a scope the reader may see. Quarantined files (invalid,
@@ -10,16 +10,20 @@ Two clocks (bi-temporal):
 - `as_of` is valid time: what held in the world at T. A superseded note held until it was
   superseded (its `valid_until`, else the time of the supersede), so it answers for T before that.
 - `known_at` is record time: what the vault knew at K. Notes recorded after K are unknown; a
-  note whose last transition came after K is shown as it stood before it: a superseded note as
-  active, a rejected one as a candidate, and a `valid_until` set after K is ignored. The index
-  keeps only each note's current version, so the state before a transition is inferred this way.
+  note changed after K is judged (and shown) as the version git held at K: its status and
+  validity then, or unknown if the vault did not hold it (`search/record_time.py` reads them
+  into a table on the index's connection, so `where` needs the index for a `known_at` view).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from jacked_vault.document.model import STATUSES, UNKNOWN_HARNESS
+
+if TYPE_CHECKING:
+    from jacked_vault.search.index import SearchIndex
 
 SCOPES = ("group", "project", "user")
 DEFAULT_SCOPES = frozenset({"group", "project"})
@@ -54,8 +58,9 @@ class Viewer:
 
         return replace(self, now=utc_now())
 
-    def where(self) -> tuple[str, list]:
-        """SQL over `docs d`: the policy as a WHERE clause (`1` when nothing limits) and its params."""
+    def where(self, index: SearchIndex | None = None) -> tuple[str, list]:
+        """SQL over `docs d`: the policy as a WHERE clause (`1` when nothing limits) and its params.
+        With `known_at`, `index` is the one asked: the states at that time are loaded into it."""
         viewer = self.at_now()
         sql: list[str] = []
         params: list = []
@@ -71,29 +76,50 @@ class Viewer:
         elif viewer.harness:
             add("EXISTS (SELECT 1 FROM doc_targets t WHERE t.doc = d.rowid AND t.target IN (?, 'all'))", viewer.harness)
         known = viewer.known_at
-        if known is not None:
-            add("d.created_at <= ?", known)
-        # The state the reader sees: the current one or, at a past record time, the one a later
-        # transition replaced (inferred: see the module docstring). Without a record time the
-        # plain columns are used (the CASE forms cost a third of a 10k-note count).
         if known is None:
-            status, until, later_params = "d.status", "COALESCE(d.valid_until, CASE WHEN d.status = 'superseded' THEN d.updated_at END)", []
+            state, state_params = viewer._state("d")
+            add(state, *state_params)
         else:
-            later, later_params = "d.updated_at > ?", [known]
-            status = (
-                f"(CASE WHEN {later} AND d.status = 'superseded' THEN 'active'"
-                f" WHEN {later} AND d.status = 'rejected' THEN 'candidate' ELSE d.status END)"
-            )
-            until = f"(CASE WHEN {later} THEN NULL ELSE COALESCE(d.valid_until, CASE WHEN d.status = 'superseded' THEN d.updated_at END) END)"
-        statuses = list(viewer.statuses)
-        if viewer.as_of is not None and "active" in statuses and "superseded" not in statuses:
+            from jacked_vault.search import record_time
+
+            if index is None:
+                raise ValueError("a known_at view reads git history: pass the index to where()")
+            record_time.load(index, known)
+            (now, now_params), (then, then_params) = viewer._state("d"), viewer._state("k")
+            add("d.created_at <= ?", known)
+            add(
+                f"((d.updated_at <= ? AND {now}) OR (d.updated_at > ?"
+                f" AND EXISTS (SELECT 1 FROM {record_time.TABLE} k WHERE k.doc = d.rowid AND {then})))",
+                known, *now_params, known, *then_params,
+            )  # fmt: skip
+        return " AND ".join(sql) or "1", params
+
+    def _state(self, table: str) -> tuple[str, list]:
+        """Status and valid time over `table`'s columns: the index's current version (`d`) or a
+        version from git at the record time (`k`)."""
+        sql: list[str] = []
+        params: list = []
+        statuses = list(self.statuses)
+        if self.as_of is not None and "active" in statuses and "superseded" not in statuses:
             statuses.append("superseded")  # a superseded fact held until it was superseded
         if set(statuses) != set(STATUSES):
-            add(f"{status} IN ({','.join('?' * len(statuses))})", *later_params * status.count("?"), *statuses)
-        if not viewer.any_time:
-            moment = viewer.as_of or viewer.now
-            add(f"d.valid_from <= ? AND ({until} IS NULL OR {until} > ?)", moment, *later_params * (2 * until.count("?")), moment)
+            sql.append(f"{table}.status IN ({','.join('?' * len(statuses))})")
+            params += statuses
+        if not self.any_time:
+            moment = self.as_of or self.now
+            until = f"COALESCE({table}.valid_until, CASE WHEN {table}.status = 'superseded' THEN {table}.updated_at END)"
+            sql.append(f"{table}.valid_from <= ? AND ({until} IS NULL OR {until} > ?)")
+            params += [moment, moment]
         return " AND ".join(sql) or "1", params
+
+    def status_column(self) -> str:
+        """SQL for the status a reader sees: the current one, or at `known_at` the one then
+        (after `where(index)` has loaded the states)."""
+        if self.known_at is None:
+            return "d.status"
+        from jacked_vault.search.record_time import TABLE
+
+        return f"COALESCE((SELECT k.status FROM {TABLE} k WHERE k.doc = d.rowid), d.status)"
 
 
 EVERYTHING = Viewer(statuses=STATUSES, any_time=True)  # a person asking for one note by its id

@@ -6,10 +6,16 @@ from dataclasses import dataclass
 
 from jacked_vault.search.policy import Viewer, reader
 
-COLUMNS = (
-    "d.rowid, d.path, d.id, d.title, d.kind, d.scope, d.grp, d.status, d.tier, d.tags,"
-    " d.updated_at, d.created_at, d.trust, d.summary, d.sha, d.origin"
-)
+
+def columns(status: str = "d.status") -> str:
+    """What a hit reads from `docs d` (`index.doc` takes them in this order); `status` as the reader sees it."""
+    return (
+        f"d.rowid, d.path, d.id, d.title, d.kind, d.scope, d.grp, {status}, d.tier, d.tags,"
+        " d.updated_at, d.created_at, d.trust, d.summary, d.sha, d.origin"
+    )
+
+
+COLUMNS = columns()
 N_COLUMNS = 16
 
 
@@ -63,9 +69,9 @@ class Filters:
         clocks = {"scopes": self.scopes, "statuses": self.statuses, "as_of": self.as_of, "known_at": self.known_at, "any_time": self.any_time}
         return Viewer(**clocks) if self.target is None else reader(self.target, **clocks)
 
-    def where(self) -> tuple[str, list]:
-        """The read policy plus the content filters, as SQL over `docs d`."""
-        sql, params = self.viewer().where()
+    def where(self, index=None) -> tuple[str, list]:
+        """The read policy plus the content filters, as SQL over `docs d` (`index`: the one asked)."""
+        sql, params = self.viewer().where(index)
         clauses, extra = [sql], list(params)
         if self.group:
             clauses.append("d.grp = ?")
@@ -88,17 +94,18 @@ def one_line(text: str) -> str:
 
 def run_search(index, text: str, filters: Filters) -> list:
     """Ranked by `search.ranking` (BM25F over FTS5 candidates, any query word); no words: newest first."""
-    where, params = filters.where()
+    where, params = filters.where(index)
+    cols = columns(filters.viewer().status_column())
     prefer = filters.prefer_group or ""
     db = index.db
     if not any(c.isalnum() for c in text):
         sql = (
-            f"SELECT {COLUMNS}, 0.0, substr(f.body, 1, 160) FROM docs d JOIN docs_fts f ON f.rowid = d.rowid"
+            f"SELECT {cols}, 0.0, substr(f.body, 1, 160) FROM docs d JOIN docs_fts f ON f.rowid = d.rowid"
             f" WHERE {where} ORDER BY (d.grp IS ?) DESC, d.updated_at DESC, d.id LIMIT ?"
         )
         rows = db.execute(sql, (*params, prefer, filters.limit)).fetchall()
         return [index.doc(r[:N_COLUMNS], r[N_COLUMNS], one_line(r[N_COLUMNS + 1])) for r in rows]
     from jacked_vault.search import ranking
 
-    hits = ranking.search(db, text, COLUMNS, where, params, prefer, filters.limit)
+    hits = ranking.search(db, text, cols, where, params, prefer, filters.limit)
     return [index.doc(row, score, one_line(excerpt)) for row, score, excerpt in hits]
