@@ -136,8 +136,8 @@ def _scenes(s: Session) -> None:
     s.run("supersede", "memory", "supersede", first, "--by", merge_note)
     s.run("reject", "memory", "reject", linked, "--reason", "The index is rebuilt instead.")
     s.run("read-rejected", "memory", "read", linked, "--all")
-    s.run("log", "memory", "log", "--limit", "5")
-    s.run("log-note", "memory", "log", linked)
+    s.run("log", "memory", "log", "--limit", "5", JACKED_MEMORY_HARNESS="")  # a person: every note, marked
+    s.run("log-note", "memory", "log", linked, JACKED_MEMORY_HARNESS="")
     s.run("group-map", "memory", "group", "map", str(code), "platform")
     s.run("group-map-missing-path", "memory", "group", "map", "nonexistent/path", "platform")
     s.run("group-list", "memory", "group", "list")

@@ -151,6 +151,51 @@ def test_mcp_doctor_counts_only_what_claude_may_see(case: Case):
         assert payload["memory_count"] == 1
 
 
+def test_cli_log_never_shows_it(case: Case):
+    """Issue 17.16: `log` goes through the policy too; commit subjects carry titles."""
+    for args in (("log",), ("log", "--json")):
+        result = case.cli(*args)
+        assert result.code == 0 and case.word not in result.out + result.err
+    assert "Visible aardvark" in case.cli("log").out
+    result = case.cli("log", case.hidden, "--json")  # as `read` answers
+    assert result.code == 1 and result.json["error"]["code"] in ("JACKED_MEMORY_NOT_FOUND", "JACKED_MEMORY_INCOMPLETE")
+    assert case.word not in result.out + result.err
+
+
+def test_cli_log_shows_a_person_every_note_marked(tmp_path: Path, vault_path: Path):
+    """Issue 17.16: a person (no harness) sees every entry, each marked with its note's status,
+    targets and scope; a harness sees only its window, user scope included only by id."""
+    repo = tmp_path / "code" / "api"
+    repo.mkdir(parents=True)
+    make_repo(repo, "git@github.com:acme/api.git")
+    ctx = Context.create(vault=str(vault_path), cwd=repo, harness="tester")
+    control = add(ctx, AddRequest(title="Visible aardvark", body="Seen by all.")).note.id
+    hidden = {kind: _hide(kind, ctx, control, f"zebra{kind.replace('-', '')}") for kind in KINDS if kind != "quarantined"}
+    hidden["user"] = add(ctx, AddRequest(title="Hidden zebrauser note", body="Mine.", scope="user")).note.id
+
+    person = run_cli("memory", "log", "--json", vault=vault_path, cwd=repo)
+    marks = {e["memory_id"]: e["note"] for e in person.json["entries"] if e["memory_id"]}
+    assert marks[control] == {"status": "active", "valid_until": None, "targets": ["all"], "scope": "group", "group": "api"}
+    assert marks[hidden["other-harness"]]["targets"] == ["codex"]
+    assert [marks[hidden[k]]["status"] for k in ("candidate", "rejected", "superseded")] == ["candidate", "rejected", "superseded"]
+    assert marks[hidden["expired"]]["valid_until"] is not None and marks[hidden["user"]]["scope"] == "user"
+    text = run_cli("memory", "log", vault=vault_path, cwd=repo).out
+    lines = {word: [line for line in text.splitlines() if f"Hidden zebra{word} note" in line] for word in ("otherharness", "candidate", "rejected", "expired", "superseded", "user")}
+    assert all(lines.values()) and all(line.endswith("]") for found in lines.values() for line in found)
+    assert "for codex" in lines["otherharness"][0] and "candidate" in lines["candidate"][0] and "expired" in lines["expired"][0]
+    assert "rejected" in lines["rejected"][0] and "superseded" in lines["superseded"][0] and "user" in lines["user"][0]
+
+    def as_claude(*args: str):
+        return run_cli("memory", "log", *args, vault=vault_path, cwd=repo, JACKED_MEMORY_HARNESS=HARNESS)
+
+    shown = as_claude("--json")
+    assert shown.code == 0 and "zebra" not in shown.out and "Visible aardvark" in shown.out
+    seen = {e["memory_id"] for e in shown.json["entries"]}
+    assert control in seen and not seen & set(hidden.values())
+    assert "zebrauser" in as_claude(hidden["user"]).out  # asked for by id, like `read`
+    assert as_claude(hidden["rejected"], "--json").json["error"]["code"] == "JACKED_MEMORY_NOT_FOUND"
+
+
 def test_expire_leaves_default_recall_and_says_so(tmp_path: Path, vault_path: Path):
     """Finding 12: expire left the note in search, index.md and the brief, and printed 'is now active'."""
     ctx = Context.create(vault=str(vault_path), cwd=tmp_path, harness="tester")

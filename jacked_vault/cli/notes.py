@@ -196,7 +196,9 @@ def log(
 ) -> None:
     """Show the vault's history, or one note's.
 
-    One line per commit, newest first: a note's create and every transition.
+    One line per commit, newest first: a note's create and every transition, marked with the
+    note's status, targets and scope. A harness ($JACKED_MEMORY_HARNESS) sees only the commits
+    of notes it may read; a person sees every one.
     """
     from jacked_vault.recall.history import note_history
 

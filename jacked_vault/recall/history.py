@@ -1,12 +1,29 @@
-"""The vault's git history, whole or for one note's file (create and every transition)."""
+"""The vault's git history, whole or for one note's file (create and every transition), through
+the read policy (SPEC 7: `log` goes through the same policy).
+
+Commit subjects carry titles (`memory(<kind>): <title>`, with a `Memory-Id` trailer), so each
+entry that names a note is judged by that note as the index holds it now. A person (no harness)
+sees every entry, each marked with the note's status, validity, targets and scope. A harness
+sees the entries of notes in its window (`search.policy`); the others are left out, as `read`
+answers a hidden note like a missing one: a title-less line would still tell it when and how
+often a note it may not see changed. Commits that name no note are shown to everyone.
+"""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from itertools import islice
+from typing import TYPE_CHECKING
 
 from jacked_vault.store import git
 from jacked_vault.store.layout import Store
+
+if TYPE_CHECKING:
+    from jacked_vault.search.index import SearchIndex
+    from jacked_vault.search.policy import Viewer
 
 
 def _entry(commit) -> dict:
@@ -34,15 +51,14 @@ def _blob_at(commit, rel: str):
         return None
 
 
-def history(store: Store, *, rel: str | None = None, limit: int = 50) -> list[dict]:
+def _commits(store: Store, rel: str | None) -> Iterator:
     """Newest first: every commit, or only those that changed `rel`."""
     import pygit2
 
     repo = git.open_repo(store.root)
     head = git.head_commit(repo)
     if head is None:
-        return []
-    out = []
+        return
     for commit in repo.walk(head.id, pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.TIME):
         if rel is not None:
             mine = _blob_at(commit, rel)
@@ -51,10 +67,40 @@ def history(store: Store, *, rel: str | None = None, limit: int = 50) -> list[di
                 continue
             if parents and all(p == mine for p in parents):
                 continue
-        out.append(_entry(commit))
-        if len(out) >= limit:
-            break
-    return out
+        yield commit
+
+
+def _note_state(index: SearchIndex, note_id: str, viewer: Viewer) -> dict | None:
+    """The note as `viewer` may see it now (status, validity, targets, scope), or None."""
+    for doc in index.lookup(note_id, viewer):
+        until, targets = index.db.execute("SELECT valid_until, targets FROM docs WHERE rowid=?", (doc.rowid,)).fetchone()
+        return {"status": doc.status, "valid_until": until, "targets": json.loads(targets), "scope": doc.scope, "group": doc.group}
+    return None
+
+
+def _entries(store: Store, rel: str | None, index: SearchIndex, viewer: Viewer, *, person: bool) -> Iterator[dict]:
+    """The entries `viewer` may see, each with its note's state (`note`; None when it names none)."""
+    states: dict[str, dict | None] = {}
+    for commit in _commits(store, rel):
+        entry = _entry(commit)
+        note_id = entry["memory_id"]
+        if note_id is not None and note_id not in states:
+            states[note_id] = _note_state(index, note_id, viewer)
+        entry["note"] = states[note_id] if note_id is not None else None
+        if note_id is not None and entry["note"] is None and not person:
+            continue
+        yield entry
+
+
+def _mark(note: dict | None, now: str) -> str:
+    """How a person sees the note an entry names: `rejected · for codex · group api`."""
+    if note is None:
+        return "not in the vault now"
+    status = note["status"]
+    if status == "active" and note["valid_until"] and note["valid_until"] <= now:
+        status = "expired"
+    where = f"{note['scope']} {note['group']}" if note["group"] else note["scope"]
+    return " · ".join((status, "for " + ", ".join(note["targets"]), where))
 
 
 @dataclass(frozen=True)
@@ -69,24 +115,35 @@ class History:
         return {"id": self.id, "path": self.path, "entries": self.entries}
 
     def to_text(self) -> str:
-        lines = [f"{e['commit'][:10]} {e['time']} {e['summary']}" for e in self.entries]
+        from jacked_vault.document.timestamps import utc_now
+
+        now = utc_now()
+        lines = [
+            f"{e['commit'][:10]} {e['time']} {e['summary']}" + (f"  [{_mark(e['note'], now)}]" if e["memory_id"] else "")
+            for e in self.entries
+        ]
         return "\n".join(lines) or "no history"
 
 
 def note_history(ctx, note_id: str | None, limit: int) -> History:
-    """The vault's history, or the history of one note's file."""
-    from jacked_vault.errors import VaultError
-    from jacked_vault.search.service import fresh_indexes
+    """The vault's history, or the history of one note's file, as this reader may see it: `log
+    ID` finds the note as `read` does (INCOMPLETE, NOT_FOUND for one it may not see)."""
+    from jacked_vault.document.model import UNKNOWN_HARNESS
+    from jacked_vault.notes import read
+    from jacked_vault.search.index import open_fresh
+    from jacked_vault.search.policy import DEFAULT_SCOPES, EVERYTHING, reader
 
+    person = ctx.harness == UNKNOWN_HARNESS
     if note_id is None:
-        return History(None, None, history(ctx.vault, limit=limit))
-    indexes, _ = fresh_indexes(ctx)
+        store, rel, path = ctx.vault, None, None
+        viewer = EVERYTHING if person else reader(ctx.harness, scopes=DEFAULT_SCOPES)
+    else:
+        viewer = EVERYTHING if person else reader(ctx.harness, scopes=DEFAULT_SCOPES | {"user"})  # by id, as `read` asks
+        doc = read(ctx, note_id, viewer).doc
+        store, rel, path = doc.store, doc.path, doc.display_path
+    index = open_fresh(store)
     try:
-        found = [(index.store, doc) for index in indexes for doc in index.lookup(note_id)]
+        entries = list(islice(_entries(store, rel, index, viewer, person=person), limit))
     finally:
-        for index in indexes:
-            index.close()
-    if not found:
-        raise VaultError("NOT_FOUND", f"no note with id {note_id}")
-    store, doc = found[0]
-    return History(note_id, store.display(doc.path, doc.scope), history(store, rel=doc.path, limit=limit))
+        index.close()
+    return History(note_id, path, entries)
