@@ -310,13 +310,13 @@ def fenced(frontmatter: str) -> bytes:
 @pytest.mark.parametrize(
     ("data", "problem"),
     [
-        (with_line("kind", 'kind: &k "decision"'), "field 'kind': YAML anchors (&k) are not allowed"),
-        (with_line("scope", "scope: *k"), "field 'scope': YAML aliases (*k) are not allowed"),
-        (with_line("kind", "kind: !!str decision"), "field 'kind': YAML tags (!!str) are not allowed"),
-        (with_line("kind", "kind: !my decision"), "field 'kind': YAML tags (!my) are not allowed"),
-        (with_line("tags", "tags: !!set {a, b}"), "field 'tags': YAML tags (!!set) are not allowed"),
+        (with_line("kind", 'kind: &k "decision"'), "field 'kind' (line 5): YAML anchors are not allowed"),
+        (with_line("scope", "scope: *k"), "field 'scope' (line 6): YAML aliases are not allowed"),
+        (with_line("kind", "kind: !!str decision"), "field 'kind' (line 5): YAML tags are not allowed"),
+        (with_line("kind", "kind: !my decision"), "field 'kind' (line 5): YAML tags are not allowed"),
+        (with_line("tags", "tags: !!set {a, b}"), "field 'tags' (line 14): YAML tags are not allowed"),
         (with_line("kind", "<<: {kind: decision}"), "YAML merge keys ('<<') are not allowed"),
-        (with_line("scope", 'scope: "group"\nkind: "fact"'), "duplicate key 'kind'"),
+        (with_line("scope", 'scope: "group"\nkind: "fact"'), "field 'kind' (line 7) is given twice"),
         (
             with_line("valid_from", "valid_from: 2026-11-29T17:00:00.000Z"),
             "field 'valid_from': an unquoted date or timestamp is not a JSON value; quote it",
@@ -324,17 +324,17 @@ def fenced(frontmatter: str) -> bytes:
         (with_line("title", "title: 2026-11-29"), "field 'title': an unquoted date or timestamp"),
         (with_line("title", "title: .nan"), "field 'title': nan is not a JSON number"),
         (with_line("title", "title: -.inf"), "field 'title': -inf is not a JSON number"),
-        (with_line("kind", 'kind: "decision"\ncolor: "blue"'), "unknown field(s) 'color'"),
+        (with_line("kind", 'kind: "decision"\ncolor: "blue"'), "n.md: an unknown field"),
         (
             with_line("kind", "x: 1\ny: 2\nz: 3\nu: 4\nv: 5\nw: 6"),
-            "unknown field(s) 'x', 'y', 'z', 'u', 'v' and 1 more",
+            "n.md: 6 unknown fields",
         ),
         (CANONICAL.replace('kind: "decision"\n', "").encode(), "missing required field(s) 'kind'"),
         (fenced("- a\n- b\n"), "frontmatter must be a mapping of fields, not list"),
         (fenced("just a string\n"), "frontmatter must be a mapping of fields, not str"),
         (fenced(""), "frontmatter is empty"),
         (fenced("".join(f"k{i}: v\n" for i in range(600))), "holds more than 1000 values"),
-        (with_line("tags", "tags: [[a], b]"), "field 'tags': nested lists or mappings are not allowed"),
+        (with_line("tags", "tags: [[a], b]"), "field 'tags' (line 14): nested lists or mappings are not allowed"),
         (with_line("kind", "? [a, b]\n: decision"), "mapping keys must be plain scalars"),
         (with_line("kind", "kind: decision\n--- \nfoo: 1"), "holds more than one YAML document"),
         (with_line("schema", "--- \nschema: x"), "YAML directives and '---' markers are not allowed"),
@@ -349,7 +349,7 @@ def test_refused_yaml(data: bytes, problem: str) -> None:
 
 
 def test_quoted_merge_key_is_just_an_unknown_field() -> None:
-    assert "unknown field(s) '<<'" in refusal(with_line("kind", 'kind: decision\n"<<": {a: 1}'))
+    assert refusal(with_line("kind", 'kind: decision\n"<<": {a: 1}')) == "n.md: an unknown field"
 
 
 def test_obsidian_style_rewrite_is_accepted() -> None:
@@ -747,3 +747,81 @@ def test_the_shipped_fast_check_was_generated_from_this_schema():
     assert f"(sha256 {validate.schema_digest()})" in shipped.splitlines()[0], "regenerate: see the file's header"
     if f'VERSION = "{fastjsonschema.VERSION}"' in shipped:
         assert shipped == validate.fast_check_source()
+
+
+# --- no message quotes a name or value the author wrote (issue 17.12) -------------------
+
+SECRET_NAME = "gh" + "p_" + "Zq8Xw3Lm9Nv2Bc7Df4Gh1Jk6Pr5St0Uy3Aa9Bb"
+# Frontmatter lines that refuse the file and (before) made its message quote SECRET_NAME.
+QUOTING_LINES = {
+    "unknown key": f'{SECRET_NAME}: "x"',
+    "unknown key, nested list": f"{SECRET_NAME}: [[a]]",
+    "unknown key, not JSON": f"{SECRET_NAME}: .nan",
+    "unknown key, unquoted date": f"{SECRET_NAME}: 2026-11-29",
+    "duplicate unknown key": f"{SECRET_NAME}: 1\n{SECRET_NAME}: 2",
+    "anchor": f'kind: &{SECRET_NAME} "decision"',
+    "alias": f"scope: *{SECRET_NAME}",
+    "tag": f"kind: !{SECRET_NAME} decision",
+    "verbatim tag": f"kind: !<{SECRET_NAME}> decision",
+    "undefined tag handle": f"kind: !{SECRET_NAME}!x decision",
+    "complex key": f"? {SECRET_NAME}\n: x",
+}
+
+
+def _never_quoted(text: str) -> None:
+    assert not any(SECRET_NAME[i : i + 8] in text for i in range(len(SECRET_NAME) - 7)), text
+
+
+def _planted(note: str, line: str) -> str:
+    """`note` with `line` in place of its scope line (an alias) or its kind line (kept after
+    `line` when `line` does not set it)."""
+    key = "scope" if line.startswith("scope") else "kind"
+    kept = next(row for row in note.split("\n") if row.startswith(f"{key}: "))
+    return note.replace(kept, line if line.startswith(key) else f"{line}\n{kept}", 1)
+
+
+@pytest.mark.parametrize("line", QUOTING_LINES.values(), ids=QUOTING_LINES.keys())
+def test_refusal_never_quotes_a_name_the_author_wrote(line: str) -> None:
+    _never_quoted(refusal(_planted(CANONICAL, line).encode()))
+
+
+def test_unknown_fields_are_counted_not_named() -> None:
+    assert refusal(with_line("kind", f'kind: "decision"\n{SECRET_NAME}: "x"')) == "n.md: an unknown field"
+    many = "".join(f"{SECRET_NAME}{i}: {i}\n" for i in range(3))
+    assert refusal(with_line("kind", f'kind: "decision"\n{many}'.rstrip())) == "n.md: 3 unknown fields"
+    assert refusal(with_line("kind", "12345678901234567: x")) == "n.md: field names must be strings, not int"
+
+
+def test_doctor_read_and_search_never_quote_a_planted_field_name(tmp_path) -> None:
+    """A committed file whose frontmatter uses a token as a key (and as an anchor, a tag):
+    doctor (text and --json), read and search report it without ever quoting the token."""
+    from conftest import git, run_cli
+
+    vault = tmp_path / "vault"
+    assert run_cli("memory", "init", "--no-scan", vault=vault).code == 0
+    added = run_cli("memory", "add", "--title", "Rotate keys", "--body", "rotation runbook", "--group", "tools", "--json", vault=vault)
+    good_id = added.json["memory"]["id"]
+    folder = vault / "groups" / "tools" / "note"
+    good = (folder / "rotate-keys.md").read_text()
+    for n, line in enumerate(QUOTING_LINES.values()):
+        planted = good.replace(good_id, good_id[:-2] + f"{n:02d}")
+        (folder / f"planted-{n}.md").write_text(_planted(planted, line))
+    git(vault, "add", "-A")
+    git(vault, "commit", "-qm", "planted by hand")
+    assert SECRET_NAME in git(vault, "show", "HEAD")  # the files hold it; no output may
+    outputs = []
+    for args in [("doctor",), ("doctor", "--json"), ("read", good_id), ("read", good_id, "--json"),
+                 ("read", "mem_20260101_01jdz5k6x9f3q8w2v7n4m1c0ab"), ("read", "mem_20260101_01jdz5k6x9f3q8w2v7n4m1c0ab", "--json"),
+                 ("search", "rotation"), ("search", "rotation", "--json")]:
+        result = run_cli("memory", *args, vault=vault)
+        outputs.append(result)
+        _never_quoted(result.out + result.err)
+    doctor_text, doctor_json, read_found, _, read_missing, _, search, search_json = outputs
+    assert doctor_text.code == 1 and "(INVALID: an unknown field)" in doctor_text.out
+    problems = {item["path"].rsplit("/", 1)[1]: item["problem"] for item in doctor_json.json["invalid_files"]}
+    assert len(problems) == len(QUOTING_LINES) and problems["planted-0.md"] == "an unknown field"
+    assert problems["planted-4.md"] == "an unknown field (line 6) is given twice"
+    for result in (read_found, read_missing):
+        assert result.code != 0 and "JACKED_MEMORY_INCOMPLETE" in result.err
+    assert search.code == 0 and "Rotate keys" in search.out
+    assert [hit["id"] for hit in search_json.json["results"]] == [good_id]

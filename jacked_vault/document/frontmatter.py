@@ -2,13 +2,16 @@
 
 Refused: anchors, aliases, explicit tags, merge keys, duplicate keys, complex keys, YAML
 directives and document markers, several documents, collections nested deeper than a list
-inside the top mapping, and values that are not JSON (unquoted dates, .inf, .nan).
+inside the top mapping, and values that are not JSON (unquoted dates, .inf, .nan). Messages
+name a field only if the schema knows it (`show`), give lines, and never quote what the author
+wrote: a key, an anchor, a tag or the input a YAML error points at.
 """
 
 from __future__ import annotations
 
 import datetime
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,6 +23,11 @@ _MAX_DEPTH = 2
 # A valid note has about 300 values at most; stop hostile input before the slow pure loader.
 _MAX_VALUES = 1000
 _MAX_PROBLEM_CHARS = 200
+_FIRST_LINE = 2  # the frontmatter starts on line 2 of the file, after the opening fence
+# What a YAML error may quote of its own: one character or a token name (`'\t'`, `'<stream end>'`);
+# any other quoted text is input (a tag handle, an anchor) and is shown as `'…'`.
+_QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"")
+_OWN_QUOTE = re.compile(r"'(?:\\?[^']|<[a-z ]+>)'|\"(?:\\?[^\"]|<[a-z ]+>)\"")
 
 
 @dataclass
@@ -27,13 +35,18 @@ class _Mapping:
     keys: set[str] = field(default_factory=set)
     expecting_key: bool = True
     current_key: str = ""
+    current_line: int = 0  # the file line of `current_key`
+
+
+def _line(event: Any) -> int:
+    return event.start_mark.line + _FIRST_LINE
 
 
 def _where(stack: list) -> str:
-    """`field 'x': ` when the current event sits in the value of top-level field x."""
+    """`field 'x' (line n): ` when the current event sits in the value of top-level field x."""
     top = stack[0] if stack else None
     if isinstance(top, _Mapping) and (len(stack) > 1 or not top.expecting_key):
-        return f"field {show(top.current_key)}: "
+        return f"{show(top.current_key, top.current_line)}: "
     return ""
 
 
@@ -52,8 +65,7 @@ def _check_events(events: Any, source: str) -> None:
                 raise invalid(source, "YAML directives and '---' markers are not allowed")
             continue
         if isinstance(event, ev.AliasEvent):
-            alias = printable(event.anchor)
-            raise invalid(source, f"{_where(stack)}YAML aliases (*{alias}) are not allowed")
+            raise invalid(source, f"{_where(stack)}YAML aliases are not allowed")
         if not isinstance(event, ev.NodeEvent):
             if isinstance(event, ev.CollectionEndEvent):
                 stack.pop()
@@ -62,11 +74,9 @@ def _check_events(events: Any, source: str) -> None:
         if values > _MAX_VALUES:
             raise invalid(source, f"frontmatter holds more than {_MAX_VALUES} values")
         if event.anchor:
-            anchor = printable(event.anchor)
-            raise invalid(source, f"{_where(stack)}YAML anchors (&{anchor}) are not allowed")
+            raise invalid(source, f"{_where(stack)}YAML anchors are not allowed")
         if event.tag:
-            tag = printable(str(event.tag).replace("tag:yaml.org,2002:", "!!"))
-            raise invalid(source, f"{_where(stack)}YAML tags ({tag}) are not allowed")
+            raise invalid(source, f"{_where(stack)}YAML tags are not allowed")
         parent = stack[-1] if stack else None
         if isinstance(parent, _Mapping):
             if parent.expecting_key:
@@ -87,10 +97,11 @@ def _check_key(event: Any, mapping: _Mapping, source: str) -> None:
     if event.value == "<<" and not event.style:
         raise invalid(source, "YAML merge keys ('<<') are not allowed")
     if event.value in mapping.keys:
-        raise invalid(source, f"duplicate key {show(event.value)}")
+        raise invalid(source, f"{show(event.value, _line(event))} is given twice")
     mapping.keys.add(event.value)
     mapping.expecting_key = False
     mapping.current_key = event.value
+    mapping.current_line = _line(event)
 
 
 def _json_problem(value: object) -> str | None:
@@ -112,13 +123,17 @@ def _json_problem(value: object) -> str | None:
     return f"a {type(value).__name__} is not a JSON value"
 
 
+def _masked(quoted: re.Match[str]) -> str:
+    return quoted.group() if _OWN_QUOTE.fullmatch(quoted.group()) else "'…'"
+
+
 def _yaml_problem(error: Exception) -> str:
-    """A short description of a YAML error: the problem and its file line/column, no input text."""
-    problem = getattr(error, "problem", None) or next(iter(str(error).splitlines()), "")
-    problem = printable(problem, _MAX_PROBLEM_CHARS) if problem else type(error).__name__
+    """A short description of a YAML error: the problem and its file line/column, no input text
+    (only the YAML library's own problem, its quotes of the input masked)."""
+    problem = getattr(error, "problem", None)
+    problem = printable(_QUOTED.sub(_masked, problem), _MAX_PROBLEM_CHARS) if problem else type(error).__name__
     mark = getattr(error, "problem_mark", None)
-    # The frontmatter starts on line 2 of the file, after the opening fence.
-    where = f" (line {mark.line + 2}, column {mark.column + 1})" if mark is not None else ""
+    where = f" (line {mark.line + _FIRST_LINE}, column {mark.column + 1})" if mark is not None else ""
     return f"frontmatter is not valid YAML{where}: {problem}"
 
 
@@ -139,8 +154,8 @@ def load_frontmatter(text: str, source: str) -> dict:
         raise invalid(source, f"frontmatter must be a mapping of fields, not {type(data).__name__}")
     for key, value in data.items():
         if not isinstance(key, str):
-            raise invalid(source, f"field names must be strings, got {show(key)}")
+            raise invalid(source, f"field names must be strings, not {type(key).__name__}")
         problem = _json_problem(value)
         if problem:
-            raise invalid(source, f"field {show(key)}: {problem}")
+            raise invalid(source, f"{show(key)}: {problem}")
     return data

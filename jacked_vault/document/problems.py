@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from jacked_vault.document.model import FRONTMATTER_KEYS
 from jacked_vault.errors import VaultError
 
 
@@ -31,6 +32,9 @@ def printable(text: str, limit: int = 60) -> str:
     return escaped + ("…" if len(text) > limit else "")
 
 
-def show(value: object) -> str:
-    """A short, terminal-safe, quoted rendering of a field name (never a value) for messages."""
-    return f"'{printable(value if isinstance(value, str) else repr(value))}'"
+def show(name: object, line: int | None = None) -> str:
+    """A field for messages: `field 'title'` when the note schema knows the name, else `an
+    unknown field` (a name the author wrote may be anything, a credential too: never quoted);
+    then its line in the file, when known."""
+    field = f"field '{name}'" if name in FRONTMATTER_KEYS else "an unknown field"
+    return field + (f" (line {line})" if line is not None else "")

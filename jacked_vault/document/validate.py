@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from jacked_vault.document.model import FRONTMATTER_KEYS, MAX_BODY_BYTES, Note
-from jacked_vault.document.problems import field_path, invalid, show
+from jacked_vault.document.problems import field_path, invalid
 from jacked_vault.document.timestamps import parse_timestamp
 from jacked_vault.errors import VaultError
 from jacked_vault.resources import data_file
@@ -137,21 +137,17 @@ def _json_type(value: object) -> str:
     return f"a {type(value).__name__}"
 
 
-def _names(keys: list) -> str:
-    """Up to five quoted names, then how many more."""
-    shown = ", ".join(show(key) for key in keys[:5])
-    return shown + (f" and {len(keys) - 5} more" if len(keys) > 5 else "")
-
-
 def _describe(error: Any) -> str:
     """One jsonschema error as `field 'x': problem`: the field and the rule broken, never the
-    value (a bad value may be a credential pasted into the wrong field)."""
+    value (a bad value may be a credential pasted into the wrong field), and never a name the
+    schema does not know (unknown fields are counted)."""
     keyword, expected, value = error.validator, error.validator_value, error.instance
     if keyword == "required":
-        return f"missing required field(s) {_names([k for k in expected if k not in value])}"
+        missing = [k for k in expected if k not in value]
+        return f"missing required field(s) {', '.join(repr(k) for k in missing)}"
     if keyword == "additionalProperties":
-        unknown = [key for key in value if key not in error.schema["properties"]]
-        return f"unknown field(s) {_names(unknown)}"
+        unknown = sum(key not in error.schema["properties"] for key in value)
+        return "an unknown field" if unknown == 1 else f"{unknown} unknown fields"
     if keyword == "type":
         wanted = [expected] if isinstance(expected, str) else expected
         problem = f"expected {' or '.join(_TYPE_NAMES[t] for t in wanted)}, got {_json_type(value)}"
