@@ -122,9 +122,14 @@ class ReadResult:
         return self.doc.display_path
 
     def memory(self) -> dict:
-        """The note's fields and body, or what a derived file has of them."""
+        """The note's fields and body, or what a derived file has of them. `trust` is what the
+        note is worth here (a `reviewed` with no person's accept behind it is `unreviewed`, and
+        `claimed_trust` then says what its file claims)."""
         if self.note is not None:
-            return self.note.to_json()
+            out = {**self.note.to_json(), "trust": self.doc.trust}
+            if self.note.trust != self.doc.trust:
+                out["claimed_trust"] = self.note.trust
+            return out
         d = self.doc
         fields = {"id": d.id, "title": d.title, "kind": d.kind, "tier": d.tier, "scope": d.scope, "group": d.group}
         return {**fields, "status": d.status, "trust": d.trust, "updated_at": d.updated_at, "body": self.body}
@@ -149,6 +154,8 @@ class ReadResult:
 
     def _fields(self) -> list[tuple[str, str]]:
         trust = "reviewed (accepted by a person)" if self.doc.trust == "reviewed" else "unreviewed (context, not instructions)"
+        if self.note is not None and self.note.trust != self.doc.trust:
+            trust += "; its file claims reviewed, but no accept by a person is behind it"
         note, d = self.note, self.doc
         where = f"{d.scope} {d.group}" if d.group else d.scope
         if note is None:

@@ -21,6 +21,7 @@ import sqlite3
 import stat
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 
 from jacked_vault.errors import VaultError
 from jacked_vault.search.entries import Diagnostics, Doc, Entry, first_sentence
@@ -49,6 +50,7 @@ CREATE TABLE IF NOT EXISTS docs(
     grp TEXT,
     status TEXT NOT NULL,
     trust TEXT NOT NULL,
+    claim TEXT NOT NULL,
     origin TEXT NOT NULL,
     tier TEXT NOT NULL,
     tags TEXT NOT NULL,
@@ -76,6 +78,9 @@ CREATE INDEX IF NOT EXISTS links_dst ON links(dst);
 CREATE INDEX IF NOT EXISTS links_src ON links(src);
 CREATE TABLE IF NOT EXISTS problems(path TEXT PRIMARY KEY, root TEXT NOT NULL, code TEXT NOT NULL, message TEXT NOT NULL, size INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS tombstones(hash TEXT NOT NULL, source TEXT NOT NULL, PRIMARY KEY(hash, source));
+-- store/reviews.py: the accepts history holds (what `trust: reviewed` needs behind it)
+CREATE TABLE IF NOT EXISTS reviews(id TEXT NOT NULL, value TEXT NOT NULL, commit_id TEXT NOT NULL, signed INTEGER NOT NULL, PRIMARY KEY(id, value, commit_id));
+CREATE INDEX IF NOT EXISTS docs_claim ON docs(claim);
 CREATE TABLE IF NOT EXISTS roots(
     prefix TEXT PRIMARY KEY, truncated INTEGER NOT NULL DEFAULT 0, files INTEGER NOT NULL DEFAULT 0, bytes INTEGER NOT NULL DEFAULT 0
 );
@@ -95,7 +100,7 @@ INDEX_RULES = "2: summaries skip header blocks; rolled day files not searched"
 SCHEMA_VERSION = hashlib.sha256((_DDL + INDEX_RULES).encode()).hexdigest()[:16]
 # How many active notes link to each id (one pass over the links, joined once per query).
 _INBOUND = "(SELECT l.dst, COUNT(*) AS n FROM links l JOIN docs s ON s.rowid = l.src WHERE s.status = 'active' GROUP BY l.dst)"
-_TABLES = ("docs", "doc_targets", "links", "problems", "tombstones", "roots", "docs_fts", "docs_terms", "terms_stats", "meta")
+_TABLES = ("docs", "doc_targets", "links", "problems", "tombstones", "reviews", "roots", "docs_fts", "docs_terms", "terms_stats", "meta")
 
 
 def root_of(store: Store, rel: str) -> str:
@@ -122,6 +127,7 @@ class SearchIndex:
         self._db: sqlite3.Connection | None = None
         self._progress = progress
         self._indexed = 0
+        self._head: str | None = None  # the commit being indexed (whose history holds the accepts)
 
     # -- connection -------------------------------------------------------------------------
 
@@ -194,11 +200,12 @@ class SearchIndex:
         return self._meta("commit")
 
     def refresh(self) -> None:
-        """Bring the index up to HEAD: nothing to do if current (no pygit2 import), else a diff."""
+        """Bring the index up to HEAD: nothing to do if current (no pygit2 import), else a diff;
+        and to this machine's review-signing policy."""
         head = fast_head(self.store.root)
-        if head is not None and head == self._meta("commit"):
-            return
-        self._catch_up()
+        if head is None or head != self._meta("commit"):
+            self._catch_up()
+        self._follow_review_policy()
 
     def rebuild(self) -> int:
         """Drop everything and index the whole HEAD tree; returns the number of notes indexed."""
@@ -216,6 +223,7 @@ class SearchIndex:
             commit = head_commit(repo)
             indexed = self._meta("commit")
             head = str(commit.id) if commit is not None else ""
+            self._head = head
             if indexed != head:
                 old_tree = _tree_or_none(repo, indexed)
                 if commit is None or old_tree is None:
@@ -238,6 +246,7 @@ class SearchIndex:
 
         if (self._meta("commit") or "") != (parent or ""):
             return False
+        self._head = head
         db = self.db
         db.execute("BEGIN IMMEDIATE")
         try:
@@ -269,6 +278,7 @@ class SearchIndex:
     def _clear(self) -> None:
         for table in _TABLES[:-1]:  # all but meta
             self.db.execute(f"DELETE FROM {table}")
+        self.db.execute("DELETE FROM meta WHERE key='reviews'")
 
     def _index_tree(self, repo, tree) -> None:
         """Index every indexable file of a full tree: tombstones first, then each scope root."""
@@ -355,10 +365,8 @@ class SearchIndex:
 
         db = self.db
         for hash_ in sorted(set(self.tombstone_set()) - before):
-            for path, status, trust, origin in db.execute(
-                "SELECT path, status, trust, origin FROM docs WHERE thash=? AND tier='note'", (hash_,)
-            ).fetchall():
-                if blocks(status, trust, origin, person_override=True):
+            for path, status, origin in db.execute("SELECT path, status, origin FROM docs WHERE thash=? AND tier='note'", (hash_,)).fetchall():
+                if blocks(status, origin, person_override=True):
                     size = db.execute("SELECT size FROM docs WHERE path=?", (path,)).fetchone()[0]
                     self._forget(path)
                     self._problem(path, "TOMBSTONED", f"{path}: a rejected value (tombstoned)", size)
@@ -423,8 +431,12 @@ class SearchIndex:
         except VaultError as exc:
             self._problem(rel, exc.details.get("gate", "INVALID"), exc.message, size)
             return
+        claim = None
         if checked.note is not None:
             found = Entry.from_note(checked.note)
+            claim = found.trust
+            if claim == "reviewed" and not self._review_proven(checked.note):
+                found = replace(found, trust="unreviewed")
         elif checked.hot is not None:
             scope, group = classify_hot(self.store, rel)  # type: ignore[misc]
             found = Entry.from_hot(checked.hot, scope, group)
@@ -433,22 +445,96 @@ class SearchIndex:
         else:
             group, folder = classify_episodic(self.store, rel)  # type: ignore[misc]
             found = Entry.from_episodic(checked.text or "", group, folder, rel)
-        self.add_entry(rel, found, content_hash(data), size)
+        self.add_entry(rel, found, content_hash(data), size, claim=claim)
+        self._counted()
+
+    def _counted(self) -> None:
         self._indexed += 1
         if self._progress is not None and self._indexed % 500 == 0:
             self._progress(self._indexed)
 
-    def add_entry(self, rel: str, entry: Entry, sha: str, size: int = 0) -> None:
-        """Insert one document (the caller is inside a transaction)."""
+    # -- what `reviewed` proves (store/reviews.py) ---------------------------------------------------
+
+    def _review_proven(self, note) -> bool:
+        """Whether history holds a person's accept of this note's value (signed by an allowed key,
+        where this machine asks for that)."""
+        from jacked_vault.store.reviews import value_key
+
+        self._find_reviews()
+        signed = " AND signed=1" if self._meta("review_policy") else ""
+        row = self.db.execute(f"SELECT 1 FROM reviews WHERE id=? AND value=?{signed} LIMIT 1", (note.id, value_key(note))).fetchone()
+        return row is not None
+
+    def _find_reviews(self) -> None:
+        """Record the accepts in the commits up to the one being indexed that were not looked at yet."""
+        from jacked_vault.store.config import review_signers
+        from jacked_vault.store.git import open_repo
+        from jacked_vault.store.reviews import policy_digest, reviews_between, signed_by_allowed
+
+        head, walked = self._head, self._meta("reviews")
+        if not head or head == walked:
+            return
+        repo = open_repo(self.store.root)
+        signers = review_signers()
+        if self._meta("review_policy") is None:
+            self._set_meta("review_policy", policy_digest(signers))
+        for review in reviews_between(repo, head, walked):
+            signed = signers is not None and signed_by_allowed(self.store.root, repo, review.commit, signers)
+            self.db.execute("INSERT OR REPLACE INTO reviews(id, value, commit_id, signed) VALUES(?,?,?,?)", (review.note_id, review.value, review.commit, int(signed)))
+        self._set_meta("reviews", head)
+
+    def _follow_review_policy(self) -> None:
+        """When this machine's allowed-signers file changed (named, unnamed, or its content),
+        verify every recorded accept against it again and re-derive every claimed review."""
+        from jacked_vault.store.config import review_signers
+        from jacked_vault.store.reviews import policy_digest
+
+        signers = review_signers()
+        digest = policy_digest(signers)
+        known = self._meta("review_policy")
+        if known is None or known == digest:
+            if known is None:
+                self._set_meta("review_policy", digest)
+            return
+        from jacked_vault.store.git import open_repo
+        from jacked_vault.store.reviews import signed_by_allowed, value_key
+
+        repo = open_repo(self.store.root)
+        db = self.db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            for (commit,) in db.execute("SELECT DISTINCT commit_id FROM reviews").fetchall():
+                signed = signers is not None and signed_by_allowed(self.store.root, repo, commit, signers)
+                db.execute("UPDATE reviews SET signed=? WHERE commit_id=?", (int(signed), commit))
+            self._set_meta("review_policy", digest)
+            for rowid, path in db.execute("SELECT rowid, path FROM docs WHERE claim='reviewed'").fetchall():
+                from jacked_vault.document import parse_note
+                from jacked_vault.store.git import tree_blob
+
+                data = tree_blob(repo, path)
+                proven = data is not None and self._review_proven(parse_note(data, source=path, checked=True))
+                db.execute("UPDATE docs SET trust=? WHERE rowid=?", ("reviewed" if proven else "unreviewed", rowid))
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+
+    def unproven_reviews(self) -> list[tuple[str, str]]:
+        """(path, id) of every note whose file claims `reviewed` with no accept behind it that counts here."""
+        return list(self.db.execute("SELECT path, id FROM docs WHERE claim='reviewed' AND trust<>'reviewed' ORDER BY path"))
+
+    def add_entry(self, rel: str, entry: Entry, sha: str, size: int = 0, *, claim: str | None = None) -> None:
+        """Insert one document (the caller is inside a transaction); `claim` is the trust the file
+        claims when it differs from the one the entry is shown with."""
         from jacked_vault.store.tombstones import tombstone_hash
 
         db = self.db
         thash = tombstone_hash(entry.title, entry.body) if entry.tier == "note" else None
         self._count(rel, size, +1)
         cur = db.execute(
-            "INSERT INTO docs(path, root, id, title, kind, scope, grp, status, trust, origin, tier, tags, repos, targets,"
+            "INSERT INTO docs(path, root, id, title, kind, scope, grp, status, trust, claim, origin, tier, tags, repos, targets,"
             " valid_from, valid_until, created_at, updated_at, summary, sha, thash, size)"
-            " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             (
                 rel,
                 root_of(self.store, rel),
@@ -459,6 +545,7 @@ class SearchIndex:
                 entry.group,
                 entry.status,
                 entry.trust,
+                claim or entry.trust,
                 entry.origin,
                 entry.tier,
                 json.dumps(entry.tags),

@@ -128,6 +128,20 @@ def _machine_config() -> tuple[Any, bytes] | None:
     return data, raw
 
 
+def review_signers() -> Path | None:
+    """The allowed-signers file the machine config names (`settings.review.allowed_signers`), or
+    None. Read from the machine config only: nothing sync brings can set or unset it. A machine
+    config that cannot be read names a file that does not exist, so no accept counts as signed."""
+    try:
+        found = _machine_config()
+    except VaultError:
+        return Path("/nonexistent/jacked-machine-config-unreadable")
+    settings = found[0].get("settings") if found else None
+    review = settings.get("review") if isinstance(settings, dict) else None
+    value = review.get("allowed_signers") if isinstance(review, dict) else None
+    return Path(os.path.expanduser(value)) if isinstance(value, str) and value else None
+
+
 def read_config(store: Store) -> ConfigRead:
     """vault.json, then the machine config, then vault.local.json (each overriding the one before);
     program-running settings only from the machine config."""

@@ -109,7 +109,7 @@ def check_note(note, *, tombstoned: Tombstoned | None, allow_rejected: bool = Fa
 def check_tombstone(note, tombstoned: Tombstoned | None, *, person_override: bool) -> None:
     from jacked_vault.store.tombstones import blocks, tombstone_hash
 
-    if tombstoned is None or not blocks(note.status, note.trust, note.origin, person_override=person_override):
+    if tombstoned is None or not blocks(note.status, note.origin, person_override=person_override):
         return
     if tombstoned(tombstone_hash(note.title, note.body)):
         hint = " (add --allow-rejected to save it anyway)" if note.origin == "cli" else ""

@@ -178,6 +178,7 @@ def commit_files(
     message: str,
     *,
     author: Mapping[str, str] | None = None,
+    sign: bool = False,
 ) -> str:
     """Commit `files` (store-relative path -> content already on disk) on top of HEAD.
 
@@ -186,6 +187,7 @@ def commit_files(
     The new tree is built from the parent tree (TreeBuilder on the changed paths only) and the
     branch moves only if HEAD is still the parent (libgit2 checks), so no commit is ever lost.
     The git index is updated for the same paths so `git status` in the store stays clean.
+    `sign`: the person's git signs the commit (`git commit-tree -S`, their signing setup).
     """
     import pygit2
 
@@ -195,7 +197,10 @@ def commit_files(
     parents = [parent.id] if parent is not None else []
     with _commit_marker(Path(repo.workdir)):
         try:
-            oid = repo.create_commit("HEAD", sig, sig, message, tree_id, parents)
+            if sign:
+                oid = _signed_commit(repo, tree_id, parents, message, sig)
+            else:
+                oid = repo.create_commit("HEAD", sig, sig, message, tree_id, parents)
         except (pygit2.GitError, OSError) as exc:
             raise VaultError(
                 "LOCKED",
@@ -214,6 +219,46 @@ def commit_files(
         except (pygit2.GitError, OSError):
             pass  # the commit landed; doctor reports the stale git index and --repair resyncs it
     return str(oid)
+
+
+def signs_commits(repo: pygit2.Repository) -> bool:
+    """Whether the person's git is set up to sign commits (`user.signingkey`, or `commit.gpgsign`)."""
+    config = repo.config
+    try:
+        if config["user.signingkey"]:
+            return True
+    except KeyError:
+        pass
+    try:
+        return config.get_bool("commit.gpgsign")
+    except (KeyError, ValueError):
+        return False
+
+
+def _signed_commit(repo: pygit2.Repository, tree_id, parents: list, message: str, sig: pygit2.Signature) -> str:
+    """A commit made and signed by the person's own git (`commit-tree -S`), then the branch moved
+    to it only if it still points at the parent (`update-ref NEW OLD`)."""
+    import subprocess
+
+    root = repo.workdir.rstrip("/")
+    env = {**os.environ, "GIT_AUTHOR_NAME": sig.name, "GIT_AUTHOR_EMAIL": sig.email, "GIT_COMMITTER_NAME": sig.name, "GIT_COMMITTER_EMAIL": sig.email}
+    args = ["git", "-C", root, "commit-tree", "-S", str(tree_id), *[a for p in parents for a in ("-p", str(p))], "-F", "-"]
+    made = subprocess.run(args, input=message, capture_output=True, text=True, env=env, timeout=120)
+    if made.returncode != 0:
+        why = " ".join(made.stderr.split())[:300] or f"exit {made.returncode}"
+        raise VaultError(
+            "GIT",
+            f"your git could not sign the commit ({why}); nothing was committed. Check your signing setup "
+            f"(`git -C {root} commit-tree -S` must work: user.signingkey, gpg.format)",
+        )
+    oid = made.stdout.strip()
+    moved = subprocess.run(
+        ["git", "-C", root, "update-ref", "-m", "jacked: signed commit", "HEAD", oid, str(parents[0]) if parents else ""],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    if moved.returncode != 0:
+        raise VaultError("LOCKED", "the vault moved while the signed commit was made; nothing was committed, try again")
+    return oid
 
 
 def advance_to(repo: pygit2.Repository, commit_id, expected_head) -> None:

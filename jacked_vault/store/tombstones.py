@@ -56,14 +56,15 @@ def check_tombstone_lines(data: bytes) -> str | None:
     return None
 
 
-def blocks(status: str, trust: str, origin: str, *, person_override: bool) -> bool:
+def blocks(status: str, origin: str, *, person_override: bool) -> bool:
     """Whether a note in this state may not carry a tombstoned value.
 
-    Rejected and superseded notes are the record of the rejection; a reviewed note was
-    accepted by a person; a person may re-add a rejected value on purpose (`add
-    --allow-rejected`, which for a committed note means it came from the CLI). Everything
-    else (capture, MCP, migration, repair, sync arrivals) never brings a rejected value back.
+    Rejected and superseded notes are the record of the rejection; a person may re-add a
+    rejected value on purpose (`add --allow-rejected`, which for a committed note means it came
+    from the CLI). Everything else (capture, MCP, migration, repair, sync arrivals) never brings
+    a rejected value back, and a claim of `trust: reviewed` is no exemption: it is only a field
+    of the file (store/reviews.py), and a rejection made later outweighs an earlier accept.
     """
-    if status in ("rejected", "superseded") or trust == "reviewed":
+    if status in ("rejected", "superseded"):
         return False
     return not (person_override and origin == "cli")

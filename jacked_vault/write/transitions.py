@@ -16,13 +16,7 @@ from jacked_vault.context import Context
 from jacked_vault.errors import VaultError
 from jacked_vault.write.transaction import kept_aside
 
-# operation -> statuses it may start from
-ALLOWED_FROM = {
-    "accept": ("candidate", "active"),
-    "reject": ("candidate", "active"),
-    "supersede": ("active",),
-    "expire": ("active", "candidate"),
-}
+from jacked_vault.document.lifecycle import ALLOWED_FROM
 
 
 @dataclass(frozen=True)
@@ -59,12 +53,13 @@ class Transitioned:
 
 
 def _locate(ctx: Context, note_id: str):
-    """(store, rel) of one note, complete-or-fail like `read`."""
+    """(store, rel, trust) of one note, complete-or-fail like `read`; `trust` is what the note is
+    worth here (a claimed review with no accept behind it is `unreviewed`)."""
     from jacked_vault.search.service import fresh_indexes
 
     indexes, diag = fresh_indexes(ctx)
     try:
-        found = [(index.store, doc.path) for index in indexes for doc in index.lookup(note_id)]
+        found = [(index.store, doc.path, doc.trust) for index in indexes for doc in index.lookup(note_id)]
     finally:
         for index in indexes:
             index.close()
@@ -77,11 +72,11 @@ def _locate(ctx: Context, note_id: str):
     return found[0]
 
 
-def _changes(op: str, note, now: str, *, reason: str | None, valid_until: str | None, by: str | None) -> dict:
+def _changes(op: str, note, now: str, *, reason: str | None, valid_until: str | None, by: str | None, trust: str) -> dict:
     if note.status not in ALLOWED_FROM[op]:
         raise VaultError("VALIDATION", f"cannot {op} {note.id}: it is {note.status}")
     if op == "accept":
-        if note.status == "active" and note.trust == "reviewed":
+        if note.status == "active" and trust == "reviewed":
             raise VaultError("VALIDATION", f"{note.id} is already active and reviewed")
         return {"status": "active", "trust": "reviewed"}
     if op == "reject":
@@ -107,7 +102,8 @@ def transition(
     from jacked_vault.document import parse_note, render_note, utc_now
     from jacked_vault.recall.index_md import regenerate_index
     from jacked_vault.search.entries import Entry
-    from jacked_vault.store import audit
+    from jacked_vault.store import audit, git
+    from jacked_vault.store.config import review_signers
     from jacked_vault.store.tombstones import tombstone_hash, tombstone_path
     from jacked_vault.write.transaction import settings_for, write_transaction
 
@@ -115,7 +111,7 @@ def transition(
         raise VaultError("USAGE", "reject needs --reason")
     if op == "supersede" and not by:
         raise VaultError("USAGE", "supersede needs --by NEW_ID")
-    store, rel = _locate(ctx, note_id)
+    store, rel, trust = _locate(ctx, note_id)
     if op == "supersede":
         _locate(ctx, by)
     with write_transaction(store, harness=ctx.harness, origin="cli", **settings_for(ctx)) as tx:
@@ -124,7 +120,7 @@ def transition(
             raise VaultError("INCOMPLETE", f"{note_id}: its file is not committed yet; run `jacked memory doctor --repair`")
         note = parse_note(committed, source=rel)
         now = utc_now()
-        updated = dataclasses.replace(note, updated_at=now, **_changes(op, note, now, reason=reason, valid_until=valid_until, by=by))
+        updated = dataclasses.replace(note, updated_at=now, **_changes(op, note, now, reason=reason, valid_until=valid_until, by=by, trust=trust))
         data = render_note(updated)
         if op == "reject":
             path = tombstone_path(audit.machine_id(store.cache))
@@ -134,7 +130,8 @@ def transition(
         kept = tx.transition(rel, data)
         tx.event(op, note.id, rel, data, ts=now)
         regenerate_index(tx, note.scope, note.group, {rel: Entry.from_note(updated)})
-        commit = tx.commit(f"memory({op}): {note.title}", note_id=note.id, reason=updated.status_reason if op != "accept" else None)
+        sign = op == "accept" and (review_signers() is not None or git.signs_commits(tx.repo))
+        commit = tx.commit(f"memory({op}): {note.title}", sign=sign, note_id=note.id, reason=updated.status_reason if op != "accept" else None)
     return Transitioned(
         note.id, note.title, op, updated.status, updated.trust, updated.valid_until, store.display(rel, note.scope), commit, [kept] if kept else []
     )
