@@ -65,11 +65,31 @@ def validate_config(rel: str, data: Any, *, local: bool, schema: str = "vault.sc
     """Schema-check one config document; the error names the file and the field, never a value."""
     if local and isinstance(data, dict):
         data = {"version": 1, **data}
-    errors = sorted(_validator(schema).iter_errors(data), key=lambda e: list(e.absolute_path))
+    errors = sorted(_validator(schema).iter_errors(data), key=lambda e: [str(p) for p in e.absolute_path])
     if errors:
         first = errors[0]
-        where = "/".join(str(p) for p in first.absolute_path) or "(top level)"
+        names = _schema_names(schema)
+        where = "/".join(str(p) if isinstance(p, int) or p in names else "<name>" for p in first.absolute_path) or "(top level)"
         raise VaultError("CONFIG", f"{rel}: field {where}: breaks the schema rule '{first.validator}'")
+
+
+@cache
+def _schema_names(schema_name: str) -> frozenset[str]:
+    """Every property name the schema itself defines: the only keys an error may quote (a group's
+    name, like any value, is the writer's and may hold anything)."""
+    names: set[str] = set()
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            names.update(node.get("properties", {}) if isinstance(node.get("properties"), dict) else ())
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(json.loads(data_file("schemas", schema_name).read_text(encoding="utf-8")))
+    return frozenset(names)
 
 
 def _merge(base: dict, override: dict) -> dict:

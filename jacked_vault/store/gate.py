@@ -120,10 +120,10 @@ def _note(store: Store, rel: str, data: bytes, tombstoned: Tombstoned | None, ne
     from jacked_vault.document import parse_note
 
     note = parse_note(data, source=rel)
+    scan(note_fields(note), rel)
     scope, group, kind = classify_note(store, rel)  # type: ignore[misc]
     if (note.scope, note.kind) != (scope, kind) or (scope == "group" and note.group != group):
-        raise refuse("MISPLACED", rel, f"the note says scope={note.scope} group={note.group} kind={note.kind}, its folder does not")
-    scan(note_fields(note), rel)
+        raise refuse("MISPLACED", rel, "the note's scope, group or kind is not the one its folder says")
     try:
         check_tombstone(note, tombstoned, person_override=allow_rejected if new else True)
     except VaultError as exc:

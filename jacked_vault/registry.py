@@ -1,0 +1,135 @@
+"""The registries the safety matrices are generated from (issue 17): every door (a way bytes enter
+a vault commit) and every recall surface (a way a note's text or existence reaches a reader).
+
+The code owns these lists, and tests hold them complete: every function that makes a commit is
+claimed by a door (or is the plumbing every door goes through), every CLI command, MCP tool and
+hook is a door, a surface or says why it is neither; and the matrices cross every door with
+every rule of the gate and every surface with every note that must stay hidden or marked, so a
+door or surface added without registering it, or registered without passing every cell, fails.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+# The rules every door is checked against (tests/test_gate_doors.py). A door says why a rule
+# does not apply to it, or it is checked.
+RULES = (
+    "schema",  # invalid input: refused (or, arriving, quarantined), nothing written
+    "secret:raw",  # a credential, as is
+    "secret:json-escape",  # behind a JSON escape
+    "secret:percent",  # percent-encoded
+    "secret:zero-width",  # split by a zero-width space
+    "secret:split-lines",  # split over two lines
+    "tombstone",  # a rejected value is not brought back
+    "trust",  # nothing it writes shows as reviewed without a person's accept
+    "audit",  # every commit it makes carries its audit line; an unaudited arrival is quarantined
+    "create-only",  # it never rewrites a note's value (a hand edit or an arriving rewrite is quarantined)
+    "containment",  # a symlink in the way or a path outside the layout: refused, nothing outside written
+)
+
+
+@dataclass(frozen=True)
+class Door:
+    """One way bytes enter a vault commit."""
+
+    name: str
+    via: tuple[str, ...]  # front-end entries: CLI commands (`memory add`), MCP tools (`mcp:memory_save`), hooks (`hook:session-end`)
+    functions: tuple[str, ...]  # the library functions that make its commits (`module:qualname`)
+    not_applicable: dict[str, str] = field(default_factory=dict)  # rule -> why it cannot apply
+
+
+NOTE_WRITERS = ("jacked_vault.write.create:create_note",)
+NO_NOTE = "writes no note"
+
+DOORS: tuple[Door, ...] = (
+    Door("add", ("memory add",), NOTE_WRITERS),
+    Door("add-body-file", ("memory add",), NOTE_WRITERS),
+    Door("add-stdin", ("memory add",), NOTE_WRITERS),
+    Door("handoff", ("memory handoff",), NOTE_WRITERS),
+    Door("mcp-save", ("mcp:memory_save",), NOTE_WRITERS),
+    Door("session-end", ("hook:session-end", "hook:drain"), (*NOTE_WRITERS, "jacked_vault.episodic.entries:append_entry")),
+    Door("pre-compact", ("hook:pre-compact",), (*NOTE_WRITERS, "jacked_vault.episodic.entries:append_entry")),
+    Door("post-merge", ("memory capture-merge", "git:post-merge"), NOTE_WRITERS),
+    Door("migrate", ("memory migrate",), ("jacked_vault.episodic.migrate:migrate",)),
+    Door(
+        "rollup",
+        ("memory rollup", "hook:drain"),
+        ("jacked_vault.episodic.rollup:rollup",),
+        {"tombstone": NO_NOTE, "trust": NO_NOTE, "create-only": "rewrites only derived episodic files (recent.md, archive.md)",
+         "schema": "its input is the vault's own committed day files", **{f"secret:{h}": "its input is committed, gated day files"
+         for h in ("raw", "json-escape", "percent", "zero-width", "split-lines")}},
+    ),  # fmt: skip
+    Door(
+        "transition",
+        ("memory accept", "memory reject", "memory supersede", "memory expire", "memory review"),
+        ("jacked_vault.write.transitions:transition",),
+        {"tombstone": "changes a note's status, never its value"},
+    ),
+    Door("hot-set", ("memory hot set",), ("jacked_vault.write.hot:set_hot",), {"tombstone": NO_NOTE, "trust": NO_NOTE, "create-only": "hot.md is the one file a person overwrites"}),
+    Door(
+        "config",
+        ("memory group map", "memory group unmap"),
+        ("jacked_vault.groups.mapping:write_config",),
+        {"tombstone": NO_NOTE, "trust": NO_NOTE, "create-only": "vault.json is settings, rewritten by design"},
+    ),
+    Door(
+        "init",
+        ("memory init",),
+        ("jacked_vault.write.init:_init_store",),
+        {"tombstone": NO_NOTE, "trust": NO_NOTE, "create-only": "writes only the layout files of a new store",
+         **{f"secret:{h}": "writes only jacked's own templates" for h in ("raw", "json-escape", "percent", "zero-width", "split-lines")},
+         "schema": "takes no content"},
+    ),  # fmt: skip
+    Door("repair", ("memory doctor",), ("jacked_vault.doctor.repair:_settle_working_tree", "jacked_vault.doctor.repair:_regenerate_derived")),
+    Door("sync-ff", ("memory sync",), ("jacked_vault.sync.__init__:_integrate", "jacked_vault.sync.__init__:regenerate_indexes")),
+    Door("sync-merge", ("memory sync",), ("jacked_vault.sync.__init__:_integrate", "jacked_vault.sync.__init__:regenerate_indexes")),
+    Door("session-start-pull", ("hook:session-start",), ("jacked_vault.sync.__init__:_integrate",)),
+    Door("init-from", ("memory init",), ("jacked_vault.sync.clone:_check_out", "jacked_vault.sync.clone:_settle")),
+    Door("remote-set-adopt", ("memory remote set",), ("jacked_vault.sync.__init__:_integrate", "jacked_vault.sync.__init__:regenerate_indexes")),
+    Door("remote-set-join", ("memory remote set",), ("jacked_vault.sync.__init__:_integrate", "jacked_vault.sync.__init__:regenerate_indexes")),
+)
+
+# What every door goes through: the one commit path and the one checkout.
+PLUMBING = (
+    "jacked_vault.write.transaction:Transaction.commit",
+    "jacked_vault.store.git:commit_files",
+    "jacked_vault.store.git:advance_to",
+)
+
+
+@dataclass(frozen=True)
+class Surface:
+    """One way a note's text or existence reaches a reader."""
+
+    name: str
+    via: tuple[str, ...]
+    reader: str  # person (no harness) | harness
+
+
+SURFACES: tuple[Surface, ...] = (
+    Surface("cli-search", ("memory search",), "harness"),
+    Surface("cli-read", ("memory read",), "harness"),
+    Surface("cli-brief", ("memory brief",), "harness"),
+    Surface("cli-hot", ("memory hot show",), "harness"),
+    Surface("cli-log", ("memory log",), "harness"),
+    Surface("cli-status", ("memory status",), "harness"),
+    Surface("cli-review", ("memory review",), "person"),
+    Surface("cli-doctor", ("memory doctor",), "person"),
+    Surface("cli-group-list", ("memory group list",), "person"),
+    Surface("index-md", ("file:groups/<group>/index.md",), "harness"),
+    Surface("session-start-hook", ("hook:session-start",), "harness"),
+    Surface("mcp-search", ("mcp:memory_search",), "harness"),
+    Surface("mcp-read", ("mcp:memory_read",), "harness"),
+    Surface("mcp-doctor", ("mcp:memory_doctor",), "harness"),
+)
+
+# Front-end entries that are neither a door nor a recall surface, and why.
+NEITHER = {
+    "memory hooks install": "writes harness configuration outside the vault, never a note",
+    "memory hooks uninstall": "restores harness configuration outside the vault",
+    "memory hooks status": "reports installed hooks and their last runs, no note",
+    "memory mcp": "starts the MCP server, whose tools are registered one by one",
+    "memory push": "sends commits already made; writes nothing locally",
+    "memory group suggest": "scans repo folders for groups; reads no note",
+}
