@@ -509,3 +509,153 @@ def test_sigkill_between_commit_and_git_index_write_is_repaired(vault_path: Path
     report = run_cli("memory", "doctor", "--json", vault=vault)
     assert status == "" or report.json["ok"] is False, f"git status is dirty but doctor says ok:\n{status}"
     assert status == "", status
+
+
+# -- an interrupted transition is rolled back or completed, never taken for a hand edit ------------------------------------------
+
+KILL_AT_WRITE = """
+import os, signal, sys
+
+import pygit2
+from jacked_vault.cli.main import main
+from jacked_vault.safety import fsio
+
+# A real SIGKILL at one precise point of the command in argv[3:]: after the vault's Nth
+# working-tree write (a note, index.md, a tombstone or audit file: fsio's create, replace and
+# remove below the vault root), or with "commit" right after git moved the branch.
+vault, kill_at, command = os.path.realpath(sys.argv[1]), sys.argv[2], sys.argv[3:]
+done = 0
+
+
+def killing(write):
+    def counted(root, rel, *args, **kwargs):
+        global done
+        write(root, rel, *args, **kwargs)
+        if os.path.realpath(root) == vault:
+            done += 1
+            if done == int(kill_at):
+                os.kill(os.getpid(), signal.SIGKILL)
+
+    return counted
+
+
+if kill_at == "commit":
+    pygit2.Index.read = lambda self, force=True: os.kill(os.getpid(), signal.SIGKILL)
+else:
+    for name in ("create_file", "replace_file", "remove_file"):
+        setattr(fsio, name, killing(getattr(fsio, name)))
+sys.exit(main(command))
+"""
+
+NEXT_WRITES = ("accept", "reject", "add", "repair")
+
+
+def _audit_lines(vault: Path, rel: str) -> list[dict]:
+    """The committed audit lines (HEAD) about `rel`."""
+    out = []
+    for path in _head_files(vault, "audit"):
+        out += [line for line in map(json.loads, git(vault, "show", f"HEAD:{path}").splitlines()) if line["path"] == rel]
+    return out
+
+
+def _assert_settled(vault: Path, rel: str) -> None:
+    """`rel` is exactly what its commits made it, each with its audit line; the tree equals HEAD."""
+    from jacked_vault.store import audit
+
+    _assert_worktree_equals_head(vault)
+    commits = git(vault, "log", "--format=%H", "--", rel).split()
+    lines = _audit_lines(vault, rel)
+    assert len(lines) == len(commits), f"{rel}: {len(commits)} commit(s) but {len(lines)} audit line(s)"
+    assert lines[-1]["sha256"] == audit.content_hash((vault / rel).read_bytes())
+    assert audit.verify(vault).problems == []
+
+
+@pytest.mark.parametrize("op", ["accept", "reject", "add-supersedes"])
+def test_a_kill_during_a_transition_is_rolled_back_or_completed_never_a_hand_edit(vault_path: Path, tmp_path: Path, op: str):
+    """Issue 17.14, SPEC 5.2: kill -9 the transition after each of its working-tree writes and
+    right after its commit; the next write (accept, reject, add, doctor --repair) finishes the
+    job: nothing is quarantined, the note is either fully transitioned (committed with its audit
+    line) or exactly as before, and doctor is happy. Doctor, before that, calls nothing a hand edit."""
+    from jacked_vault.notes import AddRequest, add
+
+    vault, work = vault_path, _work(tmp_path)
+    ctx = Context.create(vault=str(vault), cwd=work, harness="tester")
+    script = tmp_path / "kill_at_write.py"
+    script.write_text(KILL_AT_WRITE)
+    points = [*range(1, 10), "commit"]
+    killed = 0
+    for round_no, point in enumerate(points):
+        status = "active" if op == "add-supersedes" else "candidate"
+        target = add(ctx, AddRequest(title=f"target {round_no}", body=f"body {round_no}", group="g", status=status))
+        command = {
+            "accept": ["memory", "accept", target.note.id],
+            "reject": ["memory", "reject", target.note.id, "--reason", "not true"],
+            "add-supersedes": ["memory", "add", "--group", "g", "--title", f"newer {round_no}", "--body", "b", "--supersedes", target.note.id],
+        }[op]
+        head = git(vault, "rev-parse", "HEAD")
+        proc = subprocess.run([sys.executable, str(script), str(vault), str(point), *command], cwd=work, env=cli_env(vault),
+                              capture_output=True, text=True, timeout=60)
+        if proc.returncode == 0 and point != "commit":
+            assert git(vault, "rev-parse", "HEAD") != head, "the command finished: it committed"
+            continue  # fewer writes than `point`: the kill points of this op are exhausted
+        assert proc.returncode == -signal.SIGKILL, f"{op} at write {point}: rc={proc.returncode} {proc.stderr[-2000:]}"
+        killed += 1
+        assert (git(vault, "rev-parse", "HEAD") != head) == (point == "commit")
+
+        before = run_cli("memory", "doctor", "--json", vault=vault, cwd=work).json
+        judged = [u for u in before["uncommitted"] if u["repair"] == "quarantine" or "hand edit" in u.get("problem", "")]
+        assert judged == [], f"{op} killed at {point}: doctor calls the leftovers a hand edit: {judged}"
+        assert not [p for p in before["audit_problems"] if p["code"] == "EDITED_OUTSIDE_TOOL"], before["audit_problems"]
+
+        following = NEXT_WRITES[(killed - 1) % len(NEXT_WRITES)]
+        nxt = {
+            "accept": ["memory", "accept", target.note.id, "--json"],
+            "reject": ["memory", "reject", target.note.id, "--reason", "noise", "--json"],
+            "add": ["memory", "add", "--group", "g", "--title", f"unrelated {round_no}", "--body", "b", "--json"],
+            "repair": ["memory", "doctor", "--repair", "--json"],
+        }[following]
+        result = run_cli(*nxt, vault=vault, cwd=work)
+        if result.code != 0:  # the killed transition landed, so this one may no longer apply
+            assert following in ("accept", "reject") and result.json["error"]["code"] == "JACKED_MEMORY_VALIDATION", result.out + result.err
+        else:
+            assert result.json.get("quarantined", []) == [], f"{following} after {op} killed at {point}: {result.out}"
+        if following == "repair" and point != "commit":
+            assert result.json["repaired"], "repair rolled the interrupted write back and said so"
+        if point == "commit":  # the git index a kill after the commit left behind: repair re-stages it
+            assert run_cli("memory", "doctor", "--repair", "--json", vault=vault, cwd=work).code == 0
+        assert not (vault / ".jacked" / "quarantine").exists(), f"{following} after {op} killed at {point} quarantined something"
+        _assert_settled(vault, target.rel)
+        _doctor_ok(vault)
+    assert killed >= 4, "a kill after each write of the transition (note, index.md, audit, tombstone) and after its commit"
+
+
+def test_an_edit_made_after_an_interrupted_transition_is_still_a_hand_edit(vault_path: Path, tmp_path: Path):
+    """The rollback takes back only the bytes the killed write put there: doctor names its files
+    as left by an interrupted write, and a person's edit of the note made since is kept in
+    quarantine by the next transition, as ever, while that write's index.md goes back to HEAD."""
+    from jacked_vault.notes import AddRequest, add
+
+    vault, work = vault_path, _work(tmp_path)
+    target = add(Context.create(vault=str(vault), cwd=work, harness="tester"), AddRequest(title="target", body="b", group="g", status="candidate"))
+    script = tmp_path / "kill_at_write.py"
+    script.write_text(KILL_AT_WRITE)
+    proc = subprocess.run([sys.executable, str(script), str(vault), "2", "memory", "accept", target.note.id], cwd=work,
+                          env=cli_env(vault), capture_output=True, text=True, timeout=60)
+    assert proc.returncode == -signal.SIGKILL, proc.stderr[-2000:]
+    assert git(vault, "status", "--porcelain").split() == ["M", "groups/g/index.md", "M", target.rel]
+
+    report = run_cli("memory", "doctor", vault=vault, cwd=work)
+    assert f"group:{target.rel}: modified, left by an interrupted write" in report.out
+    assert "hand edit" not in report.out and "Traceback" not in report.out + report.err
+
+    path = vault / target.rel
+    edited = path.read_text() + "\nedited by a person\n"
+    path.write_text(edited)
+    result = run_cli("memory", "accept", target.note.id, "--json", vault=vault, cwd=work)
+    assert result.code == 0, result.out + result.err
+    [name] = result.json["quarantined"]
+    assert (vault / ".jacked" / "quarantine" / name).read_text() == edited
+    assert not (vault / ".jacked" / "journal.jsonl").exists()
+    assert parse_note(path.read_bytes()).trust == "reviewed"
+    _assert_settled(vault, target.rel)
+    _doctor_ok(vault)

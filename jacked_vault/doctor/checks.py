@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Container
 from dataclasses import dataclass
 
 from jacked_vault.doctor.report import Report
@@ -34,7 +35,7 @@ class Stray:
     kind: str | None  # layout kind (None: outside the layout)
     data: bytes | None
     committed: bytes | None
-    action: str  # commit | quarantine | restore | leave
+    action: str  # commit | quarantine | restore | roll back | leave
     problem: str | None = None  # why it fails the gate (field and rule, never a value)
 
     def to_json(self, store: Store) -> dict:
@@ -65,14 +66,20 @@ def working_tree_changes(store: Store, repo) -> list[tuple[str, str]]:
     return out
 
 
-def judge(store: Store, repo, rel: str, state: str, chain: audit.AuditReport, tombstoned) -> Stray:
-    """Decide what repair does with one changed working-tree file (through the gate)."""
+def judge(
+    store: Store, repo, rel: str, state: str, chain: audit.AuditReport, tombstoned, leftovers: Container[str] = frozenset()
+) -> Stray:
+    """Decide what repair does with one changed working-tree file (through the gate). `leftovers`:
+    the paths rolling back an interrupted write puts back (`write.transaction.interrupted`): such
+    a file is that write's, never a hand edit."""
     from jacked_vault.document import MAX_FILE_BYTES
     from jacked_vault.safety import fsio
     from jacked_vault.store.gate import inspect
 
     kind = classify_path(store, rel)
     committed = git.tree_blob(repo, rel)
+    if rel in leftovers:
+        return Stray(rel, state, kind, None, committed, "roll back")
     if state == "missing":
         return Stray(rel, state, kind, None, committed, "restore" if committed is not None else "leave")
     if kind is None:
@@ -143,6 +150,7 @@ def _missing_objects(repo, commit) -> list[str]:
 def check_store(store: Store, index: SearchIndex, repo, report: Report) -> None:
     """Everything doctor knows about one store, except repair."""
     from jacked_vault.store.gate import quarantine_records
+    from jacked_vault.write.transaction import interrupted
 
     diag = index.diagnostics()
     report.memory_count += index.count()
@@ -153,11 +161,12 @@ def check_store(store: Store, index: SearchIndex, repo, report: Report) -> None:
             report.invalid_files.append({"path": shown(store, path), "code": code, "problem": message.removeprefix(f"{path}: ")})
     report.truncated |= diag.truncated
     chain = audit.verify(store.root)
+    leftovers = interrupted(store, repo)
     for rel, state in working_tree_changes(store, repo):
         if os.path.islink(store.root / rel):
             report.skipped_symlinks.append(shown(store, rel))
             continue
-        stray = judge(store, repo, rel, state, chain, index.is_tombstoned)
+        stray = judge(store, repo, rel, state, chain, index.is_tombstoned, leftovers)
         if stray.kind == "index":
             continue
         report.uncommitted.append(stray.to_json(store))
@@ -165,6 +174,8 @@ def check_store(store: Store, index: SearchIndex, repo, report: Report) -> None:
     report.audit_problems += [{**p, "path": store.display(p["path"], store.label)} for p in audit.verify_trailers(repo, chain)]
     ids = index.path_ids()
     for rel, sha in sorted(index.indexed_files(("note", "hot")).items()):
+        if rel in leftovers:
+            continue  # the working audit log holds the interrupted write's line: reported above, rolled back
         last = chain.last_by_id.get(ids[rel]) if rel in ids else chain.last_by_path.get(rel)
         if last is None:
             report.audit_problems.append({"path": shown(store, rel), "code": "NO_AUDIT_RECORD"})

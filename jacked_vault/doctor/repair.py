@@ -1,7 +1,8 @@
 """`doctor --repair`: put a store back in step with HEAD, never deleting or rewriting a note.
 
 Under the store lock it first removes jacked's own crash leftovers (hidden temp files, git
-lock files of a killed commit) and re-stages git-index entries a kill left behind. Then one
+lock files of a killed commit), rolls back a write a kill interrupted (as the next write would,
+`write.transaction.roll_back`) and re-stages git-index entries a kill left behind. Then one
 write transaction (the gate checks every byte it commits) settles each working-tree file
 that differs from HEAD, as `checks.judge` decided:
 
@@ -28,11 +29,13 @@ from jacked_vault.store.layout import Store, classify_path
 def repair(store: Store, report: Report, *, harness: str) -> None:
     from jacked_vault.store.lock import store_lock
     from jacked_vault.store.vault import check_store_gitignore
+    from jacked_vault.write.transaction import roll_back
 
     check_store_gitignore(store)
     with store_lock(store.cache):
         for path in temp_files(store):
             os.unlink(path)
+        report.repaired += [shown(store, rel) for rel in roll_back(store)]
         git.recover_killed_commit(store.root)
         for rel in git.stale_git_locks(store.root):
             os.unlink(store.root / rel)

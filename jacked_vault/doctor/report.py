@@ -23,6 +23,8 @@ def _uncommitted(item: dict) -> tuple[str, str]:
     if item["repair"] == "quarantine":
         back = " and restores the committed version" if state == "modified" else ""
         return f"{path}: invalid ({problem})", f"{REPAIR} moves it to .jacked/quarantine/ (kept, never deleted){back}"
+    if item["repair"] == "roll back":
+        return f"{path}: {state}, left by an interrupted write", f"{REPAIR} (or the next write) rolls it back to the last commit"
     if item["repair"] == "restore":
         return f"{path}: deleted from the working tree", f"{REPAIR} restores it from the last commit"
     return f"{path}: {problem or 'not memory'}", "move it out of the vault yourself; jacked never commits it"

@@ -17,17 +17,15 @@ Everything is computed in memory (`roll_folder`, pure) and written in one transa
 for the whole rollup with an audit line per changed file. A rollup with nothing to do writes
 nothing and makes no commit, so running it twice changes nothing.
 
-Idempotent across a crash too. Before its first write a rollup records in
-`.jacked/rollup-pending.json` every file it is about to write or remove (with the hash of the
-new bytes); the journal goes once the commit is made. A rollup killed in between (no undo runs
-on SIGKILL) leaves the journal behind, and the next rollup first puts each listed file that
-still holds exactly what the killed one wrote back to its committed version (nothing else is
-touched), then rolls up from there: each day lands once, and its work is committed at last.
+Idempotent across a crash too. A rollup killed before its commit (no undo runs on SIGKILL)
+leaves its write journal behind; the next write, this rollup's included, first puts each file
+that still holds exactly what the killed one wrote back to its committed version (nothing else
+is touched: `write.transaction.roll_back`), so the rollup starts from there: each day lands
+once, and its work is committed at last. `recovered` names the files put back.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import stat
@@ -61,11 +59,6 @@ MAX_DAY_BYTES = 1024 * 1024
 MAX_ROLLED_BYTES = 32 * 1024 * 1024  # recent.md, archive.md
 MAX_FOLDERS = 5000
 DAY_FILE = re.compile(r"^today-(\d{4}-\d{2}-\d{2})\.md$")
-JOURNAL = "rollup-pending.json"  # in the store's `.jacked/`: what an unfinished rollup wrote
-_ROLLED_PATH = re.compile(
-    r"^groups/[a-z0-9][a-z0-9._-]{0,63}/episodic/[a-z0-9][a-z0-9._-]*/"
-    r"(?:recent|archive|today-\d{4}-\d{2}-\d{2}(?:\.done)?)\.md$"
-)
 _SLUG = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
 _IDENTITY = re.compile(r"^[a-z0-9][a-z0-9._-]*(/[a-z0-9][a-z0-9._-]*){0,7}$")
 
@@ -229,7 +222,7 @@ class RollupResult:
     repos: list[RepoRollup]
     commit: str | None
     skipped: list[dict]  # folders not looked at: {"path", "reason"}
-    recovered: list[str] = field(default_factory=list)  # files an interrupted rollup left, put back first
+    recovered: list[str] = field(default_factory=list)  # files an interrupted write left, put back first
 
     @property
     def changed(self) -> bool:
@@ -251,7 +244,7 @@ class RollupResult:
         payload = self.to_json()
         lines = []
         if payload["recovered"]:
-            lines.append(f"put back {len(payload['recovered'])} file(s) an interrupted rollup had left uncommitted; rolling up again")
+            lines.append(f"put back {len(payload['recovered'])} file(s) an interrupted write had left uncommitted; rolling up again")
         for repo in payload["repos"]:
             parts = []
             if repo["rolled"]:
@@ -365,54 +358,6 @@ def _read_folder(store: Store, folder: str, today: date) -> tuple[dict[str, byte
     return files, skipped
 
 
-def _write_journal(store: Store, writes: dict[str, bytes | None]) -> None:
-    """Record what this rollup is about to write (sha256 of the new bytes; null: removed)."""
-    from jacked_vault.safety import fsio
-    from jacked_vault.store.audit import content_hash
-
-    files = {rel: None if data is None else content_hash(data) for rel, data in writes.items()}
-    fsio.write_file(store.cache / JOURNAL, json.dumps({"version": 1, "files": files}, sort_keys=True).encode())
-
-
-def _undo_interrupted(store: Store) -> list[str]:
-    """Put back the files a rollup killed before its commit left (per its journal); what was put back.
-
-    A listed file is restored to HEAD only while it holds exactly what that rollup wrote (or is
-    still gone when it removed it); a file changed since is left alone.
-    """
-    from jacked_vault.safety import fsio
-    from jacked_vault.store import git
-    from jacked_vault.store.audit import content_hash
-
-    path = store.cache / JOURNAL
-    try:
-        planned = json.loads(path.read_bytes()).get("files")
-    except FileNotFoundError:
-        return []
-    except (OSError, ValueError, AttributeError):
-        planned = None  # unreadable: nothing can be proven to be ours, so nothing is touched
-    repo = git.open_repo(store.root)
-    restored = []
-    for rel, sha in sorted(planned.items()) if isinstance(planned, dict) else []:
-        if not _ROLLED_PATH.match(rel):
-            continue
-        try:
-            current = fsio.read_optional(store.root, rel, max_bytes=MAX_ROLLED_BYTES)
-        except (OSError, VaultError):
-            continue  # a symlink or an oversized file now: not what the rollup wrote
-        ours = current is None if sha is None else current is not None and content_hash(current) == sha
-        committed = git.tree_blob(repo, rel)
-        if not ours or committed == current:
-            continue
-        if committed is None:
-            fsio.remove_file(store.root, rel)
-        else:
-            fsio.replace_file(store.root, rel, committed)
-        restored.append(rel)
-    path.unlink()
-    return restored
-
-
 def rollup(
     store: Store,
     *,
@@ -432,7 +377,7 @@ def rollup(
     repos: list[RepoRollup] = []
     commit = None
     with write_transaction(store, harness=harness, origin=origin, author=author) as tx:
-        recovered = _undo_interrupted(store)
+        recovered = tx.rolled_back
         folders, skipped = episodic_folders(store, group, repo)
         stamp = utc_now()
         rolled_folders = []
@@ -441,9 +386,6 @@ def rollup(
             result = roll_folder(today, files)
             result.skipped[:0] = problems
             rolled_folders.append((group_name, folder, result))
-        writes = {f"{folder}/{name}": data for _, folder, result in rolled_folders for name, data in result.writes.items()}
-        if writes:
-            _write_journal(store, writes)
         for group_name, folder, result in rolled_folders:
             changed = []
             identity = folder.rsplit("/", 1)[-1].replace("__", "/")
@@ -467,5 +409,4 @@ def rollup(
             commit = tx.commit(
                 f"memory(rollup): {rolled} day(s) rolled, {archived} archived in {touched} repo(s) as of {today.isoformat()}"
             )
-            (store.cache / JOURNAL).unlink(missing_ok=True)
     return RollupResult(today.isoformat(), repos, commit, skipped, recovered)

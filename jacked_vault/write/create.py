@@ -3,7 +3,7 @@
 gate (secret scan, validation, tombstones) -> lock -> write the file create-only -> regenerate
 index.md -> audit line -> one commit (gated again) -> refresh the search index -> unlock. A
 failure before the commit undoes the files it wrote; a crash leaves at worst a complete valid
-file that `doctor --repair` commits.
+file that `doctor --repair` commits (with `--supersedes`, nothing: the next write rolls it back).
 """
 
 from __future__ import annotations
@@ -89,13 +89,13 @@ def create_note(
         if tx.index.lookup(note.id):
             raise VaultError("EXISTS", f"a note with id {note.id} already exists")
         superseded = _superseded_copies(tx, note, note.created_at)
+        # the superseded notes are written first: a kill after the new note's write then rolls
+        # both back (write.transaction.interrupted), never leaving a new note without its supersede
+        quarantined = [kept for old_rel, after, _ in superseded if (kept := tx.transition(old_rel, after))]
         rel = tx.create(store.note_dir(note.scope, note.group, note.kind), slugify_title(note.title), data, allow_rejected=allow_rejected)
         tx.event("create", note.id, rel, data, ts=note.created_at)
         changes = {rel: Entry.from_note(note)}
-        quarantined: list[str] = []
         for old_rel, after, new in superseded:
-            kept = tx.transition(old_rel, after)
-            quarantined += [kept] if kept else []
             tx.event("supersede", new.id, old_rel, after, ts=note.created_at)
             changes[old_rel] = Entry.from_note(new)
         regenerate_index(tx, note.scope, note.group, changes)

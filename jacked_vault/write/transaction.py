@@ -7,10 +7,19 @@ through the gate (`store.gate.inspect`: layout, validation, secret scan, tombsto
 the audit lines, and commits with the `Memory-Audit` trailer; any failure before the commit
 puts the working tree back exactly as it was. The search index is refreshed before the lock
 is released.
+
+A kill can still stop a write between its first working-tree write and its commit. So each
+write is first journaled in `<store>/.jacked/journal.jsonl` (machine-local, never committed:
+the path and the sha256 of the bytes about to be written), and the journal is removed once the
+commit landed or the writes were undone. The next holder of the lock that finds a journal rolls
+that write back (`roll_back`, with `interrupted` the one rule, which doctor shares): SPEC 5.2,
+an interrupted transition is rolled back, never taken for a person's hand edit.
 """
 
 from __future__ import annotations
 
+import json
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -22,6 +31,8 @@ from jacked_vault.store.lock import store_lock
 
 MAX_NAME_TRIES = 1000
 MAX_SUBJECT = 200
+JOURNAL = "journal.jsonl"  # in the store's .jacked/: the writes of the transaction in progress
+MAX_JOURNAL = 64 * 1024 * 1024
 
 
 def commit_message(subject: str, trailers: dict[str, str | None]) -> str:
@@ -49,6 +60,8 @@ class Transaction:
         self.commit_id: str | None = None
         self.parent: str | None = None
         self._repo = None
+        self._journal: int | None = None  # the journal's descriptor, once this transaction wrote
+        self.rolled_back: list[str] = []  # what a write a kill interrupted had left, put back first
 
     @property
     def repo(self):
@@ -67,6 +80,7 @@ class Transaction:
         """
         for n in range(1, MAX_NAME_TRIES + 1):
             rel = f"{folder}/{stem}.md" if n == 1 else f"{folder}/{stem}-{n}.md"
+            self._intend(rel, data, created=True)
             try:
                 fsio.create_file(self.store.root, rel, data)
             except VaultError as exc:
@@ -93,6 +107,8 @@ class Transaction:
                 if not derived:
                     raise
                 self._before[rel] = None
+        if data != self._before[rel]:
+            self._intend(rel, data)
         fsio.replace_file(self.store.root, rel, data, replace_symlink=derived)
         self.files[rel] = data
 
@@ -117,8 +133,28 @@ class Transaction:
             if before is None:
                 raise VaultError("NOT_FOUND", f"{rel} does not exist; nothing to remove")
             self._before[rel] = before
+        self._intend(rel, None)
         fsio.remove_file(self.store.root, rel)
         self.files[rel] = None
+
+    def _intend(self, rel: str, after: bytes | None, *, created: bool = False) -> None:
+        """Journal a working-tree write before it is made: `rel`, the sha256 of `after` (None: a
+        removal) and whether this write creates the file. One line appended, no fsync: it guards
+        against a killed process, whose writes the kernel keeps."""
+        if self._journal is None:
+            flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC
+            self._journal = os.open(self.store.cache / JOURNAL, flags, 0o600)
+        os.write(self._journal, (json.dumps({"path": rel, "after": _sha(after), "created": created}) + "\n").encode("utf-8"))
+
+    def end_journal(self, *, settled: bool) -> None:
+        """Close the journal; `settled` (committed, undone, or left as the caller wanted): remove
+        it too, nothing is left to roll back."""
+        if self._journal is None:
+            return
+        os.close(self._journal)
+        self._journal = None
+        if settled:
+            _drop_journal(self.store)
 
     def record(self, event: audit.AuditEvent) -> None:
         """Add an audit line to this commit."""
@@ -131,7 +167,7 @@ class Transaction:
         sha = audit.content_hash(data) if data is not None else ""
         self.record(audit.AuditEvent(ts or utc_now(), op, note_id, rel, sha, self.harness, self.origin))
 
-    def commit(self, subject: str, **trailers: str | None) -> str:
+    def commit(self, subject: str, *, sign: bool = False, **trailers: str | None) -> str:
         """Gate every staged file, append the audit lines, commit it all in one commit.
 
         `trailers` become `Memory-<Name>` lines (`note_id` -> `Memory-Id`, `reason` -> `Memory-Reason`);
@@ -168,7 +204,7 @@ class Transaction:
             },
         )
         self.parent = git.fast_head(self.store.root)
-        self.commit_id = git.commit_files(self.repo, self.files, message, author=self.author)
+        self.commit_id = git.commit_files(self.repo, self.files, message, author=self.author, sign=sign)
         return self.commit_id
 
     def undo(self) -> None:
@@ -191,6 +227,76 @@ def _working(store: Store, rel: str) -> bytes | None:
     return fsio.read_optional(store.root, rel, max_bytes=audit.MAX_AUDIT_FILE)
 
 
+def _sha(data: bytes | None) -> str | None:
+    return audit.content_hash(data) if data is not None else None
+
+
+def _drop_journal(store: Store) -> None:
+    try:
+        os.unlink(store.cache / JOURNAL)
+    except FileNotFoundError:
+        pass
+
+
+def interrupted(store: Store, repo) -> dict[str, bytes | None]:
+    """What rolling back a write that a kill interrupted puts in the working tree: path -> HEAD's
+    bytes (None: the file goes). Empty when no journal is left.
+
+    Only a journaled path that still holds bytes that write put there is rolled back; anything
+    else in it (a person's edit since) is left to be judged as ever. The notes a plain create made
+    are kept for `doctor --repair` to commit (SPEC 5.1); when the same write also changed a
+    committed note (`add --supersedes`), they go back together (SPEC 5.2). What was there before
+    the write and never committed is not brought back: a transition kept a hand edit in
+    quarantine first.
+    """
+    from jacked_vault.store.layout import classify_path
+
+    try:
+        raw = fsio.read_optional(store.cache, JOURNAL, max_bytes=MAX_JOURNAL)
+    except (OSError, VaultError):
+        return {}  # a journal that is not a plain readable file was not written by a transaction
+    ours: dict[str, set[str | None]] = {}
+    created: set[str] = set()
+    for text in (raw or b"").decode("utf-8", "replace").splitlines():
+        try:
+            line = json.loads(text)
+            rel, after, new = line["path"], line["after"], line["created"]
+        except (ValueError, TypeError, KeyError):
+            continue  # cut by the kill: the write it announced was not made
+        if not isinstance(rel, str) or not (after is None or isinstance(after, str)):
+            continue
+        ours.setdefault(rel, set()).add(after)
+        if new is True:
+            created.add(rel)
+    notes = {rel for rel in ours if classify_path(store, rel) == "note"}
+    keep = created & notes if notes <= created else set()
+    plan: dict[str, bytes | None] = {}
+    for rel in ours.keys() - keep:
+        try:
+            working = _working(store, rel)
+        except (OSError, VaultError):
+            continue
+        head = git.tree_blob(repo, rel)
+        if working != head and _sha(working) in ours[rel]:
+            plan[rel] = head
+    return plan
+
+
+def roll_back(store: Store) -> list[str]:
+    """Roll back the write a kill interrupted (see `interrupted`) and drop its journal; returns
+    the paths put back. Callers hold the store lock, so a journal found is a dead writer's."""
+    if not os.path.lexists(store.cache / JOURNAL):
+        return []
+    plan = interrupted(store, git.open_repo(store.root))
+    for rel, data in plan.items():
+        if data is None:
+            fsio.remove_file(store.root, rel)
+        else:
+            fsio.replace_file(store.root, rel, data)
+    _drop_journal(store)
+    return sorted(plan)
+
+
 @contextmanager
 def write_transaction(
     store: Store,
@@ -208,16 +314,23 @@ def write_transaction(
     git.require_branch(store.root)
     lock_args = {} if lock_timeout_s is None else {"timeout_s": lock_timeout_s}
     with store_lock(store.cache, **lock_args):
+        rolled_back = roll_back(store)
         index = SearchIndex(store)
         try:
             index.refresh()
             tx = Transaction(store, index, author, harness=harness, origin=origin)
+            tx.rolled_back = rolled_back
+            settled = False
             try:
                 yield tx
+                settled = True
             except BaseException:
                 if tx.commit_id is None:
                     tx.undo()
+                settled = True
                 raise
+            finally:
+                tx.end_journal(settled=settled)
             if tx.commit_id is not None and not index.apply_commit(tx.parent, tx.commit_id, tx.files):
                 index.refresh()
         finally:
