@@ -12,6 +12,7 @@ from jacked_vault.search.entries import Doc
 from jacked_vault.search.policy import Viewer
 
 if TYPE_CHECKING:  # the write path loads only when a note is added: `read` never pays for it
+    from jacked_vault.recall.history import History
     from jacked_vault.write.create import Created
 
 MAX_BACKLINKS = 50
@@ -82,7 +83,9 @@ def add(ctx: Context, req: AddRequest) -> Created:
         store = create_project_store(ctx.require_repo().root, harness=ctx.harness)
     else:
         store = vault
-    return create_note(store, note, allow_rejected=req.allow_rejected, **settings_for(ctx))
+    from jacked_vault.search.service import rejected_elsewhere
+
+    return create_note(store, note, allow_rejected=req.allow_rejected, rejected_elsewhere=rejected_elsewhere(ctx, store), **settings_for(ctx))
 
 
 def _check_links(ctx: Context, links: list[str], viewer: Viewer | None, *, cli: bool) -> None:
@@ -255,3 +258,29 @@ def _derived_text(store, doc) -> str:
 
 def _not_found(note_id: str) -> VaultError:
     return VaultError("NOT_FOUND", f"no note with id {note_id}")
+
+
+def note_history(ctx: Context, note_id: str | None, limit: int) -> History:
+    """The vault's history, or the history of one note's file, as this reader may see it: `log
+    ID` finds the note as `read` does (INCOMPLETE, NOT_FOUND for one it may not see)."""
+    from itertools import islice
+
+    from jacked_vault.document.model import UNKNOWN_HARNESS
+    from jacked_vault.recall.history import History, history_entries
+    from jacked_vault.search.index import open_fresh
+    from jacked_vault.search.policy import DEFAULT_SCOPES, EVERYTHING, reader
+
+    person = ctx.harness == UNKNOWN_HARNESS
+    if note_id is None:
+        store, rel, path = ctx.vault, None, None
+        viewer = EVERYTHING if person else reader(ctx.harness, scopes=DEFAULT_SCOPES)
+    else:
+        viewer = EVERYTHING if person else reader(ctx.harness, scopes=DEFAULT_SCOPES | {"user"})  # by id, as `read` asks
+        doc = read(ctx, note_id, viewer).doc
+        store, rel, path = doc.store, doc.path, doc.display_path
+    index = open_fresh(store)
+    try:
+        entries = list(islice(history_entries(store, rel, index, viewer, person=person), limit))
+    finally:
+        index.close()
+    return History(note_id, path, entries)

@@ -255,6 +255,7 @@ def capture_session(
 
 def _capture(ctx, payload: dict, result: CaptureResult, transcript: Transcript, prior: dict | None, origin: str, repo, when) -> None:
     from jacked_vault.episodic.entries import COMPACT_PREFIX, Entry, append_entry
+    from jacked_vault.search.service import rejected_elsewhere
     from jacked_vault.write.create import create_note
 
     store = ctx.vault
@@ -305,6 +306,7 @@ def _capture(ctx, payload: dict, result: CaptureResult, transcript: Transcript, 
                     _note_from(ctx, answer.note, origin, repo.identity),
                     author=settings.get("author"),
                     lock_timeout_s=settings.get("lock_timeout_s"),
+                    rejected_elsewhere=rejected_elsewhere(ctx, store),
                 )
                 result.note_id, result.note_path = created.note.id, created.display_path
             except VaultError as exc:

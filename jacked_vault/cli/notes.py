@@ -200,7 +200,7 @@ def log(
     note's status, targets and scope. A harness ($JACKED_MEMORY_HARNESS) sees only the commits
     of notes it may read; a person sees every one.
     """
-    from jacked_vault.recall.history import note_history
+    from jacked_vault.notes import note_history
 
     run(ctx, as_json, lambda: note_history(context_for(ctx, vault), note_id, check_limit(limit, MAX_LOG_LIMIT)))
 

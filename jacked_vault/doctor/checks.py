@@ -192,6 +192,7 @@ def check_store(store: Store, index: SearchIndex, repo, report: Report) -> None:
     report.stale_git_locks += [store.display(p, store.label) for p in git.stale_git_locks(store.root)]
     check_git(repo, store, report)
     report.quarantine += [{**r, "store": store.label} for r in quarantine_records(store, limit=50)]
+    report.unproven_reviews += [{"path": shown(store, rel), "id": note_id} for rel, note_id in index.unproven_reviews()]
 
 
 def temp_files(store: Store):

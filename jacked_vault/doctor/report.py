@@ -61,6 +61,7 @@ class Report:
     derived_stale: list[dict] = field(default_factory=list)
     stale_git_locks: list[str] = field(default_factory=list)
     quarantine: list[dict] = field(default_factory=list)  # what was set aside (records, informational)
+    unproven_reviews: list[dict] = field(default_factory=list)  # {"path", "id"}: claims `reviewed`, no accept behind it (a warning)
     repaired: list[str] = field(default_factory=list)
     reindexed: bool = False
     captures: dict = field(default_factory=dict)  # store.queue.QueueCounts.to_json()
@@ -108,6 +109,15 @@ class Report:
             }  # fmt: skip
             for b in self.broken_links
         ]
+        out += [
+            {
+                "code": "UNPROVEN_REVIEW", "id": u["id"], "path": u["path"],
+                "what": f"{u['path']}: its file claims reviewed, but no accept by a person is behind it; shown and treated as unreviewed",
+                "fix": f"`git log -p -- {_rel(u['path'])}` (in its store) shows who wrote the claim; if you vouch for it, "
+                f"`jacked memory accept {u['id']}`",
+            }  # fmt: skip
+            for u in self.unproven_reviews
+        ]
         out += [{"code": "CONFIG_IGNORED", "path": w["path"], "what": f"{w['path']}: {w['field']} is ignored ({w['code']})", "fix": w["fix"]} for w in self.config_warnings]
         if self.stale_temp_files:
             what = f"{plural(self.stale_temp_files, 'temp file')} left by an interrupted write"
@@ -141,6 +151,7 @@ class Report:
             "derived_stale": self.derived_stale,
             "stale_git_locks": self.stale_git_locks,
             "quarantine": self.quarantine,
+            "unproven_reviews": self.unproven_reviews,
             "repaired": self.repaired,
             "reindexed": self.reindexed,
             "captures": self.captures,

@@ -377,6 +377,7 @@ def build_plan(ctx, explicit: list[str] | None, *, progress: Callable[[int], Non
     """Read the sources and decide what each file becomes; writes nothing."""
     from jacked_vault.store import audit
     from jacked_vault.search.index import open_fresh
+    from jacked_vault.search.service import rejected_elsewhere
     from jacked_vault.store.tombstones import tombstone_hash
 
     repo = ctx.repo
@@ -392,7 +393,7 @@ def build_plan(ctx, explicit: list[str] | None, *, progress: Callable[[int], Non
     recorded = audit.verify(store.root).recorded_ids
     index = open_fresh(store)
     try:
-        tombstones = set(index.tombstone_set())
+        tombstones = set(index.tombstone_set()) | rejected_elsewhere(ctx, store)
     finally:
         index.close()
     try:
@@ -539,6 +540,7 @@ def migrate(
     from jacked_vault.recall.index_md import regenerate_index
     from jacked_vault.safety import fsio
     from jacked_vault.search.entries import Entry
+    from jacked_vault.search.service import rejected_elsewhere
     from jacked_vault.write.transaction import write_transaction
 
     if dry_run:
@@ -549,7 +551,7 @@ def migrate(
     store = ctx.vault
     harness = ctx.harness
     commit = None
-    with write_transaction(store, harness=harness, origin="migration", author=author) as tx:
+    with write_transaction(store, harness=harness, origin="migration", author=author, rejected_elsewhere=rejected_elsewhere(ctx, store)) as tx:
         plan = build_plan(ctx, sources, progress=progress)
         now = utc_now()
         notes = _check_candidates(ctx, plan, now)

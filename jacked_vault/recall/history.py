@@ -15,7 +15,6 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from itertools import islice
 from typing import TYPE_CHECKING
 
 from jacked_vault.store import git
@@ -78,7 +77,7 @@ def _note_state(index: SearchIndex, note_id: str, viewer: Viewer) -> dict | None
     return None
 
 
-def _entries(store: Store, rel: str | None, index: SearchIndex, viewer: Viewer, *, person: bool) -> Iterator[dict]:
+def history_entries(store: Store, rel: str | None, index: SearchIndex, viewer: Viewer, *, person: bool) -> Iterator[dict]:
     """The entries `viewer` may see, each with its note's state (`note`; None when it names none)."""
     states: dict[str, dict | None] = {}
     for commit in _commits(store, rel):
@@ -123,27 +122,3 @@ class History:
             for e in self.entries
         ]
         return "\n".join(lines) or "no history"
-
-
-def note_history(ctx, note_id: str | None, limit: int) -> History:
-    """The vault's history, or the history of one note's file, as this reader may see it: `log
-    ID` finds the note as `read` does (INCOMPLETE, NOT_FOUND for one it may not see)."""
-    from jacked_vault.document.model import UNKNOWN_HARNESS
-    from jacked_vault.notes import read
-    from jacked_vault.search.index import open_fresh
-    from jacked_vault.search.policy import DEFAULT_SCOPES, EVERYTHING, reader
-
-    person = ctx.harness == UNKNOWN_HARNESS
-    if note_id is None:
-        store, rel, path = ctx.vault, None, None
-        viewer = EVERYTHING if person else reader(ctx.harness, scopes=DEFAULT_SCOPES)
-    else:
-        viewer = EVERYTHING if person else reader(ctx.harness, scopes=DEFAULT_SCOPES | {"user"})  # by id, as `read` asks
-        doc = read(ctx, note_id, viewer).doc
-        store, rel, path = doc.store, doc.path, doc.display_path
-    index = open_fresh(store)
-    try:
-        entries = list(islice(_entries(store, rel, index, viewer, person=person), limit))
-    finally:
-        index.close()
-    return History(note_id, path, entries)

@@ -27,7 +27,7 @@ from jacked_vault.errors import VaultError
 from jacked_vault.search.entries import Diagnostics, Doc, Entry, first_sentence
 from jacked_vault.search.policy import Viewer
 from jacked_vault.search.query import COLUMNS, Filters, run_search
-from jacked_vault.search.treediff import SYMLINK_MODE, TREE_MODE, changed_entries
+from jacked_vault.search.treediff import FILE_MODES, SYMLINK_MODE, TREE_MODE, changed_entries
 from jacked_vault.store.git import fast_head
 from jacked_vault.store.layout import GROUPS_DIR, USER_DIR, Store, classify_episodic, classify_hot, classify_note, classify_path, searchable_episodic
 
@@ -35,7 +35,6 @@ INDEX_FILE = "index.sqlite"
 MAX_ROOT_FILES = 200_000  # 4x a big team's 50k-note group (bench_cli); beyond it reads fail as INCOMPLETE
 MAX_ROOT_BYTES = 1024 * 1024 * 1024
 INDEXED_KINDS = frozenset({"note", "hot", "episodic", "tombstones"})
-FILE_MODES = (0o100644, 0o100755)
 
 _DDL = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
@@ -128,6 +127,7 @@ class SearchIndex:
         self._progress = progress
         self._indexed = 0
         self._head: str | None = None  # the commit being indexed (whose history holds the accepts)
+        self.foreign_stones = False  # values rejected in other stores are hidden (`hide_rejected_elsewhere`)
 
     # -- connection -------------------------------------------------------------------------
 
@@ -596,8 +596,24 @@ class SearchIndex:
 
     # -- tombstones ---------------------------------------------------------------------------
 
+    def hide_rejected_elsewhere(self, hashes: set[str]) -> None:
+        """Hide, for the queries of this connection, the live notes holding a value rejected in
+        another store read with this one (SPEC 5.3: one rejection holds in every store)."""
+        from jacked_vault.search.policy import FOREIGN_STONES
+
+        db = self.db
+        db.execute(f"CREATE TEMP TABLE IF NOT EXISTS {FOREIGN_STONES}(hash TEXT PRIMARY KEY)")
+        db.execute(f"DELETE FROM temp.{FOREIGN_STONES}")
+        db.executemany(f"INSERT OR IGNORE INTO temp.{FOREIGN_STONES}(hash) VALUES(?)", [(h,) for h in hashes])
+        self.foreign_stones = bool(hashes)
+
     def tombstone_set(self) -> Iterable[str]:
         return (row[0] for row in self.db.execute("SELECT DISTINCT hash FROM tombstones"))
+
+    def live_with_value(self, value_hash: str) -> list[str]:
+        """Paths of the candidate and active notes whose normalised title and body hash to `value_hash`."""
+        rows = self.db.execute("SELECT path FROM docs WHERE thash=? AND tier='note' AND status IN ('candidate', 'active') ORDER BY path", (value_hash,))
+        return [path for (path,) in rows]
 
     def is_tombstoned(self, hash_: str) -> bool:
         return self.db.execute("SELECT 1 FROM tombstones WHERE hash=? LIMIT 1", (hash_,)).fetchone() is not None
@@ -612,7 +628,7 @@ class SearchIndex:
         """Notes of a group that `viewer` may see, for index.md and the brief:
         (title, path, summary, updated_at, inbound links), newest day first, then the most
         linked, then title; also the total count."""
-        policy, params = viewer.where()
+        policy, params = viewer.where(self)
         where = f"d.tier='note' AND d.grp IS ? AND {policy}"
         total = self.db.execute(f"SELECT COUNT(*) FROM docs d WHERE {where}", (group, *params)).fetchone()[0]
         # Newest first by the (grp, updated_at) index, stopping once `limit` rows are in and the day
@@ -637,7 +653,7 @@ class SearchIndex:
 
     def top_decisions(self, group: str | None, limit: int, viewer: Viewer) -> list[tuple[str, str, str, str]]:
         """Decisions of a group that `viewer` may see, most linked first: (title, path, summary, trust)."""
-        policy, params = viewer.where()
+        policy, params = viewer.where(self)
         rows = self.db.execute(
             f"SELECT d.title, d.path, d.summary, d.trust, COALESCE(ib.n, 0) AS inbound FROM docs d LEFT JOIN {_INBOUND} ib ON ib.dst = d.id"
             f" WHERE d.tier='note' AND d.kind='decision' AND d.grp IS ? AND {policy}"
@@ -689,14 +705,14 @@ class SearchIndex:
     def lookup(self, note_id: str, viewer: Viewer | None = None, *, derived: bool = False) -> list[Doc]:
         """Every note carrying `note_id` (or, with `derived`, every derived document: hot.md, an
         episodic file); with a viewer, only those it may see."""
-        policy, params = viewer.where() if viewer is not None else ("1", [])
+        policy, params = viewer.where(self) if viewer is not None else ("1", [])
         tier = "d.tier<>'note'" if derived else "d.tier='note'"
         return self._docs(f"SELECT {COLUMNS} FROM docs d WHERE d.id=? AND {tier} AND {policy} ORDER BY d.path", (note_id, *params))
 
     def backlinks(self, note_id: str, limit: int, viewer: Viewer) -> list[Doc]:
         """Notes linking to `note_id` that `viewer` may see, newest first (limit + 1 rows to
         detect a cut); the policy applies before the limit, so hidden ones never crowd out visible ones."""
-        policy, params = viewer.where()
+        policy, params = viewer.where(self)
         return self._docs(
             f"SELECT DISTINCT {COLUMNS} FROM links l JOIN docs d ON d.rowid = l.src"
             f" WHERE l.dst=? AND d.tier='note' AND {policy} ORDER BY d.updated_at DESC, d.id LIMIT ?",

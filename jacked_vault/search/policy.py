@@ -18,14 +18,25 @@ Two clocks (bi-temporal):
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+import sqlite3
+from typing import Protocol
 
 from jacked_vault.document.model import STATUSES, UNKNOWN_HARNESS
+from jacked_vault.store.layout import Store
 
-if TYPE_CHECKING:
-    from jacked_vault.search.index import SearchIndex
+class Asked(Protocol):
+    """What the policy needs of the index it renders SQL for (search.index.SearchIndex)."""
+
+    db: sqlite3.Connection
+    store: Store
+    foreign_stones: bool
+
+    @property
+    def commit(self) -> str | None: ...
+
 
 SCOPES = ("group", "project", "user")
+FOREIGN_STONES = "foreign_stones"  # a connection's TEMP table: values rejected in the other stores read with this one
 DEFAULT_SCOPES = frozenset({"group", "project"})
 
 
@@ -58,9 +69,11 @@ class Viewer:
 
         return replace(self, now=utc_now())
 
-    def where(self, index: SearchIndex | None = None) -> tuple[str, list]:
+    def where(self, index: Asked | None = None) -> tuple[str, list]:
         """SQL over `docs d`: the policy as a WHERE clause (`1` when nothing limits) and its params.
-        With `known_at`, `index` is the one asked: the states at that time are loaded into it."""
+        `index` is the one asked: a value rejected in another store read with it is hidden
+        (`SearchIndex.hide_rejected_elsewhere`), and with `known_at` the states at that time are
+        loaded into it."""
         viewer = self.at_now()
         sql: list[str] = []
         params: list = []
@@ -71,6 +84,10 @@ class Viewer:
 
         if viewer.scopes is not None:
             add(f"d.scope IN ({','.join('?' * len(viewer.scopes))})", *sorted(viewer.scopes))
+        if index is not None and index.foreign_stones:
+            from jacked_vault.store.tombstones import blocks_sql
+
+            add(f"NOT (d.thash IN (SELECT hash FROM temp.{FOREIGN_STONES}) AND {blocks_sql('d')})")
         if viewer.shared_only:
             add("EXISTS (SELECT 1 FROM doc_targets t WHERE t.doc = d.rowid AND t.target = 'all')")
         elif viewer.harness:

@@ -11,11 +11,23 @@ another id there, an invalid file, beyond `MAX_COMMITS`) has no row and is not s
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import sqlite3
+from typing import TYPE_CHECKING, Protocol
+
+from jacked_vault.store.layout import Store
 
 if TYPE_CHECKING:
     from jacked_vault.document import Note
-    from jacked_vault.search.index import SearchIndex
+
+
+class Asked(Protocol):
+    """What record time needs of an index (search.index.SearchIndex): its connection, store and commit."""
+
+    db: sqlite3.Connection
+    store: Store
+
+    @property
+    def commit(self) -> str | None: ...
 
 TABLE = "temp.known_states"
 MAX_COMMITS = 200_000  # how far back the first-parent walk goes before it stops looking
@@ -25,7 +37,7 @@ _DDL = (
 )
 
 
-def load(index: SearchIndex, known_at: str) -> None:
+def load(index: Asked, known_at: str) -> None:
     """Fill `TABLE` on `index`'s connection with the state at `known_at` of every note changed after it."""
     db = index.db
     changed = {
@@ -42,7 +54,7 @@ def load(index: SearchIndex, known_at: str) -> None:
     db.executemany(f"INSERT INTO {TABLE}(doc, status, valid_from, valid_until, updated_at) VALUES(?,?,?,?,?)", states)
 
 
-def _states_at(index: SearchIndex, changed: dict[str, tuple[int, str]], known_at: str) -> list[tuple]:
+def _states_at(index: Asked, changed: dict[str, tuple[int, str]], known_at: str) -> list[tuple]:
     """(rowid, status, valid_from, valid_until, updated_at) of each changed note as it stood at `known_at`."""
     import pygit2
 
@@ -78,7 +90,7 @@ def _version(repo, commit, path: str, parsed: dict[str, Note | None]) -> Note | 
     """The note `path` holds in `commit` (None: absent, not a file, or not a valid note)."""
     from jacked_vault.document import parse_note
     from jacked_vault.errors import VaultError
-    from jacked_vault.search.index import FILE_MODES
+    from jacked_vault.search.treediff import FILE_MODES
 
     try:
         entry = commit.tree[path]

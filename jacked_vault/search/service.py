@@ -10,6 +10,7 @@ from jacked_vault.search.entries import Diagnostics, Doc
 from jacked_vault.search.index import SearchIndex
 from jacked_vault.search.policy import DEFAULT_SCOPES
 from jacked_vault.search.query import Filters
+from jacked_vault.store.layout import Store
 
 
 def fresh_indexes(ctx: Context) -> tuple[list[SearchIndex], Diagnostics]:
@@ -30,11 +31,31 @@ def fresh_indexes(ctx: Context) -> tuple[list[SearchIndex], Diagnostics]:
             indexes.append(index)
             index.refresh()
             diag.merge(index.diagnostics())
+        if len(indexes) > 1:
+            stones = [set(index.tombstone_set()) for index in indexes]
+            for n, index in enumerate(indexes):
+                index.hide_rejected_elsewhere(set().union(*(s for m, s in enumerate(stones) if m != n)))
     except BaseException:
         for index in indexes:
             index.close()
         raise
     return indexes, diag
+
+
+def rejected_elsewhere(ctx: Context, store: Store) -> frozenset[str]:
+    """For a write into `store` from `ctx`: the values rejected in the other stores this machine
+    reads from there (the vault, the cwd repo's project store; SPEC
+    5.3: one rejection holds in every store)."""
+    stones: set[str] = set()
+    others = [s for s in ctx.stores() if s.root != store.root]
+    for other in others:
+        index = SearchIndex(other)
+        try:
+            index.refresh()
+            stones |= set(index.tombstone_set())
+        finally:
+            index.close()
+    return frozenset(stones)
 
 
 @dataclass(frozen=True)

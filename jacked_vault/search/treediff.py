@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 TREE_MODE = 0o040000
+FILE_MODES = (0o100644, 0o100755)
 SYMLINK_MODE = 0o120000
 
 

@@ -65,6 +65,17 @@ def blocks(status: str, origin: str, *, person_override: bool) -> bool:
     a rejected value back, and a claim of `trust: reviewed` is no exemption: it is only a field
     of the file (store/reviews.py), and a rejection made later outweighs an earlier accept.
     """
-    if status in ("rejected", "superseded"):
+    if status in RECORDS:
         return False
-    return not (person_override and origin == "cli")
+    return not (person_override and origin == PERSON_ORIGIN)
+
+
+RECORDS = ("rejected", "superseded")  # statuses that are the record of a rejection, not a live value
+PERSON_ORIGIN = "cli"  # a committed note with this origin was saved by a person (who may override)
+
+
+def blocks_sql(alias: str) -> str:
+    """`blocks(status, origin, person_override=True)` for the committed note rows `alias` names,
+    as SQL (the same rule; a test holds the two equal)."""
+    statuses = ", ".join(f"'{s}'" for s in RECORDS)
+    return f"({alias}.status NOT IN ({statuses}) AND {alias}.origin <> '{PERSON_ORIGIN}')"

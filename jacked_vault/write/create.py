@@ -9,6 +9,7 @@ file that `doctor --repair` commits (with `--supersedes`, nothing: the next writ
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Container
 from dataclasses import dataclass, field
 
 from jacked_vault.document import Note, render_note, slugify_title, utc_now
@@ -72,6 +73,7 @@ def create_note(
     author: dict | None = None,
     lock_timeout_s: float | None = None,
     allow_rejected: bool = False,
+    rejected_elsewhere: Container[str] = frozenset(),
 ) -> Created:
     """Gate, write, audit and commit one new note with its group's index.md. All or nothing.
 
@@ -84,8 +86,10 @@ def create_note(
     from jacked_vault.store.gate import check_note
 
     data = check_note(note, tombstoned=None)
-    with write_transaction(store, harness=note.source_harness, origin=note.origin, author=author, lock_timeout_s=lock_timeout_s) as tx:
-        check_note(note, tombstoned=tx.index.is_tombstoned, allow_rejected=allow_rejected)
+    with write_transaction(
+        store, harness=note.source_harness, origin=note.origin, author=author, lock_timeout_s=lock_timeout_s, rejected_elsewhere=rejected_elsewhere
+    ) as tx:
+        check_note(note, tombstoned=tx.rejected, allow_rejected=allow_rejected)
         if tx.index.lookup(note.id):
             raise VaultError("EXISTS", f"a note with id {note.id} already exists")
         superseded = _superseded_copies(tx, note, note.created_at)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Container, Iterator
 from contextlib import contextmanager
 
 from jacked_vault.errors import VaultError
@@ -62,12 +62,20 @@ class Transaction:
         self._repo = None
         self._journal: int | None = None  # the journal's descriptor, once this transaction wrote
         self.rolled_back: list[str] = []  # what a write a kill interrupted had left, put back first
+        self.rejected_elsewhere: Container[str] = frozenset()  # values rejected in the other stores read with this one
 
     @property
     def repo(self):
         if self._repo is None:
             self._repo = git.open_repo(self.store.root)
         return self._repo
+
+    def rejected(self, value_hash: str) -> bool:
+        """The tombstone rule's oracle for this write: rejected in this store or in any other the
+        writer reads (the gate asks it for every note this transaction commits)."""
+        if self.index.is_tombstoned(value_hash):
+            return True
+        return value_hash in self.rejected_elsewhere
 
     def committed(self, rel: str) -> bytes | None:
         """`rel` as HEAD has it (None if HEAD has no such file): what transitions start from."""
@@ -184,7 +192,7 @@ class Transaction:
                     self.store,
                     rel,
                     data,
-                    tombstoned=self.index.is_tombstoned,
+                    tombstoned=self.rejected,
                     base=base,
                     new=base is None,
                     allow_rejected=rel in self._person_override,
@@ -305,8 +313,11 @@ def write_transaction(
     origin: str,
     author: dict | None = None,
     lock_timeout_s: float | None = None,
+    rejected_elsewhere: Container[str] = frozenset(),
 ) -> Iterator[Transaction]:
-    """Lock the store and yield a Transaction; undo on error, refresh the index after a commit."""
+    """Lock the store and yield a Transaction; undo on error, refresh the index after a commit.
+    `rejected_elsewhere`: the values rejected in the other stores the writer reads (SPEC 5.3: one
+    rejection holds in every store; `search.service.rejected_elsewhere`)."""
     from jacked_vault.search.index import SearchIndex
     from jacked_vault.store.vault import check_store_gitignore
 
@@ -320,6 +331,7 @@ def write_transaction(
             index.refresh()
             tx = Transaction(store, index, author, harness=harness, origin=origin)
             tx.rolled_back = rolled_back
+            tx.rejected_elsewhere = rejected_elsewhere
             settled = False
             try:
                 yield tx

@@ -30,6 +30,7 @@ class Transitioned:
     path: str
     commit: str
     quarantined: list[str] = field(default_factory=list)
+    also_rejected: list[str] = field(default_factory=list)  # a reject's live twins (the same value), rejected with it
 
     def to_json(self) -> dict:
         return {
@@ -41,6 +42,7 @@ class Transitioned:
             "path": self.path,
             "commit": self.commit,
             "quarantined": self.quarantined,
+            "also_rejected": self.also_rejected,
         }
 
     def to_text(self) -> str:
@@ -49,6 +51,7 @@ class Transitioned:
         else:
             state = self.status + (", reviewed by you" if self.op == "accept" else "")
         lines = [f"{self.op}: {self.title} ({self.id}) is now {state} [{self.commit[:10]}]"]
+        lines += [f"also rejected {twin}: it holds the same value" for twin in self.also_rejected]
         return "\n".join(lines + kept_aside(self.quarantined))
 
 
@@ -122,16 +125,44 @@ def transition(
         now = utc_now()
         updated = dataclasses.replace(note, updated_at=now, **_changes(op, note, now, reason=reason, valid_until=valid_until, by=by, trust=trust))
         data = render_note(updated)
+        changes: dict[tuple[str, str | None], dict] = {(note.scope, note.group): {rel: Entry.from_note(updated)}}
+        twins: list[str] = []
         if op == "reject":
+            value = tombstone_hash(note.title, note.body)
             path = tombstone_path(audit.machine_id(store.cache))
-            stones = (tx.committed(path) or b"") + (tombstone_hash(note.title, note.body) + "\n").encode()
+            stones = (tx.committed(path) or b"") + (value + "\n").encode()
             tx.replace(path, stones)
             tx.event("tombstone", note.id, path, stones, ts=now)
+            twins = _reject_twins(tx, value, rel, note.id, updated.status_reason or "", now, changes)
         kept = tx.transition(rel, data)
         tx.event(op, note.id, rel, data, ts=now)
-        regenerate_index(tx, note.scope, note.group, {rel: Entry.from_note(updated)})
+        for (scope, group), group_changes in changes.items():
+            regenerate_index(tx, scope, group, group_changes)
         sign = op == "accept" and (review_signers() is not None or git.signs_commits(tx.repo))
         commit = tx.commit(f"memory({op}): {note.title}", sign=sign, note_id=note.id, reason=updated.status_reason if op != "accept" else None)
     return Transitioned(
-        note.id, note.title, op, updated.status, updated.trust, updated.valid_until, store.display(rel, note.scope), commit, [kept] if kept else []
+        note.id, note.title, op, updated.status, updated.trust, updated.valid_until, store.display(rel, note.scope), commit, [kept] if kept else [], twins
     )
+
+
+def _reject_twins(tx, value: str, rel: str, note_id: str, reason: str, now: str, changes: dict) -> list[str]:
+    """SPEC 5.3: rejecting a value rejects, in the same commit, every other live note of this store
+    that holds it (left live, each would be a refused file making every read incomplete). Their
+    files are built from the committed blobs, like any transition; returns their ids."""
+    from jacked_vault.document import parse_note, render_note
+    from jacked_vault.search.entries import Entry
+
+    done = []
+    for path in tx.index.live_with_value(value):
+        committed = tx.committed(path)
+        if path == rel or committed is None:
+            continue
+        twin = parse_note(committed, source=path)
+        why = f"the same value as {note_id} was rejected: {reason}"
+        rejected = dataclasses.replace(twin, status="rejected", status_reason=why[:500], updated_at=now)
+        data = render_note(rejected)
+        tx.transition(path, data)
+        tx.event("reject", twin.id, path, data, ts=now)
+        changes.setdefault((twin.scope, twin.group), {})[path] = Entry.from_note(rejected)
+        done.append(twin.id)
+    return done

@@ -252,6 +252,7 @@ def already_captured(ctx, sha: str) -> tuple[str, str] | None:
 
 
 def _create(ctx, info: MergeInfo, *, use_distiller: bool) -> Outcome:
+    from jacked_vault.search.service import rejected_elsewhere
     from jacked_vault.write.create import build_note, create_note
 
     from jacked_vault.write.agents import status_for
@@ -295,7 +296,7 @@ def _create(ctx, info: MergeInfo, *, use_distiller: bool) -> Outcome:
             status=status,
             tags=tags,
         )
-        return create_note(ctx.vault, note, **settings_for(ctx))
+        return create_note(ctx.vault, note, rejected_elsewhere=rejected_elsewhere(ctx, ctx.vault), **settings_for(ctx))
 
     tries = [(title, body)]
     if outcome.distilled:
