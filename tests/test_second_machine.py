@@ -195,3 +195,25 @@ def test_a_worktree_of_a_mapped_repo_gets_the_same_group_and_brief(tmp_path: Pat
     assert seen[0]["group"] == seen[1]["group"] == "platform" and seen[0]["identity"] == seen[1]["identity"]
     briefs = [run_cli("memory", "brief", vault=vault, cwd=cwd).out for cwd in (main, worktree)]
     assert briefs[0] == briefs[1] and "Platform rule" in briefs[0]
+
+
+def test_init_from_finds_the_branch_that_holds_the_vault(tmp_path: Path):
+    """Issue 18.3: a bare remote made with plain `git init --bare` names `master` as HEAD while
+    the vault pushed `main`; init --from takes main and says so."""
+    remote = tmp_path / "plain.git"
+    subprocess.run(["git", "init", "-q", "--bare", "-b", "master", str(remote)], check=True)
+    url = f"file://{remote}"
+    laptop = _vault_in(tmp_path / "laptop")
+    run_cli("memory", "init", "--no-scan", vault=laptop)
+    assert run_cli("memory", "add", *NOTE, vault=laptop).code == 0
+    run_cli("memory", "remote", "set", url, vault=laptop)
+    assert run_cli("memory", "push", vault=laptop).code == 0
+    desktop = _vault_in(tmp_path / "desktop")
+    done = run_cli("memory", "init", "--from", url, "--json", vault=desktop)
+    assert done.code == 0, done.out + done.err
+    assert done.json["branch"] == "main" and done.json["notes"] == 1
+    text = run_cli("memory", "init", "--from", url, vault=_vault_in(tmp_path / "third"))
+    assert "main" in text.out and "master" in text.out, text.out
+    assert git(desktop, "rev-parse", "--abbrev-ref", "HEAD").strip() == "main"
+    synced = run_cli("memory", "sync", "--json", vault=desktop)
+    assert synced.code == 0, synced.out

@@ -37,15 +37,17 @@ class Cloned:
     machine_id: str
     quarantined: list[dict]
     offers: list[str]  # this machine's hook installs, offered and never run here
+    branch_reason: str = "the remote's default branch"  # why this branch holds the vault
 
     def to_json(self) -> dict:
         return {
             "path": str(self.store.root), "created": True, "commit": None, "groups": None, "from": self.url, "branch": self.branch,
             "head": self.head, "notes": self.notes, "machine_id": self.machine_id, "quarantined": self.quarantined, "next": self.offers,
+            "branch_reason": self.branch_reason,
         }  # fmt: skip
 
     def to_text(self) -> str:
-        lines = [f"Cloned vault from {self.url} at {self.store.root} ({self.notes} notes, {self.branch} at {self.head[:10]})"]
+        lines = [f"Cloned vault from {self.url} at {self.store.root} ({self.notes} notes, {self.branch} at {self.head[:10]}: {self.branch_reason})"]
         if self.quarantined:
             lines.append(f"quarantined {len(self.quarantined)} file(s) that failed the gate (see `jacked memory doctor`)")
         lines.append(f"optional on this machine: `{self.offers[0]}` (session hooks), `{self.offers[1]}` (MCP server)")
@@ -71,7 +73,7 @@ def clone_vault(url: str, path: Path, *, name_vault: bool = False) -> Cloned:
         temp = Path(tempfile.mkdtemp(prefix=f".{path.name[:40]}.jacked-clone-", dir=path.parent))
         _git_clone(url, temp)
         store = Store(temp)
-        branch, head, arrivals = _check_out(store)
+        branch, head, arrivals, reason = _check_out(store)
         notes = _build_index(store)
         machine = machine_id(store.cache)
         quarantined = _settle(store, arrivals)
@@ -90,7 +92,7 @@ def clone_vault(url: str, path: Path, *, name_vault: bool = False) -> Cloned:
             raise VaultError("CONFIG", f"cannot create the vault at {path} ({exc.strerror}); nothing was left behind") from None
         raise
     root = path.resolve()
-    return Cloned(Store(root), remote.display_url(url) or "", branch, head, notes, machine, quarantined, _offers(root, name_vault))
+    return Cloned(Store(root), remote.display_url(url) or "", branch, head, notes, machine, quarantined, _offers(root, name_vault), reason)
 
 
 def _check_target(path: Path) -> None:
@@ -136,15 +138,7 @@ def _check_out(store: Store):
     from jacked_vault.sync.arrivals import arrival_tombstones, inspect_arrivals
 
     repo = git.open_repo(store.root)
-    if repo.head_is_unborn:
-        raise VaultError(
-            "SYNC",
-            "the remote holds no vault yet (it has no commits). On the machine that has the vault, run "
-            "`jacked memory remote set URL` and `jacked memory push`, then try again; nothing was left behind",
-        )
-    if repo.head_is_detached:
-        raise VaultError("SYNC", "the remote's default branch cannot be checked out (its HEAD names no branch); nothing was left behind")
-    branch = repo.head.shorthand
+    branch, reason = _vault_branch(repo)
     commit = repo.head.peel(pygit2.Commit)
     missing = [rel for rel in REQUIRED if git.tree_blob(repo, rel) is None]
     if missing:
@@ -160,7 +154,42 @@ def _check_out(store: Store):
     index = repo.index
     index.read_tree(tree)
     index.write()
-    return branch, str(commit.id), arrivals
+    return branch, str(commit.id), arrivals, reason
+
+
+def _vault_branch(repo) -> tuple[str, str]:
+    """The branch that holds the vault, checked out locally, and why it was taken: the remote's
+    HEAD, else `main`, else `master`, else its only branch (a bare remote made with plain `git
+    init --bare` may name a `master` that the vault, pushed as `main`, never had)."""
+    prefix = "refs/remotes/origin/"
+    remote = sorted(r[len(prefix) :] for r in repo.references if r.startswith(prefix) and r != f"{prefix}HEAD")
+    target = repo.lookup_reference("HEAD").target
+    named = target.removeprefix("refs/heads/") if isinstance(target, str) else None
+    if not repo.head_is_unborn and not repo.head_is_detached:
+        return repo.head.shorthand, "the remote's default branch"
+    if not remote:
+        raise VaultError(
+            "SYNC",
+            "the remote holds no vault yet (it has no branch with commits). On the machine that has the vault, run "
+            "`jacked memory remote set URL` and `jacked memory push`, then try again; nothing was left behind",
+        )
+    if "main" in remote:
+        branch = "main"
+    elif "master" in remote:
+        branch = "master"
+    elif len(remote) == 1:
+        branch = remote[0]
+    else:
+        raise VaultError(
+            "SYNC",
+            f"the remote's HEAD names no branch it has, and it has {len(remote)} branches but neither main nor master; "
+            "nothing was left behind. Set the remote's HEAD to the vault's branch (`git symbolic-ref HEAD refs/heads/BRANCH` in it)",
+        )
+    repo.references.create(f"refs/heads/{branch}", repo.references[f"{prefix}{branch}"].target, force=True)
+    repo.config[f"branch.{branch}.remote"] = "origin"
+    repo.config[f"branch.{branch}.merge"] = f"refs/heads/{branch}"
+    repo.set_head(f"refs/heads/{branch}")
+    return branch, f"the remote's HEAD names {named or 'no branch'}, which holds nothing; took {branch}"
 
 
 def _settle(store: Store, arrivals) -> list[dict]:
