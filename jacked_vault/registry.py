@@ -113,6 +113,7 @@ SURFACES: tuple[Surface, ...] = (
     Surface("cli-brief", ("memory brief",), "harness"),
     Surface("cli-hot", ("memory hot show",), "harness"),
     Surface("cli-log", ("memory log",), "harness"),
+    Surface("cli-log-person", ("memory log",), "person"),  # a person sees every entry, marked: another window
     Surface("cli-status", ("memory status",), "harness"),
     Surface("cli-review", ("memory review",), "person"),
     Surface("cli-doctor", ("memory doctor",), "person"),

@@ -1,106 +1,900 @@
-"""Issue 9's window matrix: every recall surface × every note that must stay hidden.
+"""The window matrix (issue 17, "The matrices, generated"): every recall surface × every note
+that must stay hidden or be marked.
 
-One read policy (`search.policy`) decides what a reader sees. For each kind of note that must
-not be shown (addressed to another harness, expired, a candidate, rejected, superseded,
-quarantined for a secret), every surface is asked as Claude would ask: CLI search, read, brief,
-index.md, hot show; MCP search, read, backlinks, doctor. The hidden note never shows; a visible
-control note always does.
+The surfaces are not listed here: they are `jacked_vault.registry.SURFACES` (each a name, its
+front-end entries and its reader: a harness, or a person with no harness). They are crossed with
+`CASES`, the notes the one read policy (`search.policy`) must keep out of a window or mark:
+
+- addressed to another harness, expired, not valid yet, a candidate, rejected, superseded, in
+  user scope (not asked for), in another group, in the project store of another code repo, a
+  committed file quarantined for a secret, a forged review (`trust: "reviewed"` with no accept
+  behind it), and the two clocks (recorded after T, at `--known-at T`; valid only after T, at
+  `--as-of T`).
+
+Each case is its own small vault (`World`): a visible control note, a control candidate (what
+the review queue shows), the group's hot.md, a note in the repo's own project store, and the
+case's note. `EXPECT` says, for every
+cell, what the surface must do with the case's note:
+
+- `Hidden`: its word, title and id never appear in anything the surface prints (text and
+  `--json`; an answer to a request that named the id may repeat that id), while the control
+  does appear; a surface that shows counts does not count it;
+- `Counted`: a surface that shows only counts counts it, and names it nowhere;
+- `Marked`: shown, with the mark the contract requires (its status, its group, `unreviewed`,
+  the problem doctor names), checked by the mark's function;
+- `NotApplicable`: with the reason.
+
+Each surface has a driver (`DRIVERS`) that takes the real entry path: the CLI in a subprocess
+(`JACKED_MEMORY_HARNESS=claude` for a harness reader, unset for a person), index.md on disk, the
+SessionStart hook process, the MCP server through its client. A registered surface without a
+driver, or a cell without an expectation, fails, naming what is missing: a surface added to the
+registry without passing every cell cannot go green.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 import pytest
 
-from conftest import git, make_repo, run_cli
+from conftest import cli_env, git, make_repo, run_cli
 from jacked_vault.context import Context
 from jacked_vault.notes import AddRequest, add
+from jacked_vault.registry import SURFACES, Surface
+from jacked_vault.write.init import init_vault
 from jacked_vault.write.transitions import transition
 
 HARNESS = "claude"
 GH = "gh" + "p_" + "Q7r8A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6"
+CONTROL = "Visible aardvark"  # the control note: active, for all, valid since CONTROL_FROM
+PENDING = "Pending anteater"  # the control candidate: what the review queue must show
+CONTROL_FROM = "2020-01-01T00:00:00.000Z"
+AS_OF = "2020-06-01T00:00:00.000Z"  # the control held then; the as-of case's note did not yet
+LATER = "2021-01-01T00:00:00.000Z"
+FUTURE = "2099-01-01T00:00:00.000Z"
+HOT = "Working on the aardvark migration."
+OKAPI = "Project okapi note"  # every world's repo has a project store of its own, with this note
+CODES_OF_ABSENCE = ("JACKED_MEMORY_NOT_FOUND", "JACKED_MEMORY_NOT_VISIBLE", "JACKED_MEMORY_INCOMPLETE")
+
+
+# -- the worlds -----------------------------------------------------------------------------------
 
 
 @dataclass
-class Case:
+class World:
+    """One vault for one case: the controls, and the case's note (none in the base world)."""
+
+    case: str
+    root: Path
     vault: Path
     repo: Path
-    control: str
-    hidden: str
-    word: str
+    control: str = ""
+    pending: str = ""
+    hidden: str = ""  # the case's note id
+    word: str = ""  # its distinctive word (in its title and body)
+    clocks: dict[str, str] = field(default_factory=dict)  # as_of / known_at the clock cases ask at
+    secret: str = ""  # what a quarantined file carries
+    problem_path: str = ""  # the planted file a quarantined case leaves for doctor to name
 
-    def cli(self, *args: str):
-        return run_cli("memory", *args, vault=self.vault, cwd=self.repo, JACKED_MEMORY_HARNESS=HARNESS)
+    @property
+    def title(self) -> str:
+        return f"Hidden {self.word} note"
 
+    def ctx(self, cwd: Path | None = None) -> Context:
+        return Context.create(vault=str(self.vault), cwd=cwd or self.repo, harness="tester")
 
-def _hide(kind: str, ctx: Context, control: str, word: str) -> str:
-    """Make a note of `kind` that must stay hidden from Claude; returns its id."""
-    title, body = f"Hidden {word} note", f"The {word} detail."
-    if kind == "other-harness":
-        return add(ctx, AddRequest(title=title, body=body, targets=("codex",), links=(control,))).note.id
-    if kind == "candidate":
-        return add(ctx, AddRequest(title=title, body=body, status="candidate", links=(control,))).note.id
-    note = add(ctx, AddRequest(title=title, body=body, links=(control,))).note.id
-    if kind == "expired":
-        transition(ctx, note, "expire")
-    elif kind == "rejected":
-        transition(ctx, note, "reject", reason="wrong")
-    elif kind == "superseded":
-        newer = add(ctx, AddRequest(title="Replacement note", body="Newer.")).note.id
-        transition(ctx, note, "supersede", by=newer)
-    return note
+    def env(self, reader: str) -> dict[str, str]:
+        return {"JACKED_MEMORY_HARNESS": HARNESS if reader == "harness" else ""}
 
+    def cli(self, reader: str, *args: str):
+        return run_cli("memory", *args, vault=self.vault, cwd=self.repo, **self.env(reader))
 
-KINDS = ["other-harness", "expired", "candidate", "rejected", "superseded", "quarantined"]
+    def flags(self) -> list[str]:
+        return [arg for name, value in self.clocks.items() for arg in (f"--{name.replace('_', '-')}", value)]
 
 
-@pytest.fixture(params=KINDS)
-def case(request, tmp_path: Path, vault_path: Path) -> Case:
-    repo = tmp_path / "code" / "api"
+def _hidden(w: World, **kw) -> str:
+    """The case's note (linked to the control, so backlinks are asked too)."""
+    kw.setdefault("links", (w.control,))
+    ctx = kw.pop("ctx", None) or w.ctx()
+    return add(ctx, AddRequest(title=w.title, body=f"The {w.word} detail.", **kw)).note.id
+
+
+def _plant(store: Path, rel: str, data: bytes, message: str) -> None:
+    """A file committed with plain git, past every door."""
+    (store / rel).parent.mkdir(parents=True, exist_ok=True)
+    (store / rel).write_bytes(data)
+    git(store, "add", "--", rel)
+    git(store, "commit", "-qm", message)
+
+
+def case_other_harness(w: World) -> None:
+    w.hidden = _hidden(w, targets=("codex",))
+
+
+def case_expired(w: World) -> None:
+    w.hidden = _hidden(w)
+    transition(w.ctx(), w.hidden, "expire")
+
+
+def case_not_yet_valid(w: World) -> None:
+    w.hidden = _hidden(w, valid_from=FUTURE)
+
+
+def case_candidate(w: World) -> None:
+    w.hidden = _hidden(w, status="candidate")
+
+
+def case_rejected(w: World) -> None:
+    w.hidden = _hidden(w)
+    transition(w.ctx(), w.hidden, "reject", reason="wrong")
+
+
+def case_superseded(w: World) -> None:
+    """Superseded by the control, so the world holds no other note to count."""
+    w.hidden = _hidden(w)
+    transition(w.ctx(), w.hidden, "supersede", by=w.control)
+
+
+def case_user_scope(w: World) -> None:
+    w.hidden = _hidden(w, scope="user")
+
+
+def case_other_group(w: World) -> None:
+    from jacked_vault.write.hot import set_hot
+
+    w.hidden = _hidden(w, group="other", repos=("github.com/acme/web",))
+    set_hot(w.ctx(), f"Working on the {w.word} rollout.", group="other")
+
+
+def case_other_repo_project(w: World) -> None:
+    """A note (and hot.md) in the project store of another code repo (this repo has its own: OKAPI)."""
+    from jacked_vault.write.hot import set_hot
+
+    web = w.root / "code" / "web"
+    web.mkdir(parents=True)
+    make_repo(web, "git@github.com:acme/web.git")
+    w.hidden = _hidden(w, scope="project", ctx=w.ctx(web))
+    set_hot(w.ctx(web), f"Working on the {w.word} rollout.", scope="project")
+
+
+def case_quarantined(w: World) -> None:
+    from jacked_vault.document import render_note
+    from jacked_vault.write.create import build_note
+
+    planted = build_note(title=w.title, body=f"The {w.word} detail {GH}", kind="note", scope="group", group="api",
+                         repos=[], source_harness="x", origin="mcp", links=[w.control])  # fmt: skip
+    w.problem_path = "groups/api/note/planted.md"
+    # committed as a create would be: its title in the subject, its id in the trailer (what `log` reads)
+    _plant(w.vault, w.problem_path, render_note(planted), f"memory(note): {w.title}\n\nMemory-Id: {planted.id}\n")
+    w.hidden, w.secret = planted.id, GH
+
+
+def case_forged_reviewed(w: World) -> None:
+    """A committed note edited by hand to claim a review, committed as if by accept."""
+    created = add(w.ctx(), AddRequest(title=w.title, body=f"The {w.word} detail.", kind="decision", links=(w.control,)))
+    path = w.vault / created.rel
+    path.write_text(path.read_text().replace('trust: "unreviewed"', 'trust: "reviewed"'))
+    git(w.vault, "commit", "-qam", "memory(accept): by hand")
+    w.hidden = created.note.id
+
+
+def case_known_at(w: World) -> None:
+    """Recorded after T: unknown to `--known-at T`, visible now."""
+    from datetime import timedelta
+
+    from jacked_vault.document.timestamps import format_timestamp, parse_timestamp
+
+    time.sleep(0.005)
+    w.hidden = _hidden(w)
+    late = _created_at(w, w.hidden)
+    known = format_timestamp(parse_timestamp(late) - timedelta(milliseconds=1))
+    assert _created_at(w, w.control) <= known < late
+    w.clocks = {"known_at": known}
+
+
+def case_as_of(w: World) -> None:
+    """Valid only after T: not held `--as-of T`, visible now."""
+    w.hidden = _hidden(w, valid_from=LATER)
+    w.clocks = {"as_of": AS_OF}
+
+
+def _created_at(w: World, note_id: str) -> str:
+    from jacked_vault.notes import read
+    from jacked_vault.search.policy import EVERYTHING
+
+    return read(w.ctx(), note_id, EVERYTHING).note.created_at
+
+
+# case -> (how its world is built, its distinctive word: one no mark contains, so a mark's check
+# never passes on the word itself)
+CASES: dict[str, tuple[Callable[[World], None], str]] = {
+    "other-harness": (case_other_harness, "zebracodexonly"),
+    "expired": (case_expired, "zebralapsed"),
+    "not-yet-valid": (case_not_yet_valid, "zebrafuture"),
+    "candidate": (case_candidate, "zebraproposed"),
+    "rejected": (case_rejected, "zebradeclined"),
+    "superseded": (case_superseded, "zebraoutdated"),
+    "user-scope": (case_user_scope, "zebrastrategy"),
+    "other-group": (case_other_group, "zebraneighbour"),
+    "other-repo-project": (case_other_repo_project, "zebraforeign"),
+    "quarantined": (case_quarantined, "zebraplanted"),
+    "forged-reviewed": (case_forged_reviewed, "zebraforged"),
+    "known-at": (case_known_at, "zebrarecordedlate"),
+    "as-of": (case_as_of, "zebravalidlater"),
+}
+
+_WORLDS: dict[str, World] = {}
+
+
+def build_world(case: str, root: Path) -> World:
+    vault, repo = root / "vault", root / "code" / "api"
+    init_vault(vault)
     repo.mkdir(parents=True)
     make_repo(repo, "git@github.com:acme/api.git")
-    ctx = Context.create(vault=str(vault_path), cwd=repo, harness="tester")
-    control = add(ctx, AddRequest(title="Visible aardvark", kind="decision", body="The aardvark decision.")).note.id
-    word = f"zebra{request.param.replace('-', '')}"
-    if request.param == "quarantined":
-        from jacked_vault.document import render_note
-        from jacked_vault.write.create import build_note
+    w = World(case, root, vault, repo)
+    ctx = w.ctx()
+    w.control = add(ctx, AddRequest(title=CONTROL, kind="decision", body="The aardvark decision.", valid_from=CONTROL_FROM)).note.id
+    w.pending = add(ctx, AddRequest(title=PENDING, body="The anteater candidate.", status="candidate")).note.id
+    from jacked_vault.write.hot import set_hot
 
-        planted = build_note(title=f"Hidden {word} note", body=f"The {word} detail {GH}", kind="note", scope="group", group="api",
-                             repos=[], source_harness="x", origin="mcp", links=[control])
-        (vault_path / "groups" / "api" / "note").mkdir(parents=True, exist_ok=True)
-        (vault_path / "groups" / "api" / "note" / "planted.md").write_bytes(render_note(planted))
-        git(vault_path, "add", "-A")
-        git(vault_path, "commit", "-qm", "planted by hand")
-        hidden = planted.id
+    set_hot(ctx, HOT)
+    add(ctx, AddRequest(title=OKAPI, body="This repo's own project note.", scope="project"))
+    if case != "base":
+        build, w.word = CASES[case]
+        build(w)
+    return w
+
+
+@pytest.fixture(scope="module")
+def worlds(tmp_path_factory):
+    """Each case's world, built once on first use (the library's own calls: cheap)."""
+
+    def get(case: str) -> World:
+        if case not in _WORLDS:
+            _WORLDS[case] = build_world(case, tmp_path_factory.mktemp(f"world-{case}"))
+        return _WORLDS[case]
+
+    yield get
+    _WORLDS.clear()
+    _BASE.clear()
+
+
+# -- what a surface showed ------------------------------------------------------------------------
+
+
+@dataclass
+class Seen:
+    """What one surface printed for one world."""
+
+    outputs: dict[str, str] = field(default_factory=dict)  # label -> everything printed (text or JSON)
+    asked: dict[str, str] = field(default_factory=dict)  # answers to a request naming the hidden id (may repeat it)
+    data: dict[str, object] = field(default_factory=dict)  # label -> parsed JSON
+    control: str = "missing"  # shown | incomplete (a read refusing to answer from a partial scan) | missing
+    count: int | None = None  # what a counting surface counts
+
+    def everything(self) -> str:
+        return "\n".join([*self.outputs.values(), *self.asked.values()])
+
+
+def _cli(seen: Seen, w: World, reader: str, label: str, *args: str, ok=(0,), asked: bool = False):
+    result = w.cli(reader, *args)
+    assert result.code in ok, f"{label}: exit {result.code}\n{result.out}\n{result.err}"
+    (seen.asked if asked else seen.outputs)[label] = result.out + result.err
+    if "--json" in args:
+        seen.data[label] = result.json
+    return result
+
+
+def drive_cli_search(w: World, reader: str) -> Seen:
+    seen, flags = Seen(), w.flags()
+    if flags:  # a clock case's note is visible now: only the clock hides it
+        now = w.cli(reader, "search", w.word, "--json").json["results"]
+        assert w.hidden in [r["id"] for r in now], "the clock case's note is not visible now"
+    if w.word:
+        _cli(seen, w, reader, "search", "search", w.word, *flags)
+        _cli(seen, w, reader, "search --json", "search", w.word, *flags, "--json")
+    listing = _cli(seen, w, reader, "listing", "search", *flags, "--limit", "200", "--json").json["results"]
+    seen.control = "shown" if w.control in [r["id"] for r in listing] else "missing"
+    return seen
+
+
+def drive_cli_read(w: World, reader: str) -> Seen:
+    seen = Seen()
+    if w.hidden:
+        _cli(seen, w, reader, "read", "read", w.hidden, ok=(0, 1), asked=True)
+        _cli(seen, w, reader, "read --json", "read", w.hidden, "--json", ok=(0, 1), asked=True)
+    _cli(seen, w, reader, "control", "read", w.control, ok=(0, 1))
+    control = _cli(seen, w, reader, "control --json", "read", w.control, "--json", ok=(0, 1)).json
+    seen.control = _read_state(control.get("ok") and control["memory"]["id"] == w.control, control.get("error", {}).get("code"))
+    return seen
+
+
+def _read_state(shown: bool, code: str | None) -> str:
+    return "shown" if shown else "incomplete" if code in ("JACKED_MEMORY_INCOMPLETE", "MEMORY_READ_INCOMPLETE") else "missing"
+
+
+def drive_cli_brief(w: World, reader: str) -> Seen:
+    seen = Seen()
+    _cli(seen, w, reader, "brief", "brief")
+    text = _cli(seen, w, reader, "brief --json", "brief", "--json").json["text"]
+    seen.control = "shown" if CONTROL in text else "missing"
+    return seen
+
+
+def drive_cli_hot(w: World, reader: str) -> Seen:
+    seen = Seen()
+    shown = _cli(seen, w, reader, "hot show", "hot", "show")
+    _cli(seen, w, reader, "hot show --json", "hot", "show", "--json")
+    _cli(seen, w, reader, "hot show --scope project --json", "hot", "show", "--scope", "project", "--json", ok=(0, 1))
+    seen.control = "shown" if HOT in shown.out else "missing"
+    return seen
+
+
+def drive_cli_log(w: World, reader: str) -> Seen:
+    seen = Seen()
+    text = _cli(seen, w, reader, "log", "log").out
+    entries = _cli(seen, w, reader, "log --json", "log", "--json").json["entries"]
+    if w.hidden:
+        _cli(seen, w, reader, "log ID", "log", w.hidden, ok=(0, 1), asked=True)
+        _cli(seen, w, reader, "log ID --json", "log", w.hidden, "--json", ok=(0, 1), asked=True)
+    seen.control = "shown" if CONTROL in text and w.control in {e["memory_id"] for e in entries} else "missing"
+    return seen
+
+
+def drive_cli_status(w: World, reader: str) -> Seen:
+    seen = Seen()
+    _cli(seen, w, reader, "status", "status")
+    seen.count = _cli(seen, w, reader, "status --json", "status", "--json").json["vault"]["notes"]
+    seen.control = "shown" if seen.count >= 1 else "missing"
+    return seen
+
+
+def drive_cli_review(w: World, reader: str) -> Seen:
+    seen = Seen()
+    text = _cli(seen, w, reader, "review", "review").out
+    candidates = _cli(seen, w, reader, "review --json", "review", "--json").json["candidates"]
+    seen.control = "shown" if PENDING in text and w.pending in [c["id"] for c in candidates] else "missing"
+    return seen
+
+
+def drive_cli_doctor(w: World, reader: str) -> Seen:
+    seen = Seen()
+    _cli(seen, w, reader, "doctor", "doctor", ok=(0, 1))
+    seen.count = _cli(seen, w, reader, "doctor --json", "doctor", "--json", ok=(0, 1)).json["memory_count"]
+    seen.control = "shown" if seen.count >= 1 else "missing"
+    return seen
+
+
+def drive_cli_group_list(w: World, reader: str) -> Seen:
+    seen = Seen()
+    _cli(seen, w, reader, "group list", "group", "list")
+    groups = _cli(seen, w, reader, "group list --json", "group", "list", "--json").json["groups"]
+    seen.count = sum(g["note_count"] for g in groups)
+    seen.control = "shown" if any(g["name"] == "api" and g["note_count"] >= 1 for g in groups) else "missing"
+    return seen
+
+
+def drive_index_md(w: World, reader: str) -> Seen:
+    text = (w.vault / "groups" / "api" / "index.md").read_text()
+    return Seen(outputs={"index.md": text}, control="shown" if f"[{CONTROL}]" in text else "missing")
+
+
+def drive_session_start_hook(w: World, reader: str) -> Seen:
+    payload = {"session_id": "s1", "cwd": str(w.repo), "hook_event_name": "SessionStart", "source": "startup"}
+    proc = subprocess.run(
+        [sys.executable, "-m", "jacked_vault.cli.main", "_hook", "session-start", "--vault", str(w.vault)],
+        input=json.dumps(payload), capture_output=True, text=True, cwd=w.repo, env=cli_env(w.vault, **w.env(reader)), timeout=120,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    return Seen(outputs={"hook": proc.stdout + proc.stderr}, control="shown" if CONTROL in proc.stdout else "missing")
+
+
+def _mcp(w: World, calls: list[tuple[str, dict]]) -> list[tuple[bool, dict]]:
+    from mcp import Client
+
+    from test_mcp import call, inproc, run
+
+    async def go():
+        async with Client(inproc(w.vault, w.repo, harness=HARNESS)) as client:
+            return [await call(client, tool, arguments) for tool, arguments in calls]
+
+    return run(go)
+
+
+def _mcp_seen(seen: Seen, label: str, pair: tuple[bool, dict], *, asked: bool = False) -> dict:
+    (seen.asked if asked else seen.outputs)[label] = json.dumps(pair[1])
+    seen.data[label] = pair[1]
+    return pair[1]
+
+
+def drive_mcp_search(w: World, reader: str) -> Seen:
+    seen = Seen()
+    calls = [("memory_search", {"query": "", "limit": 100, **w.clocks})]
+    if w.word:
+        calls.append(("memory_search", {"query": w.word, **w.clocks}))
+    if w.clocks:  # a clock case's note is visible now: only the clock hides it
+        calls.append(("memory_search", {"query": w.word}))
+    answers = _mcp(w, calls)
+    if w.clocks:
+        assert w.hidden in [r["id"] for r in answers.pop()[1]["results"]], "the clock case's note is not visible now"
+    assert not any(is_error for is_error, _ in answers), answers
+    listing = _mcp_seen(seen, "listing", answers[0])
+    if w.word:
+        _mcp_seen(seen, "search", answers[1])
+    seen.control = "shown" if w.control in [r["id"] for r in listing["results"]] else "missing"
+    return seen
+
+
+def drive_mcp_read(w: World, reader: str) -> Seen:
+    seen = Seen()
+    answers = _mcp(w, [("memory_read", {"id": w.control})] + ([("memory_read", {"id": w.hidden})] if w.hidden else []))
+    is_error, control = answers[0]
+    _mcp_seen(seen, "control", answers[0])
+    if w.hidden:
+        _mcp_seen(seen, "read", answers[1], asked=True)
+    seen.control = _read_state(not is_error and control["memory"]["id"] == w.control, control.get("error", {}).get("code"))
+    return seen
+
+
+def drive_mcp_doctor(w: World, reader: str) -> Seen:
+    seen = Seen()
+    (is_error, payload), = _mcp(w, [("memory_doctor", {})])
+    assert not is_error, payload
+    seen.count = _mcp_seen(seen, "doctor", (is_error, payload))["memory_count"]
+    seen.control = "shown" if seen.count >= 1 else "missing"
+    return seen
+
+
+DRIVERS: dict[str, Callable[[World, str], Seen]] = {
+    "cli-search": drive_cli_search,
+    "cli-read": drive_cli_read,
+    "cli-brief": drive_cli_brief,
+    "cli-hot": drive_cli_hot,
+    "cli-log": drive_cli_log,
+    "cli-log-person": drive_cli_log,  # the same command; the reader (no harness) makes it another window
+    "cli-status": drive_cli_status,
+    "cli-review": drive_cli_review,
+    "cli-doctor": drive_cli_doctor,
+    "cli-group-list": drive_cli_group_list,
+    "index-md": drive_index_md,
+    "session-start-hook": drive_session_start_hook,
+    "mcp-search": drive_mcp_search,
+    "mcp-read": drive_mcp_read,
+    "mcp-doctor": drive_mcp_doctor,
+}
+MCP_SURFACES = {"mcp-search", "mcp-read", "mcp-doctor"}  # the server always reads as its fixed harness
+
+
+# -- the expectations -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Hidden:
+    """Never named; the control is shown (`control="incomplete"`: a read refuses to answer at all
+    while a committed file is quarantined, complete or fail); a counting surface does not count it."""
+
+    control: str = "shown"
+
+
+@dataclass(frozen=True)
+class Counted:
+    """A surface of counts only: it counts the note and names it nowhere."""
+
+    why: str
+
+
+@dataclass(frozen=True)
+class Marked:
+    """Shown, with the mark the contract requires (`check` asserts it)."""
+
+    mark: str
+    check: Callable[[Seen, World], None]
+
+
+@dataclass(frozen=True)
+class NotApplicable:
+    why: str
+
+
+def _lines_naming(text: str, w: World) -> list[str]:
+    return [line for line in text.splitlines() if w.word in line]
+
+
+def _hit_lines(text: str, w: World) -> list[str]:
+    """The first line of each search hit naming the case's note (`1. Title  [marks]  id`)."""
+    return [line for line in _lines_naming(text, w) if line.split(". ", 1)[0].isdigit()]
+
+
+def mark_search_group(seen: Seen, w: World) -> None:
+    """Found by a search over every group, with its group."""
+    hits = [r for r in seen.data["search --json"]["results"] if r["id"] == w.hidden]
+    assert [r["group"] for r in hits] == ["other"]
+    lines = _hit_lines(seen.outputs["search"], w)
+    assert lines and all("· group other ·" in line for line in lines)
+
+
+def mark_mcp_search_group(seen: Seen, w: World) -> None:
+    assert [r["group"] for r in seen.data["search"]["results"] if r["id"] == w.hidden] == ["other"]
+
+
+def mark_search_unreviewed(seen: Seen, w: World) -> None:
+    """Found, as unreviewed: what its file claims is not what it is worth."""
+    assert [r["trust"] for r in seen.data["search --json"]["results"] if r["id"] == w.hidden] == ["unreviewed"]
+    lines = _hit_lines(seen.outputs["search"], w)
+    assert lines and all(line.rsplit("[", 1)[-1].split("]")[0].endswith("· unreviewed") for line in lines)
+
+
+def mark_mcp_search_unreviewed(seen: Seen, w: World) -> None:
+    assert [r["trust"] for r in seen.data["search"]["results"] if r["id"] == w.hidden] == ["unreviewed"]
+
+
+def mark_read_user_scope(seen: Seen, w: World) -> None:
+    """Read by its id (asked for), marked user scope; named in no other note's backlinks."""
+    memory = seen.data["read --json"]["memory"]
+    assert memory["id"] == w.hidden and memory["scope"] == "user"
+    assert "scope:   user" in seen.asked["read"]
+    assert w.word not in seen.outputs["control"] + seen.outputs["control --json"], "the control's backlinks name a user-scope note"
+    assert w.hidden not in seen.outputs["control"] + seen.outputs["control --json"], "the control's backlinks name a user-scope note"
+
+
+def mark_read_group(seen: Seen, w: World) -> None:
+    memory = seen.data["read --json"]["memory"]
+    assert memory["id"] == w.hidden and memory["group"] == "other"
+    assert "scope:   group other" in seen.asked["read"]
+
+
+def mark_read_unreviewed(seen: Seen, w: World) -> None:
+    memory = seen.data["read --json"]["memory"]
+    assert memory["trust"] == "unreviewed" and memory["claimed_trust"] == "reviewed"
+    assert "accepted by a person" not in seen.asked["read"] and "no accept by a person is behind it" in seen.asked["read"]
+
+
+def mark_mcp_read_group(seen: Seen, w: World) -> None:
+    memory = seen.data["read"]["memory"]
+    assert memory["id"] == w.hidden and memory["group"] == "other"
+
+
+def mark_mcp_read_unreviewed(seen: Seen, w: World) -> None:
+    memory = seen.data["read"]["memory"]
+    assert memory["id"] == w.hidden and memory["trust"] == "unreviewed" and memory["claimed_trust"] == "reviewed"
+
+
+def mark_brief_unreviewed(seen: Seen, w: World) -> None:
+    """In the brief, quoted, never `[reviewed]` (which the framing says means accepted by a person)."""
+    for label in ("brief", "brief --json", "hook"):
+        if label in seen.outputs:
+            text = seen.data[label]["text"] if label in seen.data else seen.outputs[label]
+            assert f'"{w.title}"' in text and f'"{w.title}" [reviewed]' not in text
+
+
+def mark_index_unreviewed(seen: Seen, w: World) -> None:
+    lines = _lines_naming(seen.outputs["index.md"], w)
+    assert len(lines) == 1 and "reviewed" not in lines[0]
+
+
+def mark_log_user_scope(seen: Seen, w: World) -> None:
+    """Left out of the harness's log; `log ID` (asked for, like `read`) shows it marked user."""
+    assert w.word not in seen.outputs["log"] + seen.outputs["log --json"]
+    entries = seen.data["log ID --json"]["entries"]
+    assert entries and all(e["note"]["scope"] == "user" for e in entries)
+    assert all(line.endswith("· user]") for line in _lines_naming(seen.asked["log ID"], w))
+
+
+def mark_log_group(seen: Seen, w: World) -> None:
+    entries = [e for e in seen.data["log --json"]["entries"] if e["memory_id"] == w.hidden]
+    assert entries and all(e["note"]["group"] == "other" for e in entries)
+    lines = _lines_naming(seen.outputs["log"], w)
+    assert lines and all(line.endswith("· group other]") for line in lines)
+
+
+def mark_log_unreviewed(seen: Seen, w: World) -> None:
+    """Its entries are shown; none says reviewed."""
+    entries = [e for e in seen.data["log --json"]["entries"] if e["memory_id"] == w.hidden]
+    assert entries and all("reviewed" not in json.dumps(e["note"]) for e in entries)
+    lines = _lines_naming(seen.outputs["log"], w)
+    assert lines and all("reviewed" not in line.rsplit("[", 1)[-1] for line in lines)
+
+
+def mark_person_log(label: str, note_says: Callable[[dict], bool], text_says: Callable[[str], bool]) -> Marked:
+    """A person's log: every entry of the note shown, its `note` (--json) and the `[…]` that ends
+    its text line saying what keeps it out of recall; `log ID` answers too."""
+
+    def check(seen: Seen, w: World) -> None:
+        entries = [e for e in seen.data["log --json"]["entries"] if e["memory_id"] == w.hidden]
+        assert entries and all(e["note"] is not None and note_says(e["note"]) for e in entries), entries
+        lines = _lines_naming(seen.outputs["log"], w)
+        assert lines and all(text_says(line.rsplit("[", 1)[-1].rstrip("]")) for line in lines), lines
+        assert {e["commit"] for e in entries} <= {e["commit"] for e in seen.data["log ID --json"]["entries"]}  # its file's history
+
+    return Marked(label, check)
+
+
+def mark_person_log_quarantined(seen: Seen, w: World) -> None:
+    """Its commit is git history a person may see, so it is listed, marked as quarantined (what
+    doctor says of it), never as if the file were gone; nothing of the file is shown."""
+    lines = _lines_naming(seen.outputs["log"], w)
+    assert lines and all("quarantined" in line.rsplit("[", 1)[-1] for line in lines), lines
+
+
+def mark_review_candidate(seen: Seen, w: World) -> None:
+    listed = [c for c in seen.data["review --json"]["candidates"] if c["id"] == w.hidden]
+    assert [c["status"] for c in listed] == ["candidate"]
+    lines = _lines_naming(seen.outputs["review"], w)
+    assert any("candidate" in line and w.hidden in line for line in lines)
+
+
+def mark_doctor_problem(seen: Seen, w: World) -> None:
+    """Doctor names the quarantined file's path and why, never its text."""
+    report = seen.data["doctor --json"]
+    assert [f["path"] for f in report["invalid_files"]] == [f"group:{w.problem_path}"]
+    assert w.problem_path in seen.outputs["doctor"]
+    assert w.word not in seen.everything() and w.secret[:12] not in seen.everything()
+
+
+def mark_doctor_unproven(seen: Seen, w: World) -> None:
+    report = seen.data["doctor --json"]
+    assert [u["id"] for u in report["unproven_reviews"]] == [w.hidden]
+    assert "no accept by a person is behind it" in seen.outputs["doctor"]
+
+
+def mark_group_list(seen: Seen, w: World) -> None:
+    groups = {g["name"]: g["note_count"] for g in seen.data["group list --json"]["groups"]}
+    assert groups.get("other") == 1
+    assert any(line.startswith("other:") and "1 note" in line for line in seen.outputs["group list"].splitlines())
+
+
+HIDDEN = Hidden()
+READ_INCOMPLETE = Hidden(control="incomplete")  # complete or fail: no read answers while a committed file is quarantined
+NO_CLOCKS = NotApplicable("takes no --as-of/--known-at: the note is visible now, as it should be")
+NOT_A_CANDIDATE = Hidden()  # the review queue lists candidates: an active (or closed) note never waits there
+COUNTS_ALL = Counted("counts every note in the vault (any harness, status, scope); names none")
+HOT_HAS_NO_NOTES = NotApplicable("hot show prints hot.md, which holds no note: there is no trust to mark")
+COUNTS_ONLY = NotApplicable("counts only: it names no note, so it shows no trust (it counts this one)")
+
+EXPECT: dict[str, dict[str, object]] = {
+    "cli-search": {
+        **dict.fromkeys(("other-harness", "expired", "not-yet-valid", "candidate", "rejected", "superseded", "user-scope"), HIDDEN),
+        "other-group": Marked("found by a search over every group, with its group", mark_search_group),
+        "other-repo-project": HIDDEN,
+        "quarantined": HIDDEN,
+        "forged-reviewed": Marked("unreviewed", mark_search_unreviewed),
+        "known-at": HIDDEN,
+        "as-of": HIDDEN,
+    },
+    "cli-read": {
+        **dict.fromkeys(("other-harness", "expired", "not-yet-valid", "candidate", "rejected", "superseded"), HIDDEN),
+        "user-scope": Marked("by its id, marked user scope; in no other note's backlinks", mark_read_user_scope),
+        "other-group": Marked("by its id, with its group", mark_read_group),
+        "other-repo-project": HIDDEN,
+        "quarantined": READ_INCOMPLETE,
+        "forged-reviewed": Marked("unreviewed, its claim named", mark_read_unreviewed),
+        "known-at": NO_CLOCKS,
+        "as-of": NO_CLOCKS,
+    },
+    "cli-brief": {
+        **dict.fromkeys(("other-harness", "expired", "not-yet-valid", "candidate", "rejected", "superseded", "user-scope"), HIDDEN),
+        "other-group": HIDDEN,  # the brief is the cwd repo's group
+        "other-repo-project": HIDDEN,
+        "quarantined": HIDDEN,
+        "forged-reviewed": Marked("quoted, never [reviewed]", mark_brief_unreviewed),
+        "known-at": NO_CLOCKS,
+        "as-of": NO_CLOCKS,
+    },
+    "cli-hot": {
+        **dict.fromkeys(("other-harness", "expired", "not-yet-valid", "candidate", "rejected", "superseded", "user-scope"), HIDDEN),
+        "other-group": HIDDEN,  # that group's hot.md, never this one's
+        "other-repo-project": HIDDEN,  # that repo's project hot.md, never this repo's
+        "quarantined": HIDDEN,  # a quarantined hot.md itself: test_hot_show_never_shows_a_quarantined_hot_md
+        "forged-reviewed": HOT_HAS_NO_NOTES,
+        "known-at": NO_CLOCKS,
+        "as-of": NO_CLOCKS,
+    },
+    "cli-log": {
+        **dict.fromkeys(("other-harness", "expired", "not-yet-valid", "candidate", "rejected", "superseded"), HIDDEN),
+        "user-scope": Marked("left out; `log ID` shows it marked user", mark_log_user_scope),
+        "other-group": Marked("its entries marked with its group", mark_log_group),
+        "other-repo-project": HIDDEN,
+        "quarantined": HIDDEN,
+        "forged-reviewed": Marked("its entries shown, none marked reviewed", mark_log_unreviewed),
+        "known-at": NO_CLOCKS,
+        "as-of": NO_CLOCKS,
+    },
+    "cli-log-person": {
+        "other-harness": mark_person_log("for codex", lambda n: n["targets"] == ["codex"], lambda m: "for codex" in m),
+        "expired": mark_person_log("expired", lambda n: n["valid_until"] is not None, lambda m: m.startswith("expired ·")),
+        "not-yet-valid": mark_person_log(
+            "not valid yet", lambda n: n.get("valid_from") == FUTURE, lambda m: not m.startswith("active ·") and "2099" in m
+        ),
+        **{case: mark_person_log(case, lambda n, s=case: n["status"] == s, lambda m, s=case: m.startswith(f"{s} ·"))
+           for case in ("candidate", "rejected", "superseded")},
+        "user-scope": mark_person_log("user scope", lambda n: n["scope"] == "user", lambda m: m.endswith("· user")),
+        "other-group": mark_person_log("its group", lambda n: n["group"] == "other", lambda m: m.endswith("· group other")),
+        "other-repo-project": HIDDEN,  # another repo's store: its history is not this vault's
+        "quarantined": Marked("listed as quarantined, nothing of the file shown", mark_person_log_quarantined),
+        "forged-reviewed": mark_person_log("none says reviewed", lambda n: "reviewed" not in json.dumps(n), lambda m: "reviewed" not in m),
+        "known-at": NO_CLOCKS,
+        "as-of": NO_CLOCKS,
+    },
+    "cli-status": {
+        **dict.fromkeys(("other-harness", "expired", "not-yet-valid", "candidate", "rejected", "superseded", "user-scope", "other-group"), COUNTS_ALL),
+        "other-repo-project": HIDDEN,
+        "quarantined": HIDDEN,
+        "forged-reviewed": COUNTS_ONLY,
+        "known-at": NO_CLOCKS,
+        "as-of": NO_CLOCKS,
+    },
+    "cli-review": {
+        **dict.fromkeys(("other-harness", "expired", "not-yet-valid", "rejected", "superseded", "user-scope", "other-group"), NOT_A_CANDIDATE),
+        "candidate": Marked("listed with its status", mark_review_candidate),
+        "other-repo-project": HIDDEN,
+        "quarantined": HIDDEN,
+        "forged-reviewed": NotApplicable("active, not a candidate: nothing waits for review (doctor names the unproven claim)"),
+        "known-at": NO_CLOCKS,
+        "as-of": NO_CLOCKS,
+    },
+    "cli-doctor": {
+        **dict.fromkeys(("other-harness", "expired", "not-yet-valid", "candidate", "rejected", "superseded", "user-scope", "other-group"),
+                        Counted("a person's doctor counts every note it checks; names a note only for a problem")),
+        "other-repo-project": HIDDEN,
+        "quarantined": Marked("its path and problem named, never its text", mark_doctor_problem),
+        "forged-reviewed": Marked("named as an unproven review", mark_doctor_unproven),
+        "known-at": NO_CLOCKS,
+        "as-of": NO_CLOCKS,
+    },
+    "cli-group-list": {
+        **dict.fromkeys(("other-harness", "expired", "not-yet-valid", "candidate", "rejected", "superseded"),
+                        Counted("a person's group list counts every note of each group")),
+        "user-scope": HIDDEN,  # in no group
+        "other-group": Marked("counted under its own group", mark_group_list),
+        "other-repo-project": HIDDEN,
+        "quarantined": HIDDEN,
+        "forged-reviewed": COUNTS_ONLY,
+        "known-at": NO_CLOCKS,
+        "as-of": NO_CLOCKS,
+    },
+    "index-md": {
+        **dict.fromkeys(("other-harness", "expired", "not-yet-valid", "candidate", "rejected", "superseded", "user-scope"), HIDDEN),
+        "other-group": HIDDEN,  # its own group's index.md
+        "other-repo-project": HIDDEN,
+        "quarantined": HIDDEN,
+        "forged-reviewed": Marked("listed, with no reviewed mark", mark_index_unreviewed),
+        "known-at": NO_CLOCKS,
+        "as-of": NO_CLOCKS,
+    },
+    "session-start-hook": {
+        **dict.fromkeys(("other-harness", "expired", "not-yet-valid", "candidate", "rejected", "superseded", "user-scope"), HIDDEN),
+        "other-group": HIDDEN,
+        "other-repo-project": HIDDEN,
+        "quarantined": HIDDEN,
+        "forged-reviewed": Marked("quoted, never [reviewed]", mark_brief_unreviewed),
+        "known-at": NO_CLOCKS,
+        "as-of": NO_CLOCKS,
+    },
+    "mcp-search": {
+        **dict.fromkeys(("other-harness", "expired", "not-yet-valid", "candidate", "rejected", "superseded", "user-scope"), HIDDEN),
+        "other-group": Marked("found by a search over every group, with its group", mark_mcp_search_group),
+        "other-repo-project": HIDDEN,
+        "quarantined": HIDDEN,
+        "forged-reviewed": Marked("unreviewed", mark_mcp_search_unreviewed),
+        "known-at": HIDDEN,
+        "as-of": HIDDEN,
+    },
+    "mcp-read": {
+        **dict.fromkeys(("other-harness", "expired", "not-yet-valid", "candidate", "rejected", "superseded"), HIDDEN),
+        "user-scope": HIDDEN,  # the server reads user scope only when enabled and asked
+        "other-group": Marked("by its id, with its group", mark_mcp_read_group),
+        "other-repo-project": HIDDEN,
+        "quarantined": READ_INCOMPLETE,
+        "forged-reviewed": Marked("unreviewed, its claim named", mark_mcp_read_unreviewed),
+        "known-at": NO_CLOCKS,
+        "as-of": NO_CLOCKS,
+    },
+    "mcp-doctor": {
+        "other-harness": HIDDEN,  # not Claude's to count at all
+        **dict.fromkeys(("expired", "not-yet-valid", "candidate", "rejected", "superseded", "other-group"),
+                        Counted("counts the notes Claude may read by id in any status; names none")),
+        "user-scope": HIDDEN,
+        "other-repo-project": HIDDEN,
+        "quarantined": HIDDEN,
+        "forged-reviewed": COUNTS_ONLY,
+        "known-at": NO_CLOCKS,
+        "as-of": NO_CLOCKS,
+    },
+}
+
+# (surface, case) -> the open hole, reported; strict, so the fix turns it red until this entry goes
+XFAIL: dict[tuple[str, str], str] = {
+    ("cli-log-person", "not-yet-valid"): (
+        "recall/history.py marks a note valid only from a future time `[active · for all · group api]`, exactly like one in "
+        "recall (an expired one says `expired`), and its --json `note` has no valid_from"
+    ),
+    ("cli-log-person", "quarantined"): (
+        "recall/history.py marks the commit of a committed-but-quarantined note `[not in the vault now]`: the file is in the "
+        "vault, refused by the gate (doctor: committed but refused); the mark should say quarantined"
+    ),
+}
+
+
+# -- the matrix -----------------------------------------------------------------------------------
+
+_BASE: dict[str, Seen] = {}
+
+
+def _base_count(surface: Surface, worlds) -> int:
+    if surface.name not in _BASE:
+        _BASE[surface.name] = DRIVERS[surface.name](worlds("base"), surface.reader)
+    return _BASE[surface.name].count
+
+
+def _cells():
+    for surface in SURFACES:
+        for case in CASES:
+            marks = [pytest.mark.xfail(strict=True, reason=XFAIL[(surface.name, case)])] if (surface.name, case) in XFAIL else []
+            yield pytest.param(surface, case, id=f"{surface.name}-{case}", marks=marks)
+
+
+@pytest.mark.parametrize(("surface", "case"), list(_cells()))
+def test_window(surface: Surface, case: str, worlds):
+    driver = DRIVERS.get(surface.name)
+    assert driver is not None, f"surface {surface.name!r} ({', '.join(surface.via)}) is registered but has no driver in tests/test_read_policy.py DRIVERS"
+    expected = EXPECT.get(surface.name, {}).get(case)
+    assert expected is not None, f"no expectation for surface {surface.name!r} × case {case!r} in tests/test_read_policy.py EXPECT"
+    if isinstance(expected, NotApplicable):
+        assert expected.why.strip()
+        return
+    assert surface.reader in ("harness", "person"), surface
+    assert surface.name not in MCP_SURFACES or surface.reader == "harness", "the MCP server always reads as a harness"
+    w = worlds(case)
+    seen = driver(w, surface.reader)
+    if isinstance(expected, Marked):
+        assert seen.control == "shown", f"{surface.name}: the control note is not shown"
+        expected.check(seen, w)
+        assert not w.secret or w.secret[:12] not in seen.everything()
+        return
+    everything = seen.everything()
+    named = [what for what in (w.word, w.title) if what.lower() in everything.lower()]
+    named += [w.hidden] if any(w.hidden in text for text in seen.outputs.values()) else []
+    named += ["its secret"] if w.secret and w.secret[:12] in everything else []
+    assert named == [], f"{surface.name} shows the {case} note: {named}"
+    for label, answer in seen.data.items():
+        if label in seen.asked:  # a request that named the hidden note: answered as for a missing one
+            error = answer.get("error", {})
+            assert error.get("code") in CODES_OF_ABSENCE or error.get("reason") in CODES_OF_ABSENCE, (label, answer)
+    for label in seen.asked:
+        if label not in seen.data:  # the text answer: a refusal too
+            assert "[JACKED_MEMORY_" in seen.asked[label], (label, seen.asked[label])
+    if isinstance(expected, Hidden):
+        assert seen.control == expected.control, f"{surface.name}: the control is {seen.control}, expected {expected.control}"
     else:
-        hidden = _hide(request.param, ctx, control, word)
-    return Case(vault_path, repo, control, hidden, word)
+        assert isinstance(expected, Counted), expected
+        assert seen.control == "shown"
+    if seen.count is not None:
+        base = _base_count(surface, worlds)
+        assert seen.count == base + (1 if isinstance(expected, Counted) else 0), (
+            f"{surface.name} counts {seen.count} notes; {base} without the {case} note, which it should "
+            f"{'count' if isinstance(expected, Counted) else 'not count'}"
+        )
+    else:
+        assert not isinstance(expected, Counted), f"{surface.name} counts nothing"
 
 
-def test_cli_search_never_shows_it(case: Case):
-    found = case.cli("search", case.word, "--json").json["results"]
-    assert found == []
-    assert [r["id"] for r in case.cli("search", "aardvark", "--json").json["results"]] == [case.control]
+def test_the_tables_name_only_registered_surfaces_and_known_cases():
+    """A stale row (a surface no longer registered, a case no longer built) fails too."""
+    names = {s.name for s in SURFACES}
+    assert set(DRIVERS) <= names, set(DRIVERS) - names
+    assert set(EXPECT) <= names, set(EXPECT) - names
+    assert all(set(row) <= set(CASES) for row in EXPECT.values())
+    assert {s for s, _ in XFAIL} <= names and {c for _, c in XFAIL} <= set(CASES)
 
 
-def test_cli_read_never_shows_it(case: Case):
-    result = case.cli("read", case.hidden, "--json")
-    assert result.code == 1 and result.json["error"]["code"] in ("JACKED_MEMORY_NOT_FOUND", "JACKED_MEMORY_INCOMPLETE")
-    assert case.word not in result.out + result.err
-
-
-def test_cli_brief_never_shows_it(case: Case):
-    brief = case.cli("brief", "--json").json["text"]
-    assert case.word not in brief and "aardvark" in brief.lower()
-
-
-def test_index_md_never_lists_it(case: Case):
-    index_md = (case.vault / "groups" / "api" / "index.md").read_text()
-    assert case.word not in index_md and "Visible aardvark" in index_md
+# -- beyond the matrix ----------------------------------------------------------------------------
 
 
 def test_hot_show_never_shows_a_quarantined_hot_md(tmp_path: Path, vault_path: Path):
@@ -117,82 +911,41 @@ def test_hot_show_never_shows_a_quarantined_hot_md(tmp_path: Path, vault_path: P
     assert GH not in run_cli("memory", "brief", vault=vault_path, cwd=repo).out
 
 
-def _mcp(case: Case, tool: str, arguments: dict):
-    from mcp import Client
-
-    from test_mcp import call, inproc, run
-
-    async def go():
-        async with Client(inproc(case.vault, case.repo, harness=HARNESS)) as client:
-            return await call(client, tool, arguments)
-
-    return run(go)
-
-
-def test_mcp_search_and_read_never_show_it(case: Case):
-    is_error, payload = _mcp(case, "memory_search", {"query": case.word})
-    assert not is_error and payload["results"] == []
-    is_error, payload = _mcp(case, "memory_read", {"id": case.hidden})
-    assert is_error and case.word not in json.dumps(payload)
-
-
-def test_mcp_backlinks_never_show_it(case: Case):
-    is_error, payload = _mcp(case, "memory_read", {"id": case.control})
-    if case.word == "zebraquarantined":  # complete or fail: a quarantined file makes read refuse to guess
-        assert is_error and payload["error"]["code"] == "MEMORY_READ_INCOMPLETE"
-        return
-    assert not is_error and payload["backlinks"] == []
-
-
-def test_mcp_doctor_counts_only_what_claude_may_see(case: Case):
-    is_error, payload = _mcp(case, "memory_doctor", {})
-    assert not is_error and case.word not in json.dumps(payload) and case.hidden not in json.dumps(payload)
-    if case.word in ("zebraotherharness", "zebraquarantined"):  # not Claude's to count at all
-        assert payload["memory_count"] == 1
-
-
-def test_cli_log_never_shows_it(case: Case):
-    """Issue 17.16: `log` goes through the policy too; commit subjects carry titles."""
-    for args in (("log",), ("log", "--json")):
-        result = case.cli(*args)
-        assert result.code == 0 and case.word not in result.out + result.err
-    assert "Visible aardvark" in case.cli("log").out
-    result = case.cli("log", case.hidden, "--json")  # as `read` answers
-    assert result.code == 1 and result.json["error"]["code"] in ("JACKED_MEMORY_NOT_FOUND", "JACKED_MEMORY_INCOMPLETE")
-    assert case.word not in result.out + result.err
-
-
 def test_cli_log_shows_a_person_every_note_marked(tmp_path: Path, vault_path: Path):
     """Issue 17.16: a person (no harness) sees every entry, each marked with its note's status,
     targets and scope; a harness sees only its window, user scope included only by id."""
     repo = tmp_path / "code" / "api"
     repo.mkdir(parents=True)
     make_repo(repo, "git@github.com:acme/api.git")
-    ctx = Context.create(vault=str(vault_path), cwd=repo, harness="tester")
-    control = add(ctx, AddRequest(title="Visible aardvark", body="Seen by all.")).note.id
-    hidden = {kind: _hide(kind, ctx, control, f"zebra{kind.replace('-', '')}") for kind in KINDS if kind != "quarantined"}
-    hidden["user"] = add(ctx, AddRequest(title="Hidden zebrauser note", body="Mine.", scope="user")).note.id
+    w = World("person-log", tmp_path, vault_path, repo)
+    w.control = add(w.ctx(), AddRequest(title=CONTROL, body="Seen by all.")).note.id
+    words, hidden = {}, {}
+    for case in ("other-harness", "candidate", "rejected", "expired", "superseded", "user-scope"):
+        build, w.word = CASES[case]
+        build(w)
+        words[case], hidden[case] = w.word, w.hidden
 
     person = run_cli("memory", "log", "--json", vault=vault_path, cwd=repo)
     marks = {e["memory_id"]: e["note"] for e in person.json["entries"] if e["memory_id"]}
-    assert marks[control] == {"status": "active", "valid_until": None, "targets": ["all"], "scope": "group", "group": "api"}
+    assert marks[w.control] == {"status": "active", "valid_until": None, "targets": ["all"], "scope": "group", "group": "api"}
     assert marks[hidden["other-harness"]]["targets"] == ["codex"]
     assert [marks[hidden[k]]["status"] for k in ("candidate", "rejected", "superseded")] == ["candidate", "rejected", "superseded"]
-    assert marks[hidden["expired"]]["valid_until"] is not None and marks[hidden["user"]]["scope"] == "user"
+    assert marks[hidden["expired"]]["valid_until"] is not None and marks[hidden["user-scope"]]["scope"] == "user"
     text = run_cli("memory", "log", vault=vault_path, cwd=repo).out
-    lines = {word: [line for line in text.splitlines() if f"Hidden zebra{word} note" in line] for word in ("otherharness", "candidate", "rejected", "expired", "superseded", "user")}
+    lines = {case: [line for line in text.splitlines() if f"Hidden {word} note" in line] for case, word in words.items()}
     assert all(lines.values()) and all(line.endswith("]") for found in lines.values() for line in found)
-    assert "for codex" in lines["otherharness"][0] and "candidate" in lines["candidate"][0] and "expired" in lines["expired"][0]
-    assert "rejected" in lines["rejected"][0] and "superseded" in lines["superseded"][0] and "user" in lines["user"][0]
+    mark = {case: found[0].rsplit("[", 1)[-1] for case, found in lines.items()}  # the words carry no mark's name
+    assert "for codex" in mark["other-harness"] and "candidate" in mark["candidate"] and "expired" in mark["expired"]
+    assert "rejected" in mark["rejected"] and "superseded" in mark["superseded"] and "user" in mark["user-scope"]
 
     def as_claude(*args: str):
         return run_cli("memory", "log", *args, vault=vault_path, cwd=repo, JACKED_MEMORY_HARNESS=HARNESS)
 
     shown = as_claude("--json")
-    assert shown.code == 0 and "zebra" not in shown.out and "Visible aardvark" in shown.out
+    assert shown.code == 0 and "zebra" not in shown.out and CONTROL in shown.out
     seen = {e["memory_id"] for e in shown.json["entries"]}
-    assert control in seen and not seen & set(hidden.values())
-    assert "zebrauser" in as_claude(hidden["user"]).out  # asked for by id, like `read`
+    assert w.control in seen and not seen & set(hidden.values())
+    assert words["user-scope"] in as_claude(hidden["user-scope"]).out  # asked for by id, like `read`
     assert as_claude(hidden["rejected"], "--json").json["error"]["code"] == "JACKED_MEMORY_NOT_FOUND"
 
 
