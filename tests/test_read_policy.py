@@ -810,16 +810,7 @@ EXPECT: dict[str, dict[str, object]] = {
 }
 
 # (surface, case) -> the open hole, reported; strict, so the fix turns it red until this entry goes
-XFAIL: dict[tuple[str, str], str] = {
-    ("cli-log-person", "not-yet-valid"): (
-        "recall/history.py marks a note valid only from a future time `[active · for all · group api]`, exactly like one in "
-        "recall (an expired one says `expired`), and its --json `note` has no valid_from"
-    ),
-    ("cli-log-person", "quarantined"): (
-        "recall/history.py marks the commit of a committed-but-quarantined note `[not in the vault now]`: the file is in the "
-        "vault, refused by the gate (doctor: committed but refused); the mark should say quarantined"
-    ),
-}
+XFAIL: dict[tuple[str, str], str] = {}
 
 
 # -- the matrix -----------------------------------------------------------------------------------

@@ -49,3 +49,17 @@ def follows(before, after) -> str | None:
     if before.trust == "reviewed" and after.trust != "reviewed":
         return "takes back a person's review, which no transition does"
     return None
+
+
+def winner(a, b):
+    """Of one note transitioned apart on two machines, the version that stands: a person's reject
+    wins; otherwise the later transition by record time (`updated_at`); a tie keeps `a`."""
+    if (a.status == "rejected") != (b.status == "rejected"):
+        return a if a.status == "rejected" else b
+    return b if b.updated_at > a.updated_at else a
+
+
+def settles(before, after) -> bool:
+    """Whether `after` may replace `before` as the settling of two machines' transitions of one
+    note: the same value, and `after` is what `winner` keeps (so a reject is never undone)."""
+    return value_fields(before) == value_fields(after) and winner(before, after) is after and after is not before

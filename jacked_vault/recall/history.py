@@ -72,19 +72,34 @@ def _commits(store: Store, rel: str | None) -> Iterator:
 def _note_state(index: SearchIndex, note_id: str, viewer: Viewer) -> dict | None:
     """The note as `viewer` may see it now (status, validity, targets, scope), or None."""
     for doc in index.lookup(note_id, viewer):
-        until, targets = index.db.execute("SELECT valid_until, targets FROM docs WHERE rowid=?", (doc.rowid,)).fetchone()
-        return {"status": doc.status, "valid_until": until, "targets": json.loads(targets), "scope": doc.scope, "group": doc.group}
+        since, until, targets = index.db.execute("SELECT valid_from, valid_until, targets FROM docs WHERE rowid=?", (doc.rowid,)).fetchone()
+        return {
+            "status": doc.status, "valid_from": since, "valid_until": until, "targets": json.loads(targets), "scope": doc.scope, "group": doc.group,
+        }  # fmt: skip
+    return None
+
+
+def _refused_in(commit, problems: set[str]) -> str | None:
+    """The committed file the gate refuses (quarantined: never recalled) that `commit` changed, if any."""
+    for rel in sorted(problems):
+        mine = _blob_at(commit, rel)
+        if mine is not None and all(_blob_at(p, rel) != mine for p in commit.parents):
+            return rel
     return None
 
 
 def history_entries(store: Store, rel: str | None, index: SearchIndex, viewer: Viewer, *, person: bool) -> Iterator[dict]:
     """The entries `viewer` may see, each with its note's state (`note`; None when it names none)."""
     states: dict[str, dict | None] = {}
+    problems = index.problem_paths() if person else set()
     for commit in _commits(store, rel):
         entry = _entry(commit)
         note_id = entry["memory_id"]
         if note_id is not None and note_id not in states:
             states[note_id] = _note_state(index, note_id, viewer)
+            refused = _refused_in(commit, problems) if states[note_id] is None and problems else None
+            if refused is not None:
+                states[note_id] = {"status": None, "quarantined": True, "path": refused}
         entry["note"] = states[note_id] if note_id is not None else None
         if note_id is not None and entry["note"] is None and not person:
             continue
@@ -95,9 +110,13 @@ def _mark(note: dict | None, now: str) -> str:
     """How a person sees the note an entry names: `rejected · for codex · group api`."""
     if note is None:
         return "not in the vault now"
+    if note.get("quarantined"):
+        return "quarantined: refused by the gate, never recalled (`jacked memory doctor`)"
     status = note["status"]
     if status == "active" and note["valid_until"] and note["valid_until"] <= now:
         status = "expired"
+    elif status == "active" and note["valid_from"] > now:
+        status = f"valid from {note['valid_from']}"
     where = f"{note['scope']} {note['group']}" if note["group"] else note["scope"]
     return " · ".join((status, "for " + ", ".join(note["targets"]), where))
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -147,6 +146,8 @@ def policy_digest(signers: Path | None) -> str:
 
 def signed_by_allowed(root: Path, repo, commit_id: str, signers: Path) -> bool:
     """True when git verifies the commit's ssh signature against the allowed-signers file."""
+    import subprocess
+
     try:
         signature = repo[commit_id].gpg_signature[0]
     except (KeyError, ValueError, TypeError):

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from jacked_vault.context import Context
 from jacked_vault.errors import VaultError
 from jacked_vault.store import git
-from jacked_vault.store.layout import GROUPS_DIR, TOMBSTONE_DIR, VAULT_JSON
+from jacked_vault.store.layout import GROUPS_DIR
 from jacked_vault.sync import remote
 from jacked_vault.store.sync_state import read_state, write_state
 
@@ -41,6 +41,8 @@ class SyncResult:
     kept_deletions: list[str] = field(default_factory=list)
     accepted_deletions: list[str] = field(default_factory=list)
     quarantined: list[dict] = field(default_factory=list)  # {"path", "code"}
+    hot: list[dict] = field(default_factory=list)  # {"path", "kept": here|remote}: hot.md set on both machines
+    transitions: list[dict] = field(default_factory=list)  # {"id", "path", "kept", "lost", "kept_from"}: one note, two transitions
 
     def to_json(self) -> dict:
         return {
@@ -53,11 +55,19 @@ class SyncResult:
             "kept_deletions": self.kept_deletions,
             "accepted_deletions": self.accepted_deletions,
             "quarantined": self.quarantined,
+            "hot": self.hot,
+            "transitions": self.transitions,
         }
 
     def to_text(self) -> str:
         lines = [f"sync: {self.action} (was {self.ahead} ahead, {self.behind} behind); head {self.head[:10]}"]
         lines += [f"renamed {r} (two machines picked the same file name)" for r in self.renamed]
+        lines += [f"{h['path']}: set on both machines; kept the newer one ({'this machine' if h['kept'] == 'here' else 'the remote'}'s)" for h in self.hot]
+        lines += [
+            f"{t['id']} was changed on both machines: kept {t['kept']} ({'this machine' if t['kept_from'] == 'here' else 'the remote'}), "
+            f"not {t['lost']} (a reject wins, else the later change; both stay in the audit log)"
+            for t in self.transitions
+        ]
         if self.kept_deletions:
             lines.append(f"kept {len(self.kept_deletions)} file(s) the remote deleted (`jacked memory sync --accept-deletions` applies them):")
             lines += [f"  {p}" for p in self.kept_deletions[:20]]
@@ -208,86 +218,6 @@ def _judge(ctx: Context, repo, base_tree, theirs_tree):
         index.close()
 
 
-def _is_derived(rel: str) -> bool:
-    parts = rel.split("/")
-    return rel == "index.md" or (len(parts) == 3 and parts[0] == GROUPS_DIR and parts[2] == "index.md")
-
-
-def _free_name(paths: set[str], rel: str) -> str:
-    stem = rel[: -len(".md")]
-    n = 2
-    while f"{stem}-{n}.md" in paths:
-        n += 1
-    return f"{stem}-{n}.md"
-
-
-def _resolve(ctx: Context, repo, index, *, unrelated: bool, join: bool = False) -> tuple[list[str], list[tuple[str, str, bytes]], dict[str, bytes]]:
-    """Settle derived and add/add note conflicts in a merge index: (renamed, [(id, new path,
-    bytes)], {path: bytes} of files joined). Tombstone files are settled later (their union).
-    `unrelated`: the two histories share no commit; `join`: a person asked to join them (vault.json
-    then becomes both vaults' groups, the layout files stay this vault's)."""
-    import pygit2
-
-    from jacked_vault.document import parse_note
-
-    blocking, renamed, moved = [], [], []
-    joined: dict[str, bytes] = {}
-    conflicts = list(index.conflicts) if index.conflicts is not None else []
-    paths = {entry.path for entry in index}
-    for ancestor, ours, theirs in conflicts:
-        rel = (ours or theirs or ancestor).path
-        if _is_derived(rel) or rel.startswith(TOMBSTONE_DIR + "/") or (join and rel in ("README.md", ".gitignore") and ours):
-            keep = ours or theirs
-            del index.conflicts[rel]
-            index.add(pygit2.IndexEntry(rel, keep.id, keep.mode))  # regenerated, or the union of both, below
-            continue
-        if join and rel == VAULT_JSON and ours is not None and theirs is not None:
-            joined[rel] = _joined_config(repo, ours, theirs)
-            del index.conflicts[rel]
-            index.add(pygit2.IndexEntry(rel, repo.create_blob(joined[rel]), ours.mode))
-            continue
-        if ancestor is None and ours is not None and theirs is not None and rel.endswith(".md"):
-            try:
-                mine, other = (parse_note(repo[e.id].data, source=rel) for e in (ours, theirs))
-            except VaultError:
-                blocking.append(rel)
-                continue
-            if mine.id != other.id:
-                new_rel = _free_name(paths, rel)
-                paths.add(new_rel)
-                del index.conflicts[rel]
-                index.add(pygit2.IndexEntry(rel, ours.id, ours.mode))
-                index.add(pygit2.IndexEntry(new_rel, theirs.id, theirs.mode))
-                renamed.append(f"{rel} -> {new_rel}")
-                moved.append((other.id, new_rel, repo[theirs.id].data))
-                continue
-        blocking.append(rel)
-    if blocking:
-        raise VaultError(
-            "SYNC",
-            "the vault and its remote changed the same file(s) differently: "
-            + ", ".join(sorted(blocking)[:10])
-            + ". Nothing was changed. To settle it by hand: "
-            f"`git -C {ctx.vault.root} merge origin/{git.require_branch(ctx.vault.root)}`, edit the files, `git add` them, "
-            "`git commit`; then `jacked memory doctor`.",
-        )
-    return renamed, moved, joined
-
-
-def _joined_config(repo, ours, theirs) -> bytes:
-    import json
-
-    from jacked_vault.store.config import join_shared, validate_config
-
-    try:
-        mine, other = (json.loads(repo[e.id].data.decode("utf-8")) for e in (ours, theirs))
-    except (UnicodeDecodeError, ValueError):
-        raise VaultError("CONFIG", "vault.json of one of the two vaults is not JSON; fix it before joining") from None
-    joined = join_shared(mine, other)
-    validate_config(VAULT_JSON, joined, local=False)
-    return (json.dumps(joined, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
-
-
 def _join_needed(ctx: Context) -> VaultError:
     return VaultError(
         "SYNC",
@@ -329,11 +259,14 @@ def _plan(ctx: Context, repo, ours, theirs, base, arrivals, *, accept_deletions:
     if base == ours or adopt:
         plan = _Plan(repo[theirs].tree, [theirs])
     else:
+        from jacked_vault.sync.merge import resolve
+
         index = repo.merge_commits(ours, theirs)
-        renamed, moved, joined = _resolve(ctx, repo, index, unrelated=base is None, join=join)
-        plan = _Plan(repo[index.write_tree(repo)], [ours, theirs], result=SyncResult("merged", 0, 0, "", renamed=renamed))
-        plan.events += [event("rename", note_id, rel, data) for note_id, rel, data in moved]
-        plan.events += [event("config", rel, rel, data) for rel, data in joined.items()]
+        settled = resolve(ctx.vault, repo, index, unrelated=base is None, join=join)
+        moved = settled.moved
+        result = SyncResult("merged", 0, 0, "", renamed=settled.renamed, hot=settled.hot, transitions=settled.transitions)
+        plan = _Plan(repo[index.write_tree(repo)], [ours, theirs], result=result)
+        plan.events += [event(op, note_id, rel, data) for op, note_id, rel, data in settled.events]
 
     def ours_bytes(rel: str) -> bytes | None:
         return git.blob_at(repo, ours_tree, rel)

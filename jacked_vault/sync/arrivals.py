@@ -11,7 +11,9 @@ the merge base is looked at:
 - quarantined (not taken: the committed local version is kept, the arriving bytes go to
   `.jacked/quarantine/`, the quarantine is audited and reported): a note, hot.md or episodic file
   that fails the gate; a note change that is not a chain of SPEC 5.2 transitions (a changed title
-  or body: notes are create-only for arrivals too); a note added or changed without its audit
+  or body: notes are create-only for arrivals too), unless it is another machine's settling of
+  two transitions of the note made apart (`lifecycle.settles`, vouched for by its `resolve` audit
+  line: a reject is never undone); a note added or changed without its audit
   line; a note that reuses an id this store already has; a tombstone file that lost lines
   (tombstones only grow: the union is kept);
 - derived (index.md): never taken; regenerated here;
@@ -119,7 +121,7 @@ class _Judge:
     tombstoned: Callable[[str], bool]
     local_path: Callable[[str], str | None]  # note id -> its path in this store (None: not here)
     out: Arrivals = field(default_factory=Arrivals)
-    audited: set[tuple[str, str]] = field(default_factory=set)  # (note id, sha256) the arriving audit lines vouch for
+    audited: dict[tuple[str, str], set[str]] = field(default_factory=dict)  # (note id, sha256) -> the ops of the arriving audit lines vouching for it
     left: dict[str, str] = field(default_factory=dict)  # note id -> the path the base had it at, where that path changed
     moved_away: set[str] = field(default_factory=set)  # paths a taken note moved from (not deletions)
 
@@ -209,8 +211,8 @@ def _judge_audit(judge: _Judge, rel: str, data: bytes) -> None:
         judge.out.refused.append({"path": rel, "why": f"{code}: {exc.message.removeprefix(rel + ': ')}"})
         return
     for record in _appended_records(data, base):
-        if isinstance(record.get("id"), str) and isinstance(record.get("sha256"), str):
-            judge.audited.add((record["id"], record["sha256"]))
+        if isinstance(record.get("id"), str) and isinstance(record.get("sha256"), str) and isinstance(record.get("op"), str):
+            judge.audited.setdefault((record["id"], record["sha256"]), set()).add(record["op"])
 
 
 def _judge_file(judge: _Judge, rel: str, kind: str, data: bytes) -> None:
@@ -239,7 +241,7 @@ def _judge_tombstones(judge: _Judge, rel: str, data: bytes) -> None:
 
 def _judge_note(judge: _Judge, rel: str, data: bytes) -> None:
     """A note may arrive new (with its audit line) or as the same note after transitions."""
-    from jacked_vault.document.lifecycle import follows
+    from jacked_vault.document.lifecycle import follows, settles
     from jacked_vault.store.audit import content_hash
 
     base = _blob(judge.repo, judge.base_tree, rel)
@@ -257,7 +259,8 @@ def _judge_note(judge: _Judge, rel: str, data: bytes) -> None:
             return
     else:
         problem = follows(prior, note)
-        if problem:
+        settled = problem is not None and settles(prior, note) and "resolve" in judge.audited.get((note.id, content_hash(data)), ())
+        if problem and not settled:
             judge.out.quarantine(rel, "NOT_A_TRANSITION", f"{rel}: {problem}", data, note_id=note.id, moved_from=moved_from)
             return
     if (note.id, content_hash(data)) not in judge.audited:

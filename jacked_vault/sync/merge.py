@@ -1,0 +1,178 @@
+"""Settling the conflicts of a merge of two machines' histories, so sync never stops for what the
+tool itself writes (SPEC 10; issue 18 findings 1, 5b):
+
+- derived index.md: either side (regenerated after);
+- tombstone files: either side (their union is set after: tombstones only grow);
+- two notes with one file name: both kept, the remote's moved to the next free name;
+- one note transitioned differently on each machine: `document.lifecycle.winner` (a person's
+  reject wins, else the later transition), the loser named in sync's answer;
+- hot.md set on both: last writer wins by its `updated_at` (the loser stays in git history);
+- an episodic day file appended on both: both entries kept; a rolled-up file (recent.md,
+  archive.md): this machine's (the rolled day files keep every entry);
+- joining two vaults (`--join`): vault.json with the groups of both, layout files this vault's.
+
+Anything else stops the sync with the git commands to settle it by hand.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from jacked_vault.errors import VaultError
+from jacked_vault.store.layout import GROUPS_DIR, TOMBSTONE_DIR, VAULT_JSON, Store, classify_episodic, classify_hot
+
+
+@dataclass
+class Resolved:
+    """What settling a merge did: each entry an audit line and a line of sync's answer."""
+
+    renamed: list[str] = field(default_factory=list)
+    moved: list[tuple[str, str, bytes]] = field(default_factory=list)  # (note id, new path, bytes)
+    hot: list[dict] = field(default_factory=list)  # {"path", "kept": here|remote}
+    transitions: list[dict] = field(default_factory=list)  # {"id", "path", "kept", "lost", "kept_from"}
+    events: list[tuple[str, str, str, bytes | None]] = field(default_factory=list)  # (op, id, path, bytes)
+
+
+def is_derived(rel: str) -> bool:
+    parts = rel.split("/")
+    return rel == "index.md" or (len(parts) == 3 and parts[0] == GROUPS_DIR and parts[2] == "index.md")
+
+
+def _free_name(paths: set[str], rel: str) -> str:
+    stem = rel[: -len(".md")]
+    n = 2
+    while f"{stem}-{n}.md" in paths:
+        n += 1
+    return f"{stem}-{n}.md"
+
+
+def resolve(store: Store, repo, index, *, unrelated: bool, join: bool = False) -> Resolved:
+    """Settle every conflict of the merge `index` the rules above allow; SYNC naming the rest."""
+    import pygit2
+
+    done = Resolved()
+    blocking: list[str] = []
+    conflicts = list(index.conflicts) if index.conflicts is not None else []
+    paths = {entry.path for entry in index}
+
+    def settle(rel: str, data: bytes, mode: int) -> None:
+        del index.conflicts[rel]
+        index.add(pygit2.IndexEntry(rel, repo.create_blob(data), mode))
+
+    for ancestor, ours, theirs in conflicts:
+        rel = (ours or theirs or ancestor).path
+        blob = {name: (repo[e.id].data if e is not None else None) for name, e in (("base", ancestor), ("ours", ours), ("theirs", theirs))}
+        mode = (ours or theirs or ancestor).mode
+        if is_derived(rel) or rel.startswith(TOMBSTONE_DIR + "/") or (join and rel in ("README.md", ".gitignore") and ours):
+            settle(rel, blob["ours"] if ours is not None else blob["theirs"], mode)  # regenerated, or the union, after
+            continue
+        if ours is None or theirs is None:
+            blocking.append(rel)  # changed on one side, deleted on the other
+            continue
+        if join and rel == VAULT_JSON:
+            joined = _joined_config(blob["ours"], blob["theirs"])
+            settle(rel, joined, mode)
+            done.events.append(("config", rel, rel, joined))
+            continue
+        if classify_hot(store, rel):
+            _last_writer(done, rel, blob["ours"], blob["theirs"], settle, mode)
+            continue
+        if classify_episodic(store, rel):
+            merged = _episodic(rel, blob["base"], blob["ours"], blob["theirs"])
+            settle(rel, merged, mode)
+            done.events.append(("episodic", rel, rel, merged))
+            continue
+        if rel.endswith(".md") and _notes(done, rel, blob, settle, mode, paths, repo, index):
+            continue
+        blocking.append(rel)
+    if blocking:
+        from jacked_vault.store import git
+
+        raise VaultError(
+            "SYNC",
+            "the vault and its remote changed the same file(s) differently: "
+            + ", ".join(sorted(blocking)[:10])
+            + ". Nothing was changed. To settle it by hand: "
+            f"`git -C {store.root} merge origin/{git.require_branch(store.root)}`, edit the files, `git add` them, "
+            "`git commit`; then `jacked memory doctor`.",
+        )
+    return done
+
+
+def _last_writer(done: Resolved, rel: str, ours: bytes, theirs: bytes, settle, mode: int) -> None:
+    """hot.md set on both machines: the newer `updated_at` wins (a tie keeps this machine's)."""
+    from jacked_vault.document.hot import read_hot_text
+
+    def stamp(data: bytes) -> str:
+        try:
+            return read_hot_text(data, rel).updated_at or ""
+        except VaultError:
+            return ""
+
+    remote_wins = stamp(theirs) > stamp(ours)
+    kept, lost = (theirs, ours) if remote_wins else (ours, theirs)
+    settle(rel, kept, mode)
+    group = rel.split("/")[1] if rel.startswith(GROUPS_DIR + "/") else "project"
+    done.hot.append({"path": rel, "kept": "remote" if remote_wins else "here"})
+    done.events += [("hot-replaced", f"hot_{group}", rel, lost), ("hot", f"hot_{group}", rel, kept)]
+
+
+def _episodic(rel: str, base: bytes | None, ours: bytes, theirs: bytes) -> bytes:
+    """A day file appended on both machines holds both entries; any other episodic file (a rollup's
+    recent.md or archive.md) keeps this machine's version: the rolled day files keep every entry."""
+    from jacked_vault.store.layout import ROLLED_DAY_SUFFIX
+
+    name = rel.rsplit("/", 1)[-1]
+    start = base or b""
+    if name.startswith("today-") and not name.endswith(ROLLED_DAY_SUFFIX) and ours.startswith(start) and theirs.startswith(start):
+        joined = ours if ours.endswith(b"\n") else ours + b"\n"
+        return joined + theirs[len(start) :]
+    return ours
+
+
+def _notes(done: Resolved, rel: str, blob: dict, settle, mode: int, paths: set[str], repo, index) -> bool:
+    """Two notes with one file name (both kept), or one note transitioned on both machines (the
+    lifecycle's winner kept); False when neither."""
+    import pygit2
+
+    from jacked_vault.document import parse_note
+    from jacked_vault.document.lifecycle import follows, winner
+
+    try:
+        mine, other = parse_note(blob["ours"], source=rel), parse_note(blob["theirs"], source=rel)
+        prior = parse_note(blob["base"], source=rel) if blob["base"] is not None else None
+    except VaultError:
+        return False
+    if prior is None and mine.id != other.id:
+        new_rel = _free_name(paths, rel)
+        paths.add(new_rel)
+        del index.conflicts[rel]
+        index.add(pygit2.IndexEntry(rel, repo.create_blob(blob["ours"]), mode))
+        index.add(pygit2.IndexEntry(new_rel, repo.create_blob(blob["theirs"]), mode))
+        done.renamed.append(f"{rel} -> {new_rel}")
+        done.moved.append((other.id, new_rel, blob["theirs"]))
+        done.events.append(("rename", other.id, new_rel, blob["theirs"]))
+        return True
+    if prior is None or not (mine.id == other.id == prior.id) or follows(prior, mine) or follows(prior, other):
+        return False
+    kept = winner(mine, other)
+    lost = other if kept is mine else mine
+    data = blob["ours"] if kept is mine else blob["theirs"]
+    settle(rel, data, mode)
+    done.transitions.append({"id": kept.id, "path": rel, "kept": kept.status, "lost": lost.status, "kept_from": "here" if kept is mine else "remote"})
+    done.events.append(("resolve", kept.id, rel, data))
+    return True
+
+
+def _joined_config(ours: bytes, theirs: bytes) -> bytes:
+    import json
+
+    from jacked_vault.store.config import join_shared, validate_config
+
+    try:
+        mine, other = (json.loads(data.decode("utf-8")) for data in (ours, theirs))
+    except (UnicodeDecodeError, ValueError):
+        raise VaultError("CONFIG", "vault.json of one of the two vaults is not JSON; fix it before joining") from None
+    joined = join_shared(mine, other)
+    validate_config(VAULT_JSON, joined, local=False)
+    return (json.dumps(joined, indent=2, ensure_ascii=False) + "\n").encode("utf-8")

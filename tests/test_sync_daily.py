@@ -1,0 +1,124 @@
+"""Two machines in daily use never jam sync (issue 18 findings 1, 5b): hot.md is a
+last-writer-wins slice, episodic day files written on both machines the same day keep both
+entries, and two machines that transition the same note differently are ordered by one rule (a
+person's reject wins; else the later transition), both audited, the loser named, sync never
+stops for it. Two real vaults on a real bare remote."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from conftest import run_cli
+from jacked_vault.notes import AddRequest, add
+from jacked_vault.sync import sync
+from jacked_vault.write.hot import set_hot
+from jacked_vault.write.transitions import transition
+from test_sync import _add, two_machines  # noqa: F401 - the fixture
+
+
+def _doctor_ok(ctx) -> None:
+    report = run_cli("memory", "doctor", "--json", vault=ctx.vault.root).json
+    assert report["ok"], json.dumps({k: v for k, v in report.items() if v and k not in ("schema", "captures")})
+
+
+def test_hot_md_set_on_both_machines_never_jams_sync(two_machines):
+    a, b, _ = two_machines
+    set_hot(a, "Laptop: working on the parser.", group="tools")
+    sync(a)
+    set_hot(b, "Desktop: working on the index.", group="tools")
+    result = sync(b)  # diverged on hot.md: the newer one wins
+    assert result.action == "merged" and result.hot == [{"path": "groups/tools/hot.md", "kept": "here"}]
+    hot = (b.vault.root / "groups/tools/hot.md").read_text()
+    assert "Desktop" in hot and "Laptop" not in hot
+    sync(a)
+    assert (a.vault.root / "groups/tools/hot.md").read_text() == hot
+    for ctx in (a, b):
+        _doctor_ok(ctx)
+    status = run_cli("memory", "status", "--json", vault=b.vault.root).json["vault"]
+    assert status["last_sync"]["result"] == "ok"
+
+
+def test_the_older_hot_md_loses_whichever_side_syncs_first(two_machines):
+    a, b, _ = two_machines
+    set_hot(b, "Desktop: earlier.", group="tools")
+    set_hot(a, "Laptop: later.", group="tools")
+    sync(a)
+    result = sync(b)
+    assert result.hot == [{"path": "groups/tools/hot.md", "kept": "remote"}]
+    assert "Laptop: later." in (b.vault.root / "groups/tools/hot.md").read_text()
+    _doctor_ok(b)
+
+
+def test_day_files_written_on_both_machines_keep_every_entry(two_machines):
+    from datetime import datetime, timezone
+
+    from jacked_vault.episodic.entries import Entry, append_entry
+
+    a, b, _ = two_machines
+    when = datetime(2026, 12, 1, 10, 0, tzinfo=timezone.utc)
+    for ctx, minute, text in ((a, 0, "Laptop session."), (b, 5, "Desktop session.")):
+        entry = Entry(group="tools", identity="github.com/acme/api", when=when.replace(minute=minute), branch="main", sentence=text)
+        append_entry(ctx.vault, entry, harness="claude", origin="session-end")
+    sync(a)
+    assert sync(b).action == "merged"
+    sync(a)
+    for ctx in (a, b):
+        day = next((ctx.vault.root / "groups/tools/episodic/github.com__acme__api").glob("today-*.md")).read_text()
+        assert "Laptop session." in day and "Desktop session." in day
+        _doctor_ok(ctx)
+
+
+def test_two_machines_transitioning_one_note_differently_never_jam_and_reject_wins(two_machines):
+    a, b, _ = two_machines
+    note = _add(a, "Shared fact", status="candidate", origin="mcp")
+    sync(a)
+    sync(b)
+    transition(a, note.note.id, "reject", reason="wrong")
+    transition(b, note.note.id, "accept")  # later, but a person's reject wins
+    sync(a)
+    result = sync(b)
+    assert [(c["id"], c["kept"], c["lost"]) for c in result.transitions] == [(note.note.id, "rejected", "active")]
+    sync(a)
+    for ctx in (a, b):
+        shown = run_cli("memory", "read", note.note.id, "--all", "--json", vault=ctx.vault.root).json["memory"]
+        assert shown["status"] == "rejected"
+        _doctor_ok(ctx)
+
+
+def test_otherwise_the_later_transition_wins(two_machines):
+    a, b, _ = two_machines
+    note = _add(a, "Another fact")
+    newer = _add(a, "Its replacement")
+    sync(a)
+    sync(b)
+    transition(a, note.note.id, "expire")
+    transition(b, note.note.id, "supersede", by=newer.note.id)  # the later one
+    sync(a)
+    result = sync(b)
+    assert [(c["kept"], c["lost"]) for c in result.transitions] == [("superseded", "active")]
+    sync(a)
+    for ctx in (a, b):
+        assert run_cli("memory", "read", note.note.id, "--all", "--json", vault=ctx.vault.root).json["memory"]["status"] == "superseded"
+        _doctor_ok(ctx)
+
+
+def test_a_settled_transition_arrives_on_the_machine_that_lost(two_machines):
+    """The loser's machine takes the winner even where no transition leads from its own version
+    (superseded here, the later expire there): the merge's `resolve` audit line vouches for it."""
+    a, b, _ = two_machines
+    note = _add(a, "Third fact")
+    newer = _add(a, "Newer fact")
+    sync(a)
+    sync(b)
+    transition(a, note.note.id, "supersede", by=newer.note.id)
+    transition(b, note.note.id, "expire")  # later: it wins
+    sync(a)
+    result = sync(b)
+    assert [(c["kept"], c["lost"]) for c in result.transitions] == [("active", "superseded")]
+    back = sync(a)
+    assert back.quarantined == [], back.quarantined
+    for ctx in (a, b):
+        shown = run_cli("memory", "read", note.note.id, "--all", "--json", vault=ctx.vault.root).json["memory"]
+        assert shown["status"] == "active" and shown["valid_until"] is not None
+        _doctor_ok(ctx)
