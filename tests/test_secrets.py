@@ -229,6 +229,29 @@ FAMILIES: dict[str, list[str]] = {
         json.dumps({"smtp_password": "Hunter2" + "Secret!"}),
         'password = "Hunter2' + 'yourSecret!"',  # contains "your": not a placeholder
         "PASSWORD=" + "myExample" + "Pass1!",
+        # issue 18.13: a value that is a word-like identifier is still a password under a
+        # password key unless it names one (a password word, or separated words with a secret word)
+        "password=" + "Hunter2" + "Secret",
+        "DB_PASSWORD=" + "Hunter2" + "Secret",
+        "database:\n  password: " + "Hunter2" + "Secret\n",
+        json.dumps({"password": "Monkey" + "123abc"}),  # "key" inside: no name
+        "export SMTP_PASSWORD='" + "Tr0ub4" + "dor3'",
+        "pwd=" + PASSWORD,
+        "DB_PWD: " + "Tr0ub4" + "dor3",
+        "Server=db.internal;Uid=app;Pwd=" + "Tr0ub4" + "dor3;",
+        "DB_PASS=" + "Hunter2" + "Secret",
+        "pass: " + PASSWORD,
+        "$env:DB_PASSWORD = '" + "Hunter2" + "Secret'",
+        "ConnectionString=Server=db;User Id=sa;Password=" + "Hunter2" + "Secret;",
+    ],
+    "password in prose": [
+        "the db password is " + "Tr0ub4" + "dor3xyzQ",
+        "The password for the staging db is now `" + "Tr0ub4" + "dor3xyzQ`.",
+        "the root password has been set to " + "p@ssw0rd" + "9 for now",
+        "password of bob@db.internal is " + "Hunter2" + "secret",
+        'our wifi passphrase was "' + "p@ssw0rd" + '-2024"',
+        "DB password was changed to " + "Hunter2" + "Secret!",
+        "Passwords are " + "Tr0ub4" + "dor3xyzQ, then the mail one",
     ],
     "credential in command-line flag": [
         f"mysql --password {PASSWORD} app",
@@ -237,6 +260,8 @@ FAMILIES: dict[str, list[str]] = {
         "curl -u admin:" + f"{PASSWORD} https://api.acme.io",
         f'curl --user "deploy:{PASSWORD}" https://api.acme.io',
         f"wget --user=bob:{PASSWORD} https://files.acme.io",
+        "psql --password " + "Hunter2" + "Secret",
+        "tool --db-pass " + "Tr0ub4" + "dor3",
     ],
     "password in .netrc entry": [
         f"machine api.acme.io login bob password {PASSWORD}",
@@ -617,6 +642,30 @@ NEAR_MISSES = {
     + 'T+FvwqnKwRcOIfrRh3c/LTo6UDdyJwOOvEVPvLXCrrrUtdnniCEXAMPLE/IvU1dYUg2RVAJBanLiHb4IgRmpRV3"',
     "aws doc key in presigned url": "X-Amz-Credential=AKIA" + "EXAMPLEPBUMBC3GA%2F20170824%2F",
     # pagination, idempotency and request tokens passed on a command line
+    # passwords (issue 18.13): names, code, placeholders and words, in assignments and prose
+    "password prose words": "The password is required. The password is hashed with bcrypt and "
+    + "the password was reset; passwords are never logged. The password is 8 characters long.",
+    "password prose technical": "the password is sha256-hashed, the password is PBKDF2-SHA256, "
+    + "the password is base64-encoded and the passphrase is argon2id-derived",
+    "password prose terms": "the password is Argon2id-hashed, the password is OAuth2-based, the "
+    + "password is Base64Encoded; password Argon2id hashing; password reset for User42Account",
+    "password prose placeholders": "the password is <your-password>, the password is ${DB_PASSWORD}, "
+    + "the password is $PASSWORD, the password is ****, the password is `os.environ['DB_PASSWORD']`",
+    "password prose reference": "the password is in vault:secret/db and the password is ~/.pgpass",
+    "password prose name": "the password is DB_PASSWORD2, set by the password_reset_v2 job",
+    "password prose short": "my password is hunter2 and the password is abc12",
+    "pass prose": "the first pass is O(n2) and the second pass was 2x faster; pass it Tr0ub4dor3",
+    "password named by a word": "password = DB_PASSWORD2\npassword: generatedwebdavpassword1\n"
+    + "password=userPass1\npasswd = old_passwd2\npassword = token_v2",
+    "password code": "password = get_password()\npassword: str\npwd = os.getcwd()\n"
+    + "password = self.password2\npassword = kwargs['password1']",
+    "pwd path": "PWD=/home/user/project2 and pwd: ~/src2 and cd $PWD",
+    "bypass and compass": "bypass = True2x\ncompass = North3East\nsurpass: Level4Boss",
+    "pass in python": "if ok:\n    pass\nelse:  # pass\n    pass  # noqa: E501",
+    "pass booleans": '{"pass": true, "passed": 12, "pass_rate": "95.5%"}',
+    "password placeholders": 'password = "<your-password>"\nDB_PASSWORD=${DB_PASSWORD}\n'
+    + "password: '****'\npwd=%DB_PWD%",
+    "password flag placeholder": 'psql --password "$PGPASSWORD" and --db-pass ${DB_PASS}',
     "cli public tokens": "aws dynamodb list-tables --starting-token "
     + rand(60)
     + " --client-token "

@@ -54,10 +54,26 @@ Decisions about near misses:
   with digits or symbols. Not values: code (`get_token()`, `os.environ[...]`,
   `process.env.X`, `request.form[...]`), identifiers naming a secret (letters, digits,
   `_ . -` only, with pass/secret/token/key/credential in them: `user_password`,
-  `"NextToken"`, `PKCS7PrivateKeyTypes`; so `Hunter2Secret` is missed, while a value
-  with another symbol, `S3cr3tPassw0rd!`, is a literal), and references (URLs, ARNs,
-  paths). A YAML/JSON colon must be followed by a space or quote, so
-  `arn:...:secret:name` is no assignment.
+  `"NextToken"`, `PKCS7PrivateKeyTypes`, while a value with another symbol,
+  `S3cr3tPassw0rd!`, is a literal), and references (URLs, ARNs, paths). A YAML/JSON colon
+  must be followed by a space or quote, so `arn:...:secret:name` is no assignment.
+- Password keys (issue 18.13): `password`, `passwd`, `passphrase`, `pwd` (ODBC `Pwd=`,
+  `DB_PWD`) and `pass` as a word of its own (`DB_PASS`, `pass:`; not `bypass`, `compass`),
+  ending the key (`DB_PASSWORD`, `smtp-pass`), also as `--password`/`--db-pass`/`--pwd` flags.
+  An identifier under such a key names a password only when it has separated words with a
+  secret or password word in them (`DB_PASSWORD2`, `token_v2`) or a password word and is not
+  PascalCase (`userPass1`, `password1`, `generatedwebdavpassword1`): so `Hunter2Secret`,
+  `Monkey123` (a "key" inside) and `Password123` are passwords. An all-letter value
+  (`correcthorsebatterystaple`, `SecretStr`) and a digits-only one are not (words, types,
+  numbers), nor is one shorter than 8 (`hunter2`).
+- Passwords in prose: `the db password is X`, `password for the staging db is now X`,
+  `passwords are X`, `password was changed/set/reset/rotated to X` (up to three words after
+  for/of/on/to, then a verb). Nothing but the words says it is a password, so the value must
+  be stronger: >= 8 characters with letters, digits and a symbol (`p@ssw0rd9`), or upper case,
+  lower case and digits other than capitalised words and numbers run together (`Tr0ub4dor3x`;
+  not `Base64Encoded`, `OAuth2`, `Hunter2Secret`), not a hyphenated adjective
+  (`Argon2id-hashed`), code or a reference. Not caught: `password X` without a verb (`password
+  Argon2id hashing` reads the same), `X is the password`, `pass is X` (`the first pass is`).
 - Command lines: `--password X` and other flags ending in password/passphrase/secret,
   `--token X` and `--auth-token`-like flags (auth, access, api, bearer, refresh, session,
   bot; not `--next-token`, `--client-token`, `--starting-token`...), `--api-key X` (same
@@ -342,17 +358,77 @@ def _strong(value: str) -> bool:
     return _credible(value) and (_has(value, _symbol) or _generated(value))
 
 
+def _unquoted(value: str) -> str | None:
+    """An assigned value without its quotes; None when it is code (`os.environ[...]`,
+    `get_token()`, `config.apiKey`)."""
+    if value[0] in "\"'`":
+        return value[1:-1]
+    code = _CODE.fullmatch(value)
+    return None if code and ("." in value or code["access"]) else value
+
+
 def _literal(value: str) -> bool:
     """An assigned value (quotes included) is a credible literal, not code or a
     reference to a secret kept elsewhere."""
-    if value[0] in "\"'`":
-        value = value[1:-1]
-    else:
-        code = _CODE.fullmatch(value)
-        if code and ("." in value or code["access"]):
-            return False
+    value = _unquoted(value)  # type: ignore[assignment]
+    if value is None:
+        return False
     names_secret = _IDENTIFIER.fullmatch(value) and _SECRET_WORD.search(value)
     return _credible(value) and not names_secret and not _REFERENCE.match(value)
+
+
+# A password word as its own part of a name: `DB_PASSWORD2`, `userPass1`, `old_passwd2`
+# (not the `Passw` of a leet `Passw0rd`).
+_PASSWORD_WORD = re.compile(r"(?:pass(?:w(?:or)?d|phrase)?|pwd)(?![a-z])", re.IGNORECASE)
+_NAME_SEPARATOR = re.compile(r"[_.-]")
+
+
+def _names_password(value: str) -> bool:
+    """An identifier that names a password rather than being one: separated words with a
+    secret or password word in them (`DB_PASSWORD2`, `vault_db_secret_v2`, `token_v2`), or a
+    password word in a name that is not PascalCase (`userPass1`, `password1`,
+    `generatedwebdavpassword1`). `Hunter2Secret`, `Monkey123`, `Password123` are literals."""
+    if not _IDENTIFIER.fullmatch(value):
+        return False
+    if _NAME_SEPARATOR.search(value):
+        return bool(_SECRET_WORD.search(value) or _PASSWORD_WORD.search(value))
+    pascal = value[0].isupper() and _has(value, str.islower)
+    return not pascal and bool(_PASSWORD_WORD.search(value))
+
+
+def _password_literal(value: str) -> bool:
+    """A value assigned to a password key (quotes included) is a credible literal, not code, a
+    reference or a name of a password (`_names_password`)."""
+    value = _unquoted(value)  # type: ignore[assignment]
+    return (
+        value is not None
+        and _credible(value)
+        and not _names_password(value)
+        and not _REFERENCE.match(value)
+    )
+
+
+# Capitalised words, acronyms and numbers run together: a name or a term (`Base64Encoded`,
+# `OAuth2`, `Http2Server`), not a password in prose; and a hyphenated adjective
+# (`Argon2id-hashed`, `OAuth2-based`).
+_CAMEL_WORDS = re.compile(r"(?:[A-Z][a-z]+|[A-Z]+(?![a-z])|[0-9]+)+")
+_COMPOUND = re.compile(r".-[a-z]{3,}\Z")
+
+
+def _prose_password(value: str) -> bool:
+    """A password told in prose (`the db password is X`): stronger than an assignment's, as
+    nothing but the words around says it is one: >= 8 characters with letters, digits and a
+    symbol, or mixing upper case, lower case and digits other than as capitalised words and
+    numbers (so `Tr0ub4dor3xyzQ`, `p@ssw0rd!`, not `hunter22`, `sha256-hashed`,
+    `PBKDF2-SHA256`, `Base64Encoded`, `Argon2id-hashed`); not code or a reference."""
+    if not _credible(value) or _REFERENCE.match(value) or _COMPOUND.search(value):
+        return False
+    code = _CODE.fullmatch(value)
+    if code and ("." in value or code["access"]):
+        return False
+    if _has(value, str.isdigit) and _has(value, _symbol):
+        return True
+    return _generated(value) and not _CAMEL_WORDS.fullmatch(value)
 
 
 def _user_password(value: str) -> bool:
@@ -496,15 +572,32 @@ _HOST = (
 )
 
 
-def _assignment(key: str) -> _Rule:
+def _assignment(key: str, check: Callable[[str], bool] = _literal) -> _Rule:
     """`<…key> = value` in env/ini/YAML/JSON/code style, `key` ending the name."""
     return _rule(
         "password or secret assignment",
         key + r"s?(?![\w.-])" + _KEY_END + _VALUE,
-        _literal,
+        check,
         fold=True,
         fallback=True,
     )
+
+
+# A password told in prose: `the db password is X`, `password for the staging db is now X`,
+# `password was changed to X` (a verb is needed: `password X` alone is too often a term).
+# The value must hold a digit or a symbol
+# (a quick necessary test, so a qualifier like `for the db` is tried word by word) and ends
+# before blanks, quotes or trailing punctuation.
+_PROSE_LINK = (
+    r"(?:(?:[ \t]+(?:for|of|on|to)(?:[ \t]+[^\s\"'`:=]{1,40}){1,3}?)?[ \t]+"  # for the staging db
+    r"(?:(?:is|was|are|were|remains|stays)(?:[ \t]+(?:now|still|currently|just|simply|actually))?"
+    r"|(?:(?:is|was|are|were|has[ \t]+been|have[ \t]+been|got|been)[ \t]+)?"
+    r"(?:set|changed|reset|updated|rotated)[ \t]+to)[ \t]*:?)"
+)
+_PROSE_VALUE = (
+    r"""[ \t]+["'`]?(?=[^\s"'`]*[^\s"'`a-z_.-])(?P<v>[^\s"'`]*?[^\s"'`.,;:)])"""
+    r"""(?=[.,;:)]*(?:[\s"'`]|$))"""
+)
 
 
 # Specific shapes first; fallback rules last, so they only label what nothing else did.
@@ -672,8 +765,15 @@ _RULES: tuple[_Rule, ...] = (
         fallback=True,
     ),
     _rule(
-        "credential in command-line flag",  # --password X, --client-secret X, --token X
-        r"--(?<![\w-]--)(?:(?:[a-z0-9]+-)*(?:pass(?:w(?:or)?d|phrase)|secret)|"
+        "credential in command-line flag",  # --password X, --db-pass X, --pwd X
+        r"--(?<![\w-]--)(?:[a-z0-9]+-)*(?:pass(?:w(?:or)?d|phrase)?|pwd)(?![\w-])[ \t]+" + _VALUE,
+        _password_literal,
+        fold=True,
+        fallback=True,
+    ),
+    _rule(
+        "credential in command-line flag",  # --client-secret X, --token X, --api-key X
+        r"--(?<![\w-]--)(?:(?:[a-z0-9]+-)*secret|"
         + r"(?:(?:auth|access|api|bearer|refresh|session|bot)-)?token|"
         + r"(?:api|access|secret|private|auth)-?key)(?![\w-])[ \t]+"
         + _VALUE,
@@ -707,7 +807,9 @@ _RULES: tuple[_Rule, ...] = (
         fold=True,
         fallback=True,
     ),
-    _assignment(r"pass(?:w(?:or)?d|phrase)"),
+    # password, passwd, passphrase, and `pass` as a word of its own (`DB_PASS`, not `bypass`)
+    _assignment(r"pass(?:w(?:or)?d|phrase|(?<![a-z]pass))", _password_literal),
+    _assignment(r"pwd", _password_literal),  # ODBC `Pwd=`, `DB_PWD`; `PWD=/path` is a reference
     _assignment(r"secret"),
     _assignment(
         "token"  # not pagination, idempotency or lock tokens
@@ -717,6 +819,13 @@ _RULES: tuple[_Rule, ...] = (
         "key(?:"
         + "|".join(f"(?<={word}{sep}key)" for word in _KEY_QUALIFIERS for sep in ("", "_", "-"))
         + ")"
+    ),
+    _rule(
+        "password in prose",
+        r"pass(?:w(?:or)?d|phrase)s?(?![\w-])" + _PROSE_LINK + _PROSE_VALUE,
+        _prose_password,
+        fold=True,
+        fallback=True,
     ),
 )
 
