@@ -61,12 +61,20 @@ class Status:
                 lines.append("warning: the vault has diverged from its remote; run `jacked memory sync`")
         else:
             lines.append("remote: none (share the vault with `jacked memory remote set URL`)")
+        if v["remote"]:
+            lines.append(f"pushes: {v['push_policy']}" + {"session-end": " (at the end of each session)", "after-write": " (after each write)",
+                                                           "manual": " (only `jacked memory push` or `sync`)"}[v["push_policy"]])  # fmt: skip
+            for kind in ("pull", "push"):
+                last = v[f"last_{kind}"]
+                if last:
+                    when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(last["at"]))
+                    retry = " (tried again at the next trigger)" if kind == "push" and last["result"] != "ok" else ""
+                    lines.append(f"last {kind} {last['result']} at {when}" + (f" ({last['message']})" if last["message"] else "") + retry)
         if v.get("quarantined"):
             lines.append(f"quarantined: {v['quarantined']} file(s) set aside in .jacked/quarantine/ (never recalled; `jacked memory doctor` lists them)")
-        last = v["last_sync"]
-        if last:
-            when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(last["at"]))
-            lines.append(f"last sync: {last['result']} at {when}" + (f" ({last['message']})" if last["message"] else ""))
+        waiting = v["candidates"]
+        lines.append(f"review: {waiting} candidate{'s' if waiting != 1 else ''} waiting" + (" (`jacked memory review`)" if waiting else ""))
+        lines.append(f"agents write: {v['agents']}")
         repo = self.repo
         lines.append(f"repo: {repo['identity']} (group {repo['group']}) at {repo['path']}" if repo else "repo: none (not inside a git repo)")
         from jacked_vault.health import summary
@@ -76,23 +84,32 @@ class Status:
 
 
 def status(ctx: Context) -> Status:
+    from jacked_vault.store.config import push_policy
+    from jacked_vault.write.agents import agent_mode
+
     store = ctx.vault
     index = SearchIndex(store)
     try:
         index.refresh()
         notes = index.count()
+        candidates = index.count(status="candidate")
     finally:
         index.close()
     from jacked_vault.store.gate import quarantine_records
-    from jacked_vault.store.sync_state import read_state
+    from jacked_vault.store.sync_state import read_states
 
-    last = read_state(store.root)
+    states = read_states(store.root)
     vault = {
         "path": str(store.root),
         "head": git.fast_head(store.root),
         "notes": notes,
         **_remote_state(store),
-        "last_sync": {"result": last.result, "message": last.message, "at": last.at} if last else None,
+        "last_sync": states["pull"].to_json() if states["pull"] else None,  # the last pull (this key's name predates pushes)
+        "last_pull": states["pull"].to_json() if states["pull"] else None,
+        "last_push": states["push"].to_json() if states["push"] else None,
+        "push_policy": push_policy(ctx.config),
+        "candidates": candidates,
+        "agents": agent_mode(ctx.config),
         "quarantined": len(quarantine_records(store)),
     }
     repo = None

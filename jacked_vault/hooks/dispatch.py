@@ -6,7 +6,9 @@
 - `session-end`, `pre-compact`: queue the payload (a small JSON marker, never the transcript)
   and start a detached `drain`; they return in milliseconds, so the harness's short hook budget
   can never kill a capture half-way.
-- `drain` (detached): capture every queued session, then roll up past day files.
+- `drain` (detached): capture every queued session, roll up past day files, then sync and push
+  when `settings.sync.push` is `session-end` (the default) or `after-write`.
+- `push` (detached, started by a write under `after-write`): sync and push.
 
 Each run logs one line to `<vault>/.jacked/log`. Under a distiller (`capture.marker`) no hook
 gets this far: `cli.main` returns 0 at once, without touching the vault or logging.
@@ -44,18 +46,10 @@ def _vault_path(args: list[str]) -> Path:
 
 
 def spawn_drain(vault: Path) -> None:
-    """Start `jacked _hook drain` fully detached: own session, no inherited pipes."""
-    import subprocess
+    """Start `jacked _hook drain` fully detached (`store.detached`)."""
+    from jacked_vault.store.detached import spawn_hook
 
-    subprocess.Popen(
-        [sys.executable, "-m", "jacked_vault.cli.main", "_hook", "drain", "--vault", str(vault)],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-        close_fds=True,
-        cwd=str(vault),
-    )
+    spawn_hook(vault, "drain")
 
 
 def _queued(vault: Path) -> bool:
@@ -105,7 +99,19 @@ def drain(vault: Path, payload: dict) -> str:
     }
     report = drain_queue(handlers, vault / ".jacked")
     rolled = _rollup(vault)
-    return f"drained {report}; {rolled}"
+    return f"drained {report}; {rolled}; {_push(vault, 'session-end')}"
+
+
+def _push(vault: Path, trigger: str) -> str:
+    from jacked_vault.context import Context
+    from jacked_vault.sync import push_pending
+
+    return push_pending(Context.create(vault=str(vault), cwd=vault, harness=HARNESS), trigger)
+
+
+def push_after_write(vault: Path, payload: dict) -> str:
+    """`push` (detached, started by a write when `settings.sync.push` is `after-write`)."""
+    return _push(vault, "after-write")
 
 
 def _rollup(vault: Path) -> str:
@@ -121,6 +127,7 @@ HOOKS = {
     "session-end": session_capture,
     "pre-compact": session_capture,
     "drain": drain,
+    "push": push_after_write,
 }
 
 

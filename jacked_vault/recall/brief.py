@@ -139,24 +139,24 @@ def _warnings(ctx: Context, diag) -> list[str]:
     from jacked_vault.store.log import failed_runs
     from jacked_vault.store.queue import queue_counts
     from jacked_vault.store.git import fast_head
-    from jacked_vault.store.sync_state import OK_RESULTS, read_state
+    from jacked_vault.store.sync_state import OK_RESULTS, read_states
 
     out = []
     if diag.invalid_files:
         out.append(f"{len(diag.invalid_files)} invalid or quarantined file(s) skipped (run `jacked memory doctor`)")
     if diag.truncated:
         out.append("a scan hit its bounds; recall may be incomplete")
+    from jacked_vault.store.config import push_policy
+
     root = ctx.vault.root
-    upstream = root / ".git" / "refs" / "remotes" / "origin" / "main"
-    try:
-        remote_head = upstream.read_text(encoding="ascii").strip()
-    except OSError:
-        remote_head = None
-    if remote_head and remote_head != fast_head(root):
-        out.append("the vault differs from its remote (run `jacked memory status`)")
-    last = read_state(root)
-    if last is not None and last.result not in OK_RESULTS:
-        out.append(f"last sync {last.result}: {last.message}")
+    states = read_states(root)
+    pulled, pushed = states["pull"], states["push"]
+    if pulled is not None and pulled.result not in OK_RESULTS:
+        out.append(f"last sync {pulled.result}: {pulled.message}")
+    if pushed is not None and pushed.result not in OK_RESULTS:
+        out.append(f"last push {pushed.result} (tried again at the next trigger): {pushed.message}")
+    elif push_policy(ctx.config) == "manual" and _differs_from_remote(root, fast_head(root)):
+        out.append("the vault differs from its remote and pushes are manual (run `jacked memory sync`)")
     counts = queue_counts(ctx.vault.cache)
     if counts.pending:
         out.append(f"{counts.pending} capture(s) queued for retry")
@@ -164,6 +164,16 @@ def _warnings(ctx: Context, diag) -> list[str]:
         out.append(f"{counts.failed} capture(s) failed (see `jacked memory doctor`)")
     out += [f"the last {run.name} hook run failed ({run.at}): {run.outcome[:120]}" for run in failed_runs(ctx.vault.cache)]
     return out
+
+
+def _differs_from_remote(root, head: str | None) -> bool:
+    """Whether the branch the vault is on differs from its remote-tracking ref (read from files)."""
+    try:
+        ref = (root / ".git" / "HEAD").read_text(encoding="ascii").strip().removeprefix("ref: refs/heads/")
+        tracked = (root / ".git" / "refs" / "remotes" / "origin" / ref).read_text(encoding="ascii").strip()
+    except OSError:
+        return False
+    return tracked != head
 
 
 def _sections(ctx: Context, index, group: str, identity: str, viewer: Viewer) -> list[_Section]:

@@ -620,9 +620,11 @@ class SearchIndex:
 
     # -- queries ----------------------------------------------------------------------------
 
-    def count(self) -> int:
-        """Number of indexed notes (derived files such as hot.md not counted)."""
-        return self.db.execute("SELECT COUNT(*) FROM docs WHERE tier='note'").fetchone()[0]
+    def count(self, status: str | None = None) -> int:
+        """Number of indexed notes (derived files such as hot.md not counted), of one status if given."""
+        if status is None:
+            return self.db.execute("SELECT COUNT(*) FROM docs WHERE tier='note'").fetchone()[0]
+        return self.db.execute("SELECT COUNT(*) FROM docs WHERE tier='note' AND status=?", (status,)).fetchone()[0]
 
     def group_index(self, group: str | None, limit: int, viewer: Viewer) -> tuple[list[tuple[str, str, str, str, int]], int]:
         """Notes of a group that `viewer` may see, for index.md and the brief:

@@ -54,7 +54,7 @@ def _load_json(root: Path, rel: str) -> tuple[Any, bytes] | None:
     except FileNotFoundError:
         return None
     except VaultError as exc:
-        raise VaultError("CONFIG", f"{rel}: {exc.message}") from None
+        raise VaultError("UNSAFE_PATH" if exc.code == "UNSAFE_PATH" else "CONFIG", f"{rel}: {exc.message}") from None
     try:
         return json.loads(raw.decode("utf-8")), raw
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
@@ -229,6 +229,16 @@ def join_shared(ours: dict, theirs: dict) -> dict:
     if "settings" in ours or "settings" in theirs:
         joined["settings"] = _merge(theirs.get("settings") or {}, ours.get("settings") or {})
     return joined
+
+
+PUSH_POLICIES = ("session-end", "after-write", "manual")
+
+
+def push_policy(config: dict) -> str:
+    """When this machine pushes by itself (`settings.sync.push`, the machine config over
+    vault.json): `session-end` (default: the SessionEnd drain syncs), `after-write`, `manual`."""
+    value = ((config.get("settings") or {}).get("sync") or {}).get("push")
+    return value if value in PUSH_POLICIES else "session-end"
 
 
 def group_for(config: dict, identity: str, solo_group: str) -> str:

@@ -1,4 +1,5 @@
-"""The outcome of the last pull or sync (`.jacked/sync-state.json`), for `status` and the brief."""
+"""The outcome of the last pull and of the last push (`.jacked/sync-state.json`), for `status`
+and the brief. Only what happened is recorded: no remote means no state at all."""
 
 from __future__ import annotations
 
@@ -9,33 +10,59 @@ from pathlib import Path
 from jacked_vault.store.layout import CACHE_DIR
 
 STATE_FILE = "sync-state.json"
-OK_RESULTS = ("ok", "up-to-date", "no-remote")
+OK_RESULTS = ("ok", "up-to-date", "quarantined")
+KINDS = ("pull", "push")
 
 
 @dataclass(frozen=True)
 class SyncState:
-    result: str  # ok | up-to-date | no-remote | diverged | refused | deletions | failed | timeout
+    result: str  # ok | up-to-date | quarantined | diverged | refused | deletions | failed | timeout
     message: str
     at: float
+    kind: str = "pull"  # pull (fetch and take what arrived) | push
+
+    def to_json(self) -> dict:
+        return {"result": self.result, "message": self.message, "at": self.at}
 
 
-def write_state(root: Path, result: str, message: str) -> SyncState:
-    """Record an outcome (never raises: the state is only a report)."""
-    from jacked_vault.store.statefile import write_json
+def write_state(root: Path, result: str, message: str, *, kind: str = "pull") -> SyncState:
+    """Record an outcome of this kind (never raises: the state is only a report)."""
+    from jacked_vault.store.statefile import read_json, write_json
 
-    state = SyncState(result, " ".join(message.split())[:400], time.time())
+    state = SyncState(result, " ".join(message.split())[:400], time.time(), kind)
+    path = root / CACHE_DIR / STATE_FILE
+    data = _states(read_json(path))
+    data[kind] = {k: v for k, v in asdict(state).items() if k != "kind"}
     try:
-        write_json(root / CACHE_DIR / STATE_FILE, asdict(state))
+        write_json(path, data)
     except OSError:
         pass
     return state
 
 
-def read_state(root: Path) -> SyncState | None:
+def _states(data: dict | None) -> dict:
+    if not data:
+        return {}
+    if "result" in data:  # the one-record format of earlier versions: a pull
+        return {"pull": data}
+    return {kind: data[kind] for kind in KINDS if isinstance(data.get(kind), dict)}
+
+
+def read_states(root: Path) -> dict[str, SyncState | None]:
+    """The last pull and the last push, each None when none happened."""
     from jacked_vault.store.statefile import read_json
 
-    data = read_json(root / CACHE_DIR / STATE_FILE)
-    try:
-        return SyncState(str(data["result"]), str(data["message"]), float(data["at"])) if data else None
-    except (KeyError, TypeError, ValueError):
-        return None
+    data = _states(read_json(root / CACHE_DIR / STATE_FILE))
+    out: dict[str, SyncState | None] = {}
+    for kind in KINDS:
+        record = data.get(kind)
+        try:
+            out[kind] = SyncState(str(record["result"]), str(record["message"]), float(record["at"]), kind) if record else None
+        except (KeyError, TypeError, ValueError):
+            out[kind] = None
+    return out
+
+
+def read_state(root: Path) -> SyncState | None:
+    """The last pull (what `sync` and the session-start pull took from the remote)."""
+    return read_states(root)["pull"]

@@ -22,7 +22,7 @@ from jacked_vault.errors import VaultError
 from jacked_vault.store import git
 from jacked_vault.store.layout import GROUPS_DIR
 from jacked_vault.sync import remote
-from jacked_vault.store.sync_state import read_state, write_state
+from jacked_vault.store.sync_state import SyncState, read_state, write_state
 
 __all__ = ["SyncResult", "pull_at_session_start", "push", "read_state", "set_remote", "sync"]
 
@@ -167,10 +167,46 @@ def _restore_remote(root, config: bytes, tracking: str, tracked_before) -> None:
 
 
 def push(ctx: Context) -> Pushed:
-    """Push the current branch to `origin` (never forced)."""
+    """Push the current branch to `origin` (never forced); the outcome is recorded for `status`."""
     root = ctx.vault.root
-    remote.push(root, git.require_branch(root))
+    _push(root, git.require_branch(root))
     return Pushed(git.fast_head(root) or "")
+
+
+def _push(root, branch: str) -> None:
+    """The one push: never forced, its outcome recorded (the last push, for `status` and the brief)."""
+    try:
+        remote.push(root, branch)
+    except VaultError as exc:
+        write_state(root, "failed", exc.message, kind="push")
+        raise
+    write_state(root, "ok", f"pushed {branch} at {(git.fast_head(root) or '')[:10]}", kind="push")
+
+
+def push_pending(ctx: Context, trigger: str) -> str:
+    """At a trigger (`session-end`, `after-write`), sync and push what this machine has not pushed,
+    when the push policy says this trigger does and a remote is set; a failure is recorded (the
+    next trigger tries again) and never raised. Returns what happened, for the hook's log line."""
+    from jacked_vault.store.config import push_policy
+
+    policy = push_policy(ctx.config)
+    if policy == "manual" or (trigger == "after-write" and policy != "after-write"):
+        return f"push policy {policy}: not pushed"
+    import time
+
+    from jacked_vault.store.sync_state import read_states
+
+    root = ctx.vault.root
+    if not remote.origin(root):
+        return "no remote: not pushed"
+    started = time.time()
+    try:
+        return f"sync {sync(ctx).action}"
+    except VaultError as exc:
+        pushed = read_states(root)["push"]
+        if pushed is None or pushed.at < started:  # it failed before the push: what is unpushed stays so
+            write_state(root, "failed", f"not pushed: {exc.message}", kind="push")
+        return f"sync failed ({exc.code})"
 
 
 def _only_init(repo) -> bool:
@@ -406,18 +442,29 @@ def _now() -> str:
 
 
 def sync(ctx: Context, *, accept_deletions: bool = False) -> SyncResult:
-    """Fetch; then fast-forward, push, or merge; then regenerate index.md and push."""
+    """Fetch; then fast-forward, push, or merge; then regenerate index.md and push. Every outcome
+    is recorded (the last pull, the last push), a failure included."""
+    import time
+
+    root = ctx.vault.root
+    started = time.time()
+    try:
+        return _sync(ctx, accept_deletions)
+    except VaultError as exc:
+        last = read_state(root)
+        if last is None or last.at < started:  # not recorded where it failed: say so here
+            write_state(root, "failed", exc.message)
+        raise
+
+
+def _sync(ctx: Context, accept_deletions: bool) -> SyncResult:
     from jacked_vault.store.lock import store_lock
     from jacked_vault.store.vault import check_store_gitignore
 
     root = ctx.vault.root
     branch = git.require_branch(root)
     check_store_gitignore(ctx.vault)
-    try:
-        remote.fetch(root, branch)
-    except VaultError as exc:
-        write_state(root, "failed", exc.message)
-        raise
+    remote.fetch(root, branch)
     with store_lock(ctx.vault.cache):
         repo = git.open_repo(root)
         tracking = repo.references.get(f"refs/remotes/origin/{branch}")
@@ -443,15 +490,15 @@ def sync(ctx: Context, *, accept_deletions: bool = False) -> SyncResult:
         _adopt(ctx, git.open_repo(root), branch)
     if result.action in ("merged", "fast-forward", "adopted"):
         result.regenerated = regenerate_indexes(ctx)
+    held = f"; quarantined {len(result.quarantined)} arrival(s)" if result.quarantined else ""
+    write_state(root, "ok", f"sync: {result.action}{held}")
     repo = git.open_repo(root)
     tracking = repo.references.get(f"refs/remotes/origin/{branch}")
     if tracking is None or tracking.target != git.head_commit(repo).id:
-        remote.push(root, branch)
+        _push(root, branch)
         if result.action == "up-to-date":
             result.action = "pushed"
     result.head = git.fast_head(root) or ""
-    held = f"; quarantined {len(result.quarantined)} arrival(s)" if result.quarantined else ""
-    write_state(root, "ok", f"sync: {result.action}{held}")
     return result
 
 
@@ -463,7 +510,7 @@ def regenerate_indexes(ctx: Context) -> list[str]:
 
     store = ctx.vault
     changed = []
-    with write_transaction(store, harness=ctx.harness, origin="sync", **settings_for(ctx)) as tx:
+    with write_transaction(store, harness=ctx.harness, origin="sync", **{**settings_for(ctx), "push_after_write": False}) as tx:
         for group in sorted(tx.index.notes_per_group()):
             rel = index_path(store, group)
             data = render_index(tx.index, store, group)
@@ -479,12 +526,14 @@ def regenerate_indexes(ctx: Context) -> list[str]:
 def pull_at_session_start(ctx: Context, timeout_s: float = SESSION_START_TIMEOUT_S):
     """Fetch (bounded) and fast-forward when that is all it takes and nothing arriving is refused
     or deleted; otherwise record why and change nothing. Returns the recorded state; never raises."""
+    import time
+
     from jacked_vault.store.lock import store_lock
 
     root = ctx.vault.root
     try:
         if not remote.origin(root):
-            return write_state(root, "no-remote", "no remote is set")
+            return SyncState("no-remote", "no remote is set", time.time())  # nothing happened: nothing recorded
         branch = git.require_branch(root)
         try:
             remote.fetch(root, branch, timeout=timeout_s)

@@ -74,6 +74,7 @@ def create_note(
     lock_timeout_s: float | None = None,
     allow_rejected: bool = False,
     rejected_elsewhere: Container[str] = frozenset(),
+    push_after_write: bool = False,
 ) -> Created:
     """Gate, write, audit and commit one new note with its group's index.md. All or nothing.
 
@@ -87,7 +88,13 @@ def create_note(
 
     data = check_note(note, tombstoned=None)
     with write_transaction(
-        store, harness=note.source_harness, origin=note.origin, author=author, lock_timeout_s=lock_timeout_s, rejected_elsewhere=rejected_elsewhere
+        store,
+        harness=note.source_harness,
+        origin=note.origin,
+        author=author,
+        lock_timeout_s=lock_timeout_s,
+        rejected_elsewhere=rejected_elsewhere,
+        push_after_write=push_after_write,
     ) as tx:
         check_note(note, tombstoned=tx.rejected, allow_rejected=allow_rejected)
         if tx.index.lookup(note.id):

@@ -314,10 +314,12 @@ def write_transaction(
     author: dict | None = None,
     lock_timeout_s: float | None = None,
     rejected_elsewhere: Container[str] = frozenset(),
+    push_after_write: bool = False,
 ) -> Iterator[Transaction]:
     """Lock the store and yield a Transaction; undo on error, refresh the index after a commit.
     `rejected_elsewhere`: the values rejected in the other stores the writer reads (SPEC 5.3: one
-    rejection holds in every store; `search.service.rejected_elsewhere`)."""
+    rejection holds in every store; `search.service.rejected_elsewhere`); `push_after_write`:
+    a commit starts a detached push (`settings.sync.push = after-write`, vault only)."""
     from jacked_vault.search.index import SearchIndex
     from jacked_vault.store.vault import check_store_gitignore
 
@@ -347,9 +349,17 @@ def write_transaction(
                 index.refresh()
         finally:
             index.close()
+    if push_after_write and tx.commit_id is not None and not store.is_project:
+        from jacked_vault.store.detached import spawn_hook
+
+        spawn_hook(store.root, "push")
 
 
 def settings_for(ctx) -> dict:
-    """The `write_transaction` keywords a Context's settings give (author, lock timeout)."""
+    """The `write_transaction` keywords a Context's settings give (author, lock timeout, and
+    whether a commit starts a detached push: `settings.sync.push = after-write`)."""
+    from jacked_vault.store.config import push_policy
+
     settings = ctx.config.get("settings", {}) or {}
-    return {"author": settings.get("author"), "lock_timeout_s": settings.get("lock_timeout_s")}
+    push = push_policy(ctx.config) == "after-write"
+    return {"author": settings.get("author"), "lock_timeout_s": settings.get("lock_timeout_s"), "push_after_write": push}
