@@ -139,6 +139,7 @@ def _warnings(ctx: Context, diag) -> list[str]:
     from jacked_vault.store.log import failed_runs
     from jacked_vault.store.queue import queue_counts
     from jacked_vault.store.git import fast_head
+    from jacked_vault.store.config import push_policy
     from jacked_vault.store.sync_state import OK_RESULTS, read_states
 
     out = []
@@ -146,8 +147,6 @@ def _warnings(ctx: Context, diag) -> list[str]:
         out.append(f"{len(diag.invalid_files)} invalid or quarantined file(s) skipped (run `jacked memory doctor`)")
     if diag.truncated:
         out.append("a scan hit its bounds; recall may be incomplete")
-    from jacked_vault.store.config import push_policy
-
     root = ctx.vault.root
     states = read_states(root)
     pulled, pushed = states["pull"], states["push"]
