@@ -173,7 +173,7 @@ def test_unreachable_remote_fails_fast_and_session_start_is_not_blocked(tmp_path
         sync(ctx)
     assert err.value.code == "SYNC"
     state = json.loads((ctx.vault.root / ".jacked" / "sync-state.json").read_text())
-    assert state["result"] == "failed"
+    assert state["pull"]["result"] == "failed"  # the last pull (sync-state.json keeps the last pull and the last push)
 
 
 def _alive(pid: int) -> bool:

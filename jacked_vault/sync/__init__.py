@@ -43,6 +43,7 @@ class SyncResult:
     quarantined: list[dict] = field(default_factory=list)  # {"path", "code"}
     hot: list[dict] = field(default_factory=list)  # {"path", "kept": here|remote}: hot.md set on both machines
     transitions: list[dict] = field(default_factory=list)  # {"id", "path", "kept", "lost", "kept_from"}: one note, two transitions
+    rejected: list[str] = field(default_factory=list)  # live notes holding a value a rejection covers, rejected here
 
     def to_json(self) -> dict:
         return {
@@ -57,6 +58,7 @@ class SyncResult:
             "quarantined": self.quarantined,
             "hot": self.hot,
             "transitions": self.transitions,
+            "rejected": self.rejected,
         }
 
     def to_text(self) -> str:
@@ -68,6 +70,7 @@ class SyncResult:
             f"not {t['lost']} (a reject wins, else the later change; both stay in the audit log)"
             for t in self.transitions
         ]
+        lines += [f"rejected {note_id}: it holds a value rejected on another machine" for note_id in self.rejected]
         if self.kept_deletions:
             lines.append(f"kept {len(self.kept_deletions)} file(s) the remote deleted (`jacked memory sync --accept-deletions` applies them):")
             lines += [f"  {p}" for p in self.kept_deletions[:20]]
@@ -249,7 +252,9 @@ def _judge(ctx: Context, repo, base_tree, theirs_tree):
             docs = index.lookup(note_id)
             return docs[0].path if docs else None
 
-        return inspect_arrivals(ctx.vault, repo, base_tree, theirs_tree, known.__contains__, local_path)
+        arrivals = inspect_arrivals(ctx.vault, repo, base_tree, theirs_tree, known.__contains__, local_path)
+        arrivals.new_stones = extra - set(index.tombstone_set())
+        return arrivals
     finally:
         index.close()
 
@@ -332,11 +337,45 @@ def _plan(ctx: Context, repo, ours, theirs, base, arrivals, *, accept_deletions:
             plan.edits[rel] = merged
         if any(item["path"] == rel for item in arrivals.quarantined):
             plan.events.append(event("quarantine", rel, rel, merged))
-    for rel, data in _expected_indexes(ctx, repo, plan, arrivals, moved, ours_bytes).items():
+    rejected = _reject_rejected_values(ctx, repo, plan, arrivals, now)
+    plan.events += [event("reject", note.id, rel, plan.edits[rel]) for rel, note in rejected.items()]
+    for rel, data in _expected_indexes(ctx, repo, plan, {**arrivals.notes, **rejected}, arrivals, moved, ours_bytes).items():
         if git.blob_at(repo, plan.tree, rel) != data:
             plan.edits[rel] = data
             plan.events.append(event("regenerate", rel, rel, data))
     return plan
+
+
+def _reject_rejected_values(ctx: Context, repo, plan: _Plan, arrivals, now: str) -> dict[str, object]:
+    """SPEC 5.3 across machines: every live note the joined vault would hold with a value a
+    rejection covers (one of this machine's, a rejection arriving; or an arriving one made before
+    its machine knew of a rejection) is rejected in the integration commit, from the bytes it
+    holds there; returns the rejected notes by path (their bytes are in `plan.edits`)."""
+    import dataclasses
+
+    from jacked_vault.document import parse_note, render_note
+    from jacked_vault.search.index import open_fresh
+
+    paths = set(arrivals.rejected_here)
+    if arrivals.new_stones:
+        index = open_fresh(ctx.vault)
+        try:
+            paths |= {rel for value in arrivals.new_stones for rel in index.live_with_value(value)}
+        finally:
+            index.close()
+    out = {}
+    for rel in sorted(paths):
+        data = plan.edits.get(rel, git.blob_at(repo, plan.tree, rel))
+        if data is None:
+            continue
+        note = parse_note(data, source=rel)
+        if note.status not in ("candidate", "active"):
+            continue
+        rejected = dataclasses.replace(note, status="rejected", status_reason="the same value was rejected on another machine", updated_at=now)
+        plan.edits[rel] = render_note(rejected)
+        plan.result.rejected.append(note.id)
+        out[rel] = rejected
+    return out
 
 
 def _union(ours: bytes | None, theirs: bytes) -> bytes:
@@ -355,7 +394,7 @@ def _union(ours: bytes | None, theirs: bytes) -> bytes:
 MAX_PREVIEW_NOTES = 5000  # beyond it, index.md is kept as it was and regenerated after the move
 
 
-def _expected_indexes(ctx: Context, repo, plan: _Plan, arrivals, moved, ours_bytes) -> dict[str, bytes | None]:
+def _expected_indexes(ctx: Context, repo, plan: _Plan, notes: dict, arrivals, moved, ours_bytes) -> dict[str, bytes | None]:
     """index.md as this machine derives it once the arrivals are in (never the remote's bytes):
     rendered from the search index with the arriving notes and tombstones previewed."""
     from jacked_vault.recall.index_md import index_path, render_index
@@ -364,7 +403,7 @@ def _expected_indexes(ctx: Context, repo, plan: _Plan, arrivals, moved, ours_byt
     from jacked_vault.store.layout import classify_note
     from jacked_vault.store.tombstones import parse_tombstones
 
-    changes: dict[str, Entry | None] = {rel: Entry.from_note(note) for rel, note in arrivals.notes.items()}
+    changes: dict[str, Entry | None] = {rel: Entry.from_note(note) for rel, note in notes.items()}
     for item in arrivals.quarantined:
         changes.pop(item["path"], None)
     changes.update({rel: None for rel in plan.result.accepted_deletions})

@@ -18,6 +18,11 @@ the merge base is looked at:
   (tombstones only grow: the union is kept);
 - derived (index.md): never taken; regenerated here;
 - deleted: files the remote removed (kept unless `--accept-deletions`, which deletes notes only).
+
+A note that holds a rejected value but was made before its machine knew of the rejection (and
+arrives with its audit line) is taken and rejected here, like every live note that holds a value
+a rejection arriving from the remote covers (SPEC 5.3: rejecting a value rejects every live note
+that holds it), so every machine ends with the same note, rejected.
 """
 
 from __future__ import annotations
@@ -43,6 +48,8 @@ class Arrivals:
     notes: dict[str, object] = field(default_factory=dict)  # rel -> Note taken from the remote (new or transitioned)
     derived: list[str] = field(default_factory=list)  # index.md paths the remote changed: regenerated, never taken
     tombstones: dict[str, bytes] = field(default_factory=dict)  # rel -> the arriving tombstone file (merged as a union)
+    rejected_here: dict[str, object] = field(default_factory=dict)  # rel -> an arriving note holding a rejected value: taken, rejected here
+    new_stones: set[str] = field(default_factory=set)  # the rejections the remote adds (hashes)
 
     def refusal(self, commit: str, *, stopped: str = "sync stopped before changing anything", then: str = "sync again") -> VaultError:
         shown = "; ".join(f"{r['path']} ({r['why']})" for r in self.refused[:10])
@@ -241,16 +248,20 @@ def _judge_tombstones(judge: _Judge, rel: str, data: bytes) -> None:
 
 def _judge_note(judge: _Judge, rel: str, data: bytes) -> None:
     """A note may arrive new (with its audit line) or as the same note after transitions."""
+    from jacked_vault.document import parse_note
     from jacked_vault.document.lifecycle import follows, settles
     from jacked_vault.store.audit import content_hash
 
     base = _blob(judge.repo, judge.base_tree, rel)
     try:
-        checked = judge.gate(rel, data, base)
+        note = judge.gate(rel, data, base).note
     except VaultError as exc:
-        judge.out.quarantine(rel, exc.details.get("gate", exc.code), exc.message, data)
+        code = exc.details.get("gate", exc.code)
+        if code != "TOMBSTONED" or (parse_note(data, source=rel).id, content_hash(data)) not in judge.audited:
+            judge.out.quarantine(rel, code, exc.message, data)
+            return
+        judge.out.rejected_here[rel] = parse_note(data, source=rel)  # made before the rejection was known: rejected too
         return
-    note = checked.note
     prior, moved_from = _prior(judge, rel, base, note.id)
     if prior is None:
         here = judge.local_path(note.id)
