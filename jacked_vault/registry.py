@@ -66,6 +66,8 @@ DOORS: tuple[Door, ...] = (
         ("jacked_vault.write.transitions:transition",),
         {"tombstone": "changes a note's status, never its value"},
     ),
+    Door("edit-as-new", ("memory review",), ("jacked_vault.write.transitions:edit_as_new",)),  # a new note and the reject of the candidate, one commit
+    Door("forget", ("memory forget",), ("jacked_vault.write.forget:forget",)),  # a person takes a note's text back: removed, tombstoned
     Door("hot-set", ("memory hot set",), ("jacked_vault.write.hot:set_hot",), {"tombstone": NO_NOTE, "trust": NO_NOTE, "create-only": "hot.md is the one file a person overwrites"}),
     Door(
         "config",

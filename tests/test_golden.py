@@ -175,6 +175,16 @@ def _scenes(s: Session) -> None:
     s.run("doctor-problems", "memory", "doctor")
     s.run("doctor-repair", "memory", "doctor", "--repair")
     s.run("doctor-after-repair", "memory", "doctor")
+    # issue 18.12: forget a pushed note; a stub git-filter-repo on PATH pins which purge tool is named
+    tools = tmp / "tools"
+    tools.mkdir()
+    (tools / "git-filter-repo").write_text("#!/bin/sh\nexit 1\n")
+    (tools / "git-filter-repo").chmod(0o755)
+    leaked = run_cli("memory", "add", "--title", "Staging login", "--body", "The admin signs in with Tr0ub4dor-horse-staple-91.",
+                     "--json", vault=vault, cwd=code, **s.env).json["memory"]["id"]
+    run_cli("memory", "push", vault=vault, **s.env)
+    s.run("forget", "memory", "forget", leaked, PATH=f"{tools}{os.pathsep}{os.environ['PATH']}")
+
 
 
 @pytest.fixture(scope="module")

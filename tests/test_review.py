@@ -210,3 +210,61 @@ def test_add_supersedes_keeps_a_hand_edit_of_the_old_note_in_quarantine(tmp_path
     assert note.status == "superseded" and note.body == "the committed text"
     assert git(vault, "status", "--porcelain", "--untracked-files=all") == ""
     assert verify(vault).problems == []
+
+
+EDITOR_SCRIPT = """
+import sys
+from pathlib import Path
+
+path = Path(sys.argv[1])
+seen = path.read_text(encoding="utf-8")
+Path(sys.argv[0]).with_suffix(".seen").open("a", encoding="utf-8").write(seen + "\\n--\\n")
+if "Always rebase" in seen:  # a real rewrite of the file it was given; anything else is left as it is
+    path.write_text("Rebase feature branches on main before merging.\\nNever squash release branches.\\n", encoding="utf-8")
+"""
+
+
+def test_review_edit_as_new_on_a_tty_is_one_commit_with_the_new_note_and_the_reject(tmp_path: Path):
+    """Issue 18.11: `e` opens $EDITOR on the candidate's body (a real program that rewrites the
+    file) and saves the edit as a new active note, rejecting the candidate, in one commit with
+    both audit lines (create, and the reject with its tombstone). An edit that leaves the text as
+    it was saves nothing and asks again about the same candidate."""
+    import sys
+
+    from conftest import cli_env
+    from test_review_keys import drive
+
+    vault = tmp_path / "vault"
+    run_cli("memory", "init", "--no-scan", vault=vault)
+    ctx = Context.create(vault=str(vault), cwd=tmp_path, harness="t")
+    edited = _add(ctx, "Rebase rule", body="Always rebase.", status="candidate", tags=("git",))
+    unchanged = _add(ctx, "Second idea", body="Leave me as I am.", status="candidate")
+    editor = tmp_path / "editor.py"
+    editor.write_text(EDITOR_SCRIPT)
+    head = git(vault, "rev-parse", "HEAD").strip()
+    answers = [b"e\n", b"Rebase before merging\n", b"edit\n", b"\n", b"s\n"]
+    code, out, shown = drive(["memory", "review"], answers, env=cli_env(vault, EDITOR=f"{sys.executable} {editor}"), cwd=tmp_path)
+    assert code == 0, shown
+    assert b"Traceback" not in shown and "1 decision(s) recorded" in out, shown
+    assert editor.with_suffix(".seen").read_text().split("\n--\n")[:2] == ["Always rebase.", "Leave me as I am."]
+    assert b"the edit left the text as it was" in shown, shown
+    assert shown.count(b"[a]ccept [r]eject [s]kip [e]dit-as-new [q]uit") == 3, shown  # the unchanged edit asked again
+
+    assert git(vault, "rev-list", "--count", f"{head}..HEAD").strip() == "1"
+    candidate = parse_note((vault / edited.rel).read_bytes())
+    new_id = candidate.status_reason.removeprefix("edited as ")
+    assert candidate.status == "rejected" and new_id.startswith("mem_")
+    changed = git(vault, "show", "--name-status", "--format=", "HEAD").split("\n")
+    [added] = [line.split("\t")[1] for line in changed if line.startswith("A\t") and "/note/" in line]
+    new = parse_note((vault / added).read_bytes())
+    assert (new.id, new.title, new.kind, new.status, new.trust, new.origin, new.tags) == (new_id, "Rebase before merging", "note", "active", "unreviewed", "cli", ["git"])
+    assert new.body == "Rebase feature branches on main before merging.\nNever squash release branches."
+    assert parse_note((vault / unchanged.rel).read_bytes()).status == "candidate"
+    message = git(vault, "log", "-1", "--format=%B")
+    assert message.startswith("memory(edit): Rebase before merging") and f"Memory-Id: {new_id}" in message
+    diff = git(vault, "show", "--format=", "HEAD", "--", "audit")
+    ops = [(json.loads(l[1:])["op"], json.loads(l[1:])["id"]) for l in diff.splitlines() if l.startswith("+{")]
+    assert ops == [("create", new_id), ("tombstone", edited.note.id), ("reject", edited.note.id)]
+    assert verify(vault).problems == []
+    doctor = run_cli("memory", "doctor", "--json", vault=vault)
+    assert doctor.json["ok"] is True, doctor.out

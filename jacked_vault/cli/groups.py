@@ -21,17 +21,20 @@ Repo = Annotated[str, typer.Argument(metavar="REPO", help="A repo folder, or a r
 
 
 def _review(suggestion) -> list:
-    """Ask about each suggested group on a TTY: accept, edit the name, or skip."""
+    """Ask about each suggested group on a TTY: accept, edit the name, or skip (one of those
+    keys or words; anything else asks again)."""
     from dataclasses import replace
+
+    from jacked_vault.cli.prompts import choose
 
     chosen = []
     for group in suggestion.groups:
         sys.stderr.write(safe(f"\ngroup {group.name}: {group.reason}\n" + "".join(f"  - {r}\n" for r in group.repos)))
-        answer = typer.prompt("[a]ccept, [e]dit name, [s]kip", default="a", err=True).strip().lower()
-        if answer.startswith("e"):
+        answer = choose("[a]ccept, [e]dit name, [s]kip", {"a": "accept", "e": "edit", "s": "skip"}, default="a")
+        if answer == "e":
             group = replace(group, name=typer.prompt("group name", default=group.name, err=True).strip())
             chosen.append(group)
-        elif answer.startswith("a"):
+        elif answer == "a":
             chosen.append(group)
     return chosen
 

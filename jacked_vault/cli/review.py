@@ -1,4 +1,4 @@
-"""Review commands (a person's, never the MCP server's): review, accept, reject, supersede, expire."""
+"""Review commands (a person's, never the MCP server's): review, accept, reject, supersede, expire, forget."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import typer
 from jacked_vault.cli.apps import REVIEW, Command, JsonOpt, VaultOpt, context_for, example, memory_app, run
 from jacked_vault.cli.inputs import time_option
 from jacked_vault.cli.output import safe
+from jacked_vault.errors import VaultError
 
 NoteId = Annotated[str, typer.Argument(metavar="ID", help="The note's id (mem_…).")]
 EXAMPLE_ID = "mem_20261129_01jdz5k6x9f3q8w2v7n4m1c0ab"
@@ -26,24 +27,49 @@ def _transition(ctx: typer.Context, vault: str | None, as_json: bool, note_id: s
     run(ctx, as_json, action)
 
 
+REVIEW_ANSWERS = {"a": "accept", "r": "reject", "s": "skip", "e": "edit|edit-as-new", "q": "quit"}
+
+
 def _ask(doc, note) -> str:
-    """Show one candidate on stderr and return the person's one-letter answer."""
+    """Show one candidate on stderr and return the person's answer: one of REVIEW_ANSWERS' keys."""
+    from jacked_vault.cli.prompts import choose
+
     sys.stderr.write(safe(f"\n{doc.to_text()}\norigin: {note.origin} · harness: {note.source_harness}\n"))
     sys.stderr.write("".join(f"  {safe(line)}\n" for line in note.body.splitlines()[:40]))
-    return typer.prompt("[a]ccept [r]eject [s]kip [e]dit-as-new [q]uit", default="s", err=True).strip().lower()[:1]
+    return choose("[a]ccept [r]eject [s]kip [e]dit-as-new [q]uit", REVIEW_ANSWERS, default="s")
+
+
+def _decide(context, doc, note, answer: str) -> dict | None:
+    """Carry out one answer about a candidate; the decision made (None: skipped)."""
+    from jacked_vault.cli.prompts import edit_text
+    from jacked_vault.write.transitions import edit_as_new, transition
+
+    if answer == "a":
+        return {"id": doc.id, "op": "accept", "commit": transition(context, doc.id, "accept").commit}
+    if answer == "r":
+        why = typer.prompt("reason", err=True)
+        return {"id": doc.id, "op": "reject", "commit": transition(context, doc.id, "reject", reason=why).commit}
+    if answer == "e":
+        title = typer.prompt("title", default=note.title, err=True)
+        body = edit_text(note.body)
+        if body is None:
+            raise VaultError("USAGE", "the edited text is empty; nothing was written")
+        done = edit_as_new(context, doc.id, title=title, body=body)
+        return {"id": doc.id, "op": "edit", "new_id": done.new_id, "commit": done.commit}
+    return None
 
 
 @memory_app.command(cls=Command, rich_help_panel=REVIEW, epilog=example("jacked memory review", "jacked memory review --json"))
 def review(ctx: typer.Context, vault: VaultOpt = None, as_json: JsonOpt = False) -> None:
     """Go through the notes waiting for review.
 
-    In a terminal, asks about each candidate: a(ccept), r(eject), s(kip), e(dit as a new note)
-    or q(uit). Otherwise (or with --json) it lists them.
+    In a terminal, asks about each candidate: a(ccept), r(eject), s(kip), e(dit as a new note
+    in $EDITOR: the new note and the reject of the candidate in one commit) or q(uit).
+    Otherwise (or with --json) it lists them.
     """
-    from jacked_vault.notes import AddRequest, add, read
+    from jacked_vault.notes import read
     from jacked_vault.review import Review, candidates
     from jacked_vault.search.policy import EVERYTHING
-    from jacked_vault.write.transitions import transition
 
     def action():
         context = context_for(ctx, vault)
@@ -53,22 +79,18 @@ def review(ctx: typer.Context, vault: VaultOpt = None, as_json: JsonOpt = False)
         queue.interactive = True
         for doc in queue.candidates:
             note = read(context, doc.id, EVERYTHING).note
-            answer = _ask(doc, note)
-            if answer == "q":
+            while True:  # a refused decision (a secret in an edit, an unchanged edit) asks again
+                answer = _ask(doc, note)
+                if answer == "q":
+                    return queue
+                try:
+                    decision = _decide(context, doc, note, answer)
+                except VaultError as exc:
+                    sys.stderr.write(f"error: {safe(exc.message)} [{exc.full_code}]\n")
+                    continue
+                if decision is not None:
+                    queue.decisions.append(decision)
                 break
-            if answer == "a":
-                queue.decisions.append({"id": doc.id, "op": "accept", "commit": transition(context, doc.id, "accept").commit})
-            elif answer == "r":
-                why = typer.prompt("reason", err=True)
-                queue.decisions.append({"id": doc.id, "op": "reject", "commit": transition(context, doc.id, "reject", reason=why).commit})
-            elif answer == "e":
-                title = typer.prompt("title", default=note.title, err=True)
-                body = typer.edit(note.body) or note.body
-                new = add(context, AddRequest(title=title, body=body, kind=note.kind, scope=note.scope, group=note.group,
-                                              tags=tuple(note.tags), links=tuple(note.links), allow_rejected=True,
-                                              allow_dangling_links=True))  # the candidate's own links, carried over
-                done = transition(context, doc.id, "reject", reason=f"edited as {new.note.id}")
-                queue.decisions.append({"id": doc.id, "op": "edit", "new_id": new.note.id, "commit": done.commit})
         return queue
 
     run(ctx, as_json, action)
@@ -126,3 +148,16 @@ def expire(
     The note leaves default recall from then on; `search --as-of` an earlier time still finds it.
     """
     _transition(ctx, vault, as_json, note_id, "expire", valid_until=at)
+
+
+@memory_app.command(cls=Command, rich_help_panel=REVIEW, epilog=example(f"jacked memory forget {EXAMPLE_ID}", f"jacked memory forget {EXAMPLE_ID} --json"))
+def forget(ctx: typer.Context, note_id: NoteId, vault: VaultOpt = None, as_json: JsonOpt = False) -> None:
+    """Delete a note that should never have been saved.
+
+    For a password or other text the secret scanner did not know. One commit removes its file and tombstones its value, so nothing saves it again; other
+    machines apply it when they sync. `reject` keeps the text, `forget` removes it. Git history
+    still holds it: the answer says how to purge it with git's own tools (never run by jacked).
+    """
+    from jacked_vault.write.forget import forget as forget_note
+
+    run(ctx, as_json, lambda: forget_note(context_for(ctx, vault), note_id))

@@ -102,12 +102,10 @@ def transition(
     by: str | None = None,
 ) -> Transitioned:
     """Apply one transition in one commit (with audit line, index.md, and the tombstone on reject)."""
-    from jacked_vault.document import parse_note, render_note, utc_now
+    from jacked_vault.document import utc_now
     from jacked_vault.recall.index_md import regenerate_index
-    from jacked_vault.search.entries import Entry
-    from jacked_vault.store import audit, git
+    from jacked_vault.store import git
     from jacked_vault.store.config import review_signers
-    from jacked_vault.store.tombstones import tombstone_hash, tombstone_path
     from jacked_vault.write.transaction import settings_for, write_transaction
 
     if op == "reject" and not (reason and reason.strip()):
@@ -118,31 +116,127 @@ def transition(
     if op == "supersede":
         _locate(ctx, by)
     with write_transaction(store, harness=ctx.harness, origin="cli", **settings_for(ctx)) as tx:
+        done = _apply(tx, rel, note_id, op, trust=trust, reason=reason, valid_until=valid_until, by=by, now=utc_now())
+        for (scope, group), group_changes in done.changes.items():
+            regenerate_index(tx, scope, group, group_changes)
+        sign = op == "accept" and (review_signers() is not None or git.signs_commits(tx.repo))
+        note, updated = done.note, done.updated
+        commit = tx.commit(f"memory({op}): {note.title}", sign=sign, note_id=note.id, reason=updated.status_reason if op != "accept" else None)
+    return Transitioned(
+        note.id, note.title, op, updated.status, updated.trust, updated.valid_until, store.display(rel, note.scope), commit, done.kept, done.twins
+    )
+
+
+@dataclass
+class _Applied:
+    """One transition staged in a transaction: the note before and after, where a hand edit was
+    kept, the twins a reject took along, and the index.md changes per (scope, group)."""
+
+    note: object
+    updated: object
+    kept: list[str]
+    twins: list[str]
+    changes: dict
+
+
+def _apply(tx, rel: str, note_id: str, op: str, *, trust: str, reason: str | None, valid_until: str | None, by: str | None, now: str) -> _Applied:
+    """Stage transition `op` of the committed note `rel` in `tx`: its new file (built from the
+    committed blob), its audit line, and on reject the tombstone and the live twins."""
+    from jacked_vault.document import parse_note, render_note
+    from jacked_vault.search.entries import Entry
+    from jacked_vault.store import audit
+    from jacked_vault.store.tombstones import tombstone_hash, tombstone_path
+
+    committed = tx.committed(rel)
+    if committed is None:
+        raise VaultError("INCOMPLETE", f"{note_id}: its file is not committed yet; run `jacked memory doctor --repair`")
+    note = parse_note(committed, source=rel)
+    updated = dataclasses.replace(note, updated_at=now, **_changes(op, note, now, reason=reason, valid_until=valid_until, by=by, trust=trust))
+    data = render_note(updated)
+    changes: dict[tuple[str, str | None], dict] = {(note.scope, note.group): {rel: Entry.from_note(updated)}}
+    twins: list[str] = []
+    if op == "reject":
+        value = tombstone_hash(note.title, note.body)
+        path = tombstone_path(audit.machine_id(tx.store.cache))
+        stones = (tx.files.get(path) or tx.committed(path) or b"") + (value + "\n").encode()
+        tx.replace(path, stones)
+        tx.event("tombstone", note.id, path, stones, ts=now)
+        twins = _reject_twins(tx, value, rel, note.id, updated.status_reason or "", now, changes)
+    kept = tx.transition(rel, data)
+    tx.event(op, note.id, rel, data, ts=now)
+    return _Applied(note, updated, [kept] if kept else [], twins, changes)
+
+
+@dataclass(frozen=True)
+class EditedAsNew:
+    """A candidate edited as a new note (review's `e`): the new note and the reject, one commit."""
+
+    id: str  # the candidate, now rejected
+    new_id: str
+    title: str  # the new note's
+    path: str  # the new note's, as `<scope>:<relative path>`
+    commit: str
+    quarantined: list[str] = field(default_factory=list)
+    also_rejected: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        return {
+            "id": self.id,
+            "op": "edit",
+            "new_id": self.new_id,
+            "path": self.path,
+            "commit": self.commit,
+            "quarantined": self.quarantined,
+            "also_rejected": self.also_rejected,
+        }
+
+    def to_text(self) -> str:
+        lines = [f"edit: {self.id} is rejected, edited as {self.title} ({self.new_id}) at {self.path} [{self.commit[:10]}]"]
+        lines += [f"also rejected {twin}: it holds the same value" for twin in self.also_rejected]
+        return "\n".join(lines + kept_aside(self.quarantined))
+
+
+def edit_as_new(ctx: Context, note_id: str, *, title: str, body: str) -> EditedAsNew:
+    """SPEC 5.2, edit-as-new: one commit holds a new active note with `title` and `body` (the
+    candidate's kind, scope, group, repos, targets, tags and links; written by a person, so
+    origin cli and unreviewed) and the reject of the candidate (its tombstone, its live twins).
+
+    The new note passes the same gate as any create (secret scan, validation, the tombstone rule,
+    create-only); an edit that leaves the value as it was is refused (accept the candidate
+    instead): it would be rejected by its own tombstone. Nothing is written on a refusal.
+    """
+    from jacked_vault.document import parse_note, slugify_title, utc_now
+    from jacked_vault.recall.index_md import regenerate_index
+    from jacked_vault.search.entries import Entry
+    from jacked_vault.search.service import rejected_elsewhere
+    from jacked_vault.store.gate import check_note
+    from jacked_vault.store.tombstones import tombstone_hash
+    from jacked_vault.write.create import build_note
+    from jacked_vault.write.transaction import settings_for, write_transaction
+
+    store, rel, trust = _locate(ctx, note_id)
+    with write_transaction(store, harness=ctx.harness, origin="cli", rejected_elsewhere=rejected_elsewhere(ctx, store), **settings_for(ctx)) as tx:
         committed = tx.committed(rel)
         if committed is None:
             raise VaultError("INCOMPLETE", f"{note_id}: its file is not committed yet; run `jacked memory doctor --repair`")
-        note = parse_note(committed, source=rel)
+        old = parse_note(committed, source=rel)
         now = utc_now()
-        updated = dataclasses.replace(note, updated_at=now, **_changes(op, note, now, reason=reason, valid_until=valid_until, by=by, trust=trust))
-        data = render_note(updated)
-        changes: dict[tuple[str, str | None], dict] = {(note.scope, note.group): {rel: Entry.from_note(updated)}}
-        twins: list[str] = []
-        if op == "reject":
-            value = tombstone_hash(note.title, note.body)
-            path = tombstone_path(audit.machine_id(store.cache))
-            stones = (tx.committed(path) or b"") + (value + "\n").encode()
-            tx.replace(path, stones)
-            tx.event("tombstone", note.id, path, stones, ts=now)
-            twins = _reject_twins(tx, value, rel, note.id, updated.status_reason or "", now, changes)
-        kept = tx.transition(rel, data)
-        tx.event(op, note.id, rel, data, ts=now)
-        for (scope, group), group_changes in changes.items():
+        new = build_note(
+            title=title, body=body, kind=old.kind, scope=old.scope, group=old.group, repos=list(old.repos), source_harness=ctx.harness,
+            origin="cli", target_harnesses=list(old.target_harnesses), tags=list(old.tags), links=list(old.links), now=now,
+        )  # fmt: skip
+        data = check_note(new, tombstoned=None)  # secrets and validation first: a refusal names the field, never the text
+        if tombstone_hash(new.title, new.body) == tombstone_hash(old.title, old.body):
+            raise VaultError("VALIDATION", "the edit left the text as it was; accept the candidate instead (nothing was written)")
+        check_note(new, tombstoned=tx.rejected)
+        new_rel = tx.create(store.note_dir(new.scope, new.group, new.kind), slugify_title(new.title), data)
+        tx.event("create", new.id, new_rel, data, ts=now)
+        done = _apply(tx, rel, note_id, "reject", trust=trust, reason=f"edited as {new.id}", valid_until=None, by=None, now=now)
+        done.changes.setdefault((new.scope, new.group), {})[new_rel] = Entry.from_note(new)
+        for (scope, group), group_changes in done.changes.items():
             regenerate_index(tx, scope, group, group_changes)
-        sign = op == "accept" and (review_signers() is not None or git.signs_commits(tx.repo))
-        commit = tx.commit(f"memory({op}): {note.title}", sign=sign, note_id=note.id, reason=updated.status_reason if op != "accept" else None)
-    return Transitioned(
-        note.id, note.title, op, updated.status, updated.trust, updated.valid_until, store.display(rel, note.scope), commit, [kept] if kept else [], twins
-    )
+        commit = tx.commit(f"memory(edit): {new.title}", note_id=new.id, reason=f"edited from {old.id}")
+    return EditedAsNew(old.id, new.id, new.title, store.display(new_rel, new.scope), commit, done.kept, done.twins)
 
 
 def _reject_twins(tx, value: str, rel: str, note_id: str, reason: str, now: str, changes: dict) -> list[str]:

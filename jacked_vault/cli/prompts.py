@@ -1,0 +1,56 @@
+"""Asking a person at a terminal: one answer out of a list (`choose`), a text in their editor (`edit_text`).
+
+Both talk on stderr (stdout is the command's result) and never echo what the person typed."""
+
+from __future__ import annotations
+
+import sys
+
+from jacked_vault.errors import VaultError
+
+
+def choose(question: str, answers: dict[str, str], default: str) -> str:
+    """Ask `question` until the answer is exactly one of `answers`' keys (`a`) or its whole word
+    (`accept`), in any case; return the key. Anything else (`x`, `arduplicate`) asks again."""
+    import typer
+
+    words = {word: key for key, names in answers.items() for word in (key, *names.split("|"))}
+    while True:
+        answer = typer.prompt(question, default=default, err=True).strip().lower()
+        if answer in words:
+            return words[answer]
+        sys.stderr.write(f"please answer {', '.join(answers)} (one letter, or its whole word)\n")
+
+
+def edit_text(text: str) -> str | None:
+    """`text` opened in the person's editor ($VISUAL, else $EDITOR, else vi); returns what they
+    saved, or None when they saved an empty text (a failed editor is a USAGE error). The editor gets the terminal
+    (stdin, and stderr for its output too, since stdout carries the command's result)."""
+    import os
+    import shlex
+    import subprocess
+    import tempfile
+
+    command = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
+    try:
+        argv = shlex.split(command)
+    except ValueError:
+        argv = []
+    if not argv:
+        raise VaultError("USAGE", "$EDITOR is not a command line; set it to your editor (e.g. EDITOR=nano)")
+    with tempfile.TemporaryDirectory(prefix="jacked-edit-") as folder:
+        path = os.path.join(folder, "note.md")
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        try:
+            done = subprocess.run([*argv, path], stdin=sys.stdin.fileno(), stdout=sys.stderr.fileno(), stderr=sys.stderr.fileno(), check=False)
+        except OSError:
+            raise VaultError("USAGE", "the editor could not be started; set $EDITOR to your editor (e.g. EDITOR=nano)") from None
+        if done.returncode != 0:
+            raise VaultError("USAGE", f"the editor exited with status {done.returncode}; nothing was saved from it")
+        try:
+            with open(path, encoding="utf-8") as handle:
+                edited = handle.read()
+        except (OSError, UnicodeDecodeError):
+            raise VaultError("USAGE", "the edited text could not be read back as UTF-8; nothing was saved from it") from None
+    return edited if edited.strip() else None
