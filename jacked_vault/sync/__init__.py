@@ -20,9 +20,8 @@ from dataclasses import dataclass, field
 from jacked_vault.context import Context
 from jacked_vault.errors import VaultError
 from jacked_vault.store import git
-from jacked_vault.store.layout import GROUPS_DIR
-from jacked_vault.sync import remote
 from jacked_vault.store.sync_state import SyncState, read_state, write_state
+from jacked_vault.sync import remote
 
 __all__ = ["SyncResult", "pull_at_session_start", "push", "read_state", "set_remote", "sync"]
 
@@ -285,16 +284,14 @@ class _Plan:
 def _plan(ctx: Context, repo, ours, theirs, base, arrivals, *, accept_deletions: bool, adopt: bool = False, join: bool = False) -> _Plan:
     """Everything the integration commit holds, relative to the remote's tree (behind only, or
     adopting) or to the merge of both; no edits means a plain fast-forward will do."""
-    import pygit2
-
     from jacked_vault.document import utc_now
     from jacked_vault.store import audit
     from jacked_vault.store.layout import classify_path
 
     now = utc_now()
-    event = lambda op, note_id, rel, data, **kw: audit.AuditEvent(  # noqa: E731
-        now, op, note_id, rel, audit.content_hash(data) if data is not None else "", ctx.harness, "sync", **kw
-    )
+    def event(op: str, note_id: str, rel: str, data: bytes | None) -> audit.AuditEvent:
+        return audit.AuditEvent(now, op, note_id, rel, audit.content_hash(data) if data is not None else "", ctx.harness, "sync")
+
     ours_tree = repo[ours].tree if ours is not None else None
     moved: list[tuple[str, str, bytes]] = []
     if base == ours or adopt:

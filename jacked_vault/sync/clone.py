@@ -20,8 +20,8 @@ from jacked_vault.errors import VaultError
 from jacked_vault.store import git
 from jacked_vault.store.audit import machine_id
 from jacked_vault.store.layout import VAULT_JSON, Store
-from jacked_vault.sync import remote
 from jacked_vault.store.sync_state import write_state
+from jacked_vault.sync import remote
 
 CLONE_TIMEOUT_S = 600.0
 REQUIRED = (VAULT_JSON, ".gitignore")
@@ -194,11 +194,16 @@ def _vault_branch(repo) -> tuple[str, str]:
 
 def _settle(store: Store, arrivals) -> list[dict]:
     """What this machine does not take from the clone, in one commit of its own: each quarantined
-    file removed (its bytes kept in `.jacked/quarantine/`, an audit line each) and every index.md
-    regenerated here (derived files are never taken from an arrival)."""
+    file removed (its bytes kept in `.jacked/quarantine/`, an audit line each), each note holding
+    a rejected value that was made before its machine knew of the rejection rejected here too (as
+    sync does, SPEC 5.3), and every index.md regenerated here (derived files are never taken)."""
+    import dataclasses
+
     from jacked_vault.context import default_harness
+    from jacked_vault.document import render_note, utc_now
     from jacked_vault.recall.index_md import index_path, render_index
     from jacked_vault.safety import fsio
+    from jacked_vault.search.entries import Entry
     from jacked_vault.store.layout import GROUPS_DIR
     from jacked_vault.sync.arrivals import keep_quarantined
     from jacked_vault.write.transaction import write_transaction
@@ -211,6 +216,12 @@ def _settle(store: Store, arrivals) -> list[dict]:
                 tx.remove(item["path"])
                 removed[item["path"]] = None
             tx.event("quarantine", item["id"], item["path"], None)
+        for rel, note in sorted(arrivals.rejected_here.items()):  # a rejected value made before its machine knew: rejected here too
+            if note.status in ("candidate", "active"):
+                note = dataclasses.replace(note, status="rejected", status_reason="the same value was rejected on another machine", updated_at=utc_now())
+                tx.replace(rel, render_note(note))
+                tx.event("reject", note.id, rel, render_note(note))
+                removed[rel] = Entry.from_note(note)
         with tx.index.preview(removed) as future:
             with_notes = set(future.notes_per_group())
             groups = with_notes | {rel.split("/")[1] for rel in arrivals.derived if rel.startswith(GROUPS_DIR + "/")}
