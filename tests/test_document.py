@@ -693,6 +693,13 @@ def test_timestamp_round_trip(dt: datetime) -> None:
         ("word " * 30, "-".join(["word"] * 16)),
         ("x" * 79 + " yy", "x" * 79),
         ("x" * 80 + " yy", "x" * 80),
+        # issue 18.17: letters NFKD cannot take apart are transliterated, not dropped
+        ("Søren Kierkegaard", "soren-kierkegaard"),
+        ("Łódź, Straße, Æsir, Œuvre", "lodz-strasse-aesir-oeuvre"),
+        ("Đorđe, Þór and Ðóra", "dorde-thor-and-dora"),
+        ("ØRESUND ẞ", "oresund-ss"),
+        ("ß" * 50, "s" * 80),
+        ("Smørrebrød " * 8, "-".join(["smorrebrod"] * 7)),
     ],
 )
 def test_slugify_title(title: str, stem: str) -> None:

@@ -11,6 +11,7 @@ from jacked_vault.notes import AddRequest, add
 from jacked_vault.search.index import SearchIndex
 from jacked_vault.search.query import Filters
 from jacked_vault.search.porter import stem
+from jacked_vault.search import ranking
 from jacked_vault.search.ranking import analyse, query_terms
 from jacked_vault.search.service import search
 from jacked_vault.write.create import build_note
@@ -49,7 +50,58 @@ def test_analyser_splits_identifiers_and_folds_case_and_accents():
     assert analyse("parse_form_data FormDataParser HTTPServer rfc2231 Café naïve") == [
         "pars", "form", "data", "form", "data", "parser", "http", "server", "rfc", "2231", "cafe", "naiv",
     ]  # fmt: skip
+    # a word split into a fragment of one or two characters is a term whole too (issue 18.16)
+    assert analyse("Hunter2 SQLite x509") == ["hunter", "2", "hunter2", "sq", "lite", "sqlite", "x", "509", "x509"]
     assert analyse("commit a3dff80 token tok0x1") == ["commit", "a3dff80", "token", "tok0x1"]  # ids stay whole
+    assert analyse("Søren Straße Łódź") == ["soren", "strass", "lodz"]  # transliterated like file names
+
+
+def test_split_off_fragments_make_no_candidate_on_their_own():
+    """Issue 18.16: `Hunter2` is hunter, 2 and hunter2; the fragment 2 only scores."""
+    terms, anchors = ranking._query("Hunter2 x509 v2")
+    assert terms == ["hunter", "2", "hunter2", "x", "509", "x509", "v", "v2"]
+    assert anchors == ["hunter", "hunter2", "509", "x509", "v2"]
+    assert ranking._query("2") == (["2"], ["2"])  # a whole word is never a fragment
+
+
+def test_a_split_off_digit_does_not_find_unrelated_notes(ctx: Context):
+    hit = _add(ctx, "Hunter2 is the old joke", body="from an old chat log")
+    _add(ctx, "Version 2 of the wheel", body="step 2 of 3")
+    _add(ctx, "Retry 2 times", body="then give up")
+    assert _ids(ctx, "Hunter2") == [hit.note.id]
+    assert _ids(ctx, "sqlite") == [] and _ids(ctx, "hunter2") == [hit.note.id]
+
+
+def test_an_identifier_held_whole_ranks_first(ctx: Context):
+    whole = _add(ctx, "Chat logs", body="uses Hunter2 for the demo")
+    apart = _add(ctx, "Chat log", body="uses hunter 2 for the demo")  # newer: first on a tie
+    assert _ids(ctx, "Hunter2") == [whole.note.id, apart.note.id]
+    lite = _add(ctx, "Store notes in SQLite", body="one file")
+    assert _ids(ctx, "sqlite") == [lite.note.id]  # lowercase finds the camel-cased word
+
+
+def test_analyser_segments_unspaced_chinese_and_japanese():
+    """Issue 18.17: a CJK run is indexed as overlapping bigrams and its last character alone."""
+    assert analyse("我们决定使用数据库") == ["我们", "们决", "决定", "定使", "使用", "用数", "数据", "据库", "库"]
+    assert analyse("使用SQLite数据库。猫") == ["使用", "用", "sq", "lite", "sqlite", "数据", "据库", "库", "猫"]
+    assert analyse("ﾃﾞｰﾀ") == analyse("データ") == ["デー", "ータ", "タ"]  # half-width kana, voicing kept
+    assert query_terms("数据库 猫") == ["数据 据库", "猫*"]  # a phrase of bigrams; one character: a prefix
+    assert analyse("데이터를 사용") == ["데이", "이터", "터를", "를", "사용", "용"]  # Hangul syllables stay whole
+    assert analyse("２０２４年の計画・設定") == ["2024", "年の", "の計", "計画", "画", "設定", "定"]
+
+
+def test_words_inside_unspaced_chinese_and_japanese_are_found(ctx: Context):
+    zh = _add(ctx, "存储的决定", body="我们决定使用数据库存储记忆")
+    ja = _add(ctx, "記憶の保存", body="記憶はデータベースに保存します")
+    other = _add(ctx, "数据模型", body="数据很重要，库存不足")  # 数据 and 库 but never 数据库
+    cat = _add(ctx, "宠物", body="我的猫很可爱")
+    assert _ids(ctx, "数据库") == [zh.note.id]
+    assert _ids(ctx, "データベース") == [ja.note.id]
+    assert set(_ids(ctx, "数据")) == {zh.note.id, other.note.id}
+    assert _ids(ctx, "猫") == [cat.note.id] and _ids(ctx, "爱") == [cat.note.id]  # inside and at the end of a run
+    assert _ids(ctx, "记忆 数据库") == [zh.note.id]
+    # an unspaced sentence nothing holds as such falls back to its bigrams, best overlap first
+    assert _ids(ctx, "我们怎么存储记忆")[0] == zh.note.id
 
 
 def test_an_opaque_id_finds_only_its_note(ctx: Context):
@@ -94,8 +146,8 @@ def test_long_body_does_not_swamp_a_short_title_match(ctx: Context):
 
 
 def test_equal_scores_newest_first_then_id(ctx: Context):
-    older = _add(ctx, "Omega same", body="same")
-    newer = _add(ctx, "Omega same", body="same")
+    older = _add(ctx, "Omega one", body="same one")  # equal scores, different notes
+    newer = _add(ctx, "Omega two", body="same two")
     assert _ids(ctx, "omega") == [newer.note.id, older.note.id]
 
 

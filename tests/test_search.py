@@ -252,3 +252,32 @@ def test_derived_documents_read_by_their_id_as_files_not_notes(ctx: Context):
     result = read(ctx, hit.id, Viewer())
     assert result.note is None and result.body == "Working on the walrus parser."
     assert result.to_json()["memory"]["tier"] == "hot" and result.display_path == hit.display_path
+
+def test_an_index_made_by_older_rules_is_rebuilt_with_todays_terms(ctx: Context):
+    """Issue 18.17: the analyser changed (CJK bigrams), so INDEX_RULES changed: an index file of
+    another version (here: its old whole-run term and another schema mark) is built afresh."""
+    import sqlite3
+
+    hit = _add(ctx, "存储的决定", body="我们决定使用数据库存储记忆")
+    assert _ids(ctx, "数据库") == [hit.note.id]
+    db = sqlite3.connect(ctx.vault.cache / "index.sqlite")
+    with db:
+        db.execute("UPDATE docs_terms SET body = '我们决定使用数据库存储记忆'")  # what the old analyser stored
+        db.execute("UPDATE meta SET value = 'older-rules' WHERE key = 'schema'")
+    db.close()
+    assert _ids(ctx, "数据库") == [hit.note.id]
+
+
+def test_names_and_search_spell_latin_letters_in_ascii(ctx: Context):
+    """Issue 18.17: `Søren` made the file `sren-…md` and `Soren` did not find it."""
+    hit = _add(ctx, "Søren and Łukasz pick Straße naming", body="Þór reviewed it")
+    assert hit.rel.endswith("/soren-and-lukasz-pick-strasse-naming.md")
+    assert _ids(ctx, "Soren") == _ids(ctx, "lukasz strasse") == _ids(ctx, "thor") == [hit.note.id]
+    assert _ids(ctx, "Søren") == [hit.note.id]
+
+
+def test_search_hunter2_finds_no_note_for_its_digit(ctx: Context):
+    """Issue 18.16: `search Hunter2` matched the token `2` in unrelated notes."""
+    hit = _add(ctx, "The hunter2 joke", body="an old chat log")
+    _add(ctx, "Release 2 notes", body="version 2 is out")
+    assert _ids(ctx, "Hunter2") == [hit.note.id]

@@ -42,10 +42,29 @@ def new_note_id(now: datetime | None = None) -> str:
     return f"mem_{now:%Y%m%d}_{_ulid(now)}"
 
 
+# Latin letters NFKD does not take apart (no base letter + accent), spelled as their languages
+# write them in ASCII: Søren -> Soren, Łódź -> Lodz, Straße -> Strasse, Þór -> Thor.
+LETTERS = str.maketrans(
+    {
+        "ø": "o", "Ø": "O", "ł": "l", "Ł": "L", "ß": "ss", "ẞ": "SS", "æ": "ae", "Æ": "AE",
+        "œ": "oe", "Œ": "OE", "đ": "d", "Đ": "D", "þ": "th", "Þ": "TH", "ð": "d", "Ð": "D",
+        "ı": "i", "ħ": "h", "Ħ": "H", "ŧ": "t", "Ŧ": "T", "ŋ": "ng", "Ŋ": "NG", "ĸ": "k",
+    }
+)  # fmt: skip
+
+
+def transliterate(text: str) -> str:
+    """`text` with accents removed (NFKD, combining marks dropped) and the letters of `LETTERS`
+    spelled in ASCII; other scripts are kept."""
+    text = unicodedata.normalize("NFKD", text).translate(LETTERS)
+    return "".join(c for c in text if not unicodedata.combining(c))
+
+
 def slugify_title(title: str) -> str:
     """A file-name stem for `title`: ASCII `[a-z0-9-]`, at most 80 chars, never empty, never a
-    Windows device name, never starting with `.`."""
-    ascii_text = unicodedata.normalize("NFKD", title).encode("ascii", "ignore").decode("ascii")
+    Windows device name, never starting with `.`. Accented and other Latin letters are spelled
+    in ASCII (`transliterate`); what is left that is not ASCII (other scripts) is dropped."""
+    ascii_text = transliterate(title).encode("ascii", "ignore").decode("ascii")
     slug = re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")
     if len(slug) > _MAX_STEM:
         cut = slug[: _MAX_STEM + 1].rfind("-")

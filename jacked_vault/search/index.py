@@ -94,7 +94,7 @@ CREATE TABLE IF NOT EXISTS terms_stats(
 """
 
 # What goes into a row (summaries, which files are searched); bump it when that changes.
-INDEX_RULES = "2: summaries skip header blocks; rolled day files not searched"
+INDEX_RULES = "3: summaries skip header blocks; rolled day files not searched; terms: split words kept whole, CJK bigrams, Latin letters spelled in ASCII (issue 18.16, 18.17)"
 # Any change to the DDL or the rules changes the version, so an old index file is rebuilt, never half-migrated.
 SCHEMA_VERSION = hashlib.sha256((_DDL + INDEX_RULES).encode()).hexdigest()[:16]
 # How many active notes link to each id (one pass over the links, joined once per query).

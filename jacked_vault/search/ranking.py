@@ -1,15 +1,25 @@
 """Lexical ranking: one analyser for notes and queries, BM25F over FTS5 candidates.
 
 Every document is analysed into terms per field (title, tags, body): words split at anything
-not a letter or digit and at camelCase/letter-digit boundaries, lowercased, diacritics removed,
-Porter-stemmed. Those terms are kept in `docs_terms` (an FTS5 table of analysed text) with the
-collection's field totals in `terms_stats` (both declared in index.py's DDL), maintained with
-each add and removal.
+not a letter or digit and at camelCase/letter-digit boundaries (`rfc2231` is rfc and 2231), the
+whole word kept as a term too when a part has one or two characters (`Hunter2` is hunter, 2
+and hunter2; `SQLite` is sq, lite and sqlite, so `sqlite` finds it), lowercased, diacritics
+removed and other Latin letters spelled in ASCII (`Søren` is soren, as in file names),
+Porter-stemmed. Unspaced Chinese and Japanese (and Korean) runs are cut into overlapping
+character bigrams, plus the run's last character alone (`数据库` is 数据 据库 库). Those terms are
+kept in `docs_terms` (an FTS5 table of analysed text, `ascii` tokenizer: non-ASCII characters
+are token characters, so a bigram is one token) with the collection's field totals in
+`terms_stats` (both declared in index.py's DDL), maintained with each add and removal.
 
-A query is analysed the same way, stopwords dropped (unless nothing else is left). FTS5 picks
-the candidates holding any query term, ranked by its bm25(); the best `CANDIDATES` are
-re-scored with BM25F, where each field is length-normalised against its own average before the
-fields are weighted, so one long body cannot swamp a short title match.
+A query is analysed the same way, stopwords dropped (unless nothing else is left), into terms:
+a CJK run becomes the phrase of its bigrams (`数据 据库`: the characters in that order) or, one
+character alone, the prefix `猫*` (every bigram starting with it, or the run's last character);
+a split word's fragments of one or two characters (the `2` of `Hunter2`) only add to the score
+of a document found by another term, never make it a candidate. FTS5 picks the candidates
+holding any other term, ranked by its bm25(); the best `CANDIDATES` are re-scored with BM25F,
+where each field is length-normalised against its own average before the fields are weighted,
+so one long body cannot swamp a short title match. A CJK phrase nothing holds is tried again as
+its separate bigrams (an unspaced sentence finds the notes sharing most of it).
 """
 
 from __future__ import annotations
@@ -20,6 +30,7 @@ import sqlite3
 import unicodedata
 from functools import lru_cache
 
+from jacked_vault.document.ids import LETTERS
 from jacked_vault.search.entries import MARK
 from jacked_vault.search.porter import stem
 
@@ -47,23 +58,46 @@ STOPWORDS = frozenset(
     """.split()
 )
 
-_WORD = re.compile(r"[^\W_]+")
+# Scripts written without spaces between words: kana and ideographs (and Hangul syllables,
+# whose words carry their particles). No punctuation: ・ (U+30FB) and ゠ are left out.
+_CJK_RANGES = (
+    "\u3005-\u3007\u3041-\u3096\u309d-\u309f\u30a1-\u30fa\u30fc-\u30ff\u31f0-\u31ff"
+    "\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7a3\uf900-\ufaff\U00020000-\U0003134f"
+)
+_CJK = re.compile(f"[{_CJK_RANGES}]")
+_WORD_ASCII = re.compile(r"[^\W_]+")
+_WORD = re.compile(f"[{_CJK_RANGES}]+|[^\\W_{_CJK_RANGES}]+")  # a CJK run, or a run of other letters and digits
+_KANA_MARKS = "\u3099\u309a"  # the voicing marks NFKD takes off デ, パ (and half-width ﾃﾞ): put back by NFC
 _PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 _OPAQUE = re.compile(r"[A-Za-z][0-9]+[A-Za-z]|[0-9][A-Za-z]+[0-9]")  # letters and digits alternate twice: an id, a hash
+FRAGMENT = 2  # a split-off part this short (the `2` of `Hunter2`, the `v` of `v2`) makes no candidate
 
 
 @lru_cache(maxsize=65536)
 def _word_terms(word: str) -> tuple[str, ...]:
-    """Terms of one word: its camelCase / letter-digit parts (rfc2231, revindex0), lowercased and
-    stemmed; a non-ASCII word or an opaque one (a3dff80, tok0x1) stays whole."""
+    """Terms of one word: its camelCase / letter-digit parts (rfc2231, revindex0), and then the
+    whole word if a part is a fragment (Hunter2, SQLite, x509), lowercased and stemmed; a
+    non-ASCII word or an opaque one (a3dff80, tok0x1) stays whole; a CJK run is its overlapping
+    bigrams and its last character."""
+    if _CJK.match(word):
+        return (*(word[i : i + 2] for i in range(len(word) - 1)), word[-1])
     parts = _PART.findall(word) if word.isascii() and not _OPAQUE.search(word) else []
-    return tuple(stem(part.lower()) for part in (parts if len(parts) > 1 else [word]))
+    if len(parts) > 1:
+        terms = tuple(stem(part.lower()) for part in parts)
+        # A part this short cannot stand for the word (the `2` of Hunter2, the `sq` of SQLite): the
+        # whole word is a term too. Only then: more terms per identifier cost retrieval quality.
+        return (*terms, stem(word.lower())) if any(len(term) <= FRAGMENT for term in terms) else terms
+    return (stem(word.lower()),)
 
 
 def _words(text: str) -> list[str]:
-    if not text.isascii():
-        text = "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
-    return _WORD.findall(text)
+    """Runs of letters and digits, CJK runs apart; accents removed and other Latin letters spelled
+    in ASCII (document/ids.py's LETTERS), compatibility forms folded (NFKD, then NFC)."""
+    if text.isascii():
+        return _WORD_ASCII.findall(text)
+    text = unicodedata.normalize("NFKD", text).translate(LETTERS)
+    text = "".join(c for c in text if not unicodedata.combining(c) or c in _KANA_MARKS)
+    return _WORD.findall(unicodedata.normalize("NFC", text))
 
 
 def analyse(text: str) -> list[str]:
@@ -77,9 +111,26 @@ def _content_words(text: str) -> list[str]:
     return [w for w in words if w.lower() not in STOPWORDS] or words
 
 
+def _query(text: str, loose: bool = False) -> tuple[list[str], list[str]]:
+    """(terms, anchors) of a query: its distinct terms, and those that may make a candidate (all
+    but the fragments of split words). A CJK run is one term, the phrase of its bigrams
+    (`数据 据库`), or for one character the prefix `猫*`; `loose`: its bigrams apart."""
+    found: dict[str, bool] = {}  # term -> anchors
+    for word in _content_words(text):
+        if _CJK.match(word):
+            bigrams = [word[i : i + 2] for i in range(len(word) - 1)]
+            units = [(word + "*", True)] if len(word) == 1 else [(b, True) for b in bigrams] if loose else [(" ".join(bigrams), True)]
+        else:
+            terms = _word_terms(word)
+            units = [(t, len(terms) == 1 or t == terms[-1] or len(t) > FRAGMENT) for t in terms]
+        for term, anchor in units:
+            found[term] = found.get(term, False) or anchor
+    return list(found), [term for term, anchor in found.items() if anchor]
+
+
 def query_terms(text: str) -> list[str]:
     """The distinct terms of a query's content words."""
-    return list(dict.fromkeys(term for word in _content_words(text) for term in _word_terms(word)))
+    return _query(text)[0]
 
 
 # -- keeping the analysed fields and their totals ---------------------------------------------
@@ -118,16 +169,14 @@ def search(
     `columns` are read from `docs d` and start with d.rowid. Equal scores: the `prefer` group
     first, then the newest `updated_at`, then id.
     """
-    terms = query_terms(text)
+    terms, anchors = _query(text)
     if not terms:
         return []
-    stats = Stats.read(db, terms)
     count = max(CANDIDATES, 2 * limit)
-    selective = stats.selective(terms)
-    ranked = selective != terms or sum(stats.df[t] for t in terms) <= FULL_RANK_MAX
-    rowids = _candidates(db, selective, where, params, count, ranked=ranked)
-    if len(rowids) < limit and selective != terms:  # too few: the common terms may fill the list
-        rowids = _candidates(db, terms, where, params, count)
+    stats, rowids = _find(db, terms, anchors, where, params, count, limit)
+    if not rowids and any(" " in term for term in terms):  # no CJK phrase found: its bigrams apart
+        terms, anchors = _query(text, loose=True)
+        stats, rowids = _find(db, terms, anchors, where, params, count, limit)
     rows = db.execute(
         f"SELECT t.title, t.tags, t.body, d.grp IS ?, d.updated_at, d.id, {columns}"
         f" FROM docs d JOIN docs_terms t ON t.rowid = d.rowid WHERE d.rowid IN ({','.join('?' * len(rowids))})",
@@ -141,8 +190,35 @@ def search(
     return [(r[4:], r[0], _excerpt(db, highlight, r[4])) for r in scored[:limit]]
 
 
+def _find(
+    db: sqlite3.Connection, terms: list[str], anchors: list[str], where: str, params: list, count: int, limit: int
+) -> tuple[Stats, list[int]]:
+    """The statistics of `terms` and the candidates `anchors` find (see `_candidates`)."""
+    stats = Stats.read(db, terms)
+    selective = stats.selective(anchors)
+    ranked = selective != anchors or sum(stats.df[t] for t in anchors) <= FULL_RANK_MAX
+    rowids = _candidates(db, selective, where, params, count, ranked=ranked)
+    if len(rowids) < limit and selective != anchors:  # too few: the common terms may fill the list
+        rowids = _candidates(db, anchors, where, params, count)
+    return stats, rowids
+
+
 def _match(words: list[str]) -> str:
-    return " OR ".join(f'"{word}"' for word in words)  # words and terms are letters and digits only
+    """An FTS5 expression matching any of `words` (or terms: a phrase `a b`, a prefix `a*`).
+    Words and terms are letters and digits only, so user text is never FTS syntax."""
+    return " OR ".join(f'"{word[:-1]}"*' if word.endswith("*") else f'"{word}"' for word in words)
+
+
+def _count(tokens: list[str], term: str) -> int:
+    """How often `term` occurs in a field's tokens: a phrase (`数据 据库`) as a sequence, a prefix
+    (`猫*`) as the start of a token."""
+    if term.endswith("*"):
+        return sum(token.startswith(term[:-1]) for token in tokens)
+    if " " in term:
+        parts = term.split()
+        n = len(parts)
+        return sum(tokens[i : i + n] == parts for i, token in enumerate(tokens) if token == parts[0])
+    return tokens.count(term)
 
 
 def _candidates(db: sqlite3.Connection, terms: list[str], where: str, params: list, count: int, *, ranked: bool = True) -> list[int]:
@@ -188,7 +264,7 @@ class Stats:
             tokens = text.split()
             norm = weight / (1 - b + b * len(tokens) / average) if average else weight
             for term in terms:
-                weighted[term] += tokens.count(term) * norm
+                weighted[term] += _count(tokens, term) * norm
         return sum(self._idf(term) * tf / (K1 + tf) for term, tf in weighted.items() if tf)
 
     def _idf(self, term: str) -> float:

@@ -1,0 +1,179 @@
+"""Index build and query latency with unspaced Chinese and Japanese text (issue 18.17).
+
+    python bench/bench_index.py [--notes 10000] [--cjk 1000] [--repeat 3] [--vault DIR] [--keep DIR]
+
+Generates a vault of `--notes` English notes (bench/_vaultgen.py, as bench_core.py does) plus
+`--cjk` notes written in unspaced Chinese or Japanese with a few English words mixed in (one
+more commit), or reuses one made earlier (`--vault DIR`, which `--keep DIR` leaves behind).
+Then times, with the `jacked_vault` this process imports (use `PYTHONPATH=<snapshot>` for a
+before/after pair on one vault):
+
+- the full index build (`SearchIndex.rebuild()`), median of `--repeat` (wall and CPU time);
+- in-process search (`search.service.search`, a fresh `Context` per query, as one CLI call
+  builds) for CJK queries (1-6 characters: words inside the unspaced text) and for English
+  queries of the generated vocabulary: median and p90 ms;
+- CJK recall: for each CJK query word, the notes whose file holds it (the truth, by substring)
+  against the first that many search results (R-precision), summed over the words.
+
+Plain script, no pytest. Only the figures it prints are claims.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import shutil
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+try:  # run as `python bench/bench_index.py`, this file's folder is on sys.path
+    from _vaultgen import WORDS, generate_vault, git_cli
+except ImportError:  # imported as bench.bench_index
+    from bench._vaultgen import WORDS, generate_vault, git_cli
+import jacked_vault
+from jacked_vault.context import Context
+from jacked_vault.document import render_note, slugify_title
+from jacked_vault.search.index import SearchIndex
+from jacked_vault.search.query import Filters
+from jacked_vault.search.service import search
+from jacked_vault.write.create import build_note
+
+HARNESS = "bench"
+# Words of unspaced text: Chinese, then Japanese (kanji, katakana, and the hiragana between).
+ZH = (
+    "我们 决定 使用 数据库 存储 记忆 搜索 索引 同步 冲突 合并 提交 分支 远程 配置 测试 性能 缓存 文件 目录"
+    " 用户 项目 团队 安全 密钥 部署 服务器 客户端 接口 日志 错误 重试 超时 队列 线程 内存 版本 发布 回滚"
+    " 迁移 备份 权限 审核 规则 笔记 标题 正文 标签 编码 格式 模板 脚本 插件 构建 依赖 监控 告警 容器"
+).split()
+JA = (
+    "データベース 検索 記憶 索引 同期 設定 試験 性能 キャッシュ ファイル 利用者 計画 安全 鍵 配置 接続"
+    " 記録 誤り 再試行 待ち行列 版 公開 移行 権限 規則 覚書 題名 本文 構築 監視"
+).split()
+ZH_GLUE = "的 了 在 和 是 把 用 为 从 对".split()
+JA_GLUE = "の を に は が で と から まで".split()
+PUNCT = ("。", "，", "、")
+
+
+def cjk_text(rng: random.Random, words: list[str], glue: list[str], size: int) -> str:
+    """Unspaced sentences of `words` joined by particles, with an English word now and then."""
+    out: list[str] = []
+    length = 0
+    while length < size:
+        sentence = ""
+        for _ in range(rng.randint(3, 7)):
+            sentence += rng.choice(words) + (rng.choice(glue) if rng.random() < 0.6 else "")
+            if rng.random() < 0.1:
+                sentence += " " + rng.choice(WORDS) + " "
+        sentence += rng.choice(PUNCT)
+        out.append(sentence)
+        length += len(sentence)
+    return "".join(out)
+
+
+def add_cjk_notes(root: Path, count: int, seed: int) -> None:
+    """`count` CJK notes in groups g0.. (one commit), half Chinese, half Japanese."""
+    rng = random.Random(seed)
+    used: set[str] = {str(p.relative_to(root)) for p in root.glob("groups/*/*/*.md")}
+    for i in range(count):
+        words, glue = (ZH, ZH_GLUE) if i % 2 == 0 else (JA, JA_GLUE)
+        title = cjk_text(rng, words, glue, 12)
+        body = cjk_text(rng, words, glue, rng.randint(150, 400))
+        group = f"g{i % 50}"
+        tags = [rng.choice(WORDS)]
+        note = build_note(title=title, body=body, kind="note", scope="group", group=group, repos=[],
+                          source_harness=HARNESS, origin="cli", tags=tags)
+        stem = slugify_title(title)
+        rel, k = f"groups/{group}/note/{stem}.md", 2
+        while rel in used:
+            rel, k = f"groups/{group}/note/{stem}-{k}.md", k + 1
+        used.add(rel)
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_bytes(render_note(note))
+    git_cli(root, "add", "-A")
+    git_cli(root, "commit", "-q", "-m", f"bench: {count} CJK notes")
+
+
+def ctx(vault: Path, work: Path) -> Context:
+    return Context.create(vault=str(vault), cwd=work, harness=HARNESS)
+
+
+def percentile(xs: list[float], q: float) -> float:
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(q * len(xs)))]
+
+
+def time_queries(vault: Path, work: Path, queries: list[str]) -> tuple[list[float], list[int]]:
+    search(ctx(vault, work), queries[0], Filters())  # warm: the index is current
+    times, found = [], []
+    for q in queries:
+        t = time.perf_counter()
+        result = search(ctx(vault, work), q, Filters())
+        times.append((time.perf_counter() - t) * 1000)
+        found.append(len(result.results))
+    return times, found
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--notes", type=int, default=10_000)
+    parser.add_argument("--cjk", type=int, default=1_000)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--seed", type=int, default=1234)
+    parser.add_argument("--vault", type=Path, help="reuse a vault generated earlier (with --keep)")
+    parser.add_argument("--keep", type=Path, help="generate in DIR and keep it")
+    args = parser.parse_args()
+    print(f"jacked_vault: {Path(jacked_vault.__file__).parent}; load average {os.getloadavg()[0]:.2f}")
+    base = Path(tempfile.mkdtemp(prefix="bench-index-")) if args.keep is None else args.keep
+    work = base / "work"
+    work.mkdir(parents=True, exist_ok=True)
+    try:
+        vault = args.vault
+        if vault is None:
+            vault = base / "vault"
+            t = time.perf_counter()
+            generate_vault(vault, args.notes, seed=args.seed)
+            if args.cjk:
+                add_cjk_notes(vault.resolve(), args.cjk, args.seed)
+            print(f"generated {args.notes:,} English + {args.cjk:,} CJK notes in {time.perf_counter() - t:.1f} s at {vault}")
+        builds, cpus = [], []
+        for _ in range(args.repeat):
+            index = SearchIndex(ctx(vault, work).vault)
+            try:
+                t, c = time.perf_counter(), time.process_time()
+                count = index.rebuild()
+                builds.append(time.perf_counter() - t)
+                cpus.append(time.process_time() - c)
+            finally:
+                index.close()
+        print(f"index build (rebuild), {count:,} documents: median {statistics.median(builds):.2f} s, "
+              f"cpu {statistics.median(cpus):.2f} s (runs: {', '.join(f'{b:.2f}' for b in builds)})")
+        rng = random.Random(args.seed)
+        cjk = ZH + JA
+        cjk_queries = (cjk * 3)[:120]
+        english = [" ".join(rng.sample(WORDS, rng.randint(1, 3))) for _ in range(120)]
+        for name, queries in (("CJK", cjk_queries), ("English", english)):
+            times, found = time_queries(vault, work, queries)
+            print(f"{name:<8} queries: {len(queries)}, median {statistics.median(times):.2f} ms, "
+                  f"p90 {percentile(times, 0.9):.2f} ms, with a hit {sum(1 for f in found if f)}")
+        root = vault.resolve()
+        files = {str(p.relative_to(root)): p.read_text(encoding="utf-8") for p in root.glob("groups/*/*/*.md")}
+        truth_total = found_total = 0
+        for q in cjk:
+            truth = {path for path, text in files.items() if q in text}
+            if not truth:
+                continue
+            hits = search(ctx(vault, work), q, Filters(limit=len(truth))).results
+            truth_total += len(truth)
+            found_total += len(truth & {d.path for d in hits})
+        print(f"CJK recall: {found_total:,} of {truth_total:,} notes holding a query word found "
+              f"({found_total / max(1, truth_total):.1%}, {len(cjk)} words)")
+    finally:
+        if args.keep is None:
+            shutil.rmtree(base, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
