@@ -5,13 +5,14 @@ from __future__ import annotations
 import sqlite3
 
 from conftest import git
+
 from jacked_vault.context import Context
 from jacked_vault.document import render_note
 from jacked_vault.notes import AddRequest, add
-from jacked_vault.search.index import SearchIndex
-from jacked_vault.search.query import Filters
-from jacked_vault.search.porter import stem
 from jacked_vault.search import ranking
+from jacked_vault.search.index import SearchIndex
+from jacked_vault.search.porter import stem
+from jacked_vault.search.query import Filters
 from jacked_vault.search.ranking import analyse, query_terms
 from jacked_vault.search.service import search
 from jacked_vault.write.create import build_note
