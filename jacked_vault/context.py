@@ -78,11 +78,13 @@ class Context:
             return None
         return group_for(self.config, self.repo.identity, self.repo.solo_group)
 
-    def require_group(self, explicit: str | None) -> str:
+    def require_group(self, explicit: str | None, *, otherwise: str = "") -> str:
+        """The group named, else the cwd repo's; outside a repo USAGE, offering `--group G` and
+        only the alternatives `otherwise` names (what the command then takes)."""
         if explicit:
             return explicit
         if self.group is None:
-            raise VaultError("USAGE", "not inside a git repo: pass --group G (or --scope user / --scope project)")
+            raise VaultError("USAGE", f"not inside a git repo: pass --group G{f' ({otherwise})' if otherwise else ''}")
         return self.group
 
     def project_store(self) -> Store | None:

@@ -9,6 +9,7 @@ CODES = frozenset(
         "SECRET",
         "EXISTS",
         "NOT_FOUND",
+        "NOT_VISIBLE",
         "INCOMPLETE",
         "UNSAFE_PATH",
         "GITIGNORE",

@@ -56,7 +56,9 @@ def add(ctx: Context, req: AddRequest) -> Created:
     if req.scope == "project" and req.group:
         raise VaultError("USAGE", "--group does not apply to project scope")
     vault = ctx.vault
-    group = ctx.require_group(req.group) if req.scope == "group" else None
+    # outside a repo user scope works, project scope does not (it lives in a repo)
+    otherwise = "or --scope user" if req.origin == "cli" else "or user scope"
+    group = ctx.require_group(req.group, otherwise=otherwise) if req.scope == "group" else None
     repos = list(req.repos) or ([ctx.repo.identity] if ctx.repo is not None else [])
     note = build_note(
         title=req.title,
@@ -164,8 +166,12 @@ class ReadResult:
         if note is None:
             return [("id", d.id), ("kind", f"{d.tier} file (derived, kept by jacked)"), ("scope", where), ("trust", trust),
                     ("updated", d.updated_at), ("path", self.display_path)]
+        from jacked_vault.document import utc_now
+
         status = f"{note.status}: {note.status_reason}" if note.status_reason else note.status
         until = f"until {note.valid_until}" if note.valid_until else "(no end)"
+        now = utc_now()
+        until += " (expired)" if note.valid_until and note.valid_until <= now else " (not valid yet)" if note.valid_from > now else ""
         targets = ", ".join(note.target_harnesses)
         rows = [("id", note.id), ("kind", note.kind), ("scope", where), ("status", status), ("trust", trust),
                 ("valid", f"from {note.valid_from} {until}"), ("origin", f"{note.origin}, by {note.source_harness}, for {targets}")]
@@ -175,34 +181,42 @@ class ReadResult:
         return rows + [("created", note.created_at), ("updated", note.updated_at), ("path", self.display_path)]
 
 
-def read(ctx: Context, note_id: str, viewer: Viewer) -> ReadResult:
-    """One note by id as `viewer` may see it, complete or fail: an incomplete scan or an invalid
-    file gives INCOMPLETE; a note the viewer may not see is reported exactly like a missing one.
+def read(ctx: Context, note_id: str, viewer: Viewer, *, by_id: bool = True) -> ReadResult:
+    """One note by id as `viewer` may see it, complete or fail about absence
+    (`search.service.the_one`): a note found once answers whatever else was refused; one not
+    found while a committed file was refused gives INCOMPLETE.
+
+    Read by id is explicit (SPEC 7): with `by_id` the note is shown in any status or validity
+    (`Viewer.by_id`), marked; a note addressed to another harness than the viewer's is
+    NOT_VISIBLE ("exists, for another harness"; the MCP server answers it as a missing one), and
+    one outside the viewer's scopes (or, without `by_id`, its window) NOT_FOUND. Backlinks are
+    the notes linking to it that the viewer recalls.
 
     The text is the committed version (the one the index checked): the working file is used
     when it is byte-identical, else the blob is read from git. An id that search gave for a
     derived file (hot.md, an episodic file) reads that file the same way.
     """
-    from jacked_vault.search.service import fresh_indexes
+    from jacked_vault.search.service import fresh_indexes, not_found, the_one
 
     indexes, diag = fresh_indexes(ctx)
     try:
-        if not diag.complete:
-            raise VaultError(
-                "INCOMPLETE",
-                f"cannot answer for {note_id}: {len(diag.invalid_files)} invalid file(s)"
-                f"{' and a truncated scan' if diag.truncated else ''}; run `jacked memory doctor`",
-                details=diag.to_json(),
-            )
-        if len([doc for index in indexes for doc in index.lookup(note_id)]) > 1:
-            raise VaultError("INCOMPLETE", f"{note_id} is not unique: several files carry it; run `jacked memory doctor`")
-        found = [(index, doc) for index in indexes for doc in index.lookup(note_id, viewer)]
-        if not found:
+        every = [(index, doc) for index in indexes for doc in index.lookup(note_id)]
+        if not every:
             derived = [(index, doc) for index in indexes for doc in index.lookup(note_id, viewer, derived=True)]
-            if not derived:
-                raise _not_found(note_id)
-            index, doc = derived[0]
-            return ReadResult(doc, None, _derived_text(index.store, doc), [], False)
+            if derived:
+                index, doc = derived[0]
+                return ReadResult(doc, None, _derived_text(index.store, doc), [], False)
+        the_one(every, diag, note_id)
+        window = viewer.by_id() if by_id else viewer
+        found = [(index, doc) for index in indexes for doc in index.lookup(note_id, window)]
+        if not found:
+            if any(index.lookup(note_id, window.every_target()) for index in indexes):
+                raise VaultError(
+                    "NOT_VISIBLE",
+                    f"{note_id} exists, for another harness: it is not addressed to the one reading "
+                    "($JACKED_MEMORY_HARNESS or --target); a person with no harness, or `read --all`, sees it",
+                )
+            raise not_found(note_id)
         index, doc = found[0]
         note = _committed_note(index.store, doc)
         backlinks = [d for i in indexes for d in i.backlinks(note_id, MAX_BACKLINKS, viewer)]
@@ -256,13 +270,10 @@ def _derived_text(store, doc) -> str:
     return data.decode("utf-8")
 
 
-def _not_found(note_id: str) -> VaultError:
-    return VaultError("NOT_FOUND", f"no note with id {note_id}")
-
-
 def note_history(ctx: Context, note_id: str | None, limit: int) -> History:
     """The vault's history, or the history of one note's file, as this reader may see it: `log
-    ID` finds the note as `read` does (INCOMPLETE, NOT_FOUND for one it may not see)."""
+    ID` finds the note as `read` does, within the log's window (INCOMPLETE; NOT_VISIBLE for a
+    note for another harness; NOT_FOUND for one it may not see)."""
     from itertools import islice
 
     from jacked_vault.document.model import UNKNOWN_HARNESS
@@ -276,7 +287,7 @@ def note_history(ctx: Context, note_id: str | None, limit: int) -> History:
         viewer = EVERYTHING if person else reader(ctx.harness, scopes=DEFAULT_SCOPES)
     else:
         viewer = EVERYTHING if person else reader(ctx.harness, scopes=DEFAULT_SCOPES | {"user"})  # by id, as `read` asks
-        doc = read(ctx, note_id, viewer).doc
+        doc = read(ctx, note_id, viewer, by_id=False).doc  # the log's window, not read's
         store, rel, path = doc.store, doc.path, doc.display_path
     index = open_fresh(store)
     try:

@@ -53,14 +53,16 @@ def test_read_missing_is_not_found(ctx: Context):
     assert err.value.code == "NOT_FOUND"
 
 
-def test_read_with_an_invalid_file_anywhere_is_incomplete(ctx: Context):
+def test_read_with_an_invalid_file_anywhere_is_incomplete_about_absence_only(ctx: Context):
+    """SPEC 6 (issue 18.8): a note found answers; an id not found while a file was refused is INCOMPLETE."""
     good = _add(ctx)
     bad = ctx.vault.root / "groups" / "other" / "fact" / "bad.md"
     bad.parent.mkdir(parents=True)
     bad.write_text("---\nid: [unclosed\n---\n\nx\n")
     _commit_all(ctx.vault.root)
+    assert read(ctx, good.note.id, Viewer()).note.id == good.note.id
     with pytest.raises(VaultError) as err:
-        read(ctx, good.note.id, Viewer())
+        read(ctx, "mem_20260101_nothere", Viewer())
     assert err.value.code == "INCOMPLETE"
     assert err.value.details["invalid_file_count"] == 1
 

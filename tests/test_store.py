@@ -83,8 +83,8 @@ def test_create_writes_valid_file_and_one_commit_with_trailers(ctx: Context):
 
 def test_name_clash_gets_numbered_suffix_and_never_replaces(ctx: Context):
     first = _add(ctx)
-    second = _add(ctx)
-    third = _add(ctx)
+    second = _add(ctx, body="Because it ships with Python, and is fast.")  # the same title, other text (the same text is a duplicate)
+    third = _add(ctx, body="Because nothing else ships with Python.")
     assert [first.rel, second.rel, third.rel] == [
         "groups/tools/decision/use-fts5.md",
         "groups/tools/decision/use-fts5-2.md",

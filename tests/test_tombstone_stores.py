@@ -73,7 +73,9 @@ def test_rejecting_a_value_rejects_every_live_note_that_holds_it_in_one_commit(c
     from conftest import git
 
     first = add(ctx, AddRequest(title=TITLE, body=BODY, origin="mcp", status="candidate"))
-    twin = add(ctx, AddRequest(title=TITLE + "!", body=BODY.upper(), origin="session-end", status="candidate"))
+    # for another harness: in the same place and for the same readers it would be a duplicate of the first (SPEC 5.6)
+    twin = add(ctx, AddRequest(title=TITLE + "!", body=BODY.upper(), origin="session-end", status="candidate", targets=("codex",)))
+    assert twin.duplicate_of is None
     other = add(ctx, AddRequest(title="Something else", body="Unrelated."))
     before = git(vault_path, "rev-list", "--count", "HEAD")
     done = run_cli("memory", "reject", first.note.id, "--reason", "we use spaces", "--json", vault=vault_path, cwd=code_repo)

@@ -55,7 +55,8 @@ class CaptureResult:
     names the distiller failure when the deterministic sentence was used (or the note retry
     failed); `retry` says the distillation should be tried again; `queued` is the marker this
     call wrote for that (only with `enqueue_retry`). `note_refused` is the error code of a
-    distilled note that was not created (PARROT, TOMBSTONED, SECRET, VALIDATION, …).
+    distilled note that was not created (PARROT, TOMBSTONED, SECRET, VALIDATION, …);
+    `note_duplicate` says `note_id` is a live note the distilled one repeats (nothing written).
     """
 
     key: str | None = None
@@ -66,6 +67,7 @@ class CaptureResult:
     note_id: str | None = None
     note_path: str | None = None
     note_refused: str | None = None
+    note_duplicate: bool = False
     fallback: str | None = None
     retry: bool = False
     queued: str | None = None
@@ -75,7 +77,7 @@ class CaptureResult:
             return f"skipped ({self.skipped})"
         parts = [f"entry {self.entry_path}" if self.entry_path else "entry already written"]
         if self.note_id:
-            parts.append(f"note {self.note_id}")
+            parts.append(f"note {self.note_id}" + (" (already saved: the same note is live)" if self.note_duplicate else ""))
         if self.note_refused:
             parts.append(f"note refused ({self.note_refused})")
         if self.fallback:
@@ -309,6 +311,7 @@ def _capture(ctx, payload: dict, result: CaptureResult, transcript: Transcript, 
                     rejected_elsewhere=rejected_elsewhere(ctx, store),
                 )
                 result.note_id, result.note_path = created.note.id, created.display_path
+                result.note_duplicate = created.duplicate_of is not None  # the same note is live: answered with it, nothing written
             except VaultError as exc:
                 if exc.code not in ("TOMBSTONED", "SECRET", "VALIDATION", "EXISTS"):
                     raise

@@ -96,13 +96,14 @@ def handoff(
 
 
 def read(outer_vault: str | None, *, note_id: str, target: str | None = None, show_all: bool = False, vault: str | None = None) -> Result:
-    """`read`: one note by id, as `target` (default: this harness) sees it, or everything with `show_all`.
+    """`read`: one note by id, in any status or validity, as `target` (default: this harness; no
+    harness: a person, who sees every target) sees it, or everything with `show_all`.
 
     User scope is read only when asked for, by the note's own id: a group or project note is read
     (backlinks included) without it, and only an id not found there is looked up in user scope."""
     from jacked_vault.errors import VaultError
     from jacked_vault.notes import read as read_note
-    from jacked_vault.search.policy import DEFAULT_SCOPES, EVERYTHING, reader
+    from jacked_vault.search.policy import DEFAULT_SCOPES, EVERYTHING, who_reads
     from jacked_vault.search.query import require_slug
 
     context = context_for_options(outer_vault, vault)
@@ -110,11 +111,11 @@ def read(outer_vault: str | None, *, note_id: str, target: str | None = None, sh
     if show_all:
         return read_note(context, note_id, EVERYTHING)
     try:
-        return read_note(context, note_id, reader(harness, scopes=DEFAULT_SCOPES))
+        return read_note(context, note_id, who_reads(harness, scopes=DEFAULT_SCOPES))
     except VaultError as exc:
         if exc.code != "NOT_FOUND":
             raise
-    return read_note(context, note_id, reader(harness, scopes=DEFAULT_SCOPES | {"user"}))
+    return read_note(context, note_id, who_reads(harness, scopes=DEFAULT_SCOPES | {"user"}))
 
 
 def search(

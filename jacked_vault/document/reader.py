@@ -11,7 +11,7 @@ from jacked_vault.document.problems import invalid
 from jacked_vault.document.validate import check_fields
 from jacked_vault.document.writer import json_line
 
-_FENCE = re.compile(r"^---\r?$", re.MULTILINE)
+_FENCE = re.compile(r"^---[ \t]*\r?$", re.MULTILINE)  # trailing spaces or tabs (an editor's) do not unmake a fence
 
 
 def _decode(data: bytes, source: str) -> str:
@@ -29,7 +29,7 @@ def _split(text: str, source: str) -> tuple[str, str]:
     """Split into (frontmatter YAML, body). The body is what follows the closing fence line,
     minus one leading and one trailing line break (CRLF ones too in a CRLF file)."""
     first_line, newline, rest = text.partition("\n")
-    if first_line.removesuffix("\r") != "---" or not newline:
+    if first_line.removesuffix("\r").rstrip(" \t") != "---" or not newline:
         raise invalid(source, "missing frontmatter: the first line must be '---'")
     closing = _FENCE.search(rest)
     if closing is None:

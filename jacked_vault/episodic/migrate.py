@@ -129,7 +129,7 @@ class CandidatePlan:
     title: str
     body: str
     key: str
-    action: str  # create | already-migrated | tombstoned | invalid
+    action: str  # create | already-migrated | tombstoned | invalid | duplicate
     reason: str | None = None
     id: str | None = None
     path: str | None = None
@@ -171,6 +171,7 @@ class Plan:
             "candidates_already_migrated": n(self.candidates, "already-migrated"),
             "candidates_tombstoned": n(self.candidates, "tombstoned"),
             "candidates_invalid": n(self.candidates, "invalid"),
+            "candidates_duplicate": n(self.candidates, "duplicate"),
         }
 
 
@@ -216,7 +217,7 @@ class MigrateResult:
             f"{'Would import' if self.dry_run else 'Imported'} {t['files_imported']} file(s), {t['entries_written']} of "
             f"{t['entries_source']} entries, {t['candidates_created']} candidate note(s); {t['files_already_migrated']} already "
             f"migrated, {t['files_skipped']} skipped, {t['files_empty']} empty, {t['candidates_tombstoned']} tombstoned, "
-            f"{t['candidates_invalid']} invalid"
+            f"{t['candidates_invalid']} invalid" + (f", {t['candidates_duplicate']} already saved" if t["candidates_duplicate"] else "")
         )
         if self.commit:
             lines.append(f"[{self.commit[:10]}]")
@@ -509,9 +510,11 @@ def _note_for(ctx, plan: Plan, candidate: CandidatePlan, now: str):
     )
 
 
-def _check_candidates(ctx, plan: Plan, now: str) -> list:
-    """Build and validate each candidate to create; invalid ones are marked and skipped."""
+def _check_candidates(ctx, plan: Plan, now: str, index) -> list:
+    """Build and validate each candidate to create; invalid ones, and those repeating a live note
+    of the group (SPEC 5.6, `write.create.duplicate_of`), are marked and skipped."""
     from jacked_vault.store.gate import check_note
+    from jacked_vault.write.create import duplicate_of
 
     notes = []
     for candidate in plan.candidates:
@@ -522,6 +525,10 @@ def _check_candidates(ctx, plan: Plan, now: str) -> list:
             check_note(note, tombstoned=None)
         except VaultError as exc:
             candidate.action, candidate.reason = "invalid", exc.message if exc.code != "SECRET" else "contains a secret"
+            continue
+        twin = duplicate_of(index, note)
+        if twin is not None:
+            candidate.action, candidate.reason = "duplicate", f"the same note is already saved as {twin.id}"
             continue
         notes.append((candidate, note))
     return notes
@@ -544,8 +551,14 @@ def migrate(
     from jacked_vault.write.transaction import write_transaction
 
     if dry_run:
+        from jacked_vault.search.index import open_fresh
+
         plan = build_plan(ctx, sources, progress=progress)
-        _check_candidates(ctx, plan, utc_now())
+        index = open_fresh(ctx.vault)
+        try:
+            _check_candidates(ctx, plan, utc_now(), index)
+        finally:
+            index.close()
         return MigrateResult(plan, True, None)
 
     store = ctx.vault
@@ -554,7 +567,7 @@ def migrate(
     with write_transaction(store, harness=harness, origin="migration", author=author, rejected_elsewhere=rejected_elsewhere(ctx, store)) as tx:
         plan = build_plan(ctx, sources, progress=progress)
         now = utc_now()
-        notes = _check_candidates(ctx, plan, now)
+        notes = _check_candidates(ctx, plan, now, tx.index)
         imports = [f for f in plan.files if f.action == "import"]
         if not imports and not notes:
             return MigrateResult(plan, False, None)

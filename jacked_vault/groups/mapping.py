@@ -112,11 +112,13 @@ def _take_out(groups: dict, identity: str) -> str | None:
 def map_repo(ctx: Context, repo: str, group: str) -> Mapped:
     """Map a repo (path or identity) to `group`, moving it out of any other group; idempotent."""
     from jacked_vault.document import SLUG_RE
+    from jacked_vault.store.gate import scan
 
     if not SLUG_RE.fullmatch(group):
         raise VaultError("VALIDATION", "the group name is not a slug (a-z, 0-9, . _ -; at most 64)")
     config = copy.deepcopy(_shared_config(ctx))
     identity = _identity_of(repo, _mapped(config))
+    scan({"REPO": repo})  # as given: the identity is lowercased, where an uppercase token would hide from the gate
     groups = config.setdefault("groups", {})
     previous = _take_out(groups, identity)
     if previous == group:
@@ -140,7 +142,7 @@ def unmap_repo(ctx: Context, repo: str) -> Mapped:
 
 @dataclass(frozen=True)
 class GroupList:
-    """Every group that is mapped or holds notes."""
+    """Every group that has a repo mapped to it or holds notes."""
 
     groups: list[dict]  # {"name", "repos", "repo_count", "note_count", "mapped"}
 
@@ -157,7 +159,8 @@ class GroupList:
 
 
 def list_groups(ctx: Context) -> GroupList:
-    """Every group that is mapped or holds notes: name, repos, repo and note counts."""
+    """Every group that has a repo mapped to it or holds notes: name, repos, repo and note counts
+    (a group whose repos were all unmapped, and which holds no note, is gone)."""
     from jacked_vault.search.index import SearchIndex
 
     index = SearchIndex(ctx.vault)
@@ -170,6 +173,8 @@ def list_groups(ctx: Context) -> GroupList:
     out = []
     for name in sorted(set(mapped) | set(counts)):
         repos = sorted(mapped.get(name, {}).get("repos", []))
+        if not repos and not counts.get(name):
+            continue  # every repo unmapped and no note: nothing is in it any more
         out.append({"name": name, "repos": repos, "repo_count": len(repos), "note_count": counts.get(name, 0), "mapped": name in mapped})
     return GroupList(out)
 

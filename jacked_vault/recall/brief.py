@@ -1,6 +1,7 @@
 """The session-start brief: what the vault knows about the cwd's repo, under a hard token budget.
 
-Tokens are estimated as len(text) / 4. The header, the "before working on … read …" line,
+Tokens are estimated as len(text) / 4. The header, the "before working on … read …" line (it
+says to read the notes listed above only when one is; else to search),
 the `[trimmed: …]` line and the warnings line are always kept; hot.md, the last episodic entry,
 the top linked decisions and the index lines fill the rest in that order, line by line.
 
@@ -73,6 +74,7 @@ class _Section:
     title: str
     lines: list[str]
     label: str  # how it is named in [trimmed: …]
+    notes: bool = False  # its lines list notes (what the closing line may tell the agent to read)
 
 
 def quoted(text: str) -> list[str]:
@@ -197,23 +199,25 @@ def _sections(ctx: Context, index, group: str, identity: str, viewer: Viewer) ->
     topical = _topic_notes(index, group, topic_of(branch), ctx.harness)
     if topical:
         lines = [f"- {title_of(hit.title)}{' [reviewed]' if hit.trust == 'reviewed' else ''}: {root / hit.path}" for hit in topical]
-        sections.append(_Section(f"### Notes on this branch's topic ({branch})", lines, "topic notes"))
+        sections.append(_Section(f"### Notes on this branch's topic ({branch})", lines, "topic notes", notes=True))
     shown_paths = {hit.path for hit in topical}
     decisions = [d for d in index.top_decisions(group, MAX_DECISIONS + len(topical), viewer) if d[1] not in shown_paths][:MAX_DECISIONS]
     if decisions:
         lines = [
             f"- {title_of(title)}{' [reviewed]' if trust == 'reviewed' else ''}: {root / path}" + (f"\n  > {summary}" if summary else "")
-            for title, path, summary, trust in decisions
+            for title, path, summary, trust, _ in decisions
         ]
-        sections.append(_Section("### Decisions most linked to (titles and summaries are data)", "\n".join(lines).splitlines(), "decisions"))
+        linked = any(inbound for *_, inbound in decisions)  # "most linked to" only when something links to one
+        title = "### Decisions most linked to" if linked else "### Decisions, newest first"
+        sections.append(_Section(f"{title} (titles and summaries are data)", "\n".join(lines).splitlines(), "decisions", notes=True))
     rows, total = index.group_index(group, 40, viewer)
     prefix = f"{GROUPS_DIR}/{group}/"
-    shown = {path for _, path, _, _ in decisions} | shown_paths
+    shown = {decision[1] for decision in decisions} | shown_paths
     index_lines = [note_line(t, p[len(prefix):], s, u) for t, p, s, u, _ in rows if p not in shown]
     if index_lines:
         index_md = root / prefix / INDEX_FILE
         more = f" ({total} notes" + (f"; shared list: {index_md})" if index_md.is_file() else ")") if total > len(index_lines) else ""
-        sections.append(_Section(f"### Index (paths under {root / prefix}/){more}", index_lines, "index lines"))
+        sections.append(_Section(f"### Index (paths under {root / prefix}/){more}", index_lines, "index lines", notes=True))
     return sections
 
 
@@ -298,10 +302,11 @@ def build_brief(ctx: Context, budget: int = DEFAULT_BUDGET) -> Brief:
     ]
     if empty:
         header.append(f"No notes for group {group} yet; save one with `jacked memory add --title … --body …`.")
-    before = (
-        f"Before working on {repo.identity}, read the notes listed above that touch your task, "
-        f"or run `jacked memory search --group {group} <words>`."
-    )
-    tail = [before] + ([f"[warnings: {'; '.join(warnings)}]"] if warnings else [])
-    lines, trimmed = _fit(header, sections, tail, budget)
+    search = f"`jacked memory search --group {group} <words>`"
+    listed = f"Before working on {repo.identity}, read the notes listed above that touch your task, or run {search}."
+    unlisted = f"Before working on {repo.identity}, run {search} to find the notes that touch your task."
+    warned = [f"[warnings: {'; '.join(warnings)}]"] if warnings else []
+    lines, trimmed = _fit(header, sections, [listed, *warned], budget)
+    if not any(section.notes and section.title in lines for section in sections):  # no note listed (none, or none fits)
+        lines, trimmed = _fit(header, sections, [unlisted, *warned], budget)
     return Brief(text="\n".join(lines), budget=budget, group=group, identity=repo.identity, trimmed=trimmed, warnings=warnings)

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from jacked_vault.store.layout import Store
 
 _DAY_IN_NAME = re.compile(r"(\d{4}-\d{2}-\d{2})")
+_DAY_HEADING = re.compile(r"^#{2,4} (?:Week of )?(\d{4}-\d{2}-\d{2})\s*$", re.MULTILINE)  # recent.md's and archive.md's days
 _HEADING_SIGNS = re.compile(r"(^|\s)#{1,6} ")
 _HEADER_LINE = re.compile(r"^[A-Z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*: \S")
 _EPOCH = "1970-01-01T00:00:00.000Z"
@@ -104,7 +105,7 @@ class Entry:
     @classmethod
     def from_episodic(cls, text: str, group: str, folder: str, rel: str) -> Entry:
         name = rel.rsplit("/", 1)[-1][: -len(".md")]
-        day = _DAY_IN_NAME.search(name)
+        day = _DAY_IN_NAME.search(name) or max(_DAY_HEADING.finditer(text), key=lambda m: m.group(1), default=None)  # a day file's, else the newest day it holds
         return cls.derived(
             id="episodic_" + hashlib.sha256(rel.encode()).hexdigest()[:20],
             title=f"Sessions in {folder.replace('__', '/')}: {name}",

@@ -94,7 +94,7 @@ CREATE TABLE IF NOT EXISTS terms_stats(
 """
 
 # What goes into a row (summaries, which files are searched); bump it when that changes.
-INDEX_RULES = "3: summaries skip header blocks; rolled day files not searched; terms: split words kept whole, CJK bigrams, Latin letters spelled in ASCII (issue 18.16, 18.17)"
+INDEX_RULES = "3: summaries skip header blocks; rolled day files not searched; recent.md and archive.md dated by their newest day; terms: split words kept whole, CJK bigrams, Latin letters spelled in ASCII (issue 18.16, 18.17)"
 # Any change to the DDL or the rules changes the version, so an old index file is rebuilt, never half-migrated.
 SCHEMA_VERSION = hashlib.sha256((_DDL + INDEX_RULES).encode()).hexdigest()[:16]
 # How many active notes link to each id (one pass over the links, joined once per query).
@@ -615,6 +615,23 @@ class SearchIndex:
         rows = self.db.execute("SELECT path FROM docs WHERE thash=? AND tier='note' AND status IN ('candidate', 'active') ORDER BY path", (value_hash,))
         return [path for (path,) in rows]
 
+    def live_in_place(self, scope: str, group: str | None, targets: list[str], now: str, *, value_hash: str | None = None, title: str | None = None) -> list[Doc]:
+        """Candidate and active notes not expired at `now`, of one scope and group and for exactly
+        these target harnesses, holding this value (normalised title and body hash) or carrying
+        this title (ASCII case aside): what a create there would repeat (write/create.py)."""
+        same = "d.thash = ?" if value_hash is not None else "d.title = ? COLLATE NOCASE"
+        wanted = sorted(set(targets))
+        marks = ",".join("?" * len(wanted))
+        rows = self.db.execute(
+            f"SELECT {COLUMNS} FROM docs d WHERE d.tier='note' AND d.status IN ('candidate', 'active') AND d.scope = ? AND d.grp IS ?"
+            f" AND (d.valid_until IS NULL OR d.valid_until > ?) AND {same}"
+            " AND (SELECT COUNT(*) FROM doc_targets t WHERE t.doc = d.rowid) = ?"
+            f" AND NOT EXISTS (SELECT 1 FROM doc_targets t WHERE t.doc = d.rowid AND t.target NOT IN ({marks}))"
+            " ORDER BY d.created_at, d.id",
+            (scope, group, now, value_hash if value_hash is not None else title, len(wanted), *wanted),
+        )  # fmt: skip
+        return [self.doc(row) for row in rows]
+
     def is_tombstoned(self, hash_: str) -> bool:
         return self.db.execute("SELECT 1 FROM tombstones WHERE hash=? LIMIT 1", (hash_,)).fetchone() is not None
 
@@ -653,8 +670,9 @@ class SearchIndex:
         picked.sort(key=lambda r: r[3][:10], reverse=True)
         return [(t, p, s, u, inbound.get(i, 0)) for t, p, s, u, i in picked[:limit]], total
 
-    def top_decisions(self, group: str | None, limit: int, viewer: Viewer) -> list[tuple[str, str, str, str]]:
-        """Decisions of a group that `viewer` may see, most linked first: (title, path, summary, trust)."""
+    def top_decisions(self, group: str | None, limit: int, viewer: Viewer) -> list[tuple[str, str, str, str, int]]:
+        """Decisions of a group that `viewer` may see, most linked first, then newest:
+        (title, path, summary, trust, how many active notes link to it)."""
         policy, params = viewer.where(self)
         rows = self.db.execute(
             f"SELECT d.title, d.path, d.summary, d.trust, COALESCE(ib.n, 0) AS inbound FROM docs d LEFT JOIN {_INBOUND} ib ON ib.dst = d.id"
@@ -662,7 +680,7 @@ class SearchIndex:
             " ORDER BY inbound DESC, d.updated_at DESC, d.id LIMIT ?",
             (group, *params, limit),
         ).fetchall()
-        return [(title, path, summary, trust) for title, path, summary, trust, _ in rows]
+        return [(title, path, summary, trust, inbound) for title, path, summary, trust, inbound in rows]
 
     def diagnostics(self) -> Diagnostics:
         truncated = self.db.execute("SELECT 1 FROM roots WHERE truncated=1 LIMIT 1").fetchone() is not None

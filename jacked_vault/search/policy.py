@@ -3,7 +3,9 @@
 Every recall surface (search, read, backlinks, brief, index.md, hot, log, the MCP tools) asks the
 index through a `Viewer`, and `Viewer.where()` is the only place the rule is written. Visible
 by default: status `active`, valid now (`valid_from <= now < valid_until`), addressed to the
-reader's harness or to `all`, in a scope the reader may see. Quarantined files (invalid,
+reader's harness or to `all`, in a scope the reader may see. Asking for another status looks
+at the notes of that status whatever their validity; a read by id (`Viewer.by_id`) shows the
+note in any status or validity. Quarantined files (invalid,
 secret, tombstoned, misplaced) are never in the index's documents at all.
 
 Two clocks (bi-temporal):
@@ -48,6 +50,14 @@ def reader(harness: str | None, **kwargs) -> "Viewer":
     return Viewer(harness=harness, **kwargs)
 
 
+def who_reads(harness: str | None, **kwargs) -> "Viewer":
+    """A reader at the CLI (SPEC 7, who reads): a harness sees notes for it or `all`; a person (no
+    harness given) sees every target, each marked with its targets."""
+    if harness is None or harness == UNKNOWN_HARNESS:
+        return Viewer(**kwargs)
+    return Viewer(harness=harness, **kwargs)
+
+
 @dataclass(frozen=True)
 class Viewer:
     """Who reads, and which documents they ask for."""
@@ -68,6 +78,15 @@ class Viewer:
         from jacked_vault.document.timestamps import utc_now
 
         return replace(self, now=utc_now())
+
+    def by_id(self) -> Viewer:
+        """This reader asking for one note by its id (SPEC 7: read by id is explicit): the note in
+        any status or validity, shown with them; its targets and scopes still decide."""
+        return replace(self, statuses=STATUSES, any_time=True, as_of=None)
+
+    def every_target(self) -> Viewer:
+        """This viewer without its harness limit: is a note it misses there for another harness?"""
+        return replace(self, harness=None, shared_only=False)
 
     def where(self, index: Asked | None = None) -> tuple[str, list]:
         """SQL over `docs d`: the policy as a WHERE clause (`1` when nothing limits) and its params.
@@ -125,7 +144,14 @@ class Viewer:
         if not self.any_time:
             moment = self.as_of or self.now
             until = f"COALESCE({table}.valid_until, CASE WHEN {table}.status = 'superseded' THEN {table}.updated_at END)"
-            sql.append(f"{table}.valid_from <= ? AND ({until} IS NULL OR {until} > ?)")
+            window = f"{table}.valid_from <= ? AND ({until} IS NULL OR {until} > ?)"
+            # Asking for a status (`--status superseded`) looks at the notes of that status whatever
+            # their validity: only active ones must hold now. `as_of` keeps asking about valid time.
+            timeless = [] if self.as_of is not None else [s for s in statuses if s != "active"]
+            if timeless:
+                window = f"({table}.status IN ({','.join('?' * len(timeless))}) OR ({window}))"
+                params += timeless
+            sql.append(window)
             params += [moment, moment]
         return " AND ".join(sql) or "1", params
 

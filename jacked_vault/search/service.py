@@ -42,6 +42,33 @@ def fresh_indexes(ctx: Context) -> tuple[list[SearchIndex], Diagnostics]:
     return indexes, diag
 
 
+def not_found(note_id: str) -> VaultError:
+    return VaultError("NOT_FOUND", f"no note with id {note_id}")
+
+
+def the_one(found: list, diag: Diagnostics, note_id: str):
+    """Complete or fail about absence (SPEC 6), the one rule of every lookup by id (`read`, `log
+    ID`, the transitions): the one item of `found`, what carries `note_id` in the stores read (any
+    status, target or scope). A note found once answers, whatever else was refused; several:
+    INCOMPLETE (not unique); none while a committed file was refused or a scan was cut:
+    INCOMPLETE (how many, and doctor: it may be one of them), never a claim of absence; none:
+    NOT_FOUND."""
+    if len(found) > 1:
+        raise VaultError("INCOMPLETE", f"{note_id} is not unique: {len(found)} files carry it; run `jacked memory doctor`")
+    if found:
+        return found[0]
+    if not diag.complete:
+        why = [f"{len(diag.invalid_files)} committed file(s) were refused"] if diag.invalid_files else []
+        why += ["a scan hit its bounds"] if diag.truncated else []
+        raise VaultError(
+            "INCOMPLETE",
+            f"no note with id {note_id} among the files that could be read, but {' and '.join(why)}: it may be there; "
+            "run `jacked memory doctor`",
+            details=diag.to_json(),
+        )
+    raise not_found(note_id)
+
+
 def rejected_elsewhere(ctx: Context, store: Store) -> frozenset[str]:
     """For a write into `store` from `ctx`: the values rejected in the other stores this machine
     reads from there (the vault, the cwd repo's project store; SPEC

@@ -21,26 +21,75 @@ from jacked_vault.write.transaction import kept_aside, write_transaction
 @dataclass(frozen=True)
 class Created:
     """What a create produced: the note, its store-relative path, the commit, and where the hand
-    edits of the notes it superseded were kept (quarantine file names)."""
+    edits of the notes it superseded were kept (quarantine file names).
+
+    A create that repeats a live note (SPEC 5.6) answers with that note instead: `duplicate_of`
+    is its id, `note` and `rel` are that note's, and `commit` is None (nothing was written).
+    `same_title` names the live notes in the same place with the same title and other text."""
 
     note: Note
     rel: str
-    commit: str
+    commit: str | None
     store: Store
     quarantined: list[str] = field(default_factory=list)
+    duplicate_of: str | None = None
+    same_title: list[str] = field(default_factory=list)
 
     @property
     def display_path(self) -> str:
         return self.store.display(self.rel, self.note.scope)
 
     def to_json(self) -> dict:
-        return {"memory": self.note.frontmatter(), "path": self.display_path, "commit": self.commit, "quarantined": self.quarantined}
+        out = {"memory": self.note.frontmatter(), "path": self.display_path, "commit": self.commit, "quarantined": self.quarantined}
+        if self.duplicate_of is not None:
+            out["duplicate_of"] = self.duplicate_of
+        if self.same_title:
+            out["same_title"] = self.same_title
+        return out
 
     def to_text(self) -> str:
         note = self.note
+        if self.duplicate_of is not None:
+            return "\n".join([
+                f"Already saved as {note.kind}: {note.title} ({note.id}); the same title and text, so nothing was written",
+                f"  at {self.display_path}",
+            ])  # fmt: skip
         waiting = " (a candidate: it waits for `jacked memory review`)" if note.status == "candidate" else ""
         lines = [f"Added {note.kind}: {note.title} ({note.id}){waiting}", f"  at {self.display_path} [{self.commit[:10]}]"]
+        if self.same_title:
+            lines.append(f"  note: the same title, other text, is already saved as {', '.join(self.same_title)}; both are kept"
+                         " (`--supersedes ID` replaces one)")  # fmt: skip
         return "\n".join(lines + kept_aside(self.quarantined))
+
+
+def duplicate_of(index, note: Note):
+    """SPEC 5.6: the live note (candidate or active, not expired) a create of `note` would repeat:
+    the same normalised title and body (the tombstone normalisation) in the same scope and group,
+    for the same target harnesses (a note for other readers is another note); else None."""
+    from jacked_vault.store.tombstones import tombstone_hash
+
+    twins = index.live_in_place(note.scope, note.group, note.target_harnesses, note.created_at, value_hash=tombstone_hash(note.title, note.body))
+    return twins[0] if twins else None
+
+
+def _answer_with(tx, store: Store, note: Note, twin) -> Created:
+    """The answer to a create that repeats `twin`: that note as committed, nothing written. A
+    create that also asks to supersede notes `twin` did not supersede is refused (EXISTS), never
+    half done."""
+    from jacked_vault.document import parse_note
+
+    committed = tx.committed(twin.path)
+    if committed is None:
+        raise VaultError("INCOMPLETE", f"{twin.id}: its file is not committed; run `jacked memory doctor`")
+    existing = parse_note(committed, source=twin.path, checked=True)
+    missing = [old for old in note.supersedes if old not in existing.supersedes]
+    if missing:
+        raise VaultError(
+            "EXISTS",
+            f"the same note is already saved as {twin.id}, which does not supersede {', '.join(missing)}; "
+            f"supersede with it instead: `jacked memory supersede {missing[0]} --by {twin.id}`; nothing was written",
+        )
+    return Created(note=existing, rel=twin.path, commit=None, store=store, duplicate_of=twin.id)
 
 
 def _superseded_copies(tx, note: Note, now: str) -> list[tuple[str, bytes, Note]]:
@@ -80,7 +129,8 @@ def create_note(
 
     The gate's checks run once before the lock (a refusal costs nothing) and again on the
     bytes the commit holds. A value that was rejected before (a tombstone) is refused: always
-    for automatic capture, MCP and migration; for a person unless `allow_rejected`.
+    for automatic capture, MCP and migration; for a person unless `allow_rejected`. A note that
+    repeats a live one (`duplicate_of`) is answered with that note, and nothing is written.
     """
     from jacked_vault.recall.index_md import regenerate_index
     from jacked_vault.search.entries import Entry
@@ -99,6 +149,10 @@ def create_note(
         check_note(note, tombstoned=tx.rejected, allow_rejected=allow_rejected)
         if tx.index.lookup(note.id):
             raise VaultError("EXISTS", f"a note with id {note.id} already exists")
+        twin = duplicate_of(tx.index, note)
+        if twin is not None:
+            return _answer_with(tx, store, note, twin)
+        same_title = [d.id for d in tx.index.live_in_place(note.scope, note.group, note.target_harnesses, note.created_at, title=note.title)]
         superseded = _superseded_copies(tx, note, note.created_at)
         # the superseded notes are written first: a kill after the new note's write then rolls
         # both back (write.transaction.interrupted), never leaving a new note without its supersede
@@ -111,7 +165,7 @@ def create_note(
             changes[old_rel] = Entry.from_note(new)
         regenerate_index(tx, note.scope, note.group, changes)
         commit = tx.commit(f"memory({note.kind}): {note.title}", note_id=note.id)
-    return Created(note=note, rel=rel, commit=commit, store=store, quarantined=quarantined)
+    return Created(note=note, rel=rel, commit=commit, store=store, quarantined=quarantined, same_title=same_title)
 
 
 def build_note(

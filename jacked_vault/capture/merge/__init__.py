@@ -322,6 +322,8 @@ def _create(ctx, info: MergeInfo, *, use_distiller: bool) -> Outcome:
             raise
         outcome.title = created.note.title
         outcome.note_id, outcome.path, outcome.vault_commit = created.note.id, created.display_path, created.commit
+        if created.duplicate_of is not None:
+            outcome.action, outcome.reason = "exists", "the same note is already live"
         if i > 0 and outcome.distilled:
             outcome.distilled = False
         return outcome
