@@ -175,6 +175,15 @@ def _scenes(s: Session) -> None:
     s.run("doctor-problems", "memory", "doctor")
     s.run("doctor-repair", "memory", "doctor", "--repair")
     s.run("doctor-after-repair", "memory", "doctor")
+    # issue 18: a retried handoff answers the first; a harness reading another's note; the same
+    # title with other text; asking for a status (these come last: their ids number nothing before)
+    s.run("handoff-again", "memory", "handoff", "--from", "claude", "--target", "codex", "--title", "Finish the parser",
+          "--body", "Tests in tests/test_parse.py fail on CRLF.", cwd=code)
+    handoff_id = _id(run_cli("memory", "search", "parser", "--all", "--json", vault=vault, **s.env), "Finish the parser")
+    s.run("read-not-visible", "memory", "read", handoff_id)
+    s.run("add-same-title", "memory", "add", "--kind", "decision", "--title", "Add the b file because we need it. (#13)",
+          "--body", "A second view of the same merge.", cwd=code)
+    s.run("search-superseded", "memory", "search", "--status", "superseded")
     # issue 18.12: forget a pushed note; a stub git-filter-repo on PATH pins which purge tool is named
     tools = tmp / "tools"
     tools.mkdir()

@@ -58,7 +58,7 @@ class Transitioned:
 def _locate(ctx: Context, note_id: str):
     """(store, rel, trust) of one note, complete-or-fail like `read`; `trust` is what the note is
     worth here (a claimed review with no accept behind it is `unreviewed`)."""
-    from jacked_vault.search.service import fresh_indexes
+    from jacked_vault.search.service import fresh_indexes, the_one
 
     indexes, diag = fresh_indexes(ctx)
     try:
@@ -66,13 +66,7 @@ def _locate(ctx: Context, note_id: str):
     finally:
         for index in indexes:
             index.close()
-    if not found:
-        if not diag.complete:
-            raise VaultError("INCOMPLETE", f"no note {note_id} among the valid files, but {len(diag.invalid_files)} file(s) are invalid")
-        raise VaultError("NOT_FOUND", f"no note with id {note_id}")
-    if len(found) > 1:
-        raise VaultError("INCOMPLETE", f"{note_id} is not unique: {len(found)} files carry it; run `jacked memory doctor`")
-    return found[0]
+    return the_one(found, diag, note_id)
 
 
 def _changes(op: str, note, now: str, *, reason: str | None, valid_until: str | None, by: str | None, trust: str) -> dict:
