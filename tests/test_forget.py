@@ -170,3 +170,42 @@ def test_forget_removes_a_hand_edited_working_copy_and_says_so(tmp_path: Path):
     assert done.code == 0 and done.json["dropped_working_changes"] is True, done.out + done.err
     assert not (vault / rel).exists() and not (vault / ".jacked" / "quarantine").exists()
     assert git(vault, "status", "--porcelain") == ""
+
+
+def test_a_forget_killed_at_any_step_is_rolled_back_or_done_never_half(tmp_path: Path):
+    """kill -9 the forget after each of its working-tree writes (tombstone, note removed, index.md,
+    audit) and right after its commit: the next write (another add) rolls it back or finds it
+    done; doctor --repair then leaves a clean vault; the note is either there, committed, or gone
+    with its tombstone and forget line, never a file missing without its commit."""
+    import signal
+    import sys
+
+    from conftest import cli_env
+    from test_reliability import KILL_AT_WRITE
+
+    script = tmp_path / "kill_at_write.py"
+    script.write_text(KILL_AT_WRITE)
+    killed = 0
+    for point in [*range(1, 8), "commit"]:
+        vault = tmp_path / f"vault-{point}"
+        assert run_cli("memory", "init", "--no-scan", vault=vault).code == 0
+        added = _add(vault)
+        note_id, rel = added["memory"]["id"], added["path"].split(":", 1)[1]
+        head = git(vault, "rev-parse", "HEAD").strip()
+        proc = subprocess.run([sys.executable, str(script), str(vault), str(point), "memory", "forget", note_id],
+                              env=cli_env(vault), cwd=tmp_path, capture_output=True, text=True, timeout=120)
+        if proc.returncode == 0 and point != "commit":
+            continue
+        assert proc.returncode == -signal.SIGKILL, f"killed at {point}: rc={proc.returncode} {proc.stderr[-2000:]}"
+        killed += 1
+        landed = git(vault, "rev-parse", "HEAD").strip() != head
+        assert landed == (point == "commit")
+        assert run_cli("memory", "add", "--group", "ops", "--title", "Unrelated", "--body", "b", vault=vault).code == 0
+        repaired = run_cli("memory", "doctor", "--repair", "--json", vault=vault)
+        assert repaired.code == 0 and repaired.json["ok"] is True, repaired.out
+        assert git(vault, "status", "--porcelain") == ""
+        assert (vault / rel).exists() != landed, f"killed at {point}"
+        ops = [json.loads(line)["op"] for p in (vault / "audit").rglob("*.jsonl") for line in p.read_text().splitlines()]
+        assert ("forget" in ops) == landed
+        assert not (vault / ".jacked" / "quarantine").exists()
+    assert killed >= 4

@@ -11,13 +11,14 @@ from pathlib import Path
 
 import pygit2
 import pytest
-from conftest import CliResult, cli_env, git, snapshot
+from conftest import CliResult, cli_env, git, run_cli, snapshot
 
 from jacked_vault.episodic.headers import count_session_entries
 from jacked_vault.episodic.rollup import monday, roll_folder, rollup
 from jacked_vault.errors import VaultError
 from jacked_vault.store import git as store_git
 from jacked_vault.store.vault import open_vault
+from jacked_vault.write.init import init_vault
 
 IDENTITY = "github.com/acme/api"
 FOLDER = "groups/api/episodic/github.com__acme__api"
@@ -371,3 +372,83 @@ def test_rollup_killed_before_its_commit_is_completed_once_by_the_next_rollup(va
     doctor = jacked("memory", "doctor", "--json", vault=vault_path)
     assert doctor.code == 0 and doctor.json["ok"] is True, doctor.out
     assert jacked("memory", "rollup", "--today", "2026-11-30", "--json", vault=vault_path).json["changed"] is False
+
+
+def _seed_rolled_vault(vault: Path) -> dict[str, int]:
+    """A vault a rollup already went through (recent.md with two days, their .done.md copies),
+    then late entries for one of those days, a new past day and today's file: what the next
+    rollup has to append to a .done.md, fold into recent.md and move on to archive.md.
+    Returns every sentence -> how many times the vault must hold it once rolled up."""
+    write_days(vault, {
+        "2026-11-20": day_text("2026-11-20", [("09:00", "main", "Sentence one."), ("17:30", "feat/x", "Sentence two.")]),
+        "2026-11-27": day_text("2026-11-27", [("08:30", "main", "Sentence three.")]),
+    })  # fmt: skip
+    commit_all(vault)
+    assert rollup(open_vault(vault), today=date(2026, 11, 28)).changed
+    write_days(vault, {
+        "2026-11-27": day_text("2026-11-27", [("23:50", "main", "Sentence four, late.")]),
+        "2026-12-02": day_text("2026-12-02", [("10:00", "main", "Sentence five.")]),
+        "2026-12-05": day_text("2026-12-05", [("09:00", "main", "Sentence six, today.")]),
+    })  # fmt: skip
+    commit_all(vault, "late entries and new days")
+    return {f"Sentence {n}": 1 for n in ("one.", "two.", "three.", "four, late.", "five.", "six, today.")}
+
+
+def _held(vault: Path) -> dict[str, int]:
+    """How often each `Sentence …` is held by recent.md, archive.md and the live day files."""
+    base, found = vault / FOLDER, {}
+    for path in base.iterdir():
+        if path.name in ("recent.md", "archive.md") or (path.name.startswith("today-") and not path.name.endswith(".done.md")):
+            for line in path.read_text(encoding="utf-8").splitlines():
+                if line.startswith("Sentence "):
+                    found[line] = found.get(line, 0) + 1
+    return found
+
+
+@pytest.mark.parametrize("then", ["rollup", "add", "killed-again"])
+def test_a_rollup_killed_at_any_step_is_resumed_never_repeated(vault_path: Path, tmp_path: Path, then: str) -> None:
+    """Issue 18.14: kill -9 a rollup after each of its working-tree writes (recent.md, archive.md,
+    a .done.md written or appended, a day file removed, the audit file) and right after its
+    commit; whatever the next write is (another rollup; an unrelated `add`, then the rollup; a
+    rollup killed too, at its first write, then one more), every entry is held exactly once,
+    each .done.md holds its day once, the tree equals HEAD and doctor is clean."""
+    from test_reliability import KILL_AT_WRITE
+
+    script = tmp_path / "kill_at_write.py"
+    script.write_text(KILL_AT_WRITE)
+    rollup_args = ["memory", "rollup", "--today", "2026-12-05", "--json"]
+    killed = 0
+    for point in [*range(1, 16), "commit"]:
+        vault = tmp_path / f"vault-{point}"  # a fresh vault per point
+        init_vault(vault)
+        expected = _seed_rolled_vault(vault)
+        head = git(vault, "rev-parse", "HEAD")
+        proc = subprocess.run([sys.executable, str(script), str(vault), str(point), *rollup_args], env=cli_env(vault),
+                              cwd=vault.parent, capture_output=True, text=True, timeout=120)
+        if proc.returncode == 0 and point != "commit":
+            continue  # fewer writes than `point`
+        assert proc.returncode == -9, f"killed at {point}: rc={proc.returncode} {proc.stderr[-2000:]}"
+        killed += 1
+        if then == "add":
+            added = run_cli("memory", "add", "--group", "api", "--title", f"Unrelated {point}", "--body", "b", "--json", vault=vault)
+            assert added.code == 0, added.out + added.err
+        if then == "killed-again":
+            again = subprocess.run([sys.executable, str(script), str(vault), "1", *rollup_args], env=cli_env(vault),
+                                   cwd=vault.parent, capture_output=True, text=True, timeout=120)
+            assert again.returncode in (0, -9), again.stderr[-2000:]
+        done = run_cli(*rollup_args, vault=vault)
+        assert done.code == 0, done.out + done.err
+        if point == "commit":  # the git index a kill right after the commit left behind: repair re-stages it
+            assert run_cli("memory", "doctor", "--repair", "--json", vault=vault).code == 0
+        assert _held(vault) == expected, f"killed at {point}, then {then}: {_held(vault)}"
+        base = vault / FOLDER
+        assert (base / "today-2026-11-27.done.md").read_text(encoding="utf-8").count("Sentence four, late.") == 1
+        assert (base / "today-2026-11-27.done.md").read_text(encoding="utf-8").count("Sentence three.") == 1
+        assert (base / "today-2026-12-02.done.md").read_text(encoding="utf-8").count("Sentence five.") == 1
+        assert not (base / "today-2026-11-27.md").exists() and not (base / "today-2026-12-02.md").exists()
+        assert git(vault, "status", "--porcelain") == "", f"killed at {point}, then {then}"
+        assert git(vault, "rev-list", "--count", f"{head.strip()}..HEAD").strip() == ("2" if then == "add" else "1")
+        doctor = run_cli("memory", "doctor", "--json", vault=vault)
+        assert doctor.json["ok"] is True, f"killed at {point}, then {then}: {doctor.out}"
+        assert run_cli(*rollup_args, vault=vault).json["changed"] is False
+    assert killed >= 7, "a kill after each write of the rollup and after its commit"

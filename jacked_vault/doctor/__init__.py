@@ -12,7 +12,7 @@ __all__ = ["Report", "doctor"]
 
 def doctor(ctx: Context, *, repair: bool = False, reindex: bool = False, progress=None) -> Report:
     """Check every visible store; `progress(n)` is called while a full index pass runs."""
-    from jacked_vault.doctor.checks import check_store
+    from jacked_vault.doctor.checks import check_git, check_store
     from jacked_vault.doctor.repair import repair as repair_store
     from jacked_vault.groups.suggest import duplicate_mappings
     from jacked_vault.store import git
@@ -27,10 +27,13 @@ def doctor(ctx: Context, *, repair: bool = False, reindex: bool = False, progres
     links: list[tuple[str, str]] = []
     for store in ctx.stores():
         try:
-            git.head_commit(git.open_repo(store.root))
+            repo = git.open_repo(store.root)
+            git.head_commit(repo)
         except VaultError as exc:
             report.git_problems.append({"path": store.label, "code": "HEAD_UNRESOLVABLE", "problem": exc.message})
             continue  # nothing else can be read until HEAD resolves
+        if not check_git(repo, store, report):
+            continue  # nor while objects of its tree are missing or corrupt
         if repair:
             repair_store(store, report, harness=ctx.harness)
         index = SearchIndex(store, progress=progress)

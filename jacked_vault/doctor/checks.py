@@ -15,6 +15,7 @@ from jacked_vault.store.layout import GROUPS_DIR, Store, classify_note, classify
 
 TEMP_PREFIX = ".jacked-tmp-"
 MAX_OBJECTS_CHECKED = 200_000
+MAX_OUTSIDE_SHOWN = 100  # committed paths outside the layout named in the report (all are counted)
 
 
 def scope_of(store: Store, rel: str) -> str:
@@ -46,7 +47,9 @@ class Stray:
 
 
 def working_tree_changes(store: Store, repo) -> list[tuple[str, str]]:
-    """(path, new|modified|missing) for every working-tree file that differs from HEAD (git status)."""
+    """(path, new|modified|missing) for every working-tree file that differs from HEAD. git status
+    finds the candidates; each is then compared with HEAD itself, so a git index a kill left behind
+    (a commit landed, its index write did not) is no working-tree change: it is `git_index_stale`."""
     import pygit2
 
     F = pygit2.enums.FileStatus
@@ -62,8 +65,30 @@ def working_tree_changes(store: Store, repo) -> list[tuple[str, str]]:
             continue
         if rel.rsplit("/", 1)[-1].startswith(TEMP_PREFIX):
             continue  # our own crash leftovers: counted as stale temp files
+        if _same_as_head(store, repo, rel):
+            continue  # only git's index differs from HEAD
         out.append((rel, state))
     return out
+
+
+def _same_as_head(store: Store, repo, rel: str) -> bool:
+    """Whether the working tree holds exactly what HEAD holds at `rel` (both nothing counts; a
+    symlink or anything unreadable never does)."""
+    from jacked_vault.document import MAX_FILE_BYTES
+
+    path = store.root / rel
+    head = git.tree_blob(repo, rel)
+    if not os.path.lexists(path):
+        return head is None
+    if head is None or os.path.islink(path) or not os.path.isfile(path):
+        return False
+    try:
+        if os.path.getsize(path) != len(head) or len(head) > max(MAX_FILE_BYTES, audit.MAX_AUDIT_FILE):
+            return False
+        with open(path, "rb") as handle:
+            return handle.read() == head
+    except OSError:
+        return False
 
 
 def judge(
@@ -100,8 +125,11 @@ def judge(
     return Stray(rel, state, kind, data, committed, "commit")
 
 
-def check_git(repo, store: Store, report: Report) -> None:
-    """HEAD resolves and every object HEAD's tree needs is there and readable (bounded)."""
+def check_git(repo, store: Store, report: Report) -> bool:
+    """HEAD resolves, and every object HEAD's tree needs is there and sound (bounded); on the way,
+    the committed files outside the vault layout are counted (the index never reads them). False
+    when the store's objects cannot be trusted: nothing else of it is read then (a damaged object
+    can fail or, in libgit2, hang every reader)."""
     try:
         commit = git.head_commit(repo)
     except Exception as exc:  # noqa: BLE001 - pygit2 raises several types for a broken ref
@@ -113,38 +141,132 @@ def check_git(repo, store: Store, report: Report) -> None:
                 "fix": f"find the last good commit with `git -C {store.root} reflog`, then `git -C {store.root} update-ref HEAD <commit>`",
             }
         )
-        return
+        return False
     if commit is None:
-        return
-    missing = _missing_objects(repo, commit)
-    if missing:
+        return True
+    walk = walk_head(repo, commit, store)
+    report.outside_layout += [store.display(rel, scope_of(store, rel)) for rel in walk.outside[: MAX_OUTSIDE_SHOWN - len(report.outside_layout)]]
+    report.outside_layout_count += walk.outside_count
+    if walk.damaged:
+        wait = "; the store's other checks wait until they are restored (reading them could fail or never end)" if walk.unsafe else ""
         report.git_problems.append(
             {
                 "path": store.label,
                 "code": "OBJECTS_MISSING_OR_CORRUPT",
-                "problem": f"{len(missing)} git object(s) are missing or corrupt, e.g. {missing[0]}",
+                "problem": f"{len(walk.damaged)} git object(s) of the current tree are missing or corrupt, e.g. {walk.damaged[0]}{wait}",
                 "fix": f"restore them from the remote (`git -C {store.root} fetch origin` then `jacked memory doctor --reindex`), "
                 "or from a backup of the vault",
             }
         )
+    return not walk.unsafe
 
 
-def _missing_objects(repo, commit) -> list[str]:
-    missing: list[str] = []
-    stack = [commit.tree_id]
+@dataclass
+class HeadWalk:
+    """What one pass over HEAD's tree found."""
+
+    damaged: list[str]  # short ids of missing or corrupt objects
+    unsafe: bool  # a damaged tree, or a truncated loose object: reading the store would fail or hang
+    outside: list[str]  # the first committed paths outside the layout (MAX_OUTSIDE_SHOWN)
+    outside_count: int
+    complete: bool  # False: MAX_OBJECTS_CHECKED was reached first
+
+
+def walk_head(repo, commit, store: Store) -> HeadWalk:
+    """Every object of HEAD's tree, checked as `git fsck` checks it (bounded): a loose object is
+    inflated and hashed here before libgit2 reads it (libgit2 1.9 never returns from some
+    truncated ones), a packed one is read in full by libgit2. Each file's path is classified on the
+    way: one outside the layout is never indexed, so only this walk can see it."""
+    from pathlib import Path
+
+    objects = Path(repo.path) / "objects"
+    damaged: list[str] = []
+    unsafe = False
+    outside: list[str] = []
+    count = 0
+    stack: list[tuple[object, str]] = [(commit.tree_id, "")]
     seen = 0
     while stack and seen < MAX_OBJECTS_CHECKED:
-        oid = stack.pop()
+        oid, prefix = stack.pop()
         seen += 1
-        try:
-            obj = repo[oid]
-            if obj.type_str == "tree":
-                stack.extend(entry.id for entry in obj if entry.filemode != 0o160000)
-            else:
-                obj.read_raw()
-        except Exception:  # noqa: BLE001 - KeyError (missing) or GitError (corrupt zlib, bad header)
-            missing.append(str(oid)[:12])
-    return missing
+        if _sound(repo, objects, oid) != "ok":
+            damaged.append(str(oid)[:12])
+            unsafe = True  # every reader walks the trees: one that cannot be read stops them all
+            continue
+        for entry in repo[oid]:
+            rel = f"{prefix}{entry.name}"
+            if entry.filemode == 0o040000:
+                stack.append((entry.id, rel + "/"))
+                continue
+            if classify_path(store, rel) is None:
+                count += 1
+                if len(outside) < MAX_OUTSIDE_SHOWN:
+                    outside.append(rel)
+            if entry.filemode == 0o160000:
+                continue  # a submodule: its commit lives in another repository
+            seen += 1
+            state = _sound(repo, objects, entry.id, blob=True)
+            if state != "ok":
+                damaged.append(str(entry.id)[:12])
+                unsafe |= state == "truncated"
+    return HeadWalk(damaged, unsafe, sorted(outside), count, not stack)
+
+
+def _sound(repo, objects, oid, *, blob: bool = False) -> str:
+    """`ok`, `bad` (missing or corrupt: libgit2 says so when it is read) or `truncated` (a loose
+    object whose zlib stream ends early: libgit2 1.9 never returns from reading it)."""
+    hexsha = str(oid)
+    loose = objects / hexsha[:2] / hexsha[2:]
+    if os.path.lexists(loose):
+        return _loose_object_state(loose, hexsha)  # never read through libgit2 when it is bad
+    try:
+        obj = repo[oid]
+        if blob:
+            obj.read_raw()
+    except Exception:  # noqa: BLE001 - KeyError (missing) or GitError (corrupt pack data)
+        return "bad"
+    return "ok"
+
+
+def _loose_object_state(path, hexsha: str) -> str:
+    """`ok` when a loose object inflates completely, with nothing after its zlib stream, to
+    `<type> <size>\\0` and exactly that many bytes, which hash to its name (git fsck's checks);
+    `truncated` when its stream ends early; `bad` otherwise."""
+    import hashlib
+    import zlib
+
+    digest = hashlib.sha256() if len(hexsha) == 64 else hashlib.sha1()
+    inflate = zlib.decompressobj()
+    header = b""
+    size = None
+    got = 0
+    try:
+        with open(path, "rb") as handle:
+            while chunk := handle.read(1 << 16):
+                if inflate.eof:
+                    return "bad"  # garbage after the object
+                out = inflate.decompress(chunk)
+                if size is None:
+                    header += out
+                    if b"\0" not in header:
+                        if len(header) > 64:
+                            return "bad"
+                        continue
+                    head, _, out = header.partition(b"\0")
+                    kind, _, length = head.partition(b" ")
+                    if kind not in (b"blob", b"tree", b"commit", b"tag") or not length.isdigit():
+                        return "bad"
+                    size = int(length)
+                    digest.update(head + b"\0")
+                got += len(out)
+                if got > size:
+                    return "bad"
+                digest.update(out)
+    except (OSError, zlib.error):
+        return "bad"
+    if not inflate.eof:
+        return "truncated"
+    return "ok" if not inflate.unused_data and size is not None and got == size and digest.hexdigest() == hexsha else "bad"
 
 
 def check_store(store: Store, index: SearchIndex, repo, report: Report) -> None:
@@ -190,7 +312,6 @@ def check_store(store: Store, index: SearchIndex, repo, report: Report) -> None:
     report.derived_stale += [{"path": store.display(rel, store.label), "state": state} for rel, _, state in stale_derived(store, index, repo)]
     report.git_index_stale += [shown(store, p) for p in git.index_out_of_step(repo)]
     report.stale_git_locks += [store.display(p, store.label) for p in git.stale_git_locks(store.root)]
-    check_git(repo, store, report)
     report.quarantine += [{**r, "store": store.label} for r in quarantine_records(store, limit=50)]
     report.unproven_reviews += [{"path": shown(store, rel), "id": note_id} for rel, note_id in index.unproven_reviews()]
 

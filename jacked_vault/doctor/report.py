@@ -61,6 +61,8 @@ class Report:
     derived_stale: list[dict] = field(default_factory=list)
     stale_git_locks: list[str] = field(default_factory=list)
     quarantine: list[dict] = field(default_factory=list)  # what was set aside (records, informational)
+    outside_layout: list[str] = field(default_factory=list)  # committed paths outside the layout (the first 100)
+    outside_layout_count: int = 0  # all of them
     unproven_reviews: list[dict] = field(default_factory=list)  # {"path", "id"}: claims `reviewed`, no accept behind it (a warning)
     repaired: list[str] = field(default_factory=list)
     reindexed: bool = False
@@ -84,6 +86,15 @@ class Report:
             out.append((f"{d['id']} is carried by several files ({where})", "keep one: `git rm` the copy in its store (the id is authoritative)"))
         out += [(f"{p}: a symlink, skipped and never followed", f"replace it with the file itself, or `git rm {_rel(p)}`") for p in self.skipped_symlinks]
         out += [_uncommitted(u) for u in self.uncommitted]
+        if self.outside_layout_count:
+            n, first = self.outside_layout_count, self.outside_layout[:3]
+            more = f" and {n - len(first):,} more" if n > len(first) else ""
+            out.append((
+                f"{n:,} committed file{'' if n == 1 else 's'} {'is' if n == 1 else 'are'} outside the vault layout, never indexed or recalled: "
+                f"{', '.join(first)}{more}",
+                "move them out of the vault, or `git rm` them in a commit of your own (in their store); "
+                "`jacked memory doctor --json` names the first 100",
+            ))  # fmt: skip
         out += [_audit(a) for a in self.audit_problems]
         if self.truncated:
             out.append(("a scan hit its bounds (5,000 files, depth 8 or 16 MiB): results are incomplete", "move old notes to archive/ or split a large group"))
@@ -151,6 +162,8 @@ class Report:
             "derived_stale": self.derived_stale,
             "stale_git_locks": self.stale_git_locks,
             "quarantine": self.quarantine,
+            "outside_layout": self.outside_layout,
+            "outside_layout_count": self.outside_layout_count,
             "unproven_reviews": self.unproven_reviews,
             "repaired": self.repaired,
             "reindexed": self.reindexed,

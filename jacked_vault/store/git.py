@@ -347,7 +347,9 @@ def index_out_of_step(repo: pygit2.Repository) -> list[str]:
 
 
 def resync_index(repo: pygit2.Repository, root: Path, paths: list[str]) -> list[str]:
-    """Re-stage HEAD's version of `paths` whose working file equals HEAD; returns what was fixed."""
+    """Re-stage HEAD's version of `paths` whose working file equals HEAD, and drop the entries of
+    those neither HEAD nor the working tree holds (a commit that removed them, killed before its
+    index write); returns what was fixed."""
     import hashlib
 
     fixed = []
@@ -355,6 +357,10 @@ def resync_index(repo: pygit2.Repository, root: Path, paths: list[str]) -> list[
     index.read(False)
     for rel in paths:
         blob = tree_blob(repo, rel)
+        if blob is None and rel in index and not os.path.lexists(root / rel):
+            index.remove(rel)
+            fixed.append(rel)
+            continue
         try:
             data = (root / rel).read_bytes() if not (root / rel).is_symlink() else None
         except OSError:
