@@ -79,13 +79,11 @@ DOORS: tuple[Door, ...] = (
         "init",
         ("memory init",),
         ("jacked_vault.write.init:_init_store",),
-        {"tombstone": NO_NOTE, "trust": NO_NOTE, "create-only": "writes only the layout files of a new store",
-         **{f"secret:{h}": "writes only jacked's own templates" for h in ("raw", "json-escape", "percent", "zero-width", "split-lines")},
-         "schema": "takes no content"},
-    ),  # fmt: skip
+        {"tombstone": NO_NOTE, "trust": NO_NOTE, "create-only": "writes only the layout files of a new store, never over one"},
+    ),  # schema and secrets apply: a README.md or vault.json already in the folder is committed as it is
     Door("repair", ("memory doctor",), ("jacked_vault.doctor.repair:_settle_working_tree", "jacked_vault.doctor.repair:_regenerate_derived")),
-    Door("sync-ff", ("memory sync",), ("jacked_vault.sync.__init__:_integrate", "jacked_vault.sync.__init__:regenerate_indexes")),
-    Door("sync-merge", ("memory sync",), ("jacked_vault.sync.__init__:_integrate", "jacked_vault.sync.__init__:regenerate_indexes")),
+    Door("sync-ff", ("memory sync", "hook:push", "hook:drain"), ("jacked_vault.sync.__init__:_integrate", "jacked_vault.sync.__init__:regenerate_indexes")),
+    Door("sync-merge", ("memory sync", "hook:push", "hook:drain"), ("jacked_vault.sync.__init__:_integrate", "jacked_vault.sync.__init__:regenerate_indexes")),
     Door("session-start-pull", ("hook:session-start",), ("jacked_vault.sync.__init__:_integrate",)),
     Door("init-from", ("memory init",), ("jacked_vault.sync.clone:_check_out", "jacked_vault.sync.clone:_settle")),
     Door("remote-set-adopt", ("memory remote set",), ("jacked_vault.sync.__init__:_integrate", "jacked_vault.sync.__init__:regenerate_indexes")),

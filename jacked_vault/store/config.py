@@ -69,8 +69,16 @@ def validate_config(rel: str, data: Any, *, local: bool, schema: str = "vault.sc
     if errors:
         first = errors[0]
         names = _schema_names(schema)
-        where = "/".join(str(p) if isinstance(p, int) or p in names else "<name>" for p in first.absolute_path) or "(top level)"
+        where = "/".join(str(p) if isinstance(p, int) or p in names or _plain_name(p) else "<name>" for p in first.absolute_path) or "(top level)"
         raise VaultError("CONFIG", f"{rel}: field {where}: breaks the schema rule '{first.validator}'")
+
+
+def _plain_name(key: object) -> bool:
+    """A key of the writer's (a group's name) that may be quoted: a slug the secret scan passes."""
+    from jacked_vault.document.model import SLUG_RE
+    from jacked_vault.safety.secrets import scan_text
+
+    return isinstance(key, str) and SLUG_RE.fullmatch(key) is not None and not scan_text(key)
 
 
 @cache
