@@ -556,6 +556,28 @@ def mark_read_unreviewed(seen: Seen, w: World) -> None:
     assert "accepted by a person" not in seen.asked["read"] and "no accept by a person is behind it" in seen.asked["read"]
 
 
+FUTURE_MARKS = {"expired": "(expired)", "not-yet-valid": "(not valid yet)"}
+
+
+def mark_read_by_id(case: str, *, mcp: bool = False) -> Marked:
+    """Read by id is explicit (issue 18.9, SPEC 7): a note of the reader's in any status or
+    validity is shown, its status (and for the clocks, its validity) marked."""
+
+    def check(seen: Seen, w: World) -> None:
+        memory = seen.data["read" if mcp else "read --json"]["memory"]
+        assert memory["id"] == w.hidden
+        if case in FUTURE_MARKS:
+            assert memory["status"] == "active" and (memory["valid_until"] is not None if case == "expired" else memory["valid_from"] > memory["created_at"])
+            if not mcp:
+                assert FUTURE_MARKS[case] in seen.asked["read"]
+        else:
+            assert memory["status"] == case
+            if not mcp:
+                assert f"status:  {case}" in seen.asked["read"]
+
+    return Marked(f"by its id, marked {case}", check)
+
+
 def mark_mcp_read_group(seen: Seen, w: World) -> None:
     memory = seen.data["read"]["memory"]
     assert memory["id"] == w.hidden and memory["group"] == "other"
@@ -651,7 +673,6 @@ def mark_group_list(seen: Seen, w: World) -> None:
 
 
 HIDDEN = Hidden()
-READ_INCOMPLETE = Hidden(control="incomplete")  # complete or fail: no read answers while a committed file is quarantined
 NO_CLOCKS = NotApplicable("takes no --as-of/--known-at: the note is visible now, as it should be")
 NOT_A_CANDIDATE = Hidden()  # the review queue lists candidates: an active (or closed) note never waits there
 COUNTS_ALL = Counted("counts every note in the vault (any harness, status, scope); names none")
@@ -669,11 +690,12 @@ EXPECT: dict[str, dict[str, object]] = {
         "as-of": HIDDEN,
     },
     "cli-read": {
-        **dict.fromkeys(("other-harness", "expired", "not-yet-valid", "candidate", "rejected", "superseded"), HIDDEN),
+        "other-harness": HIDDEN,  # NOT_VISIBLE: exists, for another harness
+        **{case: mark_read_by_id(case) for case in ("expired", "not-yet-valid", "candidate", "rejected", "superseded")},
         "user-scope": Marked("by its id, marked user scope; in no other note's backlinks", mark_read_user_scope),
         "other-group": Marked("by its id, with its group", mark_read_group),
         "other-repo-project": HIDDEN,
-        "quarantined": READ_INCOMPLETE,
+        "quarantined": HIDDEN,  # its own id: INCOMPLETE; a good note still answers (issue 18.8)
         "forged-reviewed": Marked("unreviewed, its claim named", mark_read_unreviewed),
         "known-at": NO_CLOCKS,
         "as-of": NO_CLOCKS,
@@ -787,11 +809,12 @@ EXPECT: dict[str, dict[str, object]] = {
         "as-of": HIDDEN,
     },
     "mcp-read": {
-        **dict.fromkeys(("other-harness", "expired", "not-yet-valid", "candidate", "rejected", "superseded"), HIDDEN),
+        "other-harness": HIDDEN,  # answered exactly like a missing note (SPEC 11)
+        **{case: mark_read_by_id(case, mcp=True) for case in ("expired", "not-yet-valid", "candidate", "rejected", "superseded")},
         "user-scope": HIDDEN,  # the server reads user scope only when enabled and asked
         "other-group": Marked("by its id, with its group", mark_mcp_read_group),
         "other-repo-project": HIDDEN,
-        "quarantined": READ_INCOMPLETE,
+        "quarantined": HIDDEN,  # its own id: INCOMPLETE; a good note still answers (issue 18.8)
         "forged-reviewed": Marked("unreviewed, its claim named", mark_mcp_read_unreviewed),
         "known-at": NO_CLOCKS,
         "as-of": NO_CLOCKS,
@@ -918,7 +941,7 @@ def test_cli_log_shows_a_person_every_note_marked(tmp_path: Path, vault_path: Pa
 
     person = run_cli("memory", "log", "--json", vault=vault_path, cwd=repo)
     marks = {e["memory_id"]: e["note"] for e in person.json["entries"] if e["memory_id"]}
-    assert marks[w.control] == {"status": "active", "valid_until": None, "targets": ["all"], "scope": "group", "group": "api"}
+    assert {k: v for k, v in marks[w.control].items() if k != "valid_from"} == {"status": "active", "valid_until": None, "targets": ["all"], "scope": "group", "group": "api"}
     assert marks[hidden["other-harness"]]["targets"] == ["codex"]
     assert [marks[hidden[k]]["status"] for k in ("candidate", "rejected", "superseded")] == ["candidate", "rejected", "superseded"]
     assert marks[hidden["expired"]]["valid_until"] is not None and marks[hidden["user-scope"]]["scope"] == "user"
