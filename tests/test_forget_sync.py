@@ -8,8 +8,6 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-import pytest
-
 from conftest import git, run_cli
 
 
@@ -24,7 +22,6 @@ def _machine(tmp_path: Path, name: str) -> Path:
     return home / "vault"
 
 
-@pytest.mark.xfail(strict=True, reason="sync applies forgets: sync engineer")
 def test_a_forget_made_on_one_machine_is_applied_by_the_others_sync(tmp_path: Path):
     url = _bare(tmp_path / "shared.git")
     laptop, desktop = _machine(tmp_path, "laptop"), _machine(tmp_path, "desktop")

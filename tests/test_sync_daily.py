@@ -122,3 +122,19 @@ def test_a_settled_transition_arrives_on_the_machine_that_lost(two_machines):
         shown = run_cli("memory", "read", note.note.id, "--all", "--json", vault=ctx.vault.root).json["memory"]
         assert shown["status"] == "active" and shown["valid_until"] is not None
         _doctor_ok(ctx)
+
+
+def test_a_forget_wins_over_a_transition_made_elsewhere(two_machines):
+    a, b, _ = two_machines
+    note = _add(a, "Slipped password", status="candidate", origin="mcp")
+    sync(a)
+    sync(b)
+    assert run_cli("memory", "forget", note.note.id, "--json", vault=a.vault.root).code == 0
+    transition(b, note.note.id, "accept")
+    sync(a)
+    result = sync(b)
+    assert [(c["id"], c["kept"]) for c in result.transitions] == [(note.note.id, "forgotten")]
+    sync(a)
+    for ctx in (a, b):
+        assert not (ctx.vault.root / note.rel).exists()
+        _doctor_ok(ctx)

@@ -43,6 +43,7 @@ class SyncResult:
     hot: list[dict] = field(default_factory=list)  # {"path", "kept": here|remote}: hot.md set on both machines
     transitions: list[dict] = field(default_factory=list)  # {"id", "path", "kept", "lost", "kept_from"}: one note, two transitions
     rejected: list[str] = field(default_factory=list)  # live notes holding a value a rejection covers, rejected here
+    forgotten: list[str] = field(default_factory=list)  # notes a person forgot on another machine, gone here too
 
     def to_json(self) -> dict:
         return {
@@ -58,6 +59,7 @@ class SyncResult:
             "hot": self.hot,
             "transitions": self.transitions,
             "rejected": self.rejected,
+            "forgotten": self.forgotten,
         }
 
     def to_text(self) -> str:
@@ -70,6 +72,7 @@ class SyncResult:
             for t in self.transitions
         ]
         lines += [f"rejected {note_id}: it holds a value rejected on another machine" for note_id in self.rejected]
+        lines += [f"forgot {rel}: a person forgot it on another machine" for rel in self.forgotten]
         if self.kept_deletions:
             lines.append(f"kept {len(self.kept_deletions)} file(s) the remote deleted (`jacked memory sync --accept-deletions` applies them):")
             lines += [f"  {p}" for p in self.kept_deletions[:20]]
@@ -299,8 +302,12 @@ def _plan(ctx: Context, repo, ours, theirs, base, arrivals, *, accept_deletions:
     else:
         from jacked_vault.sync.merge import resolve
 
+        from jacked_vault.sync.arrivals import forgotten_between
+
+        base_tree = repo[base].tree if base is not None else None
+        forgotten = forgotten_between(repo, base_tree, repo[ours].tree) | forgotten_between(repo, base_tree, repo[theirs].tree)
         index = repo.merge_commits(ours, theirs)
-        settled = resolve(ctx.vault, repo, index, unrelated=base is None, join=join)
+        settled = resolve(ctx.vault, repo, index, unrelated=base is None, join=join, forgotten=forgotten)
         moved = settled.moved
         result = SyncResult("merged", 0, 0, "", renamed=settled.renamed, hot=settled.hot, transitions=settled.transitions)
         plan = _Plan(repo[index.write_tree(repo)], [ours, theirs], result=result)
@@ -314,6 +321,7 @@ def _plan(ctx: Context, repo, ours, theirs, base, arrivals, *, accept_deletions:
         if git.blob_at(repo, plan.tree, rel) != mine:
             plan.edits[rel] = mine
 
+    plan.result.forgotten = list(arrivals.forgotten)
     for rel in arrivals.deleted:
         if accept_deletions and classify_path(ctx.vault, rel) == "note":
             plan.result.accepted_deletions.append(rel)
@@ -403,7 +411,7 @@ def _expected_indexes(ctx: Context, repo, plan: _Plan, notes: dict, arrivals, mo
     changes: dict[str, Entry | None] = {rel: Entry.from_note(note) for rel, note in notes.items()}
     for item in arrivals.quarantined:
         changes.pop(item["path"], None)
-    changes.update({rel: None for rel in plan.result.accepted_deletions})
+    changes.update({rel: None for rel in [*plan.result.accepted_deletions, *arrivals.forgotten]})
     for note_id, rel, _ in moved:
         for old in [r for r, e in changes.items() if e is not None and e.id == note_id and r != rel]:
             changes[rel] = changes.pop(old)
@@ -421,7 +429,8 @@ def _expected_indexes(ctx: Context, repo, plan: _Plan, notes: dict, arrivals, mo
             out = {}
             for group in sorted(g for g in groups if g):
                 rel = index_path(ctx.vault, group)
-                out[rel] = render_index(future, ctx.vault, group) if group in with_notes else ours_bytes(rel)
+                held = group in with_notes or ours_bytes(rel) is not None or git.blob_at(repo, plan.tree, rel) is not None
+                out[rel] = render_index(future, ctx.vault, group) if held else None
             return out
     finally:
         index.close()

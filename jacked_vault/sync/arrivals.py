@@ -17,6 +17,8 @@ the merge base is looked at:
   line; a note that reuses an id this store already has; a tombstone file that lost lines
   (tombstones only grow: the union is kept);
 - derived (index.md): never taken; regenerated here;
+- forgotten: a note a person forgot on another machine (its deletion with a `forget` audit line
+  for that id and path) is deleted here too, as the transition it is (SPEC 5.2);
 - deleted: files the remote removed (kept unless `--accept-deletions`, which deletes notes only).
 
 A note that holds a rejected value but was made before its machine knew of the rejection (and
@@ -49,6 +51,7 @@ class Arrivals:
     derived: list[str] = field(default_factory=list)  # index.md paths the remote changed: regenerated, never taken
     tombstones: dict[str, bytes] = field(default_factory=dict)  # rel -> the arriving tombstone file (merged as a union)
     rejected_here: dict[str, object] = field(default_factory=dict)  # rel -> an arriving note holding a rejected value: taken, rejected here
+    forgotten: list[str] = field(default_factory=list)  # notes a person forgot on another machine: deleted here as the transition it is
     new_stones: set[str] = field(default_factory=set)  # the rejections the remote adds (hashes)
 
     def refusal(self, commit: str, *, stopped: str = "sync stopped before changing anything", then: str = "sync again") -> VaultError:
@@ -131,6 +134,7 @@ class _Judge:
     audited: dict[tuple[str, str], set[str]] = field(default_factory=dict)  # (note id, sha256) -> the ops of the arriving audit lines vouching for it
     left: dict[str, str] = field(default_factory=dict)  # note id -> the path the base had it at, where that path changed
     moved_away: set[str] = field(default_factory=set)  # paths a taken note moved from (not deletions)
+    forgets: dict[str, str] = field(default_factory=dict)  # path -> note id, from the arriving `forget` audit lines
 
     def gate(self, rel: str, data: bytes, base: bytes | None):
         from jacked_vault.store.gate import inspect
@@ -186,7 +190,23 @@ def inspect_arrivals(store: Store, repo, base_tree, theirs_tree, tombstoned, loc
         else:
             _judge_file(judge, rel, kind, data)
     held = {item["moved_from"] for item in out.quarantined if item.get("moved_from")}
-    out.deleted = [rel for rel in out.deleted if rel not in judge.moved_away and rel not in held]
+    out.forgotten = [rel for rel in out.deleted if judge.forgets.get(rel) is not None and judge.left.get(judge.forgets[rel]) == rel]
+    out.deleted = [rel for rel in out.deleted if rel not in judge.moved_away and rel not in held and rel not in out.forgotten]
+    return out
+
+
+def forgotten_between(repo, base_tree, tree) -> dict[str, str]:
+    """path -> note id for every `forget` audit line the audit files add from `base_tree` to `tree`
+    (a person's forget, on either side of a merge)."""
+    from jacked_vault.search.treediff import changed_entries
+
+    out: dict[str, str] = {}
+    for rel, entry in changed_entries(repo, base_tree, tree):
+        if entry is None or not rel.startswith(AUDIT_DIR + "/") or entry.filemode not in FILE_MODES:
+            continue
+        for record in _appended_records(repo[entry.id].data, _blob(repo, base_tree, rel)):
+            if record.get("op") == "forget" and isinstance(record.get("path"), str) and isinstance(record.get("id"), str):
+                out[record["path"]] = record["id"]
     return out
 
 
@@ -220,6 +240,8 @@ def _judge_audit(judge: _Judge, rel: str, data: bytes) -> None:
     for record in _appended_records(data, base):
         if isinstance(record.get("id"), str) and isinstance(record.get("sha256"), str) and isinstance(record.get("op"), str):
             judge.audited.setdefault((record["id"], record["sha256"]), set()).add(record["op"])
+        if record.get("op") == "forget" and isinstance(record.get("path"), str) and isinstance(record.get("id"), str):
+            judge.forgets[record["path"]] = record["id"]
 
 
 def _judge_file(judge: _Judge, rel: str, kind: str, data: bytes) -> None:

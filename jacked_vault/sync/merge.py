@@ -5,7 +5,8 @@ tool itself writes (SPEC 10; issue 18 findings 1, 5b):
 - tombstone files: either side (their union is set after: tombstones only grow);
 - two notes with one file name: both kept, the remote's moved to the next free name;
 - one note transitioned differently on each machine: `document.lifecycle.winner` (a person's
-  reject wins, else the later transition), the loser named in sync's answer;
+  reject wins, else the later transition), the loser named in sync's answer; a person's forget
+  wins over a transition made elsewhere;
 - hot.md set on both: last writer wins by its `updated_at` (the loser stays in git history);
 - an episodic day file appended on both: both entries kept; a rolled-up file (recent.md,
   archive.md): this machine's (the rolled day files keep every entry);
@@ -46,8 +47,10 @@ def _free_name(paths: set[str], rel: str) -> str:
     return f"{stem}-{n}.md"
 
 
-def resolve(store: Store, repo, index, *, unrelated: bool, join: bool = False) -> Resolved:
-    """Settle every conflict of the merge `index` the rules above allow; SYNC naming the rest."""
+def resolve(store: Store, repo, index, *, unrelated: bool, join: bool = False, forgotten: dict[str, str] | None = None) -> Resolved:
+    """Settle every conflict of the merge `index` the rules above allow; SYNC naming the rest.
+    `forgotten`: path -> note id a person forgot on either side (a forget wins over a transition)."""
+    forgotten = forgotten or {}
     import pygit2
 
     done = Resolved()
@@ -65,6 +68,10 @@ def resolve(store: Store, repo, index, *, unrelated: bool, join: bool = False) -
         mode = (ours or theirs or ancestor).mode
         if is_derived(rel) or rel.startswith(TOMBSTONE_DIR + "/") or (join and rel in ("README.md", ".gitignore") and ours):
             settle(rel, blob["ours"] if ours is not None else blob["theirs"], mode)  # regenerated, or the union, after
+            continue
+        if (ours is None or theirs is None) and rel in forgotten:
+            del index.conflicts[rel]  # a person's forget wins over a transition made elsewhere
+            done.transitions.append({"id": forgotten[rel], "path": rel, "kept": "forgotten", "lost": "a transition", "kept_from": "here" if ours is None else "remote"})
             continue
         if ours is None or theirs is None:
             blocking.append(rel)  # changed on one side, deleted on the other
