@@ -56,10 +56,8 @@ DOORS: tuple[Door, ...] = (
         "rollup",
         ("memory rollup", "hook:drain"),
         ("jacked_vault.episodic.rollup:rollup",),
-        {"tombstone": NO_NOTE, "trust": NO_NOTE, "create-only": "rewrites only derived episodic files (recent.md, archive.md)",
-         "schema": "its input is the vault's own committed day files", **{f"secret:{h}": "its input is committed, gated day files"
-         for h in ("raw", "json-escape", "percent", "zero-width", "split-lines")}},
-    ),  # fmt: skip
+        {"tombstone": NO_NOTE, "trust": NO_NOTE, "create-only": "rewrites only derived episodic files (recent.md, archive.md)"},
+    ),  # schema and secrets apply: it reads the day files in the working tree, where a hand may have put anything
     Door(
         "transition",
         ("memory accept", "memory reject", "memory supersede", "memory expire", "memory review"),
@@ -67,7 +65,12 @@ DOORS: tuple[Door, ...] = (
         {"tombstone": "changes a note's status, never its value"},
     ),
     Door("edit-as-new", ("memory review",), ("jacked_vault.write.transitions:edit_as_new",)),  # a new note and the reject of the candidate, one commit
-    Door("forget", ("memory forget",), ("jacked_vault.write.forget:forget",)),  # a person takes a note's text back: removed, tombstoned
+    Door(
+        "forget",
+        ("memory forget",),
+        ("jacked_vault.write.forget:forget",),
+        {"trust": "writes no note: it removes one (and its live twins) and adds a tombstone line"},
+    ),  # a person takes a note's text back: removed, tombstoned
     Door("hot-set", ("memory hot set",), ("jacked_vault.write.hot:set_hot",), {"tombstone": NO_NOTE, "trust": NO_NOTE, "create-only": "hot.md is the one file a person overwrites"}),
     Door(
         "config",

@@ -15,6 +15,7 @@ every problem is one line in `.jacked/log`.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
@@ -211,6 +212,8 @@ def drain(
     report = DrainReport()
     cache_dir = Path(cache_dir)
     try:
+        if os.path.islink(cache_dir):
+            raise OSError(errno.ELOOP, "a symlinked .jacked is never followed", str(cache_dir))
         try:
             names = sorted(n for n in os.listdir(queue_dir(cache_dir)) if _MARKER_NAME.match(n))
         except FileNotFoundError:

@@ -23,9 +23,14 @@ _FLAGS = os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC
 
 @contextmanager
 def store_lock(cache_dir: Path, timeout_s: float = DEFAULT_TIMEOUT_S, *, name: str = "lock") -> Iterator[None]:
-    """Hold `<cache>/<name>` (flock) for the block; LOCKED after `timeout_s` of waiting."""
-    os.makedirs(cache_dir, exist_ok=True)
-    fd = os.open(cache_dir / name, _FLAGS | os.O_CREAT, 0o644)
+    """Hold `<cache>/<name>` (flock) for the block; LOCKED after `timeout_s` of waiting. A symlinked
+    cache folder is refused (UNSAFE_PATH), never followed."""
+    from jacked_vault.safety import fsio
+
+    cache_dir = Path(cache_dir)
+    os.makedirs(cache_dir.parent, exist_ok=True)
+    with fsio.open_dir(cache_dir.parent, (cache_dir.name,), create=True) as dir_fd:
+        fd = os.open(name, _FLAGS | os.O_CREAT, 0o644, dir_fd=dir_fd)
     try:
         deadline = time.monotonic() + timeout_s
         delay = 0.002

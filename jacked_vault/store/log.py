@@ -21,6 +21,8 @@ def log_line(cache_dir: Path, text: str) -> None:
     from jacked_vault.document.timestamps import utc_now
 
     stamp = utc_now()
+    if os.path.islink(cache_dir):
+        return  # a symlinked .jacked is never followed
     try:
         os.makedirs(cache_dir, exist_ok=True)
         path = cache_dir / "log"

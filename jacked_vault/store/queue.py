@@ -4,6 +4,7 @@ counts the brief, doctor and status all read; retrying is `capture.queue`."""
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import re
@@ -65,6 +66,8 @@ def enqueue(
     from jacked_vault.document.timestamps import utc_now
 
     payload = clean_payload(payload, kind)
+    if os.path.islink(cache_dir):
+        raise OSError(errno.ELOOP, "a symlinked .jacked is never followed", str(cache_dir))
     folder = queue_dir(cache_dir)
     folder.mkdir(parents=True, exist_ok=True)
     suffix = f"-{_key_hash(key)}.json"

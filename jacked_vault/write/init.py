@@ -73,8 +73,10 @@ def _init_store(store: Store, files: dict[str, bytes], subject: str, harness: st
     from jacked_vault.write.transaction import write_transaction
 
     root = store.root
+    created: list[str] = []  # what a refused init removes again: the folder is left as it was found
     if not check_gitignore_file(root, ".gitignore", gitignore_template()):
         fsio.create_file(root, ".gitignore", gitignore_template().encode())
+        created.append(".gitignore")
     if not is_git_repo(root):
         git.init_repo(root)
     repo = git.open_repo(root)
@@ -84,6 +86,7 @@ def _init_store(store: Store, files: dict[str, bytes], subject: str, harness: st
     for rel, data in wanted.items():
         try:
             fsio.create_file(root, rel, data)
+            created.append(rel)
         except VaultError as exc:
             if exc.code != "EXISTS":
                 raise
@@ -92,11 +95,16 @@ def _init_store(store: Store, files: dict[str, bytes], subject: str, harness: st
             missing[rel] = data
     if not missing:
         return InitResult(store=store, created=False, commit=None)
-    with write_transaction(store, harness=harness, origin="cli") as tx:
-        for rel, data in missing.items():
-            tx.replace(rel, data)
-            tx.event("init", rel, rel, data)
-        commit = tx.commit(subject)
+    try:
+        with write_transaction(store, harness=harness, origin="cli") as tx:
+            for rel, data in missing.items():
+                tx.replace(rel, data)
+                tx.event("init", rel, rel, data)
+            commit = tx.commit(subject)
+    except BaseException:
+        for rel in created:
+            fsio.remove_file(root, rel)
+        raise
     return InitResult(store=store, created=True, commit=commit)
 
 

@@ -58,8 +58,13 @@ class Transitioned:
 def _locate(ctx: Context, note_id: str):
     """(store, rel, trust) of one note, complete-or-fail like `read`; `trust` is what the note is
     worth here (a claimed review with no accept behind it is `unreviewed`)."""
+    from jacked_vault.document.model import ID_RE
     from jacked_vault.search.service import fresh_indexes, the_one
+    from jacked_vault.store.gate import scan
 
+    scan({"ID": note_id})  # answers name the id: a token given as one is refused, never printed
+    if not ID_RE.fullmatch(note_id):
+        raise VaultError("NOT_FOUND", "no note with that id (an id looks like mem_…); nothing was written")
     indexes, diag = fresh_indexes(ctx)
     try:
         found = [(index.store, doc.path, doc.trust) for index in indexes for doc in index.lookup(note_id)]
@@ -104,6 +109,10 @@ def transition(
 
     if op == "reject" and not (reason and reason.strip()):
         raise VaultError("USAGE", "reject needs --reason")
+    if reason:  # as given: a token split over lines is found before whitespace is folded below
+        from jacked_vault.store.gate import scan
+
+        scan({"reason": reason})
     if op == "supersede" and not by:
         raise VaultError("USAGE", "supersede needs --by NEW_ID")
     store, rel, trust = _locate(ctx, note_id)
@@ -116,8 +125,9 @@ def transition(
         sign = op == "accept" and (review_signers() is not None or git.signs_commits(tx.repo))
         note, updated = done.note, done.updated
         commit = tx.commit(f"memory({op}): {note.title}", sign=sign, note_id=note.id, reason=updated.status_reason if op != "accept" else None)
+    proven = "reviewed" if op == "accept" else trust  # what the note is worth, not what its file claims
     return Transitioned(
-        note.id, note.title, op, updated.status, updated.trust, updated.valid_until, store.display(rel, note.scope), commit, done.kept, done.twins
+        note.id, note.title, op, updated.status, proven, updated.valid_until, store.display(rel, note.scope), commit, done.kept, done.twins
     )
 
 
