@@ -247,3 +247,26 @@ def test_an_honest_arrival_is_a_plain_fast_forward(shared):
     assert result.quarantined == [] and result.regenerated == []
     assert git(desktop.vault.root, "rev-parse", "HEAD") == git(laptop.vault.root, "rev-parse", "HEAD")
     assert run_cli("memory", "doctor", "--json", vault=desktop.vault.root).json["ok"]
+
+
+def test_another_note_at_the_path_of_a_note_here_never_replaces_it(shared):
+    """A push that puts a different note (its own id, a forged audit line) at the path of a note
+    this machine has: the local note stays, the arrival is quarantined (helper's matrix finding)."""
+    import hashlib
+
+    from jacked_vault.document import render_note
+    from jacked_vault.write.create import build_note
+
+    laptop, _, hostile, _ = shared
+    _pull(hostile)
+    before = (laptop.vault.root / NOTE).read_bytes()
+    other = build_note(title="Something else", body="Replaces the first note.", kind="note", scope="group", group="tools",
+                       repos=[], source_harness="x", origin="cli")
+    data = render_note(other).decode()
+    line = {"ts": "2026-12-01T10:00:00.000Z", "op": "create", "id": other.id, "path": NOTE, "sha256": hashlib.sha256(data.encode()).hexdigest(),
+            "prev": None, "harness": "x", "origin": "cli"}  # fmt: skip
+    _push_from(hostile, {NOTE: data, "audit/m-forger/2026-12.jsonl": json.dumps(line, separators=(",", ":")) + "\n"}, "replace")
+    result = sync(laptop)
+    assert [(q["path"], q["code"]) for q in result.quarantined] == [(NOTE, "REPLACES_A_NOTE")]
+    assert (laptop.vault.root / NOTE).read_bytes() == before
+    assert run_cli("memory", "search", "first", "--all", "--json", vault=laptop.vault.root).json["results"]

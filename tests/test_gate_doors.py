@@ -1754,15 +1754,7 @@ def containment_arrival(remote: Remote) -> None:
 DOORS = {door.name: door for door in registry.DOORS}
 
 # Cells that fail because the product lets something through, until it is fixed: (door, rule) -> why.
-REPLACED = (
-    "an arrival that puts another note (a new id, with its audit line) at the path of a note this machine has is taken as a "
-    "new note: the local note vanishes unreported (neither kept nor listed as a deletion), and the arriving one is judged "
-    "as a change of an existing file, so a rejected value with origin cli passes the tombstone rule "
-    "(sync/arrivals.py _judge_note: gate new=base is None; _prior looks the note up by id only)"
-)
-KNOWN_HOLES: dict[tuple[str, str], str] = {
-    **{(door, rule): REPLACED for door in ("sync-ff", "sync-merge", "session-start-pull") for rule in ("create-only", "tombstone")},
-}
+KNOWN_HOLES: dict[tuple[str, str], str] = {}
 
 
 def _cells():

@@ -135,11 +135,13 @@ class _Judge:
     left: dict[str, str] = field(default_factory=dict)  # note id -> the path the base had it at, where that path changed
     moved_away: set[str] = field(default_factory=set)  # paths a taken note moved from (not deletions)
     forgets: dict[str, str] = field(default_factory=dict)  # path -> note id, from the arriving `forget` audit lines
+    replaced: dict[str, tuple[str, bytes]] = field(default_factory=dict)  # path -> (the base note's id, arriving bytes): another note there
 
-    def gate(self, rel: str, data: bytes, base: bytes | None):
+    def gate(self, rel: str, data: bytes, base: bytes | None, *, new: bool):
         from jacked_vault.store.gate import inspect
 
-        return inspect(self.store, rel, data, tombstoned=self.tombstoned, base=base, new=base is None, arrival=True)
+        return inspect(self.store, rel, data, tombstoned=self.tombstoned, base=base, new=new, arrival=True)
+
 
 
 def inspect_arrivals(store: Store, repo, base_tree, theirs_tree, tombstoned, local_path: Callable[[str], str | None] | None = None) -> Arrivals:
@@ -189,6 +191,7 @@ def inspect_arrivals(store: Store, repo, base_tree, theirs_tree, tombstoned, loc
             _judge_tombstones(judge, rel, data)
         else:
             _judge_file(judge, rel, kind, data)
+    _keep_replaced(judge)
     held = {item["moved_from"] for item in out.quarantined if item.get("moved_from")}
     out.forgotten = [rel for rel in out.deleted if judge.forgets.get(rel) is not None and judge.left.get(judge.forgets[rel]) == rel]
     out.deleted = [rel for rel in out.deleted if rel not in judge.moved_away and rel not in held and rel not in out.forgotten]
@@ -232,7 +235,7 @@ def _left_ids(judge: _Judge) -> dict[str, str]:
 def _judge_audit(judge: _Judge, rel: str, data: bytes) -> None:
     base = _blob(judge.repo, judge.base_tree, rel)
     try:
-        judge.gate(rel, data, base)
+        judge.gate(rel, data, base, new=base is None)
     except VaultError as exc:
         code = exc.details.get("gate", exc.code)
         judge.out.refused.append({"path": rel, "why": f"{code}: {exc.message.removeprefix(rel + ': ')}"})
@@ -247,7 +250,7 @@ def _judge_audit(judge: _Judge, rel: str, data: bytes) -> None:
 def _judge_file(judge: _Judge, rel: str, kind: str, data: bytes) -> None:
     base = _blob(judge.repo, judge.base_tree, rel)
     try:
-        judge.gate(rel, data, base)
+        judge.gate(rel, data, base, new=base is None)
     except VaultError as exc:
         code = exc.details.get("gate", exc.code)
         if kind in STOPPING_KINDS:
@@ -275,8 +278,9 @@ def _judge_note(judge: _Judge, rel: str, data: bytes) -> None:
     from jacked_vault.store.audit import content_hash
 
     base = _blob(judge.repo, judge.base_tree, rel)
+    base_id = _note_id(base, rel)
     try:
-        note = judge.gate(rel, data, base).note
+        note = judge.gate(rel, data, base, new=base_id is None or base_id != _note_id(data, rel)).note
     except VaultError as exc:
         code = exc.details.get("gate", exc.code)
         if code != "TOMBSTONED" or (parse_note(data, source=rel).id, content_hash(data)) not in judge.audited:
@@ -302,6 +306,29 @@ def _judge_note(judge: _Judge, rel: str, data: bytes) -> None:
     judge.out.notes[rel] = note
     if moved_from:
         judge.moved_away.add(moved_from)
+    if base_id is not None and base_id != note.id:
+        judge.replaced[rel] = (base_id, data)
+
+
+def _note_id(data: bytes | None, rel: str) -> str | None:
+    from jacked_vault.document import parse_note
+
+    if data is None:
+        return None
+    try:
+        return parse_note(data, source=rel).id
+    except VaultError:
+        return None
+
+
+def _keep_replaced(judge: _Judge) -> None:
+    """A note arriving at the path of another note the base held, which did not move elsewhere,
+    would make that note vanish: the arrival is quarantined and the local note kept."""
+    taken = {note.id for note in judge.out.notes.values()}
+    for rel, (base_id, data) in judge.replaced.items():
+        if base_id not in taken:
+            note = judge.out.notes.pop(rel)
+            judge.out.quarantine(rel, "REPLACES_A_NOTE", f"{rel}: another note arrives in place of one this vault holds", data, note_id=note.id)
 
 
 def _prior(judge: _Judge, rel: str, base: bytes | None, note_id: str):
