@@ -195,7 +195,6 @@ def _scenes(s: Session) -> None:
     s.run("forget", "memory", "forget", leaked, PATH=f"{tools}{os.pathsep}{os.environ['PATH']}")
 
 
-
 @pytest.fixture(scope="module")
 def session(tmp_path_factory) -> Session:
     s = Session(tmp_path_factory.mktemp("golden"))
