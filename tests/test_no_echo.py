@@ -45,3 +45,11 @@ def test_a_misplaced_note_with_a_token_as_group_is_never_quoted(vault_path: Path
     for args in (("doctor",), ("doctor", "--json"), ("search", "planted", "--all", "--json")):
         result = run_cli("memory", *args, vault=vault_path)
         assert TOKEN[:12] not in result.out + result.err, args
+
+
+@pytest.mark.parametrize("command", [("read",), ("log",)])
+def test_a_token_given_as_an_id_is_never_printed_back(vault_path: Path, command: tuple[str, ...]):
+    """Found by the doors matrix for the transitions; the same for the read surfaces."""
+    for args in ((*command, TOKEN), (*command, TOKEN, "--json")):
+        result = run_cli("memory", *args, vault=vault_path)
+        assert result.code != 0 and TOKEN[:12] not in result.out + result.err, (args, result.out + result.err)

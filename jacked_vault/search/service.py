@@ -43,7 +43,16 @@ def fresh_indexes(ctx: Context) -> tuple[list[SearchIndex], Diagnostics]:
 
 
 def not_found(note_id: str) -> VaultError:
-    return VaultError("NOT_FOUND", f"no note with id {note_id}")
+    return VaultError("NOT_FOUND", f"no note with {_named(note_id)}")
+
+
+def _named(note_id: str) -> str:
+    """How an answer names the id a person gave: itself when it is an id's shape the secret scan
+    passes; never a value that may be a credential pasted in its place."""
+    from jacked_vault.document.model import ID_RE
+    from jacked_vault.safety.secrets import scan_text
+
+    return f"id {note_id}" if ID_RE.fullmatch(note_id) and not scan_text(note_id) else "that id (an id looks like mem_…)"
 
 
 def the_one(found: list, diag: Diagnostics, note_id: str):
@@ -62,7 +71,7 @@ def the_one(found: list, diag: Diagnostics, note_id: str):
         why += ["a scan hit its bounds"] if diag.truncated else []
         raise VaultError(
             "INCOMPLETE",
-            f"no note with id {note_id} among the files that could be read, but {' and '.join(why)}: it may be there; "
+            f"no note with {_named(note_id)} among the files that could be read, but {' and '.join(why)}: it may be there; "
             "run `jacked memory doctor`",
             details=diag.to_json(),
         )
