@@ -268,10 +268,9 @@ def quarantine(store: Store, rel: str, data: bytes, reason: str, source: str) ->
     `source` says where the bytes came from: `repair` (a stray working-tree file), `sync` (an
     arrival from the remote), `transition` (a hand edit replaced by the committed version).
     """
+    from jacked_vault.document.timestamps import utc_now
     from jacked_vault.safety import fsio
     from jacked_vault.store.audit import content_hash
-
-    from jacked_vault.document.timestamps import utc_now
 
     folder = store.cache / QUARANTINE_DIR
     os.makedirs(folder, exist_ok=True)
@@ -307,13 +306,7 @@ def quarantine_records(store: Store, limit: int = 1000) -> list[dict]:
         raw = os.read(fd, 4 * 1024 * 1024)
     finally:
         os.close(fd)
-    out = []
-    for line in raw.decode("utf-8", "replace").splitlines()[-limit:]:
-        try:
-            record = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(record, dict):
-            out.append(record)
-    return out
+    from jacked_vault.store.statefile import json_lines
+
+    return json_lines("\n".join(raw.decode("utf-8", "replace").splitlines()[-limit:]))
 

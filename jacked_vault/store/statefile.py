@@ -38,3 +38,16 @@ def write_json(path: Path, data: dict, *, mode: int = 0o600, replace: bool = Tru
 
     text = json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
     fsio.write_file(path, text.encode("utf-8"), mode=mode, replace=replace)
+
+
+def json_lines(text: str) -> list[dict]:
+    """The JSON objects of a JSON-lines text (audit lines, quarantine records); other lines skipped."""
+    out = []
+    for line in text.splitlines():
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(record, dict):
+            out.append(record)
+    return out

@@ -29,11 +29,11 @@ that holds it), so every machine ends with the same note, rejected.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from jacked_vault.errors import VaultError
+from jacked_vault.store.git import blob_at
 from jacked_vault.store.layout import AUDIT_DIR, Store, classify_path
 
 FILE_MODES = (0o100644, 0o100755)
@@ -95,30 +95,13 @@ def _structural(store: Store, rel: str, entry, machine: str) -> str | None:
     return None
 
 
-def _blob(repo, tree, rel: str) -> bytes | None:
-    if tree is None:
-        return None
-    try:
-        entry = tree[rel]
-    except KeyError:
-        return None
-    obj = repo[entry.id]
-    return obj.data if obj.type_str == "blob" else None
-
-
 def _appended_records(data: bytes, base: bytes | None) -> list[dict]:
     """The audit records an arriving audit file adds to its committed version (the gate has
     checked that it only appends and that every line is a record)."""
+    from jacked_vault.store.statefile import json_lines
+
     new = data[len(base) :] if base and data.startswith(base) else data
-    out = []
-    for line in new.decode("utf-8", "replace").splitlines():
-        try:
-            record = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(record, dict):
-            out.append(record)
-    return out
+    return json_lines(new.decode("utf-8", "replace"))
 
 
 @dataclass
@@ -207,7 +190,7 @@ def forgotten_between(repo, base_tree, tree) -> dict[str, str]:
     for rel, entry in changed_entries(repo, base_tree, tree):
         if entry is None or not rel.startswith(AUDIT_DIR + "/") or entry.filemode not in FILE_MODES:
             continue
-        for record in _appended_records(repo[entry.id].data, _blob(repo, base_tree, rel)):
+        for record in _appended_records(repo[entry.id].data, blob_at(repo, base_tree, rel)):
             if record.get("op") == "forget" and isinstance(record.get("path"), str) and isinstance(record.get("id"), str):
                 out[record["path"]] = record["id"]
     return out
@@ -222,7 +205,7 @@ def _left_ids(judge: _Judge) -> dict[str, str]:
     for rel in judge.out.deleted + judge.out.changed:
         if classify_path(judge.store, rel) != "note":
             continue
-        data = _blob(judge.repo, judge.base_tree, rel)
+        data = blob_at(judge.repo, judge.base_tree, rel)
         if data is None:
             continue
         try:
@@ -233,7 +216,7 @@ def _left_ids(judge: _Judge) -> dict[str, str]:
 
 
 def _judge_audit(judge: _Judge, rel: str, data: bytes) -> None:
-    base = _blob(judge.repo, judge.base_tree, rel)
+    base = blob_at(judge.repo, judge.base_tree, rel)
     try:
         judge.gate(rel, data, base, new=base is None)
     except VaultError as exc:
@@ -248,7 +231,7 @@ def _judge_audit(judge: _Judge, rel: str, data: bytes) -> None:
 
 
 def _judge_file(judge: _Judge, rel: str, kind: str, data: bytes) -> None:
-    base = _blob(judge.repo, judge.base_tree, rel)
+    base = blob_at(judge.repo, judge.base_tree, rel)
     try:
         judge.gate(rel, data, base, new=base is None)
     except VaultError as exc:
@@ -263,7 +246,7 @@ def _judge_tombstones(judge: _Judge, rel: str, data: bytes) -> None:
     """A tombstone file may only grow: what it adds is taken, what it drops is kept (the union)."""
     from jacked_vault.store.tombstones import check_tombstone_lines
 
-    base = _blob(judge.repo, judge.base_tree, rel)
+    base = blob_at(judge.repo, judge.base_tree, rel)
     judge.out.tombstones[rel] = data
     if base and not data.startswith(base):
         judge.out.quarantine(rel, "TOMBSTONES_REWRITTEN", f"{rel}: the remote removed or rewrote rejections (tombstones only grow)", data)
@@ -277,7 +260,7 @@ def _judge_note(judge: _Judge, rel: str, data: bytes) -> None:
     from jacked_vault.document.lifecycle import follows, settles
     from jacked_vault.store.audit import content_hash
 
-    base = _blob(judge.repo, judge.base_tree, rel)
+    base = blob_at(judge.repo, judge.base_tree, rel)
     base_id = _note_id(base, rel)
     try:
         note = judge.gate(rel, data, base, new=base_id is None or base_id != _note_id(data, rel)).note
@@ -339,7 +322,7 @@ def _prior(judge: _Judge, rel: str, base: bytes | None, note_id: str):
     path = judge.left.get(note_id)
     if path is None:
         return None, None
-    data = base if path == rel else _blob(judge.repo, judge.base_tree, path)
+    data = base if path == rel else blob_at(judge.repo, judge.base_tree, path)
     return parse_note(data, source=path), (None if path == rel else path)
 
 
