@@ -173,7 +173,7 @@ def test_two_vaults_made_apart_say_how_to_join_them(shared, tmp_path: Path):
     head = git(desktop, "rev-parse", "HEAD")
     refused = run_cli("memory", "remote", "set", url, "--json", vault=desktop)
     message = refused.json["error"]["message"]
-    assert "remote set URL --join" in message and "init --from" in message
+    assert f"remote set {url} --join" in message and f"init --from {url}" in message
     assert git(desktop, "rev-parse", "HEAD") == head and git(desktop, "remote") == ""
     joined = run_cli("memory", "remote", "set", url, "--join", "--json", vault=desktop)
     assert joined.json["joined"] is True, joined.out

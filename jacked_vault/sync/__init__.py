@@ -144,7 +144,7 @@ def set_remote(ctx: Context, url: str, *, join: bool = False) -> RemoteSet:
         return RemoteSet(shown, False)
     if not join:
         _restore_remote(root, config_before, tracking, tracked_before)
-        raise _join_needed(ctx)
+        raise _join_needed(ctx, url)
     from jacked_vault.store.lock import store_lock
 
     try:
@@ -261,13 +261,17 @@ def _judge(ctx: Context, repo, base_tree, theirs_tree):
         index.close()
 
 
-def _join_needed(ctx: Context) -> VaultError:
+def _join_needed(ctx: Context, url: str | None = None) -> VaultError:
+    """SYNC: two vaults made apart are joined only on purpose (the remote's URL shown masked)."""
+    import shlex
+
+    shown = shlex.quote(remote.display_url(url or remote.origin(ctx.vault.root)) or "URL")
     return VaultError(
         "SYNC",
         "this vault and the remote's each hold a history of their own (no common commit), so syncing would merge "
         "them and push this vault's notes there; nothing was changed. To join them on purpose: "
-        "`jacked memory remote set URL --join`; to use the remote's vault on this machine instead: "
-        "`jacked memory init --from URL` into another folder",
+        f"`jacked memory remote set {shown} --join`; to use the remote's vault on this machine instead: "
+        f"`jacked memory init --from {shown}` into another folder",
         details={"join": True},
     )
 
