@@ -50,9 +50,13 @@ def _named(note_id: str) -> str:
     """How an answer names the id a person gave: itself when it is an id's shape the secret scan
     passes; never a value that may be a credential pasted in its place."""
     from jacked_vault.document.model import ID_RE
-    from jacked_vault.safety.secrets import scan_text
 
-    return f"id {note_id}" if ID_RE.fullmatch(note_id) and not scan_text(note_id) else "that id (an id looks like mem_…)"
+    if ID_RE.fullmatch(note_id):
+        from jacked_vault.safety.secrets import scan_text  # only for what could be shown: its rules cost an import
+
+        if not scan_text(note_id):
+            return f"id {note_id}"
+    return "that id (an id looks like mem_…)"
 
 
 def the_one(found: list, diag: Diagnostics, note_id: str):
