@@ -199,3 +199,25 @@ def test_a_distiller_running_an_agent_with_hooks_captures_once(setup, tmp_path: 
     [day] = (vault / "groups" / "api" / "episodic" / "github.com__acme__api").glob("today-*.md")
     assert day.read_text().count("\n## ") == 1  # one episodic entry
     assert not list((vault / ".jacked" / "queue").glob("*.json"))
+
+
+def test_a_hook_runs_for_the_harness_it_names(tmp_path: Path):
+    """`jacked _hook session-start --harness codex`: the brief is built for codex (its notes, not
+    claude's); a session-end queued for codex is captured as codex's session (issue 19)."""
+    import json
+    import subprocess
+    import sys
+
+    from conftest import cli_env, make_repo, run_cli
+
+    vault = tmp_path / "vault"
+    run_cli("memory", "init", "--no-scan", vault=vault)
+    repo = tmp_path / "code"
+    repo.mkdir()
+    make_repo(repo, "git@github.com:acme/code.git")
+    run_cli("memory", "add", "--title", "For codex only", "--body", "Codex reads this.", "--target", "codex", vault=vault, cwd=repo)
+    run_cli("memory", "add", "--title", "For claude only", "--body", "Claude reads this.", "--target", "claude", vault=vault, cwd=repo)
+    payload = json.dumps({"session_id": "s", "cwd": str(repo), "hook_event_name": "SessionStart"})
+    out = subprocess.run([sys.executable, "-m", "jacked_vault.cli.main", "_hook", "session-start", "--harness", "codex"],
+                         input=payload, capture_output=True, text=True, env=cli_env(vault), cwd=repo).stdout
+    assert "For codex only" in out and "For claude only" not in out

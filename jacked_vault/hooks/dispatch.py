@@ -45,6 +45,14 @@ def _vault_path(args: list[str]) -> Path:
     return resolve_vault_path(explicit)
 
 
+def _harness(args: list[str]) -> str:
+    """`--harness H`: which harness runs the hook (its brief, its transcripts); claude by default."""
+    from jacked_vault.document.model import SLUG_RE
+
+    named = args[args.index("--harness") + 1] if "--harness" in args[:-1] else HARNESS
+    return named if SLUG_RE.fullmatch(named) else HARNESS
+
+
 def spawn_drain(vault: Path) -> None:
     """Start `jacked _hook drain` fully detached (`store.detached`)."""
     from jacked_vault.store.detached import spawn_hook
@@ -58,12 +66,12 @@ def _queued(vault: Path) -> bool:
     return queue_counts(vault / ".jacked").pending > 0
 
 
-def session_start(vault: Path, payload: dict) -> str:
+def session_start(vault: Path, payload: dict, harness: str = HARNESS) -> str:
     from jacked_vault.context import Context
     from jacked_vault.recall.brief import build_brief
     from jacked_vault.sync import pull_at_session_start
 
-    ctx = Context.for_payload(payload, vault=str(vault), harness=HARNESS)
+    ctx = Context.for_payload(payload, vault=str(vault), harness=harness)
     if (vault / ".git").exists():
         pulled = pull_at_session_start(ctx)
         note = f" pull={pulled.result}"
@@ -78,28 +86,38 @@ def session_start(vault: Path, payload: dict) -> str:
     return f"brief {brief.tokens} tokens{note}"
 
 
-def session_capture(vault: Path, payload: dict) -> str:
+HARNESS_KEY = "jacked_harness"  # which harness's session a queued payload is (its transcript format, its identity)
+
+
+def session_capture(vault: Path, payload: dict, harness: str = HARNESS) -> str:
     from jacked_vault.capture.queue import enqueue
 
     if not (vault / ".git").exists():
         return "no vault: nothing captured"
-    marker = enqueue(vault / ".jacked", payload)
+    marker = enqueue(vault / ".jacked", {**payload, HARNESS_KEY: harness})
     spawn_drain(vault)
     return f"queued {Path(marker).name}"
 
 
-def drain(vault: Path, payload: dict) -> str:
+def drain(vault: Path, payload: dict, harness: str = HARNESS) -> str:
     from jacked_vault.capture import merge, session
     from jacked_vault.capture.queue import drain as drain_queue
     from jacked_vault.context import Context
 
     handlers = {
-        "session": session.retry(lambda item: Context.for_payload(item, vault=str(vault), harness=HARNESS)),
+        "session": session.retry(lambda item: Context.for_payload(item, vault=str(vault), harness=_queued_harness(item))),
         "merge": merge.retry(vault),
     }
     report = drain_queue(handlers, vault / ".jacked")
     rolled = _rollup(vault)
     return f"drained {report}; {rolled}; {_push(vault, 'session-end')}"
+
+
+def _queued_harness(payload: dict) -> str:
+    from jacked_vault.document.model import SLUG_RE
+
+    named = payload.get(HARNESS_KEY)
+    return named if isinstance(named, str) and SLUG_RE.fullmatch(named) else HARNESS
 
 
 def _push(vault: Path, trigger: str) -> str:
@@ -109,7 +127,7 @@ def _push(vault: Path, trigger: str) -> str:
     return push_pending(Context.create(vault=str(vault), cwd=vault, harness=HARNESS), trigger)
 
 
-def push_after_write(vault: Path, payload: dict) -> str:
+def push_after_write(vault: Path, payload: dict, harness: str = HARNESS) -> str:
     """`push` (detached, started by a write when `settings.sync.push` is `after-write`)."""
     return _push(vault, "after-write")
 
@@ -144,8 +162,8 @@ def run_hook(args: list[str]) -> int:
         if handler is None:
             outcome = f"unknown hook {name!r}"
         else:
-            payload = {} if name == "drain" else _read_payload()
-            outcome = handler(vault, payload)
+            payload = {} if name in ("drain", "push") else _read_payload()
+            outcome = handler(vault, payload, _harness(args[1:]))
     except BaseException as exc:  # noqa: BLE001 - a hook must never fail the session
         outcome = f"error {type(exc).__name__}: {exc}"
     if vault is not None and (vault / ".git").exists():
