@@ -8,6 +8,7 @@ exactly as a written entry says and talks MCP to it.
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import tomllib
@@ -63,11 +64,63 @@ def test_user_scope_only_when_the_operator_asks():
 
 
 def test_claude_cli_form():
+    """The server's name comes first: Claude's `--env` takes several values and would swallow it
+    (`error: missing required argument 'commandOrUrl'`, issue 19.6)."""
     line = reg.claude_cli(reg.launch_for("claude", Path("/my vault"), command=("/bin/python", ["-m", "jacked_vault.mcp"])))
     assert line == (
-        "claude mcp add --transport stdio --scope user --env JACKED_MEMORY_HARNESS=claude "
-        "--env 'JACKED_VAULT_DIR=/my vault' jacked-memory -- /bin/python -m jacked_vault.mcp"
+        "claude mcp add jacked-memory --transport stdio --scope user --env JACKED_MEMORY_HARNESS=claude "
+        "--env 'JACKED_VAULT_DIR=/my vault' -- /bin/python -m jacked_vault.mcp"
     )
+
+
+def _claude_cli() -> str | None:
+    """Claude Code's `claude` (on PATH, or $JACKED_TEST_CLAUDE): its `mcp add|list` work offline."""
+    import os
+    import shutil
+
+    return os.environ.get("JACKED_TEST_CLAUDE") or shutil.which("claude")
+
+
+def _run_claude(line: str, home: Path, cwd: Path) -> subprocess.CompletedProcess:
+    import os
+
+    claude = _claude_cli()
+    env = {"HOME": str(home), "PATH": f"{Path(claude).parent}:{os.environ.get('PATH', '')}", "PYTHONPATH": str(REPO_ROOT), "NO_COLOR": "1"}
+    argv = ["bash", "-c", f'claude() {{ "$JACKED_CLAUDE" "$@"; }}; {line}']
+    return subprocess.run(argv, cwd=cwd, env={**env, "JACKED_CLAUDE": claude}, capture_output=True, text=True, timeout=120)
+
+
+def _docs_claude_line() -> str:
+    """The `claude mcp add` block of docs/harnesses.md, its lines joined."""
+    text = (REPO_ROOT / "docs" / "harnesses.md").read_text(encoding="utf-8")
+    (block,) = [b for b in text.split("```bash\n")[1:] if b.startswith("claude mcp add")]
+    return " ".join(block.split("```", 1)[0].replace("\\\n", " ").split())
+
+
+@pytest.mark.skipif(_claude_cli() is None, reason="Claude Code's `claude` is not installed (npm install -g @anthropic-ai/claude-code, or set JACKED_TEST_CLAUDE)")
+@pytest.mark.parametrize("source", ["print", "docs"])
+def test_the_claude_mcp_add_line_runs_and_writes_our_entry(tmp_path, vault_path, source):
+    """The line `--print` gives (and the one in docs/harnesses.md) run with the real `claude`: it
+    registers the entry `hooks install --mcp claude --user` writes, `hooks status` says installed,
+    and `claude mcp list` shows the server connected."""
+    home = tmp_path / "home"
+    home.mkdir()
+    work = tmp_path / "proj"
+    work.mkdir()
+    printed = json.loads(jacked("memory", "hooks", "install", "--mcp", "claude", "--print", "--json", cwd=work, vault=vault_path, HOME=str(home)).stdout)
+    line = printed["mcp"][0]["cli"]
+    if source == "docs":
+        launch = reg.launch_for("claude", vault_path)
+        line = _docs_claude_line().replace("/home/me/.jacked-venv/bin/jacked-memory-mcp", " ".join([launch.command, *launch.args]))
+        line = line.replace("/home/me/jacked-vault", str(vault_path))
+    added = _run_claude(line, home, work)
+    assert added.returncode == 0, added.stdout + added.stderr
+    written = json.loads((home / ".claude.json").read_text())["mcpServers"]["jacked-memory"]
+    assert {k: v for k, v in written.items() if k != "type"} == reg.entry("claude", reg.launch_for("claude", vault_path))
+    status = jacked("memory", "hooks", "status", "--mcp", "claude", "--user", "--json", cwd=work, vault=vault_path, HOME=str(home))
+    assert json.loads(status.stdout)["mcp"][0]["state"] == "installed"
+    listed = _run_claude("claude mcp list", home, work)
+    assert listed.returncode == 0 and re.search(r"jacked-memory: .*Connected", listed.stdout), listed.stdout + listed.stderr
 
 
 def test_default_paths(tmp_path):

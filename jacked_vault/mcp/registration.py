@@ -160,11 +160,12 @@ def render(harness: str, launch: Launch) -> str:
 
 
 def claude_cli(launch: Launch, scope: str = "user") -> str:
-    """The same entry as a `claude mcp add` command line."""
-    parts = ["claude", "mcp", "add", "--transport", "stdio", "--scope", scope]
+    """The same entry as a `claude mcp add` command line. The server's name comes right after
+    `add`: Claude's `--env` takes several values, so a name after it would be read as one more."""
+    parts = ["claude", "mcp", "add", SERVER_NAME, "--transport", "stdio", "--scope", scope]
     for key, value in launch.env.items():
         parts += ["--env", f"{key}={value}"]
-    parts += [SERVER_NAME, "--", launch.command, *launch.args]
+    parts += ["--", launch.command, *launch.args]
     return " ".join(shlex.quote(p) for p in parts)
 
 
@@ -207,7 +208,15 @@ def status(harness: str, path: Path, launch: Launch) -> str:
     current = _current_entry(harness, text, path)
     if current is None:
         return "absent"
-    return "installed" if current == entry(harness, launch) else "outdated"
+    return "installed" if _same_entry(harness, current, entry(harness, launch)) else "outdated"
+
+
+def _same_entry(harness: str, current: dict, wanted: dict) -> bool:
+    """Our entry as we write it, or as the harness's own CLI writes it (`claude mcp add` adds
+    `"type": "stdio"`, which is what no type means)."""
+    if harness in ("claude", "cursor") and current.get("type") == "stdio":
+        current = {k: v for k, v in current.items() if k != "type"}
+    return current == wanted
 
 
 def _current_entry(harness: str, text: str, path: Path) -> dict | None:
@@ -283,7 +292,7 @@ def _json_install(harness: str, old: str | None, launch: Launch, path: Path) -> 
     if not isinstance(container, dict):
         raise VaultError("CONFIG", f"{path}: {key!r} is not an object; not editing it")
     wanted = entry(harness, launch)
-    if container.get(SERVER_NAME) == wanted and old is not None:
+    if isinstance(container.get(SERVER_NAME), dict) and _same_entry(harness, container[SERVER_NAME], wanted) and old is not None:
         return old  # already there: leave the file byte-for-byte alone
     container[SERVER_NAME] = wanted
     return _json_dump(doc, old)
