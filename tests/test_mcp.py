@@ -590,3 +590,40 @@ def test_search_as_of_and_known_at_over_mcp(vault_path, work):
     assert found["now"] == found["valid-2021"] == ["Backdated fact"]  # a backdated fact is found in its past
     assert found["valid-2019"] == []  # before it held
     assert found["known-2021"] == []  # the vault did not know it in 2021
+
+
+# -- issue 19.11 ----------------------------------------------------------------------------------
+
+
+def test_a_tab_in_a_title_is_refused_by_the_cli_and_over_mcp(vault_path, work):
+    """The contract refuses control characters in a title, a tab included (a body may hold one)."""
+    from conftest import run_cli
+
+    before = snapshot(vault_path)
+    cli = run_cli("memory", "add", "--group", "g", "--title", "Tabbed\ttitle", "--body", "b", "--json", vault=vault_path)
+    assert cli.code == 1 and cli.json["error"]["code"] == "JACKED_MEMORY_VALIDATION", cli.out
+    assert "U+0009" in cli.json["error"]["message"] and "Tabbed" not in cli.json["error"]["message"]
+
+    async def go():
+        async with Client(inproc(vault_path, work)) as client:
+            return await call(client, "memory_save", {"title": "Tabbed\ttitle", "body": "b", "group": "g"})
+
+    error = err(run(go), "MEMORY_WRITE_REJECTED")
+    assert error["reason"] == "JACKED_MEMORY_VALIDATION" and "U+0009" in error["message"]
+    assert snapshot(vault_path) == before
+    assert run_cli("memory", "add", "--group", "g", "--title", "Tab in the body", "--body", "a\tb", vault=vault_path).code == 0
+
+
+def test_scope_disabled_carries_a_reason_like_every_other_error(vault_path, work):
+    async def go():
+        async with Client(inproc(vault_path, work)) as client:
+            return [
+                await call(client, "memory_save", {"title": "u", "body": "b", "scope": "user"}),
+                await call(client, "memory_search", {"query": "x", "scopes": ["user"]}),
+                await call(client, "memory_read", {"id": "mem_20260101_abc", "scope": "user"}),
+                await call(client, "memory_doctor", {"scopes": ["user"]}),
+            ]
+
+    for pair in run(go):
+        assert set(err(pair, "MEMORY_SCOPE_DISABLED")) == {"code", "message", "reason"}
+        assert pair[1]["error"]["reason"] == "JACKED_MEMORY_USAGE"

@@ -357,3 +357,24 @@ def test_startup_loads_no_heavy_module_before_a_tool_needs_it(vault_path, work):
         [sys.executable, "-c", STARTUP_PROBE], cwd=work, env=server_env(vault_path), capture_output=True, text=True, timeout=120, check=True,
     )
     assert out.stdout.strip() == "[]", out.stdout
+
+
+# -- issue 19.11: stdin closed while a request runs -------------------------------------------------
+
+
+def test_a_request_still_running_when_stdin_closes_is_answered_before_exit(vault_path, work):
+    """A client that writes its last requests and closes stdin at once (a pipe, `echo … |`) gets
+    every answer: the server finishes what it started before it exits."""
+    proc = subprocess.Popen(SERVER_ARGV, cwd=work, env=server_env(vault_path), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    lines = [
+        INITIALIZE,
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": "save", "method": "tools/call", "params": {"name": "memory_save", "arguments": {"title": "Saved at the end", "body": "b", "group": "g"}}},
+        {"jsonrpc": "2.0", "id": "doctor", "method": "tools/call", "params": {"name": "memory_doctor", "arguments": {}}},
+        {"jsonrpc": "2.0", "id": "list", "method": "tools/list"},
+    ]
+    out, errors = proc.communicate(b"".join(json.dumps(line).encode() + b"\n" for line in lines), timeout=READ_DEADLINE_S)
+    replies = {reply["id"]: reply for reply in map(json.loads, out.splitlines())}
+    assert sorted(replies, key=str) == sorted([0, "save", "doctor", "list"], key=str), out.decode()
+    assert replies["save"]["result"]["isError"] is False and replies["doctor"]["result"]["isError"] is False
+    assert proc.returncode == 0 and b"Traceback" not in errors

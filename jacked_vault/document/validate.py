@@ -233,6 +233,8 @@ def check_fields(fields: dict, body: object, source: str | None) -> None:
         if errors:
             raise invalid(source, _describe(errors[0]))
     _check_text(source, "field 'title'", fields["title"], multiline=False)
+    if "\t" in fields["title"]:  # one line of text: no control character, a tab included (a body may hold tabs)
+        raise invalid(source, "field 'title' contains control character U+0009")
     if not fields["title"].strip():
         raise invalid(source, "field 'title': must not be blank")
     if fields.get("status_reason") is not None:

@@ -123,7 +123,7 @@ class MemoryTools:
 
     def _require_user_scope(self) -> None:
         if not self.settings.allow_user_scope:
-            raise Refusal(SCOPE_DISABLED, f"user scope is disabled for this server; the operator enables it with {ALLOW_USER_ENV}=1")
+            raise Refusal(SCOPE_DISABLED, f"user scope is disabled for this server; the operator enables it with {ALLOW_USER_ENV}=1", "JACKED_MEMORY_USAGE")
 
     def refusal(self, code: str, exc: VaultError) -> Refusal:
         return Refusal(code, self.redact(exc.message), exc.full_code)
