@@ -106,3 +106,35 @@ def test_cli_hooks_claude_and_git(tmp_path: Path):
     removed = run_cli("memory", "hooks", "uninstall", "--claude", "--settings", str(settings), "--git", str(repo), "--json", vault=vault)
     assert removed.json["claude"][0]["action"] == "removed" and not (repo / ".git" / "hooks" / "post-merge").exists()
     assert run_cli("memory", "hooks", "install", "--json", vault=vault).code == 2
+
+
+def test_a_vault_set_only_by_the_environment_is_named_by_every_registration(tmp_path: Path):
+    """Issue 19.10: with the vault given only by $JACKED_VAULT_DIR, the Claude hooks, the MCP entry
+    and the post-merge hook all name it, so a Claude Code started without that variable still
+    sends its hooks to the vault its MCP server uses (not to ~/jacked-vault)."""
+    import subprocess
+
+    from conftest import cli_env, make_repo, run_cli
+
+    vault = tmp_path / "vault"  # HOME is tmp_path: the default would be tmp_path/jacked-vault
+    assert run_cli("memory", "init", "--no-scan", vault=vault).code == 0
+    repo = tmp_path / "code"
+    repo.mkdir()
+    make_repo(repo, "git@github.com:o/code.git")
+    done = run_cli("memory", "hooks", "install", "--claude", "--mcp", "claude", "--user", "--git", str(repo), vault=vault, cwd=repo)
+    assert done.code == 0, done.out + done.err
+
+    settings = json.loads((tmp_path / ".claude" / "settings.json").read_text())
+    commands = {event: groups[0]["hooks"][0]["command"] for event, groups in settings["hooks"].items()}
+    assert all(f" --vault {vault} " in command for command in commands.values()), commands
+    entry = json.loads((tmp_path / ".claude.json").read_text())["mcpServers"]["jacked-memory"]
+    assert entry["env"]["JACKED_VAULT_DIR"] == str(vault)
+    assert f"JACKED_VAULT={vault}\n" in (repo / ".git" / "hooks" / "post-merge").read_text()
+
+    env = {k: v for k, v in cli_env().items() if not k.startswith("JACKED_")}
+    env["HOME"] = str(tmp_path)  # Claude Code started without $JACKED_VAULT_DIR
+    payload = json.dumps({"session_id": "s1", "cwd": str(repo), "hook_event_name": "SessionStart", "source": "startup"})
+    started = subprocess.run(commands["SessionStart"], shell=True, input=payload, capture_output=True, text=True, cwd=repo, env=env, timeout=120)
+    assert started.returncode == 0 and "jacked-vault memory for github.com/o/code" in started.stdout, started.stdout + started.stderr
+    assert "hook=session-start" in (vault / ".jacked" / "log").read_text()
+    assert not (tmp_path / "jacked-vault").exists()

@@ -163,15 +163,16 @@ def _say_where(item: dict[str, Any], found: dict | None) -> None:
 
 
 def manage(op: str, selection: Selection, vault: str | None = None) -> HooksReport:
-    """Run `op` for every family `selection` names. `vault` is an explicit --vault (written into
-    hooks when given; else they follow $JACKED_VAULT_DIR at run time)."""
+    """Run `op` for every family `selection` names. `vault` is an explicit --vault; whether given,
+    set by $JACKED_VAULT_DIR or the default, every registration names the vault it resolves to
+    (issue 19.10), so hooks and MCP servers started without that variable still agree."""
     from jacked_vault.store.layout import resolve_vault_path
 
     if op not in OPS:
         raise VaultError("USAGE", f"{op}: use one of {', '.join(OPS)}")
     if not (selection.claude or selection.git or selection.git_all or selection.mcp):
         raise VaultError("USAGE", f"say what to {op}: --claude, --git REPO / --git-all GROUP, or --mcp HARNESS (claude, codex, cursor, opencode)")
-    explicit = resolve_vault_path(vault) if vault is not None else None
+    explicit = resolve_vault_path(vault)
     report = HooksReport()
     if selection.claude:
         report.families["claude"] = _claude(op, selection.settings, explicit)
