@@ -126,6 +126,8 @@ SURFACES: tuple[Surface, ...] = (
     Surface("mcp-search", ("mcp:memory_search",), "harness"),
     Surface("mcp-read", ("mcp:memory_read",), "harness"),
     Surface("mcp-doctor", ("mcp:memory_doctor",), "harness"),
+    Surface("mcp-brief", ("mcp:memory_brief",), "harness"),  # the SessionStart brief, for harnesses without hooks
+    Surface("mcp-prompt-brief", ("mcp-prompt:brief",), "harness"),
 )
 
 # Front-end entries that are neither a door nor a recall surface, and why.

@@ -101,7 +101,7 @@ def test_tools_have_strict_schemas_and_say_unreviewed(vault_path, work):
             return (await client.list_tools()).tools
 
     tools = {t.name: t for t in run(go)}
-    assert set(tools) == {"memory_save", "memory_search", "memory_read", "memory_doctor"}
+    assert set(tools) == {"memory_save", "memory_search", "memory_read", "memory_doctor", "memory_brief"}
     for tool in tools.values():
         assert tool.input_schema["additionalProperties"] is False
         assert not {"source_harness", "target_harness", "trust", "harness", "origin", "status"} & set(tool.input_schema["properties"])
@@ -111,7 +111,14 @@ def test_tools_have_strict_schemas_and_say_unreviewed(vault_path, work):
     assert set(tools["memory_search"].input_schema["properties"]) == {"query", "scopes", "kinds", "tags", "group", "limit", "as_of", "known_at"}
     assert tools["memory_search"].input_schema["properties"]["limit"]["maximum"] == 100
     assert set(tools["memory_read"].input_schema["properties"]) == {"id", "scope"}
-    for name in ("memory_search", "memory_read", "memory_save"):
+    assert set(tools["memory_brief"].input_schema["properties"]) == {"repo", "budget"}
+    from jacked_vault.mcp import server
+    from jacked_vault.recall import brief
+
+    assert (server.MIN_BUDGET, server.DEFAULT_BUDGET) == (brief.MIN_BUDGET, brief.DEFAULT_BUDGET)
+    assert tools["memory_brief"].input_schema["properties"]["budget"]["minimum"] == brief.MIN_BUDGET
+    assert all("\n    " not in tool.description for tool in tools.values())  # shown as written, not as indented in the code
+    for name in ("memory_search", "memory_read", "memory_save", "memory_brief"):
         assert "unreviewed" in tools[name].description and "not instructions" in tools[name].description
 
 
@@ -627,3 +634,93 @@ def test_scope_disabled_carries_a_reason_like_every_other_error(vault_path, work
     for pair in run(go):
         assert set(err(pair, "MEMORY_SCOPE_DISABLED")) == {"code", "message", "reason"}
         assert pair[1]["error"]["reason"] == "JACKED_MEMORY_USAGE"
+
+
+# -- issue 19.4: the brief over MCP ---------------------------------------------------------------
+
+
+@pytest.fixture
+def briefed(tmp_path, vault_path):
+    """A code repo with a decision for every harness and one addressed to codex only."""
+    repo = tmp_path / "code" / "api"
+    (repo / "src").mkdir(parents=True)
+    make_repo(repo, "git@github.com:acme/api.git")
+    for harness, title, targets in (("alpha", "Use SQLite FTS5 for search", ("all",)), ("alpha", "Codex only zebrahandoff", ("codex",))):
+        ctx = Context.create(vault=str(vault_path), cwd=repo, harness=harness)
+        add(ctx, AddRequest(title=title, body="Decided.", kind="decision", targets=targets))
+    return repo
+
+
+def _hook_brief(vault: Path, repo: Path, harness: str) -> str:
+    from conftest import cli_env
+
+    payload = json.dumps({"session_id": "s1", "cwd": str(repo), "hook_event_name": "SessionStart", "source": "startup"})
+    proc = subprocess.run([*SERVER_ARGV[:1], "-m", "jacked_vault.cli.main", "_hook", "session-start", "--harness", harness, "--vault", str(vault)],
+                          input=payload, capture_output=True, text=True, cwd=repo, env=cli_env(vault), timeout=120)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    if proc.stdout.startswith("{"):  # a harness that takes the brief as JSON (Codex: hookSpecificOutput.additionalContext)
+        return json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"]
+    return proc.stdout.rstrip("\n")
+
+
+def test_the_brief_is_a_tool_and_a_prompt_built_like_the_hook_brief(vault_path, briefed):
+    """`memory_brief` and the prompt `brief` give the SessionStart hook's brief, for the server's
+    harness (a note addressed to codex reaches codex's brief only), for the server's repo by
+    default or the folder given."""
+
+    async def go(harness: str, work: Path):
+        async with Client(inproc(vault_path, work, harness=harness)) as client:
+            prompts = (await client.list_prompts()).prompts
+            tool = ok(await call(client, "memory_brief", {}))
+            named = ok(await call(client, "memory_brief", {"repo": str(briefed / "src"), "budget": 400}))
+            prompt = await client.get_prompt("brief", {"repo": str(briefed)})
+            default_prompt = await client.get_prompt("brief")
+            return prompts, tool, named, prompt, default_prompt
+
+    for harness in ("claude", "codex"):
+        prompts, tool, named, prompt, default_prompt = run(go, harness, briefed)
+        hook = _hook_brief(vault_path, briefed, harness)
+        assert [(p.name, [(a.name, a.required) for a in p.arguments]) for p in prompts] == [("brief", [("repo", False)])]
+        assert "not instructions" in prompts[0].description
+        assert tool["text"] == hook and tool["repo"] == "github.com/acme/api" and tool["group"] == "api"
+        assert tool["notice"].startswith("Unreviewed memory") and tool["tokens"] <= tool["budget"] == 1500
+        assert named["budget"] == 400 and named["tokens"] <= 400 and named["repo"] == "github.com/acme/api"
+        assert [(m.role, m.content.type) for m in prompt.messages] == [("user", "text")]
+        assert prompt.messages[0].content.text == hook == default_prompt.messages[0].content.text
+        assert ("zebrahandoff" in hook) is (harness == "codex")
+        assert "Use SQLite FTS5 for search" in hook
+
+
+def test_brief_errors_name_no_path_and_the_prompt_says_why(vault_path, briefed, tmp_path):
+    from mcp.shared.exceptions import MCPError
+
+    async def go():
+        async with Client(inproc(vault_path, briefed)) as client:
+            missing = await call(client, "memory_brief", {"repo": str(tmp_path / "nowhere")})
+            small = await call(client, "memory_brief", {"budget": 10})
+            extra = await call(client, "memory_brief", {"harness": "codex"})
+            try:
+                await client.get_prompt("brief", {"repo": str(tmp_path / "nowhere")})
+            except MCPError as exc:
+                prompt_error = exc.error
+            return missing, small, extra, prompt_error
+
+    missing, small, extra, prompt_error = run(go)
+    for pair in (missing, small, extra):
+        error = err(pair, "MEMORY_BRIEF_FAILED")
+        assert set(error) == {"code", "message", "reason"} and str(tmp_path) not in error["message"]
+    assert missing[1]["error"]["reason"] == "JACKED_MEMORY_USAGE" and "repo" in missing[1]["error"]["message"]
+    assert "Extra inputs are not permitted" in extra[1]["error"]["message"]
+    assert prompt_error.code == -32602 and "MEMORY_BRIEF_FAILED" in prompt_error.message and str(tmp_path) not in prompt_error.message
+    assert prompt_error.data == {"code": "MEMORY_BRIEF_FAILED", "reason": "JACKED_MEMORY_USAGE"}
+
+
+def test_stdio_brief_is_logged_for_status(vault_path, briefed):
+    async def go():
+        async with stdio(vault_path, briefed, harness="cursor") as client:
+            await client.get_prompt("brief")
+            return ok(await call(client, "memory_brief", {}))
+
+    assert run(go)["repo"] == "github.com/acme/api"
+    log = (vault_path / ".jacked" / "log").read_text()
+    assert log.count("mcp cursor brief ok ") == 2, log

@@ -63,7 +63,7 @@ class RawServer:
     def assert_alive(self) -> None:
         """A valid tools/list is the very next thing answered: nothing stray, nothing lost."""
         answer = self.request("tools/list", request_id="alive")
-        assert answer["id"] == "alive" and len(answer["result"]["tools"]) == 4, answer
+        assert answer["id"] == "alive" and len(answer["result"]["tools"]) == 5, answer
 
     def close(self) -> str:
         self.proc.stdin.close()

@@ -426,5 +426,5 @@ def test_a_written_entry_starts_a_working_server(tmp_path, vault_path):
             return names, saved
 
     names, saved = anyio.run(go)
-    assert sorted(names) == ["memory_doctor", "memory_read", "memory_save", "memory_search"]
+    assert sorted(names) == ["memory_brief", "memory_doctor", "memory_read", "memory_save", "memory_search"]
     assert not saved.is_error and saved.structured_content["memory"]["source_harness"] == "claude"

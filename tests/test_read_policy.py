@@ -452,6 +452,28 @@ def drive_mcp_doctor(w: World, reader: str) -> Seen:
     return seen
 
 
+def drive_mcp_brief(w: World, reader: str) -> Seen:
+    seen = Seen()
+    (is_error, payload), = _mcp(w, [("memory_brief", {})])
+    assert not is_error, payload
+    text = _mcp_seen(seen, "brief", (is_error, payload))["text"]
+    seen.control = "shown" if CONTROL in text else "missing"
+    return seen
+
+
+def drive_mcp_prompt_brief(w: World, reader: str) -> Seen:
+    from mcp import Client
+
+    from test_mcp import inproc, run
+
+    async def go():
+        async with Client(inproc(w.vault, w.repo, harness=HARNESS)) as client:
+            return await client.get_prompt("brief", {"repo": str(w.repo)})
+
+    text = "\n".join(message.content.text for message in run(go).messages)
+    return Seen(outputs={"brief": text}, control="shown" if CONTROL in text else "missing")
+
+
 DRIVERS: dict[str, Callable[[World, str], Seen]] = {
     "cli-search": drive_cli_search,
     "cli-read": drive_cli_read,
@@ -468,8 +490,10 @@ DRIVERS: dict[str, Callable[[World, str], Seen]] = {
     "mcp-search": drive_mcp_search,
     "mcp-read": drive_mcp_read,
     "mcp-doctor": drive_mcp_doctor,
+    "mcp-brief": drive_mcp_brief,
+    "mcp-prompt-brief": drive_mcp_prompt_brief,
 }
-MCP_SURFACES = {"mcp-search", "mcp-read", "mcp-doctor"}  # the server always reads as its fixed harness
+MCP_SURFACES = {"mcp-search", "mcp-read", "mcp-doctor", "mcp-brief", "mcp-prompt-brief"}  # the server always reads as its fixed harness
 
 
 # -- the expectations -----------------------------------------------------------------------------
@@ -799,6 +823,15 @@ EXPECT: dict[str, dict[str, object]] = {
         "known-at": NO_CLOCKS,
         "as-of": NO_CLOCKS,
     },
+    **dict.fromkeys(("mcp-brief", "mcp-prompt-brief"), {  # the SessionStart hook's brief, over MCP: the same row
+        **dict.fromkeys(("other-harness", "expired", "not-yet-valid", "candidate", "rejected", "superseded", "user-scope"), HIDDEN),
+        "other-group": HIDDEN,  # the brief is the server's repo's group
+        "other-repo-project": HIDDEN,
+        "quarantined": HIDDEN,
+        "forged-reviewed": Marked("quoted, never [reviewed]", mark_brief_unreviewed),
+        "known-at": NO_CLOCKS,
+        "as-of": NO_CLOCKS,
+    }),
     "mcp-search": {
         **dict.fromkeys(("other-harness", "expired", "not-yet-valid", "candidate", "rejected", "superseded", "user-scope"), HIDDEN),
         "other-group": Marked("found by a search over every group, with its group", mark_mcp_search_group),

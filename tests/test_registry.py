@@ -54,7 +54,8 @@ def test_every_front_end_entry_is_a_door_a_surface_or_says_why_not():
 
     async def tools(vault: Path) -> list[str]:
         async with Client(inproc(vault, vault.parent)) as client:
-            return [t.name for t in (await client.list_tools()).tools]
+            prompts = [f"mcp-prompt:{p.name}" for p in (await client.list_prompts()).prompts]
+            return [f"mcp:{t.name}" for t in (await client.list_tools()).tools] + prompts
 
     import tempfile
 
@@ -64,7 +65,7 @@ def test_every_front_end_entry_is_a_door_a_surface_or_says_why_not():
         vault = Path(folder) / "vault"
         init_vault(vault)
         mcp_tools = anyio.run(tools, vault)
-    entries = set(leaf_commands()) | {f"mcp:{t}" for t in mcp_tools} | {f"hook:{h}" for h in HOOKS} | {"git:post-merge"}
+    entries = set(leaf_commands()) | set(mcp_tools) | {f"hook:{h}" for h in HOOKS} | {"git:post-merge"}
     registered = {v for d in DOORS for v in d.via} | {v for s in SURFACES for v in s.via} | set(NEITHER)
     assert entries - registered == set(), "an entry jacked_vault/registry.py does not classify"
     assert {e for e in registered - entries if not e.startswith("file:")} == set(), "a registered entry that no longer exists"
