@@ -37,6 +37,7 @@ from jacked_vault.errors import VaultError
 from jacked_vault.groups.identity import current_branch
 
 EVENTS = {"SessionEnd": "session-end", "PreCompact": "pre-compact"}
+TURN_END = {"codex": "Stop"}  # harnesses with no session-end event: their end of a turn, captured once the session is quiet
 MIN_HUMAN = 3
 LEDGER = "captured.json"
 LEDGER_LOCK = "captured.lock"
@@ -165,6 +166,21 @@ def fallback_sentence(transcript: Transcript, branch: str, cwd: str | None) -> s
 # --- helpers --------------------------------------------------------------------------------
 
 
+def _harness(payload: dict, default: str) -> str:
+    """Whose session it is: the queued payload's `jacked_harness` (hooks.dispatch), else the capture's."""
+    named = payload.get("jacked_harness")
+    return named if isinstance(named, str) and named else default
+
+
+def _read(harness: str, path: str) -> Transcript:
+    """The session's transcript in its harness's format: Codex's rollout JSONL, else Claude Code's."""
+    if harness == "codex":
+        from jacked_vault.capture.codex import read_rollout
+
+        return read_rollout(path)
+    return read_transcript(path)
+
+
 def _payload_is_subagent(payload: dict) -> bool:
     if payload.get("agent_id") or payload.get("isSidechain") is True:
         return True
@@ -210,6 +226,10 @@ def capture_session(
         return CaptureResult(skipped="bad-payload")
     event = payload.get("hook_event_name")
     origin = EVENTS.get(event) if isinstance(event, str) else None
+    harness = _harness(payload, ctx.harness)
+    turn_end = event is not None and TURN_END.get(harness) == event
+    if turn_end:
+        origin = "session-end"
     if origin is None:
         return CaptureResult(event=str(event)[:40] if event else None, skipped="unsupported-event")
     path = payload.get("transcript_path")
@@ -224,6 +244,14 @@ def capture_session(
 
     if agent_mode(ctx.config) == "off":
         return CaptureResult(event=event, skipped="read-only")
+    if turn_end:  # the end of a turn, not of the session: wait until the session is quiet
+        from jacked_vault.capture import codex
+
+        if not codex.settled(os.path.expanduser(path)):
+            return CaptureResult(event=event, skipped="session-active")
+        key = capture_key(payload)  # with the transcript's size now: a session resumed later is captured again
+        quiet = codex.last_activity(path)
+        when = datetime.fromtimestamp(quiet).astimezone() if quiet is not None else when
     store = ctx.vault
     cache = store.cache
     key = key or capture_key(payload)
@@ -236,7 +264,7 @@ def capture_session(
         if prior is not None and not prior.get("pending"):
             result.skipped = "already-captured"
             return result
-        transcript = read_transcript(os.path.expanduser(path))
+        transcript = _read(harness, os.path.expanduser(path))
         skip = None
         if not transcript.found:
             skip = f"transcript-{transcript.problem}"
@@ -330,7 +358,7 @@ def retry(ctx_factory):
     def handle(marker: dict) -> Attempt:
         payload = marker["payload"]
         result = capture_session(ctx_factory(payload), payload, key=marker["key"], when=_first_seen(marker), enqueue_retry=False)
-        if result.skipped == "in-progress":
+        if result.skipped in ("in-progress", "session-active"):
             return Attempt(result, busy=True)
         return Attempt(result, error=f"distiller {result.fallback}" if result.retry else None)
 

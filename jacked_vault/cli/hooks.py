@@ -8,13 +8,17 @@ import typer
 
 from jacked_vault.cli.apps import HOOKS, Command, JsonOpt, VaultOpt, example, run, sub_app
 
-hooks_app = sub_app("hooks", HOOKS, "Install or check hooks and MCP registrations.", "Families: --claude (Claude Code session hooks), --git REPO (post-merge capture), --mcp HARNESS (the MCP server).")
+hooks_app = sub_app("hooks", HOOKS, "Install or check hooks and MCP registrations.", "Families: --claude (Claude Code session hooks), --codex (Codex session hooks), --git REPO (post-merge capture), --mcp HARNESS (the MCP server).")
 
 McpOpt = Annotated[
     Optional[list[str]],
     typer.Option("--mcp", metavar="HARNESS", help="Register the MCP server for claude, codex, cursor or opencode; repeatable."),
 ]
 ClaudeOpt = Annotated[bool, typer.Option("--claude", help="Claude Code session hooks (SessionStart brief, SessionEnd/PreCompact capture).")]
+CodexOpt = Annotated[
+    bool,
+    typer.Option("--codex", help="Codex session hooks in $CODEX_HOME/config.toml (SessionStart brief, Stop capture); Codex's per-person file, with or without --user."),
+]
 SettingsOpt = Annotated[Optional[str], typer.Option("--settings", metavar="PATH", help="Claude Code settings file (default ~/.claude/settings.json).")]
 GitOpt = Annotated[Optional[list[str]], typer.Option("--git", metavar="REPO", help="A code repo folder for the post-merge capture hook; repeatable.")]
 GitAllOpt = Annotated[Optional[str], typer.Option("--git-all", metavar="GROUP", help="Every repo of GROUP found under the vault's roots.")]
@@ -39,10 +43,11 @@ def _manage(ctx: typer.Context, op: str, as_json: bool, vault: str | None, **opt
     run(ctx, as_json, lambda: manage(op, selection, vault if vault is not None else (ctx.obj or {}).get("vault")))
 
 
-@hooks_app.command(cls=Command, epilog=example("jacked memory hooks install --claude", "jacked memory hooks install --git ~/Github/api", "jacked memory hooks install --mcp codex --print", "jacked memory hooks install --mcp claude --user"))
+@hooks_app.command(cls=Command, epilog=example("jacked memory hooks install --claude", "jacked memory hooks install --codex", "jacked memory hooks install --git ~/Github/api", "jacked memory hooks install --mcp codex --print", "jacked memory hooks install --mcp claude --user"))
 def install(
     ctx: typer.Context,
     claude: ClaudeOpt = False,
+    codex: CodexOpt = False,
     settings: SettingsOpt = None,
     git: GitOpt = None,
     git_all: GitAllOpt = None,
@@ -61,7 +66,7 @@ def install(
     Idempotent, and touching nothing else in the file; exits 1 when a repo refuses (e.g. it
     sets core.hooksPath and --follow-hooks-path was not given).
     """
-    _manage(ctx, "install", as_json, vault, claude=claude, settings=settings, git=git, git_all=git_all, follow_hooks_path=follow_hooks_path,
+    _manage(ctx, "install", as_json, vault, claude=claude, codex=codex, settings=settings, git=git, git_all=git_all, follow_hooks_path=follow_hooks_path,
             force=force, mcp=mcp, print_only=print_, config=config, user=user, allow_user_scope=allow_user_scope)
 
 
@@ -69,6 +74,7 @@ def install(
 def uninstall(
     ctx: typer.Context,
     claude: ClaudeOpt = False,
+    codex: CodexOpt = False,
     settings: SettingsOpt = None,
     git: GitOpt = None,
     git_all: GitAllOpt = None,
@@ -83,7 +89,7 @@ def uninstall(
 
     A hook jacked replaced is put back as it was.
     """
-    _manage(ctx, "uninstall", as_json, vault, claude=claude, settings=settings, git=git, git_all=git_all,
+    _manage(ctx, "uninstall", as_json, vault, claude=claude, codex=codex, settings=settings, git=git, git_all=git_all,
             follow_hooks_path=follow_hooks_path, mcp=mcp, config=config, user=user)
 
 
@@ -91,6 +97,7 @@ def uninstall(
 def status(
     ctx: typer.Context,
     claude: ClaudeOpt = False,
+    codex: CodexOpt = False,
     settings: SettingsOpt = None,
     git: GitOpt = None,
     git_all: GitAllOpt = None,
@@ -103,10 +110,10 @@ def status(
 ) -> None:
     """Show which entries are installed.
 
-    Without an option: the Claude Code hooks and the MCP server for every harness.
+    Without an option: the Claude Code and Codex hooks and the MCP server for every harness.
     """
     from jacked_vault.mcp.registration import HARNESSES
 
-    nothing = not (claude or mcp or git or git_all)
-    _manage(ctx, "status", as_json, vault, claude=claude or nothing, settings=settings, git=git, git_all=git_all,
+    nothing = not (claude or codex or mcp or git or git_all)
+    _manage(ctx, "status", as_json, vault, claude=claude or nothing, codex=codex or nothing, settings=settings, git=git, git_all=git_all,
             mcp=mcp or (list(HARNESSES) if nothing else None), config=config, user=user, allow_user_scope=allow_user_scope)

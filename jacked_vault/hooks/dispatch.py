@@ -78,12 +78,21 @@ def session_start(vault: Path, payload: dict, harness: str = HARNESS) -> str:
     else:
         note = " no-vault"
     brief = build_brief(ctx)
-    sys.stdout.write(brief.text + "\n")
+    sys.stdout.write(_brief_output(brief.text, harness))
     sys.stdout.flush()
     if _queued(vault):
         spawn_drain(vault)
         note += " drain-started"
     return f"brief {brief.tokens} tokens{note}"
+
+
+def _brief_output(text: str, harness: str) -> str:
+    """The brief as the harness adds it to its context: Codex takes hookSpecificOutput JSON (hooks.codex)."""
+    if harness == "codex":
+        from jacked_vault.hooks.codex import session_start_output
+
+        return session_start_output(text)
+    return text + "\n"
 
 
 HARNESS_KEY = "jacked_harness"  # which harness's session a queued payload is (its transcript format, its identity)
@@ -94,7 +103,12 @@ def session_capture(vault: Path, payload: dict, harness: str = HARNESS) -> str:
 
     if not (vault / ".git").exists():
         return "no vault: nothing captured"
-    marker = enqueue(vault / ".jacked", {**payload, HARNESS_KEY: harness})
+    payload, key = {**payload, HARNESS_KEY: harness}, None
+    if harness == "codex":  # Stop ends a turn: one marker per session, its rollout found if not named (capture.codex)
+        from jacked_vault.capture import codex
+
+        payload, key = codex.prepare(payload), codex.queue_key(payload)
+    marker = enqueue(vault / ".jacked", payload, key=key)
     spawn_drain(vault)
     return f"queued {Path(marker).name}"
 

@@ -1,8 +1,8 @@
 """`hooks install|uninstall|status`: jacked's entries in harness configs and code repos.
 
 Each kind of entry is a family selected by its own option: `claude` (Claude Code's settings.json
-hooks), `git` (the post-merge hook of code repos) and `mcp` (the MCP server registration of a
-harness). A family turns the selection into one result dict per file or repo; `manage` runs
+hooks), `codex` (Codex's hooks in its config.toml), `git` (the post-merge hook of code repos) and
+`mcp` (the MCP server registration of a harness). A family turns the selection into one result dict per file or repo; `manage` runs
 every family selected and returns one `HooksReport`. A repo the git family cannot change is an
 `error` entry (the others are still done) and makes the report not ok: the command exits 1.
 """
@@ -24,6 +24,7 @@ class Selection:
 
     claude: bool = False
     settings: str | None = None
+    codex: bool = False  # Codex's hooks in $CODEX_HOME/config.toml (a per-person file: --user or not)
     git: tuple[str, ...] = ()
     git_all: str | None = None
     follow_hooks_path: bool = False
@@ -49,7 +50,7 @@ class HooksReport:
         return {"ok": self.ok, **self.families}
 
     def to_text(self) -> str:
-        render = {"claude": _claude_text, "git": _git_text, "mcp": _mcp_text}
+        render = {"claude": _claude_text, "codex": _codex_text, "git": _git_text, "mcp": _mcp_text}
         return "\n".join(render[key](item) for key, results in self.families.items() for item in results)
 
 
@@ -59,6 +60,19 @@ def _claude_text(item: dict[str, Any]) -> str:
         return f"claude hooks {item['action']} in {item['path']}{backup}"
     events = ", ".join(item["installed"]) or "none"
     return f"claude hooks in {item['path']}: {events}{'' if item['complete'] else ' (incomplete)'}"
+
+
+def _codex_text(item: dict[str, Any]) -> str:
+    if "error" in item:
+        return f"error: codex hooks in {item['path']}: {item['error']['message']} [{item['error']['code']}]"
+    warnings = "".join(f"\nwarning: {w}" for w in item.get("warnings") or [])
+    if "action" in item:
+        backup = f" (backup {item['backup']})" if item.get("backup") else ""
+        return f"codex hooks {item['action']} in {item['path']}{backup}{warnings}"
+    events = ", ".join(item["installed"]) or "none"
+    untrusted = sorted(set(item["installed"]) - set(item["trusted"]))
+    note = f" (not trusted by Codex: {', '.join(untrusted)})" if untrusted else ("" if item["complete"] else " (incomplete)")
+    return f"codex hooks in {item['path']}: {events}{note}{warnings}"
 
 
 def _git_text(item: dict[str, Any]) -> str:
@@ -93,6 +107,21 @@ def _claude(op: str, settings: str | None, vault: Path | None) -> list[dict[str,
         change = claude.uninstall(path)
         return [{"path": change.path, "action": "removed" if change.changed else "unchanged", "backup": change.backup, "events": []}]
     return [claude.status(path)]
+
+
+def _codex(op: str, vault: Path | None) -> list[dict[str, Any]]:
+    from jacked_vault.hooks import codex
+
+    if op == "install":
+        change = codex.install(vault=vault)
+        return [{"path": change.path, "action": "installed" if change.changed else "unchanged", "backup": change.backup, "events": change.installed, "warnings": change.warnings}]
+    if op == "uninstall":
+        change = codex.uninstall()
+        return [{"path": change.path, "action": "removed" if change.changed else "unchanged", "backup": change.backup, "events": []}]
+    try:
+        return [codex.status()]
+    except VaultError as exc:  # a config.toml Codex itself could not read either
+        return [{"path": str(codex.default_config_path()), "error": {"code": exc.full_code, "message": exc.message}}]
 
 
 def _git(op: str, paths: list[Path], vault: Path | None, selection: Selection) -> list[dict[str, Any]]:
@@ -170,12 +199,14 @@ def manage(op: str, selection: Selection, vault: str | None = None) -> HooksRepo
 
     if op not in OPS:
         raise VaultError("USAGE", f"{op}: use one of {', '.join(OPS)}")
-    if not (selection.claude or selection.git or selection.git_all or selection.mcp):
-        raise VaultError("USAGE", f"say what to {op}: --claude, --git REPO / --git-all GROUP, or --mcp HARNESS (claude, codex, cursor, opencode)")
+    if not (selection.claude or selection.codex or selection.git or selection.git_all or selection.mcp):
+        raise VaultError("USAGE", f"say what to {op}: --claude, --codex, --git REPO / --git-all GROUP, or --mcp HARNESS (claude, codex, cursor, opencode)")
     explicit = resolve_vault_path(vault)
     report = HooksReport()
     if selection.claude:
         report.families["claude"] = _claude(op, selection.settings, explicit)
+    if selection.codex:
+        report.families["codex"] = _codex(op, explicit)
     if selection.git or selection.git_all:
         report.families["git"] = _git(op, _git_paths(selection, vault), explicit, selection)
     if selection.mcp:

@@ -1,0 +1,383 @@
+"""Codex hook registration in `$CODEX_HOME/config.toml` (default `~/.codex/config.toml`).
+
+What Codex offers (checked with codex-cli 0.115 to 0.171, see docs/harnesses.md): command hooks
+under `[hooks]` in config.toml (read from 0.124 on; 0.115-0.123 only read `hooks.json`, behind
+`[features].codex_hooks`), events `SessionStart` (its stdout, or `hookSpecificOutput.
+additionalContext`, is added to the model's context) and `Stop` (end of every turn; Codex has no
+session-end event). From 0.130 on, Codex runs a hook from a person's config only when
+`[hooks.state."<file>:<event>:<group>:<handler>"].trusted_hash` holds the hash of that exact hook
+(what its `/hooks` review writes); the feature itself (`hooks`, formerly `codex_hooks`) is on by
+default from 0.124.
+
+`install` appends one block to config.toml, between two marker comments, holding our two hooks
+(`jacked _hook session-start|session-end --harness codex … # jacked-vault`) and the trust record
+of each: the person who runs `hooks install --codex` is the one reviewing them, and the hash pins
+the exact command, so a changed command is not run until reviewed again. Every other byte of the
+file stays as it is; the result is parsed (tomllib) and compared with the document we meant
+before anything is written; the old file is backed up first and the new one written atomically.
+Installing again changes nothing; `uninstall` removes the block (and the separator it added), so
+the file is byte for byte what it was, plus whatever the person changed elsewhere meanwhile.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from jacked_vault.errors import VaultError
+
+HARNESS = "codex"
+MARKER = "# jacked-vault"
+BEGIN = "# >>> jacked-vault: Codex hooks (`jacked memory hooks install --codex`; `hooks uninstall --codex` removes this block) >>>"
+BEGIN_NO_EOL = BEGIN + " (the line above had no newline)"
+END = "# <<< jacked-vault: Codex hooks <<<"
+MAX_CONFIG = 4 * 1024 * 1024
+# event -> (jacked hook, timeout seconds, the event's label in Codex's hook-state keys)
+EVENTS = {
+    "SessionStart": ("session-start", 15, "session_start"),
+    "Stop": ("session-end", 10, "stop"),
+}
+MIN_VERSION = (0, 124, 0)  # the first Codex that reads [hooks] from config.toml
+TRUST_VERSION = (0, 130, 0)  # the first that runs a person's hooks only once trusted
+
+
+def default_config_path(environ: dict[str, str] | None = None) -> Path:
+    from jacked_vault.capture.codex import codex_home
+
+    return codex_home(environ) / "config.toml"
+
+
+def command_argv() -> list[str]:
+    """How Codex calls us: the `jacked` script of this install (absolute), else this Python."""
+    from jacked_vault.hooks.claude import jacked_command
+
+    found = jacked_command()
+    if found.endswith(" -m jacked_vault.cli.main"):
+        return [sys.executable, "-m", "jacked_vault.cli.main"]
+    return [found]
+
+
+def hook_command(hook: str, vault: Path | None) -> str:
+    argv = [*command_argv(), "_hook", hook, "--harness", HARNESS]
+    if vault is not None:
+        argv += ["--vault", str(vault)]
+    return f"{shlex.join(argv)} {MARKER}"
+
+
+def trust_hash(label: str, command: str, timeout: int) -> str:
+    """The hash Codex records for a hook it may run (codex-rs hooks discovery `command_hook_hash`,
+    config `version_for_toml`): sha256 of the canonical JSON (sorted keys, no spaces) of the event's
+    label and its matcher group holding this one normalised handler."""
+    identity = {"event_name": label, "hooks": [{"type": "command", "command": command, "timeout": timeout, "async": False}]}
+    canonical = json.dumps(identity, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def state_key(path: Path, label: str, group: int, handler: int = 0) -> str:
+    return f"{path}:{label}:{group}:{handler}"
+
+
+def session_start_output(brief: str) -> str:
+    """The SessionStart hook's stdout as Codex documents it for added context."""
+    return json.dumps({"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": brief}}, ensure_ascii=False) + "\n"
+
+
+# -- the file -------------------------------------------------------------------------------------
+
+
+def _toml_string(value: str) -> str:
+    """A TOML basic string: JSON's escapes are all valid TOML escapes; DEL must be escaped too."""
+    return json.dumps(value, ensure_ascii=False).replace("\x7f", "\\u007f")
+
+
+def _read(path: Path) -> str | None:
+    from jacked_vault.safety import fsio
+
+    data = fsio.read_capped(path, MAX_CONFIG)
+    if data is None:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise VaultError("CONFIG", f"{path} is not UTF-8; not editing it") from None
+
+
+def _parse(text: str, path: Path) -> dict:
+    import tomllib
+
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise VaultError("CONFIG", f"{path} is not valid TOML ({exc}); fix it first, nothing was changed") from None
+
+
+@dataclass(frozen=True)
+class _Block:
+    start: int  # line index of the begin marker
+    end: int  # line index of the end marker
+    no_eol: bool  # install added the newline ending the line above
+
+
+def _find(lines: list[str], path: Path) -> _Block | None:
+    begins = [i for i, line in enumerate(lines) if line.rstrip("\r\n") in (BEGIN, BEGIN_NO_EOL)]
+    ends = [i for i, line in enumerate(lines) if line.rstrip("\r\n") == END]
+    if not begins and not ends:
+        return None
+    if len(begins) != 1 or len(ends) != 1 or ends[0] < begins[0]:
+        raise VaultError("CONFIG", f"{path}: jacked-vault's marker lines were edited by hand; remove the block between them yourself, nothing was changed")
+    return _Block(begins[0], ends[0], lines[begins[0]].rstrip("\r\n") == BEGIN_NO_EOL)
+
+
+def _without_block(text: str, block: _Block) -> str:
+    """`text` with our block removed: the bytes it had before install (plus later edits elsewhere)."""
+    lines = text.splitlines(keepends=True)
+    prefix = "".join(lines[: block.start])
+    suffix = "".join(lines[block.end + 1 :])
+    if block.start > 0 and lines[block.start - 1] in ("\n", "\r\n"):
+        prefix = prefix[: -len(lines[block.start - 1])]  # the blank line install put before the block
+    if block.no_eol and not suffix and prefix.endswith("\n"):
+        prefix = prefix[:-1]  # the newline install added to the person's last line
+    return prefix + suffix
+
+
+def _render(commands: dict[str, str], trust: dict[str, str], begin: str) -> str:
+    out = [begin]
+    for event, (_, timeout, _label) in EVENTS.items():
+        out += [f"[[hooks.{event}]]", f"[[hooks.{event}.hooks]]", 'type = "command"', f"command = {_toml_string(commands[event])}", f"timeout = {timeout}", ""]
+    for key, digest in trust.items():
+        out += [f"[hooks.state.{_toml_string(key)}]", f"trusted_hash = {_toml_string(digest)}", ""]
+    if out[-1] == "":
+        out.pop()
+    out.append(END)
+    return "\n".join(out) + "\n"
+
+
+def _place(text: str, base: str, block: _Block | None, block_text: str) -> str:
+    """The file with `block_text` as our block: where the old block was (its lines replaced, nothing
+    else touched), else appended after a blank line."""
+    if block is not None:
+        lines = text.splitlines(keepends=True)
+        if block.no_eol:
+            block_text = block_text.replace(BEGIN + "\n", BEGIN_NO_EOL + "\n", 1)
+        return "".join(lines[: block.start]) + block_text + "".join(lines[block.end + 1 :])
+    if not base:
+        return block_text
+    if base.endswith("\n"):
+        return base + "\n" + block_text
+    return base + "\n\n" + block_text.replace(BEGIN + "\n", BEGIN_NO_EOL + "\n", 1)
+
+
+def _ours(handler: object) -> bool:
+    return isinstance(handler, dict) and isinstance(handler.get("command"), str) and handler["command"].rstrip().endswith(MARKER)
+
+
+def _our_groups(doc: dict) -> dict[str, list[int]]:
+    """event -> indexes of the matcher groups holding a hook of ours."""
+    hooks = doc.get("hooks") if isinstance(doc.get("hooks"), dict) else {}
+    found: dict[str, list[int]] = {}
+    for event in EVENTS:
+        groups = hooks.get(event)
+        if isinstance(groups, list):
+            idx = [i for i, g in enumerate(groups) if isinstance(g, dict) and isinstance(g.get("hooks"), list) and any(_ours(h) for h in g["hooks"])]
+            if idx:
+                found[event] = idx
+    return found
+
+
+def _strip_ours(doc: dict, base: dict, keys: set[str]) -> dict:
+    """`doc` less our groups and our trust records (and containers only they made)."""
+    out = copy.deepcopy(doc)
+    hooks = out.get("hooks")
+    if not isinstance(hooks, dict):
+        return out
+    base_hooks = base.get("hooks") if isinstance(base.get("hooks"), dict) else None
+    for event in EVENTS:
+        groups = hooks.get(event)
+        if isinstance(groups, list):
+            hooks[event] = [g for g in groups if not (isinstance(g, dict) and isinstance(g.get("hooks"), list) and any(_ours(h) for h in g["hooks"]))]
+            if not hooks[event] and (base_hooks is None or event not in base_hooks):
+                del hooks[event]
+    state = hooks.get("state")
+    if isinstance(state, dict):
+        for key in keys:
+            state.pop(key, None)
+        if not state and (base_hooks is None or "state" not in base_hooks):
+            del hooks["state"]
+    if not hooks and base_hooks is None:
+        del out["hooks"]
+    return out
+
+
+@dataclass(frozen=True)
+class Change:
+    path: str
+    changed: bool
+    backup: str | None
+    installed: list[str]
+    warnings: list[str] = field(default_factory=list)
+
+
+def _plan(text: str | None, path: Path, vault: Path | None) -> str:
+    """The file as install wants it; refuses what it cannot do exactly."""
+    text = text or ""
+    _parse(text, path)
+    block = _find(text.splitlines(keepends=True), path)
+    base = _without_block(text, block) if block is not None else text
+    base_doc = _parse(base, path)
+    if _our_groups(base_doc):
+        raise VaultError("CONFIG", f"{path}: holds a jacked-vault hook outside jacked's marked block; remove it by hand, nothing was changed")
+    commands = {event: hook_command(hook, vault) for event, (hook, _, _) in EVENTS.items()}
+    try:
+        groups = _our_groups(_parse(_place(text, base, block, _render(commands, {}, BEGIN)), path))
+    except VaultError:
+        groups = {}
+    if set(groups) != set(EVENTS) or any(len(v) != 1 for v in groups.values()):
+        raise VaultError("CONFIG", f"{path}: Codex's [hooks] are written in a form jacked cannot add to without rewriting them (an inline table or array?); add the hooks by hand (docs/harnesses.md), nothing was changed")
+    hooks = base_doc.get("hooks") if isinstance(base_doc.get("hooks"), dict) else {}
+    base_state = hooks.get("state") if isinstance(hooks.get("state"), dict) else {}
+    trust = {}
+    for event, (_, timeout, label) in EVENTS.items():
+        key = state_key(path, label, groups[event][0])
+        if key not in base_state:  # a state Codex (or the person) wrote outside our block stays theirs
+            trust[key] = trust_hash(label, commands[event], timeout)
+    wanted = _place(text, base, block, _render(commands, trust, BEGIN))
+    try:
+        got = _parse(wanted, path)
+        ok = _strip_ours(got, base_doc, set(trust)) == base_doc
+        ok = ok and all(got["hooks"]["state"][k] == {"trusted_hash": v} for k, v in trust.items())
+        ok = ok and all(
+            got["hooks"][event][groups[event][0]]["hooks"] == [{"type": "command", "command": commands[event], "timeout": timeout}]
+            for event, (_, timeout, _) in EVENTS.items()
+        )
+    except (VaultError, KeyError, TypeError, IndexError):
+        ok = False
+    if not ok:
+        raise VaultError("CONFIG", f"{path}: cannot add jacked's hooks without changing other settings; add them by hand (docs/harnesses.md), nothing was changed")
+    return wanted
+
+
+def _backup(path: Path, original: bytes) -> str:
+    from jacked_vault.safety import fsio
+
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    backup, n = f"{path}.jacked-backup-{stamp}", 1
+    while os.path.lexists(backup):
+        n += 1
+        backup = f"{path}.jacked-backup-{stamp}-{n}"
+    try:
+        mode = os.stat(path).st_mode & 0o777
+    except OSError:
+        mode = 0o600
+    fsio.write_file(Path(backup), original, replace=False, mode=mode)
+    return backup
+
+
+def _write(path: Path, text: str, original: str | None) -> str | None:
+    from jacked_vault.safety import fsio
+
+    backup = _backup(path, original.encode("utf-8")) if original is not None else None
+    fsio.write_file(path, text.encode("utf-8"), through_symlink=True)
+    return backup
+
+
+def install(path: Path | None = None, vault: Path | None = None) -> Change:
+    path = path or default_config_path()
+    text = _read(path)
+    wanted = _plan(text, path, vault)
+    warnings = _warnings(_parse(wanted, path), path)
+    if wanted == (text or "") and text is not None:
+        return Change(str(path), False, None, installed_events(_parse(text, path)), warnings)
+    backup = _write(path, wanted, text)
+    return Change(str(path), True, backup, installed_events(_parse(wanted, path)), warnings)
+
+
+def uninstall(path: Path | None = None) -> Change:
+    path = path or default_config_path()
+    text = _read(path)
+    if text is None:
+        return Change(str(path), False, None, [])
+    _parse(text, path)
+    block = _find(text.splitlines(keepends=True), path)
+    if block is None:
+        return Change(str(path), False, None, installed_events(_parse(text, path)))
+    base = _without_block(text, block)
+    _parse(base, path)  # what is left must still be a config Codex can read
+    backup = _write(path, base, text)
+    return Change(str(path), True, backup, [])
+
+
+def installed_events(doc: dict) -> list[str]:
+    return sorted(_our_groups(doc))
+
+
+def status(path: Path | None = None, vault: Path | None = None) -> dict:
+    """What is installed in the file, whether Codex will run it (trusted), and what is off."""
+    path = path or default_config_path()
+    text = _read(path)
+    doc = _parse(text or "", path)
+    groups = _our_groups(doc)
+    hooks = doc.get("hooks") if isinstance(doc.get("hooks"), dict) else {}
+    state = hooks.get("state") if isinstance(hooks.get("state"), dict) else {}
+    trusted = []
+    for event, idx in groups.items():
+        _, _, label = EVENTS[event]
+        for gi in idx:
+            for hi, handler in enumerate(hooks[event][gi]["hooks"]):
+                if _ours(handler):
+                    entry = state.get(state_key(path, label, gi, hi))
+                    digest = trust_hash(label, handler["command"], handler.get("timeout", 600)) if isinstance(handler.get("timeout", 600), int) else None
+                    if isinstance(entry, dict) and entry.get("trusted_hash") == digest and entry.get("enabled") is not False:
+                        trusted.append(event)
+    events = sorted(groups)
+    return {
+        "path": str(path),
+        "exists": text is not None,
+        "installed": events,
+        "trusted": sorted(set(trusted)),
+        "complete": events == sorted(EVENTS) and sorted(set(trusted)) == sorted(EVENTS),
+        "warnings": _warnings(doc, path),
+    }
+
+
+# -- what else decides whether Codex runs them ----------------------------------------------------
+
+
+def _warnings(doc: dict, path: Path) -> list[str]:
+    out = []
+    features = doc.get("features") if isinstance(doc.get("features"), dict) else {}
+    for name in ("hooks", "codex_hooks"):
+        if features.get(name) is False:
+            out.append(f"{path} turns Codex's hooks off ([features] {name} = false): jacked's hooks will not run until it is true; jacked left it as it is")
+    json_hooks = path.parent / "hooks.json"
+    if json_hooks.is_file():
+        out.append(f"{json_hooks} also holds hooks: Codex loads both and warns that a layer should use one")
+    version = installed_version()
+    if version is not None and version < MIN_VERSION:
+        out.append(
+            f"codex {'.'.join(map(str, version))} reads hooks only from hooks.json behind [features] codex_hooks; "
+            f"jacked's hooks in config.toml need codex {'.'.join(map(str, MIN_VERSION))} or later (npm install -g @openai/codex)"
+        )
+    return out
+
+
+def installed_version(timeout_s: float = 5.0) -> tuple[int, int, int] | None:
+    """`codex --version` of the codex on PATH, or None (not installed, or it did not answer)."""
+    found = shutil.which("codex")
+    if found is None:
+        return None
+    try:
+        proc = subprocess.run([found, "--version"], capture_output=True, text=True, timeout=timeout_s, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    match = re.search(r"(\d+)\.(\d+)\.(\d+)", proc.stdout or "")
+    return (int(match[1]), int(match[2]), int(match[3])) if match else None
