@@ -23,7 +23,7 @@ SettingsOpt = Annotated[Optional[str], typer.Option("--settings", metavar="PATH"
 GitOpt = Annotated[Optional[list[str]], typer.Option("--git", metavar="REPO", help="A code repo folder for the post-merge capture hook; repeatable.")]
 GitAllOpt = Annotated[Optional[str], typer.Option("--git-all", metavar="GROUP", help="Every repo of GROUP found under the vault's roots.")]
 FollowOpt = Annotated[bool, typer.Option("--follow-hooks-path", help="Use the folder core.hooksPath names when the repo sets one.")]
-ForceOpt = Annotated[bool, typer.Option("--force", help="Chain a hook framework's post-merge anyway (it is kept aside and restored on uninstall).")]
+ForceOpt = Annotated[bool, typer.Option("--force", help="Install into a core.hooksPath folder git tracks anyway (hook frameworks are chained the way each supports, never forced).")]
 PrintOpt = Annotated[bool, typer.Option("--print", help="Print the MCP entry instead of writing the config file.")]
 ConfigOpt = Annotated[Optional[str], typer.Option("--config", metavar="PATH", help="The MCP config file to edit (default: the harness's usual file).")]
 UserOpt = Annotated[

@@ -80,7 +80,9 @@ def _git_text(item: dict[str, Any]) -> str:
         message = item["error"]["message"].removeprefix(f"{item['repo']}: ")
         return f"error: post-merge in {item['repo']}: {message} [{item['error']['code']}]"
     done = "; ".join(item.get("actions") or []) or item.get("state", "")
-    return f"post-merge in {item['repo']}: {done}"
+    if not item.get("actions") and item.get("via"):
+        done += f" (run by {item['via']})" if item["via"] != "repo-hook" else f" (run by the line in {item['hook']})"
+    return f"post-merge in {item['repo']}: {done}" + "".join(f"\nwarning: {w}" for w in item.get("warnings") or [])
 
 
 def _mcp_text(item: dict[str, Any]) -> str:
@@ -136,7 +138,10 @@ def _git(op: str, paths: list[Path], vault: Path | None, selection: Selection) -
                 report = githooks.uninstall_git_hook(path, follow_hooks_path=selection.follow_hooks_path)
             else:
                 report = githooks.git_hook_status(path)
-            results.append(report.to_json())
+            item = report.to_json()
+            if op == "status" and report.problem:  # stranded: installed where nothing runs it, something to fix
+                item["error"] = {"code": "JACKED_MEMORY_CONFIG", "message": f"{report.repo}: {report.problem}"}
+            results.append(item)
         except VaultError as exc:
             results.append({"repo": str(path), "error": {"code": exc.full_code, "message": exc.message}})
     return results
