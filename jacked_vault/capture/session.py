@@ -32,7 +32,8 @@ from pathlib import Path
 from jacked_vault.capture.distiller import Answer, DistilledNote, DistillFailure, build_prompt, distill, resolve_distiller
 from jacked_vault.capture.guard import parrots
 from jacked_vault.capture.queue import capture_key, enqueue, log_line
-from jacked_vault.capture.transcript import Transcript, build_excerpt, display_path, read_transcript
+from jacked_vault.capture.readers import harness_of, read_session
+from jacked_vault.capture.transcript import Transcript, build_excerpt, display_path
 from jacked_vault.errors import VaultError
 from jacked_vault.groups.identity import current_branch
 
@@ -166,21 +167,6 @@ def fallback_sentence(transcript: Transcript, branch: str, cwd: str | None) -> s
 # --- helpers --------------------------------------------------------------------------------
 
 
-def _harness(payload: dict, default: str) -> str:
-    """Whose session it is: the queued payload's `jacked_harness` (hooks.dispatch), else the capture's."""
-    named = payload.get("jacked_harness")
-    return named if isinstance(named, str) and named else default
-
-
-def _read(harness: str, path: str) -> Transcript:
-    """The session's transcript in its harness's format: Codex's rollout JSONL, else Claude Code's."""
-    if harness == "codex":
-        from jacked_vault.capture.codex import read_rollout
-
-        return read_rollout(path)
-    return read_transcript(path)
-
-
 def _payload_is_subagent(payload: dict) -> bool:
     if payload.get("agent_id") or payload.get("isSidechain") is True:
         return True
@@ -226,8 +212,7 @@ def capture_session(
         return CaptureResult(skipped="bad-payload")
     event = payload.get("hook_event_name")
     origin = EVENTS.get(event) if isinstance(event, str) else None
-    harness = _harness(payload, ctx.harness)
-    turn_end = event is not None and TURN_END.get(harness) == event
+    turn_end = event is not None and TURN_END.get(harness_of(payload, ctx.harness)) == event
     if turn_end:
         origin = "session-end"
     if origin is None:
@@ -264,7 +249,7 @@ def capture_session(
         if prior is not None and not prior.get("pending"):
             result.skipped = "already-captured"
             return result
-        transcript = _read(harness, os.path.expanduser(path))
+        transcript = read_session(harness_of(payload, ctx.harness), payload)
         skip = None
         if not transcript.found:
             skip = f"transcript-{transcript.problem}"

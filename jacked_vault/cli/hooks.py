@@ -8,7 +8,7 @@ import typer
 
 from jacked_vault.cli.apps import HOOKS, Command, JsonOpt, VaultOpt, example, run, sub_app
 
-hooks_app = sub_app("hooks", HOOKS, "Install or check hooks and MCP registrations.", "Families: --claude (Claude Code session hooks), --codex (Codex session hooks), --git REPO (post-merge capture), --mcp HARNESS (the MCP server).")
+hooks_app = sub_app("hooks", HOOKS, "Install or check hooks and MCP registrations.", "Families: --claude (Claude Code session hooks), --codex (Codex session hooks), --opencode (OpenCode session plugin), --cursor (Cursor session hooks), --git REPO (post-merge capture), --mcp HARNESS (the MCP server).")
 
 McpOpt = Annotated[
     Optional[list[str]],
@@ -19,6 +19,14 @@ CodexOpt = Annotated[
     bool,
     typer.Option("--codex", help="Codex session hooks in $CODEX_HOME/config.toml (SessionStart brief, Stop capture); Codex's per-person file, with or without --user."),
 ]
+OpencodeOpt = Annotated[
+    bool,
+    typer.Option("--opencode", help="OpenCode session plugin jacked-vault.js (brief in the system prompt, capture when a session goes quiet or OpenCode exits); the project's .opencode/plugins/, or with --user ~/.config/opencode/plugins/."),
+]
+CursorOpt = Annotated[
+    bool,
+    typer.Option("--cursor", help="Cursor session hooks in hooks.json (sessionStart brief, sessionEnd capture); the project's .cursor/hooks.json, or with --user ~/.cursor/hooks.json."),
+]
 SettingsOpt = Annotated[Optional[str], typer.Option("--settings", metavar="PATH", help="Claude Code settings file (default ~/.claude/settings.json).")]
 GitOpt = Annotated[Optional[list[str]], typer.Option("--git", metavar="REPO", help="A code repo folder for the post-merge capture hook; repeatable.")]
 GitAllOpt = Annotated[Optional[str], typer.Option("--git-all", metavar="GROUP", help="Every repo of GROUP found under the vault's roots.")]
@@ -28,7 +36,7 @@ PrintOpt = Annotated[bool, typer.Option("--print", help="Print the MCP entry ins
 ConfigOpt = Annotated[Optional[str], typer.Option("--config", metavar="PATH", help="The MCP config file to edit (default: the harness's usual file).")]
 UserOpt = Annotated[
     bool,
-    typer.Option("--user", help="With --mcp: the per-person config (~/.claude.json, ~/.cursor/mcp.json, ~/.config/opencode/) instead of the repo's."),
+    typer.Option("--user", help="With --mcp, --opencode or --cursor: the per-person config (~/.claude.json, ~/.cursor/, ~/.config/opencode/) instead of the repo's."),
 ]
 AllowUserOpt = Annotated[
     bool,
@@ -43,11 +51,13 @@ def _manage(ctx: typer.Context, op: str, as_json: bool, vault: str | None, **opt
     run(ctx, as_json, lambda: manage(op, selection, vault if vault is not None else (ctx.obj or {}).get("vault")))
 
 
-@hooks_app.command(cls=Command, epilog=example("jacked memory hooks install --claude", "jacked memory hooks install --codex", "jacked memory hooks install --git ~/Github/api", "jacked memory hooks install --mcp codex --print", "jacked memory hooks install --mcp claude --user"))
+@hooks_app.command(cls=Command, epilog=example("jacked memory hooks install --claude", "jacked memory hooks install --codex", "jacked memory hooks install --opencode --user", "jacked memory hooks install --cursor --user", "jacked memory hooks install --git ~/Github/api", "jacked memory hooks install --mcp codex --print", "jacked memory hooks install --mcp claude --user"))
 def install(
     ctx: typer.Context,
     claude: ClaudeOpt = False,
     codex: CodexOpt = False,
+    opencode: OpencodeOpt = False,
+    cursor: CursorOpt = False,
     settings: SettingsOpt = None,
     git: GitOpt = None,
     git_all: GitAllOpt = None,
@@ -66,7 +76,7 @@ def install(
     Idempotent, and touching nothing else in the file; exits 1 when a repo refuses (e.g. it
     sets core.hooksPath and --follow-hooks-path was not given).
     """
-    _manage(ctx, "install", as_json, vault, claude=claude, codex=codex, settings=settings, git=git, git_all=git_all, follow_hooks_path=follow_hooks_path,
+    _manage(ctx, "install", as_json, vault, claude=claude, codex=codex, opencode=opencode, cursor=cursor, settings=settings, git=git, git_all=git_all, follow_hooks_path=follow_hooks_path,
             force=force, mcp=mcp, print_only=print_, config=config, user=user, allow_user_scope=allow_user_scope)
 
 
@@ -75,6 +85,8 @@ def uninstall(
     ctx: typer.Context,
     claude: ClaudeOpt = False,
     codex: CodexOpt = False,
+    opencode: OpencodeOpt = False,
+    cursor: CursorOpt = False,
     settings: SettingsOpt = None,
     git: GitOpt = None,
     git_all: GitAllOpt = None,
@@ -89,7 +101,7 @@ def uninstall(
 
     A hook jacked replaced is put back as it was.
     """
-    _manage(ctx, "uninstall", as_json, vault, claude=claude, codex=codex, settings=settings, git=git, git_all=git_all,
+    _manage(ctx, "uninstall", as_json, vault, claude=claude, codex=codex, opencode=opencode, cursor=cursor, settings=settings, git=git, git_all=git_all,
             follow_hooks_path=follow_hooks_path, mcp=mcp, config=config, user=user)
 
 
@@ -98,6 +110,8 @@ def status(
     ctx: typer.Context,
     claude: ClaudeOpt = False,
     codex: CodexOpt = False,
+    opencode: OpencodeOpt = False,
+    cursor: CursorOpt = False,
     settings: SettingsOpt = None,
     git: GitOpt = None,
     git_all: GitAllOpt = None,
@@ -110,10 +124,10 @@ def status(
 ) -> None:
     """Show which entries are installed.
 
-    Without an option: the Claude Code and Codex hooks and the MCP server for every harness.
+    Without an option: the Claude Code, Codex, OpenCode and Cursor hooks and the MCP server for every harness.
     """
     from jacked_vault.mcp.registration import HARNESSES
 
-    nothing = not (claude or codex or mcp or git or git_all)
-    _manage(ctx, "status", as_json, vault, claude=claude or nothing, codex=codex or nothing, settings=settings, git=git, git_all=git_all,
+    nothing = not (claude or codex or opencode or cursor or mcp or git or git_all)
+    _manage(ctx, "status", as_json, vault, claude=claude or nothing, codex=codex or nothing, opencode=opencode or nothing, cursor=cursor or nothing, settings=settings, git=git, git_all=git_all,
             mcp=mcp or (list(HARNESSES) if nothing else None), config=config, user=user, allow_user_scope=allow_user_scope)

@@ -78,21 +78,12 @@ def session_start(vault: Path, payload: dict, harness: str = HARNESS) -> str:
     else:
         note = " no-vault"
     brief = build_brief(ctx)
-    sys.stdout.write(_brief_output(brief.text, harness))
+    sys.stdout.write(brief.text + "\n" if harness == HARNESS else _harness_io().brief_output(harness, brief.text))
     sys.stdout.flush()
     if _queued(vault):
         spawn_drain(vault)
         note += " drain-started"
     return f"brief {brief.tokens} tokens{note}"
-
-
-def _brief_output(text: str, harness: str) -> str:
-    """The brief as the harness adds it to its context: Codex takes hookSpecificOutput JSON (hooks.codex)."""
-    if harness == "codex":
-        from jacked_vault.hooks.codex import session_start_output
-
-        return session_start_output(text)
-    return text + "\n"
 
 
 HARNESS_KEY = "jacked_harness"  # which harness's session a queued payload is (its transcript format, its identity)
@@ -103,12 +94,8 @@ def session_capture(vault: Path, payload: dict, harness: str = HARNESS) -> str:
 
     if not (vault / ".git").exists():
         return "no vault: nothing captured"
-    payload, key = {**payload, HARNESS_KEY: harness}, None
-    if harness == "codex":  # Stop ends a turn: one marker per session, its rollout found if not named (capture.codex)
-        from jacked_vault.capture import codex
-
-        payload, key = codex.prepare(payload), codex.queue_key(payload)
-    marker = enqueue(vault / ".jacked", payload, key=key)
+    key = _harness_io().capture_key(harness, payload) if harness != HARNESS else None
+    marker = enqueue(vault / ".jacked", {**payload, HARNESS_KEY: harness}, key=key)
     spawn_drain(vault)
     return f"queued {Path(marker).name}"
 
@@ -125,6 +112,13 @@ def drain(vault: Path, payload: dict, harness: str = HARNESS) -> str:
     report = drain_queue(handlers, vault / ".jacked")
     rolled = _rollup(vault)
     return f"drained {report}; {rolled}; {_push(vault, 'session-end')}"
+
+
+def _harness_io():
+    """Another harness's payload, brief and capture key (`hooks.harness_io`); Claude's are the reference."""
+    from jacked_vault.hooks import harness_io
+
+    return harness_io
 
 
 def _queued_harness(payload: dict) -> str:
@@ -176,8 +170,11 @@ def run_hook(args: list[str]) -> int:
         if handler is None:
             outcome = f"unknown hook {name!r}"
         else:
+            harness = _harness(args[1:])
             payload = {} if name in ("drain", "push") else _read_payload()
-            outcome = handler(vault, payload, _harness(args[1:]))
+            if payload and harness != HARNESS:
+                payload = _harness_io().adapt(harness, payload)
+            outcome = handler(vault, payload, harness)
     except BaseException as exc:  # noqa: BLE001 - a hook must never fail the session
         outcome = f"error {type(exc).__name__}: {exc}"
     if vault is not None and (vault / ".git").exists():

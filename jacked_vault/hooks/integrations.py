@@ -34,6 +34,8 @@ class Selection:
     print_only: bool = False
     user: bool = False  # --mcp: the harness's per-person config, not the project file
     allow_user_scope: bool = False
+    opencode: bool = False  # OpenCode's session plugin (hooks/opencode.py); --user: the per-person folder
+    cursor: bool = False  # Cursor's session hooks in hooks.json (hooks/cursor.py); --user: ~/.cursor/hooks.json
 
 
 @dataclass
@@ -50,7 +52,7 @@ class HooksReport:
         return {"ok": self.ok, **self.families}
 
     def to_text(self) -> str:
-        render = {"claude": _claude_text, "codex": _codex_text, "git": _git_text, "mcp": _mcp_text}
+        render = {"claude": _claude_text, "codex": _codex_text, "git": _git_text, "mcp": _mcp_text, "opencode": _opencode_text, "cursor": _cursor_text}
         return "\n".join(render[key](item) for key, results in self.families.items() for item in results)
 
 
@@ -96,6 +98,75 @@ def _mcp_text(item: dict[str, Any]) -> str:
     text = f"mcp {item['harness']}: {item['action']} {item['path']}"
     text += f"\nwarning: {item['warning']}" if item.get("warning") else ""
     return text + (f"\nnote: {item['notice']}" if item.get("notice") else "")
+
+
+def _opencode_text(item: dict[str, Any]) -> str:
+    if "error" in item:
+        return f"error: opencode plugin {item['path']}: {item['error']['message']} [{item['error']['code']}]"
+    text = f"opencode plugin {item['action'] if 'action' in item else item['state']}: {item['path']}"
+    text += f"\nwarning: {item['warning']}" if item.get("warning") else ""
+    return text + (f"\nnote: {item['notice']}" if item.get("notice") else "")
+
+
+def _cursor_text(item: dict[str, Any]) -> str:
+    if "error" in item:
+        return f"error: cursor hooks {item['path']}: {item['error']['message']} [{item['error']['code']}]"
+    if "action" in item:
+        backup = f" (backup {item['backup']})" if item.get("backup") and item["action"] == "installed" else ""
+        text = f"cursor hooks {item['action']} in {item['path']}{backup}"
+        text += f"\nwarning: {item['warning']}" if item.get("warning") else ""
+        return text + (f"\nnote: {item['notice']}" if item.get("notice") else "")
+    events = ", ".join(item["installed"]) or "none"
+    return f"cursor hooks in {item['path']}: {events}{'' if item['complete'] else ' (incomplete)'}"
+
+
+def _session_family(name: str, op: str, selection: Selection, vault: Path) -> list[dict[str, Any]]:
+    """`--opencode` (the plugin file) or `--cursor` (hooks.json entries): the per-person file with
+    `--user`, else the project's at the root of the repo holding the working directory. A file
+    that cannot be changed is an `error` item (the command exits 1), the other families still run."""
+    from jacked_vault.hooks import cursor, opencode
+
+    module = opencode if name == "opencode" else cursor
+    path = opencode.plugin_path(user=selection.user) if name == "opencode" else cursor.default_path(user=selection.user)
+    item: dict[str, Any] = {"harness": name, "path": str(path)}
+    try:
+        if op == "install":
+            change = module.install(path, vault=vault)
+            if name == "opencode":
+                item["action"] = change.action
+            else:
+                item.update(action="installed" if change.changed else "unchanged", backup=change.backup, events=change.installed)
+            if not (vault / "vault.json").exists():
+                item["warning"] = f"no vault at {vault} yet; run `jacked memory init`"
+            if not selection.user:
+                _say_where_hooks(item, name)
+        elif op == "uninstall":
+            change = module.uninstall(path)
+            if name == "opencode":
+                item["action"] = change.action
+            else:
+                action = "restored" if change.restored else "deleted" if change.deleted else "removed" if change.changed else "unchanged"
+                item.update(action=action, backup=change.backup, events=[])
+        else:
+            item.update(module.status(path))
+    except VaultError as exc:
+        item["error"] = {"code": exc.full_code, "message": exc.message}
+    return [item]
+
+
+def _say_where_hooks(item: dict[str, Any], harness: str) -> None:
+    """A project file written into a code repo holds this machine's absolute paths: say so."""
+    from jacked_vault.mcp.registration import repo_file
+
+    found = repo_file(Path(item["path"]))
+    if found is None or found["state"] == "ignored":
+        return
+    item["repo_file"] = found
+    kept = "is tracked: committing it shares" if found["state"] == "tracked" else "is untracked and holds"
+    item["notice"] = (
+        f"{item['path']} {kept} this machine's absolute paths in the code repo {found['repo']}. "
+        f"For every project instead: `jacked memory hooks uninstall --{harness}`, then `jacked memory hooks install --{harness} --user`"
+    )
 
 
 def _claude(op: str, settings: str | None, vault: Path | None) -> list[dict[str, Any]]:
@@ -204,8 +275,8 @@ def manage(op: str, selection: Selection, vault: str | None = None) -> HooksRepo
 
     if op not in OPS:
         raise VaultError("USAGE", f"{op}: use one of {', '.join(OPS)}")
-    if not (selection.claude or selection.codex or selection.git or selection.git_all or selection.mcp):
-        raise VaultError("USAGE", f"say what to {op}: --claude, --codex, --git REPO / --git-all GROUP, or --mcp HARNESS (claude, codex, cursor, opencode)")
+    if not (selection.claude or selection.codex or selection.git or selection.git_all or selection.mcp or selection.opencode or selection.cursor):
+        raise VaultError("USAGE", f"say what to {op}: --claude, --opencode, --cursor, --codex, --git REPO / --git-all GROUP, or --mcp HARNESS (claude, codex, cursor, opencode)")
     explicit = resolve_vault_path(vault)
     report = HooksReport()
     if selection.claude:
@@ -216,6 +287,9 @@ def manage(op: str, selection: Selection, vault: str | None = None) -> HooksRepo
         report.families["git"] = _git(op, _git_paths(selection, vault), explicit, selection)
     if selection.mcp:
         report.families["mcp"] = _mcp(op, selection.mcp, resolve_vault_path(vault), selection)
+    for name in ("opencode", "cursor"):
+        if getattr(selection, name):
+            report.families[name] = _session_family(name, op, selection, explicit)
     return report
 
 

@@ -1,0 +1,222 @@
+"""Cursor session hooks in its `hooks.json` (https://cursor.com/docs/hooks; no Cursor binary was
+available to run, so the format is the documented one): atomic, backed up, idempotent.
+
+The file is `{"version": 1, "hooks": {"<event>": [{"command": "…", "timeout": <s>}, …]}}`, per
+person at `~/.cursor/hooks.json` (commands run in `~/.cursor/`) or per project at
+`<repo>/.cursor/hooks.json` (commands run at the project root). Two entries are jacked's:
+
+- `sessionStart` → `jacked _hook session-start --harness cursor`: the brief goes back as
+  `{"additional_context": …}`, which Cursor adds to the conversation's initial system context
+  (the hook is fire-and-forget: the agent loop does not wait for it, so a slow brief can miss the
+  first turn; the MCP prompt `brief` and tool `memory_brief` reach Cursor either way);
+- `sessionEnd` → `jacked _hook session-end --harness cursor`: queues the conversation's
+  `transcript_path` for capture and returns at once.
+
+Entries are jacked's when their command runs `… _hook <session-start|session-end> --harness
+cursor`: no trailing shell comment marks them, because Cursor may hand a hook its payload as a
+heredoc appended to the command line, which a comment would swallow. Install backs up the
+person's own file before its first change; uninstall puts those exact bytes back when nothing
+else changed since (else it removes only jacked's entries), and deletes a file that held only
+jacked's.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from jacked_vault.errors import VaultError
+from jacked_vault.safety import fsio
+
+HARNESS = "cursor"
+# event -> (hook name, timeout seconds)
+EVENTS = {"sessionStart": ("session-start", 15), "sessionEnd": ("session-end", 10)}
+MAX_BYTES = 4 * 1024 * 1024
+BACKUP = ".jacked-backup-"
+
+
+@dataclass(frozen=True)
+class Change:
+    path: str
+    changed: bool
+    backup: str | None  # the backup written (install) or restored and removed (uninstall)
+    installed: list[str]
+    restored: bool = False  # uninstall put the person's own bytes back
+    deleted: bool = False  # uninstall removed a file that held only jacked's entries
+
+
+def default_path(*, user: bool, cwd: Path | None = None, environ: dict[str, str] | None = None) -> Path:
+    env = os.environ if environ is None else environ
+    if user:
+        return Path(env.get("HOME") or os.path.expanduser("~")).absolute() / ".cursor" / "hooks.json"
+    from jacked_vault.groups.identity import find_repo_root
+
+    here = Path(cwd or Path.cwd()).absolute()
+    try:
+        root = find_repo_root(here)
+    except (OSError, VaultError):
+        root = None
+    return Path(root or here) / ".cursor" / "hooks.json"
+
+
+def hook_command(hook: str, vault: Path | None, argv: list[str] | None = None) -> str:
+    from jacked_vault.hooks.opencode import jacked_argv
+
+    parts = [*(argv or jacked_argv()), "_hook", hook, "--harness", HARNESS]
+    if vault is not None:
+        parts += ["--vault", str(vault)]
+    return shlex.join(parts)
+
+
+def is_ours(entry: object) -> bool:
+    if not isinstance(entry, dict) or not isinstance(entry.get("command"), str):
+        return False
+    try:
+        words = shlex.split(entry["command"])
+    except ValueError:
+        return False
+    for i, word in enumerate(words[:-1]):
+        if word == "_hook" and words[i + 1] in ("session-start", "session-end"):
+            rest = words[i + 2 :]
+            return any(rest[j : j + 2] == ["--harness", HARNESS] for j in range(len(rest) - 1))
+    return False
+
+
+def _load(path: Path) -> tuple[dict, bytes | None]:
+    raw = fsio.read_capped(path, MAX_BYTES)
+    if raw is None:
+        return {}, None
+    try:
+        doc = json.loads(raw.decode("utf-8")) if raw.strip() else {}
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise VaultError("CONFIG", f"{path} is not valid JSON ({exc}); fix it first, nothing was changed") from None
+    if not isinstance(doc, dict) or not isinstance(doc.get("hooks", {}), dict):
+        raise VaultError("CONFIG", f"{path}: expected an object with a \"hooks\" object; nothing was changed")
+    if any(not isinstance(v, list) for k, v in doc.get("hooks", {}).items() if k in EVENTS):
+        raise VaultError("CONFIG", f"{path}: a hook event is not a list of hooks; nothing was changed")
+    return doc, raw
+
+
+def _entry(event: str, vault: Path | None) -> dict:
+    hook, timeout = EVENTS[event]
+    return {"command": hook_command(hook, vault), "timeout": timeout}
+
+
+def installed_events(doc: dict) -> list[str]:
+    hooks = doc.get("hooks") if isinstance(doc.get("hooks"), dict) else {}
+    return sorted(event for event, entries in hooks.items() if isinstance(entries, list) and any(is_ours(e) for e in entries))
+
+
+def _without_ours(doc: dict) -> dict:
+    out = json.loads(json.dumps(doc))
+    hooks = out.get("hooks")
+    if not isinstance(hooks, dict):
+        return out
+    had = False
+    for event in list(hooks):
+        entries = hooks[event]
+        if not isinstance(entries, list):
+            continue
+        kept = [e for e in entries if not is_ours(e)]
+        if len(kept) != len(entries):
+            had = True
+            if kept:
+                hooks[event] = kept
+            else:
+                del hooks[event]
+    if had and not hooks:
+        del out["hooks"]
+    return out
+
+
+def _with_ours(doc: dict, vault: Path | None) -> dict:
+    out = _without_ours(doc)
+    out.setdefault("version", 1)
+    hooks = out.setdefault("hooks", {})
+    for event in EVENTS:
+        hooks.setdefault(event, []).append(_entry(event, vault))
+    return out
+
+
+def _is_current(doc: dict, vault: Path | None) -> bool:
+    hooks = doc.get("hooks") if isinstance(doc.get("hooks"), dict) else {}
+    for event, entries in hooks.items():
+        ours = [e for e in entries if is_ours(e)] if isinstance(entries, list) else []
+        if ours and (event not in EVENTS or ours != [_entry(event, vault)]):
+            return False
+    return installed_events(doc) == sorted(EVENTS) and "version" in doc
+
+
+def _indent(raw: bytes | None) -> int | str:
+    for line in (raw or b"").decode("utf-8", "replace").splitlines()[1:]:
+        stripped = line.lstrip(" \t")
+        if stripped and len(stripped) != len(line):
+            lead = line[: len(line) - len(stripped)]
+            return "\t" if lead.startswith("\t") else len(lead)
+    return 2
+
+
+def _dump(doc: dict, raw: bytes | None) -> bytes:
+    return (json.dumps(doc, indent=_indent(raw), ensure_ascii=False) + "\n").encode("utf-8")
+
+
+def _backups(path: Path) -> list[Path]:
+    """jacked's backups of `path`, newest first."""
+    try:
+        names = [n for n in os.listdir(path.parent) if n.startswith(path.name + BACKUP)]
+    except OSError:
+        return []
+    return sorted((path.parent / n for n in names), key=lambda p: (p.stat().st_mtime_ns, p.name), reverse=True)
+
+
+def _backup(path: Path, raw: bytes) -> str:
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    backup, n = path.parent / f"{path.name}{BACKUP}{stamp}", 1
+    while backup.exists():
+        n += 1
+        backup = path.parent / f"{path.name}{BACKUP}{stamp}-{n}"
+    fsio.write_file(backup, raw, replace=False)
+    return str(backup)
+
+
+def install(path: Path, vault: Path | None = None) -> Change:
+    doc, raw = _load(path)
+    if _is_current(doc, vault):
+        return Change(str(path), False, None, installed_events(doc))
+    backup = _backup(path, raw) if raw is not None and not installed_events(doc) else None
+    wanted = _with_ours(doc, vault)
+    fsio.write_file(path, _dump(wanted, raw), through_symlink=True)
+    return Change(str(path), True, backup, installed_events(wanted))
+
+
+def uninstall(path: Path) -> Change:
+    doc, raw = _load(path)
+    if raw is None or not installed_events(doc):
+        return Change(str(path), False, None, installed_events(doc))
+    cleaned = _without_ours(doc)
+    for backup in _backups(path):
+        try:
+            original, _ = _load(backup)
+            data = backup.read_bytes()
+        except (VaultError, OSError):
+            continue
+        if original == cleaned and not installed_events(original):
+            fsio.write_file(path, data, through_symlink=True)
+            backup.unlink()
+            return Change(str(path), True, str(backup), [], restored=True)
+    if set(cleaned) <= {"version"} and cleaned.get("version", 1) == 1 and not path.is_symlink():
+        path.unlink()
+        return Change(str(path), True, None, [], deleted=True)
+    backup = _backup(path, raw)
+    fsio.write_file(path, _dump(cleaned, raw), through_symlink=True)
+    return Change(str(path), True, backup, [])
+
+
+def status(path: Path) -> dict:
+    doc, raw = _load(path)
+    events = installed_events(doc)
+    return {"path": str(path), "exists": raw is not None, "installed": events, "complete": events == sorted(EVENTS)}
