@@ -249,6 +249,26 @@ def test_a_background_agents_session_is_not_captured(project, tmp_path: Path):
     assert "session entry" not in log
 
 
+def test_a_session_end_without_a_transcript_path_finds_the_conversations_transcript(tmp_path: Path, monkeypatch):
+    """Cursor's CLI was seen to send `transcript_path: null`: the transcript is looked up by
+    conversation id where Cursor writes them (the newest of `<id>.jsonl`, `<id>/<id>.jsonl`, `<id>.txt`)."""
+    from jacked_vault.hooks.harness_io import adapt
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.delenv("CURSOR_TRANSCRIPT_PATH", raising=False)
+    folder = tmp_path / ".cursor" / "projects" / "home-me-web" / "agent-transcripts"
+    (folder / "c0ffee").mkdir(parents=True)
+    older, newer = folder / "c0ffee.txt", folder / "c0ffee" / "c0ffee.jsonl"
+    older.write_text("user:\nhi\n")
+    newer.write_text(json.dumps(TRANSCRIPT[0]) + "\n")
+    os.utime(older, (1, 1))
+    payload = {"hook_event_name": "sessionEnd", "conversation_id": "c0ffee", "workspace_roots": ["/w"], "transcript_path": None}
+    assert adapt("cursor", payload)["transcript_path"] == str(newer)
+    assert adapt("cursor", {**payload, "conversation_id": "../c0ffee"})["transcript_path"] is None
+    assert adapt("cursor", {**payload, "conversation_id": "elsewhere"})["transcript_path"] is None
+    assert adapt("cursor", {**payload, "transcript_path": "/given.jsonl"})["transcript_path"] == "/given.jsonl"
+
+
 # --- the transcript reader --------------------------------------------------------------------------
 
 

@@ -36,6 +36,32 @@ TOOL_NAMES = {"Write": "Write", "StrReplace": "Edit", "Delete": "Edit", "MultiEd
 _PATH_ALIASES = ("file_path", "path", "target_file", "filePath")
 
 
+_SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$")
+
+
+def find_transcript(conversation_id: object, home: str | os.PathLike | None = None) -> str | None:
+    """A conversation's transcript when the hook names none (Cursor's CLI was seen to send
+    `transcript_path: null`): `~/.cursor/projects/*/agent-transcripts/<id>.jsonl`, `<id>/<id>.jsonl`
+    or `<id>.txt`, where others observed Cursor writing them; the newest when several match."""
+    if not isinstance(conversation_id, str) or not _SAFE_ID.match(conversation_id):
+        return None
+    projects = os.path.join(os.fspath(home) if home else os.path.expanduser("~"), ".cursor", "projects")
+    found = []
+    try:
+        names = os.listdir(projects)[:1000]
+    except OSError:
+        return None
+    for name in names:
+        folder = os.path.join(projects, name, "agent-transcripts")
+        for candidate in (f"{conversation_id}.jsonl", os.path.join(conversation_id, f"{conversation_id}.jsonl"), f"{conversation_id}.txt"):
+            path = os.path.join(folder, candidate)
+            try:
+                found.append((os.stat(path).st_mtime_ns, path))
+            except OSError:
+                continue
+    return max(found)[1] if found else None
+
+
 def read_transcript(path: str | os.PathLike, *, max_bytes: int = MAX_TAIL_BYTES) -> Transcript:
     """Parse the last `max_bytes` of a Cursor transcript; never raises for bad content."""
     transcript = Transcript(path=str(path))

@@ -7,7 +7,9 @@ another harness is mapped onto them here, before any hook runs:
 - cursor: its hooks send `conversation_id` / `session_id`, `workspace_roots`, `transcript_path`
   and camelCase event names, but no `cwd` (a user hook runs in `~/.cursor/`): the session's folder
   is the first workspace root (else `$CURSOR_PROJECT_DIR`), and the event is renamed
-  (`sessionEnd` → `SessionEnd`). A background agent's session is marked as an agent's, so capture
+  (`sessionEnd` → `SessionEnd`); a session end without a `transcript_path` gets the transcript
+  found by conversation id (`capture.cursor.find_transcript`). A background agent's session is
+  marked as an agent's, so capture
   skips it as it skips a subagent. The brief goes back as `{"additional_context": …}`, the JSON
   a `sessionStart` hook answers with (https://cursor.com/docs/hooks).
 - opencode: the plugin sends Claude's field names already; the session's "transcript" is
@@ -82,6 +84,10 @@ def _cursor(payload: dict) -> dict:
         out["hook_event_name"] = CURSOR_EVENTS.get(event, event)
     if not _text(out.get("transcript_path")) and _text(os.environ.get("CURSOR_TRANSCRIPT_PATH")):
         out["transcript_path"] = os.environ["CURSOR_TRANSCRIPT_PATH"]
+    if not _text(out.get("transcript_path")) and out.get("hook_event_name") == "SessionEnd":
+        from jacked_vault.capture.cursor import find_transcript
+
+        out["transcript_path"] = find_transcript(out.get("session_id"))
     if payload.get("is_background_agent") is True:
         out["agent_id"] = "cursor-background-agent"
     return out
