@@ -1,33 +1,242 @@
-"""Are jacked's hooks in place, and how did they last run? For `status`.
+"""Are jacked's hooks in place, and how did they last run? One table for `status` and `hooks status`.
 
-Whether each is installed comes from its own config: Claude Code's settings.json, each
-harness's MCP config (the cwd repo's and the per-person one), and the cwd repo's post-merge
-hook. The last run of each comes from the tail of `<vault>/.jacked/log` (`store.log.last_runs`;
-the brief reads its failures there too).
+The table has a row per harness and part: `mcp` (the MCP server's registration), `brief` (how
+the session-start brief reaches the agent) and `capture` (how a session ends up in the vault),
+plus the cwd repo's post-merge hook (`git`, `capture`). Each row says its state, where it is
+installed, how (`via`), and when it last ran and how that ended.
+
+Whether a part is installed comes from its own config; its last run from the tail of
+`<vault>/.jacked/log` (`store.log.last_runs`: hook lines carry `harness=<h>`, the MCP server
+logs `mcp <h> started|ended|failed|brief`).
+
+**Families contribute rows.** `PARTS` lists, per harness and part, the function that probes it:
+`module:function(probe: Probe) -> Part`. A family for another harness (its hooks file, its
+plugin) adds its rows there and nothing else. A harness without a `brief` row gets the brief
+through the MCP prompt and tool when its server is registered; without a `capture` row, none.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from jacked_vault.errors import VaultError
 from jacked_vault.store.log import LastRun, last_runs
 
+PART_NAMES = ("mcp", "brief", "capture")
+
+# (harness, part, "module:function"): each family's probe of one part. Families add theirs here.
+PARTS: tuple[tuple[str, str, str], ...] = (
+    ("claude", "brief", "jacked_vault.health:claude_brief"),
+    ("claude", "capture", "jacked_vault.health:claude_capture"),
+)
+
+
+@dataclass(frozen=True)
+class Probe:
+    """What a probe gets: the harness, the vault, the cwd, and the log's last runs."""
+
+    harness: str
+    vault: Path
+    cwd: Path
+    runs: dict[str, LastRun]
+
+    def hook_run(self, *names: str) -> LastRun | None:
+        """The latest run of this harness's hooks named `names` (`session-start`, `session-end`, …)."""
+        keys = [name if self.harness == "claude" else f"{self.harness}:{name}" for name in names]
+        return latest([self.runs[key] for key in keys if key in self.runs])
+
+    def mcp_brief_run(self) -> LastRun | None:
+        return self.runs.get(f"mcp-brief:{self.harness}")
+
+
+@dataclass
+class Part:
+    """One row: `state` (installed, partial, outdated, stranded, absent, unreadable, or `mcp`/
+    `elsewhere` for what the MCP server does), `where` it is, `via` what, and its last run."""
+
+    state: str
+    where: list[str] = field(default_factory=list)
+    via: str | None = None
+    last_run: LastRun | None = None
+    problem: str | None = None
+
+    def to_json(self) -> dict:
+        out = {"state": self.state, "where": list(self.where), "via": self.via, "last_run": self.last_run.to_json() if self.last_run else None}
+        if self.problem:
+            out["problem"] = self.problem
+        return out
+
+
+def latest(runs: list[LastRun]) -> LastRun | None:
+    return max(runs, key=lambda run: run.seq) if runs else None
+
+
+def _latest(runs: list[LastRun]) -> dict | None:
+    run = latest(runs)
+    return run.to_json() if run else None
+
+
+# -- the table ------------------------------------------------------------------------------------
+
+
+def harness_table(vault: Path, cwd: Path, repo: Path | None) -> dict[str, dict[str, Part]]:
+    """harness -> part -> Part, for every harness jacked registers, a family probes, or the log
+    has seen run; plus `git` -> `capture` for the post-merge hook of `repo` (the cwd's)."""
+    from jacked_vault.mcp import registration as reg
+
+    runs = last_runs(vault / ".jacked")
+    seen = {key.split(":", 1)[1] for key in runs if key.startswith(("mcp:", "mcp-brief:"))}
+    seen |= {key.split(":", 1)[0] for key in runs if ":" in key and not key.startswith(("mcp:", "mcp-brief:"))}
+    names = list(dict.fromkeys([*reg.HARNESSES, *(h for h, _, _ in PARTS), *sorted(seen)]))
+    table: dict[str, dict[str, Part]] = {}
+    for harness in names:
+        probe = Probe(harness, vault, cwd, runs)
+        parts = {"mcp": _mcp_part(probe)}
+        for part in ("brief", "capture"):
+            found = [target for h, p, target in PARTS if h == harness and p == part]
+            parts[part] = _run_probe(found[0], probe) if found else _default(part, probe, parts["mcp"])
+        table[harness] = parts
+    table["git"] = {"capture": _post_merge_part(repo, runs)}
+    return table
+
+
+def cwd_table(vault: str | None = None) -> dict[str, dict]:
+    """The table for the current folder and `vault` (`hooks status`), as JSON rows by harness."""
+    from jacked_vault.context import Context
+
+    ctx = Context.create(vault=vault)
+    try:
+        repo = ctx.repo.root if ctx.repo is not None else None
+    except VaultError:
+        repo = None
+    table = harness_table(ctx.vault_path, ctx.cwd, repo)
+    return {harness: {name: part.to_json() for name, part in parts.items()} for harness, parts in table.items()}
+
+
+def _run_probe(target: str, probe: Probe) -> Part:
+    import importlib
+
+    module, function = target.split(":")
+    try:
+        return getattr(importlib.import_module(module), function)(probe)
+    except (VaultError, OSError) as exc:
+        message = exc.message if isinstance(exc, VaultError) else str(exc)
+        return Part("unreadable", problem=message)
+
+
+def _default(part: str, probe: Probe, mcp: Part) -> Part:
+    """A harness no family probes for `part`: the brief comes over MCP when the server is there."""
+    if part == "brief" and mcp.state in ("installed", "outdated", "elsewhere"):
+        return Part("mcp", mcp.where, "the MCP prompt `brief` / tool `memory_brief`", probe.mcp_brief_run())
+    return Part("absent", last_run=probe.hook_run("session-start") if part == "brief" else probe.hook_run("session-end", "pre-compact"))
+
+
+def _mcp_part(probe: Probe) -> Part:
+    """The harness's MCP registration: its per-person file and the cwd repo's (codex: one file)."""
+    from jacked_vault.mcp import registration as reg
+
+    last = probe.runs.get(f"mcp:{probe.harness}")
+    if probe.harness not in reg.HARNESSES:
+        return Part("elsewhere" if last else "absent", via="registered by the client itself" if last else None, last_run=last)
+    states = {}
+    launch = reg.launch_for(probe.harness, probe.vault)
+    for where, path in _mcp_places(reg, probe).items():
+        states[where] = (_mcp_state(reg, probe.harness, path, launch), path)
+    for state in ("installed", "outdated"):
+        places = [f"{where}: {path}" for where, (found, path) in states.items() if found == state]
+        if places:
+            return Part(state, places, "jacked-memory-mcp", last)
+    if any(found == "unreadable" for found, _ in states.values()):
+        return Part("unreadable", [f"{w}: {p}" for w, (s, p) in states.items() if s == "unreadable"], last_run=last)
+    return Part("elsewhere" if last else "absent", via="registered outside the files jacked knows" if last else None, last_run=last)
+
+
+def _mcp_places(reg, probe: Probe) -> dict[str, Path]:
+    places = {"user": reg.default_config_path(probe.harness, probe.cwd, user=True)}
+    if probe.harness != "codex":  # codex has only the per-person file
+        places["project"] = reg.default_config_path(probe.harness, probe.cwd)
+    return places
+
+
+def _mcp_state(reg, name: str, path: Path, launch) -> str:
+    try:
+        return reg.status(name, path, launch)
+    except VaultError:
+        return "unreadable"
+
+
+def _claude_settings(probe: Probe) -> tuple[dict | None, str | None]:
+    from jacked_vault.hooks import claude
+
+    try:
+        return claude.status(), None
+    except VaultError as exc:
+        return None, exc.message
+
+
+def _claude_part(probe: Probe, events: tuple[str, ...], via: str, last: LastRun | None) -> Part:
+    from jacked_vault.hooks import claude
+
+    found, problem = _claude_settings(probe)
+    if found is None:
+        return Part("unreadable", [str(claude.default_settings_path())], last_run=last, problem=problem)
+    have = [event for event in events if event in found["installed"]]
+    if not have:
+        return Part("absent", last_run=last)
+    state = "installed" if len(have) == len(events) else "partial"
+    vaults = set(found.get("vaults") or [])
+    if vaults and vaults != {str(probe.vault)}:
+        return Part("outdated", [found["path"]], via, last, problem=f"its hooks name another vault ({', '.join(sorted(vaults))})")
+    return Part(state, [found["path"]], f"{via} ({', '.join(have)})", last)
+
+
+def claude_brief(probe: Probe) -> Part:
+    """Claude Code's SessionStart hook (and the MCP prompt, if the server is registered)."""
+    return _claude_part(probe, ("SessionStart",), "hook", latest([r for r in (probe.hook_run("session-start"), probe.mcp_brief_run()) if r]))
+
+
+def claude_capture(probe: Probe) -> Part:
+    """Claude Code's SessionEnd and PreCompact hooks (the capture itself runs in the detached drain)."""
+    return _claude_part(probe, ("SessionEnd", "PreCompact"), "hooks", probe.hook_run("session-end", "pre-compact"))
+
+
+def _post_merge_part(root: Path | None, runs: dict[str, LastRun]) -> Part:
+    """The cwd repo's post-merge hook, wherever a framework put it."""
+    from jacked_vault.gitflow.githooks import git_hook_status
+
+    last = runs.get("post-merge")
+    if root is None:
+        return Part("n/a", via="not in a code repo", last_run=last)
+    try:
+        report = git_hook_status(root)
+    except (VaultError, OSError) as exc:
+        return Part("unreadable", [str(root)], last_run=last, problem=getattr(exc, "message", str(exc)))
+    state = {"legacy-chained": "installed", "foreign": "absent", "not-installed": "absent"}.get(report.state, report.state)
+    where = [str(report.jacked_hook)] if report.jacked_hook else [str(report.repo)]
+    via = f"post-merge hook, run by {report.via}" if report.via else "post-merge hook"
+    return Part(state, where, via, last, problem=report.problem)
+
+
+# -- status -----------------------------------------------------------------------------------------
+
 
 def hooks_health(ctx) -> dict:
-    """Installed or not, and the last run, of the Claude Code hooks, each MCP registration and the
-    cwd repo's post-merge hook."""
+    """`status --json`'s `hooks`: the per-harness table (`harnesses`), and the keys it had before
+    (`claude`, `mcp`, `post_merge`)."""
+    try:
+        repo = ctx.repo.root if ctx.repo is not None else None
+    except VaultError:
+        repo = None
+    table = harness_table(ctx.vault.root, ctx.cwd, repo)
     runs = last_runs(ctx.vault.cache)
     claude_runs = [runs[name] for name in ("session-start", "session-end", "pre-compact", "drain") if name in runs]
     return {
+        "harnesses": {harness: {name: part.to_json() for name, part in parts.items()} for harness, parts in table.items()},
         "claude": {**_claude_hooks(), "last_run": _latest(claude_runs)},
         "mcp": {name: {**where, "last_run": _latest([runs[f"mcp:{name}"]] if f"mcp:{name}" in runs else [])} for name, where in _mcp(ctx).items()},
         "post_merge": {**_post_merge(ctx), "last_run": _latest([runs["post-merge"]] if "post-merge" in runs else [])},
     }
-
-
-def _latest(runs: list[LastRun]) -> dict | None:
-    return max(runs, key=lambda run: run.seq).to_json() if runs else None
 
 
 def _claude_hooks() -> dict:
@@ -55,13 +264,6 @@ def _mcp(ctx) -> dict[str, dict]:
     return out
 
 
-def _mcp_state(reg, name: str, path: Path, launch) -> str:
-    try:
-        return reg.status(name, path, launch)
-    except VaultError:
-        return "unreadable"
-
-
 def _post_merge(ctx) -> dict:
     from jacked_vault.gitflow.githooks import git_hook_status
 
@@ -77,21 +279,46 @@ def _post_merge(ctx) -> dict:
         return {"repo": str(repo.root), "state": "unreadable"}
 
 
+def table_rows(harnesses: dict) -> list[dict]:
+    """The table as rows (`hooks status`): one per harness and part, as `status --json` has them."""
+    return [{"harness": harness, "part": part, **row} for harness, parts in harnesses.items() for part, row in parts.items()]
+
+
+def table_text(harnesses: dict) -> list[str]:
+    """The table as text lines: a row per installed or run part; harnesses with neither, on one line."""
+    lines, idle = [], []
+    for harness, parts in harnesses.items():
+        shown = {part: row for part, row in parts.items() if row["state"] not in ("absent", "n/a") or row["last_run"] or harness == "git"}
+        if harness == "git" and parts["capture"]["state"] == "n/a" and not parts["capture"]["last_run"]:
+            continue  # not in a repo: no post-merge to speak of
+        if not shown:
+            idle.append(harness)
+            continue
+        for i, (part, row) in enumerate(shown.items()):
+            lines.append(f"  {harness if i == 0 else '':<9} {part:<8} {row_text(row)}")
+    if idle:
+        lines.append(f"  nothing installed for {', '.join(idle)}")
+    return lines
+
+
+def row_text(row: dict) -> str:
+    text = row["state"]
+    if row.get("via"):
+        text += f" ({row['via']})"
+    if row["where"]:
+        text += f" in {', '.join(row['where'])}"
+    run = row.get("last_run")
+    if run:
+        outcome = " ".join(run["outcome"].split())
+        outcome = outcome if len(outcome) <= 60 else outcome[:59] + "…"
+        text += f"; last ran {run['at'][:19].replace('T', ' ')} UTC, {'ok' if run['ok'] else 'FAILED'}" + (f": {outcome}" if outcome else "")
+    if row.get("problem"):
+        text += f"; {row['problem']}"
+    return text
+
+
 def summary(hooks: dict, captures: dict) -> str:
-    """The one human line `status` prints for `hooks` and `captures` (as `status --json` has them)."""
-
-    def last(entry: dict) -> str:
-        run = entry.get("last_run")
-        return f", last {run['name']} {run['at']} {'ok' if run['ok'] else 'FAILED'}" if run else ""
-
-    claude = hooks["claude"]
-    mcp = [f"{name} ({', '.join(w for w in ('user', 'project') if where.get(w) == 'installed')})" for name, where in hooks["mcp"].items()
-           if "installed" in (where.get("user"), where.get("project"))]  # fmt: skip
-    merge = hooks["post_merge"]
-    parts = [
-        f"claude {claude['state']}{last(claude)}",
-        f"mcp {', '.join(mcp) or 'none'}",
-        f"post-merge {merge['state'] or 'n/a (not in a repo)'}{last(merge)}",
-        f"captures {captures['pending']} pending, {captures['failed']} failed",
-    ]
-    return "hooks: " + "; ".join(parts)
+    """What `status` prints for `hooks` and `captures` (as `status --json` has them)."""
+    lines = ["hooks (per harness and part: state, where, last run):", *table_text(hooks["harnesses"])]
+    lines.append(f"captures: {captures['pending']} pending, {captures['failed']} failed")
+    return "\n".join(lines)

@@ -60,12 +60,16 @@ def test_an_empty_failed_folder_counts_nothing_and_failed_merge_captures_count(m
 
 
 def test_status_shows_what_is_installed_and_how_each_hook_last_ran(machine, tmp_path: Path):
+    """Issue 19.5: one table, per harness and part (mcp, brief, capture), in `status` and in `hooks
+    status`: what is installed, where (a `--user` registration included), how, and each part's
+    last run and how it ended; the cwd repo's post-merge too."""
     from jacked_vault.capture.merge import capture_merge_from_hook
 
     vault, repo = machine
     before = run_cli("memory", "status", "--json", vault=vault, cwd=repo).json["hooks"]
     assert (before["claude"]["state"], before["claude"]["last_run"], before["post_merge"]["state"]) == ("absent", None, "not-installed")
     assert all(where["user"] == "absent" for where in before["mcp"].values())
+    assert {part: row["state"] for part, row in before["harnesses"]["claude"].items()} == {"mcp": "absent", "brief": "absent", "capture": "absent"}
     for args in (("--claude",), ("--mcp", "claude", "--user"), ("--git", str(repo))):
         assert run_cli("memory", "hooks", "install", *args, vault=vault, cwd=repo).code == 0
     assert _hook("session-start", vault, repo).code == 0
@@ -74,6 +78,8 @@ def test_status_shows_what_is_installed_and_how_each_hook_last_ran(machine, tmp_
     (vault / ".jacked" / "queue").unlink()
     capture_merge_from_hook(str(vault), str(repo))
     _serve_once(vault, repo)
+    assert run_cli("_hook", "session-start", "--harness", "codex", "--vault", str(vault), vault=vault, cwd=repo, stdin=json.dumps({"cwd": str(repo)})).code == 0
+    _serve_once(vault, repo, harness="zed")  # a client that registered the server itself, and asked for the brief
 
     status = run_cli("memory", "status", "--json", vault=vault, cwd=repo)
     hooks = status.json["hooks"]
@@ -83,19 +89,50 @@ def test_status_shows_what_is_installed_and_how_each_hook_last_ran(machine, tmp_
     assert hooks["mcp"]["claude"]["user"] == "installed" and hooks["mcp"]["claude"]["project"] == "absent"
     assert hooks["mcp"]["claude"]["last_run"]["ok"] is True and hooks["mcp"]["claude"]["last_run"]["outcome"].startswith("ended")
     assert hooks["post_merge"]["state"] == "installed" and hooks["post_merge"]["last_run"]["ok"] is True
+
+    table = hooks["harnesses"]
+    claude = table["claude"]
+    assert claude["mcp"]["state"] == "installed" and claude["mcp"]["where"] == [f"user: {tmp_path / '.claude.json'}"]
+    assert claude["mcp"]["last_run"]["outcome"].startswith("ended")
+    settings = str(tmp_path / ".claude" / "settings.json")
+    assert claude["brief"]["state"] == "installed" and claude["brief"]["where"] == [settings] and "SessionStart" in claude["brief"]["via"]
+    assert claude["brief"]["last_run"]["name"] == "session-start" and claude["brief"]["last_run"]["ok"] is True
+    assert claude["capture"]["state"] == "installed" and claude["capture"]["last_run"]["name"] == "pre-compact"
+    assert claude["capture"]["last_run"]["ok"] is False
+    assert table["codex"]["brief"]["last_run"]["name"] == "codex:session-start"  # its hook ran, whatever is installed
+    assert table["zed"]["mcp"]["state"] == "elsewhere" and table["zed"]["mcp"]["last_run"]["outcome"].startswith("ended")
+    assert table["zed"]["brief"]["state"] == "mcp" and table["zed"]["brief"]["last_run"]["ok"] is True
+    assert table["zed"]["capture"]["state"] == "absent"
+    assert {part: row["state"] for part, row in table["opencode"].items()} == {"mcp": "absent", "brief": "absent", "capture": "absent"}
+    assert table["git"]["capture"]["state"] == "installed" and table["git"]["capture"]["where"] == [str(repo / ".git" / "hooks" / "post-merge")]
+
     human = run_cli("memory", "status", vault=vault, cwd=repo).out
-    (line,) = [text for text in human.splitlines() if text.startswith("hooks: ")]
-    assert "claude installed, last pre-compact" in line and "FAILED" in line and "mcp claude (user)" in line
-    assert "post-merge installed" in line and "captures 0 pending, 0 failed" in line
+    block = human.split("hooks (per harness and part: state, where, last run):\n", 1)[1].splitlines()
+    assert block[0].startswith("  claude    mcp      installed (jacked-memory-mcp) in user: ")
+    assert block[1].startswith("            brief    installed (hook (SessionStart)) in ") and ", ok: brief " in block[1]
+    assert block[2].startswith("            capture  installed") and "FAILED: error " in block[2]
+    assert any(line.startswith("  zed       mcp      elsewhere") for line in block)
+    assert any(line.startswith("  nothing installed for ") and "opencode" in line for line in block) and "captures: 0 pending, 0 failed" in block
     assert any(w.startswith("the last pre-compact hook run failed") for w in _warnings(vault, repo))
 
+    # `hooks status` with no option shows the same table first (a --user registration is not `absent`)
+    listed = run_cli("memory", "hooks", "status", "--json", vault=vault, cwd=repo)
+    assert listed.code == 0
+    rows = {(row["harness"], row["part"]): row for row in listed.json["harnesses"]}
+    assert rows[("claude", "mcp")]["state"] == "installed" and rows[("claude", "mcp")]["where"] == claude["mcp"]["where"]
+    assert rows[("git", "capture")]["state"] == "installed"
+    text = run_cli("memory", "hooks", "status", vault=vault, cwd=repo).out
+    assert text.startswith("claude    mcp      installed (jacked-memory-mcp) in user: ")
 
-def _serve_once(vault: Path, repo: Path) -> None:
-    """Start the MCP server over stdio as Claude Code would, list its tools, close it."""
+
+def _serve_once(vault: Path, repo: Path, harness: str = "claude") -> None:
+    """Start the MCP server over stdio as the harness would, list its tools (get the brief), close it."""
     from test_mcp import stdio
 
     async def go():
-        async with stdio(vault, repo, harness="claude") as client:
+        async with stdio(vault, repo, harness=harness) as client:
             await client.list_tools()
+            if harness != "claude":
+                await client.get_prompt("brief")
 
     anyio.run(go)

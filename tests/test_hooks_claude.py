@@ -138,3 +138,25 @@ def test_a_vault_set_only_by_the_environment_is_named_by_every_registration(tmp_
     assert started.returncode == 0 and "jacked-vault memory for github.com/o/code" in started.stdout, started.stdout + started.stderr
     assert "hook=session-start" in (vault / ".jacked" / "log").read_text()
     assert not (tmp_path / "jacked-vault").exists()
+
+
+def test_a_vault_path_with_a_space_stays_one_word_in_the_hook_commands(tmp_path: Path):
+    """Since every hook command names its vault (issue 19.10), a vault whose path holds a space
+    must reach `_hook` as one argument."""
+    import subprocess
+
+    from conftest import cli_env, make_repo, run_cli
+
+    vault = tmp_path / "my vault"
+    assert run_cli("memory", "init", "--no-scan", vault=vault).code == 0
+    settings = tmp_path / "settings.json"
+    assert run_cli("memory", "hooks", "install", "--claude", "--settings", str(settings), vault=vault).code == 0
+    command = json.loads(settings.read_text())["hooks"]["SessionStart"][0]["hooks"][0]["command"]
+    assert claude.status(settings)["vaults"] == [str(vault)]
+    repo = tmp_path / "code"
+    repo.mkdir()
+    make_repo(repo, "git@github.com:o/code.git")
+    env = {k: v for k, v in cli_env().items() if not k.startswith("JACKED_")}
+    started = subprocess.run(command, shell=True, input=json.dumps({"cwd": str(repo)}), capture_output=True, text=True, cwd=repo, env=env, timeout=120)
+    assert started.returncode == 0 and "jacked-vault memory for github.com/o/code" in started.stdout, started.stdout + started.stderr
+    assert "hook=session-start" in (vault / ".jacked" / "log").read_text()

@@ -129,5 +129,5 @@ def status(
     from jacked_vault.mcp.registration import HARNESSES
 
     nothing = not (claude or codex or opencode or cursor or mcp or git or git_all)
-    _manage(ctx, "status", as_json, vault, claude=claude or nothing, codex=codex or nothing, opencode=opencode or nothing, cursor=cursor or nothing, settings=settings, git=git, git_all=git_all,
+    _manage(ctx, "status", as_json, vault, table=nothing, claude=claude or nothing, codex=codex or nothing, opencode=opencode or nothing, cursor=cursor or nothing, settings=settings, git=git, git_all=git_all,
             mcp=mcp or (list(HARNESSES) if nothing else None), config=config, user=user, allow_user_scope=allow_user_scope)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import sys
 import time
@@ -41,15 +42,21 @@ def jacked_command() -> str:
     return found or f"{sys.executable} -m jacked_vault.cli.main"
 
 
-def _quote(text: str) -> str:
-    import shlex
-
-    return " ".join(shlex.quote(part) for part in text.split(" ")) if " -m " not in text else text
-
-
 def hook_command(hook: str, vault: Path | None) -> str:
-    vault_arg = f" --vault {_quote(str(vault))}" if vault is not None else ""
-    return f"{_quote(jacked_command())} _hook {hook}{vault_arg} {MARKER}"
+    """The command line of one hook, each word shell-quoted (a path with a space stays one word)."""
+    command = jacked_command()
+    words = [sys.executable, "-m", "jacked_vault.cli.main"] if command.endswith(" -m jacked_vault.cli.main") else [command]
+    words += ["_hook", hook] + (["--vault", str(vault)] if vault is not None else [])
+    return f"{shlex.join(words)} {MARKER}"
+
+
+def _named_vault(command: str) -> str | None:
+    """The `--vault` one of our hook commands names, or None."""
+    try:
+        words = shlex.split(command, comments=True)
+    except ValueError:
+        return None
+    return words[words.index("--vault") + 1] if "--vault" in words[:-1] else None
 
 
 def _is_ours(entry: object) -> bool:
@@ -167,4 +174,6 @@ def status(path: Path | None = None) -> dict:
     path = path or default_settings_path()
     settings, raw = _load(path)
     events = installed_events(settings)
-    return {"path": str(path), "exists": raw is not None, "installed": events, "complete": events == sorted(EVENTS)}
+    commands = [h["command"] for g in _all_groups(settings) if isinstance(g, dict) for h in g.get("hooks", []) if _is_ours(h)]
+    vaults = sorted({v for v in map(_named_vault, commands) if v})
+    return {"path": str(path), "exists": raw is not None, "installed": events, "complete": events == sorted(EVENTS), "vaults": vaults}

@@ -157,6 +157,9 @@ HOOKS = {
 }
 
 
+SESSION_HOOKS = ("session-start", "session-end", "pre-compact")  # a harness's; drain and push are the vault's
+
+
 def run_hook(args: list[str]) -> int:
     """Run one hook; log one line; return 0 no matter what."""
     from jacked_vault.store.log import log_line
@@ -178,5 +181,6 @@ def run_hook(args: list[str]) -> int:
     except BaseException as exc:  # noqa: BLE001 - a hook must never fail the session
         outcome = f"error {type(exc).__name__}: {exc}"
     if vault is not None and (vault / ".git").exists():
-        log_line(vault / ".jacked", f"hook={name} {outcome} ({(time.monotonic() - started) * 1000:.0f} ms)")
+        tag = f" harness={_harness(args[1:])}" if name in SESSION_HOOKS else ""  # whose session: `status` tells per harness
+        log_line(vault / ".jacked", f"hook={name} {outcome} ({(time.monotonic() - started) * 1000:.0f} ms){tag}")
     return 0

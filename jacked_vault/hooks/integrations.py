@@ -34,6 +34,7 @@ class Selection:
     print_only: bool = False
     user: bool = False  # --mcp: the harness's per-person config, not the project file
     allow_user_scope: bool = False
+    table: bool = False  # `hooks status` with no option: first the per-harness table (health.harness_table)
     opencode: bool = False  # OpenCode's session plugin (hooks/opencode.py); --user: the per-person folder
     cursor: bool = False  # Cursor's session hooks in hooks.json (hooks/cursor.py); --user: ~/.cursor/hooks.json
 
@@ -53,6 +54,7 @@ class HooksReport:
 
     def to_text(self) -> str:
         render = {"claude": _claude_text, "codex": _codex_text, "git": _git_text, "mcp": _mcp_text, "opencode": _opencode_text, "cursor": _cursor_text}
+        render["harnesses"] = _harness_text
         return "\n".join(render[key](item) for key, results in self.families.items() for item in results)
 
 
@@ -85,6 +87,19 @@ def _git_text(item: dict[str, Any]) -> str:
     if not item.get("actions") and item.get("via"):
         done += f" (run by {item['via']})" if item["via"] != "repo-hook" else f" (run by the line in {item['hook']})"
     return f"post-merge in {item['repo']}: {done}" + "".join(f"\nwarning: {w}" for w in item.get("warnings") or [])
+
+
+def _harness_rows(vault: str | None) -> list[dict[str, Any]]:
+    """The per-harness table `status` shows (health.harness_table): one row per harness and part."""
+    from jacked_vault.health import cwd_table, table_rows
+
+    return table_rows(cwd_table(vault))
+
+
+def _harness_text(item: dict[str, Any]) -> str:
+    from jacked_vault.health import row_text
+
+    return f"{item['harness']:<9} {item['part']:<8} {row_text(item)}"
 
 
 def _mcp_text(item: dict[str, Any]) -> str:
@@ -279,6 +294,8 @@ def manage(op: str, selection: Selection, vault: str | None = None) -> HooksRepo
         raise VaultError("USAGE", f"say what to {op}: --claude, --opencode, --cursor, --codex, --git REPO / --git-all GROUP, or --mcp HARNESS (claude, codex, cursor, opencode)")
     explicit = resolve_vault_path(vault)
     report = HooksReport()
+    if selection.table:
+        report.families["harnesses"] = _harness_rows(vault)
     if selection.claude:
         report.families["claude"] = _claude(op, selection.settings, explicit)
     if selection.codex:

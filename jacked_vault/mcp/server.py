@@ -654,8 +654,12 @@ def build_server(settings: Settings):
         async def run_stdio_async(self) -> None:
             """Stdio with every line screened first: a malformed one gets a JSON-RPC error, never silence.
             A start and an end line go to the vault's `.jacked/log` (for `status`)."""
+            import signal
+
             from jacked_vault.mcp.stdio import serve_screened
 
+            if threading.current_thread() is threading.main_thread():  # a client that stops us with SIGTERM: logged as ended
+                signal.signal(signal.SIGTERM, signal.default_int_handler)
             _log_run(settings, "started")
             ended = "ended (stdin closed)"
             try:

@@ -1,7 +1,8 @@
 """`.jacked/log`: one line per hook run or background failure; machine-local, bounded.
 
-Runs are read back from its tail: `hook=<name> …` (the Claude Code hooks), `post-merge run
-ok|failed …` (the git hook), `mcp <harness> started|ended|failed …` (the MCP server).
+Runs are read back from its tail: `hook=<name> … harness=<h>` (the session hooks; a line with
+no `harness=` is Claude Code's), `post-merge run ok|failed …` (the git hook), `mcp <harness>
+started|ended|failed …` (the MCP server) and `mcp <harness> brief ok|failed …` (its brief).
 """
 
 from __future__ import annotations
@@ -42,9 +43,9 @@ def log_line(cache_dir: Path, text: str) -> None:
 
 LOG_TAIL_BYTES = 64 * 1024
 _LINE = re.compile(
-    r"^(?P<at>\S+) (?:hook=(?P<hook>\S+) (?P<hook_rest>.*)"
+    r"^(?P<at>\S+) (?:hook=(?P<hook>\S+) (?P<hook_rest>.*?)(?: harness=(?P<harness>[a-z0-9][a-z0-9._-]{0,63}))?"
     r"|post-merge run (?P<merge>ok|failed) (?P<merge_rest>.*)"
-    r"|mcp (?P<mcp>\S+) (?P<mcp_state>started|ended|failed)(?P<mcp_rest>.*))$"
+    r"|mcp (?P<mcp>\S+) (?P<mcp_state>started|ended|failed|brief)(?P<mcp_rest>.*))$"
 )
 
 
@@ -52,7 +53,7 @@ _LINE = re.compile(
 class LastRun:
     """One hook's latest run as its log line tells it."""
 
-    name: str  # session-start, session-end, pre-compact, drain, post-merge, mcp:<harness>
+    name: str  # session-start, session-end, pre-compact, drain (Claude Code's, or the vault's), <harness>:<hook>, post-merge, mcp:<harness>, mcp-brief:<harness>
     at: str  # to the second: `seq` orders runs within one
     ok: bool
     outcome: str
@@ -78,10 +79,14 @@ def last_runs(cache_dir: Path) -> dict[str, LastRun]:
         if match is None:
             continue
         if match["hook"]:
-            rest = match["hook_rest"]
-            run = LastRun(match["hook"], match["at"], not rest.startswith(("error ", "unknown hook")), rest, seq)
+            rest, harness = match["hook_rest"], match["harness"] or "claude"
+            name = match["hook"] if harness == "claude" else f"{harness}:{match['hook']}"
+            run = LastRun(name, match["at"], not rest.startswith(("error ", "unknown hook")), rest, seq)
         elif match["merge"]:
             run = LastRun("post-merge", match["at"], match["merge"] == "ok", match["merge_rest"], seq)
+        elif match["mcp_state"] == "brief":
+            ok, _, rest = match["mcp_rest"].strip().partition(" ")
+            run = LastRun(f"mcp-brief:{match['mcp']}", match["at"], ok == "ok", rest, seq)
         else:
             state = (match["mcp_state"] + match["mcp_rest"]).strip()
             run = LastRun(f"mcp:{match['mcp']}", match["at"], match["mcp_state"] != "failed", state, seq)
