@@ -10,8 +10,8 @@ from pathlib import Path
 
 import anyio
 import pytest
-
 from conftest import make_repo, run_cli
+
 from jacked_vault.store.queue import enqueue
 
 SHA = "0123456789abcdef0123456789abcdef01234567"

@@ -10,7 +10,6 @@ the framework put it. A framework that is not installed skips its tests, saying 
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
@@ -18,10 +17,19 @@ import time
 from pathlib import Path
 
 import pytest
-
+import test_post_merge
 from conftest import run_cli
-from jacked_vault.gitflow.githooks import FRAMEWORK_LINE, LEFTHOOK_SNIPPET, LINE_SCRIPT, PRE_COMMIT_SLOT, git_hook_status
-from test_post_merge import World, _feature, world  # noqa: F401 - the fixture
+from test_post_merge import World, _feature
+
+from jacked_vault.gitflow.githooks import (
+    FRAMEWORK_LINE,
+    LEFTHOOK_SNIPPET,
+    LINE_SCRIPT,
+    PRE_COMMIT_SLOT,
+    git_hook_status,
+)
+
+world = test_post_merge.world  # the fixture: a vault and a code repo, PATH without gh and claude
 
 QUIET_S = 2.0  # how long a merge is watched for a capture that must not come
 
@@ -39,8 +47,13 @@ needs_pre_commit = pytest.mark.skipif(PRE_COMMIT is None, reason="pre-commit is 
 
 
 def _env(world: World, tool: str) -> dict[str, str]:
-    """The world's environment with the framework's folder on PATH and its caches in the temp HOME."""
-    return dict(world.env, PATH=f"{Path(tool).parent}{os.pathsep}{world.path}", PRE_COMMIT_HOME=str(world.tmp / "pre-commit-home"), LEFTHOOK_QUIET="meta,summary,execution")
+    """The world's environment with the framework on PATH (alone: its folder may hold `claude`,
+    which would start a distiller) and its caches in the temp HOME."""
+    shim = world.tmp / "tools"
+    shim.mkdir(exist_ok=True)
+    if not (shim / Path(tool).name).exists():
+        (shim / Path(tool).name).symlink_to(tool)
+    return dict(world.env, PATH=f"{shim}{os.pathsep}{world.path}", PRE_COMMIT_HOME=str(world.tmp / "pre-commit-home"), LEFTHOOK_QUIET="meta,summary,execution")
 
 
 def _run(world: World, tool: str, *args: str) -> subprocess.CompletedProcess:

@@ -55,7 +55,8 @@ def test_each_entry_sets_its_own_harness(harness):
         }
     else:
         entry = json.loads(text)["mcpServers"]["jacked-memory"]
-        assert entry == {"command": LAUNCH_CMD[0], "args": [], "env": {"JACKED_MEMORY_HARNESS": harness, "JACKED_VAULT_DIR": "/v"}}
+        typed = {"type": "stdio"} if harness == "claude" else {}  # Claude's own form (`claude mcp get` needs it)
+        assert entry == {**typed, "command": LAUNCH_CMD[0], "args": [], "env": {"JACKED_MEMORY_HARNESS": harness, "JACKED_VAULT_DIR": "/v"}}
 
 
 def test_user_scope_only_when_the_operator_asks():
@@ -116,7 +117,7 @@ def test_the_claude_mcp_add_line_runs_and_writes_our_entry(tmp_path, vault_path,
     added = _run_claude(line, home, work)
     assert added.returncode == 0, added.stdout + added.stderr
     written = json.loads((home / ".claude.json").read_text())["mcpServers"]["jacked-memory"]
-    assert {k: v for k, v in written.items() if k != "type"} == reg.entry("claude", reg.launch_for("claude", vault_path))
+    assert written == reg.entry("claude", reg.launch_for("claude", vault_path))
     status = jacked("memory", "hooks", "status", "--mcp", "claude", "--user", "--json", cwd=work, vault=vault_path, HOME=str(home))
     assert json.loads(status.stdout)["mcp"][0]["state"] == "installed"
     listed = _run_claude("claude mcp list", home, work)
@@ -428,3 +429,12 @@ def test_a_written_entry_starts_a_working_server(tmp_path, vault_path):
     names, saved = anyio.run(go)
     assert sorted(names) == ["memory_brief", "memory_doctor", "memory_read", "memory_save", "memory_search"]
     assert not saved.is_error and saved.structured_content["memory"]["source_harness"] == "claude"
+
+
+def test_a_claude_entry_written_before_it_had_a_type_is_still_ours_and_left_alone(tmp_path):
+    path = tmp_path / ".mcp.json"
+    old = {k: v for k, v in reg.entry("claude", launch("claude")).items() if k != "type"}
+    path.write_text(json.dumps({"mcpServers": {"jacked-memory": old}}, indent=2) + "\n")
+    before = path.read_bytes()
+    assert reg.status("claude", path, launch("claude")) == "installed"
+    assert reg.install("claude", path, launch("claude")).action == "unchanged" and path.read_bytes() == before

@@ -144,6 +144,8 @@ def entry(harness: str, launch: Launch) -> dict[str, Any]:
     _check_harness(harness)
     if harness == "opencode":
         return {"type": "local", "command": [launch.command, *launch.args], "environment": dict(launch.env), "enabled": True}
+    if harness == "claude":  # as `claude mcp add` writes it (without the type, `claude mcp get` shows no command)
+        return {"type": "stdio", "command": launch.command, "args": list(launch.args), "env": dict(launch.env)}
     return {"command": launch.command, "args": list(launch.args), "env": dict(launch.env)}
 
 
@@ -212,10 +214,10 @@ def status(harness: str, path: Path, launch: Launch) -> str:
 
 
 def _same_entry(harness: str, current: dict, wanted: dict) -> bool:
-    """Our entry as we write it, or as the harness's own CLI writes it (`claude mcp add` adds
-    `"type": "stdio"`, which is what no type means)."""
-    if harness in ("claude", "cursor") and current.get("type") == "stdio":
-        current = {k: v for k, v in current.items() if k != "type"}
+    """Our entry as we write it, or as the harness's own CLI writes it: `"type": "stdio"` is what
+    no type means (`claude mcp add` writes it; entries written before we did have none)."""
+    if harness in ("claude", "cursor"):
+        current, wanted = ({k: v for k, v in d.items() if not (k == "type" and v == "stdio")} for d in (current, wanted))
     return current == wanted
 
 
