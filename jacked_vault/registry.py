@@ -34,7 +34,7 @@ class Door:
     """One way bytes enter a vault commit."""
 
     name: str
-    via: tuple[str, ...]  # front-end entries: CLI commands (`memory add`), MCP tools (`mcp:memory_save`), hooks (`hook:session-end`)
+    via: tuple[str, ...]  # front-end entries: CLI commands (`memory add`), MCP tools (`mcp:memory_save`), hooks (`hook:session-end`), page routes (`ui:POST /note/{id}/accept`)
     functions: tuple[str, ...]  # the library functions that make its commits (`module:qualname`)
     not_applicable: dict[str, str] = field(default_factory=dict)  # rule -> why it cannot apply
 
@@ -60,11 +60,12 @@ DOORS: tuple[Door, ...] = (
     ),  # schema and secrets apply: it reads the day files in the working tree, where a hand may have put anything
     Door(
         "transition",
-        ("memory accept", "memory reject", "memory supersede", "memory expire", "memory review"),
+        ("memory accept", "memory reject", "memory supersede", "memory expire", "memory review",
+         "ui:POST /note/{id}/accept", "ui:POST /note/{id}/reject", "ui:POST /note/{id}/supersede", "ui:POST /note/{id}/expire"),
         ("jacked_vault.write.transitions:transition",),
         {"tombstone": "changes a note's status, never its value"},
     ),
-    Door("edit-as-new", ("memory review",), ("jacked_vault.write.transitions:edit_as_new",)),  # a new note and the reject of the candidate, one commit
+    Door("edit-as-new", ("memory review", "ui:POST /note/{id}/edit"), ("jacked_vault.write.transitions:edit_as_new",)),  # a new note and the reject of the candidate, one commit
     Door(
         "forget",
         ("memory forget",),
@@ -128,6 +129,11 @@ SURFACES: tuple[Surface, ...] = (
     Surface("mcp-doctor", ("mcp:memory_doctor",), "harness"),
     Surface("mcp-brief", ("mcp:memory_brief",), "harness"),  # the SessionStart brief, for harnesses without hooks
     Surface("mcp-prompt-brief", ("mcp-prompt:brief",), "harness"),
+    Surface(  # the review page (`jacked memory ui`): a person reads, every note marked; /brief shows a harness's brief
+        "ui",
+        ("memory ui", "ui:GET /", "ui:GET /search", "ui:GET /note/{id}", "ui:GET /review", "ui:GET /brief", "ui:GET /timeline"),
+        "person",
+    ),
 )
 
 # Front-end entries that are neither a door nor a recall surface, and why.

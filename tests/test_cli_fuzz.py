@@ -88,6 +88,8 @@ def argvs(draw, world: dict) -> list[str]:
     args += draw(st.lists(_values(world, ""), max_size=2))
     if path[-1] == "capture-merge":
         args.append("--no-gh")  # `gh` may exist on a developer's machine: no network from a fuzz run
+    if path[-1] == "ui":
+        args.append("--help")  # it serves until interrupted; its refusals are tests/test_ui.py's
     return args
 
 

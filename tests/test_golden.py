@@ -193,6 +193,7 @@ def _scenes(s: Session) -> None:
                      "--json", vault=vault, cwd=code, **s.env).json["memory"]["id"]
     run_cli("memory", "push", vault=vault, **s.env)
     s.run("forget", "memory", "forget", leaked, PATH=f"{tools}{os.pathsep}{os.environ['PATH']}")
+    s.run("ui-help", "memory", "ui", "--help")  # it serves until interrupted: its pages are pinned by tests/test_ui.py
 
 
 @pytest.fixture(scope="module")

@@ -25,6 +25,9 @@ def test_wheel_ships_data_folders_and_finds_them(tmp_path: Path):
         "jacked_vault/_data/templates/gitignore",
         "jacked_vault/_data/templates/vault-README.md",
         "jacked_vault/_data/git_hooks/README.md",
+        "jacked_vault/ui/templates/base.html",  # the review page's templates and static files ship in the package
+        "jacked_vault/ui/static/ui.js",
+        "jacked_vault/ui/static/ui.css",
     ):
         assert required in names
     unpacked = tmp_path / "site"

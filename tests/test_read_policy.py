@@ -26,7 +26,7 @@ cell, what the surface must do with the case's note:
 
 Each surface has a driver (`DRIVERS`) that takes the real entry path: the CLI in a subprocess
 (`JACKED_MEMORY_HARNESS=claude` for a harness reader, unset for a person), index.md on disk, the
-SessionStart hook process, the MCP server through its client. A registered surface without a
+SessionStart hook process, the MCP server through its client, the review page over HTTP. A registered surface without a
 driver, or a cell without an expectation, fails, naming what is missing: a surface added to the
 registry without passing every cell cannot go green.
 """
@@ -34,6 +34,7 @@ registry without passing every cell cannot go green.
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import time
@@ -474,6 +475,45 @@ def drive_mcp_prompt_brief(w: World, reader: str) -> Seen:
     return Seen(outputs={"brief": text}, control="shown" if CONTROL in text else "missing")
 
 
+def drive_ui(w: World, reader: str) -> Seen:
+    """The review page over HTTP as a person (tests/test_ui.py's logged-in TestClient): search with
+    the CLI's filters, the case's note page (asked for by its id), the control's, the review queue,
+    the timeline, the overview (doctor waited for) and /brief (Claude's brief for the repo). A clock
+    case is asked only where the page takes the clock: search."""
+    from test_ui import page_client
+
+    seen = Seen()
+    client = page_client(w.vault, w.repo)
+
+    def get(label: str, path: str, *, ok=(200,), asked: bool = False) -> str:
+        answer = client.get(path)
+        assert answer.status_code in ok, (label, answer.status_code, answer.text[-400:])
+        # the search form and its CLI line echo the person's own words, not what the vault holds
+        text = re.sub(r'<form class="filters".*?</form>|<code class="vault" id="cli-equivalent">.*?</code>', "", answer.text, flags=re.S)
+        (seen.asked if asked else seen.outputs)[label] = text
+        return text
+
+    clocks = "".join(f"&{name.replace('_', '-')}={value}" for name, value in w.clocks.items())
+    if w.clocks:  # a clock case's note is visible now: only the clock hides it
+        assert f'data-id="{w.hidden}"' in client.get(f"/search?q={w.word}").text, "the clock case's note is not visible now"
+    if w.word:
+        get("search", f"/search?q={w.word}{clocks}")
+    listing = get("listing", f"/search?limit=200{clocks}")
+    seen.control = "shown" if f'data-id="{w.control}"' in listing else "missing"
+    if w.clocks:
+        return seen
+    if w.hidden:
+        get("note", f"/note/{w.hidden}", ok=(200, 404, 409), asked=True)
+    control = get("control", f"/note/{w.control}")
+    review = get("review", "/review")
+    get("timeline", "/timeline?limit=500")
+    get("overview", "/?doctor=wait")
+    brief = get("brief", "/brief")
+    pages = CONTROL in control and f'data-id="{w.pending}"' in review and CONTROL in brief
+    seen.control = "shown" if seen.control == "shown" and pages else "missing"
+    return seen
+
+
 DRIVERS: dict[str, Callable[[World, str], Seen]] = {
     "cli-search": drive_cli_search,
     "cli-read": drive_cli_read,
@@ -492,6 +532,7 @@ DRIVERS: dict[str, Callable[[World, str], Seen]] = {
     "mcp-doctor": drive_mcp_doctor,
     "mcp-brief": drive_mcp_brief,
     "mcp-prompt-brief": drive_mcp_prompt_brief,
+    "ui": drive_ui,
 }
 MCP_SURFACES = {"mcp-search", "mcp-read", "mcp-doctor", "mcp-brief", "mcp-prompt-brief"}  # the server always reads as its fixed harness
 
@@ -696,6 +737,71 @@ def mark_group_list(seen: Seen, w: World) -> None:
     assert any(line.startswith("other:") and "1 note" in line for line in seen.outputs["group list"].splitlines())
 
 
+def _ui_hit(seen: Seen, w: World) -> str | None:
+    """The search hit of the case's note on the page (its `<li>`), or None."""
+    found = re.search(rf'<li class="hit" data-id="{w.hidden}">(.*?)</li>', seen.outputs["search"], re.S)
+    return found[1] if found else None
+
+
+def _ui_timeline_marks(seen: Seen, w: World) -> list[str]:
+    """How the timeline marks each commit naming the case's note."""
+    rows = re.findall(r'<tr data-commit="[0-9a-f]{40}" data-op="[a-z]+">(.*?)</tr>', seen.outputs["timeline"], re.S)
+    return [re.search(r'<td class="mark-cell">(.*?)</td>', row, re.S)[1] for row in rows if w.word in row]
+
+
+def _ui_note(seen: Seen) -> str:
+    """The case's note page: its state line and its fields."""
+    page = seen.asked["note"]
+    return page.split('id="state"')[1].split('id="body"')[0]
+
+
+def mark_ui(case: str) -> Marked:
+    """A person on the page sees every note, marked (SPEC 7): in search when default search finds it
+    (with its targets, group or trust), on its own page (its status, validity, scope, targets), on
+    the timeline (each commit marked as `log` marks it for a person), in the review queue when it
+    waits there; the brief stays Claude's."""
+    status = case if case in ("candidate", "rejected", "superseded") else None
+
+    def check(seen: Seen, w: World) -> None:
+        hit, marks = _ui_hit(seen, w), _ui_timeline_marks(seen, w)
+        assert marks, "the timeline does not list the note's commits"
+        brief = seen.outputs["brief"].split('id="given"')[0]
+        if case == "forged-reviewed":  # active, for all: in Claude's brief, quoted, never [reviewed]
+            assert f"&#34;{w.title}&#34;" in brief and f"&#34;{w.title}&#34; [reviewed]" not in brief
+        else:
+            assert w.word not in brief, "the brief shown is Claude's: it must not hold this note"
+        if case == "quarantined":
+            assert hit is None and all("quarantined" in m for m in marks), marks
+            assert w.problem_path in seen.outputs["overview"] and "JACKED_MEMORY_INCOMPLETE" in seen.asked["note"]
+            return
+        note = _ui_note(seen)
+        if case == "other-harness":
+            assert hit is not None and "for codex" in hit and "for codex" in note and all("for codex" in m for m in marks), marks
+        elif case in ("expired", "not-yet-valid"):
+            label = "expired" if case == "expired" else "not valid yet"
+            assert hit is None and f'<span class="mark validity">{label}</span>' in note
+            assert all(m.startswith("expired ·") if case == "expired" else "2099" in m for m in marks), marks
+        elif status is not None:
+            assert hit is None and f'<span class="mark status status-{status}">{status}</span>' in note
+            assert all(m.startswith(f"{status} ·") for m in marks), marks
+            if case == "candidate":
+                assert f'data-id="{w.hidden}"' in seen.outputs["review"]
+        elif case == "user-scope":
+            assert hit is None and '<th>scope</th><td class="vault">user</td>' in note and all(m.endswith("· user") for m in marks), marks
+        elif case == "other-group":
+            assert hit is not None and "group other" in hit and '<th>scope</th><td class="vault">group other</td>' in note
+            assert all(m.endswith("· group other") for m in marks), marks
+        elif case == "forged-reviewed":
+            assert hit is not None and "trust-unreviewed" in hit and "trust-reviewed" not in hit
+            assert "trust-unreviewed" in note and "no accept by a person is behind it" in seen.asked["note"]
+            assert "no accept by a person is behind it" in seen.outputs["overview"]  # doctor's UNPROVEN_REVIEW
+            assert all("reviewed" not in m for m in marks), marks
+        else:
+            raise AssertionError(f"no ui mark for {case}")
+
+    return Marked(f"ui: {case}, marked", check)
+
+
 HIDDEN = Hidden()
 NO_CLOCKS = NotApplicable("takes no --as-of/--known-at: the note is visible now, as it should be")
 NOT_A_CANDIDATE = Hidden()  # the review queue lists candidates: an active (or closed) note never waits there
@@ -851,6 +957,13 @@ EXPECT: dict[str, dict[str, object]] = {
         "forged-reviewed": Marked("unreviewed, its claim named", mark_mcp_read_unreviewed),
         "known-at": NO_CLOCKS,
         "as-of": NO_CLOCKS,
+    },
+    "ui": {  # a person: every note, marked (search as the CLI with every harness; the note page by id; the timeline as `log`)
+        **{case: mark_ui(case) for case in ("other-harness", "expired", "not-yet-valid", "candidate", "rejected", "superseded",
+                                            "user-scope", "other-group", "quarantined", "forged-reviewed")},
+        "other-repo-project": HIDDEN,  # another repo's project store: not seen from the page's repo
+        "known-at": HIDDEN,  # search at --known-at T
+        "as-of": HIDDEN,  # search at --as-of T
     },
     "mcp-doctor": {
         "other-harness": HIDDEN,  # not Claude's to count at all

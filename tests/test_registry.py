@@ -65,7 +65,9 @@ def test_every_front_end_entry_is_a_door_a_surface_or_says_why_not():
         vault = Path(folder) / "vault"
         init_vault(vault)
         mcp_tools = anyio.run(tools, vault)
-    entries = set(leaf_commands()) | set(mcp_tools) | {f"hook:{h}" for h in HOOKS} | {"git:post-merge"}
+    from jacked_vault.ui.app import route_entries
+
+    entries = set(leaf_commands()) | set(mcp_tools) | {f"hook:{h}" for h in HOOKS} | {"git:post-merge"} | set(route_entries())
     registered = {v for d in DOORS for v in d.via} | {v for s in SURFACES for v in s.via} | set(NEITHER)
     assert entries - registered == set(), "an entry jacked_vault/registry.py does not classify"
     assert {e for e in registered - entries if not e.startswith("file:")} == set(), "a registered entry that no longer exists"

@@ -69,6 +69,7 @@ def _queued(vault: Path) -> bool:
 def session_start(vault: Path, payload: dict, harness: str = HARNESS) -> str:
     from jacked_vault.context import Context
     from jacked_vault.recall.brief import build_brief
+    from jacked_vault.recall.brief_log import record_brief
     from jacked_vault.sync import pull_at_session_start
 
     ctx = Context.for_payload(payload, vault=str(vault), harness=harness)
@@ -80,6 +81,7 @@ def session_start(vault: Path, payload: dict, harness: str = HARNESS) -> str:
     brief = build_brief(ctx)
     sys.stdout.write(brief.text + "\n" if harness == HARNESS else _harness_io().brief_output(harness, brief.text))
     sys.stdout.flush()
+    record_brief(vault, brief, harness=harness, cwd=ctx.cwd)  # the briefs given, for the review page's /brief
     if _queued(vault):
         spawn_drain(vault)
         note += " drain-started"

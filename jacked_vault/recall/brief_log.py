@@ -1,0 +1,105 @@
+"""The briefs actually given: each one the SessionStart hook printed, kept on this machine so a
+person can see what an agent was told (the review page's `/brief`).
+
+`<vault>/.jacked/briefs.jsonl` holds one JSON line per brief given (when, the harness, the repo,
+its group, the folder the session started in, tokens, what was trimmed, the warnings, the text).
+It is machine-local (`.jacked/` is never committed) and bounded: a text is cut at MAX_TEXT
+characters, the file is rotated to `briefs.jsonl.1` once past MAX_FILE bytes, and readers look at
+the newest lines of both. Recording never raises and never follows a symlink: a hook must not
+fail a session for its log.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from jacked_vault.store.layout import CACHE_DIR
+
+LOG = "briefs.jsonl"
+MAX_FILE = 256 * 1024  # then rotated: at most two files of this size
+MAX_TEXT = 16 * 1024  # a brief is at most ~6,000 characters (1,500 tokens); this is room to spare
+MAX_READ = 2 * MAX_FILE
+
+
+def record_brief(vault: Path, brief, *, harness: str, cwd: Path | str | None) -> None:
+    """Append the brief just given (a `recall.brief.Brief`) for `harness` in the session started at
+    `cwd`; nothing when `vault` is not a vault (no `.git`); never raises."""
+    try:
+        vault = Path(vault)
+        if not (vault / ".git").exists():
+            return
+        cache = vault / CACHE_DIR
+        if os.path.islink(cache):
+            return  # a symlinked .jacked is never followed
+        from jacked_vault.document.timestamps import utc_now
+
+        text = brief.text
+        record = {
+            "at": utc_now(),
+            "harness": harness,
+            "repo": brief.identity,
+            "group": brief.group,
+            "cwd": str(cwd) if cwd is not None else None,
+            "tokens": brief.tokens,
+            "budget": brief.budget,
+            "trimmed": list(brief.trimmed),
+            "warnings": list(brief.warnings),
+            "text": text[:MAX_TEXT],
+            "text_cut": len(text) > MAX_TEXT,
+        }
+        line = json.dumps(record, ensure_ascii=False) + "\n"
+        os.makedirs(cache, exist_ok=True)
+        path = cache / LOG
+        try:
+            if os.lstat(path).st_size > MAX_FILE:
+                os.replace(path, cache / f"{LOG}.1")
+        except FileNotFoundError:
+            pass
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        try:
+            os.write(fd, line.encode("utf-8", "replace"))
+        finally:
+            os.close(fd)
+    except Exception:  # noqa: BLE001 - the log of a hook never fails the hook
+        return
+
+
+def _tail(path: Path, limit: int) -> str:
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        return ""
+    try:
+        size = os.fstat(fd).st_size
+        os.lseek(fd, max(0, size - limit), os.SEEK_SET)
+        data = os.read(fd, limit)
+    except OSError:
+        return ""
+    finally:
+        os.close(fd)
+    text = data.decode("utf-8", "replace")
+    return text.split("\n", 1)[1] if size > limit and "\n" in text else text  # the first line may be cut
+
+
+def briefs_given(cache_dir: Path, limit: int = 20, *, harness: str | None = None, repo: str | None = None) -> list[dict]:
+    """The newest briefs given, newest first (at most `limit`), of one harness and repo identity
+    when named. Lines that are not a brief record are skipped."""
+    from jacked_vault.store.statefile import json_lines
+
+    if os.path.islink(cache_dir):
+        return []
+    records = json_lines(_tail(Path(cache_dir) / f"{LOG}.1", MAX_READ)) + json_lines(_tail(Path(cache_dir) / LOG, MAX_READ))
+    out = []
+    for record in reversed(records):
+        if not isinstance(record.get("text"), str) or not isinstance(record.get("at"), str):
+            continue
+        if harness is not None and record.get("harness") != harness:
+            continue
+        if repo is not None and record.get("repo") != repo:
+            continue
+        out.append(record)
+        if len(out) >= limit:
+            break
+    return out
