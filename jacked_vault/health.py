@@ -29,6 +29,12 @@ PART_NAMES = ("mcp", "brief", "capture")
 PARTS: tuple[tuple[str, str, str], ...] = (
     ("claude", "brief", "jacked_vault.health:claude_brief"),
     ("claude", "capture", "jacked_vault.health:claude_capture"),
+    ("codex", "brief", "jacked_vault.health:codex_brief"),
+    ("codex", "capture", "jacked_vault.health:codex_capture"),
+    ("cursor", "brief", "jacked_vault.health:cursor_brief"),
+    ("cursor", "capture", "jacked_vault.health:cursor_capture"),
+    ("opencode", "brief", "jacked_vault.health:opencode_brief"),
+    ("opencode", "capture", "jacked_vault.health:opencode_capture"),
 )
 
 
@@ -199,6 +205,79 @@ def claude_brief(probe: Probe) -> Part:
 def claude_capture(probe: Probe) -> Part:
     """Claude Code's SessionEnd and PreCompact hooks (the capture itself runs in the detached drain)."""
     return _claude_part(probe, ("SessionEnd", "PreCompact"), "hooks", probe.hook_run("session-end", "pre-compact"))
+
+
+def _events_part(found: list[dict], events: tuple[str, ...], via: str, last: LastRun | None, mcp_brief: LastRun | None = None) -> Part:
+    """A hooks file's part (`found`: each file's status, `installed` its events) as one row."""
+    where = [item["path"] for item in found if set(events) & set(item["installed"])]
+    have = sorted({event for item in found for event in item["installed"] if event in events})
+    last = latest([r for r in (last, mcp_brief) if r])
+    if not have:
+        return Part("absent", last_run=last)
+    return Part("installed" if len(have) == len(events) else "partial", where, f"{via} ({', '.join(have)})", last)
+
+
+def _codex(probe: Probe, event: str, hook: str) -> Part:
+    from jacked_vault.hooks import codex
+
+    found = codex.status()
+    part = _events_part([found], (event,), "hook", probe.hook_run(hook), probe.mcp_brief_run() if hook == "session-start" else None)
+    if part.state != "absent" and event not in found.get("trusted", []):
+        part.problem = "Codex runs it only once trusted (Codex asks at its next start, or /hooks)"
+    if part.state != "absent" and found.get("warnings"):
+        part.problem = "; ".join(filter(None, [part.problem, *found["warnings"]]))
+    return part
+
+
+def codex_brief(probe: Probe) -> Part:
+    """Codex's SessionStart hook in its config.toml (`hooks install --codex`)."""
+    return _codex(probe, "SessionStart", "session-start")
+
+
+def codex_capture(probe: Probe) -> Part:
+    """Codex's Stop hook (each turn's end queues the session; the drain captures it once quiet)."""
+    return _codex(probe, "Stop", "session-end")
+
+
+def _cursor(probe: Probe, event: str, hook: str) -> Part:
+    from jacked_vault.hooks import cursor
+
+    found = [cursor.status(cursor.default_path(user=user, cwd=probe.cwd)) for user in (True, False)]
+    return _events_part(found, (event,), "hook", probe.hook_run(hook), probe.mcp_brief_run() if hook == "session-start" else None)
+
+
+def cursor_brief(probe: Probe) -> Part:
+    """Cursor's sessionStart hook in hooks.json (`hooks install --cursor [--user]`)."""
+    return _cursor(probe, "sessionStart", "session-start")
+
+
+def cursor_capture(probe: Probe) -> Part:
+    return _cursor(probe, "sessionEnd", "session-end")
+
+
+def _opencode(probe: Probe, hook: str) -> Part:
+    from jacked_vault.hooks import opencode
+
+    found = [opencode.status(opencode.plugin_path(user=user, cwd=probe.cwd)) for user in (True, False)]
+    last = latest([r for r in (probe.hook_run(hook), probe.mcp_brief_run() if hook == "session-start" else None) if r])
+    for state in ("installed", "outdated"):
+        mine = [item for item in found if item["state"] == state]
+        if mine:
+            vaults = {item["vault"] for item in mine if item.get("vault")}
+            if vaults and vaults != {str(probe.vault)}:
+                return Part("outdated", [item["path"] for item in mine], "plugin", last, problem=f"it names another vault ({', '.join(sorted(vaults))})")
+            return Part(state, [item["path"] for item in mine], "plugin", last)
+    return Part("absent", last_run=last)
+
+
+def opencode_brief(probe: Probe) -> Part:
+    """OpenCode's jacked-vault plugin (`hooks install --opencode [--user]`): the brief in the system prompt."""
+    return _opencode(probe, "session-start")
+
+
+def opencode_capture(probe: Probe) -> Part:
+    """The same plugin queues a session once it has gone quiet (or OpenCode exits)."""
+    return _opencode(probe, "session-end")
 
 
 def _post_merge_part(root: Path | None, runs: dict[str, LastRun]) -> Part:

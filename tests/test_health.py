@@ -136,3 +136,21 @@ def _serve_once(vault: Path, repo: Path, harness: str = "claude") -> None:
                 await client.get_prompt("brief")
 
     anyio.run(go)
+
+
+def test_every_harness_family_fills_its_rows(machine, tmp_path: Path):
+    """Codex, Cursor and OpenCode hooks (their families' status) appear in the table with the last
+    run of their own hooks, told apart by the harness each hook line names."""
+    vault, repo = machine
+    assert run_cli("memory", "hooks", "install", "--codex", "--cursor", "--opencode", vault=vault, cwd=repo).code == 0
+    for harness in ("codex", "cursor", "opencode"):
+        assert run_cli("_hook", "session-start", "--harness", harness, "--vault", str(vault), vault=vault, cwd=repo, stdin=json.dumps({"cwd": str(repo)})).code == 0
+    table = run_cli("memory", "status", "--json", vault=vault, cwd=repo).json["hooks"]["harnesses"]
+    for harness in ("codex", "cursor", "opencode"):
+        assert table[harness]["brief"]["state"] == "installed" and table[harness]["capture"]["state"] == "installed", (harness, table[harness])
+        assert table[harness]["brief"]["last_run"]["name"] == f"{harness}:session-start", table[harness]["brief"]
+        assert table[harness]["capture"]["last_run"] is None
+    assert table["claude"]["brief"]["state"] == "absent" and table["claude"]["brief"]["last_run"] is None
+    assert table["opencode"]["brief"]["where"] == [str(repo / ".opencode" / "plugins" / "jacked-vault.js")]
+    assert table["cursor"]["brief"]["where"] == [str(repo / ".cursor" / "hooks.json")]
+    assert table["codex"]["brief"]["where"] == [str(tmp_path / ".codex" / "config.toml")]
