@@ -178,12 +178,3 @@ def describe(ctx: Context, ids, viewer: Viewer = EVERYTHING) -> dict[str, dict]:
         for index in indexes:
             index.close()
     return out
-
-
-def validity(valid_from: str, valid_until: str | None, now: str) -> str | None:
-    """`expired` or `not valid yet` when the fact does not hold at `now` (None when it does)."""
-    if valid_until and valid_until <= now:
-        return "expired"
-    if valid_from > now:
-        return "not valid yet"
-    return None
