@@ -1,4 +1,5 @@
-"""Capturing one Claude Code session: one episodic entry always, at most one candidate note.
+"""Capturing one harness session (Claude Code, Codex, OpenCode, Cursor: `capture.readers` reads
+each one's transcript): one episodic entry always, at most one candidate note.
 
 `capture_session(ctx, payload)` for a SessionEnd or PreCompact hook payload:
 
@@ -161,7 +162,7 @@ def fallback_sentence(transcript: Transcript, branch: str, cwd: str | None) -> s
     for sentence in candidates:
         if not unsafe_kinds(sentence):
             return sentence
-    return "Worked in a Claude Code session"
+    return "Worked in a coding-agent session"
 
 
 # --- helpers --------------------------------------------------------------------------------
