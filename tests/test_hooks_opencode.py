@@ -243,10 +243,21 @@ def test_session_end_from_opencode_is_queued_as_opencodes_and_captured_from_its_
     assert "Made the capture queue safe for concurrent drains" in day.read_text()
     prompt = Path(f"{record}.prompt").read_text()
     assert "[user] \"and document the decision\"" in prompt and "[tool] Write /home/me/Github/proj/notes/plan.md" in prompt
-    log = (vault / ".jacked" / "log").read_text()
-    assert "hook=session-end queued" in log and "session entry groups/proj/" in log
+    log = _wait_for_log(vault, "session entry groups/proj/")  # the drain logs once it is done (after the entry's commit)
+    assert "hook=session-end queued" in log
     ledger = json.loads((vault / ".jacked" / "captured.json").read_text())["keys"]
     assert list(ledger) == [f"SessionEnd:{SESSION}:m7"]
+
+
+def _wait_for_log(vault: Path, text: str, seconds: float = 40.0) -> str:
+    path = vault / ".jacked" / "log"
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        log = path.read_text() if path.exists() else ""
+        if text in log:
+            return log
+        time.sleep(0.3)
+    raise AssertionError(f"{text!r} never logged; log:\n{log}")
 
 
 def _wait_for_entry(vault: Path, group: str, folder: str, seconds: float = 40.0) -> Path:
