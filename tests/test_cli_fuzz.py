@@ -126,6 +126,7 @@ def sandbox(world: dict, monkeypatch, tmp_path: Path):
         os.close(null)
 
 
+@pytest.mark.slow
 @settings(max_examples=250, deadline=None, suppress_health_check=list(HealthCheck))
 @given(data=st.data())
 def test_no_argument_of_any_command_gives_a_traceback_in_process(world, sandbox, data):

@@ -172,6 +172,7 @@ def test_forget_removes_a_hand_edited_working_copy_and_says_so(tmp_path: Path):
     assert git(vault, "status", "--porcelain") == ""
 
 
+@pytest.mark.slow
 def test_a_forget_killed_at_any_step_is_rolled_back_or_done_never_half(tmp_path: Path):
     """kill -9 the forget after each of its working-tree writes (tombstone, note removed, index.md,
     audit) and right after its commit: the next write (another add) rolls it back or finds it

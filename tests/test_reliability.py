@@ -261,6 +261,7 @@ ROUNDS = 30
 SEED = 20240531
 
 
+@pytest.mark.slow
 def test_sigkill_torture_never_leaves_partial_files_or_loses_adds(vault_path: Path, tmp_path: Path):
     vault = vault_path
     work = _work(tmp_path)
@@ -570,6 +571,7 @@ def _assert_settled(vault: Path, rel: str) -> None:
     assert audit.verify(vault).problems == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("op", ["accept", "reject", "add-supersedes"])
 def test_a_kill_during_a_transition_is_rolled_back_or_completed_never_a_hand_edit(vault_path: Path, tmp_path: Path, op: str):
     """Issue 17.14, SPEC 5.2: kill -9 the transition after each of its working-tree writes and

@@ -405,6 +405,7 @@ def _held(vault: Path) -> dict[str, int]:
     return found
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("then", ["rollup", "add", "killed-again"])
 def test_a_rollup_killed_at_any_step_is_resumed_never_repeated(vault_path: Path, tmp_path: Path, then: str) -> None:
     """Issue 18.14: kill -9 a rollup after each of its working-tree writes (recent.md, archive.md,
