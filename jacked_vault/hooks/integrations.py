@@ -37,6 +37,7 @@ class Selection:
     table: bool = False  # `hooks status` with no option: first the per-harness table (health.harness_table)
     opencode: bool = False  # OpenCode's session plugin (hooks/opencode.py); --user: the per-person folder
     cursor: bool = False  # Cursor's session hooks in hooks.json (hooks/cursor.py); --user: ~/.cursor/hooks.json
+    commands: tuple[str, ...] = ()  # the /remember and /learn command files of these harnesses (hooks/commands.py)
 
 
 @dataclass
@@ -55,6 +56,7 @@ class HooksReport:
     def to_text(self) -> str:
         render = {"claude": _claude_text, "codex": _codex_text, "git": _git_text, "mcp": _mcp_text, "opencode": _opencode_text, "cursor": _cursor_text}
         render["harnesses"] = _harness_text
+        render["commands"] = _commands_text
         return "\n".join(render[key](item) for key, results in self.families.items() for item in results)
 
 
@@ -133,6 +135,32 @@ def _cursor_text(item: dict[str, Any]) -> str:
         return text + (f"\nnote: {item['notice']}" if item.get("notice") else "")
     events = ", ".join(item["installed"]) or "none"
     return f"cursor hooks in {item['path']}: {events}{'' if item['complete'] else ' (incomplete)'}"
+
+
+def _commands_text(item: dict[str, Any]) -> str:
+    if "error" in item:
+        return f"error: {item['harness']} commands: {item['error']['message']} [{item['error']['code']}]"
+    return f"{item['harness']} command {item.get('action') or item['state']}: {item['path']}"
+
+
+def _commands(op: str, harnesses: tuple[str, ...], vault: Path | None) -> list[dict[str, Any]]:
+    """`--commands HARNESS`: the `/remember` and `/learn` files in the harness's per-person
+    command folder. A foreign file of that name is an `error` item (the command exits 1)."""
+    from jacked_vault.hooks import commands
+
+    results: list[dict[str, Any]] = []
+    for name in dict.fromkeys(h.strip().lower() for h in harnesses):
+        if name not in commands.HARNESSES:
+            raise VaultError("USAGE", f"--commands: use one of {', '.join(commands.HARNESSES)}")
+        try:
+            if op == "status":
+                results += commands.status(name, vault)
+                continue
+            changes = commands.install(name, vault) if op == "install" else commands.uninstall(name)
+            results += [{"harness": name, "path": c.path, "action": c.action} for c in changes]
+        except VaultError as exc:
+            results.append({"harness": name, "error": {"code": exc.full_code, "message": exc.message}})
+    return results
 
 
 def _session_family(name: str, op: str, selection: Selection, vault: Path) -> list[dict[str, Any]]:
@@ -290,8 +318,11 @@ def manage(op: str, selection: Selection, vault: str | None = None) -> HooksRepo
 
     if op not in OPS:
         raise VaultError("USAGE", f"{op}: use one of {', '.join(OPS)}")
-    if not (selection.claude or selection.codex or selection.git or selection.git_all or selection.mcp or selection.opencode or selection.cursor):
-        raise VaultError("USAGE", f"say what to {op}: --claude, --opencode, --cursor, --codex, --git REPO / --git-all GROUP, or --mcp HARNESS (claude, codex, cursor, opencode)")
+    if not (selection.claude or selection.codex or selection.git or selection.git_all or selection.mcp or selection.opencode or selection.cursor or selection.commands):
+        raise VaultError(
+            "USAGE",
+            f"say what to {op}: --claude, --opencode, --cursor, --codex, --git REPO / --git-all GROUP, --mcp HARNESS (claude, codex, cursor, opencode) or --commands HARNESS (claude, codex, opencode)",
+        )
     explicit = resolve_vault_path(vault)
     report = HooksReport()
     if selection.table:
@@ -307,6 +338,8 @@ def manage(op: str, selection: Selection, vault: str | None = None) -> HooksRepo
     for name in ("opencode", "cursor"):
         if getattr(selection, name):
             report.families[name] = _session_family(name, op, selection, explicit)
+    if selection.commands:
+        report.families["commands"] = _commands(op, selection.commands, explicit)
     return report
 
 

@@ -1,0 +1,56 @@
+"""`jacked memory enable|disable`: the one switch (parse the options, ask on a terminal, call `hooks.enable`)."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated, Optional
+
+import typer
+
+from jacked_vault.cli.apps import HOOKS, Command, JsonOpt, VaultOpt, example, memory_app, outer_vault, run
+
+YesOpt = Annotated[bool, typer.Option("--yes", help="Accept the suggested groups and every offer (post-merge hooks, migration) without asking.")]
+FromOpt = Annotated[Optional[str], typer.Option("--from", metavar="URL", help="Join the shared vault at URL (a second machine) instead of creating one.")]
+
+
+def _ask(question: str) -> bool:
+    from jacked_vault.cli.prompts import choose
+
+    return choose(question + " [y]es, [n]o", {"y": "yes", "n": "no"}, default="y") == "y"
+
+
+def _ask_url() -> str | None:
+    answer = typer.prompt("remote URL for the vault (empty: none for now)", default="", show_default=False, err=True).strip()
+    return answer or None
+
+
+@memory_app.command(cls=Command, rich_help_panel=HOOKS, epilog=example("jacked memory enable", "jacked memory enable --yes", "jacked memory enable --from git@github.com:me/vault.git"))
+def enable(ctx: typer.Context, yes: YesOpt = False, from_: FromOpt = None, vault: VaultOpt = None, as_json: JsonOpt = False) -> None:
+    """Turn memory on: the vault, groups, hooks and MCP for every harness here.
+
+    Creates the vault (or joins one with --from), reviews the suggested groups, installs the
+    session hooks, MCP server and /remember and /learn commands of every harness found on this
+    machine, offers the post-merge hook of each mapped repo, the import of any .remember/ and a
+    remote. Safe to run again; `jacked memory disable` undoes it.
+    """
+    from jacked_vault.cli.groups import _suggest_and_apply
+    from jacked_vault.hooks.enable import enable as switch_on
+
+    interactive = not as_json and not yes and sys.stdin.isatty()
+    chosen = vault if vault is not None else outer_vault(ctx)
+    run(ctx, as_json, lambda: switch_on(
+        chosen, from_url=from_, yes=yes, ask=_ask if interactive else None, ask_url=_ask_url if interactive else None,
+        review=lambda context: _suggest_and_apply(context, None, yes, as_json),
+    ))  # fmt: skip
+
+
+@memory_app.command(cls=Command, rich_help_panel=HOOKS, epilog=example("jacked memory disable"))
+def disable(ctx: typer.Context, vault: VaultOpt = None, as_json: JsonOpt = False) -> None:
+    """Turn memory off: remove every hook, registration and command jacked installed.
+
+    Files enable changed and nobody changed since are put back byte for byte; the vault and its
+    notes are left as they are. Safe to run again.
+    """
+    from jacked_vault.hooks.enable import disable as switch_off
+
+    run(ctx, as_json, lambda: switch_off(vault if vault is not None else outer_vault(ctx)))

@@ -1,0 +1,473 @@
+"""`enable` and `disable`: the one switch that turns memory on and off on this machine.
+
+`enable` runs, in order, each step reporting its outcome: the vault (`init`, or `init --from URL`
+to join a shared one), the group suggestions (reviewed on a terminal, accepted with --yes), the
+session hooks, MCP registration and `/remember`·`/learn` commands of every harness found on this
+machine (per-person files only: nothing lands in a code repo), the post-merge hook of each mapped
+repo (asked per repo, or all with --yes), the import of any `.remember/` folder of those repos
+(`migrate`) and a remote for the vault. Every step reuses the command that owns it (`init`,
+`hooks install`, `migrate`, `remote set`); nothing here edits a config itself.
+
+`disable` removes every hook, registration and command jacked installed: the per-person files of
+every harness (found or not), the project files of the current repo and of every repo under the
+vault's roots, and their post-merge hooks. The vault and its notes are never touched.
+
+A file `enable` changed is put back byte for byte: before its first change the file's bytes are
+kept in the ledger (`<vault>/.jacked/switch.json`, machine-local, never committed) with a hash
+of what `enable` left; `disable` writes those bytes back (or removes a file `enable` created,
+with the backups the installers made beside it and the folders `enable` made) when the file is
+still as `enable` left it. A file changed since is only cleaned of jacked's entries by its
+installer's own uninstall, which keeps everything else.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import os
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from jacked_vault.errors import VaultError
+
+HARNESSES = ("claude", "codex", "opencode", "cursor")
+LEDGER = "switch.json"
+# A harness is on this machine when its per-person config folder exists or its binary is on PATH.
+BINARIES = {"claude": ("claude",), "codex": ("codex",), "opencode": ("opencode",), "cursor": ("cursor", "cursor-agent")}
+
+Ask = Callable[[str], bool]
+
+
+@dataclass
+class Step:
+    """One step of `enable`/`disable`: its name, outcome and what it did (lines and raw items)."""
+
+    name: str
+    outcome: str  # done, unchanged, skipped, offered, restored, removed, error
+    detail: str
+    items: list[dict[str, Any]] = field(default_factory=list)
+    lines: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        return {"step": self.name, "outcome": self.outcome, "detail": self.detail, "items": self.items}
+
+
+@dataclass
+class SwitchReport:
+    """What `enable` or `disable` did, one step after the other."""
+
+    action: str
+    vault: str
+    steps: list[Step] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not any(step.outcome == "error" for step in self.steps)
+
+    def to_json(self) -> dict:
+        return {"action": self.action, "vault": self.vault, "steps": [s.to_json() for s in self.steps]}
+
+    def to_text(self) -> str:
+        lines = []
+        for step in self.steps:
+            lines.append(f"{step.name:<10} {step.outcome:<9} {step.detail}")
+            lines += [f"  {line}" for line in step.lines]
+        if self.action == "disable":
+            lines.append(f"the vault at {self.vault} and its notes are untouched")
+        return "\n".join(lines)
+
+
+# -- where things are ------------------------------------------------------------------------------
+
+
+def harnesses_found(environ: dict[str, str] | None = None) -> list[str]:
+    """The harnesses on this machine: their per-person config folder exists, or their binary is on PATH."""
+    from jacked_vault.hooks import commands, cursor
+
+    env = os.environ if environ is None else environ
+    folders = {
+        "claude": commands.folder("claude", env).parent,
+        "codex": commands.folder("codex", env).parent,
+        "opencode": commands.folder("opencode", env).parent,
+        "cursor": cursor.default_path(user=True, environ=env).parent,
+    }
+    path = env.get("PATH", "")
+    return [h for h in HARNESSES if folders[h].is_dir() or any(shutil.which(b, path=path) for b in BINARIES[h])]
+
+
+def _files(harness: str) -> list[Path]:
+    """Every per-person file `enable` may change for `harness`."""
+    from jacked_vault.hooks import claude, codex, commands, cursor, opencode
+    from jacked_vault.mcp import registration as reg
+
+    files = {
+        "claude": [claude.default_settings_path(), reg.default_config_path("claude", user=True), *commands.paths("claude")],
+        "codex": [codex.default_config_path(), *commands.paths("codex")],
+        "opencode": [opencode.plugin_path(user=True), reg.default_config_path("opencode", user=True), *commands.paths("opencode")],
+        "cursor": [cursor.default_path(user=True), reg.default_config_path("cursor", user=True)],
+    }[harness]
+    return [Path(os.path.realpath(p)) for p in files]
+
+
+def _selection(harness: str):
+    """What `hooks install` is asked for one harness: its session hooks, its MCP server and its
+    commands, all in per-person files."""
+    from jacked_vault.hooks import commands
+    from jacked_vault.hooks.integrations import Selection
+
+    hooks = {"claude": {"claude": True}, "codex": {"codex": True}, "opencode": {"opencode": True}, "cursor": {"cursor": True}}[harness]
+    return Selection(**hooks, mcp=(harness,), user=True, commands=(harness,) if harness in commands.HARNESSES else ())
+
+
+# -- the ledger ------------------------------------------------------------------------------------
+
+
+def _sha(data: bytes | None) -> str | None:
+    return None if data is None else hashlib.sha256(data).hexdigest()
+
+
+def _read(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError:
+        return b""  # unreadable: never matches a recorded hash, so never restored over
+
+
+def _backups(path: Path) -> set[str]:
+    try:
+        return {str(p) for p in path.parent.glob(path.name + ".jacked-backup-*")}
+    except OSError:
+        return set()
+
+
+def _missing_dirs(path: Path) -> list[str]:
+    """The folders above `path` that do not exist yet (the deepest first)."""
+    out = []
+    folder = path.parent
+    while not folder.exists() and folder != folder.parent:
+        out.append(str(folder))
+        folder = folder.parent
+    return out
+
+
+class Ledger:
+    """What `enable` changed on this machine, so `disable` can put it back."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        data = {}
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            pass
+        self.files: dict[str, dict] = data.get("files", {}) if isinstance(data, dict) else {}
+        self.dirs: list[str] = data.get("dirs", []) if isinstance(data, dict) else []
+        self.repos: list[str] = data.get("repos", []) if isinstance(data, dict) else []
+
+    def snapshot(self, paths: list[Path]) -> dict[str, tuple[bytes | None, set[str], list[str]]]:
+        return {str(p): (_read(p), _backups(p), _missing_dirs(p)) for p in paths}
+
+    def record(self, before: dict[str, tuple[bytes | None, set[str], list[str]]]) -> None:
+        """After an install: keep each changed file's first bytes and what the install left."""
+        for name, (data, backups, missing) in before.items():
+            path = Path(name)
+            after = _read(path)
+            if after == data:
+                continue
+            entry = self.files.get(name)
+            if entry is None or entry.get("after") != _sha(data):
+                original = None if data is None else base64.b64encode(data).decode("ascii")
+                entry = {"before": original, "existed": data is not None, "backups": [], "restore": entry is None}
+            entry["after"] = _sha(after)
+            entry["backups"] = sorted(set(entry["backups"]) | (_backups(path) - backups))
+            self.files[name] = entry
+            self.dirs = list(dict.fromkeys([*self.dirs, *missing]))
+
+    def save(self) -> None:
+        from jacked_vault.safety import fsio
+
+        data = {"version": 1, "files": self.files, "dirs": self.dirs, "repos": self.repos}
+        fsio.write_file(self.path, (json.dumps(data, indent=2) + "\n").encode("utf-8"), mode=0o600)
+
+    def restore(self) -> list[str]:
+        """Put back every file still as `enable` left it; the paths restored or removed."""
+        from jacked_vault.safety import fsio
+
+        done = []
+        for name, entry in sorted(self.files.items()):
+            path = Path(name)
+            if not entry.get("restore", True) or _sha(_read(path)) != entry.get("after"):
+                continue
+            if entry.get("existed"):
+                fsio.write_file(path, base64.b64decode(entry["before"]), through_symlink=True)
+                done.append(f"restored {name}")
+            elif path.exists():
+                path.unlink()
+                done.append(f"removed {name} (enable created it)")
+            for backup in entry.get("backups", []):
+                Path(backup).unlink(missing_ok=True)
+        for folder in sorted(self.dirs, key=lambda f: f.count(os.sep), reverse=True):  # the deepest first
+            try:
+                Path(folder).rmdir()
+            except OSError:
+                pass  # not empty (someone else's files), or gone already
+        return done
+
+    def forget(self) -> None:
+        self.path.unlink(missing_ok=True)
+
+
+def _ledger(vault_root: Path) -> Ledger:
+    from jacked_vault.store.layout import CACHE_DIR
+
+    return Ledger(vault_root / CACHE_DIR / LEDGER)
+
+
+# -- enable ----------------------------------------------------------------------------------------
+
+
+def enable(
+    vault: str | None,
+    *,
+    from_url: str | None,
+    yes: bool,
+    ask: Ask | None,
+    ask_url: Callable[[], str | None] | None,
+    review: Callable[[Any], Any],
+) -> SwitchReport:
+    """Turn memory on. `ask` (a yes/no question on a terminal) and `ask_url` are None when nobody
+    can answer (JSON, no terminal); `review` runs init's group review (the CLI's own)."""
+    from jacked_vault.context import Context
+
+    ctx = Context.create(vault=vault)
+    report = SwitchReport("enable", str(ctx.vault_path))
+    report.steps.append(_vault_step(ctx, from_url, vault is not None))  # a refusal here stops everything
+    ledger = _ledger(ctx.vault_path)
+    try:
+        report.steps.append(_guard("groups", lambda: _groups_step(ctx, from_url, review)))
+        report.steps += _harness_steps(vault, ledger)
+        repos = _mapped_repos(ctx)
+        report.steps.append(_guard("post-merge", lambda: _post_merge_step(vault, repos, yes, ask, ledger)))
+        report.steps.append(_guard("migrate", lambda: _migrate_step(vault, repos, yes, ask)))
+        report.steps.append(_guard("remote", lambda: _remote_step(ctx, ask_url)))
+    finally:
+        ledger.save()
+    return report
+
+
+def _guard(name: str, run: Callable[[], Step]) -> Step:
+    try:
+        return run()
+    except VaultError as exc:
+        return Step(name, "error", f"{exc.message} [{exc.full_code}]")
+
+
+def _vault_step(ctx, from_url: str | None, named: bool) -> Step:
+    from jacked_vault.write.init import init_vault
+
+    if from_url is not None and not (ctx.vault_path / "vault.json").exists():
+        from jacked_vault.sync.clone import clone_vault
+
+        cloned = clone_vault(from_url, ctx.vault_path, name_vault=named)
+        return Step("vault", "done", f"joined {cloned.url}: {cloned.store.root} ({cloned.notes} notes)", [cloned.to_json()])
+    result = init_vault(ctx.vault_path)
+    detail = f"created {result.store.root}" if result.created else f"already a vault: {result.store.root}"
+    if from_url is not None and not result.created:
+        detail += " (--from: nothing cloned over an existing vault)"
+    return Step("vault", "done" if result.created else "unchanged", detail, [result.to_json()])
+
+
+def _groups_step(ctx, from_url: str | None, review: Callable[[Any], Any]) -> Step:
+    if from_url is not None:
+        return Step("groups", "skipped", "a joined vault keeps the groups it was shared with")
+    suggested = review(ctx)
+    accepted = suggested.accepted
+    if accepted:
+        return Step("groups", "done", f"accepted {', '.join(accepted)}", [suggested.to_json()])
+    detail = "no groups to suggest" if not suggested.suggestion.groups else "none accepted (map repos later with `jacked memory group map`)"
+    return Step("groups", "unchanged", detail, [suggested.to_json()])
+
+
+def _harness_steps(vault: str | None, ledger: Ledger) -> list[Step]:
+    from jacked_vault.hooks.integrations import manage
+
+    found = harnesses_found()
+    if not found:
+        return [Step("harnesses", "skipped", "no harness found (~/.claude, ~/.codex, ~/.config/opencode, ~/.cursor, or one on PATH)")]
+    steps = []
+    for harness in found:
+        before = ledger.snapshot(_files(harness))
+        try:
+            result = manage("install", _selection(harness), vault)
+        except VaultError as exc:
+            steps.append(Step(harness, "error", f"{exc.message} [{exc.full_code}]"))
+            continue
+        finally:
+            ledger.record(before)
+        items = [item for results in result.families.values() for item in results]
+        changed = any(item.get("action") in ("installed", "created", "updated") for item in items)
+        outcome = "error" if not result.ok else "done" if changed else "unchanged"
+        steps.append(Step(harness, outcome, "session hooks, MCP server" + (", /remember and /learn" if _selection(harness).commands else ""), items, result.to_text().splitlines()))
+    return steps
+
+
+def _mapped_repos(ctx) -> list[Path]:
+    """Work trees under the vault's roots whose repo is mapped to a group in vault.json."""
+    from jacked_vault.groups.scan import scan_roots
+
+    config = ctx.config
+    mapped = {r for group in (config.get("groups") or {}).values() if isinstance(group, dict) for r in group.get("repos", ())}
+    if not mapped:
+        return []
+    return sorted(r.root for r in scan_roots(config.get("roots") or ["~/Github"]).repos if r.identity in mapped)
+
+
+def _post_merge_step(vault: str | None, repos: list[Path], yes: bool, ask: Ask | None, ledger: Ledger) -> Step:
+    from jacked_vault.gitflow import githooks
+    from jacked_vault.hooks.integrations import Selection, manage
+
+    if not repos:
+        return Step("post-merge", "skipped", "no mapped repo under the vault's roots")
+    wanted, items, lines = [], [], []
+    for repo in repos:
+        if githooks.git_hook_status(repo).state in ("installed", "legacy-chained"):
+            lines.append(f"already installed in {repo}")
+        elif yes or (ask is not None and ask(f"install the post-merge hook (merge capture) in {repo}?")):
+            wanted.append(repo)
+        else:
+            lines.append(f"not installed in {repo}: `jacked memory hooks install --git {repo}`")
+    if wanted:
+        result = manage("install", Selection(git=tuple(str(r) for r in wanted)), vault)
+        items = result.families["git"]
+        lines = result.to_text().splitlines() + lines
+        ledger.repos = sorted(set(ledger.repos) | {i["repo"] for i in items if "error" not in i})
+        outcome = "done" if result.ok else "error"
+    else:
+        outcome = "unchanged" if all(line.startswith("already") for line in lines) else "offered"
+    return Step("post-merge", outcome, f"{len(wanted)} of {len(repos)} mapped repo(s) hooked now", items, lines)
+
+
+def _migrate_step(vault: str | None, repos: list[Path], yes: bool, ask: Ask | None) -> Step:
+    from jacked_vault.context import Context
+    from jacked_vault.episodic.migrate import default_sources, migrate
+
+    found = []
+    for root in repos:
+        ctx = Context.create(vault=vault, cwd=root)
+        if ctx.repo is not None and any(p.is_dir() and not p.is_symlink() for p in default_sources(ctx.repo)):
+            found.append(ctx)
+    if not found:
+        return Step("migrate", "skipped", "no .remember/ folder in the mapped repos or ~/.remember/")
+    items, lines, done = [], [], 0
+    for ctx in found:
+        where = ctx.repo.root
+        if yes or (ask is not None and ask(f"import the remember plugin's .remember/ of {where} (read only, counts checked)?")):
+            result = migrate(ctx, None)
+            items.append(result.to_json())
+            lines.append(f"{where}: " + result.to_text().splitlines()[-1])
+            done += 1
+        else:
+            lines.append(f"{where}: `cd {where} && jacked memory migrate`")
+    return Step("migrate", "done" if done else "offered", f"{done} of {len(found)} .remember/ source(s) imported", items, lines)
+
+
+def _remote_step(ctx, ask_url: Callable[[], str | None] | None) -> Step:
+    from jacked_vault.sync import remote
+
+    origin = remote.origin(ctx.vault_path)
+    if origin is not None:
+        return Step("remote", "unchanged", f"origin {remote.display_url(origin)}")
+    url = ask_url() if ask_url is not None else None
+    if not url:
+        return Step("remote", "offered", "no remote: `jacked memory remote set URL` shares the vault with your other machines")
+    from jacked_vault.sync import set_remote
+
+    result = set_remote(ctx, url)
+    return Step("remote", "done", result.to_text().splitlines()[0], [result.to_json()])
+
+
+# -- disable ---------------------------------------------------------------------------------------
+
+
+def disable(vault: str | None) -> SwitchReport:
+    """Turn memory off: every hook, registration and command jacked installed is removed; the
+    vault is left as it is."""
+    from jacked_vault.context import Context
+
+    ctx = Context.create(vault=vault)
+    report = SwitchReport("disable", str(ctx.vault_path))
+    ledger = _ledger(ctx.vault_path)
+    restored = ledger.restore()
+    report.steps.append(Step("restore", "restored" if restored else "unchanged", f"{len(restored)} file(s) put back as they were before enable", lines=restored))
+    for harness in HARNESSES:
+        report.steps.append(_guard(harness, lambda h=harness: _uninstall_harness(h, vault)))
+    report.steps.append(_guard("projects", lambda: _uninstall_projects(ctx)))
+    report.steps.append(_guard("post-merge", lambda: _uninstall_post_merge(ctx, ledger)))
+    ledger.forget()
+    return report
+
+
+def _outcome(items: list[dict]) -> str:
+    if any("error" in i for i in items):
+        return "error"
+    return "removed" if any(i.get("action") in ("removed", "restored", "deleted") for i in items) else "unchanged"
+
+
+def _uninstall_harness(harness: str, vault: str | None) -> Step:
+    from jacked_vault.hooks.integrations import manage
+
+    result = manage("uninstall", _selection(harness), vault)
+    items = [item for results in result.families.values() for item in results]
+    outcome = _outcome(items)
+    lines = [line for line in result.to_text().splitlines() if " unchanged" not in line and " absent" not in line]
+    return Step(harness, outcome, "nothing of jacked's left" if outcome == "unchanged" else "jacked's entries removed, the rest kept", items, lines)
+
+
+def _uninstall_projects(ctx) -> Step:
+    """Project files (`.mcp.json`, `.cursor/`, `.opencode/`, `opencode.json`) of the current repo
+    and of every repo under the vault's roots."""
+    from jacked_vault.groups.scan import scan_roots
+    from jacked_vault.hooks import cursor, opencode
+    from jacked_vault.mcp import registration as reg
+
+    roots = {r.root for r in scan_roots(ctx.config.get("roots") or ["~/Github"]).repos}
+    if ctx.repo is not None:
+        roots.add(ctx.repo.root)
+    items = []
+    for root in sorted(roots):
+        changes = [reg.uninstall(h, reg.default_config_path(h, cwd=root)) for h in reg.HARNESSES if h != "codex"]
+        items += [c.to_json() for c in changes if c.action == "removed"]
+        plugin = opencode.uninstall(opencode.plugin_path(user=False, cwd=root))
+        hooks = cursor.uninstall(cursor.default_path(user=False, cwd=root))
+        items += [{"path": c.path, "action": "removed"} for c, gone in ((plugin, plugin.action == "removed"), (hooks, hooks.changed)) if gone]
+    lines = [f"removed jacked's entry from {i['path']}" for i in items]
+    return Step("projects", "removed" if items else "unchanged", f"{len(roots)} repo(s) checked", items, lines)
+
+
+def _uninstall_post_merge(ctx, ledger: Ledger) -> Step:
+    from jacked_vault.gitflow import githooks
+    from jacked_vault.groups.scan import scan_roots
+
+    repos = {Path(r) for r in ledger.repos} | {r.root for r in scan_roots(ctx.config.get("roots") or ["~/Github"]).repos}
+    if ctx.repo is not None:
+        repos.add(ctx.repo.root)
+    items, lines = [], []
+    for repo in sorted(repos):
+        try:
+            if githooks.git_hook_status(repo).state == "not-installed":
+                continue
+            report = githooks.uninstall_git_hook(repo)
+        except VaultError as exc:
+            items.append({"repo": str(repo), "error": {"code": exc.full_code, "message": exc.message}})
+            lines.append(f"error: {repo}: {exc.message}")
+            continue
+        items.append(report.to_json())
+        lines.append(f"{repo}: " + "; ".join(report.actions or ["nothing to remove"]))
+    outcome = "error" if any("error" in i for i in items) else "removed" if items else "unchanged"
+    return Step("post-merge", outcome, f"{len(repos)} repo(s) checked", items, lines)
