@@ -2,8 +2,12 @@
 
 `generate_vault(path, n)` creates a vault with `init_vault`, writes `n` valid rendered notes
 straight into `groups/g<i % groups>/<kind>/<slug>.md` (no `add` per note: that would take
-minutes), then commits them all at once with the real git CLI (`git add -A` + `git commit`),
-which also writes the git index so `git status` is clean afterwards.
+minutes) with the audit line each note's `add` would have written (staged by the library's own
+`audit.stage`, in the month the note was created, on one of a few teammates' machines), then
+commits them all at once with the real git CLI (`git add -A` + `git commit`), which also writes
+the git index so `git status` is clean afterwards. Then each group's derived `index.md` is
+rendered by the library and committed, so `jacked memory doctor` accepts the vault as it
+accepts one built by `add`.
 
 Everything is seeded: the same (n, seed) gives the same titles, bodies, tags and layout
 (note ids carry random bits, as real ids do).
@@ -20,12 +24,15 @@ import os
 import random
 import subprocess
 import time
+from collections import defaultdict
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
+from unittest import mock
 
 from jacked_vault.document import new_note_id, render_note, slugify_title
 from jacked_vault.document.timestamps import format_timestamp
+from jacked_vault.store import audit
 from jacked_vault.write.create import build_note
 from jacked_vault.write.init import init_vault
 
@@ -62,6 +69,10 @@ WORDS = tuple(
     nightly weekly staging production laptop linux macos windows ci cron lockfile monorepo
     """.split()
 )
+
+# The teammates' machines whose audit logs hold the generated notes' lines (this machine's own
+# audit month stays as `init` left it, so a bench can fill it as it needs).
+MACHINES = ("m-bench-ana", "m-bench-ben", "m-bench-cho", "m-bench-dev")
 
 _TITLE_STARTS = (
     "Use", "Prefer", "Avoid", "Always", "Never", "Keep", "Retry", "Pin", "Split", "Cache",
@@ -138,10 +149,12 @@ class GenStats:
     git_add_s: float
     git_commit_s: float
     pack_s: float = 0.0
+    audit_lines: int = 0
+    index_md_s: float = 0.0
 
     @property
     def total_s(self) -> float:
-        return self.init_s + self.render_write_s + self.git_add_s + self.git_commit_s + self.pack_s
+        return self.init_s + self.render_write_s + self.git_add_s + self.git_commit_s + self.pack_s + self.index_md_s
 
 
 def generate_vault(
@@ -154,9 +167,12 @@ def generate_vault(
     pack: bool = False,
     now: datetime | None = None,
     kind: str | None = None,
+    index_md: bool = True,
 ) -> GenStats:
-    """Create a vault at `path` (must not exist or be empty) holding `n` committed notes
-    (`kind`: every note of that kind, so with `groups=1` all of them in one folder)."""
+    """Create a vault at `path` (must not exist or be empty) holding `n` committed notes, their
+    audit lines and (`index_md`) each group's index.md (`kind`: every note of that kind, so with
+    `groups=1` all of them in one folder). The search index built to render the index.md files
+    is removed again, so a caller's first search still builds it from HEAD."""
     t0 = time.perf_counter()
     init_vault(path)
     root = path.resolve()
@@ -166,6 +182,7 @@ def generate_vault(
     now = now or datetime.now(timezone.utc)
     used: set[str] = set()
     made_dirs: set[str] = set()
+    events: dict[tuple[str, str], list[audit.AuditEvent]] = defaultdict(list)  # (machine, month) -> lines
     written = 0
     for i in range(n):
         text = note_text(rng)
@@ -200,6 +217,9 @@ def generate_vault(
         with open(root / rel, "wb") as fh:
             fh.write(data)
         written += len(data)
+        event = audit.AuditEvent(stamp, "create", note.id, rel, audit.content_hash(data), harness, "cli")
+        events[(rng.choice(MACHINES), stamp[:7])].append(event)
+    write_audit_history(root, events)
     t2 = time.perf_counter()
 
     git_cli(root, "add", "-A")
@@ -213,6 +233,15 @@ def generate_vault(
     status = git_cli(root, "status", "--porcelain").stdout
     if status.strip():
         raise RuntimeError(f"generated vault is not clean:\n{status[:2000]}")
+    t5 = time.perf_counter()
+    if index_md:
+        write_group_index_mds(root, groups)
+        from jacked_vault.search.index import INDEX_FILE
+        from jacked_vault.store.vault import open_vault
+
+        cache = open_vault(root).cache
+        for suffix in ("", "-wal", "-shm"):
+            (cache / f"{INDEX_FILE}{suffix}").unlink(missing_ok=True)
     return GenStats(
         notes=n,
         bytes_written=written,
@@ -221,7 +250,22 @@ def generate_vault(
         git_add_s=t3 - t2,
         git_commit_s=t4 - t3,
         pack_s=pack_s,
+        audit_lines=sum(len(v) for v in events.values()),
+        index_md_s=time.perf_counter() - t5,
     )
+
+
+def write_audit_history(root: Path, events: dict[tuple[str, str], list[audit.AuditEvent]]) -> None:
+    """Write each machine's audit months, oldest first, each chained to the one before, as the
+    library stages them (`audit.stage` with the clock set in that month)."""
+    for machine, month in sorted(events):
+        batch = sorted(events[(machine, month)], key=lambda e: e.ts)
+        with mock.patch("jacked_vault.document.timestamps.utc_now", return_value=batch[-1].ts):
+            pending = audit.stage(root, machine, batch)
+        for rel, data in pending.files.items():
+            os.makedirs((root / rel).parent, exist_ok=True)
+            with open(root / rel, "wb") as fh:
+                fh.write(data)
 
 
 def write_group_index_mds(path: Path, groups: int) -> int | None:
@@ -246,7 +290,8 @@ def write_group_index_mds(path: Path, groups: int) -> int | None:
     finally:
         index.close()
     git_cli(store.root, "add", "-A")
-    git_cli(store.root, "commit", "-q", "-m", "bench: derived index.md per group")
+    if git_cli(store.root, "diff", "--cached", "--quiet", check=False).returncode:
+        git_cli(store.root, "commit", "-q", "-m", "bench: derived index.md per group")
     status = git_cli(store.root, "status", "--porcelain").stdout
     if status.strip():
         raise RuntimeError(f"vault is not clean after writing index.md files:\n{status[:2000]}")
