@@ -65,6 +65,12 @@ DOORS: tuple[Door, ...] = (
         ("jacked_vault.write.transitions:transition",),
         {"tombstone": "changes a note's status, never its value"},
     ),
+    Door(  # the librarian's move of closed notes to archive/ (issue 24.5): one rename per note, the committed bytes
+        "archive",
+        ("memory librarian",),
+        ("jacked_vault.write.transitions:archive",),
+        {"tombstone": "moves a note's file, never its value"},
+    ),
     Door("edit-as-new", ("memory review", "ui:POST /note/{id}/edit"), ("jacked_vault.write.transitions:edit_as_new",)),  # a new note and the reject of the candidate, one commit
     Door(
         "forget",

@@ -1879,3 +1879,94 @@ def test_the_fields_the_scan_skips_are_closed_by_the_schema():
         rule = properties[name]
         assert "const" in rule or "enum" in rule or rule.get("$ref") == "#/$defs/timestamp", name
     assert {"title", "body", "id", "group", "source_harness", "status_reason"}.isdisjoint(CLOSED_FIELDS)
+
+
+# -- archive (issue 24.5): the librarian's move of closed notes to archive/ ------------------------
+
+
+def _closed_note(world: World, title: str = "Closed idea", body: str = "the committed text") -> tuple[str, str]:
+    """(id, path) of an active note, expired now: what `librarian archive --older-than 0` moves."""
+    from jacked_vault.write.transitions import transition
+
+    note = add(world.ctx(), AddRequest(title=title, body=body))
+    transition(world.ctx(), note.note.id, "expire")
+    return note.note.id, note.rel
+
+
+@drives("archive", "schema")
+def schema_archive(world: World, door: str) -> None:
+    _closed_note(world)
+    before = snapshot(world.vault)
+    for args in (["--older-than", "-1"], ["--older-than", "soon"], ["--dry-run"]):
+        result = world.cli("librarian", *(["archive"] if args != ["--dry-run"] else ["status"]), *args, "--json")
+        assert result.code == 2 and code_of(result.json["error"]["code"]) == "USAGE", (args, result.out)
+        assert snapshot(world.vault) == before, args
+
+
+@drives("archive", "secret")
+def secret_archive(world: World, door: str, text: str) -> None:
+    """A token put into the working copy of a note being archived by hand is kept aside, never
+    committed nor printed; the archived file is the committed one."""
+    note_id, rel = _closed_note(world)
+    path = world.vault / rel
+    path.write_text(path.read_text() + f"\nappended by hand: {text}\n")
+    result = world.cli("librarian", "archive", "--older-than", "0", "--json")
+    assert result.code == 0 and [m["id"] for m in result.json["moved"]] == [note_id], result.out
+    assert result.json["quarantined"], "the hand edit is kept aside and reported"
+    assert git(world.vault, "show", f"HEAD:archive/{rel}") == git(world.vault, "show", f"HEAD~1:{rel}")
+    assert_kept_out(world, result.out + result.err)
+
+
+@drives("archive", "trust")
+def trust_archive(world: World, door: str) -> None:
+    """A note committed by hand claiming `reviewed`, archived, is still unreviewed where it is found."""
+    from jacked_vault.write.transitions import transition
+
+    note_id, data, stem = _render(CLAIMED, "plain", trust="reviewed")
+    rel = f"groups/api/note/{stem}.md"
+    (world.vault / rel).parent.mkdir(parents=True, exist_ok=True)
+    (world.vault / rel).write_bytes(data)
+    git(world.vault, "add", rel)
+    git(world.vault, "commit", "-qm", "memory(accept): by hand")
+    transition(world.ctx(), note_id, "expire")
+    assert world.cli("librarian", "archive", "--older-than", "0").code == 0
+    found = world.cli("search", "claimed", "--all", "--include-archived", "--json").json["results"]
+    assert [(r["id"], r["archived"], r["trust"]) for r in found] == [(note_id, True, "unreviewed")], found
+    read = world.cli("read", note_id, "--all", "--json").json["memory"]
+    assert read["trust"] == "unreviewed" and read["claimed_trust"] == "reviewed", read
+
+
+@drives("archive", "audit")
+def audit_archive(world: World, door: str) -> None:
+    for n in range(2):
+        _closed_note(world, f"Closed {n}", f"text {n}")
+    head = world.head()
+    result = world.cli("librarian", "archive", "--older-than", "0", "--json")
+    assert result.code == 0 and len(result.json["moved"]) == 2, result.out
+    assert len(commits_since(world.vault, head)) == 1
+    assert_audited(world.vault, head)
+
+
+@drives("archive", "create-only")
+def create_only_archive(world: World, door: str) -> None:
+    """The archived file is the committed blob, byte for byte: a hand rewrite of the working copy is
+    quarantined, and a file already at the archive path is never replaced (the note takes a free name)."""
+    note_id, rel = _closed_note(world)
+    committed = (world.vault / rel).read_bytes()
+    path = world.vault / rel
+    path.write_text(path.read_text().replace("the committed text", REWRITTEN))
+    taken = world.vault / "archive" / rel
+    taken.parent.mkdir(parents=True)
+    taken.write_bytes(b"a stray file, not ours\n")
+    result = world.cli("librarian", "archive", "--older-than", "0", "--json")
+    assert result.code == 0 and result.json["quarantined"], result.out
+    moved = result.json["moved"][0]["to"].removeprefix("group:")
+    assert moved != f"archive/{rel}" and (world.vault / moved).read_bytes() == committed
+    assert taken.read_bytes() == b"a stray file, not ours\n" and REWRITTEN not in git(world.vault, "show", f"HEAD:{moved}")
+
+
+@drives("archive", "containment")
+def containment_archive(world: World, door: str) -> None:
+    _closed_note(world)
+    assert_contained(world, lambda: world.cli("librarian", "archive", "--older-than", "0", "--json"),
+                     folders=["groups/api", ".jacked", "groups/api/note", "archive"])  # fmt: skip

@@ -23,7 +23,7 @@ def _run_typer(args: list[str]) -> int:
         from click import exceptions as click_exceptions
 
     # Importing a module registers its commands; the order is the order `jacked memory --help` lists them in.
-    from jacked_vault.cli import notes, recall, review, ui, groups, sync, enable, hooks, mcp, gitflow, episodic  # noqa: F401, I001
+    from jacked_vault.cli import notes, recall, review, ui, groups, sync, enable, hooks, mcp, gitflow, episodic, librarian  # noqa: F401, I001
     from jacked_vault.cli.apps import app
     from jacked_vault.cli.output import ERROR_SCHEMA, emit_error, emit_unexpected, schema_for
     from jacked_vault.errors import VaultError

@@ -63,3 +63,36 @@ def settles(before, after) -> bool:
     """Whether `after` may replace `before` as the settling of two machines' transitions of one
     note: the same value, and `after` is what `winner` keeps (so a reject is never undone)."""
     return value_fields(before) == value_fields(after) and winner(before, after) is after and after is not before
+
+
+# -- archive/ (SPEC 2: notes moved out of recall by the librarian) ---------------------------------
+
+
+def closed_at(note) -> str | None:
+    """When a note stopped holding for good: a superseded note's end (its `valid_until`, else the
+    supersede), an active note's `valid_until` (expired, or to expire then); None for a note that
+    still holds or never did (a candidate, a rejected note: the review queue and tombstones own those)."""
+    if note.status == "superseded":
+        return note.valid_until or note.updated_at
+    if note.status == "active":
+        return note.valid_until
+    return None
+
+
+def archivable(note, cutoff: str) -> bool:
+    """Whether the librarian may move `note` to archive/: closed at or before `cutoff` (now less
+    the configured age, `settings.librarian.archive_after_days`)."""
+    closed = closed_at(note)
+    return closed is not None and closed <= cutoff
+
+
+def moves(was_archived: bool | None, archived: bool, note, now: str) -> str | None:
+    """None when `note` may be where it arrives (in archive/ or not), having been in archive/ or not
+    (None: new here); else why not. The one move a transition makes is into archive/, of a note
+    closed by `now`; nothing leaves archive/ (an archived note is found with `--include-archived`
+    or by its id, never restored by a move)."""
+    if was_archived and not archived:
+        return "leaves archive/, which no transition does"
+    if archived and not was_archived and not archivable(note, now):
+        return f"moves a {note.status} note that still holds into archive/ (only superseded or expired notes are archived)"
+    return None

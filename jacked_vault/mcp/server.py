@@ -238,6 +238,7 @@ class MemoryTools:
         limit: int,
         as_of: str | None = None,
         known_at: str | None = None,
+        include_archived: bool = False,
     ) -> dict[str, Any]:
         from jacked_vault.document.timestamps import normalise_timestamp
         from jacked_vault.search.query import Filters
@@ -257,6 +258,7 @@ class MemoryTools:
             tags=tuple(tags),
             target=self.settings.harness,
             limit=min(limit, MAX_SEARCH_LIMIT),
+            include_archived=include_archived,
             **clocks,
         )
         try:
@@ -559,6 +561,7 @@ def build_server(settings: Settings):
         known_at: Annotated[
             str | None, Field(description="Record time (ISO 8601): what the vault knew then (default now).", max_length=64)
         ] = None,
+        include_archived: Annotated[bool, Field(description="Also notes the librarian moved to archive/ (default false).")] = False,
     ) -> CallToolResult:
         """Search the jacked memory vault (ranked full text; titles and tags weigh most).
 
@@ -569,7 +572,8 @@ def build_server(settings: Settings):
         """
         return guarded(
             "memory_search",
-            lambda: tools.search(query=query, scopes=scopes, kinds=kinds, tags=tags, group=group, limit=limit, as_of=as_of, known_at=known_at),
+            lambda: tools.search(query=query, scopes=scopes, kinds=kinds, tags=tags, group=group, limit=limit, as_of=as_of, known_at=known_at,
+                                 include_archived=include_archived),
         )
 
     def memory_read(

@@ -258,6 +258,7 @@ def _fit(header: list[str], sections: list[_Section], tail: list[str], budget: i
 
 def build_brief(ctx: Context, budget: int = DEFAULT_BUDGET) -> Brief:
     """The brief for the repo at ctx.cwd; never raises for a missing vault, no repo or broken files."""
+    from jacked_vault.recall.librarian import nudge as librarian_nudge
     from jacked_vault.search.service import fresh_indexes
 
     if budget < MIN_BUDGET:
@@ -289,6 +290,7 @@ def build_brief(ctx: Context, budget: int = DEFAULT_BUDGET) -> Brief:
         vault_index = indexes[0]
         sections = _sections(ctx, vault_index, group, repo.identity, viewer)
         empty = vault_index.group_index(group, 1, viewer)[1] == 0
+        nudge = librarian_nudge(ctx, vault_index)
     finally:
         for index in indexes:
             index.close()
@@ -306,7 +308,7 @@ def build_brief(ctx: Context, budget: int = DEFAULT_BUDGET) -> Brief:
     listed = f"Before working on {repo.identity}, read the notes listed above that touch your task, or run {search}."
     unlisted = f"Before working on {repo.identity}, run {search} to find the notes that touch your task."
     warned = [f"[warnings: {'; '.join(warnings)}]"] if warnings else []
-    lines, trimmed = _fit(header, sections, [listed, *warned], budget)
+    lines, trimmed = _fit(header, sections, [listed, *nudge, *warned], budget)
     if not any(section.notes and section.title in lines for section in sections):  # no note listed (none, or none fits)
-        lines, trimmed = _fit(header, sections, [unlisted, *warned], budget)
+        lines, trimmed = _fit(header, sections, [unlisted, *nudge, *warned], budget)
     return Brief(text="\n".join(lines), budget=budget, group=group, identity=repo.identity, trimmed=trimmed, warnings=warnings)

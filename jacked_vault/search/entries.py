@@ -7,7 +7,7 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 
-from jacked_vault.store.layout import Store
+from jacked_vault.store.layout import Store, archived
 
 _DAY_IN_NAME = re.compile(r"(\d{4}-\d{2}-\d{2})")
 _DAY_HEADING = re.compile(r"^#{2,4} (?:Week of )?(\d{4}-\d{2}-\d{2})\s*$", re.MULTILINE)  # recent.md's and archive.md's days
@@ -174,6 +174,11 @@ class Doc:
     def display_path(self) -> str:
         return self.store.display(self.path, self.scope)
 
+    @property
+    def archived(self) -> bool:
+        """Moved out of recall by the librarian (found only with `--include-archived` or by id)."""
+        return self.tier == "note" and not self.store.is_project and archived(self.path)
+
     def plain_excerpt(self) -> str:
         """The excerpt for people: the matched words in context without markers or Markdown
         heading signs; the summary when there is no match to show (an empty query) or the match
@@ -190,6 +195,8 @@ class Doc:
         what = [self.kind if self.tier == "note" else self.tier, where]
         if self.status != "active":
             what.append(self.status)
+        if self.archived:
+            what.append("archived")
         if self.tier == "note":
             what.append(self.trust)
             if self.origin != "cli":
@@ -211,6 +218,7 @@ class Doc:
             "tier": self.tier,
             "excerpt": self.excerpt,
             "path": self.display_path,
+            "archived": self.archived,
             "tags": self.tags,
             "updated_at": self.updated_at,
         }

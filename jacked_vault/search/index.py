@@ -29,7 +29,7 @@ from jacked_vault.search.policy import Viewer
 from jacked_vault.search.query import COLUMNS, Filters, run_search
 from jacked_vault.search.treediff import FILE_MODES, SYMLINK_MODE, TREE_MODE, changed_entries
 from jacked_vault.store.git import fast_head
-from jacked_vault.store.layout import GROUPS_DIR, USER_DIR, Store, classify_episodic, classify_hot, classify_note, classify_path, searchable_episodic
+from jacked_vault.store.layout import ARCHIVE_DIR, GROUPS_DIR, USER_DIR, Store, classify_episodic, classify_hot, classify_note, classify_path, searchable_episodic
 
 INDEX_FILE = "index.sqlite"
 MAX_ROOT_FILES = 200_000  # 4x a big team's 50k-note group (bench_cli); beyond it reads fail as INCOMPLETE
@@ -792,6 +792,8 @@ def _may_hold_files(store: Store, rel: str) -> bool:
     parts = rel.split("/")
     if store.is_project:
         return len(parts) == 1
+    if parts[0] == ARCHIVE_DIR:  # archived notes keep their vault path under archive/
+        return len(parts) == 1 or _may_hold_files(store, "/".join(parts[1:])) and parts[1] != "tombstones"
     return parts[0] in (GROUPS_DIR, USER_DIR, "tombstones") and len(parts) <= (4 if parts[0] == GROUPS_DIR else 2)
 
 

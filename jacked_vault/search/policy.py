@@ -3,9 +3,10 @@
 Every recall surface (search, read, backlinks, brief, index.md, hot, log, the MCP tools) asks the
 index through a `Viewer`, and `Viewer.where()` is the only place the rule is written. Visible
 by default: status `active`, valid now (`valid_from <= now < valid_until`), addressed to the
-reader's harness or to `all`, in a scope the reader may see. Asking for another status looks
+reader's harness or to `all`, in a scope the reader may see, not archived (moved to `archive/`
+by the librarian: found only when asked, `--include-archived`). Asking for another status looks
 at the notes of that status whatever their validity; a read by id (`Viewer.by_id`) shows the
-note in any status or validity. Quarantined files (invalid,
+note in any status or validity, archived or not. Quarantined files (invalid,
 secret, tombstoned, misplaced) are never in the index's documents at all.
 
 Two clocks (bi-temporal):
@@ -24,7 +25,7 @@ import sqlite3
 from typing import Protocol
 
 from jacked_vault.document.model import STATUSES, UNKNOWN_HARNESS
-from jacked_vault.store.layout import Store
+from jacked_vault.store.layout import ARCHIVE_DIR, Store
 
 class Asked(Protocol):
     """What the policy needs of the index it renders SQL for (search.index.SearchIndex)."""
@@ -70,6 +71,7 @@ class Viewer:
     shared_only: bool = False  # index.md: shared by every harness, so only notes for `all`
     any_time: bool = False  # no valid-time limit (counts of everything, the review queue)
     now: str | None = None  # the clock (default: the current time)
+    archived: bool = False  # also notes the librarian moved to archive/ (`--include-archived`, a read by id)
 
     def at_now(self) -> Viewer:
         """This viewer with its clock read (one `now` for every clause of one query)."""
@@ -82,7 +84,7 @@ class Viewer:
     def by_id(self) -> Viewer:
         """This reader asking for one note by its id (SPEC 7: read by id is explicit): the note in
         any status or validity, shown with them; its targets and scopes still decide."""
-        return replace(self, statuses=STATUSES, any_time=True, as_of=None)
+        return replace(self, statuses=STATUSES, any_time=True, as_of=None, archived=True)
 
     def every_target(self) -> Viewer:
         """This viewer without its harness limit: is a note it misses there for another harness?"""
@@ -101,6 +103,8 @@ class Viewer:
             sql.append(fragment)
             params.extend(values)
 
+        if not viewer.archived:
+            add("d.root <> ?", ARCHIVE_DIR)  # search/index.py: an archived note's root is archive/
         if viewer.scopes is not None:
             add(f"d.scope IN ({','.join('?' * len(viewer.scopes))})", *sorted(viewer.scopes))
         if index is not None and index.foreign_stones:
@@ -114,6 +118,8 @@ class Viewer:
         known = viewer.known_at
         if known is None:
             state, state_params = viewer._state("d")
+            if viewer.archived:  # an archived note is closed (superseded or expired): asked for, it is found as it is
+                state, state_params = f"(d.root = ? OR ({state}))", [ARCHIVE_DIR, *state_params]
             add(state, *state_params)
         else:
             from jacked_vault.search import record_time
@@ -165,4 +171,4 @@ class Viewer:
         return f"COALESCE((SELECT k.status FROM {TABLE} k WHERE k.doc = d.rowid), d.status)"
 
 
-EVERYTHING = Viewer(statuses=STATUSES, any_time=True)  # a person asking for one note by its id
+EVERYTHING = Viewer(statuses=STATUSES, any_time=True, archived=True)  # a person asking for one note by its id

@@ -45,6 +45,7 @@ class Filters:
     prefer_group: str | None = None
     limit: int = 20
     any_time: bool = False
+    include_archived: bool = False  # also the notes the librarian moved to archive/
 
     def check(self) -> None:
         """Refuse (USAGE, naming the valid values) a filter value no document can ever match."""
@@ -66,7 +67,8 @@ class Filters:
 
     def viewer(self) -> Viewer:
         """Who reads: `target` a harness (`unknown`: only notes for all), None: every harness."""
-        clocks = {"scopes": self.scopes, "statuses": self.statuses, "as_of": self.as_of, "known_at": self.known_at, "any_time": self.any_time}
+        clocks = {"scopes": self.scopes, "statuses": self.statuses, "as_of": self.as_of, "known_at": self.known_at, "any_time": self.any_time,
+                  "archived": self.include_archived}  # fmt: skip
         return Viewer(**clocks) if self.target is None else reader(self.target, **clocks)
 
     def where(self, index=None) -> tuple[str, list]:

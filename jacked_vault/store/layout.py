@@ -99,17 +99,30 @@ def _name_ok(name: str, suffix: str) -> bool:
 
 
 def classify_note(store: Store, rel: str) -> tuple[str, str | None, str] | None:
-    """(scope, group, kind) for a note path of this store, or None if `rel` is not a note."""
+    """(scope, group, kind) for a note path of this store, or None if `rel` is not a note. A
+    vault note the librarian archived keeps its path under `archive/` (`archived`)."""
     parts = rel.split("/")
     if not _name_ok(parts[-1], ".md") or any(p.startswith(".") or not p for p in parts):
         return None
     if store.is_project:
         return ("project", None, parts[0]) if len(parts) == 2 and parts[0] in _KINDS else None
+    if parts[0] == ARCHIVE_DIR:
+        parts = parts[1:]
     if len(parts) == 4 and parts[0] == GROUPS_DIR and parts[2] in _KINDS and _group_ok(parts[1]):
         return "group", parts[1], parts[2]
     if len(parts) == 3 and parts[0] == USER_DIR and parts[1] in _KINDS:
         return "user", None, parts[1]
     return None
+
+
+def archived(rel: str) -> bool:
+    """Whether a note path is in `archive/` (moved out of recall by the librarian)."""
+    return rel.startswith(ARCHIVE_DIR + "/")
+
+
+def archived_path(rel: str) -> str:
+    """Where the librarian moves the vault note at `rel`: the same path under `archive/`."""
+    return f"{ARCHIVE_DIR}/{rel}"
 
 
 def classify_hot(store: Store, rel: str) -> tuple[str, str | None] | None:
@@ -157,7 +170,7 @@ def classify_path(store: Store, rel: str) -> str | None:
         return "index"
     if classify_episodic(store, rel):
         return "episodic"
-    if len(parts) == 3 and parts[0] == AUDIT_DIR and not parts[1].startswith(".") and _is_month_file(parts[2]):
+    if len(parts) == 3 and parts[0] == AUDIT_DIR and not parts[1].startswith(".") and audit_part(parts[2]):
         return "audit"
     if len(parts) == 2 and parts[0] == TOMBSTONE_DIR and _name_ok(parts[1], ".txt"):
         return "tombstones"
@@ -167,5 +180,16 @@ def classify_path(store: Store, rel: str) -> str | None:
     return None
 
 
-def _is_month_file(name: str) -> bool:
-    return len(name) == 13 and name.endswith(".jsonl") and name[:4].isdigit() and name[4] == "-" and name[5:7].isdigit()
+def audit_part(name: str) -> tuple[str, int] | None:
+    """(month, part) for an audit file name: `<YYYY-MM>.jsonl` is part 1 of its month, then
+    `<YYYY-MM>-2.jsonl`, `-3`, … (a month rolls into parts by size); None for any other name."""
+    if not name.endswith(".jsonl") or len(name) < 13:
+        return None
+    month, rest = name[:7], name[7:-6]
+    if not (month[:4].isdigit() and month[4] == "-" and month[5:7].isdigit() and month[:4].isascii() and month[5:].isascii()):
+        return None
+    if rest == "":
+        return month, 1
+    if rest[:1] == "-" and rest[1:].isascii() and rest[1:].isdigit() and rest[1] != "0" and int(rest[1:]) >= 2:
+        return month, int(rest[1:])
+    return None

@@ -17,6 +17,8 @@ the merge base is looked at:
   line; a note that reuses an id this store already has; a tombstone file that lost lines
   (tombstones only grow: the union is kept);
 - derived (index.md): never taken; regenerated here;
+- archived: a note moved into `archive/` is judged like any transition, and must be closed
+  (superseded or expired, `lifecycle.moves`); a note leaving `archive/` is quarantined;
 - forgotten: a note a person forgot on another machine (its deletion with a `forget` audit line
   for that id and path) is deleted here too, as the transition it is (SPEC 5.2);
 - deleted: files the remote removed (kept unless `--accept-deletions`, which deletes notes only).
@@ -257,8 +259,10 @@ def _judge_tombstones(judge: _Judge, rel: str, data: bytes) -> None:
 def _judge_note(judge: _Judge, rel: str, data: bytes) -> None:
     """A note may arrive new (with its audit line) or as the same note after transitions."""
     from jacked_vault.document import parse_note
-    from jacked_vault.document.lifecycle import follows, settles
+    from jacked_vault.document import utc_now
+    from jacked_vault.document.lifecycle import follows, moves, settles
     from jacked_vault.store.audit import content_hash
+    from jacked_vault.store.layout import archived
 
     base = blob_at(judge.repo, judge.base_tree, rel)
     base_id = _note_id(base, rel)
@@ -283,6 +287,10 @@ def _judge_note(judge: _Judge, rel: str, data: bytes) -> None:
         if problem and not settled:
             judge.out.quarantine(rel, "NOT_A_TRANSITION", f"{rel}: {problem}", data, note_id=note.id, moved_from=moved_from)
             return
+    moved = moves(None if prior is None else archived(moved_from or rel), archived(rel), note, utc_now())
+    if moved:  # into archive/ only once closed, never out of it (lifecycle.moves)
+        judge.out.quarantine(rel, "NOT_A_TRANSITION", f"{rel}: {moved}", data, note_id=note.id, moved_from=moved_from)
+        return
     if (note.id, content_hash(data)) not in judge.audited:
         judge.out.quarantine(rel, "UNAUDITED", f"{rel}: changed without an audit line", data, note_id=note.id, moved_from=moved_from)
         return

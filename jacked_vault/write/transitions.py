@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
+from datetime import timedelta
 
 from jacked_vault.context import Context
 from jacked_vault.errors import VaultError
@@ -264,3 +265,79 @@ def _reject_twins(tx, value: str, rel: str, note_id: str, reason: str, now: str,
         changes.setdefault((twin.scope, twin.group), {})[path] = Entry.from_note(rejected)
         done.append(twin.id)
     return done
+
+
+@dataclass(frozen=True)
+class Archived:
+    """The notes `archive` moved to archive/ (or would move, on a dry run), and its commit."""
+
+    moved: list[dict]  # {"id", "title", "status", "closed_at", "from", "to"} (paths as `<scope>:<path>`)
+    after_days: int
+    commit: str | None = None
+    dry_run: bool = False
+    quarantined: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        return {"moved": self.moved, "after_days": self.after_days, "commit": self.commit, "dry_run": self.dry_run, "quarantined": self.quarantined}
+
+    def to_text(self) -> str:
+        if not self.moved:
+            return f"archive: nothing to move (no note superseded or expired more than {self.after_days} day(s) ago)"
+        verb = "would move" if self.dry_run else "moved"
+        lines = [f"archive: {verb} {len(self.moved)} note(s) closed more than {self.after_days} day(s) ago to archive/"
+                 + ("" if self.dry_run else f" [{(self.commit or '')[:10]}]")]  # fmt: skip
+        lines += [f"  {m['title']} ({m['id']}, {m['status']} since {m['closed_at'][:10]}): {m['from']} -> {m['to']}" for m in self.moved]
+        return "\n".join(lines + kept_aside(self.quarantined))
+
+
+def archive(ctx: Context, *, after_days: int | None = None, dry_run: bool = False) -> Archived:
+    """Move every vault note closed (superseded or expired, `lifecycle.closed_at`) more than
+    `after_days` ago (default `settings.librarian.archive_after_days`) to the same path under
+    archive/, in one commit: each a rename with its audit line (`archive`), the file's bytes as
+    committed, so its history follows it (`git log --follow`). Archived notes leave every recall
+    surface (`search.policy`); `search --include-archived` and a read by id still find them."""
+    from jacked_vault.document import parse_note, utc_now
+    from jacked_vault.document.lifecycle import archivable, closed_at
+    from jacked_vault.document.timestamps import format_timestamp, parse_timestamp
+    from jacked_vault.recall.librarian import archive_after_days, archive_candidates
+    from jacked_vault.recall.index_md import regenerate_index
+    from jacked_vault.store.layout import archived_path
+    from jacked_vault.write.transaction import settings_for, write_transaction
+
+    days = archive_after_days(ctx) if after_days is None else after_days
+    if days < 0:
+        raise VaultError("USAGE", "--older-than takes a number of days, 0 or more")
+    now = utc_now()
+    cutoff = format_timestamp(parse_timestamp(now) - timedelta(days=days))
+    store = ctx.vault
+    with write_transaction(store, harness=ctx.harness, origin="librarian", **settings_for(ctx)) as tx:
+        moved: list[dict] = []
+        kept: list[str] = []
+        changes: dict[tuple[str, str | None], dict] = {}
+        for rel in archive_candidates(tx.index, cutoff):
+            committed = tx.committed(rel)
+            if committed is None:
+                continue
+            note = parse_note(committed, source=rel)
+            if not archivable(note, cutoff):
+                continue
+            target = archived_path(rel)
+            moved.append({"id": note.id, "title": note.title, "status": note.status if note.status != "active" else "expired",
+                          "closed_at": closed_at(note), "from": store.display(rel, note.scope),
+                          "to": store.display(target, note.scope)})  # fmt: skip
+            if dry_run:
+                continue
+            hand = tx.transition(rel, committed)  # a hand edit of the working copy is kept aside, never archived
+            kept += [hand] if hand else []
+            folder, stem = target.rsplit("/", 1)
+            new_rel = tx.create(folder, stem[: -len(".md")], committed, allow_rejected=True)
+            tx.remove(rel)
+            moved[-1]["to"] = store.display(new_rel, note.scope)
+            tx.event("archive", note.id, new_rel, committed, ts=now)
+            changes.setdefault((note.scope, note.group), {})[rel] = None
+        if dry_run or not moved:
+            return Archived(moved, days, dry_run=dry_run)
+        for (scope, group), group_changes in changes.items():
+            regenerate_index(tx, scope, group, group_changes)
+        commit = tx.commit(f"memory(archive): {len(moved)} note(s) closed more than {days} day(s) ago", reason="moved to archive/ by the librarian")
+    return Archived(moved, days, commit, quarantined=kept)
