@@ -21,6 +21,7 @@ import os
 
 from jacked_vault.doctor.checks import judge, shown, stale_derived, temp_files, working_tree_changes
 from jacked_vault.doctor.report import Report
+from jacked_vault.errors import VaultError
 from jacked_vault.safety import fsio
 from jacked_vault.store import audit, git
 from jacked_vault.store.layout import Store, classify_path
@@ -54,6 +55,7 @@ def _settle_working_tree(store: Store, report: Report, harness: str) -> None:
     with write_transaction(store, harness=harness, origin="repair") as tx:
         chain = audit.verify(store.root)
         done: list[str] = []
+        audit_files: list[str] = []
         for rel, state in working_tree_changes(store, tx.repo):
             if os.path.islink(store.root / rel) and classify_path(store, rel) != "index":
                 continue  # reported by doctor; never followed, never moved
@@ -61,6 +63,7 @@ def _settle_working_tree(store: Store, report: Report, harness: str) -> None:
             if stray.kind in (None, "index") or stray.action == "leave":
                 continue
             if stray.kind == "audit":
+                audit_files.append(rel)
                 continue  # staged below, after this commit's own lines
             if stray.action == "quarantine":
                 quarantine(store, rel, stray.data or b"", stray.problem or "refused by the gate", "repair")
@@ -80,7 +83,7 @@ def _settle_working_tree(store: Store, report: Report, harness: str) -> None:
         if done:
             tx.commit(f"memory: doctor --repair settles {len(done)} file(s)")
             report.repaired += [shown(store, rel) for rel in done]
-        elif _audit_ahead(store, tx):
+        elif _audit_ahead(store, tx, audit_files):
             tx.event("repair", "audit", "", None)
             tx.commit("memory: doctor --repair commits audit lines a crash left behind")
             report.repaired.append(store.display("audit", store.label))
@@ -94,12 +97,15 @@ def _note_id(stray) -> str | None:
     return parse_note(stray.data, source=stray.rel).id
 
 
-def _audit_ahead(store: Store, tx) -> bool:
-    """True when an audit file holds lines HEAD does not (a crash after the audit write)."""
-    scan = fsio.scan(store.root, "audit", suffix=".jsonl", max_depth=3, max_bytes=1 << 30)
+def _audit_ahead(store: Store, tx, changed: list[str]) -> bool:
+    """True when a changed audit file holds lines HEAD does not (a crash after the audit write);
+    one too large to commit is left for doctor to report."""
     found = False
-    for rel in scan.files:
-        working = fsio.read_file(store.root, rel, max_bytes=audit.MAX_AUDIT_FILE)
+    for rel in changed:
+        try:
+            working = fsio.read_file(store.root, rel, max_bytes=audit.MAX_AUDIT_FILE)
+        except (OSError, VaultError):
+            continue
         committed = tx.committed(rel) or b""
         if working != committed and working.startswith(committed):
             tx.replace(rel, working)

@@ -214,8 +214,10 @@ def _refuse_symlink(dir_fd: int, parts: Sequence[str]) -> None:
         raise _unsafe(parts, "is a symlink or not a regular file")
 
 
-def read_file(root: Path, rel: str, *, max_bytes: int) -> bytes:
-    """Read root/rel without following symlinks; the size cap is checked before reading."""
+@contextmanager
+def open_regular(root: Path, rel: str) -> Iterator[tuple[int, int]]:
+    """Yield (descriptor, size) of the regular file root/rel, opened without following symlinks
+    (for reading in parts: a file too large to read whole, or only its tail)."""
     parts = split_relative(rel)
     with open_dir(root, parts[:-1]) as dir_fd:
         try:
@@ -224,15 +226,21 @@ def read_file(root: Path, rel: str, *, max_bytes: int) -> bytes:
             if exc.errno == errno.ELOOP:
                 raise _unsafe(parts, "is a symlink") from None
             raise
-        try:
-            st = os.fstat(fd)
-            if not stat.S_ISREG(st.st_mode):
-                raise _unsafe(parts, "is not a regular file")
-            if st.st_size > max_bytes:
-                raise VaultError("VALIDATION", f"{rel}: {st.st_size} bytes is over the {max_bytes}-byte cap")
-            data = os.read(fd, max_bytes + 1)
-        finally:
-            os.close(fd)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise _unsafe(parts, "is not a regular file")
+        yield fd, st.st_size
+    finally:
+        os.close(fd)
+
+
+def read_file(root: Path, rel: str, *, max_bytes: int) -> bytes:
+    """Read root/rel without following symlinks; the size cap is checked before reading."""
+    with open_regular(root, rel) as (fd, size):
+        if size > max_bytes:
+            raise VaultError("VALIDATION", f"{rel}: {size} bytes is over the {max_bytes}-byte cap")
+        data = os.read(fd, max_bytes + 1)
     if len(data) > max_bytes:
         raise VaultError("VALIDATION", f"{rel}: over the {max_bytes}-byte cap")
     return data

@@ -3,6 +3,11 @@
 Each line records what changed (op, id, path, sha256 of the new file, harness, origin) and the
 sha256 of the previous line of the same machine, so any edit or removal breaks the chain.
 Never a body, never a secret.
+
+A month rolls into numbered parts (`<YYYY-MM>-2.jsonl`, `-3`, …) once a part holds
+`ROLL_BYTES`, so a write reads, rewrites and commits one small file whatever the history
+holds: the previous line's hash comes from the tail of the newest part, never the whole month.
+The chain runs through the parts in order (month, then part number).
 """
 
 from __future__ import annotations
@@ -11,14 +16,18 @@ import hashlib
 import json
 import os
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from jacked_vault.errors import VaultError
 from jacked_vault.safety import fsio
-from jacked_vault.store.layout import AUDIT_DIR
+from jacked_vault.store.layout import AUDIT_DIR, audit_part
 
 MAX_AUDIT_FILE = 64 * 1024 * 1024
-_MONTH_FILE = re.compile(r"^\d{4}-\d{2}\.jsonl$")
+ROLL_BYTES = 1024 * 1024  # a part takes no line that would carry it past this (a lone line excepted)
+MAX_LINE = 1024 * 1024  # a longer line is no record: reported unparsable, never read whole
+_TAIL_CHUNK = 4096
 _MACHINE_ID = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
 
 
@@ -45,27 +54,53 @@ def content_hash(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _last_line(data: bytes) -> str | None:
-    lines = data.decode("utf-8", "replace").splitlines()
-    return lines[-1] if lines else None
+def part_name(month: str, part: int) -> str:
+    """The file name of part `part` of `month` (`store.layout.audit_part` reads it back)."""
+    return f"{month}.jsonl" if part == 1 else f"{month}-{part}.jsonl"
 
 
-def _previous_hash(root: Path, machine: str, month_rel: str, current: bytes | None) -> str | None:
-    """Hash of this machine's latest line: in the current month file, else the newest earlier one."""
-    if current:
-        last = _last_line(current)
-        return line_hash(last) if last else None
-    machine_dir = root / AUDIT_DIR / machine
+def parts(root: Path, machine: str) -> list[str]:
+    """The store-relative paths of `machine`'s audit files, in chain order."""
     try:
-        months = sorted(n for n in os.listdir(machine_dir) if _MONTH_FILE.match(n))
+        names = os.listdir(root / AUDIT_DIR / machine)
     except OSError:
-        return None
-    earlier = [n for n in months if f"{AUDIT_DIR}/{machine}/{n}" < month_rel]
-    if not earlier:
-        return None
-    data = fsio.read_optional(root, f"{AUDIT_DIR}/{machine}/{earlier[-1]}", max_bytes=MAX_AUDIT_FILE)
-    last = _last_line(data) if data else None
-    return line_hash(last) if last else None
+        return []
+    keyed = sorted((key, name) for name in names if (key := audit_part(name)) is not None)
+    return [f"{AUDIT_DIR}/{machine}/{name}" for _, name in keyed]
+
+
+def _records(raw: bytes) -> list[str]:
+    """The lines one newline-ended piece of an audit file holds (as `str.splitlines` splits)."""
+    text = raw.decode("utf-8", "replace")
+    return text.splitlines() or [text]
+
+
+def _tail(root: Path, rel: str) -> tuple[str | None, int]:
+    """(the last line, or None when empty; the file's size) of an audit file, reading its end only."""
+    with fsio.open_regular(root, rel) as (fd, size):
+        chunk = _TAIL_CHUNK
+        while True:
+            start = max(0, size - chunk)
+            data = os.pread(fd, size - start, start)
+            body = data[:-1] if data.endswith(b"\n") else data
+            cut = body.rfind(b"\n")
+            if cut >= 0 or start == 0:
+                last = _records(body[cut + 1 :])[-1] if data else ""
+                return (last or None), size
+            chunk *= 4
+
+
+def lines(root: Path, rel: str) -> Iterator[str | None]:
+    """Every line of an audit file, streamed (None for one over MAX_LINE, never read whole)."""
+    with fsio.open_regular(root, rel) as (fd, _):
+        with os.fdopen(os.dup(fd), "rb", buffering=1 << 16) as handle:
+            while raw := handle.readline(MAX_LINE + 1):
+                if len(raw) > MAX_LINE and not raw.endswith(b"\n"):
+                    while (more := handle.readline(MAX_LINE + 1)) and not more.endswith(b"\n"):
+                        pass
+                    yield None
+                    continue
+                yield from _records(raw)
 
 
 @dataclass(frozen=True)
@@ -82,26 +117,37 @@ class AuditEvent:
 
 @dataclass
 class PendingAudit:
-    """Audit lines staged in memory for one commit: the file content to write and commit, and the
-    hash of its last line (the commit's `Memory-Audit` trailer)."""
+    """Audit lines staged in memory for one commit: the new content of each part they go to
+    (the newest part, then any new ones), and the hash of the last line (the commit's
+    `Memory-Audit` trailer)."""
 
-    rel: str
-    before: bytes | None
-    after: bytes
+    files: dict[str, bytes]
     last_hash: str
 
 
 def stage(root: Path, machine: str, events: list[AuditEvent]) -> PendingAudit:
-    """Build the new content of this month's audit file with `events` appended to the chain."""
+    """Build the new content of the part(s) `events` are appended to, chained to the last line.
+
+    The month is the write's (never earlier than the newest part's, so the chain keeps its
+    order); a part over `ROLL_BYTES` is left as it is and the lines start the next one."""
     from jacked_vault.document.timestamps import utc_now
 
-    month = utc_now()[:7]  # the month of the write, not of the event: the chain follows write order
-    rel = f"{AUDIT_DIR}/{machine}/{month}.jsonl"
-    before = fsio.read_optional(root, rel, max_bytes=MAX_AUDIT_FILE)
-    prev = _previous_hash(root, machine, rel, before)
-    out = bytearray(before or b"")
+    month, part, prev, out = utc_now()[:7], 1, None, bytearray()
+    existing = parts(root, machine)
+    if existing:
+        last_rel = existing[-1]
+        last, size = _tail(root, last_rel)
+        prev = line_hash(last) if last else None
+        last_month, last_part = audit_part(last_rel.rsplit("/", 1)[-1]) or (month, 1)
+        if last_month >= month:
+            month, part = last_month, last_part
+            if size < ROLL_BYTES:
+                out += fsio.read_file(root, last_rel, max_bytes=ROLL_BYTES)
+            else:
+                part += 1
     if out and not out.endswith(b"\n"):
         out += b"\n"
+    files: dict[str, bytes] = {}
     for event in events:
         record = {
             "ts": event.ts,
@@ -116,9 +162,15 @@ def stage(root: Path, machine: str, events: list[AuditEvent]) -> PendingAudit:
         if event.remote:
             record["remote"] = event.remote
         line = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
-        out += line.encode("utf-8") + b"\n"
+        encoded = line.encode("utf-8") + b"\n"
+        if out and len(out) + len(encoded) > ROLL_BYTES:
+            files[f"{AUDIT_DIR}/{machine}/{part_name(month, part)}"] = bytes(out)
+            part, out = part + 1, bytearray()
+        out += encoded
         prev = line_hash(line)
-    return PendingAudit(rel=rel, before=before, after=bytes(out), last_hash=prev or "")
+    if events:
+        files[f"{AUDIT_DIR}/{machine}/{part_name(month, part)}"] = bytes(out)
+    return PendingAudit(files=files, last_hash=prev or "")
 
 
 @dataclass
@@ -134,36 +186,43 @@ class AuditReport:
 
 
 def verify(root: Path) -> AuditReport:
-    """Check every machine's chain; collect the last recorded sha256 of each path and note id."""
+    """Check every machine's chain; collect the last recorded sha256 of each path and note id.
+    Each file is streamed: no size of history stops it."""
     report = AuditReport()
-    audit_root = root / AUDIT_DIR
     try:
-        machines = sorted(n for n in os.listdir(audit_root) if not n.startswith("."))
+        machines = sorted(n for n in os.listdir(root / AUDIT_DIR) if not n.startswith("."))
     except OSError:
         return report
     for machine in machines:
-        scan = fsio.scan(root, f"{AUDIT_DIR}/{machine}", suffix=".jsonl", max_depth=2, max_bytes=1 << 30)
         prev: str | None = None
         seen = report.hashes.setdefault(machine, set())
-        for rel in sorted(f for f in scan.files if _MONTH_FILE.match(f.rsplit("/", 1)[-1])):
-            data = fsio.read_file(root, rel, max_bytes=MAX_AUDIT_FILE)
-            for number, line in enumerate(data.decode("utf-8", "replace").splitlines(), 1):
-                try:
-                    entry = json.loads(line)
-                except json.JSONDecodeError:
-                    report.problems.append({"path": rel, "line": number, "code": "UNPARSABLE"})
-                    prev = line_hash(line)
+        for rel in parts(root, machine):
+            try:
+                for number, line in enumerate(lines(root, rel), 1):
+                    prev = _check_line(report, rel, number, line, prev)
                     seen.add(prev)
-                    continue
-                if not isinstance(entry, dict) or entry.get("prev") != prev:
-                    report.problems.append({"path": rel, "line": number, "code": "CHAIN_BROKEN"})
-                prev = line_hash(line)
-                seen.add(prev)
-                if isinstance(entry, dict):
-                    _collect(report, entry)
+            except (OSError, VaultError):
+                report.problems.append({"path": rel, "code": "UNREADABLE"})
         if prev:
             report.last[machine] = prev
     return report
+
+
+def _check_line(report: AuditReport, rel: str, number: int, line: str | None, prev: str | None) -> str:
+    """Check one line against the chain and collect what it records; returns its hash."""
+    if line is None:
+        report.problems.append({"path": rel, "line": number, "code": "UNPARSABLE"})
+        return ""
+    try:
+        entry = json.loads(line)
+    except json.JSONDecodeError:
+        report.problems.append({"path": rel, "line": number, "code": "UNPARSABLE"})
+        return line_hash(line)
+    if not isinstance(entry, dict) or entry.get("prev") != prev:
+        report.problems.append({"path": rel, "line": number, "code": "CHAIN_BROKEN"})
+    if isinstance(entry, dict):
+        _collect(report, entry)
+    return line_hash(line)
 
 
 def _collect(report: AuditReport, entry: dict) -> None:

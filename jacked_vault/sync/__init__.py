@@ -468,8 +468,9 @@ def _integrate(
         plan.events.append(audit.AuditEvent(_now(), "sync", f"origin:{str(theirs)[:12]}", "", "", ctx.harness, "sync", remote=str(theirs)))
         tree = git.tree_with_files(repo, plan.tree, plan.edits)
         pending = audit.stage(root, machine, plan.events)
-        inspect(ctx.vault, pending.rel, pending.after, base=git.blob_at(repo, repo[tree], pending.rel))
-        tree = git.tree_with_files(repo, repo[tree], {pending.rel: pending.after})
+        for rel, data in pending.files.items():
+            inspect(ctx.vault, rel, data, base=git.blob_at(repo, repo[tree], rel))
+        tree = git.tree_with_files(repo, repo[tree], pending.files)
         subject = (
             f"memory: sync merge of origin ({str(theirs)[:10]})" if len(plan.parents) == 2 else f"memory: sync of origin ({str(theirs)[:10]}): what this machine keeps"
         )

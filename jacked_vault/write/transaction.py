@@ -199,8 +199,10 @@ class Transaction:
                 )
         machine = audit.machine_id(self.store.cache)
         pending = audit.stage(self.store.root, machine, self._events)
-        inspect(self.store, pending.rel, pending.after, base=self.committed(pending.rel))
-        self.replace(pending.rel, pending.after)
+        for rel, data in pending.files.items():
+            inspect(self.store, rel, data, base=self.committed(rel))
+        for rel, data in pending.files.items():
+            self.replace(rel, data)
         names = {"note_id": "Memory-Id", "reason": "Memory-Reason", "remote": "Memory-Remote"}
         message = commit_message(
             subject,
