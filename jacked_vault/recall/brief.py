@@ -109,9 +109,9 @@ def last_entry(text: str) -> list[str]:
 def _last_episodic(index, group: str, identity: str) -> list[str]:
     """The newest entry for this repo, from the committed (gated) episodic files in the index."""
     folder = episodic_dir(group, identity)
-    rows = index.db.execute(
-        "SELECT d.path, f.body FROM docs d JOIN docs_fts f ON f.rowid = d.rowid WHERE d.tier='episodic' AND d.path LIKE ? ESCAPE '\\'",
-        (folder.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "/%",),
+    rows = index.db.execute(  # a range of the unique path index ('0' follows '/'): this folder's rows only
+        "SELECT d.path, f.body FROM docs d JOIN docs_fts f ON f.rowid = d.rowid WHERE d.path > ? AND d.path < ? AND d.tier='episodic'",
+        (folder + "/", folder + "0"),
     ).fetchall()
     texts = {path.rsplit("/", 1)[-1]: body for path, body in rows}
     for name in sorted((n for n in texts if _DAY_FILE.match(n)), reverse=True):

@@ -65,7 +65,7 @@ def show_hot(ctx: Context, *, group: str | None = None, scope: str = "group") ->
     rel = hot_path(store, group)
     index = open_fresh(store)
     try:
-        sha = index.indexed_files(("hot",)).get(rel)
+        sha = index.indexed_sha(rel, "hot")
     finally:
         index.close()
     data = fsio.read_optional(store.root, rel, max_bytes=MAX_HOT_FILE_BYTES) if sha else None
