@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from jacked_vault.context import Context
@@ -121,6 +121,7 @@ class ReadResult:
     body: str
     backlinks: list[dict]
     backlinks_truncated: bool
+    wikilinks: list[dict] = field(default_factory=list)  # {"target", "id", "title"}: its body's [[links]], resolved (id None: names no note it may see)
 
     @property
     def display_path(self) -> str:
@@ -145,12 +146,15 @@ class ReadResult:
             "path": self.display_path,
             "backlinks": self.backlinks,
             "backlinks_truncated": self.backlinks_truncated,
+            "wikilinks": self.wikilinks,
         }
 
     def to_text(self) -> str:
         from jacked_vault.render import fields_block
 
         lines = [f"# {self.doc.title}", "", fields_block(self._fields()), "", self.body.rstrip("\n")]
+        if self.wikilinks:
+            lines += ["", "links to:"] + [f"  - [[{w['target']}]] -> " + (f"{w['id']}  {w['title']}" if w["id"] else "no note") for w in self.wikilinks]
         if self.backlinks:
             lines += ["", "linked from:"] + [f"  - {b['id']}  {b['title']}" for b in self.backlinks]
             if self.backlinks_truncated:
@@ -227,10 +231,24 @@ def read(ctx: Context, note_id: str, viewer: Viewer, *, by_id: bool = True) -> R
             body=note.body,
             backlinks=[{"id": d.id, "title": d.title} for d in backlinks[:MAX_BACKLINKS]],
             backlinks_truncated=len(backlinks) > MAX_BACKLINKS,
+            wikilinks=_wikilinks(index, doc, window),
         )
     finally:
         for index in indexes:
             index.close()
+
+
+def _wikilinks(index, doc, viewer) -> list[dict]:
+    """The note's [[wikilinks]], each with the note it names when `viewer` may see that one."""
+    from jacked_vault.search.wikilinks import resolve
+
+    out = []
+    for (target,) in index.db.execute("SELECT target FROM wikilinks WHERE src=? ORDER BY rowid", (doc.rowid,)).fetchall():
+        rowid = resolve(index.db, doc.path, target)
+        row = index.db.execute("SELECT id FROM docs WHERE rowid=?", (rowid,)).fetchone() if rowid is not None else None
+        seen = index.lookup(row[0], viewer) if row else []  # what a read of that id would show
+        out.append({"target": target, "id": seen[0].id if seen else None, "title": seen[0].title if seen else None})
+    return out
 
 
 def _committed_bytes(store, doc, cap: int) -> bytes:

@@ -13,6 +13,7 @@ __all__ = ["Report", "doctor"]
 def doctor(ctx: Context, *, repair: bool = False, reindex: bool = False, progress=None) -> Report:
     """Check every visible store; `progress(n)` is called while a full index pass runs."""
     from jacked_vault.doctor.checks import check_git, check_store
+    from jacked_vault.search import wikilinks
     from jacked_vault.doctor.repair import repair as repair_store
     from jacked_vault.groups.suggest import duplicate_mappings
     from jacked_vault.store import git
@@ -25,6 +26,7 @@ def doctor(ctx: Context, *, repair: bool = False, reindex: bool = False, progres
     report.config_warnings = config.warnings
     all_ids: dict[str, list[str]] = {}
     links: list[tuple[str, str]] = []
+    wiki: list[tuple[str, str]] = []
     for store in ctx.stores():
         try:
             repo = git.open_repo(store.root)
@@ -44,9 +46,11 @@ def doctor(ctx: Context, *, repair: bool = False, reindex: bool = False, progres
             for doc_id in index.ids():
                 all_ids.setdefault(doc_id, []).append(store.label)
             links += list(index.link_pairs())
+            wiki += wikilinks.broken(index.db)
         finally:
             index.close()
     report.broken_links = [{"id": src, "missing": dst} for src, dst in links if dst not in all_ids]
+    report.broken_wikilinks = [{"id": src, "target": target} for src, target in wiki if target not in all_ids]  # an id held by another store
     for doc_id, labels in sorted(all_ids.items()):
         if len(labels) > 1:
             report.duplicate_ids.append({"id": doc_id, "stores": labels})

@@ -49,6 +49,7 @@ class Report:
     invalid_files: list[dict] = field(default_factory=list)  # committed files the gate refuses (quarantined)
     duplicate_ids: list[dict] = field(default_factory=list)
     broken_links: list[dict] = field(default_factory=list)  # a warning: links are hints
+    broken_wikilinks: list[dict] = field(default_factory=list)  # {"id", "target"}: a [[wikilink]] naming no note (search/wikilinks.py)
     skipped_symlinks: list[str] = field(default_factory=list)
     uncommitted: list[dict] = field(default_factory=list)  # working-tree files that differ from HEAD, judged
     audit_problems: list[dict] = field(default_factory=list)
@@ -122,6 +123,15 @@ class Report:
         ]
         out += [
             {
+                "code": "BROKEN_WIKILINK", "id": b["id"], "target": b["target"],
+                "what": f"{b['id']} links to [[{b['target']}]], which names no note (by file name, title or id) in its store",
+                "fix": "nothing to do if that note is still to be written or synced; otherwise link the note's file name, title or "
+                f"id in a corrected note: `jacked memory add … --supersedes {b['id']}` (notes are never edited in place)",
+            }  # fmt: skip
+            for b in self.broken_wikilinks
+        ]
+        out += [
+            {
                 "code": "UNPROVEN_REVIEW", "id": u["id"], "path": u["path"],
                 "what": f"{u['path']}: its file claims reviewed, but no accept by a person is behind it; shown and treated as unreviewed",
                 "fix": f"`git log -p -- {_rel(u['path'])}` (in its store) shows who wrote the claim; if you vouch for it, "
@@ -150,6 +160,7 @@ class Report:
             "invalid_files": self.invalid_files,
             "duplicate_ids": self.duplicate_ids,
             "broken_links": self.broken_links,
+            "broken_wikilinks": self.broken_wikilinks,
             "skipped_symlinks": self.skipped_symlinks,
             "uncommitted": self.uncommitted,
             "audit_problems": self.audit_problems,

@@ -24,6 +24,7 @@ from contextlib import contextmanager
 from dataclasses import replace
 
 from jacked_vault.errors import VaultError
+from jacked_vault.search import wikilinks
 from jacked_vault.search.entries import Diagnostics, Doc, Entry, first_sentence
 from jacked_vault.search.policy import Viewer
 from jacked_vault.search.query import COLUMNS, Filters, run_search
@@ -75,6 +76,13 @@ CREATE INDEX IF NOT EXISTS doc_targets_doc ON doc_targets(doc, target);
 CREATE TABLE IF NOT EXISTS links(src INTEGER NOT NULL, dst TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS links_dst ON links(dst);
 CREATE INDEX IF NOT EXISTS links_src ON links(src);
+-- search/wikilinks.py: each note's [[wikilink]] targets, and the names a wikilink may give a note
+CREATE TABLE IF NOT EXISTS wikilinks(src INTEGER NOT NULL, target TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS wikilinks_target ON wikilinks(target);
+CREATE INDEX IF NOT EXISTS wikilinks_src ON wikilinks(src);
+CREATE TABLE IF NOT EXISTS note_names(doc INTEGER NOT NULL, name TEXT NOT NULL, by_title INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS note_names_name ON note_names(name, by_title);
+CREATE INDEX IF NOT EXISTS note_names_doc ON note_names(doc);
 CREATE TABLE IF NOT EXISTS problems(path TEXT PRIMARY KEY, root TEXT NOT NULL, code TEXT NOT NULL, message TEXT NOT NULL, size INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS tombstones(hash TEXT NOT NULL, source TEXT NOT NULL, PRIMARY KEY(hash, source));
 -- store/reviews.py: the accepts history holds (what `trust: reviewed` needs behind it)
@@ -99,7 +107,7 @@ INDEX_RULES = "3: summaries skip header blocks; rolled day files not searched; r
 SCHEMA_VERSION = hashlib.sha256((_DDL + INDEX_RULES).encode()).hexdigest()[:16]
 # How many active notes link to each id (one pass over the links, joined once per query).
 _INBOUND = "(SELECT l.dst, COUNT(*) AS n FROM links l JOIN docs s ON s.rowid = l.src WHERE s.status = 'active' GROUP BY l.dst)"
-_TABLES = ("docs", "doc_targets", "links", "problems", "tombstones", "reviews", "roots", "docs_fts", "docs_terms", "terms_stats", "meta")
+_TABLES = ("docs", "doc_targets", "links", "wikilinks", "note_names", "problems", "tombstones", "reviews", "roots", "docs_fts", "docs_terms", "terms_stats", "meta")
 
 
 def root_of(store: Store, rel: str) -> str:
@@ -382,6 +390,7 @@ class SearchIndex:
             db.execute("DELETE FROM docs WHERE rowid=?", row)
             db.execute("DELETE FROM docs_fts WHERE rowid=?", row)
             db.execute("DELETE FROM links WHERE src=?", row)
+            wikilinks.forget(db, row[0])
             db.execute("DELETE FROM doc_targets WHERE doc=?", row)
             ranking.remove_doc(db, row[0])
         db.execute("DELETE FROM problems WHERE path=?", (rel,))
@@ -567,6 +576,8 @@ class SearchIndex:
 
         ranking.add_doc(db, rowid, entry.title, entry.tags, entry.body)
         db.executemany("INSERT INTO links(src, dst) VALUES(?,?)", [(rowid, dst) for dst in entry.links])
+        if entry.tier == "note":
+            wikilinks.index_note(db, rowid, rel, entry.title, entry.body)
         db.executemany("INSERT INTO doc_targets(doc, target) VALUES(?,?)", [(rowid, target) for target in dict.fromkeys(entry.targets)])
         if entry.status == "rejected" and thash:
             db.execute("INSERT OR IGNORE INTO tombstones(hash, source) VALUES(?, ?)", (thash, rel))
@@ -733,10 +744,11 @@ class SearchIndex:
         """Notes linking to `note_id` that `viewer` may see, newest first (limit + 1 rows to
         detect a cut); the policy applies before the limit, so hidden ones never crowd out visible ones."""
         policy, params = viewer.where(self)
-        return self._docs(
-            f"SELECT DISTINCT {COLUMNS} FROM links l JOIN docs d ON d.rowid = l.src"
-            f" WHERE l.dst=? AND d.tier='note' AND {policy} ORDER BY d.updated_at DESC, d.id LIMIT ?",
-            (note_id, *params, limit + 1),
+        wiki = [src for (rowid,) in self.db.execute("SELECT rowid FROM docs WHERE id=? AND tier='note'", (note_id,)) for src in wikilinks.linking(self.db, rowid)]
+        return self._docs(  # frontmatter links (ids), and [[wikilinks]] in bodies resolved as Obsidian does (search/wikilinks.py)
+            f"SELECT {COLUMNS} FROM docs d WHERE (d.rowid IN (SELECT src FROM links WHERE dst=?) OR d.rowid IN ({','.join('?' * len(wiki))}))"
+            f" AND d.tier='note' AND {policy} ORDER BY d.updated_at DESC, d.id LIMIT ?",
+            (note_id, *wiki, *params, limit + 1),
         )
 
     def notes_per_group(self) -> dict[str, int]:
