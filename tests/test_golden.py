@@ -194,6 +194,12 @@ def _scenes(s: Session) -> None:
     run_cli("memory", "push", vault=vault, **s.env)
     s.run("forget", "memory", "forget", leaked, PATH=f"{tools}{os.pathsep}{os.environ['PATH']}")
     s.run("ui-help", "memory", "ui", "--help")  # it serves until interrupted: its pages are pinned by tests/test_ui.py
+    # issue 24: the one switch on a fresh HOME holding Claude Code's folder (no harness binary on PATH)
+    fresh = tmp / "fresh"
+    (fresh / ".claude").mkdir(parents=True)
+    switch = dict(HOME=str(fresh), JACKED_VAULT_DIR=str(fresh / "jacked-vault"), XDG_CONFIG_HOME=str(fresh / ".config"), PATH=os.pathsep.join(("/usr/bin", "/bin")))
+    s.run("enable", "memory", "enable", "--yes", cwd=fresh, **switch)
+    s.run("disable", "memory", "disable", cwd=fresh, **switch)
 
 
 @pytest.fixture(scope="module")
