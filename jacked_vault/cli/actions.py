@@ -11,6 +11,7 @@ from jacked_vault.cli.inputs import check_limit, context_for_options, read_text_
 from jacked_vault.render import Result
 
 MAX_SEARCH_LIMIT = 200
+PERSON_ORIGINS = ("cli", "milestone")  # what `add --origin` may say: a person, or a team's milestone skill
 
 
 def add(
@@ -32,12 +33,17 @@ def add(
     valid_from: str | None = None,
     allow_rejected: bool = False,
     allow_dangling_link: bool = False,
+    origin: str = "cli",
     vault: str | None = None,
 ) -> Result:
     """`add`: one note, checked, secret-scanned and committed."""
     from jacked_vault.document import MAX_BODY_BYTES
     from jacked_vault.notes import AddRequest, add as add_note
 
+    if origin not in PERSON_ORIGINS:
+        from jacked_vault.errors import VaultError
+
+        raise VaultError("USAGE", f"--origin: use one of {', '.join(PERSON_ORIGINS)}")
     context = context_for_options(outer_vault, vault)
     if harness:
         context.harness = harness
@@ -55,6 +61,7 @@ def add(
         valid_from=time_option(valid_from, "--valid-from"),
         allow_rejected=allow_rejected,
         allow_dangling_links=allow_dangling_link,
+        origin=origin,
     )
     return add_note(context, request)
 

@@ -78,6 +78,7 @@ def add(
     valid_from: ValidFrom = None,
     allow_rejected: Annotated[bool, typer.Option("--allow-rejected", help="Save it even though the same note was rejected before.")] = False,
     allow_dangling_link: DanglingOpt = False,
+    origin: Annotated[str, typer.Option("--origin", metavar="ORIGIN", help="cli, or milestone for a note a team's milestone skill saves.")] = "cli",
     vault: VaultOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
@@ -88,7 +89,7 @@ def add(
     """
     options = dict(title=title, kind=kind, body=body, body_file=body_file, stdin=stdin, scope=scope, group=group, repo=repo, tag=tag, link=link,
                    supersedes=supersedes, target=target, harness=harness, valid_from=valid_from, allow_rejected=allow_rejected,
-                   allow_dangling_link=allow_dangling_link, vault=vault)  # fmt: skip
+                   allow_dangling_link=allow_dangling_link, origin=origin, vault=vault)  # fmt: skip
     run(ctx, as_json, lambda: actions.add(outer_vault(ctx), **options))
 
 
