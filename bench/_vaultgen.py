@@ -180,45 +180,7 @@ def generate_vault(
 
     rng = random.Random(seed)
     now = now or datetime.now(timezone.utc)
-    used: set[str] = set()
-    made_dirs: set[str] = set()
-    events: dict[tuple[str, str], list[audit.AuditEvent]] = defaultdict(list)  # (machine, month) -> lines
-    written = 0
-    for i in range(n):
-        text = note_text(rng)
-        group = f"g{i % groups}"
-        created = now - timedelta(seconds=rng.randint(3600, 365 * 86400), milliseconds=rng.randint(0, 999))
-        stamp = format_timestamp(created)
-        note = build_note(
-            title=text.title,
-            body=text.body,
-            kind=kind or text.kind,
-            scope="group",
-            group=group,
-            repos=[f"github.com/acme/{group}-api"],
-            source_harness=harness,
-            origin="cli",
-            tags=list(text.tags),
-            now=stamp,
-        )
-        note = dataclasses.replace(note, id=new_note_id(created))
-        data = render_note(note)  # validates, exactly as the library writes it
-        folder = f"groups/{group}/{note.kind}"
-        stem = slugify_title(note.title)
-        rel = f"{folder}/{stem}.md"
-        k = 2
-        while rel in used:
-            rel = f"{folder}/{stem}-{k}.md"
-            k += 1
-        used.add(rel)
-        if folder not in made_dirs:
-            os.makedirs(root / folder, exist_ok=True)
-            made_dirs.add(folder)
-        with open(root / rel, "wb") as fh:
-            fh.write(data)
-        written += len(data)
-        event = audit.AuditEvent(stamp, "create", note.id, rel, audit.content_hash(data), harness, "cli")
-        events[(rng.choice(MACHINES), stamp[:7])].append(event)
+    written, events = write_notes(root, n, rng, groups=groups, now=now, harness=harness, kind=kind)
     write_audit_history(root, events)
     t2 = time.perf_counter()
 
@@ -253,6 +215,60 @@ def generate_vault(
         audit_lines=sum(len(v) for v in events.values()),
         index_md_s=time.perf_counter() - t5,
     )
+
+
+def write_notes(
+    root: Path,
+    n: int,
+    rng: random.Random,
+    *,
+    groups: int,
+    now: datetime,
+    harness: str = "bench",
+    kind: str | None = None,
+    spread_s: int = 365 * 86400,
+    machines: tuple[str, ...] = MACHINES,
+) -> tuple[int, dict[tuple[str, str], list[audit.AuditEvent]]]:
+    """Write `n` notes into `root` (created up to `spread_s` seconds before `now`), uncommitted;
+    returns the bytes written and their audit lines by (machine, month), for `write_audit_history`."""
+    made_dirs: set[str] = set()
+    events: dict[tuple[str, str], list[audit.AuditEvent]] = defaultdict(list)
+    written = 0
+    for i in range(n):
+        text = note_text(rng)
+        group = f"g{i % groups}"
+        created = now - timedelta(seconds=rng.randint(min(3600, spread_s), spread_s), milliseconds=rng.randint(0, 999))
+        stamp = format_timestamp(created)
+        note = build_note(
+            title=text.title,
+            body=text.body,
+            kind=kind or text.kind,
+            scope="group",
+            group=group,
+            repos=[f"github.com/acme/{group}-api"],
+            source_harness=harness,
+            origin="cli",
+            tags=list(text.tags),
+            now=stamp,
+        )
+        note = dataclasses.replace(note, id=new_note_id(created))
+        data = render_note(note)  # validates, exactly as the library writes it
+        folder = f"groups/{group}/{note.kind}"
+        stem = slugify_title(note.title)
+        rel = f"{folder}/{stem}.md"
+        k = 2
+        while os.path.lexists(root / rel):
+            rel = f"{folder}/{stem}-{k}.md"
+            k += 1
+        if folder not in made_dirs:
+            os.makedirs(root / folder, exist_ok=True)
+            made_dirs.add(folder)
+        with open(root / rel, "wb") as fh:
+            fh.write(data)
+        written += len(data)
+        event = audit.AuditEvent(stamp, "create", note.id, rel, audit.content_hash(data), harness, "cli")
+        events[(rng.choice(machines), stamp[:7])].append(event)
+    return written, events
 
 
 def write_audit_history(root: Path, events: dict[tuple[str, str], list[audit.AuditEvent]]) -> None:
