@@ -8,7 +8,7 @@ import typer
 
 from jacked_vault.cli.apps import HOOKS, Command, JsonOpt, VaultOpt, example, run, sub_app
 
-hooks_app = sub_app("hooks", HOOKS, "Install or check hooks and MCP registrations.", "Families: --claude (Claude Code session hooks), --codex (Codex session hooks), --opencode (OpenCode session plugin), --cursor (Cursor session hooks), --git REPO (post-merge capture), --mcp HARNESS (the MCP server), --commands HARNESS (/remember and /learn).")
+hooks_app = sub_app("hooks", HOOKS, "Install or check hooks and MCP registrations.", "Families: --claude (Claude Code session hooks), --codex (Codex session hooks), --opencode (OpenCode session plugin), --cursor (Cursor session hooks), --git REPO (post-merge capture), --mcp HARNESS (the MCP server), --commands HARNESS (/remember and /learn), --skills HARNESS (the librarian skill).")
 
 McpOpt = Annotated[
     Optional[list[str]],
@@ -17,6 +17,10 @@ McpOpt = Annotated[
 CommandsOpt = Annotated[
     Optional[list[str]],
     typer.Option("--commands", metavar="HARNESS", help="The /remember and /learn command files for claude, codex or opencode (their per-person folder); repeatable."),
+]
+SkillsOpt = Annotated[
+    Optional[list[str]],
+    typer.Option("--skills", metavar="HARNESS", help="The jacked-librarian skill for claude, codex or opencode (their per-person skills folder); repeatable."),
 ]
 ClaudeOpt = Annotated[bool, typer.Option("--claude", help="Claude Code session hooks (SessionStart brief, SessionEnd/PreCompact capture).")]
 CodexOpt = Annotated[
@@ -69,6 +73,7 @@ def install(
     force: ForceOpt = False,
     mcp: McpOpt = None,
     commands: CommandsOpt = None,
+    skills: SkillsOpt = None,
     print_: PrintOpt = False,
     config: ConfigOpt = None,
     user: UserOpt = False,
@@ -82,7 +87,7 @@ def install(
     sets core.hooksPath and --follow-hooks-path was not given).
     """
     _manage(ctx, "install", as_json, vault, claude=claude, codex=codex, opencode=opencode, cursor=cursor, settings=settings, git=git, git_all=git_all, follow_hooks_path=follow_hooks_path,
-            force=force, mcp=mcp, commands=commands, print_only=print_, config=config, user=user, allow_user_scope=allow_user_scope)
+            force=force, mcp=mcp, commands=commands, skills=skills, print_only=print_, config=config, user=user, allow_user_scope=allow_user_scope)
 
 
 @hooks_app.command(cls=Command, epilog=example("jacked memory hooks uninstall --claude --git ~/Github/api"))
@@ -98,6 +103,7 @@ def uninstall(
     follow_hooks_path: FollowOpt = False,
     mcp: McpOpt = None,
     commands: CommandsOpt = None,
+    skills: SkillsOpt = None,
     config: ConfigOpt = None,
     user: UserOpt = False,
     vault: VaultOpt = None,
@@ -108,7 +114,7 @@ def uninstall(
     A hook jacked replaced is put back as it was.
     """
     _manage(ctx, "uninstall", as_json, vault, claude=claude, codex=codex, opencode=opencode, cursor=cursor, settings=settings, git=git, git_all=git_all,
-            follow_hooks_path=follow_hooks_path, mcp=mcp, commands=commands, config=config, user=user)
+            follow_hooks_path=follow_hooks_path, mcp=mcp, commands=commands, skills=skills, config=config, user=user)
 
 
 @hooks_app.command(cls=Command, epilog=example("jacked memory hooks status", "jacked memory hooks status --git ~/Github/api"))
@@ -123,6 +129,7 @@ def status(
     git_all: GitAllOpt = None,
     mcp: McpOpt = None,
     commands: CommandsOpt = None,
+    skills: SkillsOpt = None,
     config: ConfigOpt = None,
     user: UserOpt = False,
     allow_user_scope: AllowUserOpt = False,
@@ -135,6 +142,6 @@ def status(
     """
     from jacked_vault.mcp.registration import HARNESSES
 
-    nothing = not (claude or codex or opencode or cursor or mcp or git or git_all or commands)
+    nothing = not (claude or codex or opencode or cursor or mcp or git or git_all or commands or skills)
     _manage(ctx, "status", as_json, vault, table=nothing, claude=claude or nothing, codex=codex or nothing, opencode=opencode or nothing, cursor=cursor or nothing, settings=settings, git=git, git_all=git_all,
-            mcp=mcp or (list(HARNESSES) if nothing else None), commands=commands, config=config, user=user, allow_user_scope=allow_user_scope)
+            mcp=mcp or (list(HARNESSES) if nothing else None), commands=commands, skills=skills, config=config, user=user, allow_user_scope=allow_user_scope)

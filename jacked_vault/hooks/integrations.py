@@ -38,6 +38,7 @@ class Selection:
     opencode: bool = False  # OpenCode's session plugin (hooks/opencode.py); --user: the per-person folder
     cursor: bool = False  # Cursor's session hooks in hooks.json (hooks/cursor.py); --user: ~/.cursor/hooks.json
     commands: tuple[str, ...] = ()  # the /remember and /learn command files of these harnesses (hooks/commands.py)
+    skills: tuple[str, ...] = ()  # the librarian skill of these harnesses (hooks/skills.py)
 
 
 @dataclass
@@ -57,6 +58,7 @@ class HooksReport:
         render = {"claude": _claude_text, "codex": _codex_text, "git": _git_text, "mcp": _mcp_text, "opencode": _opencode_text, "cursor": _cursor_text}
         render["harnesses"] = _harness_text
         render["commands"] = _commands_text
+        render["skills"] = _skills_text
         return "\n".join(render[key](item) for key, results in self.families.items() for item in results)
 
 
@@ -161,6 +163,30 @@ def _commands(op: str, harnesses: tuple[str, ...], vault: Path | None) -> list[d
         except VaultError as exc:
             results.append({"harness": name, "error": {"code": exc.full_code, "message": exc.message}})
     return results
+
+
+def _skills_text(item: dict[str, Any]) -> str:
+    if "error" in item:
+        return f"error: {item['harness']} librarian skill: {item['error']['message']} [{item['error']['code']}]"
+    return f"{item['harness']} librarian skill {item.get('action') or item['state']}: {item['path']}"
+
+
+def _skills(op: str, harnesses: tuple[str, ...], vault: Path | None) -> list[dict[str, Any]]:
+    """`--skills HARNESS`: the jacked-librarian skill in the harness's per-person skills folder.
+    Someone else's file of that name is an `error` item (the command exits 1), never replaced."""
+    from jacked_vault.hooks import skills
+
+    names = tuple(dict.fromkeys(h.strip().lower() for h in harnesses))
+    for name in names:
+        skills.skill_path(name)  # USAGE for a harness without skills
+    if op == "status":
+        return skills.librarian_status(names, vault)
+    changes = skills.install_librarian(names, vault) if op == "install" else skills.uninstall_librarian(names)
+    return [
+        {"harness": c.harness, "error": {"code": "JACKED_MEMORY_CONFIG", "message": f"{c.path} exists and is not jacked-vault's; not replacing it"}}
+        if c.action == "refused" else c.to_json()
+        for c in changes
+    ]  # fmt: skip
 
 
 def _session_family(name: str, op: str, selection: Selection, vault: Path) -> list[dict[str, Any]]:
@@ -318,10 +344,10 @@ def manage(op: str, selection: Selection, vault: str | None = None) -> HooksRepo
 
     if op not in OPS:
         raise VaultError("USAGE", f"{op}: use one of {', '.join(OPS)}")
-    if not (selection.claude or selection.codex or selection.git or selection.git_all or selection.mcp or selection.opencode or selection.cursor or selection.commands):
+    if not (selection.claude or selection.codex or selection.git or selection.git_all or selection.mcp or selection.opencode or selection.cursor or selection.commands or selection.skills):
         raise VaultError(
             "USAGE",
-            f"say what to {op}: --claude, --opencode, --cursor, --codex, --git REPO / --git-all GROUP, --mcp HARNESS (claude, codex, cursor, opencode) or --commands HARNESS (claude, codex, opencode)",
+            f"say what to {op}: --claude, --opencode, --cursor, --codex, --git REPO / --git-all GROUP, --mcp HARNESS (claude, codex, cursor, opencode) --commands HARNESS or --skills HARNESS (claude, codex, opencode)",
         )
     explicit = resolve_vault_path(vault)
     report = HooksReport()
@@ -340,6 +366,8 @@ def manage(op: str, selection: Selection, vault: str | None = None) -> HooksRepo
             report.families[name] = _session_family(name, op, selection, explicit)
     if selection.commands:
         report.families["commands"] = _commands(op, selection.commands, explicit)
+    if selection.skills:
+        report.families["skills"] = _skills(op, selection.skills, explicit)
     return report
 
 

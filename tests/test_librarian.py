@@ -1,0 +1,128 @@
+"""The librarian (issue 24.3): drift counters read from the index, one brief line when a counter
+reaches its threshold (settings.librarian), `jacked memory librarian [status|done]`, and the
+skill installed where each harness reads skills. Real vaults, the real CLI in a subprocess."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from conftest import git, make_repo, run_cli
+
+NUDGE = "[librarian:"
+
+
+@pytest.fixture
+def world(tmp_path: Path):
+    vault, repo = tmp_path / "vault", tmp_path / "code" / "api"
+    assert run_cli("memory", "init", "--no-scan", vault=vault).code == 0
+    repo.mkdir(parents=True)
+    make_repo(repo, "git@github.com:acme/api.git")
+    return vault, repo
+
+
+def _settings(vault: Path, **librarian: int) -> None:
+    local = vault / ".jacked" / "vault.local.json"
+    local.write_text(json.dumps({"settings": {"librarian": librarian}}))
+
+
+def _add(vault: Path, repo: Path, title: str, body: str) -> str:
+    result = run_cli("memory", "add", "--title", title, "--body", body, "--json", vault=vault, cwd=repo)
+    assert result.code == 0, result.out + result.err
+    return result.json["memory"]["id"]
+
+
+def _brief(vault: Path, repo: Path) -> str:
+    return run_cli("memory", "brief", vault=vault, cwd=repo, JACKED_MEMORY_HARNESS="claude").out
+
+
+def test_the_brief_nudges_once_a_counter_reaches_its_threshold_and_done_resets_it(world):
+    vault, repo = world
+    _settings(vault, added=3)
+    for n in range(2):
+        _add(vault, repo, f"Fact {n}", f"Body {n}.")
+    assert NUDGE not in _brief(vault, repo)
+    status = run_cli("memory", "librarian", "--json", vault=vault, cwd=repo).json
+    assert status["counters"]["added"] == 2 and status["thresholds"]["added"] == 3 and status["over"] == [] and status["last_run"] is None
+    _add(vault, repo, "Fact 2", "Body 2.")
+    brief = _brief(vault, repo)
+    nudges = [line for line in brief.splitlines() if NUDGE in line]
+    assert nudges == ["[librarian: 3 note(s) added since its last run; the jacked-librarian skill tidies the vault with a person "
+                      "(`jacked memory librarian` shows why)]"], brief  # fmt: skip
+    text = run_cli("memory", "librarian", vault=vault, cwd=repo).out
+    assert "note(s) added since its last run: 3 (threshold 3)  <- over its threshold" in text
+    head = git(vault, "rev-parse", "HEAD")
+    done = run_cli("memory", "librarian", "done", "--json", vault=vault, cwd=repo).json
+    assert done["recorded"] and done["last_run"] == done["recorded"] and done["counters"]["added"] == 0
+    assert git(vault, "rev-parse", "HEAD") == head and git(vault, "status", "--porcelain") == ""  # machine-local: no commit
+    assert NUDGE not in _brief(vault, repo)
+
+
+def test_duplicates_near_duplicates_and_superseded_notes_are_counted(world):
+    vault, repo = world
+    _settings(vault, duplicates=1)
+    a = _add(vault, repo, "Use tabs", "Indent with tabs.")
+    _add(vault, repo, "Use tabs", "Indent with tabs, always.")  # the same title, other text: a near duplicate
+    twin = run_cli("memory", "add", "--title", "Use tabs", "--body", "Indent with tabs.", "--target", "codex", "--json", vault=vault, cwd=repo)
+    assert twin.code == 0 and "duplicate_of" not in twin.json  # the same value for another reader: its own note, a duplicate to tidy
+    counts = run_cli("memory", "librarian", "--json", vault=vault, cwd=repo).json["counters"]
+    assert (counts["duplicates"], counts["near_duplicates"], counts["superseded"]) == (1, 2, 0), counts
+    assert "1 exact duplicate(s)" in _brief(vault, repo)
+    new = _add(vault, repo, "Use spaces", "Indent with four spaces.")
+    assert run_cli("memory", "supersede", a, "--by", new, vault=vault, cwd=repo).code == 0
+    counts = run_cli("memory", "librarian", "--json", vault=vault, cwd=repo).json["counters"]
+    assert (counts["duplicates"], counts["near_duplicates"], counts["superseded"]) == (0, 2, 1), counts
+    assert counts["archivable"] == 0  # superseded just now: not older than archive_after_days (90)
+    _settings(vault, archive_after_days=0, archivable=1)
+    assert run_cli("memory", "librarian", "--json", vault=vault, cwd=repo).json["counters"]["archivable"] == 1
+    assert "1 note(s) closed long enough to archive" in _brief(vault, repo)
+
+
+def test_a_bad_threshold_is_refused_naming_the_setting(world):
+    vault, repo = world
+    _settings(vault, added=0)
+    result = run_cli("memory", "librarian", "--json", vault=vault, cwd=repo)
+    assert result.code != 0 and result.json["error"]["code"] == "JACKED_MEMORY_CONFIG" and "librarian" in result.json["error"]["message"]
+
+
+def test_the_skill_is_installed_where_each_harness_reads_skills_and_removed_alone(tmp_path: Path):
+    from jacked_vault.hooks.skills import install_librarian, librarian_status, uninstall_librarian
+
+    home = tmp_path / "home"
+    env = {"HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config")}
+    foreign = home / ".agents" / "skills" / "jacked-librarian" / "SKILL.md"
+    foreign.parent.mkdir(parents=True)
+    foreign.write_text("---\nname: jacked-librarian\ndescription: someone else's\n---\nmine\n")
+    done = {c.harness: c for c in install_librarian(("claude", "codex", "opencode"), environ=env)}
+    assert done["claude"].action == "installed" and done["opencode"].action == "installed"
+    assert done["codex"].action == "refused" and foreign.read_text().endswith("mine\n")  # never replaced
+    claude = home / ".claude" / "skills" / "jacked-librarian" / "SKILL.md"
+    text = claude.read_text()
+    front = text.split("---\n")[1]
+    assert front.startswith("name: jacked-librarian\ndescription: ") and len(front.splitlines()[1]) <= 1024 + len("description: ")
+    assert "jacked memory librarian done" in text and "# Skill: jacked-vault librarian" in text
+    assert (home / ".config" / "opencode" / "skills" / "jacked-librarian" / "SKILL.md").read_text() == text
+    assert [c.action for c in install_librarian(("claude",), environ=env)] == ["unchanged"]
+    assert {s["harness"]: s["state"] for s in librarian_status(("claude", "codex", "opencode"), environ=env)} == {
+        "claude": "installed", "codex": "foreign", "opencode": "installed"}  # fmt: skip
+    removed = {c.harness: c.action for c in uninstall_librarian(("claude", "codex", "opencode"), environ=env)}
+    assert removed == {"claude": "removed", "codex": "absent", "opencode": "removed"}
+    assert not claude.exists() and not claude.parent.exists() and foreign.is_file()
+
+
+def test_hooks_install_skills_writes_the_skill_naming_the_vault_and_uninstall_removes_it(world):
+    vault, repo = world
+    home = vault.parent  # run_cli's HOME
+    path = home / ".claude" / "skills" / "jacked-librarian" / "SKILL.md"
+    installed = run_cli("memory", "hooks", "install", "--skills", "claude", "--skills", "opencode", "--json", vault=vault)
+    assert installed.code == 0, installed.out + installed.err
+    assert [(s["harness"], s["action"]) for s in installed.json["skills"]] == [("claude", "installed"), ("opencode", "installed")]
+    assert f"memory --vault {vault} librarian done" in path.read_text()  # the vault hooks install resolved, as every registration names it
+    status = run_cli("memory", "hooks", "status", "--skills", "claude", "--skills", "codex", vault=vault).out
+    assert f"claude librarian skill installed: {path}" in status and "codex librarian skill absent" in status
+    refused = run_cli("memory", "hooks", "install", "--skills", "cursor", "--json", vault=vault)
+    assert refused.code == 2 and refused.json["error"]["code"] == "JACKED_MEMORY_USAGE"
+    removed = run_cli("memory", "hooks", "uninstall", "--skills", "claude", "--json", vault=vault)
+    assert removed.code == 0 and [s["action"] for s in removed.json["skills"]] == ["removed"] and not path.exists()
