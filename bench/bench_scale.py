@@ -1,0 +1,442 @@
+"""Issue 21's table at 1k/10k/50k/100k notes: each figure beside its comparison, in one run.
+
+    python bench/bench_scale.py [--sizes 1000,10000,50000,100000] [--vault-dir /tmp/bench-vaults]
+                                [--keep] [--repeat 5] [--heavy-repeat 3] [--audit-lines 300000]
+
+Every figure is a whole process (the real `jacked` CLI, `python -m jacked_vault.mcp`, the real
+git), the median of its runs, its comparison run interleaved with it. Vaults come from
+`bench/_vaultgen.py` (notes, their audit lines, index.md: what `doctor` accepts) and are cached
+in `--vault-dir` as `n<N>-s<seed>` (reused when there; generated ones removed at the end unless
+`--keep`); each size works on a copy, so the cached vault never changes. After the table: a
+PASS/MISS line per budget of the issue and a projection to 500k notes (a line through the two
+largest sizes) naming the budget that breaks first. The load average is printed with each size:
+the machine is shared, and wall times grow with it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench._vaultgen import generate_vault, git_cli, write_audit_history, write_notes
+
+PY = sys.executable
+GIT = ["git", "-c", "user.name=bench", "-c", "user.email=bench@localhost", "-c", "commit.gpgsign=false", "-c", "core.hooksPath=/dev/null", "-c", "gc.auto=0"]
+WORD = "cache"  # a common word (in most notes)
+ARRIVING = 1000  # notes fast-forwarded by sync
+PROJECT_TO = 500_000
+INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}}}  # fmt: skip
+# The comparison for the MCP start: a stdlib JSON-RPC loop answering `initialize`.
+STDLIB_LOOP = (
+    "import json, sys\n"
+    "for line in sys.stdin:\n"
+    "    m = json.loads(line)\n"
+    "    sys.stdout.write(json.dumps({'jsonrpc': '2.0', 'id': m.get('id'), 'result': {}}) + '\\n'); sys.stdout.flush()\n"
+)
+
+
+def log(text: str = "") -> None:
+    print(text, flush=True)
+
+
+def load() -> str:
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+# -- running whole processes ------------------------------------------------------------------
+
+
+class Runner:
+    """Runs commands as whole processes with the bench's environment; wall seconds and peak RSS."""
+
+    def __init__(self, home: Path) -> None:
+        home.mkdir(parents=True, exist_ok=True)
+        (home / ".gitconfig").write_text("[user]\n\tname = bench\n\temail = bench@localhost\n[commit]\n\tgpgsign = false\n")
+        self.env = {k: v for k, v in os.environ.items() if not k.startswith("JACKED_")}
+        self.env.update(HOME=str(home), JACKED_MEMORY_HARNESS="claude", GIT_CONFIG_NOSYSTEM="1")
+        self.cpu = 0.0
+
+    def run(self, cmd: list[str], cwd: Path, *, vault: Path | None = None, check: bool = True) -> tuple[float, bytes]:
+        """(wall seconds, stdout) of one process; its CPU seconds (and its children's) in `self.cpu`."""
+        env = dict(self.env, JACKED_VAULT_DIR=str(vault)) if vault else self.env
+        before = _children_cpu()
+        started = time.perf_counter()
+        proc = subprocess.run(cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL, capture_output=True, check=False)
+        wall = time.perf_counter() - started
+        self.cpu = _children_cpu() - before
+        if check and proc.returncode:
+            raise RuntimeError(f"{' '.join(cmd[:6])}… exited {proc.returncode}: {proc.stderr.decode(errors='replace')[-1500:]}")
+        return wall, proc.stdout
+
+    def jacked(self, vault: Path, *args: str, cwd: Path | None = None, check: bool = True) -> tuple[float, bytes]:
+        return self.run([PY, "-m", "jacked_vault.cli.main", "memory", *args], cwd or vault.parent, vault=vault, check=check)
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def measured_rss(runner: Runner, cmd: list[str], cwd: Path, vault: Path | None = None) -> tuple[float, int]:
+    """(wall s, peak RSS MiB) of `cmd`, the RSS read by a wrapper process that runs only it."""
+    code = (
+        "import resource, subprocess, sys, time\n"
+        "t = time.perf_counter(); r = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n"
+        "print(time.perf_counter() - t, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, r.returncode)\n"
+    )
+    _, out = runner.run([PY, "-c", code, *cmd], cwd, vault=vault)
+    wall, kib, _code = out.split()
+    return float(wall), int(kib) // 1024
+
+
+def med(samples: list[float]) -> float:
+    return statistics.median(samples) if samples else float("nan")
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:,.0f} ms" if seconds < 10 else f"{seconds:,.1f} s"
+
+
+# -- vaults ----------------------------------------------------------------------------------
+
+
+def cached_vault(base: Path, n: int, seed: int, made: list[Path]) -> Path:
+    """The generated vault of `n` notes in `base` (generated there first when missing)."""
+    target = base / f"n{n}-s{seed}"
+    if (target / ".git").is_dir():
+        log(f"vault: reusing {target}")
+        return target
+    tmp = base / f".tmp-n{n}-s{seed}-{os.getpid()}"
+    shutil.rmtree(tmp, ignore_errors=True)
+    started = time.perf_counter()
+    stats = generate_vault(tmp, n, seed=seed)
+    tmp.rename(target)
+    made.append(target)
+    log(f"vault: generated {target} in {time.perf_counter() - started:.0f} s ({stats.audit_lines} audit lines, index.md per group)")
+    return target
+
+
+def arrive(pusher: Path, n: int, seed: int) -> None:
+    """Commit `n` new notes (with their audit lines, this month, a new machine) in `pusher` and push."""
+    now = datetime.now(UTC)
+    _, events = write_notes(pusher, n, random.Random(seed), groups=50, now=now, spread_s=60, machines=(f"m-bench-arrive{seed}",))
+    write_audit_history(pusher, events)
+    git_cli(pusher, "add", "-A")
+    git_cli(pusher, "commit", "-q", "-m", f"bench: {n} notes arrive")
+    git_cli(pusher, "push", "-q", "origin", "HEAD")
+
+
+# -- one size --------------------------------------------------------------------------------
+
+
+def run_size(n: int, cached: Path, work: Path, runner: Runner, args: argparse.Namespace) -> dict:
+    r: dict = {"size": n, "load": os.getloadavg()[0]}
+    rep, heavy = args.repeat, args.heavy_repeat
+    log(f"\n=== {n:,} notes === (load average {load()})")
+    vault = work / "vault"
+    t = time.perf_counter()
+    subprocess.run(["cp", "-a", str(cached), str(vault)], check=True)
+    bare = work / "remote.git"
+    runner.run([*GIT, "clone", "-q", "--bare", "--no-local", str(cached), str(bare)], work)
+    runner.run([*GIT, "-C", str(vault), "remote", "add", "origin", str(bare)], work, check=False)
+    plain = work / "plain"  # a plain git clone: git's side of every comparison
+    runner.run([*GIT, "clone", "-q", str(bare), str(plain)], work)
+    code = work / "code" / "g0"  # a repo of group g0 (its solo group), for the brief
+    code.mkdir(parents=True)
+    runner.run([*GIT, "init", "-q"], code)
+    runner.run([*GIT, "remote", "add", "origin", "https://github.com/acme/g0.git"], code)
+    log(f"setup: copy, bare remote, plain clone {time.perf_counter() - t:.0f} s")
+
+    # first search after n notes arrive in one commit: the index built from nothing
+    cold, cold_rss, grep_full = [], 0, []
+    for _ in range(heavy):
+        for suffix in ("", "-wal", "-shm"):
+            (vault / ".jacked" / f"index.sqlite{suffix}").unlink(missing_ok=True)
+        wall, rss = measured_rss(runner, [PY, "-m", "jacked_vault.cli.main", "memory", "search", WORD], vault.parent, vault)
+        cold.append(wall)
+        cold_rss = max(cold_rss, rss)
+        grep_full.append(runner.run([*GIT, "grep", "-l", "-i", WORD], plain, check=False)[0])
+    r["first_search_s"], r["first_search_rss"], r["git_grep_s"] = med(cold), cold_rss, med(grep_full)
+    log(f"first search (index build): {ms(r['first_search_s'])}, {cold_rss} MiB  | git grep -l: {ms(r['git_grep_s'])}")
+
+    # search (warm) and brief
+    search, grep, brief, cpu = [], [], [], {"search": [], "grep": [], "brief": []}
+    for _ in range(rep):
+        search.append(runner.jacked(vault, "search", WORD)[0])
+        cpu["search"].append(runner.cpu)
+        grep.append(runner.run([*GIT, "grep", "-l", "-i", WORD], plain, check=False)[0])
+        cpu["grep"].append(runner.cpu)
+        brief.append(runner.jacked(vault, "brief", "--cwd", str(code), cwd=code)[0])
+        cpu["brief"].append(runner.cpu)
+    r["search_s"], r["grep_s"], r["brief_s"] = med(search), med(grep), med(brief)
+    r["search_cpu"], r["grep_cpu"], r["brief_cpu"] = med(cpu["search"]), med(cpu["grep"]), med(cpu["brief"])
+    log(f"search {WORD!r}: {ms(r['search_s'])} (cpu {ms(r['search_cpu'])}) | git grep -l: {ms(r['grep_s'])} (cpu {ms(r['grep_cpu'])})"
+        f" ({r['search_s'] / r['grep_s']:.2f}x)")
+    log(f"brief (SessionStart): {ms(r['brief_s'])} (cpu {ms(r['brief_cpu'])})")
+
+    # add: CLI add vs git add + commit of a note-sized file, interleaved
+    adds, gits, add_cpu = [], [], []
+    for i in range(rep):
+        adds.append(runner.jacked(vault, "add", "--group", "g1", "--kind", "fact", "--title", f"Scale bench add {i}", "--body", "A small fact about the cache.")[0])
+        add_cpu.append(runner.cpu)
+        note = plain / "scratch" / f"n{i}.md"
+        note.parent.mkdir(exist_ok=True)
+        note.write_text(f"# Scale bench add {i}\n\nA small fact about the cache.\n")
+        t = time.perf_counter()
+        subprocess.run([*GIT, "add", str(note)], cwd=plain, check=True, env=runner.env)
+        subprocess.run([*GIT, "commit", "-q", "-m", f"add {i}"], cwd=plain, check=True, env=runner.env)
+        gits.append(time.perf_counter() - t)
+    r["add_s"], r["git_add_commit_s"], r["add_cpu"] = med(adds), med(gits), med(add_cpu)
+    log(f"add: {ms(r['add_s'])} (cpu {ms(r['add_cpu'])}) | git add && git commit: {ms(r['git_add_commit_s'])} ({r['add_s'] / r['git_add_commit_s']:.2f}x)")
+
+    # MCP: start to first answer (vs a stdlib JSON-RPC loop) and memory_save p50
+    r.update(mcp_figures(runner, vault, code, rep))
+    log(f"MCP start to first answer: {ms(r['mcp_first_s'])} (first search answered {ms(r['mcp_search_s'])})"
+        f" | stdlib JSON-RPC loop: {ms(r['stdlib_first_s'])}; memory_save p50 {ms(r['mcp_save_s'])}")
+
+    # busy month: this machine's month holds --month-lines lines, then add and memory_save again
+    if args.month_lines:
+        busy = fill_this_month(vault, args.month_lines)
+        adds = [runner.jacked(vault, "add", "--group", "g1", "--kind", "fact", "--title", f"Scale bench busy {i}", "--body", "A busy fact.")[0] for i in range(rep)]
+        r["add_busy_s"] = med(adds)
+        r["mcp_save_busy_s"] = mcp_figures(runner, vault, code, rep, start_only=False)["mcp_save_s"]
+        log(f"busy month ({busy}): add {ms(r['add_busy_s'])}, memory_save p50 {ms(r['mcp_save_busy_s'])}")
+
+    # doctor (wall, RSS) vs git status
+    docs, rss, stats = [], 0, []
+    for _ in range(heavy):
+        wall, peak = measured_rss(runner, [PY, "-m", "jacked_vault.cli.main", "memory", "doctor"], vault.parent, vault)
+        docs.append(wall)
+        rss = max(rss, peak)
+        stats.append(runner.run([*GIT, "status", "--porcelain"], vault)[0])
+    _, report = runner.jacked(vault, "doctor", "--json", check=False)
+    r["doctor_s"], r["doctor_rss"], r["git_status_s"] = med(docs), rss, med(stats)
+    r["doctor_ok"] = json.loads(report or b"{}").get("ok")
+    log(f"doctor: {ms(r['doctor_s'])}, {rss} MiB, ok={r['doctor_ok']} | git status: {ms(r['git_status_s'])}")
+
+    # init --from vs git clone
+    inits, clones = [], []
+    for i in range(heavy):
+        inits.append(runner.jacked(work / f"clone-{i}", "init", "--from", str(bare), cwd=work)[0])
+        clones.append(runner.run([*GIT, "clone", "-q", "--no-local", str(bare), str(work / f"git-clone-{i}")], work)[0])
+    r["init_from_s"], r["git_clone_s"] = med(inits), med(clones)
+    log(f"init --from: {ms(r['init_from_s'])} | git clone: {ms(r['git_clone_s'])} ({r['init_from_s'] / r['git_clone_s']:.2f}x)")
+
+    # sync fast-forwarding ARRIVING notes vs git pull --ff-only of the same commit
+    pusher, puller = work / "git-clone-0", work / "puller"
+    runner.run([*GIT, "clone", "-q", str(bare), str(puller)], work)
+    syncs, pulls = [], []
+    for i in range(heavy):
+        arrive(pusher, ARRIVING, seed=1000 + i)
+        syncs.append(runner.jacked(work / "clone-0", "sync")[0])
+        pulls.append(runner.run([*GIT, "pull", "-q", "--ff-only"], puller)[0])
+    r["sync_ff_s"], r["git_pull_s"] = med(syncs), med(pulls)
+    log(f"sync fast-forwarding {ARRIVING} notes: {ms(r['sync_ff_s'])} | git pull --ff-only: {ms(r['git_pull_s'])} ({r['sync_ff_s'] / r['git_pull_s']:.1f}x)")
+
+    # a sparse checkout of one group: what doctor says
+    sparse = work / "clone-0"
+    runner.run([*GIT, "sparse-checkout", "set", "--no-cone", "/*", "!/groups/*/", "/groups/g0/"], sparse)
+    wall, report = runner.jacked(sparse, "doctor", "--json", check=False)
+    found = json.loads(report or b"{}")
+    r["sparse_doctor_s"], r["sparse_doctor_ok"] = wall, found.get("ok")
+    r["sparse_doctor_uncommitted"] = len(found.get("uncommitted", []))
+    log(f"sparse checkout of groups/g0: doctor {ms(wall)}, ok={found.get('ok')}, {r['sparse_doctor_uncommitted']} 'uncommitted' entries")
+    return r
+
+
+def fill_this_month(vault: Path, lines: int) -> str:
+    """This machine's audit month holds `lines` more lines, committed (engineer A's helper)."""
+    from bench._audit_bench import fill_month
+    from jacked_vault.store import audit
+
+    fill_month(vault, audit.machine_id(vault / ".jacked"), lines)
+    return f"{lines:,} lines"
+
+
+def _rpc(proc, message: dict) -> dict:
+    proc.stdin.write((json.dumps(message) + "\n").encode())
+    proc.stdin.flush()
+    return json.loads(proc.stdout.readline())
+
+
+def mcp_figures(runner: Runner, vault: Path, code: Path, rep: int, start_only: bool = False) -> dict:
+    """Spawn -> initialize answered and -> first memory_search answered (median of `rep` spawns),
+    the stdlib loop's spawn -> answer, and memory_save p50 over `rep` saves on one server."""
+    env = dict(runner.env, JACKED_VAULT_DIR=str(vault), JACKED_MEMORY_REPO=str(code))
+    first, search, stdlib, saves = [], [], [], []
+    for i in range(rep):
+        for cmd, sink in (([PY, "-m", "jacked_vault.mcp"], first), ([PY, "-c", STDLIB_LOOP], stdlib)):
+            started = time.perf_counter()
+            proc = subprocess.Popen(cmd, cwd=code, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+            _rpc(proc, INIT)
+            sink.append(time.perf_counter() - started)
+            if sink is first:
+                proc.stdin.write(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}\n')
+                answer = _rpc(proc, {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "memory_search", "arguments": {"query": WORD}}})
+                search.append(time.perf_counter() - started)
+                assert not answer["result"].get("isError"), answer
+                if i == 0 and not start_only:
+                    for k in range(rep):
+                        t = time.perf_counter()
+                        answer = _rpc(proc, {"jsonrpc": "2.0", "id": 10 + k, "method": "tools/call", "params": {"name": "memory_save", "arguments": {
+                            "title": f"Scale bench save {k} {time.time_ns()}", "body": "A saved fact about the cache.", "kind": "fact"}}})  # fmt: skip
+                        saves.append(time.perf_counter() - t)
+                        assert not answer["result"].get("isError"), answer
+            proc.stdin.close()
+            proc.wait()
+    return {"mcp_first_s": med(first), "mcp_search_s": med(search), "stdlib_first_s": med(stdlib), "mcp_save_s": med(saves)}
+
+
+# -- budgets and projection ------------------------------------------------------------------
+
+
+def budgets(rows: list[dict], audit: dict | None) -> list[tuple[str, bool | None, str]]:
+    """(budget, met (None: not measured in this run), the figure) for each budget of the issue."""
+    by = {r["size"]: r for r in rows}
+    out: list[tuple[str, bool | None, str]] = []
+
+    def at(n: int, name: str, check) -> None:
+        if n not in by:
+            out.append((name, None, f"{n:,} not in --sizes"))
+        else:
+            out.append((name, *check(by[n])))
+
+    def add_ratio(limit: float):
+        def check(r: dict) -> tuple[bool, str]:
+            worst = max(r["add_s"], r.get("add_busy_s", 0.0))
+            return worst / r["git_add_commit_s"] <= limit, f"{worst / r['git_add_commit_s']:.2f}x ({ms(worst)} vs {ms(r['git_add_commit_s'])}; worst of small and busy month)"
+        return check
+
+    at(10_000, "add ≤ 2.5× git add && git commit at 10k", add_ratio(2.5))
+    at(100_000, "add ≤ 1.2× git add && git commit at 100k", add_ratio(1.2))
+    if audit:
+        out.append((f"add with {audit['lines']:,} audit lines this month ≤ 1.2× an empty month", audit["met"],
+                    f"{audit['ratio']}x ({audit['add_busy_month_ms']} vs {audit['add_empty_month_ms']} ms)"))  # fmt: skip
+    at(10_000, "first search after 10k notes arrive ≤ 1.5 s", lambda r: (r["first_search_s"] <= 1.5, ms(r["first_search_s"])))
+    at(50_000, "init --from ≤ 3× git clone at 50k", lambda r: (r["init_from_s"] <= 3 * r["git_clone_s"], f"{r['init_from_s'] / r['git_clone_s']:.1f}x"))
+    for r in rows:
+        out.append((f"sync fast-forward of {ARRIVING} notes ≤ 10× git pull at {r['size']:,}", r["sync_ff_s"] <= 10 * r["git_pull_s"], f"{r['sync_ff_s'] / r['git_pull_s']:.1f}x"))
+    at(100_000, "doctor ≤ 100 MB at 100k", lambda r: (r["doctor_rss"] <= 100, f"{r['doctor_rss']} MiB"))
+    if len(rows) > 1:
+        lo, hi = rows[0], rows[-1]
+        ratio = hi["brief_s"] / lo["brief_s"]
+        span = f"{lo['size']:,} to {hi['size']:,}"
+        out.append((f"brief flat within ±20% from 1k to 100k (this run: {span})", 0.8 <= ratio <= 1.2, f"{ms(lo['brief_s'])} -> {ms(hi['brief_s'])} ({ratio:.2f}x)"))
+    worst = max(rows, key=lambda r: r["mcp_first_s"])
+    out.append(("MCP first answer ≤ 300 ms", worst["mcp_first_s"] <= 0.3, f"{ms(worst['mcp_first_s'])} (worst size, {worst['size']:,})"))
+    at(10_000, "search ≤ 1.0× git grep at 10k", lambda r: (r["search_s"] <= r["grep_s"], f"{r['search_s'] / r['grep_s']:.2f}x"))
+    return out
+
+
+# (figure, its comparison or None, absolute bound or ratio bound, label): what the projection checks.
+PROJECTED = (
+    ("add_s", "git_add_commit_s", 1.2, "add / git add+commit (budget ≤ 1.2× at 100k)"),
+    ("init_from_s", "git_clone_s", 3.0, "init --from / git clone (≤ 3×)"),
+    ("sync_ff_s", "git_pull_s", 10.0, "sync ff / git pull (≤ 10×)"),
+    ("search_s", "grep_s", 1.0, "search / git grep (≤ 1.0×)"),
+    ("doctor_rss", None, 100.0, "doctor RSS MiB (≤ 100)"),
+    ("mcp_first_s", None, 0.3, "MCP first answer s (≤ 0.3)"),
+    ("first_search_s", None, 1.5 * 50, "index build s (1.5 s per 10k: ≤ 75 s at 500k)"),
+)
+
+
+def projection(rows: list[dict]) -> None:
+    """A line through the two largest sizes, for each figure and its comparison, out to 500k."""
+    if len(rows) < 2:
+        log("\nprojection: needs two sizes")
+        return
+    a, b = rows[-2], rows[-1]
+
+    def line(key: str, n: float) -> float:
+        slope = (b[key] - a[key]) / (b["size"] - a["size"])
+        return b[key] + slope * (n - b["size"])
+
+    log(f"\n## Projection to {PROJECT_TO:,} notes (a line through {a['size']:,} and {b['size']:,})")
+    first: tuple[float, str] | None = None
+    for key, versus, bound, label in PROJECTED:
+        def value(n: float, key: str = key, versus: str | None = versus) -> float:
+            return line(key, n) / max(line(versus, n), 1e-9) if versus else line(key, n)
+
+        now, then = value(b["size"]), value(PROJECT_TO)
+        breaks = next((n for n in range(b["size"], 10 * PROJECT_TO + 1, 1000) if value(n) > bound), None)
+        where = "already over" if now > bound else (f"crosses at ~{breaks:,}" if breaks else "holds past 5M")
+        log(f"  {label:48} at {b['size']:>7,}: {now:8.2f}  at {PROJECT_TO:,}: {then:8.2f}  {where}")
+        if breaks is not None and (first is None or breaks < first[0]):
+            first = (breaks, label)
+    log(f"first to break: {first[1]} at ~{first[0]:,} notes" if first else "none breaks before 5M notes on these lines")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", default="1000,10000,50000,100000")
+    parser.add_argument("--vault-dir", type=Path, default=Path("/tmp/bench-vaults"), help="where generated vaults are cached")
+    parser.add_argument("--keep", action="store_true", help="keep the vaults this run generates (those already there are always kept)")
+    parser.add_argument("--seed", type=int, default=1234)
+    parser.add_argument("--repeat", type=int, default=5, help="runs of each light figure (median)")
+    parser.add_argument("--heavy-repeat", type=int, default=3, help="runs of index build, doctor, init --from, sync (median)")
+    parser.add_argument("--month-lines", type=int, default=100_000, help="lines in this machine's month for the busy-month add (0: skip)")
+    parser.add_argument("--audit-lines", type=int, default=300_000, help="the audit row (engineer A's bench/_audit_bench.py; 0: skip)")
+    parser.add_argument("--json", type=Path, help="also write the figures here")
+    args = parser.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",") if s]
+    args.vault_dir.mkdir(parents=True, exist_ok=True)
+    head = subprocess.run(["git", "-C", str(ROOT), "log", "--oneline", "-1"], capture_output=True, text=True, check=False).stdout.strip()
+    status = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "jacked_vault"], capture_output=True, text=True, check=False)
+    dirty = len(status.stdout.splitlines())
+    log(f"# bench_scale: sizes {sizes}, repeat {args.repeat}/{args.heavy_repeat}; {os.cpu_count()} CPUs; load average {load()}")
+    log(f"# jacked_vault from {ROOT} at {head} ({dirty} changed files in jacked_vault/)")
+    made: list[Path] = []
+    rows: list[dict] = []
+    audit_row = None
+    try:
+        if args.audit_lines:
+            from bench._audit_bench import audit_add_figures
+
+            log(f"\n=== add with {args.audit_lines:,} audit lines this month (1-note vaults) === (load average {load()})")
+            audit_row = audit_add_figures(args.audit_lines, runs=args.repeat)
+            log(f"add: {audit_row['add_busy_month_ms']} ms, {audit_row['rss_busy_kib'] // 1024} MiB | empty month: {audit_row['add_empty_month_ms']} ms,"
+                f" {audit_row['rss_empty_kib'] // 1024} MiB ({audit_row['ratio']}x); largest audit file {audit_row['largest_audit_file_bytes']:,} B")
+        for n in sizes:
+            cached = cached_vault(args.vault_dir, n, args.seed, made)
+            with tempfile.TemporaryDirectory(prefix=f"scale-{n}-", dir=args.vault_dir) as tmp:
+                work = Path(tmp)
+                rows.append(run_size(n, cached, work, Runner(work / "home"), args))
+    finally:
+        if not args.keep:
+            for path in made:
+                shutil.rmtree(path, ignore_errors=True)
+    if not rows:
+        return
+    log("\n## Table (medians of whole processes; comparison from the same run)")
+    cols = [("size", "notes"), ("add_s", "add"), ("git_add_commit_s", "git a+c"), ("mcp_save_s", "mcp save"), ("first_search_s", "1st search"),
+            ("git_grep_s", "git grep"), ("init_from_s", "init --from"), ("git_clone_s", "git clone"), ("sync_ff_s", "sync ff"),
+            ("git_pull_s", "git pull"), ("doctor_s", "doctor"), ("doctor_rss", "doctor MiB"), ("git_status_s", "git status"),
+            ("brief_s", "brief"), ("search_s", "search"), ("grep_s", "git grep"), ("mcp_first_s", "mcp 1st"), ("stdlib_first_s", "stdlib 1st")]  # fmt: skip
+    log(" | ".join(label for _, label in cols))
+    for r in rows:
+        log(" | ".join(f"{r[k]:,}" if k in ("size", "doctor_rss") else ms(r[k]) for k, _ in cols))
+    log("\n## Budgets")
+    for name, met, figure in budgets(rows, audit_row):
+        log(f"{'PASS' if met else 'MISS' if met is not None else 'n/a '}  {name}: {figure}")
+    projection(rows)
+    if args.json:
+        args.json.write_text(json.dumps({"rows": rows, "audit": audit_row}, indent=1))
+
+
+if __name__ == "__main__":
+    main()
