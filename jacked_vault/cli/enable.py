@@ -13,12 +13,6 @@ YesOpt = Annotated[bool, typer.Option("--yes", help="Accept the suggested groups
 FromOpt = Annotated[Optional[str], typer.Option("--from", metavar="URL", help="Join the shared vault at URL (a second machine) instead of creating one.")]
 
 
-def _ask(question: str) -> bool:
-    from jacked_vault.cli.prompts import choose
-
-    return choose(question + " [y]es, [n]o", {"y": "yes", "n": "no"}, default="y") == "y"
-
-
 def _ask_url() -> str | None:
     answer = typer.prompt("remote URL for the vault (empty: none for now)", default="", show_default=False, err=True).strip()
     return answer or None
@@ -34,12 +28,13 @@ def enable(ctx: typer.Context, yes: YesOpt = False, from_: FromOpt = None, vault
     remote. Safe to run again; `jacked memory disable` undoes it.
     """
     from jacked_vault.cli.groups import _suggest_and_apply
+    from jacked_vault.cli.prompts import confirm
     from jacked_vault.hooks.enable import enable as switch_on
 
     interactive = not as_json and not yes and sys.stdin.isatty()
     chosen = vault if vault is not None else outer_vault(ctx)
     run(ctx, as_json, lambda: switch_on(
-        chosen, from_url=from_, yes=yes, ask=_ask if interactive else None, ask_url=_ask_url if interactive else None,
+        chosen, from_url=from_, yes=yes, ask=confirm if interactive else None, ask_url=_ask_url if interactive else None,
         review=lambda context: _suggest_and_apply(context, None, yes, as_json),
     ))  # fmt: skip
 

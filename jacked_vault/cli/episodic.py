@@ -54,6 +54,9 @@ def migrate(
         typer.Option("--from", metavar="PATH", help="A .remember folder to import; repeatable (default REPO/.remember and ~/.remember/REPO)."),
     ] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Print the plan; write nothing.")] = False,
+    retire_plugin: Annotated[
+        bool, typer.Option("--retire-plugin", help="Then turn off the remember plugin in Claude Code's settings without asking (backed up; its data kept).")
+    ] = False,
     vault: VaultOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
@@ -62,15 +65,17 @@ def migrate(
     Into this repo's episodic memory; the source is only read, entry counts are checked before
     the commit, and nothing already imported is imported again.
     """
-    from jacked_vault.episodic.migrate import migrate as do_migrate
+    from jacked_vault.cli.prompts import confirm
+    from jacked_vault.episodic.migrate import migrate as do_migrate, retire_plugin as retire
 
     def action():
         context = context_for(ctx, vault)
         progress = None if as_json else tty_progress("files read")
         try:
-            return do_migrate(context, sources, dry_run=dry_run, progress=progress)
+            result = do_migrate(context, sources, dry_run=dry_run, progress=progress)
         finally:
             if progress is not None:
                 sys.stderr.write("\n")
+        return retire(result, lambda question: retire_plugin or (not as_json and sys.stdin.isatty() and confirm(question)))
 
     run(ctx, as_json, action)

@@ -1,4 +1,4 @@
-"""Asking a person at a terminal: one answer out of a list (`choose`), a text in their editor (`edit_text`).
+"""Asking a person at a terminal: one answer out of a list (`choose`), yes or no (`confirm`), a text in their editor (`edit_text`).
 
 Both talk on stderr (stdout is the command's result) and never echo what the person typed."""
 
@@ -20,6 +20,11 @@ def choose(question: str, answers: dict[str, str], default: str) -> str:
         if answer in words:
             return words[answer]
         sys.stderr.write(f"please answer {', '.join(answers)} (one letter, or its whole word)\n")
+
+
+def confirm(question: str) -> bool:
+    """Ask a yes/no `question` (default yes); True for yes."""
+    return choose(question + " [y]es, [n]o", {"y": "yes", "n": "no"}, default="y") == "y"
 
 
 def edit_text(text: str) -> str | None:

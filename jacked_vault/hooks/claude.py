@@ -170,6 +170,32 @@ def uninstall(path: Path | None = None) -> Change:
     return Change(str(path), True, backup, [])
 
 
+PLUGINS = "enabledPlugins"  # plugin@marketplace -> true/false, how Claude Code turns a plugin (and its hooks) on
+
+
+def enabled_plugins(name: str, path: Path | None = None) -> list[str]:
+    """The `enabledPlugins` keys that turn on the plugin `name` (`name` or `name@marketplace`)."""
+    settings, _ = _load(path or default_settings_path())
+    plugins = settings.get(PLUGINS)
+    if not isinstance(plugins, dict):
+        return []
+    return sorted(k for k, v in plugins.items() if v is True and k.split("@", 1)[0] == name)
+
+
+def disable_plugin(name: str, path: Path | None = None) -> Change:
+    """Turn the plugin `name` off (its hooks stop; its files and data stay): backed up, atomic,
+    idempotent; `installed` lists the keys turned off."""
+    path = path or default_settings_path()
+    settings, raw = _load(path)
+    keys = enabled_plugins(name, path)
+    if not keys:
+        return Change(str(path), False, None, [])
+    out = json.loads(json.dumps(settings))
+    for key in keys:
+        out[PLUGINS][key] = False
+    return Change(str(path), True, _write(path, out, raw), keys)
+
+
 def status(path: Path | None = None) -> dict:
     path = path or default_settings_path()
     settings, raw = _load(path)

@@ -59,15 +59,15 @@ def paths(harness: str, environ: dict[str, str] | None = None) -> list[Path]:
 
 def render(harness: str, name: str, vault: Path | None = None) -> bytes:
     """The command file: the harness's frontmatter, MARKER, then the template with this install's
-    `jacked` (and `--vault` when one was named)."""
+    `jacked memory` (and `--vault` when one was named) in place of `__MEMORY__`."""
     from jacked_vault.hooks.opencode import jacked_argv
     from jacked_vault.resources import data_file
 
-    jacked = shlex.join(jacked_argv() + (["--vault", str(vault)] if vault is not None else []))
+    memory = shlex.join([*jacked_argv(), "memory", *(["--vault", str(vault)] if vault is not None else [])])
     front = [f"description: {DESCRIPTIONS[name]}"]
     if harness in ("claude", "codex"):
         front.append(f"argument-hint: {HINTS[name]}")
-    body = data_file("templates", f"commands/{name}.md").read_text(encoding="utf-8").replace("__JACKED__", jacked)
+    body = data_file("templates", f"commands/{name}.md").read_text(encoding="utf-8").replace("__MEMORY__", memory)
     return ("---\n" + "\n".join(front) + "\n---\n\n" + MARKER + "\n\n" + body).encode("utf-8")
 
 

@@ -254,7 +254,7 @@ def enable(
         report.steps += _harness_steps(vault, ledger)
         repos = _mapped_repos(ctx)
         report.steps.append(_guard("post-merge", lambda: _post_merge_step(vault, repos, yes, ask, ledger)))
-        report.steps.append(_guard("migrate", lambda: _migrate_step(vault, repos, yes, ask)))
+        report.steps.append(_guard("migrate", lambda: _migrate_step(vault, repos, yes, ask, ledger)))
         report.steps.append(_guard("remote", lambda: _remote_step(ctx, ask_url)))
     finally:
         ledger.save()
@@ -318,10 +318,12 @@ def _harness_steps(vault: str | None, ledger: Ledger) -> list[Step]:
 
 
 def _mapped_repos(ctx) -> list[Path]:
-    """Work trees under the vault's roots whose repo is mapped to a group in vault.json."""
+    """Work trees under the vault's roots whose repo is mapped to a group in vault.json (read
+    again: the group review may just have written it)."""
     from jacked_vault.groups.scan import scan_roots
+    from jacked_vault.store.config import load_config
 
-    config = ctx.config
+    config = load_config(ctx.vault)
     mapped = {r for group in (config.get("groups") or {}).values() if isinstance(group, dict) for r in group.get("repos", ())}
     if not mapped:
         return []
@@ -353,9 +355,9 @@ def _post_merge_step(vault: str | None, repos: list[Path], yes: bool, ask: Ask |
     return Step("post-merge", outcome, f"{len(wanted)} of {len(repos)} mapped repo(s) hooked now", items, lines)
 
 
-def _migrate_step(vault: str | None, repos: list[Path], yes: bool, ask: Ask | None) -> Step:
+def _migrate_step(vault: str | None, repos: list[Path], yes: bool, ask: Ask | None, ledger: Ledger) -> Step:
     from jacked_vault.context import Context
-    from jacked_vault.episodic.migrate import default_sources, migrate
+    from jacked_vault.episodic.migrate import default_sources, migrate, retire_plugin
 
     found = []
     for root in repos:
@@ -369,8 +371,12 @@ def _migrate_step(vault: str | None, repos: list[Path], yes: bool, ask: Ask | No
         where = ctx.repo.root
         if yes or (ask is not None and ask(f"import the remember plugin's .remember/ of {where} (read only, counts checked)?")):
             result = migrate(ctx, None)
+            before = ledger.snapshot(_files("claude")[:1])  # turning the plugin off edits Claude's settings: disable puts them back
+            result = retire_plugin(result, lambda question: yes or (ask is not None and ask(question)))
+            ledger.record(before)
             items.append(result.to_json())
-            lines.append(f"{where}: " + result.to_text().splitlines()[-1])
+            text = result.to_text().splitlines()
+            lines += [f"{where}: {line}" for line in text if line.startswith(("Imported", "Nothing new", "Turned off", "The remember plugin"))]
             done += 1
         else:
             lines.append(f"{where}: `cd {where} && jacked memory migrate`")

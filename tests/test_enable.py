@@ -1,0 +1,317 @@
+"""Issue 24.1, 24.2, 24.6: the one switch (`enable`/`disable`), the commands that save on purpose
+(`/remember`, `/learn`, `add --origin milestone`) and retiring the remember plugin after `migrate`.
+
+Everything runs the real CLI in a subprocess against a temp HOME holding the harness folders, real
+code repos and a real vault; "restored" means byte for byte, file for file, folder for folder.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import git, make_repo
+
+FIXTURES = Path(__file__).parent / "fixtures"
+SETTINGS = '{\n    "model": "opus",\n    "enabledPlugins": {"remember@thedotmack": true, "other@x": true},\n    "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "say done"}]}]}\n}\n'
+
+
+def _env(home: Path, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("JACKED_", "CODEX_"))}
+    # no harness binary on PATH: the harness folders alone say which are here
+    env.update(HOME=str(home), XDG_CONFIG_HOME=str(home / ".config"), PATH=os.pathsep.join(("/usr/bin", "/bin")), **extra)
+    return env
+
+
+def jacked(home: Path, *args: str, cwd: Path | None = None, stdin: str | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "jacked_vault.cli.main", *args], input=stdin, capture_output=True, text=True, cwd=cwd or home, env=_env(home), timeout=300
+    )
+
+
+def tree(root: Path, skip: tuple[str, ...] = ("jacked-vault",)) -> dict[str, object]:
+    """Every folder and file under root (bytes, mode and symlink target), but `skip`."""
+    out: dict[str, object] = {}
+    for folder, dirs, files in os.walk(root):
+        rel = Path(folder).relative_to(root)
+        dirs[:] = sorted(d for d in dirs if str(rel / d) not in skip)
+        for name in dirs:
+            out[str(rel / name) + "/"] = "dir"
+        for name in files:
+            path = Path(folder) / name
+            out[str(rel / name)] = ("link", os.readlink(path)) if path.is_symlink() else (path.read_bytes(), path.stat().st_mode)
+    return out
+
+
+def _home(tmp_path: Path) -> Path:
+    """A HOME with Claude Code (settings with someone else's hook and the remember plugin on),
+    Codex (its own config.toml), OpenCode (an opencode.json with another server), Cursor (an empty
+    folder), and two related code repos under ~/Github, one with a `.remember/` folder."""
+    home = tmp_path / "home"
+    (home / ".claude").mkdir(parents=True)
+    (home / ".claude" / "settings.json").write_text(SETTINGS)
+    (home / ".codex").mkdir()
+    (home / ".codex" / "config.toml").write_text('model = "o3"\n\n[mcp_servers.other]\ncommand = "other"\n')
+    (home / ".config" / "opencode").mkdir(parents=True)
+    (home / ".config" / "opencode" / "opencode.json").write_text('{\n\t"mcp": {"other": {"type": "local", "command": ["other"]}}\n}\n')
+    (home / ".cursor").mkdir()
+    for name in ("api", "api-web"):
+        make_repo(home / "Github" / name, f"git@github.com:acme/{name}.git")
+    shutil.copytree(FIXTURES / "remember" / "project", home / "Github" / "api" / ".remember")
+    return home
+
+
+def _steps(result: subprocess.CompletedProcess) -> dict[str, dict]:
+    assert result.returncode == 0, result.stdout + result.stderr
+    return {step["step"]: step for step in json.loads(result.stdout)["steps"]}
+
+
+def _notes(vault: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(vault)): p.read_bytes() for p in vault.rglob("*.md") if ".git" not in p.parts and ".jacked" not in p.parts}
+
+
+def test_enable_then_disable_leaves_home_as_it_was_and_the_vault_intact(tmp_path):
+    home = _home(tmp_path)
+    before = tree(home)
+
+    steps = _steps(jacked(home, "memory", "enable", "--yes", "--json"))
+    assert steps["vault"]["outcome"] == "done"
+    assert steps["groups"]["outcome"] == "done" and "api" in steps["groups"]["detail"]
+    assert {h: steps[h]["outcome"] for h in ("claude", "codex", "opencode", "cursor")} == dict.fromkeys(("claude", "codex", "opencode", "cursor"), "done")
+    assert steps["post-merge"]["outcome"] == "done" and "2 of 2" in steps["post-merge"]["detail"]
+    assert steps["migrate"]["outcome"] == "done"
+    assert steps["remote"]["outcome"] == "offered"
+
+    # a working setup: every harness hooked and registered, in per-person files only
+    settings = json.loads((home / ".claude" / "settings.json").read_text())
+    assert {"SessionStart", "SessionEnd", "PreCompact", "Stop"} <= set(settings["hooks"])
+    assert settings["enabledPlugins"] == {"remember@thedotmack": False, "other@x": True}  # retired after a verified migration
+    assert "jacked-memory" in json.loads((home / ".claude.json").read_text())["mcpServers"]
+    assert f" memory --vault {home / 'jacked-vault'} add --kind KIND " in (home / ".claude" / "commands" / "remember.md").read_text()
+    assert (home / ".claude" / "commands" / "learn.md").is_file()
+    codex = (home / ".codex" / "config.toml").read_text()
+    assert "[mcp_servers.jacked-memory]" in codex and "_hook session-start" in codex and "[mcp_servers.other]" in codex
+    assert (home / ".codex" / "prompts" / "remember.md").is_file()
+    opencode = json.loads((home / ".config" / "opencode" / "opencode.json").read_text())
+    assert set(opencode["mcp"]) == {"other", "jacked-memory"}
+    assert (home / ".config" / "opencode" / "plugins" / "jacked-vault.js").is_file()
+    assert (home / ".config" / "opencode" / "commands" / "remember.md").is_file()
+    assert set(json.loads((home / ".cursor" / "hooks.json").read_text())["hooks"]) == {"sessionStart", "sessionEnd"}
+    assert "jacked-memory" in json.loads((home / ".cursor" / "mcp.json").read_text())["mcpServers"]
+    for name in ("api", "api-web"):
+        assert "jacked-vault post-merge hook" in (home / "Github" / name / ".git" / "hooks" / "post-merge").read_text()
+    vault = home / "jacked-vault"
+    assert any(p.name.startswith("today-") for p in vault.rglob("*.md"))  # the .remember/ days are in the vault
+    assert (home / "Github" / "api" / ".remember" / "now.md").read_bytes() == (FIXTURES / "remember" / "project" / "now.md").read_bytes()
+    status = jacked(home, "memory", "hooks", "status", "--json", cwd=home / "Github" / "api")
+    assert status.returncode == 0, status.stdout
+
+    # idempotent: a second enable changes nothing
+    enabled = tree(home)
+    head, notes = git(vault, "rev-parse", "HEAD"), _notes(vault)
+    again = _steps(jacked(home, "memory", "enable", "--yes", "--json"))
+    assert {name: step["outcome"] for name, step in again.items()} == {
+        "vault": "unchanged", "groups": "unchanged", "claude": "unchanged", "codex": "unchanged", "opencode": "unchanged",
+        "cursor": "unchanged", "post-merge": "unchanged", "migrate": "done", "remote": "offered",
+    }  # fmt: skip
+    assert [item["commit"] for item in again["migrate"]["items"]] == [None]  # already imported: nothing written
+    assert tree(home) == enabled
+    assert git(vault, "rev-parse", "HEAD") == head
+
+    off = _steps(jacked(home, "memory", "disable", "--json"))
+    assert off["restore"]["outcome"] == "restored"
+    assert off["post-merge"]["outcome"] == "removed"
+    assert tree(home) == before  # every file enable touched is back byte for byte; every file it made is gone
+    assert git(vault, "rev-parse", "HEAD") == head and _notes(vault) == notes  # the vault is untouched
+
+    twice = _steps(jacked(home, "memory", "disable", "--json"))
+    assert {step["outcome"] for step in twice.values()} == {"unchanged"}
+    assert tree(home) == before
+
+
+def test_disable_keeps_what_a_person_changed_since_enable(tmp_path):
+    home = _home(tmp_path)
+    assert jacked(home, "memory", "enable", "--yes").returncode == 0
+    settings = home / ".claude" / "settings.json"
+    edited = json.loads(settings.read_text())
+    edited["theme"] = "dark"
+    settings.write_text(json.dumps(edited))
+
+    result = jacked(home, "memory", "disable")
+    assert result.returncode == 0, result.stderr
+    assert f"claude hooks removed in {settings}" in result.stdout
+    kept = json.loads(settings.read_text())
+    assert kept["theme"] == "dark" and set(kept["hooks"]) == {"Stop"}  # only jacked's entries went
+    assert not (home / ".claude" / "commands" / "remember.md").exists()
+    assert not (home / ".claude.json").exists()  # unchanged since enable made it: removed
+
+
+def test_disable_removes_what_hooks_install_put_anywhere(tmp_path):
+    """Not only what enable did: hooks and registrations from `hooks install`, in per-person files,
+    a repo's project files and its post-merge hook."""
+    home = tmp_path / "home"
+    home.mkdir()
+    repo = home / "Github" / "api"
+    make_repo(repo, "git@github.com:acme/api.git")
+    assert jacked(home, "memory", "init", "--no-scan").returncode == 0
+    for args in (("--claude",), ("--commands", "codex"), ("--mcp", "claude"), ("--cursor",), ("--git", str(repo))):
+        done = jacked(home, "memory", "hooks", "install", *args, cwd=repo)
+        assert done.returncode == 0, done.stdout + done.stderr
+    assert (repo / ".mcp.json").is_file() and (repo / ".cursor" / "hooks.json").is_file()
+
+    result = jacked(home, "memory", "disable", cwd=home)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "removed jacked's entry from" in result.stdout
+    assert not (home / ".codex" / "prompts" / "remember.md").exists()
+    assert json.loads((repo / ".mcp.json").read_text()) == {}
+    assert not (repo / ".cursor" / "hooks.json").exists()
+    assert not (repo / ".git" / "hooks" / "post-merge").exists()
+    assert json.loads((home / ".claude" / "settings.json").read_text()) == {}
+    for args in (("--claude",), ("--commands", "codex"), ("--git", str(repo))):
+        status = jacked(home, "memory", "hooks", "status", *args, "--json", cwd=repo).stdout
+        assert '"installed"' not in status.replace('"installed": []', ""), status
+
+
+def test_enable_from_a_url_that_is_not_a_vault_is_refused_and_writes_nothing(tmp_path):
+    home = _home(tmp_path)
+    not_vault = tmp_path / "code.git"
+    make_repo(tmp_path / "code", None)
+    subprocess.run(["git", "clone", "-q", "--bare", str(tmp_path / "code"), str(not_vault)], check=True)
+    before = tree(home, skip=())
+
+    for args in ((f"file://{not_vault}",), (str(tmp_path / "nothing-here"),)):
+        result = jacked(home, "memory", "enable", "--yes", "--from", *args)
+        assert result.returncode != 0
+        assert result.stderr.startswith("error: ") and "Traceback" not in result.stderr
+        assert tree(home, skip=()) == before  # no vault, no hook, no registration, no backup
+        as_json = jacked(home, "memory", "enable", "--yes", "--json", "--from", *args)
+        assert json.loads(as_json.stdout)["ok"] is False
+        assert tree(home, skip=()) == before
+
+
+def test_enable_joins_a_shared_vault_with_from(tmp_path):
+    home = _home(tmp_path)
+    first = tmp_path / "first"
+    first.mkdir()
+    assert jacked(first, "memory", "init", "--no-scan").returncode == 0
+    shared = tmp_path / "shared.git"
+    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(shared)], check=True)
+    assert jacked(first, "memory", "remote", "set", f"file://{shared}").returncode == 0
+    assert jacked(first, "memory", "push").returncode == 0
+
+    steps = _steps(jacked(home, "memory", "enable", "--yes", "--json", "--from", f"file://{shared}"))
+    assert steps["vault"]["outcome"] == "done" and "joined" in steps["vault"]["detail"]
+    assert steps["groups"]["outcome"] == "skipped"
+    assert steps["remote"]["outcome"] == "unchanged"
+    assert (home / "jacked-vault" / "vault.json").is_file()
+
+
+def test_remember_command_file_saves_through_add(tmp_path):
+    """The command text tells the agent the exact line; run as the agent would, it saves a note."""
+    home = tmp_path / "home"
+    (home / ".claude").mkdir(parents=True)
+    assert jacked(home, "memory", "init", "--no-scan").returncode == 0
+    assert jacked(home, "memory", "hooks", "install", "--commands", "claude").returncode == 0
+    text = (home / ".claude" / "commands" / "remember.md").read_text()
+    assert text.startswith("---\ndescription: ") and "argument-hint:" in text and "$ARGUMENTS" in text
+    line = next(ln.strip() for ln in text.splitlines() if " add --kind " in ln)
+    argv = [w.replace("KIND", "convention").replace("TITLE", "Tabs in Makefiles only") for w in shlex.split(line)]
+    argv[argv.index("--stdin") :] = ["--stdin", "--json", "--scope", "user"]  # outside a repo: the person's own scope
+    saved = subprocess.run(argv, input="Recipes need tabs; everything else uses spaces.\n", capture_output=True, text=True, env=_env(home), cwd=home)
+    assert saved.returncode == 0, saved.stderr
+    note = json.loads(saved.stdout)["memory"]
+    assert (note["kind"], note["title"]) == ("convention", "Tabs in Makefiles only")
+    learn = (home / ".claude" / "commands" / "learn.md").read_text()
+    learn_line = next(ln.strip() for ln in learn.splitlines() if " add --kind " in ln)
+    assert learn_line.split(" add ")[0] == line.split(" add ")[0] and "--kind lesson" in learn_line
+
+
+def test_a_command_file_of_someone_else_is_refused_and_left_alone(tmp_path):
+    home = tmp_path / "home"
+    mine = home / ".claude" / "commands" / "remember.md"
+    mine.parent.mkdir(parents=True)
+    mine.write_text("my own /remember\n")
+    result = jacked(home, "memory", "hooks", "install", "--commands", "claude")
+    assert result.returncode == 1
+    assert "is not jacked-vault's" in result.stdout
+    assert mine.read_text() == "my own /remember\n"
+    assert not (home / ".claude" / "commands" / "learn.md").exists()
+    assert jacked(home, "memory", "hooks", "uninstall", "--commands", "claude").returncode == 0
+    assert mine.read_text() == "my own /remember\n"
+
+
+def test_add_origin_milestone_and_nothing_else(tmp_path):
+    home = tmp_path / "home"
+    home.mkdir()
+    assert jacked(home, "memory", "init", "--no-scan").returncode == 0
+    vault = home / "jacked-vault"
+    saved = jacked(home, "memory", "add", "--scope", "user", "--origin", "milestone", "--title", "Release 2 shipped", "--body", "Parser v2 is live.", "--json")
+    assert saved.returncode == 0, saved.stderr
+    note = json.loads(saved.stdout)["memory"]
+    assert note["origin"] == "milestone"
+    assert "Memory-Origin: milestone" in git(vault, "log", "-1", "--format=%B")
+    head = git(vault, "rev-parse", "HEAD")
+    for origin in ("mcp", "librarian", "post-merge"):
+        refused = jacked(home, "memory", "add", "--scope", "user", "--origin", origin, "--title", "t", "--body", "b")
+        assert refused.returncode == 2 and "--origin: use one of cli, milestone" in refused.stderr
+    assert git(vault, "rev-parse", "HEAD") == head
+
+
+def _migrate_home(tmp_path: Path) -> tuple[Path, Path]:
+    home = tmp_path / "home"
+    (home / ".claude").mkdir(parents=True)
+    (home / ".claude" / "settings.json").write_text(SETTINGS)
+    repo = home / "Github" / "api"
+    make_repo(repo, "git@github.com:acme/api.git")
+    shutil.copytree(FIXTURES / "remember" / "project", repo / ".remember")
+    assert jacked(home, "memory", "init", "--no-scan").returncode == 0
+    return home, repo
+
+
+def test_migrate_offers_to_retire_the_remember_plugin(tmp_path):
+    home, repo = _migrate_home(tmp_path)
+    result = jacked(home, "memory", "migrate", cwd=repo)  # no terminal: offered, nothing changed
+    assert result.returncode == 0, result.stderr
+    assert "The remember plugin (remember@thedotmack) is still on" in result.stdout and "--retire-plugin" in result.stdout
+    assert (home / ".claude" / "settings.json").read_text() == SETTINGS
+
+    sources = tree(repo / ".remember", skip=())
+    done = jacked(home, "memory", "migrate", "--retire-plugin", "--json", cwd=repo)
+    assert done.returncode == 0, done.stdout
+    plugin = json.loads(done.stdout)["plugin"]
+    assert plugin["action"] == "disabled" and plugin["plugins"] == ["remember@thedotmack"]
+    assert Path(plugin["backup"]).read_text() == SETTINGS
+    settings = json.loads((home / ".claude" / "settings.json").read_text())
+    assert settings["enabledPlugins"] == {"remember@thedotmack": False, "other@x": True}
+    assert settings["hooks"] == json.loads(SETTINGS)["hooks"] and settings["model"] == "opus"
+    assert tree(repo / ".remember", skip=()) == sources  # its data is never touched
+
+    again = jacked(home, "memory", "migrate", "--retire-plugin", "--json", cwd=repo)
+    assert "plugin" not in json.loads(again.stdout)  # already off: nothing to offer, nothing written
+    assert len(list((home / ".claude").glob("settings.json.jacked-backup-*"))) == 1
+
+
+def test_migrate_does_not_offer_when_the_counts_fail_or_on_a_dry_run(tmp_path):
+    home, repo = _migrate_home(tmp_path)
+    dry = jacked(home, "memory", "migrate", "--dry-run", "--retire-plugin", cwd=repo)
+    assert dry.returncode == 0 and "is still on" not in dry.stdout and "Turned off" not in dry.stdout
+    assert (home / ".claude" / "settings.json").read_text() == SETTINGS
+    missing = jacked(home, "memory", "migrate", "--retire-plugin", "--from", str(tmp_path / "absent"), cwd=repo)
+    assert missing.returncode != 0
+    assert (home / ".claude" / "settings.json").read_text() == SETTINGS
+
+
+def test_enable_text_names_each_step_and_its_outcome(tmp_path):
+    home = _home(tmp_path)
+    result = jacked(home, "memory", "enable", "--yes")
+    assert result.returncode == 0, result.stderr
+    names = [re.split(r"\s+", line)[0] for line in result.stdout.splitlines() if line and not line.startswith(" ")]
+    assert names == ["vault", "groups", "claude", "codex", "opencode", "cursor", "post-merge", "migrate", "remote"]
+    off = jacked(home, "memory", "disable")
+    assert off.stdout.rstrip().endswith("and its notes are untouched")
