@@ -143,6 +143,15 @@ def case_superseded(w: World) -> None:
     transition(w.ctx(), w.hidden, "supersede", by=w.control)
 
 
+def case_archived(w: World) -> None:
+    """Superseded by the control, then moved to archive/ by the librarian (issue 24.5)."""
+    from jacked_vault.write.transitions import archive
+
+    w.hidden = _hidden(w)
+    transition(w.ctx(), w.hidden, "supersede", by=w.control)
+    assert [m["id"] for m in archive(w.ctx(), after_days=0).moved] == [w.hidden]
+
+
 def case_user_scope(w: World) -> None:
     w.hidden = _hidden(w, scope="user")
 
@@ -222,6 +231,7 @@ CASES: dict[str, tuple[Callable[[World], None], str]] = {
     "candidate": (case_candidate, "zebraproposed"),
     "rejected": (case_rejected, "zebradeclined"),
     "superseded": (case_superseded, "zebraoutdated"),
+    "archived": (case_archived, "zebrashelved"),
     "user-scope": (case_user_scope, "zebrastrategy"),
     "other-group": (case_other_group, "zebraneighbour"),
     "other-repo-project": (case_other_repo_project, "zebraforeign"),
@@ -643,6 +653,18 @@ def mark_read_by_id(case: str, *, mcp: bool = False) -> Marked:
     return Marked(f"by its id, marked {case}", check)
 
 
+def mark_read_archived(*, mcp: bool = False) -> Marked:
+    """Read by id is explicit: an archived note is shown, its status marked and its path in archive/."""
+
+    def check(seen: Seen, w: World) -> None:
+        answer = seen.data["read" if mcp else "read --json"]
+        assert answer["memory"]["id"] == w.hidden and answer["memory"]["status"] == "superseded"
+        if not mcp:
+            assert answer["path"].startswith("group:archive/") and "status:  superseded" in seen.asked["read"]
+
+    return Marked("by its id, marked superseded, its path in archive/", check)
+
+
 def mark_mcp_read_group(seen: Seen, w: World) -> None:
     memory = seen.data["read"]["memory"]
     assert memory["id"] == w.hidden and memory["group"] == "other"
@@ -811,7 +833,7 @@ COUNTS_ONLY = NotApplicable("counts only: it names no note, so it shows no trust
 
 EXPECT: dict[str, dict[str, object]] = {
     "cli-search": {
-        **dict.fromkeys(("other-harness", "expired", "not-yet-valid", "candidate", "rejected", "superseded", "user-scope"), HIDDEN),
+        **dict.fromkeys(("other-harness", "expired", "not-yet-valid", "candidate", "rejected", "superseded", "archived", "user-scope"), HIDDEN),
         "other-group": Marked("found by a search over every group, with its group", mark_search_group),
         "other-repo-project": HIDDEN,
         "quarantined": HIDDEN,
@@ -822,6 +844,7 @@ EXPECT: dict[str, dict[str, object]] = {
     "cli-read": {
         "other-harness": HIDDEN,  # NOT_VISIBLE: exists, for another harness
         **{case: mark_read_by_id(case) for case in ("expired", "not-yet-valid", "candidate", "rejected", "superseded")},
+        "archived": mark_read_archived(),
         "user-scope": Marked("by its id, marked user scope; in no other note's backlinks", mark_read_user_scope),
         "other-group": Marked("by its id, with its group", mark_read_group),
         "other-repo-project": HIDDEN,
@@ -831,7 +854,7 @@ EXPECT: dict[str, dict[str, object]] = {
         "as-of": NO_CLOCKS,
     },
     "cli-brief": {
-        **dict.fromkeys(("other-harness", "expired", "not-yet-valid", "candidate", "rejected", "superseded", "user-scope"), HIDDEN),
+        **dict.fromkeys(("other-harness", "expired", "not-yet-valid", "candidate", "rejected", "superseded", "archived", "user-scope"), HIDDEN),
         "other-group": HIDDEN,  # the brief is the cwd repo's group
         "other-repo-project": HIDDEN,
         "quarantined": HIDDEN,
@@ -840,7 +863,7 @@ EXPECT: dict[str, dict[str, object]] = {
         "as-of": NO_CLOCKS,
     },
     "cli-hot": {
-        **dict.fromkeys(("other-harness", "expired", "not-yet-valid", "candidate", "rejected", "superseded", "user-scope"), HIDDEN),
+        **dict.fromkeys(("other-harness", "expired", "not-yet-valid", "candidate", "rejected", "superseded", "archived", "user-scope"), HIDDEN),
         "other-group": HIDDEN,  # that group's hot.md, never this one's
         "other-repo-project": HIDDEN,  # that repo's project hot.md, never this repo's
         "quarantined": HIDDEN,  # a quarantined hot.md itself: test_hot_show_never_shows_a_quarantined_hot_md
@@ -849,7 +872,7 @@ EXPECT: dict[str, dict[str, object]] = {
         "as-of": NO_CLOCKS,
     },
     "cli-log": {
-        **dict.fromkeys(("other-harness", "expired", "not-yet-valid", "candidate", "rejected", "superseded"), HIDDEN),
+        **dict.fromkeys(("other-harness", "expired", "not-yet-valid", "candidate", "rejected", "superseded", "archived"), HIDDEN),
         "user-scope": Marked("left out; `log ID` shows it marked user", mark_log_user_scope),
         "other-group": Marked("its entries marked with its group", mark_log_group),
         "other-repo-project": HIDDEN,
@@ -866,6 +889,7 @@ EXPECT: dict[str, dict[str, object]] = {
         ),
         **{case: mark_person_log(case, lambda n, s=case: n["status"] == s, lambda m, s=case: m.startswith(f"{s} ·"))
            for case in ("candidate", "rejected", "superseded")},
+        "archived": mark_person_log("superseded", lambda n: n["status"] == "superseded", lambda m: m.startswith("superseded ·")),
         "user-scope": mark_person_log("user scope", lambda n: n["scope"] == "user", lambda m: m.endswith("· user")),
         "other-group": mark_person_log("its group", lambda n: n["group"] == "other", lambda m: m.endswith("· group other")),
         "other-repo-project": HIDDEN,  # another repo's store: its history is not this vault's
@@ -875,7 +899,7 @@ EXPECT: dict[str, dict[str, object]] = {
         "as-of": NO_CLOCKS,
     },
     "cli-status": {
-        **dict.fromkeys(("other-harness", "expired", "not-yet-valid", "candidate", "rejected", "superseded", "user-scope", "other-group"), COUNTS_ALL),
+        **dict.fromkeys(("other-harness", "expired", "not-yet-valid", "candidate", "rejected", "superseded", "archived", "user-scope", "other-group"), COUNTS_ALL),
         "other-repo-project": HIDDEN,
         "quarantined": HIDDEN,
         "forged-reviewed": COUNTS_ONLY,
@@ -883,7 +907,7 @@ EXPECT: dict[str, dict[str, object]] = {
         "as-of": NO_CLOCKS,
     },
     "cli-review": {
-        **dict.fromkeys(("other-harness", "expired", "not-yet-valid", "rejected", "superseded", "user-scope", "other-group"), NOT_A_CANDIDATE),
+        **dict.fromkeys(("other-harness", "expired", "not-yet-valid", "rejected", "superseded", "archived", "user-scope", "other-group"), NOT_A_CANDIDATE),
         "candidate": Marked("listed with its status", mark_review_candidate),
         "other-repo-project": HIDDEN,
         "quarantined": HIDDEN,
@@ -892,7 +916,7 @@ EXPECT: dict[str, dict[str, object]] = {
         "as-of": NO_CLOCKS,
     },
     "cli-doctor": {
-        **dict.fromkeys(("other-harness", "expired", "not-yet-valid", "candidate", "rejected", "superseded", "user-scope", "other-group"),
+        **dict.fromkeys(("other-harness", "expired", "not-yet-valid", "candidate", "rejected", "superseded", "archived", "user-scope", "other-group"),
                         Counted("a person's doctor counts every note it checks; names a note only for a problem")),
         "other-repo-project": HIDDEN,
         "quarantined": Marked("its path and problem named, never its text", mark_doctor_problem),
@@ -901,7 +925,7 @@ EXPECT: dict[str, dict[str, object]] = {
         "as-of": NO_CLOCKS,
     },
     "cli-group-list": {
-        **dict.fromkeys(("other-harness", "expired", "not-yet-valid", "candidate", "rejected", "superseded"),
+        **dict.fromkeys(("other-harness", "expired", "not-yet-valid", "candidate", "rejected", "superseded", "archived"),
                         Counted("a person's group list counts every note of each group")),
         "user-scope": HIDDEN,  # in no group
         "other-group": Marked("counted under its own group", mark_group_list),
@@ -912,7 +936,7 @@ EXPECT: dict[str, dict[str, object]] = {
         "as-of": NO_CLOCKS,
     },
     "index-md": {
-        **dict.fromkeys(("other-harness", "expired", "not-yet-valid", "candidate", "rejected", "superseded", "user-scope"), HIDDEN),
+        **dict.fromkeys(("other-harness", "expired", "not-yet-valid", "candidate", "rejected", "superseded", "archived", "user-scope"), HIDDEN),
         "other-group": HIDDEN,  # its own group's index.md
         "other-repo-project": HIDDEN,
         "quarantined": HIDDEN,
@@ -921,7 +945,7 @@ EXPECT: dict[str, dict[str, object]] = {
         "as-of": NO_CLOCKS,
     },
     "session-start-hook": {
-        **dict.fromkeys(("other-harness", "expired", "not-yet-valid", "candidate", "rejected", "superseded", "user-scope"), HIDDEN),
+        **dict.fromkeys(("other-harness", "expired", "not-yet-valid", "candidate", "rejected", "superseded", "archived", "user-scope"), HIDDEN),
         "other-group": HIDDEN,
         "other-repo-project": HIDDEN,
         "quarantined": HIDDEN,
@@ -930,7 +954,7 @@ EXPECT: dict[str, dict[str, object]] = {
         "as-of": NO_CLOCKS,
     },
     **dict.fromkeys(("mcp-brief", "mcp-prompt-brief"), {  # the SessionStart hook's brief, over MCP: the same row
-        **dict.fromkeys(("other-harness", "expired", "not-yet-valid", "candidate", "rejected", "superseded", "user-scope"), HIDDEN),
+        **dict.fromkeys(("other-harness", "expired", "not-yet-valid", "candidate", "rejected", "superseded", "archived", "user-scope"), HIDDEN),
         "other-group": HIDDEN,  # the brief is the server's repo's group
         "other-repo-project": HIDDEN,
         "quarantined": HIDDEN,
@@ -939,7 +963,7 @@ EXPECT: dict[str, dict[str, object]] = {
         "as-of": NO_CLOCKS,
     }),
     "mcp-search": {
-        **dict.fromkeys(("other-harness", "expired", "not-yet-valid", "candidate", "rejected", "superseded", "user-scope"), HIDDEN),
+        **dict.fromkeys(("other-harness", "expired", "not-yet-valid", "candidate", "rejected", "superseded", "archived", "user-scope"), HIDDEN),
         "other-group": Marked("found by a search over every group, with its group", mark_mcp_search_group),
         "other-repo-project": HIDDEN,
         "quarantined": HIDDEN,
@@ -950,6 +974,7 @@ EXPECT: dict[str, dict[str, object]] = {
     "mcp-read": {
         "other-harness": HIDDEN,  # answered exactly like a missing note (SPEC 11)
         **{case: mark_read_by_id(case, mcp=True) for case in ("expired", "not-yet-valid", "candidate", "rejected", "superseded")},
+        "archived": mark_read_archived(mcp=True),
         "user-scope": HIDDEN,  # the server reads user scope only when enabled and asked
         "other-group": Marked("by its id, with its group", mark_mcp_read_group),
         "other-repo-project": HIDDEN,
@@ -961,13 +986,14 @@ EXPECT: dict[str, dict[str, object]] = {
     "ui": {  # a person: every note, marked (search as the CLI with every harness; the note page by id; the timeline as `log`)
         **{case: mark_ui(case) for case in ("other-harness", "expired", "not-yet-valid", "candidate", "rejected", "superseded",
                                             "user-scope", "other-group", "quarantined", "forged-reviewed")},
+        "archived": Marked("ui: archived, marked superseded", mark_ui("superseded").check),
         "other-repo-project": HIDDEN,  # another repo's project store: not seen from the page's repo
         "known-at": HIDDEN,  # search at --known-at T
         "as-of": HIDDEN,  # search at --as-of T
     },
     "mcp-doctor": {
         "other-harness": HIDDEN,  # not Claude's to count at all
-        **dict.fromkeys(("expired", "not-yet-valid", "candidate", "rejected", "superseded", "other-group"),
+        **dict.fromkeys(("expired", "not-yet-valid", "candidate", "rejected", "superseded", "archived", "other-group"),
                         Counted("counts the notes Claude may read by id in any status; names none")),
         "user-scope": HIDDEN,
         "other-repo-project": HIDDEN,

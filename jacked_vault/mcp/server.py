@@ -339,7 +339,8 @@ class MemoryTools:
         ctx = self.context()
         try:
             report = doctor(ctx)
-            visible = search(ctx, "", Filters(scopes=wanted, target=self.settings.harness, statuses=STATUSES, any_time=True, limit=1 << 30))
+            visible = search(ctx, "", Filters(scopes=wanted, target=self.settings.harness, statuses=STATUSES, any_time=True, limit=1 << 30,
+                                                include_archived=True))  # every note it may read by id
         except VaultError as exc:
             raise self.refusal(DOCTOR_FAILED, exc) from None
         notes = [doc.to_json() for doc in visible.results if doc.tier == "note"]

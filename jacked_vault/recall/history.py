@@ -50,23 +50,29 @@ def _blob_at(commit, rel: str):
         return None
 
 
+def _changed(commit, rel: str) -> bool:
+    mine = _blob_at(commit, rel)
+    parents = [_blob_at(p, rel) for p in commit.parents]
+    if mine is None and not any(parents):
+        return False
+    return not (parents and all(p == mine for p in parents))
+
+
 def _commits(store: Store, rel: str | None) -> Iterator:
-    """Newest first: every commit, or only those that changed `rel`."""
+    """Newest first: every commit, or only those that changed `rel` (for a note the librarian
+    archived, also those that changed it where it was before: the move keeps its history)."""
     import pygit2
 
+    from jacked_vault.store.layout import ARCHIVE_DIR, archived
+
+    paths = () if rel is None else (rel, rel[len(ARCHIVE_DIR) + 1 :]) if archived(rel) else (rel,)
     repo = git.open_repo(store.root)
     head = git.head_commit(repo)
     if head is None:
         return
     for commit in repo.walk(head.id, pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.TIME):
-        if rel is not None:
-            mine = _blob_at(commit, rel)
-            parents = [_blob_at(p, rel) for p in commit.parents]
-            if mine is None and not any(parents):
-                continue
-            if parents and all(p == mine for p in parents):
-                continue
-        yield commit
+        if rel is None or any(_changed(commit, path) for path in paths):
+            yield commit
 
 
 def _note_state(index: SearchIndex, note_id: str, viewer: Viewer) -> dict | None:
