@@ -7,7 +7,7 @@ def root_command():
     """The `jacked` click group with every command module registered."""
     import typer
 
-    from jacked_vault.cli import enable, episodic, gitflow, groups, hooks, mcp, notes, recall, review, sync, ui  # noqa: F401
+    from jacked_vault.cli import enable, episodic, gitflow, groups, hooks, librarian, mcp, notes, recall, review, sync, ui  # noqa: F401
     from jacked_vault.cli.apps import app
 
     return typer.main.get_command(app)

@@ -136,6 +136,7 @@ def search(
     repo: str | None = None,
     status_: list[str] | None = None,
     include_candidates: bool = False,
+    include_archived: bool = False,
     target: str | None = None,
     every_harness: bool = False,
     as_of: str | None = None,
@@ -158,6 +159,7 @@ def search(
         as_of=time_option(as_of, "--as-of"),
         known_at=time_option(known_at, "--known-at"),
         limit=check_limit(limit, MAX_SEARCH_LIMIT),
+        include_archived=include_archived,
     )
     context = context_for_options(outer_vault, vault)
     if not every_harness:

@@ -166,6 +166,7 @@ def search(
         typer.Option("--status", metavar="STATUS", help="candidate, active, rejected or superseded; repeatable (default active)."),
     ] = None,
     include_candidates: Annotated[bool, typer.Option("--include-candidates", help="Also candidate notes.")] = False,
+    include_archived: Annotated[bool, typer.Option("--include-archived", help="Also notes the librarian moved to archive/.")] = False,
     target: Annotated[
         Optional[str],
         typer.Option("--target", metavar="HARNESS", help="Search as this harness (default $JACKED_MEMORY_HARNESS; none: notes for all)."),
@@ -183,7 +184,7 @@ def search(
     unknown filter value is an error, never an empty answer.
     """
     options = dict(query=query, scope=scope, group=group, kind=kind, tag=tag, repo=repo, status_=status_, include_candidates=include_candidates,
-                   target=target, every_harness=every_harness, as_of=as_of, known_at=known_at, limit=limit, vault=vault)  # fmt: skip
+                   include_archived=include_archived, target=target, every_harness=every_harness, as_of=as_of, known_at=known_at, limit=limit, vault=vault)  # fmt: skip
     run(ctx, as_json, lambda: actions.search(outer_vault(ctx), **options))
 
 
