@@ -200,6 +200,9 @@ def _scenes(s: Session) -> None:
     switch = dict(HOME=str(fresh), JACKED_VAULT_DIR=str(fresh / "jacked-vault"), XDG_CONFIG_HOME=str(fresh / ".config"), PATH=os.pathsep.join(("/usr/bin", "/bin")))
     s.run("enable", "memory", "enable", "--yes", cwd=fresh, **switch)
     s.run("disable", "memory", "disable", cwd=fresh, **switch)
+    # issue 24.3, 24.5: the librarian's counters, then archive/ (the superseded decision moves there)
+    s.run("librarian", "memory", "librarian")
+    s.run("librarian-archive", "memory", "librarian", "archive", "--older-than", "0")
 
 
 @pytest.fixture(scope="module")

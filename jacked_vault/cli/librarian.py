@@ -28,7 +28,7 @@ def librarian(
     vault: VaultOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Show the drift the librarian tidies, record its run, archive closed notes.
+    """The librarian: drift counters, its runs, archive/.
 
     status: the counters (added since the last run, duplicates, superseded, closed long enough
     to archive, stale hot.md) and their thresholds; done: record a librarian run on this
