@@ -120,7 +120,7 @@ def build_vault(path: Path, corpora: list[Corpus]):
 
 
 def check_vault(ctx) -> None:
-    """Exit (status 2) when doctor finds a file the product refuses or hides: a broken eval."""
+    """Exit (status 1, naming the files) when doctor finds a file the product refuses or hides: a broken eval."""
     from jacked_vault.doctor import doctor
 
     report = doctor(ctx)
