@@ -51,7 +51,7 @@ DOORS: tuple[Door, ...] = (
     Door("session-end", ("hook:session-end", "hook:drain"), (*NOTE_WRITERS, "jacked_vault.episodic.entries:append_entry")),
     Door("pre-compact", ("hook:pre-compact",), (*NOTE_WRITERS, "jacked_vault.episodic.entries:append_entry")),
     Door("post-merge", ("memory capture-merge", "git:post-merge"), NOTE_WRITERS),
-    Door("migrate", ("memory migrate",), ("jacked_vault.episodic.migrate:migrate",)),
+    Door("migrate", ("memory migrate", "memory enable"), ("jacked_vault.episodic.migrate:migrate",)),
     Door(
         "rollup",
         ("memory rollup", "hook:drain"),
@@ -81,13 +81,13 @@ DOORS: tuple[Door, ...] = (
     Door("hot-set", ("memory hot set",), ("jacked_vault.write.hot:set_hot",), {"tombstone": NO_NOTE, "trust": NO_NOTE, "create-only": "hot.md is the one file a person overwrites"}),
     Door(
         "config",
-        ("memory group map", "memory group unmap"),
+        ("memory group map", "memory group unmap", "memory enable"),
         ("jacked_vault.groups.mapping:write_config",),
         {"tombstone": NO_NOTE, "trust": NO_NOTE, "create-only": "vault.json is settings, rewritten by design"},
     ),
     Door(
         "init",
-        ("memory init",),
+        ("memory init", "memory enable"),
         ("jacked_vault.write.init:_init_store",),
         {"tombstone": NO_NOTE, "trust": NO_NOTE, "create-only": "writes only the layout files of a new store, never over one"},
     ),  # schema and secrets apply: a README.md or vault.json already in the folder is committed as it is
@@ -95,9 +95,9 @@ DOORS: tuple[Door, ...] = (
     Door("sync-ff", ("memory sync", "hook:push", "hook:drain"), ("jacked_vault.sync.__init__:_integrate", "jacked_vault.sync.__init__:regenerate_indexes")),
     Door("sync-merge", ("memory sync", "hook:push", "hook:drain"), ("jacked_vault.sync.__init__:_integrate", "jacked_vault.sync.__init__:regenerate_indexes")),
     Door("session-start-pull", ("hook:session-start",), ("jacked_vault.sync.__init__:_integrate",)),
-    Door("init-from", ("memory init",), ("jacked_vault.sync.clone:_check_out", "jacked_vault.sync.clone:_settle")),
-    Door("remote-set-adopt", ("memory remote set",), ("jacked_vault.sync.__init__:_integrate", "jacked_vault.sync.__init__:regenerate_indexes")),
-    Door("remote-set-join", ("memory remote set",), ("jacked_vault.sync.__init__:_integrate", "jacked_vault.sync.__init__:regenerate_indexes")),
+    Door("init-from", ("memory init", "memory enable"), ("jacked_vault.sync.clone:_check_out", "jacked_vault.sync.clone:_settle")),
+    Door("remote-set-adopt", ("memory remote set", "memory enable"), ("jacked_vault.sync.__init__:_integrate", "jacked_vault.sync.__init__:regenerate_indexes")),
+    Door("remote-set-join", ("memory remote set", "memory enable"), ("jacked_vault.sync.__init__:_integrate", "jacked_vault.sync.__init__:regenerate_indexes")),
 )
 
 # What every door goes through: the one commit path and the one checkout.
@@ -150,4 +150,5 @@ NEITHER = {
     "memory mcp": "starts the MCP server, whose tools are registered one by one",
     "memory push": "sends commits already made; writes nothing locally",
     "memory group suggest": "scans repo folders for groups; reads no note",
+    "memory disable": "removes jacked's hooks, registrations and command files outside the vault; writes nothing in it",
 }
