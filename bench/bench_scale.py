@@ -210,7 +210,7 @@ def run_size(n: int, cached: Path, work: Path, runner: Runner, args: argparse.Na
         f" | stdlib JSON-RPC loop: {ms(r['stdlib_first_s'])}; memory_save p50 {ms(r['mcp_save_s'])}")
 
     # busy month: this machine's month holds --month-lines lines, then add and memory_save again
-    if args.month_lines:
+    if args.month_lines and (ROOT / "bench" / "_audit_bench.py").is_file():
         busy = fill_this_month(vault, args.month_lines)
         adds = [runner.jacked(vault, "add", "--group", "g1", "--kind", "fact", "--title", f"Scale bench busy {i}", "--body", "A busy fact.")[0] for i in range(rep)]
         r["add_busy_s"] = med(adds)
@@ -300,6 +300,38 @@ def mcp_figures(runner: Runner, vault: Path, code: Path, rep: int, start_only: b
             proc.stdin.close()
             proc.wait()
     return {"mcp_first_s": med(first), "mcp_search_s": med(search), "stdlib_first_s": med(stdlib), "mcp_save_s": med(saves)}
+
+
+# What the MCP server's start imports, cumulative (`python -X importtime`, min of 3 starts).
+MCP_IMPORTS = (
+    ("jacked_vault.mcp.server", "our server module (SDK not imported yet)"),
+    ("pydantic", "pydantic"),
+    ("mcp_types", "mcp_types: the SDK's pydantic wire types"),
+    ("mcp.types", "mcp.types: per-protocol-version method types"),
+    ("mcp.client", "mcp.client (imported by mcp/__init__)"),
+    ("mcp.server.lowlevel", "mcp.server.lowlevel (the stdio session)"),
+    ("mcp.server.mcpserver", "mcp.server.mcpserver (tools, prompts)"),
+    ("mcp.server.streamable_http", "HTTP transport (starlette, sse, uvicorn)"),
+    ("mcp", "all of `import mcp`"),
+)
+IMPORT_PROBE = "from jacked_vault.mcp.server import Settings, build_server\nbuild_server(Settings.from_env())\n"
+
+
+def mcp_import_costs(runner: Runner, vault: Path) -> None:
+    """Print which import costs what when the MCP server starts (-X importtime, cumulative µs)."""
+    import re
+
+    best: dict[str, int] = {}
+    for _ in range(3):
+        env = dict(runner.env, JACKED_VAULT_DIR=str(vault))
+        err = subprocess.run([PY, "-X", "importtime", "-c", IMPORT_PROBE], cwd=vault.parent, env=env, capture_output=True, text=True, check=True).stderr
+        for m in re.finditer(r"import time:\s+\d+ \|\s+(\d+) \|\s+(\S+)", err):
+            best[m.group(2)] = min(best.get(m.group(2), 1 << 60), int(m.group(1)))
+    log(f"\n## MCP start: what the imports cost (python -X importtime, cumulative, min of 3; load average {load()})")
+    whole = best.get("mcp", 0)
+    for name, label in MCP_IMPORTS:
+        if name in best:
+            log(f"  {label:48} {best[name] / 1000:8.1f} ms  {best[name] / whole:5.0%} of `import mcp`" if whole else "")
 
 
 # -- budgets and projection ------------------------------------------------------------------
@@ -404,7 +436,9 @@ def main() -> None:
     rows: list[dict] = []
     audit_row = None
     try:
-        if args.audit_lines:
+        if args.audit_lines and not (ROOT / "bench" / "_audit_bench.py").is_file():
+            log("\naudit row: bench/_audit_bench.py (engineer A's) is not here; skipped")
+        elif args.audit_lines:
             from bench._audit_bench import audit_add_figures
 
             log(f"\n=== add with {args.audit_lines:,} audit lines this month (1-note vaults) === (load average {load()})")
@@ -413,6 +447,8 @@ def main() -> None:
                 f" {audit_row['rss_empty_kib'] // 1024} MiB ({audit_row['ratio']}x); largest audit file {audit_row['largest_audit_file_bytes']:,} B")
         for n in sizes:
             cached = cached_vault(args.vault_dir, n, args.seed, made)
+            if n == sizes[0]:
+                mcp_import_costs(Runner(args.vault_dir / "home-imports"), cached)
             with tempfile.TemporaryDirectory(prefix=f"scale-{n}-", dir=args.vault_dir) as tmp:
                 work = Path(tmp)
                 rows.append(run_size(n, cached, work, Runner(work / "home"), args))
