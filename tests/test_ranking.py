@@ -205,3 +205,34 @@ def test_field_statistics_are_kept_incrementally_and_equal_a_rebuild(ctx: Contex
     index.rebuild()
     assert _statistics(index) == incremental
     index.close()
+
+
+def test_past_the_bound_bm25_ranks_only_the_newest_matches(ctx: Context, monkeypatch):
+    """Issue 21.6: a selective word in more notes than the bound is ranked in a window of the
+    newest rowids, never over every match: the best matches, indexed first, are not candidates
+    (ranking every match picks them), and the list is still full and ordered."""
+    strong = set(sorted(map(str, range(300)))[:100])  # the gamma notes indexed first (paths sort as strings)
+    _plant(ctx, [("busy", f"Gamma {n}", "gamma " * (5 if str(n) in strong else 1) + "filler") for n in range(300)]
+           + [("busy", f"Filler {n}", "filler words only") for n in range(300, 1300)])  # fmt: skip
+    monkeypatch.setattr(ranking, "FULL_RANK_MAX", 50)  # 300 gamma matches: over it
+    picked: list[list[int]] = []
+    real = ranking._candidates
+    monkeypatch.setattr(ranking, "_candidates", lambda *a, **kw: picked.append(out := real(*a, **kw)) or out)
+    results = search(ctx, "gamma filler", Filters(limit=10)).results
+    assert len(results) == 10 and all(d.title.startswith("Gamma") for d in results)
+    assert [d.score for d in results] == sorted((d.score for d in results), reverse=True)
+    index = SearchIndex(ctx.vault)
+    strongest = {r for (r,) in index.db.execute("SELECT rowid FROM docs WHERE title IN (%s)" % ",".join("?" * len(strong)), [f"Gamma {n}" for n in strong])}
+    index.close()
+    assert picked and not strongest & set(picked[0])  # the oldest (here the best) matches were never ranked
+
+
+def test_document_frequency_past_the_exact_count_is_estimated_closely(ctx: Context, monkeypatch):
+    _plant(ctx, [("busy", f"Note {n}", "delta" if n % 3 == 0 else "epsilon") for n in range(600)])
+    search(ctx, "delta", Filters())  # builds the index
+    index = SearchIndex(ctx.vault)
+    exact = ranking.Stats.read(index.db, ["delta"]).df["delta"]
+    monkeypatch.setattr(ranking, "DF_EXACT", 90)  # 200 notes hold delta: past it
+    estimated = ranking.Stats.read(index.db, ["delta"]).df["delta"]
+    index.close()
+    assert exact == 200 and 90 < estimated and abs(estimated - exact) <= 0.2 * exact

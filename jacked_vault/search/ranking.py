@@ -18,7 +18,10 @@ a split word's fragments of one or two characters (the `2` of `Hunter2`) only ad
 of a document found by another term, never make it a candidate. FTS5 picks the candidates
 holding any other term, ranked by its bm25(); the best `CANDIDATES` are re-scored with BM25F,
 where each field is length-normalised against its own average before the fields are weighted,
-so one long body cannot swamp a short title match. A CJK phrase nothing holds is tried again as
+so one long body cannot swamp a short title match. The work stays bounded at any vault size:
+bm25() ranks at most about `FULL_RANK_MAX` matches (past that, the newest-indexed: a window
+of rowids), and a term's document frequency is counted up to `DF_EXACT` documents, past that
+estimated from its share of the newest ones. A CJK phrase nothing holds is tried again as
 its separate bigrams (an unspaced sentence finds the notes sharing most of it).
 """
 
@@ -41,11 +44,13 @@ K1 = 1.2
 CANDIDATES = 30  # FTS5 candidates re-scored (at least twice the limit)
 POOL = 4  # unfiltered candidates looked at per wanted one before filtering every match
 COMMON = 0.25  # a term in more than this share of documents does not make a document a candidate on its own
-# Ranking every match in SQL costs O(matches). When every query term is common and they match
-# more documents than this, the candidates are the newest-indexed matches instead (re-scored by
-# BM25F like any others): a query of only common words carries little to rank by, and its cost
-# stays bounded at 50k notes.
+# bm25() in SQL costs O(matches ranked) (FTS5 reads each match's field sizes). When every query
+# term is common and they match more documents than this, the candidates are the newest-indexed
+# matches (re-scored by BM25F like any others): a query of only common words carries little to
+# rank by. Otherwise, past this many matches only those in a window of the newest rowids (sized
+# to hold about this many, widened when too few are in it) are ranked: bounded at any size.
 FULL_RANK_MAX = 5_000
+DF_EXACT = 10_000  # a document frequency is counted up to this; past it, estimated (see Stats.read)
 
 STOPWORDS = frozenset(
     """
@@ -197,9 +202,9 @@ def _find(
     stats = Stats.read(db, terms)
     selective = stats.selective(anchors)
     ranked = selective != anchors or sum(stats.df[t] for t in anchors) <= FULL_RANK_MAX
-    rowids = _candidates(db, selective, where, params, count, ranked=ranked)
+    rowids = _candidates(db, selective, where, params, count, stats, ranked=ranked)
     if len(rowids) < limit and selective != anchors:  # too few: the common terms may fill the list
-        rowids = _candidates(db, anchors, where, params, count)
+        rowids = _candidates(db, anchors, where, params, count, stats)
     return stats, rowids
 
 
@@ -221,37 +226,62 @@ def _count(tokens: list[str], term: str) -> int:
     return tokens.count(term)
 
 
-def _candidates(db: sqlite3.Connection, terms: list[str], where: str, params: list, count: int, *, ranked: bool = True) -> list[int]:
+def _candidates(db: sqlite3.Connection, terms: list[str], where: str, params: list, count: int, stats: Stats, *, ranked: bool = True) -> list[int]:
     """Rowids of the `count` documents matching `where` that FTS5's bm25() ranks best for any of
-    `terms` (not `ranked`: the newest-indexed matches, see FULL_RANK_MAX).
+    `terms`, among at most about `FULL_RANK_MAX` matches: the newest-indexed (rowids above a
+    floor); not `ranked`: the newest-indexed matches (see FULL_RANK_MAX).
 
     First the best `POOL` × `count` of all documents, filtered afterwards (joining every match
     to `docs` costs more than ranking it); when too few of them pass, every match is filtered.
+    Either way a window that holds too few is widened (4× each time) until it holds the whole index.
     """
     match = _match(terms)
     order = f"bm25(docs_terms, {', '.join(map(str, WEIGHTS))})" if ranked else "rowid DESC"
-    pool = [r for (r,) in db.execute(f"SELECT rowid FROM docs_terms WHERE docs_terms MATCH ? ORDER BY {order} LIMIT ?", (match, POOL * count))]
+    top, matches = stats.top, sum(stats.df[t] for t in terms)
+    span = top if matches <= FULL_RANK_MAX or not ranked else max(1, top * FULL_RANK_MAX // matches)
+    while True:
+        floor = max(0, top - span)
+        pool = [r for (r,) in db.execute(f"SELECT rowid FROM docs_terms WHERE docs_terms MATCH ? AND rowid > ? ORDER BY {order} LIMIT ?", (match, floor, POOL * count))]
+        if len(pool) >= POOL * count or floor == 0:
+            break
+        span *= 4
     passed = {r for (r,) in db.execute(f"SELECT d.rowid FROM docs d WHERE d.rowid IN ({','.join('?' * len(pool))}) AND {where}", (*pool, *params))}
     if len(passed) >= count or len(pool) < POOL * count:
         return [r for r in pool if r in passed][:count]
-    rows = db.execute(
-        f"SELECT d.rowid FROM docs_terms JOIN docs d ON d.rowid = docs_terms.rowid WHERE docs_terms MATCH ? AND {where} ORDER BY {order} LIMIT ?",
-        (match, *params, count),
-    )
-    return [r for (r,) in rows]
+    while True:
+        rows = db.execute(
+            f"SELECT d.rowid FROM docs_terms JOIN docs d ON d.rowid = docs_terms.rowid WHERE docs_terms MATCH ? AND docs_terms.rowid > ? AND {where}"
+            f" ORDER BY {order} LIMIT ?",
+            (match, floor, *params, count),
+        ).fetchall()
+        if len(rows) >= count or floor == 0:
+            return [r for (r,) in rows]
+        span *= 4
+        floor = max(0, top - span)
 
 
 class Stats:
     """What BM25F needs from the whole index: document count, field averages, document frequencies."""
 
-    def __init__(self, docs: int, averages: tuple[float, ...], df: dict[str, int]) -> None:
-        self.docs, self.averages, self.df = docs, averages, df
+    def __init__(self, docs: int, averages: tuple[float, ...], df: dict[str, int], top: int = 0) -> None:
+        self.docs, self.averages, self.df, self.top = docs, averages, df, top  # top: the highest rowid
 
     @classmethod
     def read(cls, db: sqlite3.Connection, terms: list[str]) -> Stats:
+        """The totals and each term's document frequency: counted up to `DF_EXACT`, past that the
+        term's share of the newest `DF_EXACT` rowids times the document count (bounded work)."""
         docs, *totals = db.execute("SELECT docs, title, tags, body FROM terms_stats").fetchone() or (0, 0, 0, 0)
-        df = {t: db.execute("SELECT count(*) FROM docs_terms WHERE docs_terms MATCH ?", (_match([t]),)).fetchone()[0] for t in terms}
-        return cls(docs, tuple(total / docs if docs else 0.0 for total in totals), df)
+        top = db.execute("SELECT max(rowid) FROM docs").fetchone()[0] or 0
+        df = {}
+        for term in terms:
+            match = _match([term])
+            n = db.execute("SELECT count(*) FROM (SELECT 1 FROM docs_terms WHERE docs_terms MATCH ? LIMIT ?)", (match, DF_EXACT + 1)).fetchone()[0]
+            if n > DF_EXACT:
+                window = db.execute("SELECT count(*) FROM docs WHERE rowid > ?", (top - DF_EXACT,)).fetchone()[0]
+                newest = db.execute("SELECT count(*) FROM docs_terms WHERE docs_terms MATCH ? AND rowid > ?", (match, top - DF_EXACT)).fetchone()[0]
+                n = min(docs, max(n, round(newest * docs / max(window, 1))))
+            df[term] = n
+        return cls(docs, tuple(total / docs if docs else 0.0 for total in totals), df, top)
 
     def selective(self, terms: list[str]) -> list[str]:
         """The terms that make a candidate: a document holding only common terms is a weak match."""
