@@ -249,6 +249,16 @@ def _cli_read(vault: Path, note_id: str, rel: str) -> None:
     assert body["memory"]["body"] == parse_note((vault / rel).read_bytes()).body
 
 
+def _seconds_per_add(vault: Path, work: Path, adds: int = 5) -> float:
+    """Wall seconds one add takes in an `add_loop.py` child on this machine, at this moment."""
+    child = Child(vault, work, "calibrate", adds, "torture")
+    child.wait_ready()
+    started = time.monotonic()
+    rc = child.finish(timeout=120)
+    assert rc == 0 and len(child.added) == adds, f"calibration child failed (rc={rc}): {child.stderr[-2000:]}"
+    return (time.monotonic() - started) / adds
+
+
 def _work(tmp_path: Path) -> Path:
     work = tmp_path / "work"
     work.mkdir(exist_ok=True)
@@ -273,12 +283,15 @@ def test_sigkill_torture_never_leaves_partial_files_or_loses_adds(vault_path: Pa
     temp_rounds = 0  # rounds whose kill left a `.jacked-tmp-*` file
     parsed: dict = {}
     committed_before: set[str] = set()
+    add_s = _seconds_per_add(vault, work)
     started = time.monotonic()
 
     for round_no in range(ROUNDS):
         child = Child(vault, work, f"r{round_no}", 0, "torture")
         child.wait_ready()
-        time.sleep(rng.uniform(0.020, 0.300))
+        # Kill points spread over about 0.3 to 5 adds, in this machine's add time now: under a
+        # loaded machine a fixed window would kill most children before their first add returns.
+        time.sleep(rng.uniform(0.3, 5.0) * add_s)
         child.proc.send_signal(signal.SIGKILL)
         rc = child.finish(timeout=30)
         assert rc == -signal.SIGKILL, f"round {round_no}: child died on its own (rc={rc}):\n{child.stderr[-3000:]}"
