@@ -315,3 +315,33 @@ def test_enable_text_names_each_step_and_its_outcome(tmp_path):
     assert names == ["vault", "groups", "claude", "codex", "opencode", "cursor", "post-merge", "migrate", "remote"]
     off = jacked(home, "memory", "disable")
     assert off.stdout.rstrip().endswith("and its notes are untouched")
+
+
+def test_enable_on_a_terminal_asks_each_question_and_does_what_was_answered(tmp_path):
+    """On a terminal: accept the group, hook the first repo and not the second, import the
+    .remember/, keep the remember plugin on, no remote."""
+    import pty
+
+    home = _home(tmp_path)
+    master, slave = pty.openpty()
+    os.write(master, b"a\ny\nn\ny\nn\n\n")
+    try:
+        result = subprocess.run(
+            [sys.executable, "-m", "jacked_vault.cli.main", "memory", "enable"],
+            stdin=slave, capture_output=True, text=True, cwd=home, env=_env(home), timeout=300,
+        )  # fmt: skip
+    finally:
+        os.close(slave)
+        os.close(master)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.startswith("vault ")  # the questions and answers stay on the terminal, none of it in the result
+    assert "install the post-merge hook (merge capture) in" in result.stderr and "remote URL for the vault" in result.stderr
+    lines = {re.split(r"\s+", line)[0]: line for line in result.stdout.splitlines() if line and not line.startswith(" ")}
+    assert "1 of 2 mapped repo(s) hooked now" in lines["post-merge"]
+    api, web = (home / "Github" / name / ".git" / "hooks" / "post-merge" for name in ("api", "api-web"))
+    assert api.is_file() and not web.exists()
+    assert f"not installed in {web.parent.parent.parent}: `jacked memory hooks install --git" in result.stdout
+    assert lines["migrate"].split()[1] == "done"
+    assert json.loads((home / ".claude" / "settings.json").read_text())["enabledPlugins"]["remember@thedotmack"] is True  # answered no
+    assert "is still on" in result.stdout
+    assert lines["remote"].split()[1] == "offered"

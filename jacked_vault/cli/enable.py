@@ -14,8 +14,9 @@ FromOpt = Annotated[Optional[str], typer.Option("--from", metavar="URL", help="J
 
 
 def _ask_url() -> str | None:
-    answer = typer.prompt("remote URL for the vault (empty: none for now)", default="", show_default=False, err=True).strip()
-    return answer or None
+    from jacked_vault.cli.prompts import ask
+
+    return ask("remote URL for the vault (empty: none for now)") or None
 
 
 @memory_app.command(cls=Command, rich_help_panel=HOOKS, epilog=example("jacked memory enable", "jacked memory enable --yes", "jacked memory enable --from git@github.com:me/vault.git"))

@@ -1,6 +1,6 @@
-"""Asking a person at a terminal: one answer out of a list (`choose`), yes or no (`confirm`), a text in their editor (`edit_text`).
+"""Asking a person at a terminal: a line (`ask`), one answer out of a list (`choose`), yes or no (`confirm`), a text in their editor (`edit_text`).
 
-Both talk on stderr (stdout is the command's result) and never echo what the person typed."""
+All talk on stderr (stdout is the command's result) and never echo what the person typed."""
 
 from __future__ import annotations
 
@@ -9,14 +9,26 @@ import sys
 from jacked_vault.errors import VaultError
 
 
+def ask(question: str, default: str = "") -> str:
+    """One line typed at the terminal (`default` when empty). The question goes to stderr and
+    nothing to stdout (click's prompt writes a space there, into the command's result); end of
+    input aborts."""
+    import typer
+
+    sys.stderr.write(f"{question} [{default}]: " if default else f"{question}: ")
+    sys.stderr.flush()
+    line = sys.stdin.readline()
+    if not line:
+        raise typer.Abort()
+    return line.strip() or default
+
+
 def choose(question: str, answers: dict[str, str], default: str) -> str:
     """Ask `question` until the answer is exactly one of `answers`' keys (`a`) or its whole word
     (`accept`), in any case; return the key. Anything else (`x`, `arduplicate`) asks again."""
-    import typer
-
     words = {word: key for key, names in answers.items() for word in (key, *names.split("|"))}
     while True:
-        answer = typer.prompt(question, default=default, err=True).strip().lower()
+        answer = ask(question, default).lower()
         if answer in words:
             return words[answer]
         sys.stderr.write(f"please answer {', '.join(answers)} (one letter, or its whole word)\n")
