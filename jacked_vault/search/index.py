@@ -105,8 +105,8 @@ CREATE TABLE IF NOT EXISTS terms_stats(
 INDEX_RULES = "3: summaries skip header blocks; rolled day files not searched; recent.md and archive.md dated by their newest day; terms: split words kept whole, CJK bigrams, Latin letters spelled in ASCII (issue 18.16, 18.17)"
 # Any change to the DDL or the rules changes the version, so an old index file is rebuilt, never half-migrated.
 SCHEMA_VERSION = hashlib.sha256((_DDL + INDEX_RULES).encode()).hexdigest()[:16]
-# How many active notes link to each id (one pass over the links, joined once per query).
-_INBOUND = "(SELECT l.dst, COUNT(*) AS n FROM links l JOIN docs s ON s.rowid = l.src WHERE s.status = 'active' GROUP BY l.dst)"
+# How many active notes link to the note `d` (its id's links, by the links_dst index).
+_INBOUND = "(SELECT COUNT(*) FROM links l JOIN docs s ON s.rowid = l.src WHERE l.dst = d.id AND s.status = 'active')"
 _TABLES = ("docs", "doc_targets", "links", "wikilinks", "note_names", "problems", "tombstones", "reviews", "roots", "docs_fts", "docs_terms", "terms_stats", "meta")
 
 
@@ -686,7 +686,7 @@ class SearchIndex:
         (title, path, summary, trust, how many active notes link to it)."""
         policy, params = viewer.where(self)
         rows = self.db.execute(
-            f"SELECT d.title, d.path, d.summary, d.trust, COALESCE(ib.n, 0) AS inbound FROM docs d LEFT JOIN {_INBOUND} ib ON ib.dst = d.id"
+            f"SELECT d.title, d.path, d.summary, d.trust, {_INBOUND} AS inbound FROM docs d"
             f" WHERE d.tier='note' AND d.kind='decision' AND d.grp IS ? AND {policy}"
             " ORDER BY inbound DESC, d.updated_at DESC, d.id LIMIT ?",
             (group, *params, limit),
