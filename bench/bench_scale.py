@@ -93,14 +93,17 @@ def _children_cpu() -> float:
 
 
 def measured_rss(runner: Runner, cmd: list[str], cwd: Path, vault: Path | None = None) -> tuple[float, int]:
-    """(wall s, peak RSS MiB) of `cmd`, the RSS read by a wrapper process that runs only it."""
+    """(wall s, peak RSS MiB) of `cmd`, read by a wrapper process that runs only it; its CPU
+    seconds in `runner.cpu`."""
     code = (
         "import resource, subprocess, sys, time\n"
         "t = time.perf_counter(); r = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n"
-        "print(time.perf_counter() - t, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, r.returncode)\n"
+        "u = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
+        "print(time.perf_counter() - t, u.ru_maxrss, u.ru_utime + u.ru_stime, r.returncode)\n"
     )
     _, out = runner.run([PY, "-c", code, *cmd], cwd, vault=vault)
-    wall, kib, _code = out.split()
+    wall, kib, cpu, _code = out.split()
+    runner.cpu = float(cpu)
     return float(wall), int(kib) // 1024
 
 
@@ -163,16 +166,17 @@ def run_size(n: int, cached: Path, work: Path, runner: Runner, args: argparse.Na
     log(f"setup: copy, bare remote, plain clone {time.perf_counter() - t:.0f} s")
 
     # first search after n notes arrive in one commit: the index built from nothing
-    cold, cold_rss, grep_full = [], 0, []
+    cold, cold_rss, grep_full, cpu_cold = [], 0, [], []
     for _ in range(heavy):
         for suffix in ("", "-wal", "-shm"):
             (vault / ".jacked" / f"index.sqlite{suffix}").unlink(missing_ok=True)
         wall, rss = measured_rss(runner, [PY, "-m", "jacked_vault.cli.main", "memory", "search", WORD], vault.parent, vault)
         cold.append(wall)
+        cpu_cold.append(runner.cpu)
         cold_rss = max(cold_rss, rss)
         grep_full.append(runner.run([*GIT, "grep", "-l", "-i", WORD], plain, check=False)[0])
-    r["first_search_s"], r["first_search_rss"], r["git_grep_s"] = med(cold), cold_rss, med(grep_full)
-    log(f"first search (index build): {ms(r['first_search_s'])}, {cold_rss} MiB  | git grep -l: {ms(r['git_grep_s'])}")
+    r["first_search_s"], r["first_search_rss"], r["git_grep_s"], r["first_search_cpu"] = med(cold), cold_rss, med(grep_full), med(cpu_cold)
+    log(f"first search (index build): {ms(r['first_search_s'])} (cpu {ms(r['first_search_cpu'])}), {cold_rss} MiB  | git grep -l: {ms(r['git_grep_s'])}")
 
     # search (warm) and brief
     search, grep, brief, cpu = [], [], [], {"search": [], "grep": [], "brief": []}
@@ -206,7 +210,7 @@ def run_size(n: int, cached: Path, work: Path, runner: Runner, args: argparse.Na
 
     # MCP: start to first answer (vs a stdlib JSON-RPC loop) and memory_save p50
     r.update(mcp_figures(runner, vault, code, rep))
-    log(f"MCP start to first answer: {ms(r['mcp_first_s'])} (first search answered {ms(r['mcp_search_s'])})"
+    log(f"MCP start to first answer: {ms(r['mcp_first_s'])} (first search answered {ms(r['mcp_search_s'])}; server cpu {ms(r['mcp_cpu'])})"
         f" | stdlib JSON-RPC loop: {ms(r['stdlib_first_s'])}; memory_save p50 {ms(r['mcp_save_s'])}")
 
     # busy month: this machine's month holds --month-lines lines, then add and memory_save again
@@ -214,39 +218,43 @@ def run_size(n: int, cached: Path, work: Path, runner: Runner, args: argparse.Na
         busy = fill_this_month(vault, args.month_lines)
         adds = [runner.jacked(vault, "add", "--group", "g1", "--kind", "fact", "--title", f"Scale bench busy {i}", "--body", "A busy fact.")[0] for i in range(rep)]
         r["add_busy_s"] = med(adds)
-        r["mcp_save_busy_s"] = mcp_figures(runner, vault, code, rep, start_only=False)["mcp_save_s"]
+        r["mcp_save_busy_s"] = mcp_figures(runner, vault, code, rep)["mcp_save_s"]
         log(f"busy month ({busy}): add {ms(r['add_busy_s'])}, memory_save p50 {ms(r['mcp_save_busy_s'])}")
 
     # doctor (wall, RSS) vs git status
-    docs, rss, stats = [], 0, []
+    docs, rss, stats, doc_cpu = [], 0, [], []
     for _ in range(heavy):
         wall, peak = measured_rss(runner, [PY, "-m", "jacked_vault.cli.main", "memory", "doctor"], vault.parent, vault)
         docs.append(wall)
+        doc_cpu.append(runner.cpu)
         rss = max(rss, peak)
         stats.append(runner.run([*GIT, "status", "--porcelain"], vault)[0])
     _, report = runner.jacked(vault, "doctor", "--json", check=False)
-    r["doctor_s"], r["doctor_rss"], r["git_status_s"] = med(docs), rss, med(stats)
+    r["doctor_s"], r["doctor_rss"], r["git_status_s"], r["doctor_cpu"] = med(docs), rss, med(stats), med(doc_cpu)
     r["doctor_ok"] = json.loads(report or b"{}").get("ok")
-    log(f"doctor: {ms(r['doctor_s'])}, {rss} MiB, ok={r['doctor_ok']} | git status: {ms(r['git_status_s'])}")
+    log(f"doctor: {ms(r['doctor_s'])} (cpu {ms(r['doctor_cpu'])}), {rss} MiB, ok={r['doctor_ok']} | git status: {ms(r['git_status_s'])}")
 
     # init --from vs git clone
-    inits, clones = [], []
+    inits, clones, cpu_init, cpu_clone = [], [], [], []
     for i in range(heavy):
         inits.append(runner.jacked(work / f"clone-{i}", "init", "--from", str(bare), cwd=work)[0])
+        cpu_init.append(runner.cpu)
         clones.append(runner.run([*GIT, "clone", "-q", "--no-local", str(bare), str(work / f"git-clone-{i}")], work)[0])
-    r["init_from_s"], r["git_clone_s"] = med(inits), med(clones)
-    log(f"init --from: {ms(r['init_from_s'])} | git clone: {ms(r['git_clone_s'])} ({r['init_from_s'] / r['git_clone_s']:.2f}x)")
+        cpu_clone.append(runner.cpu)
+    r["init_from_s"], r["git_clone_s"], r["init_from_cpu"], r["git_clone_cpu"] = med(inits), med(clones), med(cpu_init), med(cpu_clone)
+    log(f"init --from: {ms(r['init_from_s'])} (cpu {ms(r['init_from_cpu'])}) | git clone: {ms(r['git_clone_s'])} (cpu {ms(r['git_clone_cpu'])}) ({r['init_from_s'] / r['git_clone_s']:.2f}x)")
 
     # sync fast-forwarding ARRIVING notes vs git pull --ff-only of the same commit
     pusher, puller = work / "git-clone-0", work / "puller"
     runner.run([*GIT, "clone", "-q", str(bare), str(puller)], work)
-    syncs, pulls = [], []
+    syncs, pulls, cpu_sync = [], [], []
     for i in range(heavy):
         arrive(pusher, ARRIVING, seed=1000 + i)
         syncs.append(runner.jacked(work / "clone-0", "sync")[0])
+        cpu_sync.append(runner.cpu)
         pulls.append(runner.run([*GIT, "pull", "-q", "--ff-only"], puller)[0])
-    r["sync_ff_s"], r["git_pull_s"] = med(syncs), med(pulls)
-    log(f"sync fast-forwarding {ARRIVING} notes: {ms(r['sync_ff_s'])} | git pull --ff-only: {ms(r['git_pull_s'])} ({r['sync_ff_s'] / r['git_pull_s']:.1f}x)")
+    r["sync_ff_s"], r["git_pull_s"], r["sync_ff_cpu"] = med(syncs), med(pulls), med(cpu_sync)
+    log(f"sync fast-forwarding {ARRIVING} notes: {ms(r['sync_ff_s'])} (cpu {ms(r['sync_ff_cpu'])}) | git pull --ff-only: {ms(r['git_pull_s'])} ({r['sync_ff_s'] / r['git_pull_s']:.1f}x)")
 
     # a sparse checkout of one group: what doctor says
     sparse = work / "clone-0"
@@ -274,11 +282,12 @@ def _rpc(proc, message: dict) -> dict:
     return json.loads(proc.stdout.readline())
 
 
-def mcp_figures(runner: Runner, vault: Path, code: Path, rep: int, start_only: bool = False) -> dict:
+def mcp_figures(runner: Runner, vault: Path, code: Path, rep: int) -> dict:
     """Spawn -> initialize answered and -> first memory_search answered (median of `rep` spawns),
-    the stdlib loop's spawn -> answer, and memory_save p50 over `rep` saves on one server."""
+    the stdlib loop's spawn -> answer, memory_save p50 over `rep` saves on the first server, and
+    the server's CPU for its whole life (start, two answers, exit) on the others."""
     env = dict(runner.env, JACKED_VAULT_DIR=str(vault), JACKED_MEMORY_REPO=str(code))
-    first, search, stdlib, saves = [], [], [], []
+    first, search, stdlib, saves, cpu = [], [], [], [], []
     for i in range(rep):
         for cmd, sink in (([PY, "-m", "jacked_vault.mcp"], first), ([PY, "-c", STDLIB_LOOP], stdlib)):
             started = time.perf_counter()
@@ -290,7 +299,7 @@ def mcp_figures(runner: Runner, vault: Path, code: Path, rep: int, start_only: b
                 answer = _rpc(proc, {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "memory_search", "arguments": {"query": WORD}}})
                 search.append(time.perf_counter() - started)
                 assert not answer["result"].get("isError"), answer
-                if i == 0 and not start_only:
+                if i == 0:
                     for k in range(rep):
                         t = time.perf_counter()
                         answer = _rpc(proc, {"jsonrpc": "2.0", "id": 10 + k, "method": "tools/call", "params": {"name": "memory_save", "arguments": {
@@ -298,8 +307,11 @@ def mcp_figures(runner: Runner, vault: Path, code: Path, rep: int, start_only: b
                         saves.append(time.perf_counter() - t)
                         assert not answer["result"].get("isError"), answer
             proc.stdin.close()
-            proc.wait()
-    return {"mcp_first_s": med(first), "mcp_search_s": med(search), "stdlib_first_s": med(stdlib), "mcp_save_s": med(saves)}
+            _, _, usage = os.wait4(proc.pid, 0)
+            proc.returncode = 0
+            if sink is first and i > 0:
+                cpu.append(usage.ru_utime + usage.ru_stime)
+    return {"mcp_first_s": med(first), "mcp_search_s": med(search), "stdlib_first_s": med(stdlib), "mcp_save_s": med(saves), "mcp_cpu": med(cpu)}
 
 
 # What the MCP server's start imports, cumulative (`python -X importtime`, min of 3 starts).
@@ -466,6 +478,12 @@ def main() -> None:
     log(" | ".join(label for _, label in cols))
     for r in rows:
         log(" | ".join(f"{r[k]:,}" if k in ("size", "doctor_rss") else ms(r[k]) for k, _ in cols))
+    log("\n## CPU time of the same processes (user + sys, medians: what other load does not inflate)")
+    cpu_cols = [("add_cpu", "add"), ("first_search_cpu", "1st search"), ("search_cpu", "search"), ("grep_cpu", "git grep"), ("brief_cpu", "brief"),
+                ("doctor_cpu", "doctor"), ("init_from_cpu", "init --from"), ("git_clone_cpu", "git clone"), ("sync_ff_cpu", "sync ff"), ("mcp_cpu", "mcp server")]  # fmt: skip
+    log(" | ".join(["notes", *(label for _, label in cpu_cols)]))
+    for r in rows:
+        log(" | ".join([f"{r['size']:,}", *(ms(r.get(k, float("nan"))) for k, _ in cpu_cols)]))
     log("\n## Budgets")
     for name, met, figure in budgets(rows, audit_row):
         log(f"{'PASS' if met else 'MISS' if met is not None else 'n/a '}  {name}: {figure}")
