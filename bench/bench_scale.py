@@ -135,7 +135,9 @@ def cached_vault(base: Path, n: int, seed: int, made: list[Path]) -> Path:
 
 
 def arrive(pusher: Path, n: int, seed: int) -> None:
-    """Commit `n` new notes (with their audit lines, this month, a new machine) in `pusher` and push."""
+    """Commit `n` new notes (with their audit lines, this month, a new machine) in `pusher` and push
+    (after taking what the syncing clone pushed: its sync's own commit)."""
+    git_cli(pusher, "pull", "-q", "--ff-only")
     now = datetime.now(UTC)
     _, events = write_notes(pusher, n, random.Random(seed), groups=50, now=now, spread_s=60, machines=(f"m-bench-arrive{seed}",))
     write_audit_history(pusher, events)
