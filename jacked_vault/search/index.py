@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import sqlite3
 import stat
 from collections.abc import Callable, Iterable, Iterator
@@ -99,6 +100,8 @@ CREATE VIRTUAL TABLE IF NOT EXISTS docs_terms USING fts5(title, tags, body, toke
 CREATE TABLE IF NOT EXISTS terms_stats(
     id INTEGER PRIMARY KEY CHECK (id = 0), docs INTEGER NOT NULL, title INTEGER NOT NULL, tags INTEGER NOT NULL, body INTEGER NOT NULL
 );
+-- store/gate.py: the content verdicts this machine's gate reached (kept through a rebuild; not in _TABLES)
+CREATE TABLE IF NOT EXISTS verdicts(key BLOB PRIMARY KEY) WITHOUT ROWID;
 """
 
 # What goes into a row (summaries, which files are searched); bump it when that changes.
@@ -107,6 +110,8 @@ INDEX_RULES = "3: summaries skip header blocks; rolled day files not searched; r
 SCHEMA_VERSION = hashlib.sha256((_DDL + INDEX_RULES).encode()).hexdigest()[:16]
 # How many active notes link to the note `d` (its id's links, by the links_dst index).
 _INBOUND = "(SELECT COUNT(*) FROM links l JOIN docs s ON s.rowid = l.src WHERE l.dst = d.id AND s.status = 'active')"
+# The secondary indexes (name -> its DDL): dropped while a whole tree is inserted, then made again.
+_SECONDARY = {m.group(1): m.group(0) for m in re.finditer(r"CREATE INDEX IF NOT EXISTS (\w+) ON [^;]+", _DDL)}
 _TABLES = ("docs", "doc_targets", "links", "wikilinks", "note_names", "problems", "tombstones", "reviews", "roots", "docs_fts", "docs_terms", "terms_stats", "meta")
 
 
@@ -125,6 +130,32 @@ def _indexable(store: Store, rel: str) -> bool:
     return classify_path(store, rel) in INDEXED_KINDS
 
 
+class Verdicts:
+    """The gate's content verdicts on this machine (`store.gate.Verdicts`), kept in the index
+    file: new ones are held in memory until `save()`, which writes them in one transaction."""
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self._db = db
+        self._new: set[bytes] = set()
+
+    def passed(self, key: bytes) -> bool:
+        return key in self._new or self._db.execute("SELECT 1 FROM verdicts WHERE key=?", (key,)).fetchone() is not None
+
+    def remember(self, key: bytes) -> None:
+        self._new.add(key)
+
+    def save(self) -> None:
+        if not self._new:
+            return
+        own = not self._db.in_transaction
+        if own:
+            self._db.execute("BEGIN IMMEDIATE")
+        self._db.executemany("INSERT OR IGNORE INTO verdicts(key) VALUES(?)", [(key,) for key in self._new])
+        if own:
+            self._db.execute("COMMIT")
+        self._new.clear()
+
+
 class SearchIndex:
     """The FTS5 index of one store."""
 
@@ -135,6 +166,7 @@ class SearchIndex:
         self._progress = progress
         self._indexed = 0
         self._head: str | None = None  # the commit being indexed (whose history holds the accepts)
+        self._verdicts: Verdicts | None = None
         self.foreign_stones = False  # values rejected in other stores are hidden (`hide_rejected_elsewhere`)
 
     # -- connection -------------------------------------------------------------------------
@@ -188,7 +220,15 @@ class SearchIndex:
         db.execute("INSERT INTO meta(key, value) VALUES('schema', ?)", (SCHEMA_VERSION,))
         db.execute("COMMIT")
 
+    @property
+    def verdicts(self) -> Verdicts:
+        """This machine's gate verdicts (hand them to `store.gate.inspect`, then `save()` them)."""
+        if self._verdicts is None:
+            self._verdicts = Verdicts(self.db)
+        return self._verdicts
+
     def close(self) -> None:
+        self._verdicts = None
         if self._db is not None:
             self._db.close()
             self._db = None
@@ -241,6 +281,7 @@ class SearchIndex:
                 else:
                     self._apply_diff(repo, old_tree, commit.tree)
                 self._set_meta("commit", head)
+            self.verdicts.save()
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")
@@ -277,6 +318,7 @@ class SearchIndex:
                 return False
             self._sweep_added_tombstones(before)
             self._set_meta("commit", head)
+            self.verdicts.save()
             db.execute("COMMIT")
             return True
         except BaseException:
@@ -289,13 +331,20 @@ class SearchIndex:
         self.db.execute("DELETE FROM meta WHERE key='reviews'")
 
     def _index_tree(self, repo, tree) -> None:
-        """Index every indexable file of a full tree: tombstones first, then each scope root."""
+        """Index every indexable file of a full tree: tombstones first, then each scope root. The
+        secondary indexes are dropped for the bulk insert and made again once (a sort each)."""
         files = sorted(_walk(repo, tree, self.store))
         by_root: dict[str, list] = {}
         for rel, entry in files:
             by_root.setdefault(root_of(self.store, rel), []).append((rel, entry))
-        for root in sorted(by_root, key=lambda r: r != "tombstones"):
-            self._index_root(repo, root, by_root[root])
+        for name in _SECONDARY:
+            self.db.execute(f"DROP INDEX IF EXISTS {name}")
+        try:
+            for root in sorted(by_root, key=lambda r: r != "tombstones"):
+                self._index_root(repo, root, by_root[root])
+        finally:
+            for statement in _SECONDARY.values():
+                self.db.execute(statement)
         self._sweep_tombstones(repo, tree, set())
 
     def _index_root(self, repo, root: str, files: list) -> None:
@@ -309,7 +358,7 @@ class SearchIndex:
             if count > MAX_ROOT_FILES or total > MAX_ROOT_BYTES:
                 truncated = True
                 break
-            self._index_entry(repo, rel, entry)
+            self._index_entry(repo, rel, entry, size)
         self.db.execute(
             "INSERT INTO roots(prefix, truncated) VALUES(?, ?) ON CONFLICT(prefix) DO UPDATE SET truncated = excluded.truncated", (root, int(truncated))
         )
@@ -403,7 +452,7 @@ class SearchIndex:
             (rel, root_of(self.store, rel), code, message, size),
         )
 
-    def _index_entry(self, repo, rel: str, entry) -> None:
+    def _index_entry(self, repo, rel: str, entry, size: int | None = None) -> None:
         """Index one committed tree entry through the gate (problems for what it refuses)."""
         from jacked_vault.store.gate import cap_for
 
@@ -414,7 +463,7 @@ class SearchIndex:
             self._problem(rel, "NOT_A_FILE", f"{rel}: not a regular file (git mode {entry.filemode:o})")
             return
         kind = classify_path(self.store, rel)
-        size = _size(repo, entry)
+        size = _size(repo, entry) if size is None else size
         if size > cap_for(kind):
             self._problem(rel, "TOO_LARGE", f"{rel}: {size} bytes is over the {cap_for(kind)}-byte cap", size)
             return
@@ -436,7 +485,7 @@ class SearchIndex:
             self.db.executemany("INSERT OR IGNORE INTO tombstones(hash, source) VALUES(?, ?)", [(h, rel) for h in parse_tombstones(data)])
             return
         try:
-            checked = inspect(self.store, rel, data, tombstoned=self.is_tombstoned)
+            checked = inspect(self.store, rel, data, tombstoned=self.is_tombstoned, verdicts=self.verdicts)
         except VaultError as exc:
             self._problem(rel, exc.details.get("gate", "INVALID"), exc.message, size)
             return

@@ -11,6 +11,12 @@ path, the field and the rule, never a value; `details["gate"]` carries a stable 
 
 Append-only files (audit logs, tombstones, episodic day files) that extend their committed
 version are checked on the appended part only, so a write costs what it adds.
+
+Verdicts: a caller may hand `inspect` a machine-local `Verdicts` store (the search index keeps
+one in `.jacked/`, never taken from a remote). The gate then remembers which note contents
+passed its content rules (validation, secret scan), keyed by the sha256 of the rules' source
+and the bytes, and on meeting the same bytes again skips only those two; the path, size and
+tombstone rules are applied every time. A change to any rule's code changes every key.
 """
 
 from __future__ import annotations
@@ -19,7 +25,9 @@ import json
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
+from typing import Protocol
 
 from jacked_vault.errors import VaultError
 from jacked_vault.store.layout import Store, classify_note, classify_path
@@ -34,6 +42,47 @@ APPEND_ONLY = frozenset({"audit", "tombstones", "episodic"})
 _OVERLAP = 512  # bytes of the committed text re-scanned with an append (a token split at the seam)
 QUARANTINE_DIR = "quarantine"
 AUDIT_KEYS = ("ts", "op", "id", "path", "sha256", "prev", "harness", "origin")
+
+
+class Verdicts(Protocol):
+    """Where this machine keeps the gate's content verdicts (search.index.SearchIndex.verdicts)."""
+
+    def passed(self, key: bytes) -> bool: ...
+
+    def remember(self, key: bytes) -> None: ...
+
+
+# The modules whose code decides a note's content verdict: a change to any of them changes every key.
+_RULE_MODULES = (
+    "jacked_vault.store.gate",
+    "jacked_vault.safety.secrets",
+    "jacked_vault.safety.text",
+    "jacked_vault.document.reader",
+    "jacked_vault.document.frontmatter",
+    "jacked_vault.document.validate",
+    "jacked_vault.document._note_check",
+    "jacked_vault.document.model",
+)
+
+
+@cache
+def _rules_digest() -> bytes:
+    import hashlib
+    import importlib
+
+    from jacked_vault.document.validate import schema_digest
+
+    digest = hashlib.sha256(schema_digest().encode())
+    for name in _RULE_MODULES:
+        digest.update(Path(importlib.import_module(name).__file__ or "").read_bytes())
+    return digest.digest()
+
+
+def verdict_key(kind: str, data: bytes) -> bytes:
+    """The key of the content verdict on `data` as a file of layout `kind`, under today's rules."""
+    import hashlib
+
+    return hashlib.sha256(_rules_digest() + kind.encode() + b"\0" + data).digest()
 
 
 @dataclass(frozen=True)
@@ -116,11 +165,16 @@ def check_tombstone(note, tombstoned: Tombstoned | None, *, person_override: boo
         raise VaultError("TOMBSTONED", f"this note was rejected before; not re-created{hint}", details={"gate": "TOMBSTONED"})
 
 
-def _note(store: Store, rel: str, data: bytes, tombstoned: Tombstoned | None, new: bool, allow_rejected: bool) -> Checked:
+def _note(store: Store, rel: str, data: bytes, tombstoned: Tombstoned | None, new: bool, allow_rejected: bool, verdicts: Verdicts | None) -> Checked:
     from jacked_vault.document import parse_note
 
-    note = parse_note(data, source=rel)
-    scan(note_fields(note), rel)
+    key = verdict_key("note", data) if verdicts is not None else None
+    known = key is not None and verdicts.passed(key)  # type: ignore[union-attr]
+    note = parse_note(data, source=rel, checked=known)
+    if not known:
+        scan(note_fields(note), rel)
+        if key is not None:
+            verdicts.remember(key)  # type: ignore[union-attr]
     scope, group, kind = classify_note(store, rel)  # type: ignore[misc]
     if (note.scope, note.kind) != (scope, kind) or (scope == "group" and note.group != group):
         raise refuse("MISPLACED", rel, "the note's scope, group or kind is not the one its folder says")
@@ -209,13 +263,15 @@ def inspect(
     new: bool = False,
     allow_rejected: bool = False,
     arrival: bool = False,
+    verdicts: Verdicts | None = None,
 ) -> Checked:
     """Check one file for `rel` (see the module docstring); raises VaultError if it may not be there.
 
     `base` is the committed version (append-only files are then checked on what they add); `new`
     says the path is being created (a new note: the create-time tombstone rule applies);
     `arrival` says the bytes come from the remote (a program setting in vault.json is then
-    ignored, as on every read, rather than refused).
+    ignored, as on every read, rather than refused). `verdicts`: this machine's record of the
+    note contents that passed before (see the module docstring).
     """
     kind = classify_path(store, rel)
     if kind is None:
@@ -224,7 +280,7 @@ def inspect(
     if len(data) > cap:
         raise refuse("TOO_LARGE", rel, f"{len(data)} bytes is over the {cap}-byte cap")
     if kind == "note":
-        return _note(store, rel, data, tombstoned, new, allow_rejected)
+        return _note(store, rel, data, tombstoned, new, allow_rejected, verdicts)
     if kind == "hot":
         from jacked_vault.document.hot import read_hot_text
 

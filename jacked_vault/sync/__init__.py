@@ -254,7 +254,8 @@ def _judge(ctx: Context, repo, base_tree, theirs_tree):
             docs = index.lookup(note_id)
             return docs[0].path if docs else None
 
-        arrivals = inspect_arrivals(ctx.vault, repo, base_tree, theirs_tree, known.__contains__, local_path)
+        arrivals = inspect_arrivals(ctx.vault, repo, base_tree, theirs_tree, known.__contains__, local_path, index.verdicts)
+        index.verdicts.save()
         arrivals.new_stones = extra - set(index.tombstone_set())
         return arrivals
     finally:

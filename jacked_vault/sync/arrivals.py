@@ -121,25 +121,29 @@ class _Judge:
     moved_away: set[str] = field(default_factory=set)  # paths a taken note moved from (not deletions)
     forgets: dict[str, str] = field(default_factory=dict)  # path -> note id, from the arriving `forget` audit lines
     replaced: dict[str, tuple[str, bytes]] = field(default_factory=dict)  # path -> (the base note's id, arriving bytes): another note there
+    verdicts: object = None  # store.gate.Verdicts: this machine's record of what its gate passed
 
     def gate(self, rel: str, data: bytes, base: bytes | None, *, new: bool):
         from jacked_vault.store.gate import inspect
 
-        return inspect(self.store, rel, data, tombstoned=self.tombstoned, base=base, new=new, arrival=True)
+        return inspect(self.store, rel, data, tombstoned=self.tombstoned, base=base, new=new, arrival=True, verdicts=self.verdicts)  # type: ignore[arg-type]
 
 
 
-def inspect_arrivals(store: Store, repo, base_tree, theirs_tree, tombstoned, local_path: Callable[[str], str | None] | None = None) -> Arrivals:
+def inspect_arrivals(
+    store: Store, repo, base_tree, theirs_tree, tombstoned, local_path: Callable[[str], str | None] | None = None, verdicts=None
+) -> Arrivals:
     """Judge every file that differs between the merge base (None: unrelated) and the remote.
 
     `tombstoned` answers for every rejection known here or arriving; `local_path` finds a note id
-    in this store (an arrival may not reuse one)."""
+    in this store (an arrival may not reuse one); `verdicts` (store.gate.Verdicts) is where the
+    gate records what it passed, so the search index does not judge the same bytes again."""
     from jacked_vault.search.treediff import changed_entries
     from jacked_vault.store.audit import machine_id
     from jacked_vault.store.gate import cap_for
 
     machine = machine_id(store.cache)
-    judge = _Judge(store, repo, base_tree, tombstoned, local_path or (lambda _id: None))
+    judge = _Judge(store, repo, base_tree, tombstoned, local_path or (lambda _id: None), verdicts=verdicts)
     out = judge.out
     later: list[tuple[str, object, str]] = []
     for rel, entry in changed_entries(repo, base_tree, theirs_tree):

@@ -135,6 +135,7 @@ def _check_out(store: Store):
     """Judge the cloned branch like any arrival, then check it out: (branch, head, arrivals)."""
     import pygit2
 
+    from jacked_vault.search.index import SearchIndex
     from jacked_vault.sync.arrivals import arrival_tombstones, inspect_arrivals
 
     repo = git.open_repo(store.root)
@@ -147,7 +148,12 @@ def _check_out(store: Store):
             f"the remote's {branch} is not a jacked vault (no {' or '.join(missing)} at its top); nothing was left behind",
         )
     tree = commit.tree
-    arrivals = inspect_arrivals(store, repo, None, tree, arrival_tombstones(repo, None, tree).__contains__)
+    index = SearchIndex(store)  # where the gate records what it passed: the index build then trusts it
+    try:
+        arrivals = inspect_arrivals(store, repo, None, tree, arrival_tombstones(repo, None, tree).__contains__, verdicts=index.verdicts)
+        index.verdicts.save()
+    finally:
+        index.close()
     if arrivals.refused:
         raise arrivals.refusal(str(commit.id), stopped="init --from stopped and left nothing behind", then="run init --from again")
     repo.checkout_tree(tree, strategy=pygit2.enums.CheckoutStrategy.FORCE)  # a folder we just made: nothing to overwrite
