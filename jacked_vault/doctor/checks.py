@@ -49,12 +49,16 @@ class Stray:
 def working_tree_changes(store: Store, repo) -> list[tuple[str, str]]:
     """(path, new|modified|missing) for every working-tree file that differs from HEAD. git status
     finds the candidates; each is then compared with HEAD itself, so a git index a kill left behind
-    (a commit landed, its index write did not) is no working-tree change: it is `git_index_stale`."""
+    (a commit landed, its index write did not) is no working-tree change: it is `git_index_stale`.
+    A path a sparse checkout leaves out (skip-worktree) is present and unchanged, as git says."""
     import pygit2
 
     F = pygit2.enums.FileStatus
     out = []
+    hidden = git.skip_worktree(store.root)
     for rel, flags in sorted(repo.status(untracked_files="all").items()):
+        if rel in hidden:
+            continue
         if flags & (F.WT_NEW | F.INDEX_NEW) and not flags & F.INDEX_DELETED:
             state = "new" if git.tree_blob(repo, rel) is None else "modified"
         elif flags & (F.WT_DELETED | F.INDEX_DELETED):
@@ -116,7 +120,7 @@ def judge(
         return Stray(rel, state, kind, None, committed, "leave", f"cannot be read ({why})")
     if kind == "index":
         return Stray(rel, state, kind, data, committed, "leave")  # derived: regenerated, see derived_stale
-    if kind == "note" and state == "modified" and chain.last_by_path.get(rel, ("", ""))[1] != audit.content_hash(data):
+    if kind == "note" and state == "modified" and not chain.last_by_path.matches(rel, audit.content_hash(data)):
         return Stray(rel, state, kind, data, committed, "quarantine", "a hand edit of a committed note (notes change only through transitions)")
     try:
         inspect(store, rel, data, tombstoned=tombstoned, base=committed, new=committed is None)
@@ -298,15 +302,14 @@ def check_store(store: Store, index: SearchIndex, repo, report: Report) -> None:
     for rel, sha in sorted(index.indexed_files(("note", "hot")).items()):
         if rel in leftovers:
             continue  # the working audit log holds the interrupted write's line: reported above, rolled back
-        last = chain.last_by_id.get(ids[rel]) if rel in ids else chain.last_by_path.get(rel)
+        last = chain.last_by_id.matches(ids[rel], sha) if rel in ids else chain.last_by_path.matches(rel, sha)
         if last is None:
             report.audit_problems.append({"path": shown(store, rel), "code": "NO_AUDIT_RECORD"})
-        elif last[1] != sha:
+        elif not last:
             report.audit_problems.append({"path": shown(store, rel), "code": "EDITED_OUTSIDE_TOOL"})
     config = git.tree_blob(repo, "vault.json") if not store.is_project else None
     if config is not None:
-        last = chain.last_by_path.get("vault.json")
-        if last is not None and last[1] != audit.content_hash(config):
+        if chain.last_by_path.matches("vault.json", audit.content_hash(config)) is False:
             report.audit_problems.append({"path": store.display("vault.json", store.label), "code": "EDITED_OUTSIDE_TOOL"})
     report.stale_temp_files += sum(1 for _ in temp_files(store))
     report.derived_stale += [{"path": store.display(rel, store.label), "state": state} for rel, _, state in stale_derived(store, index, repo)]
@@ -325,7 +328,8 @@ def temp_files(store: Store):
 
 
 def stale_derived(store: Store, index: SearchIndex, repo) -> list[tuple[str, bytes, str]]:
-    """(path, expected bytes, state) for each index.md that the working tree or HEAD has wrong."""
+    """(path, expected bytes, state) for each index.md that the working tree or HEAD has wrong;
+    one a sparse checkout leaves out is for the checkouts that hold its group."""
     from jacked_vault.recall.index_md import SHARED, index_path, render_index
     from jacked_vault.safety import fsio
 
@@ -338,8 +342,11 @@ def stale_derived(store: Store, index: SearchIndex, repo) -> list[tuple[str, byt
         except OSError:
             pass
     out = []
+    hidden = git.skip_worktree(store.root)
     for group in sorted(groups, key=str):
         rel = index_path(store, group)
+        if rel in hidden:
+            continue
         expected = render_index(index, store, group)
         try:
             working = fsio.read_optional(store.root, rel, max_bytes=1 << 20)

@@ -59,12 +59,37 @@ def part_name(month: str, part: int) -> str:
     return f"{month}.jsonl" if part == 1 else f"{month}-{part}.jsonl"
 
 
-def parts(root: Path, machine: str) -> list[str]:
-    """The store-relative paths of `machine`'s audit files, in chain order."""
+class _Committed:
+    """HEAD's audit files: read for a part the working tree does not hold (a sparse checkout
+    that leaves `audit/` out keeps it in git only)."""
+
+    def __init__(self, root: Path) -> None:
+        from jacked_vault.store import git
+
+        self.repo = git.open_repo(root)
+        head = git.head_commit(self.repo)
+        self.tree = head.tree if head is not None else None
+
+    def names(self, folder: str) -> list[str]:
+        try:
+            entry = self.tree[folder] if self.tree is not None else None
+        except KeyError:
+            return []
+        return [e.name for e in self.repo[entry.id]] if entry is not None and entry.type_str == "tree" else []
+
+    def blob(self, rel: str) -> bytes | None:
+        from jacked_vault.store.git import blob_at
+
+        return blob_at(self.repo, self.tree, rel)
+
+
+def parts(root: Path, machine: str, committed: _Committed | None = None) -> list[str]:
+    """The store-relative paths of `machine`'s audit files (on disk or in HEAD), in chain order."""
     try:
-        names = os.listdir(root / AUDIT_DIR / machine)
+        names = set(os.listdir(root / AUDIT_DIR / machine))
     except OSError:
-        return []
+        names = set()
+    names.update((committed or _Committed(root)).names(f"{AUDIT_DIR}/{machine}"))
     keyed = sorted((key, name) for name in names if (key := audit_part(name)) is not None)
     return [f"{AUDIT_DIR}/{machine}/{name}" for _, name in keyed]
 
@@ -75,32 +100,47 @@ def _records(raw: bytes) -> list[str]:
     return text.splitlines() or [text]
 
 
-def _tail(root: Path, rel: str) -> tuple[str | None, int]:
-    """(the last line, or None when empty; the file's size) of an audit file, reading its end only."""
+def _last(data: bytes) -> str | None:
+    body = data[:-1] if data.endswith(b"\n") else data
+    return _records(body[body.rfind(b"\n") + 1 :])[-1] or None if data else None
+
+
+def _tail(root: Path, rel: str, committed: _Committed) -> tuple[str | None, int]:
+    """(the last line, or None when empty; the size) of an audit file, reading its end only."""
+    if not os.path.lexists(root / rel):
+        data = committed.blob(rel) or b""
+        return _last(data), len(data)
     with fsio.open_regular(root, rel) as (fd, size):
         chunk = _TAIL_CHUNK
         while True:
             start = max(0, size - chunk)
             data = os.pread(fd, size - start, start)
-            body = data[:-1] if data.endswith(b"\n") else data
-            cut = body.rfind(b"\n")
-            if cut >= 0 or start == 0:
-                last = _records(body[cut + 1 :])[-1] if data else ""
-                return (last or None), size
+            if start == 0 or data[:-1].rfind(b"\n") >= 0:
+                return _last(data), size
             chunk *= 4
 
 
-def lines(root: Path, rel: str) -> Iterator[str | None]:
-    """Every line of an audit file, streamed (None for one over MAX_LINE, never read whole)."""
+def lines(root: Path, rel: str, committed: _Committed | None = None) -> Iterator[str | None]:
+    """Every line of an audit file, streamed from disk (None for one over MAX_LINE, never read
+    whole), or HEAD's version when the working tree does not hold it."""
+    import io
+
+    if not os.path.lexists(root / rel):
+        yield from _stream(io.BytesIO((committed or _Committed(root)).blob(rel) or b""))
+        return
     with fsio.open_regular(root, rel) as (fd, _):
         with os.fdopen(os.dup(fd), "rb", buffering=1 << 16) as handle:
-            while raw := handle.readline(MAX_LINE + 1):
-                if len(raw) > MAX_LINE and not raw.endswith(b"\n"):
-                    while (more := handle.readline(MAX_LINE + 1)) and not more.endswith(b"\n"):
-                        pass
-                    yield None
-                    continue
-                yield from _records(raw)
+            yield from _stream(handle)
+
+
+def _stream(handle) -> Iterator[str | None]:
+    while raw := handle.readline(MAX_LINE + 1):
+        if len(raw) > MAX_LINE and not raw.endswith(b"\n"):
+            while (more := handle.readline(MAX_LINE + 1)) and not more.endswith(b"\n"):
+                pass
+            yield None
+            continue
+        yield from _records(raw)
 
 
 @dataclass(frozen=True)
@@ -133,18 +173,21 @@ def stage(root: Path, machine: str, events: list[AuditEvent]) -> PendingAudit:
     from jacked_vault.document.timestamps import utc_now
 
     month, part, prev, out = utc_now()[:7], 1, None, bytearray()
-    existing = parts(root, machine)
+    committed = _Committed(root)
+    existing = parts(root, machine, committed)
     if existing:
         last_rel = existing[-1]
-        last, size = _tail(root, last_rel)
+        last, size = _tail(root, last_rel, committed)
         prev = line_hash(last) if last else None
         last_month, last_part = audit_part(last_rel.rsplit("/", 1)[-1]) or (month, 1)
         if last_month >= month:
             month, part = last_month, last_part
-            if size < ROLL_BYTES:
+            if size >= ROLL_BYTES:
+                part += 1
+            elif os.path.lexists(root / last_rel):
                 out += fsio.read_file(root, last_rel, max_bytes=ROLL_BYTES)
             else:
-                part += 1
+                out += committed.blob(last_rel) or b""
     if out and not out.endswith(b"\n"):
         out += b"\n"
     files: dict[str, bytes] = {}
@@ -173,32 +216,78 @@ def stage(root: Path, machine: str, events: list[AuditEvent]) -> PendingAudit:
     return PendingAudit(files=files, last_hash=prev or "")
 
 
+def _key(value: str) -> bytes:
+    return hashlib.sha256(value.encode("utf-8", "surrogatepass")).digest()[:16]
+
+
+class Digests:
+    """A set of strings held as the first 16 bytes of their sha256: membership is all the checks
+    ask, and 100k ids or line hashes then take a few MB (doctor's memory stays bounded)."""
+
+    __slots__ = ("_keys",)
+
+    def __init__(self) -> None:
+        self._keys: set[bytes] = set()
+
+    def add(self, value: str) -> None:
+        self._keys.add(_key(value))
+
+    def __contains__(self, value: object) -> bool:
+        return isinstance(value, str) and _key(value) in self._keys
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+
+class LastRecorded:
+    """The sha256 each path (or note id) was last recorded with (latest `ts` wins), compactly."""
+
+    __slots__ = ("_last",)
+
+    def __init__(self) -> None:
+        self._last: dict[bytes, bytes] = {}  # key digest -> sha digest (16 bytes) + ts
+
+    def record(self, key: str, ts: str, sha: str) -> None:
+        digest = _key(key)
+        held = self._last.get(digest)
+        if held is None or ts >= held[16:].decode("utf-8", "surrogatepass"):
+            self._last[digest] = _key(sha) + ts.encode("utf-8", "surrogatepass")
+
+    def matches(self, key: str, sha: str) -> bool | None:
+        """Whether `key` was last recorded with `sha`; None when it was never recorded."""
+        held = self._last.get(_key(key))
+        return None if held is None else held[:16] == _key(sha)
+
+
 @dataclass
 class AuditReport:
     """What verifying every machine's chain found."""
 
     problems: list[dict] = field(default_factory=list)
-    last_by_path: dict[str, tuple[str, str]] = field(default_factory=dict)  # path -> (ts, sha256)
-    last_by_id: dict[str, tuple[str, str]] = field(default_factory=dict)  # note id -> (ts, sha256)
-    recorded_ids: set[str] = field(default_factory=set)
-    hashes: dict[str, set[str]] = field(default_factory=dict)  # machine -> hash of every line
+    last_by_path: LastRecorded = field(default_factory=LastRecorded)
+    last_by_id: LastRecorded = field(default_factory=LastRecorded)  # note ids (mem_…)
+    recorded_ids: Digests = field(default_factory=Digests)
+    hashes: dict[str, Digests] = field(default_factory=dict)  # machine -> hash of every line
     last: dict[str, str] = field(default_factory=dict)  # machine -> hash of its last line
 
 
 def verify(root: Path) -> AuditReport:
     """Check every machine's chain; collect the last recorded sha256 of each path and note id.
-    Each file is streamed: no size of history stops it."""
+    Each file is streamed: no size of history stops it. A file the working tree does not hold
+    (a sparse checkout) is read as HEAD has it."""
     report = AuditReport()
+    committed = _Committed(root)
     try:
-        machines = sorted(n for n in os.listdir(root / AUDIT_DIR) if not n.startswith("."))
+        machines = set(os.listdir(root / AUDIT_DIR))
     except OSError:
-        return report
-    for machine in machines:
+        machines = set()
+    machines.update(committed.names(AUDIT_DIR))
+    for machine in sorted(n for n in machines if not n.startswith(".")):
         prev: str | None = None
-        seen = report.hashes.setdefault(machine, set())
-        for rel in parts(root, machine):
+        seen = report.hashes.setdefault(machine, Digests())
+        for rel in parts(root, machine, committed):
             try:
-                for number, line in enumerate(lines(root, rel), 1):
+                for number, line in enumerate(lines(root, rel, committed), 1):
                     prev = _check_line(report, rel, number, line, prev)
                     seen.add(prev)
             except (OSError, VaultError):
@@ -227,12 +316,12 @@ def _check_line(report: AuditReport, rel: str, number: int, line: str | None, pr
 
 def _collect(report: AuditReport, entry: dict) -> None:
     path, sha, ts, note_id = entry.get("path"), entry.get("sha256"), str(entry.get("ts", "")), entry.get("id")
-    if isinstance(path, str) and isinstance(sha, str) and sha and ts >= report.last_by_path.get(path, ("", ""))[0]:
-        report.last_by_path[path] = (ts, sha)
+    if isinstance(path, str) and isinstance(sha, str) and sha:
+        report.last_by_path.record(path, ts, sha)
     if isinstance(note_id, str):
         report.recorded_ids.add(note_id)
-        if isinstance(sha, str) and sha and note_id.startswith("mem_") and ts >= report.last_by_id.get(note_id, ("", ""))[0]:
-            report.last_by_id[note_id] = (ts, sha)
+        if isinstance(sha, str) and sha and note_id.startswith("mem_"):
+            report.last_by_id.record(note_id, ts, sha)
 
 
 TRAILER = "Memory-Audit: "

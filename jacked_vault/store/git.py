@@ -272,6 +272,8 @@ def advance_to(repo: pygit2.Repository, commit_id, expected_head) -> None:
     head = head_commit(repo)
     if (head.id if head is not None else None) != expected_head:
         raise VaultError("SYNC", "the vault changed while syncing; nothing was moved: run sync again")
+    if head is not None and skip_worktree(Path(repo.workdir)):
+        return _advance_sparse(Path(repo.workdir), str(commit_id), str(expected_head))
     try:
         with _commit_marker(Path(repo.workdir)):
             repo.checkout_tree(repo[commit_id], strategy=pygit2.enums.CheckoutStrategy.SAFE)
@@ -285,6 +287,23 @@ def advance_to(repo: pygit2.Repository, commit_id, expected_head) -> None:
             f"git could not update the working tree ({' '.join(str(exc).split())[:200]}); nothing was moved. "
             "Uncommitted files are in the way: run `jacked memory doctor --repair`, then sync again",
         ) from None
+
+
+def _advance_sparse(root: Path, commit_id: str, expected_head: str) -> None:
+    """`advance_to` in a sparse checkout, which libgit2 cannot check out: git's own two-tree
+    `read-tree -m -u` (safe, keeps what the sparse patterns leave out out), then the branch moves
+    only if it still names `expected_head`."""
+    import subprocess
+
+    with _commit_marker(root):
+        for args in (["read-tree", "-m", "-u", expected_head, commit_id], ["update-ref", "HEAD", commit_id, expected_head]):
+            done = subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, check=False)
+            if done.returncode != 0:
+                raise VaultError(
+                    "SYNC",
+                    f"git could not update the working tree ({' '.join(done.stderr.split())[:200]}); nothing was moved. "
+                    "Uncommitted files are in the way: run `jacked memory doctor --repair`, then sync again",
+                )
 
 
 _GIT_LOCKS = ("index.lock", "HEAD.lock", "packed-refs.lock", f"refs/heads/{BRANCH}.lock")
@@ -392,6 +411,25 @@ def stale_git_locks(root: Path, min_age_s: float = STALE_LOCK_AGE_S) -> list[str
         except OSError:
             continue
     return sorted(out)
+
+
+def skip_worktree(root: Path) -> frozenset[str]:
+    """The paths git's index marks skip-worktree (a sparse checkout leaves them out of the working
+    tree: present and unchanged for git). libgit2 does not read the flag, so `git ls-files -t`
+    does, and only when the index format can hold it (version 3 or later)."""
+    import subprocess
+
+    try:
+        with open(_git_dir(root) / "index", "rb") as handle:
+            header = handle.read(8)
+    except OSError:
+        return frozenset()
+    if len(header) < 8 or header[:4] != b"DIRC" or int.from_bytes(header[4:8], "big") < 3:
+        return frozenset()
+    listed = subprocess.run(["git", "-C", str(root), "ls-files", "-t", "-z"], capture_output=True, check=False)
+    if listed.returncode != 0:
+        raise VaultError("GIT", f"`git ls-files` failed in {root}: {listed.stderr.decode('utf-8', 'replace').strip()[:200]}")
+    return frozenset(e[2:].decode("utf-8", "surrogateescape") for e in listed.stdout.split(b"\0") if e.startswith(b"S "))
 
 
 def tree_blob(repo: pygit2.Repository, rel: str) -> bytes | None:
