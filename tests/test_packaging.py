@@ -24,6 +24,8 @@ def test_wheel_ships_data_folders_and_finds_them(tmp_path: Path):
         "jacked_vault/_data/schemas/vault.schema.json",
         "jacked_vault/_data/templates/gitignore",
         "jacked_vault/_data/templates/vault-README.md",
+        "jacked_vault/_data/templates/commands/remember.md",  # /remember and /learn (hooks/commands.py)
+        "jacked_vault/_data/templates/commands/learn.md",
         "jacked_vault/_data/git_hooks/README.md",
         "jacked_vault/ui/templates/base.html",  # the review page's templates and static files ship in the package
         "jacked_vault/ui/static/ui.js",
