@@ -438,6 +438,8 @@ def main() -> None:
     parser.add_argument("--month-lines", type=int, default=100_000, help="lines in this machine's month for the busy-month add (0: skip)")
     parser.add_argument("--audit-lines", type=int, default=300_000, help="the audit row (engineer A's bench/_audit_bench.py; 0: skip)")
     parser.add_argument("--json", type=Path, help="also write the figures here")
+    parser.add_argument("--rows", type=Path, action="append", default=[],
+                        help="a --json file of an earlier run: its sizes join the table, budgets and projection (marked)")  # fmt: skip
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",") if s]
     args.vault_dir.mkdir(parents=True, exist_ok=True)
@@ -470,16 +472,25 @@ def main() -> None:
         if not args.keep:
             for path in made:
                 shutil.rmtree(path, ignore_errors=True)
+    for earlier in args.rows:
+        saved = json.loads(earlier.read_text())
+        ran = {r["size"] for r in rows}
+        for r in saved["rows"]:
+            if r["size"] not in ran:
+                rows.append({**r, "from": str(earlier)})
+                log(f"\n(rows of {r['size']:,} notes from {earlier}, an earlier run)")
+        audit_row = audit_row or saved.get("audit")
+    rows.sort(key=lambda r: r["size"])
     if not rows:
         return
-    log("\n## Table (medians of whole processes; comparison from the same run)")
+    log("\n## Table (medians of whole processes; comparison from the same run; * rows from an earlier run, --rows)")
     cols = [("size", "notes"), ("add_s", "add"), ("git_add_commit_s", "git a+c"), ("mcp_save_s", "mcp save"), ("first_search_s", "1st search"),
             ("git_grep_s", "git grep"), ("init_from_s", "init --from"), ("git_clone_s", "git clone"), ("sync_ff_s", "sync ff"),
             ("git_pull_s", "git pull"), ("doctor_s", "doctor"), ("doctor_rss", "doctor MiB"), ("git_status_s", "git status"),
             ("brief_s", "brief"), ("search_s", "search"), ("grep_s", "git grep"), ("mcp_first_s", "mcp 1st"), ("stdlib_first_s", "stdlib 1st")]  # fmt: skip
     log(" | ".join(label for _, label in cols))
     for r in rows:
-        log(" | ".join(f"{r[k]:,}" if k in ("size", "doctor_rss") else ms(r[k]) for k, _ in cols))
+        log(" | ".join(f"{r[k]:,}{'*' if k == 'size' and 'from' in r else ''}" if k in ("size", "doctor_rss") else ms(r[k]) for k, _ in cols))
     log("\n## CPU time of the same processes (user + sys, medians: what other load does not inflate)")
     cpu_cols = [("add_cpu", "add"), ("first_search_cpu", "1st search"), ("search_cpu", "search"), ("grep_cpu", "git grep"), ("brief_cpu", "brief"),
                 ("doctor_cpu", "doctor"), ("init_from_cpu", "init --from"), ("git_clone_cpu", "git clone"), ("sync_ff_cpu", "sync ff"), ("mcp_cpu", "mcp server")]  # fmt: skip
@@ -491,7 +502,7 @@ def main() -> None:
         log(f"{'PASS' if met else 'MISS' if met is not None else 'n/a '}  {name}: {figure}")
     projection(rows)
     if args.json:
-        args.json.write_text(json.dumps({"rows": rows, "audit": audit_row}, indent=1))
+        args.json.write_text(json.dumps({"rows": [r for r in rows if "from" not in r], "audit": audit_row}, indent=1))
 
 
 if __name__ == "__main__":
