@@ -345,3 +345,18 @@ def test_enable_on_a_terminal_asks_each_question_and_does_what_was_answered(tmp_
     assert json.loads((home / ".claude" / "settings.json").read_text())["enabledPlugins"]["remember@thedotmack"] is True  # answered no
     assert "is still on" in result.stdout
     assert lines["remote"].split()[1] == "offered"
+
+
+def test_disable_without_a_vault_still_removes_everything(tmp_path):
+    home = tmp_path / "home"
+    repo = home / "Github" / "api"
+    make_repo(repo, "git@github.com:acme/api.git")
+    (home / ".claude").mkdir()
+    for args in (("--claude",), ("--commands", "claude"), ("--git", str(repo))):
+        assert jacked(home, "memory", "hooks", "install", *args).returncode == 0
+    result = jacked(home, "memory", "disable")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert not (repo / ".git" / "hooks" / "post-merge").exists()
+    assert not (home / ".claude" / "commands" / "remember.md").exists()
+    assert json.loads((home / ".claude" / "settings.json").read_text()) == {}
+    assert "no vault at" in result.stdout and not (home / "jacked-vault").exists()

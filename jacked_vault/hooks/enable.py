@@ -77,7 +77,8 @@ class SwitchReport:
             lines.append(f"{step.name:<10} {step.outcome:<9} {step.detail}")
             lines += [f"  {line}" for line in step.lines]
         if self.action == "disable":
-            lines.append(f"the vault at {self.vault} and its notes are untouched")
+            kept = f"the vault at {self.vault} and its notes are untouched" if Path(self.vault, "vault.json").exists() else f"no vault at {self.vault}"
+            lines.append(kept)
         return "\n".join(lines)
 
 
@@ -435,16 +436,23 @@ def _uninstall_harness(harness: str, vault: str | None) -> Step:
     return Step(harness, outcome, "nothing of jacked's left" if outcome == "unchanged" else "jacked's entries removed, the rest kept", items, lines)
 
 
+def _repos_here(ctx) -> set[Path]:
+    """Every repo under the vault's roots (the default roots when there is no vault), and the
+    current one."""
+    from jacked_vault.groups.scan import scan_roots
+
+    roots = ctx.config.get("roots") if (ctx.vault_path / "vault.json").exists() else None
+    repos = {r.root for r in scan_roots(roots or ["~/Github"]).repos}
+    return repos | ({ctx.repo.root} if ctx.repo is not None else set())
+
+
 def _uninstall_projects(ctx) -> Step:
     """Project files (`.mcp.json`, `.cursor/`, `.opencode/`, `opencode.json`) of the current repo
     and of every repo under the vault's roots."""
-    from jacked_vault.groups.scan import scan_roots
     from jacked_vault.hooks import cursor, opencode
     from jacked_vault.mcp import registration as reg
 
-    roots = {r.root for r in scan_roots(ctx.config.get("roots") or ["~/Github"]).repos}
-    if ctx.repo is not None:
-        roots.add(ctx.repo.root)
+    roots = _repos_here(ctx)
     items = []
     for root in sorted(roots):
         changes = [reg.uninstall(h, reg.default_config_path(h, cwd=root)) for h in reg.HARNESSES if h != "codex"]
@@ -458,11 +466,8 @@ def _uninstall_projects(ctx) -> Step:
 
 def _uninstall_post_merge(ctx, ledger: Ledger) -> Step:
     from jacked_vault.gitflow import githooks
-    from jacked_vault.groups.scan import scan_roots
 
-    repos = {Path(r) for r in ledger.repos} | {r.root for r in scan_roots(ctx.config.get("roots") or ["~/Github"]).repos}
-    if ctx.repo is not None:
-        repos.add(ctx.repo.root)
+    repos = {Path(r) for r in ledger.repos} | _repos_here(ctx)
     items, lines = [], []
     for repo in sorted(repos):
         try:
