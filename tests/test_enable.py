@@ -31,7 +31,7 @@ def _env(home: Path, **extra: str) -> dict[str, str]:
 
 def jacked(home: Path, *args: str, cwd: Path | None = None, stdin: str | None = None) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "jacked_vault.cli.main", *args], input=stdin, capture_output=True, text=True, cwd=cwd or home, env=_env(home), timeout=300
+        [sys.executable, "-m", "jacked_vault.cli.main", *args], input=stdin, capture_output=True, text=True, cwd=cwd or home, env=_env(home), timeout=300, check=False
     )
 
 
@@ -223,7 +223,7 @@ def test_remember_command_file_saves_through_add(tmp_path):
     line = next(ln.strip() for ln in text.splitlines() if " add --kind " in ln)
     argv = [w.replace("KIND", "convention").replace("TITLE", "Tabs in Makefiles only") for w in shlex.split(line)]
     argv[argv.index("--stdin") :] = ["--stdin", "--json", "--scope", "user"]  # outside a repo: the person's own scope
-    saved = subprocess.run(argv, input="Recipes need tabs; everything else uses spaces.\n", capture_output=True, text=True, env=_env(home), cwd=home)
+    saved = subprocess.run(argv, input="Recipes need tabs; everything else uses spaces.\n", capture_output=True, text=True, env=_env(home), cwd=home, check=False)
     assert saved.returncode == 0, saved.stderr
     note = json.loads(saved.stdout)["memory"]
     assert (note["kind"], note["title"]) == ("convention", "Tabs in Makefiles only")
@@ -328,7 +328,7 @@ def test_enable_on_a_terminal_asks_each_question_and_does_what_was_answered(tmp_
     try:
         result = subprocess.run(
             [sys.executable, "-m", "jacked_vault.cli.main", "memory", "enable"],
-            stdin=slave, capture_output=True, text=True, cwd=home, env=_env(home), timeout=300,
+            stdin=slave, capture_output=True, text=True, cwd=home, env=_env(home), timeout=300, check=False,
         )  # fmt: skip
     finally:
         os.close(slave)
