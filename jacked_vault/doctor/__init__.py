@@ -17,6 +17,7 @@ def doctor(ctx: Context, *, repair: bool = False, reindex: bool = False, progres
     from jacked_vault.doctor.repair import repair as repair_store
     from jacked_vault.groups.suggest import duplicate_mappings
     from jacked_vault.store import git
+    from jacked_vault.store.audit import Digests
     from jacked_vault.store.config import read_config
     from jacked_vault.store.queue import queue_counts
 
@@ -24,7 +25,8 @@ def doctor(ctx: Context, *, repair: bool = False, reindex: bool = False, progres
     config = read_config(ctx.vault)
     report.config_problems = [{"code": "DUPLICATE_MAPPING", **d} for d in duplicate_mappings(config.effective)]
     report.config_warnings = config.warnings
-    all_ids: dict[str, list[str]] = {}
+    held: list[tuple[str, Digests]] = []  # each store's label and note ids (compact: 100k ids in a few MB)
+    shared: dict[str, list[str]] = {}  # note id -> the stores holding it, for ids held by more than one
     links: list[tuple[str, str]] = []
     wiki: list[tuple[str, str]] = []
     for store in ctx.stores():
@@ -43,16 +45,22 @@ def doctor(ctx: Context, *, repair: bool = False, reindex: bool = False, progres
             index.rebuild() if reindex else index.refresh()
             check_store(store, index, git.open_repo(store.root), report)
             report.duplicate_ids += index.duplicate_ids()
+            ids = Digests()
             for doc_id in index.ids():
-                all_ids.setdefault(doc_id, []).append(store.label)
+                ids.add(doc_id)
+                holders = shared.get(doc_id) or [label for label, other in held if doc_id in other]
+                if holders:
+                    shared[doc_id] = [*holders, store.label]
+            held.append((store.label, ids))
             links += list(index.link_pairs())
             wiki += wikilinks.broken(index.db)
         finally:
             index.close()
-    report.broken_links = [{"id": src, "missing": dst} for src, dst in links if dst not in all_ids]
-    report.broken_wikilinks = [{"id": src, "target": target} for src, target in wiki if target not in all_ids]  # an id held by another store
-    for doc_id, labels in sorted(all_ids.items()):
-        if len(labels) > 1:
-            report.duplicate_ids.append({"id": doc_id, "stores": labels})
+    def known(doc_id: str) -> bool:
+        return any(doc_id in ids for _, ids in held)
+
+    report.broken_links = [{"id": src, "missing": dst} for src, dst in links if not known(dst)]
+    report.broken_wikilinks = [{"id": src, "target": target} for src, target in wiki if not known(target)]  # an id held by another store
+    report.duplicate_ids += [{"id": doc_id, "stores": labels} for doc_id, labels in sorted(shared.items())]
     report.skipped_symlinks = sorted(set(report.skipped_symlinks))
     return report

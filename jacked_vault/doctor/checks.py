@@ -298,11 +298,10 @@ def check_store(store: Store, index: SearchIndex, repo, report: Report) -> None:
         report.uncommitted.append(stray.to_json(store))
     report.audit_problems += [{**p, "path": store.display(p["path"], store.label)} for p in chain.problems]
     report.audit_problems += [{**p, "path": store.display(p["path"], store.label)} for p in audit.verify_trailers(repo, chain)]
-    ids = index.path_ids()
-    for rel, sha in sorted(index.indexed_files(("note", "hot")).items()):
+    for rel, sha, note_id in index.audited():
         if rel in leftovers:
             continue  # the working audit log holds the interrupted write's line: reported above, rolled back
-        last = chain.last_by_id.matches(ids[rel], sha) if rel in ids else chain.last_by_path.matches(rel, sha)
+        last = chain.last_by_id.matches(note_id, sha) if note_id is not None else chain.last_by_path.matches(rel, sha)
         if last is None:
             report.audit_problems.append({"path": shown(store, rel), "code": "NO_AUDIT_RECORD"})
         elif not last:
