@@ -826,9 +826,10 @@ class SearchIndex:
         row = self.db.execute("SELECT sha FROM docs WHERE path=? AND tier=?", (rel, tier)).fetchone()
         return row[0] if row else None
 
-    def path_ids(self) -> dict[str, str]:
-        """Store-relative path -> note id, for every indexed note."""
-        return dict(self.db.execute("SELECT path, id FROM docs WHERE tier='note'"))
+    def audited(self) -> Iterator[tuple[str, str, str | None]]:
+        """(path, sha256, note id; None for hot.md) of every indexed note and hot.md, by path,
+        streamed (doctor compares each with its last audit line)."""
+        yield from self.db.execute("SELECT path, sha, CASE WHEN tier='note' THEN id END FROM docs WHERE tier IN ('note', 'hot') ORDER BY path")
 
     def problem_paths(self) -> set[str]:
         return {row[0] for row in self.db.execute("SELECT path FROM problems")}
