@@ -37,6 +37,7 @@ INDEX_FILE = "index.sqlite"
 MAX_ROOT_FILES = 200_000  # 4x a big team's 50k-note group (bench_cli); beyond it reads fail as INCOMPLETE
 MAX_ROOT_BYTES = 1024 * 1024 * 1024
 INDEXED_KINDS = frozenset({"note", "hot", "episodic", "tombstones"})
+BULK_DIFF = 2000  # a diff adding more files than this, and than the index holds, is inserted as a bulk build
 
 _DDL = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
@@ -337,15 +338,25 @@ class SearchIndex:
         by_root: dict[str, list] = {}
         for rel, entry in files:
             by_root.setdefault(root_of(self.store, rel), []).append((rel, entry))
+        with self._bulk(True):
+            for root in sorted(by_root, key=lambda r: r != "tombstones"):
+                self._index_root(repo, root, by_root[root])
+        self._sweep_tombstones(repo, tree, set())
+
+    @contextmanager
+    def _bulk(self, many: bool) -> Iterator[None]:
+        """With `many` (a whole tree, or a diff adding more than the index holds), insert without
+        the secondary indexes and make them again once at the end (a sort each)."""
+        if not many:
+            yield
+            return
         for name in _SECONDARY:
             self.db.execute(f"DROP INDEX IF EXISTS {name}")
         try:
-            for root in sorted(by_root, key=lambda r: r != "tombstones"):
-                self._index_root(repo, root, by_root[root])
+            yield
         finally:
             for statement in _SECONDARY.values():
                 self.db.execute(statement)
-        self._sweep_tombstones(repo, tree, set())
 
     def _index_root(self, repo, root: str, files: list) -> None:
         """Index one scope root's files in path order, up to the bounds (then mark it truncated)."""
@@ -364,14 +375,24 @@ class SearchIndex:
         )
 
     def _apply_diff(self, repo, old_tree, new_tree) -> None:
+        """Forget every changed path, then index what the new tree holds there: tombstone files
+        first (as a whole-tree build does), then the rest in path order."""
         touched: set[str] = set()
         before = set(self.tombstone_set())
+        added: list[tuple[bool, str, object]] = []
         for rel, entry in changed_entries(repo, old_tree, new_tree):
-            if not _indexable(self.store, rel) and not self._known(rel):
+            kind = classify_path(self.store, rel)
+            known = self._known(rel)
+            if kind not in INDEXED_KINDS and not known:
                 continue
             touched.add(root_of(self.store, rel))
-            self._forget(rel)
-            if entry is not None and _indexable(self.store, rel):
+            if known or kind == "tombstones":  # a tombstone file has rows by its path, never a document
+                self._forget(rel)
+            if entry is not None and kind in INDEXED_KINDS:
+                added.append((kind != "tombstones", rel, entry))
+        added.sort(key=lambda item: item[:2])
+        with self._bulk(len(added) > BULK_DIFF and len(added) > self.count()):
+            for _, rel, entry in added:
                 self._index_entry(repo, rel, entry)
         for root in sorted(touched):
             if self._over_bounds(root):

@@ -1,0 +1,71 @@
+"""The index build's bulk paths (issue 21.2): a whole tree, and a diff that adds more files than the
+index holds, are inserted without the secondary indexes, which are made again at the end; the
+result is the same index a rebuild makes, tombstones included. Real vaults, commits made with the
+git CLI as another machine's arrive."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conftest import git
+from jacked_vault.document import render_note
+from jacked_vault.search import index as index_module
+from jacked_vault.search.index import SearchIndex
+from jacked_vault.store.tombstones import tombstone_hash
+from jacked_vault.write.create import build_note
+
+
+def _write(root: Path, n: int, start: int = 0) -> list[tuple[str, str]]:
+    """`n` notes written into the working tree; their (path, title, body)."""
+    made = []
+    for i in range(start, start + n):
+        title, body = f"Arriving note {i}", f"Body {i}: retry the upload after a timeout."
+        note = build_note(title=title, body=body, kind="note", scope="group", group=f"g{i % 3}", repos=[], source_harness="tester", origin="mcp")
+        rel = f"groups/g{i % 3}/note/arriving-note-{i}.md"
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_bytes(render_note(note))
+        made.append((rel, title, body))
+    return made
+
+
+def _state(index: SearchIndex) -> tuple:
+    db = index.db
+    return (
+        db.execute("SELECT path, id, title, status, grp, summary, sha, thash FROM docs ORDER BY path").fetchall(),
+        db.execute("SELECT path, code FROM problems ORDER BY path").fetchall(),
+        db.execute("SELECT DISTINCT hash FROM tombstones ORDER BY hash").fetchall(),
+        db.execute("SELECT prefix, files, bytes, truncated FROM roots WHERE files > 0 OR truncated ORDER BY prefix").fetchall(),  # a build also lists empty roots
+        db.execute("SELECT * FROM terms_stats").fetchall(),
+    )
+
+
+def _secondary(index: SearchIndex) -> set[str]:
+    return {name for (name,) in index.db.execute("SELECT name FROM sqlite_master WHERE type='index' AND name NOT LIKE 'sqlite_%'")}
+
+
+@pytest.mark.parametrize("bulk", [2, 10_000])  # over the bound: the bulk path; under it: one insert at a time
+def test_a_big_diff_gives_the_index_a_rebuild_gives(ctx, monkeypatch, bulk: int):
+    monkeypatch.setattr(index_module, "BULK_DIFF", bulk)
+    root = ctx.vault.root
+    _write(root, 2)
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "two notes")
+    index = SearchIndex(ctx.vault)
+    index.refresh()
+    made = _write(root, 6, start=2)
+    rel, title, body = made[3]  # rejected on another machine: its tombstone arrives in the same commit
+    (root / "tombstones").mkdir(exist_ok=True)
+    (root / "tombstones/m-other.txt").write_text(tombstone_hash(title, body) + "\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "six notes and a rejection")
+    index.refresh()
+    caught_up = _state(index)
+    assert (rel, "TOMBSTONED") in caught_up[1]
+    assert len([d for d in caught_up[0] if d[0].startswith("groups/")]) == 7
+    assert _secondary(index) >= set(index_module._SECONDARY)
+    index.rebuild()
+    assert _state(index) == caught_up
+    assert _secondary(index) >= set(index_module._SECONDARY)
+    index.close()
