@@ -27,6 +27,10 @@ import tempfile
 import time
 from pathlib import Path
 
+try:  # run as `python bench/_audit_bench.py`, this file's folder is on sys.path
+    from _vaultgen import git_cli
+except ImportError:  # imported as bench._audit_bench
+    from bench._vaultgen import git_cli
 from jacked_vault.store import audit
 from jacked_vault.store.layout import AUDIT_DIR, audit_part
 from jacked_vault.write.init import init_vault
@@ -92,8 +96,8 @@ def fill_month(root: Path, machine: str, lines: int, *, single: bool = False) ->
         write_chained_lines(root, machine, audit.part_name(month, part), take)
         written += take
         part += 1
-    subprocess.run(["git", "-C", str(root), "add", AUDIT_DIR], check=True)
-    subprocess.run(["git", "-C", str(root), "commit", "-qm", f"{lines} audit lines"], check=True)
+    git_cli(root, "add", AUDIT_DIR)
+    git_cli(root, "commit", "-qm", f"{lines} audit lines")
 
 
 def _add_once(vault: Path, n: int) -> tuple[float, int]:
