@@ -402,7 +402,8 @@ PROJECTED = (
 
 
 def projection(rows: list[dict]) -> None:
-    """A line through the two largest sizes, for each figure and its comparison, out to 500k."""
+    """A line through the two largest sizes, for each figure and its comparison, out to 500k;
+    neither is taken to get faster than at the largest size (a falling line is noise)."""
     if len(rows) < 2:
         log("\nprojection: needs two sizes")
         return
@@ -410,21 +411,26 @@ def projection(rows: list[dict]) -> None:
 
     def line(key: str, n: float) -> float:
         slope = (b[key] - a[key]) / (b["size"] - a["size"])
-        return b[key] + slope * (n - b["size"])
+        return max(b[key], b[key] + slope * (n - b["size"]))
 
-    log(f"\n## Projection to {PROJECT_TO:,} notes (a line through {a['size']:,} and {b['size']:,})")
-    first: tuple[float, str] | None = None
+    log(f"\n## Projection to {PROJECT_TO:,} notes (a line through {a['size']:,} and {b['size']:,}, never below the {b['size']:,} figure)")
+    over, first = [], None
     for key, versus, bound, label in PROJECTED:
+
         def value(n: float, key: str = key, versus: str | None = versus) -> float:
-            return line(key, n) / max(line(versus, n), 1e-9) if versus else line(key, n)
+            return line(key, n) / line(versus, n) if versus else line(key, n)
 
         now, then = value(b["size"]), value(PROJECT_TO)
         breaks = next((n for n in range(b["size"], 10 * PROJECT_TO + 1, 1000) if value(n) > bound), None)
-        where = "already over" if now > bound else (f"crosses at ~{breaks:,}" if breaks else "holds past 5M")
+        where = "over already" if now > bound else (f"crosses at ~{breaks:,}" if breaks else "holds past 5M")
         log(f"  {label:48} at {b['size']:>7,}: {now:8.2f}  at {PROJECT_TO:,}: {then:8.2f}  {where}")
-        if breaks is not None and (first is None or breaks < first[0]):
+        if now > bound:
+            over.append(label)
+        elif breaks is not None and (first is None or breaks < first[0]):
             first = (breaks, label)
-    log(f"first to break: {first[1]} at ~{first[0]:,} notes" if first else "none breaks before 5M notes on these lines")
+    if over:
+        log(f"over their bound already at {b['size']:,}: {'; '.join(over)}")
+    log(f"first of the others to break: {first[1]} at ~{first[0]:,} notes" if first else "none of the others breaks before 5M notes on these lines")
 
 
 def main() -> None:
