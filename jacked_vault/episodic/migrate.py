@@ -426,7 +426,7 @@ def build_plan(ctx, explicit: list[str] | None, *, progress: Callable[[int], Non
     plan = Plan(identity, group, folder)
     roots = _resolve_sources(explicit, repo, plan.sources)
 
-    recorded = audit.verify(store.root).recorded_ids
+    recorded = audit.recorded_ids(store.root)
     index = open_fresh(store)
     try:
         tombstones = set(index.tombstone_set()) | rejected_elsewhere(ctx, store)

@@ -266,9 +266,17 @@ class AuditReport:
     problems: list[dict] = field(default_factory=list)
     last_by_path: LastRecorded = field(default_factory=LastRecorded)
     last_by_id: LastRecorded = field(default_factory=LastRecorded)  # note ids (mem_…)
-    recorded_ids: Digests = field(default_factory=Digests)
     hashes: dict[str, Digests] = field(default_factory=dict)  # machine -> hash of every line
     last: dict[str, str] = field(default_factory=dict)  # machine -> hash of its last line
+
+
+def _machines(root: Path, committed: _Committed) -> list[str]:
+    try:
+        found = set(os.listdir(root / AUDIT_DIR))
+    except OSError:
+        found = set()
+    found.update(committed.names(AUDIT_DIR))
+    return sorted(n for n in found if not n.startswith("."))
 
 
 def verify(root: Path) -> AuditReport:
@@ -277,12 +285,7 @@ def verify(root: Path) -> AuditReport:
     (a sparse checkout) is read as HEAD has it."""
     report = AuditReport()
     committed = _Committed(root)
-    try:
-        machines = set(os.listdir(root / AUDIT_DIR))
-    except OSError:
-        machines = set()
-    machines.update(committed.names(AUDIT_DIR))
-    for machine in sorted(n for n in machines if not n.startswith(".")):
+    for machine in _machines(root, committed):
         prev: str | None = None
         seen = report.hashes.setdefault(machine, Digests())
         for rel in parts(root, machine, committed):
@@ -295,6 +298,22 @@ def verify(root: Path) -> AuditReport:
         if prev:
             report.last[machine] = prev
     return report
+
+
+def recorded_ids(root: Path) -> Digests:
+    """Every `id` the audit lines record, of every machine (what an import already brought)."""
+    found = Digests()
+    committed = _Committed(root)
+    for machine in _machines(root, committed):
+        for rel in parts(root, machine, committed):
+            for line in lines(root, rel, committed):
+                try:
+                    entry = json.loads(line) if line is not None else None
+                except json.JSONDecodeError:
+                    continue
+                if isinstance(entry, dict) and isinstance(entry.get("id"), str):
+                    found.add(entry["id"])
+    return found
 
 
 def _check_line(report: AuditReport, rel: str, number: int, line: str | None, prev: str | None) -> str:
@@ -318,10 +337,8 @@ def _collect(report: AuditReport, entry: dict) -> None:
     path, sha, ts, note_id = entry.get("path"), entry.get("sha256"), str(entry.get("ts", "")), entry.get("id")
     if isinstance(path, str) and isinstance(sha, str) and sha:
         report.last_by_path.record(path, ts, sha)
-    if isinstance(note_id, str):
-        report.recorded_ids.add(note_id)
-        if isinstance(sha, str) and sha and note_id.startswith("mem_"):
-            report.last_by_id.record(note_id, ts, sha)
+    if isinstance(note_id, str) and isinstance(sha, str) and sha and note_id.startswith("mem_"):
+        report.last_by_id.record(note_id, ts, sha)
 
 
 TRAILER = "Memory-Audit: "
