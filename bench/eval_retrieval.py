@@ -316,7 +316,7 @@ def main() -> None:
             before = {n: [tuple(r) for r in saved["rows"][protocol][n]] for n in names}
             print_intervals(f"protocol {protocol}: this run against {args.compare} ({saved['label']})", [("jacked - saved", before, rows_of[protocol]["jacked"])], names)
     if args.save:
-        label = subprocess.run(["git", "-C", str(ROOT), "describe", "--always", "--dirty"], capture_output=True, text=True).stdout.strip()
+        label = subprocess.run(["git", "-C", str(ROOT), "describe", "--always", "--dirty"], capture_output=True, text=True, check=False).stdout.strip()
         args.save.write_text(json.dumps({"label": label, "rows": {p: rows_of[p]["jacked"] for p in PROTOCOLS}}))
         print(f"\nsaved the per-query figures of jacked ({label}) to {args.save}")
 

@@ -125,7 +125,7 @@ class MiniLM:
         for layer in range(self.layers):
             p = f"encoder.layer.{layer}."
 
-            def dense(h, name):
+            def dense(h, name, p=p):
                 return h @ w[p + name + ".weight"].T + w[p + name + ".bias"]
 
             q, k, v = (dense(x, f"attention.self.{m}").reshape(n, heads, -1).transpose(1, 0, 2) for m in ("query", "key", "value"))
