@@ -68,12 +68,14 @@ def test_duplicates_near_duplicates_and_superseded_notes_are_counted(world):
     twin = run_cli("memory", "add", "--title", "Use tabs", "--body", "Indent with tabs.", "--target", "codex", "--json", vault=vault, cwd=repo)
     assert twin.code == 0 and "duplicate_of" not in twin.json  # the same value for another reader: its own note, a duplicate to tidy
     counts = run_cli("memory", "librarian", "--json", vault=vault, cwd=repo).json["counters"]
-    assert (counts["duplicates"], counts["near_duplicates"], counts["superseded"]) == (1, 2, 0), counts
-    assert "1 exact duplicate(s)" in _brief(vault, repo)
+    assert (counts["duplicates"], counts["near_duplicates"], counts["superseded"]) == (2, 3, 0), counts  # a and its twin; a, b, twin
+    assert "2 new note(s) repeating a live note's text" in _brief(vault, repo)
     new = _add(vault, repo, "Use spaces", "Indent with four spaces.")
     assert run_cli("memory", "supersede", a, "--by", new, vault=vault, cwd=repo).code == 0
     counts = run_cli("memory", "librarian", "--json", vault=vault, cwd=repo).json["counters"]
-    assert (counts["duplicates"], counts["near_duplicates"], counts["superseded"]) == (0, 2, 1), counts
+    assert (counts["duplicates"], counts["near_duplicates"], counts["superseded"]) == (0, 2, 1), counts  # a closed: b and the twin remain
+    done = run_cli("memory", "librarian", "done", "--json", vault=vault, cwd=repo).json["counters"]
+    assert (done["added"], done["duplicates"], done["near_duplicates"], done["superseded"]) == (0, 0, 0, 1)  # drift since the run; state stays
     assert counts["archivable"] == 0  # superseded just now: not older than archive_after_days (90)
     _settings(vault, archive_after_days=0, archivable=1)
     assert run_cli("memory", "librarian", "--json", vault=vault, cwd=repo).json["counters"]["archivable"] == 1

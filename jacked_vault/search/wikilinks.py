@@ -26,14 +26,15 @@ def _stem(rel: str) -> str:
     return rel.rsplit("/", 1)[-1].removesuffix(".md").lower()
 
 
-def _title_name(title: str) -> str:
+def title_name(title: str) -> str:
+    """A title as a name: whitespace folded, lower case (what a wikilink's target is compared to)."""
     return " ".join(title.split()).lower()
 
 
 def index_note(db: sqlite3.Connection, rowid: int, rel: str, title: str, body: str) -> None:
     """Record a note's wikilink targets and the names a wikilink may give it (its file name, its title)."""
     db.executemany("INSERT INTO wikilinks(src, target) VALUES(?,?)", [(rowid, t) for t in targets(body)])
-    db.executemany("INSERT INTO note_names(doc, name, by_title) VALUES(?,?,?)", [(rowid, _stem(rel), 0), (rowid, _title_name(title), 1)])
+    db.executemany("INSERT INTO note_names(doc, name, by_title) VALUES(?,?,?)", [(rowid, _stem(rel), 0), (rowid, title_name(title), 1)])
 
 
 def forget(db: sqlite3.Connection, rowid: int) -> None:
