@@ -133,17 +133,26 @@ def _indexable(store: Store, rel: str) -> bool:
 
 class Verdicts:
     """The gate's content verdicts on this machine (`store.gate.Verdicts`), kept in the index
-    file: new ones are held in memory until `save()`, which writes them in one transaction."""
+    file: new ones are held in memory until `save()`, which writes them in one transaction.
+    With `keep_notes` (a clone: the build follows the judgement in one process) the parsed notes
+    are kept too, until `close()`, so the build does not parse the same bytes again."""
 
     def __init__(self, db: sqlite3.Connection) -> None:
         self._db = db
         self._new: set[bytes] = set()
+        self.keep_notes = False
+        self._notes: dict[bytes, object] = {}
 
     def passed(self, key: bytes) -> bool:
         return key in self._new or self._db.execute("SELECT 1 FROM verdicts WHERE key=?", (key,)).fetchone() is not None
 
-    def remember(self, key: bytes) -> None:
+    def remember(self, key: bytes, note: object) -> None:
         self._new.add(key)
+        if self.keep_notes:
+            self._notes[key] = note
+
+    def note(self, key: bytes) -> object | None:
+        return self._notes.get(key)
 
     def save(self) -> None:
         if not self._new:

@@ -49,7 +49,10 @@ class Verdicts(Protocol):
 
     def passed(self, key: bytes) -> bool: ...
 
-    def remember(self, key: bytes) -> None: ...
+    def remember(self, key: bytes, note: object) -> None: ...
+
+    def note(self, key: bytes) -> object | None:
+        """The parse of these bytes, when this process kept it (the same bytes parse the same)."""
 
 
 # The modules whose code decides a note's content verdict: a change to any of them changes every key.
@@ -170,11 +173,11 @@ def _note(store: Store, rel: str, data: bytes, tombstoned: Tombstoned | None, ne
 
     key = verdict_key("note", data) if verdicts is not None else None
     known = key is not None and verdicts.passed(key)  # type: ignore[union-attr]
-    note = parse_note(data, source=rel, checked=known)
+    note = (verdicts.note(key) if known else None) or parse_note(data, source=rel, checked=known)  # type: ignore[union-attr]
     if not known:
         scan(note_fields(note), rel)
         if key is not None:
-            verdicts.remember(key)  # type: ignore[union-attr]
+            verdicts.remember(key, note)  # type: ignore[union-attr]
     scope, group, kind = classify_note(store, rel)  # type: ignore[misc]
     if (note.scope, note.kind) != (scope, kind) or (scope == "group" and note.group != group):
         raise refuse("MISPLACED", rel, "the note's scope, group or kind is not the one its folder says")

@@ -73,8 +73,7 @@ def clone_vault(url: str, path: Path, *, name_vault: bool = False) -> Cloned:
         temp = Path(tempfile.mkdtemp(prefix=f".{path.name[:40]}.jacked-clone-", dir=path.parent))
         _git_clone(url, temp)
         store = Store(temp)
-        branch, head, arrivals, reason = _check_out(store)
-        notes = _build_index(store)
+        branch, head, arrivals, reason, notes = _check_out(store)
         machine = machine_id(store.cache)
         quarantined = _settle(store, arrivals)
         head = git.fast_head(temp) or head
@@ -132,7 +131,8 @@ def _git_clone(url: str, into: Path) -> None:
 
 
 def _check_out(store: Store):
-    """Judge the cloned branch like any arrival, then check it out: (branch, head, arrivals)."""
+    """Judge the cloned branch like any arrival, check it out, and build its search index from
+    the notes just judged: (branch, head, arrivals, reason, notes indexed)."""
     import pygit2
 
     from jacked_vault.search.index import SearchIndex
@@ -148,19 +148,20 @@ def _check_out(store: Store):
             f"the remote's {branch} is not a jacked vault (no {' or '.join(missing)} at its top); nothing was left behind",
         )
     tree = commit.tree
-    index = SearchIndex(store)  # where the gate records what it passed: the index build then trusts it
+    index = SearchIndex(store)  # where the gate records what it passed (and, here, its parse): the build then trusts it
     try:
+        index.verdicts.keep_notes = True
         arrivals = inspect_arrivals(store, repo, None, tree, arrival_tombstones(repo, None, tree).__contains__, verdicts=index.verdicts)
-        index.verdicts.save()
+        if arrivals.refused:
+            raise arrivals.refusal(str(commit.id), stopped="init --from stopped and left nothing behind", then="run init --from again")
+        repo.checkout_tree(tree, strategy=pygit2.enums.CheckoutStrategy.FORCE)  # a folder we just made: nothing to overwrite
+        git_index = repo.index
+        git_index.read_tree(tree)
+        git_index.write()
+        index.rebuild()
+        return branch, str(commit.id), arrivals, reason, index.count()
     finally:
         index.close()
-    if arrivals.refused:
-        raise arrivals.refusal(str(commit.id), stopped="init --from stopped and left nothing behind", then="run init --from again")
-    repo.checkout_tree(tree, strategy=pygit2.enums.CheckoutStrategy.FORCE)  # a folder we just made: nothing to overwrite
-    index = repo.index
-    index.read_tree(tree)
-    index.write()
-    return branch, str(commit.id), arrivals, reason
 
 
 def _vault_branch(repo) -> tuple[str, str]:
@@ -245,13 +246,3 @@ def _settle(store: Store, arrivals) -> list[dict]:
             tx.commit("memory: init --from keeps out what this machine does not take, regenerates index.md")
     return shown
 
-
-def _build_index(store: Store) -> int:
-    from jacked_vault.search.index import SearchIndex
-
-    index = SearchIndex(store)
-    try:
-        index.rebuild()
-        return index.count()
-    finally:
-        index.close()
