@@ -120,13 +120,23 @@ def judge(
         return Stray(rel, state, kind, None, committed, "leave", f"cannot be read ({why})")
     if kind == "index":
         return Stray(rel, state, kind, data, committed, "leave")  # derived: regenerated, see derived_stale
-    if kind == "note" and state == "modified" and not chain.last_by_path.matches(rel, audit.content_hash(data)):
+    if kind == "note" and state == "modified" and not chain.last_by_id.matches(note_id_of(committed) or "", audit.content_hash(data)):
         return Stray(rel, state, kind, data, committed, "quarantine", "a hand edit of a committed note (notes change only through transitions)")
     try:
         inspect(store, rel, data, tombstoned=tombstoned, base=committed, new=committed is None)
     except VaultError as exc:
         return Stray(rel, state, kind, data, committed, "quarantine", exc.message.removeprefix(f"{rel}: "))
     return Stray(rel, state, kind, data, committed, "commit")
+
+
+def note_id_of(data: bytes | None) -> str | None:
+    """The id of the note `data` holds (None when there is none, or it cannot be read)."""
+    from jacked_vault.document import parse_note
+
+    try:
+        return parse_note(data, source="note").id if data is not None else None
+    except VaultError:
+        return None
 
 
 def check_git(repo, store: Store, report: Report) -> bool:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import os
 
-from jacked_vault.doctor.checks import judge, shown, stale_derived, temp_files, working_tree_changes
+from jacked_vault.doctor.checks import judge, note_id_of, shown, stale_derived, temp_files, working_tree_changes
 from jacked_vault.doctor.report import Report
 from jacked_vault.errors import VaultError
 from jacked_vault.safety import fsio
@@ -78,7 +78,7 @@ def _settle_working_tree(store: Store, report: Report, harness: str) -> None:
                 tx.event("restore", rel, rel, stray.committed)
             else:
                 tx.replace(rel, stray.data)
-                tx.event("repair", _note_id(stray) or rel, rel, stray.data)
+                tx.event("repair", (note_id_of(stray.data) if stray.kind == "note" else None) or rel, rel, stray.data)
             done.append(rel)
         if done:
             tx.commit(f"memory: doctor --repair settles {len(done)} file(s)")
@@ -87,14 +87,6 @@ def _settle_working_tree(store: Store, report: Report, harness: str) -> None:
             tx.event("repair", "audit", "", None)
             tx.commit("memory: doctor --repair commits audit lines a crash left behind")
             report.repaired.append(store.display("audit", store.label))
-
-
-def _note_id(stray) -> str | None:
-    if stray.kind != "note" or stray.data is None:
-        return None
-    from jacked_vault.document import parse_note
-
-    return parse_note(stray.data, source=stray.rel).id
 
 
 def _audit_ahead(store: Store, tx, changed: list[str]) -> bool:

@@ -264,8 +264,8 @@ class AuditReport:
     """What verifying every machine's chain found."""
 
     problems: list[dict] = field(default_factory=list)
-    last_by_path: LastRecorded = field(default_factory=LastRecorded)
-    last_by_id: LastRecorded = field(default_factory=LastRecorded)  # note ids (mem_…)
+    last_by_path: LastRecorded = field(default_factory=LastRecorded)  # what is no note: hot.md, vault.json, …
+    last_by_id: LastRecorded = field(default_factory=LastRecorded)  # notes, by id (mem_…)
     hashes: dict[str, Digests] = field(default_factory=dict)  # machine -> hash of every line
     last: dict[str, str] = field(default_factory=dict)  # machine -> hash of its last line
 
@@ -334,11 +334,14 @@ def _check_line(report: AuditReport, rel: str, number: int, line: str | None, pr
 
 
 def _collect(report: AuditReport, entry: dict) -> None:
+    """A line about a note (a `mem_` id) counts by id (a sync rename is no edit); any other by path."""
     path, sha, ts, note_id = entry.get("path"), entry.get("sha256"), str(entry.get("ts", "")), entry.get("id")
-    if isinstance(path, str) and isinstance(sha, str) and sha:
-        report.last_by_path.record(path, ts, sha)
-    if isinstance(note_id, str) and isinstance(sha, str) and sha and note_id.startswith("mem_"):
+    if not isinstance(sha, str) or not sha:
+        return
+    if isinstance(note_id, str) and note_id.startswith("mem_"):
         report.last_by_id.record(note_id, ts, sha)
+    elif isinstance(path, str):
+        report.last_by_path.record(path, ts, sha)
 
 
 TRAILER = "Memory-Audit: "
