@@ -9,7 +9,7 @@ import typer
 
 from jacked_vault.cli.apps import HOOKS, Command, JsonOpt, VaultOpt, example, memory_app, outer_vault, run
 
-YesOpt = Annotated[bool, typer.Option("--yes", help="Accept the suggested groups and every offer (post-merge hooks, migration) without asking.")]
+YesOpt = Annotated[bool, typer.Option("--yes", help="Accept the suggested groups and every offer (post-merge hooks, migration, turning the remember plugin off) without asking.")]
 FromOpt = Annotated[Optional[str], typer.Option("--from", metavar="URL", help="Join the shared vault at URL (a second machine) instead of creating one.")]
 
 
