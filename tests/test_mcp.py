@@ -108,7 +108,7 @@ def test_tools_have_strict_schemas_and_say_unreviewed(vault_path, work):
     assert set(tools["memory_save"].input_schema["properties"]) == {
         "title", "body", "kind", "scope", "group", "tags", "links", "target_harnesses", "supersedes",
     }
-    assert set(tools["memory_search"].input_schema["properties"]) == {"query", "scopes", "kinds", "tags", "group", "limit", "as_of", "known_at"}
+    assert set(tools["memory_search"].input_schema["properties"]) == {"query", "scopes", "kinds", "tags", "group", "limit", "as_of", "known_at", "include_archived"}
     assert tools["memory_search"].input_schema["properties"]["limit"]["maximum"] == 100
     assert set(tools["memory_read"].input_schema["properties"]) == {"id", "scope"}
     assert set(tools["memory_brief"].input_schema["properties"]) == {"repo", "budget"}
