@@ -95,6 +95,8 @@ def test_enable_then_disable_leaves_home_as_it_was_and_the_vault_intact(tmp_path
     assert "jacked-memory" in json.loads((home / ".claude.json").read_text())["mcpServers"]
     assert f" memory --vault {home / 'jacked-vault'} add --kind KIND " in (home / ".claude" / "commands" / "remember.md").read_text()
     assert (home / ".claude" / "commands" / "learn.md").is_file()
+    assert (home / ".claude" / "skills" / "jacked-librarian" / "SKILL.md").is_file()  # the librarian, where each harness reads skills
+    assert (home / ".agents" / "skills" / "jacked-librarian" / "SKILL.md").is_file()
     codex = (home / ".codex" / "config.toml").read_text()
     assert "[mcp_servers.jacked-memory]" in codex and "_hook session-start" in codex and "[mcp_servers.other]" in codex
     assert (home / ".codex" / "prompts" / "remember.md").is_file()
@@ -160,7 +162,7 @@ def test_disable_removes_what_hooks_install_put_anywhere(tmp_path):
     repo = home / "Github" / "api"
     make_repo(repo, "git@github.com:acme/api.git")
     assert jacked(home, "memory", "init", "--no-scan").returncode == 0
-    for args in (("--claude",), ("--commands", "codex"), ("--mcp", "claude"), ("--cursor",), ("--git", str(repo))):
+    for args in (("--claude",), ("--commands", "codex"), ("--skills", "claude"), ("--mcp", "claude"), ("--cursor",), ("--git", str(repo))):
         done = jacked(home, "memory", "hooks", "install", *args, cwd=repo)
         assert done.returncode == 0, done.stdout + done.stderr
     assert (repo / ".mcp.json").is_file() and (repo / ".cursor" / "hooks.json").is_file()
@@ -169,6 +171,7 @@ def test_disable_removes_what_hooks_install_put_anywhere(tmp_path):
     assert result.returncode == 0, result.stdout + result.stderr
     assert "removed jacked's entry from" in result.stdout
     assert not (home / ".codex" / "prompts" / "remember.md").exists()
+    assert not (home / ".claude" / "skills" / "jacked-librarian" / "SKILL.md").exists()
     assert json.loads((repo / ".mcp.json").read_text()) == {}
     assert not (repo / ".cursor" / "hooks.json").exists()
     assert not (repo / ".git" / "hooks" / "post-merge").exists()

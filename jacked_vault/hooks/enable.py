@@ -2,13 +2,13 @@
 
 `enable` runs, in order, each step reporting its outcome: the vault (`init`, or `init --from URL`
 to join a shared one), the group suggestions (reviewed on a terminal, accepted with --yes), the
-session hooks, MCP registration and `/remember`·`/learn` commands of every harness found on this
-machine (per-person files only: nothing lands in a code repo), the post-merge hook of each mapped
+session hooks, MCP registration, `/remember`·`/learn` commands and librarian skill of every
+harness found on this machine (per-person files only: nothing lands in a code repo), the post-merge hook of each mapped
 repo (asked per repo, or all with --yes), the import of any `.remember/` folder of those repos
 (`migrate`) and a remote for the vault. Every step reuses the command that owns it (`init`,
 `hooks install`, `migrate`, `remote set`); nothing here edits a config itself.
 
-`disable` removes every hook, registration and command jacked installed: the per-person files of
+`disable` removes every hook, registration, command and skill jacked installed: the per-person files of
 every harness (found or not), the project files of the current repo and of every repo under the
 vault's roots, and their post-merge hooks. The vault and its notes are never touched.
 
@@ -102,7 +102,7 @@ def harnesses_found(environ: dict[str, str] | None = None) -> list[str]:
 
 def _files(harness: str) -> list[Path]:
     """Every per-person file `enable` may change for `harness`."""
-    from jacked_vault.hooks import claude, codex, commands, cursor, opencode
+    from jacked_vault.hooks import claude, codex, commands, cursor, opencode, skills
     from jacked_vault.mcp import registration as reg
 
     files = {
@@ -111,17 +111,21 @@ def _files(harness: str) -> list[Path]:
         "opencode": [opencode.plugin_path(user=True), reg.default_config_path("opencode", user=True), *commands.paths("opencode")],
         "cursor": [cursor.default_path(user=True), reg.default_config_path("cursor", user=True)],
     }[harness]
+    files += [skills.skill_path(harness)] if harness in skills.HARNESSES else []
     return [Path(os.path.realpath(p)) for p in files]
 
 
 def _selection(harness: str):
-    """What `hooks install` is asked for one harness: its session hooks, its MCP server and its
-    commands, all in per-person files."""
-    from jacked_vault.hooks import commands
+    """What `hooks install` is asked for one harness: its session hooks, its MCP server, its
+    commands and the librarian skill, all in per-person files."""
+    from jacked_vault.hooks import commands, skills
     from jacked_vault.hooks.integrations import Selection
 
     hooks = {"claude": {"claude": True}, "codex": {"codex": True}, "opencode": {"opencode": True}, "cursor": {"cursor": True}}[harness]
-    return Selection(**hooks, mcp=(harness,), user=True, commands=(harness,) if harness in commands.HARNESSES else ())
+    return Selection(
+        **hooks, mcp=(harness,), user=True,
+        commands=(harness,) if harness in commands.HARNESSES else (), skills=(harness,) if harness in skills.HARNESSES else (),
+    )  # fmt: skip
 
 
 # -- the ledger ------------------------------------------------------------------------------------
@@ -314,7 +318,9 @@ def _harness_steps(vault: str | None, ledger: Ledger) -> list[Step]:
         items = [item for results in result.families.values() for item in results]
         changed = any(item.get("action") in ("installed", "created", "updated") for item in items)
         outcome = "error" if not result.ok else "done" if changed else "unchanged"
-        steps.append(Step(harness, outcome, "session hooks, MCP server" + (", /remember and /learn" if _selection(harness).commands else ""), items, result.to_text().splitlines()))
+        selection = _selection(harness)
+        parts = ["session hooks", "MCP server", *(["/remember and /learn"] if selection.commands else []), *(["the librarian skill"] if selection.skills else [])]
+        steps.append(Step(harness, outcome, ", ".join(parts), items, result.to_text().splitlines()))
     return steps
 
 
