@@ -296,9 +296,10 @@ def check_store(store: Store, index: SearchIndex, repo, report: Report) -> None:
         else:
             report.invalid_files.append({"path": shown(store, path), "code": code, "problem": message.removeprefix(f"{path}: ")})
     report.truncated |= diag.truncated
+    changes = working_tree_changes(store, repo)  # first: git status's memory is freed before the chain's is taken
     chain = audit.verify(store.root)
     leftovers = interrupted(store, repo)
-    for rel, state in working_tree_changes(store, repo):
+    for rel, state in changes:
         if os.path.islink(store.root / rel):
             report.skipped_symlinks.append(shown(store, rel))
             continue

@@ -53,10 +53,11 @@ def _settle_working_tree(store: Store, report: Report, harness: str) -> None:
     from jacked_vault.write.transaction import write_transaction
 
     with write_transaction(store, harness=harness, origin="repair") as tx:
+        changes = working_tree_changes(store, tx.repo)  # first: git status's memory is freed before the chain's is taken
         chain = audit.verify(store.root)
         done: list[str] = []
         audit_files: list[str] = []
-        for rel, state in working_tree_changes(store, tx.repo):
+        for rel, state in changes:
             if os.path.islink(store.root / rel) and classify_path(store, rel) != "index":
                 continue  # reported by doctor; never followed, never moved
             stray = judge(store, tx.repo, rel, state, chain, tx.index.is_tombstoned)
