@@ -25,7 +25,7 @@ from jacked_vault.safety import fsio
 from jacked_vault.store.layout import AUDIT_DIR, audit_part
 
 MAX_AUDIT_FILE = 64 * 1024 * 1024
-ROLL_BYTES = 1024 * 1024  # a part takes no line that would carry it past this (a lone line excepted)
+ROLL_BYTES = 256 * 1024  # a part takes no line that would carry it past this (a lone line excepted)
 MAX_LINE = 1024 * 1024  # a longer line is no record: reported unparsable, never read whole
 _TAIL_CHUNK = 4096
 _MACHINE_ID = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
