@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import random
 import resource
@@ -112,6 +113,8 @@ def med(samples: list[float]) -> float:
 
 
 def ms(seconds: float) -> str:
+    if math.isnan(seconds):  # not measured in that run
+        return "—"
     return f"{seconds * 1000:,.0f} ms" if seconds < 10 else f"{seconds:,.1f} s"
 
 
