@@ -83,7 +83,7 @@ def main() -> None:
             now = utc_now()
             from jacked_vault.recall.librarian import _count, last_run, settings
 
-            cold_ms = median_ms(lambda: _count(index, settings(ctx), last_run(ctx) or "", now), args.repeat)
+            cold_ms = median_ms(lambda: _count(index, settings(ctx), last_run(ctx) or "", now), args.repeat)  # never run: every note is new
             count_ms = median_ms(lambda: counters(ctx, index, now), args.repeat)
             target_row = index.db.execute("SELECT rowid, id FROM docs WHERE path LIKE ?", (f"%/{target}.md",)).fetchone()
             linking_ms = median_ms(lambda: wikilinks.linking(index.db, target_row[0]), args.repeat)

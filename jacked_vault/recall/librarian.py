@@ -2,7 +2,7 @@
 
 The librarian is a skill (`templates/librarian.md`, installed by `hooks/skills.py`) an agent runs
 with a person to tidy the vault. Between runs the vault drifts; five counters, read from the
-search index of the vault in one scan of its notes (no file is read), say how far:
+search index of the vault (no file is read), say how far:
 
 - `added`: live notes (candidate or active) recorded since the librarian's last run;
 - `duplicates`: of those, the ones repeating another live note's value (the normalised title
@@ -84,57 +84,56 @@ def _ago(now: str, days: int) -> str:
     return format_timestamp(parse_timestamp(now) - timedelta(days=days))
 
 
-class _Row(NamedTuple):
-    """One indexed note, as much of it as the counters and `lifecycle.archivable` read."""
+class _Closed(NamedTuple):
+    """A note that may be closed, as much of it as `lifecycle.archivable` reads."""
 
     path: str
-    root: str
     status: str
-    thash: str
-    title: str
-    scope: str
-    grp: str | None
-    created_at: str
     updated_at: str
     valid_until: str | None
 
 
-def _notes(index) -> list[_Row]:
-    """Every note of the index, in one scan (read in the order of their paths)."""
-    sql = "SELECT path, root, status, thash, title, scope, grp, created_at, updated_at, valid_until FROM docs WHERE tier='note' ORDER BY path"
-    return list(map(_Row._make, index.db.execute(sql)))
-
-
-def archive_candidates(index, cutoff: str, notes: list[_Row] | None = None) -> list[str]:
-    """Paths of the notes outside archive/ closed at or before `cutoff` (`lifecycle.archivable`,
-    asked of the index's row; the archive confirms each on the committed file)."""
+def archive_candidates(index, cutoff: str) -> list[str]:
+    """Paths of the notes outside archive/ closed at or before `cutoff`: `lifecycle.archivable`
+    asked of each superseded note and each active one with a `valid_until` (the only ones
+    `closed_at` can close); the archive confirms each on the committed file."""
     from jacked_vault.document.lifecycle import archivable
 
-    return [row.path for row in (notes if notes is not None else _notes(index)) if row.root != ARCHIVE_DIR and archivable(row, cutoff)]
+    rows = index.db.execute(
+        f"SELECT path, status, updated_at, valid_until FROM docs WHERE tier='note' AND root <> '{ARCHIVE_DIR}'"
+        " AND (status='superseded' OR (status='active' AND valid_until IS NOT NULL)) ORDER BY path"
+    )
+    return [row.path for row in map(_Closed._make, rows) if archivable(row, cutoff)]
 
 
 def _count(index, conf: dict, since: str, now: str) -> dict[str, int]:
-    """The counters, counted in one scan of the notes (a Python pass over ~10k rows costs less
-    than SQLite's correlated lookups for the same answer) and one lookup of the hot.md files."""
+    """The counters: one pass over the live notes' value hash, title and group (a Python pass
+    over ~10k short rows costs less than SQLite's correlated lookups for the same answer), one
+    count of superseded notes, the archive candidates and one lookup of the hot.md files."""
     from collections import Counter, defaultdict
 
     from jacked_vault.search.wikilinks import title_name
 
-    notes = _notes(index)
-    live = [(r, (title_name(r.title), r.scope, r.grp)) for r in notes if r.status in ("candidate", "active") and r.root != ARCHIVE_DIR]
-    values = Counter((r.thash, r.scope, r.grp) for r, _ in live)
+    db = index.db
+    rows = db.execute(
+        f"SELECT thash, title, scope, grp, created_at > ? FROM docs WHERE tier='note' AND status IN ('candidate', 'active') AND root <> '{ARCHIVE_DIR}'",
+        (since,),
+    ).fetchall()
+    live = [(thash, (title_name(title), scope, grp), (thash, scope, grp), new) for thash, title, scope, grp, new in rows]
+    values = Counter(value for _, _, value, _ in live)
     titles: dict[tuple, set[str]] = defaultdict(set)
-    for r, named in live:
-        titles[named].add(r.thash)
-    recent = [(r, named) for r, named in live if r.created_at > since]
+    for thash, named, _, _ in live:
+        titles[named].add(thash)
+    recent = [(named, value) for _, named, value, new in live if new]
+    superseded = db.execute(f"SELECT COUNT(*) FROM docs WHERE tier='note' AND status='superseded' AND root <> '{ARCHIVE_DIR}'").fetchone()
     stale = _ago(now, conf["stale_hot_days"])
-    hot = index.db.execute("SELECT COUNT(*) FROM docs WHERE id >= 'hot_' AND id < 'hot`' AND tier='hot' AND updated_at < ?", (stale,)).fetchone()
+    hot = db.execute("SELECT COUNT(*) FROM docs WHERE id >= 'hot_' AND id < 'hot`' AND tier='hot' AND updated_at < ?", (stale,)).fetchone()
     return {
         "added": len(recent),
-        "duplicates": sum(1 for r, _ in recent if values[(r.thash, r.scope, r.grp)] > 1),
-        "near_duplicates": sum(1 for r, named in recent if len(titles[named]) > 1 or r.thash not in titles[named]),
-        "superseded": sum(1 for r in notes if r.status == "superseded" and r.root != ARCHIVE_DIR),
-        "archivable": len(archive_candidates(index, _ago(now, conf["archive_after_days"]), notes)),
+        "duplicates": sum(1 for _, value in recent if values[value] > 1),
+        "near_duplicates": sum(1 for named, _ in recent if len(titles[named]) > 1),
+        "superseded": int(superseded[0]),
+        "archivable": len(archive_candidates(index, _ago(now, conf["archive_after_days"]))),
         "stale_hot": int(hot[0]),
     }
 
