@@ -17,7 +17,7 @@ def doctor(ctx: Context, *, repair: bool = False, reindex: bool = False, progres
     from jacked_vault.doctor.repair import repair as repair_store
     from jacked_vault.groups.suggest import duplicate_mappings
     from jacked_vault.store import git
-    from jacked_vault.store.audit import Digests
+    from jacked_vault.store.digests import Digests
     from jacked_vault.store.config import read_config
     from jacked_vault.store.queue import queue_counts
 

@@ -56,9 +56,8 @@ def working_tree_changes(store: Store, repo) -> list[tuple[str, str]]:
     F = pygit2.enums.FileStatus
     out = []
     hidden = git.skip_worktree(store.root)
-    for rel, flags in sorted(repo.status(untracked_files="all").items()):
-        if rel in hidden:
-            continue
+    changed = [(rel, flags) for rel, flags in repo.status(untracked_files="all").items() if rel not in hidden]
+    for rel, flags in sorted(changed):
         if flags & (F.WT_NEW | F.INDEX_NEW) and not flags & F.INDEX_DELETED:
             state = "new" if git.tree_blob(repo, rel) is None else "modified"
         elif flags & (F.WT_DELETED | F.INDEX_DELETED):

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from jacked_vault.errors import VaultError
 from jacked_vault.safety import fsio
+from jacked_vault.store.digests import Digests, digest
 from jacked_vault.store.layout import AUDIT_DIR, audit_part
 
 MAX_AUDIT_FILE = 64 * 1024 * 1024
@@ -216,29 +217,6 @@ def stage(root: Path, machine: str, events: list[AuditEvent]) -> PendingAudit:
     return PendingAudit(files=files, last_hash=prev or "")
 
 
-def _key(value: str) -> bytes:
-    return hashlib.sha256(value.encode("utf-8", "surrogatepass")).digest()[:16]
-
-
-class Digests:
-    """A set of strings held as the first 16 bytes of their sha256: membership is all the checks
-    ask, and 100k ids or line hashes then take a few MB (doctor's memory stays bounded)."""
-
-    __slots__ = ("_keys",)
-
-    def __init__(self) -> None:
-        self._keys: set[bytes] = set()
-
-    def add(self, value: str) -> None:
-        self._keys.add(_key(value))
-
-    def __contains__(self, value: object) -> bool:
-        return isinstance(value, str) and _key(value) in self._keys
-
-    def __len__(self) -> int:
-        return len(self._keys)
-
-
 class LastRecorded:
     """The sha256 each path (or note id) was last recorded with (latest `ts` wins), compactly."""
 
@@ -248,15 +226,15 @@ class LastRecorded:
         self._last: dict[bytes, bytes] = {}  # key digest -> sha digest (16 bytes) + ts
 
     def record(self, key: str, ts: str, sha: str) -> None:
-        digest = _key(key)
-        held = self._last.get(digest)
+        slot = digest(key)
+        held = self._last.get(slot)
         if held is None or ts >= held[16:].decode("utf-8", "surrogatepass"):
-            self._last[digest] = _key(sha) + ts.encode("utf-8", "surrogatepass")
+            self._last[slot] = digest(sha) + ts.encode("utf-8", "surrogatepass")
 
     def matches(self, key: str, sha: str) -> bool | None:
         """Whether `key` was last recorded with `sha`; None when it was never recorded."""
-        held = self._last.get(_key(key))
-        return None if held is None else held[:16] == _key(sha)
+        held = self._last.get(digest(key))
+        return None if held is None else held[:16] == digest(sha)
 
 
 @dataclass

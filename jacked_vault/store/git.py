@@ -413,23 +413,33 @@ def stale_git_locks(root: Path, min_age_s: float = STALE_LOCK_AGE_S) -> list[str
     return sorted(out)
 
 
-def skip_worktree(root: Path) -> frozenset[str]:
+def skip_worktree(root: Path):
     """The paths git's index marks skip-worktree (a sparse checkout leaves them out of the working
-    tree: present and unchanged for git). libgit2 does not read the flag, so `git ls-files -t`
-    does, and only when the index format can hold it (version 3 or later)."""
+    tree: present and unchanged for git), as `Digests` (100k of them in a few MB). libgit2
+    does not read the flag, so `git ls-files -t` does, streamed, and only when the index format
+    can hold it (version 3 or later)."""
     import subprocess
 
+    from jacked_vault.store.digests import Digests
+
+    found = Digests()
     try:
         with open(_git_dir(root) / "index", "rb") as handle:
             header = handle.read(8)
     except OSError:
-        return frozenset()
+        return found
     if len(header) < 8 or header[:4] != b"DIRC" or int.from_bytes(header[4:8], "big") < 3:
-        return frozenset()
-    listed = subprocess.run(["git", "-C", str(root), "ls-files", "-t", "-z"], capture_output=True, check=False)
-    if listed.returncode != 0:
-        raise VaultError("GIT", f"`git ls-files` failed in {root}: {listed.stderr.decode('utf-8', 'replace').strip()[:200]}")
-    return frozenset(e[2:].decode("utf-8", "surrogateescape") for e in listed.stdout.split(b"\0") if e.startswith(b"S "))
+        return found
+    with subprocess.Popen(["git", "-C", str(root), "ls-files", "-t", "-z"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL) as listing:
+        rest = b""
+        while chunk := listing.stdout.read(1 << 16):
+            *entries, rest = (rest + chunk).split(b"\0")
+            for entry in entries:
+                if entry.startswith(b"S "):
+                    found.add(entry[2:].decode("utf-8", "surrogateescape"))
+    if listing.returncode != 0:
+        raise VaultError("GIT", f"`git ls-files` failed in {root} (exit {listing.returncode}); run `git -C {root} status` to see why")
+    return found
 
 
 def tree_blob(repo: pygit2.Repository, rel: str) -> bytes | None:
