@@ -49,7 +49,7 @@ def test_the_brief_nudges_once_a_counter_reaches_its_threshold_and_done_resets_i
     _add(vault, repo, "Fact 2", "Body 2.")
     brief = _brief(vault, repo)
     nudges = [line for line in brief.splitlines() if NUDGE in line]
-    assert nudges == ["[librarian: 3 note(s) added since its last run; the jacked-librarian skill tidies the vault with a person "
+    assert nudges == ["[librarian: 3+ note(s) added since its last run; the jacked-librarian skill tidies the vault with a person "
                       "(`jacked memory librarian` shows why)]"], brief  # fmt: skip
     text = run_cli("memory", "librarian", vault=vault, cwd=repo).out
     assert "note(s) added since its last run: 3 (threshold 3)  <- over its threshold" in text
@@ -69,7 +69,7 @@ def test_duplicates_near_duplicates_and_superseded_notes_are_counted(world):
     assert twin.code == 0 and "duplicate_of" not in twin.json  # the same value for another reader: its own note, a duplicate to tidy
     counts = run_cli("memory", "librarian", "--json", vault=vault, cwd=repo).json["counters"]
     assert (counts["duplicates"], counts["near_duplicates"], counts["superseded"]) == (2, 3, 0), counts  # a and its twin; a, b, twin
-    assert "2 new note(s) repeating a live note's text" in _brief(vault, repo)
+    assert "1+ new note(s) repeating a live note's text" in _brief(vault, repo)  # the brief counts up to the threshold
     new = _add(vault, repo, "Use spaces", "Indent with four spaces.")
     assert run_cli("memory", "supersede", a, "--by", new, vault=vault, cwd=repo).code == 0
     counts = run_cli("memory", "librarian", "--json", vault=vault, cwd=repo).json["counters"]
@@ -79,7 +79,35 @@ def test_duplicates_near_duplicates_and_superseded_notes_are_counted(world):
     assert counts["archivable"] == 0  # superseded just now: not older than archive_after_days (90)
     _settings(vault, archive_after_days=0, archivable=1)
     assert run_cli("memory", "librarian", "--json", vault=vault, cwd=repo).json["counters"]["archivable"] == 1
-    assert "1 note(s) closed long enough to archive" in _brief(vault, repo)
+    assert "1+ note(s) closed long enough to archive" in _brief(vault, repo)
+
+
+def test_the_brief_counts_below_its_thresholds_exactly_as_the_status_does(world):
+    """The brief's bounded counts (each only up to its threshold, from indexed rows) equal the
+    exact ones wherever they are below the threshold; at the threshold they stop."""
+    from jacked_vault.context import Context
+    from jacked_vault.recall.librarian import counters
+    from jacked_vault.search.index import open_fresh
+
+    vault, repo = world
+    a = _add(vault, repo, "Use tabs", "Indent with tabs.")
+    _add(vault, repo, "Use tabs", "Indent with tabs, always.")
+    assert run_cli("memory", "add", "--title", "Use tabs", "--body", "Indent with tabs.", "--target", "codex", vault=vault, cwd=repo).code == 0
+    new = _add(vault, repo, "Use spaces", "Indent with four spaces.")
+    assert run_cli("memory", "supersede", a, "--by", new, vault=vault, cwd=repo).code == 0
+    _settings(vault, added=100, duplicates=100, near_duplicates=100, superseded=100, archivable=100, stale_hot=100, archive_after_days=0)
+    ctx = Context.create(vault=str(vault), cwd=repo, harness="claude")
+    index = open_fresh(ctx.vault)
+    try:
+        exact = counters(ctx, index, "2099-01-01T00:00:00.000Z")
+        bounded = counters(ctx, index, "2099-01-01T00:00:00.000Z", bounded=True)
+        assert exact == bounded and exact["added"] == 3 and exact["near_duplicates"] == 2 and exact["superseded"] == 1, exact
+        _settings(vault, added=2, near_duplicates=1, superseded=1)
+        ctx = Context.create(vault=str(vault), cwd=repo, harness="claude")  # settings are read once per context
+        capped = counters(ctx, index, "2099-01-01T00:00:00.000Z", bounded=True)
+        assert (capped["added"], capped["near_duplicates"], capped["superseded"]) == (2, 1, 1), capped
+    finally:
+        index.close()
 
 
 def test_a_bad_threshold_is_refused_naming_the_setting(world):

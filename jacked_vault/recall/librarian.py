@@ -17,9 +17,12 @@ search index of the vault (no file is read), say how far:
 
 Each has a threshold in `settings.librarian` (vault.json, the machine config or
 vault.local.json); when one is reached the brief carries one line suggesting the librarian.
-The brief is a hot path, so the counts are kept in the state file with what they were counted
-for (the index's commit, the last run, the settings, the day): a brief after the first one
-since a commit reads them back instead of querying (bench/bench_librarian.py).
+The brief is a hot path, so its nudge counts each counter only up to its threshold, from
+indexed rows (`_reached`: bounded work at any vault size; what a counter says past its threshold
+is "at least"), and keeps the counts in the state file with what they were counted for (the
+index's commit, the last run, the settings, the day): a brief after the first one since a
+commit reads them back instead of querying (bench/bench_librarian.py). `jacked memory
+librarian` counts exactly (`_count`, one pass over the live notes).
 The last run is machine-local state (`.jacked/librarian.json`, written by
 `jacked memory librarian done`): a run is this person's tidying, not a change to the vault (it
 makes no commit, so no audit line); what it changed is in the vault's own history.
@@ -93,17 +96,20 @@ class _Closed(NamedTuple):
     valid_until: str | None
 
 
-def archive_candidates(index, cutoff: str) -> list[str]:
-    """Paths of the notes outside archive/ closed at or before `cutoff`: `lifecycle.archivable`
-    asked of each superseded note and each active one with a `valid_until` (the only ones
-    `closed_at` can close); the archive confirms each on the committed file."""
+def archive_candidates(index, cutoff: str, limit: int | None = None) -> list[str]:
+    """Paths of the notes outside archive/ closed at or before `cutoff` (the first `limit` of
+    them when given): `lifecycle.archivable` asked of each superseded note and each active one
+    whose `valid_until` is at or before it (the only ones `closed_at` can close); the archive
+    confirms each on the committed file."""
+    from itertools import islice
+
     from jacked_vault.document.lifecycle import archivable
 
-    rows = index.db.execute(
-        f"SELECT path, status, updated_at, valid_until FROM docs WHERE tier='note' AND root <> '{ARCHIVE_DIR}'"
-        " AND (status='superseded' OR (status='active' AND valid_until IS NOT NULL)) ORDER BY path"
-    )
-    return [row.path for row in map(_Closed._make, rows) if archivable(row, cutoff)]
+    columns = f"SELECT path, status, updated_at, valid_until FROM docs WHERE tier='note' AND root <> '{ARCHIVE_DIR}'"
+    queries = ((f"{columns} AND status='superseded'", ()), (f"{columns} AND status='active' AND valid_until <= ?", (cutoff,)))
+    rows = (row for sql, args in queries for row in map(_Closed._make, index.db.execute(sql, args)))
+    found = (row.path for row in rows if archivable(row, cutoff))
+    return sorted(islice(found, limit)) if limit is not None else sorted(found)
 
 
 def _count(index, conf: dict, since: str, now: str) -> dict[str, int]:
@@ -138,20 +144,64 @@ def _count(index, conf: dict, since: str, now: str) -> dict[str, int]:
     }
 
 
-def counters(ctx: Context, index, now: str) -> dict[str, int]:
-    """The drift counters over the vault's index, read back from the state file when they were
-    counted for the same commit, last run, settings and day."""
+# The brief's nudge looks for duplicates among at most this many of the newest notes added since
+# the last run (`librarian status` looks at all of them).
+RECENT_WINDOW = 1000
+
+
+def _live(alias: str = "") -> str:
+    """SQL: the row (of table alias `alias`) is a live note outside archive/."""
+    a = f"{alias}." if alias else ""
+    return f"{a}tier='note' AND {a}status IN ('candidate', 'active') AND {a}root <> '{ARCHIVE_DIR}'"
+
+
+def _reached(index, conf: dict, since: str, now: str) -> dict[str, int]:
+    """The counters for the brief, each counted up to its threshold and no further, through the
+    index's b-trees (updated_at, thash, note names, status), so the work is bounded by the
+    thresholds and `RECENT_WINDOW`, not by the vault's size. A counter below its threshold is
+    exact; one at it means "at least"."""
+    db = index.db
+
+    def upto(sql: str, cap: int, *args: object) -> int:
+        return int(db.execute(f"SELECT COUNT(*) FROM ({sql} LIMIT ?)", (*args, max(cap, 0))).fetchone()[0])
+
+    recent = (  # notes added since the last run: created after it, so also updated after it (the index's range)
+        f"SELECT rowid, thash, scope, grp FROM docs INDEXED BY docs_updated WHERE updated_at > ? AND created_at > ? AND {_live()}"
+        " ORDER BY updated_at DESC LIMIT ?"
+    )
+    window = (since, since, RECENT_WINDOW)
+    twin = f"SELECT 1 FROM docs b WHERE b.thash = a.thash AND b.rowid <> a.rowid AND b.scope IS a.scope AND b.grp IS a.grp AND {_live('b')}"
+    namesake = (
+        "SELECT 1 FROM note_names na JOIN note_names nb ON nb.name = na.name AND nb.by_title = 1 AND nb.doc <> na.doc"
+        f" JOIN docs b ON b.rowid = nb.doc WHERE na.doc = a.rowid AND na.by_title = 1 AND b.thash <> a.thash"
+        f" AND b.scope IS a.scope AND b.grp IS a.grp AND {_live('b')}"
+    )
+    cutoff = _ago(now, conf["archive_after_days"])
+    return {
+        "added": upto(f"SELECT 1 FROM docs INDEXED BY docs_updated WHERE updated_at > ? AND created_at > ? AND {_live()}", conf["added"], since, since),
+        "duplicates": upto(f"SELECT 1 FROM ({recent}) a WHERE EXISTS ({twin})", conf["duplicates"], *window),
+        "near_duplicates": upto(f"SELECT 1 FROM ({recent}) a WHERE EXISTS ({namesake})", conf["near_duplicates"], *window),
+        "superseded": upto(f"SELECT 1 FROM docs WHERE status='superseded' AND tier='note' AND root <> '{ARCHIVE_DIR}'", conf["superseded"]),
+        "archivable": min(len(archive_candidates(index, cutoff, limit=conf["archivable"])), conf["archivable"]),
+        "stale_hot": upto("SELECT 1 FROM docs WHERE id >= 'hot_' AND id < 'hot`' AND tier='hot' AND updated_at < ?", conf["stale_hot"], _ago(now, conf["stale_hot_days"])),
+    }
+
+
+def counters(ctx: Context, index, now: str, *, bounded: bool = False) -> dict[str, int]:
+    """The drift counters over the vault's index (`bounded`: each only up to its threshold, for
+    the brief), read back from the state file when they were counted the same way for the same
+    commit, last run, settings and day."""
     from jacked_vault.store.statefile import read_json, write_json
 
     conf = settings(ctx)
     path = ctx.vault.cache / STATE_FILE
     state = read_json(path) or {}
     since = last_run(ctx) or ""
-    key = {"commit": index.commit, "last_run": since, "settings": conf, "day": now[:10]}
+    key = {"commit": index.commit, "last_run": since, "settings": conf, "day": now[:10], "bounded": bounded}
     kept = state.get("counted")
     if isinstance(kept, dict) and kept.get("key") == key and isinstance(kept.get("counts"), dict) and set(kept["counts"]) == set(COUNTERS):
         return {name: int(kept["counts"][name]) for name in COUNTERS}
-    counts = _count(index, conf, since, now)
+    counts = (_reached if bounded else _count)(index, conf, since, now)
     if index.commit is not None:
         try:
             write_json(path, {**state, "counted": {"key": key, "counts": counts}})
@@ -171,11 +221,11 @@ def nudge(ctx: Context, index) -> list[str]:
     otherwise). Counts only: no vault text is quoted in it."""
     from jacked_vault.document.timestamps import utc_now
 
-    counts = counters(ctx, index, utc_now())
+    counts = counters(ctx, index, utc_now(), bounded=True)
     over = tripped(ctx, counts)
     if not over:
         return []
-    said = ", ".join(f"{counts[name]} {LABELS[name]}" for name in over)
+    said = ", ".join(f"{counts[name]}+ {LABELS[name]}" for name in over)  # counted up to the threshold: at least
     return [f"[librarian: {said}; the jacked-librarian skill tidies the vault with a person (`jacked memory librarian` shows why)]"]
 
 

@@ -72,6 +72,7 @@ CREATE INDEX IF NOT EXISTS docs_id ON docs(id);
 CREATE INDEX IF NOT EXISTS docs_updated ON docs(updated_at);
 CREATE INDEX IF NOT EXISTS docs_group_updated ON docs(grp, updated_at);
 CREATE INDEX IF NOT EXISTS docs_thash ON docs(thash);
+CREATE INDEX IF NOT EXISTS docs_status ON docs(status, tier, valid_until);
 CREATE INDEX IF NOT EXISTS docs_root ON docs(root, path);
 CREATE TABLE IF NOT EXISTS doc_targets(doc INTEGER NOT NULL, target TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS doc_targets_doc ON doc_targets(doc, target);
