@@ -320,6 +320,24 @@ def mcp_figures(runner: Runner, vault: Path, code: Path, rep: int) -> dict:
     return {"mcp_first_s": med(first), "mcp_search_s": med(search), "stdlib_first_s": med(stdlib), "mcp_save_s": med(saves), "mcp_cpu": med(cpu)}
 
 
+def interleaved_flat(runner: Runner, vaults: dict[int, Path], code: Path, rounds: int) -> None:
+    """brief and search on every size's cached vault in turn, `rounds` times, so each size sees
+    the same load: the fair test of 'flat in n' on a shared machine (each vault's index built first)."""
+    for vault in vaults.values():
+        runner.jacked(vault, "search", WORD, cwd=code)
+    got: dict[tuple[int, str], list[tuple[float, float]]] = {}
+    for _ in range(rounds):
+        for n, vault in vaults.items():
+            for name, args in (("brief", ("brief", "--cwd", str(code))), ("search", ("search", WORD))):
+                wall, _ = runner.jacked(vault, *args, cwd=code)
+                got.setdefault((n, name), []).append((wall, runner.cpu))
+    log(f"\n## brief and search interleaved over the cached vaults ({rounds} rounds; load average {load()})")
+    for name in ("brief", "search"):
+        cells = [f"{n:,}: {ms(med([w for w, _ in got[(n, name)]]))} (cpu {ms(med([c for _, c in got[(n, name)]]))})" for n in vaults]
+        first, last = (med([c for _, c in got[(n, name)]]) for n in (min(vaults), max(vaults)))
+        log(f"  {name:7} {' | '.join(cells)}  cpu {last / first:.2f}x from {min(vaults):,} to {max(vaults):,}")
+
+
 # What the MCP server's start imports, cumulative (`python -X importtime`, min of 3 starts).
 MCP_IMPORTS = (
     ("jacked_vault.mcp.server", "our server module (SDK not imported yet)"),
@@ -450,6 +468,8 @@ def main() -> None:
     parser.add_argument("--month-lines", type=int, default=100_000, help="lines in this machine's month for the busy-month add (0: skip)")
     parser.add_argument("--audit-lines", type=int, default=300_000, help="the audit row (engineer A's bench/_audit_bench.py; 0: skip)")
     parser.add_argument("--json", type=Path, help="also write the figures here")
+    parser.add_argument("--interleaved", type=int, default=7, metavar="ROUNDS",
+                        help="brief and search on every cached vault in turn, ROUNDS times (0: skip; needs two cached sizes)")  # fmt: skip
     parser.add_argument("--rows", type=Path, action="append", default=[],
                         help="a --json file of an earlier run: its sizes join the table, budgets and projection (marked)")  # fmt: skip
     args = parser.parse_args()
@@ -493,6 +513,15 @@ def main() -> None:
                 log(f"\n(rows of {r['size']:,} notes from {earlier}, an earlier run)")
         audit_row = audit_row or saved.get("audit")
     rows.sort(key=lambda r: r["size"])
+    cached = {n: args.vault_dir / f"n{n}-s{args.seed}" for n in sorted(int(p.name[1:].split("-")[0]) for p in args.vault_dir.glob(f"n*-s{args.seed}"))}
+    if args.interleaved and len(cached) > 1:
+        home = args.vault_dir / "home-interleaved"
+        code = home / "code" / "g0"
+        if not code.is_dir():
+            code.mkdir(parents=True)
+            subprocess.run([*GIT, "init", "-q"], cwd=code, check=True)
+            subprocess.run([*GIT, "remote", "add", "origin", "https://github.com/acme/g0.git"], cwd=code, check=True)
+        interleaved_flat(Runner(home), cached, code, args.interleaved)
     if not rows:
         return
     log("\n## Table (medians of whole processes; comparison from the same run; * rows from an earlier run, --rows)")
