@@ -133,3 +133,19 @@ def snapshot(path: Path) -> dict:
             files[str(full.relative_to(path))] = full.read_bytes() if not full.is_symlink() else b"->" + os.readlink(full).encode()
     index = (path / ".git" / "index").read_bytes() if (path / ".git" / "index").exists() else b""
     return {"head": git(path, "rev-parse", "HEAD").strip(), "index": index, "files": files}
+
+
+def trace_index_statements(monkeypatch) -> list[str]:
+    """Every SQL statement the search index runs from now on in this test, in order."""
+    from jacked_vault.search.index import SearchIndex
+
+    statements: list[str] = []
+    real = SearchIndex._connect
+
+    def traced(self):
+        db = real(self)
+        db.set_trace_callback(statements.append)
+        return db
+
+    monkeypatch.setattr(SearchIndex, "_connect", traced)
+    return statements

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from conftest import git
+from conftest import git, trace_index_statements
 from jacked_vault.context import Context
 from jacked_vault.notes import AddRequest, add
 from jacked_vault.recall import brief
@@ -41,15 +41,7 @@ def test_the_brief_sections_read_only_the_groups_rows(vault_path: Path, code_rep
     git(vault_path, "add", "-A")
     git(vault_path, "commit", "-qm", "a day file")
 
-    statements: list[str] = []
-    real = SearchIndex._connect
-
-    def traced(self):
-        db = real(self)
-        db.set_trace_callback(statements.append)
-        return db
-
-    monkeypatch.setattr(SearchIndex, "_connect", traced)
+    statements = trace_index_statements(monkeypatch)
     ctx = Context.create(vault=str(vault_path), cwd=code_repo, harness="t")
     index = SearchIndex(ctx.vault)
     index.refresh()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from conftest import git
+from conftest import git, trace_index_statements
 
 from jacked_vault.context import Context
 from jacked_vault.document import render_note
@@ -242,15 +242,7 @@ def test_the_candidate_filter_looks_rowids_up(ctx: Context, monkeypatch):
     """Issue 21.6: the pool's read-policy filter reads the pool's rows by rowid, never through an
     index on a policy column (at 100k notes that was a scan of every active note: 21 ms)."""
     _plant(ctx, [("busy", f"Kappa {n}", "kappa body") for n in range(40)])
-    statements: list[str] = []
-    real = SearchIndex._connect
-
-    def traced(self):
-        db = real(self)
-        db.set_trace_callback(statements.append)
-        return db
-
-    monkeypatch.setattr(SearchIndex, "_connect", traced)
+    statements = trace_index_statements(monkeypatch)
     assert search(ctx, "kappa", Filters(target="t")).results
     index = SearchIndex(ctx.vault)
     filters = [sql for sql in statements if sql.startswith("SELECT d.rowid FROM docs d") and "rowid IN" in sql]
