@@ -177,6 +177,7 @@ def test_interactive_review_on_a_tty(tmp_path: Path):
     os.close(master)
     assert proc.returncode == 0, transcript
     assert "2 decision(s) recorded" in out.decode()
+    assert not out.startswith(b" "), out  # the questions (the reason's too) go to the terminal, never into the result
     statuses = {n.note.id: parse_note((vault / n.rel).read_bytes()).status for n in (first, second, third)}
     assert statuses == {first.note.id: "active", second.note.id: "rejected", third.note.id: "candidate"}
 

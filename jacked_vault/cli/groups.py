@@ -25,14 +25,14 @@ def _review(suggestion) -> list:
     keys or words; anything else asks again)."""
     from dataclasses import replace
 
-    from jacked_vault.cli.prompts import choose
+    from jacked_vault.cli.prompts import ask, choose
 
     chosen = []
     for group in suggestion.groups:
         sys.stderr.write(safe(f"\ngroup {group.name}: {group.reason}\n" + "".join(f"  - {r}\n" for r in group.repos)))
         answer = choose("[a]ccept, [e]dit name, [s]kip", {"a": "accept", "e": "edit", "s": "skip"}, default="a")
         if answer == "e":
-            group = replace(group, name=typer.prompt("group name", default=group.name, err=True).strip())
+            group = replace(group, name=ask("group name", default=group.name, required=True))
             chosen.append(group)
         elif answer == "a":
             chosen.append(group)

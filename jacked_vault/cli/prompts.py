@@ -9,18 +9,21 @@ import sys
 from jacked_vault.errors import VaultError
 
 
-def ask(question: str, default: str = "") -> str:
-    """One line typed at the terminal (`default` when empty). The question goes to stderr and
-    nothing to stdout (click's prompt writes a space there, into the command's result); end of
-    input aborts."""
+def ask(question: str, default: str = "", *, required: bool = False) -> str:
+    """One line typed at the terminal (`default` when empty; asked again while empty when
+    `required`). The question goes to stderr and nothing to stdout (click's prompt writes a
+    space there, into the command's result); end of input aborts."""
     import typer
 
-    sys.stderr.write(f"{question} [{default}]: " if default else f"{question}: ")
-    sys.stderr.flush()
-    line = sys.stdin.readline()
-    if not line:
-        raise typer.Abort()
-    return line.strip() or default
+    while True:
+        sys.stderr.write(f"{question} [{default}]: " if default else f"{question}: ")
+        sys.stderr.flush()
+        line = sys.stdin.readline()
+        if not line:
+            raise typer.Abort()
+        answer = line.strip() or default
+        if answer or not required:
+            return answer
 
 
 def choose(question: str, answers: dict[str, str], default: str) -> str:
@@ -34,9 +37,9 @@ def choose(question: str, answers: dict[str, str], default: str) -> str:
         sys.stderr.write(f"please answer {', '.join(answers)} (one letter, or its whole word)\n")
 
 
-def confirm(question: str) -> bool:
-    """Ask a yes/no `question` (default yes); True for yes."""
-    return choose(question + " [y]es, [n]o", {"y": "yes", "n": "no"}, default="y") == "y"
+def confirm(question: str, default: bool = True) -> bool:
+    """Ask a yes/no `question` (`default` on an empty answer); True for yes."""
+    return choose(question + " [y]es, [n]o", {"y": "yes", "n": "no"}, default="y" if default else "n") == "y"
 
 
 def edit_text(text: str) -> str | None:

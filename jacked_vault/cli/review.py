@@ -41,16 +41,16 @@ def _ask(doc, note) -> str:
 
 def _decide(context, doc, note, answer: str) -> dict | None:
     """Carry out one answer about a candidate; the decision made (None: skipped)."""
-    from jacked_vault.cli.prompts import edit_text
+    from jacked_vault.cli.prompts import ask, edit_text
     from jacked_vault.write.transitions import edit_as_new, transition
 
     if answer == "a":
         return {"id": doc.id, "op": "accept", "commit": transition(context, doc.id, "accept").commit}
     if answer == "r":
-        why = typer.prompt("reason", err=True)
+        why = ask("reason", required=True)
         return {"id": doc.id, "op": "reject", "commit": transition(context, doc.id, "reject", reason=why).commit}
     if answer == "e":
-        title = typer.prompt("title", default=note.title, err=True)
+        title = ask("title", default=note.title, required=True)
         body = edit_text(note.body)
         if body is None:
             raise VaultError("USAGE", "the edited text is empty; nothing was written")

@@ -38,7 +38,9 @@ def remote_set(
         except VaultError as exc:
             if join or as_json or not exc.details.get("join") or not _asks():
                 raise
-            if not typer.confirm(f"{exc.message}\nJoin the two vaults now (this vault's notes go to that remote at the next sync)?"):
+            from jacked_vault.cli.prompts import confirm
+
+            if not confirm(f"{exc.message}\nJoin the two vaults now (this vault's notes go to that remote at the next sync)?", default=False):
                 raise
             return set_remote(context, url, join=True)
 
