@@ -255,3 +255,19 @@ def test_failed_sync_shows_in_status_and_brief(tmp_path: Path):
     make_repo(repo, "git@github.com:o/code.git")
     brief = build_brief(Context.create(vault=str(ctx.vault.root), cwd=repo))
     assert any(w.startswith("last sync failed") for w in brief.warnings)
+
+
+@pytest.mark.parametrize("language", ["de", "fr"])
+def test_sync_reads_git_in_any_language(tmp_path: Path, language: str):
+    """git's stderr is read in git's own words (an empty remote: "couldn't find remote ref"; a
+    rejected push), so git runs in the C locale whatever the person's language: a German or
+    French git once made the first sync to an empty remote fail."""
+    remote = tmp_path / "r.git"
+    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(remote)], check=True)
+    vault = tmp_path / "vault"
+    run_cli("memory", "init", "--no-scan", vault=vault)
+    assert run_cli("memory", "remote", "set", f"file://{remote}", "--json", vault=vault).code == 0
+    run_cli("memory", "add", "--group", "g", "--title", "T", "--body", "b", vault=vault)
+    synced = run_cli("memory", "sync", "--json", vault=vault, LANGUAGE=language, LANG="C.UTF-8", LC_ALL="")
+    assert synced.code == 0, synced.out + synced.err
+    assert git(remote, "rev-parse", "main") == git(vault, "rev-parse", "HEAD")

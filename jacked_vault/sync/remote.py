@@ -40,7 +40,10 @@ def check_url(url: str) -> str:
 
 
 def git_env() -> dict[str, str]:
-    env = dict(os.environ)
+    """The environment of a network git: never a prompt, and git's messages in its own words
+    (the C locale; `LANGUAGE` would still translate them), since `fetch` and `push` read them."""
+    env = {k: v for k, v in os.environ.items() if k != "LANGUAGE"}
+    env["LC_ALL"] = "C"
     env.setdefault("GIT_TERMINAL_PROMPT", "0")  # never wait for a password on a hook path
     env.setdefault("GIT_SSH_COMMAND", "ssh -o BatchMode=yes")
     return env
