@@ -846,3 +846,30 @@ def test_a_tracked_hooks_path_folder_is_not_edited_without_force(world: World):
     _feature(world, "feat", {"t.txt": "t\n"})
     world.git("merge", "-q", "--no-ff", "feat", "-m", "Merge branch 'feat'")
     world.wait_captures(1)
+
+
+def test_a_walk_cut_at_its_bound_says_so(world: World, monkeypatch):
+    """The walk over a pull's new commits is bounded; when it stops at its bound, the report
+    says older merges were not looked at (and how to capture one), never silently."""
+    from jacked_vault.capture.merge import walk
+
+    base = world.head()
+    for n in (1, 2, 3):
+        world.git("checkout", "-q", "-b", f"pr{n}")
+        world.commit(f"pr{n}.txt", f"{n}\n")
+        world.git("checkout", "-q", "main")
+        world.git("merge", "-q", "--no-ff", f"pr{n}", "-m", f"Merge pull request #{n} from acme/pr{n}")
+    bound = walk.MAX_FIRST_PARENT_WALK
+    monkeypatch.setattr(walk, "MAX_FIRST_PARENT_WALK", 2)
+    cut = capture_merge(world.ctx(), world.repo, since=base, use_gh=False, use_distiller=False)
+    assert len(cut.outcomes) == 2 and cut.truncated and cut.to_json()["truncated"] is True
+    assert "older merges were not looked at" in cut.to_text() and "capture-merge --commit" in cut.to_text()
+    assert "older merges were not looked at" in cut.summary()
+    monkeypatch.setattr(walk, "MAX_FIRST_PARENT_WALK", bound)
+    world.git("checkout", "-q", "-b", "pr4")
+    world.commit("pr4.txt", "4\n")
+    world.git("checkout", "-q", "main")
+    world.git("merge", "-q", "--no-ff", "pr4", "-m", "Merge pull request #4 from acme/pr4")
+    whole = capture_merge(world.ctx(), world.repo, use_gh=False, use_distiller=False)
+    assert len(whole.outcomes) == 1 and not whole.truncated and whole.to_json()["truncated"] is False
+    assert "not looked at" not in whole.to_text()

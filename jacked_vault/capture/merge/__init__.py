@@ -89,6 +89,7 @@ ORIGIN = "post-merge"
 HARNESS = "git"
 TAG = "post-merge"
 MAX_UNITS_PER_RUN = 20
+WALK_CUT = "the walk over the new commits stopped at its bound: older merges were not looked at"
 LOCK_WAIT_S = 60.0  # a person running capture-merge
 HOOK_LOCK_WAIT_S = 900.0  # the detached hook run: nobody waits for it, and it must not miss a merge
 LEDGER = "merge-captured.json"
@@ -146,6 +147,7 @@ class MergeCaptureReport:
     outcomes: list[Outcome] = field(default_factory=list)
     retried: list[Outcome] = field(default_factory=list)  # queued merges retried by this run
     more: int = 0  # merges found beyond MAX_UNITS_PER_RUN (left for --commit)
+    truncated: bool = False  # the walk stopped at its bound: older new commits were not looked at
 
     @property
     def created(self) -> list[str]:
@@ -164,6 +166,7 @@ class MergeCaptureReport:
             "retried": [o.to_json() for o in self.retried],
             "created": self.created,
             "more": self.more,
+            "truncated": self.truncated,
         }
 
     def to_text(self) -> str:
@@ -184,6 +187,8 @@ class MergeCaptureReport:
             lines.append(line)
         if self.more:
             lines.append(f"  {self.more} older merge(s) not captured (run capture-merge --commit SHA for them)")
+        if self.truncated:
+            lines.append(f"  {WALK_CUT} (run capture-merge --commit SHA for one)")
         if not lines:
             return f"{head}: no merge in the new commits"
         return f"{head}:\n" + "\n".join(lines)
@@ -194,6 +199,8 @@ class MergeCaptureReport:
         parts = [o.summary() for o in self.outcomes + self.retried]
         if self.more:
             parts.append(f"{self.more} more not captured (limit {MAX_UNITS_PER_RUN} a run)")
+        if self.truncated:
+            parts.append(WALK_CUT)
         return "; ".join(parts) or "no merge in the new commits"
 
 
@@ -450,7 +457,7 @@ def _units_for_run(repo, report: MergeCaptureReport, cache: Path, *, head, since
         # No previous head known: only HEAD itself can be a merge unit.
         kind = kind_of(repo[head_oid])
         return [Unit(repo[head_oid], kind)] if kind else []
-    units = find_units(repo, head_oid, walk_base, branches=patterns, branch=report.branch)
+    units, report.truncated = find_units(repo, head_oid, walk_base, branches=patterns, branch=report.branch)
     if not units:
         ff_base = orig if orig is not None else walk_base
         merged = reflog_fast_forward(repo, head_oid, report.branch)

@@ -79,29 +79,36 @@ def _new_commits(repo, head, hidden: list) -> tuple[set, bool]:
     return out, False
 
 
-def find_units(repo, head, since, *, branches: list[str], branch: str) -> list[Unit]:
-    """The merge units among the new commits head brought since `since`, oldest first."""
+def find_units(repo, head, since, *, branches: list[str], branch: str) -> tuple[list[Unit], bool]:
+    """The merge units among the new commits head brought since `since`, oldest first, and
+    whether the walk stopped at a bound (`MAX_NEW_COMMITS`, `MAX_FIRST_PARENT_WALK`) with older
+    new commits left unlooked at."""
     if since is None or since == head:
-        return []
-    new, _ = _new_commits(repo, head, [since])
+        return [], False
+    new, truncated = _new_commits(repo, head, [since])
     units: list[Unit] = []
 
-    def walk(start, depth: int) -> None:
+    def walk(start, depth: int) -> bool:
+        """True when the first-parent line was cut at its bound."""
         oid = start
         steps = 0
-        while oid is not None and oid in new and steps < MAX_FIRST_PARENT_WALK:
+        cut = False
+        while oid is not None and oid in new:
+            if steps >= MAX_FIRST_PARENT_WALK:
+                return True
             steps += 1
             commit = repo[oid]
             kind = kind_of(commit)
             if kind == "merge" and depth < MAX_SYNC_DEPTH and _is_sync_merge(commit, branches, branch):
-                walk(commit.parent_ids[1], depth + 1)
+                cut = walk(commit.parent_ids[1], depth + 1) or cut
             elif kind is not None:
                 units.append(Unit(commit, kind))
             oid = commit.parent_ids[0] if commit.parent_ids else None
+        return cut
 
-    walk(head, 0)
+    truncated = walk(head, 0) or truncated
     units.reverse()  # oldest first (the sync-merge descent is in walk order, close enough)
-    return units
+    return units, truncated
 
 
 def reflog_fast_forward(repo, head, branch: str) -> str | None:
