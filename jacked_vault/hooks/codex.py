@@ -103,13 +103,7 @@ def _toml_string(value: str) -> str:
 def _read(path: Path) -> str | None:
     from jacked_vault.safety import fsio
 
-    data = fsio.read_capped(path, MAX_CONFIG)
-    if data is None:
-        return None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise VaultError("CONFIG", f"{path} is not UTF-8; not editing it") from None
+    return fsio.read_text_capped(path, MAX_CONFIG)
 
 
 def _parse(text: str, path: Path) -> dict:

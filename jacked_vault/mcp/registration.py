@@ -244,13 +244,7 @@ def _real(path: Path) -> Path:
 def _read(path: Path) -> str | None:
     from jacked_vault.safety import fsio
 
-    data = fsio.read_capped(path, MAX_CONFIG_BYTES)
-    if data is None:
-        return None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise VaultError("CONFIG", f"{path} is not UTF-8; not editing it") from None
+    return fsio.read_text_capped(path, MAX_CONFIG_BYTES)
 
 
 def _write(path: Path, text: str) -> None:

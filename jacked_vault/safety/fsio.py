@@ -198,6 +198,18 @@ def read_capped(path: Path, max_bytes: int) -> bytes | None:
     return data
 
 
+def read_text_capped(path: Path, max_bytes: int) -> str | None:
+    """`read_capped` of a person's config decoded as UTF-8 (None when missing; CONFIG when it is
+    not UTF-8, since such a file is not edited)."""
+    data = read_capped(path, max_bytes)
+    if data is None:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise VaultError("CONFIG", f"{path} is not UTF-8; not editing it") from None
+
+
 def remove_file(root: Path, rel: str) -> None:
     """Unlink root/rel (used only to undo a create that could not be committed)."""
     parts = split_relative(rel)
