@@ -17,11 +17,6 @@ def _run_typer(args: list[str]) -> int:
     """Typer in non-standalone mode so every failure gets our codes (and JSON with --json)."""
     import typer
 
-    try:  # typer >= 0.2x vendors click; older releases use the click package
-        from typer._click import exceptions as click_exceptions
-    except ImportError:  # pragma: no cover - depends on the installed typer
-        from click import exceptions as click_exceptions
-
     # Importing a module registers its commands; the order is the order `jacked memory --help` lists them in.
     from jacked_vault.cli import notes, recall, review, ui, groups, sync, enable, hooks, mcp, gitflow, episodic, librarian  # noqa: F401, I001
     from jacked_vault.cli.apps import app
@@ -38,10 +33,14 @@ def _run_typer(args: list[str]) -> int:
             return emit_error(VaultError("USAGE", "aborted"), as_json)
         sys.stderr.write("aborted\n")
         return 1
-    except click_exceptions.ClickException as exc:  # usage errors (exit 2) and click's own failures
+    except typer.TyperException as exc:  # usage errors (exit 2) and the command line's own failures
         code = "USAGE" if exc.exit_code == 2 else "INTERNAL"
         if not as_json:
-            exc.show()
+            show = getattr(exc, "show", None)  # usage errors print the usage line with the message
+            if callable(show):
+                show()
+            else:
+                sys.stderr.write(f"Error: {exc.format_message()}\n")
             return 2 if code == "USAGE" else 1
         context = getattr(exc, "ctx", None)
         return emit_error(VaultError(code, exc.format_message()), as_json, schema_for(context.command_path) if context else ERROR_SCHEMA)
