@@ -4,8 +4,9 @@
 runs at session start and end pay only for what they use; a hook fired inside a distiller run
 (`capture.marker`) returns 0 before anything else is imported. The hot commands (add, handoff,
 read, search, brief) take the lean path (`cli.lean`) when their arguments are plain, also without
-typer. Every other command, and anything the lean path leaves alone, goes through the typer apps; command modules register on them when imported, and import the library
-inside each command so `jacked --help` stays fast.
+typer. Every other command, and anything the lean path leaves alone, goes through the typer apps;
+command modules register on them when imported, and import the library inside each command so
+`jacked --help` stays fast.
 """
 
 from __future__ import annotations
@@ -18,7 +19,9 @@ def _run_typer(args: list[str]) -> int:
     import typer
 
     # Importing a module registers its commands; the order is the order `jacked memory --help` lists them in.
-    from jacked_vault.cli import notes, recall, review, ui, groups, sync, enable, hooks, mcp, gitflow, episodic, librarian  # noqa: F401, I001
+    from jacked_vault.cli import (  # noqa: F401
+        notes, recall, review, ui, groups, sync, enable, hooks, mcp, gitflow, episodic, librarian,
+    )
     from jacked_vault.cli.apps import app
     from jacked_vault.cli.output import ERROR_SCHEMA, emit_error, emit_unexpected, schema_for
     from jacked_vault.errors import VaultError
@@ -43,13 +46,14 @@ def _run_typer(args: list[str]) -> int:
                 sys.stderr.write(f"Error: {exc.format_message()}\n")
             return 2 if code == "USAGE" else 1
         context = getattr(exc, "ctx", None)
-        return emit_error(VaultError(code, exc.format_message()), as_json, schema_for(context.command_path) if context else ERROR_SCHEMA)
+        schema = schema_for(context.command_path) if context else ERROR_SCHEMA
+        return emit_error(VaultError(code, exc.format_message()), as_json, schema)
     except VaultError as exc:  # raised outside a command's own handler (the app callback)
         return emit_error(exc, as_json)
     except KeyboardInterrupt:
         sys.stderr.write("interrupted\n")
         return 130
-    except Exception as exc:  # noqa: BLE001 - no traceback ever reaches a person
+    except Exception as exc:  # no traceback ever reaches a person
         return emit_unexpected(exc, as_json)
     return result if isinstance(result, int) else 0
 
