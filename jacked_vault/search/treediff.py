@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import pygit2
 
 TREE_MODE = 0o040000
 FILE_MODES = (0o100644, 0o100755)
 SYMLINK_MODE = 0o120000
 
 
-def changed_entries(repo, old_tree, new_tree, prefix: str = "") -> Iterator[tuple[str, object]]:
+def changed_entries(repo, old_tree, new_tree, prefix: str = "") -> Iterator[tuple[str, pygit2.Object | None]]:
     """(path, new blob entry or None if removed) for every file that differs between two trees.
 
     Subtrees with the same id are skipped without being read, so one new note costs O(depth)
