@@ -74,7 +74,7 @@ def test_an_archived_note_leaves_recall_and_stays_searchable_on_request(world):
 
     from mcp import Client
 
-    from test_mcp import call, inproc, run
+    from helpers.mcp_server import call, inproc, run
 
     async def go():
         async with Client(inproc(vault, repo, harness="claude")) as client:

@@ -22,7 +22,7 @@ import pytest
 from mcp import Client
 
 from conftest import git, make_repo, run_cli, snapshot
-from test_mcp import call, inproc, run
+from helpers.mcp_server import call, inproc, run
 
 GOOD_ID = "mem_20260101_01jdz5k6x9f3q8w2v7n4m1c0ab"
 ABSENT_ID = "mem_20260102_01jdz5k6x9f3q8w2v7n4m1c0zz"

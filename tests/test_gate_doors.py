@@ -261,7 +261,7 @@ def submit_handoff(world: World, title: str, body: str, kind: str = "handoff", *
 
 def mcp_call(world: World, tool: str, arguments: dict) -> tuple[bool, dict]:
     from mcp import Client
-    from test_mcp import call, inproc, run
+    from helpers.mcp_server import call, inproc, run
 
     async def go():
         async with Client(inproc(world.vault, world.repo)) as client:

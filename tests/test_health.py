@@ -127,7 +127,7 @@ def test_status_shows_what_is_installed_and_how_each_hook_last_ran(machine, tmp_
 
 def _serve_once(vault: Path, repo: Path, harness: str = "claude") -> None:
     """Start the MCP server over stdio as the harness would, list its tools (get the brief), close it."""
-    from test_mcp import stdio
+    from helpers.mcp_server import stdio
 
     async def go():
         async with stdio(vault, repo, harness=harness) as client:

@@ -9,7 +9,7 @@ from pathlib import Path
 from mcp import Client
 
 from conftest import git, run_cli, snapshot
-from test_mcp import call, err, inproc, lib_add, ok, run
+from helpers.mcp_server import call, err, inproc, lib_add, ok, run
 
 MISSING = "mem_20260101_doesnotexist"
 

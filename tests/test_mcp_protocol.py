@@ -23,7 +23,7 @@ from mcp import Client
 from jacked_vault.document.model import ID_RE, MAX_BODY_BYTES, MAX_LINKS, MAX_TAGS, MAX_TARGETS, MAX_TITLE, SLUG_RE
 
 from conftest import snapshot
-from test_mcp import SERVER_ARGV, call, err, inproc, lib_add, ok, run, server_env
+from helpers.mcp_server import SERVER_ARGV, call, err, inproc, lib_add, ok, run, server_env
 
 READ_DEADLINE_S = 30
 INITIALIZE = {

@@ -410,7 +410,7 @@ def drive_session_start_hook(w: World, reader: str) -> Seen:
 def _mcp(w: World, calls: list[tuple[str, dict]]) -> list[tuple[bool, dict]]:
     from mcp import Client
 
-    from test_mcp import call, inproc, run
+    from helpers.mcp_server import call, inproc, run
 
     async def go():
         async with Client(inproc(w.vault, w.repo, harness=HARNESS)) as client:
@@ -475,7 +475,7 @@ def drive_mcp_brief(w: World, reader: str) -> Seen:
 def drive_mcp_prompt_brief(w: World, reader: str) -> Seen:
     from mcp import Client
 
-    from test_mcp import inproc, run
+    from helpers.mcp_server import inproc, run
 
     async def go():
         async with Client(inproc(w.vault, w.repo, harness=HARNESS)) as client:

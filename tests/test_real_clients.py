@@ -72,7 +72,7 @@ def _tool_names(vault: Path, repo: Path) -> tuple[list[str], list[str]]:
     """What the server offers, asked in-process: every one must be exercised below."""
     import anyio
     from mcp import Client
-    from test_mcp import inproc
+    from helpers.mcp_server import inproc
 
     async def go():
         async with Client(inproc(vault, repo)) as client:

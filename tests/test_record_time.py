@@ -21,7 +21,7 @@ from jacked_vault.context import Context
 from jacked_vault.document.timestamps import utc_now
 from jacked_vault.notes import AddRequest, add
 from jacked_vault.write.transitions import transition
-from test_mcp import call, inproc, ok, run
+from helpers.mcp_server import call, inproc, ok, run
 
 
 @dataclass

@@ -50,7 +50,7 @@ def test_every_front_end_entry_is_a_door_a_surface_or_says_why_not():
 
     import anyio
     from mcp import Client
-    from test_mcp import inproc
+    from helpers.mcp_server import inproc
 
     async def tools(vault: Path) -> list[str]:
         async with Client(inproc(vault, vault.parent)) as client:

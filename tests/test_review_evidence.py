@@ -35,7 +35,7 @@ def _surfaces(vault: Path, cwd: Path, note_id: str, word: str) -> dict[str, obje
     """The trust every recall surface shows for one note."""
     from mcp import Client
 
-    from test_mcp import call, inproc, run
+    from helpers.mcp_server import call, inproc, run
 
     env = {"JACKED_MEMORY_HARNESS": HARNESS}
     found = run_cli("memory", "search", word, "--json", vault=vault, cwd=cwd, **env).json["results"]

@@ -15,7 +15,7 @@ from jacked_vault.notes import AddRequest, add
 def _mcp_save(vault: Path, work: Path, title: str):
     from mcp import Client
 
-    from test_mcp import call, inproc, run
+    from helpers.mcp_server import call, inproc, run
 
     async def go():
         async with Client(inproc(vault, work)) as client:
