@@ -16,12 +16,19 @@ Detached HEAD is refused: sync works on the branch the vault is on.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from jacked_vault.context import Context
 from jacked_vault.errors import VaultError
 from jacked_vault.store import git
 from jacked_vault.store.sync_state import SyncState, read_state, write_state
 from jacked_vault.sync import remote
+
+if TYPE_CHECKING:
+    import pygit2
+
+    from jacked_vault.document import Note
+    from jacked_vault.sync.arrivals import Arrivals
 
 __all__ = ["SyncResult", "pull_at_session_start", "push", "read_state", "set_remote", "sync"]
 
@@ -140,7 +147,7 @@ def set_remote(ctx: Context, url: str, *, join: bool = False) -> RemoteSet:
         return RemoteSet(shown, False)
     if _only_init(repo):
         return RemoteSet(shown, _adopt(ctx, repo, branch))
-    if repo.merge_base(git.head_commit(repo).id, theirs.target) is not None:
+    if repo.merge_base(_head_id(repo), theirs.target) is not None:
         return RemoteSet(shown, False)
     if not join:
         _restore_remote(root, config_before, tracking, tracked_before)
@@ -149,7 +156,7 @@ def set_remote(ctx: Context, url: str, *, join: bool = False) -> RemoteSet:
 
     try:
         with store_lock(ctx.vault.cache):
-            _integrate(ctx, repo, git.head_commit(repo).id, theirs.target, None, accept_deletions=False, join=True)
+            _integrate(ctx, repo, _head_id(repo), theirs.target, None, accept_deletions=False, join=True)
     except VaultError:
         _restore_remote(root, config_before, tracking, tracked_before)
         raise
@@ -192,9 +199,7 @@ def push_pending(ctx: Context, trigger: str) -> str:
     """At a trigger (`session-end`, `after-write`), sync and push what this machine has not pushed,
     when the push policy says this trigger does and a remote is set; a failure is recorded (the
     next trigger tries again) and never raised. Returns what happened, for the hook's log line."""
-    from jacked_vault.store.config import push_policy
-
-    policy = push_policy(ctx.config)
+    policy = ctx.settings.push
     if policy == "manual" or (trigger == "after-write" and policy != "after-write"):
         return f"push policy {policy}: not pushed"
     import time
@@ -214,7 +219,16 @@ def push_pending(ctx: Context, trigger: str) -> str:
         return f"sync failed ({exc.code})"
 
 
-def _only_init(repo) -> bool:
+def _head_id(repo: pygit2.Repository) -> pygit2.Oid:
+    """The commit HEAD's branch points at; GIT when it has none (every vault starts with its init commit)."""
+    head = git.head_commit(repo)
+    if head is None:
+        root = repo.workdir.rstrip("/") if repo.workdir else repo.path
+        raise VaultError("GIT", f"{root}: the vault's branch has no commit (a vault starts with its init commit), so sync has nothing to join; nothing was changed. `git -C {root} status` shows the branch")
+    return head.id
+
+
+def _only_init(repo: pygit2.Repository) -> bool:
     """True when HEAD is one parentless `memory: init vault` commit: nothing of this vault's own."""
     head = git.head_commit(repo)
     return head is not None and not head.parent_ids and head.message.startswith("memory: init vault")
@@ -228,7 +242,7 @@ def _adopt(ctx: Context, repo, branch: str) -> bool:
     if theirs is None:
         return False
     with store_lock(ctx.vault.cache):
-        ours = git.head_commit(repo).id
+        ours = _head_id(repo)
         _integrate(ctx, repo, ours, theirs.target, None, accept_deletions=False, adopt=True)
     regenerate_indexes(ctx)
     write_state(ctx.vault.root, "ok", f"adopted the remote's history ({str(theirs.target)[:10]})")
@@ -356,7 +370,7 @@ def _plan(ctx: Context, repo, ours, theirs, base, arrivals, *, accept_deletions:
     return plan
 
 
-def _reject_rejected_values(ctx: Context, repo, plan: _Plan, arrivals, now: str) -> dict[str, object]:
+def _reject_rejected_values(ctx: Context, repo: pygit2.Repository, plan: _Plan, arrivals: Arrivals, now: str) -> dict[str, Note]:
     """SPEC 5.3 across machines: every live note the joined vault would hold with a value a
     rejection covers (one of this machine's, a rejection arriving; or an arriving one made before
     its machine knew of a rejection) is rejected in the integration commit, from the bytes it
@@ -421,7 +435,7 @@ def _expected_indexes(ctx: Context, repo, plan: _Plan, notes: dict, arrivals, mo
         for old in [r for r, e in changes.items() if e is not None and e.id == note_id and r != rel]:
             changes[rel] = changes.pop(old)
     stones = set().union(*(parse_tombstones(data) for data in arrivals.tombstones.values())) if arrivals.tombstones else set()
-    groups = {classify_note(ctx.vault, rel)[1] for rel in changes if classify_note(ctx.vault, rel)}
+    groups = {found[1] for found in (classify_note(ctx.vault, rel) for rel in changes) if found}
     groups |= {rel.split("/")[1] for rel in arrivals.derived if "/" in rel}
     index = open_fresh(ctx.vault)
     try:
@@ -519,7 +533,7 @@ def _sync(ctx: Context, accept_deletions: bool) -> SyncResult:
     with store_lock(ctx.vault.cache):
         repo = git.open_repo(root)
         tracking = repo.references.get(f"refs/remotes/origin/{branch}")
-        ours = git.head_commit(repo).id
+        ours = _head_id(repo)
         if tracking is None or tracking.target == ours:
             result = SyncResult("pushed" if tracking is None else "up-to-date", 1 if tracking is None else 0, 0, "")
         else:
@@ -534,8 +548,9 @@ def _sync(ctx: Context, accept_deletions: bool) -> SyncResult:
                 write_state(root, "refused", "the remote holds an unrelated vault; `jacked memory remote set URL --join` joins them")
                 raise _join_needed(ctx)
             else:
-                result = _integrate(ctx, repo, ours, theirs, base, accept_deletions=accept_deletions)
-                assert result is not None
+                integrated = _integrate(ctx, repo, ours, theirs, base, accept_deletions=accept_deletions)
+                assert integrated is not None, "only hold_deletions makes _integrate return None"
+                result = integrated
                 result.ahead, result.behind = ahead, behind
     if result.action == "adopted":
         _adopt(ctx, git.open_repo(root), branch)
@@ -545,7 +560,7 @@ def _sync(ctx: Context, accept_deletions: bool) -> SyncResult:
     write_state(root, "ok", f"sync: {result.action}{held}")
     repo = git.open_repo(root)
     tracking = repo.references.get(f"refs/remotes/origin/{branch}")
-    if tracking is None or tracking.target != git.head_commit(repo).id:
+    if tracking is None or tracking.target != _head_id(repo):
         _push(root, branch)
         if result.action == "up-to-date":
             result.action = "pushed"
@@ -557,11 +572,11 @@ def regenerate_indexes(ctx: Context) -> list[str]:
     """Rewrite every group's index.md that differs from what the search index says; one commit."""
     from jacked_vault.recall.index_md import index_path, render_index
     from jacked_vault.safety import fsio
-    from jacked_vault.write.transaction import settings_for, write_transaction
+    from jacked_vault.write.transaction import write_transaction
 
     store = ctx.vault
     changed = []
-    with write_transaction(store, harness=ctx.harness, origin="sync", **{**settings_for(ctx), "push_after_write": False}) as tx:
+    with write_transaction(store, harness=ctx.harness, origin="sync", settings=ctx.settings) as tx:
         for group in sorted(tx.index.notes_per_group()):
             rel = index_path(store, group)
             data = render_index(tx.index, store, group)
@@ -593,7 +608,7 @@ def pull_at_session_start(ctx: Context, timeout_s: float = SESSION_START_TIMEOUT
         with store_lock(ctx.vault.cache, timeout_s=timeout_s):
             repo = git.open_repo(root)
             tracking = repo.references.get(f"refs/remotes/origin/{branch}")
-            ours = git.head_commit(repo).id
+            ours = _head_id(repo)
             if tracking is None or tracking.target == ours or repo.descendant_of(ours, tracking.target):
                 return write_state(root, "up-to-date", "nothing new from the remote")
             theirs = tracking.target
@@ -611,5 +626,5 @@ def pull_at_session_start(ctx: Context, timeout_s: float = SESSION_START_TIMEOUT
         return write_state(root, "ok", "fast-forwarded")
     except VaultError as exc:
         return write_state(root, "failed", exc.message)
-    except Exception as exc:  # noqa: BLE001 - session start never fails
+    except Exception as exc:  # session start never fails
         return write_state(root, "failed", f"{type(exc).__name__}")

@@ -33,10 +33,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from jacked_vault.errors import VaultError
 from jacked_vault.store.git import blob_at
 from jacked_vault.store.layout import AUDIT_DIR, Store, classify_path
+
+if TYPE_CHECKING:
+    import pygit2
+
+    from jacked_vault.document import Note
+    from jacked_vault.store.gate import Checked, Verdicts
 
 FILE_MODES = (0o100644, 0o100755)
 SYMLINK_MODE = 0o120000
@@ -49,10 +56,10 @@ class Arrivals:
     quarantined: list[dict] = field(default_factory=list)  # {"path", "code", "why", "data", "id", "moved_from"}
     deleted: list[str] = field(default_factory=list)  # paths the remote removed (moved notes excluded)
     changed: list[str] = field(default_factory=list)
-    notes: dict[str, object] = field(default_factory=dict)  # rel -> Note taken from the remote (new or transitioned)
+    notes: dict[str, Note] = field(default_factory=dict)  # rel -> Note taken from the remote (new or transitioned)
     derived: list[str] = field(default_factory=list)  # index.md paths the remote changed: regenerated, never taken
     tombstones: dict[str, bytes] = field(default_factory=dict)  # rel -> the arriving tombstone file (merged as a union)
-    rejected_here: dict[str, object] = field(default_factory=dict)  # rel -> an arriving note holding a rejected value: taken, rejected here
+    rejected_here: dict[str, Note] = field(default_factory=dict)  # rel -> an arriving note holding a rejected value: taken, rejected here
     forgotten: list[str] = field(default_factory=list)  # notes a person forgot on another machine: deleted here as the transition it is
     new_stones: set[str] = field(default_factory=set)  # the rejections the remote adds (hashes)
 
@@ -70,7 +77,16 @@ class Arrivals:
         self.quarantined.append({"path": rel, "code": code, "why": why, "data": data, "id": note_id or rel, "moved_from": moved_from})
 
 
-def _structural(store: Store, rel: str, entry, machine: str) -> str | None:
+def _blob(repo: pygit2.Repository, entry: pygit2.Object) -> bytes:
+    """The bytes of a plain-file tree entry (`_structural` refused every other mode)."""
+    import pygit2
+
+    blob = repo[entry.id]
+    assert isinstance(blob, pygit2.Blob), "a plain-file mode names a blob"
+    return blob.data
+
+
+def _structural(store: Store, rel: str, entry: pygit2.Object | None, machine: str) -> str | None:
     """Why `rel` may never arrive, or None."""
     from jacked_vault.safety import fsio
 
@@ -111,8 +127,8 @@ class _Judge:
     """One judgement of base -> theirs: the inputs every rule needs."""
 
     store: Store
-    repo: object
-    base_tree: object
+    repo: pygit2.Repository
+    base_tree: pygit2.Tree | None
     tombstoned: Callable[[str], bool]
     local_path: Callable[[str], str | None]  # note id -> its path in this store (None: not here)
     out: Arrivals = field(default_factory=Arrivals)
@@ -121,17 +137,23 @@ class _Judge:
     moved_away: set[str] = field(default_factory=set)  # paths a taken note moved from (not deletions)
     forgets: dict[str, str] = field(default_factory=dict)  # path -> note id, from the arriving `forget` audit lines
     replaced: dict[str, tuple[str, bytes]] = field(default_factory=dict)  # path -> (the base note's id, arriving bytes): another note there
-    verdicts: object = None  # store.gate.Verdicts: this machine's record of what its gate passed
+    verdicts: Verdicts | None = None  # store.gate.Verdicts: this machine's record of what its gate passed
 
-    def gate(self, rel: str, data: bytes, base: bytes | None, *, new: bool):
+    def gate(self, rel: str, data: bytes, base: bytes | None, *, new: bool) -> Checked:
         from jacked_vault.store.gate import inspect
 
-        return inspect(self.store, rel, data, tombstoned=self.tombstoned, base=base, new=new, arrival=True, verdicts=self.verdicts)  # type: ignore[arg-type]
+        return inspect(self.store, rel, data, tombstoned=self.tombstoned, base=base, new=new, arrival=True, verdicts=self.verdicts)
 
 
 
 def inspect_arrivals(
-    store: Store, repo, base_tree, theirs_tree, tombstoned, local_path: Callable[[str], str | None] | None = None, verdicts=None
+    store: Store,
+    repo: pygit2.Repository,
+    base_tree: pygit2.Tree | None,
+    theirs_tree: pygit2.Tree,
+    tombstoned: Callable[[str], bool],
+    local_path: Callable[[str], str | None] | None = None,
+    verdicts: Verdicts | None = None,
 ) -> Arrivals:
     """Judge every file that differs between the merge base (None: unrelated) and the remote.
 
@@ -145,13 +167,14 @@ def inspect_arrivals(
     machine = machine_id(store.cache)
     judge = _Judge(store, repo, base_tree, tombstoned, local_path or (lambda _id: None), verdicts=verdicts)
     out = judge.out
-    later: list[tuple[str, object, str]] = []
+    later: list[tuple[str, pygit2.Object, str]] = []
     for rel, entry in changed_entries(repo, base_tree, theirs_tree):
         why = _structural(store, rel, entry, machine)
         if why:
             out.refused.append({"path": rel, "why": why})
             continue
         kind = classify_path(store, rel)
+        assert kind is not None, "_structural refuses a path outside the vault layout"
         if kind == "index":
             out.derived.append(rel)  # regenerated here; its bytes are never read
             continue
@@ -168,12 +191,12 @@ def inspect_arrivals(
                 out.quarantine(rel, "TOO_LARGE", why, b"")
             continue
         if kind == "audit":
-            _judge_audit(judge, rel, repo[entry.id].data)
+            _judge_audit(judge, rel, _blob(repo, entry))
         else:
             later.append((rel, entry, kind))
     judge.left = _left_ids(judge)
     for rel, entry, kind in later:
-        data = repo[entry.id].data
+        data = _blob(repo, entry)
         if kind == "note":
             _judge_note(judge, rel, data)
         elif kind == "tombstones":
@@ -187,7 +210,7 @@ def inspect_arrivals(
     return out
 
 
-def forgotten_between(repo, base_tree, tree) -> dict[str, str]:
+def forgotten_between(repo: pygit2.Repository, base_tree: pygit2.Tree | None, tree: pygit2.Tree) -> dict[str, str]:
     """path -> note id for every `forget` audit line the audit files add from `base_tree` to `tree`
     (a person's forget, on either side of a merge)."""
     from jacked_vault.search.treediff import changed_entries
@@ -196,7 +219,7 @@ def forgotten_between(repo, base_tree, tree) -> dict[str, str]:
     for rel, entry in changed_entries(repo, base_tree, tree):
         if entry is None or not rel.startswith(AUDIT_DIR + "/") or entry.filemode not in FILE_MODES:
             continue
-        for record in _appended_records(repo[entry.id].data, blob_at(repo, base_tree, rel)):
+        for record in _appended_records(_blob(repo, entry), blob_at(repo, base_tree, rel)):
             if record.get("op") == "forget" and isinstance(record.get("path"), str) and isinstance(record.get("id"), str):
                 out[record["path"]] = record["id"]
     return out
@@ -262,8 +285,7 @@ def _judge_tombstones(judge: _Judge, rel: str, data: bytes) -> None:
 
 def _judge_note(judge: _Judge, rel: str, data: bytes) -> None:
     """A note may arrive new (with its audit line) or as the same note after transitions."""
-    from jacked_vault.document import parse_note
-    from jacked_vault.document import utc_now
+    from jacked_vault.document import Note, parse_note, utc_now
     from jacked_vault.document.lifecycle import follows, moves, settles
     from jacked_vault.store.audit import content_hash
     from jacked_vault.store.layout import archived
@@ -272,6 +294,7 @@ def _judge_note(judge: _Judge, rel: str, data: bytes) -> None:
     base_id = _note_id(base, rel)
     try:
         note = judge.gate(rel, data, base, new=base_id is None or base_id != _note_id(data, rel)).note
+        assert isinstance(note, Note), "the gate parses every note it passes"
     except VaultError as exc:
         code = exc.details.get("gate", exc.code)
         if code != "TOMBSTONED" or (parse_note(data, source=rel).id, content_hash(data)) not in judge.audited:
@@ -326,7 +349,7 @@ def _keep_replaced(judge: _Judge) -> None:
             judge.out.quarantine(rel, "REPLACES_A_NOTE", f"{rel}: another note arrives in place of one this vault holds", data, note_id=note.id)
 
 
-def _prior(judge: _Judge, rel: str, base: bytes | None, note_id: str):
+def _prior(judge: _Judge, rel: str, base: bytes | None, note_id: str) -> tuple[Note | None, str | None]:
     """The version of `note_id` the merge base had (at `rel`, or at the path it moved from), and
     that path when it moved; (None, None) for a new note."""
     from jacked_vault.document import parse_note
@@ -335,10 +358,11 @@ def _prior(judge: _Judge, rel: str, base: bytes | None, note_id: str):
     if path is None:
         return None, None
     data = base if path == rel else blob_at(judge.repo, judge.base_tree, path)
+    assert data is not None, "judge.left holds only paths whose base blob was read (_left_ids)"
     return parse_note(data, source=path), (None if path == rel else path)
 
 
-def arrival_tombstones(repo, base_tree, theirs_tree) -> set[str]:
+def arrival_tombstones(repo: pygit2.Repository, base_tree: pygit2.Tree | None, theirs_tree: pygit2.Tree) -> set[str]:
     """The tombstone hashes the remote adds (a reject writes one with the rejected note), so an
     arrival is judged against every rejection either side knows."""
     from jacked_vault.search.treediff import changed_entries
@@ -347,7 +371,7 @@ def arrival_tombstones(repo, base_tree, theirs_tree) -> set[str]:
     out: set[str] = set()
     for rel, entry in changed_entries(repo, base_tree, theirs_tree):
         if entry is not None and rel.startswith("tombstones/") and entry.filemode in FILE_MODES:
-            out |= parse_tombstones(repo[entry.id].data)
+            out |= parse_tombstones(_blob(repo, entry))
     return out
 
 

@@ -17,10 +17,17 @@ Anything else stops the sync with the git commands to settle it by hand.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from jacked_vault.errors import VaultError
 from jacked_vault.store.layout import GROUPS_DIR, TOMBSTONE_DIR, VAULT_JSON, Store, classify_episodic, classify_hot
+
+if TYPE_CHECKING:
+    import pygit2
+
+    Settle = Callable[[str, bytes, pygit2.enums.FileMode], None]
 
 
 @dataclass
@@ -47,7 +54,7 @@ def _free_name(paths: set[str], rel: str) -> str:
     return f"{stem}-{n}.md"
 
 
-def resolve(store: Store, repo, index, *, unrelated: bool, join: bool = False, forgotten: dict[str, str] | None = None) -> Resolved:
+def resolve(store: Store, repo: pygit2.Repository, index: pygit2.Index, *, unrelated: bool, join: bool = False, forgotten: dict[str, str] | None = None) -> Resolved:
     """Settle every conflict of the merge `index` the rules above allow; SYNC naming the rest.
     `forgotten`: path -> note id a person forgot on either side (a forget wins over a transition)."""
     forgotten = forgotten or {}
@@ -58,16 +65,25 @@ def resolve(store: Store, repo, index, *, unrelated: bool, join: bool = False, f
     conflicts = list(index.conflicts) if index.conflicts is not None else []
     paths = {entry.path for entry in index}
 
-    def settle(rel: str, data: bytes, mode: int) -> None:
+    def settle(rel: str, data: bytes, mode: pygit2.enums.FileMode) -> None:
         del index.conflicts[rel]
         index.add(pygit2.IndexEntry(rel, repo.create_blob(data), mode))
 
+    def read(entry: pygit2.IndexEntry | None) -> bytes | None:
+        if entry is None:
+            return None
+        found = repo[entry.id]
+        assert isinstance(found, pygit2.Blob), "an index entry of a file names a blob"
+        return found.data
+
     for ancestor, ours, theirs in conflicts:
         rel = (ours or theirs or ancestor).path
-        blob = {name: (repo[e.id].data if e is not None else None) for name, e in (("base", ancestor), ("ours", ours), ("theirs", theirs))}
+        blob = {name: read(e) for name, e in (("base", ancestor), ("ours", ours), ("theirs", theirs))}
         mode = (ours or theirs or ancestor).mode
         if is_derived(rel) or rel.startswith(TOMBSTONE_DIR + "/") or (join and rel in ("README.md", ".gitignore") and ours):
-            settle(rel, blob["ours"] if ours is not None else blob["theirs"], mode)  # regenerated, or the union, after
+            side = blob["ours"] if ours is not None else blob["theirs"]
+            assert side is not None, "a conflict holds this side or the remote's"
+            settle(rel, side, mode)  # regenerated, or the union, after
             continue
         if (ours is None or theirs is None) and rel in forgotten:
             del index.conflicts[rel]  # a person's forget wins over a transition made elsewhere
@@ -76,16 +92,18 @@ def resolve(store: Store, repo, index, *, unrelated: bool, join: bool = False, f
         if ours is None or theirs is None:
             blocking.append(rel)  # changed on one side, deleted on the other
             continue
+        mine, other = blob["ours"], blob["theirs"]
+        assert mine is not None and other is not None, "both sides hold the file (a missing side was settled above)"
         if join and rel == VAULT_JSON:
-            joined = _joined_config(blob["ours"], blob["theirs"])
+            joined = _joined_config(mine, other)
             settle(rel, joined, mode)
             done.events.append(("config", rel, rel, joined))
             continue
         if classify_hot(store, rel):
-            _last_writer(done, rel, blob["ours"], blob["theirs"], settle, mode)
+            _last_writer(done, rel, mine, other, settle, mode)
             continue
         if classify_episodic(store, rel):
-            merged = _episodic(rel, blob["base"], blob["ours"], blob["theirs"])
+            merged = _episodic(rel, blob["base"], mine, other)
             settle(rel, merged, mode)
             done.events.append(("episodic", rel, rel, merged))
             continue
@@ -106,7 +124,7 @@ def resolve(store: Store, repo, index, *, unrelated: bool, join: bool = False, f
     return done
 
 
-def _last_writer(done: Resolved, rel: str, ours: bytes, theirs: bytes, settle, mode: int) -> None:
+def _last_writer(done: Resolved, rel: str, ours: bytes, theirs: bytes, settle: Settle, mode: pygit2.enums.FileMode) -> None:
     """hot.md set on both machines: the newer `updated_at` wins (a tie keeps this machine's)."""
     from jacked_vault.document.hot import read_hot_text
 
@@ -137,7 +155,9 @@ def _episodic(rel: str, base: bytes | None, ours: bytes, theirs: bytes) -> bytes
     return ours
 
 
-def _notes(done: Resolved, rel: str, blob: dict, settle, mode: int, paths: set[str], repo, index) -> bool:
+def _notes(
+    done: Resolved, rel: str, blob: dict, settle: Settle, mode: pygit2.enums.FileMode, paths: set[str], repo: pygit2.Repository, index: pygit2.Index
+) -> bool:
     """Two notes with one file name (both kept), or one note transitioned on both machines (the
     lifecycle's winner kept); False when neither."""
     import pygit2

@@ -4,6 +4,7 @@ with the credentials it may embed."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import signal
@@ -73,10 +74,8 @@ def run_git(root: Path, *args: str, timeout: float = NETWORK_TIMEOUT_S) -> subpr
 def _end_group(proc: subprocess.Popen) -> None:
     """Kill git's process group and reap git; its pipes are closed unread (a child that left the
     group could hold them open for ever)."""
-    try:
+    with contextlib.suppress(ProcessLookupError):
         os.killpg(proc.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
     proc.wait()
     for pipe in (proc.stdout, proc.stderr):
         if pipe is not None:
