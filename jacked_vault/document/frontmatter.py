@@ -21,7 +21,7 @@ from jacked_vault.errors import VaultError
 # Top-level mapping (1) holding lists or mappings (2); nothing a note needs goes deeper.
 _MAX_DEPTH = 2
 # A valid note has about 300 values at most; stop hostile input before the slow pure loader.
-_MAX_VALUES = 1000
+MAX_VALUES = 1000
 _MAX_PROBLEM_CHARS = 200
 _FIRST_LINE = 2  # the frontmatter starts on line 2 of the file, after the opening fence
 # What a YAML error may quote of its own: one character or a token name (`'\t'`, `'<stream end>'`);
@@ -71,11 +71,11 @@ def _check_events(events: Any, source: str) -> None:
                 stack.pop()
             continue
         values += 1
-        if values > _MAX_VALUES:
-            raise invalid(source, f"frontmatter holds more than {_MAX_VALUES} values")
+        if values > MAX_VALUES:
+            raise invalid(source, f"frontmatter holds more than {MAX_VALUES} values")
         if event.anchor:
             raise invalid(source, f"{_where(stack)}YAML anchors are not allowed")
-        if event.tag:
+        if getattr(event, "tag", None):
             raise invalid(source, f"{_where(stack)}YAML tags are not allowed")
         parent = stack[-1] if stack else None
         if isinstance(parent, _Mapping):

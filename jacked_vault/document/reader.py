@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 
-from jacked_vault.document.frontmatter import load_frontmatter
+from jacked_vault.document.frontmatter import MAX_VALUES, load_frontmatter
 from jacked_vault.document.model import FRONTMATTER_KEYS, MAX_FILE_BYTES, Note
 from jacked_vault.document.problems import invalid
 from jacked_vault.document.validate import check_fields
@@ -52,34 +52,69 @@ def _trim_breaks(text: str, *, crlf: bool) -> str:
     return text
 
 
-_CANONICAL_LINE = re.compile(r"([a-z_]+): (.+)")
+# What a YAML stream may not hold raw (ruamel's non-printable characters), and what it reads as a
+# line break inside a quoted scalar (NEL, LS, PS) where JSON keeps the character: frontmatter with
+# any of them takes the YAML path, so the fast path never reads such text differently.
+_NOT_PLAIN = re.compile("[^\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+_KEY_ORDER = {key: position for position, key in enumerate(FRONTMATTER_KEYS)}
+_DECLINED = object()
+
+
+def _canonical_value(raw: str) -> object:
+    """The value of one canonical `key: <JSON>` line: a string, null or a list of strings (all a
+    note holds) exactly as `json_line` writes it; `_DECLINED` for anything else."""
+    if raw == "null":
+        return None
+    if raw == "[]":
+        return []
+    if len(raw) > 1 and raw[0] == '"' and raw[-1] == '"':
+        inner = raw[1:-1]
+        if '"' not in inner and "\\" not in inner:  # json_line writes such a string as it is
+            return inner
+    elif raw.startswith('["') and raw.endswith('"]') and len(raw) > 3:
+        inner = raw[2:-2]
+        if "\\" not in inner:
+            parts = inner.split('", "')
+            if not any('"' in part for part in parts):  # every quote a delimiter: json_line writes exactly this
+                return parts
+    else:
+        return _DECLINED
+    try:  # escapes: read with json, kept only if written back byte for byte
+        value = json.loads(raw)
+    except ValueError:
+        return _DECLINED
+    if not (isinstance(value, str) or (isinstance(value, list) and all(isinstance(item, str) for item in value))):
+        return _DECLINED
+    return value if json_line(value) == raw else _DECLINED
 
 
 def _canonical_fields(yaml_text: str) -> dict | None:
-    """The frontmatter as written by `render_note` (one `key: <JSON>` line each, keys in order),
-    read with json; None for anything else, which then takes the strict YAML path.
+    """The frontmatter as written by `render_note` (one `key: <JSON>` line each, keys in order,
+    values strings, null or lists of strings), read without YAML; None for anything else, which
+    then takes the strict YAML path.
 
-    A line counts only if re-serialising its value reproduces it byte for byte, so this path
-    accepts exactly the writer's output (which the round-trip tests prove is valid YAML with the
-    same meaning) and nothing the strict reader would judge differently.
+    A line counts only if writing its value again reproduces it byte for byte, and the text holds
+    no character YAML reads differently from JSON, so this path accepts only the writer's output
+    (which the round-trip tests prove is valid YAML with the same meaning) and gives exactly what
+    the strict reader gives (tests/test_reader_fast.py fuzzes the two against each other).
     """
+    if not yaml_text.endswith("\n") or _NOT_PLAIN.search(yaml_text):
+        return None
     fields: dict = {}
-    keys = iter(FRONTMATTER_KEYS)
-    for line in yaml_text.split("\n")[:-1] if yaml_text.endswith("\n") else [None]:
-        match = _CANONICAL_LINE.fullmatch(line) if line is not None else None
-        if match is None:
+    last = -1
+    values = 0
+    for line in yaml_text[:-1].split("\n"):
+        key, separator, raw = line.partition(": ")
+        position = _KEY_ORDER.get(key, -1)
+        if not separator or not raw or position <= last:  # keys come once each, in canonical order
             return None
-        key, raw = match.groups()
-        if key not in keys:  # consumes the iterator: keys must come in canonical order
+        last = position
+        value = _canonical_value(raw)
+        if value is _DECLINED:
             return None
-        try:
-            value = json.loads(raw)
-        except ValueError:
-            return None
-        if json_line(value) != raw:
-            return None
+        values += 2 + (len(value) if isinstance(value, list) else 0)
         fields[key] = value
-    return fields
+    return fields if values + 1 <= MAX_VALUES else None  # the strict reader counts the mapping too
 
 
 def parse_note(data: bytes, *, source: str = "<note>", checked: bool = False) -> Note:
