@@ -10,16 +10,8 @@ import pygit2
 import pytest
 
 from jacked_vault.errors import VaultError
-from jacked_vault.groups.identity import (
-    MAX_CONFIG_BYTES,
-    MAX_LEVELS,
-    RepoInfo,
-    find_repo_root,
-    normalise_remote,
-    origin_url,
-    repo_for,
-    slugify,
-)
+from jacked_vault.groups.identity import RepoInfo, normalise_remote, repo_for, slugify
+from jacked_vault.store.gitfiles import MAX_CONFIG_BYTES, MAX_LEVELS, find_work_tree, origin_url
 
 URL_SHAPES = [
     ("git@github.com:O/R.git", "github.com/o/r"),
@@ -185,8 +177,8 @@ def test_subdirectory_and_file_resolve_to_root(tmp_path: Path) -> None:
     deep = tmp_path / "r" / "src" / "pkg"
     deep.mkdir(parents=True)
     (deep / "mod.py").write_text("x = 1\n")
-    assert find_repo_root(deep) == tmp_path / "r"
-    assert find_repo_root(deep / "mod.py") == tmp_path / "r"
+    assert find_work_tree(deep) == tmp_path / "r"
+    assert find_work_tree(deep / "mod.py") == tmp_path / "r"
     info = repo_for(deep)
     assert info is not None and info.root == tmp_path / "r" and info.identity == "github.com/o/r"
 
@@ -211,7 +203,7 @@ def test_gitfile_with_relative_gitdir(tmp_path: Path) -> None:
     (tmp_path / "work" / ".git").rename(tmp_path / "store" / "r.git")
     (tmp_path / "work" / ".git").write_text("gitdir: ../store/r.git\n")
     (tmp_path / "work" / "sub").mkdir()
-    assert find_repo_root(tmp_path / "work" / "sub") == tmp_path / "work"
+    assert find_work_tree(tmp_path / "work" / "sub") == tmp_path / "work"
     assert origin_url(tmp_path / "work") == "https://gitlab.com/g/sub/r.git"
     info = repo_for(tmp_path / "work" / "sub")
     assert info is not None and info.identity == "gitlab.com/g/sub/r"
@@ -228,7 +220,7 @@ def test_invalid_gitfile_and_symlinked_dotgit_are_not_markers(tmp_path: Path) ->
     (tmp_path / "linked").mkdir()
     (tmp_path / "linked" / ".git").symlink_to(tmp_path / "real" / ".git")
     for name in ("bogus", "dangling", "linked"):
-        assert find_repo_root(tmp_path / name) is None
+        assert find_work_tree(tmp_path / name) is None
 
 
 def test_config_with_comments_spacing_and_quotes(tmp_path: Path) -> None:
@@ -264,23 +256,23 @@ def test_oversized_config_reads_as_no_origin(tmp_path: Path) -> None:
 
 def test_non_repo_dir_is_none(tmp_path: Path) -> None:
     (tmp_path / "plain").mkdir()
-    assert find_repo_root(tmp_path / "plain") is None
+    assert find_work_tree(tmp_path / "plain") is None
     assert repo_for(tmp_path / "plain") is None
     assert origin_url(tmp_path / "plain") is None
 
 
 def test_walk_stops_at_filesystem_root() -> None:
     assert not Path("/.git").exists()
-    assert find_repo_root(Path("/")) is None
+    assert find_work_tree(Path("/")) is None
 
 
 def test_walk_is_bounded(tmp_path: Path) -> None:
     _init(tmp_path / "top")
     deep = tmp_path / "top" / Path(*["d"] * (MAX_LEVELS + 2))
     deep.mkdir(parents=True)
-    assert find_repo_root(deep) is None
+    assert find_work_tree(deep) is None
     shallow = tmp_path / "top" / Path(*["d"] * (MAX_LEVELS - 1))
-    assert find_repo_root(shallow) == tmp_path / "top"
+    assert find_work_tree(shallow) == tmp_path / "top"
 
 
 # --- cross-check against the git CLI ----------------------------------------------------------

@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from jacked_vault.errors import VaultError
+from jacked_vault.store import gitfiles
 
 HOOK_NAME = "post-merge"
 MARKER = "# jacked-vault post-merge hook"
@@ -180,7 +181,7 @@ def locate(repo: str | os.PathLike) -> HookLocation:
         raise VaultError("USAGE", f"{start}: a bare repository has no merges to capture")
     root = Path(handle.workdir).absolute()
     git_dir = Path(handle.path)
-    common = _common_dir(git_dir)
+    common = gitfiles.common_dir(git_dir)
     hooks_path = _config_value(handle, "core.hooksPath")
     hooks_path_dir = None
     if hooks_path:
@@ -188,14 +189,6 @@ def locate(repo: str | os.PathLike) -> HookLocation:
         hooks_path_dir = Path(os.path.normpath(expanded if expanded.is_absolute() else root / expanded))
     return HookLocation(root=root, default_dir=common / "hooks", hooks_path=hooks_path or None, hooks_path_dir=hooks_path_dir)
 
-
-def _common_dir(git_dir: Path) -> Path:
-    try:
-        text = (git_dir / "commondir").read_text(encoding="utf-8").strip()
-    except OSError:
-        return git_dir
-    common = Path(text)
-    return (common if common.is_absolute() else git_dir / common).resolve()
 
 
 def _config_value(handle, key: str) -> str | None:

@@ -169,13 +169,10 @@ def config_dir(*, user: bool, cwd: Path | None = None, environ: dict[str, str] |
     if user:
         home = Path(env.get("HOME") or os.path.expanduser("~")).absolute()
         return Path(env.get("XDG_CONFIG_HOME") or home / ".config").absolute() / "opencode"
-    from jacked_vault.groups.identity import find_repo_root
+    from jacked_vault.store.gitfiles import find_work_tree
 
     here = Path(cwd or Path.cwd()).absolute()
-    try:
-        root = find_repo_root(here)
-    except (OSError, VaultError):
-        root = None
+    root = find_work_tree(here)
     return Path(root or here) / ".opencode"
 
 

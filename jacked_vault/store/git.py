@@ -1,7 +1,7 @@
 """Git plumbing with pygit2: commits by tree surgery, so a create costs O(depth), not O(notes).
 
-`fast_head` reads HEAD from the files directly so read-only paths (search, brief) can tell
-whether the search index is current without importing pygit2.
+`fast_head` and `require_branch` read HEAD from git's files (`store.gitfiles`) so read-only paths
+(search, brief) can tell whether the search index is current without importing pygit2.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from jacked_vault.errors import VaultError
+from jacked_vault.store import gitfiles
 
 if TYPE_CHECKING:
     import pygit2
@@ -23,50 +24,28 @@ BRANCH = "main"
 
 
 def _git_dir(root: Path) -> Path:
-    return root / ".git"
+    return gitfiles.git_dir(root) or root / ".git"
 
 
 def fast_head(root: Path) -> str | None:
-    """The commit id HEAD points at, read from `.git` files; None for an unborn branch."""
-    git_dir = _git_dir(root)
-    try:
-        head = (git_dir / "HEAD").read_text(encoding="ascii").strip()
-    except (OSError, UnicodeDecodeError):
-        return None
-    if not head.startswith("ref: "):
-        return head or None
-    ref = head[5:]
-    try:
-        return (git_dir / ref).read_text(encoding="ascii").strip() or None
-    except FileNotFoundError:
-        pass
-    except (OSError, UnicodeDecodeError):
-        return None
-    try:
-        packed = (git_dir / "packed-refs").read_text(encoding="ascii")
-    except (OSError, UnicodeDecodeError):
-        return None
-    for line in packed.splitlines():
-        sha, _, name = line.partition(" ")
-        if name == ref:
-            return sha
-    return None
+    """The commit id HEAD points at, from git's files (`gitfiles`, no pygit2); None for an unborn
+    branch."""
+    return gitfiles.head_commit(root)
 
 
 def require_branch(root: Path) -> str:
-    """The branch HEAD is on (read from `.git/HEAD`); GIT when HEAD is detached, because a commit
-    there belongs to no branch: sync would never push it and a checkout would strand it."""
-    try:
-        head = (_git_dir(root) / "HEAD").read_text(encoding="ascii").strip()
-    except (OSError, UnicodeDecodeError):
-        raise VaultError("GIT", f"{root}/.git/HEAD cannot be read; run `jacked memory doctor`") from None
-    if not head.startswith("ref: refs/heads/"):
-        raise VaultError(
-            "GIT",
-            f"the vault's HEAD is detached, so a commit would belong to no branch; nothing was written. "
-            f"Check out its branch first: `git -C {root} checkout {BRANCH}`",
-        )
-    return head[len("ref: refs/heads/") :]
+    """The branch HEAD is on; GIT when HEAD is detached, because a commit there belongs to no
+    branch: sync would never push it and a checkout would strand it."""
+    branch = gitfiles.branch(root)
+    if branch is not None:
+        return branch
+    if gitfiles.head(root) is None:
+        raise VaultError("GIT", f"{root}/.git/HEAD cannot be read; run `jacked memory doctor`")
+    raise VaultError(
+        "GIT",
+        f"the vault's HEAD is detached, so a commit would belong to no branch; nothing was written. "
+        f"Check out its branch first: `git -C {root} checkout {BRANCH}`",
+    )
 
 
 _OPEN = threading.local()
