@@ -213,6 +213,47 @@ def test_json_refuses_what_it_cannot_edit_and_writes_nothing(tmp_path, content):
     assert [p.name for p in tmp_path.iterdir()] == ["cfg.json"]  # no temp file left behind
 
 
+OPENCODE_JSONC = """\
+// my OpenCode config: comments and trailing commas, as opencode.jsonc allows
+{
+  "$schema": "https://opencode.ai/config.json",
+  "theme": "dark", // the theme I like
+  /* servers I run */
+  "mcp": {
+    "fs": { "type": "local", "command": ["fs",], }, // files
+  },
+}
+"""
+
+
+def test_opencode_jsonc_is_edited_in_place_keeping_comments_and_trailing_commas(tmp_path):
+    path = tmp_path / "opencode.jsonc"
+    path.write_text(OPENCODE_JSONC)
+    assert reg.default_config_path("opencode", tmp_path) == path
+    assert reg.install("opencode", path, launch("opencode")).action == "updated"
+    text = path.read_text()
+    for kept in ("// my OpenCode config", "// the theme I like", "/* servers I run */", '"command": ["fs",], }, // files'):
+        assert kept in text
+    with pytest.raises(ValueError):
+        json.loads(text)  # still JSONC: nothing was rewritten as plain JSON
+    assert reg.status("opencode", path, launch("opencode")) == "installed"
+    assert reg.install("opencode", path, launch("opencode")).action == "unchanged" and path.read_text() == text
+    assert reg.install("opencode", path, launch("opencode", "/elsewhere")).action == "updated"
+    assert reg.status("opencode", path, launch("opencode", "/elsewhere")) == "installed"
+    assert reg.uninstall("opencode", path).action == "removed"
+    assert path.read_text() == OPENCODE_JSONC
+
+
+def test_opencode_jsonc_refused_when_broken_and_nothing_written(tmp_path):
+    path = tmp_path / "opencode.jsonc"
+    path.write_text('{ "mcp": { /* never closed }\n')
+    with pytest.raises(VaultError) as info:
+        reg.install("opencode", path, launch("opencode"))
+    assert info.value.code == "CONFIG"
+    assert path.read_text() == '{ "mcp": { /* never closed }\n'
+    assert [p.name for p in tmp_path.iterdir()] == ["opencode.jsonc"]
+
+
 # -- TOML (codex) ---------------------------------------------------------------------------------
 
 CODEX_ORIGINAL = """\
@@ -346,6 +387,24 @@ def test_cli_install_status_uninstall(tmp_path, vault_path):
     two = jacked("memory", "hooks", "install", "--mcp", "claude", "--mcp", "cursor", "--config", str(config), "--json", cwd=work, vault=vault_path)
     assert two.returncode == 2
     assert config.read_text() == original
+
+
+def test_cli_registers_in_a_commented_opencode_jsonc_and_uninstall_gives_its_bytes_back(tmp_path, vault_path):
+    work = tmp_path / "proj"
+    work.mkdir()
+    config = work / "opencode.jsonc"
+    config.write_text(OPENCODE_JSONC)
+    args = ("--mcp", "opencode", "--json")
+    first = jacked("memory", "hooks", "install", *args, cwd=work, vault=vault_path)
+    assert first.returncode == 0, first.stderr
+    assert json.loads(first.stdout)["mcp"] == [{"harness": "opencode", "path": str(config), "action": "updated"}]
+    assert "// the theme I like" in config.read_text()
+    status = jacked("memory", "hooks", "status", *args, cwd=work, vault=vault_path)
+    assert json.loads(status.stdout)["mcp"][0]["state"] == "installed"
+    removed = jacked("memory", "hooks", "uninstall", *args, cwd=work, vault=vault_path)
+    assert json.loads(removed.stdout)["mcp"][0]["action"] == "removed"
+    assert config.read_text() == OPENCODE_JSONC
+    assert sorted(p.name for p in work.iterdir()) == ["opencode.jsonc"]
 
 
 def test_cli_install_in_a_code_repo_says_the_file_holds_this_machines_paths(tmp_path, vault_path):

@@ -12,12 +12,11 @@ import os
 import shlex
 import shutil
 import sys
-import time
-from dataclasses import dataclass
 from pathlib import Path
 
 from jacked_vault.errors import VaultError
-from jacked_vault.safety import fsio
+from jacked_vault.hooks import configfile
+from jacked_vault.hooks.configfile import Change
 
 MARKER = "# jacked-vault"
 MAX_SETTINGS = 4 * 1024 * 1024
@@ -63,18 +62,10 @@ def _is_ours(entry: object) -> bool:
     return isinstance(entry, dict) and isinstance(entry.get("command"), str) and entry["command"].rstrip().endswith(MARKER)
 
 
-def _load(path: Path) -> tuple[dict, bytes | None]:
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        return {}, None
-    if len(raw) > MAX_SETTINGS:
-        raise VaultError("CONFIG", f"{path} is over {MAX_SETTINGS} bytes; not editing it")
-    try:
-        data = json.loads(raw.decode("utf-8")) if raw.strip() else {}
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise VaultError("CONFIG", f"{path} is not valid JSON ({exc}); fix it first, nothing was changed") from None
-    if not isinstance(data, dict) or not isinstance(data.get("hooks", {}), dict):
+def _load(path: Path) -> tuple[dict, str | None]:
+    raw = configfile.read(path, MAX_SETTINGS)
+    data = configfile.parse_json(raw or "", path)
+    if not isinstance(data.get("hooks", {}), dict):
         raise VaultError("CONFIG", f"{path}: expected an object with a \"hooks\" object; nothing was changed")
     return data, raw
 
@@ -123,27 +114,9 @@ def _with_ours(settings: dict, vault: Path | None) -> dict:
     return out
 
 
-def _write(path: Path, settings: dict, original: bytes | None) -> str | None:
+def _write(path: Path, settings: dict, original: str | None) -> str | None:
     """Back up the original once per change, then replace the file atomically; returns the backup."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    backup = None
-    if original is not None:
-        backup = f"{path}.jacked-backup-{time.strftime('%Y%m%d-%H%M%S')}"
-        n = 1
-        while os.path.exists(backup):
-            n += 1
-            backup = f"{path}.jacked-backup-{time.strftime('%Y%m%d-%H%M%S')}-{n}"
-        Path(backup).write_bytes(original)
-    fsio.write_file(path, (json.dumps(settings, indent=2, ensure_ascii=False) + "\n").encode("utf-8"), through_symlink=True)
-    return backup
-
-
-@dataclass(frozen=True)
-class Change:
-    path: str
-    changed: bool
-    backup: str | None
-    installed: list[str]
+    return configfile.write(path, configfile.dump_json(settings, None), original)
 
 
 def installed_events(settings: dict) -> list[str]:

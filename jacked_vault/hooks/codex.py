@@ -24,17 +24,17 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
-import os
 import re
 import shlex
 import shutil
 import subprocess
 import sys
-import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from jacked_vault.errors import VaultError
+from jacked_vault.hooks import configfile
+from jacked_vault.hooks.configfile import Change
 
 HARNESS = "codex"
 MARKER = "# jacked-vault"
@@ -95,24 +95,12 @@ def session_start_output(brief: str) -> str:
 # -- the file -------------------------------------------------------------------------------------
 
 
-def _toml_string(value: str) -> str:
-    """A TOML basic string: JSON's escapes are all valid TOML escapes; DEL must be escaped too."""
-    return json.dumps(value, ensure_ascii=False).replace("\x7f", "\\u007f")
-
-
 def _read(path: Path) -> str | None:
-    from jacked_vault.safety import fsio
-
-    return fsio.read_text_capped(path, MAX_CONFIG)
+    return configfile.read(path, MAX_CONFIG)
 
 
 def _parse(text: str, path: Path) -> dict:
-    import tomllib
-
-    try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise VaultError("CONFIG", f"{path} is not valid TOML ({exc}); fix it first, nothing was changed") from None
+    return configfile.toml_value(text, path)
 
 
 @dataclass(frozen=True)
@@ -147,9 +135,9 @@ def _without_block(text: str, block: _Block) -> str:
 def _render(commands: dict[str, str], trust: dict[str, str], begin: str) -> str:
     out = [begin]
     for event, (_, timeout, _label) in EVENTS.items():
-        out += [f"[[hooks.{event}]]", f"[[hooks.{event}.hooks]]", 'type = "command"', f"command = {_toml_string(commands[event])}", f"timeout = {timeout}", ""]
+        out += [f"[[hooks.{event}]]", f"[[hooks.{event}.hooks]]", 'type = "command"', f"command = {configfile.toml_string(commands[event])}", f"timeout = {timeout}", ""]
     for key, digest in trust.items():
-        out += [f"[hooks.state.{_toml_string(key)}]", f"trusted_hash = {_toml_string(digest)}", ""]
+        out += [f"[hooks.state.{configfile.toml_string(key)}]", f"trusted_hash = {configfile.toml_string(digest)}", ""]
     if out[-1] == "":
         out.pop()
     out.append(END)
@@ -212,15 +200,6 @@ def _strip_ours(doc: dict, base: dict, keys: set[str]) -> dict:
     return out
 
 
-@dataclass(frozen=True)
-class Change:
-    path: str
-    changed: bool
-    backup: str | None
-    installed: list[str]
-    warnings: list[str] = field(default_factory=list)
-
-
 def _plan(text: str | None, path: Path, vault: Path | None) -> str:
     """The file as install wants it; refuses what it cannot do exactly."""
     text = text or ""
@@ -260,30 +239,6 @@ def _plan(text: str | None, path: Path, vault: Path | None) -> str:
     return wanted
 
 
-def _backup(path: Path, original: bytes) -> str:
-    from jacked_vault.safety import fsio
-
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    backup, n = f"{path}.jacked-backup-{stamp}", 1
-    while os.path.lexists(backup):
-        n += 1
-        backup = f"{path}.jacked-backup-{stamp}-{n}"
-    try:
-        mode = os.stat(path).st_mode & 0o777
-    except OSError:
-        mode = 0o600
-    fsio.write_file(Path(backup), original, replace=False, mode=mode)
-    return backup
-
-
-def _write(path: Path, text: str, original: str | None) -> str | None:
-    from jacked_vault.safety import fsio
-
-    backup = _backup(path, original.encode("utf-8")) if original is not None else None
-    fsio.write_file(path, text.encode("utf-8"), through_symlink=True)
-    return backup
-
-
 def install(path: Path | None = None, vault: Path | None = None) -> Change:
     path = path or default_config_path()
     text = _read(path)
@@ -291,7 +246,7 @@ def install(path: Path | None = None, vault: Path | None = None) -> Change:
     warnings = _warnings(_parse(wanted, path), path)
     if wanted == (text or "") and text is not None:
         return Change(str(path), False, None, installed_events(_parse(text, path)), warnings)
-    backup = _write(path, wanted, text)
+    backup = configfile.write(path, wanted, text)
     return Change(str(path), True, backup, installed_events(_parse(wanted, path)), warnings)
 
 
@@ -306,7 +261,7 @@ def uninstall(path: Path | None = None) -> Change:
         return Change(str(path), False, None, installed_events(_parse(text, path)))
     base = _without_block(text, block)
     _parse(base, path)  # what is left must still be a config Codex can read
-    backup = _write(path, base, text)
+    backup = configfile.write(path, base, text)
     return Change(str(path), True, backup, [])
 
 

@@ -25,41 +25,26 @@ from __future__ import annotations
 import json
 import os
 import shlex
-import time
-from dataclasses import dataclass
 from pathlib import Path
 
 from jacked_vault.errors import VaultError
-from jacked_vault.safety import fsio
+from jacked_vault.hooks import configfile
+from jacked_vault.hooks.configfile import Change
 
 HARNESS = "cursor"
 # event -> (hook name, timeout seconds)
 EVENTS = {"sessionStart": ("session-start", 15), "sessionEnd": ("session-end", 10)}
 MAX_BYTES = 4 * 1024 * 1024
-BACKUP = ".jacked-backup-"
-
-
-@dataclass(frozen=True)
-class Change:
-    path: str
-    changed: bool
-    backup: str | None  # the backup written (install) or restored and removed (uninstall)
-    installed: list[str]
-    restored: bool = False  # uninstall put the person's own bytes back
-    deleted: bool = False  # uninstall removed a file that held only jacked's entries
 
 
 def default_path(*, user: bool, cwd: Path | None = None, environ: dict[str, str] | None = None) -> Path:
     env = os.environ if environ is None else environ
     if user:
         return Path(env.get("HOME") or os.path.expanduser("~")).absolute() / ".cursor" / "hooks.json"
-    from jacked_vault.groups.identity import find_repo_root
+    from jacked_vault.store.gitfiles import find_work_tree
 
     here = Path(cwd or Path.cwd()).absolute()
-    try:
-        root = find_repo_root(here)
-    except (OSError, VaultError):
-        root = None
+    root = find_work_tree(here)
     return Path(root or here) / ".cursor" / "hooks.json"
 
 
@@ -86,15 +71,10 @@ def is_ours(entry: object) -> bool:
     return False
 
 
-def _load(path: Path) -> tuple[dict, bytes | None]:
-    raw = fsio.read_capped(path, MAX_BYTES)
-    if raw is None:
-        return {}, None
-    try:
-        doc = json.loads(raw.decode("utf-8")) if raw.strip() else {}
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise VaultError("CONFIG", f"{path} is not valid JSON ({exc}); fix it first, nothing was changed") from None
-    if not isinstance(doc, dict) or not isinstance(doc.get("hooks", {}), dict):
+def _load(path: Path) -> tuple[dict, str | None]:
+    raw = configfile.read(path, MAX_BYTES)
+    doc = configfile.parse_json(raw or "", path)
+    if not isinstance(doc.get("hooks", {}), dict):
         raise VaultError("CONFIG", f"{path}: expected an object with a \"hooks\" object; nothing was changed")
     if any(not isinstance(v, list) for k, v in doc.get("hooks", {}).items() if k in EVENTS):
         raise VaultError("CONFIG", f"{path}: a hook event is not a list of hooks; nothing was changed")
@@ -151,45 +131,12 @@ def _is_current(doc: dict, vault: Path | None) -> bool:
     return installed_events(doc) == sorted(EVENTS) and "version" in doc
 
 
-def _indent(raw: bytes | None) -> int | str:
-    for line in (raw or b"").decode("utf-8", "replace").splitlines()[1:]:
-        stripped = line.lstrip(" \t")
-        if stripped and len(stripped) != len(line):
-            lead = line[: len(line) - len(stripped)]
-            return "\t" if lead.startswith("\t") else len(lead)
-    return 2
-
-
-def _dump(doc: dict, raw: bytes | None) -> bytes:
-    return (json.dumps(doc, indent=_indent(raw), ensure_ascii=False) + "\n").encode("utf-8")
-
-
-def _backups(path: Path) -> list[Path]:
-    """jacked's backups of `path`, newest first."""
-    try:
-        names = [n for n in os.listdir(path.parent) if n.startswith(path.name + BACKUP)]
-    except OSError:
-        return []
-    return sorted((path.parent / n for n in names), key=lambda p: (p.stat().st_mtime_ns, p.name), reverse=True)
-
-
-def _backup(path: Path, raw: bytes) -> str:
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    backup, n = path.parent / f"{path.name}{BACKUP}{stamp}", 1
-    while backup.exists():
-        n += 1
-        backup = path.parent / f"{path.name}{BACKUP}{stamp}-{n}"
-    fsio.write_file(backup, raw, replace=False)
-    return str(backup)
-
-
 def install(path: Path, vault: Path | None = None) -> Change:
     doc, raw = _load(path)
     if _is_current(doc, vault):
         return Change(str(path), False, None, installed_events(doc))
-    backup = _backup(path, raw) if raw is not None and not installed_events(doc) else None
     wanted = _with_ours(doc, vault)
-    fsio.write_file(path, _dump(wanted, raw), through_symlink=True)
+    backup = configfile.write(path, configfile.dump_json(wanted, raw), raw, keep_backup=not installed_events(doc))
     return Change(str(path), True, backup, installed_events(wanted))
 
 
@@ -198,22 +145,19 @@ def uninstall(path: Path) -> Change:
     if raw is None or not installed_events(doc):
         return Change(str(path), False, None, installed_events(doc))
     cleaned = _without_ours(doc)
-    for backup in _backups(path):
+    for backup in configfile.backups(path):
         try:
-            original, _ = _load(backup)
-            data = backup.read_bytes()
-        except (VaultError, OSError):
+            original, data = _load(backup)
+        except VaultError:
             continue
-        if original == cleaned and not installed_events(original):
-            fsio.write_file(path, data, through_symlink=True)
+        if data is not None and original == cleaned and not installed_events(original):
+            configfile.write(path, data, None)
             backup.unlink()
             return Change(str(path), True, str(backup), [], restored=True)
     if set(cleaned) <= {"version"} and cleaned.get("version", 1) == 1 and not path.is_symlink():
         path.unlink()
         return Change(str(path), True, None, [], deleted=True)
-    backup = _backup(path, raw)
-    fsio.write_file(path, _dump(cleaned, raw), through_symlink=True)
-    return Change(str(path), True, backup, [])
+    return Change(str(path), True, configfile.write(path, configfile.dump_json(cleaned, raw), raw), [])
 
 
 def status(path: Path) -> dict:

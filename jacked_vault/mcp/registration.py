@@ -17,16 +17,17 @@ the file untouched), touches nothing but our entry, and writes atomically (temp 
 rename, through a symlinked config to its target). A file we cannot parse, or where our entry
 cannot be edited without touching anything else, is refused with nothing written.
 
-TOML is read with `tomllib`; our table is written by a small writer and spliced into the
-text, so every other byte of the file stays as it was. Every edit is checked by parsing the
-result and comparing it with the expected document before anything is written.
+Files are read, edited and written by `hooks.configfile`: JSON entries are set in place (every
+other byte kept; OpenCode's comments and trailing commas too, since it reads JSONC); Codex's
+table is rendered with tomlkit's escapes and spliced into the text, its headers found by tomlkit,
+so every other byte of the file stays as it was. Every edit is checked by parsing the result and
+comparing it with the expected document before anything is written.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import re
 import shlex
 import shutil
 import sys
@@ -105,10 +106,10 @@ def repo_file(path: Path) -> dict | None:
     """`{"repo", "state"}` when `path` lies in a git work tree: `tracked`, `ignored` or `untracked`."""
     import pygit2
 
-    from jacked_vault.groups.identity import find_repo_root
+    from jacked_vault.store.gitfiles import find_work_tree
 
     real = _real(path)
-    root = find_repo_root(real.parent)
+    root = find_work_tree(real.parent)
     if root is None or not real.is_relative_to(root):
         return None
     rel = real.relative_to(root).as_posix()
@@ -121,14 +122,10 @@ def repo_file(path: Path) -> dict | None:
 
 
 def _project_root(cwd: Path | None) -> Path:
-    from jacked_vault.groups.identity import find_repo_root
+    from jacked_vault.store.gitfiles import find_work_tree
 
     cwd = Path(cwd or Path.cwd()).absolute()
-    try:
-        root = find_repo_root(cwd)
-    except (OSError, VaultError):
-        root = None
-    return Path(root) if root else cwd
+    return find_work_tree(cwd) or cwd
 
 
 def _check_harness(harness: str) -> None:
@@ -225,7 +222,7 @@ def _current_entry(harness: str, text: str, path: Path) -> dict | None:
     if harness == "codex":
         doc = _toml_load(text, path)
     else:
-        doc = _json_load(text, path)
+        doc = _json_load(harness, text, path)
     container = doc.get(_container(harness))
     if not isinstance(container, dict):
         return None
@@ -242,88 +239,59 @@ def _real(path: Path) -> Path:
 
 
 def _read(path: Path) -> str | None:
-    from jacked_vault.safety import fsio
+    from jacked_vault.hooks import configfile
 
-    return fsio.read_text_capped(path, MAX_CONFIG_BYTES)
+    return configfile.read(path, MAX_CONFIG_BYTES)
 
 
 def _write(path: Path, text: str) -> None:
-    """Atomic replace in the same directory, keeping the old file's mode."""
-    from jacked_vault.safety import fsio
+    """Atomic replace, keeping the old file's mode (no backup: only our entry ever changes)."""
+    from jacked_vault.hooks import configfile
 
-    fsio.write_file(path, text.encode("utf-8"), through_symlink=True)
+    configfile.write(path, text, None)
 
 
 # -- JSON configs (claude, cursor, opencode) ------------------------------------------------------
 
 
-def _json_load(text: str, path: Path) -> dict:
-    try:
-        doc = json.loads(text) if text.strip() else {}
-    except ValueError as exc:
-        raise VaultError("CONFIG", f"{path} is not plain JSON ({exc.msg} at line {exc.lineno}); add the entry by hand (see --print)") from None
-    if not isinstance(doc, dict):
-        raise VaultError("CONFIG", f"{path} does not hold a JSON object; not editing it")
-    return doc
+def _jsonc(harness: str) -> bool:
+    """OpenCode reads comments and trailing commas (opencode.jsonc); Claude and Cursor read JSON."""
+    return harness == "opencode"
 
 
-def _indent(text: str | None) -> int | str:
-    """The indentation the file already uses (2 spaces for a new file)."""
-    for line in (text or "").splitlines()[1:]:
-        stripped = line.lstrip(" \t")
-        if stripped and len(stripped) != len(line):
-            lead = line[: len(line) - len(stripped)]
-            return "\t" if lead.startswith("\t") else len(lead)
-    return 2
+def _json_load(harness: str, text: str, path: Path) -> dict:
+    from jacked_vault.hooks import configfile
 
-
-def _json_dump(doc: dict, old: str | None) -> str:
-    return json.dumps(doc, indent=_indent(old), ensure_ascii=False) + "\n"
+    return configfile.parse_json(text, path, jsonc=_jsonc(harness))
 
 
 def _json_install(harness: str, old: str | None, launch: Launch, path: Path) -> str:
-    doc = _json_load(old or "", path)
+    from jacked_vault.hooks import configfile
+
+    doc = _json_load(harness, old or "", path)
     key = _container(harness)
-    container = doc.setdefault(key, {})
+    container = doc.get(key, {})
     if not isinstance(container, dict):
         raise VaultError("CONFIG", f"{path}: {key!r} is not an object; not editing it")
     wanted = entry(harness, launch)
     if isinstance(container.get(SERVER_NAME), dict) and _same_entry(harness, container[SERVER_NAME], wanted) and old is not None:
         return old  # already there: leave the file byte-for-byte alone
-    container[SERVER_NAME] = wanted
-    return _json_dump(doc, old)
+    return configfile.set_json(old or "", [key, SERVER_NAME], wanted, path, jsonc=_jsonc(harness))
 
 
 def _json_uninstall(harness: str, old: str, path: Path) -> str:
-    doc = _json_load(old, path)
-    key = _container(harness)
-    container = doc.get(key)
-    if not isinstance(container, dict) or SERVER_NAME not in container:
-        return old
-    del container[SERVER_NAME]
-    if not container:
-        del doc[key]
-    return _json_dump(doc, old)
+    from jacked_vault.hooks import configfile
+
+    return configfile.delete_json(old, [_container(harness), SERVER_NAME], path, jsonc=_jsonc(harness))
 
 
 # -- TOML (codex) ---------------------------------------------------------------------------------
 
-_HEADER = re.compile(r"^\s*\[\[?\s*(?P<key>[^\]#]+?)\s*\]\]?\s*(#.*)?$")
-_BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
-
-
-def toml_string(value: str) -> str:
-    """A TOML basic string: JSON's escapes are all valid TOML escapes; DEL must be escaped too."""
-    return json.dumps(value, ensure_ascii=False).replace("\x7f", "\\u007f")
-
-
-def _toml_key(key: str) -> str:
-    return key if _BARE_KEY.match(key) else toml_string(key)
-
-
 def codex_block(launch: Launch) -> str:
     """Our `[mcp_servers.jacked-memory]` table, with the marker comment above it."""
-    env = ", ".join(f"{_toml_key(k)} = {toml_string(v)}" for k, v in launch.env.items())
+    from jacked_vault.hooks.configfile import toml_key, toml_string
+
+    env = ", ".join(f"{toml_key(k)} = {toml_string(v)}" for k, v in launch.env.items())
     args = ", ".join(toml_string(a) for a in launch.args)
     return (
         f"{CODEX_MARKER}\n"
@@ -335,42 +303,17 @@ def codex_block(launch: Launch) -> str:
 
 
 def _toml_load(text: str, path: Path) -> dict:
-    import tomllib
+    from jacked_vault.hooks import configfile
 
-    try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise VaultError("CONFIG", f"{path} is not valid TOML ({exc}); not editing it") from None
+    return configfile.toml_value(text, path)
 
 
-def _split_key(raw: str) -> list[str]:
-    """A dotted TOML key (bare or quoted parts) as a list of parts; [] if it is not one we parse."""
-    parts, rest = [], raw.strip()
-    while rest:
-        if rest[0] in "\"'":
-            quote = rest[0]
-            end = rest.find(quote, 1)
-            if end == -1:
-                return []
-            part = rest[1:end]
-            if quote == '"':
-                try:
-                    part = json.loads(rest[: end + 1])
-                except ValueError:
-                    return []
-            rest = rest[end + 1 :].lstrip()
-        else:
-            match = re.match(r"[A-Za-z0-9_-]+", rest)
-            if not match:
-                return []
-            part = match.group(0)
-            rest = rest[match.end() :].lstrip()
-        parts.append(part)
-        if rest.startswith("."):
-            rest = rest[1:].lstrip()
-        elif rest:
-            return []
-    return parts
+def _ours(line: str) -> bool | None:
+    """Whether a line is a table header of our entry (True), another table's (False), or no header."""
+    from jacked_vault.hooks import configfile
+
+    key = configfile.toml_header(line)
+    return None if key is None else key[:2] == ["mcp_servers", SERVER_NAME]
 
 
 def _our_block(lines: list[str]) -> tuple[int, int] | None:
@@ -379,20 +322,10 @@ def _our_block(lines: list[str]) -> tuple[int, int] | None:
     The block ends at the next table header that is not ours, less any comment or blank lines
     right before it (they belong to what follows), plus blank lines right after our last line.
     """
-    start = None
-    for i, line in enumerate(lines):
-        match = _HEADER.match(line)
-        if match and _split_key(match.group("key"))[:2] == ["mcp_servers", SERVER_NAME]:
-            start = i
-            break
+    start = next((i for i, line in enumerate(lines) if _ours(line)), None)
     if start is None:
         return None
-    end = len(lines)
-    for j in range(start + 1, len(lines)):
-        match = _HEADER.match(lines[j])
-        if match and _split_key(match.group("key"))[:2] != ["mcp_servers", SERVER_NAME]:
-            end = j
-            break
+    end = next((j for j in range(start + 1, len(lines)) if _ours(lines[j]) is False), len(lines))
     last = end
     while last > start + 1 and (not lines[last - 1].strip() or lines[last - 1].lstrip().startswith("#")):
         last -= 1
@@ -465,16 +398,11 @@ def _toml_uninstall(old: str, path: Path) -> str:
 
 def _check_toml(text: str, expected: dict, path: Path) -> None:
     """Refuse any edit whose result is not exactly the document we meant to produce."""
-    import tomllib
+    from jacked_vault.hooks import configfile
 
-    def normal(doc: dict | None) -> dict | None:
-        if doc is not None and doc.get("mcp_servers") == {}:
+    def normal(doc: dict) -> dict:
+        if doc.get("mcp_servers") == {}:
             doc = {k: v for k, v in doc.items() if k != "mcp_servers"}  # an empty [mcp_servers] is no setting
         return doc
 
-    try:
-        got = tomllib.loads(text)
-    except tomllib.TOMLDecodeError:
-        got = None
-    if normal(got) != normal(expected):
-        raise VaultError("CONFIG", f"{path}: cannot place [mcp_servers.{SERVER_NAME}] without changing other settings; add it by hand (see --print)")
+    configfile.verified(text, lambda t: normal(configfile.toml_value(t, path)), normal(expected), path, f"place [mcp_servers.{SERVER_NAME}]")
