@@ -10,37 +10,39 @@ import os
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from jacked_vault.document.model import UNKNOWN_HARNESS as DEFAULT_HARNESS
+from jacked_vault.document.model import UNKNOWN_HARNESS
 from jacked_vault.errors import VaultError
-from jacked_vault.store.layout import Store, resolve_vault_path
+from jacked_vault.store.layout import Store, vault_path_of
 
-
-def default_harness() -> str:
-    return os.environ.get("JACKED_MEMORY_HARNESS") or DEFAULT_HARNESS
+if TYPE_CHECKING:
+    from jacked_vault.store.settings import Settings
 
 
 @dataclass
 class Context:
-    """The vault path, the working directory and the harness a command acts for."""
+    """The vault path, the working directory and the harness a command acts for. The front ends
+    choose them (`jacked_vault.environment`); the library never reads the environment for them."""
 
-    vault_path: Path = field(default_factory=resolve_vault_path)
+    vault_path: Path
     cwd: Path = field(default_factory=Path.cwd)
-    harness: str = field(default_factory=default_harness)
+    harness: str = UNKNOWN_HARNESS
 
     @classmethod
-    def create(cls, vault: str | None = None, cwd: str | Path | None = None, harness: str | None = None) -> Context:
+    def create(cls, vault: str | os.PathLike, cwd: str | Path | None = None, harness: str | None = None) -> Context:
         return cls(
-            vault_path=resolve_vault_path(vault),
+            vault_path=vault_path_of(vault),
             cwd=Path(cwd).absolute() if cwd else Path.cwd(),
-            harness=harness or default_harness(),
+            harness=harness or UNKNOWN_HARNESS,
         )
 
     @classmethod
-    def for_payload(cls, payload: dict, *, vault: str | None, harness: str) -> Context:
+    def for_payload(cls, payload: dict, *, vault: str | os.PathLike, harness: str) -> Context:
         """The context a harness hook payload asks for: its `cwd` when that is a folder."""
         cwd = payload.get("cwd") if isinstance(payload, dict) else None
-        return cls.create(vault=vault, cwd=cwd if isinstance(cwd, str) and os.path.isdir(cwd) else None, harness=harness)
+        folder = cwd if isinstance(cwd, str) and os.path.isdir(cwd) else None
+        return cls.create(vault=vault, cwd=folder, harness=harness)
 
     @cached_property
     def vault(self) -> Store:
@@ -53,6 +55,14 @@ class Context:
         from jacked_vault.store.config import load_config
 
         return load_config(self.vault)
+
+    @cached_property
+    def settings(self) -> Settings:
+        """The typed settings of the effective config and this machine's review signers."""
+        from jacked_vault.store.config import review_signers
+        from jacked_vault.store.settings import Settings
+
+        return Settings.build(self.config, review_signers())
 
     @cached_property
     def repo(self):

@@ -109,9 +109,9 @@ def harness_table(vault: Path, cwd: Path, repo: Path | None) -> dict[str, dict[s
 
 def cwd_table(vault: str | None = None) -> dict[str, dict]:
     """The table for the current folder and `vault` (`hooks status`), as JSON rows by harness."""
-    from jacked_vault.context import Context
+    from jacked_vault import environment
 
-    ctx = Context.create(vault=vault)
+    ctx = environment.context(vault)
     try:
         repo = ctx.repo.root if ctx.repo is not None else None
     except VaultError:

@@ -49,7 +49,6 @@ def add(ctx: Context, req: AddRequest) -> Created:
     from jacked_vault.store.gate import check_note
     from jacked_vault.write.agents import status_for
     from jacked_vault.write.create import build_note, create_note
-    from jacked_vault.write.transaction import settings_for
 
     if req.scope not in ("group", "user", "project"):
         raise VaultError("USAGE", "unknown scope: use group, user or project")
@@ -73,7 +72,7 @@ def add(ctx: Context, req: AddRequest) -> Created:
         tags=list(req.tags),
         links=list(req.links),
         supersedes=list(req.supersedes),
-        status=status_for(ctx.config, req.origin, req.status),
+        status=status_for(ctx.settings, req.origin, req.status),
         valid_from=req.valid_from,
     )
     check_note(note, tombstoned=None)
@@ -82,12 +81,12 @@ def add(ctx: Context, req: AddRequest) -> Created:
     if req.scope == "project":
         from jacked_vault.write.init import create_project_store
 
-        store = create_project_store(ctx.require_repo().root, harness=ctx.harness)
+        store = create_project_store(ctx.require_repo().root, harness=ctx.harness, settings=ctx.settings)
     else:
         store = vault
     from jacked_vault.search.service import rejected_elsewhere
 
-    return create_note(store, note, allow_rejected=req.allow_rejected, rejected_elsewhere=rejected_elsewhere(ctx, store), **settings_for(ctx))
+    return create_note(store, note, allow_rejected=req.allow_rejected, rejected_elsewhere=rejected_elsewhere(ctx, store), settings=ctx.settings, may_push=True)
 
 
 def _check_links(ctx: Context, links: list[str], viewer: Viewer | None, *, cli: bool) -> None:

@@ -84,8 +84,6 @@ class Status:
 
 
 def status(ctx: Context) -> Status:
-    from jacked_vault.store.config import push_policy
-    from jacked_vault.write.agents import agent_mode
 
     store = ctx.vault
     index = SearchIndex(store)
@@ -107,9 +105,9 @@ def status(ctx: Context) -> Status:
         "last_sync": states["pull"].to_json() if states["pull"] else None,  # the last pull (this key's name predates pushes)
         "last_pull": states["pull"].to_json() if states["pull"] else None,
         "last_push": states["push"].to_json() if states["push"] else None,
-        "push_policy": push_policy(ctx.config),
+        "push_policy": ctx.settings.push,
         "candidates": candidates,
-        "agents": agent_mode(ctx.config),
+        "agents": ctx.settings.agents,
         "quarantined": len(quarantine_records(store)),
     }
     repo = None

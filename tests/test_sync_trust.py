@@ -133,7 +133,8 @@ def test_a_local_override_cannot_name_a_program_either(tmp_path: Path, vault_pat
     (vault_path / ".jacked").mkdir(exist_ok=True)
     (vault_path / ".jacked" / "vault.local.json").write_text(json.dumps({"settings": {"distill": {"command": ["evil"]}}}))
     ctx = Context.create(vault=str(vault_path), cwd=tmp_path)
-    assert resolve_distiller(ctx.config.get("settings")) is None or resolve_distiller(ctx.config.get("settings")).command[0] != "evil"
+    distiller = resolve_distiller(ctx.settings)
+    assert distiller is None or distiller.command[0] != "evil"
     assert doctor(ctx).config_warnings[0]["path"] == ".jacked/vault.local.json"
 
 

@@ -26,8 +26,12 @@ import threading
 import time
 from dataclasses import dataclass
 from functools import cache
+from typing import TYPE_CHECKING
 
 from jacked_vault.capture.marker import MARKER_ENV  # set for the child: its hooks do nothing
+
+if TYPE_CHECKING:
+    from jacked_vault.store.settings import Settings
 
 DEFAULT_COMMAND = (
     "claude",
@@ -122,13 +126,11 @@ class Distiller:
     default: bool = False  # the built-in `claude -p` command
 
 
-def resolve_distiller(settings: dict | None) -> Distiller | None:
-    """`settings.distill.command`, else the default when `claude` is on PATH, else None."""
-    distill = (settings or {}).get("distill") or {}
-    timeout = float(distill.get("timeout_s") or DEFAULT_TIMEOUT_S)
-    command = distill.get("command")
-    if command:
-        return Distiller(tuple(str(part) for part in command), timeout)
+def resolve_distiller(settings: Settings) -> Distiller | None:
+    """`settings.distill.command` (`Context.settings`), else the default when `claude` is on PATH, else None."""
+    timeout = settings.distill_timeout_s or DEFAULT_TIMEOUT_S
+    if settings.distill_command:
+        return Distiller(settings.distill_command, timeout)
     if shutil.which(DEFAULT_COMMAND[0]):
         return Distiller(DEFAULT_COMMAND, timeout, default=True)
     return None

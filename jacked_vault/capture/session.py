@@ -226,9 +226,7 @@ def capture_session(
     repo = ctx.repo
     if repo is None:
         return CaptureResult(event=event, skipped="no-repo")
-    from jacked_vault.write.agents import agent_mode
-
-    if agent_mode(ctx.config) == "off":
+    if ctx.settings.agents == "off":
         return CaptureResult(event=event, skipped="read-only")
     if turn_end:  # the end of a turn, not of the session: wait until the session is quiet
         from jacked_vault.capture import codex
@@ -276,7 +274,6 @@ def _capture(ctx, payload: dict, result: CaptureResult, transcript: Transcript, 
 
     store = ctx.vault
     cache = store.cache
-    settings = ctx.config.get("settings", {}) or {}
     branch = transcript.branch or current_branch(repo.root) or "-"
     session_cwd = transcript.cwd or (payload.get("cwd") if isinstance(payload.get("cwd"), str) else None)
     files = [display_path(p, session_cwd) for p, _ in reversed(transcript.files)]
@@ -285,7 +282,7 @@ def _capture(ctx, payload: dict, result: CaptureResult, transcript: Transcript, 
         prompt = build_prompt(
             build_excerpt(transcript), event=result.event or "", branch=branch, repo=repo.identity, files=files
         )
-        answer = distill(resolve_distiller(settings), prompt, cwd=str(cache))
+        answer = distill(resolve_distiller(ctx.settings), prompt, cwd=str(cache))
     except DistillFailure as failure:
         result.fallback = failure.reason
         result.retry = failure.retryable
@@ -301,7 +298,7 @@ def _capture(ctx, payload: dict, result: CaptureResult, transcript: Transcript, 
             entry = Entry(ctx.group, repo.identity, when or datetime.now().astimezone(), branch, sentence)
             try:
                 result.entry_path, result.entry_commit = append_entry(
-                    store, entry, harness=ctx.harness, origin=origin, author=settings.get("author")
+                    store, entry, harness=ctx.harness, origin=origin, settings=ctx.settings
                 )
                 break
             except VaultError as exc:
@@ -320,8 +317,7 @@ def _capture(ctx, payload: dict, result: CaptureResult, transcript: Transcript, 
                 created = create_note(
                     store,
                     _note_from(ctx, answer.note, origin, repo.identity),
-                    author=settings.get("author"),
-                    lock_timeout_s=settings.get("lock_timeout_s"),
+                    settings=ctx.settings,
                     rejected_elsewhere=rejected_elsewhere(ctx, store),
                 )
                 result.note_id, result.note_path = created.note.id, created.display_path

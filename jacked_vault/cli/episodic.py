@@ -41,7 +41,7 @@ def rollup(
 
     def action():
         context = context_for(ctx, vault)
-        return do_rollup(context.vault, today=_parse_day(today), group=group, repo=repo, harness=context.harness, origin="cli")
+        return do_rollup(context.vault, today=_parse_day(today), group=group, repo=repo, harness=context.harness, origin="cli", settings=context.settings)
 
     run(ctx, as_json, action)
 

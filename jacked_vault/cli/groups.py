@@ -81,7 +81,7 @@ def init(
         if from_ is not None:
             from jacked_vault.sync.clone import clone_vault
 
-            return clone_vault(from_, context.vault_path, name_vault=(vault or (ctx.obj or {}).get("vault")) is not None)
+            return clone_vault(from_, context.vault_path, harness=context.harness, name_vault=(vault or (ctx.obj or {}).get("vault")) is not None)
         result = init_vault(context.vault_path)
         return result if no_scan else replace(result, groups=_suggest_and_apply(context, root, yes, as_json))
 

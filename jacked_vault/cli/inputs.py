@@ -7,10 +7,11 @@ from jacked_vault.errors import VaultError
 
 
 def context_for_options(outer_vault: str | None, vault: str | None, cwd: str | None = None):
-    """The library Context for a command: its own --vault wins over `jacked memory --vault`."""
-    from jacked_vault.context import Context
+    """The library Context for a command: its own --vault wins over `jacked memory --vault`, then
+    $JACKED_VAULT_DIR (`jacked_vault.environment`); the harness is $JACKED_MEMORY_HARNESS."""
+    from jacked_vault import environment
 
-    return Context.create(vault=vault if vault is not None else outer_vault, cwd=cwd)
+    return environment.context(vault if vault is not None else outer_vault, cwd)
 
 
 def read_text_input(body: str | None, body_file: str | None, stdin: bool, cap: int) -> str:
@@ -55,7 +56,9 @@ def time_option(value: str | None, option: str) -> str | None:
     try:
         return normalise_timestamp(value)
     except VaultError:
-        raise VaultError("USAGE", f"{option}: not a date or an ISO 8601 time (like 2026-12-01 or 2026-12-01T17:30:00Z)") from None
+        raise VaultError(
+            "USAGE", f"{option}: not a date or an ISO 8601 time (like 2026-12-01 or 2026-12-01T17:30:00Z)"
+        ) from None
 
 
 def check_limit(value: int, high: int) -> int:

@@ -39,7 +39,7 @@ def doctor(ctx: Context, *, repair: bool = False, reindex: bool = False, progres
         if not check_git(repo, store, report):
             continue  # nor while objects of its tree are missing or corrupt
         if repair:
-            repair_store(store, report, harness=ctx.harness)
+            repair_store(store, report, harness=ctx.harness, settings=ctx.settings)
         index = SearchIndex(store, progress=progress)
         try:
             index.rebuild() if reindex else index.refresh()

@@ -25,9 +25,10 @@ from jacked_vault.errors import VaultError
 from jacked_vault.safety import fsio
 from jacked_vault.store import audit, git
 from jacked_vault.store.layout import Store, classify_path
+from jacked_vault.store.settings import DEFAULT_SETTINGS, Settings
 
 
-def repair(store: Store, report: Report, *, harness: str) -> None:
+def repair(store: Store, report: Report, *, harness: str, settings: Settings = DEFAULT_SETTINGS) -> None:
     from jacked_vault.store.lock import store_lock
     from jacked_vault.store.vault import check_store_gitignore
     from jacked_vault.write.transaction import roll_back
@@ -44,15 +45,15 @@ def repair(store: Store, report: Report, *, harness: str) -> None:
         repo = git.open_repo(store.root)
         for rel in git.resync_index(repo, store.root, git.index_out_of_step(repo)):
             report.repaired.append(shown(store, rel))
-    _settle_working_tree(store, report, harness)
-    _regenerate_derived(store, report, harness)
+    _settle_working_tree(store, report, harness, settings)
+    _regenerate_derived(store, report, harness, settings)
 
 
-def _settle_working_tree(store: Store, report: Report, harness: str) -> None:
+def _settle_working_tree(store: Store, report: Report, harness: str, settings: Settings) -> None:
     from jacked_vault.store.gate import quarantine
     from jacked_vault.write.transaction import write_transaction
 
-    with write_transaction(store, harness=harness, origin="repair") as tx:
+    with write_transaction(store, harness=harness, origin="repair", settings=settings) as tx:
         changes = working_tree_changes(store, tx.repo)  # first: git status's memory is freed before the chain's is taken
         chain = audit.verify(store.root)
         done: list[str] = []
@@ -106,10 +107,10 @@ def _audit_ahead(store: Store, tx, changed: list[str]) -> bool:
     return found
 
 
-def _regenerate_derived(store: Store, report: Report, harness: str) -> None:
+def _regenerate_derived(store: Store, report: Report, harness: str, settings: Settings) -> None:
     from jacked_vault.write.transaction import write_transaction
 
-    with write_transaction(store, harness=harness, origin="repair") as tx:
+    with write_transaction(store, harness=harness, origin="repair", settings=settings) as tx:
         derived = {rel: data for rel, data, _ in stale_derived(store, tx.index, tx.repo)}
         for rel, data in derived.items():
             tx.replace(rel, data)

@@ -8,6 +8,7 @@ from datetime import datetime
 
 from jacked_vault.errors import VaultError
 from jacked_vault.store.layout import Store, episodic_dir
+from jacked_vault.store.settings import DEFAULT_SETTINGS, Settings
 
 MAX_SENTENCE = 600
 MAX_BRANCH = 120
@@ -57,7 +58,7 @@ def render_entry(entry: Entry) -> str:
     return f"{entry.header()}\n{clean_sentence(entry.sentence)}\n"
 
 
-def append_entry(store: Store, entry: Entry, *, harness: str, origin: str, author: dict | None = None) -> tuple[str, str]:
+def append_entry(store: Store, entry: Entry, *, harness: str, origin: str, settings: Settings = DEFAULT_SETTINGS) -> tuple[str, str]:
     """Append the entry to its committed day file (created with a title line) in one commit:
     (path, commit). The append starts from HEAD's version, never from the working tree."""
     from jacked_vault.document import format_timestamp
@@ -66,7 +67,7 @@ def append_entry(store: Store, entry: Entry, *, harness: str, origin: str, autho
     text = render_entry(entry)
     day = entry.when.strftime("%Y-%m-%d")
     rel = day_file(entry.group, entry.identity, day)
-    with write_transaction(store, harness=harness, origin=origin, author=author) as tx:
+    with write_transaction(store, harness=harness, origin=origin, settings=settings) as tx:
         current = tx.committed(rel)
         if current is None:
             current = f"# {entry.identity} — {day}\n".encode()

@@ -574,7 +574,6 @@ def migrate(
     sources: list[str] | None = None,
     *,
     dry_run: bool = False,
-    author: dict | None = None,
     progress: Callable[[int], None] | None = None,
 ) -> MigrateResult:
     """Plan (and unless `dry_run`, write in one commit) the import of the source folders."""
@@ -599,7 +598,7 @@ def migrate(
     store = ctx.vault
     harness = ctx.harness
     commit = None
-    with write_transaction(store, harness=harness, origin="migration", author=author, rejected_elsewhere=rejected_elsewhere(ctx, store)) as tx:
+    with write_transaction(store, harness=harness, origin="migration", settings=ctx.settings, rejected_elsewhere=rejected_elsewhere(ctx, store)) as tx:
         plan = build_plan(ctx, sources, progress=progress)
         now = utc_now()
         notes = _check_candidates(ctx, plan, now, tx.index)

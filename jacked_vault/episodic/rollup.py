@@ -49,6 +49,7 @@ from jacked_vault.episodic.headers import (
 )
 from jacked_vault.errors import VaultError
 from jacked_vault.store.layout import GROUPS_DIR, Store
+from jacked_vault.store.settings import DEFAULT_SETTINGS, Settings
 
 RECENT = "recent.md"
 ARCHIVE = "archive.md"
@@ -366,7 +367,7 @@ def rollup(
     repo: str | None = None,
     harness: str = "unknown",
     origin: str = "cli",
-    author: dict | None = None,
+    settings: Settings = DEFAULT_SETTINGS,
 ) -> RollupResult:
     """Roll up every episodic folder in scope in one commit (none when nothing changes)."""
     from jacked_vault.document import utc_now
@@ -376,7 +377,7 @@ def rollup(
     today = today or date.today()
     repos: list[RepoRollup] = []
     commit = None
-    with write_transaction(store, harness=harness, origin=origin, author=author) as tx:
+    with write_transaction(store, harness=harness, origin=origin, settings=settings) as tx:
         recovered = tx.rolled_back
         folders, skipped = episodic_folders(store, group, repo)
         stamp = utc_now()

@@ -56,7 +56,7 @@ def write_config(ctx: Context, config: dict, summary: str) -> str:
     """Validate and commit a new vault.json (one commit, audit line op `config`)."""
     from jacked_vault.groups.suggest import duplicate_mappings
     from jacked_vault.store.config import validate_config
-    from jacked_vault.write.transaction import settings_for, write_transaction
+    from jacked_vault.write.transaction import write_transaction
 
     validate_config(VAULT_JSON, config, local=False)
     duplicates = duplicate_mappings(config)
@@ -65,7 +65,7 @@ def write_config(ctx: Context, config: dict, summary: str) -> str:
         raise VaultError("CONFIG", f"{first['repo']} would be mapped to {len(first['groups'])} groups ({', '.join(first['groups'])})")
     data = (json.dumps(config, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
     store = ctx.vault
-    with write_transaction(store, harness=ctx.harness, origin="cli", **settings_for(ctx)) as tx:
+    with write_transaction(store, harness=ctx.harness, origin="cli", settings=ctx.settings, may_push=True) as tx:
         tx.replace(VAULT_JSON, data)
         tx.event("config", "vault.json", VAULT_JSON, data)
         return tx.commit(f"memory(config): {summary}")

@@ -39,10 +39,10 @@ def _read_payload() -> dict:
 
 
 def _vault_path(args: list[str]) -> Path:
-    from jacked_vault.store.layout import resolve_vault_path
+    from jacked_vault.environment import vault_path
 
     explicit = args[args.index("--vault") + 1] if "--vault" in args[:-1] else None
-    return resolve_vault_path(explicit)
+    return vault_path(explicit)
 
 
 def _harness(args: list[str]) -> str:
@@ -143,10 +143,11 @@ def push_after_write(vault: Path, payload: dict, harness: str = HARNESS) -> str:
 
 
 def _rollup(vault: Path) -> str:
+    from jacked_vault.context import Context
     from jacked_vault.episodic.rollup import rollup
-    from jacked_vault.store.vault import open_vault
 
-    result = rollup(open_vault(vault), harness=HARNESS, origin="session-end")
+    ctx = Context.create(vault=vault, cwd=vault, harness=HARNESS)
+    result = rollup(ctx.vault, harness=HARNESS, origin="session-end", settings=ctx.settings)
     return f"rollup {'changed' if result.changed else 'nothing to do'}"
 
 

@@ -248,9 +248,9 @@ def enable(
 ) -> SwitchReport:
     """Turn memory on. `ask` (a yes/no question on a terminal) and `ask_url` are None when nobody
     can answer (JSON, no terminal); `review` runs init's group review (the CLI's own)."""
-    from jacked_vault.context import Context
+    from jacked_vault import environment
 
-    ctx = Context.create(vault=vault)
+    ctx = environment.context(vault)
     report = SwitchReport("enable", str(ctx.vault_path))
     report.steps.append(_vault_step(ctx, from_url, vault is not None))  # a refusal here stops everything
     ledger = _ledger(ctx.vault_path)
@@ -279,7 +279,7 @@ def _vault_step(ctx, from_url: str | None, named: bool) -> Step:
     if from_url is not None and not (ctx.vault_path / "vault.json").exists():
         from jacked_vault.sync.clone import clone_vault
 
-        cloned = clone_vault(from_url, ctx.vault_path, name_vault=named)
+        cloned = clone_vault(from_url, ctx.vault_path, harness=ctx.harness, name_vault=named)
         return Step("vault", "done", f"joined {cloned.url}: {cloned.store.root} ({cloned.notes} notes)", [cloned.to_json()])
     result = init_vault(ctx.vault_path)
     detail = f"created {result.store.root}" if result.created else f"already a vault: {result.store.root}"
@@ -363,12 +363,12 @@ def _post_merge_step(vault: str | None, repos: list[Path], yes: bool, ask: Ask |
 
 
 def _migrate_step(vault: str | None, repos: list[Path], yes: bool, ask: Ask | None, ledger: Ledger) -> Step:
-    from jacked_vault.context import Context
+    from jacked_vault import environment
     from jacked_vault.episodic.migrate import default_sources, migrate, retire_plugin
 
     found = []
     for root in repos:
-        ctx = Context.create(vault=vault, cwd=root)
+        ctx = environment.context(vault, root)
         if ctx.repo is not None and any(p.is_dir() and not p.is_symlink() for p in default_sources(ctx.repo)):
             found.append(ctx)
     if not found:
@@ -411,9 +411,9 @@ def _remote_step(ctx, ask_url: Callable[[], str | None] | None) -> Step:
 def disable(vault: str | None) -> SwitchReport:
     """Turn memory off: every hook, registration and command jacked installed is removed; the
     vault is left as it is."""
-    from jacked_vault.context import Context
+    from jacked_vault import environment
 
-    ctx = Context.create(vault=vault)
+    ctx = environment.context(vault)
     report = SwitchReport("disable", str(ctx.vault_path))
     ledger = _ledger(ctx.vault_path)
     restored = ledger.restore()

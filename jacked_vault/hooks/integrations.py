@@ -340,7 +340,7 @@ def manage(op: str, selection: Selection, vault: str | None = None) -> HooksRepo
     """Run `op` for every family `selection` names. `vault` is an explicit --vault; whether given,
     set by $JACKED_VAULT_DIR or the default, every registration names the vault it resolves to
     (issue 19.10), so hooks and MCP servers started without that variable still agree."""
-    from jacked_vault.store.layout import resolve_vault_path
+    from jacked_vault.environment import vault_path
 
     if op not in OPS:
         raise VaultError("USAGE", f"{op}: use one of {', '.join(OPS)}")
@@ -349,7 +349,7 @@ def manage(op: str, selection: Selection, vault: str | None = None) -> HooksRepo
             "USAGE",
             f"say what to {op}: --claude, --opencode, --cursor, --codex, --git REPO / --git-all GROUP, --mcp HARNESS (claude, codex, cursor, opencode) --commands HARNESS or --skills HARNESS (claude, codex, opencode)",
         )
-    explicit = resolve_vault_path(vault)
+    explicit = vault_path(vault)
     report = HooksReport()
     if selection.table:
         report.families["harnesses"] = _harness_rows(vault)
@@ -360,7 +360,7 @@ def manage(op: str, selection: Selection, vault: str | None = None) -> HooksRepo
     if selection.git or selection.git_all:
         report.families["git"] = _git(op, _git_paths(selection, vault), explicit, selection)
     if selection.mcp:
-        report.families["mcp"] = _mcp(op, selection.mcp, resolve_vault_path(vault), selection)
+        report.families["mcp"] = _mcp(op, selection.mcp, vault_path(vault), selection)
     for name in ("opencode", "cursor"):
         if getattr(selection, name):
             report.families[name] = _session_family(name, op, selection, explicit)
@@ -373,13 +373,13 @@ def manage(op: str, selection: Selection, vault: str | None = None) -> HooksRepo
 
 def _git_paths(selection: Selection, vault: str | None) -> list[Path]:
     """The repos `--git` names, plus those of `--git-all GROUP` under the vault's roots."""
-    from jacked_vault.context import Context
+    from jacked_vault import environment
     from jacked_vault.gitflow import githooks
 
     paths = [Path(r).expanduser().absolute() for r in selection.git]
     group = selection.git_all
     if group:
-        paths += githooks.group_repo_paths(Context.create(vault=vault), group)
+        paths += githooks.group_repo_paths(environment.context(vault), group)
     if not paths:
         raise VaultError("USAGE", f"--git-all {group}: no repo of that group under the vault's roots")
     return paths

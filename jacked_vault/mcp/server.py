@@ -102,7 +102,7 @@ class Settings:
     @classmethod
     def from_env(cls, vault: str | None = None, environ: dict[str, str] | None = None, cwd: str | Path | None = None) -> "Settings":
         from jacked_vault.document.model import SLUG_RE
-        from jacked_vault.store.layout import resolve_vault_path
+        from jacked_vault import environment
 
         env = os.environ if environ is None else environ
         harness = env.get(HARNESS_ENV, "")
@@ -115,7 +115,7 @@ class Settings:
         repo_path = Path(os.path.expanduser(repo)).absolute()
         if not repo_path.is_dir():
             raise StartupError(f"{REPO_ENV} is not a directory")
-        vault_path = resolve_vault_path(vault or env.get(VAULT_ENV) or None)
+        vault_path = environment.vault_path(vault or env.get(VAULT_ENV) or None)
         return cls(harness=harness, vault_path=vault_path, cwd=repo_path, allow_user_scope=env.get(ALLOW_USER_ENV) == "1")
 
 

@@ -141,7 +141,6 @@ def _warnings(ctx: Context, diag) -> list[str]:
     from jacked_vault.store.log import failed_runs
     from jacked_vault.store.queue import queue_counts
     from jacked_vault.store.git import fast_head
-    from jacked_vault.store.config import push_policy
     from jacked_vault.store.sync_state import OK_RESULTS, read_states
 
     out = []
@@ -156,7 +155,7 @@ def _warnings(ctx: Context, diag) -> list[str]:
         out.append(f"last sync {pulled.result}: {pulled.message}")
     if pushed is not None and pushed.result not in OK_RESULTS:
         out.append(f"last push {pushed.result} (tried again at the next trigger): {pushed.message}")
-    elif push_policy(ctx.config) == "manual" and _differs_from_remote(root, fast_head(root)):
+    elif ctx.settings.push == "manual" and _differs_from_remote(root, fast_head(root)):
         out.append("the vault differs from its remote and pushes are manual (run `jacked memory sync`)")
     counts = queue_counts(ctx.vault.cache)
     if counts.pending:

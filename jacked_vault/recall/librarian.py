@@ -60,8 +60,8 @@ LABELS = {
 
 
 def settings(ctx: Context) -> dict:
-    """The thresholds and ages: `settings.librarian` over DEFAULTS."""
-    given = (ctx.config.get("settings") or {}).get("librarian") or {}
+    """The thresholds and ages: `settings.librarian` (`Context.settings`) over DEFAULTS."""
+    given = ctx.settings.librarian
     return {**DEFAULTS, **{k: v for k, v in given.items() if k in DEFAULTS}}
 
 

@@ -239,16 +239,6 @@ def join_shared(ours: dict, theirs: dict) -> dict:
     return joined
 
 
-PUSH_POLICIES = ("session-end", "after-write", "manual")
-
-
-def push_policy(config: dict) -> str:
-    """When this machine pushes by itself (`settings.sync.push`, the machine config over
-    vault.json): `session-end` (default: the SessionEnd drain syncs), `after-write`, `manual`."""
-    value = ((config.get("settings") or {}).get("sync") or {}).get("push")
-    return value if value in PUSH_POLICIES else "session-end"
-
-
 def group_for(config: dict, identity: str, solo_group: str) -> str:
     """The group a repo identity is mapped to, or its solo group."""
     for name, group in sorted(config.get("groups", {}).items()):

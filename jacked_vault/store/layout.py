@@ -22,15 +22,17 @@ USER_DIR = "strategy"
 MAX_NAME_BYTES = 255
 
 
-def resolve_vault_path(explicit: str | os.PathLike | None = None) -> Path:
-    """`--vault PATH` > `$JACKED_VAULT_DIR` > `~/jacked-vault`; an empty or impossible path is a
-    usage error, never a silent fallback to the default."""
-    if explicit is not None and not str(explicit).strip():
+def vault_path_of(raw: str | os.PathLike) -> Path:
+    """The vault folder `raw` names (`~` expanded, absolute); an empty or impossible path is a
+    usage error, never a silent fallback to the default. Which `raw` (the --vault option, the
+    environment, the default) is the front end's choice: `jacked_vault.environment`."""
+    if not str(raw).strip():
         raise VaultError("USAGE", "--vault is empty: give the vault's folder (or leave --vault out for ~/jacked-vault)")
-    raw = explicit if explicit is not None else (os.environ.get("JACKED_VAULT_DIR") or DEFAULT_VAULT)
     path = Path(os.path.expanduser(str(raw))).absolute()
     if any(len(part.encode("utf-8", "surrogateescape")) > MAX_NAME_BYTES for part in path.parts):
-        raise VaultError("USAGE", f"the vault path has a folder name longer than {MAX_NAME_BYTES} bytes; choose a shorter --vault")
+        raise VaultError(
+            "USAGE", f"the vault path has a folder name longer than {MAX_NAME_BYTES} bytes; choose a shorter --vault"
+        )
     return path
 
 

@@ -277,7 +277,6 @@ class Page:
         from jacked_vault.notes import read
         from jacked_vault.review import candidates
         from jacked_vault.search.policy import EVERYTHING
-        from jacked_vault.write.agents import agent_mode
 
         def build():
             ctx = self.person()
@@ -289,7 +288,7 @@ class Page:
                 except VaultError:
                     continue
             ops = [op for op in TRANSITIONS if "candidate" in ALLOWED_FROM[op]]
-            return {"queue": queue, "notes": notes, "ops": ops, "blocked": self.writes_blocked(ctx), "agents": agent_mode(ctx.config)}
+            return {"queue": queue, "notes": notes, "ops": ops, "blocked": self.writes_blocked(ctx), "agents": ctx.settings.agents}
 
         data, failed = await self.call(request, build)
         if failed is not None:

@@ -8,22 +8,22 @@ A person at the CLI is never limited by it.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from jacked_vault.errors import VaultError
 
+if TYPE_CHECKING:
+    from jacked_vault.store.settings import Settings
+
 AGENT_ORIGINS = frozenset({"mcp", "session-end", "pre-compact", "post-merge"})
-MODES = ("active", "candidate", "off")
 
 
-def agent_mode(config: dict) -> str:
-    mode = ((config.get("settings") or {}).get("writes") or {}).get("agents", "active")
-    return mode if mode in MODES else "active"
-
-
-def status_for(config: dict, origin: str, requested: str) -> str:
-    """The status an `origin` write gets, or READ_ONLY when agent writes are off."""
+def status_for(settings: Settings, origin: str, requested: str) -> str:
+    """The status an `origin` write gets under `settings.agents` (`Context.settings`), or
+    READ_ONLY when agent writes are off."""
     if origin not in AGENT_ORIGINS:
         return requested
-    mode = agent_mode(config)
+    mode = settings.agents
     if mode == "off":
         raise VaultError(
             "READ_ONLY",

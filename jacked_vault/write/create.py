@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from jacked_vault.document import Note, render_note, slugify_title, utc_now
 from jacked_vault.errors import VaultError
 from jacked_vault.store.layout import Store
+from jacked_vault.store.settings import DEFAULT_SETTINGS, Settings
 from jacked_vault.write.transaction import kept_aside, write_transaction
 
 
@@ -119,11 +120,10 @@ def create_note(
     store: Store,
     note: Note,
     *,
-    author: dict | None = None,
-    lock_timeout_s: float | None = None,
+    settings: Settings = DEFAULT_SETTINGS,
     allow_rejected: bool = False,
     rejected_elsewhere: Container[str] = frozenset(),
-    push_after_write: bool = False,
+    may_push: bool = False,
 ) -> Created:
     """Gate, write, audit and commit one new note with its group's index.md. All or nothing.
 
@@ -141,10 +141,9 @@ def create_note(
         store,
         harness=note.source_harness,
         origin=note.origin,
-        author=author,
-        lock_timeout_s=lock_timeout_s,
+        settings=settings,
         rejected_elsewhere=rejected_elsewhere,
-        push_after_write=push_after_write,
+        may_push=may_push,
     ) as tx:
         check_note(note, tombstoned=tx.rejected, allow_rejected=allow_rejected)
         if tx.index.lookup(note.id):

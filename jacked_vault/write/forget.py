@@ -123,14 +123,13 @@ def forget(ctx: Context, note_id: str) -> Forgotten:
     from jacked_vault.safety import fsio
     from jacked_vault.store import audit, git
     from jacked_vault.store.tombstones import parse_tombstones, tombstone_hash, tombstone_path
-    from jacked_vault.write.transaction import settings_for, write_transaction
+    from jacked_vault.write.transaction import write_transaction
     from jacked_vault.write.transitions import _locate
 
     store, rel, _ = _locate(ctx, note_id)
     branch = git.require_branch(store.root)
     # no push starts from here: the person may want to purge history before anything is sent
-    settings = {**settings_for(ctx), "push_after_write": False}
-    with write_transaction(store, harness=ctx.harness, origin="cli", **settings) as tx:
+    with write_transaction(store, harness=ctx.harness, origin="cli", settings=ctx.settings) as tx:
         committed = tx.committed(rel)
         if committed is None:
             raise VaultError("INCOMPLETE", f"{note_id}: its file is not committed yet; run `jacked memory doctor --repair` first")

@@ -27,7 +27,7 @@ def set_hot(ctx: Context, body: str, *, group: str | None = None, scope: str = "
     from jacked_vault.document.hot import MAX_HOT_BYTES, render_hot
     from jacked_vault.recall.hot import hot_path, hot_target
     from jacked_vault.store.gate import scan
-    from jacked_vault.write.transaction import settings_for, write_transaction
+    from jacked_vault.write.transaction import write_transaction
 
     body = body.strip("\r\n").rstrip()
     scan({"hot.md": body})
@@ -42,12 +42,12 @@ def set_hot(ctx: Context, body: str, *, group: str | None = None, scope: str = "
     if scope == "project" and ctx.project_store() is None:
         from jacked_vault.write.init import create_project_store
 
-        create_project_store(ctx.require_repo().root, harness=ctx.harness)
+        create_project_store(ctx.require_repo().root, harness=ctx.harness, settings=ctx.settings)
     store, group = hot_target(ctx, scope, group)
     now = utc_now()
     data = render_hot(group, body, now, ctx.harness)
     rel = hot_path(store, group)
-    with write_transaction(store, harness=ctx.harness, origin="cli", **settings_for(ctx)) as tx:
+    with write_transaction(store, harness=ctx.harness, origin="cli", settings=ctx.settings, may_push=True) as tx:
         tx.replace(rel, data)
         tx.event("hot", f"hot_{group or 'project'}", rel, data, ts=now)
         commit = tx.commit(f"memory(hot): {group or 'project'}")

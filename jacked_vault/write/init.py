@@ -18,6 +18,7 @@ from jacked_vault.resources import data_file
 from jacked_vault.safety import fsio
 from jacked_vault.store import git
 from jacked_vault.store.layout import CACHE_DIR, PROJECT_OUTER_GITIGNORE, VAULT_JSON, Store, gitignore_template, project_store_root
+from jacked_vault.store.settings import DEFAULT_SETTINGS, Settings
 from jacked_vault.store.vault import check_gitignore_file, is_git_repo
 
 DEFAULT_VAULT_JSON = {"version": 1, "roots": ["~/Github"], "groups": {}, "settings": {}}
@@ -42,8 +43,9 @@ class InitResult:
         return "\n".join(lines)
 
 
-def init_vault(path: Path, *, harness: str = "cli") -> InitResult:
-    """Create the vault repo (README, vault.json, .gitignore, first commit); idempotent."""
+def init_vault(path: Path, *, harness: str = "cli", settings: Settings = DEFAULT_SETTINGS) -> InitResult:
+    """Create the vault repo (README, vault.json, .gitignore, first commit); idempotent. A vault
+    being made has no settings of its own yet: `settings` are what the front end has (none)."""
     if path.is_symlink():
         path = path.resolve()
     if path.exists() and not path.is_dir():
@@ -61,14 +63,14 @@ def init_vault(path: Path, *, harness: str = "cli") -> InitResult:
         "README.md": data_file("templates", "vault-README.md").read_bytes(),
         VAULT_JSON: (json.dumps(DEFAULT_VAULT_JSON, indent=2) + "\n").encode(),
     }
-    return _init_store(Store(path.resolve()), files, "memory: init vault", harness)
+    return _init_store(Store(path.resolve()), files, "memory: init vault", harness, settings)
 
 
 def _has_committed_vault(path: Path) -> bool:
     return git.tree_blob(git.open_repo(path), VAULT_JSON) is not None
 
 
-def _init_store(store: Store, files: dict[str, bytes], subject: str, harness: str) -> InitResult:
+def _init_store(store: Store, files: dict[str, bytes], subject: str, harness: str, settings: Settings) -> InitResult:
     """Write what is missing and commit what HEAD lacks, in one gated transaction."""
     from jacked_vault.write.transaction import write_transaction
 
@@ -96,7 +98,7 @@ def _init_store(store: Store, files: dict[str, bytes], subject: str, harness: st
     if not missing:
         return InitResult(store=store, created=False, commit=None)
     try:
-        with write_transaction(store, harness=harness, origin="cli") as tx:
+        with write_transaction(store, harness=harness, origin="cli", settings=settings) as tx:
             for rel, data in missing.items():
                 tx.replace(rel, data)
                 tx.event("init", rel, rel, data)
@@ -108,7 +110,7 @@ def _init_store(store: Store, files: dict[str, bytes], subject: str, harness: st
     return InitResult(store=store, created=True, commit=commit)
 
 
-def create_project_store(repo_root: Path, *, harness: str = "cli") -> Store:
+def create_project_store(repo_root: Path, *, harness: str = "cli", settings: Settings = DEFAULT_SETTINGS) -> Store:
     """The project store of `repo_root`, made on the first project-scope write: the fail-closed
     `<repo>/.jacked/.gitignore` (`*`) first, so the code repo never sees anything of it."""
     from jacked_vault.store.vault import find_project_store
@@ -122,5 +124,5 @@ def create_project_store(repo_root: Path, *, harness: str = "cli") -> Store:
     with fsio.open_dir(repo_root, (CACHE_DIR, "memory"), create=True):
         pass
     store = Store(project_store_root(repo_root), is_project=True)
-    _init_store(store, {}, "memory: init project store", harness)
+    _init_store(store, {}, "memory: init project store", harness, settings)
     return store

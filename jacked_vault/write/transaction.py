@@ -22,12 +22,17 @@ import json
 import os
 from collections.abc import Container, Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 from jacked_vault.errors import VaultError
 from jacked_vault.safety import fsio
 from jacked_vault.store import audit, git
 from jacked_vault.store.layout import Store
 from jacked_vault.store.lock import store_lock
+from jacked_vault.store.settings import DEFAULT_SETTINGS, Settings
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 MAX_NAME_TRIES = 1000
 MAX_SUBJECT = 200
@@ -47,7 +52,7 @@ def commit_message(subject: str, trailers: dict[str, str | None]) -> str:
 class Transaction:
     """Writes staged for one commit; `undo()` reverses the ones already on disk."""
 
-    def __init__(self, store: Store, index, author: dict | None, *, harness: str, origin: str) -> None:
+    def __init__(self, store: Store, index, author: Mapping[str, str] | None, *, harness: str, origin: str) -> None:
         self.store = store
         self.index = index  # the store's SearchIndex, refreshed to HEAD
         self.author = author
@@ -313,27 +318,28 @@ def write_transaction(
     *,
     harness: str,
     origin: str,
-    author: dict | None = None,
-    lock_timeout_s: float | None = None,
+    settings: Settings = DEFAULT_SETTINGS,
     rejected_elsewhere: Container[str] = frozenset(),
-    push_after_write: bool = False,
+    may_push: bool = False,
 ) -> Iterator[Transaction]:
     """Lock the store and yield a Transaction; undo on error, refresh the index after a commit.
+    `settings` (`Context.settings`) give the author and the lock timeout; `may_push` (a person's or
+    an agent's write, not capture, rollup, sync or repair): a commit starts a detached push when
+    `settings.push` is `after-write` (vault only);
     `rejected_elsewhere`: the values rejected in the other stores the writer reads (SPEC 5.3: one
-    rejection holds in every store; `search.service.rejected_elsewhere`); `push_after_write`:
-    a commit starts a detached push (`settings.sync.push = after-write`, vault only)."""
+    rejection holds in every store; `search.service.rejected_elsewhere`)."""
     from jacked_vault.search.index import SearchIndex
     from jacked_vault.store.vault import check_store_gitignore
 
     check_store_gitignore(store)
     git.require_branch(store.root)
-    lock_args = {} if lock_timeout_s is None else {"timeout_s": lock_timeout_s}
+    lock_args = {} if settings.lock_timeout_s is None else {"timeout_s": settings.lock_timeout_s}
     with store_lock(store.cache, **lock_args):
         rolled_back = roll_back(store)
         index = SearchIndex(store)
         try:
             index.refresh()
-            tx = Transaction(store, index, author, harness=harness, origin=origin)
+            tx = Transaction(store, index, settings.author, harness=harness, origin=origin)
             tx.rolled_back = rolled_back
             tx.rejected_elsewhere = rejected_elsewhere
             settled = False
@@ -351,17 +357,8 @@ def write_transaction(
                 index.refresh()
         finally:
             index.close()
-    if push_after_write and tx.commit_id is not None and not store.is_project:
+    if may_push and settings.push_after_write and tx.commit_id is not None and not store.is_project:
         from jacked_vault.store.detached import spawn_hook
 
         spawn_hook(store.root, "push")
 
-
-def settings_for(ctx) -> dict:
-    """The `write_transaction` keywords a Context's settings give (author, lock timeout, and
-    whether a commit starts a detached push: `settings.sync.push = after-write`)."""
-    from jacked_vault.store.config import push_policy
-
-    settings = ctx.config.get("settings", {}) or {}
-    push = push_policy(ctx.config) == "after-write"
-    return {"author": settings.get("author"), "lock_timeout_s": settings.get("lock_timeout_s"), "push_after_write": push}

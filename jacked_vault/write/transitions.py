@@ -105,8 +105,7 @@ def transition(
     from jacked_vault.document import utc_now
     from jacked_vault.recall.index_md import regenerate_index
     from jacked_vault.store import git
-    from jacked_vault.store.config import review_signers
-    from jacked_vault.write.transaction import settings_for, write_transaction
+    from jacked_vault.write.transaction import write_transaction
 
     if op == "reject" and not (reason and reason.strip()):
         raise VaultError("USAGE", "reject needs --reason")
@@ -119,11 +118,11 @@ def transition(
     store, rel, trust = _locate(ctx, note_id)
     if op == "supersede":
         _locate(ctx, by)
-    with write_transaction(store, harness=ctx.harness, origin="cli", **settings_for(ctx)) as tx:
+    with write_transaction(store, harness=ctx.harness, origin="cli", settings=ctx.settings, may_push=True) as tx:
         done = _apply(tx, rel, note_id, op, trust=trust, reason=reason, valid_until=valid_until, by=by, now=utc_now())
         for (scope, group), group_changes in done.changes.items():
             regenerate_index(tx, scope, group, group_changes)
-        sign = op == "accept" and (review_signers() is not None or git.signs_commits(tx.repo))
+        sign = op == "accept" and (ctx.settings.review_signers is not None or git.signs_commits(tx.repo))
         note, updated = done.note, done.updated
         commit = tx.commit(f"memory({op}): {note.title}", sign=sign, note_id=note.id, reason=updated.status_reason if op != "accept" else None)
     proven = "reviewed" if op == "accept" else trust  # what the note is worth, not what its file claims
@@ -217,10 +216,10 @@ def edit_as_new(ctx: Context, note_id: str, *, title: str, body: str) -> EditedA
     from jacked_vault.store.gate import check_note
     from jacked_vault.store.tombstones import tombstone_hash
     from jacked_vault.write.create import build_note
-    from jacked_vault.write.transaction import settings_for, write_transaction
+    from jacked_vault.write.transaction import write_transaction
 
     store, rel, trust = _locate(ctx, note_id)
-    with write_transaction(store, harness=ctx.harness, origin="cli", rejected_elsewhere=rejected_elsewhere(ctx, store), **settings_for(ctx)) as tx:
+    with write_transaction(store, harness=ctx.harness, origin="cli", rejected_elsewhere=rejected_elsewhere(ctx, store), settings=ctx.settings, may_push=True) as tx:
         committed = tx.committed(rel)
         if committed is None:
             raise VaultError("INCOMPLETE", f"{note_id}: its file is not committed yet; run `jacked memory doctor --repair`")
@@ -302,7 +301,7 @@ def archive(ctx: Context, *, after_days: int | None = None, dry_run: bool = Fals
     from jacked_vault.recall.librarian import archive_after_days, archive_candidates
     from jacked_vault.recall.index_md import regenerate_index
     from jacked_vault.store.layout import archived_path
-    from jacked_vault.write.transaction import settings_for, write_transaction
+    from jacked_vault.write.transaction import write_transaction
 
     days = archive_after_days(ctx) if after_days is None else after_days
     if days < 0:
@@ -310,7 +309,7 @@ def archive(ctx: Context, *, after_days: int | None = None, dry_run: bool = Fals
     now = utc_now()
     cutoff = format_timestamp(parse_timestamp(now) - timedelta(days=days))
     store = ctx.vault
-    with write_transaction(store, harness=ctx.harness, origin="librarian", **settings_for(ctx)) as tx:
+    with write_transaction(store, harness=ctx.harness, origin="librarian", settings=ctx.settings, may_push=True) as tx:
         moved: list[dict] = []
         kept: list[str] = []
         changes: dict[tuple[str, str | None], dict] = {}

@@ -263,11 +263,10 @@ def _create(ctx, info: MergeInfo, *, use_distiller: bool) -> Outcome:
     from jacked_vault.write.create import build_note, create_note
 
     from jacked_vault.write.agents import status_for
-    from jacked_vault.write.transaction import settings_for
 
     outcome = Outcome(commit=info.commit, kind=info.kind, action="created")
     try:
-        status = status_for(ctx.config, ORIGIN, "candidate")
+        status = status_for(ctx.settings, ORIGIN, "candidate")
     except VaultError as exc:
         outcome.action, outcome.reason = "skipped", exc.message
         return outcome
@@ -303,7 +302,7 @@ def _create(ctx, info: MergeInfo, *, use_distiller: bool) -> Outcome:
             status=status,
             tags=tags,
         )
-        return create_note(ctx.vault, note, rejected_elsewhere=rejected_elsewhere(ctx, ctx.vault), **settings_for(ctx))
+        return create_note(ctx.vault, note, rejected_elsewhere=rejected_elsewhere(ctx, ctx.vault), settings=ctx.settings, may_push=True)
 
     tries = [(title, body)]
     if outcome.distilled:

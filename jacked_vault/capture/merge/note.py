@@ -174,8 +174,7 @@ def distilled(ctx, info: MergeInfo, facts: str) -> tuple[str, str, list[str]] | 
     from jacked_vault.safety.text import check_text
     from jacked_vault.store.log import log_line
 
-    settings = ctx.config.get("settings", {}) or {}
-    distiller = resolve_distiller(settings)
+    distiller = resolve_distiller(ctx.settings)
     if distiller is None:
         return None
     try:
