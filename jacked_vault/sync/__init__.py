@@ -199,9 +199,7 @@ def push_pending(ctx: Context, trigger: str) -> str:
     """At a trigger (`session-end`, `after-write`), sync and push what this machine has not pushed,
     when the push policy says this trigger does and a remote is set; a failure is recorded (the
     next trigger tries again) and never raised. Returns what happened, for the hook's log line."""
-    from jacked_vault.store.config import push_policy
-
-    policy = push_policy(ctx.config)
+    policy = ctx.settings.push
     if policy == "manual" or (trigger == "after-write" and policy != "after-write"):
         return f"push policy {policy}: not pushed"
     import time
@@ -574,11 +572,11 @@ def regenerate_indexes(ctx: Context) -> list[str]:
     """Rewrite every group's index.md that differs from what the search index says; one commit."""
     from jacked_vault.recall.index_md import index_path, render_index
     from jacked_vault.safety import fsio
-    from jacked_vault.write.transaction import settings_for, write_transaction
+    from jacked_vault.write.transaction import write_transaction
 
     store = ctx.vault
     changed = []
-    with write_transaction(store, harness=ctx.harness, origin="sync", **{**settings_for(ctx), "push_after_write": False}) as tx:
+    with write_transaction(store, harness=ctx.harness, origin="sync", settings=ctx.settings) as tx:
         for group in sorted(tx.index.notes_per_group()):
             rel = index_path(store, group)
             data = render_index(tx.index, store, group)

@@ -16,6 +16,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from jacked_vault.document.model import UNKNOWN_HARNESS
 from jacked_vault.errors import VaultError
 from jacked_vault.store import git
 from jacked_vault.store.audit import machine_id
@@ -61,9 +62,10 @@ def _offers(root: Path, name_vault: bool) -> list[str]:
     return [f"jacked memory hooks install --claude{where}", f"jacked memory hooks install --mcp claude --user{where}"]
 
 
-def clone_vault(url: str, path: Path, *, name_vault: bool = False) -> Cloned:
-    """Clone the vault at `url` into `path` (absent or an empty folder); all or nothing. With
-    `name_vault` (the vault was not the default), the offered commands carry `--vault`."""
+def clone_vault(url: str, path: Path, *, harness: str = UNKNOWN_HARNESS, name_vault: bool = False) -> Cloned:
+    """Clone the vault at `url` into `path` (absent or an empty folder); all or nothing, what this
+    machine does not take committed as `harness`. With `name_vault` (the vault was not the
+    default), the offered commands carry `--vault`."""
     url = remote.check_url(url)
     path = Path(path).absolute()
     _check_target(path)
@@ -75,7 +77,7 @@ def clone_vault(url: str, path: Path, *, name_vault: bool = False) -> Cloned:
         store = Store(temp)
         branch, head, arrivals, reason, notes = _check_out(store)
         machine = machine_id(store.cache)
-        quarantined = _settle(store, arrivals)
+        quarantined = _settle(store, arrivals, harness)
         head = git.fast_head(temp) or head
         write_state(temp, "ok", f"cloned from the remote ({head[:10]})")
         os.rename(temp, path)  # replaces an empty folder; anything else in the way stops here
@@ -199,14 +201,13 @@ def _vault_branch(repo) -> tuple[str, str]:
     return branch, f"the remote's HEAD names {named or 'no branch'}, which holds nothing; took {branch}"
 
 
-def _settle(store: Store, arrivals) -> list[dict]:
+def _settle(store: Store, arrivals, harness: str) -> list[dict]:
     """What this machine does not take from the clone, in one commit of its own: each quarantined
     file removed (its bytes kept in `.jacked/quarantine/`, an audit line each), each note holding
     a rejected value that was made before its machine knew of the rejection rejected here too (as
     sync does, SPEC 5.3), and every index.md regenerated here (derived files are never taken)."""
     import dataclasses
 
-    from jacked_vault.context import default_harness
     from jacked_vault.document import render_note, utc_now
     from jacked_vault.recall.index_md import index_path, render_index
     from jacked_vault.safety import fsio
@@ -216,7 +217,7 @@ def _settle(store: Store, arrivals) -> list[dict]:
     from jacked_vault.write.transaction import write_transaction
 
     shown = keep_quarantined(store, arrivals)
-    with write_transaction(store, harness=default_harness(), origin="sync") as tx:
+    with write_transaction(store, harness=harness, origin="sync") as tx:
         removed: dict[str, Entry | None] = {}
         for item in arrivals.quarantined:
             if fsio.read_optional(store.root, item["path"], max_bytes=1 << 30) is not None:
