@@ -113,6 +113,12 @@ class Section:
     body: list[str]
 
 
+def section_date(section: Section) -> date:
+    """The date of a dated section (its sort key)."""
+    assert section.key is not None, "asked only of dated sections"
+    return section.key
+
+
 @dataclass
 class Doc:
     """A file of `## ` sections: what comes before the first one, then the sections in file order."""
@@ -150,7 +156,7 @@ def render_doc(doc: Doc) -> str:
     Stable: rendering a parsed rendering gives the same text (idempotent rollups).
     """
     unkeyed = [s for s in doc.sections if s.key is None]
-    keyed = sorted((s for s in doc.sections if s.key is not None), key=lambda s: s.key)
+    keyed = sorted((s for s in doc.sections if s.key is not None), key=section_date)
     parts = ["\n".join(doc.preamble)] if doc.preamble else []
     parts += ["\n".join([s.header, *s.body]) for s in unkeyed + keyed]
     return "\n\n".join(parts) + "\n"

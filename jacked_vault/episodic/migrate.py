@@ -345,10 +345,13 @@ def _shape_ok(text: str, key: re.Pattern) -> bool:
 def _target_name(kind: str, name: str, text: str, taken: Callable[[str], bool]) -> str:
     """The name this file gets in the vault folder: its own when free, else `.migrated-<n>`."""
     stem = name[:-3]
+    first: str | None
     if kind == "now":
         first, stem = "now.migrated.md", "now"
     elif kind in ("today", "done"):
-        day = _DAY.match(name).group(1)
+        match = _DAY.match(name)
+        assert match is not None, "source_kind names a today/done file by _DAY"
+        day = match.group(1)
         clash = taken(f"today-{day}.md") or taken(f"today-{day}.done.md")
         first = None if clash else name
     elif kind == "recent":
@@ -474,6 +477,7 @@ def build_plan(ctx, explicit: list[str] | None, *, progress: Callable[[int], Non
                 file.action, file.reason = "skipped", "not a remember file"
             if file.action == "skipped":
                 continue
+            assert kind is not None, "a file of no remember kind is skipped above"
             text = _read_source(root, name, file, budget)
             done += 1
             if progress is not None:
@@ -509,6 +513,7 @@ def _plan_candidates(plan: Plan, file: FilePlan, text: str, identity: str, recor
     else:
         sections = identity_sections(text)
     file.sections = len(sections)
+    assert file.kind is not None, "only a candidate source's file is planned here"
     note_kind, tags = CANDIDATE_SOURCES[file.kind]
     seen = {c.key for c in plan.candidates}
     for raw_title, body in sections:
@@ -606,9 +611,11 @@ def migrate(
         if not imports and not notes:
             return MigrateResult(plan, False, None)
         for file in imports:
+            assert file.target is not None, "build_plan names a target for every import"
             file.target = tx.create(*_split(file.target), file.data)  # create-only: never replaces
         # Count again in what is on disk now; a difference undoes everything (nothing committed).
         for file in imports:
+            assert file.target is not None, "tx.create above set it"
             written = fsio.read_file(store.root, file.target, max_bytes=MAX_SOURCE_FILE)
             file.written = _written_count(written)
             if file.written != file.entries or written != file.data:

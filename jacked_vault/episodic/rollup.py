@@ -44,6 +44,7 @@ from jacked_vault.episodic.headers import (
     parse_date,
     parse_doc,
     render_doc,
+    section_date,
     split_sections,
     strip_blank,
 )
@@ -110,7 +111,7 @@ def _archive_day(doc: Doc, day: date, header: str, body: list[str]) -> None:
     else:
         sub.body = strip_blank([*sub.body, "", *lines]) if sub.body else lines
     unkeyed = [s for s in days if s.key is None]
-    keyed = sorted((s for s in days if s.key is not None), key=lambda s: s.key)
+    keyed = sorted((s for s in days if s.key is not None), key=section_date)
     parts = [pre] if pre else []
     parts += [[s.header, *s.body] for s in unkeyed + keyed]
     out: list[str] = []
@@ -172,15 +173,17 @@ def roll_folder(today: date, files: dict[str, bytes]) -> FolderResult:
         result.rolled.append(day.isoformat())
 
     cutoff = today - timedelta(days=RECENT_DAYS)
-    keep, move = [], []
+    keep: list[Section] = []
+    move: list[Section] = []
     for section in recent.sections:
         (move if section.key is not None and section.key < cutoff else keep).append(section)
     if move:
         recent.sections = keep
         changed_recent = True
-        for section in sorted(move, key=lambda s: s.key):
-            _archive_day(archive, section.key, section.header, section.body)
-            result.archived.append(section.key.isoformat())
+        for section in sorted(move, key=section_date):
+            day = section_date(section)
+            _archive_day(archive, day, section.header, section.body)
+            result.archived.append(day.isoformat())
         new_archive = render_doc(archive).encode("utf-8")
         if new_archive != files.get(ARCHIVE):
             result.writes[ARCHIVE] = new_archive
@@ -353,7 +356,9 @@ def _read_folder(store: Store, folder: str, today: date) -> tuple[dict[str, byte
     for name in list(files):
         match = DAY_FILE.match(name)
         if match:
-            done = done_name(parse_date(match.group(1)))
+            day = parse_date(match.group(1))
+            assert day is not None, "a day file is read only when its name holds a date (wanted)"
+            done = done_name(day)
             if done in kinds and done not in files:
                 del files[name]
     return files, skipped

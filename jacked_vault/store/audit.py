@@ -72,11 +72,13 @@ class _Committed:
         self.tree = head.tree if head is not None else None
 
     def names(self, folder: str) -> list[str]:
+        import pygit2
+
         try:
             entry = self.tree[folder] if self.tree is not None else None
         except KeyError:
             return []
-        return [e.name for e in self.repo[entry.id]] if entry is not None and entry.type_str == "tree" else []
+        return [e.name for e in entry if e.name is not None] if isinstance(entry, pygit2.Tree) else []
 
     def blob(self, rel: str) -> bytes | None:
         from jacked_vault.store.git import blob_at
@@ -129,9 +131,8 @@ def lines(root: Path, rel: str, committed: _Committed | None = None) -> Iterator
     if not os.path.lexists(root / rel):
         yield from _stream(io.BytesIO((committed or _Committed(root)).blob(rel) or b""))
         return
-    with fsio.open_regular(root, rel) as (fd, _):
-        with os.fdopen(os.dup(fd), "rb", buffering=1 << 16) as handle:
-            yield from _stream(handle)
+    with fsio.open_regular(root, rel) as (fd, _), os.fdopen(os.dup(fd), "rb", buffering=1 << 16) as handle:
+        yield from _stream(handle)
 
 
 def _stream(handle) -> Iterator[str | None]:
@@ -150,7 +151,7 @@ class AuditEvent:
     op: str
     id: str
     path: str
-    sha256: str
+    sha256: str | None  # of the new bytes; "" or None (a rollup's) for a removal
     harness: str
     origin: str
     remote: str | None = None  # a sync merge: the remote commit merged
