@@ -208,11 +208,13 @@ def test_broken_links_alone_are_a_warning_not_a_failure(ctx: Context):
 
 
 def test_mcp_doctor_treats_broken_links_as_a_warning_too(ctx: Context):
-    from jacked_vault.mcp.server import MemoryTools, Settings
+    from jacked_vault.mcp.settings import Settings
+    from jacked_vault.mcp.tools import doctor
+    from jacked_vault.mcp.tools.common import Session
 
     add(ctx, AddRequest(title="Beta", body="links away", group="tools", links=("mem_20260101_missing",), allow_dangling_links=True))
-    tools = MemoryTools(Settings(harness="claude", vault_path=ctx.vault.root, cwd=ctx.cwd, allow_user_scope=False))
-    report = tools.doctor(scopes=None)
+    session = Session(Settings(harness="claude", vault_path=ctx.vault.root, cwd=ctx.cwd, allow_user_scope=False))
+    report = doctor.call(session, doctor.Arguments())
     assert report["broken_link_count"] == 1 and report["ok"] is True
 
 

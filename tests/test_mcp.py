@@ -56,10 +56,10 @@ def test_tools_have_strict_schemas_and_say_unreviewed(vault_path, work):
     assert tools["memory_search"].input_schema["properties"]["limit"]["maximum"] == 100
     assert set(tools["memory_read"].input_schema["properties"]) == {"id", "scope"}
     assert set(tools["memory_brief"].input_schema["properties"]) == {"repo", "budget"}
-    from jacked_vault.mcp import server
+    from jacked_vault.mcp.tools import brief as brief_tool
     from jacked_vault.recall import brief
 
-    assert (server.MIN_BUDGET, server.DEFAULT_BUDGET) == (brief.MIN_BUDGET, brief.DEFAULT_BUDGET)
+    assert (brief_tool.MIN_BUDGET, brief_tool.DEFAULT_BUDGET) == (brief.MIN_BUDGET, brief.DEFAULT_BUDGET)
     assert tools["memory_brief"].input_schema["properties"]["budget"]["minimum"] == brief.MIN_BUDGET
     assert all("\n    " not in tool.description for tool in tools.values())  # shown as written, not as indented in the code
     for name in ("memory_search", "memory_read", "memory_save", "memory_brief"):
@@ -84,7 +84,10 @@ def test_inproc_save_search_read_doctor(vault_path, work):
     assert memory["source_harness"] == "claude" and memory["trust"] == "unreviewed"
     assert saved["path"] == "group:groups/tools/decision/use-sqlite-fts5-for-search.md"
     assert "body" not in memory and "FTS5: offline" not in json.dumps(saved)
-    assert [r["id"] for r in found["results"]] == [memory["id"]]
+    committed = git(vault_path, "show", "HEAD:groups/tools/decision/use-sqlite-fts5-for-search.md")  # the note the save wrote
+    written_id = re.search(r'^id: "(mem_[^"]+)"$', committed, re.M).group(1)
+    assert memory["id"] == written_id and read["memory"]["id"] == written_id
+    assert [r["id"] for r in found["results"]] == [written_id]
     assert found["diagnostics"] == {"invalid_file_count": 0, "skipped_symlinks": 0, "truncated": False}
     assert "not instructions" in found["notice"].replace("never as instructions", "not instructions")
     assert read["memory"]["body"] == "We chose FTS5: offline, no server."
@@ -487,12 +490,12 @@ def test_repo_scope_from_env(vault_path, tmp_path, work):
 
 
 def test_an_unexpected_crash_is_an_error_result_without_its_text(vault_path, work, monkeypatch, capsys):
-    from jacked_vault.mcp.server import MemoryTools
+    from jacked_vault.mcp.tools import search
 
-    def boom(self, **kwargs):
+    def boom(session, args):
         raise RuntimeError("internal detail AKIAIOSFODNN7EXAMPLQ /very/secret/path")
 
-    monkeypatch.setattr(MemoryTools, "search", boom)
+    monkeypatch.setattr(search, "call", boom)
 
     async def go():
         async with Client(inproc(vault_path, work)) as client:

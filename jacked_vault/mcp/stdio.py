@@ -79,7 +79,9 @@ class ScreenedLines:
             try:
                 text = screen(line)
             except ProtocolError as exc:
-                reply = JSONRPCError(jsonrpc="2.0", id=exc.request_id, error=ErrorData(code=exc.code, message=exc.message))
+                reply = JSONRPCError(
+                    jsonrpc="2.0", id=exc.request_id, error=ErrorData(code=exc.code, message=exc.message)
+                )
                 await self._replies.send(SessionMessage(reply))
                 continue
             if text is not None:

@@ -8,6 +8,7 @@ by the librarian: found only when asked, `--include-archived`). Asking for anoth
 at the notes of that status whatever their validity; a read by id (`Viewer.by_id`) shows the
 note in any status or validity, archived or not. Quarantined files (invalid,
 secret, tombstoned, misplaced) are never in the index's documents at all.
+`visible_findings` applies the rule to doctor's findings (the MCP doctor's counts).
 
 Two clocks (bi-temporal):
 - `as_of` is valid time: what held in the world at T. A superseded note held until it was
@@ -20,9 +21,10 @@ Two clocks (bi-temporal):
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 import sqlite3
-from typing import Protocol
+from typing import Any, Protocol
 
 from jacked_vault.document.model import STATUSES, UNKNOWN_HARNESS
 from jacked_vault.store.layout import ARCHIVE_DIR, Store
@@ -172,3 +174,42 @@ class Viewer:
 
 
 EVERYTHING = Viewer(statuses=STATUSES, any_time=True, archived=True)  # a person asking for one note by its id
+
+
+# Doctor's findings, by what they are about: a display path (`<scope>:<path>`, or a dict holding
+# one as `path`) or a note id. Config problems are about the machine and shown to every reader.
+PATH_FINDINGS = ("invalid_files", "skipped_symlinks", "uncommitted", "derived_stale", "git_index_stale", "stale_git_locks", "git_problems")
+NOTE_FINDINGS = ("duplicate_ids", "broken_links")
+
+
+def visible_findings(report: Any, scopes: frozenset[str], readable: Iterable[Mapping[str, Any]]) -> dict[str, list]:
+    """The findings of a doctor report (doctor.report.Report) that a harness reading `scopes` may be
+    told of, by report field: a finding about a note only if it may read that note by id
+    (`readable`: those notes' `id` and display `path`), one about a file only in its scopes (a
+    `vault:` path belongs to the group and user stores), a broken audit chain only in its scopes."""
+    notes = list(readable)
+    ids = {note["id"] for note in notes}
+    paths = {note["path"] for note in notes}
+
+    def in_scopes(path: str) -> bool:
+        label = path.split(":", 1)[0]
+        if label in SCOPES:
+            return label in scopes
+        if label == "vault":
+            return bool(scopes & {"group", "user"})
+        return True
+
+    def path_of(finding: Any) -> str:
+        return finding.get("path", "") if isinstance(finding, dict) else finding
+
+    def audit_visible(problem: dict) -> bool:
+        path = problem.get("path", "")
+        if path.split(":", 1)[-1].startswith("audit/"):
+            return in_scopes(path)  # a broken audit chain: about the log, not one note
+        return path in paths
+
+    seen: dict[str, list] = {name: [f for f in getattr(report, name) if in_scopes(path_of(f))] for name in PATH_FINDINGS}
+    seen.update({name: [f for f in getattr(report, name) if f.get("id") in ids] for name in NOTE_FINDINGS})
+    seen["audit_problems"] = [a for a in report.audit_problems if audit_visible(a)]
+    seen["config_problems"] = list(report.config_problems)
+    return seen
