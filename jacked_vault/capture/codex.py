@@ -237,7 +237,7 @@ class _Builder:
         content = payload.get("content")
         if isinstance(kinds, list) and isinstance(content, list) and len(kinds) == len(content):
             # 0.171+: every content item says what it is; a person's words are `user.*`
-            typed = [c for c, k in zip(content, kinds) if isinstance(k, str) and k.startswith("user.")]
+            typed = [c for c, k in zip(content, kinds, strict=True) if isinstance(k, str) and k.startswith("user.")]
             items = [(str(c.get("type")), c["text"]) for c in typed if isinstance(c, dict) and isinstance(c.get("text"), str)]
         words = [text for kind, text in items if kind == "input_text" and not _is_context(text)]
         text = clean_text("\n".join(words)).strip()
@@ -250,7 +250,7 @@ class _Builder:
         self._turn("user", text)
 
     def _tool(self, payload: dict) -> None:
-        name = payload.get("name") if isinstance(payload.get("name"), str) else "shell"
+        name = given if isinstance(given := payload.get("name"), str) else "shell"
         paths: list[str] = []
         edited = False
         if payload.get("type") == "custom_tool_call":

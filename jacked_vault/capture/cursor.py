@@ -116,7 +116,7 @@ def _jsonl(text: str, transcript: Transcript) -> list[dict]:
             out = []
             for block in blocks:
                 if block.get("type") == "tool_use" and isinstance(block.get("name"), str):
-                    out.append(_tool_use(block["name"], block.get("input") if isinstance(block.get("input"), dict) else {}))
+                    out.append(_tool_use(block["name"], inputs if isinstance(inputs := block.get("input"), dict) else {}))
                 elif block.get("type") == "text":
                     out.append(block)
             entries.append({"type": "assistant", "message": {"role": "assistant", "content": out}})
@@ -126,7 +126,8 @@ def _jsonl(text: str, transcript: Transcript) -> list[dict]:
 def _plain(text: str, transcript: Transcript) -> list[dict]:
     """The older text transcripts: `user:` / `assistant:` turns."""
     entries = []
-    role, lines = None, []
+    role: str | None = None
+    lines: list[str] = []
 
     def flush() -> None:
         if role == "user":

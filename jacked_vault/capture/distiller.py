@@ -14,6 +14,7 @@ note is validated again by the create path like any other write.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -209,10 +210,8 @@ class RunResult:
 
 
 def _kill_group(pid: int) -> None:
-    try:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
 def _exited_unreaped(pid: int) -> bool:
@@ -242,24 +241,24 @@ def run_command(argv: tuple[str, ...] | list[str], data: bytes, *, timeout_s: fl
         start_new_session=True,
         close_fds=True,
     )
+    stdin, stdout = proc.stdin, proc.stdout
+    assert stdin is not None and stdout is not None, "both are pipes (subprocess.PIPE)"
 
     def feed() -> None:
         try:
-            proc.stdin.write(data)
+            stdin.write(data)
         except OSError:
             pass
         finally:
-            try:
-                proc.stdin.close()
-            except OSError:
-                pass
+            with contextlib.suppress(OSError):
+                stdin.close()
 
     writer = threading.Thread(target=feed, daemon=True)
     writer.start()
     chunks: list[bytes] = []
     size = 0
     timed_out = too_large = False
-    fd = proc.stdout.fileno()
+    fd = stdout.fileno()
     exited_at: float | None = None
     try:
         while True:
@@ -292,7 +291,7 @@ def run_command(argv: tuple[str, ...] | list[str], data: bytes, *, timeout_s: fl
                 time.sleep(0.01)
     finally:
         _kill_group(proc.pid)  # the leader is unreaped (or killed): its group id is still ours
-        proc.stdout.close()
+        stdout.close()
         proc.wait()
         writer.join(timeout=1)
     return RunResult(
@@ -361,6 +360,7 @@ def parse_answer(raw: bytes) -> Answer:
     if errors:
         where = "/".join(str(p) for p in errors[0].absolute_path) or "(top level)"
         raise DistillFailure("schema", f"at {where}: {errors[0].validator}")
+    assert isinstance(doc, dict), "the schema accepts only an object"
     found = scan_fields(doc)  # raw text of every field, tags included
     if found:
         raise DistillFailure("secret", ", ".join(sorted({kind for _, kind in found})))

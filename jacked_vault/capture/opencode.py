@@ -32,6 +32,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+from collections.abc import Mapping
 from pathlib import Path
 
 from jacked_vault.capture.transcript import MAX_TAIL_BYTES, MAX_TURN_CHARS, Transcript, _Builder
@@ -42,13 +43,13 @@ MAX_FILE_BYTES = 1024 * 1024  # one legacy JSON file
 TOOL_NAMES = {"edit": "Edit", "write": "Write", "multiedit": "MultiEdit", "patch": "Edit", "apply_patch": "Edit", "read": "Read"}
 
 
-def data_dir(environ: dict[str, str] | None = None) -> Path:
+def data_dir(environ: Mapping[str, str] | None = None) -> Path:
     env = os.environ if environ is None else environ
     home = Path(env.get("HOME") or os.path.expanduser("~"))
     return Path(env.get("XDG_DATA_HOME") or home / ".local" / "share") / "opencode"
 
 
-def default_db(environ: dict[str, str] | None = None) -> Path:
+def default_db(environ: Mapping[str, str] | None = None) -> Path:
     """The database OpenCode writes for this environment (`$OPENCODE_DB` honoured)."""
     env = os.environ if environ is None else environ
     named = env.get("OPENCODE_DB")
@@ -236,8 +237,8 @@ def _from_json_storage(storage: Path, session_id: str, max_bytes: int, transcrip
             part = _json_file(part_file, transcript)
             if part is None:
                 continue
-            state = part.get("state") if isinstance(part.get("state"), dict) else {}
-            inputs = state.get("input") if isinstance(state.get("input"), dict) else {}
+            state = found if isinstance(found := part.get("state"), dict) else {}
+            inputs = raw if isinstance(raw := state.get("input"), dict) else {}
             text = part.get("text")
             path = inputs.get("filePath") or inputs.get("path")
             files = part.get("files") if isinstance(part.get("files"), list) else []

@@ -15,6 +15,7 @@ every problem is one line in `.jacked/log`.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import os
@@ -31,9 +32,9 @@ from jacked_vault.store.queue import MARKER_NAME as _MARKER_NAME
 DEFAULT_MAX_ITEMS = 20
 
 __all__ = [
+    "MAX_TRIES",
     "Attempt",
     "DrainReport",
-    "MAX_TRIES",
     "QueueCounts",
     "capture_key",
     "drain",
@@ -56,10 +57,8 @@ def capture_key(payload: dict) -> str:
     size = "-"
     path = payload.get("transcript_path")
     if isinstance(path, str) and path:
-        try:
+        with contextlib.suppress(OSError, ValueError):
             size = str(os.stat(os.path.expanduser(path)).st_size)
-        except (OSError, ValueError):
-            pass
     return f"{event}:{session}:{size}"
 
 
@@ -176,7 +175,7 @@ def _drain_one(handlers: dict[str, Handler], cache_dir: Path, name: str, report:
         report.attempted += 1
         try:
             attempt = handler(marker)
-        except Exception as exc:  # noqa: BLE001 - a drain runs from hooks that fail open
+        except Exception as exc:  # a drain runs from hooks that fail open
             attempt = Attempt(error=_describe(exc))
             report.errors += 1
         report.results.append(attempt.result)
@@ -223,12 +222,12 @@ def drain(
                 break
             try:
                 _drain_one(handlers, cache_dir, name, report, min_age_s)
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:  # a drain fails open: counted and logged
                 report.errors += 1
                 log_line(cache_dir, f"queue {name}: drain error {_describe(exc)}")
         counts = queue_counts(cache_dir)
         report.pending, report.failed_total = counts.pending, counts.failed
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:  # a drain fails open: counted and logged
         report.errors += 1
         log_line(cache_dir, f"queue: drain error {_describe(exc)}")
     return report

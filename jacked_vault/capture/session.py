@@ -134,7 +134,7 @@ def _ledger_set(cache: Path, key: str, **fields: object) -> None:
     from jacked_vault.document.timestamps import utc_now
 
     with _ledger(cache) as keys:
-        current = keys.get(key) if isinstance(keys.get(key), dict) else {}
+        current = found if isinstance(found := keys.get(key), dict) else {}
         keys[key] = {**current, **fields, "at": utc_now()}
 
 
@@ -274,6 +274,8 @@ def _capture(ctx, payload: dict, result: CaptureResult, transcript: Transcript, 
 
     store = ctx.vault
     cache = store.cache
+    key = result.key
+    assert key is not None, "capture_session names the key before it captures"
     branch = transcript.branch or current_branch(repo.root) or "-"
     session_cwd = transcript.cwd or (payload.get("cwd") if isinstance(payload.get("cwd"), str) else None)
     files = [display_path(p, session_cwd) for p, _ in reversed(transcript.files)]
@@ -307,7 +309,7 @@ def _capture(ctx, payload: dict, result: CaptureResult, transcript: Transcript, 
                 log_line(cache, f"capture {result.key}: distilled sentence refused ({exc.code}); deterministic entry")
         # Still pending until the note step is done: a crash before it retries the note only.
         has_note = answer is not None and answer.note is not None
-        _ledger_set(cache, result.key, entry=result.entry_path, pending=result.retry or has_note, note=None)
+        _ledger_set(cache, key, entry=result.entry_path, pending=result.retry or has_note, note=None)
 
     if answer is not None and answer.note is not None:
         if parrots(answer.note.title, answer.note.body, transcript.human):
@@ -329,7 +331,7 @@ def _capture(ctx, payload: dict, result: CaptureResult, transcript: Transcript, 
         if result.note_refused:
             log_line(cache, f"capture {result.key}: distilled note refused ({result.note_refused})")
     if prior is not None or (answer is not None and answer.note is not None):
-        _ledger_set(cache, result.key, pending=result.retry, **({"note": result.note_id} if result.note_id else {}))
+        _ledger_set(cache, key, pending=result.retry, **({"note": result.note_id} if result.note_id else {}))
 
 
 def retry(ctx_factory):

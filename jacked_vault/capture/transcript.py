@@ -204,8 +204,8 @@ class _Builder:
                 if text:
                     self._turn("assistant", text)
             elif kind == "tool_use":
-                name = block.get("name") if isinstance(block.get("name"), str) else "tool"
-                inputs = block.get("input") if isinstance(block.get("input"), dict) else {}
+                name = given if isinstance(given := block.get("name"), str) else "tool"
+                inputs = raw if isinstance(raw := block.get("input"), dict) else {}
                 path = next((inputs[k] for k in _PATH_KEYS if isinstance(inputs.get(k), str) and inputs[k]), None)
                 if path is not None:
                     path = clean_text(path)[:1024]
