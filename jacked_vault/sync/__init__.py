@@ -462,8 +462,7 @@ def _integrate(
     top of (or merged with) the remote's history, and move HEAD (lock held). With
     `hold_deletions` (the SessionStart pull) nothing moves when the remote deletes files: None."""
     from jacked_vault.store import audit
-    from jacked_vault.store.gate import inspect
-    from jacked_vault.write.transaction import commit_message
+    from jacked_vault.write.transaction import commit_tree
 
     root = ctx.vault.root
     arrivals = _judge(ctx, repo, repo[base].tree if base is not None else None, repo[theirs].tree)
@@ -479,22 +478,14 @@ def _integrate(
     if len(plan.parents) == 1 and not plan.edits:
         git.advance_to(repo, theirs, ours)
     else:
-        machine = audit.machine_id(ctx.vault.cache)
         plan.events.append(audit.AuditEvent(_now(), "sync", f"origin:{str(theirs)[:12]}", "", "", ctx.harness, "sync", remote=str(theirs)))
         tree = git.tree_with_files(repo, plan.tree, plan.edits)
-        pending = audit.stage(root, machine, plan.events)
-        for rel, data in pending.files.items():
-            inspect(ctx.vault, rel, data, base=git.blob_at(repo, repo[tree], rel))
-        tree = git.tree_with_files(repo, repo[tree], pending.files)
         subject = (
             f"memory: sync merge of origin ({str(theirs)[:10]})" if len(plan.parents) == 2 else f"memory: sync of origin ({str(theirs)[:10]}): what this machine keeps"
         )
-        message = commit_message(
-            subject,
-            {"Memory-Remote": str(theirs), "Memory-Origin": "sync", "Memory-Harness": ctx.harness, "Memory-Audit": f"{machine} {pending.last_hash}"},
+        commit = commit_tree(
+            ctx.vault, repo, tree, plan.parents, plan.events, subject, harness=ctx.harness, origin="sync", settings=ctx.settings, remote=str(theirs)
         )
-        sig = git.signature(repo, (ctx.config.get("settings") or {}).get("author"))
-        commit = repo.create_commit(None, sig, sig, message, tree, plan.parents)
         git.advance_to(repo, commit, ours)
     result.quarantined = _quarantine(ctx, arrivals)
     return result
