@@ -17,7 +17,8 @@ FRONT_END_ENV = {"JACKED_VAULT_DIR", "JACKED_MEMORY_HARNESS"}
 
 
 def _sources() -> dict[str, ast.Module]:
-    return {str(p.relative_to(PACKAGE)): ast.parse(p.read_text(encoding="utf-8")) for p in sorted(PACKAGE.rglob("*.py"))}
+    paths = sorted(PACKAGE.rglob("*.py"))
+    return {str(p.relative_to(PACKAGE)): ast.parse(p.read_text(encoding="utf-8")) for p in paths}
 
 
 NOT_VAULT_SETTINGS = {"plugin['settings']"}  # episodic.migrate: the path of Claude Code's settings.json
@@ -110,11 +111,13 @@ def test_settings_build_types_every_value_and_defaults_the_rest():
     }
     built = Settings.build(given, Path("/signers"))
     assert dict(built.author or {}) == {"name": "Ada", "email": "ada@example.org"}
-    assert (built.lock_timeout_s, built.push, built.push_after_write, built.agents) == (7.0, "after-write", True, "candidate")
+    assert (built.lock_timeout_s, built.push, built.push_after_write) == (7.0, "after-write", True)
+    assert built.agents == "candidate"
     assert dict(built.librarian) == {"added": 5, "archive_after_days": 30}
-    assert (built.distill_command, built.distill_timeout_s, built.review_signers) == (("distill", "--json"), 20.0, Path("/signers"))
+    assert (built.distill_command, built.distill_timeout_s) == (("distill", "--json"), 20.0)
+    assert built.review_signers == Path("/signers")
     assert Settings.build({}) == DEFAULT_SETTINGS
-    half = Settings.build({"settings": {"author": {"name": "Ada"}, "sync": {"push": "sometimes"}, "writes": {"agents": 3}}})
+    half = Settings.build({"settings": {"author": {"name": "Ada"}, "sync": {"push": "often"}, "writes": {"agents": 3}}})
     assert (half.author, half.push, half.agents) == (None, "session-end", "active")
     with pytest.raises(AttributeError):
         built.push = "manual"  # type: ignore[misc]
@@ -129,9 +132,12 @@ def test_context_settings_follow_the_effective_config(vault_path: Path, tmp_path
     shared = json.loads((vault_path / "vault.json").read_text())
     shared["settings"] = {"sync": {"push": "manual"}, "lock_timeout_s": 3}
     (vault_path / "vault.json").write_text(json.dumps(shared))
-    (vault_path / ".jacked" / "vault.local.json").write_text(json.dumps({"settings": {"lock_timeout_s": 9, "distill": {"command": ["evil"]}}}))
+    local = {"settings": {"lock_timeout_s": 9, "distill": {"command": ["evil"]}}}
+    (vault_path / ".jacked" / "vault.local.json").write_text(json.dumps(local))
     signers = tmp_path / "allowed_signers"
-    write_machine_config({"sync": {"push": "after-write"}, "distill": {"command": ["mine"]}, "review": {"allowed_signers": str(signers)}})
+    write_machine_config(
+        {"sync": {"push": "after-write"}, "distill": {"command": ["mine"]}, "review": {"allowed_signers": str(signers)}}
+    )
     settings = Context.create(vault=vault_path, cwd=tmp_path, harness="t").settings
     assert (settings.push, settings.lock_timeout_s, settings.distill_command) == ("after-write", 9.0, ("mine",))
     assert settings.review_signers == signers

@@ -57,7 +57,8 @@ def test_the_sync_merge_is_a_transaction_commit(tmp_path: Path):
     keys = [line.split(": ", 1)[0] for line in trailers.splitlines()]
     assert keys == ["Memory-Remote", "Memory-Origin", "Memory-Harness", "Memory-Audit"]
     values = dict(line.split(": ", 1) for line in trailers.splitlines())
-    assert (values["Memory-Remote"], values["Memory-Origin"], values["Memory-Harness"]) == (str(theirs), "sync", "desktop")
+    assert values["Memory-Remote"] == str(theirs)
+    assert (values["Memory-Origin"], values["Memory-Harness"]) == ("sync", "desktop")
     machine, last_hash = values["Memory-Audit"].split(" ")
     # the audit line is in the merge's own tree, the last of this machine's part, chained as the trailer says
     changed = [d.delta.new_file.path for d in repo.diff(repo[merge.parent_ids[0]], merge)]
