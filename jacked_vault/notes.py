@@ -75,7 +75,7 @@ def add(ctx: Context, req: AddRequest) -> Created:
         status=status_for(ctx.settings, req.origin, req.status),
         valid_from=req.valid_from,
     )
-    check_note(note, tombstoned=None)
+    checked = check_note(note, tombstoned=None)
     if note.links and not req.allow_dangling_links:
         _check_links(ctx, note.links, req.link_viewer, cli=req.origin == "cli")
     if req.scope == "project":
@@ -86,7 +86,10 @@ def add(ctx: Context, req: AddRequest) -> Created:
         store = vault
     from jacked_vault.search.service import rejected_elsewhere
 
-    return create_note(store, note, allow_rejected=req.allow_rejected, rejected_elsewhere=rejected_elsewhere(ctx, store), settings=ctx.settings, may_push=True)
+    elsewhere = rejected_elsewhere(ctx, store)
+    return create_note(
+        store, note, checked=checked, allow_rejected=req.allow_rejected, rejected_elsewhere=elsewhere, settings=ctx.settings, may_push=True
+    )
 
 
 def _check_links(ctx: Context, links: list[str], viewer: Viewer | None, *, cli: bool) -> None:

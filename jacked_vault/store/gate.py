@@ -90,12 +90,19 @@ def verdict_key(kind: str, data: bytes) -> bytes:
 
 @dataclass(frozen=True)
 class Checked:
-    """What the gate made of one file: its layout kind and, for notes and hot.md, the parse."""
+    """What the gate made of one file: its layout kind and, for notes and hot.md, the parse.
+
+    `check_note`'s answer also carries the note's bytes and the key of its content verdict: a
+    write transaction handed it (`Transaction.create`) remembers the key in the index's
+    `Verdicts`, so neither the commit nor the index judges those bytes' content again; bytes
+    whose key was not checked are judged as ever."""
 
     kind: str
     note: object = None  # document.Note
     hot: object = None  # document.hot.Hot
     text: str | None = None  # episodic text
+    data: bytes = b""  # check_note: the canonical bytes
+    key: bytes | None = None  # check_note: verdict_key("note", data) (None: the bytes parse to another note)
 
 
 def refuse(code: str, rel: str, problem: str, *, error: str = "VALIDATION", details: dict | None = None) -> VaultError:
@@ -147,15 +154,17 @@ def scan(fields: dict[str, object], rel: str | None = None) -> None:
 # -- notes ---------------------------------------------------------------------------------------
 
 
-def check_note(note, *, tombstoned: Tombstoned | None, allow_rejected: bool = False, rel: str | None = None) -> bytes:
-    """A new note's canonical bytes: secret scan first (messages never quote values), then
-    validation, then the tombstone rule. Raises SECRET / VALIDATION / TOMBSTONED."""
-    from jacked_vault.document import render_note
+def check_note(note, *, tombstoned: Tombstoned | None, allow_rejected: bool = False, rel: str | None = None) -> Checked:
+    """The verdict on a new note: secret scan first (messages never quote values), then
+    validation (its canonical bytes), then the tombstone rule. Raises SECRET / VALIDATION /
+    TOMBSTONED. The key vouches for the bytes only when they parse back to this very note."""
+    from jacked_vault.document import parse_note, render_note
 
     scan(note_fields(note), rel)
     data = render_note(note)
     check_tombstone(note, tombstoned, person_override=allow_rejected)
-    return data
+    same = parse_note(data, checked=True) == note
+    return Checked("note", note=note, data=data, key=verdict_key("note", data) if same else None)
 
 
 def check_tombstone(note, tombstoned: Tombstoned | None, *, person_override: bool) -> None:

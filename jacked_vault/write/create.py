@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from jacked_vault.document import Note, render_note, slugify_title, utc_now
 from jacked_vault.errors import VaultError
+from jacked_vault.store.gate import Checked
 from jacked_vault.store.layout import Store
 from jacked_vault.store.settings import DEFAULT_SETTINGS, Settings
 from jacked_vault.write.transaction import kept_aside, write_transaction
@@ -120,6 +121,7 @@ def create_note(
     store: Store,
     note: Note,
     *,
+    checked: Checked | None = None,
     settings: Settings = DEFAULT_SETTINGS,
     allow_rejected: bool = False,
     rejected_elsewhere: Container[str] = frozenset(),
@@ -127,16 +129,20 @@ def create_note(
 ) -> Created:
     """Gate, write, audit and commit one new note with its group's index.md. All or nothing.
 
-    The gate's checks run once before the lock (a refusal costs nothing) and again on the
-    bytes the commit holds. A value that was rejected before (a tombstone) is refused: always
-    for automatic capture, MCP and migration; for a person unless `allow_rejected`. A note that
-    repeats a live one (`duplicate_of`) is answered with that note, and nothing is written.
+    The gate judges the note once, before the lock (a refusal costs nothing; `checked`: the
+    caller's verdict on this very note, `store.gate.check_note`); the commit and the index take
+    that verdict for the same bytes, and the tombstone rule is applied again under the lock. A
+    value that was rejected before (a tombstone) is refused: always for automatic capture, MCP
+    and migration; for a person unless `allow_rejected`. A note that repeats a live one
+    (`duplicate_of`) is answered with that note, and nothing is written.
     """
     from jacked_vault.recall.index_md import regenerate_index
     from jacked_vault.search.entries import Entry
-    from jacked_vault.store.gate import check_note
+    from jacked_vault.store.gate import check_note, check_tombstone
 
-    data = check_note(note, tombstoned=None)
+    if checked is None or checked.note is not note:
+        checked = check_note(note, tombstoned=None)
+    data = checked.data
     with write_transaction(
         store,
         harness=note.source_harness,
@@ -145,7 +151,7 @@ def create_note(
         rejected_elsewhere=rejected_elsewhere,
         may_push=may_push,
     ) as tx:
-        check_note(note, tombstoned=tx.rejected, allow_rejected=allow_rejected)
+        check_tombstone(note, tx.rejected, person_override=allow_rejected)
         if tx.index.lookup(note.id):
             raise VaultError("EXISTS", f"a note with id {note.id} already exists")
         twin = duplicate_of(tx.index, note)
@@ -156,7 +162,7 @@ def create_note(
         # the superseded notes are written first: a kill after the new note's write then rolls
         # both back (write.transaction.interrupted), never leaving a new note without its supersede
         quarantined = [kept for old_rel, after, _ in superseded if (kept := tx.transition(old_rel, after))]
-        rel = tx.create(store.note_dir(note.scope, note.group, note.kind), slugify_title(note.title), data, allow_rejected=allow_rejected)
+        rel = tx.create(store.note_dir(note.scope, note.group, note.kind), slugify_title(note.title), checked, allow_rejected=allow_rejected)
         tx.event("create", note.id, rel, data, ts=note.created_at)
         changes = {rel: Entry.from_note(note)}
         for old_rel, after, new in superseded:

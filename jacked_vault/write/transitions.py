@@ -213,7 +213,7 @@ def edit_as_new(ctx: Context, note_id: str, *, title: str, body: str) -> EditedA
     from jacked_vault.recall.index_md import regenerate_index
     from jacked_vault.search.entries import Entry
     from jacked_vault.search.service import rejected_elsewhere
-    from jacked_vault.store.gate import check_note
+    from jacked_vault.store.gate import check_note, check_tombstone
     from jacked_vault.store.tombstones import tombstone_hash
     from jacked_vault.write.create import build_note
     from jacked_vault.write.transaction import write_transaction
@@ -229,12 +229,12 @@ def edit_as_new(ctx: Context, note_id: str, *, title: str, body: str) -> EditedA
             title=title, body=body, kind=old.kind, scope=old.scope, group=old.group, repos=list(old.repos), source_harness=ctx.harness,
             origin="cli", target_harnesses=list(old.target_harnesses), tags=list(old.tags), links=list(old.links), now=now,
         )  # fmt: skip
-        data = check_note(new, tombstoned=None)  # secrets and validation first: a refusal names the field, never the text
+        checked = check_note(new, tombstoned=None)  # secrets and validation first: a refusal names the field, never the text
         if tombstone_hash(new.title, new.body) == tombstone_hash(old.title, old.body):
             raise VaultError("VALIDATION", "the edit left the text as it was; accept the candidate instead (nothing was written)")
-        check_note(new, tombstoned=tx.rejected)
-        new_rel = tx.create(store.note_dir(new.scope, new.group, new.kind), slugify_title(new.title), data)
-        tx.event("create", new.id, new_rel, data, ts=now)
+        check_tombstone(new, tx.rejected, person_override=False)
+        new_rel = tx.create(store.note_dir(new.scope, new.group, new.kind), slugify_title(new.title), checked)
+        tx.event("create", new.id, new_rel, checked.data, ts=now)
         done = _apply(tx, rel, note_id, "reject", trust=trust, reason=f"edited as {new.id}", valid_until=None, by=None, now=now)
         done.changes.setdefault((new.scope, new.group), {})[new_rel] = Entry.from_note(new)
         for (scope, group), group_changes in done.changes.items():
