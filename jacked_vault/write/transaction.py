@@ -29,11 +29,13 @@ from jacked_vault.safety import fsio
 from jacked_vault.store import audit, git
 from jacked_vault.store.gate import Checked
 from jacked_vault.store.layout import Store
-from jacked_vault.store.lock import store_lock
+from jacked_vault.store.lock import DEFAULT_TIMEOUT_S, store_lock
 from jacked_vault.store.settings import DEFAULT_SETTINGS, Settings
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
+
+    import pygit2
 
 MAX_NAME_TRIES = 1000
 MAX_SUBJECT = 200
@@ -211,22 +213,9 @@ class Transaction:
                     allow_rejected=rel in self._person_override,
                     verdicts=self.index.verdicts,
                 )
-        machine = audit.machine_id(self.store.cache)
-        pending = audit.stage(self.store.root, machine, self._events)
-        for rel, data in pending.files.items():
-            inspect(self.store, rel, data, base=self.committed(rel))
-        for rel, data in pending.files.items():
+        audit_files, message = _sealed(self.store, self._events, subject, trailers, self.origin, self.harness, self.committed)
+        for rel, data in audit_files.items():
             self.replace(rel, data)
-        names = {"note_id": "Memory-Id", "reason": "Memory-Reason", "remote": "Memory-Remote"}
-        message = commit_message(
-            subject,
-            {
-                **{names.get(k, f"Memory-{k.title()}"): v for k, v in trailers.items()},
-                "Memory-Origin": self.origin,
-                "Memory-Harness": self.harness,
-                "Memory-Audit": f"{machine} {pending.last_hash}",
-            },
-        )
         self.parent = git.fast_head(self.store.root)
         self.commit_id = git.commit_files(self.repo, self.files, message, author=self.author, sign=sign)
         return self.commit_id
@@ -240,6 +229,63 @@ class Transaction:
                     pass
             else:
                 fsio.replace_file(self.store.root, rel, before)
+
+
+def _sealed(
+    store: Store,
+    events: list[audit.AuditEvent],
+    subject: str,
+    trailers: Mapping[str, str | None],
+    origin: str,
+    harness: str,
+    base: Callable[[str], bytes | None],
+) -> tuple[dict[str, bytes], str]:
+    """What every commit of a store carries besides its files: the audit files `events` append
+    (each through the gate, against `base(rel)`, the parent's bytes) and the message, `subject`
+    with the `Memory-*` trailers (`note_id` -> `Memory-Id`, `reason` -> `Memory-Reason`, `remote`
+    -> `Memory-Remote`; then origin, harness and the audit position)."""
+    from jacked_vault.store.gate import inspect
+
+    if not events:
+        raise VaultError("INTERNAL", "a commit without an audit line (every mutation is logged)")
+    machine = audit.machine_id(store.cache)
+    pending = audit.stage(store.root, machine, events)
+    for rel, data in pending.files.items():
+        inspect(store, rel, data, base=base(rel))
+    names = {"note_id": "Memory-Id", "reason": "Memory-Reason", "remote": "Memory-Remote"}
+    message = commit_message(
+        subject,
+        {
+            **{names.get(k, f"Memory-{k.title()}"): v for k, v in trailers.items()},
+            "Memory-Origin": origin,
+            "Memory-Harness": harness,
+            "Memory-Audit": f"{machine} {pending.last_hash}",
+        },
+    )
+    return pending.files, message
+
+
+def commit_tree(
+    store: Store,
+    repo: pygit2.Repository,
+    tree: pygit2.Oid,
+    parents: list[pygit2.Oid],
+    events: list[audit.AuditEvent],
+    subject: str,
+    *,
+    harness: str,
+    origin: str,
+    settings: Settings = DEFAULT_SETTINGS,
+    **trailers: str | None,
+) -> pygit2.Oid:
+    """Commit `tree` on `parents` (a sync merge, built from git objects, the store lock held) the
+    way `Transaction.commit` commits: the audit lines of `events` added to the tree (gated), the
+    same trailers, the settings' author. Nothing moves: the caller checks the commit out and moves
+    the branch (`store.git.advance_to`), which resets the git index to it."""
+    audit_files, message = _sealed(store, events, subject, trailers, origin, harness, lambda rel: git.blob_at(repo, repo[tree], rel))
+    full = git.tree_with_files(repo, repo[tree], audit_files)
+    sig = git.signature(repo, settings.author)
+    return repo.create_commit(None, sig, sig, message, full, parents)
 
 
 def kept_aside(names: list[str]) -> list[str]:
@@ -342,8 +388,7 @@ def write_transaction(
 
     check_store_gitignore(store)
     git.require_branch(store.root)
-    lock_args = {} if settings.lock_timeout_s is None else {"timeout_s": settings.lock_timeout_s}
-    with store_lock(store.cache, **lock_args):
+    with store_lock(store.cache, DEFAULT_TIMEOUT_S if settings.lock_timeout_s is None else settings.lock_timeout_s):
         rolled_back = roll_back(store)
         index = SearchIndex(store)
         try:
