@@ -384,12 +384,9 @@ def _report(location: HookLocation, hooks_dir: Path, actions: list[str] | None =
 
 def jacked_executable() -> str:
     """The `jacked` script of the running install (beside this Python), else one on PATH, else ""."""
-    import shutil
+    from jacked_vault.hooks.launcher import jacked_script
 
-    script = Path(sys.executable).with_name("jacked")
-    if script.is_file() and os.access(script, os.X_OK):
-        return str(script)
-    return shutil.which("jacked") or ""
+    return jacked_script() or ""
 
 
 def render_hook(jacked_bin: str | None = None, python: str | None = None, vault: str | os.PathLike | None = None) -> bytes:

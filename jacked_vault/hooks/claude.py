@@ -10,8 +10,6 @@ from __future__ import annotations
 import json
 import os
 import shlex
-import shutil
-import sys
 from pathlib import Path
 
 from jacked_vault.errors import VaultError
@@ -32,20 +30,11 @@ def default_settings_path() -> Path:
     return Path(os.path.expanduser("~/.claude/settings.json"))
 
 
-def jacked_command() -> str:
-    """How hooks call us: the `jacked` script of this install (absolute), else this Python."""
-    script = Path(sys.executable).with_name("jacked")
-    if script.is_file():
-        return str(script)
-    found = shutil.which("jacked")
-    return found or f"{sys.executable} -m jacked_vault.cli.main"
-
-
 def hook_command(hook: str, vault: Path | None) -> str:
     """The command line of one hook, each word shell-quoted (a path with a space stays one word)."""
-    command = jacked_command()
-    words = [sys.executable, "-m", "jacked_vault.cli.main"] if command.endswith(" -m jacked_vault.cli.main") else [command]
-    words += ["_hook", hook] + (["--vault", str(vault)] if vault is not None else [])
+    from jacked_vault.hooks.launcher import jacked_argv
+
+    words = [*jacked_argv(), "_hook", hook] + (["--vault", str(vault)] if vault is not None else [])
     return f"{shlex.join(words)} {MARKER}"
 
 

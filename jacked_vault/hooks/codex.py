@@ -28,7 +28,6 @@ import re
 import shlex
 import shutil
 import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -57,18 +56,10 @@ def default_config_path(environ: dict[str, str] | None = None) -> Path:
     return codex_home(environ) / "config.toml"
 
 
-def command_argv() -> list[str]:
-    """How Codex calls us: the `jacked` script of this install (absolute), else this Python."""
-    from jacked_vault.hooks.claude import jacked_command
-
-    found = jacked_command()
-    if found.endswith(" -m jacked_vault.cli.main"):
-        return [sys.executable, "-m", "jacked_vault.cli.main"]
-    return [found]
-
-
 def hook_command(hook: str, vault: Path | None) -> str:
-    argv = [*command_argv(), "_hook", hook, "--harness", HARNESS]
+    from jacked_vault.hooks.launcher import jacked_argv
+
+    argv = [*jacked_argv(), "_hook", hook, "--harness", HARNESS]
     if vault is not None:
         argv += ["--vault", str(vault)]
     return f"{shlex.join(argv)} {MARKER}"

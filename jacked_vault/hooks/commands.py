@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from jacked_vault.errors import VaultError
+from jacked_vault.hooks import ownedfile
 
 HARNESSES = ("claude", "codex", "opencode")
 NAMES = ("remember", "learn")
@@ -60,7 +61,7 @@ def paths(harness: str, environ: dict[str, str] | None = None) -> list[Path]:
 def render(harness: str, name: str, vault: Path | None = None) -> bytes:
     """The command file: the harness's frontmatter, MARKER, then the template with this install's
     `jacked memory` (and `--vault` when one was named) in place of `__MEMORY__`."""
-    from jacked_vault.hooks.opencode import jacked_argv
+    from jacked_vault.hooks.launcher import jacked_argv
     from jacked_vault.resources import data_file
 
     memory = shlex.join([*jacked_argv(), "memory", *(["--vault", str(vault)] if vault is not None else [])])
@@ -75,57 +76,24 @@ def is_ours(data: bytes | None) -> bool:
     return data is not None and MARKER.encode() in data
 
 
-def _read(path: Path) -> bytes | None:
-    from jacked_vault.safety import fsio
-
-    if path.is_symlink() or (path.exists() and not path.is_file()):
-        raise VaultError("CONFIG", f"{path} is not a plain file; not touching it")
-    return fsio.read_capped(path, MAX_BYTES)
-
-
 def install(harness: str, vault: Path | None = None, environ: dict[str, str] | None = None) -> list[Change]:
     """Write both command files; a foreign file of either name refuses both, nothing written."""
-    from jacked_vault.safety import fsio
-
     wanted = {path: render(harness, path.stem, vault) for path in paths(harness, environ)}
-    current = {path: _read(path) for path in wanted}
+    current = {path: ownedfile.read(path, MAX_BYTES) for path in wanted}
     for path, data in current.items():
         if data is not None and not is_ours(data):
             raise VaultError("CONFIG", f"{path} exists and is not jacked-vault's; not replacing it (nothing was written)")
-    changes = []
-    for path, data in wanted.items():
-        if current[path] == data:
-            changes.append(Change(str(path), "unchanged"))
-            continue
-        fsio.write_file(path, data, mode=0o644)
-        changes.append(Change(str(path), "installed"))
-    return changes
+    return [Change(str(path), ownedfile.put(path, data, current[path])) for path, data in wanted.items()]
 
 
 def uninstall(harness: str, environ: dict[str, str] | None = None) -> list[Change]:
     """Remove jacked's command files; a file of that name that is someone else's stays."""
-    changes = []
-    for path in paths(harness, environ):
-        try:
-            data = _read(path)
-        except VaultError:
-            data = None
-        if is_ours(data):
-            path.unlink()
-            changes.append(Change(str(path), "removed"))
-        else:
-            changes.append(Change(str(path), "absent"))
-    return changes
+    return [Change(str(path), "removed" if ownedfile.remove(path, is_ours) else "absent") for path in paths(harness, environ)]
 
 
 def status(harness: str, vault: Path | None = None, environ: dict[str, str] | None = None) -> list[dict]:
     """Per file: installed (as install would write it), outdated, absent or foreign."""
-    out = []
-    for path in paths(harness, environ):
-        try:
-            data = _read(path)
-        except VaultError:
-            data = b""
-        state = "absent" if data is None else "foreign" if not is_ours(data) else "installed" if data == render(harness, path.stem, vault) else "outdated"
-        out.append({"harness": harness, "path": str(path), "state": state})
-    return out
+    return [
+        {"harness": harness, "path": str(path), "state": ownedfile.state(path, render(harness, path.stem, vault), is_ours)}
+        for path in paths(harness, environ)
+    ]

@@ -24,12 +24,11 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 from jacked_vault.errors import VaultError
+from jacked_vault.hooks import ownedfile
 
 MARKER = "// jacked-vault:"
 FILENAME = "jacked-vault.js"
@@ -180,21 +179,11 @@ def plugin_path(*, user: bool, cwd: Path | None = None, environ: dict[str, str] 
     return config_dir(user=user, cwd=cwd, environ=environ) / FOLDER / FILENAME
 
 
-def jacked_argv() -> list[str]:
-    """How the plugin starts `jacked`: the script of this install (absolute), else on PATH, else
-    this Python with `-m` (so OpenCode's own PATH never matters)."""
-    script = Path(sys.executable).with_name("jacked")
-    if script.is_file() and os.access(script, os.X_OK):
-        return [str(script)]
-    found = shutil.which("jacked")
-    if found:
-        return [str(Path(found).absolute())]
-    return [sys.executable, "-m", "jacked_vault.cli.main"]
-
-
 def render(vault: Path | None = None, argv: list[str] | None = None) -> str:
     """The plugin's source: `vault` (an explicit --vault) is baked in, else `jacked` follows
     $JACKED_VAULT_DIR / the default vault when it runs."""
+    from jacked_vault.hooks.launcher import jacked_argv
+
     vault_args = ["--vault", str(vault)] if vault is not None else []
     return (
         _TEMPLATE.replace("__JACKED__", json.dumps(argv or jacked_argv()))
@@ -204,11 +193,7 @@ def render(vault: Path | None = None, argv: list[str] | None = None) -> str:
 
 
 def _read(path: Path) -> bytes | None:
-    from jacked_vault.safety import fsio
-
-    if path.is_symlink() or (path.exists() and not path.is_file()):
-        raise VaultError("CONFIG", f"{path} is not a plain file; not touching it")
-    return fsio.read_capped(path, MAX_PLUGIN_BYTES)
+    return ownedfile.read(path, MAX_PLUGIN_BYTES)
 
 
 def is_ours(data: bytes | None) -> bool:
@@ -220,31 +205,18 @@ def _refuse_foreign(path: Path) -> VaultError:
 
 
 def install(path: Path, vault: Path | None = None) -> Change:
-    from jacked_vault.safety import fsio
-
     wanted = render(vault).encode("utf-8")
     current = _read(path)
     if current is not None and not is_ours(current):
         raise _refuse_foreign(path)
-    if current == wanted:
-        return Change(str(path), "unchanged")
-    fsio.write_file(path, wanted, mode=0o644)
-    return Change(str(path), "installed")
+    return Change(str(path), ownedfile.put(path, wanted, current))
 
 
 def uninstall(path: Path) -> Change:
     """Remove jacked's plugin at `path` (and one left in the sibling `plugin/` folder); a file of
     that name that is not jacked's is left alone."""
-    removed = False
-    for candidate in dict.fromkeys((path, _sibling(path))):
-        try:
-            current = _read(candidate)
-        except VaultError:
-            continue
-        if is_ours(current):
-            candidate.unlink()
-            removed = True
-    return Change(str(path), "removed" if removed else "absent")
+    removed = [ownedfile.remove(candidate, is_ours) for candidate in dict.fromkeys((path, _sibling(path)))]
+    return Change(str(path), "removed" if any(removed) else "absent")
 
 
 def status(path: Path) -> dict:

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from jacked_vault.errors import VaultError
+from jacked_vault.hooks import ownedfile
 
 HARNESSES = ("claude", "codex", "opencode")
 NAME = "jacked-librarian"
@@ -65,7 +66,7 @@ def skill_path(harness: str, environ: dict[str, str] | None = None) -> Path:
 def render(vault: Path | None = None) -> bytes:
     """SKILL.md: the frontmatter, MARKER, then the template, its commands naming this install's
     `jacked` (and the vault, when one was named)."""
-    from jacked_vault.hooks.opencode import jacked_argv
+    from jacked_vault.hooks.launcher import jacked_argv
     from jacked_vault.resources import data_file
 
     command = shlex.join(jacked_argv() + ["memory"] + (["--vault", str(vault)] if vault is not None else []))
@@ -73,35 +74,24 @@ def render(vault: Path | None = None) -> bytes:
     return f"---\nname: {NAME}\ndescription: {json.dumps(DESCRIPTION)}\n---\n\n{MARKER}\n\n{body}".encode("utf-8")  # JSON: a YAML string
 
 
-def _current(path: Path) -> bytes | None:
-    from jacked_vault.safety import fsio
-
-    if path.is_symlink() or path.parent.is_symlink() or (path.exists() and not path.is_file()):
-        return b""  # not a plain file of ours: never followed nor replaced
-    return fsio.read_capped(path, MAX_BYTES)
+def _ours(data: bytes) -> bool:
+    return MARKER.encode() in data
 
 
-def _ours(data: bytes | None) -> bool:
-    return data is not None and MARKER.encode() in data
+def _install_one(path: Path, wanted: bytes) -> str:
+    try:
+        data = ownedfile.read(path, MAX_BYTES, own_folder=True)
+    except VaultError:
+        return "refused"  # not a plain file: never followed nor replaced
+    return "refused" if data is not None and not _ours(data) else ownedfile.put(path, wanted, data)
 
 
-def install_librarian(harnesses: tuple[str, ...] = HARNESSES, vault: Path | None = None, environ: dict[str, str] | None = None) -> list[Change]:
+def install_librarian(
+    harnesses: tuple[str, ...] = HARNESSES, vault: Path | None = None, environ: dict[str, str] | None = None
+) -> list[Change]:
     """Write the skill for each harness; a foreign file of that name is left alone (`refused`)."""
-    from jacked_vault.safety import fsio
-
     wanted = render(vault)
-    out = []
-    for harness in harnesses:
-        path = skill_path(harness, environ)
-        data = _current(path)
-        if data is not None and not _ours(data):
-            out.append(Change(harness, str(path), "refused"))
-        elif data == wanted:
-            out.append(Change(harness, str(path), "unchanged"))
-        else:
-            fsio.write_file(path, wanted, mode=0o644)
-            out.append(Change(harness, str(path), "installed"))
-    return out
+    return [Change(h, str(skill_path(h, environ)), _install_one(skill_path(h, environ), wanted)) for h in harnesses]
 
 
 def uninstall_librarian(harnesses: tuple[str, ...] = HARNESSES, environ: dict[str, str] | None = None) -> list[Change]:
@@ -109,25 +99,16 @@ def uninstall_librarian(harnesses: tuple[str, ...] = HARNESSES, environ: dict[st
     out = []
     for harness in harnesses:
         path = skill_path(harness, environ)
-        if not _ours(_current(path)):
-            out.append(Change(harness, str(path), "absent"))
-            continue
-        path.unlink()
-        try:
-            path.parent.rmdir()
-        except OSError:
-            pass  # something else is in the folder: it stays
-        out.append(Change(harness, str(path), "removed"))
+        out.append(Change(harness, str(path), "removed" if ownedfile.remove(path, _ours, own_folder=True) else "absent"))
     return out
 
 
-def librarian_status(harnesses: tuple[str, ...] = HARNESSES, vault: Path | None = None, environ: dict[str, str] | None = None) -> list[dict]:
+def librarian_status(
+    harnesses: tuple[str, ...] = HARNESSES, vault: Path | None = None, environ: dict[str, str] | None = None
+) -> list[dict]:
     """Per harness: installed (as install would write it), outdated, absent or foreign."""
     wanted = render(vault)
-    out = []
-    for harness in harnesses:
-        path = skill_path(harness, environ)
-        data = _current(path)
-        state = "absent" if data is None else "foreign" if not _ours(data) else "installed" if data == wanted else "outdated"
-        out.append({"harness": harness, "path": str(path), "state": state})
-    return out
+    return [
+        {"harness": h, "path": str(skill_path(h, environ)), "state": ownedfile.state(skill_path(h, environ), wanted, _ours, own_folder=True)}
+        for h in harnesses
+    ]
