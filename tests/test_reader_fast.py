@@ -10,12 +10,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from jacked_vault.document import FRONTMATTER_KEYS, parse_note, render_note
+from jacked_vault.document import FRONTMATTER_KEYS, Note, parse_note, render_note
 from jacked_vault.document.frontmatter import MAX_VALUES, load_frontmatter
 from jacked_vault.document.reader import _canonical_fields
 from jacked_vault.document.writer import json_line
 from jacked_vault.errors import VaultError
-from tests.test_document import make_note
 
 # Characters where YAML and JSON part ways, or that end a value: quotes, escapes, brackets,
 # comment and flow signs, controls, DEL, C1 controls, NEL, line and paragraph separators, a BOM.
@@ -123,7 +122,12 @@ def test_the_value_bound_is_the_strict_readers() -> None:
 
 
 def test_a_written_note_takes_the_fast_path() -> None:
-    note = make_note(title='Quotes " and \\ and «é»', tags=["x-y", "z"])
+    note = Note(
+        id="mem_20261129_01jdz5k6x9f3q8w2v7n4m1c0ab", title='Quotes " and \\ and «é»', kind="decision", scope="group",
+        group="vault-tools", repos=["github.com/acme/vault"], status="active", origin="cli", source_harness="claude",
+        target_harnesses=["all"], tags=["x-y", "z"], links=[], supersedes=[], valid_from="2026-11-29T17:00:00.000Z",
+        valid_until=None, created_at="2026-11-29T17:00:00.000Z", updated_at="2026-11-29T17:00:00.000Z", body="b",
+    )
     data = render_note(note)
     yaml_text = data.decode().split("---\n")[1]
     assert _canonical_fields(yaml_text) == json.loads(json.dumps(load_frontmatter(yaml_text, "n.md")))

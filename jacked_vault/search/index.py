@@ -20,9 +20,11 @@ import os
 import re
 import sqlite3
 import stat
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from dataclasses import replace
+from itertools import islice
 
 from jacked_vault.errors import VaultError
 from jacked_vault.search import wikilinks
@@ -143,9 +145,22 @@ class Verdicts:
         self._new: set[bytes] = set()
         self.keep_notes = False
         self._notes: dict[bytes, object] = {}
+        self._stored: set[bytes] | None = None  # every stored key, once a large build read them (`known`)
+        self._offered: dict[bytes, object] = {}
 
     def passed(self, key: bytes) -> bool:
-        return key in self._new or self._db.execute("SELECT 1 FROM verdicts WHERE key=?", (key,)).fetchone() is not None
+        if key in self._new or key in self._offered or (self._stored is not None and key in self._stored):
+            return True
+        if self._stored is not None:
+            return False
+        return self._db.execute("SELECT 1 FROM verdicts WHERE key=?", (key,)).fetchone() is not None
+
+    def known(self) -> frozenset[bytes]:
+        """Every key held (read once: a large build then asks no query per note; keys another
+        process stores meanwhile are missed, so their bytes are judged again, never the reverse)."""
+        if self._stored is None:
+            self._stored = {key for (key,) in self._db.execute("SELECT key FROM verdicts")}
+        return frozenset(self._stored | self._new)
 
     def remember(self, key: bytes, note: object) -> None:
         self._new.add(key)
@@ -153,7 +168,21 @@ class Verdicts:
             self._notes[key] = note
 
     def note(self, key: bytes) -> object | None:
-        return self._notes.get(key)
+        """The kept or offered parse of these bytes, handed out once (the build that asks uses it
+        once); an offered verdict is remembered when taken."""
+        if key in self._offered:
+            note = self._offered.pop(key)
+            self.remember(key, note)
+            return note
+        return self._notes.pop(key, None)
+
+    def offer(self, key: bytes, note: object) -> None:
+        """A pass this machine's gate reached in a worker process (search/parallel.py): it counts
+        once the gate here meets the same bytes (`note`), never for bytes it does not meet."""
+        self._offered[key] = note
+
+    def withdraw(self) -> None:
+        self._offered.clear()
 
     def save(self) -> None:
         if not self._new:
@@ -164,6 +193,8 @@ class Verdicts:
         self._db.executemany("INSERT OR IGNORE INTO verdicts(key) VALUES(?)", [(key,) for key in self._new])
         if own:
             self._db.execute("COMMIT")
+        if self._stored is not None:
+            self._stored |= self._new
         self._new.clear()
 
 
@@ -344,13 +375,17 @@ class SearchIndex:
     def _index_tree(self, repo, tree) -> None:
         """Index every indexable file of a full tree: tombstones first, then each scope root. The
         secondary indexes are dropped for the bulk insert and made again once (a sort each)."""
+        from jacked_vault.search.parallel import ahead
+
         files = sorted(_walk(repo, tree, self.store))
         by_root: dict[str, list] = {}
         for rel, entry in files:
             by_root.setdefault(root_of(self.store, rel), []).append((rel, entry))
-        with self._bulk(True):
-            for root in sorted(by_root, key=lambda r: r != "tombstones"):
-                self._index_root(repo, root, by_root[root])
+        roots = sorted(by_root, key=lambda r: r != "tombstones")
+        ordered = [item for root in roots for item in by_root[root]]
+        with self._bulk(True), closing(ahead(self.store, repo, ordered, self.verdicts)) as items:
+            for root in roots:
+                self._index_root(repo, root, islice(items, len(by_root[root])))
         self._sweep_tombstones(repo, tree, set())
 
     @contextmanager
@@ -368,8 +403,9 @@ class SearchIndex:
             for statement in _SECONDARY.values():
                 self.db.execute(statement)
 
-    def _index_root(self, repo, root: str, files: list) -> None:
-        """Index one scope root's files in path order, up to the bounds (then mark it truncated)."""
+    def _index_root(self, repo, root: str, files: Iterable) -> None:
+        """Index one scope root's files in path order, up to the bounds (then mark it truncated);
+        `files` is read to its end either way."""
         count = total = 0
         truncated = False
         for rel, entry in files:
@@ -378,6 +414,7 @@ class SearchIndex:
             total += size
             if count > MAX_ROOT_FILES or total > MAX_ROOT_BYTES:
                 truncated = True
+                deque(files, maxlen=0)
                 break
             self._index_entry(repo, rel, entry, size)
         self.db.execute(
@@ -387,6 +424,8 @@ class SearchIndex:
     def _apply_diff(self, repo, old_tree, new_tree) -> None:
         """Forget every changed path, then index what the new tree holds there: tombstone files
         first (as a whole-tree build does), then the rest in path order."""
+        from jacked_vault.search.parallel import ahead
+
         touched: set[str] = set()
         before = set(self.tombstone_set())
         added: list[tuple[bool, str, object]] = []
@@ -401,8 +440,10 @@ class SearchIndex:
             if entry is not None and kind in INDEXED_KINDS:
                 added.append((kind != "tombstones", rel, entry))
         added.sort(key=lambda item: item[:2])
-        with self._bulk(len(added) > BULK_DIFF and len(added) > self.count()):
-            for _, rel, entry in added:
+        bulk = len(added) > BULK_DIFF and len(added) > self.count()
+        files = [(rel, entry) for _, rel, entry in added]
+        with self._bulk(bulk), closing(ahead(self.store, repo, files, self.verdicts)) as items:
+            for rel, entry in items:
                 self._index_entry(repo, rel, entry)
         for root in sorted(touched):
             if self._over_bounds(root):

@@ -1,0 +1,157 @@
+"""A large build judges its notes in a forked worker (search/parallel.py, issue 21.2): the index,
+its problems and its verdicts are the ones a build in one process makes; the main process runs
+the content rules (the secret scan) only on what the worker refused; a root cut at its bound
+and a big arriving diff come out the same. Real vaults, commits with the git CLI; the bounds are
+lowered so a few notes make a "large" build."""
+
+from __future__ import annotations
+
+import os
+import random
+import string
+from pathlib import Path
+
+import pytest
+
+from conftest import git
+from jacked_vault.document import render_note
+from jacked_vault.search import index as index_module
+from jacked_vault.search import parallel
+from jacked_vault.search.index import SearchIndex
+from jacked_vault.store import gate
+from jacked_vault.store.tombstones import tombstone_hash
+from jacked_vault.write.create import build_note
+
+TOKEN = "ghp_" + "".join(random.Random(7).choices(string.ascii_letters + string.digits, k=36))
+
+pytestmark = pytest.mark.skipif(not parallel.workers(), reason="needs a second core and fork")
+
+
+def _note(body: str = "Retry the upload after a timeout.", group: str = "g0", title: str = "A note") -> bytes:
+    note = build_note(
+        title=title, body=body, kind="note", scope="group", group=group, repos=[], source_harness="tester", origin="mcp"
+    )
+    return render_note(note)
+
+
+def _write(root: Path, n: int, start: int = 0) -> list[tuple[str, str, str]]:
+    """`n` notes over three groups written into the working tree; their (path, title, body)."""
+    made = []
+    for i in range(start, start + n):
+        rel, title, body = f"groups/g{i % 3}/note/note-{i}.md", f"Arriving note {i}", f"Body {i}: retry after timeout."
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_bytes(_note(body, f"g{i % 3}", title))
+        made.append((rel, title, body))
+    return made
+
+
+def _state(index: SearchIndex) -> tuple:
+    db = index.db
+    return (
+        db.execute("SELECT path, id, title, status, grp, summary, sha, thash, trust FROM docs ORDER BY path").fetchall(),  # noqa: E501
+        db.execute("SELECT path, code, message FROM problems ORDER BY path").fetchall(),
+        db.execute("SELECT DISTINCT hash FROM tombstones ORDER BY hash").fetchall(),
+        db.execute("SELECT prefix, files, bytes, truncated FROM roots ORDER BY prefix").fetchall(),
+        db.execute("SELECT * FROM terms_stats").fetchall(),
+        db.execute(
+            "SELECT d.path, t.title, t.tags, t.body FROM docs_terms t JOIN docs d ON d.rowid = t.rowid ORDER BY d.path"
+        ).fetchall(),
+    )
+
+
+def _vault(root: Path) -> str:
+    """Notes over three groups, one holding a token, one misplaced, one invalid, one rejected;
+    returns the token note's path."""
+    made = _write(root, 14)
+    (root / "tombstones").mkdir(exist_ok=True)
+    (root / "tombstones/m-other.txt").write_text(tombstone_hash(made[5][1], made[5][2]) + "\n")
+    secret = "groups/g0/note/a-token.md"
+    (root / secret).write_bytes(_note(f"ci uses {TOKEN} now", group="g0"))
+    (root / "groups/g1/note/misplaced.md").write_bytes(_note(group="g2"))
+    (root / "groups/g2/note/broken.md").write_bytes(b"---\ntitle: [unclosed\n---\n\nbody\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "notes")
+    return secret
+
+
+def _build(ctx, monkeypatch, *, worker: bool) -> tuple[tuple, list, set[bytes], list[str]]:
+    """A cold build (no index file): its state, problems with messages, verdict keys, and the paths
+    whose secret scan ran in this (the main) process."""
+    monkeypatch.setattr(parallel, "PARALLEL_MIN", 2 if worker else 10**9)
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{ctx.vault.cache / index_module.INDEX_FILE}{suffix}").unlink(missing_ok=True)
+    main, scanned = os.getpid(), []
+    plain_scan = gate.scan
+
+    def scan(fields, rel=None):
+        if os.getpid() == main:
+            scanned.append(rel)
+        return plain_scan(fields, rel)
+
+    monkeypatch.setattr(gate, "scan", scan)
+    index = SearchIndex(ctx.vault)
+    index.refresh()
+    keys = {key for (key,) in index.db.execute("SELECT key FROM verdicts")}
+    found = (_state(index), keys, sorted(scanned))
+    index.close()
+    return found
+
+
+@pytest.fixture(autouse=True)
+def small_batches(monkeypatch):
+    monkeypatch.setattr(parallel, "BATCH", 3)
+    monkeypatch.setattr(parallel, "AHEAD", 2)
+
+
+def test_a_build_with_a_worker_is_the_build_without(ctx, monkeypatch):
+    secret = _vault(ctx.vault.root)
+    alone = _build(ctx, monkeypatch, worker=False)
+    shared = _build(ctx, monkeypatch, worker=True)
+    assert shared[:2] == alone[:2]
+    problems = {path: code for path, code, _ in shared[0][1]}
+    assert problems == {
+        secret: "SECRET",
+        "groups/g1/note/misplaced.md": "MISPLACED",
+        "groups/g2/note/broken.md": "INVALID",
+        "groups/g2/note/note-5.md": "TOMBSTONED",
+    }
+    assert len(alone[2]) > 10  # alone, the main process scans every note
+    assert shared[2] == [secret]  # with the worker, only the one the worker refused (to say why)
+
+
+def test_a_root_cut_at_its_bound_is_the_same(ctx, monkeypatch):
+    monkeypatch.setattr(index_module, "MAX_ROOT_FILES", 3)
+    _vault(ctx.vault.root)
+    alone = _build(ctx, monkeypatch, worker=False)
+    shared = _build(ctx, monkeypatch, worker=True)
+    assert shared[:2] == alone[:2]
+    assert any(truncated for *_, truncated in shared[0][3])
+
+
+def test_a_big_arriving_diff_is_judged_by_the_worker(ctx, monkeypatch):
+    root = ctx.vault.root
+    _write(root, 2)
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "two notes")
+    monkeypatch.setattr(parallel, "PARALLEL_MIN", 2)
+    index = SearchIndex(ctx.vault)
+    index.refresh()
+    _write(root, 9, start=2)
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "nine arrive")
+    main, scanned = os.getpid(), []
+    plain_scan = gate.scan
+    def scan(fields, rel=None):
+        if os.getpid() == main:
+            scanned.append(rel)
+        return plain_scan(fields, rel)
+
+    monkeypatch.setattr(gate, "scan", scan)
+    index.refresh()
+    caught_up = _state(index)
+    assert scanned == []
+    assert len(caught_up[0]) == 11
+    index.rebuild()  # the verdicts stay: nothing judged again
+    assert _state(index) == caught_up
+    assert scanned == []
+    index.close()
