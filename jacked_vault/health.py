@@ -89,7 +89,7 @@ def _latest(runs: list[LastRun]) -> dict | None:
 def harness_table(vault: Path, cwd: Path, repo: Path | None) -> dict[str, dict[str, Part]]:
     """harness -> part -> Part, for every harness jacked registers, a family probes, or the log
     has seen run; plus `git` -> `capture` for the post-merge hook of `repo` (the cwd's)."""
-    from jacked_vault.mcp import registration as reg
+    from jacked_vault.hooks import mcp as reg
 
     runs = last_runs(vault / ".jacked")
     seen = {key.split(":", 1)[1] for key in runs if key.startswith(("mcp:", "mcp-brief:"))}
@@ -140,7 +140,7 @@ def _default(part: str, probe: Probe, mcp: Part) -> Part:
 
 def _mcp_part(probe: Probe) -> Part:
     """The harness's MCP registration: its per-person file and the cwd repo's (codex: one file)."""
-    from jacked_vault.mcp import registration as reg
+    from jacked_vault.hooks import mcp as reg
 
     last = probe.runs.get(f"mcp:{probe.harness}")
     if probe.harness not in reg.HARNESSES:
@@ -331,7 +331,7 @@ def _claude_hooks() -> dict:
 
 def _mcp(ctx) -> dict[str, dict]:
     """Each harness's registration: in the cwd repo's file (`project`) and the per-person one (`user`)."""
-    from jacked_vault.mcp import registration as reg
+    from jacked_vault.hooks import mcp as reg
 
     out = {}
     for name in reg.HARNESSES:

@@ -20,7 +20,7 @@ from mcp import Client, StdioServerParameters
 
 from conftest import cli_env
 from jacked_vault.errors import VaultError
-from jacked_vault.mcp import registration as reg
+from jacked_vault.hooks import mcp as reg
 
 CLI = "import sys, jacked_vault.cli.mcp; from jacked_vault.cli.main import main; sys.exit(main(sys.argv[1:]))"
 REPO_ROOT = Path(__file__).resolve().parents[1]

@@ -140,7 +140,7 @@ def status(
 
     Without an option: the Claude Code, Codex, OpenCode and Cursor hooks and the MCP server for every harness.
     """
-    from jacked_vault.mcp.registration import HARNESSES
+    from jacked_vault.hooks.mcp import HARNESSES
 
     nothing = not (claude or codex or opencode or cursor or mcp or git or git_all or commands or skills)
     _manage(ctx, "status", as_json, vault, table=nothing, claude=claude or nothing, codex=codex or nothing, opencode=opencode or nothing, cursor=cursor or nothing, settings=settings, git=git, git_all=git_all,

@@ -103,7 +103,7 @@ def harnesses_found(environ: dict[str, str] | None = None) -> list[str]:
 def _files(harness: str) -> list[Path]:
     """Every per-person file `enable` may change for `harness`."""
     from jacked_vault.hooks import claude, codex, commands, cursor, opencode, skills
-    from jacked_vault.mcp import registration as reg
+    from jacked_vault.hooks import mcp as reg
 
     files = {
         "claude": [claude.default_settings_path(), reg.default_config_path("claude", user=True), *commands.paths("claude")],
@@ -456,7 +456,7 @@ def _uninstall_projects(ctx) -> Step:
     """Project files (`.mcp.json`, `.cursor/`, `.opencode/`, `opencode.json`) of the current repo
     and of every repo under the vault's roots."""
     from jacked_vault.hooks import cursor, opencode
-    from jacked_vault.mcp import registration as reg
+    from jacked_vault.hooks import mcp as reg
 
     roots = _repos_here(ctx)
     items = []

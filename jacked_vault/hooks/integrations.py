@@ -225,7 +225,7 @@ def _session_family(name: str, op: str, selection: Selection, vault: Path) -> li
 
 def _say_where_hooks(item: dict[str, Any], harness: str) -> None:
     """A project file written into a code repo holds this machine's absolute paths: say so."""
-    from jacked_vault.mcp.registration import repo_file
+    from jacked_vault.hooks.mcp import repo_file
 
     found = repo_file(Path(item["path"]))
     if found is None or found["state"] == "ignored":
@@ -288,7 +288,7 @@ def _git(op: str, paths: list[Path], vault: Path | None, selection: Selection) -
 
 
 def _mcp(op: str, harnesses: tuple[str, ...], vault_path: Path, selection: Selection) -> list[dict[str, Any]]:
-    from jacked_vault.mcp import registration as reg
+    from jacked_vault.hooks import mcp as reg
 
     names = list(dict.fromkeys(h.strip().lower() for h in harnesses))
     for name in names:
