@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Container
 from dataclasses import dataclass
@@ -145,7 +146,7 @@ def check_git(repo, store: Store, report: Report) -> bool:
     can fail or, in libgit2, hang every reader)."""
     try:
         commit = git.head_commit(repo)
-    except Exception as exc:  # noqa: BLE001 - pygit2 raises several types for a broken ref
+    except Exception as exc:  # pygit2 raises several types for a broken ref
         report.git_problems.append(
             {
                 "path": store.label,
@@ -236,7 +237,7 @@ def _sound(repo, objects, oid, *, blob: bool = False) -> str:
         obj = repo[oid]
         if blob:
             obj.read_raw()
-    except Exception:  # noqa: BLE001 - KeyError (missing) or GitError (corrupt pack data)
+    except Exception:  # KeyError (missing) or GitError (corrupt pack data)
         return "bad"
     return "ok"
 
@@ -317,9 +318,8 @@ def check_store(store: Store, index: SearchIndex, repo, report: Report) -> None:
         elif not last:
             report.audit_problems.append({"path": shown(store, rel), "code": "EDITED_OUTSIDE_TOOL"})
     config = git.tree_blob(repo, "vault.json") if not store.is_project else None
-    if config is not None:
-        if chain.last_by_path.matches("vault.json", audit.content_hash(config)) is False:
-            report.audit_problems.append({"path": store.display("vault.json", store.label), "code": "EDITED_OUTSIDE_TOOL"})
+    if config is not None and chain.last_by_path.matches("vault.json", audit.content_hash(config)) is False:
+        report.audit_problems.append({"path": store.display("vault.json", store.label), "code": "EDITED_OUTSIDE_TOOL"})
     report.stale_temp_files += sum(1 for _ in temp_files(store))
     report.derived_stale += [{"path": store.display(rel, store.label), "state": state} for rel, _, state in stale_derived(store, index, repo)]
     report.git_index_stale += [shown(store, p) for p in git.index_out_of_step(repo)]
@@ -346,10 +346,8 @@ def stale_derived(store: Store, index: SearchIndex, repo) -> list[tuple[str, byt
         groups: set[str | None] = {None}
     else:
         groups = set(index.notes_per_group())
-        try:
+        with contextlib.suppress(OSError):
             groups |= {e.name for e in os.scandir(store.root / GROUPS_DIR) if e.is_dir(follow_symlinks=False) and SLUG_RE.fullmatch(e.name)}
-        except OSError:
-            pass
     out = []
     hidden = git.skip_worktree(store.root)
     for group in sorted(groups, key=str):

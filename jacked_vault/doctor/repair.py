@@ -76,9 +76,11 @@ def _settle_working_tree(store: Store, report: Report, harness: str, settings: S
                     tx.replace(rel, stray.committed)
                     tx.event("quarantine", rel, rel, stray.committed)
             elif stray.action == "restore":
+                assert stray.committed is not None, "judge restores only a committed file"
                 tx.replace(rel, stray.committed)
                 tx.event("restore", rel, rel, stray.committed)
             else:
+                assert stray.data is not None, "judge commits only a file it read"
                 tx.replace(rel, stray.data)
                 tx.event("repair", (note_id_of(stray.data) if stray.kind == "note" else None) or rel, rel, stray.data)
             done.append(rel)

@@ -112,13 +112,14 @@ class Report:
     def warnings(self) -> list[dict]:
         """Findings that deserve a look but never make the vault unhealthy: each with its `code`,
         `what` it is and the `fix` (plus the data it is about)."""
+        # fmt: off
         out = [
             {
                 "code": "BROKEN_LINK", "id": b["id"], "missing": b["missing"],
                 "what": f"{b['id']} links to {b['missing']}, which no store seen from here holds",
                 "fix": "nothing to do if that note lives in another repo's project store or has not been synced yet; otherwise "
                 f"save a corrected note with `jacked memory add … --supersedes {b['id']}` (notes are never edited in place)",
-            }  # fmt: skip
+            }
             for b in self.broken_links
         ]
         out += [
@@ -127,7 +128,7 @@ class Report:
                 "what": f"{b['id']} links to [[{b['target']}]], which names no note (by file name, title or id) in its store",
                 "fix": "nothing to do if that note is still to be written or synced; otherwise link the note's file name, title or "
                 f"id in a corrected note: `jacked memory add … --supersedes {b['id']}` (notes are never edited in place)",
-            }  # fmt: skip
+            }
             for b in self.broken_wikilinks
         ]
         out += [
@@ -136,9 +137,10 @@ class Report:
                 "what": f"{u['path']}: its file claims reviewed, but no accept by a person is behind it; shown and treated as unreviewed",
                 "fix": f"`git log -p -- {_rel(u['path'])}` (in its store) shows who wrote the claim; if you vouch for it, "
                 f"`jacked memory accept {u['id']}`",
-            }  # fmt: skip
+            }
             for u in self.unproven_reviews
         ]
+        # fmt: on
         out += [{"code": "CONFIG_IGNORED", "path": w["path"], "what": f"{w['path']}: {w['field']} is ignored ({w['code']})", "fix": w["fix"]} for w in self.config_warnings]
         if self.stale_temp_files:
             what = f"{plural(self.stale_temp_files, 'temp file')} left by an interrupted write"

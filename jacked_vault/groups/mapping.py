@@ -75,7 +75,7 @@ def _shared_config(ctx: Context) -> dict:
     """vault.json alone (not merged with the local override): what a mapping change rewrites."""
     from jacked_vault.safety import fsio
 
-    ctx.config  # validates both files first
+    _ = ctx.config  # validates both files first
     return json.loads(fsio.read_file(ctx.vault.root, VAULT_JSON, max_bytes=1 << 20))
 
 
@@ -93,6 +93,7 @@ class Mapped:
 
     def to_text(self) -> str:
         if self.group is None:
+            assert self.commit is not None, "an unmap always commits (NOT_FOUND otherwise)"
             return f"Unmapped {self.identity} from group {self.previous}; it is its own solo group again [{self.commit[:10]}]"
         if self.commit is None:
             return f"{self.identity} is already in group {self.group}"

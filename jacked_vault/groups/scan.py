@@ -17,7 +17,7 @@ no `git` process. Rules:
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -68,7 +68,7 @@ def _scanned(path: Path) -> ScannedRepo:
     except VaultError as exc:
         return ScannedRepo(path, None, slugify(path.name), exc.message)
     if info is None or info.root != path:
-        return ScannedRepo(path, None, slugify(path.name), f"{ascii(str(path))}: {_BROKEN_GITFILE}")
+        return ScannedRepo(path, None, slugify(path.name), f"{str(path)!a}: {_BROKEN_GITFILE}")
     return ScannedRepo(path, info.identity, info.solo_group, None)
 
 
@@ -130,7 +130,7 @@ def _resolve_root(root: str | Path) -> Path | None:
 
 
 def scan_roots(
-    roots: list[str | Path],
+    roots: Sequence[str | Path],
     *,
     max_depth: int = 3,
     max_repos: int = 5000,

@@ -175,11 +175,13 @@ def _free_name(base: str, taken: set[str]) -> str:
 
 def _named(clusters: list[Cluster], taken: set[str]) -> list[Cluster]:
     """Rule 5: give each suggested cluster a free name."""
-    owners_per_prefix = Counter(slugify(c.prefix) for c in clusters if c.rule == "prefix")
+    owners_per_prefix = Counter(slugify(c.prefix) for c in clusters if c.rule == "prefix" and c.prefix is not None)
 
     def base(c: Cluster) -> str:
         if c.rule == "owner":
+            assert c.owner is not None, "an owner cluster without an owner is never suggested, so never named"
             return _owner_slug(c.owner)
+        assert c.prefix is not None, "a prefix cluster has its prefix"
         if owners_per_prefix[slugify(c.prefix)] > 1 and c.owner is not None:
             return slugify(f"{_owner_slug(c.owner)}-{c.prefix}")
         return slugify(c.prefix)
@@ -217,7 +219,11 @@ def consider_groups(
 
 def suggestions(clusters: list[Cluster]) -> list[GroupSuggestion]:
     """The suggested clusters as groups to review, sorted by name."""
-    chosen = [GroupSuggestion(c.name, list(c.repos), c.reason) for c in clusters if c.suggested]
+    chosen = []
+    for c in clusters:
+        if c.suggested:
+            assert c.name is not None, "consider_groups names every suggested cluster"
+            chosen.append(GroupSuggestion(c.name, list(c.repos), c.reason))
     return sorted(chosen, key=lambda s: s.name)
 
 
@@ -232,7 +238,7 @@ def _check_new_name(name: str, groups: dict) -> None:
     """A suggested name must be a slug (slugify leaves only slugs unchanged), and new."""
     if slugify(name) != name:
         pattern = "[a-z0-9][a-z0-9._-]{0,63}"
-        raise VaultError("VALIDATION", f"group name {ascii(name)} does not match {pattern}")
+        raise VaultError("VALIDATION", f"group name {name!a} does not match {pattern}")
     if name in groups:
         raise VaultError("CONFIG", f"group {name!r} already exists; re-run the suggestion")
 

@@ -29,7 +29,7 @@ MAX_DECISIONS = 5
 MAX_TOPIC_NOTES = 5
 # Words of a branch name that say nothing about its topic (`feat/search-ranking` -> search ranking).
 _BRANCH_NOISE = frozenset(
-    "main master trunk develop dev detached head feat feature fix bugfix hotfix chore docs doc refactor release "
+    "main master trunk develop dev detached head feat feature fix bugfix hotfix chore docs doc refactor release "  # noqa: SIM905 - words read better than 40 quoted strings
     "wip test tests ci build perf style revert tmp temp experiment spike".split()
 )
 _DAY_FILE = re.compile(r"^today-\d{4}-\d{2}-\d{2}(\.done)?\.md$")
@@ -232,7 +232,7 @@ def _fit(header: list[str], sections: list[_Section], tail: list[str], budget: i
 
     reserve = size(tail) + 120  # room for the [trimmed: …] line
     for section in sections:
-        taken = []
+        taken: list[str] = []
         for line in section.lines:
             candidate = header + body + ([""] if body or header else []) + [section.title] + taken + [line]
             if size(candidate) + reserve > limit:
@@ -263,7 +263,7 @@ def build_brief(ctx: Context, budget: int = DEFAULT_BUDGET) -> Brief:
     if budget < MIN_BUDGET:
         raise VaultError("USAGE", f"--budget must be at least {MIN_BUDGET} tokens")
     try:
-        ctx.vault
+        _ = ctx.vault
     except VaultError as exc:
         if exc.code != "NO_VAULT":
             raise
@@ -283,6 +283,7 @@ def build_brief(ctx: Context, budget: int = DEFAULT_BUDGET) -> Brief:
             text += "\n[warnings: " + "; ".join(warnings) + "]"
         return Brief(text=text, budget=budget, warnings=warnings)
     group = ctx.group
+    assert group is not None, "inside a repo there is always a group (mapped, else its solo group)"
     viewer = reader(ctx.harness, scopes=DEFAULT_SCOPES)
     indexes, diag = fresh_indexes(ctx)
     try:

@@ -62,7 +62,7 @@ def record_brief(vault: Path, brief, *, harness: str, cwd: Path | str | None) ->
             os.write(fd, line.encode("utf-8", "replace"))
         finally:
             os.close(fd)
-    except Exception:  # noqa: BLE001 - the log of a hook never fails the hook
+    except Exception:  # the log of a hook never fails the hook
         return
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from jacked_vault.store import git
@@ -31,7 +31,7 @@ def _entry(commit) -> dict:
         key, sep, value = line.partition(": ")
         if sep and key.startswith("Memory-"):
             trailers[key] = value.strip()
-    when = datetime.fromtimestamp(commit.commit_time, tz=timezone.utc)
+    when = datetime.fromtimestamp(commit.commit_time, tz=UTC)
     return {
         "commit": str(commit.id),
         "time": when.strftime("%Y-%m-%dT%H:%M:%SZ"),

@@ -30,6 +30,7 @@ makes no commit, so no audit line); what it changed is in the vault's own histor
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import NamedTuple
@@ -203,10 +204,8 @@ def counters(ctx: Context, index, now: str, *, bounded: bool = False) -> dict[st
         return {name: int(kept["counts"][name]) for name in COUNTERS}
     counts = (_reached if bounded else _count)(index, conf, since, now)
     if index.commit is not None:
-        try:
+        with contextlib.suppress(OSError):  # a read-only cache: counted again next time
             write_json(path, {**state, "counted": {"key": key, "counts": counts}})
-        except OSError:
-            pass  # a read-only cache: counted again next time
     return counts
 
 

@@ -11,7 +11,7 @@ counted; doctor names them.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 
 from jacked_vault.context import Context
 from jacked_vault.search.policy import EVERYTHING, Viewer
@@ -98,7 +98,7 @@ def week_of(day: date) -> date:
 
 def overview(ctx: Context, weeks: int = 26, now: datetime | None = None) -> Overview:
     """The counts, and the notes created in each of the last `weeks` weeks (this one included)."""
-    now = now or datetime.now(timezone.utc)
+    now = now or datetime.now(UTC)
     first = week_of(now.date()) - timedelta(weeks=weeks - 1)
     since = f"{first.isoformat()}T00:00:00.000Z"
     today = now.strftime("%Y-%m-%dT%H:%M:%S.000Z")

@@ -49,6 +49,8 @@ def _text(data: bytes | None, note_id: str) -> tuple[str | None, str | None]:
 
 def note_versions(store: Store, rel: str, note_id: str, commits: list[str]) -> list[Version]:
     """For each commit (a sha from the note's history), the diff its change made to `rel`."""
+    import pygit2
+
     repo = git.open_repo(store.root)
     out = []
     for sha in commits:
@@ -57,6 +59,7 @@ def note_versions(store: Store, rel: str, note_id: str, commits: list[str]) -> l
         except (KeyError, ValueError):
             out.append(Version(sha, withheld="not in this repository"))
             continue
+        assert isinstance(commit, pygit2.Commit), "a note's history lists commits"
         parent = commit.parents[0] if commit.parents else None
         new, why_new = _text(git.blob_at(repo, commit.tree, rel), note_id)
         old, why_old = _text(git.blob_at(repo, parent.tree, rel), note_id) if parent is not None else (None, None)

@@ -32,9 +32,11 @@ from jacked_vault.store.layout import ARCHIVE_DIR, Store
 class Asked(Protocol):
     """What the policy needs of the index it renders SQL for (search.index.SearchIndex)."""
 
-    db: sqlite3.Connection
     store: Store
     foreign_stones: bool
+
+    @property
+    def db(self) -> sqlite3.Connection: ...
 
     @property
     def commit(self) -> str | None: ...

@@ -23,8 +23,10 @@ if TYPE_CHECKING:
 class Asked(Protocol):
     """What record time needs of an index (search.index.SearchIndex): its connection, store and commit."""
 
-    db: sqlite3.Connection
     store: Store
+
+    @property
+    def db(self) -> sqlite3.Connection: ...
 
     @property
     def commit(self) -> str | None: ...

@@ -93,7 +93,7 @@ class Doctor:
                 run.report = doctor(self.make_ctx())
         except VaultError as exc:
             run.error = f"{exc.message} [{exc.full_code}]"
-        except Exception as exc:  # noqa: BLE001 - shown on the page, never a traceback
+        except Exception as exc:  # shown on the page, never a traceback
             from jacked_vault.errors import from_unexpected
 
             error = from_unexpected(exc)
@@ -112,7 +112,7 @@ class Page:
     config: UiConfig
     sessions: Sessions = field(default_factory=Sessions)
     write_lock: threading.Lock = field(default_factory=threading.Lock)
-    doctor: Doctor | None = None
+    doctor: Doctor = field(init=False)
 
     def __post_init__(self) -> None:
         self.doctor = Doctor(self.person, self.write_lock)
@@ -159,7 +159,7 @@ class Page:
             return await run_in_threadpool(fn), None
         except VaultError as exc:
             return None, self.error(request, exc, title=title)
-        except Exception as exc:  # noqa: BLE001 - a coded error page, never a traceback (JACKED_DEBUG=1: on the server's stderr)
+        except Exception as exc:  # a coded error page, never a traceback (JACKED_DEBUG=1: on the server's stderr)
             import os
 
             from jacked_vault.errors import from_unexpected
@@ -227,15 +227,18 @@ class Page:
             found = search(ctx, form["q"], filters)
             return found, describe(ctx, [d.id for d in found.results if d.tier == "note"])
 
-        choices = {"kinds": KINDS, "statuses": STATUSES, "scopes": SCOPES}
-        asked = any(params.get(k) for k in params.keys())
+        asked = any(params.get(k) for k in params)
         if not asked:
-            return self.html(request, "search.html", form=form, found=None, hit_marks={}, command=None, now=_now(), **choices)
+            return self.html(
+                request, "search.html", form=form, found=None, hit_marks={}, command=None, now=_now(), kinds=KINDS, statuses=STATUSES, scopes=SCOPES
+            )
         result, failed = await self.call(request, build, title="Search refused")
         if failed is not None:
             return failed
         found, marks = result
-        return self.html(request, "search.html", form=form, found=found, hit_marks=marks, command=_command(form), now=_now(), **choices)
+        return self.html(
+            request, "search.html", form=form, found=found, hit_marks=marks, command=_command(form), now=_now(), kinds=KINDS, statuses=STATUSES, scopes=SCOPES
+        )
 
     async def note(self, request: Request) -> Response:
         from jacked_vault.document.lifecycle import ALLOWED_FROM
@@ -343,7 +346,7 @@ class Page:
             for entry in history.entries:
                 op = r.operation(entry["summary"])
                 note = entry["note"] or {}
-                if wanted["op"] and op != wanted["op"] or wanted["harness"] and entry["harness"] != wanted["harness"]:
+                if (wanted["op"] and op != wanted["op"]) or (wanted["harness"] and entry["harness"] != wanted["harness"]):
                     continue
                 if wanted["group"] and note.get("group") != wanted["group"]:
                     continue
@@ -405,7 +408,7 @@ class Page:
         return RedirectResponse(_next(text("next"), f"/note/{note_id}"), status_code=303)
 
 
-def PlainRefusal(status: int, text: str) -> Response:  # noqa: N802 - a response, named like one
+def PlainRefusal(status: int, text: str) -> Response:  # a response, named like one
     return Response(text, status_code=status, media_type="text/plain")
 
 
@@ -465,9 +468,7 @@ def _known_folders(cwd: Path, given: list[dict]) -> list[dict]:
     seen: dict[str, str | None] = {str(cwd): None}
     for record in given:
         folder = record.get("cwd")
-        if isinstance(folder, str) and folder not in seen:
-            seen[folder] = record.get("repo")
-        elif isinstance(folder, str) and seen.get(folder) is None:
+        if isinstance(folder, str) and (folder not in seen or seen.get(folder) is None):
             seen[folder] = record.get("repo")
     return [{"folder": f, "repo": repo} for f, repo in seen.items()]
 
@@ -489,7 +490,7 @@ def _folder_for(repo: str, folders: list[dict]) -> Path:
     raise VaultError("USAGE", "repo: no session here was briefed for that repo yet; give the repo's folder instead")
 
 
-def create_app(config: UiConfig) -> Starlette:
+def create_app(config: UiConfig) -> Guard:
     """The ASGI app: the routes behind the Guard (Host, Origin, token, headers)."""
     from starlette.staticfiles import StaticFiles
 
@@ -512,4 +513,4 @@ def create_app(config: UiConfig) -> Starlette:
 def route_entries() -> list[str]:
     """`ui:<METHOD> <path>` of every page route (what jacked_vault/registry.py classifies)."""
     app = create_app(UiConfig(vault=Path("."), cwd=Path("."), token="-", port=0)).app
-    return sorted(f"ui:{method} {route.path}" for route in app.routes if isinstance(route, Route) for method in route.methods - {"HEAD"})
+    return sorted(f"ui:{method} {route.path}" for route in app.routes if isinstance(route, Route) and route.methods is not None for method in route.methods - {"HEAD"})

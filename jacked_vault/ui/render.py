@@ -69,7 +69,7 @@ def _markdown():
 
     md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
     md.disable("image")  # nothing is loaded from the network; an image's text stays readable
-    md.validateLink = _link_allowed
+    md.validateLink = _link_allowed  # type: ignore[method-assign]  # markdown-it-py's way to set the link rule of one parser
 
     def link_open(renderer, tokens, idx, options, env):
         token = tokens[idx]
@@ -139,10 +139,11 @@ def neighbourhood(note_id: str, title: str, links: list[dict], backlinks: list[d
     left, right = backlinks[:MAX_NODES_A_SIDE], links[:MAX_NODES_A_SIDE]
     rows = max(len(left), len(right), 1)
     height = rows * GRAPH_ROW + 40
-    center = {"id": note_id, "title": _cut(title, 40), "x": GRAPH_W / 2, "y": height / 2 + 10}
+    middle = height / 2 + 10
+    center = {"id": note_id, "title": _cut(title, 40), "x": GRAPH_W / 2, "y": middle}
     nodes = []
     for side, items, x in (("in", left, GRAPH_SIDE), ("out", right, GRAPH_W - GRAPH_SIDE)):
-        top = center["y"] - (len(items) - 1) * GRAPH_ROW / 2
+        top = middle - (len(items) - 1) * GRAPH_ROW / 2
         for n, item in enumerate(items):
             nodes.append({**item, "title": _cut(item.get("title") or item["id"]), "x": x, "y": round(top + n * GRAPH_ROW, 1), "side": side})
     more = {"in": len(backlinks) - len(left), "out": len(links) - len(right)}

@@ -124,13 +124,13 @@ class Guard:
             if not secrets.compare_digest(query["token"].encode(), self.token.encode()):
                 await _plain(send_with_headers, 401, LOCKED_OUT)
                 return
-            session = self.sessions.open()
+            opened = self.sessions.open()
             rest = urlencode([(k, v) for k, v in parse_qsl(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True) if k != "token"])
             path = (scope.get("raw_path") or scope.get("path", "/").encode("utf-8")).decode("latin-1")  # as sent: percent-encoded
             if not path.startswith("/") or path.startswith("//") or "\\" in path:
                 path = "/"  # never a redirect to another site (`//evil.example`)
             location = path + (f"?{rest}" if rest else "")
-            cookie = f"{self.cookie}={session.id}; Path=/; HttpOnly; SameSite=Strict"
+            cookie = f"{self.cookie}={opened.id}; Path=/; HttpOnly; SameSite=Strict"
             await send_with_headers({"type": "http.response.start", "status": 303,
                                      "headers": [(b"location", location.encode("latin-1")), (b"set-cookie", cookie.encode()),
                                                  (b"content-length", b"0")]})  # fmt: skip
@@ -139,7 +139,7 @@ class Guard:
         jar = SimpleCookie()
         try:
             jar.load(_header(scope, b"cookie") or "")
-        except Exception:  # noqa: BLE001 - a malformed cookie header is no session
+        except Exception:  # a malformed cookie header is no session
             jar = SimpleCookie()
         session = self.sessions.get(jar[self.cookie].value if self.cookie in jar else None)
         if session is None:
@@ -189,6 +189,6 @@ async def _plain(send, status: int, text: str) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
-def check_csrf(session, given: str | None) -> bool:
+def check_csrf(session, given: object) -> bool:
     """Whether a POST carries its session's CSRF token."""
     return session is not None and bool(given) and secrets.compare_digest(str(given).encode(), session.csrf.encode())

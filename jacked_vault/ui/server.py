@@ -7,6 +7,7 @@ carry the token on the first request.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
 import socket
@@ -60,10 +61,8 @@ def open_browser(url: str) -> bool:
     import webbrowser
 
     def go() -> None:
-        try:
+        with contextlib.suppress(Exception):  # the URL is printed anyway
             webbrowser.open(url)
-        except Exception:  # noqa: BLE001 - the URL is printed anyway
-            pass
 
     threading.Thread(target=go, name="jacked-ui-open", daemon=True).start()
     return True
