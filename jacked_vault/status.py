@@ -13,7 +13,7 @@ from jacked_vault.store import git
 def _remote_state(store) -> dict:
     """Remote URL (credentials masked) and ahead/behind against the upstream of the current
     branch (no network)."""
-    from jacked_vault.groups.identity import origin_url
+    from jacked_vault.store.gitfiles import origin_url
     from jacked_vault.sync.remote import display_url
 
     repo = git.open_repo(store.root)
@@ -30,7 +30,7 @@ def _remote_state(store) -> dict:
     tracking = repo.references.get(f"refs/remotes/origin/{repo.head.shorthand}")
     if tracking is None:
         if state["remote"]:  # set but this branch never pushed: everything is ahead
-            state["ahead"] = sum(1 for _ in zip(range(100_000), repo.walk(repo.head.target)))
+            state["ahead"] = sum(1 for _ in zip(range(100_000), repo.walk(repo.head.target), strict=False))
         return state
     ahead, behind = repo.ahead_behind(repo.head.target, tracking.target)
     state.update(ahead=ahead, behind=behind, diverged=bool(ahead and behind))

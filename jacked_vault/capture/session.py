@@ -36,7 +36,7 @@ from jacked_vault.capture.queue import capture_key, enqueue, log_line
 from jacked_vault.capture.readers import harness_of, read_session
 from jacked_vault.capture.transcript import Transcript, build_excerpt, display_path
 from jacked_vault.errors import VaultError
-from jacked_vault.groups.identity import current_branch
+from jacked_vault.store.gitfiles import current_branch
 
 EVENTS = {"SessionEnd": "session-end", "PreCompact": "pre-compact"}
 TURN_END = {"codex": "Stop"}  # harnesses with no session-end event: their end of a turn, captured once the session is quiet

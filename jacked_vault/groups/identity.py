@@ -25,10 +25,9 @@ from urllib.parse import unquote
 from jacked_vault.errors import VaultError
 from jacked_vault.store import gitfiles
 
-# gitfiles' own functions under the names some callers still import from here (their files were
-# being edited by others when git's facts moved to `store.gitfiles`); not copies.
+# gitfiles' own function under the name recall/brief.py still imports from here (it was being
+# edited by others when git's facts moved to `store.gitfiles`); not a copy.
 from jacked_vault.store.gitfiles import current_branch as current_branch
-from jacked_vault.store.gitfiles import origin_url as origin_url
 
 MAX_URL_CHARS = 2048
 MAX_SEGMENTS = 8

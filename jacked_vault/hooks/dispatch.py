@@ -70,10 +70,11 @@ def session_start(vault: Path, payload: dict, harness: str = HARNESS) -> str:
     from jacked_vault.context import Context
     from jacked_vault.recall.brief import build_brief
     from jacked_vault.recall.brief_log import record_brief
+    from jacked_vault.store.vault import is_git_repo
     from jacked_vault.sync import pull_at_session_start
 
     ctx = Context.for_payload(payload, vault=str(vault), harness=harness)
-    if (vault / ".git").exists():
+    if is_git_repo(vault):
         pulled = pull_at_session_start(ctx)
         note = f" pull={pulled.result}"
     else:
@@ -94,7 +95,9 @@ HARNESS_KEY = "jacked_harness"  # which harness's session a queued payload is (i
 def session_capture(vault: Path, payload: dict, harness: str = HARNESS) -> str:
     from jacked_vault.capture.queue import enqueue
 
-    if not (vault / ".git").exists():
+    from jacked_vault.store.vault import is_git_repo
+
+    if not is_git_repo(vault):
         return "no vault: nothing captured"
     key = _harness_io().capture_key(harness, payload) if harness != HARNESS else None
     marker = enqueue(vault / ".jacked", {**payload, HARNESS_KEY: harness}, key=key)
@@ -166,6 +169,7 @@ SESSION_HOOKS = ("session-start", "session-end", "pre-compact")  # a harness's; 
 def run_hook(args: list[str]) -> int:
     """Run one hook; log one line; return 0 no matter what."""
     from jacked_vault.store.log import log_line
+    from jacked_vault.store.vault import is_git_repo
 
     name = args[0] if args else ""
     started = time.monotonic()
@@ -183,7 +187,7 @@ def run_hook(args: list[str]) -> int:
             outcome = handler(vault, payload, harness)
     except BaseException as exc:  # noqa: BLE001 - a hook must never fail the session
         outcome = f"error {type(exc).__name__}: {exc}"
-    if vault is not None and (vault / ".git").exists():
+    if vault is not None and is_git_repo(vault):
         tag = f" harness={_harness(args[1:])}" if name in SESSION_HOOKS else ""  # whose session: `status` tells per harness
         log_line(vault / ".jacked", f"hook={name} {outcome} ({(time.monotonic() - started) * 1000:.0f} ms){tag}")
     return 0

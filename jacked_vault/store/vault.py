@@ -11,7 +11,10 @@ from jacked_vault.store.layout import CACHE_DIR, PROJECT_OUTER_GITIGNORE, VAULT_
 
 
 def is_git_repo(path: Path) -> bool:
-    return (path / ".git").is_dir() and not (path / ".git").is_symlink()
+    """`path` holds its own `.git` directory (not a `.git` file, not a symlink): what a vault has."""
+    from jacked_vault.store import gitfiles
+
+    return gitfiles.git_dir(path) == path / ".git"
 
 
 def check_gitignore_file(root: Path, rel: str, expected: str) -> bool:

@@ -91,7 +91,7 @@ def one_line(text: str, url: str | None = None) -> str:
 
 
 def origin(root: Path) -> str | None:
-    from jacked_vault.groups.identity import origin_url
+    from jacked_vault.store.gitfiles import origin_url
 
     return origin_url(root)
 

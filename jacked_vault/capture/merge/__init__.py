@@ -533,21 +533,22 @@ def capture_merge_from_hook(vault: str | None, repo_path: str, **kwargs) -> Merg
 
     if inside_distiller():
         return None
-    from jacked_vault.context import Context
+    from jacked_vault import environment
     from jacked_vault.store.log import log_line
+    from jacked_vault.store.vault import is_git_repo
 
     started = time.monotonic()
     cache: Path | None = None
     try:
-        ctx = Context.create(vault=vault, cwd=repo_path, harness=HARNESS)
+        ctx = environment.context(vault, repo_path, HARNESS)  # the hook names no vault: the environment's
         cache = ctx.vault_path / ".jacked"
-        if not (ctx.vault_path / ".git").exists():
+        if not is_git_repo(ctx.vault_path):
             return None  # no vault: nowhere to capture or log
         report = capture_merge(ctx, repo_path, lock_wait_s=HOOK_LOCK_WAIT_S, **kwargs)
         log_line(cache, f"post-merge run ok {report.identity} {report.branch}: {report.summary()} ({(time.monotonic() - started) * 1000:.0f} ms)")
         return report
     except BaseException as exc:  # noqa: BLE001 - fail open
-        if cache is not None and (cache.parent / ".git").exists():
+        if cache is not None and is_git_repo(cache.parent):
             code = getattr(exc, "full_code", type(exc).__name__)
             log_line(cache, f"post-merge run failed {repo_path}: {code}: {getattr(exc, 'message', '')} ({(time.monotonic() - started) * 1000:.0f} ms)")
         return None
