@@ -1,6 +1,6 @@
 """MCP over stdio on a generated vault: start-up, memory_save and memory_search.
 
-    python bench/bench_mcp.py [--notes 10000] [--reps 100] [--spawns 9] [--baseline REF]
+    python bench/bench_mcp.py [--notes 10000] [--reps 100] [--spawns 9] [--baseline REF] [--start-only]
 
 Every server is `python -m jacked_vault.mcp` with JACKED_MEMORY_HARNESS set, as a harness runs it.
 
@@ -9,7 +9,11 @@ Every server is `python -m jacked_vault.mcp` with JACKED_MEMORY_HARNESS set, as 
   (user + sys, start to exit), which other load on the machine does not inflate.
 - client start: `mcp.Client` over stdio (what an SDK harness waits): spawn -> first search answered.
 - memory_save / memory_search: one long-lived client per server, `--reps` calls each.
+- the SDK's floor: `python -c 'import mcp'` (wall and CPU) beside `python -c pass`, and where
+  `import mcp` goes (-X importtime): no server built on the SDK answers before that import ends.
 - where the start-up goes: the phases of one server start, timed inside a fresh process.
+
+`--start-only` measures only the raw start and the floor (a quick run for the first-answer budget).
 
 `--baseline REF` (e.g. `main`) also runs everything against `git archive REF` in the same
 run, spawns interleaved with this checkout's, and prints after/before ratios.
@@ -79,25 +83,27 @@ PHASE_NAMES = (
     "build_server (tool models and schemas, the SDK's server)",
     "first search (search modules, sqlite, FTS query)",
 )
-# Where the SDK import goes: `python -X importtime`, cumulative, each module where it is first imported.
-IMPORT_PROBE = "from jacked_vault.mcp.server import Settings, build_server\nbuild_server(Settings.from_env())\n"
+# Where the SDK import goes: `python -X importtime -c "import mcp"` (the same SDK for every
+# server measured), cumulative microseconds, each module where it is first imported.
 SDK_MODULES = (
-    ("jacked_vault.mcp.server", "our server module (no SDK yet)"),
     ("mcp", "all of `import mcp` (its __init__)"),
     ("mcp_types", "  mcp_types: pydantic wire types"),
     ("mcp_types._v2025_11_25", "    protocol 2025-11-25 models"),
     ("mcp_types._v2026_07_28", "    protocol 2026-07-28 models"),
     ("mcp.types", "  mcp.types: per-method types"),
     ("mcp.client", "  mcp.client (mcp/__init__ imports it)"),
-    ("mcp.server", "    mcp.server (via the client's in-memory transport)"),
+    ("mcp.server", "    mcp.server (the client's in-memory transport imports it)"),
     ("mcp.server.lowlevel", "      mcp.server.lowlevel (the Server we use)"),
-    ("mcp.server.mcpserver", "      mcp.server.mcpserver (MCPServer, unused)"),
-    ("mcp.server.streamable_http", "      HTTP transport (imported by lowlevel)"),
-    ("starlette.applications", "      starlette"),
-    ("uvicorn", "      uvicorn"),
-    ("httpx2", "      httpx2"),
-    ("jacked_vault.mcp.tools.save", "our tool modules (pydantic models)"),
+    ("mcp.server.streamable_http", "        HTTP transport (lowlevel imports it)"),
+    ("mcp.server.mcpserver", "      mcp.server.mcpserver (MCPServer)"),
+    ("pydantic", "  pydantic"),
 )
+# Ours, per server measured: the modules before and after the SDK (`IMPORT_PROBE`).
+OWN_MODULES = (
+    ("jacked_vault.mcp.server", "our server module and settings (before the SDK)"),
+    ("jacked_vault.mcp.tools.save", "our tool modules (argument models)"),
+)
+IMPORT_PROBE = "from jacked_vault.mcp.server import Settings, build_server\nbuild_server(Settings.from_env())\n"
 
 
 def ms(seconds: float) -> str:
@@ -140,12 +146,12 @@ def phases(env: dict[str, str], cwd: Path) -> list[float]:
     return json.loads(out.stdout)
 
 
-def import_costs(env: dict[str, str], cwd: Path) -> dict[str, int]:
-    """Cumulative microseconds per module of one server build (`-X importtime`)."""
+def import_costs(env: dict[str, str], cwd: Path, probe: str) -> dict[str, int]:
+    """Cumulative microseconds per module that `probe` imports (`-X importtime`)."""
     import re
 
     err = subprocess.run(
-        [sys.executable, "-X", "importtime", "-c", IMPORT_PROBE],
+        [sys.executable, "-X", "importtime", "-c", probe],
         cwd=cwd,
         env=env,
         capture_output=True,
@@ -155,10 +161,13 @@ def import_costs(env: dict[str, str], cwd: Path) -> dict[str, int]:
     return {m.group(2): int(m.group(1)) for m in re.finditer(r"import time:\s+\d+ \|\s+(\d+) \|\s+(\S+)", err)}
 
 
-def interpreter_start(env: dict[str, str]) -> float:
+def child(env: dict[str, str], code: str) -> tuple[float, float]:
+    """Wall and CPU seconds (user + sys) of `python -c code`."""
     started = time.perf_counter()
-    subprocess.run([sys.executable, "-c", "pass"], env=env, check=True)
-    return time.perf_counter() - started
+    proc = subprocess.Popen([sys.executable, "-c", code], env=env)
+    _, status, usage = os.wait4(proc.pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0, code
+    return time.perf_counter() - started, usage.ru_utime + usage.ru_stime
 
 
 def export(ref: str, into: Path) -> Path:
@@ -182,6 +191,7 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=100)
     parser.add_argument("--spawns", type=int, default=9, help="server starts per measurement (default 9)")
     parser.add_argument("--baseline", metavar="REF", help="also measure this git ref (e.g. main), interleaved")
+    parser.add_argument("--start-only", action="store_true", help="only the raw start-up figures and the SDK's floor")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="jacked-bench-mcp-") as tmp:
         root = Path(tmp)
@@ -245,19 +255,28 @@ def main() -> None:
                         assert not (await client.call_tool("memory_search", {"query": words, "limit": 20})).is_error
                         record(name, "memory_search", time.perf_counter() - started)
 
+        floor: dict[str, list[float]] = {}  # the SDK alone, whichever server: the same package
         for _ in range(args.spawns):
+            for what, code in (("python -c pass", "pass"), ("python -c 'import mcp'", "import mcp")):
+                wall, cpu = child(envs["this checkout"], code)
+                floor.setdefault(f"{what}: wall", []).append(wall)
+                floor.setdefault(f"{what}: CPU", []).append(cpu)
+            for module, micros in import_costs(envs["this checkout"], work, "import mcp").items():
+                floor.setdefault(module, []).append(micros / 1e6)
             for name, env in envs.items():
                 initialized, called, cpu = raw_start(env, work)
                 record(name, "raw: initialize answered", initialized)
                 record(name, "raw: first search answered", called)
                 record(name, "raw: server CPU, whole life", cpu)
+                if args.start_only:
+                    continue
                 record(name, "client start", anyio.run(client_start, env))
                 for phase, seconds in zip(PHASE_NAMES, phases(env, work), strict=True):
                     record(name, phase, seconds)
-                record(name, "interpreter start (python -c pass)", interpreter_start(env))
-                for module, micros in import_costs(env, work).items():
+                for module, micros in import_costs(env, work, IMPORT_PROBE).items():
                     record(name, f"import {module}", micros / 1e6)
-        anyio.run(calls)
+        if not args.start_only:
+            anyio.run(calls)
 
         print(
             f"{args.notes} notes over stdio; {args.spawns} spawns per server, interleaved;"
@@ -275,6 +294,8 @@ def main() -> None:
         ]
         print(f"  {'':32}" + "".join(f"{name:>28}" for name in names) + ("   after/before" if len(names) > 1 else ""))
         for row in rows:
+            if row not in figures[names[0]]:
+                continue
             cells = [stats(figures[name][row]) for name in names]
             line = f"  {row:32}" + "".join(f"{ms(med) + ' (' + ms(p95) + ')':>28}" for med, p95 in cells)
             if len(names) > 1:
@@ -282,14 +303,22 @@ def main() -> None:
             if row in BUDGETS_MS:
                 line += "   PASS" if cells[0][0] * 1000 <= BUDGETS_MS[row] else "   MISS"
             print(line)
-        print(f"where the start-up goes ({names[0]}, medians; the rest is spawn, the session and the client):")
-        for phase in ("interpreter start (python -c pass)", *PHASE_NAMES):
-            print(f"  {phase:62}" + "".join(f"{ms(statistics.median(figures[name][phase])):>12}" for name in names))
-        print("where the imports go (-X importtime, cumulative where first imported, min of the spawns):")
-        print(f"  {'':62}" + "".join(f"{name[:12]:>12}" for name in names))
+        print("the SDK's floor (the same package for every server; median):")
+        for what in ("python -c pass", "python -c 'import mcp'"):
+            wall, cpu = (statistics.median(floor[f"{what}: {kind}"]) for kind in ("wall", "CPU"))
+            print(f"  {what:62}{ms(wall):>12} wall {ms(cpu):>12} CPU")
+        print("where `import mcp` goes (-X importtime, cumulative where first imported; median):")
         for module, label in SDK_MODULES:
-            cells = [min(figures[name].get(f"import {module}", [float("nan")])) for name in names]
-            print(f"  {label:62}" + "".join(f"{ms(cell) if cell == cell else '-':>12}" for cell in cells))
+            print(f"  {label:62}{ms(statistics.median(floor.get(module, [float('nan')]))):>12}")
+        if args.start_only:
+            return
+        print("where the start-up goes (medians; the rest is spawn, the session and the client):")
+        print(f"  {'':62}" + "".join(f"{name[:14]:>16}" for name in names))
+        for phase in PHASE_NAMES:
+            print(f"  {phase:62}" + "".join(f"{ms(statistics.median(figures[name][phase])):>16}" for name in names))
+        for module, label in OWN_MODULES:
+            cells = [statistics.median(figures[name].get(f"import {module}", [0.0])) for name in names]
+            print(f"  {label:62}" + "".join(f"{ms(cell):>16}" for cell in cells))
 
 
 if __name__ == "__main__":
