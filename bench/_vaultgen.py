@@ -198,12 +198,12 @@ def generate_vault(
     t5 = time.perf_counter()
     if index_md:
         write_group_index_mds(root, groups)
-        from jacked_vault.search.index import INDEX_FILE
+        from jacked_vault.search.index import INDEX_DB
         from jacked_vault.store.vault import open_vault
 
         cache = open_vault(root).cache
         for suffix in ("", "-wal", "-shm"):
-            (cache / f"{INDEX_FILE}{suffix}").unlink(missing_ok=True)
+            (cache / f"{INDEX_DB}{suffix}").unlink(missing_ok=True)
     return GenStats(
         notes=n,
         bytes_written=written,

@@ -79,7 +79,7 @@ def _build(ctx, monkeypatch, *, worker: bool) -> tuple[tuple, list, set[bytes], 
     whose secret scan ran in this (the main) process."""
     monkeypatch.setattr(parallel, "PARALLEL_MIN", 2 if worker else 10**9)
     for suffix in ("", "-wal", "-shm"):
-        Path(f"{ctx.vault.cache / index_module.INDEX_FILE}{suffix}").unlink(missing_ok=True)
+        Path(f"{ctx.vault.cache / index_module.INDEX_DB}{suffix}").unlink(missing_ok=True)
     main, scanned = os.getpid(), []
     plain_scan = gate.scan
 

@@ -85,6 +85,18 @@ def test_manual_never_pushes_by_itself(machine):
     assert run_cli("memory", "status", "--json", vault=vault).json["vault"]["ahead"] == 1
 
 
+def test_the_brief_says_a_manual_vault_differs_from_its_remote_with_loose_or_packed_refs(machine):
+    vault, _, repo = machine
+    write_machine_config({"sync": {"push": "manual"}})
+    warning = "the vault differs from its remote and pushes are manual"
+    assert not any(warning in w for w in run_cli("memory", "brief", "--json", vault=vault, cwd=repo).json["warnings"])
+    run_cli("memory", "add", "--group", "g", "--title", "Unpushed", "--body", "b", vault=vault)
+    assert any(warning in w for w in run_cli("memory", "brief", "--json", vault=vault, cwd=repo).json["warnings"])
+    subprocess.run(["git", "-C", str(vault), "pack-refs", "--all", "--prune"], check=True)  # refs/remotes/origin/* packed
+    assert not (vault / ".git" / "refs" / "remotes" / "origin" / "main").exists()
+    assert any(warning in w for w in run_cli("memory", "brief", "--json", vault=vault, cwd=repo).json["warnings"])
+
+
 def test_a_failed_push_is_shown_and_retried_at_the_next_trigger(machine, tmp_path: Path):
     vault, remote, repo = machine
     moved = tmp_path / "moved.git"

@@ -25,10 +25,6 @@ from urllib.parse import unquote
 from jacked_vault.errors import VaultError
 from jacked_vault.store import gitfiles
 
-# gitfiles' own function under the name recall/brief.py still imports from here (it was being
-# edited by others when git's facts moved to `store.gitfiles`); not a copy.
-from jacked_vault.store.gitfiles import current_branch as current_branch
-
 MAX_URL_CHARS = 2048
 MAX_SEGMENTS = 8
 MAX_IDENTITY_CHARS = 255

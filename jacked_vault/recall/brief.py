@@ -167,20 +167,20 @@ def _warnings(ctx: Context, diag) -> list[str]:
 
 
 def _differs_from_remote(root, head: str | None) -> bool:
-    """Whether the branch the vault is on differs from its remote-tracking ref (read from files)."""
-    try:
-        ref = (root / ".git" / "HEAD").read_text(encoding="ascii").strip().removeprefix("ref: refs/heads/")
-        tracked = (root / ".git" / "refs" / "remotes" / "origin" / ref).read_text(encoding="ascii").strip()
-    except OSError:
-        return False
-    return tracked != head
+    """Whether the branch the vault is on differs from its remote-tracking ref (read from git's files)."""
+    from jacked_vault.store import gitfiles
+
+    branch = gitfiles.branch(root)
+    tracked = gitfiles.resolve_ref(root, f"refs/remotes/origin/{branch}") if branch else None
+    return tracked is not None and tracked != head
 
 
 def _sections(ctx: Context, index, group: str, identity: str, viewer: Viewer) -> list[_Section]:
     """The optional sections in priority order."""
-    from jacked_vault.groups.identity import current_branch
+    from jacked_vault.store.gitfiles import current_branch
     from jacked_vault.recall.hot import show_hot
-    from jacked_vault.recall.index_md import INDEX_FILE, note_line
+    from jacked_vault.recall.index_md import note_line
+    from jacked_vault.store.layout import INDEX_FILE
 
     root = ctx.vault.root
     sections = []

@@ -7,10 +7,9 @@ valid now, addressed to `all` (`search.policy.Viewer(shared_only=True)`).
 from __future__ import annotations
 
 from jacked_vault.search.policy import Viewer
-from jacked_vault.store.layout import GROUPS_DIR, Store
+from jacked_vault.store.layout import GROUPS_DIR, INDEX_FILE, Store
 
 MAX_LINES = 150
-INDEX_FILE = "index.md"
 SHARED = Viewer(shared_only=True)
 
 

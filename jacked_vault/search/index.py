@@ -35,7 +35,7 @@ from jacked_vault.search.treediff import FILE_MODES, SYMLINK_MODE, TREE_MODE, ch
 from jacked_vault.store.git import fast_head
 from jacked_vault.store.layout import ARCHIVE_DIR, GROUPS_DIR, USER_DIR, Store, classify_episodic, classify_hot, classify_note, classify_path, searchable_episodic
 
-INDEX_FILE = "index.sqlite"
+INDEX_DB = "index.sqlite"  # the search index in the cache (not index.md: layout.INDEX_FILE)
 MAX_ROOT_FILES = 200_000  # 4x a big team's 50k-note group (bench_cli); beyond it reads fail as INCOMPLETE
 MAX_ROOT_BYTES = 1024 * 1024 * 1024
 INDEXED_KINDS = frozenset({"note", "hot", "episodic", "tombstones"})
@@ -203,7 +203,7 @@ class SearchIndex:
 
     def __init__(self, store: Store, progress: Callable[[int], None] | None = None) -> None:
         self.store = store
-        self.path = store.cache / INDEX_FILE
+        self.path = store.cache / INDEX_DB
         self._db: sqlite3.Connection | None = None
         self._progress = progress
         self._indexed = 0
