@@ -180,7 +180,10 @@ EVERYTHING = Viewer(statuses=STATUSES, any_time=True, archived=True)  # a person
 
 # Doctor's findings, by what they are about: a display path (`<scope>:<path>`, or a dict holding
 # one as `path`) or a note id. Config problems are about the machine and shown to every reader.
-PATH_FINDINGS = ("invalid_files", "skipped_symlinks", "uncommitted", "derived_stale", "git_index_stale", "stale_git_locks", "git_problems")
+PATH_FINDINGS = (
+    "invalid_files", "skipped_symlinks", "uncommitted", "derived_stale",
+    "git_index_stale", "stale_git_locks", "git_problems",
+)  # fmt: skip
 NOTE_FINDINGS = ("duplicate_ids", "broken_links")
 
 
@@ -210,7 +213,7 @@ def visible_findings(report: Any, scopes: frozenset[str], readable: Iterable[Map
             return in_scopes(path)  # a broken audit chain: about the log, not one note
         return path in paths
 
-    seen: dict[str, list] = {name: [f for f in getattr(report, name) if in_scopes(path_of(f))] for name in PATH_FINDINGS}
+    seen = {name: [f for f in getattr(report, name) if in_scopes(path_of(f))] for name in PATH_FINDINGS}
     seen.update({name: [f for f in getattr(report, name) if f.get("id") in ids] for name in NOTE_FINDINGS})
     seen["audit_problems"] = [a for a in report.audit_problems if audit_visible(a)]
     seen["config_problems"] = list(report.config_problems)
