@@ -18,7 +18,10 @@ from jacked_vault.context import Context
 from jacked_vault.notes import AddRequest, add
 from jacked_vault.sync import sync
 from jacked_vault.write.transitions import archive, transition
-from test_sync_trust import _push_from, shared  # noqa: F401 - the fixture
+from helpers import sync_world
+from helpers.sync_world import push_from
+
+shared = sync_world.shared  # the fixture: (laptop, desktop, hostile clone, remote)
 
 OLD = "groups/api/note/old-port.md"
 ARCHIVED = "archive/" + OLD
@@ -169,7 +172,7 @@ def test_a_note_moved_out_of_archive_is_quarantined(shared):
     sync(laptop)
     git(hostile, "pull", "-q", "--no-rebase", "origin", "main")
     text = (hostile / "archive" / NOTE).read_text()
-    _push_from(hostile, {"archive/" + NOTE: None, NOTE: text}, "bring it back")
+    push_from(hostile, {"archive/" + NOTE: None, NOTE: text}, "bring it back")
     result = sync(laptop)
     assert [(q["path"], q["code"]) for q in result.quarantined] == [(NOTE, "NOT_A_TRANSITION")]
     root = laptop.vault.root

@@ -24,7 +24,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cli_tree import walk
+from helpers.cli_tree import walk
 from conftest import git, make_repo
 
 PATH_OPTIONS = {"--vault", "--settings", "--config", "--body-file", "--root", "--from", "--git", "--cwd"}
@@ -106,10 +106,10 @@ def _check(args: list[str], code: int, out: str, err: str) -> None:
 @pytest.fixture
 def sandbox(world: dict, monkeypatch, tmp_path: Path):
     """Environment and cwd for in-process runs; fd 0 reads /dev/null."""
-    from test_post_merge import _clean_path
+    from helpers.post_merge import clean_path
 
     env = {"HOME": str(world["tmp"]), "JACKED_VAULT_DIR": str(world["vault"]), "GIT_ALLOW_PROTOCOL": "file",
-           "GIT_TERMINAL_PROMPT": "0", "GIT_SSH_COMMAND": "false", "PATH": _clean_path(tmp_path), "COLUMNS": "80"}
+           "GIT_TERMINAL_PROMPT": "0", "GIT_SSH_COMMAND": "false", "PATH": clean_path(tmp_path), "COLUMNS": "80"}
     for key, value in env.items():
         monkeypatch.setenv(key, value)
     for key in [k for k in os.environ if k.startswith("JACKED_") and k not in env]:

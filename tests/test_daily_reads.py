@@ -141,7 +141,7 @@ def test_a_duplicate_that_asks_for_a_supersede_is_refused_not_half_done(vault_pa
 
 def test_automatic_capture_answers_the_live_note_too(tmp_path: Path, monkeypatch):
     """Two sessions that distil the same note: one candidate, the second capture names it."""
-    from test_capture import Env, transcript
+    from helpers.capture import Env, transcript
 
     from jacked_vault.capture.session import capture_session
     from jacked_vault.write.init import init_vault

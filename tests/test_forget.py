@@ -182,7 +182,7 @@ def test_a_forget_killed_at_any_step_is_rolled_back_or_done_never_half(tmp_path:
     import sys
 
     from conftest import cli_env
-    from test_reliability import KILL_AT_WRITE
+    from helpers.faults import KILL_AT_WRITE
 
     script = tmp_path / "kill_at_write.py"
     script.write_text(KILL_AT_WRITE)

@@ -294,7 +294,7 @@ def drain_capture(world: World, event: str, answer: dict) -> Outcome:
     giving `answer`. The note's refusal is read from the vault's log."""
     import time
 
-    from test_capture import Builder
+    from helpers.capture import Builder
 
     _distiller_answering(world, answer)
     session = str(uuid.uuid4())
@@ -1177,7 +1177,7 @@ def submit_edit_as_new(world: World, title: str, body: str, kind: str = "note", 
     a fresh one): the title at its prompt, the body from $EDITOR (a program that writes it), then
     q(uit) when a refusal asks again."""
     from conftest import cli_env
-    from test_review_keys import drive
+    from helpers.terminal import drive
 
     waiting = waiting or candidate(world, kind)
     edited = world.tmp / f"edited-{uuid.uuid4().hex[:6]}.md"

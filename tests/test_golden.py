@@ -233,7 +233,7 @@ def test_human_output_matches_its_golden_file(session: Session, name: str):
 
 
 def test_every_command_has_a_golden_step(session: Session):
-    from cli_tree import leaf_commands
+    from helpers.cli_tree import leaf_commands
 
     covered = {" ".join(a for a in step.args if not a.startswith("-"))[: 200] for step in session.steps.values()}
     for path in leaf_commands():

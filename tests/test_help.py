@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from cli_tree import leaf_commands, walk
+from helpers.cli_tree import leaf_commands, walk
 from conftest import run_cli
 from jacked_vault.cli.main import main
 

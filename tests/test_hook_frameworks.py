@@ -13,13 +13,13 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
-import test_post_merge
 from conftest import run_cli
-from test_post_merge import World, _feature
+from helpers import post_merge as post_merge_world
+from helpers.post_merge import World, feature
+from helpers.processes import run_mark, wait_exited
 
 from jacked_vault.gitflow.githooks import (
     FRAMEWORK_LINE,
@@ -29,9 +29,7 @@ from jacked_vault.gitflow.githooks import (
     git_hook_status,
 )
 
-world = test_post_merge.world  # the fixture: a vault and a code repo, PATH without gh and claude
-
-QUIET_S = 2.0  # how long a merge is watched for a capture that must not come
+world = post_merge_world.world  # the fixture: a vault and a code repo, PATH without gh and claude
 
 
 def _tool(name: str, env: str) -> str | None:
@@ -67,11 +65,14 @@ def _hooks(world: World, *args: str) -> tuple[int, dict]:
     return result.code, result.json
 
 
-def _merge(world: World, tool: str, n: int) -> None:
-    _feature(world, f"feat{n}", {f"f{n}.txt": f"{n}\n"})
+def _merge(world: World, tool: str, n: int) -> dict[str, str]:
+    """Merge a new branch feat<n> through the framework's hooks; the run's mark (see helpers/processes.py)."""
+    mark = run_mark()
+    feature(world, f"feat{n}", {f"f{n}.txt": f"{n}\n"})
     merged = subprocess.run(["git", "-C", str(world.repo), "merge", "-q", "--no-ff", f"feat{n}", "-m", f"Merge branch 'feat{n}'"],
-                            env=_env(world, tool), capture_output=True, text=True, timeout=120)  # fmt: skip
+                            env=dict(_env(world, tool), **mark), capture_output=True, text=True, timeout=120)  # fmt: skip
     assert merged.returncode == 0, merged.stdout + merged.stderr
+    return mark
 
 
 def _trace(world: World) -> list[str]:
@@ -79,8 +80,9 @@ def _trace(world: World) -> list[str]:
     return path.read_text().splitlines() if path.exists() else []
 
 
-def _no_new_capture(world: World, count: int) -> None:
-    time.sleep(QUIET_S)
+def _no_new_capture(world: World, mark: dict[str, str], count: int) -> None:
+    """The marked merge's hooks and whatever they started have exited, and no capture was logged beyond `count`."""
+    wait_exited(mark)
     assert len(world.log_lines()) == count, world.log_lines()
 
 
@@ -125,9 +127,9 @@ def test_husky_keeps_running_its_script_and_captures_through_the_line_it_is_give
     code, answer = _hooks(world, "uninstall")
     assert code == 0 and not (world.repo / ".git" / "hooks" / LINE_SCRIPT).exists()
     assert any("now does nothing" in action for action in answer["git"][0]["actions"]), answer
-    _merge(world, HUSKY, 4)
+    quiet = _merge(world, HUSKY, 4)
     assert _trace(world) == ["husky-ran 0"] * 4
-    _no_new_capture(world, 2)
+    _no_new_capture(world, quiet, 2)
     assert len(world.notes()) == 2
 
 
@@ -222,9 +224,9 @@ def test_pre_commit_first_then_jacked_in_its_migration_mode(world: World):
     world.wait_captures(2)
     code, answer = _hooks(world, "uninstall")
     assert code == 0 and not (hooks / PRE_COMMIT_SLOT).exists() and (hooks / "post-merge").read_bytes() == theirs
-    _merge(world, PRE_COMMIT, 3)
+    quiet = _merge(world, PRE_COMMIT, 3)
     assert _trace(world) == ["pre-commit-ran"] * 3
-    _no_new_capture(world, 2)
+    _no_new_capture(world, quiet, 2)
 
 
 @needs_pre_commit
@@ -257,9 +259,9 @@ def test_pre_commit_installed_after_jacked_is_found_and_uninstall_stops_the_capt
         assert (hooks / PRE_COMMIT_SLOT).read_bytes() == mine  # the person's hook, where pre-commit runs it
     else:
         assert not (hooks / PRE_COMMIT_SLOT).exists()
-    _merge(world, PRE_COMMIT, 2)
+    quiet = _merge(world, PRE_COMMIT, 2)
     assert sorted(_trace(world)) == sorted([*ran, *ran, "pre-commit-ran", "pre-commit-ran"])
-    _no_new_capture(world, 1)
+    _no_new_capture(world, quiet, 1)
     _run(world, PRE_COMMIT, "uninstall", "-t", "post-merge")
     assert not (hooks / PRE_COMMIT_SLOT).exists()
     if person:

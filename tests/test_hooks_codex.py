@@ -27,10 +27,12 @@ from jacked_vault.capture.session import capture_session, retry
 from jacked_vault.context import Context
 from jacked_vault.errors import VaultError
 from jacked_vault.hooks import codex
-from test_capture import FAKE, INJECTION, SENTENCE, TOKEN, Env, env  # noqa: F401 - env is a fixture
+from helpers import capture as capture_world
+from helpers.capture import INJECTION, SENTENCE, TOKEN, Env
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "codex"
 FAKES = Path(__file__).resolve().parent / "fakes"
+env = capture_world.env  # the fixture: a vault, a code repo, no real `claude` on PATH
 REAL = {  # fixture -> (session id, the person's messages, the file apply_patch wrote)
     "rollout-0.171.0.jsonl": (
         "01a23400-afb7-7380-9b6b-e0b356b7495d",

@@ -6,14 +6,14 @@ import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from conftest import cli_env, git, make_repo, write_machine_config
 from jacked_vault.write.init import init_vault
-from test_capture import Builder
+from helpers.capture import Builder
+from helpers.processes import run_mark, wait_blocked_reading, wait_exited
 
 
 def _hook(name: str, vault: Path, stdin: bytes | str, cwd: Path, **env: str) -> subprocess.CompletedProcess:
@@ -65,7 +65,7 @@ def test_payload_arriving_late_on_a_non_blocking_stdin_is_read(setup, tmp_path: 
         stdin=read_end, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path, env=cli_env(vault),
     )
     os.close(read_end)
-    time.sleep(1.5)  # the hook is reading by now, with nothing there yet
+    wait_blocked_reading(proc.pid)  # the hook is reading by now, with nothing there yet
     try:
         os.write(write_end, json.dumps({"session_id": "s1", "cwd": str(repo), "hook_event_name": "SessionStart"}).encode())
     except BrokenPipeError:
@@ -100,19 +100,16 @@ def test_session_end_returns_at_once_and_the_detached_capture_lands(setup, tmp_p
     vault, repo = setup
     transcript = Builder(repo).realistic().write(tmp_path / "t.jsonl")
     payload = {"session_id": "s-e2e", "transcript_path": str(transcript), "cwd": str(repo), "hook_event_name": "SessionEnd", "reason": "exit"}
-    proc = _hook("session-end", vault, json.dumps(payload), cwd=repo)
+    mark = run_mark()
+    proc = _hook("session-end", vault, json.dumps(payload), cwd=repo, **mark)
     assert proc.returncode == 0 and proc.stdout == b""
-    deadline = time.monotonic() + 30
-    entries: list[Path] = []
-    while time.monotonic() < deadline and not entries:
-        entries = list((vault / "groups" / "api" / "episodic" / "github.com__acme__api").glob("today-*.md"))
-        time.sleep(0.2)
+    # The detached drain carries the mark too: once every marked process has exited, its entry
+    # and its log line are there (what the waits for nothing-happened in this file rely on).
+    wait_exited(mark)
+    entries = list((vault / "groups" / "api" / "episodic" / "github.com__acme__api").glob("today-*.md"))
     assert entries, _log(vault)
     text = entries[0].read_text()
     assert text.count("\n## ") == 1 and "| feature/queue" in text
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline and not any("hook=drain" in line for line in _log(vault)):
-        time.sleep(0.2)
     assert any("hook=drain" in line for line in _log(vault))
     assert git(vault, "status", "--porcelain") == ""
     assert not list((vault / ".jacked" / "queue").glob("*.json"))
@@ -143,17 +140,6 @@ def _marker_env() -> dict[str, str]:
     return {MARKER_ENV: "1"}
 
 
-def _settled(vault: Path, seconds: float = 30.0) -> None:
-    """Wait until no capture is queued and a drain has logged, then a little longer for stragglers."""
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        queued = list((vault / ".jacked" / "queue").glob("*.json"))
-        if not queued and any("hook=drain" in line for line in _log(vault)):
-            break
-        time.sleep(0.2)
-    time.sleep(2.0)
-
-
 def test_every_hook_does_nothing_inside_the_distiller(setup, tmp_path: Path):
     from jacked_vault.capture.queue import enqueue
 
@@ -161,11 +147,12 @@ def test_every_hook_does_nothing_inside_the_distiller(setup, tmp_path: Path):
     transcript = Builder(repo).realistic().write(tmp_path / "t.jsonl")
     queued = enqueue(vault / ".jacked", {"session_id": "earlier", "transcript_path": str(transcript), "cwd": str(repo), "hook_event_name": "SessionEnd"})
     head, log = git(vault, "rev-parse", "HEAD"), (vault / ".jacked" / "log").read_bytes() if (vault / ".jacked" / "log").exists() else b""
+    mark = run_mark()
     for name in ("session-start", "session-end", "pre-compact", "drain"):
         payload = {"session_id": "inner", "transcript_path": str(transcript), "cwd": str(repo), "hook_event_name": name}
-        proc = _hook(name, vault, json.dumps(payload), cwd=repo, **_marker_env())
+        proc = _hook(name, vault, json.dumps(payload), cwd=repo, **_marker_env(), **mark)
         assert (proc.returncode, proc.stdout, proc.stderr) == (0, b"", b""), name
-    time.sleep(1.5)  # a drain, had one been started, would be committing by now
+    wait_exited(mark)  # the hooks and whatever they started (a drain, had one been started) have exited
     assert [p.name for p in (vault / ".jacked" / "queue").glob("*.json")] == [queued.name]
     assert git(vault, "rev-parse", "HEAD") == head and git(vault, "status", "--porcelain") == ""
     assert ((vault / ".jacked" / "log").read_bytes() if (vault / ".jacked" / "log").exists() else b"") == log  # no line at all
@@ -192,8 +179,10 @@ def test_a_distiller_running_an_agent_with_hooks_captures_once(setup, tmp_path: 
     write_machine_config({"distill": {"command": [sys.executable, str(script), sys.executable, str(vault), str(repo), str(inner), str(record)], "timeout_s": 20}})
     outer = Builder(repo).realistic().write(tmp_path / "t.jsonl")
     payload = {"session_id": "outer", "transcript_path": str(outer), "cwd": str(repo), "hook_event_name": "SessionEnd", "reason": "exit"}
-    assert _hook("session-end", vault, json.dumps(payload), cwd=repo).returncode == 0
-    _settled(vault)
+    mark = run_mark()
+    assert _hook("session-end", vault, json.dumps(payload), cwd=repo, **mark).returncode == 0
+    wait_exited(mark)  # the hook, its detached drain and the distiller's nested hooks have exited
+    assert any("hook=drain" in line for line in _log(vault))
     assert record.read_text() == "call\n"  # one triage call
     assert (tmp_path / "calls.stdout").read_bytes() == b""  # no brief printed into the nested agent's context
     [day] = (vault / "groups" / "api" / "episodic" / "github.com__acme__api").glob("today-*.md")

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from conftest import git, run_cli
-from test_second_machine import _bare, _vault_in
+from helpers.sync_world import bare_remote, vault_in
 
 PRIVATE = ("--group", "personal", "--title", "My private note", "--body", "Only on this laptop.")
 
@@ -19,14 +19,14 @@ PRIVATE = ("--group", "personal", "--title", "My private note", "--body", "Only 
 @pytest.fixture
 def apart(tmp_path: Path) -> tuple[Path, Path, str]:
     """(laptop vault with a private note, team vault pushed to `url` with its own notes)."""
-    url = _bare(tmp_path / "team.git")
-    team = _vault_in(tmp_path / "team")
+    url = bare_remote(tmp_path / "team.git")
+    team = vault_in(tmp_path / "team")
     run_cli("memory", "init", "--no-scan", vault=team)
     run_cli("memory", "group", "map", "github.com/acme/api", "platform", vault=team)
     assert run_cli("memory", "add", "--group", "platform", "--title", "Team rule", "--body", "Shared.", vault=team).code == 0
     run_cli("memory", "remote", "set", url, vault=team)
     assert run_cli("memory", "push", vault=team).code == 0
-    laptop = _vault_in(tmp_path / "laptop")
+    laptop = vault_in(tmp_path / "laptop")
     run_cli("memory", "init", "--no-scan", vault=laptop)
     run_cli("memory", "group", "map", "github.com/me/dotfiles", "personal", vault=laptop)
     assert run_cli("memory", "add", *PRIVATE, vault=laptop).code == 0

@@ -100,7 +100,7 @@ def test_doctor_clean_vault_is_ok(ctx: Context):
 def test_doctor_reports_each_problem(ctx: Context, tmp_path: Path):
     root = ctx.vault.root
     a = _add(ctx, "Tau")
-    _add(ctx, "Upsilon", links=("mem_20260101_missing",), allow_dangling_links=True)
+    linker = _add(ctx, "Upsilon", links=("mem_20260101_missing",), allow_dangling_links=True)
     (root / "groups" / "tools" / "note" / "broken.md").write_text("not a note")
     (root / "groups" / "tools" / "note" / "dup.md").write_bytes((root / a.rel).read_bytes())
     by_hand = build_note(title="By hand", body="b", kind="note", scope="group", group="tools", repos=[], source_harness="t", origin="cli")
@@ -118,7 +118,7 @@ def test_doctor_reports_each_problem(ctx: Context, tmp_path: Path):
     assert not report["ok"]
     assert [f["code"] for f in report["invalid_files"]] == ["INVALID"]
     assert report["duplicate_ids"] and report["duplicate_ids"][0]["id"] == a.note.id
-    assert report["broken_links"] == [{"id": report["broken_links"][0]["id"], "missing": "mem_20260101_missing"}]
+    assert report["broken_links"] == [{"id": linker.note.id, "missing": "mem_20260101_missing"}]
     assert report["skipped_symlinks"] == ["group:groups/tools/note/ln.md"]
     assert report["uncommitted"] == [{"path": "group:groups/tools/note/orphan.md", "state": "new", "kind": "note", "repair": "commit"}]
     codes = {(p["path"], p["code"]) for p in report["audit_problems"]}

@@ -490,7 +490,7 @@ def drive_ui(w: World, reader: str) -> Seen:
     the CLI's filters, the case's note page (asked for by its id), the control's, the review queue,
     the timeline, the overview (doctor waited for) and /brief (Claude's brief for the repo). A clock
     case is asked only where the page takes the clock: search."""
-    from test_ui import page_client
+    from helpers.ui_world import page_client
 
     seen = Seen()
     client = page_client(w.vault, w.repo)

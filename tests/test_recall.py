@@ -31,11 +31,12 @@ def _index_lines(ctx: Context, group: str = "tools") -> list[str]:
 
 
 def test_index_md_line_format_and_candidates_excluded(ctx: Context):
-    _add(ctx, "Use FTS5", kind="decision", body="FTS5 ships with Python. It ranks with BM25.")
+    added = _add(ctx, "Use FTS5", kind="decision", body="FTS5 ships with Python. It ranks with BM25.")
     _add(ctx, "Maybe later", status="candidate")
     lines = _index_lines(ctx)
+    day = added.note.updated_at[:10]  # the note's own date, not one read back from the line
     assert lines[0].startswith("# tools: index of active notes")
-    assert lines[1:] == [f"- [Use FTS5](decision/use-fts5.md) — FTS5 ships with Python. (updated {lines[1][-11:-1]})"]
+    assert lines[1:] == [f"- [Use FTS5](decision/use-fts5.md) — FTS5 ships with Python. (updated {day})"]
     assert git(ctx.vault.root, "status", "--porcelain") == ""
 
 

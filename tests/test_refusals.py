@@ -13,7 +13,7 @@ from jacked_vault.document import parse_note
 from jacked_vault.errors import VaultError
 from jacked_vault.notes import AddRequest, add
 from jacked_vault.write.create import build_note, create_note
-from test_secrets import FAMILIES, GH
+from helpers.secret_samples import FAMILIES, GH
 
 
 def _refused(ctx: Context, code: str, **fields) -> VaultError:

@@ -21,6 +21,7 @@ import pygit2
 import pytest
 
 from conftest import cli_env, git, run_cli
+from helpers.faults import KILL_AT_WRITE
 from jacked_vault.context import Context
 from jacked_vault.document import parse_note
 from jacked_vault.notes import read as read_note
@@ -481,14 +482,14 @@ def test_two_harnesses_adding_at_once_via_cli_both_land(vault_path: Path, tmp_pa
 
 CRASH_AFTER_COMMIT = """
 import os, signal, sys
-import pygit2
 from jacked_vault.context import Context
 from jacked_vault.notes import AddRequest, add
+from jacked_vault.store import git
 
-# A real SIGKILL at one precise point: commit_files() calls repo.index.read() right after
-# repo.create_commit() has moved the branch, so the process dies with the commit landed and
-# the git index not yet written.
-pygit2.Index.read = lambda self, force=True: os.kill(os.getpid(), signal.SIGKILL)
+# A real SIGKILL at one precise point: commit_files() stages the git index (git._stage) right
+# after repo.create_commit() has moved the branch, so the process dies with the commit landed
+# and the git index not yet written.
+git._stage = lambda root, paths: os.kill(os.getpid(), signal.SIGKILL)
 ctx = Context.create(vault=sys.argv[1], cwd=sys.argv[2], harness="crash")
 add(ctx, AddRequest(title="crashed after commit", body="the commit landed", group="g"))
 """
@@ -526,40 +527,6 @@ def test_sigkill_between_commit_and_git_index_write_is_repaired(vault_path: Path
 
 
 # -- an interrupted transition is rolled back or completed, never taken for a hand edit ------------------------------------------
-
-KILL_AT_WRITE = """
-import os, signal, sys
-
-import pygit2
-from jacked_vault.cli.main import main
-from jacked_vault.safety import fsio
-
-# A real SIGKILL at one precise point of the command in argv[3:]: after the vault's Nth
-# working-tree write (a note, index.md, a tombstone or audit file: fsio's create, replace and
-# remove below the vault root), or with "commit" right after git moved the branch.
-vault, kill_at, command = os.path.realpath(sys.argv[1]), sys.argv[2], sys.argv[3:]
-done = 0
-
-
-def killing(write):
-    def counted(root, rel, *args, **kwargs):
-        global done
-        write(root, rel, *args, **kwargs)
-        if os.path.realpath(root) == vault:
-            done += 1
-            if done == int(kill_at):
-                os.kill(os.getpid(), signal.SIGKILL)
-
-    return counted
-
-
-if kill_at == "commit":
-    pygit2.Index.read = lambda self, force=True: os.kill(os.getpid(), signal.SIGKILL)
-else:
-    for name in ("create_file", "replace_file", "remove_file"):
-        setattr(fsio, name, killing(getattr(fsio, name)))
-sys.exit(main(command))
-"""
 
 NEXT_WRITES = ("accept", "reject", "add", "repair")
 

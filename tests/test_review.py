@@ -213,18 +213,6 @@ def test_add_supersedes_keeps_a_hand_edit_of_the_old_note_in_quarantine(tmp_path
     assert verify(vault).problems == []
 
 
-EDITOR_SCRIPT = """
-import sys
-from pathlib import Path
-
-path = Path(sys.argv[1])
-seen = path.read_text(encoding="utf-8")
-Path(sys.argv[0]).with_suffix(".seen").open("a", encoding="utf-8").write(seen + "\\n--\\n")
-if "Always rebase" in seen:  # a real rewrite of the file it was given; anything else is left as it is
-    path.write_text("Rebase feature branches on main before merging.\\nNever squash release branches.\\n", encoding="utf-8")
-"""
-
-
 def test_review_edit_as_new_on_a_tty_is_one_commit_with_the_new_note_and_the_reject(tmp_path: Path):
     """Issue 18.11: `e` opens $EDITOR on the candidate's body (a real program that rewrites the
     file) and saves the edit as a new active note, rejecting the candidate, in one commit with
@@ -233,7 +221,7 @@ def test_review_edit_as_new_on_a_tty_is_one_commit_with_the_new_note_and_the_rej
     import sys
 
     from conftest import cli_env
-    from test_review_keys import drive
+    from helpers.terminal import EDITOR_SCRIPT, drive
 
     vault = tmp_path / "vault"
     run_cli("memory", "init", "--no-scan", vault=vault)

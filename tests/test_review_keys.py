@@ -6,52 +6,15 @@ skips a candidate nor ends the group review with nothing written. Driven on a re
 from __future__ import annotations
 
 import json
-import os
-import pty
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from conftest import cli_env, git, make_repo, run_cli
+from helpers.terminal import drive
 from jacked_vault.context import Context
 from jacked_vault.document import parse_note
 from jacked_vault.notes import AddRequest, add
-
-
-def drive(argv: list[str], answers: list[bytes], *, env: dict[str, str], cwd: Path) -> tuple[int, str, bytes]:
-    """Run the real CLI with stdin and stderr on a pty; answer each prompt (a line ending in `:`)
-    with the next of `answers`. Returns (exit code, stdout, what the terminal showed)."""
-    master, slave = pty.openpty()
-    proc = subprocess.Popen([sys.executable, "-m", "jacked_vault.cli.main", *argv], stdin=slave, stdout=subprocess.PIPE, stderr=slave, env=env, cwd=cwd)
-    os.close(slave)
-    transcript = b""
-    answers = list(answers)
-    deadline = time.monotonic() + 60
-    try:
-        while answers and time.monotonic() < deadline:
-            try:
-                chunk = os.read(master, 4096)
-            except OSError:
-                break  # the child closed the terminal
-            transcript += chunk
-            if transcript.rstrip().endswith(b":"):
-                os.write(master, answers.pop(0))
-                transcript += b"|"
-        out, _ = proc.communicate(timeout=60)
-        while True:  # what the terminal still holds
-            try:
-                chunk = os.read(master, 4096)
-            except OSError:
-                break
-            if not chunk:
-                break
-            transcript += chunk
-    finally:
-        os.close(master)
-    return proc.returncode, out.decode(), transcript
 
 
 REVIEW_PROMPT = b"[a]ccept [r]eject [s]kip [e]dit-as-new [q]uit"

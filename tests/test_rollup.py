@@ -413,7 +413,7 @@ def test_a_rollup_killed_at_any_step_is_resumed_never_repeated(vault_path: Path,
     commit; whatever the next write is (another rollup; an unrelated `add`, then the rollup; a
     rollup killed too, at its first write, then one more), every entry is held exactly once,
     each .done.md holds its day once, the tree equals HEAD and doctor is clean."""
-    from test_reliability import KILL_AT_WRITE
+    from helpers.faults import KILL_AT_WRITE
 
     script = tmp_path / "kill_at_write.py"
     script.write_text(KILL_AT_WRITE)

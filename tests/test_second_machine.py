@@ -10,31 +10,21 @@ from pathlib import Path
 import pytest
 
 from conftest import git, make_repo, run_cli
+from helpers.sync_world import bare_remote, vault_in
 
 NOTE = ("--group", "tools", "--title", "Laptop fact", "--body", "Written on the laptop.")
-
-
-def _bare(path: Path) -> str:
-    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(path)], check=True)
-    return f"file://{path}"
 
 
 @pytest.fixture
 def shared(tmp_path: Path) -> tuple[Path, str]:
     """The first machine's vault (HOME tmp/laptop) with one note, pushed to a bare remote."""
-    url = _bare(tmp_path / "shared.git")
-    laptop = _vault_in(tmp_path / "laptop")
+    url = bare_remote(tmp_path / "shared.git")
+    laptop = vault_in(tmp_path / "laptop")
     assert run_cli("memory", "init", "--no-scan", vault=laptop).code == 0
     assert run_cli("memory", "add", *NOTE, vault=laptop).code == 0
     assert run_cli("memory", "remote", "set", url, vault=laptop).code == 0
     assert run_cli("memory", "push", vault=laptop).code == 0
     return laptop, url
-
-
-def _vault_in(home: Path) -> Path:
-    """The vault path on a machine whose HOME is `home` (run_cli uses the vault's parent as HOME)."""
-    home.mkdir(parents=True, exist_ok=True)
-    return home / "vault"
 
 
 def _leftovers(folder: Path) -> list[str]:
@@ -57,7 +47,7 @@ def _push_tree(tmp_path: Path, url: str, files: dict[str, str], symlinks: dict[s
 
 def test_init_from_clones_the_vault_and_makes_this_machine_local_parts(shared, tmp_path: Path):
     laptop, url = shared
-    desktop = _vault_in(tmp_path / "desktop")
+    desktop = vault_in(tmp_path / "desktop")
     done = run_cli("memory", "init", "--from", url, "--json", vault=desktop)
     assert done.code == 0, done.out + done.err
     out = done.json
@@ -106,7 +96,7 @@ def test_init_from_refuses_what_a_vault_never_takes_and_leaves_nothing(shared, t
 def test_init_from_refuses_an_empty_remote_a_code_repo_and_a_taken_folder(shared, tmp_path: Path):
     laptop, url = shared
     home = tmp_path / "desktop"
-    empty = run_cli("memory", "init", "--from", _bare(tmp_path / "empty.git"), "--json", vault=home / "a" / "vault", cwd=tmp_path)
+    empty = run_cli("memory", "init", "--from", bare_remote(tmp_path / "empty.git"), "--json", vault=home / "a" / "vault", cwd=tmp_path)
     assert empty.json["error"]["code"] == "JACKED_MEMORY_SYNC" and "no vault yet" in empty.json["error"]["message"]
     assert not home.exists()  # the parents it made are gone too
     code = tmp_path / "code"
@@ -140,7 +130,7 @@ def test_init_from_runs_no_hook_of_the_person_or_the_remote(shared, tmp_path: Pa
 
 def test_remote_set_on_an_init_only_vault_adopts_the_remote_history(shared, tmp_path: Path):
     laptop, url = shared
-    desktop = _vault_in(tmp_path / "desktop")
+    desktop = vault_in(tmp_path / "desktop")
     assert run_cli("memory", "init", "--no-scan", vault=desktop).code == 0
     done = run_cli("memory", "remote", "set", url, "--json", vault=desktop)
     assert done.json["adopted"] is True
@@ -150,11 +140,11 @@ def test_remote_set_on_an_init_only_vault_adopts_the_remote_history(shared, tmp_
 
 
 def test_sync_on_an_init_only_vault_adopts_what_the_remote_got_later(tmp_path: Path):
-    url = _bare(tmp_path / "shared.git")
-    desktop = _vault_in(tmp_path / "desktop")
+    url = bare_remote(tmp_path / "shared.git")
+    desktop = vault_in(tmp_path / "desktop")
     assert run_cli("memory", "init", "--no-scan", vault=desktop).code == 0
     assert run_cli("memory", "remote", "set", url, "--json", vault=desktop).json["adopted"] is False  # nothing there yet
-    laptop = _vault_in(tmp_path / "laptop")
+    laptop = vault_in(tmp_path / "laptop")
     run_cli("memory", "init", "--no-scan", vault=laptop)
     run_cli("memory", "add", *NOTE, vault=laptop)
     git(laptop, "push", "-q", url, "main")
@@ -167,7 +157,7 @@ def test_sync_on_an_init_only_vault_adopts_what_the_remote_got_later(tmp_path: P
 
 def test_two_vaults_made_apart_say_how_to_join_them(shared, tmp_path: Path):
     _, url = shared
-    desktop = _vault_in(tmp_path / "desktop")
+    desktop = vault_in(tmp_path / "desktop")
     run_cli("memory", "init", "--no-scan", vault=desktop)
     run_cli("memory", "group", "map", "github.com/o/x", "grp", vault=desktop)  # a history of its own: no adoption
     head = git(desktop, "rev-parse", "HEAD")
@@ -203,16 +193,16 @@ def test_init_from_finds_the_branch_that_holds_the_vault(tmp_path: Path):
     remote = tmp_path / "plain.git"
     subprocess.run(["git", "init", "-q", "--bare", "-b", "master", str(remote)], check=True)
     url = f"file://{remote}"
-    laptop = _vault_in(tmp_path / "laptop")
+    laptop = vault_in(tmp_path / "laptop")
     run_cli("memory", "init", "--no-scan", vault=laptop)
     assert run_cli("memory", "add", *NOTE, vault=laptop).code == 0
     run_cli("memory", "remote", "set", url, vault=laptop)
     assert run_cli("memory", "push", vault=laptop).code == 0
-    desktop = _vault_in(tmp_path / "desktop")
+    desktop = vault_in(tmp_path / "desktop")
     done = run_cli("memory", "init", "--from", url, "--json", vault=desktop)
     assert done.code == 0, done.out + done.err
     assert done.json["branch"] == "main" and done.json["notes"] == 1
-    text = run_cli("memory", "init", "--from", url, vault=_vault_in(tmp_path / "third"))
+    text = run_cli("memory", "init", "--from", url, vault=vault_in(tmp_path / "third"))
     assert "main" in text.out and "master" in text.out, text.out
     assert git(desktop, "rev-parse", "--abbrev-ref", "HEAD").strip() == "main"
     synced = run_cli("memory", "sync", "--json", vault=desktop)

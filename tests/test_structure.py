@@ -104,3 +104,37 @@ def test_core_packages_never_import_a_higher_layer():
             if high is None or high > low:
                 upward.append(f"{source} -> {target}")
     assert upward == []
+
+
+TESTS = Path(__file__).resolve().parent
+
+
+def _test_module_imports(path: Path) -> list[str]:
+    """The test modules (test_*.py in tests/) that `path` imports, at any level of the file."""
+    names = {p.stem for p in TESTS.rglob("test_*.py")}
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            modules = [f"tests.{a.name}" for a in node.names] if node.module == "tests" else [node.module]
+        elif isinstance(node, ast.Import):
+            modules = [alias.name for alias in node.names]
+        else:
+            continue
+        found += [m for m in modules if m.removeprefix("tests.").split(".")[0] in names]
+    return found
+
+
+def test_no_test_module_imports_another():
+    """Shared helpers and fixtures live in tests/helpers/ (or conftest.py): a test module is never
+    imported, so running one module never collects or runs another's module-level code."""
+    imports = {str(p.relative_to(TESTS)): _test_module_imports(p) for p in sorted(TESTS.rglob("*.py"))}
+    assert {path: found for path, found in imports.items() if found} == {}
+
+
+def test_the_import_check_sees_a_test_module_import(tmp_path: Path):
+    module = tmp_path / "test_probe.py"
+    module.write_text(
+        "import os\nfrom helpers.mcp_server import inproc\n\n"
+        "def f():\n    from test_sync import x\n    import tests.test_ui\n    from tests import test_capture\n"
+    )
+    assert sorted(_test_module_imports(module)) == ["test_sync", "tests.test_capture", "tests.test_ui"]

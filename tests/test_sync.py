@@ -12,42 +12,17 @@ from pathlib import Path
 import pytest
 
 from conftest import git, run_cli
+from helpers import sync_world
+from helpers.sync_world import add_note, machine
 from jacked_vault.context import Context
 from jacked_vault.doctor import doctor
 from jacked_vault.errors import VaultError
-from jacked_vault.notes import AddRequest, add
 from jacked_vault.write.transitions import transition
 from jacked_vault.store.audit import verify
 from jacked_vault.sync import push, set_remote, sync
 
 
-def _machine(path: Path, remote: Path | None = None) -> Context:
-    """A vault on one 'machine': a fresh init, or a clone of the remote."""
-    from jacked_vault.write.init import init_vault
-
-    if remote is None:
-        init_vault(path)
-    else:
-        subprocess.run(["git", "clone", "-q", f"file://{remote}", str(path)], check=True, capture_output=True)
-    work = path.parent / f"{path.name}-work"
-    work.mkdir(exist_ok=True)
-    return Context.create(vault=str(path), cwd=work, harness=path.name)
-
-
-@pytest.fixture
-def two_machines(tmp_path: Path) -> tuple[Context, Context, Path]:
-    remote = tmp_path / "remote.git"
-    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(remote)], check=True)
-    a = _machine(tmp_path / "laptop")
-    set_remote(a, f"file://{remote}")
-    push(a)
-    b = _machine(tmp_path / "desktop", remote)
-    set_remote(b, f"file://{remote}")
-    return a, b, remote
-
-
-def _add(ctx: Context, title: str, **kw):
-    return add(ctx, AddRequest(title=title, body=kw.pop("body", f"{title} body."), group=kw.pop("group", "tools"), **kw))
+two_machines = sync_world.two_machines  # the fixture: (laptop, desktop, remote)
 
 
 def _ids(ctx: Context) -> set[str]:
@@ -63,14 +38,14 @@ def _ids(ctx: Context) -> set[str]:
 
 def test_interleaved_writes_on_two_machines_all_land(two_machines):
     a, b, _ = two_machines
-    a1 = _add(a, "From the laptop", status="candidate")
-    b1 = _add(b, "From the desktop")
+    a1 = add_note(a, "From the laptop", status="candidate")
+    b1 = add_note(b, "From the desktop")
     assert sync(a).action == "pushed"
     result = sync(b)  # diverged: both added notes and index.md
     assert result.action == "merged"
-    b2 = _add(b, "Desktop again")
+    b2 = add_note(b, "Desktop again")
     transition(b, a1.note.id, "accept")
-    a2 = _add(a, "Laptop again")  # written before the laptop has seen the desktop's merge
+    a2 = add_note(a, "Laptop again")  # written before the laptop has seen the desktop's merge
     sync(a)
     transition(a, b1.note.id, "reject", reason="duplicate")
     for ctx in (a, b, a, b):
@@ -87,8 +62,8 @@ def test_interleaved_writes_on_two_machines_all_land(two_machines):
 
 def test_same_title_on_two_machines_keeps_both_notes(two_machines):
     a, b, _ = two_machines
-    mine = _add(a, "Use FTS5", body="laptop version")
-    theirs = _add(b, "Use FTS5", body="desktop version")
+    mine = add_note(a, "Use FTS5", body="laptop version")
+    theirs = add_note(b, "Use FTS5", body="desktop version")
     sync(a)
     result = sync(b)
     assert result.renamed == ["groups/tools/note/use-fts5.md -> groups/tools/note/use-fts5-2.md"]
@@ -100,7 +75,7 @@ def test_same_title_on_two_machines_keeps_both_notes(two_machines):
 
 def test_hand_edit_of_the_same_note_on_both_sides_stops_and_explains(two_machines):
     a, b, _ = two_machines
-    shared = _add(a, "Shared")
+    shared = add_note(a, "Shared")
     sync(a)
     sync(b)
     for ctx, text in ((a, "laptop edit"), (b, "desktop edit")):
@@ -118,7 +93,7 @@ def test_hand_edit_of_the_same_note_on_both_sides_stops_and_explains(two_machine
 
 def test_fast_forward_and_up_to_date(two_machines):
     a, b, _ = two_machines
-    note = _add(a, "Only on the laptop")
+    note = add_note(a, "Only on the laptop")
     sync(a)
     assert sync(b).action == "fast-forward"
     assert note.note.id in _ids(b)
@@ -127,7 +102,7 @@ def test_fast_forward_and_up_to_date(two_machines):
 
 def test_force_pushed_remote_loses_nothing_locally(two_machines, tmp_path: Path):
     a, b, remote = two_machines
-    kept = _add(b, "Desktop only, unpushed")
+    kept = add_note(b, "Desktop only, unpushed")
     # someone rewrites the remote's history
     other = tmp_path / "rogue"
     subprocess.run(["git", "clone", "-q", f"file://{remote}", str(other)], check=True)
@@ -157,7 +132,7 @@ def test_unreachable_remote_fails_fast_and_session_start_is_not_blocked(tmp_path
     server.settimeout(10)
     held: list[socket.socket] = []
     threading.Thread(target=lambda: held.append(server.accept()[0]), daemon=True).start()
-    ctx = _machine(tmp_path / "v")
+    ctx = machine(tmp_path / "v")
     set_remote(ctx, f"ssh://git@127.0.0.1:{server.getsockname()[1]}/nowhere.git")
     started = time.monotonic()
     try:
@@ -196,7 +171,7 @@ def test_a_timed_out_fetch_leaves_no_ssh_behind(tmp_path: Path, monkeypatch):
     fake_ssh = tmp_path / "fake-ssh"
     fake_ssh.write_text(f"#!/bin/sh\necho $$ >> {pid_file}\nexec sleep 120\n")  # a server that never answers
     fake_ssh.chmod(0o755)
-    ctx = _machine(tmp_path / "v")
+    ctx = machine(tmp_path / "v")
     git(ctx.vault.root, "remote", "add", "origin", "ssh://example.invalid/x.git")
     monkeypatch.setenv("GIT_SSH_COMMAND", str(fake_ssh))
     started = time.monotonic()
@@ -214,9 +189,9 @@ def test_a_timed_out_fetch_leaves_no_ssh_behind(tmp_path: Path, monkeypatch):
 
 def test_push_is_never_forced(two_machines):
     a, b, _ = two_machines
-    _add(a, "Laptop")
+    add_note(a, "Laptop")
     sync(a)
-    _add(b, "Desktop")
+    add_note(b, "Desktop")
     with pytest.raises(VaultError) as err:
         push(b)
     assert err.value.code == "SYNC" and "jacked memory sync" in err.value.message
@@ -245,7 +220,7 @@ def test_failed_sync_shows_in_status_and_brief(tmp_path: Path):
     from jacked_vault.recall.brief import build_brief
     from jacked_vault.status import status
 
-    ctx = _machine(tmp_path / "v")
+    ctx = machine(tmp_path / "v")
     set_remote(ctx, f"file://{tmp_path / 'missing.git'}")
     with pytest.raises(VaultError):
         sync(ctx)

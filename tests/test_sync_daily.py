@@ -7,14 +7,15 @@ stops for it. Two real vaults on a real bare remote."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 from conftest import run_cli
-from jacked_vault.notes import AddRequest, add
 from jacked_vault.sync import sync
 from jacked_vault.write.hot import set_hot
 from jacked_vault.write.transitions import transition
-from test_sync import _add, two_machines  # noqa: F401 - the fixture
+from helpers import sync_world
+from helpers.sync_world import add_note
+
+two_machines = sync_world.two_machines  # the fixture: (laptop, desktop, remote)
 
 
 def _doctor_ok(ctx) -> None:
@@ -71,7 +72,7 @@ def test_day_files_written_on_both_machines_keep_every_entry(two_machines):
 
 def test_two_machines_transitioning_one_note_differently_never_jam_and_reject_wins(two_machines):
     a, b, _ = two_machines
-    note = _add(a, "Shared fact", status="candidate", origin="mcp")
+    note = add_note(a, "Shared fact", status="candidate", origin="mcp")
     sync(a)
     sync(b)
     transition(a, note.note.id, "reject", reason="wrong")
@@ -88,8 +89,8 @@ def test_two_machines_transitioning_one_note_differently_never_jam_and_reject_wi
 
 def test_otherwise_the_later_transition_wins(two_machines):
     a, b, _ = two_machines
-    note = _add(a, "Another fact")
-    newer = _add(a, "Its replacement")
+    note = add_note(a, "Another fact")
+    newer = add_note(a, "Its replacement")
     sync(a)
     sync(b)
     transition(a, note.note.id, "expire")
@@ -107,8 +108,8 @@ def test_a_settled_transition_arrives_on_the_machine_that_lost(two_machines):
     """The loser's machine takes the winner even where no transition leads from its own version
     (superseded here, the later expire there): the merge's `resolve` audit line vouches for it."""
     a, b, _ = two_machines
-    note = _add(a, "Third fact")
-    newer = _add(a, "Newer fact")
+    note = add_note(a, "Third fact")
+    newer = add_note(a, "Newer fact")
     sync(a)
     sync(b)
     transition(a, note.note.id, "supersede", by=newer.note.id)
@@ -126,7 +127,7 @@ def test_a_settled_transition_arrives_on_the_machine_that_lost(two_machines):
 
 def test_a_forget_wins_over_a_transition_made_elsewhere(two_machines):
     a, b, _ = two_machines
-    note = _add(a, "Slipped password", status="candidate", origin="mcp")
+    note = add_note(a, "Slipped password", status="candidate", origin="mcp")
     sync(a)
     sync(b)
     assert run_cli("memory", "forget", note.note.id, "--json", vault=a.vault.root).code == 0

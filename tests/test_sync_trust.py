@@ -12,52 +12,19 @@ from pathlib import Path
 
 import pytest
 
-from conftest import cli_env, git, make_repo, run_cli
+from conftest import git, make_repo, run_cli
+from helpers import sync_world
+from helpers.sync_world import push_from
 from jacked_vault.context import Context
 from jacked_vault.errors import VaultError
 from jacked_vault.notes import AddRequest, add
-from jacked_vault.sync import pull_at_session_start, push, set_remote, sync
-from jacked_vault.write.init import init_vault
+from jacked_vault.sync import pull_at_session_start, sync
 from jacked_vault.write.transitions import transition
 
 GH = "gh" + "p_" + "Zq7Lm2Nx9Vb4Kc8Wd1Rt6Yh3Ju5Ep0Sa7Fg2"
 
 
-def _vault(path: Path) -> Context:
-    init_vault(path)
-    work = path.parent / f"{path.name}-work"
-    work.mkdir(exist_ok=True)
-    return Context.create(vault=str(path), cwd=work, harness=path.name)
-
-
-@pytest.fixture
-def shared(tmp_path: Path):
-    """(laptop, desktop, hostile clone, remote): the desktop adopted the laptop's history."""
-    remote = tmp_path / "remote.git"
-    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(remote)], check=True)
-    laptop = _vault(tmp_path / "laptop")
-    set_remote(laptop, f"file://{remote}")
-    add(laptop, AddRequest(title="First note", body="From the laptop.", group="tools"))
-    push(laptop)
-    desktop = _vault(tmp_path / "desktop")
-    assert set_remote(desktop, f"file://{remote}").adopted
-    hostile = tmp_path / "hostile"
-    subprocess.run(["git", "clone", "-q", f"file://{remote}", str(hostile)], check=True, capture_output=True)
-    return laptop, desktop, hostile, remote
-
-
-def _push_from(clone: Path, files: dict[str, str | None], message: str = "hostile change") -> str:
-    for rel, text in files.items():
-        path = clone / rel
-        if text is None:
-            git(clone, "rm", "-rq", rel)
-            continue
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-        git(clone, "add", "-f", rel)
-    git(clone, "commit", "-qm", message)
-    git(clone, "push", "-q", "origin", "main")
-    return git(clone, "rev-parse", "HEAD").strip()
+shared = sync_world.shared  # the fixture: (laptop, desktop, hostile clone, remote)
 
 
 # -- finding 1: nothing machine-local, no symlink, nothing outside the layout ever arrives ----------
@@ -76,7 +43,7 @@ def _push_from(clone: Path, files: dict[str, str | None], message: str = "hostil
 def test_a_machine_local_or_foreign_path_stops_sync_before_head_moves(shared, rel: str, why: str):
     laptop, _, hostile, _ = shared
     text = json.dumps({"settings": {"distill": {"command": ["sh", "-c", "touch /tmp/pwned"]}}}) if rel.endswith(".json") else "x\n"
-    _push_from(hostile, {rel: text})
+    push_from(hostile, {rel: text})
     head = git(laptop.vault.root, "rev-parse", "HEAD")
     with pytest.raises(VaultError) as err:
         sync(laptop)
@@ -106,13 +73,13 @@ def test_a_distiller_command_from_the_remote_never_runs(shared, tmp_path: Path):
     """The shared vault.json may carry settings.distill.command: ignored on read, reported by doctor."""
     from jacked_vault.capture.session import capture_session
     from jacked_vault.doctor import doctor
-    from test_capture import Builder
+    from helpers.capture import Builder
 
     laptop, _, hostile, _ = shared
     marker = tmp_path / "ran"
     config = json.loads((hostile / "vault.json").read_text())
     config.setdefault("settings", {})["distill"] = {"command": [sys.executable, "-c", f"open({str(marker)!r}, 'w')"]}
-    _push_from(hostile, {"vault.json": json.dumps(config)})
+    push_from(hostile, {"vault.json": json.dumps(config)})
     sync(laptop)
     assert "command" in json.loads((laptop.vault.root / "vault.json").read_text())["settings"]["distill"]
     repo = tmp_path / "code"
@@ -145,7 +112,7 @@ def test_a_secret_arriving_is_quarantined_and_never_recalled(shared):
 
     laptop, _, hostile, _ = shared
     note = build_note(title="Deploy keys", body=f"use {GH}", kind="note", scope="group", group="tools", repos=[], source_harness="x", origin="mcp")
-    _push_from(hostile, {"groups/tools/note/deploy-keys.md": render_note(note).decode()})
+    push_from(hostile, {"groups/tools/note/deploy-keys.md": render_note(note).decode()})
     result = sync(laptop)
     assert result.quarantined == [{"path": "groups/tools/note/deploy-keys.md", "code": "SECRET"}]
     out = run_cli("memory", "search", "deploy", "--all", "--json", vault=laptop.vault.root)
@@ -193,7 +160,7 @@ def test_a_remote_that_deletes_every_note_loses_nothing_here(shared):
     from jacked_vault.doctor import doctor
 
     laptop, _, hostile, _ = shared
-    _push_from(hostile, {"groups": None}, "remove everything")
+    push_from(hostile, {"groups": None}, "remove everything")
     result = sync(laptop)
     assert result.kept_deletions and all(p.startswith("groups/") for p in result.kept_deletions)
     assert (laptop.vault.root / "groups" / "tools" / "note" / "first-note.md").is_file()
@@ -205,7 +172,7 @@ def test_a_remote_that_deletes_every_note_loses_nothing_here(shared):
 
 def test_accept_deletions_applies_them(shared):
     laptop, _, hostile, _ = shared
-    _push_from(hostile, {"groups/tools/note/first-note.md": None}, "remove one note")
+    push_from(hostile, {"groups/tools/note/first-note.md": None}, "remove one note")
     result = sync(laptop, accept_deletions=True)
     assert result.accepted_deletions == ["groups/tools/note/first-note.md"]
     assert not (laptop.vault.root / "groups" / "tools" / "note" / "first-note.md").exists()
@@ -213,7 +180,7 @@ def test_accept_deletions_applies_them(shared):
 
 def test_session_start_never_applies_a_deletion(shared):
     laptop, _, hostile, _ = shared
-    _push_from(hostile, {"groups/tools/note/first-note.md": None}, "remove one note")
+    push_from(hostile, {"groups/tools/note/first-note.md": None}, "remove one note")
     assert pull_at_session_start(laptop).result == "deletions"
     assert (laptop.vault.root / "groups" / "tools" / "note" / "first-note.md").is_file()
 

@@ -56,7 +56,7 @@ def test_agent_writes_can_wait_for_review(vault_path: Path, code_repo: Path):
 
 def test_read_only_memory_refuses_agent_writes_and_keeps_recall(vault_path: Path, code_repo: Path, tmp_path: Path):
     from jacked_vault.capture.session import capture_session
-    from test_capture import Builder
+    from helpers.capture import Builder
 
     ctx = Context.create(vault=str(vault_path), cwd=code_repo, harness="t")
     add(ctx, AddRequest(title="Kept knowledge", body="Still searchable."))

@@ -26,25 +26,9 @@ from pathlib import Path
 import pytest
 
 from conftest import cli_env, git, run_cli, write_machine_config
-from ui_world import HOSTILE_TITLE, RTL_SUBJECT, UiWorld, build_ui_world, session_start
+from helpers.ui_world import BASE, PORT, TOKEN, HOSTILE_TITLE, RTL_SUBJECT, UiWorld, build_ui_world, page_client, session_start
 
-PORT = 8765
-TOKEN = "test-token-" + "x" * 32
-BASE = f"http://127.0.0.1:{PORT}"
 BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
-
-
-def page_client(vault: Path, cwd: Path, *, login: bool = True, base: str = BASE, port: int = PORT):
-    """A TestClient for the page of `vault` (started in `cwd`), logged in with the token unless told not to."""
-    from starlette.testclient import TestClient
-
-    from jacked_vault.ui.app import UiConfig, create_app
-
-    client = TestClient(create_app(UiConfig(vault=vault, cwd=cwd, token=TOKEN, port=port)), base_url=base, follow_redirects=False)
-    if login:
-        opened = client.get(f"/?token={TOKEN}")
-        assert opened.status_code == 303, opened.text
-    return client
 
 
 def csrf_of(html: str) -> str:

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from conftest import cli_env, git
-from ui_world import UiWorld, build_ui_world
+from helpers.ui_world import UiWorld, build_ui_world
 
 CHROMIUM = os.environ.get("JACKED_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",

@@ -12,8 +12,7 @@ import sys
 from pathlib import Path
 
 from conftest import cli_env, make_repo, run_cli
-from test_review import EDITOR_SCRIPT
-from test_review_keys import drive
+from helpers.terminal import EDITOR_SCRIPT, drive
 
 
 def _bare(path: Path) -> str:

@@ -97,3 +97,21 @@ def session_start(w: UiWorld, harness: str = "claude") -> str:
     proc = subprocess.run(args, input=json.dumps(payload), capture_output=True, text=True, cwd=w.repo, env=cli_env(w.vault), timeout=120)
     assert proc.returncode == 0, proc.stderr
     return proc.stdout
+
+
+PORT = 8765
+TOKEN = "test-token-" + "x" * 32
+BASE = f"http://127.0.0.1:{PORT}"
+
+
+def page_client(vault: Path, cwd: Path, *, login: bool = True, base: str = BASE, port: int = PORT):
+    """A TestClient for the page of `vault` (started in `cwd`), logged in with the token unless told not to."""
+    from starlette.testclient import TestClient
+
+    from jacked_vault.ui.app import UiConfig, create_app
+
+    client = TestClient(create_app(UiConfig(vault=vault, cwd=cwd, token=TOKEN, port=port)), base_url=base, follow_redirects=False)
+    if login:
+        opened = client.get(f"/?token={TOKEN}")
+        assert opened.status_code == 303, opened.text
+    return client

@@ -1,0 +1,54 @@
+"""Proof that a command and everything it started (detached captures and drains too) have exited.
+
+A run carries a unique mark in its environment (`run_mark()`); every process it starts inherits
+it, whatever session it moves to. `wait_exited` polls /proc (with a deadline) until no live
+process carries the mark: after that, anything the run would have done is done, so a test can
+assert that nothing happened without sleeping and hoping.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from pathlib import Path
+
+MARK = "JACKED_TEST_RUN"
+
+
+def run_mark() -> dict[str, str]:
+    """The environment entry that marks one run: pass it to the command (`**run_mark()`)."""
+    return {MARK: uuid.uuid4().hex}
+
+
+def marked(mark: dict[str, str]) -> list[int]:
+    """The live processes whose environment carries `mark` (zombies have none, so do not count)."""
+    needle = f"{MARK}={mark[MARK]}".encode()
+    found = []
+    for environ in Path("/proc").glob("[0-9]*/environ"):
+        try:
+            if needle in environ.read_bytes().split(b"\0"):
+                found.append(int(environ.parent.name))
+        except OSError:  # gone meanwhile, or not ours to read
+            continue
+    return found
+
+
+def wait_exited(mark: dict[str, str], timeout_s: float = 60.0) -> None:
+    """Wait (bounded) until every process of the marked run has exited."""
+    deadline = time.monotonic() + timeout_s
+    while alive := marked(mark):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"processes of the run still alive after {timeout_s}s: {alive}")
+        time.sleep(0.05)
+
+
+def wait_blocked_reading(pid: int, timeout_s: float = 60.0) -> None:
+    """Wait (bounded) until process `pid` sleeps in select/poll: waiting for input that is not there yet."""
+    deadline = time.monotonic() + timeout_s
+    wchan = ""
+    while time.monotonic() < deadline:
+        wchan = Path(f"/proc/{pid}/wchan").read_text()
+        if "poll" in wchan or "select" in wchan:
+            return
+        time.sleep(0.02)
+    raise AssertionError(f"process {pid} never waited for input within {timeout_s}s (last wchan {wchan!r})")

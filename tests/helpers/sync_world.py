@@ -1,0 +1,88 @@
+"""Vaults as machines sharing a real bare remote: the fixtures `two_machines` and `shared`
+(with a hostile clone), and what tests do to them (add a note, push plain-git commits)."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import git
+from jacked_vault.context import Context
+from jacked_vault.notes import AddRequest, add
+from jacked_vault.sync import push, set_remote
+from jacked_vault.write.init import init_vault
+
+
+def bare_remote(path: Path) -> str:
+    """A bare repository at `path` with branch main; its file:// URL."""
+    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(path)], check=True)
+    return f"file://{path}"
+
+
+def vault_in(home: Path) -> Path:
+    """The vault path on a machine whose HOME is `home` (run_cli uses the vault's parent as HOME)."""
+    home.mkdir(parents=True, exist_ok=True)
+    return home / "vault"
+
+
+def machine(path: Path, remote: Path | None = None) -> Context:
+    """A vault on one 'machine': a fresh init, or a clone of the remote; its harness is its folder name."""
+    if remote is None:
+        init_vault(path)
+    else:
+        subprocess.run(["git", "clone", "-q", f"file://{remote}", str(path)], check=True, capture_output=True)
+    work = path.parent / f"{path.name}-work"
+    work.mkdir(exist_ok=True)
+    return Context.create(vault=str(path), cwd=work, harness=path.name)
+
+
+def add_note(ctx: Context, title: str, **kw: Any):
+    """Add a note (group tools, body '<title> body.' unless given) through the library."""
+    return add(ctx, AddRequest(title=title, body=kw.pop("body", f"{title} body."), group=kw.pop("group", "tools"), **kw))
+
+
+@pytest.fixture
+def two_machines(tmp_path: Path) -> tuple[Context, Context, Path]:
+    """(laptop, desktop, remote): the laptop pushed its init, the desktop cloned it."""
+    remote = tmp_path / "remote.git"
+    bare_remote(remote)
+    a = machine(tmp_path / "laptop")
+    set_remote(a, f"file://{remote}")
+    push(a)
+    b = machine(tmp_path / "desktop", remote)
+    set_remote(b, f"file://{remote}")
+    return a, b, remote
+
+
+@pytest.fixture
+def shared(tmp_path: Path) -> tuple[Context, Context, Path, Path]:
+    """(laptop, desktop, hostile clone, remote): the desktop adopted the laptop's history."""
+    remote = tmp_path / "remote.git"
+    bare_remote(remote)
+    laptop = machine(tmp_path / "laptop")
+    set_remote(laptop, f"file://{remote}")
+    add(laptop, AddRequest(title="First note", body="From the laptop.", group="tools"))
+    push(laptop)
+    desktop = machine(tmp_path / "desktop")
+    assert set_remote(desktop, f"file://{remote}").adopted
+    hostile = tmp_path / "hostile"
+    subprocess.run(["git", "clone", "-q", f"file://{remote}", str(hostile)], check=True, capture_output=True)
+    return laptop, desktop, hostile, remote
+
+
+def push_from(clone: Path, files: dict[str, str | None], message: str = "hostile change") -> str:
+    """Commit `files` (None removes one) in a plain clone and push it to main; the new commit."""
+    for rel, text in files.items():
+        path = clone / rel
+        if text is None:
+            git(clone, "rm", "-rq", rel)
+            continue
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+        git(clone, "add", "-f", rel)
+    git(clone, "commit", "-qm", message)
+    git(clone, "push", "-q", "origin", "main")
+    return git(clone, "rev-parse", "HEAD").strip()
