@@ -39,7 +39,7 @@ def capture_merge_command(
         use_gh=not no_gh,
     )
     if from_hook:  # never fails and prints nothing (the outcome is in .jacked/log); --json still answers
-        report = capture_merge_from_hook(vault or (ctx.obj or {}).get("vault"), repo, **kwargs)
+        report = capture_merge_from_hook(lambda: context_for(ctx, vault).vault_path, repo, **kwargs)
         if as_json:
             run(ctx, as_json, lambda: report or MergeCaptureReport(repo=repo, skipped="nothing captured; see .jacked/log"))
         return

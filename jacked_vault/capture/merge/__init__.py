@@ -60,6 +60,7 @@ from __future__ import annotations
 import os
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -524,8 +525,10 @@ def _retry_queued(ctx) -> list[Outcome]:
     return [r for r in report.results if isinstance(r, Outcome)]
 
 
-def capture_merge_from_hook(vault: str | None, repo_path: str, **kwargs) -> MergeCaptureReport | None:
-    """What the hook runs: capture, log one line, never raise (a merge must never fail).
+def capture_merge_from_hook(vault: Callable[[], Path], repo_path: str, **kwargs) -> MergeCaptureReport | None:
+    """What the hook runs: capture, log one line, never raise (a merge must never fail). `vault`
+    gives the vault's folder (the front end resolves it: --vault, else the environment's), called
+    inside the guard so even that cannot fail the hook.
 
     Inside a distiller run (`capture.marker`) it does nothing at all: no vault access, no log line.
     """
@@ -533,14 +536,14 @@ def capture_merge_from_hook(vault: str | None, repo_path: str, **kwargs) -> Merg
 
     if inside_distiller():
         return None
-    from jacked_vault import environment
+    from jacked_vault.context import Context
     from jacked_vault.store.log import log_line
     from jacked_vault.store.vault import is_git_repo
 
     started = time.monotonic()
     cache: Path | None = None
     try:
-        ctx = environment.context(vault, repo_path, HARNESS)  # the hook names no vault: the environment's
+        ctx = Context.create(vault=vault(), cwd=repo_path, harness=HARNESS)
         cache = ctx.vault_path / ".jacked"
         if not is_git_repo(ctx.vault_path):
             return None  # no vault: nowhere to capture or log
