@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -186,18 +186,31 @@ def commit_files(
                 f"git refused the commit ({exc}); nothing was committed. If no git process is running, "
                 "`jacked memory doctor --repair` removes stale git lock files",
             ) from None
-        try:
-            index = repo.index
-            index.read(False)
-            for rel, data in files.items():
-                if data is not None:
-                    index.add(rel)
-                elif rel in index:
-                    index.remove(rel)
-            index.write()
-        except (pygit2.GitError, OSError):
-            pass  # the commit landed; doctor reports the stale git index and --repair resyncs it
+        _stage(Path(repo.workdir), list(files))
     return str(oid)
+
+
+# What git reads from the environment to choose another repository, index or object store (`git
+# rev-parse --local-env-vars`): a hook's, never the store's.
+_REPO_ENV = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+             "GIT_COMMON_DIR", "GIT_IMPLICIT_WORK_TREE", "GIT_GRAFT_FILE", "GIT_NO_REPLACE_OBJECTS",
+             "GIT_REPLACE_REF_BASE", "GIT_PREFIX", "GIT_SHALLOW_FILE", "GIT_CONFIG", "GIT_CONFIG_PARAMETERS",
+             "GIT_CONFIG_COUNT")  # fmt: skip
+
+
+def _stage(root: Path, paths: list[str]) -> None:
+    """Bring the git index to the working files of `paths` (a removed one leaves it) so `git status`
+    in the store stays clean. git's own `update-index` does it: libgit2 parses and rewrites the whole
+    index slower (interleaved, loaded machine: 43 vs 17 ms wall at 10k notes, 308 vs 101 ms at 100k)."""
+    import subprocess
+
+    env = {k: v for k, v in os.environ.items() if k not in _REPO_ENV}
+    # the commit landed either way; doctor reports a stale git index and --repair resyncs it
+    with suppress(OSError, subprocess.SubprocessError):
+        subprocess.run(
+            ["git", "-C", str(root), "update-index", "--add", "--remove", "-z", "--stdin"],
+            input="\0".join(paths).encode() + b"\0", env=env, capture_output=True, timeout=120, check=False,
+        )  # fmt: skip
 
 
 def signs_commits(repo: pygit2.Repository) -> bool:
