@@ -97,18 +97,21 @@ def test_arguments_are_taken_as_their_json_type_only(vault_path, tmp_path):
     assert snapshot(vault_path) == before
 
 
-def test_an_unknown_prompt_is_a_json_rpc_error(vault_path, tmp_path):
+def test_an_unknown_prompt_or_prompt_argument_is_a_json_rpc_error(vault_path, tmp_path):
     from mcp.shared.exceptions import MCPError
 
-    async def go():
+    async def refused(name: str, arguments: dict[str, str]):
         async with Client(inproc(vault_path, tmp_path)) as client:
             try:
-                await client.get_prompt("nothing")
+                await client.get_prompt(name, arguments)
             except MCPError as exc:
                 return exc.error
 
-    error = run(go)
-    assert error.code == -32602 and error.message == "Unknown prompt: nothing"
+    unknown = run(refused, "nothing", {})
+    assert unknown.code == -32602 and unknown.message == "Unknown prompt: nothing"
+    extra = run(refused, "brief", {"budget": "300"})  # the prompt takes repo only
+    assert extra.code == -32602 and extra.message.startswith("MEMORY_BRIEF_FAILED: invalid arguments: budget")
+    assert extra.data == {"code": "MEMORY_BRIEF_FAILED", "reason": "JACKED_MEMORY_USAGE"}
 
 
 # -- doctor's visible counts: the read policy's rule ----------------------------------------------

@@ -49,19 +49,23 @@ def tool_modules() -> tuple[ModuleType, ...]:
     return (save, search, read, doctor, brief)
 
 
-def answer(session: Any, tool: ModuleType, arguments: dict[str, Any]) -> tuple[dict[str, Any], bool]:
-    """One tool call's payload and whether it is an error: arguments refused by the tool's model,
-    the tool's own refusals, and anything unexpected (never a stack trace, nor an exception's text)."""
+def answer(
+    session: Any, tool: ModuleType, arguments: dict[str, Any], prompt: bool = False
+) -> tuple[dict[str, Any], bool]:
+    """One call's payload and whether it is an error: arguments refused by the tool's model, the
+    tool's own refusals, and anything unexpected (never a stack trace, nor an exception's text).
+    `prompt`: the prompt the tool module also serves (its `PromptArguments` and `prompt`)."""
     from pydantic import ValidationError
 
     from jacked_vault.mcp.tools.common import USAGE, Refusal
 
+    model, run = (tool.PromptArguments, tool.prompt) if prompt else (tool.Arguments, tool.call)
     try:
-        args = tool.Arguments.model_validate(arguments)
+        args = model.model_validate(arguments)
     except ValidationError as exc:
         return Refusal(tool.CODE, _validation_summary(exc), USAGE).to_json(), True
     try:
-        return tool.call(session, args), False
+        return run(session, args), False
     except Refusal as exc:
         return exc.to_json(), True
     except Exception as exc:
@@ -131,7 +135,7 @@ def build_server(settings: Settings) -> Server:
     async def get_prompt(ctx: Any, params: types.GetPromptRequestParams) -> types.GetPromptResult:
         if params.name != brief.PROMPT:
             raise MCPError(types.INVALID_PARAMS, f"Unknown prompt: {params.name}")
-        payload, is_error = await anyio.to_thread.run_sync(answer, session, brief, dict(params.arguments or {}))
+        payload, is_error = await anyio.to_thread.run_sync(answer, session, brief, dict(params.arguments or {}), True)
         if is_error:
             error = payload["error"]
             code = types.INTERNAL_ERROR if error.get("reason") == "JACKED_MEMORY_INTERNAL" else types.INVALID_PARAMS

@@ -69,6 +69,11 @@ def call(session: Session, args: Arguments) -> dict[str, Any]:
     return {"schema": "jacked.mcp.brief.v1", "ok": True, "notice": NOTICE, **made.to_json()}
 
 
+def prompt(session: Session, args: PromptArguments) -> dict[str, Any]:
+    """The prompt `brief`: the tool's brief at the default budget."""
+    return call(session, Arguments(repo=args.repo, budget=DEFAULT_BUDGET))
+
+
 def _folder(session: Session, repo: str | None) -> Path:
     if not repo:
         return session.settings.cwd
