@@ -1,6 +1,22 @@
 """Index build and query latency with unspaced Chinese and Japanese text (issue 18.17).
 
     python bench/bench_index.py [--notes 10000] [--cjk 1000] [--repeat 3] [--vault DIR] [--keep DIR]
+    python bench/bench_index.py --stages --vault DIR [--repeat 3]
+
+    python bench/bench_index.py --arrivals --vault DIR [--remote BARE] [--arrive 10000] [--repeat 3]
+
+`--arrivals`: whole processes (the real CLI, the real git), each run interleaved with its git
+comparison and with the same command pinned to one core (`taskset -c 0`: no worker process), wall
+and CPU (user+sys of the process and its children, the worker included): the first
+`jacked memory search` after `--arrive` notes arrive in one commit (the index catches up on the
+diff; this machine's gate never saw them) beside `git grep -l` over the tree; and, with
+`--remote BARE` (a bare copy of a vault), `jacked memory init --from BARE` beside
+`git clone --no-local BARE`. Use `PYTHONPATH=<snapshot>` to measure another version.
+
+`--stages`: only the CPU time per note of each stage of a cold build (this process, no verdicts),
+the best of `--repeat`: reading the blobs (pygit2), parsing (fences, frontmatter), validation,
+the secret scan, and the inserts (`SearchIndex.add_entry`: docs, FTS, terms, links, in one
+transaction), then the whole cold build (`rebuild()` with the verdicts dropped) per note.
 
 Generates a vault of `--notes` English notes (bench/_vaultgen.py, as bench_core.py does) plus
 `--cjk` notes written in unspaced Chinese or Japanese with a few English words mixed in (one
@@ -116,6 +132,142 @@ def time_queries(vault: Path, work: Path, queries: list[str]) -> tuple[list[floa
     return times, found
 
 
+def _cpu_ms(work, repeat: int, count: int) -> float:
+    """The best CPU ms per note of `work()` over `repeat` runs."""
+    best = float("inf")
+    for _ in range(repeat):
+        c = time.process_time()
+        work()
+        best = min(best, time.process_time() - c)
+    return best * 1000 / count
+
+
+def stage_figures(vault: Path, work: Path, repeat: int) -> None:
+    """CPU ms per note of each stage of a cold index build (see the module docstring)."""
+    from jacked_vault.document.reader import parse_note
+    from jacked_vault.document.validate import check_fields
+    from jacked_vault.search.entries import Entry
+    from jacked_vault.store.gate import note_fields, scan
+    from jacked_vault.store.git import open_repo
+
+    store = ctx(vault, work).vault
+    repo = open_repo(store.root)
+    head = repo.revparse_single("HEAD")
+    rels = git_cli(store.root, "ls-tree", "-r", "--name-only", "HEAD", "groups").stdout.split()
+    rels = [rel for rel in rels if rel.endswith(".md") and not rel.endswith("/index.md") and "/.episodic/" not in rel]
+    blobs: list[bytes] = []
+
+    def read() -> None:
+        blobs[:] = [repo[head.tree[rel].id].data for rel in rels]
+
+    n = len(rels)
+    figures = {"read blobs": _cpu_ms(read, repeat, n)}
+    notes = [parse_note(data, checked=True) for data in blobs]
+    figures["parse"] = _cpu_ms(lambda: [parse_note(data, checked=True) for data in blobs], repeat, n)
+    fields = [({k: v for k, v in note.frontmatter().items()}, note.body) for note in notes]
+    figures["validate"] = _cpu_ms(lambda: [check_fields(dict(f), body, "x") for f, body in fields], repeat, n)
+    figures["secret scan"] = _cpu_ms(lambda: [scan(note_fields(note)) for note in notes], repeat, n)
+    entries = [Entry.from_note(note) for note in notes]
+    shutil.rmtree(store.cache, ignore_errors=True)
+    index = SearchIndex(store)
+
+    def insert() -> None:
+        db = index.db
+        db.execute("BEGIN IMMEDIATE")
+        for rel, entry in zip(rels, entries, strict=True):
+            index.add_entry(rel, entry, "0" * 64, 1000)
+        db.execute("ROLLBACK")
+
+    figures["inserts"] = _cpu_ms(insert, repeat, n)
+
+    def cold() -> None:
+        index.db.execute("DELETE FROM verdicts")
+        index.rebuild()
+
+    figures["whole cold build"] = _cpu_ms(cold, repeat, n)
+    index.close()
+    stages = sum(v for k, v in figures.items() if k != "whole cold build")
+    print(f"cold build stages, {n:,} notes, CPU ms per note (best of {repeat}; load {os.getloadavg()[0]:.2f}):")
+    for name, value in figures.items():
+        print(f"  {name:<18} {value:6.3f}")
+    print(f"  {'sum of stages':<18} {stages:6.3f}")
+
+
+def _run(argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float]:
+    """(wall s, CPU s of the process and its children) of one command; raises if it fails."""
+    import resource
+    import subprocess
+
+    def cpu() -> float:
+        usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return usage.ru_utime + usage.ru_stime
+
+    c, t = cpu(), time.perf_counter()
+    proc = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, check=False)
+    wall = time.perf_counter() - t
+    if proc.returncode:
+        raise RuntimeError(f"{' '.join(argv[:6])} failed: {proc.stderr[-1500:]}")
+    return wall, cpu() - c
+
+
+def arrival_figures(vault: Path, remote: Path | None, arriving: int, repeat: int) -> None:
+    """First search after `arriving` notes arrive, and init --from (see the module docstring)."""
+    import subprocess
+    import sys
+
+    try:
+        from _sync_bench import arrive
+    except ImportError:
+        from bench._sync_bench import arrive
+    cli = [sys.executable, "-m", "jacked_vault.cli.main", "memory"]
+    one_core = ["taskset", "-c", "0"]
+    base = Path(tempfile.mkdtemp(prefix="bench-arrivals-"))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("JACKED_")}
+    env.update(HOME=str(base), JACKED_MEMORY_HARNESS="bench", GIT_TERMINAL_PROMPT="0")
+    figures: dict[str, list[tuple[float, float]]] = {}
+
+    def note(name: str, measured: tuple[float, float]) -> None:
+        figures.setdefault(name, []).append(measured)
+
+    try:
+        for run in range(repeat):
+            for pinned in (False, True):
+                copy = base / f"first-{run}-{int(pinned)}"
+                subprocess.run(["git", "clone", "-q", str(vault), str(copy)], check=True)
+                search = [*cli, "search", "cache", "--vault", str(copy)]
+                _run(search, base, env)  # the index at the old head
+                arrive(copy, arriving)
+                name = "first search, pinned to one core" if pinned else "first search"
+                note(name, _run([*one_core, *search] if pinned else search, base, env))
+                shutil.rmtree(copy)
+            grep_copy = base / "grep"
+            if not grep_copy.exists():
+                subprocess.run(["git", "clone", "-q", str(vault), str(grep_copy)], check=True)
+                arrive(grep_copy, arriving)
+            grep = ["git", "-C", str(grep_copy), "grep", "-l", "cache", "HEAD", "--", "groups"]
+            note("git grep -l", _run(grep, base, env))
+            if remote is not None:
+                clone = ["git", "clone", "-q", "--no-local", str(remote), str(base / f"git-{run}")]
+                note("git clone --no-local", _run(clone, base, env))
+                init = [*cli, "init", "--from", str(remote), "--vault", str(base / f"init-{run}")]
+                note("init --from", _run(init, base, env))
+                pinned_init = [*one_core, *cli, "init", "--from", str(remote), "--vault", str(base / f"init1-{run}")]
+                note("init --from, pinned to one core", _run(pinned_init, base, env))
+                for name in (f"git-{run}", f"init-{run}", f"init1-{run}"):
+                    shutil.rmtree(base / name)
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+    print(f"{arriving:,} notes arriving on {vault.name}; remote {remote}; median of {repeat}; load {os.getloadavg()[0]:.2f}")  # noqa: E501
+    for name, runs in figures.items():
+        wall, cpu = statistics.median(w for w, _ in runs), statistics.median(c for _, c in runs)
+        print(f"  {name:<34} wall {wall:7.2f} s   cpu {cpu:7.2f} s   (walls: {', '.join(f'{w:.2f}' for w, _ in runs)})")
+    walls = {name: statistics.median(w for w, _ in runs) for name, runs in figures.items()}
+    if "init --from" in walls:
+        ratio = walls["init --from"] / walls["git clone --no-local"]
+        print(f"  init --from / git clone: {ratio:.1f}x (budget 3x at 50k)")
+    print(f"  first search: {walls['first search']:.2f} s (budget 1.5 s at 10k)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--notes", type=int, default=10_000)
@@ -124,8 +276,23 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1234)
     parser.add_argument("--vault", type=Path, help="reuse a vault generated earlier (with --keep)")
     parser.add_argument("--keep", type=Path, help="generate in DIR and keep it")
+    parser.add_argument("--stages", action="store_true", help="CPU per stage of a cold build (needs --vault)")
+    parser.add_argument("--arrivals", action="store_true", help="first search after --arrive notes; init --from")
+    parser.add_argument("--arrive", type=int, default=10_000)
+    parser.add_argument("--remote", type=Path, help="a bare remote for init --from (with --arrivals)")
     args = parser.parse_args()
     print(f"jacked_vault: {Path(jacked_vault.__file__).parent}; load average {os.getloadavg()[0]:.2f}")
+    if args.arrivals:
+        if args.vault is None:
+            parser.error("--arrivals needs --vault")
+        arrival_figures(args.vault.resolve(), args.remote.resolve() if args.remote else None, args.arrive, args.repeat)
+        return
+    if args.stages:
+        if args.vault is None:
+            parser.error("--stages needs --vault")
+        with tempfile.TemporaryDirectory(prefix="bench-stages-") as tmp:
+            stage_figures(args.vault.resolve(), Path(tmp), args.repeat)
+        return
     base = Path(tempfile.mkdtemp(prefix="bench-index-")) if args.keep is None else args.keep
     work = base / "work"
     work.mkdir(parents=True, exist_ok=True)

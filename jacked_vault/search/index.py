@@ -429,9 +429,11 @@ class SearchIndex:
         touched: set[str] = set()
         before = set(self.tombstone_set())
         added: list[tuple[bool, str, object]] = []
-        for rel, entry in changed_entries(repo, old_tree, new_tree):
+        changed = list(changed_entries(repo, old_tree, new_tree))
+        indexed = self._known_of([rel for rel, _ in changed])
+        for rel, entry in changed:
             kind = classify_path(self.store, rel)
-            known = self._known(rel)
+            known = rel in indexed
             if kind not in INDEXED_KINDS and not known:
                 continue
             touched.add(root_of(self.store, rel))
@@ -449,6 +451,16 @@ class SearchIndex:
             if self._over_bounds(root):
                 self._reindex_root(repo, new_tree, root)
         self._sweep_tombstones(repo, new_tree, before)
+
+    def _known_of(self, rels: list[str]) -> set[str]:
+        """Those of `rels` the index holds a document or a problem for (a query per 500 paths)."""
+        found: set[str] = set()
+        for start in range(0, len(rels), 500):
+            chunk = rels[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            query = f"SELECT path FROM docs WHERE path IN ({marks}) UNION SELECT path FROM problems WHERE path IN ({marks})"
+            found.update(path for (path,) in self.db.execute(query, chunk + chunk))
+        return found
 
     def _known(self, rel: str) -> bool:
         db = self.db
