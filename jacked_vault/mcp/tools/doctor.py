@@ -6,7 +6,7 @@ from typing import Any
 from pydantic import ConfigDict, Field
 
 from jacked_vault.errors import VaultError
-from jacked_vault.mcp.tools.common import DEFAULT_READ_SCOPES, Scope, Session, StrictArguments
+from jacked_vault.mcp.tools.common import Scope, Session, StrictArguments
 
 NAME = "memory_doctor"
 CODE = "MEMORY_DOCTOR_FAILED"
@@ -39,11 +39,11 @@ def call(session: Session, args: Arguments) -> dict[str, Any]:
     """Counts only: no paths, and note-level findings only for notes this harness can read by id."""
     from jacked_vault.doctor import doctor
     from jacked_vault.document.model import STATUSES
-    from jacked_vault.search.policy import visible_findings
+    from jacked_vault.search.policy import DEFAULT_SCOPES, visible_findings
     from jacked_vault.search.query import Filters
     from jacked_vault.search.service import search
 
-    wanted = frozenset(args.scopes) if args.scopes else DEFAULT_READ_SCOPES
+    wanted = frozenset(args.scopes) if args.scopes else DEFAULT_SCOPES
     if "user" in wanted:
         session.require_user_scope()
     by_id = Filters(

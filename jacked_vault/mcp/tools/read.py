@@ -7,7 +7,7 @@ from pydantic import ConfigDict, Field
 
 from jacked_vault.document.model import ID_RE
 from jacked_vault.errors import VaultError
-from jacked_vault.mcp.tools.common import DEFAULT_READ_SCOPES, NOTICE, Scope, Session, StrictArguments
+from jacked_vault.mcp.tools.common import NOTICE, Scope, Session, StrictArguments
 
 NAME = "memory_read"
 CODE = "MEMORY_READ_FAILED"
@@ -37,12 +37,12 @@ class Arguments(StrictArguments):
 def call(session: Session, args: Arguments) -> dict[str, Any]:
     """The note, its backlinks and the unreviewed notice."""
     from jacked_vault.notes import read
-    from jacked_vault.search.policy import Viewer
+    from jacked_vault.search.policy import DEFAULT_SCOPES, Viewer
     from jacked_vault.search.service import not_found
 
     if args.scope == "user":
         session.require_user_scope()
-    scopes = frozenset({args.scope}) if args.scope else DEFAULT_READ_SCOPES
+    scopes = frozenset({args.scope}) if args.scope else DEFAULT_SCOPES
     try:
         result = read(session.context(), args.id, Viewer(harness=session.settings.harness, scopes=scopes))
     except VaultError as exc:

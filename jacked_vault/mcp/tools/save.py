@@ -15,7 +15,7 @@ from jacked_vault.document.model import (
     SLUG_RE,
 )
 from jacked_vault.errors import VaultError
-from jacked_vault.mcp.tools.common import DEFAULT_READ_SCOPES, Scope, Session, StrictArguments
+from jacked_vault.mcp.tools.common import Scope, Session, StrictArguments
 
 NAME = "memory_save"
 CODE = "MEMORY_WRITE_REJECTED"
@@ -81,12 +81,12 @@ def call(session: Session, args: Arguments) -> dict[str, Any]:
     """Save the note as this harness (origin mcp, unreviewed); a hidden note reads as missing."""
     from jacked_vault.document.model import STATUSES
     from jacked_vault.notes import AddRequest, add
-    from jacked_vault.search.policy import Viewer
+    from jacked_vault.search.policy import DEFAULT_SCOPES, Viewer
 
     if args.scope == "user":
         session.require_user_scope()
     harness = session.settings.harness
-    scopes = DEFAULT_READ_SCOPES | ({"user"} if args.scope == "user" else set())
+    scopes = DEFAULT_SCOPES | ({"user"} if args.scope == "user" else set())
     request = AddRequest(
         title=args.title,
         body=args.body,
