@@ -458,8 +458,8 @@ class SearchIndex:
         for start in range(0, len(rels), 500):
             chunk = rels[start : start + 500]
             marks = ",".join("?" * len(chunk))
-            query = f"SELECT path FROM docs WHERE path IN ({marks}) UNION SELECT path FROM problems WHERE path IN ({marks})"
-            found.update(path for (path,) in self.db.execute(query, chunk + chunk))
+            rows = self.db.execute(f"SELECT path FROM docs WHERE path IN ({marks}) UNION SELECT path FROM problems WHERE path IN ({marks})", chunk + chunk)  # noqa: E501
+            found.update(path for (path,) in rows)
         return found
 
     def _known(self, rel: str) -> bool:
