@@ -48,14 +48,16 @@ def _named_vault(command: str) -> str | None:
 
 
 def _is_ours(entry: object) -> bool:
-    return isinstance(entry, dict) and isinstance(entry.get("command"), str) and entry["command"].rstrip().endswith(MARKER)
+    return (
+        isinstance(entry, dict) and isinstance(entry.get("command"), str) and entry["command"].rstrip().endswith(MARKER)
+    )
 
 
 def _load(path: Path) -> tuple[dict, str | None]:
     raw = configfile.read(path, MAX_SETTINGS)
     data = configfile.parse_json(raw or "", path)
     if not isinstance(data.get("hooks", {}), dict):
-        raise VaultError("CONFIG", f"{path}: expected an object with a \"hooks\" object; nothing was changed")
+        raise VaultError("CONFIG", f'{path}: expected an object with a "hooks" object; nothing was changed')
     return data, raw
 
 
@@ -79,7 +81,12 @@ def _without_ours(settings: dict) -> dict:
             hooks[event] = kept
         else:
             del hooks[event]
-    if "hooks" in out and not out["hooks"] and "hooks" in settings and any(_is_ours_group(g) for g in _all_groups(settings)):
+    if (
+        "hooks" in out
+        and not out["hooks"]
+        and "hooks" in settings
+        and any(_is_ours_group(g) for g in _all_groups(settings))
+    ):
         del out["hooks"]
     return out
 
@@ -109,7 +116,11 @@ def _write(path: Path, settings: dict, original: str | None) -> str | None:
 
 
 def installed_events(settings: dict) -> list[str]:
-    return sorted(event for event, groups in settings.get("hooks", {}).items() if isinstance(groups, list) and any(_is_ours_group(g) for g in groups))
+    return sorted(
+        event
+        for event, groups in settings.get("hooks", {}).items()
+        if isinstance(groups, list) and any(_is_ours_group(g) for g in groups)
+    )
 
 
 def install(path: Path | None = None, vault: Path | None = None) -> Change:
@@ -162,6 +173,14 @@ def status(path: Path | None = None) -> dict:
     path = path or default_settings_path()
     settings, raw = _load(path)
     events = installed_events(settings)
-    commands = [h["command"] for g in _all_groups(settings) if isinstance(g, dict) for h in g.get("hooks", []) if _is_ours(h)]
+    commands = [
+        h["command"] for g in _all_groups(settings) if isinstance(g, dict) for h in g.get("hooks", []) if _is_ours(h)
+    ]
     vaults = sorted({v for v in map(_named_vault, commands) if v})
-    return {"path": str(path), "exists": raw is not None, "installed": events, "complete": events == sorted(EVENTS), "vaults": vaults}
+    return {
+        "path": str(path),
+        "exists": raw is not None,
+        "installed": events,
+        "complete": events == sorted(EVENTS),
+        "vaults": vaults,
+    }

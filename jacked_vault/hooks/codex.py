@@ -37,7 +37,10 @@ from jacked_vault.hooks.configfile import Change
 
 HARNESS = "codex"
 MARKER = "# jacked-vault"
-BEGIN = "# >>> jacked-vault: Codex hooks (`jacked memory hooks install --codex`; `hooks uninstall --codex` removes this block) >>>"
+BEGIN = (
+    "# >>> jacked-vault: Codex hooks (`jacked memory hooks install --codex`; "
+    "`hooks uninstall --codex` removes this block) >>>"
+)
 BEGIN_NO_EOL = BEGIN + " (the line above had no newline)"
 END = "# <<< jacked-vault: Codex hooks <<<"
 MAX_CONFIG = 4 * 1024 * 1024
@@ -69,7 +72,10 @@ def trust_hash(label: str, command: str, timeout: int) -> str:
     """The hash Codex records for a hook it may run (codex-rs hooks discovery `command_hook_hash`,
     config `version_for_toml`): sha256 of the canonical JSON (sorted keys, no spaces) of the event's
     label and its matcher group holding this one normalised handler."""
-    identity = {"event_name": label, "hooks": [{"type": "command", "command": command, "timeout": timeout, "async": False}]}
+    identity = {
+        "event_name": label,
+        "hooks": [{"type": "command", "command": command, "timeout": timeout, "async": False}],
+    }
     canonical = json.dumps(identity, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
@@ -80,7 +86,12 @@ def state_key(path: Path, label: str, group: int, handler: int = 0) -> str:
 
 def session_start_output(brief: str) -> str:
     """The SessionStart hook's stdout as Codex documents it for added context."""
-    return json.dumps({"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": brief}}, ensure_ascii=False) + "\n"
+    return (
+        json.dumps(
+            {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": brief}}, ensure_ascii=False
+        )
+        + "\n"
+    )
 
 
 # -- the file -------------------------------------------------------------------------------------
@@ -107,7 +118,11 @@ def _find(lines: list[str], path: Path) -> _Block | None:
     if not begins and not ends:
         return None
     if len(begins) != 1 or len(ends) != 1 or ends[0] < begins[0]:
-        raise VaultError("CONFIG", f"{path}: jacked-vault's marker lines were edited by hand; remove the block between them yourself, nothing was changed")
+        raise VaultError(
+            "CONFIG",
+            f"{path}: jacked-vault's marker lines were edited by hand; remove the block between them yourself, "
+            "nothing was changed",
+        )
     return _Block(begins[0], ends[0], lines[begins[0]].rstrip("\r\n") == BEGIN_NO_EOL)
 
 
@@ -126,7 +141,14 @@ def _without_block(text: str, block: _Block) -> str:
 def _render(commands: dict[str, str], trust: dict[str, str], begin: str) -> str:
     out = [begin]
     for event, (_, timeout, _label) in EVENTS.items():
-        out += [f"[[hooks.{event}]]", f"[[hooks.{event}.hooks]]", 'type = "command"', f"command = {configfile.toml_string(commands[event])}", f"timeout = {timeout}", ""]
+        out += [
+            f"[[hooks.{event}]]",
+            f"[[hooks.{event}.hooks]]",
+            'type = "command"',
+            f"command = {configfile.toml_string(commands[event])}",
+            f"timeout = {timeout}",
+            "",
+        ]
     for key, digest in trust.items():
         out += [f"[hooks.state.{configfile.toml_string(key)}]", f"trusted_hash = {configfile.toml_string(digest)}", ""]
     if out[-1] == "":
@@ -151,17 +173,25 @@ def _place(text: str, base: str, block: _Block | None, block_text: str) -> str:
 
 
 def _ours(handler: object) -> bool:
-    return isinstance(handler, dict) and isinstance(handler.get("command"), str) and handler["command"].rstrip().endswith(MARKER)
+    return (
+        isinstance(handler, dict)
+        and isinstance(handler.get("command"), str)
+        and handler["command"].rstrip().endswith(MARKER)
+    )
 
 
 def _our_groups(doc: dict) -> dict[str, list[int]]:
     """event -> indexes of the matcher groups holding a hook of ours."""
-    hooks = doc.get("hooks") if isinstance(doc.get("hooks"), dict) else {}
+    hooks = configfile.table(doc, "hooks")
     found: dict[str, list[int]] = {}
     for event in EVENTS:
         groups = hooks.get(event)
         if isinstance(groups, list):
-            idx = [i for i, g in enumerate(groups) if isinstance(g, dict) and isinstance(g.get("hooks"), list) and any(_ours(h) for h in g["hooks"])]
+            idx = [
+                i
+                for i, g in enumerate(groups)
+                if isinstance(g, dict) and isinstance(g.get("hooks"), list) and any(_ours(h) for h in g["hooks"])
+            ]
             if idx:
                 found[event] = idx
     return found
@@ -177,7 +207,11 @@ def _strip_ours(doc: dict, base: dict, keys: set[str]) -> dict:
     for event in EVENTS:
         groups = hooks.get(event)
         if isinstance(groups, list):
-            hooks[event] = [g for g in groups if not (isinstance(g, dict) and isinstance(g.get("hooks"), list) and any(_ours(h) for h in g["hooks"]))]
+            hooks[event] = [
+                g
+                for g in groups
+                if not (isinstance(g, dict) and isinstance(g.get("hooks"), list) and any(_ours(h) for h in g["hooks"]))
+            ]
             if not hooks[event] and (base_hooks is None or event not in base_hooks):
                 del hooks[event]
     state = hooks.get("state")
@@ -199,16 +233,23 @@ def _plan(text: str | None, path: Path, vault: Path | None) -> str:
     base = _without_block(text, block) if block is not None else text
     base_doc = _parse(base, path)
     if _our_groups(base_doc):
-        raise VaultError("CONFIG", f"{path}: holds a jacked-vault hook outside jacked's marked block; remove it by hand, nothing was changed")
+        raise VaultError(
+            "CONFIG",
+            f"{path}: holds a jacked-vault hook outside jacked's marked block; remove it by hand, nothing was changed",
+        )
     commands = {event: hook_command(hook, vault) for event, (hook, _, _) in EVENTS.items()}
     try:
         groups = _our_groups(_parse(_place(text, base, block, _render(commands, {}, BEGIN)), path))
     except VaultError:
         groups = {}
     if set(groups) != set(EVENTS) or any(len(v) != 1 for v in groups.values()):
-        raise VaultError("CONFIG", f"{path}: Codex's [hooks] are written in a form jacked cannot add to without rewriting them (an inline table or array?); add the hooks by hand (docs/harnesses.md), nothing was changed")
-    hooks = base_doc.get("hooks") if isinstance(base_doc.get("hooks"), dict) else {}
-    base_state = hooks.get("state") if isinstance(hooks.get("state"), dict) else {}
+        raise VaultError(
+            "CONFIG",
+            f"{path}: Codex's [hooks] are written in a form jacked cannot add to without rewriting them (an inline "
+            "table or array?); add the hooks by hand (docs/harnesses.md), nothing was changed",
+        )
+    hooks = configfile.table(base_doc, "hooks")
+    base_state = configfile.table(hooks, "state")
     trust = {}
     for event, (_, timeout, label) in EVENTS.items():
         key = state_key(path, label, groups[event][0])
@@ -220,13 +261,18 @@ def _plan(text: str | None, path: Path, vault: Path | None) -> str:
         ok = _strip_ours(got, base_doc, set(trust)) == base_doc
         ok = ok and all(got["hooks"]["state"][k] == {"trusted_hash": v} for k, v in trust.items())
         ok = ok and all(
-            got["hooks"][event][groups[event][0]]["hooks"] == [{"type": "command", "command": commands[event], "timeout": timeout}]
+            got["hooks"][event][groups[event][0]]["hooks"]
+            == [{"type": "command", "command": commands[event], "timeout": timeout}]
             for event, (_, timeout, _) in EVENTS.items()
         )
     except (VaultError, KeyError, TypeError, IndexError):
         ok = False
     if not ok:
-        raise VaultError("CONFIG", f"{path}: cannot add jacked's hooks without changing other settings; add them by hand (docs/harnesses.md), nothing was changed")
+        raise VaultError(
+            "CONFIG",
+            f"{path}: cannot add jacked's hooks without changing other settings; add them by hand "
+            "(docs/harnesses.md), nothing was changed",
+        )
     return wanted
 
 
@@ -266,8 +312,8 @@ def status(path: Path | None = None, vault: Path | None = None) -> dict:
     text = _read(path)
     doc = _parse(text or "", path)
     groups = _our_groups(doc)
-    hooks = doc.get("hooks") if isinstance(doc.get("hooks"), dict) else {}
-    state = hooks.get("state") if isinstance(hooks.get("state"), dict) else {}
+    hooks = configfile.table(doc, "hooks")
+    state = configfile.table(hooks, "state")
     trusted = []
     for event, idx in groups.items():
         _, _, label = EVENTS[event]
@@ -275,8 +321,16 @@ def status(path: Path | None = None, vault: Path | None = None) -> dict:
             for hi, handler in enumerate(hooks[event][gi]["hooks"]):
                 if _ours(handler):
                     entry = state.get(state_key(path, label, gi, hi))
-                    digest = trust_hash(label, handler["command"], handler.get("timeout", 600)) if isinstance(handler.get("timeout", 600), int) else None
-                    if isinstance(entry, dict) and entry.get("trusted_hash") == digest and entry.get("enabled") is not False:
+                    digest = (
+                        trust_hash(label, handler["command"], handler.get("timeout", 600))
+                        if isinstance(handler.get("timeout", 600), int)
+                        else None
+                    )
+                    if (
+                        isinstance(entry, dict)
+                        and entry.get("trusted_hash") == digest
+                        and entry.get("enabled") is not False
+                    ):
                         trusted.append(event)
     events = sorted(groups)
     return {
@@ -294,10 +348,13 @@ def status(path: Path | None = None, vault: Path | None = None) -> dict:
 
 def _warnings(doc: dict, path: Path) -> list[str]:
     out = []
-    features = doc.get("features") if isinstance(doc.get("features"), dict) else {}
+    features = configfile.table(doc, "features")
     for name in ("hooks", "codex_hooks"):
         if features.get(name) is False:
-            out.append(f"{path} turns Codex's hooks off ([features] {name} = false): jacked's hooks will not run until it is true; jacked left it as it is")
+            out.append(
+                f"{path} turns Codex's hooks off ([features] {name} = false): jacked's hooks will not run until "
+                "it is true; jacked left it as it is"
+            )
     json_hooks = path.parent / "hooks.json"
     if json_hooks.is_file():
         out.append(f"{json_hooks} also holds hooks: Codex loads both and warns that a layer should use one")
@@ -305,7 +362,8 @@ def _warnings(doc: dict, path: Path) -> list[str]:
     if version is not None and version < MIN_VERSION:
         out.append(
             f"codex {'.'.join(map(str, version))} reads hooks only from hooks.json behind [features] codex_hooks; "
-            f"jacked's hooks in config.toml need codex {'.'.join(map(str, MIN_VERSION))} or later (npm install -g @openai/codex)"
+            f"jacked's hooks in config.toml need codex {'.'.join(map(str, MIN_VERSION))} or later "
+            "(npm install -g @openai/codex)"
         )
     return out
 
@@ -316,7 +374,9 @@ def installed_version(timeout_s: float = 5.0) -> tuple[int, int, int] | None:
     if found is None:
         return None
     try:
-        proc = subprocess.run([found, "--version"], capture_output=True, text=True, timeout=timeout_s, stdin=subprocess.DEVNULL)
+        proc = subprocess.run(
+            [found, "--version"], capture_output=True, text=True, timeout=timeout_s, stdin=subprocess.DEVNULL
+        )
     except (OSError, subprocess.SubprocessError):
         return None
     match = re.search(r"(\d+)\.(\d+)\.(\d+)", proc.stdout or "")

@@ -82,18 +82,27 @@ def install(harness: str, vault: Path | None = None, environ: dict[str, str] | N
     current = {path: ownedfile.read(path, MAX_BYTES) for path in wanted}
     for path, data in current.items():
         if data is not None and not is_ours(data):
-            raise VaultError("CONFIG", f"{path} exists and is not jacked-vault's; not replacing it (nothing was written)")
+            raise VaultError(
+                "CONFIG", f"{path} exists and is not jacked-vault's; not replacing it (nothing was written)"
+            )
     return [Change(str(path), ownedfile.put(path, data, current[path])) for path, data in wanted.items()]
 
 
 def uninstall(harness: str, environ: dict[str, str] | None = None) -> list[Change]:
     """Remove jacked's command files; a file of that name that is someone else's stays."""
-    return [Change(str(path), "removed" if ownedfile.remove(path, is_ours) else "absent") for path in paths(harness, environ)]
+    return [
+        Change(str(path), "removed" if ownedfile.remove(path, is_ours) else "absent")
+        for path in paths(harness, environ)
+    ]
 
 
 def status(harness: str, vault: Path | None = None, environ: dict[str, str] | None = None) -> list[dict]:
     """Per file: installed (as install would write it), outdated, absent or foreign."""
     return [
-        {"harness": harness, "path": str(path), "state": ownedfile.state(path, render(harness, path.stem, vault), is_ours)}
+        {
+            "harness": harness,
+            "path": str(path),
+            "state": ownedfile.state(path, render(harness, path.stem, vault), is_ours),
+        }
         for path in paths(harness, environ)
     ]

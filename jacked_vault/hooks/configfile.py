@@ -93,6 +93,13 @@ def verified(text: str, parse: Callable[[str], Any], expected: Any, path: Path, 
     return text
 
 
+def table(doc: Any, key: str) -> dict:
+    """`doc[key]` when `doc` and it are objects (tables), else {}: reading a person's config never
+    trips on a value of another type."""
+    value = doc.get(key) if isinstance(doc, dict) else None
+    return value if isinstance(value, dict) else {}
+
+
 # -- JSON and JSONC -----------------------------------------------------------------------------
 
 

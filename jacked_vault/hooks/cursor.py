@@ -75,7 +75,7 @@ def _load(path: Path) -> tuple[dict, str | None]:
     raw = configfile.read(path, MAX_BYTES)
     doc = configfile.parse_json(raw or "", path)
     if not isinstance(doc.get("hooks", {}), dict):
-        raise VaultError("CONFIG", f"{path}: expected an object with a \"hooks\" object; nothing was changed")
+        raise VaultError("CONFIG", f'{path}: expected an object with a "hooks" object; nothing was changed')
     if any(not isinstance(v, list) for k, v in doc.get("hooks", {}).items() if k in EVENTS):
         raise VaultError("CONFIG", f"{path}: a hook event is not a list of hooks; nothing was changed")
     return doc, raw
@@ -87,8 +87,10 @@ def _entry(event: str, vault: Path | None) -> dict:
 
 
 def installed_events(doc: dict) -> list[str]:
-    hooks = doc.get("hooks") if isinstance(doc.get("hooks"), dict) else {}
-    return sorted(event for event, entries in hooks.items() if isinstance(entries, list) and any(is_ours(e) for e in entries))
+    hooks = configfile.table(doc, "hooks")
+    return sorted(
+        event for event, entries in hooks.items() if isinstance(entries, list) and any(is_ours(e) for e in entries)
+    )
 
 
 def _without_ours(doc: dict) -> dict:
@@ -123,7 +125,7 @@ def _with_ours(doc: dict, vault: Path | None) -> dict:
 
 
 def _is_current(doc: dict, vault: Path | None) -> bool:
-    hooks = doc.get("hooks") if isinstance(doc.get("hooks"), dict) else {}
+    hooks = configfile.table(doc, "hooks")
     for event, entries in hooks.items():
         ours = [e for e in entries if is_ours(e)] if isinstance(entries, list) else []
         if ours and (event not in EVENTS or ours != [_entry(event, vault)]):

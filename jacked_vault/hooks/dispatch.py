@@ -111,7 +111,9 @@ def drain(vault: Path, payload: dict, harness: str = HARNESS) -> str:
     from jacked_vault.context import Context
 
     handlers = {
-        "session": session.retry(lambda item: Context.for_payload(item, vault=str(vault), harness=_queued_harness(item))),
+        "session": session.retry(
+            lambda item: Context.for_payload(item, vault=str(vault), harness=_queued_harness(item))
+        ),
         "merge": merge.retry(vault),
     }
     report = drain_queue(handlers, vault / ".jacked")
@@ -185,9 +187,11 @@ def run_hook(args: list[str]) -> int:
             if payload and harness != HARNESS:
                 payload = _harness_io().adapt(harness, payload)
             outcome = handler(vault, payload, harness)
-    except BaseException as exc:  # noqa: BLE001 - a hook must never fail the session
+    except BaseException as exc:
         outcome = f"error {type(exc).__name__}: {exc}"
     if vault is not None and is_git_repo(vault):
-        tag = f" harness={_harness(args[1:])}" if name in SESSION_HOOKS else ""  # whose session: `status` tells per harness
+        tag = (
+            f" harness={_harness(args[1:])}" if name in SESSION_HOOKS else ""
+        )  # whose session: `status` tells per harness
         log_line(vault / ".jacked", f"hook={name} {outcome} ({(time.monotonic() - started) * 1000:.0f} ms){tag}")
     return 0

@@ -62,7 +62,9 @@ def capture_key(harness: str, payload: dict) -> str | None:
 
     base = default_key({**payload, "transcript_path": None})  # "<event>:<session>:-"
     path, session = payload.get("transcript_path"), payload.get("session_id")
-    count = message_count(os.path.expanduser(path), session) if isinstance(path, str) and isinstance(session, str) else None
+    count = (
+        message_count(os.path.expanduser(path), session) if isinstance(path, str) and isinstance(session, str) else None
+    )
     return base[:-1] + (f"m{count}" if count is not None else "-")
 
 
@@ -74,7 +76,11 @@ def _cursor(payload: dict) -> dict:
     out = dict(payload)
     roots = payload.get("workspace_roots")
     if not _text(out.get("cwd")):
-        root = roots[0] if isinstance(roots, list) and roots and _text(roots[0]) else _text(os.environ.get("CURSOR_PROJECT_DIR"))
+        root = (
+            roots[0]
+            if isinstance(roots, list) and roots and _text(roots[0])
+            else _text(os.environ.get("CURSOR_PROJECT_DIR"))
+        )
         if root:
             out["cwd"] = root
     if not _text(out.get("session_id")) and _text(payload.get("conversation_id")):

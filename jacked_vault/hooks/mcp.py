@@ -76,7 +76,9 @@ def server_command() -> tuple[str, list[str]]:
     return sys.executable, ["-m", "jacked_vault.mcp"]
 
 
-def launch_for(harness: str, vault_path: Path, *, allow_user_scope: bool = False, command: tuple[str, list[str]] | None = None) -> Launch:
+def launch_for(
+    harness: str, vault_path: Path, *, allow_user_scope: bool = False, command: tuple[str, list[str]] | None = None
+) -> Launch:
     _check_harness(harness)
     cmd, args = command or server_command()
     env = {"JACKED_MEMORY_HARNESS": harness, "JACKED_VAULT_DIR": str(vault_path)}
@@ -85,7 +87,9 @@ def launch_for(harness: str, vault_path: Path, *, allow_user_scope: bool = False
     return Launch(cmd, list(args), env)
 
 
-def default_config_path(harness: str, cwd: Path | None = None, environ: dict[str, str] | None = None, *, user: bool = False) -> Path:
+def default_config_path(
+    harness: str, cwd: Path | None = None, environ: dict[str, str] | None = None, *, user: bool = False
+) -> Path:
     """Where each harness reads its MCP servers: project files at the repo root, or with `user`
     the file that serves every project of this person."""
     _check_harness(harness)
@@ -97,7 +101,9 @@ def default_config_path(harness: str, cwd: Path | None = None, environ: dict[str
         return home / ".claude.json" if user else _project_root(cwd) / ".mcp.json"
     if harness == "cursor":
         return (home if user else _project_root(cwd)) / ".cursor" / "mcp.json"
-    folder = Path(env.get("XDG_CONFIG_HOME") or home / ".config").absolute() / "opencode" if user else _project_root(cwd)
+    folder = (
+        Path(env.get("XDG_CONFIG_HOME") or home / ".config").absolute() / "opencode" if user else _project_root(cwd)
+    )
     jsonc = folder / "opencode.jsonc"
     return jsonc if jsonc.exists() and not (folder / "opencode.json").exists() else folder / "opencode.json"
 
@@ -140,7 +146,12 @@ def entry(harness: str, launch: Launch) -> dict[str, Any]:
     """Our entry as the harness's config spells it (codex: the TOML table as a dict)."""
     _check_harness(harness)
     if harness == "opencode":
-        return {"type": "local", "command": [launch.command, *launch.args], "environment": dict(launch.env), "enabled": True}
+        return {
+            "type": "local",
+            "command": [launch.command, *launch.args],
+            "environment": dict(launch.env),
+            "enabled": True,
+        }
     if harness == "claude":  # as `claude mcp add` writes it (without the type, `claude mcp get` shows no command)
         return {"type": "stdio", "command": launch.command, "args": list(launch.args), "env": dict(launch.env)}
     return {"command": launch.command, "args": list(launch.args), "env": dict(launch.env)}
@@ -175,10 +186,7 @@ def install(harness: str, path: Path, launch: Launch) -> Change:
     _check_harness(harness)
     target = _real(path)
     old = _read(target)
-    if harness == "codex":
-        new = _toml_install(old or "", launch, path)
-    else:
-        new = _json_install(harness, old, launch, path)
+    new = _toml_install(old or "", launch, path) if harness == "codex" else _json_install(harness, old, launch, path)
     if old is not None and new == old:
         return Change(harness, path, "unchanged")
     _write(target, new)
@@ -214,15 +222,14 @@ def _same_entry(harness: str, current: dict, wanted: dict) -> bool:
     """Our entry as we write it, or as the harness's own CLI writes it: `"type": "stdio"` is what
     no type means (`claude mcp add` writes it; entries written before we did have none)."""
     if harness in ("claude", "cursor"):
-        current, wanted = ({k: v for k, v in d.items() if not (k == "type" and v == "stdio")} for d in (current, wanted))
+        current, wanted = (
+            {k: v for k, v in d.items() if not (k == "type" and v == "stdio")} for d in (current, wanted)
+        )
     return current == wanted
 
 
 def _current_entry(harness: str, text: str, path: Path) -> dict | None:
-    if harness == "codex":
-        doc = _toml_load(text, path)
-    else:
-        doc = _json_load(harness, text, path)
+    doc = _toml_load(text, path) if harness == "codex" else _json_load(harness, text, path)
     container = doc.get(_container(harness))
     if not isinstance(container, dict):
         return None
@@ -274,7 +281,11 @@ def _json_install(harness: str, old: str | None, launch: Launch, path: Path) -> 
     if not isinstance(container, dict):
         raise VaultError("CONFIG", f"{path}: {key!r} is not an object; not editing it")
     wanted = entry(harness, launch)
-    if isinstance(container.get(SERVER_NAME), dict) and _same_entry(harness, container[SERVER_NAME], wanted) and old is not None:
+    if (
+        isinstance(container.get(SERVER_NAME), dict)
+        and _same_entry(harness, container[SERVER_NAME], wanted)
+        and old is not None
+    ):
         return old  # already there: leave the file byte-for-byte alone
     return configfile.set_json(old or "", [key, SERVER_NAME], wanted, path, jsonc=_jsonc(harness))
 
@@ -286,6 +297,7 @@ def _json_uninstall(harness: str, old: str, path: Path) -> str:
 
 
 # -- TOML (codex) ---------------------------------------------------------------------------------
+
 
 def codex_block(launch: Launch) -> str:
     """Our `[mcp_servers.jacked-memory]` table, with the marker comment above it."""
@@ -368,7 +380,11 @@ def _toml_install(old: str, launch: Launch, path: Path) -> str:
         new = "".join(lines[:start]) + block + tail + "".join(lines[end:])
     else:
         if SERVER_NAME in servers:
-            raise VaultError("CONFIG", f"{path}: mcp_servers.{SERVER_NAME} is written in a form we do not edit; change it by hand (see --print)")
+            raise VaultError(
+                "CONFIG",
+                f"{path}: mcp_servers.{SERVER_NAME} is written in a form we do not edit; "
+                "change it by hand (see --print)",
+            )
         new = old
         if new and not new.endswith("\n"):
             new += "\n"
@@ -387,7 +403,9 @@ def _toml_uninstall(old: str, path: Path) -> str:
     lines = old.splitlines(keepends=True)
     found = _our_block(lines)
     if found is None:
-        raise VaultError("CONFIG", f"{path}: mcp_servers.{SERVER_NAME} is written in a form we do not edit; remove it by hand")
+        raise VaultError(
+            "CONFIG", f"{path}: mcp_servers.{SERVER_NAME} is written in a form we do not edit; remove it by hand"
+        )
     start, end = found
     if end == len(lines) and start > 0 and not lines[start - 1].strip():
         start -= 1  # the blank line install put before a block it appended
@@ -405,4 +423,10 @@ def _check_toml(text: str, expected: dict, path: Path) -> None:
             doc = {k: v for k, v in doc.items() if k != "mcp_servers"}  # an empty [mcp_servers] is no setting
         return doc
 
-    configfile.verified(text, lambda t: normal(configfile.toml_value(t, path)), normal(expected), path, f"place [mcp_servers.{SERVER_NAME}]")
+    configfile.verified(
+        text,
+        lambda t: normal(configfile.toml_value(t, path)),
+        normal(expected),
+        path,
+        f"place [mcp_servers.{SERVER_NAME}]",
+    )

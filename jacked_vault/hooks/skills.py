@@ -34,7 +34,8 @@ NAME = "jacked-librarian"
 MARKER = "<!-- jacked-vault skill: `jacked memory hooks uninstall --skills HARNESS` removes this file -->"
 DESCRIPTION = (
     "Tidy the jacked-vault memory with a person: find duplicate and contradicting notes, propose supersede, "
-    "expire and archive, review candidates. Use when the session brief says [librarian: ...] or when asked to tidy the vault."
+    "expire and archive, review candidates. Use when the session brief says [librarian: ...] "
+    "or when asked to tidy the vault."
 )
 MAX_BYTES = 256 * 1024
 
@@ -71,7 +72,8 @@ def render(vault: Path | None = None) -> bytes:
 
     command = shlex.join(jacked_argv() + ["memory"] + (["--vault", str(vault)] if vault is not None else []))
     body = data_file("templates", "librarian.md").read_text(encoding="utf-8").replace("jacked memory", command)
-    return f"---\nname: {NAME}\ndescription: {json.dumps(DESCRIPTION)}\n---\n\n{MARKER}\n\n{body}".encode("utf-8")  # JSON: a YAML string
+    front = f"---\nname: {NAME}\ndescription: {json.dumps(DESCRIPTION)}\n---\n\n"  # JSON: a YAML string
+    return f"{front}{MARKER}\n\n{body}".encode()
 
 
 def _ours(data: bytes) -> bool:
@@ -99,7 +101,9 @@ def uninstall_librarian(harnesses: tuple[str, ...] = HARNESSES, environ: dict[st
     out = []
     for harness in harnesses:
         path = skill_path(harness, environ)
-        out.append(Change(harness, str(path), "removed" if ownedfile.remove(path, _ours, own_folder=True) else "absent"))
+        out.append(
+            Change(harness, str(path), "removed" if ownedfile.remove(path, _ours, own_folder=True) else "absent")
+        )
     return out
 
 
@@ -109,6 +113,10 @@ def librarian_status(
     """Per harness: installed (as install would write it), outdated, absent or foreign."""
     wanted = render(vault)
     return [
-        {"harness": h, "path": str(skill_path(h, environ)), "state": ownedfile.state(skill_path(h, environ), wanted, _ours, own_folder=True)}
+        {
+            "harness": h,
+            "path": str(skill_path(h, environ)),
+            "state": ownedfile.state(skill_path(h, environ), wanted, _ours, own_folder=True),
+        }
         for h in harnesses
     ]
