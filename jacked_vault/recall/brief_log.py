@@ -26,9 +26,11 @@ MAX_READ = 2 * MAX_FILE
 def record_brief(vault: Path, brief, *, harness: str, cwd: Path | str | None) -> None:
     """Append the brief just given (a `recall.brief.Brief`) for `harness` in the session started at
     `cwd`; nothing when `vault` is not a vault (no `.git`); never raises."""
+    from jacked_vault.store.vault import is_git_repo
+
     try:
         vault = Path(vault)
-        if not (vault / ".git").exists():
+        if not is_git_repo(vault):
             return
         cache = vault / CACHE_DIR
         if os.path.islink(cache):
