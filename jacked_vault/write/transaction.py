@@ -213,7 +213,8 @@ class Transaction:
                     allow_rejected=rel in self._person_override,
                     verdicts=self.index.verdicts,
                 )
-        audit_files, message = _sealed(self.store, self._events, subject, trailers, self.origin, self.harness, self.committed)
+        sealed = _sealed(self.store, self._events, subject, trailers, self.origin, self.harness, self.committed)
+        audit_files, message = sealed
         for rel, data in audit_files.items():
             self.replace(rel, data)
         self.parent = git.fast_head(self.store.root)
@@ -282,8 +283,13 @@ def commit_tree(
     way `Transaction.commit` commits: the audit lines of `events` added to the tree (gated), the
     same trailers, the settings' author. Nothing moves: the caller checks the commit out and moves
     the branch (`store.git.advance_to`), which resets the git index to it."""
-    audit_files, message = _sealed(store, events, subject, trailers, origin, harness, lambda rel: git.blob_at(repo, repo[tree], rel))
-    full = git.tree_with_files(repo, repo[tree], audit_files)
+    given = repo[tree]
+
+    def base(rel: str) -> bytes | None:
+        return git.blob_at(repo, given, rel)
+
+    audit_files, message = _sealed(store, events, subject, trailers, origin, harness, base)
+    full = git.tree_with_files(repo, given, audit_files)
     sig = git.signature(repo, settings.author)
     return repo.create_commit(None, sig, sig, message, full, parents)
 
