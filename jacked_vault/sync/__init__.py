@@ -484,8 +484,9 @@ def _integrate(
             f"memory: sync merge of origin ({str(theirs)[:10]})" if len(plan.parents) == 2 else f"memory: sync of origin ({str(theirs)[:10]}): what this machine keeps"
         )
         commit = commit_tree(
-            ctx.vault, repo, tree, plan.parents, plan.events, subject, harness=ctx.harness, origin="sync", settings=ctx.settings, remote=str(theirs)
-        )
+            ctx.vault, repo, tree, plan.parents, plan.events, subject,
+            harness=ctx.harness, origin="sync", settings=ctx.settings, remote=str(theirs),
+        )  # fmt: skip
         git.advance_to(repo, commit, ours)
     result.quarantined = _quarantine(ctx, arrivals)
     return result
