@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 from typer.core import TyperCommand, TyperGroup
@@ -50,6 +50,7 @@ class Command(TyperCommand):
         return name + ("..." if param.nargs != 1 else "")
 
     def collect_usage_pieces(self, ctx) -> list[str]:
+        assert self.options_metavar is not None, "click's default is [OPTIONS] and no command here unsets it"
         return [self.options_metavar, *(self._usage(p) for p in self._arguments(ctx))]
 
     def format_options(self, ctx, formatter) -> None:
@@ -110,14 +111,14 @@ def _jacked(
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object (schema jacked.COMMAND.v1) instead of text.")]
 VaultOpt = Annotated[
-    Optional[str], typer.Option("--vault", metavar="PATH", help="The vault folder (default $JACKED_VAULT_DIR, else ~/jacked-vault).")
+    str | None, typer.Option("--vault", metavar="PATH", help="The vault folder (default $JACKED_VAULT_DIR, else ~/jacked-vault).")
 ]
-Group = Annotated[Optional[str], typer.Option("--group", metavar="GROUP", help="The group (default: the group of the current repo).")]
-Body = Annotated[Optional[str], typer.Option("--body", metavar="TEXT", help="The text.")]
-BodyFile = Annotated[Optional[str], typer.Option("--body-file", metavar="PATH", help="Read the text from a file.")]
+Group = Annotated[str | None, typer.Option("--group", metavar="GROUP", help="The group (default: the group of the current repo).")]
+Body = Annotated[str | None, typer.Option("--body", metavar="TEXT", help="The text.")]
+BodyFile = Annotated[str | None, typer.Option("--body-file", metavar="PATH", help="Read the text from a file.")]
 Stdin = Annotated[bool, typer.Option("--stdin", help="Read the text from standard input.")]
 Harness = Annotated[
-    Optional[str], typer.Option("--harness", metavar="HARNESS", help="Who writes (default $JACKED_MEMORY_HARNESS, else unknown).")
+    str | None, typer.Option("--harness", metavar="HARNESS", help="Who writes (default $JACKED_MEMORY_HARNESS, else unknown).")
 ]
 
 

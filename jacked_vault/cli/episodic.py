@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -26,9 +26,9 @@ def _parse_day(text: str | None):
 @memory_app.command(cls=Command, rich_help_panel=MAINTENANCE, epilog=example("jacked memory rollup", "jacked memory rollup --group api --today 2026-12-01"))
 def rollup(
     ctx: typer.Context,
-    group: Annotated[Optional[str], typer.Option("--group", metavar="GROUP", help="Only this group (default: every group).")] = None,
-    repo: Annotated[Optional[str], typer.Option("--repo", metavar="REPO", help="Only this repo identity (like github.com/acme/api).")] = None,
-    today: Annotated[Optional[str], typer.Option("--today", metavar="DATE", help="The date to roll up to, YYYY-MM-DD (default: today).")] = None,
+    group: Annotated[str | None, typer.Option("--group", metavar="GROUP", help="Only this group (default: every group).")] = None,
+    repo: Annotated[str | None, typer.Option("--repo", metavar="REPO", help="Only this repo identity (like github.com/acme/api).")] = None,
+    today: Annotated[str | None, typer.Option("--today", metavar="DATE", help="The date to roll up to, YYYY-MM-DD (default: today).")] = None,
     vault: VaultOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
@@ -50,7 +50,7 @@ def rollup(
 def migrate(
     ctx: typer.Context,
     sources: Annotated[
-        Optional[list[str]],
+        list[str] | None,
         typer.Option("--from", metavar="PATH", help="A .remember folder to import; repeatable (default REPO/.remember and ~/.remember/REPO)."),
     ] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Print the plan; write nothing.")] = False,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -13,7 +13,7 @@ from jacked_vault.cli.output import safe, tty_progress
 group_app = sub_app("group", GROUPS, "Groups of related repos: list, map, unmap, suggest.", "Notes of a repo go to its group; a repo in no group is a group of its own (solo).")
 
 Roots = Annotated[
-    Optional[list[str]],
+    list[str] | None,
     typer.Option("--root", metavar="PATH", help="A folder to scan for git repos; repeatable (default: vault.json's roots, else ~/Github)."),
 ]
 Yes = Annotated[bool, typer.Option("--yes", help="Accept every suggested group without asking.")]
@@ -63,7 +63,7 @@ def init(
     root: Roots = None,
     yes: Yes = False,
     no_scan: Annotated[bool, typer.Option("--no-scan", help="Only create the vault; do not look for repos.")] = False,
-    from_: Annotated[Optional[str], typer.Option("--from", metavar="URL", help="Clone the shared vault from URL (a second machine); no scan.")] = None,
+    from_: Annotated[str | None, typer.Option("--from", metavar="URL", help="Clone the shared vault from URL (a second machine); no scan.")] = None,
     vault: VaultOpt = None,
     as_json: JsonOpt = False,
 ) -> None:

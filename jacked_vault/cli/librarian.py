@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -19,9 +19,9 @@ ACTIONS = ("status", "done", "archive")
 )
 def librarian(
     ctx: typer.Context,
-    action: Annotated[Optional[str], typer.Argument(metavar="ACTION", help="status (default), done (record a run) or archive.")] = None,
+    action: Annotated[str | None, typer.Argument(metavar="ACTION", help="status (default), done (record a run) or archive.")] = None,
     older_than: Annotated[
-        Optional[int],
+        int | None,
         typer.Option("--older-than", metavar="DAYS", help="archive: notes closed more than DAYS ago (default settings.librarian.archive_after_days)."),
     ] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="archive: list what would move; write nothing.")] = False,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -36,17 +36,17 @@ MAX_LOG_LIMIT = 10_000
 
 
 Title = Annotated[str, typer.Option("--title", metavar="TEXT", help="One line, 1 to 200 characters.")]
-Tags = Annotated[Optional[list[str]], typer.Option("--tag", metavar="TAG", help="A tag (a slug like `search`); repeatable.")]
-Links = Annotated[Optional[list[str]], typer.Option("--link", metavar="ID", help="The id of a related note; repeatable.")]
+Tags = Annotated[list[str] | None, typer.Option("--tag", metavar="TAG", help="A tag (a slug like `search`); repeatable.")]
+Links = Annotated[list[str] | None, typer.Option("--link", metavar="ID", help="The id of a related note; repeatable.")]
 DanglingOpt = Annotated[bool, typer.Option("--allow-dangling-link", help="Keep a --link to an id no store here holds (yet).")]
 Targets = Annotated[
-    Optional[list[str]], typer.Option("--target", metavar="HARNESS", help="A harness this note is for (default: all); repeatable.")
+    list[str] | None, typer.Option("--target", metavar="HARNESS", help="A harness this note is for (default: all); repeatable.")
 ]
 Repos = Annotated[
-    Optional[list[str]], typer.Option("--repo", metavar="REPO", help="A repo identity the note is about (github.com/owner/repo); repeatable.")
+    list[str] | None, typer.Option("--repo", metavar="REPO", help="A repo identity the note is about (github.com/owner/repo); repeatable.")
 ]
 Scope = Annotated[str, typer.Option("--scope", metavar="SCOPE", help="group (the default), user (every group) or project (this repo only).")]
-ValidFrom = Annotated[Optional[str], typer.Option("--valid-from", metavar="TIME", help="When the fact starts to hold (a date or ISO 8601 time).")]
+ValidFrom = Annotated[str | None, typer.Option("--valid-from", metavar="TIME", help="When the fact starts to hold (a date or ISO 8601 time).")]
 
 
 @memory_app.command(
@@ -72,7 +72,7 @@ def add(
     repo: Repos = None,
     tag: Tags = None,
     link: Links = None,
-    supersedes: Annotated[Optional[list[str]], typer.Option("--supersedes", metavar="ID", help="The id of an active note this one replaces.")] = None,
+    supersedes: Annotated[list[str] | None, typer.Option("--supersedes", metavar="ID", help="The id of an active note this one replaces.")] = None,
     target: Targets = None,
     harness: Harness = None,
     valid_from: ValidFrom = None,
@@ -87,10 +87,11 @@ def add(
     The note is validated and scanned for secrets, written create-only and committed with an
     audit line; the body comes from exactly one of --body, --body-file or --stdin.
     """
-    options = dict(title=title, kind=kind, body=body, body_file=body_file, stdin=stdin, scope=scope, group=group, repo=repo, tag=tag, link=link,
-                   supersedes=supersedes, target=target, harness=harness, valid_from=valid_from, allow_rejected=allow_rejected,
-                   allow_dangling_link=allow_dangling_link, origin=origin, vault=vault)  # fmt: skip
-    run(ctx, as_json, lambda: actions.add(outer_vault(ctx), **options))
+    run(ctx, as_json, lambda: actions.add(
+        outer_vault(ctx), title=title, kind=kind, body=body, body_file=body_file, stdin=stdin, scope=scope, group=group, repo=repo, tag=tag,
+        link=link, supersedes=supersedes, target=target, harness=harness, valid_from=valid_from, allow_rejected=allow_rejected,
+        allow_dangling_link=allow_dangling_link, origin=origin, vault=vault,
+    ))  # fmt: skip
 
 
 @memory_app.command(
@@ -118,9 +119,10 @@ def handoff(
 
     A note of kind handoff, written as --from and addressed to the --target harnesses only.
     """
-    options = dict(from_=from_, target=target, title=title, body=body, body_file=body_file, stdin=stdin, scope=scope, group=group, tag=tag,
-                   link=link, allow_dangling_link=allow_dangling_link, vault=vault)  # fmt: skip
-    run(ctx, as_json, lambda: actions.handoff(outer_vault(ctx), **options))
+    run(ctx, as_json, lambda: actions.handoff(
+        outer_vault(ctx), from_=from_, target=target, title=title, body=body, body_file=body_file, stdin=stdin, scope=scope, group=group,
+        tag=tag, link=link, allow_dangling_link=allow_dangling_link, vault=vault,
+    ))  # fmt: skip
 
 
 # -- read, search, log -------------------------------------------------------------------------
@@ -131,7 +133,7 @@ def read(
     ctx: typer.Context,
     note_id: Annotated[str, typer.Argument(metavar="ID", help="A note id (mem_…), or any id search shows.")],
     target: Annotated[
-        Optional[str], typer.Option("--target", metavar="HARNESS", help="Read as this harness (default $JACKED_MEMORY_HARNESS).")
+        str | None, typer.Option("--target", metavar="HARNESS", help="Read as this harness (default $JACKED_MEMORY_HARNESS).")
     ] = None,
     show_all: Annotated[
         bool, typer.Option("--all", help="Also notes for other harnesses, and candidate, rejected, superseded or expired ones.")
@@ -153,27 +155,27 @@ def read(
 )
 def search(
     ctx: typer.Context,
-    query: Annotated[Optional[list[str]], typer.Argument(metavar="WORDS", help="Words to look for (none: the newest notes).")] = None,
+    query: Annotated[list[str] | None, typer.Argument(metavar="WORDS", help="Words to look for (none: the newest notes).")] = None,
     scope: Annotated[
-        Optional[list[str]], typer.Option("--scope", metavar="SCOPE", help="group, project or user; repeatable (user scope only when asked).")
+        list[str] | None, typer.Option("--scope", metavar="SCOPE", help="group, project or user; repeatable (user scope only when asked).")
     ] = None,
     group: Group = None,
-    kind: Annotated[Optional[list[str]], typer.Option("--kind", metavar="KIND", help="Only this kind (decision, fact, …); repeatable.")] = None,
+    kind: Annotated[list[str] | None, typer.Option("--kind", metavar="KIND", help="Only this kind (decision, fact, …); repeatable.")] = None,
     tag: Tags = None,
-    repo: Annotated[Optional[str], typer.Option("--repo", metavar="REPO", help="Only notes about this repo identity.")] = None,
+    repo: Annotated[str | None, typer.Option("--repo", metavar="REPO", help="Only notes about this repo identity.")] = None,
     status_: Annotated[
-        Optional[list[str]],
+        list[str] | None,
         typer.Option("--status", metavar="STATUS", help="candidate, active, rejected or superseded; repeatable (default active)."),
     ] = None,
     include_candidates: Annotated[bool, typer.Option("--include-candidates", help="Also candidate notes.")] = False,
     include_archived: Annotated[bool, typer.Option("--include-archived", help="Also notes the librarian moved to archive/.")] = False,
     target: Annotated[
-        Optional[str],
+        str | None,
         typer.Option("--target", metavar="HARNESS", help="Search as this harness (default $JACKED_MEMORY_HARNESS; none: notes for all)."),
     ] = None,
     every_harness: Annotated[bool, typer.Option("--all", help="Notes for every harness.")] = False,
-    as_of: Annotated[Optional[str], typer.Option("--as-of", metavar="TIME", help="Valid time: what held in the world then.")] = None,
-    known_at: Annotated[Optional[str], typer.Option("--known-at", metavar="TIME", help="Record time: what the vault knew then.")] = None,
+    as_of: Annotated[str | None, typer.Option("--as-of", metavar="TIME", help="Valid time: what held in the world then.")] = None,
+    known_at: Annotated[str | None, typer.Option("--known-at", metavar="TIME", help="Record time: what the vault knew then.")] = None,
     limit: Annotated[int, typer.Option("--limit", metavar="N", help=f"Show at most N hits, 1 to {MAX_SEARCH_LIMIT} (default 20).", show_default=False)] = 20,
     vault: VaultOpt = None,
     as_json: JsonOpt = False,
@@ -183,15 +185,17 @@ def search(
     Covers every group and the current repo's project notes; filters narrow it down and an
     unknown filter value is an error, never an empty answer.
     """
-    options = dict(query=query, scope=scope, group=group, kind=kind, tag=tag, repo=repo, status_=status_, include_candidates=include_candidates,
-                   include_archived=include_archived, target=target, every_harness=every_harness, as_of=as_of, known_at=known_at, limit=limit, vault=vault)  # fmt: skip
-    run(ctx, as_json, lambda: actions.search(outer_vault(ctx), **options))
+    run(ctx, as_json, lambda: actions.search(
+        outer_vault(ctx), query=query, scope=scope, group=group, kind=kind, tag=tag, repo=repo, status_=status_,
+        include_candidates=include_candidates, include_archived=include_archived, target=target, every_harness=every_harness, as_of=as_of,
+        known_at=known_at, limit=limit, vault=vault,
+    ))  # fmt: skip
 
 
 @memory_app.command(cls=Command, rich_help_panel=NOTES, epilog=example("jacked memory log --limit 10", "jacked memory log mem_20261129_01jdz5k6x9f3q8w2v7n4m1c0ab"))
 def log(
     ctx: typer.Context,
-    note_id: Annotated[Optional[str], typer.Argument(metavar="ID", help="Only this note's history.")] = None,
+    note_id: Annotated[str | None, typer.Argument(metavar="ID", help="Only this note's history.")] = None,
     limit: Annotated[int, typer.Option("--limit", metavar="N", help=f"Show at most N commits, 1 to {MAX_LOG_LIMIT} (default 50).", show_default=False)] = 50,
     vault: VaultOpt = None,
     as_json: JsonOpt = False,

@@ -50,14 +50,15 @@ def execute(schema: str, as_json: bool, action: Callable[[], Result], passthroug
     when the result says it is not ok (doctor's problems, a refused hook), or the error's code
     (2 for usage errors). Never a traceback; `passthrough` exceptions (the CLI framework's own
     exits) and KeyboardInterrupt are raised as they are."""
+    reraised: tuple[type[BaseException], ...] = (KeyboardInterrupt, *passthrough)
     try:
         result = action()
         emit(schema, as_json, result)
     except VaultError as exc:
         return emit_error(exc, as_json, schema)
-    except (KeyboardInterrupt, *passthrough):
+    except reraised:
         raise
-    except Exception as exc:  # noqa: BLE001 - no traceback ever reaches a person
+    except Exception as exc:  # no traceback ever reaches a person
         return emit_unexpected(exc, as_json, schema)
     return 1 if getattr(result, "ok", True) is False else 0
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -69,10 +69,10 @@ def hot_set(
 @memory_app.command(cls=Command, rich_help_panel=RECALL, epilog=example("jacked memory brief", "jacked memory brief --cwd ~/Github/api --budget 800 --harness codex"))
 def brief(
     ctx: typer.Context,
-    cwd: Annotated[Optional[str], typer.Option("--cwd", metavar="PATH", help="The repo to brief (default: the current folder).")] = None,
+    cwd: Annotated[str | None, typer.Option("--cwd", metavar="PATH", help="The repo to brief (default: the current folder).")] = None,
     budget: Annotated[int, typer.Option("--budget", metavar="N", help="Hard cap in tokens, len/4 (default 1500, at least 200).", show_default=False)] = 1500,
     harness: Annotated[
-        Optional[str], typer.Option("--harness", metavar="HARNESS", help="Brief for this harness (default $JACKED_MEMORY_HARNESS; none: notes for all).")
+        str | None, typer.Option("--harness", metavar="HARNESS", help="Brief for this harness (default $JACKED_MEMORY_HARNESS; none: notes for all).")
     ] = None,
     vault: VaultOpt = None,
     as_json: JsonOpt = False,

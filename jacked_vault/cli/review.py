@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -139,7 +139,7 @@ def supersede(
 def expire(
     ctx: typer.Context,
     note_id: NoteId,
-    at: Annotated[Optional[str], typer.Option("--at", metavar="TIME", help="When the fact stopped holding: a date or ISO 8601 time (default now).")] = None,
+    at: Annotated[str | None, typer.Option("--at", metavar="TIME", help="When the fact stopped holding: a date or ISO 8601 time (default now).")] = None,
     vault: VaultOpt = None,
     as_json: JsonOpt = False,
 ) -> None:

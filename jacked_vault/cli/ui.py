@@ -52,7 +52,7 @@ def ui(
         raise typer.Exit(emit_error(exc, as_json, schema)) from None
     except KeyboardInterrupt:
         pass
-    except Exception as exc:  # noqa: BLE001 - no traceback ever reaches a person
+    except Exception as exc:  # no traceback ever reaches a person
         raise typer.Exit(emit_unexpected(exc, as_json, schema)) from None
     if not as_json:
         sys.stderr.write("review page stopped\n")

@@ -20,7 +20,7 @@ class Hot:
 
 
 def render_hot(group: str | None, body: str, updated_at: str, harness: str) -> bytes:
-    return f"# Hot: {group or 'project'}\n<!-- updated {updated_at} by {harness} -->\n\n{body}\n".encode("utf-8")
+    return f"# Hot: {group or 'project'}\n<!-- updated {updated_at} by {harness} -->\n\n{body}\n".encode()
 
 
 def read_hot_text(data: bytes, source: str) -> Hot:

@@ -5,10 +5,10 @@ from __future__ import annotations
 import os
 import re
 import unicodedata
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 _CROCKFORD = "0123456789abcdefghjkmnpqrstvwxyz"
-_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MILLISECOND = timedelta(milliseconds=1)
 _MAX_STEM = 80
 # Device names Windows reserves whatever the extension (a stem never holds a dot).
@@ -35,10 +35,10 @@ def _ulid(now: datetime) -> str:
 def new_note_id(now: datetime | None = None) -> str:
     """A fresh id `mem_<YYYYMMDD>_<ulid>` (UTC date). `now` must be aware; default: the clock."""
     if now is None:
-        now = datetime.now(timezone.utc)
+        now = datetime.now(UTC)
     elif now.tzinfo is None or now.utcoffset() is None:
         raise ValueError("new_note_id needs an aware datetime")
-    now = now.astimezone(timezone.utc)
+    now = now.astimezone(UTC)
     return f"mem_{now:%Y%m%d}_{_ulid(now)}"
 
 
@@ -48,7 +48,7 @@ LETTERS = str.maketrans(
     {
         "ø": "o", "Ø": "O", "ł": "l", "Ł": "L", "ß": "ss", "ẞ": "SS", "æ": "ae", "Æ": "AE",
         "œ": "oe", "Œ": "OE", "đ": "d", "Đ": "D", "þ": "th", "Þ": "TH", "ð": "d", "Ð": "D",
-        "ı": "i", "ħ": "h", "Ħ": "H", "ŧ": "t", "Ŧ": "T", "ŋ": "ng", "Ŋ": "NG", "ĸ": "k",
+        "ı": "i", "ħ": "h", "Ħ": "H", "ŧ": "t", "Ŧ": "T", "ŋ": "ng", "Ŋ": "NG", "ĸ": "k",  # noqa: RUF001 - the dotless i (Turkish) is a letter this table spells
     }
 )  # fmt: skip
 

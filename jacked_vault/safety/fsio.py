@@ -11,7 +11,7 @@ import errno
 import os
 import stat
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -49,10 +49,8 @@ def open_dir(root: Path, parts: Sequence[str], *, create: bool = False) -> Itera
             except FileNotFoundError:
                 if not create:
                     raise
-                try:
+                with suppress(FileExistsError):
                     os.mkdir(part, 0o755, dir_fd=fd)
-                except FileExistsError:
-                    pass
                 child = _open_child_dir(fd, parts, i)
             except OSError as exc:
                 if exc.errno in (errno.ELOOP, errno.ENOTDIR):
@@ -151,10 +149,8 @@ def write_file(path: Path, data: bytes, *, replace: bool = True, mode: int | Non
             else:
                 os.link(temp, path.name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd, follow_symlinks=False)
         finally:
-            try:
+            with suppress(FileNotFoundError):
                 os.unlink(temp, dir_fd=dir_fd)
-            except FileNotFoundError:
-                pass
         os.fsync(dir_fd)
     finally:
         os.close(dir_fd)

@@ -13,6 +13,7 @@ sha256 of the files in `.jacked/config-ok`; read-only paths then skip the import
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import hashlib
 import json
@@ -194,10 +195,8 @@ def read_config(store: Store) -> ConfigRead:
             validate_config(LOCAL_JSON, local_data, local=True)
         if machine:
             validate_config(str(machine_config_path()), machine[0], local=False, schema="config.schema.json")
-        try:
+        with contextlib.suppress(OSError, VaultError):  # the stamp is only a cache
             fsio.replace_file(store.root, _STAMP, stamp.encode())
-        except (OSError, VaultError):
-            pass  # the stamp is only a cache
     effective = shared_data
     if machine and isinstance(machine[0].get("settings"), dict):
         effective = _merge(effective, {"settings": machine[0]["settings"]})

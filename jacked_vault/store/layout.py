@@ -176,9 +176,8 @@ def classify_path(store: Store, rel: str) -> str | None:
         return "audit"
     if len(parts) == 2 and parts[0] == TOMBSTONE_DIR and _name_ok(parts[1], ".txt"):
         return "tombstones"
-    if not store.is_project and parts[0] == ARCHIVE_DIR and 2 <= len(parts) <= 5 and _name_ok(parts[-1], ".md"):
-        if not any(p.startswith(".") for p in parts):
-            return "archive"
+    if not store.is_project and parts[0] == ARCHIVE_DIR and 2 <= len(parts) <= 5 and _name_ok(parts[-1], ".md") and not any(p.startswith(".") for p in parts):
+        return "archive"
     return None
 
 

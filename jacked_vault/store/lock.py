@@ -12,7 +12,7 @@ import fcntl
 import os
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from jacked_vault.errors import VaultError
@@ -86,9 +86,7 @@ def claim(path: Path, *, create: bool = False) -> Iterator[int | None]:
             yield fd
         finally:
             if create:
-                try:
+                with suppress(FileNotFoundError):
                     os.unlink(path)
-                except FileNotFoundError:
-                    pass
     finally:
         os.close(fd)

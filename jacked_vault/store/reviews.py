@@ -15,6 +15,7 @@ file (`git log --format=%G?` is `G`). No signature code here: git signs and git 
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 from collections.abc import Iterator
@@ -116,10 +117,8 @@ def reviews_between(repo, head: str, since: str | None) -> Iterator[Review]:
 
     walker = repo.walk(head, pygit2.enums.SortMode.TOPOLOGICAL)
     if since:
-        try:
+        with contextlib.suppress(KeyError, ValueError, pygit2.GitError):
             walker.hide(since)
-        except (KeyError, ValueError, pygit2.GitError):
-            pass
     for n, commit in enumerate(walker):
         if n >= MAX_COMMITS_WALKED:
             return

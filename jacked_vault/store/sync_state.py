@@ -3,6 +3,7 @@ and the brief. Only what happened is recorded: no remote means no state at all."
 
 from __future__ import annotations
 
+import contextlib
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -33,10 +34,8 @@ def write_state(root: Path, result: str, message: str, *, kind: str = "pull") ->
     path = root / CACHE_DIR / STATE_FILE
     data = _states(read_json(path))
     data[kind] = {k: v for k, v in asdict(state).items() if k != "kind"}
-    try:
+    with contextlib.suppress(OSError):
         write_json(path, data)
-    except OSError:
-        pass
     return state
 
 

@@ -33,7 +33,7 @@ def normalise(text: str) -> str:
 
 
 def tombstone_hash(title: str, body: str) -> str:
-    return hashlib.sha256(f"{normalise(title)}\n{normalise(body)}".encode("utf-8")).hexdigest()
+    return hashlib.sha256(f"{normalise(title)}\n{normalise(body)}".encode()).hexdigest()
 
 
 def tombstone_path(machine: str) -> str:
