@@ -13,10 +13,11 @@ diff; this machine's gate never saw them) beside `git grep -l` over the tree; an
 `--remote BARE` (a bare copy of a vault), `jacked memory init --from BARE` beside
 `git clone --no-local BARE`. Use `PYTHONPATH=<snapshot>` to measure another version.
 
-`--stages`: only the CPU time per note of each stage of a cold build (this process, no verdicts),
-the best of `--repeat`: reading the blobs (pygit2), parsing (fences, frontmatter), validation,
-the secret scan, and the inserts (`SearchIndex.add_entry`: docs, FTS, terms, links, in one
-transaction), then the whole cold build (`rebuild()` with the verdicts dropped) per note.
+`--stages`: only the CPU time per note of each stage of a cold build (no verdicts), the best of
+`--repeat`: reading the blobs (pygit2), parsing (fences, frontmatter), validation, the secret
+scan, and the inserts (`SearchIndex.add_entry`: docs, FTS, terms, links, in one transaction);
+then the whole cold build (`rebuild()` with the verdicts dropped) in one process, and with the
+worker (search/parallel.py): the main process's CPU (best of `--repeat`) and the worker's (mean).
 
 Generates a vault of `--notes` English notes (bench/_vaultgen.py, as bench_core.py does) plus
 `--cjk` notes written in unspaced Chinese or Japanese with a few English words mixed in (one
@@ -38,6 +39,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import random
 import shutil
 import statistics
@@ -184,9 +186,23 @@ def stage_figures(vault: Path, work: Path, repeat: int) -> None:
         index.db.execute("DELETE FROM verdicts")
         index.rebuild()
 
-    figures["whole cold build"] = _cpu_ms(cold, repeat, n)
+    try:
+        from jacked_vault.search import parallel
+    except ImportError:  # a version without the worker
+        parallel = None
+    if parallel is not None:
+        shared = parallel.PARALLEL_MIN
+        parallel.PARALLEL_MIN = 10**9
+    figures["cold build, one process"] = _cpu_ms(cold, repeat, n)
+    if parallel is not None:
+        parallel.PARALLEL_MIN = shared
+        workers = resource.getrusage(resource.RUSAGE_CHILDREN)
+        figures["cold build, main"] = _cpu_ms(cold, repeat, n)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        spent = after.ru_utime + after.ru_stime - workers.ru_utime - workers.ru_stime
+        figures["cold build, worker"] = spent * 1000 / n / repeat  # the mean: a worker's CPU is known once it ends
     index.close()
-    stages = sum(v for k, v in figures.items() if k != "whole cold build")
+    stages = sum(v for k, v in figures.items() if not k.startswith("cold build"))
     print(f"cold build stages, {n:,} notes, CPU ms per note (best of {repeat}; load {os.getloadavg()[0]:.2f}):")
     for name, value in figures.items():
         print(f"  {name:<18} {value:6.3f}")
