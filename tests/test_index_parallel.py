@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import random
 import string
+import threading
 from pathlib import Path
 
 import pytest
@@ -24,7 +25,7 @@ from jacked_vault.write.create import build_note
 
 TOKEN = "ghp_" + "".join(random.Random(7).choices(string.ascii_letters + string.digits, k=36))
 
-pytestmark = pytest.mark.skipif(not parallel.workers(), reason="needs a second core and fork")
+pytestmark = pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="needs a second core")
 
 
 def _note(body: str = "Retry the upload after a timeout.", group: str = "g0", title: str = "A note") -> bytes:
@@ -99,8 +100,23 @@ def _build(ctx, monkeypatch, *, worker: bool) -> tuple[tuple, list, set[bytes], 
 
 @pytest.fixture(autouse=True)
 def small_batches(monkeypatch):
+    """Small batches; and the worker allowed although pytest-xdist runs this process with an idle
+    reader thread (the rule that keeps other threaded processes from forking is tested below)."""
     monkeypatch.setattr(parallel, "BATCH", 3)
     monkeypatch.setattr(parallel, "AHEAD", 2)
+    monkeypatch.setattr(threading, "active_count", lambda: 1)
+
+
+def test_a_process_with_threads_builds_alone(monkeypatch):
+    monkeypatch.undo()
+    done = threading.Event()
+    thread = threading.Thread(target=done.wait)
+    thread.start()
+    try:
+        assert parallel.workers() == 0
+    finally:
+        done.set()
+        thread.join()
 
 
 def test_a_build_with_a_worker_is_the_build_without(ctx, monkeypatch):

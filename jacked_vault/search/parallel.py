@@ -3,12 +3,13 @@
 A cold build spends about half its CPU in the gate's content rules (parse, validation, the
 secret scan); they are pure, so on a machine with a spare core a forked worker runs the gate
 (`store.gate.inspect`, the one owner) over the notes ahead of the main process, and hands back
-each passing note with its verdict key. The main process records them in its `Verdicts`
-(kept notes), so its own `inspect` of the same bytes finds the verdict and the parse and
-applies only the rules a verdict never skips (path, size, place, tombstones). A note the worker
-refused is judged again by the main process, which records why. Only the main process writes
-SQLite. Used only with `fork` (the worker inherits the loaded code), a second core and at least
-`PARALLEL_MIN` notes; the worker runs at most `AHEAD` batches ahead, so memory stays bounded.
+each passing note with its verdict key. The main process's `Verdicts` holds them as offers,
+so its own `inspect` of the same bytes finds the verdict and the parse (and records the
+verdict) and applies only the rules a verdict never skips (path, size, place, tombstones). A
+note the worker refused is judged again by the main process, which records why. Only the main
+process writes SQLite. Used only with `fork` (the worker inherits the loaded code) from a
+single-threaded process, a second core and at least `PARALLEL_MIN` notes; the worker runs at
+most `AHEAD` batches ahead, so memory stays bounded.
 """
 
 from __future__ import annotations
@@ -70,8 +71,14 @@ def _judge(batch: list[tuple[str, str]]) -> list[tuple[bytes, object]]:
 
 
 def workers() -> int:
-    """How many worker processes a large build may use here: 1 with a spare core and `fork`, else 0."""
+    """How many worker processes a large build may use here: 1 with a spare core and `fork` in a
+    process with one thread (a fork copies no other thread, and any lock one held stays held:
+    the MCP server or the UI keep their builds in one process), else 0."""
     import multiprocessing
+    import threading
+
+    if threading.active_count() > 1:
+        return 0
 
     try:
         cores = len(os.sched_getaffinity(0))
