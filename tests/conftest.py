@@ -103,7 +103,9 @@ def cli_env(vault: Path | None = None, **extra: str) -> dict[str, str]:
     return env
 
 
-def run_cli(*args: str, vault: Path | None = None, cwd: Path | None = None, stdin: str | None = None, **env: str) -> CliResult:
+def run_cli(
+    *args: str, vault: Path | None = None, cwd: Path | None = None, stdin: str | None = None, **env: str
+) -> CliResult:
     """Run the real `jacked` console entry point in a subprocess (default cwd: beside the vault)."""
     if cwd is None and vault is not None:
         cwd = vault.parent
@@ -130,7 +132,9 @@ def snapshot(path: Path) -> dict:
         dirs[:] = [d for d in dirs if d not in (".git", ".jacked")]
         for name in names:
             full = Path(root) / name
-            files[str(full.relative_to(path))] = full.read_bytes() if not full.is_symlink() else b"->" + os.readlink(full).encode()
+            files[str(full.relative_to(path))] = (
+                full.read_bytes() if not full.is_symlink() else b"->" + os.readlink(full).encode()
+            )
     index = (path / ".git" / "index").read_bytes() if (path / ".git" / "index").exists() else b""
     return {"head": git(path, "rev-parse", "HEAD").strip(), "index": index, "files": files}
 

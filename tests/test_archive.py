@@ -32,7 +32,9 @@ def _head(root: Path) -> str:
 
 
 def _audit_ops(root: Path) -> list[dict]:
-    return [json.loads(line) for path in sorted((root / "audit").rglob("*.jsonl")) for line in path.read_text().splitlines()]
+    return [
+        json.loads(line) for path in sorted((root / "audit").rglob("*.jsonl")) for line in path.read_text().splitlines()
+    ]
 
 
 @pytest.fixture
@@ -50,7 +52,7 @@ def world(tmp_path: Path):
 
 
 def test_an_archived_note_leaves_recall_and_stays_searchable_on_request(world):
-    vault, repo, ctx, old, new = world
+    vault, repo, _ctx, old, _new = world
     before = (vault / OLD).read_bytes()
     done = run_cli("memory", "librarian", "archive", "--older-than", "0", "--json", vault=vault, cwd=repo)
     assert done.code == 0, done.err
@@ -59,16 +61,27 @@ def test_an_archived_note_leaves_recall_and_stays_searchable_on_request(world):
     stat = git(vault, "show", "--stat", "-M", "--format=%s", "HEAD")
     assert "memory(archive)" in stat and "=> archive/groups" in stat  # a rename: its history follows it
     history = git(vault, "log", "--follow", "--format=%s", "--", ARCHIVED).splitlines()
-    assert history == ["memory(archive): 1 note(s) closed more than 0 day(s) ago", "memory(supersede): Old port", "memory(note): Old port"]
+    assert history == [
+        "memory(archive): 1 note(s) closed more than 0 day(s) ago",
+        "memory(supersede): Old port",
+        "memory(note): Old port",
+    ]
     assert [(a["op"], a["id"], a["path"]) for a in _audit_ops(vault)][-1] == ("archive", old, ARCHIVED)
 
     env = {"JACKED_MEMORY_HARNESS": "claude"}
-    for args in (("search", "zebraarchived"), ("search", "--status", "superseded"), ("brief",), ("search", "--all", "--limit", "200")):
+    for args in (
+        ("search", "zebraarchived"),
+        ("search", "--status", "superseded"),
+        ("brief",),
+        ("search", "--all", "--limit", "200"),
+    ):
         shown = run_cli("memory", *args, "--json", vault=vault, cwd=repo, **env)
         assert shown.code == 0 and old not in shown.out and "zebraarchived" not in shown.out, (args, shown.out)
     assert "Old port" not in (vault / "groups" / "api" / "index.md").read_text()
 
-    found = run_cli("memory", "search", "zebraarchived", "--include-archived", "--json", vault=vault, cwd=repo, **env).json["results"]
+    found = run_cli(
+        "memory", "search", "zebraarchived", "--include-archived", "--json", vault=vault, cwd=repo, **env
+    ).json["results"]
     assert [(r["id"], r["archived"], r["status"]) for r in found] == [(old, True, "superseded")]
     text = run_cli("memory", "search", "zebraarchived", "--include-archived", vault=vault, cwd=repo, **env).out
     assert "· archived ·" in text
@@ -81,7 +94,10 @@ def test_an_archived_note_leaves_recall_and_stays_searchable_on_request(world):
 
     async def go():
         async with Client(inproc(vault, repo, harness="claude")) as client:
-            return [await call(client, "memory_search", {"query": "zebraarchived", **extra}) for extra in ({}, {"include_archived": True})]
+            return [
+                await call(client, "memory_search", {"query": "zebraarchived", **extra})
+                for extra in ({}, {"include_archived": True})
+            ]
 
     (hidden_err, hidden), (shown_err, shown) = run(go)
     assert not hidden_err and not shown_err
@@ -111,7 +127,7 @@ def test_archive_refuses_a_negative_age_and_an_unknown_action_writing_nothing(wo
 
 
 def test_an_archived_note_keeps_its_transitions_and_expired_notes_are_archived_too(world):
-    vault, repo, ctx, old, new = world
+    vault, _repo, ctx, old, new = world
     transition(ctx, new, "expire")
     done = archive(ctx, after_days=0)
     assert sorted(m["id"] for m in done.moved) == sorted([old, new])
@@ -140,7 +156,12 @@ def test_an_archive_move_arrives_as_the_transition_it_is(shared):
     root = laptop.vault.root
     assert not (root / NOTE).exists() and (root / "archive" / NOTE).is_file()
     assert run_cli("memory", "search", "first", "--all", "--json", vault=root).json["results"] == []
-    assert [r["id"] for r in run_cli("memory", "search", "first", "--all", "--include-archived", "--json", vault=root).json["results"]] == [note]
+    assert [
+        r["id"]
+        for r in run_cli("memory", "search", "first", "--all", "--include-archived", "--json", vault=root).json[
+            "results"
+        ]
+    ] == [note]
 
 
 def test_an_open_note_moved_into_archive_is_quarantined(shared, monkeypatch):
@@ -178,4 +199,6 @@ def test_a_note_moved_out_of_archive_is_quarantined(shared):
     root = laptop.vault.root
     assert (root / "archive" / NOTE).is_file() and not (root / NOTE).exists()
     assert run_cli("memory", "search", "first", "--all", "--json", vault=root).json["results"] == []
-    assert subprocess.run(["git", "-C", str(root), "status", "--porcelain"], capture_output=True, text=True).stdout == ""
+    assert (
+        subprocess.run(["git", "-C", str(root), "status", "--porcelain"], capture_output=True, text=True).stdout == ""
+    )

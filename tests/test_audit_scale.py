@@ -18,7 +18,7 @@ from jacked_vault.store import audit
 from jacked_vault.store.layout import AUDIT_DIR, audit_part
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from bench._audit_bench import LINE_BYTES, write_chained_lines  # noqa: E402
+from bench._audit_bench import LINE_BYTES, write_chained_lines
 
 
 def _commit_by_hand(root: Path, message: str) -> None:
@@ -44,7 +44,9 @@ def test_a_month_past_the_cap_stops_neither_add_nor_doctor(ctx: Context):
     _commit_by_hand(root, "a huge month, written by hand")
     before = (root / AUDIT_DIR / machine / big).read_bytes()
 
-    added = run_cli("memory", "add", "--title", "After the flood", "--body", "still writing", "--group", "g", vault=root)
+    added = run_cli(
+        "memory", "add", "--title", "After the flood", "--body", "still writing", "--group", "g", vault=root
+    )
     assert added.code == 0, added.err
     assert (root / AUDIT_DIR / machine / big).read_bytes() == before  # never rewritten
     second = root / AUDIT_DIR / machine / f"{_month()}-2.jsonl"
@@ -75,7 +77,9 @@ def test_300k_lines_in_rolled_parts_then_add_and_doctor_work(ctx: Context):
     sizes = {p.name: p.stat().st_size for p in (root / AUDIT_DIR / machine).iterdir()}
     assert max(sizes.values()) <= audit.ROLL_BYTES
 
-    added = run_cli("memory", "add", "--title", "Busy month", "--body", "a write costs what it adds", "--group", "g", vault=root)
+    added = run_cli(
+        "memory", "add", "--title", "Busy month", "--body", "a write costs what it adds", "--group", "g", vault=root
+    )
     assert added.code == 0, added.err
     changed = git(root, "show", "--name-only", "--format=", "HEAD").split()
     audit_changed = [p for p in changed if p.startswith(AUDIT_DIR + "/")]
@@ -100,7 +104,11 @@ def test_writes_roll_into_numbered_parts_and_the_chain_holds(ctx: Context, monke
         assert size <= 1200 or len((folder / name).read_bytes().splitlines()) == 1
     report = audit.verify(ctx.vault.root)
     assert report.problems == []
-    trailers = [line.split(" ")[-1] for line in git(ctx.vault.root, "log", "--format=%B").splitlines() if line.startswith("Memory-Audit: ")]
+    trailers = [
+        line.split(" ")[-1]
+        for line in git(ctx.vault.root, "log", "--format=%B").splitlines()
+        if line.startswith("Memory-Audit: ")
+    ]
     assert trailers and all(t in report.hashes[machine] for t in trailers)
     assert doctor(ctx).ok
 
@@ -108,7 +116,10 @@ def test_writes_roll_into_numbered_parts_and_the_chain_holds(ctx: Context, monke
 def test_a_bulk_stage_splits_across_parts_in_one_commit(ctx: Context, monkeypatch):
     monkeypatch.setattr(audit, "ROLL_BYTES", 4096)
     machine = audit.machine_id(ctx.vault.cache)
-    events = [audit.AuditEvent("2026-12-01T00:00:00.000Z", "import", f"episodic:x{n}", f"p{n}", "", "t", "migrate") for n in range(100)]
+    events = [
+        audit.AuditEvent("2026-12-01T00:00:00.000Z", "import", f"episodic:x{n}", f"p{n}", "", "t", "migrate")
+        for n in range(100)
+    ]
     pending = audit.stage(ctx.vault.root, machine, events)
     assert len(pending.files) > 3
     assert all(len(data) <= 4096 for data in pending.files.values())
@@ -129,7 +140,9 @@ def test_a_line_cut_from_an_earlier_part_breaks_the_chain(ctx: Context, monkeypa
     assert (f"{_month()}-2.jsonl", "CHAIN_BROKEN") in codes
 
 
-@pytest.mark.parametrize("name", ["2026-12-1.jsonl", "2026-12-01.jsonl", "2026-12-x.jsonl", "2026-12--2.jsonl", "2026-12-2.json"])
+@pytest.mark.parametrize(
+    "name", ["2026-12-1.jsonl", "2026-12-01.jsonl", "2026-12-x.jsonl", "2026-12--2.jsonl", "2026-12-2.json"]
+)
 def test_only_the_part_names_the_tool_writes_are_audit_files(ctx: Context, name: str):
     from jacked_vault.store.layout import classify_path
 

@@ -40,7 +40,12 @@ def test_every_commit_the_tool_makes_carries_the_audit_trailer(ctx: Context, tmp
     map_repo(ctx, "github.com/acme/api", "g")
     from datetime import datetime
 
-    append_entry(ctx.vault, Entry("g", "github.com/acme/api", datetime(2026, 11, 28, 9, 0).astimezone(), "main", "Did things."), harness="t", origin="cli")
+    append_entry(
+        ctx.vault,
+        Entry("g", "github.com/acme/api", datetime(2026, 11, 28, 9, 0).astimezone(), "main", "Did things."),
+        harness="t",
+        origin="cli",
+    )
     messages = git(ctx.vault.root, "log", "--format=%H%x00%B%x01").split("\x01")
     messages = [m.strip() for m in messages if m.strip()]
     assert len(messages) == 6
@@ -84,13 +89,18 @@ def test_a_consistently_rewritten_chain_is_caught(ctx: Context):
 def test_hand_edits_of_hot_md_and_vault_json_are_caught(ctx: Context):
     set_hot(ctx, "The real slice.", group="g")
     root = ctx.vault.root
-    (root / "groups" / "g" / "hot.md").write_text((root / "groups" / "g" / "hot.md").read_text().replace("real", "forged"))
+    (root / "groups" / "g" / "hot.md").write_text(
+        (root / "groups" / "g" / "hot.md").read_text().replace("real", "forged")
+    )
     config = json.loads((root / "vault.json").read_text())
     config["roots"] = ["~/elsewhere"]
     (root / "vault.json").write_text(json.dumps(config, indent=2) + "\n")
     git(root, "commit", "-qam", "edited by hand")
     problems = {(p["path"], p["code"]) for p in doctor(ctx).audit_problems}
-    assert ("vault:groups/g/hot.md", "EDITED_OUTSIDE_TOOL") in problems or ("group:groups/g/hot.md", "EDITED_OUTSIDE_TOOL") in problems
+    assert ("vault:groups/g/hot.md", "EDITED_OUTSIDE_TOOL") in problems or (
+        "group:groups/g/hot.md",
+        "EDITED_OUTSIDE_TOOL",
+    ) in problems
     assert ("vault:vault.json", "EDITED_OUTSIDE_TOOL") in problems
 
 
@@ -112,7 +122,9 @@ def test_a_sync_merge_is_logged_with_the_remote_commit(tmp_path: Path):
     assert result.action == "merged"
     merges = git(desktop.vault.root, "log", "--merges", "--format=%B")
     assert "Memory-Audit: " in merges and "Memory-Remote: " in merges
-    lines = [json.loads(line) for p in (desktop.vault.root / "audit").rglob("*.jsonl") for line in p.read_text().splitlines()]
+    lines = [
+        json.loads(line) for p in (desktop.vault.root / "audit").rglob("*.jsonl") for line in p.read_text().splitlines()
+    ]
     (logged,) = [line for line in lines if line["op"] == "sync"]
     assert logged["remote"] == git(desktop.vault.root, "log", "--merges", "-1", "--format=%P").split()[1]
     for ctx in (laptop, desktop):

@@ -9,7 +9,7 @@ from pathlib import Path
 from conftest import git, run_cli
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from bench._vaultgen import MACHINES, generate_vault  # noqa: E402
+from bench._vaultgen import MACHINES, generate_vault
 
 
 def test_generated_vault_passes_doctor(tmp_path: Path) -> None:

@@ -48,7 +48,12 @@ def test_the_brief_sections_read_only_the_groups_rows(vault_path: Path, code_rep
     statements.clear()
     sections = brief._sections(ctx, index, "api", "github.com/acme/api", reader("t", scopes=DEFAULT_SCOPES))
     index.group_index("api", 1, reader("t", scopes=DEFAULT_SCOPES))
-    assert {s.label for s in sections} >= {"hot.md", "last episodic entry", "decisions", "index lines"}  # every query ran
+    assert {s.label for s in sections} >= {
+        "hot.md",
+        "last episodic entry",
+        "decisions",
+        "index lines",
+    }  # every query ran
     plans = _plans(index.db, statements)
     index.close()
     assert plans

@@ -28,6 +28,7 @@ from jacked_vault.capture.transcript import MAX_EXCERPT_BYTES, build_excerpt, re
 from jacked_vault.context import Context
 from jacked_vault.errors import VaultError
 from jacked_vault.store.tombstones import tombstone_hash
+from datetime import UTC
 
 NOTE_TITLE = "Queue markers are claimed with flock"
 NOTE_BODY = (
@@ -237,7 +238,9 @@ def test_fallback_sentence_never_carries_a_secret(env: Env):
     path = transcript(env, last=f"deploy with GITHUB_TOKEN={TOKEN} please")
     capture_session(env.ctx(), env.payload(path))
     assert [s for _, s in env.entries()] == [FALLBACK]
-    assert TOKEN not in "".join(p.read_text(errors="replace") for p in env.vault.rglob("*") if p.is_file() and ".git" not in p.parts)
+    assert TOKEN not in "".join(
+        p.read_text(errors="replace") for p in env.vault.rglob("*") if p.is_file() and ".git" not in p.parts
+    )
 
 
 def test_fallback_never_copies_what_the_person_typed(env: Env):
@@ -354,8 +357,14 @@ def test_main_transcript_with_sidechain_entries_is_captured(env: Env):
 
 def test_non_utf8_and_truncated_lines_do_not_stop_a_capture(env: Env):
     good = Builder(env.repo).realistic().data().splitlines(keepends=True)
-    bad = [b"\xff\xfe\xfd not utf-8 at all\n", b'{"type": "user", "message": {"role": "user", "content": "caf\xe9 \xc3"}}\n', b"[1, 2\n", b"null\n", b'"just a string"\n']
-    data = b"".join(line for pair in zip(good, bad * len(good)) for line in pair)
+    bad = [
+        b"\xff\xfe\xfd not utf-8 at all\n",
+        b'{"type": "user", "message": {"role": "user", "content": "caf\xe9 \xc3"}}\n',
+        b"[1, 2\n",
+        b"null\n",
+        b'"just a string"\n',
+    ]
+    data = b"".join(line for pair in zip(good, bad * len(good), strict=False) for line in pair)
     data += b'{"type": "user", "message": {"role": "user", "content": "cut off mid-li'
     path = env.tmp / "t.jsonl"
     path.write_bytes(data)
@@ -446,7 +455,12 @@ def test_parse_answer_accepts_the_contract_and_refuses_the_rest():
         (json.dumps({"episodic": "x", "note": None, "extra": 1}).encode(), "schema"),
         (json.dumps({"episodic": "", "note": None}).encode(), "schema"),
         (json.dumps({"episodic": "a\u202eb", "note": None}).encode(), "schema"),
-        (json.dumps({"episodic": "x", "note": {"kind": "decision", "title": "t", "body": "b", "tags": ["Not A Slug"]}}).encode(), "schema"),
+        (
+            json.dumps(
+                {"episodic": "x", "note": {"kind": "decision", "title": "t", "body": "b", "tags": ["Not A Slug"]}}
+            ).encode(),
+            "schema",
+        ),
         (json.dumps({"episodic": f"pushed with {TOKEN}", "note": None}).encode(), "secret"),
         (json.dumps({"type": "result", "is_error": True, "result": "boom"}).encode(), "error"),
     ]:
@@ -473,7 +487,10 @@ def test_enqueue_writes_a_small_marker_without_the_transcript(env: Env):
     payload["extra"] = {"nested": "dropped"}
     marker = enqueue(env.cache, payload)
     data = json.loads(marker.read_text())
-    assert set(data) == {"version", "kind", "payload", "key", "tries", "first_seen", "last_try", "last_error"} and data["kind"] == "session"
+    assert (
+        set(data) == {"version", "kind", "payload", "key", "tries", "first_seen", "last_try", "last_error"}
+        and data["kind"] == "session"
+    )
     assert "extra" not in data["payload"] and data["tries"] == 0
     assert TOKEN not in marker.read_text() and marker.stat().st_size < 4096
     assert enqueue(env.cache, payload) == marker  # one marker per key
@@ -554,11 +571,14 @@ def test_two_concurrent_drains_process_each_marker_once(env: Env):
         "from jacked_vault.capture.session import retry\n"
         "from jacked_vault.context import Context\n"
         "vault = sys.argv[1]\n"
-        "r = drain({'session': retry(lambda p: Context.create(vault=vault, cwd=p.get('cwd'), harness='claude'))}, vault + '/.jacked')\n"
+        "factory = lambda p: Context.create(vault=vault, cwd=p.get('cwd'), harness='claude')\n"
+        "r = drain({'session': retry(factory)}, vault + '/.jacked')\n"
         "print(json.dumps({'done': r.done, 'busy': r.busy, 'errors': r.errors, 'attempted': r.attempted}))\n"
     )
     procs = [
-        subprocess.Popen([sys.executable, "-c", script, str(env.vault)], stdout=subprocess.PIPE, text=True, env=dict(os.environ))
+        subprocess.Popen(
+            [sys.executable, "-c", script, str(env.vault)], stdout=subprocess.PIPE, text=True, env=dict(os.environ)
+        )
         for _ in range(2)
     ]
     reports = [json.loads(p.communicate(timeout=120)[0]) for p in procs]
@@ -592,9 +612,9 @@ def test_drain_entry_time_is_when_the_session_ended(env: Env):
     marker.write_text(json.dumps(data))
     drain(env.handlers(), env.cache)
     days = list(env.vault.glob("groups/*/episodic/*/today-*.md"))
-    from datetime import datetime, timezone
+    from datetime import datetime
 
-    local = datetime(2024, 2, 29, 12, 34, 56, tzinfo=timezone.utc).astimezone()
+    local = datetime(2024, 2, 29, 12, 34, 56, tzinfo=UTC).astimezone()
     assert [d.name for d in days] == [f"today-{local:%Y-%m-%d}.md"]
     assert env.entries()[0][0] == f"## {local:%H:%M} | {BRANCH}"
 

@@ -20,13 +20,22 @@ def cli_vault(tmp_path: Path) -> Path:
     result = run_cli("memory", "init", "--json", vault=vault)
     assert result.code == 0, result.err
     data = result.json
-    assert (data["schema"], data["ok"], data["path"], data["created"]) == ("jacked.init.v1", True, str(vault.resolve()), True)
+    assert (data["schema"], data["ok"], data["path"], data["created"]) == (
+        "jacked.init.v1",
+        True,
+        str(vault.resolve()),
+        True,
+    )
     assert data["groups"]["roots"] == ["~/Github"] and data["groups"]["missing_roots"] == ["~/Github"]
     return vault
 
 
-def _add(vault: Path, *extra: str, title: str = "Use FTS5", body: str = "secret-free body text", cwd: Path | None = None):
-    return run_cli("memory", "add", "--group", "tools", "--title", title, "--body", body, "--json", *extra, vault=vault, cwd=cwd)
+def _add(
+    vault: Path, *extra: str, title: str = "Use FTS5", body: str = "secret-free body text", cwd: Path | None = None
+):
+    return run_cli(
+        "memory", "add", "--group", "tools", "--title", title, "--body", body, "--json", *extra, vault=vault, cwd=cwd
+    )
 
 
 def test_help_is_fast_path_and_lists_memory(tmp_path: Path):
@@ -47,7 +56,9 @@ def test_add_json_shape_and_no_body_echo(cli_vault: Path):
     assert len(data["commit"]) == 40
     assert "body" not in data["memory"] and data["memory"]["kind"] == "decision"
     assert "distinctive body phrase" not in result.out + result.err
-    human = run_cli("memory", "add", "--group", "tools", "--title", "Second", "--body", "a distinctive body phrase", vault=cli_vault)
+    human = run_cli(
+        "memory", "add", "--group", "tools", "--title", "Second", "--body", "a distinctive body phrase", vault=cli_vault
+    )
     assert human.code == 0 and "distinctive" not in human.out and str(cli_vault) not in human.out
 
 
@@ -55,8 +66,12 @@ def test_body_from_file_and_stdin(cli_vault: Path, tmp_path: Path):
     body_file = tmp_path / "body.md"
     body_file.write_text("from a file\n")
     assert _add(cli_vault, "--body-file", str(body_file), title="File").code == 2  # --body given too
-    from_file = run_cli("memory", "add", "--group", "g", "--title", "File", "--body-file", str(body_file), "--json", vault=cli_vault)
-    from_stdin = run_cli("memory", "add", "--group", "g", "--title", "Stdin", "--stdin", "--json", vault=cli_vault, stdin="from stdin\n")
+    from_file = run_cli(
+        "memory", "add", "--group", "g", "--title", "File", "--body-file", str(body_file), "--json", vault=cli_vault
+    )
+    from_stdin = run_cli(
+        "memory", "add", "--group", "g", "--title", "Stdin", "--stdin", "--json", vault=cli_vault, stdin="from stdin\n"
+    )
     assert from_file.code == 0 and from_stdin.code == 0
     read = run_cli("memory", "read", from_stdin.json["memory"]["id"], "--json", vault=cli_vault)
     assert read.json["memory"]["body"] == "from stdin"
@@ -99,7 +114,19 @@ def test_handoff_targets_and_harness(cli_vault: Path):
 
 
 def test_harness_from_environment(cli_vault: Path):
-    result = run_cli("memory", "add", "--group", "g", "--title", "T", "--body", "b", "--json", vault=cli_vault, JACKED_MEMORY_HARNESS="cursor")
+    result = run_cli(
+        "memory",
+        "add",
+        "--group",
+        "g",
+        "--title",
+        "T",
+        "--body",
+        "b",
+        "--json",
+        vault=cli_vault,
+        JACKED_MEMORY_HARNESS="cursor",
+    )
     assert result.json["memory"]["source_harness"] == "cursor"
 
 
@@ -108,17 +135,41 @@ def test_harness_from_environment(cli_vault: Path):
     [
         (("memory", "add", "--group", "g", "--title", "T"), "JACKED_MEMORY_USAGE", 2),
         (("memory", "add", "--group", "g", "--body", "b"), "JACKED_MEMORY_USAGE", 2),
-        (("memory", "add", "--group", "g", "--title", "T", "--body", "b", "--kind", "opinion"), "JACKED_MEMORY_VALIDATION", 1),
+        (
+            ("memory", "add", "--group", "g", "--title", "T", "--body", "b", "--kind", "opinion"),
+            "JACKED_MEMORY_VALIDATION",
+            1,
+        ),
         (("memory", "add", "--group", "Bad Group", "--title", "T", "--body", "b"), "JACKED_MEMORY_VALIDATION", 1),
-        (("memory", "add", "--group", "g", "--title", "T", "--body", "b", "--tag", "Not A Slug"), "JACKED_MEMORY_VALIDATION", 1),
+        (
+            ("memory", "add", "--group", "g", "--title", "T", "--body", "b", "--tag", "Not A Slug"),
+            "JACKED_MEMORY_VALIDATION",
+            1,
+        ),
         (("memory", "add", "--group", "g", "--title", "T" * 201, "--body", "b"), "JACKED_MEMORY_VALIDATION", 1),
         (("memory", "add", "--group", "g", "--title", "T", "--body", "   "), "JACKED_MEMORY_VALIDATION", 1),
         (("memory", "add", "--group", "g", "--title", "T\x1b[31m", "--body", "b"), "JACKED_MEMORY_VALIDATION", 1),
         (("memory", "add", "--group", "g", "--title", "T", "--body", "b\u202eevil"), "JACKED_MEMORY_VALIDATION", 1),
-        (("memory", "add", "--group", "g", "--title", "T", "--body", "b", "--link", "not-an-id"), "JACKED_MEMORY_VALIDATION", 1),
-        (("memory", "add", "--group", "g", "--title", "T", "--body", "b", "--supersedes", "mem_20260101_absent"), "JACKED_MEMORY_NOT_FOUND", 1),
-        (("memory", "add", "--group", "g", "--title", "T", "--body", "b", "--scope", "world"), "JACKED_MEMORY_USAGE", 2),
-        (("memory", "add", "--group", "g", "--title", "T", "--body", "b", "--valid-from", "yesterday"), "JACKED_MEMORY_USAGE", 2),
+        (
+            ("memory", "add", "--group", "g", "--title", "T", "--body", "b", "--link", "not-an-id"),
+            "JACKED_MEMORY_VALIDATION",
+            1,
+        ),
+        (
+            ("memory", "add", "--group", "g", "--title", "T", "--body", "b", "--supersedes", "mem_20260101_absent"),
+            "JACKED_MEMORY_NOT_FOUND",
+            1,
+        ),
+        (
+            ("memory", "add", "--group", "g", "--title", "T", "--body", "b", "--scope", "world"),
+            "JACKED_MEMORY_USAGE",
+            2,
+        ),
+        (
+            ("memory", "add", "--group", "g", "--title", "T", "--body", "b", "--valid-from", "yesterday"),
+            "JACKED_MEMORY_USAGE",
+            2,
+        ),
         (("memory", "add", "--title", "T", "--body", "b"), "JACKED_MEMORY_USAGE", 2),
         (("memory", "read", "mem_20260101_absent"), "JACKED_MEMORY_NOT_FOUND", 1),
         (("memory", "log", "mem_20260101_absent"), "JACKED_MEMORY_NOT_FOUND", 1),
@@ -126,7 +177,9 @@ def test_harness_from_environment(cli_vault: Path):
         (("memory", "frobnicate"), "JACKED_MEMORY_USAGE", 2),
     ],
 )
-def test_refusals_have_stable_codes_change_nothing_and_no_traceback(cli_vault: Path, args, code, exit_code, tmp_path: Path):
+def test_refusals_have_stable_codes_change_nothing_and_no_traceback(
+    cli_vault: Path, args, code, exit_code, tmp_path: Path
+):
     before = snapshot(cli_vault)
     result = run_cli(*args, "--json", vault=cli_vault, cwd=tmp_path)
     assert result.code == exit_code, (result.out, result.err)
@@ -141,7 +194,9 @@ def test_oversized_body_file_refused_before_reading_it_all(cli_vault: Path, tmp_
     big = tmp_path / "big.md"
     big.write_bytes(b"x" * (64 * 1024 + 1))
     before = snapshot(cli_vault)
-    result = run_cli("memory", "add", "--group", "g", "--title", "T", "--body-file", str(big), "--json", vault=cli_vault)
+    result = run_cli(
+        "memory", "add", "--group", "g", "--title", "T", "--body-file", str(big), "--json", vault=cli_vault
+    )
     assert result.code == 1 and result.json["error"]["code"] == "JACKED_MEMORY_VALIDATION"
     assert snapshot(cli_vault) == before
 
@@ -149,7 +204,9 @@ def test_oversized_body_file_refused_before_reading_it_all(cli_vault: Path, tmp_
 def test_non_utf8_body_refused(cli_vault: Path, tmp_path: Path):
     bad = tmp_path / "bad.md"
     bad.write_bytes(b"\xff\xfe not utf-8")
-    result = run_cli("memory", "add", "--group", "g", "--title", "T", "--body-file", str(bad), "--json", vault=cli_vault)
+    result = run_cli(
+        "memory", "add", "--group", "g", "--title", "T", "--body-file", str(bad), "--json", vault=cli_vault
+    )
     assert result.json["error"]["code"] == "JACKED_MEMORY_VALIDATION"
 
 
@@ -170,7 +227,9 @@ def test_no_vault_error_says_how_to_init(tmp_path: Path):
 
 def test_vault_option_after_memory_and_after_command(cli_vault: Path, tmp_path: Path):
     first = run_cli("memory", "--vault", str(cli_vault), "add", "--group", "g", "--title", "A", "--body", "b", "--json")
-    second = run_cli("memory", "add", "--vault", str(cli_vault), "--group", "g", "--title", "B", "--body", "b", "--json")
+    second = run_cli(
+        "memory", "add", "--vault", str(cli_vault), "--group", "g", "--title", "B", "--body", "b", "--json"
+    )
     assert first.code == 0 and second.code == 0
     assert len(git(cli_vault, "log", "--format=%H").split()) == 3
 
@@ -202,8 +261,24 @@ def test_stdin_from_a_non_blocking_pipe_is_read_to_eof(cli_vault: Path, lead_s: 
     read_end, write_end = os.pipe()
     os.set_blocking(read_end, False)  # the flag lives on the shared open file: the child's stdin is non-blocking too
     proc = subprocess.Popen(
-        [sys.executable, "-m", "jacked_vault.cli.main", "memory", "add", "--group", "g", "--title", "Late", "--stdin", "--json"],
-        stdin=read_end, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=cli_env(cli_vault), cwd=cli_vault.parent,
+        [
+            sys.executable,
+            "-m",
+            "jacked_vault.cli.main",
+            "memory",
+            "add",
+            "--group",
+            "g",
+            "--title",
+            "Late",
+            "--stdin",
+            "--json",
+        ],
+        stdin=read_end,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=cli_env(cli_vault),
+        cwd=cli_vault.parent,
     )
     os.close(read_end)
     try:
@@ -225,6 +300,17 @@ def test_stdin_over_the_cap_is_refused_without_reading_it_all(cli_vault: Path):
     from jacked_vault.document import MAX_BODY_BYTES
 
     before = snapshot(cli_vault)
-    result = run_cli("memory", "add", "--group", "g", "--title", "Big", "--stdin", "--json", vault=cli_vault, stdin="x" * (MAX_BODY_BYTES + 10))
+    result = run_cli(
+        "memory",
+        "add",
+        "--group",
+        "g",
+        "--title",
+        "Big",
+        "--stdin",
+        "--json",
+        vault=cli_vault,
+        stdin="x" * (MAX_BODY_BYTES + 10),
+    )
     assert result.code == 1 and result.json["error"]["code"] == "JACKED_MEMORY_VALIDATION"
     assert "cap" in result.json["error"]["message"] and snapshot(cli_vault) == before

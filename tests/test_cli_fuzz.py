@@ -28,8 +28,32 @@ from helpers.cli_tree import walk
 from conftest import git, make_repo
 
 PATH_OPTIONS = {"--vault", "--settings", "--config", "--body-file", "--root", "--from", "--git", "--cwd"}
-TRICKY = ["", " ", "-", "--", "0", "-1", "999999999999", "x" * 300, "é\u202e", "a\x00b", "\x1b[31m", "../..", "~", "%s", "{}", "[]",
-          "2026-13-45", "yesterday", "2026-02-30T00:00:00Z", "not a slug", "github.com/o/r", "mem_20260101_absent", "episodic_0", "all"]
+TRICKY = [
+    "",
+    " ",
+    "-",
+    "--",
+    "0",
+    "-1",
+    "999999999999",
+    "x" * 300,
+    "é\u202e",
+    "a\x00b",
+    "\x1b[31m",
+    "../..",
+    "~",
+    "%s",
+    "{}",
+    "[]",
+    "2026-13-45",
+    "yesterday",
+    "2026-02-30T00:00:00Z",
+    "not a slug",
+    "github.com/o/r",
+    "mem_20260101_absent",
+    "episodic_0",
+    "all",
+]
 
 
 def _commands() -> list[tuple[tuple[str, ...], object]]:
@@ -57,7 +81,10 @@ def world(tmp_path_factory) -> dict:
     make_repo(code, "git@github.com:acme/code.git")
     body = tmp / "body.md"
     body.write_text("a body from a file\n")
-    paths = [str(p) for p in (tmp, vault, code, body, tmp / "missing", tmp / "settings.json", code / "README.md")] + ["rel", "./x"]
+    paths = [str(p) for p in (tmp, vault, code, body, tmp / "missing", tmp / "settings.json", code / "README.md")] + [
+        "rel",
+        "./x",
+    ]
     return {"tmp": tmp, "vault": vault, "code": code, "ids": ids, "paths": paths}
 
 
@@ -65,7 +92,9 @@ def _values(world: dict, option: str) -> st.SearchStrategy[str]:
     if option in PATH_OPTIONS:
         return st.sampled_from(world["paths"])
     words = st.text(alphabet=st.characters(blacklist_categories=["Cs"]), max_size=40)
-    samples = st.sampled_from(TRICKY + world["ids"] + ["decision", "group", "project", "user", "active", "claude", "codex", "g", "5"])
+    samples = st.sampled_from(
+        TRICKY + world["ids"] + ["decision", "group", "project", "user", "active", "claude", "codex", "g", "5"]
+    )
     return st.one_of(samples, words).filter(lambda v: v != "--json")
 
 

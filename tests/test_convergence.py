@@ -20,7 +20,7 @@ from jacked_vault.write.init import init_vault
 from jacked_vault.write.transitions import transition
 
 GROUPS = ("tools", "web")
-WORDS = "parser index cache queue schema token budget brief vault remote".split()
+WORDS = ["parser", "index", "cache", "queue", "schema", "token", "budget", "brief", "vault", "remote"]
 
 
 def _machines(tmp_path: Path, n: int = 3) -> list[Context]:
@@ -43,8 +43,14 @@ def _machines(tmp_path: Path, n: int = 3) -> list[Context]:
 def _state(ctx: Context) -> dict:
     """What must agree across machines: every committed note file, tombstone hash and hot.md."""
     root = ctx.vault.root
-    files = subprocess.run(["git", "-C", str(root), "ls-files"], capture_output=True, text=True, check=True).stdout.split()
-    notes = {rel: (root / rel).read_bytes() for rel in files if rel.startswith("groups/") and rel.count("/") == 3 and not rel.endswith(("index.md", "hot.md"))}
+    files = subprocess.run(
+        ["git", "-C", str(root), "ls-files"], capture_output=True, text=True, check=True
+    ).stdout.split()
+    notes = {
+        rel: (root / rel).read_bytes()
+        for rel in files
+        if rel.startswith("groups/") and rel.count("/") == 3 and not rel.endswith(("index.md", "hot.md"))
+    }
     hot = {rel: (root / rel).read_bytes() for rel in files if rel.endswith("hot.md")}
     stones = set()
     for rel in files:
@@ -74,7 +80,16 @@ def test_three_machines_converge(tmp_path: Path, seed: int):
             if roll < 0.35:
                 title = f"{rng.choice(WORDS).title()} {rng.choice(WORDS)} {rng.randrange(4)}"
                 status = rng.choice(["active", "candidate"])
-                note = add(ctx, AddRequest(title=title, body=f"About the {title.lower()}.", group=rng.choice(GROUPS), status=status, origin="mcp"))
+                note = add(
+                    ctx,
+                    AddRequest(
+                        title=title,
+                        body=f"About the {title.lower()}.",
+                        group=rng.choice(GROUPS),
+                        status=status,
+                        origin="mcp",
+                    ),
+                )
                 created.add(note.note.id)
                 known[i].append(note.note.id)
             elif roll < 0.6 and known[i]:

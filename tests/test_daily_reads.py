@@ -44,7 +44,11 @@ def head(vault: Path) -> str:
 
 
 def note_files(vault: Path) -> list[str]:
-    return sorted(str(p.relative_to(vault)) for p in vault.glob("groups/*/*/*.md") if p.name != "index.md" and "episodic" not in p.parts)
+    return sorted(
+        str(p.relative_to(vault))
+        for p in vault.glob("groups/*/*/*.md")
+        if p.name != "index.md" and "episodic" not in p.parts
+    )
 
 
 def commit_file(vault: Path, rel: str, data: bytes, message: str = "planted by hand") -> None:
@@ -58,16 +62,41 @@ def commit_file(vault: Path, rel: str, data: bytes, message: str = "planted by h
 
 
 def test_the_same_add_twice_answers_the_first_note_and_commits_nothing(vault_path: Path):
-    first = added(vault_path, "--group", "tools", "--kind", "decision", "--title", "Use FTS5", "--body", "It ships with Python.")
+    first = added(
+        vault_path, "--group", "tools", "--kind", "decision", "--title", "Use FTS5", "--body", "It ships with Python."
+    )
     before = snapshot(vault_path)
     # the tombstone normalisation: case, a trailing period and runs of spaces make no new value
-    again = cli(vault_path, "add", "--group", "tools", "--kind", "decision", "--title", "use fts5.", "--body", "It  ships with python", "--json")
+    again = cli(
+        vault_path,
+        "add",
+        "--group",
+        "tools",
+        "--kind",
+        "decision",
+        "--title",
+        "use fts5.",
+        "--body",
+        "It  ships with python",
+        "--json",
+    )
     assert again.code == 0, again.err
     assert again.json["duplicate_of"] == first["memory"]["id"]
     assert again.json["memory"]["id"] == first["memory"]["id"] and again.json["path"] == first["path"]
     assert again.json["commit"] is None
     assert snapshot(vault_path) == before, "a duplicate commits nothing and writes nothing"
-    text = cli(vault_path, "add", "--group", "tools", "--kind", "decision", "--title", "Use FTS5", "--body", "It ships with Python.")
+    text = cli(
+        vault_path,
+        "add",
+        "--group",
+        "tools",
+        "--kind",
+        "decision",
+        "--title",
+        "Use FTS5",
+        "--body",
+        "It ships with Python.",
+    )
     assert text.code == 0 and first["memory"]["id"] in text.out and "nothing was written" in text.out
     assert note_files(vault_path) == ["groups/tools/decision/use-fts5.md"]
     index_md = (vault_path / "groups/tools/index.md").read_text()
@@ -75,7 +104,20 @@ def test_the_same_add_twice_answers_the_first_note_and_commits_nothing(vault_pat
 
 
 def test_a_retried_handoff_is_one_note(vault_path: Path):
-    args = ("handoff", "--from", "claude", "--target", "codex", "--group", "tools", "--title", "Finish the parser", "--body", "CRLF fails.", "--json")
+    args = (
+        "handoff",
+        "--from",
+        "claude",
+        "--target",
+        "codex",
+        "--group",
+        "tools",
+        "--title",
+        "Finish the parser",
+        "--body",
+        "CRLF fails.",
+        "--json",
+    )
     first = cli(vault_path, *args)
     second = cli(vault_path, *args)
     assert first.code == 0 and second.code == 0, second.err
@@ -106,7 +148,9 @@ def test_an_mcp_save_retried_by_its_client_is_one_note(vault_path: Path, tmp_pat
 
 def test_same_title_other_body_is_saved_with_a_notice_naming_the_first(vault_path: Path):
     first = added(vault_path, "--group", "tools", "--title", "Deploy steps", "--body", "Run make deploy.")
-    second = added(vault_path, "--group", "tools", "--title", "Deploy steps", "--body", "Run make release, then deploy.")
+    second = added(
+        vault_path, "--group", "tools", "--title", "Deploy steps", "--body", "Run make release, then deploy."
+    )
     assert "duplicate_of" not in second and second["commit"]
     assert second["memory"]["id"] != first["memory"]["id"]
     assert second["same_title"] == [first["memory"]["id"]]
@@ -120,7 +164,9 @@ def test_the_same_words_elsewhere_are_another_note(vault_path: Path):
     or a note that no longer holds (superseded) do not."""
     first = added(vault_path, "--group", "tools", "--title", "Pin typer", "--body", "Typer 0.12 breaks us.")
     elsewhere = added(vault_path, "--group", "web", "--title", "Pin typer", "--body", "Typer 0.12 breaks us.")
-    for_codex = added(vault_path, "--group", "tools", "--target", "codex", "--title", "Pin typer", "--body", "Typer 0.12 breaks us.")
+    for_codex = added(
+        vault_path, "--group", "tools", "--target", "codex", "--title", "Pin typer", "--body", "Typer 0.12 breaks us."
+    )
     assert "duplicate_of" not in elsewhere and "duplicate_of" not in for_codex
     newer = added(vault_path, "--group", "tools", "--title", "Pin typer below 0.12", "--body", "Typer 0.12 breaks us.",
                   "--supersedes", first["memory"]["id"])  # fmt: skip
@@ -164,7 +210,9 @@ def test_automatic_capture_answers_the_live_note_too(tmp_path: Path, monkeypatch
 def test_migrate_skips_a_section_that_is_already_a_live_note(vault_path: Path, code_repo: Path):
     remember = code_repo / ".remember"
     remember.mkdir()
-    (remember / "core-memories.md").write_text("# Core\n\n## Tabs, never spaces\nWe indent with tabs.\n\n## Keep PRs small\nUnder 300 lines.\n")
+    (remember / "core-memories.md").write_text(
+        "# Core\n\n## Tabs, never spaces\nWe indent with tabs.\n\n## Keep PRs small\nUnder 300 lines.\n"
+    )
     live = added(vault_path, "--title", "Tabs, never spaces", "--body", "We indent with tabs.", cwd=code_repo)
     result = cli(vault_path, "migrate", "--json", cwd=code_repo)
     assert result.code == 0, result.err
@@ -242,15 +290,25 @@ def test_fences_with_trailing_spaces_are_fences(vault_path: Path):
 def statuses(vault_path: Path) -> dict[str, str]:
     """One note of each status or validity the default window hides, plus one for codex only."""
     ids = {}
-    ids["candidate"] = added(vault_path, "--group", "tools", "--title", "Maybe cache", "--body", "A candidate.", harness="claude")["memory"]["id"]
+    ids["candidate"] = added(
+        vault_path, "--group", "tools", "--title", "Maybe cache", "--body", "A candidate.", harness="claude"
+    )["memory"]["id"]
     assert cli(vault_path, "reject", ids["candidate"], "--reason", "no").code == 0  # rejected: another note
     ids["rejected"] = ids.pop("candidate")
     ids["expired"] = added(vault_path, "--group", "tools", "--title", "Old rule", "--body", "Expired.")["memory"]["id"]
     assert cli(vault_path, "expire", ids["expired"]).code == 0
-    ids["superseded"] = added(vault_path, "--group", "tools", "--title", "First take", "--body", "Superseded.")["memory"]["id"]
-    added(vault_path, "--group", "tools", "--title", "Second take", "--body", "Newer.", "--supersedes", ids["superseded"])
-    ids["future"] = added(vault_path, "--group", "tools", "--title", "Next year", "--body", "Not yet.", "--valid-from", "2099-01-01")["memory"]["id"]
-    ids["codex"] = added(vault_path, "--group", "tools", "--title", "Codex only", "--body", "For codex.", "--target", "codex")["memory"]["id"]
+    ids["superseded"] = added(vault_path, "--group", "tools", "--title", "First take", "--body", "Superseded.")[
+        "memory"
+    ]["id"]
+    added(
+        vault_path, "--group", "tools", "--title", "Second take", "--body", "Newer.", "--supersedes", ids["superseded"]
+    )
+    ids["future"] = added(
+        vault_path, "--group", "tools", "--title", "Next year", "--body", "Not yet.", "--valid-from", "2099-01-01"
+    )["memory"]["id"]
+    ids["codex"] = added(
+        vault_path, "--group", "tools", "--title", "Codex only", "--body", "For codex.", "--target", "codex"
+    )["memory"]["id"]
     return ids
 
 
@@ -259,7 +317,12 @@ def _candidate(vault: Path, harness: str | None = None) -> str:
     from jacked_vault.notes import AddRequest, add
 
     ctx = Context.create(vault=str(vault), cwd=vault.parent, harness=harness or "session-end")
-    return add(ctx, AddRequest(title="Pending idea", body="Waits for review.", group="tools", status="candidate", origin="session-end")).note.id
+    return add(
+        ctx,
+        AddRequest(
+            title="Pending idea", body="Waits for review.", group="tools", status="candidate", origin="session-end"
+        ),
+    ).note.id
 
 
 def test_a_person_reads_any_note_by_id_marked(vault_path: Path, statuses: dict[str, str]):
@@ -280,7 +343,9 @@ def test_a_person_reads_any_note_by_id_marked(vault_path: Path, statuses: dict[s
             assert memory["target_harnesses"] == ["codex"] and "for codex" in text
 
 
-def test_a_harness_reads_its_notes_in_any_status_and_hears_not_visible_for_others(vault_path: Path, statuses: dict[str, str]):
+def test_a_harness_reads_its_notes_in_any_status_and_hears_not_visible_for_others(
+    vault_path: Path, statuses: dict[str, str]
+):
     statuses["candidate"] = _candidate(vault_path)
     codex = statuses.pop("codex")
     for what, note_id in statuses.items():
@@ -292,10 +357,15 @@ def test_a_harness_reads_its_notes_in_any_status_and_hears_not_visible_for_other
     text = cli(vault_path, "read", codex, harness="claude")
     assert "[JACKED_MEMORY_NOT_VISIBLE]" in text.err and "no note" not in text.err
     assert cli(vault_path, "read", codex, harness="codex").code == 0
-    assert cli(vault_path, "read", ABSENT_ID, "--json", harness="claude").json["error"]["code"] == "JACKED_MEMORY_NOT_FOUND"
+    assert (
+        cli(vault_path, "read", ABSENT_ID, "--json", harness="claude").json["error"]["code"]
+        == "JACKED_MEMORY_NOT_FOUND"
+    )
 
 
-def test_mcp_read_shows_its_notes_by_id_and_answers_other_harnesses_notes_like_missing_ones(vault_path: Path, statuses: dict[str, str], tmp_path: Path):
+def test_mcp_read_shows_its_notes_by_id_and_answers_other_harnesses_notes_like_missing_ones(
+    vault_path: Path, statuses: dict[str, str], tmp_path: Path
+):
     work = tmp_path / "work"
     work.mkdir()
     codex = statuses.pop("codex")
@@ -303,14 +373,20 @@ def test_mcp_read_shows_its_notes_by_id_and_answers_other_harnesses_notes_like_m
     async def go():
         async with Client(inproc(vault_path, work, harness="claude")) as client:
             shown = [await call(client, "memory_read", {"id": note_id}) for note_id in statuses.values()]
-            return shown, await call(client, "memory_read", {"id": codex}), await call(client, "memory_read", {"id": ABSENT_ID})
+            return (
+                shown,
+                await call(client, "memory_read", {"id": codex}),
+                await call(client, "memory_read", {"id": ABSENT_ID}),
+            )
 
     shown, (hidden_error, hidden), (absent_error, absent) = run(go)
-    for (is_error, payload), (what, note_id) in zip(shown, statuses.items()):
+    for (is_error, payload), (what, note_id) in zip(shown, statuses.items(), strict=False):
         assert not is_error and payload["memory"]["id"] == note_id, (what, payload)
     assert shown[0][1]["memory"]["status"] == "rejected"
     assert hidden_error and absent_error
-    assert json.loads(json.dumps(hidden).replace(codex, "<ID>")) == json.loads(json.dumps(absent).replace(ABSENT_ID, "<ID>"))
+    assert json.loads(json.dumps(hidden).replace(codex, "<ID>")) == json.loads(
+        json.dumps(absent).replace(ABSENT_ID, "<ID>")
+    )
 
 
 # -- 10: asking for a status ------------------------------------------------------------------------
@@ -358,7 +434,9 @@ def test_the_brief_names_no_links_that_are_not_there_and_lists_before_it_says_re
 def test_reading_a_rolled_up_episodic_file_shows_its_newest_day(vault_path: Path):
     folder = vault_path / "groups/api/episodic/github.com__acme__api"
     folder.mkdir(parents=True)
-    (folder / "recent.md").write_text("# Recent\n\n## 2026-11-19\n### 09:00 | main\nOne.\n\n## 2026-11-20\n### 17:30 | feat/x\nTwo.\n")
+    (folder / "recent.md").write_text(
+        "# Recent\n\n## 2026-11-19\n### 09:00 | main\nOne.\n\n## 2026-11-20\n### 17:30 | feat/x\nTwo.\n"
+    )
     git(vault_path, "add", "-A")
     git(vault_path, "commit", "-qm", "episodic")
     hits = cli(vault_path, "search", "--all", "--limit", "50", "--json").json["results"]
@@ -383,7 +461,9 @@ def _offered(message: str) -> list[list[str]]:
     return [m.split() for m in re.findall(r"--scope [a-z]+", message)]
 
 
-@pytest.mark.parametrize("argv", [["add", "--title", "Outside", "--body", "No repo here."], ["hot", "show"]], ids=["add", "hot show"])
+@pytest.mark.parametrize(
+    "argv", [["add", "--title", "Outside", "--body", "No repo here."], ["hot", "show"]], ids=["add", "hot show"]
+)
 def test_a_hint_offers_only_what_then_works(vault_path: Path, tmp_path: Path, argv: list[str]):
     outside = tmp_path / "outside"
     outside.mkdir()

@@ -94,11 +94,16 @@ def runnable(page: str) -> list[Block]:
 def make_home(home: Path) -> Path:
     """A fresh HOME: git identity, ~/Github/acme-api (HEAD a merged PR) and acme-web, a bare remote."""
     (home / "Github").mkdir(parents=True)
-    (home / ".gitconfig").write_text("[user]\n\tname = Ada Doc\n\temail = ada@example.com\n[init]\n\tdefaultBranch = main\n")
+    (home / ".gitconfig").write_text(
+        "[user]\n\tname = Ada Doc\n\temail = ada@example.com\n[init]\n\tdefaultBranch = main\n"
+    )
     env = person_env(home, tool_bin=None)
     for name in ("api", "web"):
         repo = home / "Github" / f"acme-{name}"
-        run_git = lambda *a, repo=repo: subprocess.run(["git", "-C", str(repo), *a], env=env, check=True, capture_output=True)  # noqa: E731
+
+        def run_git(*a: str, repo: Path = repo) -> None:
+            subprocess.run(["git", "-C", str(repo), *a], env=env, check=True, capture_output=True)
+
         subprocess.run(["git", "init", "-q", str(repo)], env=env, check=True)
         run_git("remote", "add", "origin", f"git@github.com:acme/{name}.git")
         (repo / "README.md").write_text(f"# {name}\n")
@@ -110,17 +115,32 @@ def make_home(home: Path) -> Path:
             run_git("add", "login.py")
             run_git("commit", "-qm", "Add the login endpoint")
             run_git("checkout", "-q", "main")
-            run_git("merge", "-q", "--no-ff", "feat/login", "-m", "Merge pull request #7 from acme/feat/login", "-m", "Add the login endpoint")
+            run_git(
+                "merge",
+                "-q",
+                "--no-ff",
+                "feat/login",
+                "-m",
+                "Merge pull request #7 from acme/feat/login",
+                "-m",
+                "Add the login endpoint",
+            )
             remember = home / ".remember" / "acme-api"  # what the `remember` plugin left behind
             remember.mkdir(parents=True)
             (remember / "today-2026-11-20.md").write_text("## 10:00 | main\nSketched the login endpoint.\n")
-    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(home / "remotes" / "my-vault.git")], env=env, check=True)
+    subprocess.run(
+        ["git", "init", "-q", "--bare", "-b", "main", str(home / "remotes" / "my-vault.git")], env=env, check=True
+    )
     return home / "Github" / "acme-api"
 
 
 def person_env(home: Path, tool_bin: Path | None) -> dict[str, str]:
     """The environment of a person whose HOME is `home`; `tool_bin` (if any) first on PATH."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("JACKED_", "XDG_", "GIT_", "VIRTUAL_ENV", "CODEX_", "CLAUDE"))}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("JACKED_", "XDG_", "GIT_", "VIRTUAL_ENV", "CODEX_", "CLAUDE"))
+    }
     test_bin = str(Path(sys.executable).parent)
     path = [p for p in env.get("PATH", os.defpath).split(os.pathsep) if p and p != test_bin]
     first = [str(tool_bin)] if tool_bin else []
@@ -138,14 +158,23 @@ print(ids[int(sys.argv[2])])' "$key" "$n"; }}
 
 def resolve(text: str, home: Path) -> str:
     """`text` with every placeholder a reader would replace replaced by what it stands for here."""
-    text = text.replace("/path/to/jacked-vault", str(ROOT)).replace(REMOTE, (home / "remotes" / "my-vault.git").as_uri())
+    text = text.replace("/path/to/jacked-vault", str(ROOT)).replace(
+        REMOTE, (home / "remotes" / "my-vault.git").as_uri()
+    )
     text = text.replace(NEWEST_ACTIVE, '"$(note_id results 0 search --limit 50)"')
     text = text.replace(OLDER_ACTIVE, '"$(note_id results 1 search --limit 50)"')
     return text.replace(CANDIDATE, '"$(note_id candidates -1 review)"')
 
 
 def run_block(text: str, env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run(["bash", "-euo", "pipefail", "-c", PRELUDE + text], env=env, cwd=cwd, capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        ["bash", "-euo", "pipefail", "-c", PRELUDE + text],
+        env=env,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 # ---------------------------------------------------------------- the tests
@@ -159,7 +188,9 @@ def test_every_command_on_the_page_runs(page: str, tmp_path: Path):
     env = person_env(home, tool_bin=home / ".local" / "bin" if installs else Path(sys.executable).parent)
     for block in runnable(page):
         proc = run_block(resolve(block.text, home), env, cwd)
-        assert proc.returncode == 0, f"{page}:{block.line}: exited {proc.returncode}\n{block.text}\n{proc.stdout}\n{proc.stderr}"
+        assert proc.returncode == 0, (
+            f"{page}:{block.line}: exited {proc.returncode}\n{block.text}\n{proc.stdout}\n{proc.stderr}"
+        )
     if installs:
         assert (home / ".local" / "bin" / "jacked").exists()
 
@@ -192,16 +223,24 @@ def test_every_placeholder_is_still_used():
 def test_a_failing_command_is_caught(tmp_path: Path):
     page = "docs/example.md"
     text = (
-        "Intro.\n\n```bash\njacked memory init --no-scan\njacked memory read mem_20261129_01jdz5k6x9f3q8w2v7n4m1c0ab\necho after\n```\n\n"
-        "<!-- not run: needs a tool this machine lacks -->\n```bash\nfalse\n```\n\n```text\njacked memory read [ID]\n```\n"
+        "Intro.\n\n```bash\njacked memory init --no-scan\n"
+        "jacked memory read mem_20261129_01jdz5k6x9f3q8w2v7n4m1c0ab\necho after\n```\n\n"
+        "<!-- not run: needs a tool this machine lacks -->\n```bash\nfalse\n```\n\n"
+        "```text\njacked memory read [ID]\n```\n"
     )
     found = blocks(page, text)
-    assert [(b.lang, b.skip, b.line) for b in found] == [("bash", None, 3), ("bash", "needs a tool this machine lacks", 10), ("text", None, 14)]
+    assert [(b.lang, b.skip, b.line) for b in found] == [
+        ("bash", None, 3),
+        ("bash", "needs a tool this machine lacks", 10),
+        ("text", None, 14),
+    ]
     home = tmp_path / "home"
     cwd = make_home(home)
     env = person_env(home, tool_bin=Path(sys.executable).parent)
     failed = run_block(resolve(found[0].text, home), env, cwd)
-    assert failed.returncode != 0 and "after" not in failed.stdout  # the empty vault has no note to stand for the sample id
+    assert (
+        failed.returncode != 0 and "after" not in failed.stdout
+    )  # the empty vault has no note to stand for the sample id
     assert git(home / "jacked-vault", "status", "--porcelain") == ""
     added = run_block("jacked memory add --group demo --kind fact --title 'A fact' --body 'It holds.'\n", env, cwd)
     assert added.returncode == 0
@@ -223,14 +262,16 @@ def anchors(page: Path) -> set[str]:
 def test_every_relative_link_and_anchor_resolves():
     broken = []
     for page in PAGES:
-        prose = re.sub(r"`[^`\n]*`", "", re.sub(r"^```.*?^```", "", (ROOT / page).read_text(encoding="utf-8"), flags=re.S | re.M))
+        prose = re.sub(
+            r"`[^`\n]*`", "", re.sub(r"^```.*?^```", "", (ROOT / page).read_text(encoding="utf-8"), flags=re.S | re.M)
+        )
         for m in LINK.finditer(prose):  # links in code are examples, not links
             target = m["target"]
             if re.match(r"[a-z]+:", target):
                 continue  # http(s), mailto: not checked offline
             path, _, anchor = target.partition("#")
             dest = (ROOT / page).parent / path if path else ROOT / page
-            if not dest.exists() or ROOT not in dest.resolve().parents and dest.resolve() != ROOT:
+            if not dest.exists() or (ROOT not in dest.resolve().parents and dest.resolve() != ROOT):
                 broken.append(f"{page}: {target}")
             elif anchor and dest.suffix == ".md" and anchor not in anchors(dest):
                 broken.append(f"{page}: {target} (no such heading)")

@@ -25,7 +25,9 @@ def shell(home: Path, script: str) -> subprocess.CompletedProcess:
     """`script` in bash -e as a person on the machine whose HOME is `home` would run it."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("JACKED_", "XDG_"))}
     env.update(HOME=str(home), PATH=f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}")
-    proc = subprocess.run(["bash", "-euo", "pipefail", "-c", script], cwd=home, env=env, capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        ["bash", "-euo", "pipefail", "-c", script], cwd=home, env=env, capture_output=True, text=True, timeout=300
+    )
     assert proc.returncode == 0, f"{script}\n{proc.stdout}\n{proc.stderr}"
     return proc
 
@@ -40,7 +42,11 @@ def test_the_page_runs_as_written_on_two_machines(tmp_path: Path):
     laptop, desktop = tmp_path / "laptop", tmp_path / "desktop"
     laptop.mkdir()
     desktop.mkdir()
-    shell(laptop, "jacked memory init --no-scan\njacked memory add --group tools --title 'Laptop fact' --body 'From the laptop.'\n")
+    shell(
+        laptop,
+        "jacked memory init --no-scan\n"
+        "jacked memory add --group tools --title 'Laptop fact' --body 'From the laptop.'\n",
+    )
     for block in first:
         shell(laptop, block.replace(PLACEHOLDER, url))
     out = [shell(desktop, block.replace(PLACEHOLDER, url)).stdout for block in second]

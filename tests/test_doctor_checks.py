@@ -21,16 +21,32 @@ STRAYS = 5001
 def _vault_with_a_note(tmp_path: Path) -> tuple[Path, str]:
     vault = tmp_path / "vault"
     assert run_cli("memory", "init", "--no-scan", vault=vault).code == 0
-    added = run_cli("memory", "add", "--group", "g", "--title", "Alpha note", "--body", "alpha body, long enough to be a blob of its own",
-                    "--json", vault=vault)  # fmt: skip
+    added = run_cli(
+        "memory",
+        "add",
+        "--group",
+        "g",
+        "--title",
+        "Alpha note",
+        "--body",
+        "alpha body, long enough to be a blob of its own",
+        "--json",
+        vault=vault,
+    )
     assert added.code == 0, added.out + added.err
     return vault, added.json["path"].split(":", 1)[1]
 
 
 def _doctor(vault: Path, *args: str, timeout: float = 60) -> tuple[int, dict, str]:
     """doctor --json in a subprocess that must answer within `timeout` seconds."""
-    proc = subprocess.run([sys.executable, "-m", "jacked_vault.cli.main", "memory", "doctor", *args, "--json"], capture_output=True,
-                          text=True, env=cli_env(vault), cwd=vault.parent, timeout=timeout)  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, "-m", "jacked_vault.cli.main", "memory", "doctor", *args, "--json"],
+        capture_output=True,
+        text=True,
+        env=cli_env(vault),
+        cwd=vault.parent,
+        timeout=timeout,
+    )
     return proc.returncode, json.loads(proc.stdout), proc.stderr
 
 
@@ -50,7 +66,9 @@ def test_committed_files_outside_the_layout_are_reported_bounded_and_counted(tmp
     assert code == 1 and report["ok"] is False, err
     assert report["outside_layout_count"] == STRAYS + 1
     shown = report["outside_layout"]
-    assert 0 < len(shown) <= 100 and "vault:scripts/run.sh" in shown and "vault:groups/g/decision/stray-00000.txt" in shown
+    assert (
+        0 < len(shown) <= 100 and "vault:scripts/run.sh" in shown and "vault:groups/g/decision/stray-00000.txt" in shown
+    )
     assert report["memory_count"] == 1 and report["git_problems"] == []
     text = run_cli("memory", "doctor", vault=vault)
     assert text.code == 1
@@ -91,7 +109,9 @@ def test_a_damaged_loose_blob_of_the_current_tree_is_reported_promptly(tmp_path:
 
     assert code == 1 and report["ok"] is False, err
     [problem] = report["git_problems"]
-    assert problem["code"] == "OBJECTS_MISSING_OR_CORRUPT" and sha[:12] in problem["problem"] and "fetch" in problem["fix"]
+    assert (
+        problem["code"] == "OBJECTS_MISSING_OR_CORRUPT" and sha[:12] in problem["problem"] and "fetch" in problem["fix"]
+    )
     assert "Traceback" not in err
 
 
@@ -116,5 +136,5 @@ def test_a_healthy_vault_with_packed_and_loose_objects_is_ok(tmp_path: Path):
     vault, _ = _vault_with_a_note(tmp_path)
     git(vault, "gc", "-q")
     assert run_cli("memory", "add", "--group", "g", "--title", "Beta", "--body", "b", vault=vault).code == 0
-    code, report, err = _doctor(vault)
+    code, report, _err = _doctor(vault)
     assert code == 0 and report["ok"] is True and report["outside_layout_count"] == 0, report

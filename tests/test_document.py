@@ -6,7 +6,7 @@ import json
 import re
 import subprocess
 import sys
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta, timezone, UTC
 
 import pytest
 from hypothesis import given, settings
@@ -41,7 +41,7 @@ from jacked_vault.document import (
 from jacked_vault.errors import VaultError
 from jacked_vault.resources import data_file
 
-UTC = timezone.utc
+UTC = UTC
 BODY_MARKER = "BODY-MARKER-7f3a"
 
 BASE_FIELDS: dict = {
@@ -260,7 +260,7 @@ def test_arbitrary_bytes_give_a_clean_error(data: bytes) -> None:
 @settings(max_examples=300, deadline=None)
 @given(st.text(max_size=2000), st.text(max_size=200))
 def test_arbitrary_frontmatter_text_gives_a_clean_error(frontmatter: str, body: str) -> None:
-    assert_clean_outcome(f"---\n{frontmatter}\n---\n\n{body}\n".encode("utf-8"))
+    assert_clean_outcome(f"---\n{frontmatter}\n---\n\n{body}\n".encode())
 
 
 yaml_bits = st.sampled_from(
@@ -273,7 +273,7 @@ yaml_bits = st.sampled_from(
 @settings(max_examples=300, deadline=None)
 @given(st.lists(yaml_bits, max_size=40).map("".join))
 def test_yaml_soup_gives_a_clean_error(soup: str) -> None:
-    assert_clean_outcome(f"---\n{soup}\n---\n\nbody\n".encode("utf-8"))
+    assert_clean_outcome(f"---\n{soup}\n---\n\nbody\n".encode())
 
 
 edits = st.tuples(
@@ -302,7 +302,7 @@ def with_line(key: str, text: str) -> bytes:
 
 
 def fenced(frontmatter: str) -> bytes:
-    return f"---\n{frontmatter}---\n\nbody\n".encode("utf-8")
+    return f"---\n{frontmatter}---\n\nbody\n".encode()
 
 
 @pytest.mark.parametrize(
@@ -334,7 +334,8 @@ def fenced(frontmatter: str) -> bytes:
         (fenced("".join(f"k{i}: v\n" for i in range(600))), "holds more than 1000 values"),
         (with_line("tags", "tags: [[a], b]"), "field 'tags' (line 14): nested lists or mappings are not allowed"),
         (with_line("kind", "? [a, b]\n: decision"), "mapping keys must be plain scalars"),
-        # `--- ` alone on a line is a fence (issue 18.8: trailing spaces do not unmake one); a marker with text after it is YAML's
+        # `--- ` alone on a line is a fence (issue 18.8: trailing spaces do not unmake one);
+        # a marker with text after it is YAML's
         (with_line("kind", "kind: decision\n--- foo: 1"), "holds more than one YAML document"),
         (with_line("schema", "--- schema: x"), "YAML directives and '---' markers are not allowed"),
         (with_line("schema", "%YAML 1.1\nschema: x"), "not valid YAML (line 3, column 1)"),
@@ -398,7 +399,10 @@ def test_crlf_file_and_bom_are_tolerated() -> None:
         (b"no frontmatter\n", "missing frontmatter: the first line must be '---'"),
         (b"---", "missing frontmatter"),
         (b"---\ntitle: x\n", "missing the closing '---' line"),
-        (b"--- x\ntitle: x\n---\n\nbody\n", "missing frontmatter"),  # `--- ` (trailing spaces) is a fence (issue 18.8); text after it is not
+        (
+            b"--- x\ntitle: x\n---\n\nbody\n",
+            "missing frontmatter",
+        ),  # `--- ` (trailing spaces) is a fence (issue 18.8); text after it is not
         (b"--- \ntitle: x\n---\n\nbody\n", "missing required field(s)"),
         (CANONICAL.encode()[:50] + b"\xff" + CANONICAL.encode()[50:], "not valid UTF-8 (byte 0xff at"),
     ],
@@ -679,7 +683,7 @@ def test_timestamp_round_trip(dt: datetime) -> None:
     [
         ("Use SQLite FTS5 for the search index", "use-sqlite-fts5-for-the-search-index"),
         ("Café déjà vu — naïve façade", "cafe-deja-vu-naive-facade"),
-        ("ﬁle ① ２", "file-1-2"),
+        ("ﬁle ① ２", "file-1-2"),  # noqa: RUF001 - the compatibility characters are the point
         ("  --Hello,   World!--  ", "hello-world"),
         ("...hidden", "hidden"),
         ("", "note"),
@@ -724,7 +728,23 @@ _FIELD_VALUES = st.one_of(
     st.integers(),
     st.text(max_size=30),
     st.lists(st.text(max_size=12), max_size=4),
-    st.sampled_from(["mem_20260101_abcdef", "2026-01-01T00:00:00.000Z", "2026-13-01T00:00:00.000Z", "Bad Tag", "ok-slug", "github.com/o/r", "active", "decision", "group", "unreviewed", "jacked.memory.v1", "cli", ""]),
+    st.sampled_from(
+        [
+            "mem_20260101_abcdef",
+            "2026-01-01T00:00:00.000Z",
+            "2026-13-01T00:00:00.000Z",
+            "Bad Tag",
+            "ok-slug",
+            "github.com/o/r",
+            "active",
+            "decision",
+            "group",
+            "unreviewed",
+            "jacked.memory.v1",
+            "cli",
+            "",
+        ]
+    ),
 )
 
 
@@ -734,8 +754,10 @@ def test_fast_schema_check_is_never_laxer_than_jsonschema(data):
     from jacked_vault.document.validate import _validator, schema_accepts
     from jacked_vault.write.create import build_note
 
-    fields = build_note(title="T", body="b", kind="note", scope="group", group="g", repos=[], source_harness="h", origin="cli").frontmatter()
-    for key in data.draw(st.lists(st.sampled_from(sorted(fields) + ["extra", "status_reason"]), max_size=3)):
+    fields = build_note(
+        title="T", body="b", kind="note", scope="group", group="g", repos=[], source_harness="h", origin="cli"
+    ).frontmatter()
+    for key in data.draw(st.lists(st.sampled_from([*sorted(fields), "extra", "status_reason"]), max_size=3)):
         if data.draw(st.booleans()) and key in fields:
             del fields[key]
         else:
@@ -807,7 +829,18 @@ def test_doctor_read_and_search_never_quote_a_planted_field_name(tmp_path) -> No
 
     vault = tmp_path / "vault"
     assert run_cli("memory", "init", "--no-scan", vault=vault).code == 0
-    added = run_cli("memory", "add", "--title", "Rotate keys", "--body", "rotation runbook", "--group", "tools", "--json", vault=vault)
+    added = run_cli(
+        "memory",
+        "add",
+        "--title",
+        "Rotate keys",
+        "--body",
+        "rotation runbook",
+        "--group",
+        "tools",
+        "--json",
+        vault=vault,
+    )
     good_id = added.json["memory"]["id"]
     folder = vault / "groups" / "tools" / "note"
     good = (folder / "rotate-keys.md").read_text()
@@ -818,9 +851,16 @@ def test_doctor_read_and_search_never_quote_a_planted_field_name(tmp_path) -> No
     git(vault, "commit", "-qm", "planted by hand")
     assert SECRET_NAME in git(vault, "show", "HEAD")  # the files hold it; no output may
     outputs = []
-    for args in [("doctor",), ("doctor", "--json"), ("read", good_id), ("read", good_id, "--json"),
-                 ("read", "mem_20260101_01jdz5k6x9f3q8w2v7n4m1c0ab"), ("read", "mem_20260101_01jdz5k6x9f3q8w2v7n4m1c0ab", "--json"),
-                 ("search", "rotation"), ("search", "rotation", "--json")]:
+    for args in [
+        ("doctor",),
+        ("doctor", "--json"),
+        ("read", good_id),
+        ("read", good_id, "--json"),
+        ("read", "mem_20260101_01jdz5k6x9f3q8w2v7n4m1c0ab"),
+        ("read", "mem_20260101_01jdz5k6x9f3q8w2v7n4m1c0ab", "--json"),
+        ("search", "rotation"),
+        ("search", "rotation", "--json"),
+    ]:
         result = run_cli("memory", *args, vault=vault)
         outputs.append(result)
         _never_quoted(result.out + result.err)
@@ -829,7 +869,9 @@ def test_doctor_read_and_search_never_quote_a_planted_field_name(tmp_path) -> No
     problems = {item["path"].rsplit("/", 1)[1]: item["problem"] for item in doctor_json.json["invalid_files"]}
     assert len(problems) == len(QUOTING_LINES) and problems["planted-0.md"] == "an unknown field"
     assert problems["planted-4.md"] == "an unknown field (line 6) is given twice"
-    assert read_found.code == 0 and good_id in read_found.out  # a good note answers whatever else was refused (issue 18.8)
+    assert (
+        read_found.code == 0 and good_id in read_found.out
+    )  # a good note answers whatever else was refused (issue 18.8)
     assert read_missing.code != 0 and "JACKED_MEMORY_INCOMPLETE" in read_missing.err
     assert search.code == 0 and "Rotate keys" in search.out
     assert [hit["id"] for hit in search_json.json["results"]] == [good_id]

@@ -19,19 +19,31 @@ from pathlib import Path
 from conftest import git, make_repo
 
 FIXTURES = Path(__file__).parent / "fixtures"
-SETTINGS = '{\n    "model": "opus",\n    "enabledPlugins": {"remember@thedotmack": true, "other@x": true},\n    "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "say done"}]}]}\n}\n'
+SETTINGS = (
+    '{\n    "model": "opus",\n    "enabledPlugins": {"remember@thedotmack": true, "other@x": true},\n'
+    '    "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "say done"}]}]}\n}\n'
+)
 
 
 def _env(home: Path, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("JACKED_", "CODEX_"))}
     # no harness binary on PATH: the harness folders alone say which are here
-    env.update(HOME=str(home), XDG_CONFIG_HOME=str(home / ".config"), PATH=os.pathsep.join(("/usr/bin", "/bin")), **extra)
+    env.update(
+        HOME=str(home), XDG_CONFIG_HOME=str(home / ".config"), PATH=os.pathsep.join(("/usr/bin", "/bin")), **extra
+    )
     return env
 
 
 def jacked(home: Path, *args: str, cwd: Path | None = None, stdin: str | None = None) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "jacked_vault.cli.main", *args], input=stdin, capture_output=True, text=True, cwd=cwd or home, env=_env(home), timeout=300, check=False
+        [sys.executable, "-m", "jacked_vault.cli.main", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        cwd=cwd or home,
+        env=_env(home),
+        timeout=300,
+        check=False,
     )
 
 
@@ -45,7 +57,9 @@ def tree(root: Path, skip: tuple[str, ...] = ("jacked-vault",)) -> dict[str, obj
             out[str(rel / name) + "/"] = "dir"
         for name in files:
             path = Path(folder) / name
-            out[str(rel / name)] = ("link", os.readlink(path)) if path.is_symlink() else (path.read_bytes(), path.stat().st_mode)
+            out[str(rel / name)] = (
+                ("link", os.readlink(path)) if path.is_symlink() else (path.read_bytes(), path.stat().st_mode)
+            )
     return out
 
 
@@ -59,7 +73,9 @@ def _home(tmp_path: Path) -> Path:
     (home / ".codex").mkdir()
     (home / ".codex" / "config.toml").write_text('model = "o3"\n\n[mcp_servers.other]\ncommand = "other"\n')
     (home / ".config" / "opencode").mkdir(parents=True)
-    (home / ".config" / "opencode" / "opencode.json").write_text('{\n\t"mcp": {"other": {"type": "local", "command": ["other"]}}\n}\n')
+    (home / ".config" / "opencode" / "opencode.json").write_text(
+        '{\n\t"mcp": {"other": {"type": "local", "command": ["other"]}}\n}\n'
+    )
     (home / ".cursor").mkdir()
     for name in ("api", "api-web"):
         make_repo(home / "Github" / name, f"git@github.com:acme/{name}.git")
@@ -73,7 +89,11 @@ def _steps(result: subprocess.CompletedProcess) -> dict[str, dict]:
 
 
 def _notes(vault: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(vault)): p.read_bytes() for p in vault.rglob("*.md") if ".git" not in p.parts and ".jacked" not in p.parts}
+    return {
+        str(p.relative_to(vault)): p.read_bytes()
+        for p in vault.rglob("*.md")
+        if ".git" not in p.parts and ".jacked" not in p.parts
+    }
 
 
 def test_enable_then_disable_leaves_home_as_it_was_and_the_vault_intact(tmp_path):
@@ -83,7 +103,9 @@ def test_enable_then_disable_leaves_home_as_it_was_and_the_vault_intact(tmp_path
     steps = _steps(jacked(home, "memory", "enable", "--yes", "--json"))
     assert steps["vault"]["outcome"] == "done"
     assert steps["groups"]["outcome"] == "done" and "api" in steps["groups"]["detail"]
-    assert {h: steps[h]["outcome"] for h in ("claude", "codex", "opencode", "cursor")} == dict.fromkeys(("claude", "codex", "opencode", "cursor"), "done")
+    assert {h: steps[h]["outcome"] for h in ("claude", "codex", "opencode", "cursor")} == dict.fromkeys(
+        ("claude", "codex", "opencode", "cursor"), "done"
+    )
     assert steps["post-merge"]["outcome"] == "done" and "2 of 2" in steps["post-merge"]["detail"]
     assert steps["migrate"]["outcome"] == "done"
     assert steps["remote"]["outcome"] == "offered"
@@ -91,11 +113,19 @@ def test_enable_then_disable_leaves_home_as_it_was_and_the_vault_intact(tmp_path
     # a working setup: every harness hooked and registered, in per-person files only
     settings = json.loads((home / ".claude" / "settings.json").read_text())
     assert {"SessionStart", "SessionEnd", "PreCompact", "Stop"} <= set(settings["hooks"])
-    assert settings["enabledPlugins"] == {"remember@thedotmack": False, "other@x": True}  # retired after a verified migration
+    assert settings["enabledPlugins"] == {
+        "remember@thedotmack": False,
+        "other@x": True,
+    }  # retired after a verified migration
     assert "jacked-memory" in json.loads((home / ".claude.json").read_text())["mcpServers"]
-    assert f" memory --vault {home / 'jacked-vault'} add --kind KIND " in (home / ".claude" / "commands" / "remember.md").read_text()
+    assert (
+        f" memory --vault {home / 'jacked-vault'} add --kind KIND "
+        in (home / ".claude" / "commands" / "remember.md").read_text()
+    )
     assert (home / ".claude" / "commands" / "learn.md").is_file()
-    assert (home / ".claude" / "skills" / "jacked-librarian" / "SKILL.md").is_file()  # the librarian, where each harness reads skills
+    assert (
+        home / ".claude" / "skills" / "jacked-librarian" / "SKILL.md"
+    ).is_file()  # the librarian, where each harness reads skills
     assert (home / ".agents" / "skills" / "jacked-librarian" / "SKILL.md").is_file()
     codex = (home / ".codex" / "config.toml").read_text()
     assert "[mcp_servers.jacked-memory]" in codex and "_hook session-start" in codex and "[mcp_servers.other]" in codex
@@ -110,7 +140,9 @@ def test_enable_then_disable_leaves_home_as_it_was_and_the_vault_intact(tmp_path
         assert "jacked-vault post-merge hook" in (home / "Github" / name / ".git" / "hooks" / "post-merge").read_text()
     vault = home / "jacked-vault"
     assert any(p.name.startswith("today-") for p in vault.rglob("*.md"))  # the .remember/ days are in the vault
-    assert (home / "Github" / "api" / ".remember" / "now.md").read_bytes() == (FIXTURES / "remember" / "project" / "now.md").read_bytes()
+    assert (home / "Github" / "api" / ".remember" / "now.md").read_bytes() == (
+        FIXTURES / "remember" / "project" / "now.md"
+    ).read_bytes()
     status = jacked(home, "memory", "hooks", "status", "--json", cwd=home / "Github" / "api")
     assert status.returncode == 0, status.stdout
 
@@ -119,9 +151,16 @@ def test_enable_then_disable_leaves_home_as_it_was_and_the_vault_intact(tmp_path
     head, notes = git(vault, "rev-parse", "HEAD"), _notes(vault)
     again = _steps(jacked(home, "memory", "enable", "--yes", "--json"))
     assert {name: step["outcome"] for name, step in again.items()} == {
-        "vault": "unchanged", "groups": "unchanged", "claude": "unchanged", "codex": "unchanged", "opencode": "unchanged",
-        "cursor": "unchanged", "post-merge": "unchanged", "migrate": "done", "remote": "offered",
-    }  # fmt: skip
+        "vault": "unchanged",
+        "groups": "unchanged",
+        "claude": "unchanged",
+        "codex": "unchanged",
+        "opencode": "unchanged",
+        "cursor": "unchanged",
+        "post-merge": "unchanged",
+        "migrate": "done",
+        "remote": "offered",
+    }
     assert [item["commit"] for item in again["migrate"]["items"]] == [None]  # already imported: nothing written
     assert tree(home) == enabled
     assert git(vault, "rev-parse", "HEAD") == head
@@ -162,7 +201,14 @@ def test_disable_removes_what_hooks_install_put_anywhere(tmp_path):
     repo = home / "Github" / "api"
     make_repo(repo, "git@github.com:acme/api.git")
     assert jacked(home, "memory", "init", "--no-scan").returncode == 0
-    for args in (("--claude",), ("--commands", "codex"), ("--skills", "claude"), ("--mcp", "claude"), ("--cursor",), ("--git", str(repo))):
+    for args in (
+        ("--claude",),
+        ("--commands", "codex"),
+        ("--skills", "claude"),
+        ("--mcp", "claude"),
+        ("--cursor",),
+        ("--git", str(repo)),
+    ):
         done = jacked(home, "memory", "hooks", "install", *args, cwd=repo)
         assert done.returncode == 0, done.stdout + done.stderr
     assert (repo / ".mcp.json").is_file() and (repo / ".cursor" / "hooks.json").is_file()
@@ -226,7 +272,15 @@ def test_remember_command_file_saves_through_add(tmp_path):
     line = next(ln.strip() for ln in text.splitlines() if " add --kind " in ln)
     argv = [w.replace("KIND", "convention").replace("TITLE", "Tabs in Makefiles only") for w in shlex.split(line)]
     argv[argv.index("--stdin") :] = ["--stdin", "--json", "--scope", "user"]  # outside a repo: the person's own scope
-    saved = subprocess.run(argv, input="Recipes need tabs; everything else uses spaces.\n", capture_output=True, text=True, env=_env(home), cwd=home, check=False)
+    saved = subprocess.run(
+        argv,
+        input="Recipes need tabs; everything else uses spaces.\n",
+        capture_output=True,
+        text=True,
+        env=_env(home),
+        cwd=home,
+        check=False,
+    )
     assert saved.returncode == 0, saved.stderr
     note = json.loads(saved.stdout)["memory"]
     assert (note["kind"], note["title"]) == ("convention", "Tabs in Makefiles only")
@@ -254,7 +308,20 @@ def test_add_origin_milestone_and_nothing_else(tmp_path):
     home.mkdir()
     assert jacked(home, "memory", "init", "--no-scan").returncode == 0
     vault = home / "jacked-vault"
-    saved = jacked(home, "memory", "add", "--scope", "user", "--origin", "milestone", "--title", "Release 2 shipped", "--body", "Parser v2 is live.", "--json")
+    saved = jacked(
+        home,
+        "memory",
+        "add",
+        "--scope",
+        "user",
+        "--origin",
+        "milestone",
+        "--title",
+        "Release 2 shipped",
+        "--body",
+        "Parser v2 is live.",
+        "--json",
+    )
     assert saved.returncode == 0, saved.stderr
     note = json.loads(saved.stdout)["memory"]
     assert note["origin"] == "milestone"
@@ -281,7 +348,9 @@ def test_migrate_offers_to_retire_the_remember_plugin(tmp_path):
     home, repo = _migrate_home(tmp_path)
     result = jacked(home, "memory", "migrate", cwd=repo)  # no terminal: offered, nothing changed
     assert result.returncode == 0, result.stderr
-    assert "The remember plugin (remember@thedotmack) is still on" in result.stdout and "--retire-plugin" in result.stdout
+    assert (
+        "The remember plugin (remember@thedotmack) is still on" in result.stdout and "--retire-plugin" in result.stdout
+    )
     assert (home / ".claude" / "settings.json").read_text() == SETTINGS
 
     sources = tree(repo / ".remember", skip=())
@@ -337,15 +406,24 @@ def test_enable_on_a_terminal_asks_each_question_and_does_what_was_answered(tmp_
         os.close(slave)
         os.close(master)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert result.stdout.startswith("vault ")  # the questions and answers stay on the terminal, none of it in the result
-    assert "install the post-merge hook (merge capture) in" in result.stderr and "remote URL for the vault" in result.stderr
-    lines = {re.split(r"\s+", line)[0]: line for line in result.stdout.splitlines() if line and not line.startswith(" ")}
+    assert result.stdout.startswith(
+        "vault "
+    )  # the questions and answers stay on the terminal, none of it in the result
+    assert (
+        "install the post-merge hook (merge capture) in" in result.stderr
+        and "remote URL for the vault" in result.stderr
+    )
+    lines = {
+        re.split(r"\s+", line)[0]: line for line in result.stdout.splitlines() if line and not line.startswith(" ")
+    }
     assert "1 of 2 mapped repo(s) hooked now" in lines["post-merge"]
     api, web = (home / "Github" / name / ".git" / "hooks" / "post-merge" for name in ("api", "api-web"))
     assert api.is_file() and not web.exists()
     assert f"not installed in {web.parent.parent.parent}: `jacked memory hooks install --git" in result.stdout
     assert lines["migrate"].split()[1] == "done"
-    assert json.loads((home / ".claude" / "settings.json").read_text())["enabledPlugins"]["remember@thedotmack"] is True  # answered no
+    assert (
+        json.loads((home / ".claude" / "settings.json").read_text())["enabledPlugins"]["remember@thedotmack"] is True
+    )  # answered no
     assert "is still on" in result.stdout
     assert lines["remote"].split()[1] == "offered"
 

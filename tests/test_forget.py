@@ -51,7 +51,9 @@ def test_forget_removes_the_note_tombstones_its_value_and_audits_it_in_one_commi
     assert done.code == 0, done.out + done.err
     out = done.json
     assert (out["schema"], out["ok"], out["id"], out["path"]) == ("jacked.forget.v1", True, note_id, f"group:{rel}")
-    assert out["commit"] == git(vault, "rev-parse", "HEAD").strip() and git(vault, "rev-parse", "HEAD~1").strip() == head
+    assert (
+        out["commit"] == git(vault, "rev-parse", "HEAD").strip() and git(vault, "rev-parse", "HEAD~1").strip() == head
+    )
     assert not (vault / rel).exists() and git(vault, "status", "--porcelain") == ""
     assert set(git(vault, "show", "--name-status", "--format=", "HEAD").split()) >= {"D", rel, "groups/ops/index.md"}
     message = git(vault, "log", "-1", "--format=%B")
@@ -60,12 +62,18 @@ def test_forget_removes_the_note_tombstones_its_value_and_audits_it_in_one_commi
     assert TITLE not in message and "Tr0ub4dor" not in message  # the subject never carries the text back
     machine = (vault / ".jacked" / "machine-id").read_text().strip()
     lines = _audit_added(vault)
-    assert [(l["op"], l["id"], l["path"]) for l in lines] == [("tombstone", note_id, f"tombstones/{machine}.txt"), ("forget", note_id, rel)]
+    assert [(line["op"], line["id"], line["path"]) for line in lines] == [
+        ("tombstone", note_id, f"tombstones/{machine}.txt"),
+        ("forget", note_id, rel),
+    ]
     forget = lines[-1]
     assert set(forget) == {"ts", "op", "id", "path", "sha256", "prev", "harness", "origin"}
     assert (forget["sha256"], forget["origin"]) == ("", "cli")
     assert tombstone_hash(TITLE, BODY) in (vault / f"tombstones/{machine}.txt").read_text().split()
-    assert TITLE not in (vault / "groups/ops/index.md").read_text() and "Deploy window" in (vault / "groups/ops/index.md").read_text()
+    assert (
+        TITLE not in (vault / "groups/ops/index.md").read_text()
+        and "Deploy window" in (vault / "groups/ops/index.md").read_text()
+    )
     assert verify(vault).problems == []
     doctor = run_cli("memory", "doctor", "--json", vault=vault)
     assert doctor.json["ok"] is True, doctor.out
@@ -116,7 +124,12 @@ def test_forget_after_a_push_says_force_push_and_every_clone_re_clones(tmp_path:
 
     assert done.code == 0, done.out + done.err
     purge = done.json["purge"]
-    assert (done.json["remote"], done.json["pushed"], purge["force_push"], purge["reclone"]) == (True, pushed, pushed, pushed)
+    assert (done.json["remote"], done.json["pushed"], purge["force_push"], purge["reclone"]) == (
+        True,
+        pushed,
+        pushed,
+        pushed,
+    )
     assert purge["tool"] in ("git filter-repo", "git filter-branch")
     commands = "\n".join(purge["commands"])
     assert f"--path {rel}" in commands or f"--ignore-unmatch {rel}" in commands
@@ -155,7 +168,10 @@ def test_forget_takes_the_same_text_back_from_every_live_note_of_the_store(tmp_p
     assert done.json["also_forgotten"] == [{"id": ids[1], "path": dev["path"]}]
     assert not any((vault / rel).exists() for rel in rels)
     assert f"Memory-Forget: {ids[0]} {ids[1]}" in git(vault, "log", "-1", "--format=%B")
-    assert [(l["op"], l["id"]) for l in _audit_added(vault) if l["op"] == "forget"] == [("forget", ids[0]), ("forget", ids[1])]
+    assert [(line["op"], line["id"]) for line in _audit_added(vault) if line["op"] == "forget"] == [
+        ("forget", ids[0]),
+        ("forget", ids[1]),
+    ]
     assert run_cli("memory", "doctor", "--json", vault=vault).json["ok"] is True
 
 
@@ -206,7 +222,9 @@ def test_a_forget_killed_at_any_step_is_rolled_back_or_done_never_half(tmp_path:
         assert repaired.code == 0 and repaired.json["ok"] is True, repaired.out
         assert git(vault, "status", "--porcelain") == ""
         assert (vault / rel).exists() != landed, f"killed at {point}"
-        ops = [json.loads(line)["op"] for p in (vault / "audit").rglob("*.jsonl") for line in p.read_text().splitlines()]
+        ops = [
+            json.loads(line)["op"] for p in (vault / "audit").rglob("*.jsonl") for line in p.read_text().splitlines()
+        ]
         assert ("forget" in ops) == landed
         assert not (vault / ".jacked" / "quarantine").exists()
     assert killed >= 4

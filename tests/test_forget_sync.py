@@ -26,8 +26,30 @@ def test_a_forget_made_on_one_machine_is_applied_by_the_others_sync(tmp_path: Pa
     url = _bare(tmp_path / "shared.git")
     laptop, desktop = _machine(tmp_path, "laptop"), _machine(tmp_path, "desktop")
     assert run_cli("memory", "init", "--no-scan", vault=laptop).code == 0
-    kept = run_cli("memory", "add", "--group", "ops", "--title", "Deploy window", "--body", "Deploys on Tuesdays.", "--json", vault=laptop).json
-    secret = run_cli("memory", "add", "--group", "ops", "--title", "Staging login", "--body", "Admin uses Tr0ub4dor-horse-staple-91.", "--json", vault=laptop).json
+    kept = run_cli(
+        "memory",
+        "add",
+        "--group",
+        "ops",
+        "--title",
+        "Deploy window",
+        "--body",
+        "Deploys on Tuesdays.",
+        "--json",
+        vault=laptop,
+    ).json
+    secret = run_cli(
+        "memory",
+        "add",
+        "--group",
+        "ops",
+        "--title",
+        "Staging login",
+        "--body",
+        "Admin uses Tr0ub4dor-horse-staple-91.",
+        "--json",
+        vault=laptop,
+    ).json
     assert run_cli("memory", "remote", "set", url, vault=laptop).code == 0
     assert run_cli("memory", "push", vault=laptop).code == 0
     assert run_cli("memory", "init", "--from", url, vault=desktop).code == 0
@@ -43,11 +65,24 @@ def test_a_forget_made_on_one_machine_is_applied_by_the_others_sync(tmp_path: Pa
 
     assert synced.code == 0, synced.out + synced.err
     assert not (desktop / rel).exists(), "the forget was applied without --accept-deletions"
-    assert git(desktop, "rev-parse", "HEAD") == git(laptop, "rev-parse", "HEAD"), "a plain fast-forward: nothing of the desktop's own"
+    assert git(desktop, "rev-parse", "HEAD") == git(laptop, "rev-parse", "HEAD"), (
+        "a plain fast-forward: nothing of the desktop's own"
+    )
     assert git(desktop, "status", "--porcelain") == ""
     assert not (desktop / ".jacked" / "quarantine").exists()
     doctor = run_cli("memory", "doctor", "--json", vault=desktop)
     assert doctor.json["ok"] is True, doctor.out
     assert run_cli("memory", "read", kept["memory"]["id"], "--json", vault=desktop).code == 0
-    again = run_cli("memory", "add", "--group", "ops", "--title", "Staging login", "--body", "Admin uses Tr0ub4dor-horse-staple-91.", "--json", vault=desktop)
+    again = run_cli(
+        "memory",
+        "add",
+        "--group",
+        "ops",
+        "--title",
+        "Staging login",
+        "--body",
+        "Admin uses Tr0ub4dor-horse-staple-91.",
+        "--json",
+        vault=desktop,
+    )
     assert again.json["error"]["code"] == "JACKED_MEMORY_TOMBSTONED"

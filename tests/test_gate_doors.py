@@ -132,7 +132,12 @@ def note_files(root: Path) -> dict[str, bytes]:
     out = {}
     for path in root.rglob("*.md"):
         rel = str(path.relative_to(root))
-        if ".git" not in path.parts and ".jacked" not in path.parts and classify_path(store, rel) == "note" and path.is_file():
+        if (
+            ".git" not in path.parts
+            and ".jacked" not in path.parts
+            and classify_path(store, rel) == "note"
+            and path.is_file()
+        ):
             out[rel] = path.read_bytes()
     return out
 
@@ -212,12 +217,16 @@ def _reject_value(world: World, title: str = REJECTED_TITLE, body: str = REJECTE
     return note.note.id
 
 
-def _render(title: str, body: str, *, group: str = "api", kind: str = "note", origin: str = "cli", **changes) -> tuple[str, bytes, str]:
+def _render(
+    title: str, body: str, *, group: str = "api", kind: str = "note", origin: str = "cli", **changes
+) -> tuple[str, bytes, str]:
     """(note id, rendered bytes, file stem) of a note built as the tool would, with `changes`."""
     from jacked_vault.document import render_note, slugify_title
     from jacked_vault.write.create import build_note
 
-    note = build_note(title=title, body=body, kind=kind, scope="group", group=group, repos=[], source_harness="x", origin=origin)
+    note = build_note(
+        title=title, body=body, kind=kind, scope="group", group=group, repos=[], source_harness="x", origin=origin
+    )
     note = dataclasses.replace(note, **changes)
     return note.id, render_note(note), slugify_title(title)
 
@@ -256,7 +265,9 @@ def submit_add_stdin(world: World, title: str, body: str, kind: str = "note", *e
 
 def submit_handoff(world: World, title: str, body: str, kind: str = "handoff", *extra: str) -> Outcome:
     target = "codex" if kind == "handoff" else "Not A Harness!"  # handoff has no --kind: an invalid target instead
-    return submit_cli(world, "handoff", "--from", "claude", "--target", target, "--title", title, "--body", body, *extra)
+    return submit_cli(
+        world, "handoff", "--from", "claude", "--target", target, "--title", title, "--body", body, *extra
+    )
 
 
 def mcp_call(world: World, tool: str, arguments: dict) -> tuple[bool, dict]:
@@ -299,7 +310,12 @@ def drain_capture(world: World, event: str, answer: dict) -> Outcome:
     _distiller_answering(world, answer)
     session = str(uuid.uuid4())
     transcript = Builder(world.repo, session=session).realistic().write(world.tmp / "claude" / f"{session}.jsonl")
-    payload = {"session_id": session, "transcript_path": str(transcript), "cwd": str(world.repo), "hook_event_name": event}
+    payload = {
+        "session_id": session,
+        "transcript_path": str(transcript),
+        "cwd": str(world.repo),
+        "hook_event_name": event,
+    }
     payload.update({"reason": "exit"} if event == "SessionEnd" else {"trigger": "auto", "custom_instructions": ""})
     cache = world.vault / ".jacked"
     symlinked = cache.is_symlink()
@@ -307,7 +323,9 @@ def drain_capture(world: World, event: str, answer: dict) -> Outcome:
     seen = len(log.read_text().splitlines()) if log.exists() and not symlinked else 0
     before = set(note_files(world.vault))
     hook = "session-end" if event == "SessionEnd" else "pre-compact"
-    result = run_cli("_hook", hook, "--vault", str(world.vault), vault=world.vault, cwd=world.repo, stdin=json.dumps(payload))
+    result = run_cli(
+        "_hook", hook, "--vault", str(world.vault), vault=world.vault, cwd=world.repo, stdin=json.dumps(payload)
+    )
     assert result.code == 0, "a hook always exits 0"
     lines: list[str] = []
     if not symlinked:  # else the hook refuses to queue: no drain starts
@@ -322,12 +340,16 @@ def drain_capture(world: World, event: str, answer: dict) -> Outcome:
     text = "\n".join(lines) + result.out + result.err
     if set(note_files(world.vault)) - before:
         return Outcome(None, text)
-    refused = [line.split("distilled note refused (")[1].split(")")[0] for line in lines if "distilled note refused (" in line]
+    refused = [
+        line.split("distilled note refused (")[1].split(")")[0] for line in lines if "distilled note refused (" in line
+    ]
     if refused:
         return Outcome(refused[0], text)
     errors = re.findall(r"VaultError\(([A-Z_]+)\)", text)  # the capture failed (the drain keeps the marker)
     if symlinked:
-        return Outcome("UNSAFE_PATH" if not lines else "ERROR", text)  # a hook fails open: nothing queued, nothing written
+        return Outcome(
+            "UNSAFE_PATH" if not lines else "ERROR", text
+        )  # a hook fails open: nothing queued, nothing written
     return Outcome(errors[0] if errors else "DISTILLER", text)  # else the distiller's answer was refused as it arrived
 
 
@@ -349,7 +371,11 @@ NOTE_DOORS: dict[str, Callable[..., Outcome]] = {
     "pre-compact": _capture_door("PreCompact"),
 }
 CAPTURES = ("session-end", "pre-compact")
-KIND_OF = {"handoff": "handoff", "session-end": "decision", "pre-compact": "decision"}  # the folder a door's note lands in
+KIND_OF = {
+    "handoff": "handoff",
+    "session-end": "decision",
+    "pre-compact": "decision",
+}  # the folder a door's note lands in
 
 
 def merge_in(world: World, subject: str, body: str, branch: str = "feat") -> str:
@@ -414,7 +440,9 @@ def schema_note_door(world: World, door: str) -> None:
         assert outcome.code, f"{what}: accepted"
         assert note_files(world.vault) == notes, what
         if door in CAPTURES:  # the session's deterministic entry is still written; no note, no bad byte
-            assert "\x07" not in git(world.vault, "log", "-p", "--all") and "t" * 200 not in git(world.vault, "log", "--all", "--format=%B")
+            assert "\x07" not in git(world.vault, "log", "-p", "--all") and "t" * 200 not in git(
+                world.vault, "log", "--all", "--format=%B"
+            )
         else:
             assert outcome.code in ("VALIDATION", "USAGE"), (what, outcome.out)
             assert snapshot(world.vault) == before, what
@@ -440,7 +468,13 @@ def schema_post_merge(world: World, door: str) -> None:
 
 @drives("migrate", "schema")
 def schema_migrate(world: World, door: str) -> None:
-    remember(world, {"core-memories.md": f"## Deploy\n{CONTROL_BODY}\n", "today-2026-11-19.md": "## 09:00 | main\nbad \x1b[2J escape\n"})
+    remember(
+        world,
+        {
+            "core-memories.md": f"## Deploy\n{CONTROL_BODY}\n",
+            "today-2026-11-19.md": "## 09:00 | main\nbad \x1b[2J escape\n",
+        },
+    )
     before = snapshot(world.vault)
     result = world.cli("migrate", "--json")
     assert result.code == 0, result.err
@@ -453,9 +487,14 @@ def schema_transition(world: World, door: str) -> None:
     note = add(world.ctx(), AddRequest(title="Some idea", body="plain", status="candidate"))
     newer = add(world.ctx(), AddRequest(title="Newer idea", body="plain"))
     before = snapshot(world.vault)
-    for args in (["reject", note.note.id, "--reason", "bad \x07 reason"], ["reject", note.note.id, "--reason", "r" * 5000],
-                 ["expire", newer.note.id, "--at", "not a time"], ["expire", newer.note.id, "--at", "1999-01-01"],
-                 ["supersede", note.note.id, "--by", newer.note.id], ["accept", "mem_not_an_id"]):  # fmt: skip
+    for args in (
+        ["reject", note.note.id, "--reason", "bad \x07 reason"],
+        ["reject", note.note.id, "--reason", "r" * 5000],
+        ["expire", newer.note.id, "--at", "not a time"],
+        ["expire", newer.note.id, "--at", "1999-01-01"],
+        ["supersede", note.note.id, "--by", newer.note.id],
+        ["accept", "mem_not_an_id"],
+    ):
         result = world.cli(*args, "--json")
         assert result.code != 0, args
         assert code_of(result.json["error"]["code"]) in ("VALIDATION", "USAGE", "NOT_FOUND"), (args, result.out)
@@ -585,7 +624,10 @@ def secret_capture(world: World, door: str, text: str) -> None:
     """The distiller's answer (the episodic sentence and the note) carries the token: the answer is
     refused as it arrives (a retry queued) or the note by the gate; the entry is the deterministic one."""
     event = "SessionEnd" if door == "session-end" else "PreCompact"
-    answer = {"episodic": f"Sentence {text}"[:300].replace("\n", " "), "note": {"kind": "decision", "title": "Deploy", "body": text, "tags": []}}
+    answer = {
+        "episodic": f"Sentence {text}"[:300].replace("\n", " "),
+        "note": {"kind": "decision", "title": "Deploy", "body": text, "tags": []},
+    }
     outcome = drain_capture(world, event, answer)
     assert outcome.code, "a note holding a secret was created"
     assert "SECRET" in outcome.out.upper(), outcome.out
@@ -619,7 +661,11 @@ def secret_transition(world: World, door: str, text: str) -> None:
     result = world.cli("reject", note.note.id, "--reason", text, "--json")
     assert code_of(result.json["error"]["code"]) in ("SECRET", "VALIDATION"), result.out
     outputs = [result.out + result.err]
-    for args in (["accept", text], ["expire", f"mem_{text}"], ["supersede", note.note.id, "--by", text]):  # a token given as an id
+    for args in (
+        ["accept", text],
+        ["expire", f"mem_{text}"],
+        ["supersede", note.note.id, "--by", text],
+    ):  # a token given as an id
         result = world.cli(*args, "--json")
         assert result.code != 0, result.out
         outputs.append(result.out + result.err)
@@ -658,9 +704,15 @@ def secret_repair(world: World, door: str, text: str) -> None:
     hot = world.vault / "groups" / "api" / "hot.md"  # a hand edit of hot.md holding it too
     hot.write_text(f"Working on the deploy.\n{text}\n")
     result = world.cli("doctor", "--repair", "--json")
-    assert not path.exists() and not hot.exists(), "a stray file with a secret is never committed, it is moved to quarantine"
-    assert {r["path"] for r in result.json["quarantine"]} >= {"groups/api/note/planted.md", "groups/api/hot.md"}, result.out
-    assert_kept_out(world, result.out + result.err, world.cli("doctor", "--json").out, world.cli("search", "deploy", "--all").out)
+    assert not path.exists() and not hot.exists(), (
+        "a stray file with a secret is never committed, it is moved to quarantine"
+    )
+    assert {r["path"] for r in result.json["quarantine"]} >= {"groups/api/note/planted.md", "groups/api/hot.md"}, (
+        result.out
+    )
+    assert_kept_out(
+        world, result.out + result.err, world.cli("doctor", "--json").out, world.cli("search", "deploy", "--all").out
+    )
 
 
 # -- tombstone: a rejected value is not brought back ------------------------------------------------
@@ -865,7 +917,12 @@ def rolled_days(world: World) -> str:
     ctx = world.ctx()
     for day in (10, 26):
         when = datetime(2026, 11, day, 9, 0, tzinfo=UTC)
-        append_entry(ctx.vault, Entry("api", "github.com/acme/api", when, "main", f"Worked on day {day}."), harness="tester", origin="cli")
+        append_entry(
+            ctx.vault,
+            Entry("api", "github.com/acme/api", when, "main", f"Worked on day {day}."),
+            harness="tester",
+            origin="cli",
+        )
     return world.head()
 
 
@@ -875,7 +932,12 @@ def audit_transition(world: World, door: str) -> None:
     b = add(world.ctx(), AddRequest(title="Two", body="plain", status="candidate"))
     c = add(world.ctx(), AddRequest(title="Three", body="plain"))
     head = world.head()
-    for args in (["accept", a.note.id], ["reject", b.note.id, "--reason", "no"], ["expire", a.note.id], ["supersede", c.note.id, "--by", a.note.id]):
+    for args in (
+        ["accept", a.note.id],
+        ["reject", b.note.id, "--reason", "no"],
+        ["expire", a.note.id],
+        ["supersede", c.note.id, "--by", a.note.id],
+    ):
         result = world.cli(*args, "--json")
         assert result.code == 0, (args, result.out)
     assert len(commits_since(world.vault, head)) == 4
@@ -963,9 +1025,16 @@ def create_only_migrate(world: World, door: str) -> None:
     from jacked_vault.episodic.entries import Entry, append_entry
 
     when = datetime(2026, 11, 19, 9, 0, tzinfo=UTC)
-    rel, _ = append_entry(world.ctx().vault, Entry("api", "github.com/acme/api", when, "main", "The vault's own entry."), harness="t", origin="cli")
+    rel, _ = append_entry(
+        world.ctx().vault,
+        Entry("api", "github.com/acme/api", when, "main", "The vault's own entry."),
+        harness="t",
+        origin="cli",
+    )
     own = (world.vault / rel).read_bytes()
-    remember(world, {"today-2026-11-19.md": "## 10:00 | main\nThe plugin's entry.\n", "recent.md": "not rollup's shape\n"})
+    remember(
+        world, {"today-2026-11-19.md": "## 10:00 | main\nThe plugin's entry.\n", "recent.md": "not rollup's shape\n"}
+    )
     result = world.cli("migrate", "--json")
     assert result.code == 0, result.err
     assert (world.vault / rel).read_bytes() == own
@@ -979,7 +1048,14 @@ def create_only_transition(world: World, door: str) -> None:
     from jacked_vault.store import audit
 
     for op, extra in (("accept", []), ("reject", ["--reason", "no"]), ("expire", []), ("supersede", None)):
-        note = add(world.ctx(), AddRequest(title=f"Target {op}", body="the committed text", status="candidate" if op in ("accept", "reject") else "active"))
+        note = add(
+            world.ctx(),
+            AddRequest(
+                title=f"Target {op}",
+                body="the committed text",
+                status="candidate" if op in ("accept", "reject") else "active",
+            ),
+        )
         if extra is None:
             newer = add(world.ctx(), AddRequest(title="Newer", body="newer"))
             extra = ["--by", newer.note.id]
@@ -1009,11 +1085,20 @@ def create_only_repair(world: World, door: str) -> None:
 # -- containment: a symlink in the way, or a path outside the layout --------------------------------
 
 
-SYMLINKED = ["groups/api", ".jacked"]  # the folders every local door's writes go through, each replaced by a symlink in turn
+SYMLINKED = [
+    "groups/api",
+    ".jacked",
+]  # the folders every local door's writes go through, each replaced by a symlink in turn
 
 
-def assert_contained(world: World, run: Callable[[], CliResult | Outcome], *, folders: list[str] | None = None, codes=("UNSAFE_PATH",),
-                     same_head: bool = True) -> None:
+def assert_contained(
+    world: World,
+    run: Callable[[], CliResult | Outcome],
+    *,
+    folders: list[str] | None = None,
+    codes=("UNSAFE_PATH",),
+    same_head: bool = True,
+) -> None:
     """For each folder in the way: replaced by a symlink to a folder outside the vault (holding a
     copy of what it held), the door is refused with a coded error, and nothing outside changes.
     `same_head`: nothing is committed either (a capture still commits its session entry elsewhere;
@@ -1046,7 +1131,13 @@ def containment_note_door(world: World, door: str) -> None:
     kind = KIND_OF.get(door, "note")
     codes = ("UNSAFE_PATH",)
     assert_contained(world, lambda: submit(world, "Contained", "plain", kind), codes=codes)
-    assert_contained(world, lambda: submit(world, "Contained", "plain", kind), folders=[f"groups/api/{kind}"], codes=codes, same_head=door not in CAPTURES)
+    assert_contained(
+        world,
+        lambda: submit(world, "Contained", "plain", kind),
+        folders=[f"groups/api/{kind}"],
+        codes=codes,
+        same_head=door not in CAPTURES,
+    )
 
 
 @drives("post-merge", "containment")
@@ -1055,7 +1146,12 @@ def containment_post_merge(world: World, door: str) -> None:
     n = iter(range(100))
 
     def run():
-        sha = merge_in(world, f"Merge pull request #{next(n)} from acme/feat", "Contained\n\nplain", branch=f"f{uuid.uuid4().hex[:6]}")
+        sha = merge_in(
+            world,
+            f"Merge pull request #{next(n)} from acme/feat",
+            "Contained\n\nplain",
+            branch=f"f{uuid.uuid4().hex[:6]}",
+        )
         return capture_merge(world, sha)
 
     assert_contained(world, run, folders=["groups/api", ".jacked", "groups/api/decision"])
@@ -1067,9 +1163,21 @@ def containment_migrate(world: World, door: str) -> None:
 
     from jacked_vault.episodic.entries import Entry, append_entry
 
-    append_entry(world.ctx().vault, Entry("api", "github.com/acme/api", datetime(2026, 11, 1, 9, tzinfo=UTC), "main", "Own."), harness="t", origin="cli")
-    remember(world, {"today-2026-11-19.md": "## 10:00 | main\nThe plugin's entry.\n", "core-memories.md": "## Deploy\nplain\n"})
-    assert_contained(world, lambda: world.cli("migrate", "--json"), folders=["groups/api", ".jacked", "groups/api/episodic/github.com__acme__api"])
+    append_entry(
+        world.ctx().vault,
+        Entry("api", "github.com/acme/api", datetime(2026, 11, 1, 9, tzinfo=UTC), "main", "Own."),
+        harness="t",
+        origin="cli",
+    )
+    remember(
+        world,
+        {"today-2026-11-19.md": "## 10:00 | main\nThe plugin's entry.\n", "core-memories.md": "## Deploy\nplain\n"},
+    )
+    assert_contained(
+        world,
+        lambda: world.cli("migrate", "--json"),
+        folders=["groups/api", ".jacked", "groups/api/episodic/github.com__acme__api"],
+    )
     source = world.repo / ".remember"  # a source that is a symlink is never read
     real = world.outside("remember-real")
     shutil.move(source, real / ".remember")
@@ -1088,14 +1196,30 @@ def containment_rollup(world: World, door: str) -> None:
             assert [s["reason"] for s in result.json["skipped"]] == ["symlink, never followed"], result.out
         return result
 
-    assert_contained(world, run, folders=["groups/api", ".jacked", "groups/api/episodic/github.com__acme__api"], codes=("UNSAFE_PATH", None))
+    assert_contained(
+        world,
+        run,
+        folders=["groups/api", ".jacked", "groups/api/episodic/github.com__acme__api"],
+        codes=("UNSAFE_PATH", None),
+    )
 
 
 @drives("transition", "containment")
 def containment_transition(world: World, door: str) -> None:
     ids = [add(world.ctx(), AddRequest(title=f"Idea {n}", body="plain", status="candidate")).note.id for n in range(3)]
-    calls = iter([["accept", ids[0]], ["reject", ids[1], "--reason", "no"], ["expire", ids[2]], ["accept", ids[2]], ["reject", ids[0], "--reason", "no"], ["expire", ids[1]]])
-    assert_contained(world, lambda: world.cli(*next(calls), "--json"), folders=["groups/api", ".jacked", "groups/api/note"])
+    calls = iter(
+        [
+            ["accept", ids[0]],
+            ["reject", ids[1], "--reason", "no"],
+            ["expire", ids[2]],
+            ["accept", ids[2]],
+            ["reject", ids[0], "--reason", "no"],
+            ["expire", ids[1]],
+        ]
+    )
+    assert_contained(
+        world, lambda: world.cli(*next(calls), "--json"), folders=["groups/api", ".jacked", "groups/api/note"]
+    )
 
 
 @drives("hot-set", "containment")
@@ -1106,7 +1230,9 @@ def containment_hot_set(world: World, door: str) -> None:
 
 @drives("config", "containment")
 def containment_config(world: World, door: str) -> None:
-    assert_contained(world, lambda: world.cli("group", "map", "github.com/acme/api", "platform", "--json"), folders=[".jacked"])
+    assert_contained(
+        world, lambda: world.cli("group", "map", "github.com/acme/api", "platform", "--json"), folders=[".jacked"]
+    )
     outside = world.outside("outside-config")
     (outside / "vault.json").write_bytes((world.vault / "vault.json").read_bytes())
     (world.vault / "vault.json").unlink()
@@ -1148,7 +1274,9 @@ def containment_repair(world: World, door: str) -> None:
     result = world.cli("doctor", "--repair", "--json")
     assert link.is_symlink() and (outside / "secret.md").read_text() == "outside the vault\n"
     tracked = git(world.vault, "ls-files")
-    assert "ln.md" not in tracked and "scripts" not in tracked and "evil" not in tracked and "Bad Group" not in tracked, result.out
+    assert (
+        "ln.md" not in tracked and "scripts" not in tracked and "evil" not in tracked and "Bad Group" not in tracked
+    ), result.out
     link.unlink()
     add(world.ctx(), AddRequest(title="Existing", body="already here"))
     _, data, _ = _render("Stray", "plain")
@@ -1169,10 +1297,17 @@ def containment_repair(world: World, door: str) -> None:
 
 def candidate(world: World, kind: str = "note") -> str:
     """A candidate waiting for review (made through the library: setup), the only one in the queue."""
-    return add(world.ctx(), AddRequest(title=f"Candidate {uuid.uuid4().hex[:6]}", body="the candidate's text", kind=kind, status="candidate")).note.id
+    return add(
+        world.ctx(),
+        AddRequest(
+            title=f"Candidate {uuid.uuid4().hex[:6]}", body="the candidate's text", kind=kind, status="candidate"
+        ),
+    ).note.id
 
 
-def submit_edit_as_new(world: World, title: str, body: str, kind: str = "note", *extra: str, waiting: str | None = None) -> Outcome:
+def submit_edit_as_new(
+    world: World, title: str, body: str, kind: str = "note", *extra: str, waiting: str | None = None
+) -> Outcome:
     """`memory review` on a real pty, answering e(dit-as-new) for the candidate `waiting` (default:
     a fresh one): the title at its prompt, the body from $EDITOR (a program that writes it), then
     q(uit) when a refusal asks again."""
@@ -1207,7 +1342,12 @@ def schema_edit_as_new(world: World, door: str) -> None:
     (the review asks again), and nothing written."""
     waiting = candidate(world)
     before = snapshot(world.vault)
-    for title, body in ((INVALID_TITLE, "a better text"), ("Better", CONTROL_BODY), ("Better", "   "), (None, "the candidate's text")):
+    for title, body in (
+        (INVALID_TITLE, "a better text"),
+        ("Better", CONTROL_BODY),
+        ("Better", "   "),
+        (None, "the candidate's text"),
+    ):
         title = title or next(r["title"] for r in recall(world.vault, cwd=world.repo) if r["id"] == waiting)
         outcome = submit_edit_as_new(world, title, body, waiting=waiting)
         assert outcome.code in ("VALIDATION", "USAGE"), outcome.out
@@ -1266,7 +1406,9 @@ def schema_forget(world: World, door: str) -> None:
     before = snapshot(world.vault)
     for note_id in ("mem_20261129_01jdz5k6x9f3q8w2v7n4m1c0ab", "not-an-id", "mem_../../vault.json", ""):
         result = submit_forget(world, note_id)
-        assert result.code != 0 and code_of(result.json["error"]["code"]) in ("NOT_FOUND", "USAGE", "VALIDATION"), result.out
+        assert result.code != 0 and code_of(result.json["error"]["code"]) in ("NOT_FOUND", "USAGE", "VALIDATION"), (
+            result.out
+        )
         assert snapshot(world.vault) == before
 
 
@@ -1285,7 +1427,9 @@ def secret_forget(world: World, door: str, text: str) -> None:
     outputs = []
     for given in (text, note_id):
         result = submit_forget(world, given)
-        assert result.code != 0 and code_of(result.json["error"]["code"]) in ("SECRET", "NOT_FOUND", "INCOMPLETE"), result.out
+        assert result.code != 0 and code_of(result.json["error"]["code"]) in ("SECRET", "NOT_FOUND", "INCOMPLETE"), (
+            result.out
+        )
         assert snapshot(world.vault) == before
         outputs.append(result.out + result.err)
     for out in outputs:
@@ -1319,7 +1463,10 @@ def audit_forget(world: World, door: str) -> None:
 def create_only_forget(world: World, door: str) -> None:
     """Forget removes the named note (and its live twins: the same value), nothing else: every other
     note keeps its bytes; a hand edit of the forgotten note's working copy is said, never silently lost."""
-    keep = [add(world.ctx(), AddRequest(title=f"Keep {n}", body=f"kept {n}", group=group)) for n, group in enumerate(("api", "web"))]
+    keep = [
+        add(world.ctx(), AddRequest(title=f"Keep {n}", body=f"kept {n}", group=group))
+        for n, group in enumerate(("api", "web"))
+    ]
     kept = {n.rel: (world.vault / n.rel).read_bytes() for n in keep}
     gone = add(world.ctx(), AddRequest(title="Taken back", body="should never have been saved"))
     (world.vault / gone.rel).write_text((world.vault / gone.rel).read_text() + "\nedited by hand\n")
@@ -1336,7 +1483,11 @@ def containment_forget(world: World, door: str) -> None:
     """Forget deletes: through a symlinked folder it would delete outside the vault. Refused."""
     ids = [add(world.ctx(), AddRequest(title=f"Taken back {n}", body=f"text {n}")).note.id for n in range(4)]
     calls = iter(ids)
-    assert_contained(world, lambda: submit_forget(world, next(calls)), folders=["groups/api", ".jacked", "groups/api/note", "tombstones"])
+    assert_contained(
+        world,
+        lambda: submit_forget(world, next(calls)),
+        folders=["groups/api", ".jacked", "groups/api/note", "tombstones"],
+    )
 
 
 # == the arrival doors ===============================================================================
@@ -1407,7 +1558,13 @@ class Remote:
 
         sync(self.laptop)
 
-    def push(self, files: dict[str, bytes | str | None], message: str = "hostile change", *, audit: dict[str, str] | None = None) -> str:
+    def push(
+        self,
+        files: dict[str, bytes | str | None],
+        message: str = "hostile change",
+        *,
+        audit: dict[str, str] | None = None,
+    ) -> str:
         """Commit `files` (None: removed; a Path: a symlink to it) in the hostile clone and push.
         `audit`: rel -> note id, an audit line forged for each, as a well-prepared attacker would."""
         from jacked_vault.document import utc_now
@@ -1434,7 +1591,16 @@ class Remote:
             lines = []
             for rel, note_id in audit.items():
                 data = (clone / rel).read_bytes()
-                record = {"ts": utc_now(), "op": "create", "id": note_id, "path": rel, "sha256": content_hash(data), "prev": prev, "harness": "x", "origin": "cli"}
+                record = {
+                    "ts": utc_now(),
+                    "op": "create",
+                    "id": note_id,
+                    "path": rel,
+                    "sha256": content_hash(data),
+                    "prev": prev,
+                    "harness": "x",
+                    "origin": "cli",
+                }
                 line = json.dumps(record, separators=(",", ":"))
                 lines.append(line)
                 prev = line_hash(line)
@@ -1445,7 +1611,16 @@ class Remote:
         git(clone, "push", "-q", "origin", "main")
         return git(clone, "rev-parse", "HEAD").strip()
 
-    def push_note(self, title: str, body: str, *, audited: bool = True, rel: str | None = None, data: bytes | None = None, **changes) -> tuple[str, str]:
+    def push_note(
+        self,
+        title: str,
+        body: str,
+        *,
+        audited: bool = True,
+        rel: str | None = None,
+        data: bytes | None = None,
+        **changes,
+    ) -> tuple[str, str]:
         """A new note pushed by the hostile clone (with a forged audit line unless not `audited`)."""
         note_id, rendered, stem = _render(title, body, group="tools", **changes)
         rel = rel or f"groups/tools/note/{stem}.md"
@@ -1485,8 +1660,13 @@ class Remote:
             assert self.state() in ("ok", "quarantined"), self.state()
             return result
         answer = result.json  # the door that ran is the door under test
-        expected = {"sync-ff": ("action", "fast-forward"), "sync-merge": ("action", "merged"), "init-from": ("created", True),
-                    "remote-set-adopt": ("adopted", True), "remote-set-join": ("joined", True)}[self.door]  # fmt: skip
+        expected = {
+            "sync-ff": ("action", "fast-forward"),
+            "sync-merge": ("action", "merged"),
+            "init-from": ("created", True),
+            "remote-set-adopt": ("adopted", True),
+            "remote-set-join": ("joined", True),
+        }[self.door]
         assert answer[expected[0]] == expected[1], answer
         return result
 
@@ -1502,7 +1682,12 @@ class Remote:
         return {(r["path"], r["reason"].split(":", 1)[0]) for r in records if r["source"] == "sync"}
 
     def in_head(self, rel: str) -> bool:
-        return subprocess.run(["git", "-C", str(self.receiver), "cat-file", "-e", f"HEAD:{rel}"], capture_output=True, check=False).returncode == 0
+        return (
+            subprocess.run(
+                ["git", "-C", str(self.receiver), "cat-file", "-e", f"HEAD:{rel}"], capture_output=True, check=False
+            ).returncode
+            == 0
+        )
 
     def assert_not_taken(self, rel: str, code: str | None = None) -> None:
         assert not (self.receiver / rel).exists() and not self.in_head(rel), f"{rel} was taken"
@@ -1511,7 +1696,9 @@ class Remote:
 
     def own_commits(self) -> list[str]:
         """The commits the door made here (the remote's history at the door's run excluded)."""
-        return git(self.receiver, "rev-list", "HEAD", "--not", self.tip, *( [self.head_before] if self.head_before else [])).split()
+        return git(
+            self.receiver, "rev-list", "HEAD", "--not", self.tip, *([self.head_before] if self.head_before else [])
+        ).split()
 
 
 _SCENES: dict[str, Remote] = {}  # door -> the arrival scene built once per session, copied into each cell
@@ -1571,13 +1758,30 @@ def secret_arrival(remote: Remote, text: str) -> None:
     remote.push({hot: f"# hot\n\n{text}\n"})
     result = remote.ran()
     remote.assert_not_taken(rel, "SECRET")
-    outputs = [result.out, result.err, run_cli("memory", "search", "deploy", "--all", "--json", vault=remote.receiver).out]
+    outputs = [
+        result.out,
+        result.err,
+        run_cli("memory", "search", "deploy", "--all", "--json", vault=remote.receiver).out,
+    ]
     outputs.append(run_cli("memory", "doctor", "--json", vault=remote.receiver).out)
     assert stored_anywhere(remote.receiver, NEEDLE, history=None) == []
-    assert NEEDLE not in subprocess.run(["git", "-C", str(remote.receiver), "grep", "-I", NEEDLE, "HEAD"], capture_output=True, text=True, check=False).stdout
+    assert (
+        NEEDLE
+        not in subprocess.run(
+            ["git", "-C", str(remote.receiver), "grep", "-I", NEEDLE, "HEAD"],
+            capture_output=True,
+            text=True,
+            check=False,
+        ).stdout
+    )
     for commit in remote.own_commits():  # what this machine commits (its trees and messages), never the token
         assert NEEDLE not in git(remote.receiver, "log", "-1", "--format=%B", commit)
-        grep = subprocess.run(["git", "-C", str(remote.receiver), "grep", "-I", "-e", NEEDLE, commit], capture_output=True, text=True, check=False)
+        grep = subprocess.run(
+            ["git", "-C", str(remote.receiver), "grep", "-I", "-e", NEEDLE, commit],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
         assert grep.stdout == "", grep.stdout
     for text_out in outputs:
         assert NEEDLE not in text_out.replace("\u200b", "")
@@ -1595,9 +1799,14 @@ def tombstone_arrival(remote: Remote) -> None:
     if remote.door in ("sync-ff", "sync-merge", "session-start-pull"):
         sync(remote.receiver_ctx())
     _, rel = remote.push_note(REJECTED_TITLE + ".", REJECTED_BODY.lower(), rel="groups/tools/note/tabs-again.md")
-    _, claimed = remote.push_note(REJECTED_TITLE + "!", REJECTED_BODY, rel="groups/tools/note/tabs-reviewed.md", trust="reviewed")  # no exemption
+    _, claimed = remote.push_note(
+        REJECTED_TITLE + "!", REJECTED_BODY, rel="groups/tools/note/tabs-reviewed.md", trust="reviewed"
+    )  # no exemption
     remote.ran()
-    for path in (rel, claimed):  # kept out, or (made before its machine knew, with its audit line) taken and rejected here
+    for path in (
+        rel,
+        claimed,
+    ):  # kept out, or (made before its machine knew, with its audit line) taken and rejected here
         if (path, "TOMBSTONED") not in remote.quarantined():
             assert b'status: "rejected"' in (remote.receiver / path).read_bytes(), path
             assert 'status: "rejected"' in git(remote.receiver, "show", f"HEAD:{path}"), path
@@ -1605,7 +1814,11 @@ def tombstone_arrival(remote: Remote) -> None:
             remote.assert_not_taken(path)
     live = [r for r in recall(remote.receiver, "tabs") if r["status"] != "rejected"]
     assert live == [], live
-    if remote.door in ("sync-ff", "sync-merge", "session-start-pull"):  # the value again, in the rejected note's own place
+    if remote.door in (
+        "sync-ff",
+        "sync-merge",
+        "session-start-pull",
+    ):  # the value again, in the rejected note's own place
         stones = sorted(str(p.relative_to(remote.receiver)) for p in (remote.receiver / "tombstones").iterdir())
         remote.shared()
         _, data, _ = _render(REJECTED_TITLE, REJECTED_BODY, group="tools")
@@ -1613,7 +1826,10 @@ def tombstone_arrival(remote: Remote) -> None:
         remote.run()
         live = [r for r in recall(remote.receiver, "tabs") if r["status"] != "rejected"]
         if live:
-            raise KnownHole(f"{remote.door}: a rejected value arriving as another note in the rejected note's place was taken: {live}")
+            raise KnownHole(
+                f"{remote.door}: a rejected value arriving as another note in the rejected note's place "
+                f"was taken: {live}"
+            )
         assert stones
 
 
@@ -1642,7 +1858,12 @@ def audit_arrival(remote: Remote) -> None:
     from jacked_vault.write.transitions import transition
 
     honest = add(remote.laptop, AddRequest(title="Honest note", body="Made with the tool.", group="tools"))
-    declined = add(remote.laptop, AddRequest(title="Declined note", body="Rejected with the tool.", group="tools", status="candidate", origin="mcp"))
+    declined = add(
+        remote.laptop,
+        AddRequest(
+            title="Declined note", body="Rejected with the tool.", group="tools", status="candidate", origin="mcp"
+        ),
+    )
     transition(remote.laptop, declined.note.id, "reject", reason="no")
     remote.laptop_sync()
     _, planted = remote.push_note("Planted by hand", "No audit line.", audited=False)
@@ -1694,7 +1915,9 @@ def create_only_arrival(remote: Remote) -> None:
         (remote.receiver / "mine.txt").write_text("mine\n")
         refused = remote.run()
         assert refused.code == 1 and code_of(refused.json["error"]["code"]) == "EXISTS", refused.out
-        assert [p.name for p in remote.receiver.iterdir()] == ["mine.txt"] and (remote.receiver / "mine.txt").read_text() == "mine\n"
+        assert [p.name for p in remote.receiver.iterdir()] == ["mine.txt"] and (
+            remote.receiver / "mine.txt"
+        ).read_text() == "mine\n"
         shutil.rmtree(remote.receiver)
     if door == "remote-set-adopt":
         mine = add(remote.receiver_ctx(), AddRequest(title="Mine", body="Never replaced.", group="personal"))
@@ -1705,7 +1928,9 @@ def create_only_arrival(remote: Remote) -> None:
         shutil.rmtree(remote.receiver)
         remote._vault("receiver")
     before = (remote.laptop.vault.root / FIRST).read_bytes()
-    rewritten = before.replace(b'title: "First note"', b'title: "Deploy policy"').replace(b"From the laptop.", REWRITTEN.encode())
+    rewritten = before.replace(b'title: "First note"', b'title: "Deploy policy"').replace(
+        b"From the laptop.", REWRITTEN.encode()
+    )
     fresh = door in ("init-from", "remote-set-adopt")
     remote.push({FIRST: rewritten}, "policy update", audit=None if fresh else {FIRST: _note_id(before)})
     remote.ran()
@@ -1723,7 +1948,9 @@ def create_only_arrival(remote: Remote) -> None:
     result = remote.run()
     assert result.code == 0 or door == "session-start-pull", result.out
     if (remote.receiver / FIRST).read_bytes() != before or REWRITTEN in json.dumps(recall(remote.receiver)):
-        raise KnownHole(f"{door}: a note arriving with a new id at the path of a note this machine has replaced it, unreported")
+        raise KnownHole(
+            f"{door}: a note arriving with a new id at the path of a note this machine has replaced it, unreported"
+        )
 
 
 @drives(ARRIVALS, "containment")
@@ -1733,7 +1960,13 @@ def containment_arrival(remote: Remote) -> None:
     outside = remote.tmp / "outside"
     outside.mkdir()
     (outside / "target.md").write_text("outside the vault\n")
-    remote.push({"groups/tools/hot.md": outside / "target.md", "scripts/run.sh": "echo pwned\n", ".jacked/vault.local.json": "{}"})
+    remote.push(
+        {
+            "groups/tools/hot.md": outside / "target.md",
+            "scripts/run.sh": "echo pwned\n",
+            ".jacked/vault.local.json": "{}",
+        }
+    )
     result = remote.run()
     assert tree_of(outside) == {"target.md": b"outside the vault\n"}
     if remote.door == "session-start-pull":
@@ -1774,7 +2007,8 @@ def test_every_door_keeps_every_rule(tmp_path: Path, tmp_path_factory: pytest.Te
     driver = DRIVERS.get((door, rule))
     if driver is None:
         pytest.fail(
-            f"no driver for door {door!r} x rule {rule!r}: write one in tests/test_gate_doors.py (@drives({door!r}, {rule!r})), "
+            f"no driver for door {door!r} x rule {rule!r}: "
+            f"write one in tests/test_gate_doors.py (@drives({door!r}, {rule!r})), "
             f"or say in jacked_vault/registry.py why {rule} cannot apply to {door}"
         )
     cell = Cell(tmp_path, door, tmp_path_factory)
@@ -1786,7 +2020,9 @@ def test_every_door_keeps_every_rule(tmp_path: Path, tmp_path_factory: pytest.Te
 
 def test_every_driver_drives_a_registered_cell():
     cells = {(d.name, r) for d in registry.DOORS for r in registry.RULES if r not in d.not_applicable}
-    assert set(DRIVERS) - cells == set(), "a driver for a door or rule the registry no longer has (or marks not applicable)"
+    assert set(DRIVERS) - cells == set(), (
+        "a driver for a door or rule the registry no longer has (or marks not applicable)"
+    )
     assert set(ARRIVALS) <= set(DOORS) and set(NOTE_DOORS) <= set(DOORS)
 
 
@@ -1951,7 +2187,7 @@ def audit_archive(world: World, door: str) -> None:
 def create_only_archive(world: World, door: str) -> None:
     """The archived file is the committed blob, byte for byte: a hand rewrite of the working copy is
     quarantined, and a file already at the archive path is never replaced (the note takes a free name)."""
-    note_id, rel = _closed_note(world)
+    _note_id, rel = _closed_note(world)
     committed = (world.vault / rel).read_bytes()
     path = world.vault / rel
     path.write_text(path.read_text().replace("the committed text", REWRITTEN))
@@ -1962,7 +2198,9 @@ def create_only_archive(world: World, door: str) -> None:
     assert result.code == 0 and result.json["quarantined"], result.out
     moved = result.json["moved"][0]["to"].removeprefix("group:")
     assert moved != f"archive/{rel}" and (world.vault / moved).read_bytes() == committed
-    assert taken.read_bytes() == b"a stray file, not ours\n" and REWRITTEN not in git(world.vault, "show", f"HEAD:{moved}")
+    assert taken.read_bytes() == b"a stray file, not ours\n" and REWRITTEN not in git(
+        world.vault, "show", f"HEAD:{moved}"
+    )
 
 
 @drives("archive", "containment")

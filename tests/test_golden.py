@@ -16,7 +16,7 @@ import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
-from datetime import date, datetime, timezone
+from datetime import date, datetime, UTC
 from pathlib import Path
 
 import pytest
@@ -58,9 +58,11 @@ class Session:
             text = text.replace(path, "<TMP>")
         for path, label in ((sys.executable, "<PYTHON>"), (str(Path(sys.executable).parent), "<BIN>")):
             text = text.replace(path, label)
-        text = re.sub(r"mem_\d{8}_[0-9a-z]{26}", lambda m: self.ids.setdefault(m.group(), f"<ID{len(self.ids) + 1}>"), text)
+        text = re.sub(
+            r"mem_\d{8}_[0-9a-z]{26}", lambda m: self.ids.setdefault(m.group(), f"<ID{len(self.ids) + 1}>"), text
+        )
         text = re.sub(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z", "<TIME>", text)
-        for today in {date.today().isoformat(), datetime.now(timezone.utc).date().isoformat()}:
+        for today in {date.today().isoformat(), datetime.now(UTC).date().isoformat()}:
             text = text.replace(today, "<TODAY>")
         text = re.sub(r"<TODAY> \d{2}:\d{2}", "<TODAY> <HH:MM>", text)
         text = re.sub(r"jacked-backup-\d{8}-\d{6}(-\d+)?", "jacked-backup-<STAMP>", text)
@@ -90,8 +92,22 @@ def _scenes(s: Session) -> None:
     s.run("memory-help", "memory", "--help")
     s.run("init", "memory", "init", "--no-scan")
     s.run("init-again-scan", "memory", "init")
-    s.run("add", "memory", "add", "--kind", "decision", "--title", "Use SQLite FTS5 for search", "--tag", "search", "--tag", "sqlite",
-          "--body", "It ships with Python. No server to run.", cwd=code)
+    s.run(
+        "add",
+        "memory",
+        "add",
+        "--kind",
+        "decision",
+        "--title",
+        "Use SQLite FTS5 for search",
+        "--tag",
+        "search",
+        "--tag",
+        "sqlite",
+        "--body",
+        "It ships with Python. No server to run.",
+        cwd=code,
+    )
     first = _id(run_cli("memory", "search", "fts5", "--json", vault=vault, **s.env), "Use SQLite FTS5 for search")
     s.run("add-linked", "memory", "add", "--title", "Index refresh diffs commits", "--link", first,
           "--body", "The index catches up by diffing trees.", cwd=code)
@@ -109,7 +125,10 @@ def _scenes(s: Session) -> None:
     s.run("hot-show", "memory", "hot", "show", cwd=code)
     folder = vault / "groups/api/episodic/github.com__acme__api"
     folder.mkdir(parents=True)
-    for day, (hhmm, branch, text) in {"2026-11-12": ("09:00", "main", "Set up the importer."), "2026-11-20": ("17:30", "feat/x", "Wrote the parser.")}.items():
+    for day, (hhmm, branch, text) in {
+        "2026-11-12": ("09:00", "main", "Set up the importer."),
+        "2026-11-20": ("17:30", "feat/x", "Wrote the parser."),
+    }.items():
         (folder / f"today-{day}.md").write_text(f"# github.com/acme/api — {day}\n\n## {hhmm} | {branch}\n{text}\n")
     git(vault, "add", "-A")
     git(vault, "commit", "-qm", "episodic days")
@@ -125,7 +144,15 @@ def _scenes(s: Session) -> None:
     git(code, "add", "b.txt")
     git(code, "commit", "-qm", "add b")
     git(code, "checkout", "-q", "main")
-    git(code, "merge", "-q", "--no-ff", "feat", "-m", "Merge pull request #13 from acme/feat\n\nAdd the b file because we need it.")
+    git(
+        code,
+        "merge",
+        "-q",
+        "--no-ff",
+        "feat",
+        "-m",
+        "Merge pull request #13 from acme/feat\n\nAdd the b file because we need it.",
+    )
     s.run("capture-merge", "memory", "capture-merge", "--no-gh", "--commit", "HEAD", cwd=code)
     s.run("review", "memory", "review")
     merge_note = run_cli("memory", "review", "--json", vault=vault, **s.env).json["candidates"][0]["id"]
@@ -168,7 +195,9 @@ def _scenes(s: Session) -> None:
     from jacked_vault.document import render_note
     from jacked_vault.write.create import build_note
 
-    orphan = build_note(title="Orphan", body="b", kind="note", scope="group", group="api", repos=[], source_harness="t", origin="cli")
+    orphan = build_note(
+        title="Orphan", body="b", kind="note", scope="group", group="api", repos=[], source_harness="t", origin="cli"
+    )
     (vault / "groups/api/note/orphan.md").write_bytes(render_note(orphan))
     (vault / "groups/api/note/junk.md").write_text("title: not a note\n")
     (vault / "groups/api/index.md").write_text("# hand edited\n")
@@ -179,25 +208,52 @@ def _scenes(s: Session) -> None:
     # title with other text; asking for a status (these come last: their ids number nothing before)
     s.run("handoff-again", "memory", "handoff", "--from", "claude", "--target", "codex", "--title", "Finish the parser",
           "--body", "Tests in tests/test_parse.py fail on CRLF.", cwd=code)
-    handoff_id = _id(run_cli("memory", "search", "parser", "--all", "--json", vault=vault, **s.env), "Finish the parser")
+    handoff_id = _id(
+        run_cli("memory", "search", "parser", "--all", "--json", vault=vault, **s.env), "Finish the parser"
+    )
     s.run("read-not-visible", "memory", "read", handoff_id)
-    s.run("add-same-title", "memory", "add", "--kind", "decision", "--title", "Add the b file because we need it. (#13)",
-          "--body", "A second view of the same merge.", cwd=code)
+    s.run(
+        "add-same-title",
+        "memory",
+        "add",
+        "--kind",
+        "decision",
+        "--title",
+        "Add the b file because we need it. (#13)",
+        "--body",
+        "A second view of the same merge.",
+        cwd=code,
+    )
     s.run("search-superseded", "memory", "search", "--status", "superseded")
     # issue 18.12: forget a pushed note; a stub git-filter-repo on PATH pins which purge tool is named
     tools = tmp / "tools"
     tools.mkdir()
     (tools / "git-filter-repo").write_text("#!/bin/sh\nexit 1\n")
     (tools / "git-filter-repo").chmod(0o755)
-    leaked = run_cli("memory", "add", "--title", "Staging login", "--body", "The admin signs in with Tr0ub4dor-horse-staple-91.",
-                     "--json", vault=vault, cwd=code, **s.env).json["memory"]["id"]
+    leaked = run_cli(
+        "memory",
+        "add",
+        "--title",
+        "Staging login",
+        "--body",
+        "The admin signs in with Tr0ub4dor-horse-staple-91.",
+        "--json",
+        vault=vault,
+        cwd=code,
+        **s.env,
+    ).json["memory"]["id"]
     run_cli("memory", "push", vault=vault, **s.env)
     s.run("forget", "memory", "forget", leaked, PATH=f"{tools}{os.pathsep}{os.environ['PATH']}")
     s.run("ui-help", "memory", "ui", "--help")  # it serves until interrupted: its pages are pinned by tests/test_ui.py
     # issue 24: the one switch on a fresh HOME holding Claude Code's folder (no harness binary on PATH)
     fresh = tmp / "fresh"
     (fresh / ".claude").mkdir(parents=True)
-    switch = dict(HOME=str(fresh), JACKED_VAULT_DIR=str(fresh / "jacked-vault"), XDG_CONFIG_HOME=str(fresh / ".config"), PATH=os.pathsep.join(("/usr/bin", "/bin")))
+    switch = dict(
+        HOME=str(fresh),
+        JACKED_VAULT_DIR=str(fresh / "jacked-vault"),
+        XDG_CONFIG_HOME=str(fresh / ".config"),
+        PATH=os.pathsep.join(("/usr/bin", "/bin")),
+    )
     s.run("enable", "memory", "enable", "--yes", cwd=fresh, **switch)
     s.run("disable", "memory", "disable", cwd=fresh, **switch)
     # issue 24.3, 24.5: the librarian's counters, then archive/ (the superseded decision moves there)

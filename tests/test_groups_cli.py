@@ -53,9 +53,13 @@ def test_init_yes_writes_mapping_as_a_commit_and_adds_follow_it(tmp_path: Path, 
     assert config["groups"]["acme"]["repos"] == ["github.com/acme/acme-api", "github.com/acme/acme-web"]
     assert config["roots"] == [str(repos_root)]
     assert git(vault, "log", "-1", "--format=%s").startswith("memory(config): groups acme, globex")
-    added = run_cli("memory", "add", "--title", "Shared auth", "--body", "b", "--json", vault=vault, cwd=repos_root / "acme-web")
+    added = run_cli(
+        "memory", "add", "--title", "Shared auth", "--body", "b", "--json", vault=vault, cwd=repos_root / "acme-web"
+    )
     assert added.json["memory"]["group"] == "acme"
-    solo = run_cli("memory", "add", "--title", "Scratch fact", "--body", "b", "--json", vault=vault, cwd=repos_root / "scratch")
+    solo = run_cli(
+        "memory", "add", "--title", "Scratch fact", "--body", "b", "--json", vault=vault, cwd=repos_root / "scratch"
+    )
     assert solo.json["memory"]["group"] == "scratch"
     again = run_cli("memory", "init", "--root", str(repos_root), "--yes", "--json", vault=vault)
     assert again.json["created"] is False and again.json["groups"]["suggestions"] == []
@@ -91,7 +95,11 @@ def test_group_map_list_and_refusals(tmp_path: Path, repos_root: Path):
     run_cli("memory", "init", "--no-scan", vault=vault)
     mapped = run_cli("memory", "group", "map", str(repos_root / "shipping" ), "logistics", "--json", vault=vault)
     assert mapped.code == 0, mapped.err
-    assert (mapped.json["repo"], mapped.json["group"], mapped.json["previous"]) == ("github.com/globex/shipping", "logistics", None)
+    assert (mapped.json["repo"], mapped.json["group"], mapped.json["previous"]) == (
+        "github.com/globex/shipping",
+        "logistics",
+        None,
+    )
     moved = run_cli("memory", "group", "map", "github.com/globex/shipping", "freight", "--json", vault=vault)
     assert moved.json["previous"] == "logistics"
     same = run_cli("memory", "group", "map", "github.com/globex/shipping", "freight", "--json", vault=vault)
@@ -122,7 +130,9 @@ def test_duplicate_mapping_edited_by_hand_is_reported_by_doctor(tmp_path: Path):
     (vault / "vault.json").write_text(json.dumps(config))
     report = run_cli("memory", "doctor", "--json", vault=vault)
     assert report.code == 1
-    assert report.json["config_problems"] == [{"code": "DUPLICATE_MAPPING", "repo": "github.com/o/r", "groups": ["a", "b"]}]
+    assert report.json["config_problems"] == [
+        {"code": "DUPLICATE_MAPPING", "repo": "github.com/o/r", "groups": ["a", "b"]}
+    ]
 
 
 def test_invalid_vault_json_names_file_and_field(tmp_path: Path):
@@ -134,13 +144,21 @@ def test_invalid_vault_json_names_file_and_field(tmp_path: Path):
     assert "vault.json" in result.json["error"]["message"] and "groups/ok/repos" in result.json["error"]["message"]
     (vault / "vault.json").write_text("{not json")
     broken = run_cli("memory", "group", "list", "--json", vault=vault)
-    assert broken.json["error"]["code"] == "JACKED_MEMORY_CONFIG" and "not valid JSON" in broken.json["error"]["message"]
+    assert (
+        broken.json["error"]["code"] == "JACKED_MEMORY_CONFIG" and "not valid JSON" in broken.json["error"]["message"]
+    )
 
 
 def test_init_suggests_the_organisation_and_says_why_the_personal_account_is_not_grouped(tmp_path: Path):
     """Issue 10.2: three acme repos and two of the person's own; the organisation is grouped."""
     root = tmp_path / "Github"
-    for owner, name in [("acme", "billing"), ("acme", "ledger"), ("acme", "search"), ("newcomer", "dotfiles"), ("newcomer", "blog")]:
+    for owner, name in [
+        ("acme", "billing"),
+        ("acme", "ledger"),
+        ("acme", "search"),
+        ("newcomer", "dotfiles"),
+        ("newcomer", "blog"),
+    ]:
         (root / name).mkdir(parents=True)
         make_repo(root / name, f"git@github.com:{owner}/{name}.git")
     gitconfig = tmp_path / "gitconfig"
@@ -156,13 +174,20 @@ def test_init_suggests_the_organisation_and_says_why_the_personal_account_is_not
     assert (considered["github.com/acme"]["suggested"], considered["github.com/acme"]["name"]) == (True, "acme")
     mine = considered["github.com/newcomer"]
     assert (mine["suggested"], mine["code"], mine["name"]) == (False, "personal", None)
-    assert mine["repos"] == ["github.com/newcomer/blog", "github.com/newcomer/dotfiles"] and "your own account" in mine["reason"]
+    assert (
+        mine["repos"] == ["github.com/newcomer/blog", "github.com/newcomer/dotfiles"]
+        and "your own account" in mine["reason"]
+    )
 
     human = run_cli("memory", "group", "suggest", "--root", str(root), vault=vault, GIT_CONFIG_GLOBAL=str(gitconfig))
     assert human.code == 0, human.err
     lines = human.out.splitlines()
     assert "suggested group acme (3 repos share the remote owner github.com/acme): " + ", ".join(acme) in lines
-    assert any(line.startswith("not grouped: github.com/newcomer/blog, github.com/newcomer/dotfiles (") and "your own account" in line for line in lines)
+    assert any(
+        line.startswith("not grouped: github.com/newcomer/blog, github.com/newcomer/dotfiles (")
+        and "your own account" in line
+        for line in lines
+    )
     assert "Traceback" not in human.err and "{" not in human.out
 
 

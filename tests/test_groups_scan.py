@@ -429,13 +429,25 @@ def test_duplicate_mappings() -> None:
 
 
 def test_one_prefix_under_two_owners_gives_two_groups_named_after_their_owners() -> None:
-    repos = _scanned("github.com/orga/hank-x", "github.com/orga/hank-y", "github.com/orgb/hank-p", "github.com/orgb/hank-q")
+    repos = _scanned(
+        "github.com/orga/hank-x", "github.com/orga/hank-y", "github.com/orgb/hank-p", "github.com/orgb/hank-q"
+    )
     assert suggest_groups(repos) == [
-        GroupSuggestion("orga-hank", ["github.com/orga/hank-x", "github.com/orga/hank-y"], "2 repos of github.com/orga share the name prefix 'hank'"),
-        GroupSuggestion("orgb-hank", ["github.com/orgb/hank-p", "github.com/orgb/hank-q"], "2 repos of github.com/orgb share the name prefix 'hank'"),
+        GroupSuggestion(
+            "orga-hank",
+            ["github.com/orga/hank-x", "github.com/orga/hank-y"],
+            "2 repos of github.com/orga share the name prefix 'hank'",
+        ),
+        GroupSuggestion(
+            "orgb-hank",
+            ["github.com/orgb/hank-p", "github.com/orgb/hank-q"],
+            "2 repos of github.com/orgb share the name prefix 'hank'",
+        ),
     ]
     # A prefix only one owner uses keeps its short name.
-    assert [s.name for s in suggest_groups(repos[:2] + _scanned("github.com/orgb/tools-a", "github.com/orgb/tools-b"))] == ["hank", "tools"]
+    assert [
+        s.name for s in suggest_groups(repos[:2] + _scanned("github.com/orgb/tools-a", "github.com/orgb/tools-b"))
+    ] == ["hank", "tools"]
 
 
 def test_the_owner_with_the_most_repos_is_not_taken_for_a_personal_account() -> None:

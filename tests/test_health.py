@@ -29,7 +29,9 @@ def machine(tmp_path: Path) -> tuple[Path, Path]:
 
 
 def _hook(name: str, vault: Path, repo: Path, payload: dict | None = None):
-    return run_cli("_hook", name, "--vault", str(vault), vault=vault, cwd=repo, stdin=json.dumps(payload or {"cwd": str(repo)}))
+    return run_cli(
+        "_hook", name, "--vault", str(vault), vault=vault, cwd=repo, stdin=json.dumps(payload or {"cwd": str(repo)})
+    )
 
 
 def _warnings(vault: Path, repo: Path) -> list[str]:
@@ -47,16 +49,30 @@ def test_an_empty_failed_folder_counts_nothing_and_failed_merge_captures_count(m
     _hook("session-start", vault, repo)
     assert "drain-started" not in (vault / ".jacked" / "log").read_text()
     cache = vault / ".jacked"
-    merge = {"repo": str(repo), "identity": "github.com/acme/api", "commit": SHA, "merge_kind": "merge", "branch": "main"}
+    merge = {
+        "repo": str(repo),
+        "identity": "github.com/acme/api",
+        "commit": SHA,
+        "merge_kind": "merge",
+        "branch": "main",
+    }
     gave_up = enqueue(cache, merge, kind="merge", key=f"merge:{SHA}", tries=5, error="JACKED_MEMORY_LOCKED")
     gave_up.rename(failed / gave_up.name)
     enqueue(cache, {**merge, "commit": SHA[::-1]}, kind="merge", key=f"merge:{SHA[::-1]}", tries=1)
     captures = run_cli("memory", "status", "--json", vault=vault, cwd=repo).json["captures"]
-    assert captures == {"pending": 1, "failed": 1, "by_kind": {"session": nothing, "merge": {"pending": 1, "failed": 1}}}
-    assert {"1 capture(s) queued for retry", "1 capture(s) failed (see `jacked memory doctor`)"} <= set(_warnings(vault, repo))
+    assert captures == {
+        "pending": 1,
+        "failed": 1,
+        "by_kind": {"session": nothing, "merge": {"pending": 1, "failed": 1}},
+    }
+    assert {"1 capture(s) queued for retry", "1 capture(s) failed (see `jacked memory doctor`)"} <= set(
+        _warnings(vault, repo)
+    )
     doctor = run_cli("memory", "doctor", "--json", vault=vault)
     assert doctor.code == 0 and doctor.json["ok"] is True and doctor.json["captures"]["failed"] == 1
-    assert [w["code"] for w in doctor.json["warnings"]] == ["FAILED_CAPTURES"] and "queue/failed" in doctor.json["warnings"][0]["fix"]
+    assert [w["code"] for w in doctor.json["warnings"]] == ["FAILED_CAPTURES"] and "queue/failed" in doctor.json[
+        "warnings"
+    ][0]["fix"]
 
 
 def test_status_shows_what_is_installed_and_how_each_hook_last_ran(machine, tmp_path: Path):
@@ -67,9 +83,17 @@ def test_status_shows_what_is_installed_and_how_each_hook_last_ran(machine, tmp_
 
     vault, repo = machine
     before = run_cli("memory", "status", "--json", vault=vault, cwd=repo).json["hooks"]
-    assert (before["claude"]["state"], before["claude"]["last_run"], before["post_merge"]["state"]) == ("absent", None, "not-installed")
+    assert (before["claude"]["state"], before["claude"]["last_run"], before["post_merge"]["state"]) == (
+        "absent",
+        None,
+        "not-installed",
+    )
     assert all(where["user"] == "absent" for where in before["mcp"].values())
-    assert {part: row["state"] for part, row in before["harnesses"]["claude"].items()} == {"mcp": "absent", "brief": "absent", "capture": "absent"}
+    assert {part: row["state"] for part, row in before["harnesses"]["claude"].items()} == {
+        "mcp": "absent",
+        "brief": "absent",
+        "capture": "absent",
+    }
     for args in (("--claude",), ("--mcp", "claude", "--user"), ("--git", str(repo))):
         assert run_cli("memory", "hooks", "install", *args, vault=vault, cwd=repo).code == 0
     assert _hook("session-start", vault, repo).code == 0
@@ -78,16 +102,37 @@ def test_status_shows_what_is_installed_and_how_each_hook_last_ran(machine, tmp_
     (vault / ".jacked" / "queue").unlink()
     capture_merge_from_hook(str(vault), str(repo))
     _serve_once(vault, repo)
-    assert run_cli("_hook", "session-start", "--harness", "codex", "--vault", str(vault), vault=vault, cwd=repo, stdin=json.dumps({"cwd": str(repo)})).code == 0
+    assert (
+        run_cli(
+            "_hook",
+            "session-start",
+            "--harness",
+            "codex",
+            "--vault",
+            str(vault),
+            vault=vault,
+            cwd=repo,
+            stdin=json.dumps({"cwd": str(repo)}),
+        ).code
+        == 0
+    )
     _serve_once(vault, repo, harness="zed")  # a client that registered the server itself, and asked for the brief
 
     status = run_cli("memory", "status", "--json", vault=vault, cwd=repo)
     hooks = status.json["hooks"]
-    assert hooks["claude"]["state"] == "installed" and hooks["claude"]["events"] == ["PreCompact", "SessionEnd", "SessionStart"]
+    assert hooks["claude"]["state"] == "installed" and hooks["claude"]["events"] == [
+        "PreCompact",
+        "SessionEnd",
+        "SessionStart",
+    ]
     claude_run = hooks["claude"]["last_run"]
-    assert claude_run["name"] == "pre-compact" and claude_run["ok"] is False and claude_run["outcome"].startswith("error ")
+    assert (
+        claude_run["name"] == "pre-compact" and claude_run["ok"] is False and claude_run["outcome"].startswith("error ")
+    )
     assert hooks["mcp"]["claude"]["user"] == "installed" and hooks["mcp"]["claude"]["project"] == "absent"
-    assert hooks["mcp"]["claude"]["last_run"]["ok"] is True and hooks["mcp"]["claude"]["last_run"]["outcome"].startswith("ended")
+    assert hooks["mcp"]["claude"]["last_run"]["ok"] is True and hooks["mcp"]["claude"]["last_run"][
+        "outcome"
+    ].startswith("ended")
     assert hooks["post_merge"]["state"] == "installed" and hooks["post_merge"]["last_run"]["ok"] is True
 
     table = hooks["harnesses"]
@@ -95,31 +140,50 @@ def test_status_shows_what_is_installed_and_how_each_hook_last_ran(machine, tmp_
     assert claude["mcp"]["state"] == "installed" and claude["mcp"]["where"] == [f"user: {tmp_path / '.claude.json'}"]
     assert claude["mcp"]["last_run"]["outcome"].startswith("ended")
     settings = str(tmp_path / ".claude" / "settings.json")
-    assert claude["brief"]["state"] == "installed" and claude["brief"]["where"] == [settings] and "SessionStart" in claude["brief"]["via"]
+    assert (
+        claude["brief"]["state"] == "installed"
+        and claude["brief"]["where"] == [settings]
+        and "SessionStart" in claude["brief"]["via"]
+    )
     assert claude["brief"]["last_run"]["name"] == "session-start" and claude["brief"]["last_run"]["ok"] is True
     assert claude["capture"]["state"] == "installed" and claude["capture"]["last_run"]["name"] == "pre-compact"
     assert claude["capture"]["last_run"]["ok"] is False
     assert table["codex"]["brief"]["last_run"]["name"] == "codex:session-start"  # its hook ran, whatever is installed
-    assert table["zed"]["mcp"]["state"] == "elsewhere" and table["zed"]["mcp"]["last_run"]["outcome"].startswith("ended")
+    assert table["zed"]["mcp"]["state"] == "elsewhere" and table["zed"]["mcp"]["last_run"]["outcome"].startswith(
+        "ended"
+    )
     assert table["zed"]["brief"]["state"] == "mcp" and table["zed"]["brief"]["last_run"]["ok"] is True
     assert table["zed"]["capture"]["state"] == "absent"
-    assert {part: row["state"] for part, row in table["opencode"].items()} == {"mcp": "absent", "brief": "absent", "capture": "absent"}
-    assert table["git"]["capture"]["state"] == "installed" and table["git"]["capture"]["where"] == [str(repo / ".git" / "hooks" / "post-merge")]
+    assert {part: row["state"] for part, row in table["opencode"].items()} == {
+        "mcp": "absent",
+        "brief": "absent",
+        "capture": "absent",
+    }
+    assert table["git"]["capture"]["state"] == "installed" and table["git"]["capture"]["where"] == [
+        str(repo / ".git" / "hooks" / "post-merge")
+    ]
 
     human = run_cli("memory", "status", vault=vault, cwd=repo).out
     block = human.split("hooks (per harness and part: state, where, last run):\n", 1)[1].splitlines()
     assert block[0].startswith("  claude    mcp      installed (jacked-memory-mcp) in user: ")
-    assert block[1].startswith("            brief    installed (hook (SessionStart)) in ") and ", ok: brief " in block[1]
+    assert (
+        block[1].startswith("            brief    installed (hook (SessionStart)) in ") and ", ok: brief " in block[1]
+    )
     assert block[2].startswith("            capture  installed") and "FAILED: error " in block[2]
     assert any(line.startswith("  zed       mcp      elsewhere") for line in block)
-    assert any(line.startswith("  nothing installed for ") and "opencode" in line for line in block) and "captures: 0 pending, 0 failed" in block
+    assert (
+        any(line.startswith("  nothing installed for ") and "opencode" in line for line in block)
+        and "captures: 0 pending, 0 failed" in block
+    )
     assert any(w.startswith("the last pre-compact hook run failed") for w in _warnings(vault, repo))
 
     # `hooks status` with no option shows the same table first (a --user registration is not `absent`)
     listed = run_cli("memory", "hooks", "status", "--json", vault=vault, cwd=repo)
     assert listed.code == 0
     rows = {(row["harness"], row["part"]): row for row in listed.json["harnesses"]}
-    assert rows[("claude", "mcp")]["state"] == "installed" and rows[("claude", "mcp")]["where"] == claude["mcp"]["where"]
+    assert (
+        rows[("claude", "mcp")]["state"] == "installed" and rows[("claude", "mcp")]["where"] == claude["mcp"]["where"]
+    )
     assert rows[("git", "capture")]["state"] == "installed"
     text = run_cli("memory", "hooks", "status", vault=vault, cwd=repo).out
     assert text.startswith("claude    mcp      installed (jacked-memory-mcp) in user: ")
@@ -144,10 +208,26 @@ def test_every_harness_family_fills_its_rows(machine, tmp_path: Path):
     vault, repo = machine
     assert run_cli("memory", "hooks", "install", "--codex", "--cursor", "--opencode", vault=vault, cwd=repo).code == 0
     for harness in ("codex", "cursor", "opencode"):
-        assert run_cli("_hook", "session-start", "--harness", harness, "--vault", str(vault), vault=vault, cwd=repo, stdin=json.dumps({"cwd": str(repo)})).code == 0
+        assert (
+            run_cli(
+                "_hook",
+                "session-start",
+                "--harness",
+                harness,
+                "--vault",
+                str(vault),
+                vault=vault,
+                cwd=repo,
+                stdin=json.dumps({"cwd": str(repo)}),
+            ).code
+            == 0
+        )
     table = run_cli("memory", "status", "--json", vault=vault, cwd=repo).json["hooks"]["harnesses"]
     for harness in ("codex", "cursor", "opencode"):
-        assert table[harness]["brief"]["state"] == "installed" and table[harness]["capture"]["state"] == "installed", (harness, table[harness])
+        assert table[harness]["brief"]["state"] == "installed" and table[harness]["capture"]["state"] == "installed", (
+            harness,
+            table[harness],
+        )
         assert table[harness]["brief"]["last_run"]["name"] == f"{harness}:session-start", table[harness]["brief"]
         assert table[harness]["capture"]["last_run"] is None
     assert table["claude"]["brief"]["state"] == "absent" and table["claude"]["brief"]["last_run"] is None

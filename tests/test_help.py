@@ -36,7 +36,9 @@ def test_every_command_and_option_has_a_help_text():
     assert missing == []
 
 
-@pytest.mark.parametrize("path", ["", "memory", *leaf_commands(), "memory group", "memory hooks", "memory hot", "memory remote"])
+@pytest.mark.parametrize(
+    "path", ["", "memory", *leaf_commands(), "memory group", "memory hooks", "memory hot", "memory remote"]
+)
 def test_help_has_readable_metavars_and_an_example(path: str):
     text = _help(*path.split())
     assert PYTHON_TYPE.search(text) is None, text
@@ -64,7 +66,8 @@ def test_version_and_completion_are_offered():
 def test_help_imports_nothing_heavy():
     code = (
         "import sys; from jacked_vault.cli.main import main; main(['--help']);"
-        "heavy = ('pygit2', 'ruamel', 'jsonschema', 'fastjsonschema', 'mcp', 'sqlite3', 'jacked_vault.search', 'jacked_vault.store');"
+        "heavy = ('pygit2', 'ruamel', 'jsonschema', 'fastjsonschema', 'mcp', 'sqlite3',"
+        " 'jacked_vault.search', 'jacked_vault.store');"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in heavy or m.startswith(heavy)), file=sys.stderr)"
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)

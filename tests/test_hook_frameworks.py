@@ -39,9 +39,15 @@ def _tool(name: str, env: str) -> str | None:
 HUSKY = _tool("husky", "JACKED_TEST_HUSKY")
 LEFTHOOK = _tool("lefthook", "JACKED_TEST_LEFTHOOK")
 PRE_COMMIT = _tool("pre-commit", "JACKED_TEST_PRE_COMMIT")
-needs_husky = pytest.mark.skipif(HUSKY is None, reason="husky is not installed (npm install husky; or set JACKED_TEST_HUSKY)")
-needs_lefthook = pytest.mark.skipif(LEFTHOOK is None, reason="lefthook is not installed (npm install lefthook; or set JACKED_TEST_LEFTHOOK)")
-needs_pre_commit = pytest.mark.skipif(PRE_COMMIT is None, reason="pre-commit is not installed (pip install pre-commit; or set JACKED_TEST_PRE_COMMIT)")
+needs_husky = pytest.mark.skipif(
+    HUSKY is None, reason="husky is not installed (npm install husky; or set JACKED_TEST_HUSKY)"
+)
+needs_lefthook = pytest.mark.skipif(
+    LEFTHOOK is None, reason="lefthook is not installed (npm install lefthook; or set JACKED_TEST_LEFTHOOK)"
+)
+needs_pre_commit = pytest.mark.skipif(
+    PRE_COMMIT is None, reason="pre-commit is not installed (pip install pre-commit; or set JACKED_TEST_PRE_COMMIT)"
+)
 
 
 def _env(world: World, tool: str) -> dict[str, str]:
@@ -51,17 +57,35 @@ def _env(world: World, tool: str) -> dict[str, str]:
     shim.mkdir(exist_ok=True)
     if not (shim / Path(tool).name).exists():
         (shim / Path(tool).name).symlink_to(tool)
-    return dict(world.env, PATH=f"{shim}{os.pathsep}{world.path}", PRE_COMMIT_HOME=str(world.tmp / "pre-commit-home"), LEFTHOOK_QUIET="meta,summary,execution")
+    return dict(
+        world.env,
+        PATH=f"{shim}{os.pathsep}{world.path}",
+        PRE_COMMIT_HOME=str(world.tmp / "pre-commit-home"),
+        LEFTHOOK_QUIET="meta,summary,execution",
+    )
 
 
 def _run(world: World, tool: str, *args: str) -> subprocess.CompletedProcess:
-    done = subprocess.run([tool, *args], cwd=world.repo, env=_env(world, tool), capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [tool, *args], cwd=world.repo, env=_env(world, tool), capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0, f"{tool} {' '.join(args)}: {done.stdout}{done.stderr}"
     return done
 
 
 def _hooks(world: World, *args: str) -> tuple[int, dict]:
-    result = run_cli("memory", "hooks", *args, "--git", str(world.repo), "--json", vault=world.vault, cwd=world.repo, HOME=str(world.tmp), PATH=world.path)
+    result = run_cli(
+        "memory",
+        "hooks",
+        *args,
+        "--git",
+        str(world.repo),
+        "--json",
+        vault=world.vault,
+        cwd=world.repo,
+        HOME=str(world.tmp),
+        PATH=world.path,
+    )
     return result.code, result.json
 
 
@@ -69,8 +93,13 @@ def _merge(world: World, tool: str, n: int) -> dict[str, str]:
     """Merge a new branch feat<n> through the framework's hooks; the run's mark (see helpers/processes.py)."""
     mark = run_mark()
     feature(world, f"feat{n}", {f"f{n}.txt": f"{n}\n"})
-    merged = subprocess.run(["git", "-C", str(world.repo), "merge", "-q", "--no-ff", f"feat{n}", "-m", f"Merge branch 'feat{n}'"],
-                            env=dict(_env(world, tool), **mark), capture_output=True, text=True, timeout=120)  # fmt: skip
+    merged = subprocess.run(
+        ["git", "-C", str(world.repo), "merge", "-q", "--no-ff", f"feat{n}", "-m", f"Merge branch 'feat{n}'"],
+        env=dict(_env(world, tool), **mark),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert merged.returncode == 0, merged.stdout + merged.stderr
     return mark
 
@@ -87,7 +116,11 @@ def _no_new_capture(world: World, mark: dict[str, str], count: int) -> None:
 
 
 def _files(folder: Path) -> dict[str, bytes]:
-    return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file() and not p.name.endswith(".sample")} if folder.is_dir() else {}
+    return (
+        {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file() and not p.name.endswith(".sample")}
+        if folder.is_dir()
+        else {}
+    )
 
 
 # -- husky ----------------------------------------------------------------------------------------
@@ -102,11 +135,18 @@ def test_husky_keeps_running_its_script_and_captures_through_the_line_it_is_give
     world.git("commit", "-qm", "husky post-merge")
     before = (_files(world.repo / ".husky"), _files(world.repo / ".husky" / "_"), _files(world.repo / ".git" / "hooks"))
 
-    for args in (("install",), ("install", "--follow-hooks-path", "--force")):  # refused, even forced: never moved aside
+    for args in (
+        ("install",),
+        ("install", "--follow-hooks-path", "--force"),
+    ):  # refused, even forced: never moved aside
         code, answer = _hooks(world, *args)
         message = answer["git"][0]["error"]["message"]
         assert code == 1 and "husky" in message and FRAMEWORK_LINE in message and str(script) in message, answer
-    assert (_files(world.repo / ".husky"), _files(world.repo / ".husky" / "_"), _files(world.repo / ".git" / "hooks")) == before
+    assert (
+        _files(world.repo / ".husky"),
+        _files(world.repo / ".husky" / "_"),
+        _files(world.repo / ".git" / "hooks"),
+    ) == before
     _merge(world, HUSKY, 1)
     assert _trace(world) == ["husky-ran 0"]  # the person's husky script still runs
 
@@ -158,7 +198,9 @@ def test_lefthook_keeps_running_its_commands_and_captures_through_the_command_it
     _merge(world, LEFTHOOK, 1)
     assert _trace(world) == ["lefthook-ran 0"]
 
-    config.write_text(config.read_text() + LEFTHOOK_SNIPPET.split("commands:\n", 1)[1])  # the command, in the post-merge section
+    config.write_text(
+        config.read_text() + LEFTHOOK_SNIPPET.split("commands:\n", 1)[1]
+    )  # the command, in the post-merge section
     code, answer = _hooks(world, "install")
     assert code == 0 and answer["git"][0]["via"] == "lefthook" and answer["git"][0]["state"] == "installed", answer
     _merge(world, LEFTHOOK, 2)
@@ -172,16 +214,24 @@ def test_lefthook_keeps_running_its_commands_and_captures_through_the_command_it
 
 @needs_lefthook
 def test_a_hook_lefthook_moved_aside_is_found_stranded_and_install_moves_to_its_way(world: World):
-    code, _ = _hooks(world, "install")  # jacked first, lefthook after: lefthook renames it post-merge.old and never runs it
+    code, _ = _hooks(
+        world, "install"
+    )  # jacked first, lefthook after: lefthook renames it post-merge.old and never runs it
     assert code == 0
     (world.repo / "lefthook.yml").write_text(LEFTHOOK_CONFIG.replace("TRACE", str(world.tmp / "trace")))
     _run(world, LEFTHOOK, "install")
     assert (world.repo / ".git" / "hooks" / "post-merge.old").exists()
     code, answer = _hooks(world, "status")
-    assert code == 1 and answer["git"][0]["state"] == "stranded" and "post-merge.old" in answer["git"][0]["error"]["message"], answer
+    assert (
+        code == 1
+        and answer["git"][0]["state"] == "stranded"
+        and "post-merge.old" in answer["git"][0]["error"]["message"]
+    ), answer
     code, answer = _hooks(world, "install")
     assert code == 1 and LEFTHOOK_SNIPPET.rstrip().splitlines()[-1] in answer["git"][0]["error"]["message"]
-    assert not (world.repo / ".git" / "hooks" / "post-merge.old").exists()  # taken back: nothing of jacked's where nothing runs it
+    assert not (
+        world.repo / ".git" / "hooks" / "post-merge.old"
+    ).exists()  # taken back: nothing of jacked's where nothing runs it
     assert _hooks(world, "status")[1]["git"][0]["state"] == "foreign"
 
 
@@ -213,7 +263,11 @@ def test_pre_commit_first_then_jacked_in_its_migration_mode(world: World):
     hooks = world.repo / ".git" / "hooks"
     theirs = (hooks / "post-merge").read_bytes()
     code, answer = _hooks(world, "install")  # no --force: pre-commit runs post-merge.legacy, the way it supports
-    assert code == 0 and answer["git"][0]["via"] == "pre-commit" and answer["git"][0]["jacked_hook"] == str(hooks / PRE_COMMIT_SLOT), answer
+    assert (
+        code == 0
+        and answer["git"][0]["via"] == "pre-commit"
+        and answer["git"][0]["jacked_hook"] == str(hooks / PRE_COMMIT_SLOT)
+    ), answer
     assert (hooks / "post-merge").read_bytes() == theirs
     _merge(world, PRE_COMMIT, 1)
     world.wait_captures(1)

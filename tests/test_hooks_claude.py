@@ -103,7 +103,18 @@ def test_cli_hooks_claude_and_git(tmp_path: Path):
     assert "jacked-vault post-merge hook" in (repo / ".git" / "hooks" / "post-merge").read_text()
     not_a_repo = run_cli("memory", "hooks", "install", "--git", str(tmp_path), "--json", vault=vault)
     assert not_a_repo.json["git"][0]["error"]["code"] == "JACKED_MEMORY_NOT_FOUND"
-    removed = run_cli("memory", "hooks", "uninstall", "--claude", "--settings", str(settings), "--git", str(repo), "--json", vault=vault)
+    removed = run_cli(
+        "memory",
+        "hooks",
+        "uninstall",
+        "--claude",
+        "--settings",
+        str(settings),
+        "--git",
+        str(repo),
+        "--json",
+        vault=vault,
+    )
     assert removed.json["claude"][0]["action"] == "removed" and not (repo / ".git" / "hooks" / "post-merge").exists()
     assert run_cli("memory", "hooks", "install", "--json", vault=vault).code == 2
 
@@ -121,7 +132,9 @@ def test_a_vault_set_only_by_the_environment_is_named_by_every_registration(tmp_
     repo = tmp_path / "code"
     repo.mkdir()
     make_repo(repo, "git@github.com:o/code.git")
-    done = run_cli("memory", "hooks", "install", "--claude", "--mcp", "claude", "--user", "--git", str(repo), vault=vault, cwd=repo)
+    done = run_cli(
+        "memory", "hooks", "install", "--claude", "--mcp", "claude", "--user", "--git", str(repo), vault=vault, cwd=repo
+    )
     assert done.code == 0, done.out + done.err
 
     settings = json.loads((tmp_path / ".claude" / "settings.json").read_text())
@@ -134,8 +147,19 @@ def test_a_vault_set_only_by_the_environment_is_named_by_every_registration(tmp_
     env = {k: v for k, v in cli_env().items() if not k.startswith("JACKED_")}
     env["HOME"] = str(tmp_path)  # Claude Code started without $JACKED_VAULT_DIR
     payload = json.dumps({"session_id": "s1", "cwd": str(repo), "hook_event_name": "SessionStart", "source": "startup"})
-    started = subprocess.run(commands["SessionStart"], shell=True, input=payload, capture_output=True, text=True, cwd=repo, env=env, timeout=120)
-    assert started.returncode == 0 and "jacked-vault memory for github.com/o/code" in started.stdout, started.stdout + started.stderr
+    started = subprocess.run(
+        commands["SessionStart"],
+        shell=True,
+        input=payload,
+        capture_output=True,
+        text=True,
+        cwd=repo,
+        env=env,
+        timeout=120,
+    )
+    assert started.returncode == 0 and "jacked-vault memory for github.com/o/code" in started.stdout, (
+        started.stdout + started.stderr
+    )
     assert "hook=session-start" in (vault / ".jacked" / "log").read_text()
     assert not (tmp_path / "jacked-vault").exists()
 
@@ -157,6 +181,17 @@ def test_a_vault_path_with_a_space_stays_one_word_in_the_hook_commands(tmp_path:
     repo.mkdir()
     make_repo(repo, "git@github.com:o/code.git")
     env = {k: v for k, v in cli_env().items() if not k.startswith("JACKED_")}
-    started = subprocess.run(command, shell=True, input=json.dumps({"cwd": str(repo)}), capture_output=True, text=True, cwd=repo, env=env, timeout=120)
-    assert started.returncode == 0 and "jacked-vault memory for github.com/o/code" in started.stdout, started.stdout + started.stderr
+    started = subprocess.run(
+        command,
+        shell=True,
+        input=json.dumps({"cwd": str(repo)}),
+        capture_output=True,
+        text=True,
+        cwd=repo,
+        env=env,
+        timeout=120,
+    )
+    assert started.returncode == 0 and "jacked-vault memory for github.com/o/code" in started.stdout, (
+        started.stdout + started.stderr
+    )
     assert "hook=session-start" in (vault / ".jacked" / "log").read_text()

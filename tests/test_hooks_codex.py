@@ -36,7 +36,12 @@ env = capture_world.env  # the fixture: a vault, a code repo, no real `claude` o
 REAL = {  # fixture -> (session id, the person's messages, the file apply_patch wrote)
     "rollout-0.171.0.jsonl": (
         "01a23400-afb7-7380-9b6b-e0b356b7495d",
-        ["Make the capture queue safe for concurrent drains", "PATCH: write the design notes", "SHELL: run the tests", "Thanks, that is all for today"],
+        [
+            "Make the capture queue safe for concurrent drains",
+            "PATCH: write the design notes",
+            "SHELL: run the tests",
+            "Thanks, that is all for today",
+        ],
         "/tmp/cxfix/api/notes-2.md",
     ),
     "rollout-0.130.0.jsonl": (
@@ -115,8 +120,12 @@ def test_the_block_holds_both_hooks_and_their_trust(home: Path):
     start = doc["hooks"]["SessionStart"][0]["hooks"][0]
     stop = doc["hooks"]["Stop"][1]["hooks"][0]  # after the person's own Stop hook
     assert doc["hooks"]["Stop"][0]["hooks"][0]["command"] == "notify-send done"
-    assert start["command"].endswith(f"_hook session-start --harness codex --vault '{home.parent / 'my vault'}' {codex.MARKER}")
-    assert stop["command"].endswith(f"_hook session-end --harness codex --vault '{home.parent / 'my vault'}' {codex.MARKER}")
+    assert start["command"].endswith(
+        f"_hook session-start --harness codex --vault '{home.parent / 'my vault'}' {codex.MARKER}"
+    )
+    assert stop["command"].endswith(
+        f"_hook session-end --harness codex --vault '{home.parent / 'my vault'}' {codex.MARKER}"
+    )
     assert (start["timeout"], stop["timeout"]) == (15, 10)
     state = doc["hooks"]["state"]
     assert state == {
@@ -130,8 +139,14 @@ def test_trust_hash_is_the_one_codex_computes():
     """Values read from the real codex-cli 0.171.0 (`codex app-server`, `hooks/list` → currentHash)
     for hooks it found in a config.toml; the same config with these hashes under [hooks.state] made
     0.124, 0.128, 0.130, 0.145, 0.160 and 0.171 run the hooks without --dangerously-bypass-hook-trust."""
-    assert codex.trust_hash("session_start", "/tmp/cxhook.sh start", 600) == "sha256:e7816c9322c7851e7a21068dd4cbe50add5f08f2576186b247d90d475b88b9cf"
-    assert codex.trust_hash("stop", "/tmp/cxhook2.sh stop", 600) == "sha256:5c02975d2d047d40a38897e8a7f64a8bdb797d79029318aa0e1475159fa587ce"
+    assert (
+        codex.trust_hash("session_start", "/tmp/cxhook.sh start", 600)
+        == "sha256:e7816c9322c7851e7a21068dd4cbe50add5f08f2576186b247d90d475b88b9cf"
+    )
+    assert (
+        codex.trust_hash("stop", "/tmp/cxhook2.sh stop", 600)
+        == "sha256:5c02975d2d047d40a38897e8a7f64a8bdb797d79029318aa0e1475159fa587ce"
+    )
 
 
 def test_reinstall_replaces_the_block_in_place_and_keeps_what_follows(home: Path):
@@ -153,7 +168,9 @@ def test_a_group_added_before_ours_makes_the_trust_stale_until_reinstalled(home:
     path = home / "config.toml"
     codex.install()
     text = path.read_text()
-    path.write_text('[[hooks.SessionStart]]\n[[hooks.SessionStart.hooks]]\ntype = "command"\ncommand = "echo mine"\n\n' + text)
+    path.write_text(
+        '[[hooks.SessionStart]]\n[[hooks.SessionStart.hooks]]\ntype = "command"\ncommand = "echo mine"\n\n' + text
+    )
     status = codex.status()
     assert status["installed"] == ["SessionStart", "Stop"] and status["trusted"] == ["Stop"] and not status["complete"]
     assert codex.install().changed
@@ -218,7 +235,9 @@ def test_codex_home_is_resolved_like_codex_does(tmp_path: Path):
     real = tmp_path / "real-home"
     real.mkdir()
     (tmp_path / "link").symlink_to(real)
-    assert codex.default_config_path({"CODEX_HOME": str(tmp_path / "link")}) == real / "config.toml"  # Codex canonicalises $CODEX_HOME
+    assert (
+        codex.default_config_path({"CODEX_HOME": str(tmp_path / "link")}) == real / "config.toml"
+    )  # Codex canonicalises $CODEX_HOME
     assert codex.default_config_path({"HOME": "/h"}).name == "config.toml"
 
 
@@ -269,7 +288,15 @@ def _hook(args: list[str], vault: Path, payload: dict, cwd: Path, **env: str) ->
 
 
 def test_session_start_answers_with_codex_added_context(env: Env):
-    payload = {"session_id": "s", "transcript_path": None, "cwd": str(env.repo), "hook_event_name": "SessionStart", "model": "gpt-5.5", "permission_mode": "default", "source": "startup"}
+    payload = {
+        "session_id": "s",
+        "transcript_path": None,
+        "cwd": str(env.repo),
+        "hook_event_name": "SessionStart",
+        "model": "gpt-5.5",
+        "permission_mode": "default",
+        "source": "startup",
+    }
     proc = _hook(["session-start"], env.vault, payload, env.repo)
     assert proc.returncode == 0
     out = json.loads(proc.stdout)
@@ -297,8 +324,17 @@ def test_stop_queues_one_capture_per_session_taken_once_the_session_is_quiet(env
     day.mkdir(parents=True)
     path = day / f"rollout-2026-12-01T23-46-29-{session}.jsonl"
     shutil.copy(FIXTURES / "rollout-0.171.0.jsonl", path)
-    payload = {"session_id": session, "turn_id": "t", "transcript_path": None, "cwd": str(env.repo), "hook_event_name": "Stop",
-               "model": "gpt-5.5", "permission_mode": "default", "stop_hook_active": False, "last_assistant_message": "Answer 6."}
+    payload = {
+        "session_id": session,
+        "turn_id": "t",
+        "transcript_path": None,
+        "cwd": str(env.repo),
+        "hook_event_name": "Stop",
+        "model": "gpt-5.5",
+        "permission_mode": "default",
+        "stop_hook_active": False,
+        "last_assistant_message": "Answer 6.",
+    }
     for turn in range(2):
         proc = _hook(["session-end"], env.vault, payload, env.repo, CODEX_HOME=str(codex_home))
         assert (proc.returncode, proc.stdout) == (0, b"")  # Stop wants JSON or nothing on stdout
@@ -314,8 +350,14 @@ def test_stop_queues_one_capture_per_session_taken_once_the_session_is_quiet(env
     assert proc.returncode == 0
     assert [s for _, s in env.entries()] == ["Worked on feature/queue: edited notes-2.md (4 requests)"]
     assert env.markers() == []
-    captured = [m for m in git(env.vault, "log", "-3", "--format=%B%x00").split("\0") if "memory(episodic)" in m or "Memory-Origin: session-end" in m]
-    assert any("Memory-Harness: codex" in m for m in captured), captured  # the capture's commit (a rollup may follow it)
+    captured = [
+        m
+        for m in git(env.vault, "log", "-3", "--format=%B%x00").split("\0")
+        if "memory(episodic)" in m or "Memory-Origin: session-end" in m
+    ]
+    assert any("Memory-Harness: codex" in m for m in captured), (
+        captured
+    )  # the capture's commit (a rollup may follow it)
 
 
 # --- capture from a rollout ----------------------------------------------------------------------
@@ -338,17 +380,42 @@ def test_real_rollouts_are_read(name: str):
 class Rollout:
     """Codex 0.171 rollout lines, shaped as the real ones in tests/fixtures/codex/."""
 
-    def __init__(self, cwd: Path, session: str = "01a23400-0000-7000-8000-000000000001", source: object = "cli") -> None:
-        meta = {"session_id": session, "id": session, "timestamp": "2026-12-01T10:00:00.000Z", "cwd": str(cwd), "originator": "codex_cli_rs",
-                "cli_version": "0.171.0", "source": source, "thread_source": "user", "model_provider": "openai",
-                "base_instructions": {"text": "You are Codex."}, "git": {"commit_hash": "0" * 40, "branch": "feature/queue"}}
+    def __init__(
+        self, cwd: Path, session: str = "01a23400-0000-7000-8000-000000000001", source: object = "cli"
+    ) -> None:
+        meta = {
+            "session_id": session,
+            "id": session,
+            "timestamp": "2026-12-01T10:00:00.000Z",
+            "cwd": str(cwd),
+            "originator": "codex_cli_rs",
+            "cli_version": "0.171.0",
+            "source": source,
+            "thread_source": "user",
+            "model_provider": "openai",
+            "base_instructions": {"text": "You are Codex."},
+            "git": {"commit_hash": "0" * 40, "branch": "feature/queue"},
+        }
         self.cwd = cwd
         self.lines = [{"timestamp": "2026-12-01T10:00:00.000Z", "ordinal": 0, "type": "session_meta", "payload": meta}]
-        self.item("message", role="user", content=[{"type": "input_text", "text": f"<environment_context>\n  <cwd>{cwd}</cwd>\n</environment_context>"}],
-                  internal_chat_message_metadata_passthrough={"content_item_kinds": ["environments.environment_context"]})
+        self.item(
+            "message",
+            role="user",
+            content=[
+                {"type": "input_text", "text": f"<environment_context>\n  <cwd>{cwd}</cwd>\n</environment_context>"}
+            ],
+            internal_chat_message_metadata_passthrough={"content_item_kinds": ["environments.environment_context"]},
+        )
 
     def item(self, kind: str, **payload) -> Rollout:
-        self.lines.append({"timestamp": "2026-12-01T10:00:01.000Z", "ordinal": len(self.lines), "type": "response_item", "payload": {"type": kind, **payload}})
+        self.lines.append(
+            {
+                "timestamp": "2026-12-01T10:00:01.000Z",
+                "ordinal": len(self.lines),
+                "type": "response_item",
+                "payload": {"type": kind, **payload},
+            }
+        )
         return self
 
     def human(self, text: str) -> Rollout:
@@ -359,7 +426,12 @@ class Rollout:
         return self.item("message", role="assistant", content=[{"type": "output_text", "text": text}])
 
     def patch(self, path: str) -> Rollout:
-        return self.item("custom_tool_call", call_id="c", name="apply_patch", input=f"*** Begin Patch\n*** Update File: {path}\n@@\n-a\n+b\n*** End Patch\n")
+        return self.item(
+            "custom_tool_call",
+            call_id="c",
+            name="apply_patch",
+            input=f"*** Begin Patch\n*** Update File: {path}\n@@\n-a\n+b\n*** End Patch\n",
+        )
 
     def session(self, humans: list[str]) -> Rollout:
         for i, text in enumerate(humans):
@@ -373,7 +445,12 @@ class Rollout:
         return path
 
 
-PROMPTS = ["Make the capture queue safe for concurrent drains", "Use flock on the marker itself", "Add tests for two drains at once", "Run the whole suite"]
+PROMPTS = [
+    "Make the capture queue safe for concurrent drains",
+    "Use flock on the marker itself",
+    "Add tests for two drains at once",
+    "Run the whole suite",
+]
 
 
 def _ctx(env: Env) -> Context:
@@ -381,7 +458,13 @@ def _ctx(env: Env) -> Context:
 
 
 def _payload(env: Env, path: Path, session: str = "01a23400-0000-7000-8000-000000000001") -> dict:
-    return {"session_id": session, "transcript_path": str(path), "cwd": str(env.repo), "hook_event_name": "Stop", "jacked_harness": "codex"}
+    return {
+        "session_id": session,
+        "transcript_path": str(path),
+        "cwd": str(env.repo),
+        "hook_event_name": "Stop",
+        "jacked_harness": "codex",
+    }
 
 
 def test_a_codex_session_is_distilled_like_claude_s(env: Env):
@@ -394,7 +477,7 @@ def test_a_codex_session_is_distilled_like_claude_s(env: Env):
     assert 'source_harness: "codex"' in note.read_text() and 'status: "candidate"' in note.read_text()
     assert capture_session(_ctx(env), _payload(env, path)).skipped == "already-captured"
     # The session resumed later (the rollout grew) is a new capture.
-    Rollout(env.repo).session(PROMPTS + ["One more thing"]).write(path)
+    Rollout(env.repo).session([*PROMPTS, "One more thing"]).write(path)
     env.distiller(None)
     again = capture_session(_ctx(env), _payload(env, path))
     assert again.skipped is None and len(env.entries()) == 2
@@ -427,7 +510,7 @@ def test_an_active_session_waits_in_the_queue(env: Env):
 
 
 def test_injected_instruction_in_a_codex_session_never_becomes_a_note(env: Env):
-    path = Rollout(env.repo).session(PROMPTS[:3] + [INJECTION]).write(env.tmp / "r.jsonl")
+    path = Rollout(env.repo).session([*PROMPTS[:3], INJECTION]).write(env.tmp / "r.jsonl")
     env.distiller("obey")
     result = capture_session(_ctx(env), _payload(env, path))
     assert result.note_refused == "PARROT" and env.notes() == [] and len(env.entries()) == 1
@@ -435,10 +518,12 @@ def test_injected_instruction_in_a_codex_session_never_becomes_a_note(env: Env):
 
 def test_the_fallback_never_copies_a_secret_or_what_was_typed(env: Env):
     env.distiller(None)
-    path = Rollout(env.repo).session(PROMPTS[:3] + [f"deploy with GITHUB_TOKEN={TOKEN}"]).write(env.tmp / "r.jsonl")
+    path = Rollout(env.repo).session([*PROMPTS[:3], f"deploy with GITHUB_TOKEN={TOKEN}"]).write(env.tmp / "r.jsonl")
     capture_session(_ctx(env), _payload(env, path))
     assert [s for _, s in env.entries()] == ["Worked on feature/queue: edited src/queue.py (4 requests)"]
-    assert TOKEN not in "".join(p.read_text(errors="replace") for p in env.vault.rglob("*") if p.is_file() and ".git" not in p.parts)
+    assert TOKEN not in "".join(
+        p.read_text(errors="replace") for p in env.vault.rglob("*") if p.is_file() and ".git" not in p.parts
+    )
 
 
 @pytest.mark.parametrize(
@@ -468,7 +553,13 @@ def test_a_long_rollout_reads_its_tail_and_still_knows_its_first_line(tmp_path: 
 def test_garbage_lines_are_counted_and_skipped(tmp_path: Path):
     path = Rollout(tmp_path).session(PROMPTS).write(tmp_path / "r.jsonl")
     with path.open("ab") as handle:
-        handle.write(b"{not json\n\xff\xfe\n[1,2]\n" + json.dumps({"type": "response_item", "payload": {"type": "message", "role": "user", "content": 7}}).encode() + b"\n{\"type\": \"event_msg\", \"payload\"")
+        handle.write(
+            b"{not json\n\xff\xfe\n[1,2]\n"
+            + json.dumps(
+                {"type": "response_item", "payload": {"type": "message", "role": "user", "content": 7}}
+            ).encode()
+            + b'\n{"type": "event_msg", "payload"'
+        )
     t = rollout.read_rollout(path)
     assert t.human_count == 4 and t.bad_lines == 4
 
@@ -497,7 +588,10 @@ def _codex_cli() -> str | None:
     return os.environ.get("JACKED_TEST_CODEX") or shutil.which("codex")
 
 
-@pytest.mark.skipif(_codex_cli() is None, reason="OpenAI's `codex` is not installed (npm install -g @openai/codex, or set JACKED_TEST_CODEX)")
+@pytest.mark.skipif(
+    _codex_cli() is None,
+    reason="OpenAI's `codex` is not installed (npm install -g @openai/codex, or set JACKED_TEST_CODEX)",
+)
 def test_the_real_codex_runs_the_installed_hooks(tmp_path: Path):
     """`hooks install --codex`, then the real codex (offline: its model is tests/fakes/codex_model.py)
     runs a session of three turns: SessionStart puts the brief into the model's context without any
@@ -510,7 +604,12 @@ def test_the_real_codex_runs_the_installed_hooks(tmp_path: Path):
     make_repo(repo, "git@github.com:acme/api.git")
     codex_home.mkdir()
     model_log = tmp_path / "model.log"
-    model = subprocess.Popen([sys.executable, str(FAKES / "codex_model.py"), "0"], stdout=subprocess.PIPE, text=True, env={**os.environ, "CODEX_MODEL_LOG": str(model_log)})
+    model = subprocess.Popen(
+        [sys.executable, str(FAKES / "codex_model.py"), "0"],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "CODEX_MODEL_LOG": str(model_log)},
+    )
     try:
         port = int(model.stdout.readline())
         (codex_home / "config.toml").write_text(
@@ -523,12 +622,25 @@ def test_the_real_codex_runs_the_installed_hooks(tmp_path: Path):
         installed = run_cli("memory", "hooks", "install", "--codex", "--vault", str(vault), vault=vault, **env)
         assert installed.code == 0, installed.err
         base = [codex_cli, "exec", "--dangerously-bypass-approvals-and-sandbox"]
-        turns = [[*base, "Make the capture queue safe for concurrent drains"], [*base, "resume", "--last", "PATCH: write the design notes"],
-                 [*base, "resume", "--last", "SHELL: run the tests"]]
+        turns = [
+            [*base, "Make the capture queue safe for concurrent drains"],
+            [*base, "resume", "--last", "PATCH: write the design notes"],
+            [*base, "resume", "--last", "SHELL: run the tests"],
+        ]
         for argv in turns:
-            proc = subprocess.run(argv, cwd=repo, env=cli_env(vault, **env), capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+            proc = subprocess.run(
+                argv,
+                cwd=repo,
+                env=cli_env(vault, **env),
+                capture_output=True,
+                text=True,
+                timeout=120,
+                stdin=subprocess.DEVNULL,
+            )
             assert proc.returncode == 0, proc.stderr[-2000:]
-            assert "hook: SessionStart Completed" in proc.stderr and "hook: Stop Completed" in proc.stderr, proc.stderr[-2000:]
+            assert "hook: SessionStart Completed" in proc.stderr and "hook: Stop Completed" in proc.stderr, proc.stderr[
+                -2000:
+            ]
     finally:
         model.terminate()
         model.wait(timeout=10)
@@ -541,8 +653,15 @@ def test_the_real_codex_runs_the_installed_hooks(tmp_path: Path):
     [marker] = (vault / ".jacked" / "queue").glob("*.json")
     assert json.loads(marker.read_text())["payload"]["transcript_path"] == str(path)
     os.utime(path, (time.time() - OLD, time.time() - OLD))
-    subprocess.run([sys.executable, "-m", "jacked_vault.cli.main", "_hook", "drain", "--vault", str(vault)], env=cli_env(vault), timeout=60, check=True)
+    subprocess.run(
+        [sys.executable, "-m", "jacked_vault.cli.main", "_hook", "drain", "--vault", str(vault)],
+        env=cli_env(vault),
+        timeout=60,
+        check=True,
+    )
     [day] = (vault / "groups" / "api" / "episodic" / "github.com__acme__api").glob("today-*.md")
-    assert "| main\nWorked on main" in day.read_text() and "(3 requests)" in day.read_text()  # notes-N.md edited where apply_patch is offered
+    assert (
+        "| main\nWorked on main" in day.read_text() and "(3 requests)" in day.read_text()
+    )  # notes-N.md edited where apply_patch is offered
     assert codex.uninstall(codex_home / "config.toml").changed
     assert "jacked" not in (codex_home / "config.toml").read_text()

@@ -47,7 +47,11 @@ SCHEMA = {
     "required": ["version", "hooks"],
     "properties": {
         "version": {"const": 1},
-        "hooks": {"type": "object", "propertyNames": {"enum": EVENTS}, "additionalProperties": {"type": "array", "items": HOOK}},
+        "hooks": {
+            "type": "object",
+            "propertyNames": {"enum": EVENTS},
+            "additionalProperties": {"type": "array", "items": HOOK},
+        },
     },
 }
 
@@ -61,9 +65,19 @@ THEIRS = b"""{
 """
 
 
-def _jacked(*args: str, home: Path, cwd: Path, vault: Path | None = None, stdin: str | None = None) -> subprocess.CompletedProcess:
+def _jacked(
+    *args: str, home: Path, cwd: Path, vault: Path | None = None, stdin: str | None = None
+) -> subprocess.CompletedProcess:
     env = {**cli_env(vault), "HOME": str(home)}
-    return subprocess.run([sys.executable, "-m", "jacked_vault.cli.main", *args], input=stdin, capture_output=True, text=True, cwd=cwd, env=env, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "jacked_vault.cli.main", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=env,
+        timeout=60,
+    )
 
 
 def _backups(path: Path) -> list[Path]:
@@ -76,7 +90,9 @@ def test_install_adds_two_documented_entries_and_uninstall_puts_the_persons_byte
     hooks.parent.mkdir(parents=True)
     hooks.write_bytes(THEIRS)
 
-    first = _jacked("memory", "hooks", "install", "--cursor", "--user", "--vault", str(vault), "--json", home=home, cwd=tmp_path)
+    first = _jacked(
+        "memory", "hooks", "install", "--cursor", "--user", "--vault", str(vault), "--json", home=home, cwd=tmp_path
+    )
     assert first.returncode == 0, first.stdout + first.stderr
     [item] = json.loads(first.stdout)["cursor"]
     assert item["action"] == "installed" and item["events"] == ["sessionEnd", "sessionStart"]
@@ -88,15 +104,29 @@ def test_install_adds_two_documented_entries_and_uninstall_puts_the_persons_byte
     theirs, ours = doc["hooks"]["sessionStart"]
     assert theirs == {"command": "./session-init.sh", "timeout": 5}
     assert ours == {"command": f"{cursor.hook_command('session-start', vault)}", "timeout": 15}
-    assert ours["command"].endswith(f"_hook session-start --harness cursor --vault {vault}") and "#" not in ours["command"]
+    assert (
+        ours["command"].endswith(f"_hook session-start --harness cursor --vault {vault}") and "#" not in ours["command"]
+    )
     assert doc["hooks"]["sessionEnd"] == [{"command": cursor.hook_command("session-end", vault), "timeout": 10}]
     assert hooks.read_text().splitlines()[1].startswith("\t")  # the file's own indentation
 
     installed = hooks.read_bytes()
-    again = _jacked("memory", "hooks", "install", "--cursor", "--user", "--vault", str(vault), "--json", home=home, cwd=tmp_path)
-    assert json.loads(again.stdout)["cursor"][0]["action"] == "unchanged" and hooks.read_bytes() == installed and len(_backups(hooks)) == 1
+    again = _jacked(
+        "memory", "hooks", "install", "--cursor", "--user", "--vault", str(vault), "--json", home=home, cwd=tmp_path
+    )
+    assert (
+        json.loads(again.stdout)["cursor"][0]["action"] == "unchanged"
+        and hooks.read_bytes() == installed
+        and len(_backups(hooks)) == 1
+    )
     status = _jacked("memory", "hooks", "status", "--cursor", "--user", "--json", home=home, cwd=tmp_path)
-    assert json.loads(status.stdout)["cursor"][0] | {"path": None} == {"harness": "cursor", "path": None, "exists": True, "installed": ["sessionEnd", "sessionStart"], "complete": True}
+    assert json.loads(status.stdout)["cursor"][0] | {"path": None} == {
+        "harness": "cursor",
+        "path": None,
+        "exists": True,
+        "installed": ["sessionEnd", "sessionStart"],
+        "complete": True,
+    }
 
     gone = _jacked("memory", "hooks", "uninstall", "--cursor", "--user", "--json", home=home, cwd=tmp_path)
     assert json.loads(gone.stdout)["cursor"][0]["action"] == "restored"
@@ -122,11 +152,16 @@ def test_a_file_jacked_created_goes_away_and_later_edits_of_the_person_are_kept(
     path.write_text(json.dumps(doc, indent=2))
     cursor.uninstall(path)
     left = json.loads(path.read_text())
-    assert left == {**json.loads(THEIRS), "hooks": {**json.loads(THEIRS)["hooks"], "stop": [{"command": "./audit.sh", "loop_limit": 10}]}}
+    assert left == {
+        **json.loads(THEIRS),
+        "hooks": {**json.loads(THEIRS)["hooks"], "stop": [{"command": "./audit.sh", "loop_limit": 10}]},
+    }
     assert not cursor.installed_events(left)
 
 
-@pytest.mark.parametrize("content", [b"{not json", b'{"version": 1, "hooks": []}', b'{"hooks": {"sessionStart": {"command": "x"}}}', b"[1]"])
+@pytest.mark.parametrize(
+    "content", [b"{not json", b'{"version": 1, "hooks": []}', b'{"hooks": {"sessionStart": {"command": "x"}}}', b"[1]"]
+)
 def test_a_file_cursor_would_not_read_as_we_do_is_refused_and_left_alone(tmp_path: Path, content: bytes):
     home = tmp_path / "home"
     hooks = home / ".cursor" / "hooks.json"
@@ -187,16 +222,54 @@ def _common(repo: Path, event: str, transcript: Path | None = None) -> dict:
 
 def test_session_start_answers_the_brief_as_additional_context(project):
     vault, repo, home = project
-    run_cli("memory", "add", "--title", "Cursor reads this", "--body", "Only for cursor.", "--target", "cursor", vault=vault, cwd=repo)
-    run_cli("memory", "add", "--title", "Claude reads this", "--body", "Only for claude.", "--target", "claude", vault=vault, cwd=repo)
-    payload = {**_common(repo, "sessionStart"), "session_id": "c0ffee00-1111-2222-3333-444455556666", "is_background_agent": False, "composer_mode": "agent"}
+    run_cli(
+        "memory",
+        "add",
+        "--title",
+        "Cursor reads this",
+        "--body",
+        "Only for cursor.",
+        "--target",
+        "cursor",
+        vault=vault,
+        cwd=repo,
+    )
+    run_cli(
+        "memory",
+        "add",
+        "--title",
+        "Claude reads this",
+        "--body",
+        "Only for claude.",
+        "--target",
+        "claude",
+        vault=vault,
+        cwd=repo,
+    )
+    payload = {
+        **_common(repo, "sessionStart"),
+        "session_id": "c0ffee00-1111-2222-3333-444455556666",
+        "is_background_agent": False,
+        "composer_mode": "agent",
+    }
     # a user hook runs in ~/.cursor/: the repo comes from workspace_roots, not the working folder
-    proc = _jacked("_hook", "session-start", "--harness", "cursor", home=home, cwd=home / ".cursor", vault=vault, stdin=json.dumps(payload))
+    proc = _jacked(
+        "_hook",
+        "session-start",
+        "--harness",
+        "cursor",
+        home=home,
+        cwd=home / ".cursor",
+        vault=vault,
+        stdin=json.dumps(payload),
+    )
     assert proc.returncode == 0
     answer = json.loads(proc.stdout)
     assert list(answer) == ["additional_context"]
     assert answer["additional_context"].startswith("## jacked-vault memory for github.com/acme/web (group web;")
-    assert "Cursor reads this" in answer["additional_context"] and "Claude reads this" not in answer["additional_context"]
+    assert (
+        "Cursor reads this" in answer["additional_context"] and "Claude reads this" not in answer["additional_context"]
+    )
 
 
 def _wait_for_log(vault: Path, text: str, seconds: float = 40.0) -> str:
@@ -210,11 +283,44 @@ def _wait_for_log(vault: Path, text: str, seconds: float = 40.0) -> str:
 
 
 TRANSCRIPT = [
-    {"role": "user", "message": {"content": [{"type": "text", "text": "<attached_files>\nsrc/app.ts\n</attached_files>\n<user_query>\nmake the fetch client retry\n</user_query>"}]}},
-    {"role": "assistant", "message": {"content": [{"type": "text", "text": "I will add a retry wrapper."}, {"type": "tool_use", "name": "Write", "input": {"path": "/w/src/retry.ts", "contents": "x"}}]}},
-    {"role": "user", "message": {"content": [{"type": "text", "text": "<user_query>\nthree attempts, with backoff\n</user_query>"}]}},
-    {"role": "assistant", "message": {"content": [{"type": "tool_use", "name": "StrReplace", "input": {"path": "/w/src/app.ts"}}, {"type": "text", "text": "Done."}]}},
-    {"role": "user", "message": {"content": [{"type": "text", "text": "<user_query>\nnow write the test\n</user_query>"}]}},
+    {
+        "role": "user",
+        "message": {
+            "content": [
+                {
+                    "type": "text",
+                    "text": "<attached_files>\nsrc/app.ts\n</attached_files>\n"
+                    "<user_query>\nmake the fetch client retry\n</user_query>",
+                }
+            ]
+        },
+    },
+    {
+        "role": "assistant",
+        "message": {
+            "content": [
+                {"type": "text", "text": "I will add a retry wrapper."},
+                {"type": "tool_use", "name": "Write", "input": {"path": "/w/src/retry.ts", "contents": "x"}},
+            ]
+        },
+    },
+    {
+        "role": "user",
+        "message": {"content": [{"type": "text", "text": "<user_query>\nthree attempts, with backoff\n</user_query>"}]},
+    },
+    {
+        "role": "assistant",
+        "message": {
+            "content": [
+                {"type": "tool_use", "name": "StrReplace", "input": {"path": "/w/src/app.ts"}},
+                {"type": "text", "text": "Done."},
+            ]
+        },
+    },
+    {
+        "role": "user",
+        "message": {"content": [{"type": "text", "text": "<user_query>\nnow write the test\n</user_query>"}]},
+    },
     {"role": "assistant", "message": {"content": "Added tests."}},
 ]
 
@@ -225,17 +331,32 @@ def test_session_end_queues_the_transcript_and_it_is_captured_as_cursors(project
     transcript.parent.mkdir()
     transcript.write_text("".join(json.dumps(line) + "\n" for line in TRANSCRIPT))
     record = tmp_path / "distilled"
-    write_machine_config({"distill": {"command": [sys.executable, str(DISTILLER), "null", str(record)], "timeout_s": 20}})
+    write_machine_config(
+        {"distill": {"command": [sys.executable, str(DISTILLER), "null", str(record)], "timeout_s": 20}}
+    )
     payload = {**_common(repo, "sessionEnd", transcript), "session_id": "c0ffee00-1111-2222-3333-444455556666",
                "reason": "user_close", "duration_ms": 45000, "is_background_agent": False, "final_status": "completed"}
-    proc = _jacked("_hook", "session-end", "--harness", "cursor", home=home, cwd=home / ".cursor", vault=vault, stdin=json.dumps(payload))
+    proc = _jacked(
+        "_hook",
+        "session-end",
+        "--harness",
+        "cursor",
+        home=home,
+        cwd=home / ".cursor",
+        vault=vault,
+        stdin=json.dumps(payload),
+    )
     assert proc.returncode == 0 and proc.stdout == ""
     log = _wait_for_log(vault, "session entry groups/web/")
     assert "hook=session-end queued" in log
     [day] = (vault / "groups" / "web" / "episodic" / "github.com__acme__web").glob("today-*.md")
     assert "Made the capture queue safe" in day.read_text()
     prompt = Path(f"{record}.prompt").read_text()
-    assert "[user] make the fetch client retry" in prompt and "<user_query>" not in prompt and "attached_files" not in prompt
+    assert (
+        "[user] make the fetch client retry" in prompt
+        and "<user_query>" not in prompt
+        and "attached_files" not in prompt
+    )
     assert "[tool] Write /w/src/retry.ts" in prompt and "[tool] Edit /w/src/app.ts" in prompt
 
 
@@ -243,8 +364,25 @@ def test_a_background_agents_session_is_not_captured(project, tmp_path: Path):
     vault, repo, home = project
     transcript = tmp_path / "t.jsonl"
     transcript.write_text("".join(json.dumps(line) + "\n" for line in TRANSCRIPT))
-    payload = {**_common(repo, "sessionEnd", transcript), "session_id": "bg", "reason": "completed", "is_background_agent": True}
-    assert _jacked("_hook", "session-end", "--harness", "cursor", home=home, cwd=home / ".cursor", vault=vault, stdin=json.dumps(payload)).returncode == 0
+    payload = {
+        **_common(repo, "sessionEnd", transcript),
+        "session_id": "bg",
+        "reason": "completed",
+        "is_background_agent": True,
+    }
+    assert (
+        _jacked(
+            "_hook",
+            "session-end",
+            "--harness",
+            "cursor",
+            home=home,
+            cwd=home / ".cursor",
+            vault=vault,
+            stdin=json.dumps(payload),
+        ).returncode
+        == 0
+    )
     log = _wait_for_log(vault, "session skipped (subagent)")
     assert "session entry" not in log
 
@@ -262,7 +400,12 @@ def test_a_session_end_without_a_transcript_path_finds_the_conversations_transcr
     older.write_text("user:\nhi\n")
     newer.write_text(json.dumps(TRANSCRIPT[0]) + "\n")
     os.utime(older, (1, 1))
-    payload = {"hook_event_name": "sessionEnd", "conversation_id": "c0ffee", "workspace_roots": ["/w"], "transcript_path": None}
+    payload = {
+        "hook_event_name": "sessionEnd",
+        "conversation_id": "c0ffee",
+        "workspace_roots": ["/w"],
+        "transcript_path": None,
+    }
     assert adapt("cursor", payload)["transcript_path"] == str(newer)
     assert adapt("cursor", {**payload, "conversation_id": "../c0ffee"})["transcript_path"] is None
     assert adapt("cursor", {**payload, "conversation_id": "elsewhere"})["transcript_path"] is None
@@ -282,13 +425,17 @@ def test_reader_reads_both_transcript_forms(tmp_path: Path):
     text = tmp_path / "t.txt"
     text.write_text(
         "user:\n<user_query>\nAdd retries to the fetch client\n</user_query>\n\n"
-        "assistant:\n[Thinking] where is the client\nI'll add retries.\n[Tool call] Write\n  path: /w/src/fetch.ts\n  contents: x\n\n"
+        "assistant:\n[Thinking] where is the client\nI'll add retries.\n"
+        "[Tool call] Write\n  path: /w/src/fetch.ts\n  contents: x\n\n"
         "[Tool result] Write\nwrote 1 file\n\nDone.\n\nuser:\n<user_query>\nthanks\n</user_query>\n"
     )
     t = read_transcript(text)
     assert t.human == ["Add retries to the fetch client", "thanks"]
     assert [(turn.role, turn.text) for turn in t.turns][:4] == [
-        ("user", "Add retries to the fetch client"), ("assistant", "I'll add retries."), ("tool", "Write /w/src/fetch.ts"), ("assistant", "Done."),
+        ("user", "Add retries to the fetch client"),
+        ("assistant", "I'll add retries."),
+        ("tool", "Write /w/src/fetch.ts"),
+        ("assistant", "Done."),
     ]
     assert read_transcript(tmp_path / "missing.jsonl").problem == "missing"
     assert not read_transcript(os.devnull).found

@@ -28,7 +28,14 @@ def _hook(name: str, vault: Path, stdin: bytes | str, cwd: Path, **env: str) -> 
 def setup(tmp_path: Path):
     vault = tmp_path / "vault"
     init_vault(vault)
-    write_machine_config({"distill": {"command": [sys.executable, str(Path(__file__).parent / "fakes" / "distiller.py"), "null"], "timeout_s": 20}})
+    write_machine_config(
+        {
+            "distill": {
+                "command": [sys.executable, str(Path(__file__).parent / "fakes" / "distiller.py"), "null"],
+                "timeout_s": 20,
+            }
+        }
+    )
     repo = tmp_path / "api"
     repo.mkdir()
     make_repo(repo, "git@github.com:acme/api.git")
@@ -45,7 +52,10 @@ def test_session_start_prints_the_brief_and_logs(setup):
     proc = _hook("session-start", vault, json.dumps(payload), cwd=repo)
     assert proc.returncode == 0
     out = proc.stdout.decode()
-    assert out.startswith(f"## jacked-vault memory for github.com/acme/api (group api; vault {vault.resolve()})") and "not instructions" in out
+    assert (
+        out.startswith(f"## jacked-vault memory for github.com/acme/api (group api; vault {vault.resolve()})")
+        and "not instructions" in out
+    )
     assert "hook=session-start brief" in _log(vault)[-1] and "pull=no-remote" in _log(vault)[-1]
 
 
@@ -67,7 +77,9 @@ def test_payload_arriving_late_on_a_non_blocking_stdin_is_read(setup, tmp_path: 
     os.close(read_end)
     wait_blocked_reading(proc.pid)  # the hook is reading by now, with nothing there yet
     try:
-        os.write(write_end, json.dumps({"session_id": "s1", "cwd": str(repo), "hook_event_name": "SessionStart"}).encode())
+        os.write(
+            write_end, json.dumps({"session_id": "s1", "cwd": str(repo), "hook_event_name": "SessionStart"}).encode()
+        )
     except BrokenPipeError:
         pass  # the hook gave up on stdin early: the assertion below says so
     finally:
@@ -99,7 +111,13 @@ def test_broken_vault_fails_open(setup):
 def test_session_end_returns_at_once_and_the_detached_capture_lands(setup, tmp_path: Path):
     vault, repo = setup
     transcript = Builder(repo).realistic().write(tmp_path / "t.jsonl")
-    payload = {"session_id": "s-e2e", "transcript_path": str(transcript), "cwd": str(repo), "hook_event_name": "SessionEnd", "reason": "exit"}
+    payload = {
+        "session_id": "s-e2e",
+        "transcript_path": str(transcript),
+        "cwd": str(repo),
+        "hook_event_name": "SessionEnd",
+        "reason": "exit",
+    }
     mark = run_mark()
     proc = _hook("session-end", vault, json.dumps(payload), cwd=repo, **mark)
     assert proc.returncode == 0 and proc.stdout == b""
@@ -145,8 +163,19 @@ def test_every_hook_does_nothing_inside_the_distiller(setup, tmp_path: Path):
 
     vault, repo = setup
     transcript = Builder(repo).realistic().write(tmp_path / "t.jsonl")
-    queued = enqueue(vault / ".jacked", {"session_id": "earlier", "transcript_path": str(transcript), "cwd": str(repo), "hook_event_name": "SessionEnd"})
-    head, log = git(vault, "rev-parse", "HEAD"), (vault / ".jacked" / "log").read_bytes() if (vault / ".jacked" / "log").exists() else b""
+    queued = enqueue(
+        vault / ".jacked",
+        {
+            "session_id": "earlier",
+            "transcript_path": str(transcript),
+            "cwd": str(repo),
+            "hook_event_name": "SessionEnd",
+        },
+    )
+    head, log = (
+        git(vault, "rev-parse", "HEAD"),
+        (vault / ".jacked" / "log").read_bytes() if (vault / ".jacked" / "log").exists() else b"",
+    )
     mark = run_mark()
     for name in ("session-start", "session-end", "pre-compact", "drain"):
         payload = {"session_id": "inner", "transcript_path": str(transcript), "cwd": str(repo), "hook_event_name": name}
@@ -155,19 +184,43 @@ def test_every_hook_does_nothing_inside_the_distiller(setup, tmp_path: Path):
     wait_exited(mark)  # the hooks and whatever they started (a drain, had one been started) have exited
     assert [p.name for p in (vault / ".jacked" / "queue").glob("*.json")] == [queued.name]
     assert git(vault, "rev-parse", "HEAD") == head and git(vault, "status", "--porcelain") == ""
-    assert ((vault / ".jacked" / "log").read_bytes() if (vault / ".jacked" / "log").exists() else b"") == log  # no line at all
+    assert (
+        (vault / ".jacked" / "log").read_bytes() if (vault / ".jacked" / "log").exists() else b""
+    ) == log  # no line at all
 
 
 def test_a_hook_inside_the_distiller_imports_nothing_of_the_vault(setup):
     vault, repo = setup
     proc = subprocess.run(
-        [sys.executable, "-X", "importtime", "-m", "jacked_vault.cli.main", "_hook", "session-start", "--vault", str(vault)],
-        input=json.dumps({"cwd": str(repo)}).encode(), capture_output=True, cwd=repo, env=cli_env(vault, **_marker_env()), timeout=60,
+        [
+            sys.executable,
+            "-X",
+            "importtime",
+            "-m",
+            "jacked_vault.cli.main",
+            "_hook",
+            "session-start",
+            "--vault",
+            str(vault),
+        ],
+        input=json.dumps({"cwd": str(repo)}).encode(),
+        capture_output=True,
+        cwd=repo,
+        env=cli_env(vault, **_marker_env()),
+        timeout=60,
     )
     assert proc.returncode == 0 and proc.stdout == b""
-    imported = {line.rsplit("|", 1)[-1].strip() for line in proc.stderr.decode().splitlines() if line.startswith("import time:")}
+    imported = {
+        line.rsplit("|", 1)[-1].strip() for line in proc.stderr.decode().splitlines() if line.startswith("import time:")
+    }
     assert "jacked_vault.capture.marker" in imported
-    assert not {m for m in imported if m.startswith(("jacked_vault.hooks.dispatch", "jacked_vault.store", "jacked_vault.context", "typer", "pygit2"))}
+    assert not {
+        m
+        for m in imported
+        if m.startswith(
+            ("jacked_vault.hooks.dispatch", "jacked_vault.store", "jacked_vault.context", "typer", "pygit2")
+        )
+    }
 
 
 def test_a_distiller_running_an_agent_with_hooks_captures_once(setup, tmp_path: Path):
@@ -176,9 +229,30 @@ def test_a_distiller_running_an_agent_with_hooks_captures_once(setup, tmp_path: 
     script.write_text(NESTED_AGENT)
     record = tmp_path / "calls"
     inner = Builder(repo, session="nested-agent").realistic().write(tmp_path / "nested.jsonl")
-    write_machine_config({"distill": {"command": [sys.executable, str(script), sys.executable, str(vault), str(repo), str(inner), str(record)], "timeout_s": 20}})
+    write_machine_config(
+        {
+            "distill": {
+                "command": [
+                    sys.executable,
+                    str(script),
+                    sys.executable,
+                    str(vault),
+                    str(repo),
+                    str(inner),
+                    str(record),
+                ],
+                "timeout_s": 20,
+            }
+        }
+    )
     outer = Builder(repo).realistic().write(tmp_path / "t.jsonl")
-    payload = {"session_id": "outer", "transcript_path": str(outer), "cwd": str(repo), "hook_event_name": "SessionEnd", "reason": "exit"}
+    payload = {
+        "session_id": "outer",
+        "transcript_path": str(outer),
+        "cwd": str(repo),
+        "hook_event_name": "SessionEnd",
+        "reason": "exit",
+    }
     mark = run_mark()
     assert _hook("session-end", vault, json.dumps(payload), cwd=repo, **mark).returncode == 0
     wait_exited(mark)  # the hook, its detached drain and the distiller's nested hooks have exited
@@ -204,9 +278,37 @@ def test_a_hook_runs_for_the_harness_it_names(tmp_path: Path):
     repo = tmp_path / "code"
     repo.mkdir()
     make_repo(repo, "git@github.com:acme/code.git")
-    run_cli("memory", "add", "--title", "For codex only", "--body", "Codex reads this.", "--target", "codex", vault=vault, cwd=repo)
-    run_cli("memory", "add", "--title", "For claude only", "--body", "Claude reads this.", "--target", "claude", vault=vault, cwd=repo)
+    run_cli(
+        "memory",
+        "add",
+        "--title",
+        "For codex only",
+        "--body",
+        "Codex reads this.",
+        "--target",
+        "codex",
+        vault=vault,
+        cwd=repo,
+    )
+    run_cli(
+        "memory",
+        "add",
+        "--title",
+        "For claude only",
+        "--body",
+        "Claude reads this.",
+        "--target",
+        "claude",
+        vault=vault,
+        cwd=repo,
+    )
     payload = json.dumps({"session_id": "s", "cwd": str(repo), "hook_event_name": "SessionStart"})
-    out = subprocess.run([sys.executable, "-m", "jacked_vault.cli.main", "_hook", "session-start", "--harness", "codex"],
-                         input=payload, capture_output=True, text=True, env=cli_env(vault), cwd=repo).stdout
+    out = subprocess.run(
+        [sys.executable, "-m", "jacked_vault.cli.main", "_hook", "session-start", "--harness", "codex"],
+        input=payload,
+        capture_output=True,
+        text=True,
+        env=cli_env(vault),
+        cwd=repo,
+    ).stdout
     assert "For codex only" in out and "For claude only" not in out

@@ -22,7 +22,16 @@ def _write(root: Path, n: int, start: int = 0) -> list[tuple[str, str]]:
     made = []
     for i in range(start, start + n):
         title, body = f"Arriving note {i}", f"Body {i}: retry the upload after a timeout."
-        note = build_note(title=title, body=body, kind="note", scope="group", group=f"g{i % 3}", repos=[], source_harness="tester", origin="mcp")
+        note = build_note(
+            title=title,
+            body=body,
+            kind="note",
+            scope="group",
+            group=f"g{i % 3}",
+            repos=[],
+            source_harness="tester",
+            origin="mcp",
+        )
         rel = f"groups/g{i % 3}/note/arriving-note-{i}.md"
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_bytes(render_note(note))
@@ -36,13 +45,20 @@ def _state(index: SearchIndex) -> tuple:
         db.execute("SELECT path, id, title, status, grp, summary, sha, thash FROM docs ORDER BY path").fetchall(),
         db.execute("SELECT path, code FROM problems ORDER BY path").fetchall(),
         db.execute("SELECT DISTINCT hash FROM tombstones ORDER BY hash").fetchall(),
-        db.execute("SELECT prefix, files, bytes, truncated FROM roots WHERE files > 0 OR truncated ORDER BY prefix").fetchall(),  # a build also lists empty roots
+        db.execute(
+            "SELECT prefix, files, bytes, truncated FROM roots WHERE files > 0 OR truncated ORDER BY prefix"
+        ).fetchall(),  # a build also lists empty roots
         db.execute("SELECT * FROM terms_stats").fetchall(),
     )
 
 
 def _secondary(index: SearchIndex) -> set[str]:
-    return {name for (name,) in index.db.execute("SELECT name FROM sqlite_master WHERE type='index' AND name NOT LIKE 'sqlite_%'")}
+    return {
+        name
+        for (name,) in index.db.execute(
+            "SELECT name FROM sqlite_master WHERE type='index' AND name NOT LIKE 'sqlite_%'"
+        )
+    }
 
 
 @pytest.mark.parametrize("bulk", [2, 10_000])  # over the bound: the bulk path; under it: one insert at a time

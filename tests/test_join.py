@@ -23,7 +23,10 @@ def apart(tmp_path: Path) -> tuple[Path, Path, str]:
     team = vault_in(tmp_path / "team")
     run_cli("memory", "init", "--no-scan", vault=team)
     run_cli("memory", "group", "map", "github.com/acme/api", "platform", vault=team)
-    assert run_cli("memory", "add", "--group", "platform", "--title", "Team rule", "--body", "Shared.", vault=team).code == 0
+    assert (
+        run_cli("memory", "add", "--group", "platform", "--title", "Team rule", "--body", "Shared.", vault=team).code
+        == 0
+    )
     run_cli("memory", "remote", "set", url, vault=team)
     assert run_cli("memory", "push", vault=team).code == 0
     laptop = vault_in(tmp_path / "laptop")
@@ -34,7 +37,9 @@ def apart(tmp_path: Path) -> tuple[Path, Path, str]:
 
 
 def _remote_head(url: str) -> str:
-    return subprocess.run(["git", "ls-remote", url, "refs/heads/main"], capture_output=True, text=True, check=True).stdout
+    return subprocess.run(
+        ["git", "ls-remote", url, "refs/heads/main"], capture_output=True, text=True, check=True
+    ).stdout
 
 
 def test_remote_set_refuses_to_join_two_vaults_with_notes_and_changes_nothing(apart):
@@ -56,7 +61,12 @@ def test_sync_refuses_an_unrelated_remote_set_by_hand(apart):
     refused = run_cli("memory", "sync", "--json", vault=laptop)
     assert refused.code == 1 and "--join" in refused.json["error"]["message"], refused.out
     assert git(laptop, "rev-parse", "HEAD") == head and _remote_head(url) == remote_head
-    assert "My private note" not in subprocess.run(["git", "-C", str(laptop), "log", "-p", "origin/main"], capture_output=True, text=True).stdout
+    assert (
+        "My private note"
+        not in subprocess.run(
+            ["git", "-C", str(laptop), "log", "-p", "origin/main"], capture_output=True, text=True
+        ).stdout
+    )
 
 
 def test_join_merges_both_vaults_through_the_gate_and_doctor_is_clean_on_both(apart):
@@ -66,11 +76,16 @@ def test_join_merges_both_vaults_through_the_gate_and_doctor_is_clean_on_both(ap
     groups = run_cli("memory", "group", "list", "--json", vault=laptop).json
     names = {g["name"] for g in groups["groups"]}
     assert {"platform", "personal"} <= names, groups
-    found = {r["title"] for r in run_cli("memory", "search", "rule", "private", "--all", "--json", vault=laptop).json["results"]}
+    found = {
+        r["title"]
+        for r in run_cli("memory", "search", "rule", "private", "--all", "--json", vault=laptop).json["results"]
+    }
     assert found == {"Team rule", "My private note"}
     assert run_cli("memory", "doctor", "--json", vault=laptop).json["ok"]
     assert run_cli("memory", "sync", "--json", vault=laptop).code == 0
     assert run_cli("memory", "sync", "--json", vault=team).code == 0
     doctor = run_cli("memory", "doctor", "--json", vault=team).json
     assert doctor["ok"], doctor
-    assert "My private note" in {r["title"] for r in run_cli("memory", "search", "private", "--all", "--json", vault=team).json["results"]}
+    assert "My private note" in {
+        r["title"] for r in run_cli("memory", "search", "private", "--all", "--json", vault=team).json["results"]
+    }

@@ -64,20 +64,30 @@ def test_lean_options_are_typers_options(command: str):
         assert mine.required == theirs.required, f"{command} {name}: required differs"
         if not mine.required:
             default = signature[name].default
-            assert theirs.default == default or (theirs.default in (None, ()) and default is None), f"{command} {name}: defaults differ"
+            assert theirs.default == default or (theirs.default in (None, ()) and default is None), (
+                f"{command} {name}: defaults differ"
+            )
     (json_flag,) = [p for p in click_command.params if p.name == "as_json"]
     assert json_flag.opts == [lean.JSON_FLAG] and json_flag.is_flag
 
 
-def _both(vault: Path, cwd: Path, argv: list[str], stdin: str = "", typer_vault: Path | None = None) -> tuple[tuple, tuple]:
+def _both(
+    vault: Path, cwd: Path, argv: list[str], stdin: str = "", typer_vault: Path | None = None
+) -> tuple[tuple, tuple]:
     """(exit, stdout, stderr) of argv through the lean path, then through typer (in `typer_vault`, a
     copy, for a write: the same write twice in one vault is a duplicate), as whole processes."""
     out = []
     for entry, where in (("from jacked_vault.cli.lean import run_lean as go; code = go(args)", vault),
-                         ("from jacked_vault.cli.main import _run_typer as go; code = go(args)", typer_vault or vault)):  # fmt: skip
+                         ("from jacked_vault.cli.main import _run_typer as go; code = go(args)", typer_vault or vault)):
         code = f"import sys, json; args = json.loads(sys.argv[1]); {entry}; sys.exit(-99 if code is None else code)"
         proc = subprocess.run(
-            [sys.executable, "-c", code, json.dumps(argv)], input=stdin, capture_output=True, text=True, cwd=cwd, env=cli_env(where), timeout=120
+            [sys.executable, "-c", code, json.dumps(argv)],
+            input=stdin,
+            capture_output=True,
+            text=True,
+            cwd=cwd,
+            env=cli_env(where),
+            timeout=120,
         )
         out.append((proc.returncode, proc.stdout, proc.stderr))
     return out[0], out[1]
@@ -94,10 +104,36 @@ def _stable(text: str) -> str:
 def filled(vault_path: Path, tmp_path: Path) -> tuple[Path, Path, str]:
     work = tmp_path / "work"
     work.mkdir()
-    first = run_cli("memory", "add", "--group", "tools", "--kind", "decision", "--title", "Cache the index in SQLite", "--body", "FTS5 ships with Python.",
-                    "--tag", "search", "--json", vault=vault_path, cwd=work)  # fmt: skip
+    first = run_cli(
+        "memory",
+        "add",
+        "--group",
+        "tools",
+        "--kind",
+        "decision",
+        "--title",
+        "Cache the index in SQLite",
+        "--body",
+        "FTS5 ships with Python.",
+        "--tag",
+        "search",
+        "--json",
+        vault=vault_path,
+        cwd=work,
+    )
     assert first.code == 0, first.err
-    run_cli("memory", "add", "--group", "tools", "--title", "Deploy on Fridays never", "--body", "A rule.", vault=vault_path, cwd=work)
+    run_cli(
+        "memory",
+        "add",
+        "--group",
+        "tools",
+        "--title",
+        "Deploy on Fridays never",
+        "--body",
+        "A rule.",
+        vault=vault_path,
+        cwd=work,
+    )
     return vault_path, work, first.json["memory"]["id"]
 
 
@@ -138,9 +174,36 @@ def test_the_same_read_prints_the_same_through_both_paths(filled, argv: list[str
 
 WRITES = [
     ["memory", "add", "--group", "tools", "--title", "Lean add", "--body", "same output", "--tag", "a", "--tag", "b"],
-    ["memory", "add", "--group", "tools", "--title", "Lean add json", "--body", "same", "--json", "--kind", "fact", "--valid-from", "2026-01-01"],
+    [
+        "memory",
+        "add",
+        "--group",
+        "tools",
+        "--title",
+        "Lean add json",
+        "--body",
+        "same",
+        "--json",
+        "--kind",
+        "fact",
+        "--valid-from",
+        "2026-01-01",
+    ],
     ["memory", "add", "--group", "tools", "--title", "From stdin", "--stdin"],
-    ["memory", "handoff", "--from", "claude", "--target", "codex", "--group", "tools", "--title", "Take over", "--body", "Tests fail."],
+    [
+        "memory",
+        "handoff",
+        "--from",
+        "claude",
+        "--target",
+        "codex",
+        "--group",
+        "tools",
+        "--title",
+        "Take over",
+        "--body",
+        "Tests fail.",
+    ],
     ["memory", "add", "--group", "tools", "--title", "Key", "--body", "aws AKIAZ7Q2M4X8C1V5B3N6 here"],
     ["memory", "add", "--group", "tools", "--title", "Two bodies", "--body", "x", "--stdin"],
     ["memory", "add", "--group", "tools", "--title", "Bad kind", "--body", "x", "--kind", "nonsense"],
@@ -156,7 +219,11 @@ def test_the_same_write_prints_the_same_through_both_paths(filled, argv: list[st
     shutil.copytree(vault, copy, symlinks=True)
     lean_run, typer_run = _both(vault, work, argv, stdin="piped body", typer_vault=copy)
     assert lean_run[0] != -99 % 256, f"the lean path left {argv} to typer"
-    assert (lean_run[0], _stable(lean_run[1]), _stable(lean_run[2])) == (typer_run[0], _stable(typer_run[1]), _stable(typer_run[2]))
+    assert (lean_run[0], _stable(lean_run[1]), _stable(lean_run[2])) == (
+        typer_run[0],
+        _stable(typer_run[1]),
+        _stable(typer_run[2]),
+    )
 
 
 LEFT_TO_TYPER = [
@@ -193,7 +260,13 @@ def test_what_the_lean_path_does_not_take_goes_to_typer(vault_path: Path, argv: 
 
 @pytest.mark.parametrize(
     "argv",
-    [["memory", "search", "cache"], ["memory", "read", "{id}"], ["memory", "read", "{id}", "--all"], ["memory", "brief"], ["memory", "search", "--json", "--all"]],
+    [
+        ["memory", "search", "cache"],
+        ["memory", "read", "{id}"],
+        ["memory", "read", "{id}", "--all"],
+        ["memory", "brief"],
+        ["memory", "search", "--json", "--all"],
+    ],
     ids=lambda a: " ".join(a[1:3]),
 )
 def test_read_commands_load_no_heavy_module(filled, argv: list[str]):
@@ -206,7 +279,14 @@ def test_read_commands_load_no_heavy_module(filled, argv: list[str]):
         "sys.stderr.write('\\nLOADED ' + json.dumps(sorted({m.split('.')[0] for m in sys.modules})))\n"
         "sys.exit(code)\n"
     )
-    proc = subprocess.run([sys.executable, "-c", code, json.dumps(argv)], capture_output=True, text=True, cwd=work, env=cli_env(vault), timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-c", code, json.dumps(argv)],
+        capture_output=True,
+        text=True,
+        cwd=work,
+        env=cli_env(vault),
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr
     loaded = set(json.loads(proc.stderr.rsplit("LOADED ", 1)[1]))
     assert loaded & HEAVY == set(), f"{argv} loaded {sorted(loaded & HEAVY)}"
@@ -219,8 +299,11 @@ def test_add_loads_git_but_never_typer(filled):
         "import sys\n"
         "from jacked_vault.cli.main import main\n"
         "code = main(['memory', 'add', '--group', 'tools', '--title', 'Loads', '--body', 'b'])\n"
-        "sys.stderr.write(' '.join(sorted({m.split('.')[0] for m in sys.modules} & {'typer', 'click', 'pygit2', 'pydantic', 'mcp'})))\n"
+        "loaded = {m.split('.')[0] for m in sys.modules} & {'typer', 'click', 'pygit2', 'pydantic', 'mcp'}\n"
+        "sys.stderr.write(' '.join(sorted(loaded)))\n"
         "sys.exit(code)\n"
     )
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=work, env=cli_env(vault), timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=work, env=cli_env(vault), timeout=120
+    )
     assert proc.returncode == 0 and proc.stderr.strip().splitlines()[-1] == "pygit2"

@@ -45,18 +45,27 @@ def test_the_brief_nudges_once_a_counter_reaches_its_threshold_and_done_resets_i
         _add(vault, repo, f"Fact {n}", f"Body {n}.")
     assert NUDGE not in _brief(vault, repo)
     status = run_cli("memory", "librarian", "--json", vault=vault, cwd=repo).json
-    assert status["counters"]["added"] == 2 and status["thresholds"]["added"] == 3 and status["over"] == [] and status["last_run"] is None
+    assert (
+        status["counters"]["added"] == 2
+        and status["thresholds"]["added"] == 3
+        and status["over"] == []
+        and status["last_run"] is None
+    )
     _add(vault, repo, "Fact 2", "Body 2.")
     brief = _brief(vault, repo)
     nudges = [line for line in brief.splitlines() if NUDGE in line]
-    assert nudges == ["[librarian: 3+ note(s) added since its last run; the jacked-librarian skill tidies the vault with a person "
-                      "(`jacked memory librarian` shows why)]"], brief  # fmt: skip
+    assert nudges == [
+        "[librarian: 3+ note(s) added since its last run; the jacked-librarian skill tidies the vault with a person "
+        "(`jacked memory librarian` shows why)]"
+    ], brief
     text = run_cli("memory", "librarian", vault=vault, cwd=repo).out
     assert "note(s) added since its last run: 3 (threshold 3)  <- over its threshold" in text
     head = git(vault, "rev-parse", "HEAD")
     done = run_cli("memory", "librarian", "done", "--json", vault=vault, cwd=repo).json
     assert done["recorded"] and done["last_run"] == done["recorded"] and done["counters"]["added"] == 0
-    assert git(vault, "rev-parse", "HEAD") == head and git(vault, "status", "--porcelain") == ""  # machine-local: no commit
+    assert (
+        git(vault, "rev-parse", "HEAD") == head and git(vault, "status", "--porcelain") == ""
+    )  # machine-local: no commit
     assert NUDGE not in _brief(vault, repo)
 
 
@@ -65,17 +74,40 @@ def test_duplicates_near_duplicates_and_superseded_notes_are_counted(world):
     _settings(vault, duplicates=1)
     a = _add(vault, repo, "Use tabs", "Indent with tabs.")
     _add(vault, repo, "Use tabs", "Indent with tabs, always.")  # the same title, other text: a near duplicate
-    twin = run_cli("memory", "add", "--title", "Use tabs", "--body", "Indent with tabs.", "--target", "codex", "--json", vault=vault, cwd=repo)
-    assert twin.code == 0 and "duplicate_of" not in twin.json  # the same value for another reader: its own note, a duplicate to tidy
+    twin = run_cli(
+        "memory",
+        "add",
+        "--title",
+        "Use tabs",
+        "--body",
+        "Indent with tabs.",
+        "--target",
+        "codex",
+        "--json",
+        vault=vault,
+        cwd=repo,
+    )
+    assert (
+        twin.code == 0 and "duplicate_of" not in twin.json
+    )  # the same value for another reader: its own note, a duplicate to tidy
     counts = run_cli("memory", "librarian", "--json", vault=vault, cwd=repo).json["counters"]
-    assert (counts["duplicates"], counts["near_duplicates"], counts["superseded"]) == (2, 3, 0), counts  # a and its twin; a, b, twin
+    assert (counts["duplicates"], counts["near_duplicates"], counts["superseded"]) == (2, 3, 0), (
+        counts
+    )  # a and its twin; a, b, twin
     assert "1+ new note(s) repeating a live note's text" in _brief(vault, repo)  # the brief counts up to the threshold
     new = _add(vault, repo, "Use spaces", "Indent with four spaces.")
     assert run_cli("memory", "supersede", a, "--by", new, vault=vault, cwd=repo).code == 0
     counts = run_cli("memory", "librarian", "--json", vault=vault, cwd=repo).json["counters"]
-    assert (counts["duplicates"], counts["near_duplicates"], counts["superseded"]) == (0, 2, 1), counts  # a closed: b and the twin remain
+    assert (counts["duplicates"], counts["near_duplicates"], counts["superseded"]) == (0, 2, 1), (
+        counts
+    )  # a closed: b and the twin remain
     done = run_cli("memory", "librarian", "done", "--json", vault=vault, cwd=repo).json["counters"]
-    assert (done["added"], done["duplicates"], done["near_duplicates"], done["superseded"]) == (0, 0, 0, 1)  # drift since the run; state stays
+    assert (done["added"], done["duplicates"], done["near_duplicates"], done["superseded"]) == (
+        0,
+        0,
+        0,
+        1,
+    )  # drift since the run; state stays
     assert counts["archivable"] == 0  # superseded just now: not older than archive_after_days (90)
     _settings(vault, archive_after_days=0, archivable=1)
     assert run_cli("memory", "librarian", "--json", vault=vault, cwd=repo).json["counters"]["archivable"] == 1
@@ -92,16 +124,41 @@ def test_the_brief_counts_below_its_thresholds_exactly_as_the_status_does(world)
     vault, repo = world
     a = _add(vault, repo, "Use tabs", "Indent with tabs.")
     _add(vault, repo, "Use tabs", "Indent with tabs, always.")
-    assert run_cli("memory", "add", "--title", "Use tabs", "--body", "Indent with tabs.", "--target", "codex", vault=vault, cwd=repo).code == 0
+    assert (
+        run_cli(
+            "memory",
+            "add",
+            "--title",
+            "Use tabs",
+            "--body",
+            "Indent with tabs.",
+            "--target",
+            "codex",
+            vault=vault,
+            cwd=repo,
+        ).code
+        == 0
+    )
     new = _add(vault, repo, "Use spaces", "Indent with four spaces.")
     assert run_cli("memory", "supersede", a, "--by", new, vault=vault, cwd=repo).code == 0
-    _settings(vault, added=100, duplicates=100, near_duplicates=100, superseded=100, archivable=100, stale_hot=100, archive_after_days=0)
+    _settings(
+        vault,
+        added=100,
+        duplicates=100,
+        near_duplicates=100,
+        superseded=100,
+        archivable=100,
+        stale_hot=100,
+        archive_after_days=0,
+    )
     ctx = Context.create(vault=str(vault), cwd=repo, harness="claude")
     index = open_fresh(ctx.vault)
     try:
         exact = counters(ctx, index, "2099-01-01T00:00:00.000Z")
         bounded = counters(ctx, index, "2099-01-01T00:00:00.000Z", bounded=True)
-        assert exact == bounded and exact["added"] == 3 and exact["near_duplicates"] == 2 and exact["superseded"] == 1, exact
+        assert (
+            exact == bounded and exact["added"] == 3 and exact["near_duplicates"] == 2 and exact["superseded"] == 1
+        ), exact
         _settings(vault, added=2, near_duplicates=1, superseded=1)
         ctx = Context.create(vault=str(vault), cwd=repo, harness="claude")  # settings are read once per context
         capped = counters(ctx, index, "2099-01-01T00:00:00.000Z", bounded=True)
@@ -114,7 +171,11 @@ def test_a_bad_threshold_is_refused_naming_the_setting(world):
     vault, repo = world
     _settings(vault, added=0)
     result = run_cli("memory", "librarian", "--json", vault=vault, cwd=repo)
-    assert result.code != 0 and result.json["error"]["code"] == "JACKED_MEMORY_CONFIG" and "librarian" in result.json["error"]["message"]
+    assert (
+        result.code != 0
+        and result.json["error"]["code"] == "JACKED_MEMORY_CONFIG"
+        and "librarian" in result.json["error"]["message"]
+    )
 
 
 def test_the_skill_is_installed_where_each_harness_reads_skills_and_removed_alone(tmp_path: Path):
@@ -131,7 +192,9 @@ def test_the_skill_is_installed_where_each_harness_reads_skills_and_removed_alon
     claude = home / ".claude" / "skills" / "jacked-librarian" / "SKILL.md"
     text = claude.read_text()
     front = text.split("---\n")[1]
-    assert front.startswith("name: jacked-librarian\ndescription: ") and len(front.splitlines()[1]) <= 1024 + len("description: ")
+    assert front.startswith("name: jacked-librarian\ndescription: ") and len(front.splitlines()[1]) <= 1024 + len(
+        "description: "
+    )
     assert "jacked memory librarian done" in text and "# Skill: jacked-vault librarian" in text
     assert (home / ".config" / "opencode" / "skills" / "jacked-librarian" / "SKILL.md").read_text() == text
     assert [c.action for c in install_librarian(("claude",), environ=env)] == ["unchanged"]
@@ -143,13 +206,20 @@ def test_the_skill_is_installed_where_each_harness_reads_skills_and_removed_alon
 
 
 def test_hooks_install_skills_writes_the_skill_naming_the_vault_and_uninstall_removes_it(world):
-    vault, repo = world
+    vault, _repo = world
     home = vault.parent  # run_cli's HOME
     path = home / ".claude" / "skills" / "jacked-librarian" / "SKILL.md"
-    installed = run_cli("memory", "hooks", "install", "--skills", "claude", "--skills", "opencode", "--json", vault=vault)
+    installed = run_cli(
+        "memory", "hooks", "install", "--skills", "claude", "--skills", "opencode", "--json", vault=vault
+    )
     assert installed.code == 0, installed.out + installed.err
-    assert [(s["harness"], s["action"]) for s in installed.json["skills"]] == [("claude", "installed"), ("opencode", "installed")]
-    assert f"memory --vault {vault} librarian done" in path.read_text()  # the vault hooks install resolved, as every registration names it
+    assert [(s["harness"], s["action"]) for s in installed.json["skills"]] == [
+        ("claude", "installed"),
+        ("opencode", "installed"),
+    ]
+    assert (
+        f"memory --vault {vault} librarian done" in path.read_text()
+    )  # the vault hooks install resolved, as every registration names it
     status = run_cli("memory", "hooks", "status", "--skills", "claude", "--skills", "codex", vault=vault).out
     assert f"claude librarian skill installed: {path}" in status and "codex librarian skill absent" in status
     refused = run_cli("memory", "hooks", "install", "--skills", "cursor", "--json", vault=vault)

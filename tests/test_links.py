@@ -22,7 +22,23 @@ def test_add_and_handoff_refuse_a_link_to_a_note_that_does_not_exist(vault_path:
     before = snapshot(vault_path)
     for args in (
         ("memory", "add", "--group", "tools", "--title", "T", "--body", "b", "--link", MISSING, "--json"),
-        ("memory", "handoff", "--from", "claude", "--target", "codex", "--group", "tools", "--title", "T", "--body", "b", "--link", MISSING, "--json"),
+        (
+            "memory",
+            "handoff",
+            "--from",
+            "claude",
+            "--target",
+            "codex",
+            "--group",
+            "tools",
+            "--title",
+            "T",
+            "--body",
+            "b",
+            "--link",
+            MISSING,
+            "--json",
+        ),
     ):
         refused = run_cli(*args, vault=vault_path)
         assert refused.code == 1 and refused.json["error"]["code"] == "JACKED_MEMORY_VALIDATION"

@@ -71,7 +71,9 @@ def add_hazards(src: Path, tmp_path: Path) -> None:
 def tree_bytes(path: Path) -> dict:
     out = {}
     for p in sorted(path.rglob("*")):
-        out[str(p.relative_to(path))] = ("link", os.readlink(p)) if p.is_symlink() else p.read_bytes() if p.is_file() else "dir"
+        out[str(p.relative_to(path))] = (
+            ("link", os.readlink(p)) if p.is_symlink() else p.read_bytes() if p.is_file() else "dir"
+        )
     return out
 
 
@@ -79,7 +81,9 @@ def by_name(payload: dict) -> dict:
     return {Path(f["source"]).name: f for f in payload["files"]}
 
 
-def test_cli_migrate_imports_counts_and_leaves_the_source_untouched(vault_path: Path, code_repo: Path, tmp_path: Path) -> None:
+def test_cli_migrate_imports_counts_and_leaves_the_source_untouched(
+    vault_path: Path, code_repo: Path, tmp_path: Path
+) -> None:
     src = source_copy(tmp_path)
     add_hazards(src, tmp_path)
     source_before = tree_bytes(src)
@@ -93,9 +97,16 @@ def test_cli_migrate_imports_counts_and_leaves_the_source_untouched(vault_path: 
     assert payload["repo"] == IDENTITY and payload["group"] == "api" and payload["folder"] == f"vault:{FOLDER}"
     files = by_name(payload)
     expected_counts = {
-        "archive-2026-09.md": 3, "archive-2026-10.md": 2, "archive.md": 3, "recent.md": 3,
-        "today-2026-11-20.done.md": 3, "today-2026-11-21.done.md": 1, "today-2026-11-27.md": 3, "today-2026-11-28.md": 2,
-        "core-memories.md": 1, "identity.md": 1,
+        "archive-2026-09.md": 3,
+        "archive-2026-10.md": 2,
+        "archive.md": 3,
+        "recent.md": 3,
+        "today-2026-11-20.done.md": 3,
+        "today-2026-11-21.done.md": 1,
+        "today-2026-11-27.md": 3,
+        "today-2026-11-28.md": 2,
+        "core-memories.md": 1,
+        "identity.md": 1,
     }
     for name, count in expected_counts.items():
         f = files[name]
@@ -120,18 +131,28 @@ def test_cli_migrate_imports_counts_and_leaves_the_source_untouched(vault_path: 
     # Candidate notes: one per `##` section of core-memories.md (kind context), one for identity.md
     # (kind preference); origin migration, status candidate.
     created = payload["candidates"]
-    assert [c["title"] for c in created] == [*CORE_TITLES, IDENTITY_TITLE] and all(c["action"] == "create" for c in created)
+    assert [c["title"] for c in created] == [*CORE_TITLES, IDENTITY_TITLE] and all(
+        c["action"] == "create" for c in created
+    )
     assert [c["kind"] for c in created] == ["context"] * 3 + ["preference"]
     for c in created:
         note = parse_note((vault_path / c["path"].removeprefix("vault:")).read_bytes())
-        assert (note.kind, note.origin, note.status, note.group, note.repos) == (c["kind"], "migration", "candidate", "api", [IDENTITY])
+        assert (note.kind, note.origin, note.status, note.group, note.repos) == (
+            c["kind"],
+            "migration",
+            "candidate",
+            "api",
+            [IDENTITY],
+        )
         assert note.id == c["id"] and "migrated" in note.tags
     first = parse_note((vault_path / created[0]["path"].removeprefix("vault:")).read_bytes())
     assert first.body.startswith("**Decision**: integration tests create real repositories")
 
     # One commit, a clean tree, the source byte-identical (the symlink still a symlink).
     assert git(vault_path, "rev-list", "--count", f"{head_before}..HEAD").strip() == "1"
-    assert git(vault_path, "log", "-1", "--format=%s") == f"memory(migrate): {IDENTITY}: 10 file(s), 4 candidate note(s)\n"
+    assert (
+        git(vault_path, "log", "-1", "--format=%s") == f"memory(migrate): {IDENTITY}: 10 file(s), 4 candidate note(s)\n"
+    )
     assert git(vault_path, "status", "--porcelain") == ""
     assert tree_bytes(src) == source_before
     doctor = jacked("memory", "doctor", "--json", vault=vault_path, cwd=code_repo)
@@ -178,7 +199,9 @@ def test_dry_run_prints_the_plan_and_writes_nothing(vault_path: Path, code_repo:
     ]
 
 
-def test_headerless_files_count_as_one_entry_and_now_md_lands_beside(vault_path: Path, code_repo: Path, tmp_path: Path) -> None:
+def test_headerless_files_count_as_one_entry_and_now_md_lands_beside(
+    vault_path: Path, code_repo: Path, tmp_path: Path
+) -> None:
     src = source_copy(tmp_path, "headerless")
     ctx = Context.create(vault=str(vault_path), cwd=code_repo, harness="tester")
     result = migrate(ctx, [str(src)])
@@ -236,7 +259,9 @@ def test_default_sources_repo_dot_remember_and_home_slug(vault_path: Path, code_
     assert recents == [f"vault:{FOLDER}/recent.md", f"vault:{FOLDER}/recent.migrated-1.md"]
 
 
-def test_symlinked_default_source_is_skipped_and_no_source_is_an_error(vault_path: Path, code_repo: Path, tmp_path: Path) -> None:
+def test_symlinked_default_source_is_skipped_and_no_source_is_an_error(
+    vault_path: Path, code_repo: Path, tmp_path: Path
+) -> None:
     elsewhere = source_copy(tmp_path)
     (code_repo / ".remember").symlink_to(elsewhere)
     out = jacked("memory", "migrate", "--dry-run", "--json", vault=vault_path, cwd=code_repo)
@@ -292,7 +317,11 @@ def test_migrated_folder_rolls_up_with_counts_conserved(vault_path: Path, code_r
     result = rollup(open_vault(vault_path), today=date(2026, 11, 29))
     assert result.repos[0].rolled == ["2026-11-27", "2026-11-28"]
     recent = (vault_path / FOLDER / "recent.md").read_text()
-    assert [line for line in recent.splitlines() if line.startswith("## ")] == ["## 2026-11-24", "## 2026-11-27", "## 2026-11-28"]
+    assert [line for line in recent.splitlines() if line.startswith("## ")] == [
+        "## 2026-11-24",
+        "## 2026-11-27",
+        "## 2026-11-28",
+    ]
     assert "### 9:05 AM" not in recent and "### 8:30 AM | main" in recent
     archive = (vault_path / FOLDER / "archive.md").read_text()
     # The imported archive keeps its weeks; the 20th and 21st join the week of the 16th in date order.
@@ -313,7 +342,9 @@ def test_core_memories_counting_and_sections() -> None:
     assert count_entries("```\n## 09:00 | fenced\n```\n") == 1  # a fenced header is text: one headerless entry
 
 
-def test_identity_md_becomes_one_preference_candidate_through_the_gate(vault_path: Path, code_repo: Path, tmp_path: Path) -> None:
+def test_identity_md_becomes_one_preference_candidate_through_the_gate(
+    vault_path: Path, code_repo: Path, tmp_path: Path
+) -> None:
     src = source_copy(tmp_path)
     text = (src / "identity.md").read_text()
     body = text.split("\n", 1)[1].strip()  # the file without its `# Identity` title line
@@ -339,13 +370,19 @@ def test_identity_md_becomes_one_preference_candidate_through_the_gate(vault_pat
     leaky.mkdir()
     (leaky / "identity.md").write_text(text + f"\nDeploy token: {fake_token()}\n")
     refused = jacked("memory", "migrate", "--from", str(leaky), "--json", vault=vault_path, cwd=code_repo).json
-    assert by_name(refused)["identity.md"]["action"] == "skipped" and refused["candidates"] == [] and refused["commit"] is None
+    assert (
+        by_name(refused)["identity.md"]["action"] == "skipped"
+        and refused["candidates"] == []
+        and refused["commit"] is None
+    )
 
     # The dry run names it and writes nothing; the real run makes one candidate note in the same commit.
     before = snapshot(vault_path)
     plan = jacked("memory", "migrate", "--from", str(only), "--dry-run", "--json", vault=vault_path, cwd=code_repo).json
     assert snapshot(vault_path) == before
-    assert by_name(plan)["identity.md"]["sections"] == 1 and [c["title"] for c in plan["candidates"]] == [IDENTITY_TITLE]
+    assert by_name(plan)["identity.md"]["sections"] == 1 and [c["title"] for c in plan["candidates"]] == [
+        IDENTITY_TITLE
+    ]
     result = jacked("memory", "migrate", "--from", str(only), "--json", vault=vault_path, cwd=code_repo).json
     [candidate] = result["candidates"]
     assert (candidate["action"], candidate["kind"]) == ("create", "preference")

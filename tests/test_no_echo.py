@@ -35,7 +35,16 @@ def test_a_misplaced_note_with_a_token_as_group_is_never_quoted(vault_path: Path
     from jacked_vault.document import render_note
     from jacked_vault.write.create import build_note
 
-    note = build_note(title="Planted", body="plain", kind="note", scope="group", group="other", repos=[], source_harness="x", origin="cli")
+    note = build_note(
+        title="Planted",
+        body="plain",
+        kind="note",
+        scope="group",
+        group="other",
+        repos=[],
+        source_harness="x",
+        origin="cli",
+    )
     data = render_note(note).replace(b'group: "other"', f'group: "{TOKEN}"'.encode())
     path = vault_path / "groups" / "api" / "note" / "planted.md"
     path.parent.mkdir(parents=True)

@@ -36,6 +36,14 @@ def test_wheel_ships_data_folders_and_finds_them(tmp_path: Path):
     zipfile.ZipFile(wheel).extractall(unpacked)
     probe = "from jacked_vault.resources import data_dir; print(data_dir('schemas')); print(data_dir('templates'))"
     out = subprocess.run(
-        [sys.executable, "-c", probe], cwd=tmp_path, env={"PYTHONPATH": str(unpacked)}, capture_output=True, text=True, check=True
+        [sys.executable, "-c", probe],
+        cwd=tmp_path,
+        env={"PYTHONPATH": str(unpacked)},
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout.split()
-    assert out == [str(unpacked / "jacked_vault" / "_data" / "schemas"), str(unpacked / "jacked_vault" / "_data" / "templates")]
+    assert out == [
+        str(unpacked / "jacked_vault" / "_data" / "schemas"),
+        str(unpacked / "jacked_vault" / "_data" / "templates"),
+    ]

@@ -20,10 +20,24 @@ from jacked_vault.notes import AddRequest, add
 # -- item 2: a refused project-scope add leaves the code repo exactly as it was --------------------
 
 
-@pytest.mark.parametrize("body", ["   \n\t ", "token " + "gh" + "p_" + "Zq7Lm2Nx9Vb4Kc8Wd1Rt6Yh3Ju5Ep0Sa7Fg2"], ids=["blank", "secret"])
+@pytest.mark.parametrize(
+    "body", ["   \n\t ", "token " + "gh" + "p_" + "Zq7Lm2Nx9Vb4Kc8Wd1Rt6Yh3Ju5Ep0Sa7Fg2"], ids=["blank", "secret"]
+)
 def test_a_refused_project_add_creates_nothing_in_the_code_repo(vault_path: Path, code_repo: Path, body: str):
     before = snapshot(code_repo)
-    result = run_cli("memory", "add", "--scope", "project", "--title", "Project note", "--body", body, "--json", vault=vault_path, cwd=code_repo)
+    result = run_cli(
+        "memory",
+        "add",
+        "--scope",
+        "project",
+        "--title",
+        "Project note",
+        "--body",
+        body,
+        "--json",
+        vault=vault_path,
+        cwd=code_repo,
+    )
     assert result.code == 1
     assert not (code_repo / ".jacked").exists()
     assert snapshot(code_repo) == before
@@ -109,14 +123,18 @@ def test_the_brief_shows_the_last_session_from_recent_md(vault_path: Path, code_
 
     ctx = Context.create(vault=str(vault_path), cwd=code_repo, harness="t")
     when = datetime(2026, 11, 20, 16, 45).astimezone()
-    append_entry(ctx.vault, Entry("api", "github.com/acme/api", when, "feat/x", "Wired the parser."), harness="t", origin="cli")
+    append_entry(
+        ctx.vault, Entry("api", "github.com/acme/api", when, "feat/x", "Wired the parser."), harness="t", origin="cli"
+    )
     rollup(ctx.vault, today=date(2026, 11, 22))
     folder = vault_path / "groups" / "api" / "episodic" / "github.com__acme__api"
     git(vault_path, "rm", "-q", str(next(folder.glob("today-*.done.md")).relative_to(vault_path)))
     git(vault_path, "commit", "-qm", "keep only recent.md, as a migrated folder has")
     assert [p.name for p in folder.iterdir()] == ["recent.md"]
     brief = run_cli("memory", "brief", "--json", vault=vault_path, cwd=code_repo).json["text"]
-    assert "### Last session in this repo" in brief and "> ### 16:45 | feat/x" in brief and "> Wired the parser." in brief
+    assert (
+        "### Last session in this repo" in brief and "> ### 16:45 | feat/x" in brief and "> Wired the parser." in brief
+    )
 
 
 # -- issue 11 item 4: the brief uses the ranker for the branch's topic, and says nothing otherwise --
@@ -126,7 +144,9 @@ def test_the_brief_shows_the_last_session_from_recent_md(vault_path: Path, code_
     "branch, expected",
     [("feat/search-ranking", "Ranking with BM25F"), ("main", None), ("feat/zzzqux-nothing", None)],
 )
-def test_the_brief_shows_notes_on_the_branch_topic_or_nothing(vault_path: Path, code_repo: Path, branch: str, expected: str | None):
+def test_the_brief_shows_notes_on_the_branch_topic_or_nothing(
+    vault_path: Path, code_repo: Path, branch: str, expected: str | None
+):
     ctx = Context.create(vault=str(vault_path), cwd=code_repo, harness="t")
     add(ctx, AddRequest(title="Ranking with BM25F", body="Search ranking re-scores FTS5 candidates."))
     add(ctx, AddRequest(title="Deploy on Fridays", body="Never deploy on a Friday afternoon."))

@@ -14,7 +14,7 @@ from jacked_vault.doctor import doctor
 from jacked_vault.document import render_note
 from jacked_vault.errors import VaultError
 from jacked_vault.notes import AddRequest, add, read
-from jacked_vault.search.policy import EVERYTHING, Viewer
+from jacked_vault.search.policy import Viewer
 from jacked_vault.write.create import build_note
 
 
@@ -103,7 +103,9 @@ def test_doctor_reports_each_problem(ctx: Context, tmp_path: Path):
     linker = _add(ctx, "Upsilon", links=("mem_20260101_missing",), allow_dangling_links=True)
     (root / "groups" / "tools" / "note" / "broken.md").write_text("not a note")
     (root / "groups" / "tools" / "note" / "dup.md").write_bytes((root / a.rel).read_bytes())
-    by_hand = build_note(title="By hand", body="b", kind="note", scope="group", group="tools", repos=[], source_harness="t", origin="cli")
+    by_hand = build_note(
+        title="By hand", body="b", kind="note", scope="group", group="tools", repos=[], source_harness="t", origin="cli"
+    )
     (root / "groups" / "tools" / "note" / "by-hand.md").write_bytes(render_note(by_hand))
     _commit_all(root)
     (root / "groups" / "tools" / "note" / "ln.md").symlink_to(tmp_path)
@@ -112,7 +114,9 @@ def test_doctor_reports_each_problem(ctx: Context, tmp_path: Path):
     (root / a.rel).write_text(edited)
     _commit_all(root, "edit by hand")
     # a valid note on disk that was never committed
-    orphan = build_note(title="Orphan", body="b", kind="note", scope="group", group="tools", repos=[], source_harness="t", origin="cli")
+    orphan = build_note(
+        title="Orphan", body="b", kind="note", scope="group", group="tools", repos=[], source_harness="t", origin="cli"
+    )
     (root / "groups" / "tools" / "note" / "orphan.md").write_bytes(render_note(orphan))
     report = doctor(ctx).to_json()
     assert not report["ok"]
@@ -120,7 +124,9 @@ def test_doctor_reports_each_problem(ctx: Context, tmp_path: Path):
     assert report["duplicate_ids"] and report["duplicate_ids"][0]["id"] == a.note.id
     assert report["broken_links"] == [{"id": linker.note.id, "missing": "mem_20260101_missing"}]
     assert report["skipped_symlinks"] == ["group:groups/tools/note/ln.md"]
-    assert report["uncommitted"] == [{"path": "group:groups/tools/note/orphan.md", "state": "new", "kind": "note", "repair": "commit"}]
+    assert report["uncommitted"] == [
+        {"path": "group:groups/tools/note/orphan.md", "state": "new", "kind": "note", "repair": "commit"}
+    ]
     codes = {(p["path"], p["code"]) for p in report["audit_problems"]}
     assert (f"group:{a.rel}", "EDITED_OUTSIDE_TOOL") in codes
     assert ("group:groups/tools/note/by-hand.md", "NO_AUDIT_RECORD") in codes
@@ -129,7 +135,9 @@ def test_doctor_reports_each_problem(ctx: Context, tmp_path: Path):
 def test_doctor_repair_commits_orphans_and_quarantines_what_fails_the_gate(ctx: Context):
     root = ctx.vault.root
     _add(ctx)
-    orphan = build_note(title="Orphan", body="b", kind="note", scope="group", group="tools", repos=[], source_harness="t", origin="cli")
+    orphan = build_note(
+        title="Orphan", body="b", kind="note", scope="group", group="tools", repos=[], source_harness="t", origin="cli"
+    )
     orphan_path = root / "groups" / "tools" / "note" / "orphan.md"
     orphan_path.write_bytes(render_note(orphan))
     junk = root / "groups" / "tools" / "note" / "junk.md"
@@ -138,7 +146,13 @@ def test_doctor_repair_commits_orphans_and_quarantines_what_fails_the_gate(ctx: 
     stale.write_text("half")
     before_junk = junk.read_bytes()
     judged = doctor(ctx).to_json()["uncommitted"]
-    assert {"path": "group:groups/tools/note/junk.md", "state": "new", "kind": "note", "repair": "quarantine", "problem": judged[0]["problem"]} in judged
+    assert {
+        "path": "group:groups/tools/note/junk.md",
+        "state": "new",
+        "kind": "note",
+        "repair": "quarantine",
+        "problem": judged[0]["problem"],
+    } in judged
     report = doctor(ctx, repair=True)
     assert report.repaired and "group:groups/tools/note/orphan.md" in report.repaired
     assert git(root, "ls-files", "groups/tools/note/orphan.md").strip() == "groups/tools/note/orphan.md"
@@ -178,7 +192,17 @@ def test_doctor_repair_refused_with_bad_gitignore(ctx: Context):
 def test_doctor_json_shape_keys(ctx: Context):
     _add(ctx)
     keys = set(doctor(ctx).to_json())
-    assert {"ok", "memory_count", "invalid_files", "duplicate_ids", "broken_links", "skipped_symlinks", "uncommitted", "audit_problems", "truncated"} <= keys
+    assert {
+        "ok",
+        "memory_count",
+        "invalid_files",
+        "duplicate_ids",
+        "broken_links",
+        "skipped_symlinks",
+        "uncommitted",
+        "audit_problems",
+        "truncated",
+    } <= keys
     json.dumps(doctor(ctx).to_json())
 
 

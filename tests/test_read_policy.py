@@ -1,4 +1,4 @@
-"""The window matrix (issue 17, "The matrices, generated"): every recall surface × every note
+"""The window matrix (issue 17, "The matrices, generated"): every recall surface by every note
 that must stay hidden or be marked.
 
 The surfaces are not listed here: they are `jacked_vault.registry.SURFACES` (each a name, its
@@ -40,7 +40,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from collections.abc import Callable
 
 import pytest
 
@@ -251,7 +251,9 @@ def build_world(case: str, root: Path) -> World:
     make_repo(repo, "git@github.com:acme/api.git")
     w = World(case, root, vault, repo)
     ctx = w.ctx()
-    w.control = add(ctx, AddRequest(title=CONTROL, kind="decision", body="The aardvark decision.", valid_from=CONTROL_FROM)).note.id
+    w.control = add(
+        ctx, AddRequest(title=CONTROL, kind="decision", body="The aardvark decision.", valid_from=CONTROL_FROM)
+    ).note.id
     w.pending = add(ctx, AddRequest(title=PENDING, body="The anteater candidate.", status="candidate")).note.id
     from jacked_vault.write.hot import set_hot
 
@@ -323,12 +325,20 @@ def drive_cli_read(w: World, reader: str) -> Seen:
         _cli(seen, w, reader, "read --json", "read", w.hidden, "--json", ok=(0, 1), asked=True)
     _cli(seen, w, reader, "control", "read", w.control, ok=(0, 1))
     control = _cli(seen, w, reader, "control --json", "read", w.control, "--json", ok=(0, 1)).json
-    seen.control = _read_state(control.get("ok") and control["memory"]["id"] == w.control, control.get("error", {}).get("code"))
+    seen.control = _read_state(
+        control.get("ok") and control["memory"]["id"] == w.control, control.get("error", {}).get("code")
+    )
     return seen
 
 
 def _read_state(shown: bool, code: str | None) -> str:
-    return "shown" if shown else "incomplete" if code in ("JACKED_MEMORY_INCOMPLETE", "MEMORY_READ_INCOMPLETE") else "missing"
+    return (
+        "shown"
+        if shown
+        else "incomplete"
+        if code in ("JACKED_MEMORY_INCOMPLETE", "MEMORY_READ_INCOMPLETE")
+        else "missing"
+    )
 
 
 def drive_cli_brief(w: World, reader: str) -> Seen:
@@ -401,8 +411,13 @@ def drive_session_start_hook(w: World, reader: str) -> Seen:
     payload = {"session_id": "s1", "cwd": str(w.repo), "hook_event_name": "SessionStart", "source": "startup"}
     proc = subprocess.run(
         [sys.executable, "-m", "jacked_vault.cli.main", "_hook", "session-start", "--vault", str(w.vault)],
-        input=json.dumps(payload), capture_output=True, text=True, cwd=w.repo, env=cli_env(w.vault, **w.env(reader)), timeout=120,
-    )  # fmt: skip
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        cwd=w.repo,
+        env=cli_env(w.vault, **w.env(reader)),
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr
     return Seen(outputs={"hook": proc.stdout + proc.stderr}, control="shown" if CONTROL in proc.stdout else "missing")
 
@@ -450,7 +465,9 @@ def drive_mcp_read(w: World, reader: str) -> Seen:
     _mcp_seen(seen, "control", answers[0])
     if w.hidden:
         _mcp_seen(seen, "read", answers[1], asked=True)
-    seen.control = _read_state(not is_error and control["memory"]["id"] == w.control, control.get("error", {}).get("code"))
+    seen.control = _read_state(
+        not is_error and control["memory"]["id"] == w.control, control.get("error", {}).get("code")
+    )
     return seen
 
 
@@ -499,13 +516,20 @@ def drive_ui(w: World, reader: str) -> Seen:
         answer = client.get(path)
         assert answer.status_code in ok, (label, answer.status_code, answer.text[-400:])
         # the search form and its CLI line echo the person's own words, not what the vault holds
-        text = re.sub(r'<form class="filters".*?</form>|<code class="vault" id="cli-equivalent">.*?</code>', "", answer.text, flags=re.S)
+        text = re.sub(
+            r'<form class="filters".*?</form>|<code class="vault" id="cli-equivalent">.*?</code>',
+            "",
+            answer.text,
+            flags=re.S,
+        )
         (seen.asked if asked else seen.outputs)[label] = text
         return text
 
     clocks = "".join(f"&{name.replace('_', '-')}={value}" for name, value in w.clocks.items())
     if w.clocks:  # a clock case's note is visible now: only the clock hides it
-        assert f'data-id="{w.hidden}"' in client.get(f"/search?q={w.word}").text, "the clock case's note is not visible now"
+        assert f'data-id="{w.hidden}"' in client.get(f"/search?q={w.word}").text, (
+            "the clock case's note is not visible now"
+        )
     if w.word:
         get("search", f"/search?q={w.word}{clocks}")
     listing = get("listing", f"/search?limit=200{clocks}")
@@ -544,7 +568,13 @@ DRIVERS: dict[str, Callable[[World, str], Seen]] = {
     "mcp-prompt-brief": drive_mcp_prompt_brief,
     "ui": drive_ui,
 }
-MCP_SURFACES = {"mcp-search", "mcp-read", "mcp-doctor", "mcp-brief", "mcp-prompt-brief"}  # the server always reads as its fixed harness
+MCP_SURFACES = {
+    "mcp-search",
+    "mcp-read",
+    "mcp-doctor",
+    "mcp-brief",
+    "mcp-prompt-brief",
+}  # the server always reads as its fixed harness
 
 
 # -- the expectations -----------------------------------------------------------------------------
@@ -615,8 +645,12 @@ def mark_read_user_scope(seen: Seen, w: World) -> None:
     memory = seen.data["read --json"]["memory"]
     assert memory["id"] == w.hidden and memory["scope"] == "user"
     assert "scope:   user" in seen.asked["read"]
-    assert w.word not in seen.outputs["control"] + seen.outputs["control --json"], "the control's backlinks name a user-scope note"
-    assert w.hidden not in seen.outputs["control"] + seen.outputs["control --json"], "the control's backlinks name a user-scope note"
+    assert w.word not in seen.outputs["control"] + seen.outputs["control --json"], (
+        "the control's backlinks name a user-scope note"
+    )
+    assert w.hidden not in seen.outputs["control"] + seen.outputs["control --json"], (
+        "the control's backlinks name a user-scope note"
+    )
 
 
 def mark_read_group(seen: Seen, w: World) -> None:
@@ -628,7 +662,9 @@ def mark_read_group(seen: Seen, w: World) -> None:
 def mark_read_unreviewed(seen: Seen, w: World) -> None:
     memory = seen.data["read --json"]["memory"]
     assert memory["trust"] == "unreviewed" and memory["claimed_trust"] == "reviewed"
-    assert "accepted by a person" not in seen.asked["read"] and "no accept by a person is behind it" in seen.asked["read"]
+    assert (
+        "accepted by a person" not in seen.asked["read"] and "no accept by a person is behind it" in seen.asked["read"]
+    )
 
 
 FUTURE_MARKS = {"expired": "(expired)", "not-yet-valid": "(not valid yet)"}
@@ -642,7 +678,9 @@ def mark_read_by_id(case: str, *, mcp: bool = False) -> Marked:
         memory = seen.data["read" if mcp else "read --json"]["memory"]
         assert memory["id"] == w.hidden
         if case in FUTURE_MARKS:
-            assert memory["status"] == "active" and (memory["valid_until"] is not None if case == "expired" else memory["valid_from"] > memory["created_at"])
+            assert memory["status"] == "active" and (
+                memory["valid_until"] is not None if case == "expired" else memory["valid_from"] > memory["created_at"]
+            )
             if not mcp:
                 assert FUTURE_MARKS[case] in seen.asked["read"]
         else:
@@ -720,7 +758,9 @@ def mark_person_log(label: str, note_says: Callable[[dict], bool], text_says: Ca
         assert entries and all(e["note"] is not None and note_says(e["note"]) for e in entries), entries
         lines = _lines_naming(seen.outputs["log"], w)
         assert lines and all(text_says(line.rsplit("[", 1)[-1].rstrip("]")) for line in lines), lines
-        assert {e["commit"] for e in entries} <= {e["commit"] for e in seen.data["log ID --json"]["entries"]}  # its file's history
+        assert {e["commit"] for e in entries} <= {
+            e["commit"] for e in seen.data["log ID --json"]["entries"]
+        }  # its file's history
 
     return Marked(label, check)
 
@@ -798,7 +838,9 @@ def mark_ui(case: str) -> Marked:
             return
         note = _ui_note(seen)
         if case == "other-harness":
-            assert hit is not None and "for codex" in hit and "for codex" in note and all("for codex" in m for m in marks), marks
+            assert (
+                hit is not None and "for codex" in hit and "for codex" in note and all("for codex" in m for m in marks)
+            ), marks
         elif case in ("expired", "not-yet-valid"):
             label = "expired" if case == "expired" else "not valid yet"
             assert hit is None and f'<span class="mark validity">{label}</span>' in note
@@ -809,9 +851,15 @@ def mark_ui(case: str) -> Marked:
             if case == "candidate":
                 assert f'data-id="{w.hidden}"' in seen.outputs["review"]
         elif case == "user-scope":
-            assert hit is None and '<th>scope</th><td class="vault">user</td>' in note and all(m.endswith("· user") for m in marks), marks
+            assert (
+                hit is None
+                and '<th>scope</th><td class="vault">user</td>' in note
+                and all(m.endswith("· user") for m in marks)
+            ), marks
         elif case == "other-group":
-            assert hit is not None and "group other" in hit and '<th>scope</th><td class="vault">group other</td>' in note
+            assert (
+                hit is not None and "group other" in hit and '<th>scope</th><td class="vault">group other</td>' in note
+            )
             assert all(m.endswith("· group other") for m in marks), marks
         elif case == "forged-reviewed":
             assert hit is not None and "trust-unreviewed" in hit and "trust-reviewed" not in hit
@@ -833,7 +881,19 @@ COUNTS_ONLY = NotApplicable("counts only: it names no note, so it shows no trust
 
 EXPECT: dict[str, dict[str, object]] = {
     "cli-search": {
-        **dict.fromkeys(("other-harness", "expired", "not-yet-valid", "candidate", "rejected", "superseded", "archived", "user-scope"), HIDDEN),
+        **dict.fromkeys(
+            (
+                "other-harness",
+                "expired",
+                "not-yet-valid",
+                "candidate",
+                "rejected",
+                "superseded",
+                "archived",
+                "user-scope",
+            ),
+            HIDDEN,
+        ),
         "other-group": Marked("found by a search over every group, with its group", mark_search_group),
         "other-repo-project": HIDDEN,
         "quarantined": HIDDEN,
@@ -854,7 +914,19 @@ EXPECT: dict[str, dict[str, object]] = {
         "as-of": NO_CLOCKS,
     },
     "cli-brief": {
-        **dict.fromkeys(("other-harness", "expired", "not-yet-valid", "candidate", "rejected", "superseded", "archived", "user-scope"), HIDDEN),
+        **dict.fromkeys(
+            (
+                "other-harness",
+                "expired",
+                "not-yet-valid",
+                "candidate",
+                "rejected",
+                "superseded",
+                "archived",
+                "user-scope",
+            ),
+            HIDDEN,
+        ),
         "other-group": HIDDEN,  # the brief is the cwd repo's group
         "other-repo-project": HIDDEN,
         "quarantined": HIDDEN,
@@ -863,7 +935,19 @@ EXPECT: dict[str, dict[str, object]] = {
         "as-of": NO_CLOCKS,
     },
     "cli-hot": {
-        **dict.fromkeys(("other-harness", "expired", "not-yet-valid", "candidate", "rejected", "superseded", "archived", "user-scope"), HIDDEN),
+        **dict.fromkeys(
+            (
+                "other-harness",
+                "expired",
+                "not-yet-valid",
+                "candidate",
+                "rejected",
+                "superseded",
+                "archived",
+                "user-scope",
+            ),
+            HIDDEN,
+        ),
         "other-group": HIDDEN,  # that group's hot.md, never this one's
         "other-repo-project": HIDDEN,  # that repo's project hot.md, never this repo's
         "quarantined": HIDDEN,  # a quarantined hot.md itself: test_hot_show_never_shows_a_quarantined_hot_md
@@ -872,7 +956,9 @@ EXPECT: dict[str, dict[str, object]] = {
         "as-of": NO_CLOCKS,
     },
     "cli-log": {
-        **dict.fromkeys(("other-harness", "expired", "not-yet-valid", "candidate", "rejected", "superseded", "archived"), HIDDEN),
+        **dict.fromkeys(
+            ("other-harness", "expired", "not-yet-valid", "candidate", "rejected", "superseded", "archived"), HIDDEN
+        ),
         "user-scope": Marked("left out; `log ID` shows it marked user", mark_log_user_scope),
         "other-group": Marked("its entries marked with its group", mark_log_group),
         "other-repo-project": HIDDEN,
@@ -883,23 +969,48 @@ EXPECT: dict[str, dict[str, object]] = {
     },
     "cli-log-person": {
         "other-harness": mark_person_log("for codex", lambda n: n["targets"] == ["codex"], lambda m: "for codex" in m),
-        "expired": mark_person_log("expired", lambda n: n["valid_until"] is not None, lambda m: m.startswith("expired ·")),
-        "not-yet-valid": mark_person_log(
-            "not valid yet", lambda n: n.get("valid_from") == FUTURE, lambda m: not m.startswith("active ·") and "2099" in m
+        "expired": mark_person_log(
+            "expired", lambda n: n["valid_until"] is not None, lambda m: m.startswith("expired ·")
         ),
-        **{case: mark_person_log(case, lambda n, s=case: n["status"] == s, lambda m, s=case: m.startswith(f"{s} ·"))
-           for case in ("candidate", "rejected", "superseded")},
-        "archived": mark_person_log("superseded", lambda n: n["status"] == "superseded", lambda m: m.startswith("superseded ·")),
+        "not-yet-valid": mark_person_log(
+            "not valid yet",
+            lambda n: n.get("valid_from") == FUTURE,
+            lambda m: not m.startswith("active ·") and "2099" in m,
+        ),
+        **{
+            case: mark_person_log(case, lambda n, s=case: n["status"] == s, lambda m, s=case: m.startswith(f"{s} ·"))
+            for case in ("candidate", "rejected", "superseded")
+        },
+        "archived": mark_person_log(
+            "superseded", lambda n: n["status"] == "superseded", lambda m: m.startswith("superseded ·")
+        ),
         "user-scope": mark_person_log("user scope", lambda n: n["scope"] == "user", lambda m: m.endswith("· user")),
-        "other-group": mark_person_log("its group", lambda n: n["group"] == "other", lambda m: m.endswith("· group other")),
+        "other-group": mark_person_log(
+            "its group", lambda n: n["group"] == "other", lambda m: m.endswith("· group other")
+        ),
         "other-repo-project": HIDDEN,  # another repo's store: its history is not this vault's
         "quarantined": Marked("listed as quarantined, nothing of the file shown", mark_person_log_quarantined),
-        "forged-reviewed": mark_person_log("none says reviewed", lambda n: "reviewed" not in json.dumps(n), lambda m: "reviewed" not in m),
+        "forged-reviewed": mark_person_log(
+            "none says reviewed", lambda n: "reviewed" not in json.dumps(n), lambda m: "reviewed" not in m
+        ),
         "known-at": NO_CLOCKS,
         "as-of": NO_CLOCKS,
     },
     "cli-status": {
-        **dict.fromkeys(("other-harness", "expired", "not-yet-valid", "candidate", "rejected", "superseded", "archived", "user-scope", "other-group"), COUNTS_ALL),
+        **dict.fromkeys(
+            (
+                "other-harness",
+                "expired",
+                "not-yet-valid",
+                "candidate",
+                "rejected",
+                "superseded",
+                "archived",
+                "user-scope",
+                "other-group",
+            ),
+            COUNTS_ALL,
+        ),
         "other-repo-project": HIDDEN,
         "quarantined": HIDDEN,
         "forged-reviewed": COUNTS_ONLY,
@@ -907,17 +1018,43 @@ EXPECT: dict[str, dict[str, object]] = {
         "as-of": NO_CLOCKS,
     },
     "cli-review": {
-        **dict.fromkeys(("other-harness", "expired", "not-yet-valid", "rejected", "superseded", "archived", "user-scope", "other-group"), NOT_A_CANDIDATE),
+        **dict.fromkeys(
+            (
+                "other-harness",
+                "expired",
+                "not-yet-valid",
+                "rejected",
+                "superseded",
+                "archived",
+                "user-scope",
+                "other-group",
+            ),
+            NOT_A_CANDIDATE,
+        ),
         "candidate": Marked("listed with its status", mark_review_candidate),
         "other-repo-project": HIDDEN,
         "quarantined": HIDDEN,
-        "forged-reviewed": NotApplicable("active, not a candidate: nothing waits for review (doctor names the unproven claim)"),
+        "forged-reviewed": NotApplicable(
+            "active, not a candidate: nothing waits for review (doctor names the unproven claim)"
+        ),
         "known-at": NO_CLOCKS,
         "as-of": NO_CLOCKS,
     },
     "cli-doctor": {
-        **dict.fromkeys(("other-harness", "expired", "not-yet-valid", "candidate", "rejected", "superseded", "archived", "user-scope", "other-group"),
-                        Counted("a person's doctor counts every note it checks; names a note only for a problem")),
+        **dict.fromkeys(
+            (
+                "other-harness",
+                "expired",
+                "not-yet-valid",
+                "candidate",
+                "rejected",
+                "superseded",
+                "archived",
+                "user-scope",
+                "other-group",
+            ),
+            Counted("a person's doctor counts every note it checks; names a note only for a problem"),
+        ),
         "other-repo-project": HIDDEN,
         "quarantined": Marked("its path and problem named, never its text", mark_doctor_problem),
         "forged-reviewed": Marked("named as an unproven review", mark_doctor_unproven),
@@ -925,8 +1062,10 @@ EXPECT: dict[str, dict[str, object]] = {
         "as-of": NO_CLOCKS,
     },
     "cli-group-list": {
-        **dict.fromkeys(("other-harness", "expired", "not-yet-valid", "candidate", "rejected", "superseded", "archived"),
-                        Counted("a person's group list counts every note of each group")),
+        **dict.fromkeys(
+            ("other-harness", "expired", "not-yet-valid", "candidate", "rejected", "superseded", "archived"),
+            Counted("a person's group list counts every note of each group"),
+        ),
         "user-scope": HIDDEN,  # in no group
         "other-group": Marked("counted under its own group", mark_group_list),
         "other-repo-project": HIDDEN,
@@ -936,7 +1075,19 @@ EXPECT: dict[str, dict[str, object]] = {
         "as-of": NO_CLOCKS,
     },
     "index-md": {
-        **dict.fromkeys(("other-harness", "expired", "not-yet-valid", "candidate", "rejected", "superseded", "archived", "user-scope"), HIDDEN),
+        **dict.fromkeys(
+            (
+                "other-harness",
+                "expired",
+                "not-yet-valid",
+                "candidate",
+                "rejected",
+                "superseded",
+                "archived",
+                "user-scope",
+            ),
+            HIDDEN,
+        ),
         "other-group": HIDDEN,  # its own group's index.md
         "other-repo-project": HIDDEN,
         "quarantined": HIDDEN,
@@ -945,7 +1096,19 @@ EXPECT: dict[str, dict[str, object]] = {
         "as-of": NO_CLOCKS,
     },
     "session-start-hook": {
-        **dict.fromkeys(("other-harness", "expired", "not-yet-valid", "candidate", "rejected", "superseded", "archived", "user-scope"), HIDDEN),
+        **dict.fromkeys(
+            (
+                "other-harness",
+                "expired",
+                "not-yet-valid",
+                "candidate",
+                "rejected",
+                "superseded",
+                "archived",
+                "user-scope",
+            ),
+            HIDDEN,
+        ),
         "other-group": HIDDEN,
         "other-repo-project": HIDDEN,
         "quarantined": HIDDEN,
@@ -953,17 +1116,44 @@ EXPECT: dict[str, dict[str, object]] = {
         "known-at": NO_CLOCKS,
         "as-of": NO_CLOCKS,
     },
-    **dict.fromkeys(("mcp-brief", "mcp-prompt-brief"), {  # the SessionStart hook's brief, over MCP: the same row
-        **dict.fromkeys(("other-harness", "expired", "not-yet-valid", "candidate", "rejected", "superseded", "archived", "user-scope"), HIDDEN),
-        "other-group": HIDDEN,  # the brief is the server's repo's group
-        "other-repo-project": HIDDEN,
-        "quarantined": HIDDEN,
-        "forged-reviewed": Marked("quoted, never [reviewed]", mark_brief_unreviewed),
-        "known-at": NO_CLOCKS,
-        "as-of": NO_CLOCKS,
-    }),
+    **dict.fromkeys(  # noqa: RUF024 - one row for both, never mutated
+        ("mcp-brief", "mcp-prompt-brief"),
+        {  # the SessionStart hook's brief, over MCP: the same row
+            **dict.fromkeys(
+                (
+                    "other-harness",
+                    "expired",
+                    "not-yet-valid",
+                    "candidate",
+                    "rejected",
+                    "superseded",
+                    "archived",
+                    "user-scope",
+                ),
+                HIDDEN,
+            ),
+            "other-group": HIDDEN,  # the brief is the server's repo's group
+            "other-repo-project": HIDDEN,
+            "quarantined": HIDDEN,
+            "forged-reviewed": Marked("quoted, never [reviewed]", mark_brief_unreviewed),
+            "known-at": NO_CLOCKS,
+            "as-of": NO_CLOCKS,
+        },
+    ),
     "mcp-search": {
-        **dict.fromkeys(("other-harness", "expired", "not-yet-valid", "candidate", "rejected", "superseded", "archived", "user-scope"), HIDDEN),
+        **dict.fromkeys(
+            (
+                "other-harness",
+                "expired",
+                "not-yet-valid",
+                "candidate",
+                "rejected",
+                "superseded",
+                "archived",
+                "user-scope",
+            ),
+            HIDDEN,
+        ),
         "other-group": Marked("found by a search over every group, with its group", mark_mcp_search_group),
         "other-repo-project": HIDDEN,
         "quarantined": HIDDEN,
@@ -973,7 +1163,10 @@ EXPECT: dict[str, dict[str, object]] = {
     },
     "mcp-read": {
         "other-harness": HIDDEN,  # answered exactly like a missing note (SPEC 11)
-        **{case: mark_read_by_id(case, mcp=True) for case in ("expired", "not-yet-valid", "candidate", "rejected", "superseded")},
+        **{
+            case: mark_read_by_id(case, mcp=True)
+            for case in ("expired", "not-yet-valid", "candidate", "rejected", "superseded")
+        },
         "archived": mark_read_archived(mcp=True),
         "user-scope": HIDDEN,  # the server reads user scope only when enabled and asked
         "other-group": Marked("by its id, with its group", mark_mcp_read_group),
@@ -983,9 +1176,23 @@ EXPECT: dict[str, dict[str, object]] = {
         "known-at": NO_CLOCKS,
         "as-of": NO_CLOCKS,
     },
-    "ui": {  # a person: every note, marked (search as the CLI with every harness; the note page by id; the timeline as `log`)
-        **{case: mark_ui(case) for case in ("other-harness", "expired", "not-yet-valid", "candidate", "rejected", "superseded",
-                                            "user-scope", "other-group", "quarantined", "forged-reviewed")},
+    # a person: every note, marked (search as the CLI with every harness; the note page by id; the timeline as `log`)
+    "ui": {
+        **{
+            case: mark_ui(case)
+            for case in (
+                "other-harness",
+                "expired",
+                "not-yet-valid",
+                "candidate",
+                "rejected",
+                "superseded",
+                "user-scope",
+                "other-group",
+                "quarantined",
+                "forged-reviewed",
+            )
+        },
         "archived": Marked("ui: archived, marked superseded", mark_ui("superseded").check),
         "other-repo-project": HIDDEN,  # another repo's project store: not seen from the page's repo
         "known-at": HIDDEN,  # search at --known-at T
@@ -993,8 +1200,10 @@ EXPECT: dict[str, dict[str, object]] = {
     },
     "mcp-doctor": {
         "other-harness": HIDDEN,  # not Claude's to count at all
-        **dict.fromkeys(("expired", "not-yet-valid", "candidate", "rejected", "superseded", "archived", "other-group"),
-                        Counted("counts the notes Claude may read by id in any status; names none")),
+        **dict.fromkeys(
+            ("expired", "not-yet-valid", "candidate", "rejected", "superseded", "archived", "other-group"),
+            Counted("counts the notes Claude may read by id in any status; names none"),
+        ),
         "user-scope": HIDDEN,
         "other-repo-project": HIDDEN,
         "quarantined": HIDDEN,
@@ -1022,16 +1231,25 @@ def _base_count(surface: Surface, worlds) -> int:
 def _cells():
     for surface in SURFACES:
         for case in CASES:
-            marks = [pytest.mark.xfail(strict=True, reason=XFAIL[(surface.name, case)])] if (surface.name, case) in XFAIL else []
+            marks = (
+                [pytest.mark.xfail(strict=True, reason=XFAIL[(surface.name, case)])]
+                if (surface.name, case) in XFAIL
+                else []
+            )
             yield pytest.param(surface, case, id=f"{surface.name}-{case}", marks=marks)
 
 
 @pytest.mark.parametrize(("surface", "case"), list(_cells()))
 def test_window(surface: Surface, case: str, worlds):
     driver = DRIVERS.get(surface.name)
-    assert driver is not None, f"surface {surface.name!r} ({', '.join(surface.via)}) is registered but has no driver in tests/test_read_policy.py DRIVERS"
+    assert driver is not None, (
+        f"surface {surface.name!r} ({', '.join(surface.via)}) is registered "
+        "but has no driver in tests/test_read_policy.py DRIVERS"
+    )
     expected = EXPECT.get(surface.name, {}).get(case)
-    assert expected is not None, f"no expectation for surface {surface.name!r} × case {case!r} in tests/test_read_policy.py EXPECT"
+    assert expected is not None, (
+        f"no expectation for surface {surface.name!r} and case {case!r} in tests/test_read_policy.py EXPECT"
+    )
     if isinstance(expected, NotApplicable):
         assert expected.why.strip()
         return
@@ -1057,7 +1275,9 @@ def test_window(surface: Surface, case: str, worlds):
         if label not in seen.data:  # the text answer: a refusal too
             assert "[JACKED_MEMORY_" in seen.asked[label], (label, seen.asked[label])
     if isinstance(expected, Hidden):
-        assert seen.control == expected.control, f"{surface.name}: the control is {seen.control}, expected {expected.control}"
+        assert seen.control == expected.control, (
+            f"{surface.name}: the control is {seen.control}, expected {expected.control}"
+        )
     else:
         assert isinstance(expected, Counted), expected
         assert seen.control == "shown"
@@ -1113,12 +1333,24 @@ def test_cli_log_shows_a_person_every_note_marked(tmp_path: Path, vault_path: Pa
 
     person = run_cli("memory", "log", "--json", vault=vault_path, cwd=repo)
     marks = {e["memory_id"]: e["note"] for e in person.json["entries"] if e["memory_id"]}
-    assert {k: v for k, v in marks[w.control].items() if k != "valid_from"} == {"status": "active", "valid_until": None, "targets": ["all"], "scope": "group", "group": "api"}
+    assert {k: v for k, v in marks[w.control].items() if k != "valid_from"} == {
+        "status": "active",
+        "valid_until": None,
+        "targets": ["all"],
+        "scope": "group",
+        "group": "api",
+    }
     assert marks[hidden["other-harness"]]["targets"] == ["codex"]
-    assert [marks[hidden[k]]["status"] for k in ("candidate", "rejected", "superseded")] == ["candidate", "rejected", "superseded"]
+    assert [marks[hidden[k]]["status"] for k in ("candidate", "rejected", "superseded")] == [
+        "candidate",
+        "rejected",
+        "superseded",
+    ]
     assert marks[hidden["expired"]]["valid_until"] is not None and marks[hidden["user-scope"]]["scope"] == "user"
     text = run_cli("memory", "log", vault=vault_path, cwd=repo).out
-    lines = {case: [line for line in text.splitlines() if f"Hidden {word} note" in line] for case, word in words.items()}
+    lines = {
+        case: [line for line in text.splitlines() if f"Hidden {word} note" in line] for case, word in words.items()
+    }
     assert all(lines.values()) and all(line.endswith("]") for found in lines.values() for line in found)
     mark = {case: found[0].rsplit("[", 1)[-1] for case, found in lines.items()}  # the words carry no mark's name
     assert "for codex" in mark["other-harness"] and "candidate" in mark["candidate"] and "expired" in mark["expired"]
@@ -1143,8 +1375,15 @@ def test_expire_leaves_default_recall_and_says_so(tmp_path: Path, vault_path: Pa
     assert result.code == 0 and "valid until" in result.out and "is now active" not in result.out
     assert run_cli("memory", "search", "short-lived", "--all", "--json", vault=vault_path).json["results"] == []
     assert "Short-lived" not in (vault_path / "groups" / "g" / "index.md").read_text()
-    assert run_cli("memory", "search", "short-lived", "--all", "--as-of", "2020-01-01", "--json", vault=vault_path).json["results"] == []
-    earlier = run_cli("memory", "search", "short-lived", "--all", "--known-at", "2099-01-01", "--json", vault=vault_path).json["results"]
+    assert (
+        run_cli("memory", "search", "short-lived", "--all", "--as-of", "2020-01-01", "--json", vault=vault_path).json[
+            "results"
+        ]
+        == []
+    )
+    earlier = run_cli(
+        "memory", "search", "short-lived", "--all", "--known-at", "2099-01-01", "--json", vault=vault_path
+    ).json["results"]
     assert earlier == []  # known now: expired
 
 

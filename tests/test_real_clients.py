@@ -46,7 +46,9 @@ NODE = shutil.which("node")
 
 def _ts_sdk() -> str | None:
     for folder in filter(None, [NODE_MODULES, *(os.environ.get("NODE_PATH") or "").split(os.pathsep)]):
-        if (Path(folder) / "@modelcontextprotocol" / "sdk" / "package.json").exists() and (Path(folder) / "ajv" / "dist" / "2020.js").exists():
+        if (Path(folder) / "@modelcontextprotocol" / "sdk" / "package.json").exists() and (
+            Path(folder) / "ajv" / "dist" / "2020.js"
+        ).exists():
             return folder
     return None
 
@@ -59,13 +61,30 @@ def world(tmp_path: Path):
     repo = tmp_path / "code" / "api"
     repo.mkdir(parents=True)
     make_repo(repo, "git@github.com:acme/api.git")
-    added = run_cli("memory", "add", "--kind", "decision", "--title", "Use SQLite FTS5 for search", "--body", "Offline, no server.", vault=vault, cwd=repo)
+    added = run_cli(
+        "memory",
+        "add",
+        "--kind",
+        "decision",
+        "--title",
+        "Use SQLite FTS5 for search",
+        "--body",
+        "Offline, no server.",
+        vault=vault,
+        cwd=repo,
+    )
     assert added.code == 0, added.err
     return tmp_path, vault, repo
 
 
 def _server_env(tmp: Path, vault: Path, repo: Path, harness: str) -> dict[str, str]:
-    return {**cli_env(vault), "HOME": str(tmp), "JACKED_MEMORY_HARNESS": harness, "JACKED_MEMORY_REPO": str(repo), "PYTHONPATH": str(REPO_ROOT)}
+    return {
+        **cli_env(vault),
+        "HOME": str(tmp),
+        "JACKED_MEMORY_HARNESS": harness,
+        "JACKED_MEMORY_REPO": str(repo),
+        "PYTHONPATH": str(REPO_ROOT),
+    }
 
 
 def _tool_names(vault: Path, repo: Path) -> tuple[list[str], list[str]]:
@@ -76,7 +95,9 @@ def _tool_names(vault: Path, repo: Path) -> tuple[list[str], list[str]]:
 
     async def go():
         async with Client(inproc(vault, repo)) as client:
-            return [t.name for t in (await client.list_tools()).tools], [p.name for p in (await client.list_prompts()).prompts]
+            return [t.name for t in (await client.list_tools()).tools], [
+                p.name for p in (await client.list_prompts()).prompts
+            ]
 
     return anyio.run(go)
 
@@ -84,8 +105,16 @@ def _tool_names(vault: Path, repo: Path) -> tuple[list[str], list[str]]:
 # -- the MCP Inspector's CLI ----------------------------------------------------------------------
 
 INSPECTOR_CALLS = {
-    "memory_save": ["--tool-arg", "title=Inspector check", "--tool-arg", "body=Saved by the MCP Inspector CLI.", "--tool-arg", "kind=decision",
-                    "--tool-arg", 'tags=["inspector"]'],
+    "memory_save": [
+        "--tool-arg",
+        "title=Inspector check",
+        "--tool-arg",
+        "body=Saved by the MCP Inspector CLI.",
+        "--tool-arg",
+        "kind=decision",
+        "--tool-arg",
+        'tags=["inspector"]',
+    ],
     "memory_search": ["--tool-arg", "query=FTS5", "--tool-arg", "limit=5"],
     "memory_read": None,  # the id memory_save answered
     "memory_doctor": [],
@@ -93,14 +122,29 @@ INSPECTOR_CALLS = {
 }
 
 
-@pytest.mark.skipif(INSPECTOR is None, reason="the MCP Inspector is not installed (npm install @modelcontextprotocol/inspector; or set JACKED_TEST_INSPECTOR)")
+@pytest.mark.skipif(
+    INSPECTOR is None,
+    reason="the MCP Inspector is not installed "
+    "(npm install @modelcontextprotocol/inspector; or set JACKED_TEST_INSPECTOR)",
+)
 def test_the_inspector_lists_and_calls_every_tool_and_prompt(world):
     tmp, vault, repo = world
     env = _server_env(tmp, vault, repo, "inspector")
-    server_env = [arg for key in ("JACKED_MEMORY_HARNESS", "JACKED_VAULT_DIR", "JACKED_MEMORY_REPO", "HOME", "PYTHONPATH") for arg in ("-e", f"{key}={env[key]}")]
+    server_env = [
+        arg
+        for key in ("JACKED_MEMORY_HARNESS", "JACKED_VAULT_DIR", "JACKED_MEMORY_REPO", "HOME", "PYTHONPATH")
+        for arg in ("-e", f"{key}={env[key]}")
+    ]
 
     def inspect(*args: str) -> dict:
-        done = subprocess.run([INSPECTOR, "--cli", *server_env, *SERVER, *args], capture_output=True, text=True, cwd=tmp, env=env, timeout=120)
+        done = subprocess.run(
+            [INSPECTOR, "--cli", *server_env, *SERVER, *args],
+            capture_output=True,
+            text=True,
+            cwd=tmp,
+            env=env,
+            timeout=120,
+        )
         assert done.returncode == 0, f"inspector {' '.join(args)}: {done.stdout}{done.stderr}"
         return json.loads(done.stdout)
 
@@ -118,7 +162,9 @@ def test_the_inspector_lists_and_calls_every_tool_and_prompt(world):
         assert json.loads(answer["content"][0]["text"]) == answer["structuredContent"]
         saved = answer["structuredContent"] if name == "memory_save" else saved
     assert saved["memory"]["source_harness"] == "inspector"
-    refused = inspect("--method", "tools/call", "--tool-name", "memory_read", "--tool-arg", "id=mem_20260101_nosuchnote")
+    refused = inspect(
+        "--method", "tools/call", "--tool-name", "memory_read", "--tool-arg", "id=mem_20260101_nosuchnote"
+    )
     assert refused["isError"] is True and set(refused["structuredContent"]["error"]) == {"code", "message", "reason"}
 
     listed_prompts = inspect("--method", "prompts/list")["prompts"]
@@ -126,21 +172,55 @@ def test_the_inspector_lists_and_calls_every_tool_and_prompt(world):
     assert [(a["name"], a["required"]) for a in listed_prompts[0]["arguments"]] == [("repo", False)]
     brief = inspect("--method", "prompts/get", "--prompt-name", "brief", "--prompt-args", f"repo={repo}")
     (message,) = brief["messages"]
-    assert message["role"] == "user" and message["content"]["text"].startswith("## jacked-vault memory for github.com/acme/api")
+    assert message["role"] == "user" and message["content"]["text"].startswith(
+        "## jacked-vault memory for github.com/acme/api"
+    )
     assert "Use SQLite FTS5 for search" in message["content"]["text"]
-    failed = subprocess.run([INSPECTOR, "--cli", *server_env, *SERVER, "--method", "prompts/get", "--prompt-name", "brief", "--prompt-args", f"repo={tmp / 'nowhere'}"],
-                            capture_output=True, text=True, cwd=tmp, env=env, timeout=120)  # fmt: skip
-    assert failed.returncode != 0 and "MEMORY_BRIEF_FAILED" in failed.stdout + failed.stderr and str(tmp / "nowhere") not in failed.stdout + failed.stderr
+    failed = subprocess.run(
+        [
+            INSPECTOR,
+            "--cli",
+            *server_env,
+            *SERVER,
+            "--method",
+            "prompts/get",
+            "--prompt-name",
+            "brief",
+            "--prompt-args",
+            f"repo={tmp / 'nowhere'}",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=tmp,
+        env=env,
+        timeout=120,
+    )
+    assert (
+        failed.returncode != 0
+        and "MEMORY_BRIEF_FAILED" in failed.stdout + failed.stderr
+        and str(tmp / "nowhere") not in failed.stdout + failed.stderr
+    )
 
 
 # -- the MCP TypeScript SDK's client --------------------------------------------------------------
 
 
-@pytest.mark.skipif(NODE is None or _ts_sdk() is None, reason="node, @modelcontextprotocol/sdk or ajv@8 is not installed (npm install @modelcontextprotocol/sdk ajv@8; set JACKED_TEST_NODE_MODULES)")
+@pytest.mark.skipif(
+    NODE is None or _ts_sdk() is None,
+    reason="node, @modelcontextprotocol/sdk or ajv@8 is not installed "
+    "(npm install @modelcontextprotocol/sdk ajv@8; set JACKED_TEST_NODE_MODULES)",
+)
 def test_the_typescript_sdk_client_validates_every_schema_and_calls_everything(world):
     tmp, vault, repo = world
     env = {**_server_env(tmp, vault, repo, "tsclient"), "NODE_PATH": _ts_sdk()}
-    done = subprocess.run([NODE, str(REPO_ROOT / "scripts" / "mcp-client-check.cjs"), *SERVER], capture_output=True, text=True, cwd=tmp, env=env, timeout=120)
+    done = subprocess.run(
+        [NODE, str(REPO_ROOT / "scripts" / "mcp-client-check.cjs"), *SERVER],
+        capture_output=True,
+        text=True,
+        cwd=tmp,
+        env=env,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     summary = json.loads(done.stdout.strip().splitlines()[-1])
     tools, prompts = _tool_names(vault, repo)
@@ -150,18 +230,44 @@ def test_the_typescript_sdk_client_validates_every_schema_and_calls_everything(w
 # -- Claude Code ----------------------------------------------------------------------------------
 
 
-@pytest.mark.skipif(CLAUDE is None, reason="Claude Code's `claude` is not installed (npm install @anthropic-ai/claude-code; or set JACKED_TEST_CLAUDE)")
+@pytest.mark.skipif(
+    CLAUDE is None,
+    reason="Claude Code's `claude` is not installed (npm install @anthropic-ai/claude-code; or set JACKED_TEST_CLAUDE)",
+)
 def test_claude_mcp_list_shows_the_server_connected_after_hooks_install(world):
     """`hooks install --claude --mcp claude --user` in a temp HOME, then Claude Code's own CLI
     connects to the server (offline) and `status` shows that run under claude's MCP row."""
     tmp, vault, repo = world
-    installed = run_cli("memory", "hooks", "install", "--claude", "--mcp", "claude", "--user", vault=vault, cwd=repo, HOME=str(tmp))
+    installed = run_cli(
+        "memory", "hooks", "install", "--claude", "--mcp", "claude", "--user", vault=vault, cwd=repo, HOME=str(tmp)
+    )
     assert installed.code == 0, installed.out + installed.err
-    env = {**cli_env(), "HOME": str(tmp), "NO_COLOR": "1", "PATH": f"{Path(CLAUDE).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
-    env = {k: v for k, v in env.items() if not k.startswith("JACKED_")}  # as Claude Code starts: nothing of ours in its environment
+    env = {
+        **cli_env(),
+        "HOME": str(tmp),
+        "NO_COLOR": "1",
+        "PATH": f"{Path(CLAUDE).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+    }
+    env = {
+        k: v for k, v in env.items() if not k.startswith("JACKED_")
+    }  # as Claude Code starts: nothing of ours in its environment
     listed = subprocess.run([CLAUDE, "mcp", "list"], capture_output=True, text=True, cwd=repo, env=env, timeout=120)
-    assert listed.returncode == 0 and re.search(r"jacked-memory: .*Connected", listed.stdout), listed.stdout + listed.stderr
-    got = subprocess.run([CLAUDE, "mcp", "get", "jacked-memory"], capture_output=True, text=True, cwd=repo, env=env, timeout=120)
-    assert got.returncode == 0 and f"JACKED_VAULT_DIR={vault}" in got.stdout and "JACKED_MEMORY_HARNESS=claude" in got.stdout, got.stdout
-    mcp = run_cli("memory", "status", "--json", vault=vault, cwd=repo, HOME=str(tmp)).json["hooks"]["harnesses"]["claude"]["mcp"]
-    assert mcp["state"] == "installed" and mcp["last_run"]["name"] == "mcp:claude" and mcp["last_run"]["outcome"].startswith("ended")
+    assert listed.returncode == 0 and re.search(r"jacked-memory: .*Connected", listed.stdout), (
+        listed.stdout + listed.stderr
+    )
+    got = subprocess.run(
+        [CLAUDE, "mcp", "get", "jacked-memory"], capture_output=True, text=True, cwd=repo, env=env, timeout=120
+    )
+    assert (
+        got.returncode == 0
+        and f"JACKED_VAULT_DIR={vault}" in got.stdout
+        and "JACKED_MEMORY_HARNESS=claude" in got.stdout
+    ), got.stdout
+    mcp = run_cli("memory", "status", "--json", vault=vault, cwd=repo, HOME=str(tmp)).json["hooks"]["harnesses"][
+        "claude"
+    ]["mcp"]
+    assert (
+        mcp["state"] == "installed"
+        and mcp["last_run"]["name"] == "mcp:claude"
+        and mcp["last_run"]["outcome"].startswith("ended")
+    )

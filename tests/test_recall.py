@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
 
@@ -20,7 +21,12 @@ from jacked_vault.recall.index_md import MAX_LINES
 
 
 def _add(ctx: Context, title: str, **kw):
-    return add(ctx, AddRequest(title=title, body=kw.pop("body", f"{title} explained. More detail."), group=kw.pop("group", "tools"), **kw))
+    return add(
+        ctx,
+        AddRequest(
+            title=title, body=kw.pop("body", f"{title} explained. More detail."), group=kw.pop("group", "tools"), **kw
+        ),
+    )
 
 
 def _index_lines(ctx: Context, group: str = "tools") -> list[str]:
@@ -65,7 +71,10 @@ def test_index_md_is_capped_at_150_lines_with_a_more_line(ctx: Context):
     index = SearchIndex(ctx.vault)
     index.refresh()
     base = json.loads(json.dumps(Entry.from_note(_add(ctx, "Template").note).__dict__))
-    changes = {f"groups/tools/note/n{n}.md": Entry(**{**base, "id": f"mem_20260101_n{n:04d}", "title": f"Note {n}"}) for n in range(200)}
+    changes = {
+        f"groups/tools/note/n{n}.md": Entry(**{**base, "id": f"mem_20260101_n{n:04d}", "title": f"Note {n}"})
+        for n in range(200)
+    }
     with index.preview(changes) as future:
         text = render_index(future, ctx.vault, "tools").decode()
     index.close()
@@ -95,7 +104,7 @@ def test_hot_set_overwrites_and_history_keeps_every_version(ctx: Context):
     assert git(root, "show", f"{first.commit}:groups/tools/hot.md").endswith("Step one in progress.\n")
     log = git(root, "log", "--format=%s", "--", "groups/tools/hot.md").splitlines()
     assert log == ["memory(hot): tools", "memory(hot): tools"] and second.commit != first.commit
-    audit_lines = [json.loads(l) for p in (root / "audit").rglob("*.jsonl") for l in p.read_text().splitlines()]
+    audit_lines = [json.loads(line) for p in (root / "audit").rglob("*.jsonl") for line in p.read_text().splitlines()]
     assert [a["op"] for a in audit_lines if a["op"] != "init"] == ["hot", "hot"]
 
 
@@ -130,7 +139,9 @@ def test_hot_refusals_change_nothing(ctx: Context, body: str, code: str):
 
 def test_hot_cli_show_and_set(vault_path: Path, code_repo: Path):
     assert run_cli("memory", "hot", "show", "--json", vault=vault_path, cwd=code_repo).json["body"] is None
-    result = run_cli("memory", "hot", "set", "--stdin", "--json", vault=vault_path, cwd=code_repo, stdin="Now: wiring the CLI.\n")
+    result = run_cli(
+        "memory", "hot", "set", "--stdin", "--json", vault=vault_path, cwd=code_repo, stdin="Now: wiring the CLI.\n"
+    )
     assert result.code == 0, result.err
     assert result.json["path"] == "group:groups/api/hot.md"
     shown = run_cli("memory", "hot", "show", vault=vault_path, cwd=code_repo)
@@ -146,12 +157,16 @@ def _brief(vault: Path, cwd: Path, budget: int = 1500):
 
 def test_brief_full_situation(vault_path: Path, code_repo: Path):
     inside = Context.create(vault=str(vault_path), cwd=code_repo, harness="t")
-    decision = add(inside, AddRequest(title="Use FTS5", kind="decision", body="FTS5 ships with Python.", tags=("search",)))
+    decision = add(
+        inside, AddRequest(title="Use FTS5", kind="decision", body="FTS5 ships with Python.", tags=("search",))
+    )
     add(inside, AddRequest(title="Index refresh", body="Diff based.", links=(decision.note.id,)))
     set_hot(inside, "Finishing the brief.")
     episodic = vault_path / "groups" / "api" / "episodic" / "github.com__acme__api"
     episodic.mkdir(parents=True)
-    (episodic / "today-2026-11-28.md").write_text("## 09:00 | main\nStarted.\n\n## 17:30 | feat/brief\nWired the brief budget.\n")
+    (episodic / "today-2026-11-28.md").write_text(
+        "## 09:00 | main\nStarted.\n\n## 17:30 | feat/brief\nWired the brief budget.\n"
+    )
     git(vault_path, "add", "-A")
     git(vault_path, "commit", "-qm", "a day file")
     brief = _brief(vault_path, code_repo)
@@ -171,7 +186,12 @@ def test_brief_trims_and_names_what_it_trimmed(vault_path: Path, code_repo: Path
     inside = Context.create(vault=str(vault_path), cwd=code_repo, harness="t")
     set_hot(inside, "\n".join(f"Hot line {n} with some words to take room." for n in range(60)))
     for n in range(30):
-        add(inside, AddRequest(title=f"Decision number {n} about the storage layer", kind="decision", body="Because reasons. " * 5))
+        add(
+            inside,
+            AddRequest(
+                title=f"Decision number {n} about the storage layer", kind="decision", body="Because reasons. " * 5
+            ),
+        )
     brief = _brief(vault_path, code_repo, budget=400)
     assert brief.tokens <= 400
     trimmed_line = [line for line in brief.text.splitlines() if line.startswith("[trimmed: ")]
@@ -180,13 +200,14 @@ def test_brief_trims_and_names_what_it_trimmed(vault_path: Path, code_repo: Path
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(budget=st.integers(min_value=200, max_value=3000), hot=st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cc", "Cs")), min_size=1, max_size=2000))
+@given(
+    budget=st.integers(min_value=200, max_value=3000),
+    hot=st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cc", "Cs")), min_size=1, max_size=2000),
+)
 def test_brief_never_exceeds_its_budget(vault_path: Path, code_repo: Path, budget: int, hot: str):
     inside = Context.create(vault=str(vault_path), cwd=code_repo, harness="t")
-    try:
+    with contextlib.suppress(VaultError):  # refused text (bidi, blank, over cap): the previous hot.md stays
         set_hot(inside, hot)
-    except VaultError:
-        pass  # refused text (bidi, blank, over cap): the previous hot.md stays
     brief = _brief(vault_path, code_repo, budget=budget)
     assert tokens(brief.text) <= budget
 
@@ -232,7 +253,9 @@ def test_brief_hostile_remote_still_answers(vault_path: Path, tmp_path: Path):
     repo.mkdir()
     make_repo(repo)
     config = repo / ".git" / "config"
-    config.write_text(config.read_text() + '[remote "origin"]\n\turl = https://host/o/..%2F..%2Fetc/' + "a" * 2100 + "\n")
+    config.write_text(
+        config.read_text() + '[remote "origin"]\n\turl = https://host/o/..%2F..%2Fetc/' + "a" * 2100 + "\n"
+    )
     brief = _brief(vault_path, repo)
     assert "origin URL is unusable" in brief.text and "\x1b" not in brief.text
 
@@ -242,4 +265,7 @@ def test_brief_cli_json_and_budget_option(vault_path: Path, code_repo: Path):
     assert result.code == 0, result.err
     data = result.json
     assert data["schema"] == "jacked.brief.v1" and data["tokens"] <= 300 and data["repo"] == "github.com/acme/api"
-    assert run_cli("memory", "brief", "--budget", "10", "--json", vault=vault_path, cwd=code_repo).json["error"]["code"] == "JACKED_MEMORY_USAGE"
+    assert (
+        run_cli("memory", "brief", "--budget", "10", "--json", vault=vault_path, cwd=code_repo).json["error"]["code"]
+        == "JACKED_MEMORY_USAGE"
+    )

@@ -38,7 +38,10 @@ def _history(vault_path: Path, tmp_path: Path, gap: float) -> History:
     work = tmp_path / "work"
     work.mkdir(exist_ok=True)
     ctx = Context.create(vault=str(vault_path), cwd=work, harness="tester")
-    ids = {role: add(ctx, AddRequest(title=f"Ocelot {role} fact", body=f"The {role} one.", group="g")).note.id for role in ("rejected", "superseded", "expired")}
+    ids = {
+        role: add(ctx, AddRequest(title=f"Ocelot {role} fact", body=f"The {role} one.", group="g")).note.id
+        for role in ("rejected", "superseded", "expired")
+    }
     time.sleep(gap)
     moment = utc_now()
     time.sleep(gap)
@@ -72,8 +75,12 @@ def test_cli_known_at_shows_each_note_as_it_stood(history: History):
     assert search("--known-at", history.moment) == EXPECTED_AT_T
     # Asking for other statuses at T: none of them was rejected or superseded yet.
     assert search("--known-at", history.moment, "--status", "rejected", "--status", "superseded") == {}
-    text = run_cli("memory", "search", "ocelot", "--all", "--known-at", history.moment, vault=history.vault, cwd=history.work).out
-    assert text.count("Ocelot") == 3 and " · rejected" not in text and " · superseded" not in text  # people see the status then too
+    text = run_cli(
+        "memory", "search", "ocelot", "--all", "--known-at", history.moment, vault=history.vault, cwd=history.work
+    ).out
+    assert (
+        text.count("Ocelot") == 3 and " · rejected" not in text and " · superseded" not in text
+    )  # people see the status then too
 
 
 def test_mcp_known_at_shows_each_note_as_it_stood(history: History):
@@ -94,7 +101,12 @@ def test_a_note_committed_after_t_was_not_known(vault_path: Path, tmp_path: Path
     ctx = Context.create(vault=str(vault_path), cwd=tmp_path, harness="tester")
     note = add(ctx, AddRequest(title="Ocelot late fact", body="Committed later.", group="g")).note.id
     env = {**os.environ, "GIT_COMMITTER_DATE": "2030-01-01T00:00:00Z"}  # the commit that recorded it: later than T
-    subprocess.run(["git", "-C", str(vault_path), "commit", "--amend", "--no-edit", "--no-verify"], env=env, check=True, capture_output=True)
+    subprocess.run(
+        ["git", "-C", str(vault_path), "commit", "--amend", "--no-edit", "--no-verify"],
+        env=env,
+        check=True,
+        capture_output=True,
+    )
     time.sleep(0.01)
     moment = utc_now()
     time.sleep(0.01)

@@ -99,7 +99,19 @@ def test_path_tricks_are_refused_and_nothing_changes(seeded: Context, tmp_path: 
 def test_duplicate_id_is_refused(seeded: Context):
     existing = seeded.vault.root / "groups" / "tools" / "note" / "existing.md"
     taken = parse_note(existing.read_bytes()).id
-    note = replace(build_note(title="Other", body="b", kind="note", scope="group", group="tools", repos=[], source_harness="t", origin="cli"), id=taken)
+    note = replace(
+        build_note(
+            title="Other",
+            body="b",
+            kind="note",
+            scope="group",
+            group="tools",
+            repos=[],
+            source_harness="t",
+            origin="cli",
+        ),
+        id=taken,
+    )
     before = snapshot(seeded.vault.root)
     with pytest.raises(VaultError) as err:
         create_note(seeded.vault, note)

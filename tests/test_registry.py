@@ -12,7 +12,14 @@ from pathlib import Path
 from jacked_vault.registry import DOORS, NEITHER, PLUMBING, RULES, SURFACES
 
 PACKAGE = Path(__file__).resolve().parent.parent / "jacked_vault"
-COMMIT_PRIMITIVES = {"write_transaction", "create_commit", "commit_files", "advance_to", "checkout_tree", "_signed_commit"}
+COMMIT_PRIMITIVES = {
+    "write_transaction",
+    "create_commit",
+    "commit_files",
+    "advance_to",
+    "checkout_tree",
+    "_signed_commit",
+}
 
 
 def _commit_makers() -> set[str]:
@@ -21,7 +28,7 @@ def _commit_makers() -> set[str]:
     for path in sorted(PACKAGE.rglob("*.py")):
         module = ".".join(path.relative_to(PACKAGE.parent).with_suffix("").parts)
 
-        def visit(node: ast.AST, stack: list[str]) -> None:
+        def visit(node: ast.AST, stack: list[str], module: str = module) -> None:
             for child in ast.iter_child_nodes(node):
                 if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                     visit(child, [*stack, child.name])
@@ -40,7 +47,9 @@ def test_every_function_that_makes_a_commit_belongs_to_a_registered_door():
     claimed = {f for door in DOORS for f in door.functions} | set(PLUMBING) | {"jacked_vault.store.git:_signed_commit"}
     makers = _commit_makers()
     assert makers - claimed == set(), "a way into a vault commit that no door in jacked_vault/registry.py claims"
-    assert {f for f in claimed if not f.endswith("_signed_commit")} - makers == set(), "a registered function that makes no commit (stale)"
+    assert {f for f in claimed if not f.endswith("_signed_commit")} - makers == set(), (
+        "a registered function that makes no commit (stale)"
+    )
 
 
 def test_every_front_end_entry_is_a_door_a_surface_or_says_why_not():
@@ -67,10 +76,14 @@ def test_every_front_end_entry_is_a_door_a_surface_or_says_why_not():
         mcp_tools = anyio.run(tools, vault)
     from jacked_vault.ui.app import route_entries
 
-    entries = set(leaf_commands()) | set(mcp_tools) | {f"hook:{h}" for h in HOOKS} | {"git:post-merge"} | set(route_entries())
+    entries = (
+        set(leaf_commands()) | set(mcp_tools) | {f"hook:{h}" for h in HOOKS} | {"git:post-merge"} | set(route_entries())
+    )
     registered = {v for d in DOORS for v in d.via} | {v for s in SURFACES for v in s.via} | set(NEITHER)
     assert entries - registered == set(), "an entry jacked_vault/registry.py does not classify"
-    assert {e for e in registered - entries if not e.startswith("file:")} == set(), "a registered entry that no longer exists"
+    assert {e for e in registered - entries if not e.startswith("file:")} == set(), (
+        "a registered entry that no longer exists"
+    )
     assert all(why.strip() for why in NEITHER.values())
 
 

@@ -28,6 +28,7 @@ from jacked_vault.notes import read as read_note
 from jacked_vault.search.policy import EVERYTHING
 from jacked_vault.search.query import Filters
 from jacked_vault.search.service import search as search_notes
+import contextlib
 
 HELPER = Path(__file__).parent / "helpers" / "add_loop.py"
 TEMP_PREFIX = ".jacked-tmp-"
@@ -39,7 +40,9 @@ TEMP_PREFIX = ".jacked-tmp-"
 class Child:
     """One `add_loop.py` subprocess whose stdout is collected by a thread, line by line."""
 
-    def __init__(self, vault: Path, work: Path, prefix: str, count: int, harness: str, *, wait_go: bool = False) -> None:
+    def __init__(
+        self, vault: Path, work: Path, prefix: str, count: int, harness: str, *, wait_go: bool = False
+    ) -> None:
         args = [sys.executable, str(HELPER), str(vault), str(work), prefix, str(count), harness]
         if wait_go:
             args.append("--wait-go")
@@ -90,10 +93,8 @@ class Child:
         self._err.join(timeout)
         for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
             if stream is not None:
-                try:
+                with contextlib.suppress(OSError):
                     stream.close()
-                except OSError:
-                    pass
         return rc
 
     @property
@@ -139,7 +140,7 @@ def _partial_files(vault: Path, seen: dict | None = None) -> tuple[list[str], li
                 continue
             try:
                 parse_note(path.read_bytes(), source=rel)
-            except Exception as exc:  # noqa: BLE001 - report any failure to parse
+            except Exception as exc:
                 problems.append(f"{rel}: {type(exc).__name__}: {exc}")
                 continue
             if seen is not None:
@@ -171,7 +172,9 @@ def _fsck(vault: Path) -> None:
         for line in (proc.stdout + proc.stderr).splitlines()
         if line.strip() and not line.startswith(("dangling ", "Checking ", "notice: "))
     ]
-    assert proc.returncode == 0 and not bad, f"git fsck --strict failed (rc={proc.returncode}):\n{proc.stdout}\n{proc.stderr}"
+    assert proc.returncode == 0 and not bad, (
+        f"git fsck --strict failed (rc={proc.returncode}):\n{proc.stdout}\n{proc.stderr}"
+    )
 
 
 def _assert_linear(vault: Path, expected_commits: int) -> None:
@@ -187,7 +190,9 @@ def _doctor_ok(vault: Path) -> dict:
     result = run_cli("memory", "doctor", "--json", vault=vault)
     report = result.json
     assert report["schema"] == "jacked.doctor.v1"
-    assert result.code == 0 and report["ok"] is True, f"doctor not ok (rc={result.code}):\n{json.dumps(report, indent=2)}\n{result.err}"
+    assert result.code == 0 and report["ok"] is True, (
+        f"doctor not ok (rc={result.code}):\n{json.dumps(report, indent=2)}\n{result.err}"
+    )
     assert report["stale_temp_files"] == 0
     return report
 
@@ -224,7 +229,9 @@ def _assert_worktree_equals_head(vault: Path) -> None:
     assert [rel for rel in head if head[rel] != disk[rel]] == [], "files whose content differs from HEAD"
 
 
-def _assert_present_and_searchable(vault: Path, ctx: Context, added: list[tuple[str, str]], *, check_index: bool = True) -> None:
+def _assert_present_and_searchable(
+    vault: Path, ctx: Context, added: list[tuple[str, str]], *, check_index: bool = True
+) -> None:
     """Each reported note: file exists, parses, carries its id, is in HEAD, is read and found."""
     in_head = set(_head_files(vault, "groups"))
     in_index = set(git(vault, "ls-files", "groups").split())
@@ -234,7 +241,9 @@ def _assert_present_and_searchable(vault: Path, ctx: Context, added: list[tuple[
         note = parse_note(path.read_bytes(), source=rel)
         assert note.id == note_id
         assert rel in in_head, f"{note_id}: {rel} is not in HEAD"
-        assert rel in in_index or check_index is False, f"{note_id}: {rel} is in HEAD but not in the git index (git ls-files)"
+        assert rel in in_index or check_index is False, (
+            f"{note_id}: {rel} is in HEAD but not in the git index (git ls-files)"
+        )
         got = read_note(ctx, note_id, EVERYTHING)
         assert got.note.id == note_id and got.display_path == f"group:{rel}"
         hits = search_notes(ctx, _token(note.title), Filters(limit=5)).results
@@ -307,9 +316,15 @@ def test_sigkill_torture_never_leaves_partial_files_or_loses_adds(vault_path: Pa
         missing = [rel for _, rel in child.added if rel not in head_files]
         assert not missing, f"round {round_no}: reported adds not in HEAD: {missing}"
         # Nothing committed earlier was lost: HEAD only ever grows.
-        assert committed_before <= head_files, f"round {round_no}: lost commits for {sorted(committed_before - head_files)}"
+        assert committed_before <= head_files, (
+            f"round {round_no}: lost commits for {sorted(committed_before - head_files)}"
+        )
         committed_before = head_files
-        on_disk = {str(p.relative_to(vault)) for p in _walk_files(vault / "groups") if p.name.endswith(".md") and p.name != "index.md"}
+        on_disk = {
+            str(p.relative_to(vault))
+            for p in _walk_files(vault / "groups")
+            if p.name.endswith(".md") and p.name != "index.md"
+        }
         orphan_rounds += bool(on_disk - head_files - orphans)
         orphans |= on_disk - head_files
         audit_ahead_rounds += bool(git(vault, "diff", "HEAD", "--name-only", "--", "audit").strip())
@@ -317,16 +332,23 @@ def test_sigkill_torture_never_leaves_partial_files_or_loses_adds(vault_path: Pa
     torture_s = time.monotonic() - started
     assert len(reported) >= ROUNDS // 2, f"too few adds to be a meaningful torture: {len(reported)}"
     assert len({i for i, _ in reported}) == len(reported)
-    print(f"\ntorture: {ROUNDS} kills in {torture_s:.1f}s, {len(reported)} reported adds, "
-          f"rounds leaving: a new orphan note {orphan_rounds} ({len(orphans)} orphans before repair), audit ahead of HEAD {audit_ahead_rounds}, temp file {temp_rounds}")
+    print(
+        f"\ntorture: {ROUNDS} kills in {torture_s:.1f}s, {len(reported)} reported adds, "
+        f"rounds leaving: a new orphan note {orphan_rounds} ({len(orphans)} orphans before repair), "
+        f"audit ahead of HEAD {audit_ahead_rounds}, temp file {temp_rounds}"
+    )
 
     # (a) one repair
     repair = run_cli("memory", "doctor", "--repair", "--json", vault=vault)
     assert repair.out, f"doctor --repair printed nothing; stderr: {repair.err[-3000:]}"
     repair_report = repair.json
     assert repair_report["schema"] == "jacked.doctor.v1"
-    assert repair.code == 0 and repair_report["ok"] is True, f"repair left problems:\n{json.dumps(repair_report, indent=2)}\n{repair.err}"
-    assert {f"group:{rel}" for rel in orphans} <= set(repair_report["repaired"]), "repair did not commit every orphan note"
+    assert repair.code == 0 and repair_report["ok"] is True, (
+        f"repair left problems:\n{json.dumps(repair_report, indent=2)}\n{repair.err}"
+    )
+    assert {f"group:{rel}" for rel in orphans} <= set(repair_report["repaired"]), (
+        "repair did not commit every orphan note"
+    )
 
     # (b) the git repo is sound
     _fsck(vault)
@@ -355,7 +377,19 @@ def test_sigkill_torture_never_leaves_partial_files_or_loses_adds(vault_path: Pa
     assert report["memory_count"] == len(ids)
 
     # (g) the vault keeps working
-    added = run_cli("memory", "add", "--group", "g", "--title", "after the storm", "--body", "zebracrossing survives", "--json", vault=vault, cwd=work)
+    added = run_cli(
+        "memory",
+        "add",
+        "--group",
+        "g",
+        "--title",
+        "after the storm",
+        "--body",
+        "zebracrossing survives",
+        "--json",
+        vault=vault,
+        cwd=work,
+    )
     assert added.code == 0, added.err
     new_id = added.json["memory"]["id"]
     found = run_cli("memory", "search", "zebracrossing", "--json", vault=vault, cwd=work)
@@ -438,12 +472,22 @@ def test_two_harnesses_adding_at_once_via_cli_both_land(vault_path: Path, tmp_pa
         try:
             barrier.wait(timeout=30)
             for n in range(per):
-                args = ["memory", "add", "--group", "g", "--title", f"{harness} note {n}", "--body", f"written by {harness}", "--json"]
+                args = [
+                    "memory",
+                    "add",
+                    "--group",
+                    "g",
+                    "--title",
+                    f"{harness} note {n}",
+                    "--body",
+                    f"written by {harness}",
+                    "--json",
+                ]
                 if harness == "alpha":  # one harness named by flag, the other by environment
                     results[harness].append(run_cli(*args, "--harness", "alpha", vault=vault, cwd=work))
                 else:
                     results[harness].append(run_cli(*args, vault=vault, cwd=work, JACKED_MEMORY_HARNESS="beta"))
-        except BaseException as exc:  # noqa: BLE001 - surfaced below
+        except BaseException as exc:
             errors.append(exc)
 
     threads = [threading.Thread(target=writer, args=(h,)) for h in results]
@@ -478,7 +522,7 @@ def test_two_harnesses_adding_at_once_via_cli_both_land(vault_path: Path, tmp_pa
     _doctor_ok(vault)
 
 
-# -- a kill between commit and git-index write, deterministically --------------------------------------------------------------------
+# -- a kill between commit and git-index write, deterministically -------------------------------------------------
 
 CRASH_AFTER_COMMIT = """
 import os, signal, sys
@@ -500,7 +544,14 @@ def test_sigkill_between_commit_and_git_index_write_is_repaired(vault_path: Path
     work = _work(tmp_path)
     script = tmp_path / "crash_after_commit.py"
     script.write_text(CRASH_AFTER_COMMIT)
-    proc = subprocess.run([sys.executable, str(script), str(vault), str(work)], cwd=work, env=cli_env(), capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, str(script), str(vault), str(work)],
+        cwd=work,
+        env=cli_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     if proc.returncode != -signal.SIGKILL:
         pytest.fail(f"the child was not killed at the injection point (rc={proc.returncode}): {proc.stderr}")
     rel = "groups/g/note/crashed-after-commit.md"
@@ -526,7 +577,7 @@ def test_sigkill_between_commit_and_git_index_write_is_repaired(vault_path: Path
     assert status == "", status
 
 
-# -- an interrupted transition is rolled back or completed, never taken for a hand edit ------------------------------------------
+# -- an interrupted transition is rolled back or completed, never taken for a hand edit --------------------------
 
 NEXT_WRITES = ("accept", "reject", "add", "repair")
 
@@ -535,7 +586,9 @@ def _audit_lines(vault: Path, rel: str) -> list[dict]:
     """The committed audit lines (HEAD) about `rel`."""
     out = []
     for path in _head_files(vault, "audit"):
-        out += [line for line in map(json.loads, git(vault, "show", f"HEAD:{path}").splitlines()) if line["path"] == rel]
+        out += [
+            line for line in map(json.loads, git(vault, "show", f"HEAD:{path}").splitlines()) if line["path"] == rel
+        ]
     return out
 
 
@@ -553,7 +606,9 @@ def _assert_settled(vault: Path, rel: str) -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("op", ["accept", "reject", "add-supersedes"])
-def test_a_kill_during_a_transition_is_rolled_back_or_completed_never_a_hand_edit(vault_path: Path, tmp_path: Path, op: str):
+def test_a_kill_during_a_transition_is_rolled_back_or_completed_never_a_hand_edit(
+    vault_path: Path, tmp_path: Path, op: str
+):
     """Issue 17.14, SPEC 5.2: kill -9 the transition after each of its working-tree writes and
     right after its commit; the next write (accept, reject, add, doctor --repair) finishes the
     job: nothing is quarantined, the note is either fully transitioned (committed with its audit
@@ -572,11 +627,28 @@ def test_a_kill_during_a_transition_is_rolled_back_or_completed_never_a_hand_edi
         command = {
             "accept": ["memory", "accept", target.note.id],
             "reject": ["memory", "reject", target.note.id, "--reason", "not true"],
-            "add-supersedes": ["memory", "add", "--group", "g", "--title", f"newer {round_no}", "--body", "b", "--supersedes", target.note.id],
+            "add-supersedes": [
+                "memory",
+                "add",
+                "--group",
+                "g",
+                "--title",
+                f"newer {round_no}",
+                "--body",
+                "b",
+                "--supersedes",
+                target.note.id,
+            ],
         }[op]
         head = git(vault, "rev-parse", "HEAD")
-        proc = subprocess.run([sys.executable, str(script), str(vault), str(point), *command], cwd=work, env=cli_env(vault),
-                              capture_output=True, text=True, timeout=60)
+        proc = subprocess.run(
+            [sys.executable, str(script), str(vault), str(point), *command],
+            cwd=work,
+            env=cli_env(vault),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         if proc.returncode == 0 and point != "commit":
             assert git(vault, "rev-parse", "HEAD") != head, "the command finished: it committed"
             continue  # fewer writes than `point`: the kill points of this op are exhausted
@@ -585,7 +657,9 @@ def test_a_kill_during_a_transition_is_rolled_back_or_completed_never_a_hand_edi
         assert (git(vault, "rev-parse", "HEAD") != head) == (point == "commit")
 
         before = run_cli("memory", "doctor", "--json", vault=vault, cwd=work).json
-        judged = [u for u in before["uncommitted"] if u["repair"] == "quarantine" or "hand edit" in u.get("problem", "")]
+        judged = [
+            u for u in before["uncommitted"] if u["repair"] == "quarantine" or "hand edit" in u.get("problem", "")
+        ]
         assert judged == [], f"{op} killed at {point}: doctor calls the leftovers a hand edit: {judged}"
         assert not [p for p in before["audit_problems"] if p["code"] == "EDITED_OUTSIDE_TOOL"], before["audit_problems"]
 
@@ -598,17 +672,23 @@ def test_a_kill_during_a_transition_is_rolled_back_or_completed_never_a_hand_edi
         }[following]
         result = run_cli(*nxt, vault=vault, cwd=work)
         if result.code != 0:  # the killed transition landed, so this one may no longer apply
-            assert following in ("accept", "reject") and result.json["error"]["code"] == "JACKED_MEMORY_VALIDATION", result.out + result.err
+            assert following in ("accept", "reject") and result.json["error"]["code"] == "JACKED_MEMORY_VALIDATION", (
+                result.out + result.err
+            )
         else:
             assert result.json.get("quarantined", []) == [], f"{following} after {op} killed at {point}: {result.out}"
         if following == "repair" and point != "commit":
             assert result.json["repaired"], "repair rolled the interrupted write back and said so"
         if point == "commit":  # the git index a kill after the commit left behind: repair re-stages it
             assert run_cli("memory", "doctor", "--repair", "--json", vault=vault, cwd=work).code == 0
-        assert not (vault / ".jacked" / "quarantine").exists(), f"{following} after {op} killed at {point} quarantined something"
+        assert not (vault / ".jacked" / "quarantine").exists(), (
+            f"{following} after {op} killed at {point} quarantined something"
+        )
         _assert_settled(vault, target.rel)
         _doctor_ok(vault)
-    assert killed >= 4, "a kill after each write of the transition (note, index.md, audit, tombstone) and after its commit"
+    assert killed >= 4, (
+        "a kill after each write of the transition (note, index.md, audit, tombstone) and after its commit"
+    )
 
 
 def test_an_edit_made_after_an_interrupted_transition_is_still_a_hand_edit(vault_path: Path, tmp_path: Path):
@@ -618,7 +698,10 @@ def test_an_edit_made_after_an_interrupted_transition_is_still_a_hand_edit(vault
     from jacked_vault.notes import AddRequest, add
 
     vault, work = vault_path, _work(tmp_path)
-    target = add(Context.create(vault=str(vault), cwd=work, harness="tester"), AddRequest(title="target", body="b", group="g", status="candidate"))
+    target = add(
+        Context.create(vault=str(vault), cwd=work, harness="tester"),
+        AddRequest(title="target", body="b", group="g", status="candidate"),
+    )
     script = tmp_path / "kill_at_write.py"
     script.write_text(KILL_AT_WRITE)
     proc = subprocess.run([sys.executable, str(script), str(vault), "2", "memory", "accept", target.note.id], cwd=work,

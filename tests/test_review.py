@@ -46,11 +46,15 @@ def test_transition_is_one_commit_changing_only_allowed_fields(ctx: Context, sta
     assert _changed_fields(root, created.rel) <= ALLOWED
     changed_files = git(root, "show", "--name-only", "--format=", "HEAD").split()
     assert created.rel in changed_files
-    assert all(p == created.rel or p.startswith(("audit/", "tombstones/")) or p.endswith("index.md") for p in changed_files)
+    assert all(
+        p == created.rel or p.startswith(("audit/", "tombstones/")) or p.endswith("index.md") for p in changed_files
+    )
     message = git(root, "log", "-1", "--format=%B")
     assert message.startswith(f"memory({op}): Use FTS5") and f"Memory-Id: {created.note.id}" in message
     assert verify(root).problems == []
-    audit_ops = [json.loads(l)["op"] for p in (root / "audit").rglob("*.jsonl") for l in p.read_text().splitlines()]
+    audit_ops = [
+        json.loads(line)["op"] for p in (root / "audit").rglob("*.jsonl") for line in p.read_text().splitlines()
+    ]
     assert audit_ops[-1] == op
 
 
@@ -197,7 +201,9 @@ def test_add_supersedes_keeps_a_hand_edit_of_the_old_note_in_quarantine(tmp_path
     args = ["memory", "add", "--group", "tools", "--title", "New rule", "--body", "b", "--supersedes", old.note.id]
     result = run_cli(*args, *(["--json"] if as_json else []), vault=vault)
     assert result.code == 0, result.out + result.err
-    records = [json.loads(line) for line in (vault / ".jacked" / "quarantine" / "records.jsonl").read_text().splitlines()]
+    records = [
+        json.loads(line) for line in (vault / ".jacked" / "quarantine" / "records.jsonl").read_text().splitlines()
+    ]
     assert [(r["path"], r["source"]) for r in records] == [(old.rel, "transition")]
     name = records[0]["file"]
     assert (vault / ".jacked" / "quarantine" / name).read_text() == edited, "the hand edit is kept byte for byte"
@@ -232,7 +238,9 @@ def test_review_edit_as_new_on_a_tty_is_one_commit_with_the_new_note_and_the_rej
     editor.write_text(EDITOR_SCRIPT)
     head = git(vault, "rev-parse", "HEAD").strip()
     answers = [b"e\n", b"Rebase before merging\n", b"edit\n", b"\n", b"s\n"]
-    code, out, shown = drive(["memory", "review"], answers, env=cli_env(vault, EDITOR=f"{sys.executable} {editor}"), cwd=tmp_path)
+    code, out, shown = drive(
+        ["memory", "review"], answers, env=cli_env(vault, EDITOR=f"{sys.executable} {editor}"), cwd=tmp_path
+    )
     assert code == 0, shown
     assert b"Traceback" not in shown and "1 decision(s) recorded" in out, shown
     assert editor.with_suffix(".seen").read_text().split("\n--\n")[:2] == ["Always rebase.", "Leave me as I am."]
@@ -246,13 +254,23 @@ def test_review_edit_as_new_on_a_tty_is_one_commit_with_the_new_note_and_the_rej
     changed = git(vault, "show", "--name-status", "--format=", "HEAD").split("\n")
     [added] = [line.split("\t")[1] for line in changed if line.startswith("A\t") and "/note/" in line]
     new = parse_note((vault / added).read_bytes())
-    assert (new.id, new.title, new.kind, new.status, new.trust, new.origin, new.tags) == (new_id, "Rebase before merging", "note", "active", "unreviewed", "cli", ["git"])
+    assert (new.id, new.title, new.kind, new.status, new.trust, new.origin, new.tags) == (
+        new_id,
+        "Rebase before merging",
+        "note",
+        "active",
+        "unreviewed",
+        "cli",
+        ["git"],
+    )
     assert new.body == "Rebase feature branches on main before merging.\nNever squash release branches."
     assert parse_note((vault / unchanged.rel).read_bytes()).status == "candidate"
     message = git(vault, "log", "-1", "--format=%B")
     assert message.startswith("memory(edit): Rebase before merging") and f"Memory-Id: {new_id}" in message
     diff = git(vault, "show", "--format=", "HEAD", "--", "audit")
-    ops = [(json.loads(l[1:])["op"], json.loads(l[1:])["id"]) for l in diff.splitlines() if l.startswith("+{")]
+    ops = [
+        (json.loads(line[1:])["op"], json.loads(line[1:])["id"]) for line in diff.splitlines() if line.startswith("+{")
+    ]
     assert ops == [("create", new_id), ("tombstone", edited.note.id), ("reject", edited.note.id)]
     assert verify(vault).problems == []
     doctor = run_cli("memory", "doctor", "--json", vault=vault)

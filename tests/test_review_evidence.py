@@ -66,8 +66,22 @@ def _surfaces(vault: Path, cwd: Path, note_id: str, word: str) -> dict[str, obje
     }
 
 
-UNREVIEWED = {"search": ["unreviewed"], "read": "unreviewed", "read_text": False, "brief": False, "hook": False, "mcp": ["unreviewed"]}
-REVIEWED = {"search": ["reviewed"], "read": "reviewed", "read_text": True, "brief": True, "hook": True, "mcp": ["reviewed"]}
+UNREVIEWED = {
+    "search": ["unreviewed"],
+    "read": "unreviewed",
+    "read_text": False,
+    "brief": False,
+    "hook": False,
+    "mcp": ["unreviewed"],
+}
+REVIEWED = {
+    "search": ["reviewed"],
+    "read": "reviewed",
+    "read_text": True,
+    "brief": True,
+    "hook": True,
+    "mcp": ["reviewed"],
+}
 
 
 def test_a_hand_committed_review_is_shown_unreviewed_everywhere_and_doctor_names_it(vault_path: Path, code_repo: Path):
@@ -76,7 +90,9 @@ def test_a_hand_committed_review_is_shown_unreviewed_everywhere_and_doctor_names
     _forge(vault_path, note.rel)
     assert _surfaces(vault_path, code_repo, note.note.id, "fridays") == UNREVIEWED
     warnings = run_cli("memory", "doctor", "--json", vault=vault_path).json["warnings"]
-    assert [(w["code"], w["id"]) for w in warnings if w["code"] == "UNPROVEN_REVIEW"] == [("UNPROVEN_REVIEW", note.note.id)]
+    assert [(w["code"], w["id"]) for w in warnings if w["code"] == "UNPROVEN_REVIEW"] == [
+        ("UNPROVEN_REVIEW", note.note.id)
+    ]
     assert "no accept" in run_cli("memory", "doctor", vault=vault_path).out
 
 
@@ -102,22 +118,43 @@ def test_an_arriving_review_counts_only_with_its_accept_behind_it(shared, tmp_pa
     from jacked_vault.write.transitions import transition
 
     laptop, desktop, hostile, _ = shared
-    real = add(desktop, AddRequest(title="Really accepted", body="A person said yes.", group="tools", status="candidate", origin="mcp"))
+    real = add(
+        desktop,
+        AddRequest(title="Really accepted", body="A person said yes.", group="tools", status="candidate", origin="mcp"),
+    )
     transition(desktop, real.note.id, "accept")
     sync(desktop)
     git(hostile, "pull", "-q", "--no-rebase", "origin", "main")
     forged = hostile / real.rel.replace("really-accepted", "forged-review")
-    text = (hostile / real.rel).read_text().replace(real.note.id, "mem_20261201_forgedreview0001").replace("Really accepted", "Forged review")
+    text = (
+        (hostile / real.rel)
+        .read_text()
+        .replace(real.note.id, "mem_20261201_forgedreview0001")
+        .replace("Really accepted", "Forged review")
+    )
     import hashlib
 
     rel = str(forged.relative_to(hostile))
     sha = hashlib.sha256(text.encode()).hexdigest()
-    line = {"ts": "2026-12-01T10:00:00.000Z", "op": "accept", "id": "mem_20261201_forgedreview0001", "path": rel, "sha256": sha,
-            "prev": None, "harness": "claude", "origin": "cli"}  # fmt: skip
+    line = {
+        "ts": "2026-12-01T10:00:00.000Z",
+        "op": "accept",
+        "id": "mem_20261201_forgedreview0001",
+        "path": rel,
+        "sha256": sha,
+        "prev": None,
+        "harness": "claude",
+        "origin": "cli",
+    }
     audit_line = json.dumps(line, separators=(",", ":")) + "\n"
     push_from(hostile, {rel: text, "audit/m-forger/2026-12.jsonl": audit_line}, "memory(accept): Forged review")
     sync(laptop)
-    trusts = {r["title"]: r["trust"] for r in run_cli("memory", "search", "accepted", "forged", "--all", "--json", vault=laptop.vault.root).json["results"]}
+    trusts = {
+        r["title"]: r["trust"]
+        for r in run_cli("memory", "search", "accepted", "forged", "--all", "--json", vault=laptop.vault.root).json[
+            "results"
+        ]
+    }
     assert trusts == {"Really accepted": "reviewed", "Forged review": "unreviewed"}
 
 
@@ -130,7 +167,9 @@ def test_a_forged_review_does_not_bring_back_a_rejected_value(vault_path: Path, 
     twin = parse_note((vault_path / note.rel).read_bytes())
     import dataclasses
 
-    twin = dataclasses.replace(twin, id="mem_20261201_twinforged0001", status="active", status_reason=None, trust="reviewed")
+    twin = dataclasses.replace(
+        twin, id="mem_20261201_twinforged0001", status="active", status_reason=None, trust="reviewed"
+    )
     (vault_path / "groups" / "api" / "note" / "twin.md").write_bytes(render_note(twin))
     git(vault_path, "add", "-A")
     git(vault_path, "commit", "-qm", "planted")
@@ -147,8 +186,12 @@ def _ssh_key(home: Path, name: str) -> tuple[Path, str]:
     return key, (home / f"{name}.pub").read_text().strip()
 
 
-@pytest.mark.skipif(subprocess.run(["which", "ssh-keygen"], capture_output=True).returncode != 0, reason="needs ssh-keygen")
-def test_with_allowed_signers_only_an_accept_signed_by_an_allowed_key_counts(vault_path: Path, code_repo: Path, tmp_path: Path):
+@pytest.mark.skipif(
+    subprocess.run(["which", "ssh-keygen"], capture_output=True).returncode != 0, reason="needs ssh-keygen"
+)
+def test_with_allowed_signers_only_an_accept_signed_by_an_allowed_key_counts(
+    vault_path: Path, code_repo: Path, tmp_path: Path
+):
     ctx = Context.create(vault=str(vault_path), cwd=code_repo, harness="t")
     mine, mine_pub = _ssh_key(tmp_path, "person")
     other, _ = _ssh_key(tmp_path, "stranger")
@@ -161,7 +204,9 @@ def test_with_allowed_signers_only_an_accept_signed_by_an_allowed_key_counts(vau
     assert [r["trust"] for r in found] == ["unreviewed"], "an unsigned accept no longer counts here"
     git(vault_path, "config", "gpg.format", "ssh")
     git(vault_path, "config", "user.signingkey", str(other))
-    stranger = add(ctx, AddRequest(title="Accepted by a stranger", kind="decision", body="Signed by a key nobody allowed."))
+    stranger = add(
+        ctx, AddRequest(title="Accepted by a stranger", kind="decision", body="Signed by a key nobody allowed.")
+    )
     assert run_cli("memory", "accept", stranger.note.id, vault=vault_path).code == 0
     git(vault_path, "config", "user.signingkey", str(mine))
     signed = add(ctx, AddRequest(title="Accepted and signed", kind="decision", body="Signed by the person."))
@@ -169,5 +214,12 @@ def test_with_allowed_signers_only_an_accept_signed_by_an_allowed_key_counts(vau
     assert done.code == 0, done.out + done.err
     head = git(vault_path, "rev-parse", "HEAD").strip()
     assert "BEGIN SSH SIGNATURE" in git(vault_path, "cat-file", "-p", head)
-    trusts = {r["title"]: r["trust"] for r in run_cli("memory", "search", "accepted", "--all", "--json", vault=vault_path).json["results"]}
-    assert trusts == {"Accepted unsigned": "unreviewed", "Accepted by a stranger": "unreviewed", "Accepted and signed": "reviewed"}
+    trusts = {
+        r["title"]: r["trust"]
+        for r in run_cli("memory", "search", "accepted", "--all", "--json", vault=vault_path).json["results"]
+    }
+    assert trusts == {
+        "Accepted unsigned": "unreviewed",
+        "Accepted by a stranger": "unreviewed",
+        "Accepted and signed": "reviewed",
+    }

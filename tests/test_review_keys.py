@@ -28,7 +28,9 @@ def test_review_asks_again_on_an_answer_it_does_not_list(tmp_path: Path, unknown
     first = add(ctx, AddRequest(title="Keep it waiting", body="a candidate", group="tools", status="candidate"))
     second = add(ctx, AddRequest(title="Accept me", body="another candidate", group="tools", status="candidate"))
     head = git(vault, "rev-parse", "HEAD")
-    code, out, shown = drive(["memory", "review"], [unknown + b"\n", b"S\n", b"Accept\n"], env=cli_env(vault), cwd=tmp_path)
+    code, out, shown = drive(
+        ["memory", "review"], [unknown + b"\n", b"S\n", b"Accept\n"], env=cli_env(vault), cwd=tmp_path
+    )
     assert code == 0, shown
     assert shown.count(REVIEW_PROMPT) == 3, shown  # asked again after the unknown answer, then once per candidate
     assert shown.count(b"please answer a, r, s, e, q (one letter, or its whole word)") == 1, shown

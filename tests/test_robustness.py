@@ -49,7 +49,9 @@ def test_a_corrupt_loose_object_is_found_by_doctor_and_breaks_nothing_else(seede
     assert report["ok"] is False
     (problem,) = report["git_problems"]
     assert problem["code"] == "OBJECTS_MISSING_OR_CORRUPT" and "fetch" in problem["fix"]
-    assert run_cli("memory", "doctor", "--reindex", "--json", vault=vault).json["invalid_files"][0]["code"] == "UNREADABLE"
+    assert (
+        run_cli("memory", "doctor", "--reindex", "--json", vault=vault).json["invalid_files"][0]["code"] == "UNREADABLE"
+    )
 
 
 def test_a_branch_at_a_missing_commit_is_a_coded_error_with_the_fix(seeded):

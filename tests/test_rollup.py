@@ -29,7 +29,12 @@ def jacked(*args: str, vault: Path) -> CliResult:
     (main.py registers them once `jacked_vault.cli.episodic` is in its import line)."""
     code = "import sys, jacked_vault.cli.episodic; from jacked_vault.cli.main import main; sys.exit(main(sys.argv[1:]))"
     proc = subprocess.run(
-        [sys.executable, "-c", code, *args], capture_output=True, text=True, cwd=vault.parent, env=cli_env(vault), timeout=120
+        [sys.executable, "-c", code, *args],
+        capture_output=True,
+        text=True,
+        cwd=vault.parent,
+        env=cli_env(vault),
+        timeout=120,
     )
     return CliResult(proc.returncode, proc.stdout, proc.stderr)
 
@@ -67,7 +72,9 @@ def all_entries(vault: Path, folder: str = FOLDER) -> int:
     base = vault / folder
     total = 0
     for path in base.iterdir():
-        if path.name in ("recent.md", "archive.md") or (path.name.startswith("today-") and not path.name.endswith(".done.md")):
+        if path.name in ("recent.md", "archive.md") or (
+            path.name.startswith("today-") and not path.name.endswith(".done.md")
+        ):
             total += count_session_entries(path.read_text(encoding="utf-8"))
     return total
 
@@ -91,7 +98,8 @@ def test_rollup_rolls_past_days_into_recent_and_archives_old_ones(vault_path: Pa
     )
     # 2026-11-20 is 8 days before the 28th: straight to the archive, in the week of Monday the 16th.
     assert read(vault_path, "archive.md") == (
-        "# Archive\n\n## Week of 2026-11-16\n### 2026-11-20\n#### 09:00 | main\nSet up the importer.\n\n#### 17:30 | feat/x\nWrote the parser.\n"
+        "# Archive\n\n## Week of 2026-11-16\n### 2026-11-20\n"
+        "#### 09:00 | main\nSet up the importer.\n\n#### 17:30 | feat/x\nWrote the parser.\n"
     )
     base = vault_path / FOLDER
     for day, text in (("2026-11-20", d20), ("2026-11-26", d26), ("2026-11-27", d27)):
@@ -108,12 +116,17 @@ def test_rollup_rolls_past_days_into_recent_and_archives_old_ones(vault_path: Pa
     lines = [json.loads(x) for p in (vault_path / "audit").rglob("*.jsonl") for x in p.read_text().splitlines()]
     rolled = [x for x in lines if x["op"] == "rollup"]
     assert len(rolled) == 8 and {x["id"] for x in rolled} == {f"episodic:{IDENTITY}"}
-    assert {x["path"] for x in rolled if x["sha256"] is None} == {f"{FOLDER}/today-2026-11-{d}.md" for d in (20, 26, 27)}
+    assert {x["path"] for x in rolled if x["sha256"] is None} == {
+        f"{FOLDER}/today-2026-11-{d}.md" for d in (20, 26, 27)
+    }
     assert result.to_json()["repos"][0]["archived"] == ["2026-11-20"]
 
 
 def test_second_rollup_changes_nothing_and_makes_no_commit(vault_path: Path) -> None:
-    write_days(vault_path, {f"2026-11-{d:02d}": day_text(f"2026-11-{d:02d}", [("09:00", "main", f"Day {d}.")]) for d in range(1, 29)})
+    write_days(
+        vault_path,
+        {f"2026-11-{d:02d}": day_text(f"2026-11-{d:02d}", [("09:00", "main", f"Day {d}.")]) for d in range(1, 29)},
+    )
     commit_all(vault_path)
     store = open_vault(vault_path)
     first = rollup(store, today=date(2026, 11, 28))
@@ -138,7 +151,11 @@ def test_out_of_order_days_and_rollups_keep_sections_sorted(vault_path: Path) ->
     commit_all(vault_path)
     rollup(store, today=date(2026, 11, 28))
     recent = read(vault_path, "recent.md")
-    assert [line for line in recent.splitlines() if line.startswith("## ")] == ["## 2026-11-22", "## 2026-11-25", "## 2026-11-27"]
+    assert [line for line in recent.splitlines() if line.startswith("## ")] == [
+        "## 2026-11-22",
+        "## 2026-11-25",
+        "## 2026-11-27",
+    ]
     # A later rollup date archives in date order even though the days arrived out of order.
     write_days(vault_path, {"2026-11-02": day_text("2026-11-02", [("08:00", "main", "The 2nd.")])})
     commit_all(vault_path)
@@ -186,7 +203,10 @@ def test_day_file_with_no_entries_is_renamed_without_a_section(vault_path: Path)
     commit_all(vault_path)
     result = rollup(open_vault(vault_path), today=date(2026, 11, 28))
     repo = result.to_json()["repos"][0]
-    assert repo["rolled"] == ["2026-11-25", "2026-11-26", "2026-11-27"] and repo["empty"] == ["2026-11-25", "2026-11-26"]
+    assert repo["rolled"] == ["2026-11-25", "2026-11-26", "2026-11-27"] and repo["empty"] == [
+        "2026-11-25",
+        "2026-11-26",
+    ]
     assert read(vault_path, "recent.md") == "# Recent\n\n## 2026-11-27\n### 09:00 | main\nSomething.\n"
     assert read(vault_path, "today-2026-11-26.done.md") == ""
     assert git(vault_path, "status", "--porcelain") == ""
@@ -197,7 +217,9 @@ def test_a_year_of_day_files_conserves_every_entry(vault_path: Path) -> None:
     days = {}
     for i in range(365):
         day = (start + timedelta(days=i)).isoformat()
-        days[day] = day_text(day, [(f"{8 + j:02d}:{(i + j) % 60:02d}", "main", f"Entry {j} of {day}.") for j in range(5)])
+        days[day] = day_text(
+            day, [(f"{8 + j:02d}:{(i + j) % 60:02d}", "main", f"Entry {j} of {day}.") for j in range(5)]
+        )
     write_days(vault_path, days)
     commit_all(vault_path)
     before = commits(vault_path)
@@ -251,7 +273,9 @@ def test_symlinked_day_file_is_skipped_and_never_followed(vault_path: Path, tmp_
     result = rollup(open_vault(vault_path), today=date(2026, 11, 28))
     repo = result.to_json()["repos"][0]
     assert repo["rolled"] == ["2026-11-26"]
-    assert repo["skipped"] == [{"file": f"vault:{FOLDER}/today-2026-11-25.md", "reason": "symlink, never followed; day left in place"}]
+    assert repo["skipped"] == [
+        {"file": f"vault:{FOLDER}/today-2026-11-25.md", "reason": "symlink, never followed; day left in place"}
+    ]
     assert (vault_path / FOLDER / "today-2026-11-25.md").is_symlink()
     assert "not vault content" not in read(vault_path, "recent.md")
 
@@ -308,7 +332,12 @@ def test_roll_folder_is_pure_and_deterministic() -> None:
     }
     a = roll_folder(date(2026, 11, 28), dict(files))
     b = roll_folder(date(2026, 11, 28), dict(files))
-    assert a.writes == b.writes and set(a.writes) == {"today-2026-11-27.md", "today-2026-11-27.done.md", "recent.md", "archive.md"}
+    assert a.writes == b.writes and set(a.writes) == {
+        "today-2026-11-27.md",
+        "today-2026-11-27.done.md",
+        "recent.md",
+        "archive.md",
+    }
     # Foreign text in recent.md (a preamble, an undated section, a code fence with a `## ` line) is kept.
     foreign = b"# Recent\nkept preamble\n\n## Notes\nkept\n\n## 2026-11-01\n```\n## 09:00 | not a header\n```\n"
     c = roll_folder(date(2026, 11, 28), {"recent.md": foreign})
@@ -340,21 +369,30 @@ rollup(open_vault(Path(sys.argv[1])), today=date.fromisoformat(sys.argv[2]))
 @pytest.mark.parametrize("point", ["before-remove", "before-commit"])
 def test_rollup_killed_before_its_commit_is_completed_once_by_the_next_rollup(vault_path: Path, point: str) -> None:
     days = {
-        "2026-11-20": day_text("2026-11-20", [("09:00", "main", "Old enough to archive."), ("17:30", "feat/x", "Wrote the parser.")]),
+        "2026-11-20": day_text(
+            "2026-11-20", [("09:00", "main", "Old enough to archive."), ("17:30", "feat/x", "Wrote the parser.")]
+        ),
         "2026-11-27": day_text("2026-11-27", [("08:30", "main", "Rebased."), ("18:45", "feat/x", "Handed over.")]),
         "2026-11-30": day_text("2026-11-30", [("09:00", "main", "Today: not rolled.")]),
     }
     write_days(vault_path, days)
     commit_all(vault_path)
     head = git(vault_path, "rev-parse", "HEAD")
-    killed = subprocess.run([sys.executable, "-c", KILLED_ROLLUP, str(vault_path), "2026-11-30", point], env=cli_env(vault_path), timeout=120)
+    killed = subprocess.run(
+        [sys.executable, "-c", KILLED_ROLLUP, str(vault_path), "2026-11-30", point],
+        env=cli_env(vault_path),
+        timeout=120,
+    )
     assert killed.returncode == -9 and git(vault_path, "rev-parse", "HEAD") == head
     assert "recent.md" in git(vault_path, "status", "--porcelain")  # the crash left its partial work behind
 
     again = jacked("memory", "rollup", "--today", "2026-11-30", "--json", vault=vault_path)
 
     assert again.code == 0, again.out + again.err
-    assert again.json["changed"] is True and commits(vault_path) == int(git(vault_path, "rev-list", "--count", head.strip())) + 1
+    assert (
+        again.json["changed"] is True
+        and commits(vault_path) == int(git(vault_path, "rev-list", "--count", head.strip())) + 1
+    )
     assert f"vault:{FOLDER}/recent.md" in again.json["recovered"]
     assert not (vault_path / ".jacked" / "rollup-pending.json").exists()
     recent, archive = read(vault_path, "recent.md"), read(vault_path, "archive.md")
@@ -379,10 +417,15 @@ def _seed_rolled_vault(vault: Path) -> dict[str, int]:
     then late entries for one of those days, a new past day and today's file: what the next
     rollup has to append to a .done.md, fold into recent.md and move on to archive.md.
     Returns every sentence -> how many times the vault must hold it once rolled up."""
-    write_days(vault, {
-        "2026-11-20": day_text("2026-11-20", [("09:00", "main", "Sentence one."), ("17:30", "feat/x", "Sentence two.")]),
-        "2026-11-27": day_text("2026-11-27", [("08:30", "main", "Sentence three.")]),
-    })  # fmt: skip
+    write_days(
+        vault,
+        {
+            "2026-11-20": day_text(
+                "2026-11-20", [("09:00", "main", "Sentence one."), ("17:30", "feat/x", "Sentence two.")]
+            ),
+            "2026-11-27": day_text("2026-11-27", [("08:30", "main", "Sentence three.")]),
+        },
+    )
     commit_all(vault)
     assert rollup(open_vault(vault), today=date(2026, 11, 28)).changed
     write_days(vault, {
@@ -398,7 +441,9 @@ def _held(vault: Path) -> dict[str, int]:
     """How often each `Sentence …` is held by recent.md, archive.md and the live day files."""
     base, found = vault / FOLDER, {}
     for path in base.iterdir():
-        if path.name in ("recent.md", "archive.md") or (path.name.startswith("today-") and not path.name.endswith(".done.md")):
+        if path.name in ("recent.md", "archive.md") or (
+            path.name.startswith("today-") and not path.name.endswith(".done.md")
+        ):
             for line in path.read_text(encoding="utf-8").splitlines():
                 if line.startswith("Sentence "):
                     found[line] = found.get(line, 0) + 1
@@ -431,7 +476,9 @@ def test_a_rollup_killed_at_any_step_is_resumed_never_repeated(vault_path: Path,
         assert proc.returncode == -9, f"killed at {point}: rc={proc.returncode} {proc.stderr[-2000:]}"
         killed += 1
         if then == "add":
-            added = run_cli("memory", "add", "--group", "api", "--title", f"Unrelated {point}", "--body", "b", "--json", vault=vault)
+            added = run_cli(
+                "memory", "add", "--group", "api", "--title", f"Unrelated {point}", "--body", "b", "--json", vault=vault
+            )
             assert added.code == 0, added.out + added.err
         if then == "killed-again":
             again = subprocess.run([sys.executable, str(script), str(vault), "1", *rollup_args], env=cli_env(vault),

@@ -41,7 +41,9 @@ def test_any_word_matches_and_more_words_rank_first(ctx: Context):
     assert _ids(ctx, "redis nonexistentword") == [both.note.id, one.note.id]  # equal scores: newest first
 
 
-@pytest.mark.parametrize("query", ['"unbalanced', "AND OR NOT", "title:x", "a*", "(paren", "NEAR(a b)", "-", "^start", "col:"])
+@pytest.mark.parametrize(
+    "query", ['"unbalanced', "AND OR NOT", "title:x", "a*", "(paren", "NEAR(a b)", "-", "^start", "col:"]
+)
 def test_user_text_is_never_fts_syntax(ctx: Context, query: str):
     """FTS5 operators, quotes and columns in a query are plain words: the note holding those words
     is found (no syntax error, no operator applied), the other is not; punctuation alone is no words
@@ -187,7 +189,16 @@ def test_planted_secret_is_quarantined_never_indexed_or_printed(ctx: Context):
 
     root = ctx.vault.root
     token = "xoxb-" + "1234567890-1234567890123-" + "AbCdEfGhIjKlMnOpQrStUvWx"
-    planted = build_note(title="Rho leak", body=f"use {token}", kind="note", scope="group", group="tools", repos=[], source_harness="x", origin="cli")
+    planted = build_note(
+        title="Rho leak",
+        body=f"use {token}",
+        kind="note",
+        scope="group",
+        group="tools",
+        repos=[],
+        source_harness="x",
+        origin="cli",
+    )
     (root / "groups" / "tools" / "note").mkdir(parents=True)
     (root / "groups" / "tools" / "note" / "leak.md").write_bytes(render_note(planted))
     git(root, "add", "-A")
@@ -227,7 +238,12 @@ def test_episodic_files_are_searchable_as_tier_episodic_and_never_block_read(ctx
 
     note = _add(ctx, "Ordinary note")
     when = datetime(2026, 11, 28, 17, 30).astimezone()
-    append_entry(ctx.vault, Entry("tools", "github.com/acme/api", when, "feat/x", "Tuned the quokka cache."), harness="t", origin="cli")
+    append_entry(
+        ctx.vault,
+        Entry("tools", "github.com/acme/api", when, "feat/x", "Tuned the quokka cache."),
+        harness="t",
+        origin="cli",
+    )
     (hit,) = search(ctx, "quokka", Filters()).results
     assert (hit.tier, hit.group, hit.kind) == ("episodic", "tools", "progress")
     assert hit.to_json()["path"] == "group:groups/tools/episodic/github.com__acme__api/today-2026-11-28.md"

@@ -31,14 +31,14 @@ def _leftovers(folder: Path) -> list[str]:
     return sorted(p.name for p in folder.iterdir()) if folder.exists() else []
 
 
-def _push_tree(tmp_path: Path, url: str, files: dict[str, str], symlinks: dict[str, str] = {}) -> None:
+def _push_tree(tmp_path: Path, url: str, files: dict[str, str], symlinks: dict[str, str] | None = None) -> None:
     """Commit `files` (and symlinks) on top of the remote's main with plain git, and push it."""
     work = tmp_path / "pusher"
     subprocess.run(["git", "clone", "-q", url, str(work)], check=True, capture_output=True)
     for rel, text in files.items():
         (work / rel).parent.mkdir(parents=True, exist_ok=True)
         (work / rel).write_text(text)
-    for rel, target in symlinks.items():
+    for rel, target in (symlinks or {}).items():
         os.symlink(target, work / rel)
     git(work, "add", "-A", "-f")
     git(work, "commit", "-q", "-m", "hostile")
@@ -56,18 +56,28 @@ def test_init_from_clones_the_vault_and_makes_this_machine_local_parts(shared, t
     machine = (desktop / ".jacked" / "machine-id").read_text().strip()
     assert out["machine_id"] == machine != (laptop / ".jacked" / "machine-id").read_text().strip()
     assert (desktop / ".jacked" / "index.sqlite").is_file()
-    assert any("hooks install --claude" in hint for hint in out["next"]) and any("--mcp claude --user" in hint for hint in out["next"])
+    assert any("hooks install --claude" in hint for hint in out["next"]) and any(
+        "--mcp claude --user" in hint for hint in out["next"]
+    )
     assert not (tmp_path / "desktop" / ".claude").exists()  # offered, never installed
     assert not (desktop / ".git" / "hooks").exists()  # no template hooks came along
     assert git(desktop, "status", "--porcelain") == ""
     status = run_cli("memory", "status", "--json", vault=desktop).json["vault"]
-    assert (status["notes"], status["remote"], status["ahead"], status["behind"], status["diverged"]) == (1, url, 0, 0, False)
+    assert (status["notes"], status["remote"], status["ahead"], status["behind"], status["diverged"]) == (
+        1,
+        url,
+        0,
+        0,
+        False,
+    )
     assert status["last_sync"]["result"] == "ok"
     assert run_cli("memory", "doctor", "--json", vault=desktop).json["ok"] is True
     assert run_cli("memory", "search", "laptop", "--json", vault=desktop).json["results"][0]["title"] == "Laptop fact"
     assert run_cli("memory", "sync", "--json", vault=desktop).json["action"] == "up-to-date"
     # Both ways from here on: the desktop's note reaches the laptop.
-    assert run_cli("memory", "add", "--group", "tools", "--title", "Desktop fact", "--body", "b", vault=desktop).code == 0
+    assert (
+        run_cli("memory", "add", "--group", "tools", "--title", "Desktop fact", "--body", "b", vault=desktop).code == 0
+    )
     assert run_cli("memory", "sync", "--json", vault=desktop).json["action"] == "pushed"
     assert run_cli("memory", "sync", "--json", vault=laptop).json["action"] == "fast-forward"
     assert run_cli("memory", "status", "--json", vault=laptop).json["vault"]["notes"] == 2
@@ -96,13 +106,23 @@ def test_init_from_refuses_what_a_vault_never_takes_and_leaves_nothing(shared, t
 def test_init_from_refuses_an_empty_remote_a_code_repo_and_a_taken_folder(shared, tmp_path: Path):
     laptop, url = shared
     home = tmp_path / "desktop"
-    empty = run_cli("memory", "init", "--from", bare_remote(tmp_path / "empty.git"), "--json", vault=home / "a" / "vault", cwd=tmp_path)
+    empty = run_cli(
+        "memory",
+        "init",
+        "--from",
+        bare_remote(tmp_path / "empty.git"),
+        "--json",
+        vault=home / "a" / "vault",
+        cwd=tmp_path,
+    )
     assert empty.json["error"]["code"] == "JACKED_MEMORY_SYNC" and "no vault yet" in empty.json["error"]["message"]
     assert not home.exists()  # the parents it made are gone too
     code = tmp_path / "code"
     make_repo(code)
     other = run_cli("memory", "init", "--from", f"file://{code}", "--json", vault=home / "vault", cwd=tmp_path)
-    assert other.json["error"]["code"] == "JACKED_MEMORY_SYNC" and "not a jacked vault" in other.json["error"]["message"]
+    assert (
+        other.json["error"]["code"] == "JACKED_MEMORY_SYNC" and "not a jacked vault" in other.json["error"]["message"]
+    )
     assert not home.exists()
     head = git(laptop, "rev-parse", "HEAD")
     taken = run_cli("memory", "init", "--from", url, "--json", vault=laptop)
@@ -143,7 +163,9 @@ def test_sync_on_an_init_only_vault_adopts_what_the_remote_got_later(tmp_path: P
     url = bare_remote(tmp_path / "shared.git")
     desktop = vault_in(tmp_path / "desktop")
     assert run_cli("memory", "init", "--no-scan", vault=desktop).code == 0
-    assert run_cli("memory", "remote", "set", url, "--json", vault=desktop).json["adopted"] is False  # nothing there yet
+    assert (
+        run_cli("memory", "remote", "set", url, "--json", vault=desktop).json["adopted"] is False
+    )  # nothing there yet
     laptop = vault_in(tmp_path / "laptop")
     run_cli("memory", "init", "--no-scan", vault=laptop)
     run_cli("memory", "add", *NOTE, vault=laptop)

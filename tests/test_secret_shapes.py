@@ -54,7 +54,9 @@ def _jwt(rng: Rng) -> str:
 
 
 def _discord(rng: Rng) -> str:
-    return b64url(str(rng.randrange(10**17, 10**18)).encode()) + "." + chars(rng, 6, B64URL) + "." + chars(rng, 38, B64URL)
+    return (
+        b64url(str(rng.randrange(10**17, 10**18)).encode()) + "." + chars(rng, 6, B64URL) + "." + chars(rng, 38, B64URL)
+    )
 
 
 def _der_body(rng: Rng) -> str:
@@ -68,7 +70,14 @@ def _uuid(rng: Rng) -> str:
     return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
 
-PEM_LABELS = ["RSA PRIVATE KEY", "OPENSSH PRIVATE KEY", "PRIVATE KEY", "EC PRIVATE KEY", "ENCRYPTED PRIVATE KEY", "PGP PRIVATE KEY BLOCK"]
+PEM_LABELS = [
+    "RSA PRIVATE KEY",
+    "OPENSSH PRIVATE KEY",
+    "PRIVATE KEY",
+    "EC PRIVATE KEY",
+    "ENCRYPTED PRIVATE KEY",
+    "PGP PRIVATE KEY BLOCK",
+]
 
 # kind -> makers of samples of that kind
 FAMILIES: dict[str, list[Callable[[Rng], Sample]]] = {
@@ -81,13 +90,29 @@ FAMILIES: dict[str, list[Callable[[Rng], Sample]]] = {
     "AWS secret access key": [lambda r: ("", "aws_secret_access_" + "key = " + chars(r, 40, B64), "")],
     "GitLab token": [lambda r: ("", "gl" + "pat-" + chars(r, 20), "")],
     "Slack token": [
-        lambda r: ("", "xo" + "xb-" + chars(r, 12, string.digits) + "-" + chars(r, 13, string.digits) + "-" + chars(r, 24), ""),
+        lambda r: (
+            "",
+            "xo" + "xb-" + chars(r, 12, string.digits) + "-" + chars(r, 13, string.digits) + "-" + chars(r, 24),
+            "",
+        ),
         lambda r: ("", "xo" + "xp-" + chars(r, 11, string.digits) + "-" + chars(r, 32), ""),
     ],
     "Slack webhook URL": [
-        lambda r: ("", "https://hooks.slack." + "com/services/T" + chars(r, 8, UPPER_DIGITS) + "/B" + chars(r, 10, UPPER_DIGITS) + "/" + chars(r, 24), "")
+        lambda r: (
+            "",
+            "https://hooks.slack."
+            + "com/services/T"
+            + chars(r, 8, UPPER_DIGITS)
+            + "/B"
+            + chars(r, 10, UPPER_DIGITS)
+            + "/"
+            + chars(r, 24),
+            "",
+        )
     ],
-    "Stripe secret key": [lambda r: ("", r.choice(["sk", "rk"]) + "_" + r.choice(["live", "test"]) + "_" + chars(r, 24), "")],
+    "Stripe secret key": [
+        lambda r: ("", r.choice(["sk", "rk"]) + "_" + r.choice(["live", "test"]) + "_" + chars(r, 24), "")
+    ],
     "Anthropic API key": [lambda r: ("", "sk-" + "ant-" + "api03-" + chars(r, 93) + "-" + chars(r, 6) + "AA", "")],
     "OpenAI API key": [
         lambda r: ("", "sk-" + "proj-" + chars(r, 64) + "_" + chars(r, 40), ""),
@@ -95,10 +120,18 @@ FAMILIES: dict[str, list[Callable[[Rng], Sample]]] = {
     ],
     "Google API key": [lambda r: ("", "AI" + "za" + chars(r, 35, B64URL), "")],
     "GCP service-account key": [
-        lambda r: ('{"type": "service_account", "private_key_id": "' + chars(r, 40, HEX) + '", "private_key": "', "MIIE" + "vQIBADANBgkqhkiG9w0BAQEFAASC" + chars(r, 40, B64), '"}')
+        lambda r: (
+            '{"type": "service_account", "private_key_id": "' + chars(r, 40, HEX) + '", "private_key": "',
+            "MIIE" + "vQIBADANBgkqhkiG9w0BAQEFAASC" + chars(r, 40, B64),
+            '"}',
+        )
     ],
     "Azure storage account key": [
-        lambda r: ("DefaultEndpointsProtocol=https;AccountName=acme;", "Account" + "Key=" + chars(r, 86, B64) + "==", ";EndpointSuffix=core.windows.net")
+        lambda r: (
+            "DefaultEndpointsProtocol=https;AccountName=acme;",
+            "Account" + "Key=" + chars(r, 86, B64) + "==",
+            ";EndpointSuffix=core.windows.net",
+        )
     ],
     "npm token": [lambda r: ("", "np" + "m_" + chars(r, 36), "")],
     "PyPI token": [lambda r: ("", "pypi-" + "AgEIcHlwaS5vcmc" + chars(r, 70, B64URL), "")],
@@ -107,7 +140,13 @@ FAMILIES: dict[str, list[Callable[[Rng], Sample]]] = {
     "JSON Web Token": [lambda r: ("", _jwt(r), "")],
     "Hugging Face token": [lambda r: ("", "hf" + "_" + chars(r, 34, string.ascii_letters), "")],
     "Discord bot token": [lambda r: ("bot: ", _discord(r), "")],
-    "Discord webhook URL": [lambda r: ("", "https://discord.com/api/" + "webhooks/" + chars(r, 18, string.digits) + "/" + chars(r, 68, B64URL), "")],
+    "Discord webhook URL": [
+        lambda r: (
+            "",
+            "https://discord.com/api/" + "webhooks/" + chars(r, 18, string.digits) + "/" + chars(r, 68, B64URL),
+            "",
+        )
+    ],
     "Telegram bot token": [lambda r: ("bot ", chars(r, 10, string.digits) + ":AA" + chars(r, 33), "")],
     "Heroku API key": [
         lambda r: ("", "HR" + "KU-AA" + chars(r, 58, B64URL), ""),
@@ -128,7 +167,11 @@ FAMILIES: dict[str, list[Callable[[Rng], Sample]]] = {
     "private key (PEM header)": [lambda r: ("", "-----" + "BEGIN " + r.choice(PEM_LABELS) + "-----", "")],
     "private key (base64 body)": [
         lambda r: ("", _der_body(r), ""),
-        lambda r: ("", "b3BlbnNzaC1" + "rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW" + chars(r, 60, B64), ""),
+        lambda r: (
+            "",
+            "b3BlbnNzaC1" + "rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW" + chars(r, 60, B64),
+            "",
+        ),
     ],
     "PuTTY private key": [lambda r: ("", "PuTTY-User-" + "Key-File-3:", " ssh-ed25519")],
 }
@@ -188,7 +231,17 @@ def _before(rng: Rng) -> str:
 
 
 def _after(rng: Rng) -> str:
-    return rng.choice(["", "\n", " " + _words(rng), "\n" + _words(rng), "\n    " + _words(rng), ",\n" + _words(rng), "\n" + rng.choice(PROSE)])
+    return rng.choice(
+        [
+            "",
+            "\n",
+            " " + _words(rng),
+            "\n" + _words(rng),
+            "\n    " + _words(rng),
+            ",\n" + _words(rng),
+            "\n" + rng.choice(PROSE),
+        ]
+    )
 
 
 def split_shape(rng: Rng, sample: Sample, cut: int | None = None) -> str:
@@ -206,7 +259,12 @@ def split_shape(rng: Rng, sample: Sample, cut: int | None = None) -> str:
     elif style == "continuation":
         body = prefix + "".join(p + "\\\n" + indent for p in parts[:-1]) + parts[-1] + suffix
     else:
-        body = prefix + "".join(p + rng.choice(_PLAIN_BREAKS) + rng.choice(["", indent]) for p in parts[:-1]) + parts[-1] + suffix
+        body = (
+            prefix
+            + "".join(p + rng.choice(_PLAIN_BREAKS) + rng.choice(["", indent]) for p in parts[:-1])
+            + parts[-1]
+            + suffix
+        )
     text = _before(rng) + body + _after(rng)
     return json.dumps({"log": text}) if style == "json" else text
 

@@ -444,7 +444,7 @@ def test_no_false_alarm_on_real_pull_request_texts() -> None:
     files = sorted(glob.glob(str(EVAL / "*" / "notes.jsonl")))
     if not files:
         pytest.skip(f"no eval corpus at {EVAL}")
-    notes = [json.loads(line) for name in files for line in open(name, encoding="utf-8")]
+    notes = [json.loads(line) for name in files for line in Path(name).read_text(encoding="utf-8").splitlines()]
     assert len(notes) > 500
     alarms = {
         note["pr"]: scan_text(note["title"] + "\n" + note["body"])
@@ -623,7 +623,14 @@ def test_plain_words_scanned_together_give_the_word_by_word_answer(seed: int) ->
     context = ["password", "token", "secret", "key", "api", "slack", "mailgun", "twilio", "discord", "auth"]
     for _ in range(150):
         words = [
-            rng.choice([rng.choice(samples), rng.choice(context), rng.choice(string.ascii_lowercase) + "".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 40)))])
+            rng.choice(
+                [
+                    rng.choice(samples),
+                    rng.choice(context),
+                    rng.choice(string.ascii_lowercase)
+                    + "".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 40))),
+                ]
+            )
             for _ in range(rng.randrange(2, 9))
         ]
         fields = {"id": words[0], "tags": words[1:]}

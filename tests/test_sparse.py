@@ -19,7 +19,17 @@ GROUPS = ("g1", "g2", "g3")
 @pytest.fixture
 def sparse_vault(vault_path: Path) -> Path:
     for group in GROUPS:
-        done = run_cli("memory", "add", "--title", f"Cache rule of {group}", "--body", f"redis eviction for {group}", "--group", group, vault=vault_path)
+        done = run_cli(
+            "memory",
+            "add",
+            "--title",
+            f"Cache rule of {group}",
+            "--body",
+            f"redis eviction for {group}",
+            "--group",
+            group,
+            vault=vault_path,
+        )
         assert done.code == 0, done.err
     git(vault_path, "sparse-checkout", "set", "groups/g1")
     assert not (vault_path / "groups" / "g2").exists() and not (vault_path / "audit").exists()
@@ -36,7 +46,9 @@ def test_doctor_counts_hidden_groups_as_present(sparse_vault: Path):
     report = run_cli("memory", "doctor", "--json", vault=sparse_vault)
     assert report.code == 0, report.out + report.err
     assert report.json["ok"] is True
-    assert report.json["uncommitted"] == [] and report.json["derived_stale"] == [] and report.json["audit_problems"] == []
+    assert (
+        report.json["uncommitted"] == [] and report.json["derived_stale"] == [] and report.json["audit_problems"] == []
+    )
     assert report.json["memory_count"] == 3  # the index covers the committed tree: every group
 
 
@@ -54,7 +66,9 @@ def test_search_and_add_keep_working(sparse_vault: Path):
     found = run_cli("memory", "search", "redis eviction", "--group", "g2", "--json", vault=sparse_vault)
     assert found.code == 0, found.err
     assert "Cache rule of g2" in found.out  # a hidden group's note: the index reads git, not the disk
-    added = run_cli("memory", "add", "--title", "Another g1 rule", "--body", "still writing", "--group", "g1", vault=sparse_vault)
+    added = run_cli(
+        "memory", "add", "--title", "Another g1 rule", "--body", "still writing", "--group", "g1", vault=sparse_vault
+    )
     assert added.code == 0, added.err
     assert audit.verify(sparse_vault).problems == []  # chained to the last line HEAD holds
     assert git(sparse_vault, "status", "--porcelain") == ""
@@ -84,7 +98,12 @@ def test_sync_keeps_the_sparse_checkout(sparse_vault: Path, tmp_path: Path):
     other.parent.mkdir()
     assert run_cli("memory", "init", "--from", str(remote), vault=other).code == 0
     for group in ("g1", "g3"):
-        assert run_cli("memory", "add", "--title", f"From m2 in {group}", "--body", "x", "--group", group, vault=other).code == 0
+        assert (
+            run_cli(
+                "memory", "add", "--title", f"From m2 in {group}", "--body", "x", "--group", group, vault=other
+            ).code
+            == 0
+        )
     assert run_cli("memory", "push", vault=other).code == 0
 
     synced = run_cli("memory", "sync", vault=sparse_vault)

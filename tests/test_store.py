@@ -83,7 +83,9 @@ def test_create_writes_valid_file_and_one_commit_with_trailers(ctx: Context):
 
 def test_name_clash_gets_numbered_suffix_and_never_replaces(ctx: Context):
     first = _add(ctx)
-    second = _add(ctx, body="Because it ships with Python, and is fast.")  # the same title, other text (the same text is a duplicate)
+    second = _add(
+        ctx, body="Because it ships with Python, and is fast."
+    )  # the same title, other text (the same text is a duplicate)
     third = _add(ctx, body="Because nothing else ships with Python.")
     assert [first.rel, second.rel, third.rel] == [
         "groups/tools/decision/use-fts5.md",
@@ -258,7 +260,11 @@ def test_tree_surgery_commit_matches_what_git_sees(ctx: Context):
     root = ctx.vault.root
     assert git(root, "status", "--porcelain", "--untracked-files=all") == ""
     tracked = set(git(root, "ls-files").split())
-    on_disk = {str(p.relative_to(root)) for p in root.rglob("*") if p.is_file() and ".git" not in p.parts and ".jacked" not in p.parts}
+    on_disk = {
+        str(p.relative_to(root))
+        for p in root.rglob("*")
+        if p.is_file() and ".git" not in p.parts and ".jacked" not in p.parts
+    }
     assert tracked == on_disk
     assert len(git(root, "log", "--format=%H").split()) == 6
 
@@ -284,7 +290,9 @@ def test_invalid_vault_json_is_a_config_error_naming_the_field(ctx: Context):
 
 def test_local_override_merges_over_vault_json(ctx: Context):
     root = ctx.vault.root
-    (root / ".jacked" / "vault.local.json").write_text(json.dumps({"settings": {"author": {"name": "Laptop", "email": "l@example.com"}}}))
+    (root / ".jacked" / "vault.local.json").write_text(
+        json.dumps({"settings": {"author": {"name": "Laptop", "email": "l@example.com"}}})
+    )
     _add(ctx)
     assert git(root, "log", "-1", "--format=%an").strip() == "Laptop"
 

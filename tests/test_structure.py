@@ -36,7 +36,12 @@ def _imports(modules: dict[str, Path]) -> dict[str, set[str]]:
     graph: dict[str, set[str]] = defaultdict(set)
     for name, path in modules.items():
         for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module and node.module.startswith("jacked_vault"):
+            if (
+                isinstance(node, ast.ImportFrom)
+                and node.level == 0
+                and node.module
+                and node.module.startswith("jacked_vault")
+            ):
                 targets = [node.module, *(f"{node.module}.{alias.name}" for alias in node.names)]
             elif isinstance(node, ast.Import):
                 targets = [alias.name for alias in node.names]

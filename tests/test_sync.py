@@ -101,7 +101,7 @@ def test_fast_forward_and_up_to_date(two_machines):
 
 
 def test_force_pushed_remote_loses_nothing_locally(two_machines, tmp_path: Path):
-    a, b, remote = two_machines
+    _a, b, remote = two_machines
     kept = add_note(b, "Desktop only, unpushed")
     # someone rewrites the remote's history
     other = tmp_path / "rogue"
@@ -206,7 +206,11 @@ def test_cli_remote_set_push_sync_status(tmp_path: Path):
     run_cli("memory", "add", "--group", "g", "--title", "T", "--body", "b", vault=vault)
     assert run_cli("memory", "push", "--json", vault=vault).code == 0
     status = run_cli("memory", "status", "--json", vault=vault).json["vault"]
-    assert status["remote"] == f"file://{remote}" and (status["ahead"], status["behind"], status["diverged"]) == (0, 0, False)
+    assert status["remote"] == f"file://{remote}" and (status["ahead"], status["behind"], status["diverged"]) == (
+        0,
+        0,
+        False,
+    )
     synced = run_cli("memory", "sync", "--json", vault=vault)
     assert synced.json["action"] == "up-to-date"
     before = (vault / ".git" / "config").read_bytes()

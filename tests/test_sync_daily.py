@@ -14,6 +14,7 @@ from jacked_vault.write.hot import set_hot
 from jacked_vault.write.transitions import transition
 from helpers import sync_world
 from helpers.sync_world import add_note
+from datetime import UTC
 
 two_machines = sync_world.two_machines  # the fixture: (laptop, desktop, remote)
 
@@ -52,14 +53,20 @@ def test_the_older_hot_md_loses_whichever_side_syncs_first(two_machines):
 
 
 def test_day_files_written_on_both_machines_keep_every_entry(two_machines):
-    from datetime import datetime, timezone
+    from datetime import datetime
 
     from jacked_vault.episodic.entries import Entry, append_entry
 
     a, b, _ = two_machines
-    when = datetime(2026, 12, 1, 10, 0, tzinfo=timezone.utc)
+    when = datetime(2026, 12, 1, 10, 0, tzinfo=UTC)
     for ctx, minute, text in ((a, 0, "Laptop session."), (b, 5, "Desktop session.")):
-        entry = Entry(group="tools", identity="github.com/acme/api", when=when.replace(minute=minute), branch="main", sentence=text)
+        entry = Entry(
+            group="tools",
+            identity="github.com/acme/api",
+            when=when.replace(minute=minute),
+            branch="main",
+            sentence=text,
+        )
         append_entry(ctx.vault, entry, harness="claude", origin="session-end")
     sync(a)
     assert sync(b).action == "merged"
@@ -100,7 +107,10 @@ def test_otherwise_the_later_transition_wins(two_machines):
     assert [(c["kept"], c["lost"]) for c in result.transitions] == [("superseded", "active")]
     sync(a)
     for ctx in (a, b):
-        assert run_cli("memory", "read", note.note.id, "--all", "--json", vault=ctx.vault.root).json["memory"]["status"] == "superseded"
+        assert (
+            run_cli("memory", "read", note.note.id, "--all", "--json", vault=ctx.vault.root).json["memory"]["status"]
+            == "superseded"
+        )
         _doctor_ok(ctx)
 
 

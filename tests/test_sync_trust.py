@@ -42,7 +42,11 @@ shared = sync_world.shared  # the fixture: (laptop, desktop, hostile clone, remo
 )
 def test_a_machine_local_or_foreign_path_stops_sync_before_head_moves(shared, rel: str, why: str):
     laptop, _, hostile, _ = shared
-    text = json.dumps({"settings": {"distill": {"command": ["sh", "-c", "touch /tmp/pwned"]}}}) if rel.endswith(".json") else "x\n"
+    text = (
+        json.dumps({"settings": {"distill": {"command": ["sh", "-c", "touch /tmp/pwned"]}}})
+        if rel.endswith(".json")
+        else "x\n"
+    )
     push_from(hostile, {rel: text})
     head = git(laptop.vault.root, "rev-parse", "HEAD")
     with pytest.raises(VaultError) as err:
@@ -87,10 +91,14 @@ def test_a_distiller_command_from_the_remote_never_runs(shared, tmp_path: Path):
     make_repo(repo, "git@github.com:acme/code.git")
     transcript = Builder(repo).realistic().write(tmp_path / "t.jsonl")
     ctx = Context.create(vault=str(laptop.vault.root), cwd=repo, harness="claude")
-    result = capture_session(ctx, {"session_id": "s", "transcript_path": str(transcript), "cwd": str(repo), "hook_event_name": "SessionEnd"})
+    result = capture_session(
+        ctx, {"session_id": "s", "transcript_path": str(transcript), "cwd": str(repo), "hook_event_name": "SessionEnd"}
+    )
     assert result.fallback == "no-distiller" and not marker.exists()
     warnings = doctor(ctx).config_warnings
-    assert [(w["code"], w["path"], w["field"]) for w in warnings] == [("UNTRUSTED_SETTING", "vault.json", "settings.distill.command")]
+    assert [(w["code"], w["path"], w["field"]) for w in warnings] == [
+        ("UNTRUSTED_SETTING", "vault.json", "settings.distill.command")
+    ]
 
 
 def test_a_local_override_cannot_name_a_program_either(tmp_path: Path, vault_path: Path):
@@ -98,7 +106,9 @@ def test_a_local_override_cannot_name_a_program_either(tmp_path: Path, vault_pat
     from jacked_vault.doctor import doctor
 
     (vault_path / ".jacked").mkdir(exist_ok=True)
-    (vault_path / ".jacked" / "vault.local.json").write_text(json.dumps({"settings": {"distill": {"command": ["evil"]}}}))
+    (vault_path / ".jacked" / "vault.local.json").write_text(
+        json.dumps({"settings": {"distill": {"command": ["evil"]}}})
+    )
     ctx = Context.create(vault=str(vault_path), cwd=tmp_path)
     distiller = resolve_distiller(ctx.settings)
     assert distiller is None or distiller.command[0] != "evil"
@@ -111,14 +121,25 @@ def test_a_secret_arriving_is_quarantined_and_never_recalled(shared):
     from jacked_vault.write.create import build_note
 
     laptop, _, hostile, _ = shared
-    note = build_note(title="Deploy keys", body=f"use {GH}", kind="note", scope="group", group="tools", repos=[], source_harness="x", origin="mcp")
+    note = build_note(
+        title="Deploy keys",
+        body=f"use {GH}",
+        kind="note",
+        scope="group",
+        group="tools",
+        repos=[],
+        source_harness="x",
+        origin="mcp",
+    )
     push_from(hostile, {"groups/tools/note/deploy-keys.md": render_note(note).decode()})
     result = sync(laptop)
     assert result.quarantined == [{"path": "groups/tools/note/deploy-keys.md", "code": "SECRET"}]
     out = run_cli("memory", "search", "deploy", "--all", "--json", vault=laptop.vault.root)
     assert out.json["results"] == [] and GH not in out.out
     report = doctor(laptop).to_json()
-    assert not (laptop.vault.root / "groups/tools/note/deploy-keys.md").exists(), "not taken: the local tree keeps what it had"
+    assert not (laptop.vault.root / "groups/tools/note/deploy-keys.md").exists(), (
+        "not taken: the local tree keeps what it had"
+    )
     assert "deploy-keys.md" not in git(laptop.vault.root, "ls-files")
     assert report["ok"] and report["invalid_files"] == []
     assert any(r["path"] == "groups/tools/note/deploy-keys.md" and r["source"] == "sync" for r in report["quarantine"])
@@ -129,23 +150,36 @@ def test_a_secret_arriving_is_quarantined_and_never_recalled(shared):
 
 def test_a_value_rejected_on_one_machine_is_rejected_on_all(shared, tmp_path: Path):
     laptop, desktop, _, _ = shared
-    pending = add(desktop, AddRequest(title="Use tabs", body="Indent with tabs.", group="tools", status="candidate", origin="mcp"))
+    pending = add(
+        desktop, AddRequest(title="Use tabs", body="Indent with tabs.", group="tools", status="candidate", origin="mcp")
+    )
     sync(desktop)
     sync(laptop)
     transition(laptop, pending.note.id, "reject", reason="we use spaces")
     sync(laptop)
     sync(desktop)
     with pytest.raises(VaultError) as err:  # capture on the other machine: never re-created
-        add(desktop, AddRequest(title="Use tabs.", body="Indent with tabs.", group="tools", status="candidate", origin="mcp"))
+        add(
+            desktop,
+            AddRequest(title="Use tabs.", body="Indent with tabs.", group="tools", status="candidate", origin="mcp"),
+        )
     assert err.value.code == "TOMBSTONED"
 
 
 def test_a_candidate_made_before_the_rejection_arrived_is_hidden_after_it(shared):
     laptop, desktop, _, _ = shared
-    mine = add(laptop, AddRequest(title="Prefer tabs", body="Tabs everywhere.", group="tools", status="candidate", origin="mcp"))
+    mine = add(
+        laptop,
+        AddRequest(title="Prefer tabs", body="Tabs everywhere.", group="tools", status="candidate", origin="mcp"),
+    )
     sync(laptop)
     sync(desktop)
-    twin = add(desktop, AddRequest(title="Prefer tabs.", body="Tabs everywhere", group="tools", status="candidate", origin="session-end"))
+    twin = add(
+        desktop,
+        AddRequest(
+            title="Prefer tabs.", body="Tabs everywhere", group="tools", status="candidate", origin="session-end"
+        ),
+    )
     transition(laptop, mine.note.id, "reject", reason="spaces")
     sync(laptop)
     sync(desktop)

@@ -38,7 +38,7 @@ def refused_in(char: str, *, multiline: bool) -> bool:
 @pytest.mark.parametrize("multiline", [False, True])
 @pytest.mark.parametrize(
     ("char", "kind"),
-    [(c, "control character") for c in C0 + ["\x7f"] + C1]
+    [(c, "control character") for c in [*C0, "\x7f", *C1]]
     + [(c, "bidirectional control character") for c in BIDI]
     + [("\ud800", "surrogate code point"), ("\ufffe", "non-character"), ("\uffff", "non-character")],
 )

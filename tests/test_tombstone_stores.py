@@ -29,7 +29,10 @@ def _refused(ctx: Context, scope: str) -> None:
 
 
 def _found(vault: Path, repo: Path) -> list[str]:
-    return [r["scope"] for r in run_cli("memory", "search", "tabs", "--all", "--json", vault=vault, cwd=repo).json["results"]]
+    return [
+        r["scope"]
+        for r in run_cli("memory", "search", "tabs", "--all", "--json", vault=vault, cwd=repo).json["results"]
+    ]
 
 
 def test_a_value_rejected_in_the_vault_holds_in_the_project_store(ctx: Context, vault_path: Path, code_repo: Path):
@@ -67,18 +70,25 @@ def test_the_sql_form_of_the_tombstone_rule_is_the_rule():
     assert got == {(s, o): blocks(s, o, person_override=True) for s in STATUSES for o in ORIGINS}
 
 
-def test_rejecting_a_value_rejects_every_live_note_that_holds_it_in_one_commit(ctx: Context, vault_path: Path, code_repo: Path):
+def test_rejecting_a_value_rejects_every_live_note_that_holds_it_in_one_commit(
+    ctx: Context, vault_path: Path, code_repo: Path
+):
     """SPEC 5.3: the twins are rejected in the same commit (not left live as refused files, which
     would make every read incomplete)."""
     from conftest import git
 
     first = add(ctx, AddRequest(title=TITLE, body=BODY, origin="mcp", status="candidate"))
     # for another harness: in the same place and for the same readers it would be a duplicate of the first (SPEC 5.6)
-    twin = add(ctx, AddRequest(title=TITLE + "!", body=BODY.upper(), origin="session-end", status="candidate", targets=("codex",)))
+    twin = add(
+        ctx,
+        AddRequest(title=TITLE + "!", body=BODY.upper(), origin="session-end", status="candidate", targets=("codex",)),
+    )
     assert twin.duplicate_of is None
     other = add(ctx, AddRequest(title="Something else", body="Unrelated."))
     before = git(vault_path, "rev-list", "--count", "HEAD")
-    done = run_cli("memory", "reject", first.note.id, "--reason", "we use spaces", "--json", vault=vault_path, cwd=code_repo)
+    done = run_cli(
+        "memory", "reject", first.note.id, "--reason", "we use spaces", "--json", vault=vault_path, cwd=code_repo
+    )
     assert done.code == 0, done.out
     assert int(git(vault_path, "rev-list", "--count", "HEAD")) == int(before) + 1
     assert done.json["also_rejected"] == [twin.note.id]

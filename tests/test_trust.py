@@ -50,7 +50,9 @@ def test_agent_writes_can_wait_for_review(vault_path: Path, code_repo: Path):
     write_machine_config({"writes": {"agents": "candidate"}})
     is_error, saved = _mcp_save(vault_path, code_repo, "Waits for a person")
     assert not is_error and saved["memory"]["status"] == "candidate"
-    person = run_cli("memory", "add", "--group", "g", "--title", "A person's note", "--body", "b", "--json", vault=vault_path)
+    person = run_cli(
+        "memory", "add", "--group", "g", "--title", "A person's note", "--body", "b", "--json", vault=vault_path
+    )
     assert person.json["memory"]["status"] == "active"  # a person is never limited by it
 
 
@@ -65,7 +67,15 @@ def test_read_only_memory_refuses_agent_writes_and_keeps_recall(vault_path: Path
     is_error, refused = _mcp_save(vault_path, code_repo, "Not allowed")
     assert is_error and refused["error"]["reason"] == "JACKED_MEMORY_READ_ONLY"
     transcript = Builder(code_repo).realistic().write(tmp_path / "t.jsonl")
-    payload = {"session_id": "s", "transcript_path": str(transcript), "cwd": str(code_repo), "hook_event_name": "SessionEnd"}
-    assert capture_session(Context.create(vault=str(vault_path), cwd=code_repo, harness="claude"), payload).skipped == "read-only"
+    payload = {
+        "session_id": "s",
+        "transcript_path": str(transcript),
+        "cwd": str(code_repo),
+        "hook_event_name": "SessionEnd",
+    }
+    assert (
+        capture_session(Context.create(vault=str(vault_path), cwd=code_repo, harness="claude"), payload).skipped
+        == "read-only"
+    )
     assert run_cli("memory", "log", "--json", vault=vault_path).json["entries"] == before
     assert run_cli("memory", "search", "kept", "--all", "--json", vault=vault_path).json["results"]

@@ -13,20 +13,18 @@ tests/test_read_policy.py (`ui`).
 from __future__ import annotations
 
 import json
-import os
 import re
 import signal
 import socket
 import subprocess
 import sys
-import time
 from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
 
 from conftest import cli_env, git, run_cli, write_machine_config
-from helpers.ui_world import BASE, PORT, TOKEN, HOSTILE_TITLE, RTL_SUBJECT, UiWorld, build_ui_world, page_client, session_start
+from helpers.ui_world import BASE, PORT, TOKEN, UiWorld, build_ui_world, page_client, session_start
 
 BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
 
@@ -92,9 +90,13 @@ def test_search_ranks_as_the_cli_does_with_every_filter(world: UiWorld, client):
     found = client.get("/search?q=fts5+search")
     assert found.status_code == 200
     hits = _hits(found.text)
-    cli = run_cli("memory", "search", "fts5", "search", "--all", "--json", vault=world.vault, cwd=world.repo).json["results"]
+    cli = run_cli("memory", "search", "fts5", "search", "--all", "--json", vault=world.vault, cwd=world.repo).json[
+        "results"
+    ]
     assert list(hits) == [r["id"] for r in cli]  # the same order
-    assert "<mark>ships</mark>" in _hits(client.get("/search?q=ships").text)[world.ids["decision"]]  # the excerpt, its match marked
+    assert (
+        "<mark>ships</mark>" in _hits(client.get("/search?q=ships").text)[world.ids["decision"]]
+    )  # the excerpt, its match marked
     assert "jacked memory search fts5 search --all" in found.text
     every = client.get("/search?limit=200").text
     assert "for codex" in _hits(every)[world.ids["codex"]]  # a person sees every harness's notes, marked
@@ -102,16 +104,32 @@ def test_search_ranks_as_the_cli_does_with_every_filter(world: UiWorld, client):
     assert world.ids["accept_me"] not in _hits(every)  # active only, as the CLI
     with_candidates = _hits(client.get("/search?q=retry&include-candidates=1").text)
     assert "candidate" in with_candidates[world.ids["accept_me"]]
-    narrowed = client.get(f"/search?q=search&kind=decision&status=active&status=superseded&scope=group&group=api&tag=search"
-                          f"&repo=github.com/acme/api&limit=5")  # fmt: skip
+    narrowed = client.get(
+        "/search?q=search&kind=decision&status=active&status=superseded&scope=group&group=api&tag=search"
+        "&repo=github.com/acme/api&limit=5"
+    )
     assert list(_hits(narrowed.text)) == [world.ids["decision"]]
     superseded = _hits(client.get("/search?q=grep&status=superseded").text)
     assert "superseded" in superseded[world.ids["old"]]
-    assert _hits(client.get("/search?as-of=2020-01-01").text) == {} and _hits(client.get("/search?known-at=2020-01-01").text) == {}
+    assert (
+        _hits(client.get("/search?as-of=2020-01-01").text) == {}
+        and _hits(client.get("/search?known-at=2020-01-01").text) == {}
+    )
     assert _hits(client.get("/search?q=diffing&kind=fact,decision").text).keys() == {world.ids["fact"]}
 
 
-@pytest.mark.parametrize("query", ["kind=opinion", "as-of=yesterday", "limit=0", "limit=many", "target=Not+a+slug", "scope=galaxy", "repo=Not+A+Repo"])
+@pytest.mark.parametrize(
+    "query",
+    [
+        "kind=opinion",
+        "as-of=yesterday",
+        "limit=0",
+        "limit=many",
+        "target=Not+a+slug",
+        "scope=galaxy",
+        "repo=Not+A+Repo",
+    ],
+)
 def test_a_bad_filter_is_refused_with_its_code(client, query: str):
     page = client.get(f"/search?q=x&{query}")
     assert page.status_code == 400 and "[JACKED_MEMORY_USAGE]" in page.text
@@ -136,10 +154,16 @@ def test_a_note_page_shows_markdown_metadata_links_and_history_with_diffs(world:
     assert hot.status_code == 200 and "Wiring the review page" in hot.text
 
 
-@pytest.mark.parametrize(("note_id", "code", "status"), [("mem_20260101_absent", "NOT_FOUND", 404), ("ghp_notanid", "NOT_FOUND", 404)])
+@pytest.mark.parametrize(
+    ("note_id", "code", "status"), [("mem_20260101_absent", "NOT_FOUND", 404), ("ghp_notanid", "NOT_FOUND", 404)]
+)
 def test_a_missing_note_is_a_coded_error(client, note_id: str, code: str, status: int):
     page = client.get(f"/note/{note_id}")
-    assert page.status_code == status and f"[JACKED_MEMORY_{code}]" in page.text and "ghp_" not in page.text.split("<main>")[1]
+    assert (
+        page.status_code == status
+        and f"[JACKED_MEMORY_{code}]" in page.text
+        and "ghp_" not in page.text.split("<main>")[1]
+    )
 
 
 def test_review_lists_candidates_with_their_buttons(world: UiWorld, client):
@@ -169,7 +193,9 @@ def test_brief_shows_what_the_hook_gives_now_and_the_briefs_given(world: UiWorld
 
 
 def test_timeline_filters_by_group_harness_and_operation(world: UiWorld, client):
-    rows = lambda q: re.findall(r'<tr data-commit="([0-9a-f]{40})" data-op="([a-z]+)">', client.get(f"/timeline{q}").text)  # noqa: E731
+    def rows(q: str) -> list[tuple[str, str]]:
+        return re.findall(r'<tr data-commit="([0-9a-f]{40})" data-op="([a-z]+)">', client.get(f"/timeline{q}").text)
+
     every = rows("")
     assert [c for c, _ in every] == git(world.vault, "log", "--format=%H").split()
     assert [op for _, op in rows("?op=supersede")] == ["supersede"]
@@ -180,7 +206,11 @@ def test_timeline_filters_by_group_harness_and_operation(world: UiWorld, client)
 
 
 def test_static_files_come_from_the_package(client):
-    for path, kind in (("/static/ui.js", "javascript"), ("/static/ui.css", "text/css"), ("/static/icon.svg", "image/svg")):
+    for path, kind in (
+        ("/static/ui.js", "javascript"),
+        ("/static/ui.css", "text/css"),
+        ("/static/icon.svg", "image/svg"),
+    ):
         answer = client.get(path)
         assert answer.status_code == 200 and kind in answer.headers["content-type"]
     assert client.get("/static/../app.py").status_code == 404
@@ -189,8 +219,8 @@ def test_static_files_come_from_the_package(client):
 # -- refusals -----------------------------------------------------------------------------------
 
 REQUIRED_HEADERS = {
-    "content-security-policy": "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
-    "font-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+    "content-security-policy": "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; font-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
     "x-content-type-options": "nosniff",
     "x-frame-options": "DENY",
     "referrer-policy": "same-origin",
@@ -205,7 +235,16 @@ def _headers_ok(answer) -> None:
 
 def test_without_the_token_nothing_is_shown(world: UiWorld):
     anonymous = page_client(world.vault, world.repo, login=False)
-    for path in ("/", "/search?q=fts5", f"/note/{world.ids['decision']}", "/review", "/brief", "/timeline", "/static/ui.css", "/?token=wrong"):
+    for path in (
+        "/",
+        "/search?q=fts5",
+        f"/note/{world.ids['decision']}",
+        "/review",
+        "/brief",
+        "/timeline",
+        "/static/ui.css",
+        "/?token=wrong",
+    ):
         answer = anonymous.get(path)
         assert answer.status_code == 401, path
         assert "SQLite" not in answer.text and "acme" not in answer.text and "set-cookie" not in answer.headers
@@ -223,16 +262,25 @@ def test_the_token_opens_a_session_and_leaves_the_url(world: UiWorld):
     opened = fresh.get(f"/search?q=fts5&token={TOKEN}")
     assert opened.status_code == 303 and opened.headers["location"] == "/search?q=fts5"
     cookie = opened.headers["set-cookie"]
-    assert cookie.startswith(f"jacked_ui_{PORT}=") and "HttpOnly" in cookie and "SameSite=Strict" in cookie and TOKEN not in cookie
+    assert (
+        cookie.startswith(f"jacked_ui_{PORT}=")
+        and "HttpOnly" in cookie
+        and "SameSite=Strict" in cookie
+        and TOKEN not in cookie
+    )
     _headers_ok(opened)
     page = fresh.get("/search?q=fts5")
     assert page.status_code == 200 and world.ids["decision"] in page.text and TOKEN not in page.text
     _headers_ok(page)
-    assert fresh.get(f"{BASE}//evil.example/x?token={TOKEN}").headers["location"] == "/"  # never a redirect off the page
+    assert (
+        fresh.get(f"{BASE}//evil.example/x?token={TOKEN}").headers["location"] == "/"
+    )  # never a redirect off the page
     assert fresh.get(f"/note/%C3%BC?token={TOKEN}").headers["location"] == "/note/%C3%BC"
 
 
-@pytest.mark.parametrize("host", ["evil.example:8765", "127.0.0.1:9999", "127.0.0.1", "localhost.evil.example:8765", "0.0.0.0:8765"])
+@pytest.mark.parametrize(
+    "host", ["evil.example:8765", "127.0.0.1:9999", "127.0.0.1", "localhost.evil.example:8765", "0.0.0.0:8765"]
+)
 def test_a_foreign_host_gets_nothing_dns_rebinding(world: UiWorld, client, host: str):
     """A page on evil.example whose name now resolves to 127.0.0.1 sends its own Host: refused,
     with the token and with a session cookie alike."""
@@ -240,7 +288,9 @@ def test_a_foreign_host_gets_nothing_dns_rebinding(world: UiWorld, client, host:
         answer = client.get(path, headers={"host": host})
         assert answer.status_code == 403 and "SQLite" not in answer.text and "set-cookie" not in answer.headers
         _headers_ok(answer)
-    assert page_client(world.vault, world.repo, base=f"http://localhost:{PORT}").get("/").status_code == 200  # localhost is this host
+    assert (
+        page_client(world.vault, world.repo, base=f"http://localhost:{PORT}").get("/").status_code == 200
+    )  # localhost is this host
 
 
 def test_a_foreign_origin_is_refused_and_changes_nothing(world: UiWorld, client):
@@ -274,9 +324,15 @@ def test_state_changes_are_posts_only(world: UiWorld, client):
 
 
 def test_a_huge_post_is_refused(world: UiWorld, client):
-    answer = client.post(f"/note/{world.ids['edit_me']}/edit", data={"csrf": csrf_of(client.get("/review").text), "body": "x" * 600_000})
+    answer = client.post(
+        f"/note/{world.ids['edit_me']}/edit", data={"csrf": csrf_of(client.get("/review").text), "body": "x" * 600_000}
+    )
     assert answer.status_code == 413
-    chunked = client.post(f"/note/{world.ids['edit_me']}/edit", content=iter([b"csrf=x&body=y"]), headers={"content-type": "application/x-www-form-urlencoded"})
+    chunked = client.post(
+        f"/note/{world.ids['edit_me']}/edit",
+        content=iter([b"csrf=x&body=y"]),
+        headers={"content-type": "application/x-www-form-urlencoded"},
+    )
     assert chunked.status_code == 411  # a body that does not say its length is not read
 
 
@@ -305,8 +361,19 @@ class Tags(HTMLParser):
 
 
 def _hostile_pages(world: UiWorld) -> list[str]:
-    return ["/?doctor=wait", "/search?q=hostile", "/search?q=alert+onerror", "/search?q=candidate&include-candidates=1", f"/note/{world.ids['hostile']}",
-            f"/note/{world.ids['hostile_candidate']}", f"/note/{world.ids['decision']}", "/review", "/timeline", "/brief", "/brief?given=all"]  # fmt: skip
+    return [
+        "/?doctor=wait",
+        "/search?q=hostile",
+        "/search?q=alert+onerror",
+        "/search?q=candidate&include-candidates=1",
+        f"/note/{world.ids['hostile']}",
+        f"/note/{world.ids['hostile_candidate']}",
+        f"/note/{world.ids['decision']}",
+        "/review",
+        "/timeline",
+        "/brief",
+        "/brief?given=all",
+    ]
 
 
 def test_hostile_notes_are_escaped_on_every_page(world: UiWorld, client):
@@ -325,7 +392,12 @@ def test_hostile_notes_are_escaped_on_every_page(world: UiWorld, client):
             for name in ("href", "src", "action", "formaction", "xlink:href"):
                 value = (attrs.get(name) or "").strip()
                 if value:
-                    assert value.startswith(("/", "#", "http://", "https://")) and not value.startswith("//"), (path, tag, name, value)
+                    assert value.startswith(("/", "#", "http://", "https://")) and not value.startswith("//"), (
+                        path,
+                        tag,
+                        name,
+                        value,
+                    )
             if tag == "a" and (attrs.get("href") or "").startswith("http"):
                 assert attrs.get("rel") == "noopener noreferrer nofollow", (path, attrs)
         for raw in ("<script>alert", "<img src=x", "onerror=alert(1)>", "<svg onload", "<iframe", '"><img'):
@@ -335,11 +407,20 @@ def test_hostile_notes_are_escaped_on_every_page(world: UiWorld, client):
     body = note.split('id="body"')[1].split("</section>")[0]
     assert "&lt;script&gt;alert(&quot;body&quot;)&lt;/script&gt;" in body  # shown as text
     assert "[click me](javascript:alert(3))" in body and "JaVaScRiPt:alert(4)" in body  # not links: plain text
-    assert 'href="javascript' not in body.lower() and 'href="data' not in body.lower() and 'href="vbscript' not in body.lower()
+    assert (
+        'href="javascript' not in body.lower()
+        and 'href="data' not in body.lower()
+        and 'href="vbscript' not in body.lower()
+    )
     assert f'<a href="/note/{world.ids["decision"]}">a note</a>' in body  # an in-vault id links to its page
     assert '<a href="https://example.com/docs" rel="noopener noreferrer nofollow">web</a>' in body
-    assert 'href="https://example.com/%22onmouseover=%22alert(7)"' in body  # the attribute breaker stays inside its quotes
-    assert "&lt;script&gt;alert(&#34;title&#34;)&lt;/script&gt; &#34;&gt;&lt;img src=x onerror=alert(1)&gt; Hostile" in note
+    assert (
+        'href="https://example.com/%22onmouseover=%22alert(7)"' in body
+    )  # the attribute breaker stays inside its quotes
+    assert (
+        "&lt;script&gt;alert(&#34;title&#34;)&lt;/script&gt; &#34;&gt;&lt;img src=x onerror=alert(1)&gt; Hostile"
+        in note
+    )
     timeline = client.get("/timeline").text
     assert "memory(note): gnp.exe &lt;b&gt;bold&lt;/b&gt; isolate" in timeline  # RTL_SUBJECT without its bidi controls
 
@@ -348,11 +429,26 @@ def test_markdown_allows_only_http_links_and_note_ids():
     from jacked_vault.ui.render import excerpt, markdown
 
     assert str(markdown("[x](javascript:alert(1))")) == "<p>[x](javascript:alert(1))</p>\n"
-    assert str(markdown("<b>bold</b>\n\n<div onclick=x>y</div>")) == "<p>&lt;b&gt;bold&lt;/b&gt;</p>\n<p>&lt;div onclick=x&gt;y&lt;/div&gt;</p>\n"
-    assert str(markdown("[n](mem_20261129_01jdz5k6x9f3q8w2v7n4m1c0ab)")) == '<p><a href="/note/mem_20261129_01jdz5k6x9f3q8w2v7n4m1c0ab">n</a></p>\n'
+    assert (
+        str(markdown("<b>bold</b>\n\n<div onclick=x>y</div>"))
+        == "<p>&lt;b&gt;bold&lt;/b&gt;</p>\n<p>&lt;div onclick=x&gt;y&lt;/div&gt;</p>\n"
+    )
+    assert (
+        str(markdown("[n](mem_20261129_01jdz5k6x9f3q8w2v7n4m1c0ab)"))
+        == '<p><a href="/note/mem_20261129_01jdz5k6x9f3q8w2v7n4m1c0ab">n</a></p>\n'
+    )
     assert 'rel="noopener noreferrer nofollow"' in str(markdown("<https://example.com>"))
     assert "<img" not in str(markdown("![a](https://example.com/a.png)"))
-    for link in ("file:///etc/passwd", "ftp://x", "//evil.example", "../../x", "mailto:a@b.c", "data:text/html,x", " javascript:x", "java\tscript:x"):
+    for link in (
+        "file:///etc/passwd",
+        "ftp://x",
+        "//evil.example",
+        "../../x",
+        "mailto:a@b.c",
+        "data:text/html,x",
+        " javascript:x",
+        "java\tscript:x",
+    ):
         assert "href" not in str(markdown(f"[x]({link})")), link
     assert "\u202e" not in str(markdown("a\u202eb")) and "\x1b" not in str(markdown("a\x1b[31mb"))
     assert str(excerpt("a **<b>** c")) == "a <mark>&lt;b&gt;</mark> c"
@@ -380,8 +476,14 @@ def test_a_history_version_the_secret_scanner_flags_is_never_shown(fresh: UiWorl
 def _changed(world: UiWorld, rev: str = "HEAD") -> list[str]:
     """The kinds of files a commit changed: the note's kind folder, index.md, audit, tombstones."""
     names = git(world.vault, "show", "--name-only", "--format=", rev).split()
-    return sorted(re.sub(r"^groups/[^/]+/([a-z]+)/.*\.md$", r"note:\1", re.sub(r"^audit/.*", "audit", re.sub(r"^tombstones/.*", "tombstones", n)))
-                  for n in names)  # fmt: skip
+    return sorted(
+        re.sub(
+            r"^groups/[^/]+/([a-z]+)/.*\.md$",
+            r"note:\1",
+            re.sub(r"^audit/.*", "audit", re.sub(r"^tombstones/.*", "tombstones", n)),
+        )
+        for n in names
+    )
 
 
 def _trailer_keys(message: str) -> list[str]:
@@ -395,24 +497,36 @@ def test_accept_and_reject_from_the_page_make_the_clis_commits(fresh: UiWorld):
     assert fresh.subject() == "memory(accept): Retry uploads on 503"
     page_accept = (fresh.message(), _changed(fresh))
     review = client.get("/review").text
-    assert "accept: Retry uploads on 503" in review and "is now active, reviewed by you" in review  # the result's own text
+    assert (
+        "accept: Retry uploads on 503" in review and "is now active, reviewed by you" in review
+    )  # the result's own text
     assert fresh.ids["accept_me"] not in re.findall(r'<li class="candidate" data-id="([^"]+)"', review)
     cli = run_cli("memory", "accept", fresh.ids["edit_me"], vault=fresh.vault, cwd=fresh.repo)
     assert cli.code == 0
     assert _trailer_keys(fresh.message()) == _trailer_keys(page_accept[0]) and _changed(fresh) == sorted(
         x.replace("note:lesson", "note:convention") for x in page_accept[1])
-    assert "Memory-Harness: unknown" in page_accept[0] and "Memory-Origin: cli" in page_accept[0]  # a person, as at the CLI
+    assert (
+        "Memory-Harness: unknown" in page_accept[0] and "Memory-Origin: cli" in page_accept[0]
+    )  # a person, as at the CLI
     note = client.get(f"/note/{fresh.ids['accept_me']}").text
     assert "trust-reviewed" in note and "accepted by a person in" in note
 
     head = fresh.head()
-    rejected = post(client, f"/note/{fresh.ids['reject_me']}/reject", {"reason": 'We deploy on Tuesdays <b>"really"</b>.'})
+    rejected = post(
+        client, f"/note/{fresh.ids['reject_me']}/reject", {"reason": 'We deploy on Tuesdays <b>"really"</b>.'}
+    )
     assert rejected.status_code == 303
-    assert fresh.subject() == "memory(reject): Deploys happen on Fridays" and git(fresh.vault, "rev-parse", "HEAD~1").strip() == head
+    assert (
+        fresh.subject() == "memory(reject): Deploys happen on Fridays"
+        and git(fresh.vault, "rev-parse", "HEAD~1").strip() == head
+    )
     assert "Memory-Reason: We deploy on Tuesdays <b>\"really\"</b>." in fresh.message()
     assert _changed(fresh) == ["audit", "note:fact", "tombstones"]  # a candidate was never in index.md
     shown = client.get(f"/note/{fresh.ids['reject_me']}").text
-    assert "rejected: We deploy on Tuesdays &lt;b&gt;&#34;really&#34;&lt;/b&gt;." in shown and "<b>" not in shown.split("<main>")[1]
+    assert (
+        "rejected: We deploy on Tuesdays &lt;b&gt;&#34;really&#34;&lt;/b&gt;." in shown
+        and "<b>" not in shown.split("<main>")[1]
+    )
 
 
 def test_supersede_expire_and_edit_as_new_each_make_one_commit(fresh: UiWorld):
@@ -423,8 +537,14 @@ def test_supersede_expire_and_edit_as_new_each_make_one_commit(fresh: UiWorld):
     assert fresh.subject() == "memory(supersede): Codex runs the parser tests" and count() == n + 1
     assert post(client, f"/note/{fresh.ids['fact']}/expire", {"at": "2030-01-02"}).status_code == 303
     assert fresh.subject() == "memory(expire): The index refresh diffs trees" and count() == n + 2
-    assert '"valid_until": "2030-01-02T00:00:00.000Z"' in json.dumps(run_cli("memory", "read", fresh.ids["fact"], "--json", vault=fresh.vault).json)
-    edited = post(client, f"/note/{fresh.ids['edit_me']}/edit", {"title": "Lint with ruff and mypy", "body": "Run ruff\r\nand mypy.\r\n"})
+    assert '"valid_until": "2030-01-02T00:00:00.000Z"' in json.dumps(
+        run_cli("memory", "read", fresh.ids["fact"], "--json", vault=fresh.vault).json
+    )
+    edited = post(
+        client,
+        f"/note/{fresh.ids['edit_me']}/edit",
+        {"title": "Lint with ruff and mypy", "body": "Run ruff\r\nand mypy.\r\n"},
+    )
     assert edited.status_code == 303 and fresh.subject() == "memory(edit): Lint with ruff and mypy" and count() == n + 3
     changed = git(fresh.vault, "show", "--name-status", "--format=", "HEAD")
     assert re.search(r"^A\tgroups/api/convention/lint-with-ruff-and-mypy\.md$", changed, re.M)
@@ -432,7 +552,9 @@ def test_supersede_expire_and_edit_as_new_each_make_one_commit(fresh: UiWorld):
     new = (fresh.vault / "groups/api/convention/lint-with-ruff-and-mypy.md").read_bytes()
     assert b"Run ruff\nand mypy." in new and b"\r" not in new
     answer = post(client, f"/note/{fresh.ids['accept_me']}/accept", {}, accept="application/json")
-    assert answer.status_code == 200 and answer.json()["schema"] == "jacked.review.v1" and answer.json()["op"] == "accept"
+    assert (
+        answer.status_code == 200 and answer.json()["schema"] == "jacked.review.v1" and answer.json()["op"] == "accept"
+    )
     assert answer.json()["commit"] == fresh.head()
 
 
@@ -447,7 +569,9 @@ def test_supersede_expire_and_edit_as_new_each_make_one_commit(fresh: UiWorld):
         ("edit", {"title": "Deploys happen on Fridays", "body": "A merge said so once."}, 400, "VALIDATION"),
     ],
 )
-def test_a_refused_review_is_a_coded_error_and_changes_nothing(fresh: UiWorld, op: str, data: dict, status: int, code: str):
+def test_a_refused_review_is_a_coded_error_and_changes_nothing(
+    fresh: UiWorld, op: str, data: dict, status: int, code: str
+):
     client = page_client(fresh.vault, fresh.repo)
     target = fresh.ids["reject_me"]
     if op == "accept":
@@ -475,7 +599,10 @@ def test_agents_write_off_leaves_a_persons_review_on(fresh: UiWorld):
     write_machine_config({"writes": {"agents": "off"}})
     client = page_client(fresh.vault, fresh.repo)
     review = client.get("/review").text
-    assert "Agents write: off (agents cannot write; a person's review still can)" in review and 'id="writes-blocked"' not in review
+    assert (
+        "Agents write: off (agents cannot write; a person's review still can)" in review
+        and 'id="writes-blocked"' not in review
+    )
     assert post(client, f"/note/{fresh.ids['accept_me']}/accept", {}).status_code == 303
     assert fresh.subject() == "memory(accept): Retry uploads on 503"
 
@@ -483,7 +610,14 @@ def test_agents_write_off_leaves_a_persons_review_on(fresh: UiWorld):
 def test_next_never_leaves_the_page(fresh: UiWorld):
     from jacked_vault.ui.app import _next
 
-    for bad in ("https://evil.example/", "//evil.example/x", "/\\evil.example", "javascript:alert(1)", "/ok\r\nSet-Cookie: x=1", ""):
+    for bad in (
+        "https://evil.example/",
+        "//evil.example/x",
+        "/\\evil.example",
+        "javascript:alert(1)",
+        "/ok\r\nSet-Cookie: x=1",
+        "",
+    ):
         assert _next(bad, "/review") == "/review", bad
     assert _next("/note/mem_x?y=1", "/review") == "/note/mem_x?y=1"
 
@@ -511,14 +645,21 @@ def test_the_brief_log_is_bounded_rotated_and_never_follows_a_symlink(tmp_path: 
 
     cache = fresh.vault / ".jacked"
     for n in range(300):
-        record_brief(fresh.vault, Brief(text=f"brief {n} " + "x" * 6000, budget=1500, identity="github.com/acme/api"), harness="claude", cwd=fresh.repo)
+        record_brief(
+            fresh.vault,
+            Brief(text=f"brief {n} " + "x" * 6000, budget=1500, identity="github.com/acme/api"),
+            harness="claude",
+            cwd=fresh.repo,
+        )
     sizes = [p.stat().st_size for p in (cache / LOG, cache / f"{LOG}.1")]
     assert all(size <= MAX_FILE + MAX_TEXT + 1024 for size in sizes)
     newest = briefs_given(cache, 5)
     assert [g["text"].split()[1] for g in newest] == ["299", "298", "297", "296", "295"]
     record_brief(fresh.vault, Brief(text="y" * (MAX_TEXT + 10), budget=1500), harness="claude", cwd=None)
     assert briefs_given(cache, 1)[0]["text_cut"] is True and len(briefs_given(cache, 1)[0]["text"]) == MAX_TEXT
-    assert briefs_given(cache, 10, harness="codex") == [] and len(briefs_given(cache, 3, repo="github.com/acme/api")) == 3
+    assert (
+        briefs_given(cache, 10, harness="codex") == [] and len(briefs_given(cache, 3, repo="github.com/acme/api")) == 3
+    )
 
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
@@ -535,8 +676,14 @@ def test_the_brief_log_is_bounded_rotated_and_never_follows_a_symlink(tmp_path: 
 
 
 def _serve(world: UiWorld, *args: str) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "jacked_vault.cli.main", "memory", "ui", "--no-open", *args], cwd=world.repo,
-                            env=cli_env(world.vault), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    return subprocess.Popen(
+        [sys.executable, "-m", "jacked_vault.cli.main", "memory", "ui", "--no-open", *args],
+        cwd=world.repo,
+        env=cli_env(world.vault),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def test_the_command_prints_its_url_as_it_listens_and_stops_on_ctrl_c(world: UiWorld):
@@ -568,10 +715,16 @@ def test_the_command_refuses_a_taken_port_and_a_missing_vault(world: UiWorld, tm
     taken.bind(("127.0.0.1", 0))
     taken.listen(1)
     try:
-        result = run_cli("memory", "ui", "--no-open", "--json", "--port", str(taken.getsockname()[1]), vault=world.vault)
+        result = run_cli(
+            "memory", "ui", "--no-open", "--json", "--port", str(taken.getsockname()[1]), vault=world.vault
+        )
     finally:
         taken.close()
-    assert result.code == 2 and result.json["schema"] == "jacked.ui.v1" and result.json["error"]["code"] == "JACKED_MEMORY_USAGE"
+    assert (
+        result.code == 2
+        and result.json["schema"] == "jacked.ui.v1"
+        and result.json["error"]["code"] == "JACKED_MEMORY_USAGE"
+    )
     bad = run_cli("memory", "ui", "--no-open", "--port", "70000", vault=world.vault)
     assert bad.code == 2 and "[JACKED_MEMORY_USAGE]" in bad.err
     missing = run_cli("memory", "ui", "--no-open", "--json", "--vault", str(tmp_path / "none"), vault=world.vault)

@@ -30,16 +30,22 @@ ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-net
         "--disable-sync", "--no-first-run"]  # fmt: skip
 
 sync_api = pytest.importorskip(
-    "playwright.sync_api", reason="Playwright for Python is not installed (`pip install playwright`; the browser is Debian's chromium)"
+    "playwright.sync_api",
+    reason="Playwright for Python is not installed (`pip install playwright`; the browser is Debian's chromium)",
 )
 pytestmark = pytest.mark.skipif(
-    not Path(CHROMIUM).is_file(), reason=f"no Chromium at {CHROMIUM} (`apt-get install chromium`, or set JACKED_CHROMIUM)"
+    not Path(CHROMIUM).is_file(),
+    reason=f"no Chromium at {CHROMIUM} (`apt-get install chromium`, or set JACKED_CHROMIUM)",
 )
 
 
 @pytest.fixture(scope="module")
 def artifacts(tmp_path_factory) -> Path:
-    folder = Path(os.environ["JACKED_UI_ARTIFACTS"]) if os.environ.get("JACKED_UI_ARTIFACTS") else tmp_path_factory.mktemp("ui-screenshots")
+    folder = (
+        Path(os.environ["JACKED_UI_ARTIFACTS"])
+        if os.environ.get("JACKED_UI_ARTIFACTS")
+        else tmp_path_factory.mktemp("ui-screenshots")
+    )
     folder.mkdir(parents=True, exist_ok=True)
     print(f"\nreview page screenshots: {folder}")
     return folder
@@ -53,8 +59,14 @@ def world(tmp_path_factory) -> UiWorld:
 @pytest.fixture(scope="module")
 def served(world: UiWorld):
     """`jacked memory ui --json --no-open` in the code repo: (its URL, the page's base)."""
-    proc = subprocess.Popen([sys.executable, "-m", "jacked_vault.cli.main", "memory", "ui", "--json", "--no-open"], cwd=world.repo,
-                            env=cli_env(world.vault), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "jacked_vault.cli.main", "memory", "ui", "--json", "--no-open"],
+        cwd=world.repo,
+        env=cli_env(world.vault),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         line = json.loads(proc.stdout.readline())
         yield line["url"], line["url"].split("/?", 1)[0]
@@ -78,8 +90,14 @@ class Watch:
     def __init__(self, page, base: str) -> None:
         self.problems: list[str] = []
         page.on("dialog", lambda d: (self.problems.append(f"dialog: {d.message}"), d.dismiss()))
-        page.on("console", lambda m: self.problems.append(f"console {m.type}: {m.text}") if m.type in ("error", "warning") else None)
-        page.on("request", lambda r: None if r.url.startswith(base + "/") else self.problems.append(f"request outside: {r.url}"))
+        page.on(
+            "console",
+            lambda m: self.problems.append(f"console {m.type}: {m.text}") if m.type in ("error", "warning") else None,
+        )
+        page.on(
+            "request",
+            lambda r: None if r.url.startswith(base + "/") else self.problems.append(f"request outside: {r.url}"),
+        )
         page.on("response", lambda r: self.problems.append(f"{r.status} {r.url}") if r.status >= 400 else None)
 
 
@@ -115,8 +133,13 @@ def test_find_a_note_and_see_its_history(page, world: UiWorld, artifacts: Path):
     assert tab.locator("h1").inner_text() == "Use SQLite FTS5 for search"
     assert tab.locator("#body strong").inner_text() == "FTS5"
     commits = tab.locator("#history li[data-commit]")
-    assert commits.count() == 1 and commits.first.get_attribute("data-commit") == git(world.vault, "log", "-1", "--format=%H", "--",
-                                                                                         "groups/api/decision/use-sqlite-fts5-for-search.md").strip()  # fmt: skip
+    assert (
+        commits.count() == 1
+        and commits.first.get_attribute("data-commit")
+        == git(
+            world.vault, "log", "-1", "--format=%H", "--", "groups/api/decision/use-sqlite-fts5-for-search.md"
+        ).strip()
+    )
     tab.locator("#neighbourhood").wait_for()
     tab.screenshot(path=str(artifacts / "note.png"), full_page=True)
 
@@ -134,7 +157,10 @@ def test_review_accept_with_a_click_and_reject_with_the_keyboard(page, world: Ui
     with tab.expect_navigation(url=base + "/review"):  # the POST, then its redirect back to the queue
         tab.locator(f'li.candidate[data-id="{world.ids["accept_me"]}"] form.op-accept button').click()
     assert world.subject() == "memory(accept): Retry uploads on 503"
-    assert f"Memory-Id: {world.ids['accept_me']}" in world.message() and git(world.vault, "rev-parse", "HEAD~1").strip() == before
+    assert (
+        f"Memory-Id: {world.ids['accept_me']}" in world.message()
+        and git(world.vault, "rev-parse", "HEAD~1").strip() == before
+    )
     assert "is now active, reviewed by you" in tab.locator(".flash").inner_text()
 
     accepted = world.head()
@@ -146,7 +172,10 @@ def test_review_accept_with_a_click_and_reject_with_the_keyboard(page, world: Ui
     with tab.expect_navigation(url=base + "/review"):
         tab.keyboard.press("Enter")
     assert world.subject() == "memory(reject): Deploys happen on Fridays"
-    assert "Memory-Reason: We deploy on Tuesdays." in world.message() and git(world.vault, "rev-parse", "HEAD~1").strip() == accepted
+    assert (
+        "Memory-Reason: We deploy on Tuesdays." in world.message()
+        and git(world.vault, "rev-parse", "HEAD~1").strip() == accepted
+    )
     remaining = {li.get_attribute("data-id") for li in tab.locator("li.candidate").all()}
     assert world.ids["accept_me"] not in remaining and world.ids["reject_me"] not in remaining
     tab.screenshot(path=str(artifacts / "review-after.png"), full_page=True)

@@ -29,7 +29,16 @@ TOKEN = "ghp_" + "".join(random.Random(7).choices(string.ascii_letters + string.
 
 
 def _note(body: str = "Retry the upload after a timeout.", group: str = "tools", origin: str = "mcp") -> bytes:
-    note = build_note(title="A note", body=body, kind="note", scope="group", group=group, repos=[], source_harness="tester", origin=origin)
+    note = build_note(
+        title="A note",
+        body=body,
+        kind="note",
+        scope="group",
+        group=group,
+        repos=[],
+        source_harness="tester",
+        origin=origin,
+    )
     return render_note(note) if "ghp_" not in body else render_note(note).replace(b"PLACEHOLDER", TOKEN.encode())
 
 
@@ -38,7 +47,9 @@ def _keys(index: SearchIndex) -> set[bytes]:
 
 
 def _rows(index: SearchIndex) -> tuple[list, list]:
-    docs = index.db.execute("SELECT path, id, title, status, trust, claim, summary, sha, thash, size FROM docs ORDER BY path").fetchall()
+    docs = index.db.execute(
+        "SELECT path, id, title, status, trust, claim, summary, sha, thash, size FROM docs ORDER BY path"
+    ).fetchall()
     return docs, index.db.execute("SELECT path, code FROM problems ORDER BY path").fetchall()
 
 

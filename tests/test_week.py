@@ -37,8 +37,13 @@ class Machine:
         payload = {"session_id": f"s-{name}", "cwd": str(self.repo), "hook_event_name": event}
         proc = subprocess.run(
             [sys.executable, "-m", "jacked_vault.cli.main", "_hook", name],
-            input=json.dumps(payload), capture_output=True, text=True, env=cli_env(self.vault), cwd=self.repo, timeout=120,
-        )  # fmt: skip
+            input=json.dumps(payload),
+            capture_output=True,
+            text=True,
+            env=cli_env(self.vault),
+            cwd=self.repo,
+            timeout=120,
+        )
         assert proc.returncode == 0
         return proc.stdout
 
@@ -48,7 +53,9 @@ class Machine:
         self.hook("drain")
 
     def recalled(self) -> dict[str, str]:
-        found = self.cli("search", "deploy", "rebase", "cache", "index", "token", "--all", "--limit", "50", "--json").json["results"]
+        found = self.cli(
+            "search", "deploy", "rebase", "cache", "index", "token", "--all", "--limit", "50", "--json"
+        ).json["results"]
         return {r["id"]: r["status"] for r in found}
 
 
@@ -59,7 +66,9 @@ def test_a_week_on_two_machines(tmp_path: Path):
     # Monday, laptop: a vault, a remote, a decision, the progress slice; the session end pushes.
     assert laptop.cli("init", "--no-scan").code == 0
     assert laptop.cli("remote", "set", url).code == 0
-    decided = laptop.cli("add", "--kind", "decision", "--title", "Deploy on Tuesdays", "--body", "Ship the API on Tuesdays.", "--json").json
+    decided = laptop.cli(
+        "add", "--kind", "decision", "--title", "Deploy on Tuesdays", "--body", "Ship the API on Tuesdays.", "--json"
+    ).json
     assert laptop.cli("hot", "set", "--body", "Laptop: wiring the cache.").code == 0
     laptop.session_end()
 
@@ -67,8 +76,12 @@ def test_a_week_on_two_machines(tmp_path: Path):
     assert desktop.cli("init", "--from", url).code == 0
     assert "Deploy on Tuesdays" in desktop.hook("session-start", "SessionStart")
     assert desktop.cli("hot", "set", "--body", "Desktop: reindexing.").code == 0
-    first = desktop.cli("add", "--title", "Cache keys carry the version", "--body", "Bump the version to drop the cache.", "--json").json
-    again = desktop.cli("add", "--title", "Cache keys carry the version", "--body", "Bump the version to drop the cache.", "--json").json
+    first = desktop.cli(
+        "add", "--title", "Cache keys carry the version", "--body", "Bump the version to drop the cache.", "--json"
+    ).json
+    again = desktop.cli(
+        "add", "--title", "Cache keys carry the version", "--body", "Bump the version to drop the cache.", "--json"
+    ).json
     assert again["duplicate_of"] == first["memory"]["id"] and again["commit"] is None
     desktop.session_end()
 
@@ -80,7 +93,9 @@ def test_a_week_on_two_machines(tmp_path: Path):
     two = laptop.cli("add", "--group", "web", *[x for kv in twin.items() for x in kv], "--json").json
     rejected = laptop.cli("reject", one["memory"]["id"], "--reason", "wasteful", "--json").json
     assert rejected["also_rejected"] == [two["memory"]["id"]]
-    slipped = laptop.cli("add", "--title", "Staging login", "--body", "The deploy user signs in with Hunter-Spring-2026-xq.", "--json").json
+    slipped = laptop.cli(
+        "add", "--title", "Staging login", "--body", "The deploy user signs in with Hunter-Spring-2026-xq.", "--json"
+    ).json
     assert laptop.cli("forget", slipped["memory"]["id"]).code == 0
     laptop.session_end()
 
@@ -93,7 +108,12 @@ def test_a_week_on_two_machines(tmp_path: Path):
     add(ctx, AddRequest(title="Rebase rule", body="Always rebase.", status="candidate", origin="session-end"))
     editor = tmp_path / "editor.py"
     editor.write_text(EDITOR_SCRIPT)
-    code, out, shown = drive(["memory", "review"], [b"e\n", b"Rebase before merging\n"], env=cli_env(desktop.vault, EDITOR=f"{sys.executable} {editor}"), cwd=desktop.repo)
+    code, _out, shown = drive(
+        ["memory", "review"],
+        [b"e\n", b"Rebase before merging\n"],
+        env=cli_env(desktop.vault, EDITOR=f"{sys.executable} {editor}"),
+        cwd=desktop.repo,
+    )
     assert code == 0 and b"Traceback" not in shown, shown
     desktop.session_end()
 

@@ -14,7 +14,21 @@ from jacked_vault.document.wikilinks import targets
 
 
 def _add(vault: Path, title: str, body: str, *extra: str, group: str = "api", kind: str = "note") -> dict:
-    result = run_cli("memory", "add", "--group", group, "--kind", kind, "--title", title, "--body", body, "--json", *extra, vault=vault)
+    result = run_cli(
+        "memory",
+        "add",
+        "--group",
+        group,
+        "--kind",
+        kind,
+        "--title",
+        title,
+        "--body",
+        body,
+        "--json",
+        *extra,
+        vault=vault,
+    )
     assert result.code == 0, result.out + result.err
     return {"id": result.json["memory"]["id"], "path": result.json["path"].removeprefix("group:")}
 
@@ -36,8 +50,12 @@ def test_the_parser_reads_links_as_obsidian_does():
 
 def test_a_small_vault_resolves_like_obsidian_and_gives_backlinks(vault_path: Path):
     vault = vault_path
-    fts = _add(vault, "Use FTS5 for search", "We chose FTS5.", kind="decision")  # groups/api/decision/use-fts5-for-search.md
-    other = _add(vault, "Use FTS5 for search", "The web group's own note.", group="web", kind="decision")  # same file name, another folder
+    fts = _add(
+        vault, "Use FTS5 for search", "We chose FTS5.", kind="decision"
+    )  # groups/api/decision/use-fts5-for-search.md
+    other = _add(
+        vault, "Use FTS5 for search", "The web group's own note.", group="web", kind="decision"
+    )  # same file name, another folder
     port = _add(vault, "Service port", "It listens on 8080.", kind="fact")
     runbook = _add(vault, "Deploy runbook", "Steps.", kind="runbook")
     linker = _add(
@@ -52,13 +70,17 @@ def test_a_small_vault_resolves_like_obsidian_and_gives_backlinks(vault_path: Pa
     # What Obsidian would open for each link, written down from its rules (search/wikilinks.py):
     links = {w["target"]: w["id"] for w in _read(vault, linker["id"])["wikilinks"]}
     assert links == {
-        "use-fts5-for-search": fts["id"],  # no file of that name beside the linker: the shortest path (groups/api < groups/web by path)
+        "use-fts5-for-search": fts[
+            "id"
+        ],  # no file of that name beside the linker: the shortest path (groups/api < groups/web by path)
         "web/decision/use-fts5-for-search": other["id"],  # path-qualified: that file, no fallback
         "service port": port["id"],  # no file named so: the title (jacked's addition)
         runbook["id"]: runbook["id"],  # an id (jacked's addition)
         "nothing like this": None,  # broken
     }, links
-    assert {w["target"]: w["id"] for w in _read(vault, same_folder["id"])["wikilinks"]} == {"use-fts5-for-search": other["id"]}  # its own folder first
+    assert {w["target"]: w["id"] for w in _read(vault, same_folder["id"])["wikilinks"]} == {
+        "use-fts5-for-search": other["id"]
+    }  # its own folder first
 
     def backlinks(note: dict) -> set[str]:
         return {b["id"] for b in _read(vault, note["id"])["backlinks"]}
@@ -67,7 +89,11 @@ def test_a_small_vault_resolves_like_obsidian_and_gives_backlinks(vault_path: Pa
     assert backlinks(other) == {linker["id"], same_folder["id"]}
     assert backlinks(port) == {linker["id"]} and backlinks(runbook) == {linker["id"]}
     text = run_cli("memory", "read", linker["id"], vault=vault).out
-    assert "links to:" in text and f"[[service port]] -> {port['id']}" in text and "[[nothing like this]] -> no note" in text
+    assert (
+        "links to:" in text
+        and f"[[service port]] -> {port['id']}" in text
+        and "[[nothing like this]] -> no note" in text
+    )
     assert "linked from:" in run_cli("memory", "read", port["id"], vault=vault).out
     assert _read(vault, linker["id"])["memory"]["links"] == []  # frontmatter links stay ids, given on purpose
 
@@ -87,7 +113,9 @@ def test_a_link_follows_the_note_it_names_and_breaks_when_it_goes(vault_path: Pa
     later = _add(vault_path, "Later note", "Written after.")
     assert [b["id"] for b in _read(vault_path, later["id"])["backlinks"]] == [linker["id"]]
     assert run_cli("memory", "forget", later["id"], "--json", vault=vault_path).code == 0
-    assert run_cli("memory", "doctor", "--json", vault=vault_path).json["broken_wikilinks"] == [{"id": linker["id"], "target": "later note"}]
+    assert run_cli("memory", "doctor", "--json", vault=vault_path).json["broken_wikilinks"] == [
+        {"id": linker["id"], "target": "later note"}
+    ]
 
 
 def test_backlinks_by_wikilink_pass_the_read_policy(vault_path: Path):

@@ -56,15 +56,43 @@ def reply(body: dict) -> bytes:
             text = " ".join(c.get("text", "") for c in item.get("content") or [] if isinstance(c, dict))
             break
     if last.get("type") in ("function_call_output", "custom_tool_call_output"):
-        out = {"type": "message", "role": "assistant", "id": f"msg_{n}", "content": [{"type": "output_text", "text": f"Done with the tool ({n})."}]}
+        out = {
+            "type": "message",
+            "role": "assistant",
+            "id": f"msg_{n}",
+            "content": [{"type": "output_text", "text": f"Done with the tool ({n})."}],
+        }
     elif "PATCH" in text and "apply_patch" in names:
         patch = f"*** Begin Patch\n*** Add File: notes-{n}.md\n+written through apply_patch\n*** End Patch\n"
-        out = {"type": "custom_tool_call", "id": f"ctc_{n}", "call_id": f"call_{n}", "name": "apply_patch", "input": patch}
+        out = {
+            "type": "custom_tool_call",
+            "id": f"ctc_{n}",
+            "call_id": f"call_{n}",
+            "name": "apply_patch",
+            "input": patch,
+        }
     elif "SHELL" in text and "exec_command" in names:
-        out = {"type": "function_call", "id": f"fc_{n}", "call_id": f"call_{n}", "name": "exec_command", "arguments": json.dumps({"cmd": f"echo ran > shell-{n}.txt"})}
+        out = {
+            "type": "function_call",
+            "id": f"fc_{n}",
+            "call_id": f"call_{n}",
+            "name": "exec_command",
+            "arguments": json.dumps({"cmd": f"echo ran > shell-{n}.txt"}),
+        }
     else:
-        out = {"type": "message", "role": "assistant", "id": f"msg_{n}", "content": [{"type": "output_text", "text": f"Answer {n}."}]}
-    usage = {"input_tokens": 0, "input_tokens_details": None, "output_tokens": 0, "output_tokens_details": None, "total_tokens": 0}
+        out = {
+            "type": "message",
+            "role": "assistant",
+            "id": f"msg_{n}",
+            "content": [{"type": "output_text", "text": f"Answer {n}."}],
+        }
+    usage = {
+        "input_tokens": 0,
+        "input_tokens_details": None,
+        "output_tokens": 0,
+        "output_tokens_details": None,
+        "total_tokens": 0,
+    }
     return _sse([
         {"type": "response.created", "response": {"id": f"resp_{n}"}},
         {"type": "response.output_item.done", "item": out},

@@ -50,9 +50,21 @@ def main() -> int:
         out.write(json.dumps(answer(None)))
     elif mode == "envelope-result":
         text = "Here is the triage:\n```json\n" + json.dumps(answer(NOTE), indent=2) + "\n```\n"
-        out.write(json.dumps({"type": "result", "subtype": "success", "is_error": False, "result": text, "session_id": "s"}))
+        out.write(
+            json.dumps({"type": "result", "subtype": "success", "is_error": False, "result": text, "session_id": "s"})
+        )
     elif mode == "envelope-structured":
-        out.write(json.dumps({"type": "result", "subtype": "success", "is_error": False, "result": "", "structured_output": answer(NOTE)}))
+        out.write(
+            json.dumps(
+                {
+                    "type": "result",
+                    "subtype": "success",
+                    "is_error": False,
+                    "result": "",
+                    "structured_output": answer(NOTE),
+                }
+            )
+        )
     elif mode == "envelope-error":
         out.write(json.dumps({"type": "result", "subtype": "error_max_turns", "is_error": True, "result": ""}))
     elif mode == "hang":

@@ -12,6 +12,7 @@ import json
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import ClassVar
 
 REPLY = "Done: the plan is written down."
 
@@ -26,31 +27,65 @@ def _answer(body: dict) -> tuple[str | None, dict | None]:
 
 
 class _Handler(BaseHTTPRequestHandler):
-    requests: list[dict] = []
+    requests: ClassVar[list[dict]] = []
 
     def log_message(self, *args) -> None:  # quiet
         pass
 
-    def do_POST(self) -> None:  # noqa: N802 - http.server's name
+    def do_POST(self) -> None:
         length = int(self.headers.get("content-length") or 0)
         body = json.loads(self.rfile.read(length) or b"{}")
         self.requests.append(body)
         text, call = _answer(body)
-        base = {"id": "stub", "object": "chat.completion.chunk", "created": int(time.time()), "model": body.get("model", "m")}
+        base = {
+            "id": "stub",
+            "object": "chat.completion.chunk",
+            "created": int(time.time()),
+            "model": body.get("model", "m"),
+        }
         usage = {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
         if not body.get("stream"):
-            message = {"role": "assistant", "content": text} if call is None else {"role": "assistant", "content": None, "tool_calls": [{"id": "call_1", "type": "function", "function": call}]}
-            data = {**base, "object": "chat.completion", "choices": [{"index": 0, "message": message, "finish_reason": "stop" if call is None else "tool_calls"}], "usage": usage}
+            message = (
+                {"role": "assistant", "content": text}
+                if call is None
+                else {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [{"id": "call_1", "type": "function", "function": call}],
+                }
+            )
+            data = {
+                **base,
+                "object": "chat.completion",
+                "choices": [
+                    {"index": 0, "message": message, "finish_reason": "stop" if call is None else "tool_calls"}
+                ],
+                "usage": usage,
+            }
             self._send("application/json", json.dumps(data).encode())
             return
         if call is None:
             chunks = [{"index": 0, "delta": {"role": "assistant", "content": text}, "finish_reason": None}]
             finish = "stop"
         else:
-            chunks = [{"index": 0, "delta": {"role": "assistant", "tool_calls": [{"index": 0, "id": "call_1", "type": "function", "function": call}]}, "finish_reason": None}]
+            chunks = [
+                {
+                    "index": 0,
+                    "delta": {
+                        "role": "assistant",
+                        "tool_calls": [{"index": 0, "id": "call_1", "type": "function", "function": call}],
+                    },
+                    "finish_reason": None,
+                }
+            ]
             finish = "tool_calls"
-        events = [{**base, "choices": chunks}, {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": finish}], "usage": usage}]
-        self._send("text/event-stream", b"".join(f"data: {json.dumps(e)}\n\n".encode() for e in events) + b"data: [DONE]\n\n")
+        events = [
+            {**base, "choices": chunks},
+            {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": finish}], "usage": usage},
+        ]
+        self._send(
+            "text/event-stream", b"".join(f"data: {json.dumps(e)}\n\n".encode() for e in events) + b"data: [DONE]\n\n"
+        )
 
     def _send(self, kind: str, data: bytes) -> None:
         self.send_response(200)

@@ -24,7 +24,7 @@ def _warm_up(ctx) -> None:
     from jacked_vault.store.gate import check_note
     from jacked_vault.write.create import build_note
 
-    ctx.config
+    _ = ctx.config  # read (and cache) the configuration
     note = build_note(
         title="warm up", body="nothing", kind="note", scope="group", group="g", repos=[],
         source_harness=ctx.harness, origin="cli",

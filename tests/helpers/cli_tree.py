@@ -7,7 +7,23 @@ def root_command():
     """The `jacked` click group with every command module registered."""
     import typer
 
-    from jacked_vault.cli import enable, episodic, gitflow, groups, hooks, librarian, mcp, notes, recall, review, sync, ui  # noqa: F401
+    import importlib
+
+    for name in (
+        "enable",
+        "episodic",
+        "gitflow",
+        "groups",
+        "hooks",
+        "librarian",
+        "mcp",
+        "notes",
+        "recall",
+        "review",
+        "sync",
+        "ui",
+    ):
+        importlib.import_module(f"jacked_vault.cli.{name}")  # each registers its commands on the app
     from jacked_vault.cli.apps import app
 
     return typer.main.get_command(app)

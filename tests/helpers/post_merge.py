@@ -44,9 +44,13 @@ class World:
     path: str  # PATH without gh/claude
     env: dict
 
-    def git(self, *args: str, repo: Path | None = None, check: bool = True, **extra: str) -> subprocess.CompletedProcess:
+    def git(
+        self, *args: str, repo: Path | None = None, check: bool = True, **extra: str
+    ) -> subprocess.CompletedProcess:
         env = dict(self.env, **extra)
-        return subprocess.run(["git", "-C", str(repo or self.repo), *args], env=env, capture_output=True, text=True, check=check)
+        return subprocess.run(
+            ["git", "-C", str(repo or self.repo), *args], env=env, capture_output=True, text=True, check=check
+        )
 
     def commit(self, name: str, text: str = "x\n", message: str | None = None, repo: Path | None = None) -> str:
         root = repo or self.repo
@@ -71,7 +75,9 @@ class World:
 
     def log_lines(self) -> list[str]:
         try:
-            return [line for line in (self.vault / ".jacked" / "log").read_text().splitlines() if " post-merge " in line]
+            return [
+                line for line in (self.vault / ".jacked" / "log").read_text().splitlines() if " post-merge " in line
+            ]
         except FileNotFoundError:
             return []
 

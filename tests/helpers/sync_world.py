@@ -41,7 +41,9 @@ def machine(path: Path, remote: Path | None = None) -> Context:
 
 def add_note(ctx: Context, title: str, **kw: Any):
     """Add a note (group tools, body '<title> body.' unless given) through the library."""
-    return add(ctx, AddRequest(title=title, body=kw.pop("body", f"{title} body."), group=kw.pop("group", "tools"), **kw))
+    return add(
+        ctx, AddRequest(title=title, body=kw.pop("body", f"{title} body."), group=kw.pop("group", "tools"), **kw)
+    )
 
 
 @pytest.fixture

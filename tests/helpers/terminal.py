@@ -19,7 +19,8 @@ path = Path(sys.argv[1])
 seen = path.read_text(encoding="utf-8")
 Path(sys.argv[0]).with_suffix(".seen").open("a", encoding="utf-8").write(seen + "\\n--\\n")
 if "Always rebase" in seen:  # a real rewrite of the file it was given; anything else is left as it is
-    path.write_text("Rebase feature branches on main before merging.\\nNever squash release branches.\\n", encoding="utf-8")
+    rewrite = "Rebase feature branches on main before merging.\\nNever squash release branches.\\n"
+    path.write_text(rewrite, encoding="utf-8")
 """
 
 
@@ -27,7 +28,14 @@ def drive(argv: list[str], answers: list[bytes], *, env: dict[str, str], cwd: Pa
     """Run the real CLI with stdin and stderr on a pty; answer each prompt (a line ending in `:`)
     with the next of `answers`. Returns (exit code, stdout, what the terminal showed)."""
     master, slave = pty.openpty()
-    proc = subprocess.Popen([sys.executable, "-m", "jacked_vault.cli.main", *argv], stdin=slave, stdout=subprocess.PIPE, stderr=slave, env=env, cwd=cwd)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "jacked_vault.cli.main", *argv],
+        stdin=slave,
+        stdout=subprocess.PIPE,
+        stderr=slave,
+        env=env,
+        cwd=cwd,
+    )
     os.close(slave)
     transcript = b""
     answers = list(answers)

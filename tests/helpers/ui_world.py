@@ -24,7 +24,7 @@ HOSTILE_BODY = """A hostile note: <script>alert("body")</script> and <img src=x 
 [vb](vbscript:msgbox(1)) <a href="javascript:alert(6)">raw anchor</a> ![remote image](http://evil.example/track.png)
 [attribute breaker](https://example.com/"onmouseover="alert(7)) and [a note](NOTE_ID) and [web](https://example.com/docs)
 <div style="background:url(javascript:alert(8))">styled</div> <svg onload=alert(9)> <iframe src="http://evil.example"></iframe>
-"""
+"""  # noqa: E501 - the hostile links stay on one line, as a person writes them
 RTL = "\u202e"
 RTL_SUBJECT = f"memory(note): {RTL}gnp.exe <b>bold</b> \u2066isolate\u2069"
 
@@ -57,18 +57,60 @@ def build_ui_world(root: Path, *, hostile: bool = True, brief: bool = True) -> U
     w = UiWorld(root, vault, repo)
     ctx = w.ctx()
     ids = w.ids
-    ids["decision"] = add(ctx, AddRequest(title="Use SQLite FTS5 for search", kind="decision", tags=("search", "sqlite"),
-                                          body="We chose **FTS5** because it ships with Python.\n\n- no server\n- BM25 ranking\n")).note.id  # fmt: skip
-    ids["fact"] = add(ctx, AddRequest(title="The index refresh diffs trees", kind="fact", links=(ids["decision"],),
-                                      body="The index catches up by diffing the indexed commit's tree against HEAD.")).note.id  # fmt: skip
-    ids["codex"] = add(ctx, AddRequest(title="Codex runs the parser tests", body="For codex only.", targets=("codex",))).note.id
-    ids["accept_me"] = add(ctx, AddRequest(title="Retry uploads on 503", kind="lesson", status="candidate", origin="session-end",
-                                           body="The storage API returns 503 under load; retry with backoff.")).note.id  # fmt: skip
-    ids["reject_me"] = add(ctx, AddRequest(title="Deploys happen on Fridays", kind="fact", status="candidate", origin="post-merge",
-                                           body="A merge said so once.")).note.id  # fmt: skip
-    ids["edit_me"] = add(ctx, AddRequest(title="Lint with ruff", kind="convention", status="candidate", origin="session-end",
-                                         body="Run ruff before each commit.")).note.id  # fmt: skip
-    ids["old"] = add(ctx, AddRequest(title="Search with grep", kind="decision", body="Before the index, grep was enough.")).note.id
+    ids["decision"] = add(
+        ctx,
+        AddRequest(
+            title="Use SQLite FTS5 for search",
+            kind="decision",
+            tags=("search", "sqlite"),
+            body="We chose **FTS5** because it ships with Python.\n\n- no server\n- BM25 ranking\n",
+        ),
+    ).note.id
+    ids["fact"] = add(
+        ctx,
+        AddRequest(
+            title="The index refresh diffs trees",
+            kind="fact",
+            links=(ids["decision"],),
+            body="The index catches up by diffing the indexed commit's tree against HEAD.",
+        ),
+    ).note.id
+    ids["codex"] = add(
+        ctx, AddRequest(title="Codex runs the parser tests", body="For codex only.", targets=("codex",))
+    ).note.id
+    ids["accept_me"] = add(
+        ctx,
+        AddRequest(
+            title="Retry uploads on 503",
+            kind="lesson",
+            status="candidate",
+            origin="session-end",
+            body="The storage API returns 503 under load; retry with backoff.",
+        ),
+    ).note.id
+    ids["reject_me"] = add(
+        ctx,
+        AddRequest(
+            title="Deploys happen on Fridays",
+            kind="fact",
+            status="candidate",
+            origin="post-merge",
+            body="A merge said so once.",
+        ),
+    ).note.id
+    ids["edit_me"] = add(
+        ctx,
+        AddRequest(
+            title="Lint with ruff",
+            kind="convention",
+            status="candidate",
+            origin="session-end",
+            body="Run ruff before each commit.",
+        ),
+    ).note.id
+    ids["old"] = add(
+        ctx, AddRequest(title="Search with grep", kind="decision", body="Before the index, grep was enough.")
+    ).note.id
     transition(ctx, ids["old"], "supersede", by=ids["decision"])
     from jacked_vault.write.hot import set_hot
 
@@ -76,9 +118,18 @@ def build_ui_world(root: Path, *, hostile: bool = True, brief: bool = True) -> U
     if hostile:
         ids["hostile"] = add(ctx, AddRequest(title=HOSTILE_TITLE, body=HOSTILE_BODY.replace("NOTE_ID", ids["decision"]),
                                              tags=("xss",), links=(ids["decision"],))).note.id  # fmt: skip
-        ids["hostile_candidate"] = add(ctx, AddRequest(title='Candidate "><svg onload=alert(10)>', status="candidate", origin="mcp",
-                                                       body="<script>alert('candidate')</script>")).note.id  # fmt: skip
-        (vault / "planted.txt").write_text("x\n")  # a commit subject only a hand can write, with bidi controls and markup
+        ids["hostile_candidate"] = add(
+            ctx,
+            AddRequest(
+                title='Candidate "><svg onload=alert(10)>',
+                status="candidate",
+                origin="mcp",
+                body="<script>alert('candidate')</script>",
+            ),
+        ).note.id
+        (vault / "planted.txt").write_text(
+            "x\n"
+        )  # a commit subject only a hand can write, with bidi controls and markup
         git(vault, "add", "planted.txt")
         git(vault, "commit", "-qm", RTL_SUBJECT)
         git(vault, "rm", "-q", "planted.txt")
@@ -94,7 +145,9 @@ def session_start(w: UiWorld, harness: str = "claude") -> str:
     args = [sys.executable, "-m", "jacked_vault.cli.main", "_hook", "session-start", "--vault", str(w.vault)]
     if harness != "claude":
         args += ["--harness", harness]
-    proc = subprocess.run(args, input=json.dumps(payload), capture_output=True, text=True, cwd=w.repo, env=cli_env(w.vault), timeout=120)
+    proc = subprocess.run(
+        args, input=json.dumps(payload), capture_output=True, text=True, cwd=w.repo, env=cli_env(w.vault), timeout=120
+    )
     assert proc.returncode == 0, proc.stderr
     return proc.stdout
 
@@ -110,7 +163,9 @@ def page_client(vault: Path, cwd: Path, *, login: bool = True, base: str = BASE,
 
     from jacked_vault.ui.app import UiConfig, create_app
 
-    client = TestClient(create_app(UiConfig(vault=vault, cwd=cwd, token=TOKEN, port=port)), base_url=base, follow_redirects=False)
+    client = TestClient(
+        create_app(UiConfig(vault=vault, cwd=cwd, token=TOKEN, port=port)), base_url=base, follow_redirects=False
+    )
     if login:
         opened = client.get(f"/?token={TOKEN}")
         assert opened.status_code == 303, opened.text
