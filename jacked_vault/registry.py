@@ -103,6 +103,7 @@ DOORS: tuple[Door, ...] = (
 # What every door goes through: the one commit path and the one checkout.
 PLUMBING = (
     "jacked_vault.write.transaction:Transaction.commit",
+    "jacked_vault.write.transaction:commit_tree",  # a given tree and parents (the sync merge): the doors calling it claim it
     "jacked_vault.store.git:commit_files",
     "jacked_vault.store.git:advance_to",
 )
