@@ -66,7 +66,8 @@ def migrate(
     the commit, and nothing already imported is imported again.
     """
     from jacked_vault.cli.prompts import confirm
-    from jacked_vault.episodic.migrate import migrate as do_migrate, retire_plugin as retire
+    from jacked_vault.episodic.migrate import migrate as do_migrate
+    from jacked_vault.hooks.claude import retire_plugin as retire
 
     def action():
         context = context_for(ctx, vault)

@@ -180,7 +180,7 @@ class MigrateResult:
     plan: Plan
     dry_run: bool
     commit: str | None
-    plugin: dict | None = None  # the remember plugin still on in Claude's settings: turned off, or offered (retire_plugin)
+    plugin: dict | None = None  # the remember plugin still on in Claude's settings: turned off, or offered (hooks.claude.retire_plugin)
 
     def to_json(self) -> dict:
         p = self.plan
@@ -238,27 +238,6 @@ def _plugin_text(plugin: dict) -> str:
         f"The remember plugin ({names}) is still on in {plugin['settings']}: two memories would brief the same sessions. "
         "`jacked memory migrate --retire-plugin` turns it off (backed up; its .remember/ folders are kept)."
     )
-
-
-def retire_plugin(result: MigrateResult, decide: Callable[[str], bool]) -> MigrateResult:
-    """After a migration whose counts were verified: the `remember` plugin still enabled in Claude
-    Code's settings is turned off when `decide(question)` says yes (its hooks stop; the settings
-    are backed up; its data is never touched), else offered."""
-    from dataclasses import replace
-
-    from jacked_vault.hooks import claude
-
-    if result.dry_run:
-        return result
-    settings = claude.default_settings_path()
-    keys = claude.enabled_plugins("remember", settings)
-    if not keys:
-        return result
-    plugin = {"settings": str(settings), "plugins": keys, "action": "offered", "backup": None}
-    if decide(f"turn off the remember plugin ({', '.join(keys)}) in {settings}, so it and jacked do not both brief your sessions?"):
-        change = claude.disable_plugin("remember", settings)
-        plugin.update(action="disabled", backup=change.backup)
-    return replace(result, plugin=plugin)
 
 
 def default_sources(repo) -> list[Path]:

@@ -10,11 +10,16 @@ from __future__ import annotations
 import json
 import os
 import shlex
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from jacked_vault.errors import VaultError
 from jacked_vault.hooks import configfile
 from jacked_vault.hooks.configfile import Change
+
+if TYPE_CHECKING:
+    from jacked_vault.episodic.migrate import MigrateResult
 
 MARKER = "# jacked-vault"
 MAX_SETTINGS = 4 * 1024 * 1024
@@ -167,6 +172,25 @@ def disable_plugin(name: str, path: Path | None = None) -> Change:
     for key in keys:
         out[PLUGINS][key] = False
     return Change(str(path), True, _write(path, out, raw), keys)
+
+
+def retire_plugin(result: MigrateResult, decide: Callable[[str], bool]) -> MigrateResult:
+    """After a migration whose counts were verified: the `remember` plugin still enabled in Claude
+    Code's settings is turned off when `decide(question)` says yes (its hooks stop; the settings
+    are backed up; its data is never touched), else offered."""
+    from dataclasses import replace
+
+    if result.dry_run:
+        return result
+    settings = default_settings_path()
+    keys = enabled_plugins("remember", settings)
+    if not keys:
+        return result
+    plugin = {"settings": str(settings), "plugins": keys, "action": "offered", "backup": None}
+    if decide(f"turn off the remember plugin ({', '.join(keys)}) in {settings}, so it and jacked do not both brief your sessions?"):
+        change = disable_plugin("remember", settings)
+        plugin.update(action="disabled", backup=change.backup)
+    return replace(result, plugin=plugin)
 
 
 def status(path: Path | None = None) -> dict:

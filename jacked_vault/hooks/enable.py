@@ -364,7 +364,8 @@ def _post_merge_step(vault: str | None, repos: list[Path], yes: bool, ask: Ask |
 
 def _migrate_step(vault: str | None, repos: list[Path], yes: bool, ask: Ask | None, ledger: Ledger) -> Step:
     from jacked_vault import environment
-    from jacked_vault.episodic.migrate import default_sources, migrate, retire_plugin
+    from jacked_vault.episodic.migrate import default_sources, migrate
+    from jacked_vault.hooks.claude import retire_plugin
 
     found = []
     for root in repos:
