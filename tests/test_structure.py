@@ -1,6 +1,6 @@
 """The structure that keeps one owner per rule: no import cycles (function-level imports count),
-and the core packages layered so a lower one never reaches up (issue 9, "the structure that
-makes this hold")."""
+and every module in a layer so a lower one never reaches up, from the core to the front ends
+(issue 9, "the structure that makes this hold"; issue 22, "package arrows for every layer")."""
 
 from __future__ import annotations
 
@@ -9,17 +9,53 @@ from collections import defaultdict
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "jacked_vault"
-# Lowest first: a module may import its own layer and the ones before it, never one after.
+# Lowest first: a module may import its own layer and the ones before it, never one after. A
+# module's layer is that of the longest name below that is it or a package holding it, and every
+# module has one (`test_every_module_has_a_layer`).
 # `context` (which vault, repo, group and harness a command acts for) and repo identity sit with
 # the store: they read configuration and git metadata, nothing above.
 LAYERS = [
-    ("jacked_vault.errors", "jacked_vault.resources", "jacked_vault.render"),
+    ("jacked_vault", "jacked_vault.errors", "jacked_vault.resources", "jacked_vault.render", "jacked_vault.registry"),
     ("jacked_vault.safety",),
     ("jacked_vault.document",),
     ("jacked_vault.store", "jacked_vault.context", "jacked_vault.groups.identity"),
     ("jacked_vault.search",),
     ("jacked_vault.recall",),
     ("jacked_vault.write",),
+    # --- features, above the core: each may use the others, none knows an installer or a front end
+    (
+        "jacked_vault.capture",
+        "jacked_vault.episodic",
+        "jacked_vault.groups",
+        "jacked_vault.sync",
+        "jacked_vault.doctor",
+        "jacked_vault.notes",
+        "jacked_vault.review",
+    ),
+    # --- what a person's machine has installed and where a command's vault and harness come from
+    # (the one reader of JACKED_VAULT_DIR / JACKED_MEMORY_HARNESS); `jacked_vault.mcp` itself holds
+    # only the server's name, which a registration writes
+    (
+        "jacked_vault.hooks",
+        "jacked_vault.gitflow",
+        "jacked_vault.health",
+        "jacked_vault.status",
+        "jacked_vault.environment",
+        "jacked_vault.mcp",
+    ),
+    # --- front ends: option values turned into library calls (the CLI's and the review page's)
+    ("jacked_vault.cli.inputs", "jacked_vault.cli.actions", "jacked_vault.cli.output"),
+    # --- the MCP server and the review page, then the CLI that can start either
+    (
+        "jacked_vault.mcp.server",
+        "jacked_vault.mcp.tools",
+        "jacked_vault.mcp.settings",
+        "jacked_vault.mcp.stdio",
+        "jacked_vault.mcp.protocol",
+        "jacked_vault.mcp.__main__",
+        "jacked_vault.ui",
+    ),
+    ("jacked_vault.cli",),
 ]
 
 
@@ -86,10 +122,13 @@ def _cycles(graph: dict[str, set[str]], nodes: list[str]) -> list[list[str]]:
 
 
 def _layer(module: str) -> int | None:
+    """The layer of the longest LAYERS name that is `module` or a package holding it."""
+    best: tuple[int, int] | None = None  # (length of the name matched, layer)
     for number, prefixes in enumerate(LAYERS):
-        if any(module == p or module.startswith(p + ".") for p in prefixes):
-            return number
-    return None
+        for prefix in prefixes:
+            if (module == prefix or module.startswith(prefix + ".")) and (best is None or len(prefix) > best[0]):
+                best = (len(prefix), number)
+    return None if best is None else best[1]
 
 
 def test_no_module_imports_itself_back():
@@ -97,7 +136,15 @@ def test_no_module_imports_itself_back():
     assert _cycles(_imports(modules), sorted(modules)) == []
 
 
-def test_core_packages_never_import_a_higher_layer():
+def test_every_module_has_a_layer():
+    """Every module is placed by its own package's name, not only by the bare `jacked_vault`."""
+    named = [p for layer in LAYERS for p in layer if p != "jacked_vault"]
+    modules = [m for m in sorted(_modules()) if m != "jacked_vault"]
+    unplaced = [m for m in modules if not any(m == p or m.startswith(p + ".") for p in named)]
+    assert unplaced == [], "a module LAYERS does not place: add its package to the layer it belongs to"
+
+
+def test_no_module_imports_a_higher_layer():
     graph = _imports(_modules())
     upward = []
     for source, targets in sorted(graph.items()):
