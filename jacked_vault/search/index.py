@@ -33,7 +33,7 @@ from jacked_vault.search.policy import Viewer
 from jacked_vault.search.query import COLUMNS, Filters, run_search
 from jacked_vault.search.treediff import FILE_MODES, SYMLINK_MODE, TREE_MODE, changed_entries
 from jacked_vault.store.git import fast_head
-from jacked_vault.store.layout import ARCHIVE_DIR, GROUPS_DIR, USER_DIR, Store, classify_episodic, classify_hot, classify_note, classify_path, searchable_episodic
+from jacked_vault.store.layout import ARCHIVE_DIR, GROUPS_DIR, USER_SCOPE_DIR, Store, classify_episodic, classify_hot, classify_note, classify_path, searchable_episodic
 
 INDEX_DB = "index.sqlite"  # the search index in the cache (not index.md: layout.INDEX_FILE)
 MAX_ROOT_FILES = 200_000  # 4x a big team's 50k-note group (bench_cli); beyond it reads fail as INCOMPLETE
@@ -945,7 +945,7 @@ def _may_hold_files(store: Store, rel: str) -> bool:
         return len(parts) == 1
     if parts[0] == ARCHIVE_DIR:  # archived notes keep their vault path under archive/
         return len(parts) == 1 or _may_hold_files(store, "/".join(parts[1:])) and parts[1] != "tombstones"
-    return parts[0] in (GROUPS_DIR, USER_DIR, "tombstones") and len(parts) <= (4 if parts[0] == GROUPS_DIR else 2)
+    return parts[0] in (GROUPS_DIR, USER_SCOPE_DIR, "tombstones") and len(parts) <= (4 if parts[0] == GROUPS_DIR else 2)
 
 
 def _size(repo, entry) -> int:
@@ -986,7 +986,7 @@ def _scope_of(store: Store, rel: str) -> str:
     found = classify_note(store, rel)
     if found:
         return found[0]
-    return "project" if store.is_project else ("user" if rel.startswith(USER_DIR + "/") else "group")
+    return "project" if store.is_project else ("user" if rel.startswith(USER_SCOPE_DIR + "/") else "group")
 
 
 def open_fresh(store: Store) -> SearchIndex:

@@ -16,7 +16,7 @@ PROJECT_OUTER_GITIGNORE = "*\n"
 VAULT_JSON = "vault.json"
 AUDIT_DIR = "audit"
 GROUPS_DIR = "groups"
-USER_DIR = "strategy"
+USER_SCOPE_DIR = "strategy"  # the user scope's folder: the spec names it `strategy/`
 
 
 MAX_NAME_BYTES = 255
@@ -61,7 +61,7 @@ class Store:
         if scope == "project":
             return kind
         if scope == "user":
-            return f"{USER_DIR}/{kind}"
+            return f"{USER_SCOPE_DIR}/{kind}"
         if not group:
             raise VaultError("USAGE", "a group-scope note needs a group (run inside a repo or pass --group)")
         return f"{GROUPS_DIR}/{group}/{kind}"
@@ -112,7 +112,7 @@ def classify_note(store: Store, rel: str) -> tuple[str, str | None, str] | None:
         parts = parts[1:]
     if len(parts) == 4 and parts[0] == GROUPS_DIR and parts[2] in _KINDS and _group_ok(parts[1]):
         return "group", parts[1], parts[2]
-    if len(parts) == 3 and parts[0] == USER_DIR and parts[1] in _KINDS:
+    if len(parts) == 3 and parts[0] == USER_SCOPE_DIR and parts[1] in _KINDS:
         return "user", None, parts[1]
     return None
 
