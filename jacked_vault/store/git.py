@@ -103,9 +103,9 @@ def _tree_with_changes(repo: pygit2.Repository, tree: pygit2.Tree | None, change
             if tree is not None and name in tree:
                 entry = tree[name]
                 if entry.type_str == "tree":
-                    subtree = repo[entry.id]
+                    subtree = repo[entry.id].peel(pygit2.Tree)
             child = _tree_with_changes(repo, subtree, change)
-            if len(repo[child]) == 0:
+            if len(repo[child].peel(pygit2.Tree)) == 0:
                 if builder.get(name) is not None:
                     builder.remove(name)
             else:
@@ -179,7 +179,7 @@ def commit_files(
             if sign:
                 oid = _signed_commit(repo, tree_id, parents, message, sig)
             else:
-                oid = repo.create_commit("HEAD", sig, sig, message, tree_id, parents)
+                oid = str(repo.create_commit("HEAD", sig, sig, message, tree_id, parents))
         except (pygit2.GitError, OSError) as exc:
             raise VaultError(
                 "LOCKED",
@@ -187,15 +187,22 @@ def commit_files(
                 "`jacked memory doctor --repair` removes stale git lock files",
             ) from None
         _stage(Path(repo.workdir), list(files))
-    return str(oid)
+    return oid
 
 
 # What git reads from the environment to choose another repository, index or object store (`git
 # rev-parse --local-env-vars`): a hook's, never the store's.
-_REPO_ENV = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES",
-             "GIT_COMMON_DIR", "GIT_IMPLICIT_WORK_TREE", "GIT_GRAFT_FILE", "GIT_NO_REPLACE_OBJECTS",
-             "GIT_REPLACE_REF_BASE", "GIT_PREFIX", "GIT_SHALLOW_FILE", "GIT_CONFIG", "GIT_CONFIG_PARAMETERS",
-             "GIT_CONFIG_COUNT")  # fmt: skip
+REPO_ENV = frozenset({"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+                      "GIT_COMMON_DIR", "GIT_IMPLICIT_WORK_TREE", "GIT_GRAFT_FILE", "GIT_NO_REPLACE_OBJECTS",
+                      "GIT_REPLACE_REF_BASE", "GIT_PREFIX", "GIT_INTERNAL_SUPER_PREFIX", "GIT_SHALLOW_FILE", "GIT_CONFIG",
+                      "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT"})  # fmt: skip
+
+
+def child_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment for a child git (or gh) run on the store or a project: this process's,
+    without git's repository variables (`REPO_ENV`: a git hook sets them for its own repository),
+    plus `extra`."""
+    return {**{k: v for k, v in os.environ.items() if k not in REPO_ENV}, **(extra or {})}
 
 
 def _stage(root: Path, paths: list[str]) -> None:
@@ -204,7 +211,7 @@ def _stage(root: Path, paths: list[str]) -> None:
     index slower (interleaved, loaded machine: 43 vs 17 ms wall at 10k notes, 308 vs 101 ms at 100k)."""
     import subprocess
 
-    env = {k: v for k, v in os.environ.items() if k not in _REPO_ENV}
+    env = child_env()
     # the commit landed either way; doctor reports a stale git index and --repair resyncs it
     with suppress(OSError, subprocess.SubprocessError):
         subprocess.run(
@@ -233,7 +240,7 @@ def _signed_commit(repo: pygit2.Repository, tree_id, parents: list, message: str
     import subprocess
 
     root = repo.workdir.rstrip("/")
-    env = {**os.environ, "GIT_AUTHOR_NAME": sig.name, "GIT_AUTHOR_EMAIL": sig.email, "GIT_COMMITTER_NAME": sig.name, "GIT_COMMITTER_EMAIL": sig.email}
+    env = child_env({"GIT_AUTHOR_NAME": sig.name, "GIT_AUTHOR_EMAIL": sig.email, "GIT_COMMITTER_NAME": sig.name, "GIT_COMMITTER_EMAIL": sig.email})
     args = ["git", "-C", root, "commit-tree", "-S", str(tree_id), *[a for p in parents for a in ("-p", str(p))], "-F", "-"]
     made = subprocess.run(args, input=message, capture_output=True, text=True, env=env, timeout=120)
     if made.returncode != 0:
@@ -246,7 +253,7 @@ def _signed_commit(repo: pygit2.Repository, tree_id, parents: list, message: str
     oid = made.stdout.strip()
     moved = subprocess.run(
         ["git", "-C", root, "update-ref", "-m", "jacked: signed commit", "HEAD", oid, str(parents[0]) if parents else ""],
-        capture_output=True, text=True, timeout=60,
+        capture_output=True, text=True, timeout=60, env=env,
     )  # fmt: skip
     if moved.returncode != 0:
         raise VaultError("LOCKED", "the vault moved while the signed commit was made; nothing was committed, try again")
@@ -289,7 +296,7 @@ def _advance_sparse(root: Path, commit_id: str, expected_head: str) -> None:
 
     with _commit_marker(root):
         for args in (["read-tree", "-m", "-u", expected_head, commit_id], ["update-ref", "HEAD", commit_id, expected_head]):
-            done = subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, check=False)
+            done = subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, check=False, env=child_env())
             if done.returncode != 0:
                 raise VaultError(
                     "SYNC",
@@ -323,10 +330,8 @@ def recover_killed_commit(root: Path) -> bool:
     if not stat.S_ISREG(mode):
         return False
     for name in _GIT_LOCKS:
-        try:
+        with suppress(FileNotFoundError):
             os.unlink(_git_dir(root) / name)
-        except FileNotFoundError:
-            pass
     return True
 
 
@@ -422,7 +427,8 @@ def skip_worktree(root: Path):
         return found
     if len(header) < 8 or header[:4] != b"DIRC" or int.from_bytes(header[4:8], "big") < 3:
         return found
-    with subprocess.Popen(["git", "-C", str(root), "ls-files", "-t", "-z"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL) as listing:
+    with subprocess.Popen(["git", "-C", str(root), "ls-files", "-t", "-z"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=child_env()) as listing:
+        assert listing.stdout is not None, "stdout is a pipe (subprocess.PIPE)"
         rest = b""
         while chunk := listing.stdout.read(1 << 16):
             *entries, rest = (rest + chunk).split(b"\0")
@@ -448,5 +454,7 @@ def blob_at(repo: pygit2.Repository, tree, rel: str) -> bytes | None:
         entry = tree[rel]
     except KeyError:
         return None
+    import pygit2
+
     obj = repo[entry.id]
-    return obj.data if obj.type_str == "blob" else None
+    return obj.data if isinstance(obj, pygit2.Blob) else None

@@ -12,6 +12,7 @@ import subprocess
 from pathlib import Path
 
 from jacked_vault.errors import VaultError
+from jacked_vault.store.git import child_env
 
 NETWORK_TIMEOUT_S = 60.0
 _USERINFO = re.compile(r"^(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)(?P<user>[^/@]*)@")
@@ -41,10 +42,11 @@ def check_url(url: str) -> str:
 
 
 def git_env() -> dict[str, str]:
-    """The environment of a network git: never a prompt, and git's messages in its own words
-    (the C locale; `LANGUAGE` would still translate them), since `fetch` and `push` read them."""
-    env = {k: v for k, v in os.environ.items() if k != "LANGUAGE"}
-    env["LC_ALL"] = "C"
+    """The environment of a network git: the store's repository, never a hook's (`child_env`), never
+    a prompt, and git's messages in its own words (the C locale; `LANGUAGE` would still translate
+    them), since `fetch` and `push` read them."""
+    env = child_env({"LC_ALL": "C"})
+    env.pop("LANGUAGE", None)
     env.setdefault("GIT_TERMINAL_PROMPT", "0")  # never wait for a password on a hook path
     env.setdefault("GIT_SSH_COMMAND", "ssh -o BatchMode=yes")
     return env

@@ -4,12 +4,13 @@ commits, the changed files with line stats, the pull request from the merge mess
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from jacked_vault.store.git import child_env
 
 MAX_COMMITS_SHOWN = 50
 MAX_COMMITS_COUNTED = 10_000
@@ -113,8 +114,7 @@ def gh_pull_request(root: Path, number: int) -> PullRequest | None:
     gh = shutil.which("gh")
     if gh is None:
         return None
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR"))}
-    env.update({"GH_PROMPT_DISABLED": "1", "GH_NO_UPDATE_NOTIFIER": "1", "NO_COLOR": "1", "GH_PAGER": "cat", "PAGER": "cat"})
+    env = child_env({"GH_PROMPT_DISABLED": "1", "GH_NO_UPDATE_NOTIFIER": "1", "NO_COLOR": "1", "GH_PAGER": "cat", "PAGER": "cat"})
     try:
         proc = subprocess.run(
             [gh, "pr", "view", str(number), "--json", "number,title,body,url"],
@@ -145,7 +145,7 @@ def gh_pull_request(root: Path, number: int) -> PullRequest | None:
 def _status_char(delta) -> str:
     try:
         return delta.status_char()
-    except Exception:  # noqa: BLE001
+    except Exception:  # libgit2 may refuse an odd delta: shown as "?", the merge note still written
         return "?"
 
 
@@ -167,7 +167,7 @@ def _diff_files(repo, base_tree, tree, info: MergeInfo) -> None:
         delta = patch.delta
         try:
             _, adds, dels = patch.line_stats
-        except Exception:  # noqa: BLE001
+        except Exception:  # a patch libgit2 cannot count (binary, unreadable): no line stats
             adds = dels = None
         if delta.is_binary:
             adds = dels = None
