@@ -67,7 +67,8 @@ def main() -> int:
     parser.add_argument("--keep", help="build the vaults in DIR and keep them")
     args = parser.parse_args()
 
-    from jacked_vault.episodic.headers import count_session_entries
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+    from helpers.episodic import count_session_entries  # what rollup conserves (a test helper)
     from jacked_vault.episodic.rollup import rollup
     from jacked_vault.store.vault import open_vault
 

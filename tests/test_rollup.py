@@ -12,8 +12,8 @@ from pathlib import Path
 import pygit2
 import pytest
 from conftest import CliResult, cli_env, git, run_cli, snapshot
+from helpers.episodic import count_session_entries
 
-from jacked_vault.episodic.headers import count_session_entries
 from jacked_vault.episodic.rollup import monday, roll_folder, rollup
 from jacked_vault.errors import VaultError
 from jacked_vault.store import git as store_git

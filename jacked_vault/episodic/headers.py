@@ -21,8 +21,6 @@ ENTRY_HEADER = re.compile(
     r"|\d{4}-\d{2}-\d{2}\b"
     r")"
 )
-# A session entry at any level (`## 09:00 | b` in a day file, `###` in recent.md, `####` in archive.md).
-ANY_LEVEL_ENTRY = re.compile(r"^#{2,6} \d{1,2}:\d{2}[ \t]*(?:[AaPp][Mm][ \t]*)?\|")
 SECTION = re.compile(r"^## ")
 HEADER = re.compile(r"^(#{1,6})([ \t]|$)")
 TITLE = re.compile(r"^# ")
@@ -60,11 +58,6 @@ def count_entries(text: str) -> int:
     if headers:
         return headers
     return 1 if has_content(lines) else 0
-
-
-def count_session_entries(text: str) -> int:
-    """`HH:MM |` entries at any header level: conserved by rollup (day file -> recent -> archive)."""
-    return sum(1 for line, inside in iter_fenced(text.splitlines()) if not inside and ANY_LEVEL_ENTRY.match(line))
 
 
 def strip_blank(lines: list[str]) -> list[str]:
