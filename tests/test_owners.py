@@ -153,3 +153,16 @@ def test_the_library_context_ignores_the_environment(monkeypatch, vault_path: Pa
     front = environment.context(None, tmp_path)
     assert (front.vault_path, front.harness) == (vault_path, "codex")
     assert environment.context("~/given", tmp_path, "claude").vault_path == Path.home() / "given"
+
+
+def test_a_context_without_a_chosen_vault_is_refused(tmp_path: Path, monkeypatch):
+    """The front end chooses the vault; a library caller handing None got '<cwd>/None' (every
+    detached post-merge capture once opened such a folder and logged nothing)."""
+    from jacked_vault.context import Context
+    from jacked_vault.errors import VaultError
+
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(VaultError) as caught:
+        Context.create(None)  # type: ignore[arg-type]
+    assert caught.value.code == "INTERNAL"
+    assert list(tmp_path.iterdir()) == []

@@ -26,6 +26,8 @@ def vault_path_of(raw: str | os.PathLike) -> Path:
     """The vault folder `raw` names (`~` expanded, absolute); an empty or impossible path is a
     usage error, never a silent fallback to the default. Which `raw` (the --vault option, the
     environment, the default) is the front end's choice: `jacked_vault.environment`."""
+    if raw is None:  # a library caller that did not ask its front end: never '<cwd>/None'
+        raise VaultError("INTERNAL", "no vault folder was chosen (the front end passes one: jacked_vault.environment)")
     if not str(raw).strip():
         raise VaultError("USAGE", "--vault is empty: give the vault's folder (or leave --vault out for ~/jacked-vault)")
     path = Path(os.path.expanduser(str(raw))).absolute()
@@ -140,7 +142,9 @@ def classify_hot(store: Store, rel: str) -> tuple[str, str | None] | None:
 def classify_episodic(store: Store, rel: str) -> tuple[str, str] | None:
     """(group, repo folder) when `rel` is a file of a repo's episodic folder in the vault."""
     parts = rel.split("/")
-    if store.is_project or len(parts) != 5 or parts[0] != GROUPS_DIR or parts[2] != "episodic" or not _group_ok(parts[1]):
+    if store.is_project or len(parts) != 5 or parts[0] != GROUPS_DIR or parts[2] != "episodic":
+        return None
+    if not _group_ok(parts[1]):
         return None
     if not _name_ok(parts[4], ".md") or any(p.startswith(".") or not p for p in parts):
         return None
@@ -176,7 +180,8 @@ def classify_path(store: Store, rel: str) -> str | None:
         return "audit"
     if len(parts) == 2 and parts[0] == TOMBSTONE_DIR and _name_ok(parts[1], ".txt"):
         return "tombstones"
-    if not store.is_project and parts[0] == ARCHIVE_DIR and 2 <= len(parts) <= 5 and _name_ok(parts[-1], ".md") and not any(p.startswith(".") for p in parts):
+    in_archive = not store.is_project and parts[0] == ARCHIVE_DIR and 2 <= len(parts) <= 5
+    if in_archive and _name_ok(parts[-1], ".md") and not any(p.startswith(".") for p in parts):
         return "archive"
     return None
 
@@ -187,7 +192,8 @@ def audit_part(name: str) -> tuple[str, int] | None:
     if not name.endswith(".jsonl") or len(name) < 13:
         return None
     month, rest = name[:7], name[7:-6]
-    if not (month[:4].isdigit() and month[4] == "-" and month[5:7].isdigit() and month[:4].isascii() and month[5:].isascii()):
+    if not (month[:4].isdigit() and month[4] == "-" and month[5:7].isdigit()
+            and month[:4].isascii() and month[5:].isascii()):
         return None
     if rest == "":
         return month, 1
