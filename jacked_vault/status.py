@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
 from jacked_vault.context import Context
+from jacked_vault.document.timestamps import parse_timestamp
 from jacked_vault.search.index import SearchIndex
 from jacked_vault.store import git
 
@@ -67,7 +67,7 @@ class Status:
             for kind in ("pull", "push"):
                 last = v[f"last_{kind}"]
                 if last:
-                    when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(last["at"]))
+                    when = parse_timestamp(last["at"]).strftime("%Y-%m-%d %H:%M UTC")
                     retry = " (tried again at the next trigger)" if kind == "push" and last["result"] != "ok" else ""
                     lines.append(f"last {kind} {last['result']} at {when}" + (f" ({last['message']})" if last["message"] else "") + retry)
         if v.get("quarantined"):

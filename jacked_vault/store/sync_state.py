@@ -1,13 +1,14 @@
 """The outcome of the last pull and of the last push (`.jacked/sync-state.json`), for `status`
-and the brief. Only what happened is recorded: no remote means no state at all."""
+and the brief. Only what happened is recorded: no remote means no state at all. Times are
+canonical timestamps; a file an earlier version wrote (epoch seconds) still reads."""
 
 from __future__ import annotations
 
 import contextlib
-import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from jacked_vault.errors import VaultError
 from jacked_vault.store.layout import CACHE_DIR
 
 STATE_FILE = "sync-state.json"
@@ -19,7 +20,7 @@ KINDS = ("pull", "push")
 class SyncState:
     result: str  # ok | up-to-date | quarantined | diverged | refused | deletions | failed | timeout
     message: str
-    at: float
+    at: str  # canonical timestamp (document/timestamps.py)
     kind: str = "pull"  # pull (fetch and take what arrived) | push
 
     def to_json(self) -> dict:
@@ -28,9 +29,10 @@ class SyncState:
 
 def write_state(root: Path, result: str, message: str, *, kind: str = "pull") -> SyncState:
     """Record an outcome of this kind (never raises: the state is only a report)."""
+    from jacked_vault.document.timestamps import utc_now
     from jacked_vault.store.statefile import read_json, write_json
 
-    state = SyncState(result, " ".join(message.split())[:400], time.time(), kind)
+    state = SyncState(result, " ".join(message.split())[:400], utc_now(), kind)
     path = root / CACHE_DIR / STATE_FILE
     data = _states(read_json(path))
     data[kind] = {k: v for k, v in asdict(state).items() if k != "kind"}
@@ -56,10 +58,23 @@ def read_states(root: Path) -> dict[str, SyncState | None]:
     for kind in KINDS:
         record = data.get(kind)
         try:
-            out[kind] = SyncState(str(record["result"]), str(record["message"]), float(record["at"]), kind) if record else None
-        except (KeyError, TypeError, ValueError):
+            at = _timestamp(record["at"]) if record else ""
+            out[kind] = SyncState(str(record["result"]), str(record["message"]), at, kind) if record else None
+        except (KeyError, TypeError, ValueError, OverflowError, OSError, VaultError):
             out[kind] = None
     return out
+
+
+def _timestamp(value: object) -> str:
+    """A recorded time as a canonical timestamp: as written, or from epoch seconds (earlier versions)."""
+    from datetime import UTC, datetime
+
+    from jacked_vault.document.timestamps import format_timestamp, parse_timestamp
+
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return format_timestamp(datetime.fromtimestamp(value, UTC))
+    parse_timestamp(value)  # VALIDATION unless a real canonical timestamp
+    return str(value)
 
 
 def read_state(root: Path) -> SyncState | None:

@@ -202,19 +202,16 @@ def push_pending(ctx: Context, trigger: str) -> str:
     policy = ctx.settings.push
     if policy == "manual" or (trigger == "after-write" and policy != "after-write"):
         return f"push policy {policy}: not pushed"
-    import time
-
     from jacked_vault.store.sync_state import read_states
 
     root = ctx.vault.root
     if not remote.origin(root):
         return "no remote: not pushed"
-    started = time.time()
+    before = read_states(root)["push"]
     try:
         return f"sync {sync(ctx).action}"
     except VaultError as exc:
-        pushed = read_states(root)["push"]
-        if pushed is None or pushed.at < started:  # it failed before the push: what is unpushed stays so
+        if read_states(root)["push"] == before:  # it failed before the push: what is unpushed stays so
             write_state(root, "failed", f"not pushed: {exc.message}", kind="push")
         return f"sync failed ({exc.code})"
 
@@ -501,15 +498,12 @@ def _now() -> str:
 def sync(ctx: Context, *, accept_deletions: bool = False) -> SyncResult:
     """Fetch; then fast-forward, push, or merge; then regenerate index.md and push. Every outcome
     is recorded (the last pull, the last push), a failure included."""
-    import time
-
     root = ctx.vault.root
-    started = time.time()
+    before = read_state(root)
     try:
         return _sync(ctx, accept_deletions)
     except VaultError as exc:
-        last = read_state(root)
-        if last is None or last.at < started:  # not recorded where it failed: say so here
+        if read_state(root) == before:  # not recorded where it failed: say so here
             write_state(root, "failed", exc.message)
         raise
 
@@ -584,14 +578,13 @@ def regenerate_indexes(ctx: Context) -> list[str]:
 def pull_at_session_start(ctx: Context, timeout_s: float = SESSION_START_TIMEOUT_S):
     """Fetch (bounded) and fast-forward when that is all it takes and nothing arriving is refused
     or deleted; otherwise record why and change nothing. Returns the recorded state; never raises."""
-    import time
-
+    from jacked_vault.document import utc_now
     from jacked_vault.store.lock import store_lock
 
     root = ctx.vault.root
     try:
         if not remote.origin(root):
-            return SyncState("no-remote", "no remote is set", time.time())  # nothing happened: nothing recorded
+            return SyncState("no-remote", "no remote is set", utc_now())  # nothing happened: nothing recorded
         branch = git.require_branch(root)
         try:
             remote.fetch(root, branch, timeout=timeout_s)
