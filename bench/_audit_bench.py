@@ -110,13 +110,29 @@ def _add_once(vault: Path, n: int) -> tuple[float, float, int]:
         "u = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
         "print((time.perf_counter() - t) * 1000, (u.ru_utime + u.ru_stime) * 1000, u.ru_maxrss)\n"
     )
-    cmd = [sys.executable, "-m", "jacked_vault.cli.main", "memory", "add", "--title", f"Bench note {n}", "--body", "x", "--group", "g"]
-    out = subprocess.run([sys.executable, "-c", code, *cmd], env=env, check=True, capture_output=True, text=True, cwd=vault.parent).stdout
+    cmd = [
+        sys.executable,
+        "-m",
+        "jacked_vault.cli.main",
+        "memory",
+        "add",
+        "--title",
+        f"Bench note {n}",
+        "--body",
+        "x",
+        "--group",
+        "g",
+    ]
+    out = subprocess.run(
+        [sys.executable, "-c", code, *cmd], env=env, check=True, capture_output=True, text=True, cwd=vault.parent
+    ).stdout
     ms, cpu, rss = out.split()
     return float(ms), float(cpu), int(rss)
 
 
-def audit_add_figures(lines: int = 300_000, runs: int = 7, *, single: bool = False, workdir: Path | None = None) -> dict:
+def audit_add_figures(
+    lines: int = 300_000, runs: int = 7, *, single: bool = False, workdir: Path | None = None
+) -> dict:
     """Median `add` wall time and peak RSS with an empty month and with `lines` lines in it."""
     with tempfile.TemporaryDirectory(dir=workdir) as tmp:
         vaults = {}

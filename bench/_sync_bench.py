@@ -63,7 +63,9 @@ def arrive(root: Path, n: int, seed: int = 21) -> str:
     """Commit `n` new notes with their audit lines (one teammate's machine, one commit) with the
     git CLI, as another machine would have written them; returns the new commit id."""
     now = datetime.now(timezone.utc)
-    _, events = write_notes(root, n, random.Random(seed), groups=50, now=now, spread_s=3600, machines=(ARRIVING_MACHINE,))
+    _, events = write_notes(
+        root, n, random.Random(seed), groups=50, now=now, spread_s=3600, machines=(ARRIVING_MACHINE,)
+    )
     write_audit_history(root, events)
     git_cli(root, "add", "-A")
     git_cli(root, "commit", "-q", "-m", f"bench: {n} notes from {ARRIVING_MACHINE}")
@@ -78,7 +80,13 @@ def measure_clone(vault: Path) -> dict:
         url = f"file://{remote}"
         git_s = _timed(["git", "clone", "-q", url, str(base / "plain")], base)
         jacked_s = _timed([*JACKED, "memory", "init", "--from", url, "--vault", str(base / "jacked")], base)
-        return {"notes": _notes(base / "plain"), "git_clone_s": git_s, "init_from_s": jacked_s, "ratio": jacked_s / git_s, "budget_ratio": 3.0}
+        return {
+            "notes": _notes(base / "plain"),
+            "git_clone_s": git_s,
+            "init_from_s": jacked_s,
+            "ratio": jacked_s / git_s,
+            "budget_ratio": 3.0,
+        }
 
 
 def measure_ff(vault: Path, n: int = 1000) -> dict:
@@ -93,7 +101,9 @@ def measure_ff(vault: Path, n: int = 1000) -> dict:
             subprocess.run(["git", "clone", "-q", url, str(clone)], check=True)
         for clone in (here, indexed):
             _timed([*JACKED, "memory", "remote", "set", url, "--vault", str(clone)], base)
-            _timed([*JACKED, "memory", "search", "cache", "--vault", str(clone)], base)  # the index is warm, as after a day's use
+            _timed(
+                [*JACKED, "memory", "search", "cache", "--vault", str(clone)], base
+            )  # the index is warm, as after a day's use
         arrive(pusher, n)
         git_cli(pusher, "push", "-q", "origin", "HEAD")
         pull_s = _timed(["git", "-C", str(plain), "pull", "-q", "--ff-only"], base)
@@ -124,7 +134,14 @@ def measure_first_search(vault: Path, n: int = 10_000) -> dict:
         git_cli(copy, "update-ref", "refs/heads/main", new)
         warm_s = _timed(search, base)
         grep_s = _timed(["git", "-C", str(copy), "grep", "-l", "cache", "HEAD", "--", "groups"], base)
-        return {"notes_before": _notes(copy) - n, "arriving": n, "cold_s": cold_s, "warm_s": warm_s, "git_grep_s": grep_s, "budget_s": 1.5}
+        return {
+            "notes_before": _notes(copy) - n,
+            "arriving": n,
+            "cold_s": cold_s,
+            "warm_s": warm_s,
+            "git_grep_s": grep_s,
+            "budget_s": 1.5,
+        }
 
 
 def main() -> None:
@@ -138,10 +155,18 @@ def main() -> None:
     args = parser.parse_args()
     vault = args.vault.resolve()
     print(f"load average {os.getloadavg()[0]:.2f}; vault {vault}")
-    runs = {"clone": lambda: measure_clone(vault), "ff": lambda: measure_ff(vault, args.ff), "first": lambda: measure_first_search(vault, args.arrive)}
+    runs = {
+        "clone": lambda: measure_clone(vault),
+        "ff": lambda: measure_ff(vault, args.ff),
+        "first": lambda: measure_first_search(vault, args.arrive),
+    }
     for name in args.only or list(runs):
         figures = runs[name]()
-        print(name, " ".join(f"{k}={v:.3f}" if isinstance(v, float) else f"{k}={v}" for k, v in figures.items()), flush=True)
+        print(
+            name,
+            " ".join(f"{k}={v:.3f}" if isinstance(v, float) else f"{k}={v}" for k, v in figures.items()),
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

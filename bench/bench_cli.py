@@ -68,15 +68,36 @@ def median_ms(argv: list[str], *, repeat: int, env: dict | None = None, cwd: Pat
 def mcp_first_answer_ms(vault: Path, *, repeat: int) -> float:
     """Spawn to the first answered tools/call (initialize, initialized, memory_search)."""
     messages = [
-        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}},
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "bench", "version": "1"},
+            },
+        },
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
-        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "memory_search", "arguments": {"query": "cache"}}},
+        {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {"name": "memory_search", "arguments": {"query": "cache"}},
+        },
     ]
     env = _env(vault) | {"JACKED_MEMORY_HARNESS": "bench"}
     times = []
     for _ in range(repeat):
         start = time.perf_counter()
-        proc = subprocess.Popen([PY, "-m", "jacked_vault.mcp.server"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, cwd=vault.parent)
+        proc = subprocess.Popen(
+            [PY, "-m", "jacked_vault.mcp.server"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env=env,
+            cwd=vault.parent,
+        )
         assert proc.stdin and proc.stdout
         proc.stdin.write((json.dumps(messages[0]) + "\n").encode())
         proc.stdin.flush()
@@ -94,21 +115,49 @@ def mcp_first_answer_ms(vault: Path, *, repeat: int) -> float:
 def mcp_search_p95_ms(vault: Path, calls: int = 40) -> float:
     """p95 of `memory_search` round trips on one running server (after initialize)."""
     env = _env(vault) | {"JACKED_MEMORY_HARNESS": "bench"}
-    proc = subprocess.Popen([PY, "-m", "jacked_vault.mcp.server"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, cwd=vault.parent)
+    proc = subprocess.Popen(
+        [PY, "-m", "jacked_vault.mcp.server"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=env,
+        cwd=vault.parent,
+    )
     assert proc.stdin and proc.stdout
 
     def send(message: dict) -> None:
         proc.stdin.write((json.dumps(message) + "\n").encode())
         proc.stdin.flush()
 
-    send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}})
+    send(
+        {
+            "jsonrpc": "2.0",
+            "id": 0,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "bench", "version": "1"},
+            },
+        }
+    )
     proc.stdout.readline()
     send({"jsonrpc": "2.0", "method": "notifications/initialized"})
     words = ["cache", "deploy", "index", "auth", "retry", "schema", "logging", "queue"]
     times = []
     for n in range(calls):
         start = time.perf_counter()
-        send({"jsonrpc": "2.0", "id": n + 1, "method": "tools/call", "params": {"name": "memory_search", "arguments": {"query": f"{words[n % len(words)]} {words[(n + 3) % len(words)]}"}}})
+        send(
+            {
+                "jsonrpc": "2.0",
+                "id": n + 1,
+                "method": "tools/call",
+                "params": {
+                    "name": "memory_search",
+                    "arguments": {"query": f"{words[n % len(words)]} {words[(n + 3) % len(words)]}"},
+                },
+            }
+        )
         proc.stdout.readline()
         times.append((time.perf_counter() - start) * 1000)
     proc.stdin.close()
@@ -118,11 +167,15 @@ def mcp_search_p95_ms(vault: Path, calls: int = 40) -> float:
 
 def hook_ms(vault: Path, cwd: Path, *, repeat: int) -> float:
     """The SessionStart hook as Claude Code runs it: JSON on stdin, the brief on stdout."""
-    payload = json.dumps({"session_id": "bench", "hook_event_name": "SessionStart", "cwd": str(cwd), "source": "startup"}).encode()
+    payload = json.dumps(
+        {"session_id": "bench", "hook_event_name": "SessionStart", "cwd": str(cwd), "source": "startup"}
+    ).encode()
     times = []
     for _ in range(repeat):
         start = time.perf_counter()
-        subprocess.run([*JACKED, "_hook", "session-start"], input=payload, env=_env(vault), cwd=cwd, capture_output=True)
+        subprocess.run(
+            [*JACKED, "_hook", "session-start"], input=payload, env=_env(vault), cwd=cwd, capture_output=True
+        )
         times.append((time.perf_counter() - start) * 1000)
     return statistics.median(times)
 
@@ -152,18 +205,26 @@ def loaded_by(argv: list[str], env: dict, cwd: Path) -> list[str]:
 
 def bench_one(root: Path, n: int, layout: str, repeat: int) -> dict:
     vault = root / f"{layout}-{n}"
-    generate_vault(vault, n, groups=1 if layout == "one-folder" else 50, kind="decision" if layout == "one-folder" else None)
+    generate_vault(
+        vault, n, groups=1 if layout == "one-folder" else 50, kind="decision" if layout == "one-folder" else None
+    )
     env = _env(vault)
     subprocess.run([*JACKED, "memory", "doctor", "--reindex"], env=env, capture_output=True)
     clone = root / f"{layout}-{n}-git"
     subprocess.run(["git", "clone", "-q", str(vault), str(clone)], check=True)
     words = ["cache", "deploy"]
-    found = json.loads(subprocess.run([*JACKED, "memory", "search", *words, "--all", "--json"], env=env, capture_output=True, text=True).stdout)
+    found = json.loads(
+        subprocess.run(
+            [*JACKED, "memory", "search", *words, "--all", "--json"], env=env, capture_output=True, text=True
+        ).stdout
+    )
     note_id = found["results"][0]["id"]
     group = "g0"
     out = {"size": n, "layout": layout, "load": os.getloadavg()[0]}
     out["search"] = median_ms([*JACKED, "memory", "search", *words], repeat=repeat, env=env, cwd=root)
-    out["git_grep"] = median_ms(["git", "-C", str(vault), "grep", "-l", "-e", words[0], "--and", "-e", words[1]], repeat=repeat)
+    out["git_grep"] = median_ms(
+        ["git", "-C", str(vault), "grep", "-l", "-e", words[0], "--and", "-e", words[1]], repeat=repeat
+    )
     out["rg"] = median_ms(["rg", "-l", words[0], str(vault / "groups")], repeat=repeat) if shutil.which("rg") else None
     counter = iter(range(10**6))
     out["add"] = _add_ms(env, root, group, repeat, counter)
@@ -186,7 +247,12 @@ def _add_ms(env: dict, cwd: Path, group: str, repeat: int, counter) -> float:
     for _ in range(repeat):
         title = f"Bench add {next(counter)} {time.time_ns()}"
         start = time.perf_counter()
-        proc = subprocess.run([*JACKED, "memory", "add", "--group", group, "--kind", "decision", "--title", title, "--body", "Measured."], env=env, cwd=cwd, capture_output=True)
+        proc = subprocess.run(
+            [*JACKED, "memory", "add", "--group", group, "--kind", "decision", "--title", title, "--body", "Measured."],
+            env=env,
+            cwd=cwd,
+            capture_output=True,
+        )
         times.append((time.perf_counter() - start) * 1000)
         if proc.returncode:
             raise RuntimeError(proc.stderr.decode(errors="replace")[:500])
@@ -245,20 +311,31 @@ def main() -> int:
                 )
         print("\nheavy modules loaded (the budget: none for search, read, brief):")
         for r in rows:
-            print(f"  {r['size']:>6} {r['layout']:<10} search: {r['search_loads']}  read: {r['read_loads']}  brief: {r['brief_loads']}")
+            print(
+                f"  {r['size']:>6} {r['layout']:<10} search: {r['search_loads']}  read: {r['read_loads']}  brief: {r['brief_loads']}"
+            )
         print("\nbudgets (issue 12), each row: met / missed")
         for r in rows:
             checks = [
-                ("search <= 100 ms" if r["size"] <= 10_000 else "search <= 130 ms", r["search"] <= (100 if r["size"] <= 10_000 else 130)),
+                (
+                    "search <= 100 ms" if r["size"] <= 10_000 else "search <= 130 ms",
+                    r["search"] <= (100 if r["size"] <= 10_000 else 130),
+                ),
                 ("search <= 1.2x git grep", r["search"] <= 1.2 * r["git_grep"]),
-                ("add <= 1.5x git" if r["size"] <= 10_000 else "add < git", r["add"] <= (1.5 if r["size"] <= 10_000 else 1.0) * r["git_commit"]),
+                (
+                    "add <= 1.5x git" if r["size"] <= 10_000 else "add < git",
+                    r["add"] <= (1.5 if r["size"] <= 10_000 else 1.0) * r["git_commit"],
+                ),
                 ("brief <= 150 ms", r["brief"] <= 150),
                 ("hook <= 150 ms", r["hook"] <= 150),
                 ("read <= 100 ms", r["read"] <= 100),
                 ("mcp first answer <= 500 ms", r["mcp"] <= 500),
                 ("mcp search p95 <= 15 ms", r["mcp_p95"] <= 15),
             ]
-            print(f"  {r['size']:>6} {r['layout']:<10} " + "; ".join(f"{name}: {'met' if ok else 'MISSED'}" for name, ok in checks))
+            print(
+                f"  {r['size']:>6} {r['layout']:<10} "
+                + "; ".join(f"{name}: {'met' if ok else 'MISSED'}" for name, ok in checks)
+            )
     finally:
         if not args.keep:
             shutil.rmtree(root, ignore_errors=True)

@@ -108,7 +108,9 @@ def source_description(package_dir: Path) -> str:
     top = package_dir.parent
     text = str(package_dir)
     if (top / ".git").exists():
-        head = subprocess.run(["git", "-C", str(top), "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+        head = subprocess.run(
+            ["git", "-C", str(top), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+        ).stdout.strip()
         dirty = subprocess.run(["git", "-C", str(top), "status", "--porcelain", "--", "jacked_vault"],
                                capture_output=True, text=True).stdout.splitlines()
         text += f" (git HEAD {head}, {len(dirty)} changed/untracked path(s) under jacked_vault/)"
@@ -287,7 +289,9 @@ def profile_adds(vault: Path, work: Path, source: AddSource, count: int = 20, to
     prof.disable()
     elapsed = time.perf_counter() - t
     out = io.StringIO()
-    out.write(f"{count} in-process adds under cProfile: {elapsed:.3f} s total ({ms(elapsed) / count:.1f} ms/add incl. profiler overhead)\n")
+    out.write(
+        f"{count} in-process adds under cProfile: {elapsed:.3f} s total ({ms(elapsed) / count:.1f} ms/add incl. profiler overhead)\n"
+    )
     stats = pstats.Stats(prof, stream=out)
     stats.sort_stats("cumulative").print_stats(top)
     out.write("\n-- by own time (tottime), top 15 --\n")
@@ -340,7 +344,9 @@ def run_size(n: int, base: Path, args: argparse.Namespace, do_profile: bool) -> 
 
     cli_adds = bench_cli_add(vault, work, source, args.cli_repeat)
     r["cli_add_ms"] = ms(median(cli_adds))
-    log(f"CLI add x{len(cli_adds)}: median {r['cli_add_ms']:.0f} ms wall (min {ms(min(cli_adds)):.0f}, max {ms(max(cli_adds)):.0f})")
+    log(
+        f"CLI add x{len(cli_adds)}: median {r['cli_add_ms']:.0f} ms wall (min {ms(min(cli_adds)):.0f}, max {ms(max(cli_adds)):.0f})"
+    )
 
     base_times = bench_git_baseline(vault, source, args.cli_repeat)
     r["git_ms"] = ms(median(base_times))
@@ -352,18 +358,24 @@ def run_size(n: int, base: Path, args: argparse.Namespace, do_profile: bool) -> 
     s_times, s_cpu, hits = bench_search(vault, work, qs)
     r["search_med_ms"], r["search_p90_ms"] = ms(median(s_times)), ms(p90(s_times))
     r["search_cpu_ms"] = ms(median(s_cpu))
-    log(f"in-process search x{len(qs)} (1-3 words): median {r['search_med_ms']:.2f} ms, p90 {r['search_p90_ms']:.2f} ms,"
+    log(
+        f"in-process search x{len(qs)} (1-3 words): median {r['search_med_ms']:.2f} ms, p90 {r['search_p90_ms']:.2f} ms,"
         f" max {ms(max(s_times)):.2f} ms, median CPU {r['search_cpu_ms']:.2f} ms;"
-        f" median hits {median(hits):.0f} (limit 20), {hits.count(0)} with none")
+        f" median hits {median(hits):.0f} (limit 20), {hits.count(0)} with none"
+    )
 
     words = [q.split()[0] for q in queries(args.seed + 11 * n, args.cli_repeat, max_words=1)]
     cli_s = bench_cli_search(vault, work, words)
     r["cli_search_ms"] = ms(median(cli_s))
-    log(f"CLI search x{len(cli_s)}: median {r['cli_search_ms']:.0f} ms wall (min {ms(min(cli_s)):.0f}, max {ms(max(cli_s)):.0f})")
+    log(
+        f"CLI search x{len(cli_s)}: median {r['cli_search_ms']:.0f} ms wall (min {ms(min(cli_s)):.0f}, max {ms(max(cli_s)):.0f})"
+    )
 
     r["reindex_s"], indexed = bench_reindex(vault, work)
     expected = n + 1 + args.repeat + 2 * args.cli_repeat  # generated + warm-up + adds + CLI adds + baseline
-    log(f"full reindex (SearchIndex.rebuild): {r['reindex_s']:.2f} s, {indexed:,} notes indexed (expected {expected:,})")
+    log(
+        f"full reindex (SearchIndex.rebuild): {r['reindex_s']:.2f} s, {indexed:,} notes indexed (expected {expected:,})"
+    )
     r["indexed"] = indexed
 
     word = words[0]
@@ -376,9 +388,11 @@ def run_size(n: int, base: Path, args: argparse.Namespace, do_profile: bool) -> 
     idx_s = median(idx_times)
     r["scan_idx_ms"] = ms(idx_s)
     r["scan_ratio"] = r["scan_s"] / idx_s
-    log(f"full-scan search for {word!r}: {r['scan_s']:.2f} s ({parsed:,} files parsed, {scan_hits:,} match);"
+    log(
+        f"full-scan search for {word!r}: {r['scan_s']:.2f} s ({parsed:,} files parsed, {scan_hits:,} match);"
         f" indexed search for it {ms(idx_s):.2f} ms (median of 5, first {ms(idx_times[0]):.2f} ms; {len(idx_hits.results)} shown)"
-        f" -> scan is {r['scan_ratio']:.0f}x slower")
+        f" -> scan is {r['scan_ratio']:.0f}x slower"
+    )
 
     profile = None
     if do_profile:
@@ -454,11 +468,15 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sizes", default="1000,10000,50000", help="comma-separated vault sizes (notes)")
     ap.add_argument("--repeat", type=int, default=30, help="in-process adds per size (default 30)")
-    ap.add_argument("--cli-repeat", type=int, default=10, help="CLI adds, git baselines, CLI searches, --help runs (default 10)")
+    ap.add_argument(
+        "--cli-repeat", type=int, default=10, help="CLI adds, git baselines, CLI searches, --help runs (default 10)"
+    )
     ap.add_argument("--search-repeat", type=int, default=50, help="in-process search queries per size (default 50)")
     ap.add_argument("--keep", metavar="DIR", help="generate vaults in DIR and keep them (default: a temp dir, removed)")
     ap.add_argument("--profile-add", action="store_true", help="cProfile 20 in-process adds at the largest size")
-    ap.add_argument("--profile-sizes", metavar="SIZES", help="with --profile-add: profile at these sizes instead (comma-separated)")
+    ap.add_argument(
+        "--profile-sizes", metavar="SIZES", help="with --profile-add: profile at these sizes instead (comma-separated)"
+    )
     ap.add_argument("--groups", type=int, default=50, help="groups the notes are spread over (default 50)")
     ap.add_argument("--seed", type=int, default=1234)
     ap.add_argument("--pack", action="store_true", help="`git gc` the generated vault (default: loose objects)")

@@ -320,7 +320,9 @@ def main() -> None:
             generate_vault(vault, args.notes, seed=args.seed)
             if args.cjk:
                 add_cjk_notes(vault.resolve(), args.cjk, args.seed)
-            print(f"generated {args.notes:,} English + {args.cjk:,} CJK notes in {time.perf_counter() - t:.1f} s at {vault}")
+            print(
+                f"generated {args.notes:,} English + {args.cjk:,} CJK notes in {time.perf_counter() - t:.1f} s at {vault}"
+            )
         builds, cpus = [], []
         for _ in range(args.repeat):
             index = SearchIndex(ctx(vault, work).vault)

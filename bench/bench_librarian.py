@@ -76,7 +76,9 @@ def main() -> None:
             repo = Path(tmp) / "code"
             repo.mkdir()
             subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True)
-            subprocess.run(["git", "-C", str(repo), "remote", "add", "origin", "git@github.com:acme/g0.git"], check=True)
+            subprocess.run(
+                ["git", "-C", str(repo), "remote", "add", "origin", "git@github.com:acme/g0.git"], check=True
+            )
             ctx = Context.create(vault=str(vault), cwd=repo, harness="claude")
             start = time.perf_counter()
             index = open_fresh(ctx.vault)
@@ -84,10 +86,14 @@ def main() -> None:
             now = utc_now()
             from jacked_vault.recall.librarian import _count, _reached, last_run, settings
 
-            cold_ms = median_ms(lambda: _count(index, settings(ctx), last_run(ctx) or "", now), args.repeat)  # never run: every note is new
+            cold_ms = median_ms(
+                lambda: _count(index, settings(ctx), last_run(ctx) or "", now), args.repeat
+            )  # never run: every note is new
             bounded_ms = median_ms(lambda: _reached(index, settings(ctx), last_run(ctx) or "", now), args.repeat)
             count_ms = median_ms(lambda: counters(ctx, index, now), args.repeat)
-            target_row = index.db.execute("SELECT rowid, id FROM docs WHERE path LIKE ?", (f"%/{target}.md",)).fetchone()
+            target_row = index.db.execute(
+                "SELECT rowid, id FROM docs WHERE path LIKE ?", (f"%/{target}.md",)
+            ).fetchone()
             linking_ms = median_ms(lambda: wikilinks.linking(index.db, target_row[0]), args.repeat)
             broken_ms = median_ms(lambda: wikilinks.broken(index.db), max(3, args.repeat // 5))
             found = len(wikilinks.linking(index.db, target_row[0]))
@@ -97,8 +103,12 @@ def main() -> None:
             grep_ms = median_ms(lambda: subprocess.run(["git", "-C", str(vault), "grep", "-c", 'status: "superseded"', "HEAD", "--", "groups"],
                                                        capture_output=True), args.repeat)  # fmt: skip
             print(f"{size} notes, {links} wikilinks (index built in {built:.0f} ms; {found} notes link to the target):")
-            print(f"  librarian, exact        {cold_ms:8.1f} ms   ({cold_ms / grep_ms:.2f}x git grep -c; `jacked memory librarian`)")
-            print(f"  librarian, for a brief  {bounded_ms:8.1f} ms   ({bounded_ms / brief_ms:.0%} of the brief: each counter up to its threshold)")
+            print(
+                f"  librarian, exact        {cold_ms:8.1f} ms   ({cold_ms / grep_ms:.2f}x git grep -c; `jacked memory librarian`)"
+            )
+            print(
+                f"  librarian, for a brief  {bounded_ms:8.1f} ms   ({bounded_ms / brief_ms:.0%} of the brief: each counter up to its threshold)"
+            )
             print(f"  librarian, read back    {count_ms:8.1f} ms   ({count_ms / brief_ms:.0%} of the brief)")
             print(f"  brief (with the nudge)  {brief_ms:8.1f} ms")
             print(f"  git grep -c superseded  {grep_ms:8.1f} ms")

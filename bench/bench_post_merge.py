@@ -51,7 +51,11 @@ BODY_CAP = 64 * 1024
 
 
 def _env(vault: Path, home: Path) -> dict:
-    path = os.pathsep.join(p for p in os.environ.get("PATH", "").split(os.pathsep) if p and not any(os.path.exists(os.path.join(p, n)) for n in ("gh", "claude")))
+    path = os.pathsep.join(
+        p
+        for p in os.environ.get("PATH", "").split(os.pathsep)
+        if p and not any(os.path.exists(os.path.join(p, n)) for n in ("gh", "claude"))
+    )
     env = {k: v for k, v in os.environ.items() if not k.startswith("JACKED_")}
     env.update(
         JACKED_VAULT_DIR=str(vault),
@@ -68,7 +72,9 @@ def _env(vault: Path, home: Path) -> dict:
 
 
 def git(root: Path, env: dict, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(["git", "-C", str(root), "-c", "gc.auto=0", *args], env=env, check=True, capture_output=True, text=True)
+    return subprocess.run(
+        ["git", "-C", str(root), "-c", "gc.auto=0", *args], env=env, check=True, capture_output=True, text=True
+    )
 
 
 def _log_count(vault: Path) -> int:
@@ -108,7 +114,18 @@ def bench_hook(work: Path, repeat: int) -> dict:
     def merge_once() -> float:
         git(repo, env, "reset", "-q", "--hard", base)
         start = time.perf_counter()
-        git(repo, env, "merge", "-q", "--no-ff", "feat", "-m", "Merge pull request #1 from bench/feat", "-m", "Bench merge")
+        git(
+            repo,
+            env,
+            "merge",
+            "-q",
+            "--no-ff",
+            "feat",
+            "-m",
+            "Merge pull request #1 from bench/feat",
+            "-m",
+            "Bench merge",
+        )
         return (time.perf_counter() - start) * 1000
 
     without = [merge_once() for _ in range(repeat)]
@@ -148,14 +165,18 @@ def _big_merge(work: Path, env: dict, files: int) -> tuple[Path, str]:
         for i in range(files):
             folder = f"pkg{i % 50:02d}"
             builder = dirs.setdefault(folder, repo.TreeBuilder())
-            builder.insert(f"module_{i:05d}.py", repo.create_blob(f"# module {i}\n{content}\n".encode()), pygit2.GIT_FILEMODE_BLOB)
+            builder.insert(
+                f"module_{i:05d}.py", repo.create_blob(f"# module {i}\n{content}\n".encode()), pygit2.GIT_FILEMODE_BLOB
+            )
         for folder, builder in dirs.items():
             top.insert(folder, builder.write(), pygit2.GIT_FILEMODE_TREE)
         return top.write()
 
     base = repo.create_commit("refs/heads/main", sig, sig, "init", tree_of("v = 1"), [])
     first = repo.create_commit("refs/heads/feat", sig, sig, "Rename v everywhere", tree_of("value = 1"), [base])
-    second = repo.create_commit("refs/heads/feat", sig, sig, "Document value", tree_of("value = 1  # the value"), [first])
+    second = repo.create_commit(
+        "refs/heads/feat", sig, sig, "Document value", tree_of("value = 1  # the value"), [first]
+    )
     message = "Merge pull request #5000 from bench/feat\n\nRename v to value in every module\n\nA mechanical rename across the code base."
     merge = repo.create_commit("refs/heads/main", sig, sig, message, repo[second].tree.id, [base, second])
     repo.checkout_head(strategy=pygit2.enums.CheckoutStrategy.FORCE)
@@ -194,7 +215,18 @@ def bench_capture(work: Path, files: int, vault_notes: int, repeat: int) -> dict
             shutil.copytree(template, vault_b, symlinks=True)
             start = time.perf_counter()
             proc = subprocess.run(
-                [sys.executable, "-m", "jacked_vault.cli.main", "memory", "capture-merge", "--repo", str(repo), "--commit", sha, "--json"],
+                [
+                    sys.executable,
+                    "-m",
+                    "jacked_vault.cli.main",
+                    "memory",
+                    "capture-merge",
+                    "--repo",
+                    str(repo),
+                    "--commit",
+                    sha,
+                    "--json",
+                ],
                 env=dict(env, JACKED_VAULT_DIR=str(vault_b)),
                 capture_output=True,
                 text=True,
@@ -228,7 +260,9 @@ def main() -> int:
 
     import jacked_vault
 
-    print(f"jacked_vault from {Path(jacked_vault.__file__).parent}; python {sys.version.split()[0]}; load {os.getloadavg()[0]:.2f}")
+    print(
+        f"jacked_vault from {Path(jacked_vault.__file__).parent}; python {sys.version.split()[0]}; load {os.getloadavg()[0]:.2f}"
+    )
     with tempfile.TemporaryDirectory(prefix="bench-post-merge-") as tmp:
         work = Path(tmp)
         hook = bench_hook(work, args.repeat)
@@ -237,13 +271,21 @@ def main() -> int:
     print(f"  git merge without hook, median   {hook['merge_no_hook_ms']:8.1f} ms")
     print(f"  git merge with hook, median      {hook['merge_with_hook_ms']:8.1f} ms")
     print(f"  hook foreground (difference)     {hook['hook_foreground_ms']:8.1f} ms")
-    print(f"  hook script run directly, median {hook['hook_direct_ms']:8.1f} ms (p90 {hook['hook_direct_p90_ms']:.1f} ms)")
+    print(
+        f"  hook script run directly, median {hook['hook_direct_ms']:8.1f} ms (p90 {hook['hook_direct_p90_ms']:.1f} ms)"
+    )
     print(f"  notes created by the detached captures: {hook['notes_created']} (one merge commit, idempotent)")
-    print(f"\ncapture-merge, {capture['files']} files changed, vault of {capture['vault_notes']} notes ({args.repeat_capture} runs)")
+    print(
+        f"\ncapture-merge, {capture['files']} files changed, vault of {capture['vault_notes']} notes ({args.repeat_capture} runs)"
+    )
     print(f"  in-process capture_merge, median {capture['capture_inproc_s']:8.3f} s")
     print(f"  CLI capture-merge wall, median   {capture['capture_cli_s']:8.3f} s")
-    print(f"  (information: building the template vault's search index cold took {capture['cold_index_s']:.2f} s; the runs copy it warm)")
-    print(f"  note body {capture['note_body_bytes']} bytes, file {capture['note_file_bytes']} bytes (body cap {BODY_CAP})")
+    print(
+        f"  (information: building the template vault's search index cold took {capture['cold_index_s']:.2f} s; the runs copy it warm)"
+    )
+    print(
+        f"  note body {capture['note_body_bytes']} bytes, file {capture['note_file_bytes']} bytes (body cap {BODY_CAP})"
+    )
     checks = [
         ("hook foreground <= 50 ms", hook["hook_foreground_ms"] <= HOOK_BUDGET_MS),
         ("hook script direct <= 50 ms", hook["hook_direct_ms"] <= HOOK_BUDGET_MS),

@@ -95,7 +95,9 @@ def bench_full_scan(vault: Path, repeat: int) -> list[float]:
     return out
 
 
-def bench_process(cmd: list[str], repeat: int, *, stdin: str | None = None, cwd: Path, expect_output: bool = True) -> list[float]:
+def bench_process(
+    cmd: list[str], repeat: int, *, stdin: str | None = None, cwd: Path, expect_output: bool = True
+) -> list[float]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("JACKED_")}
     out = []
     for _ in range(repeat):
@@ -114,11 +116,29 @@ def bench_size(n: int, base: Path, repeat: int) -> dict:
     t = time.perf_counter()
     repo = prepare(vault, n, work)
     gen_s = time.perf_counter() - t
-    brief_cli = bench_process([*jacked(), "memory", "brief", "--vault", str(vault), "--cwd", str(repo)], repeat, cwd=work)
-    payload = json.dumps({"session_id": "bench", "cwd": str(repo), "hook_event_name": "SessionStart", "source": "startup"})
+    brief_cli = bench_process(
+        [*jacked(), "memory", "brief", "--vault", str(vault), "--cwd", str(repo)], repeat, cwd=work
+    )
+    payload = json.dumps(
+        {"session_id": "bench", "cwd": str(repo), "hook_event_name": "SessionStart", "source": "startup"}
+    )
     hook = bench_process([*jacked(), "_hook", "session-start", "--vault", str(vault)], repeat, stdin=payload, cwd=work)
-    end_payload = json.dumps({"session_id": "bench-end", "transcript_path": str(work / "none.jsonl"), "cwd": str(repo), "hook_event_name": "SessionEnd", "reason": "exit"})
-    end = bench_process([*jacked(), "_hook", "session-end", "--vault", str(vault)], repeat, stdin=end_payload, cwd=work, expect_output=False)
+    end_payload = json.dumps(
+        {
+            "session_id": "bench-end",
+            "transcript_path": str(work / "none.jsonl"),
+            "cwd": str(repo),
+            "hook_event_name": "SessionEnd",
+            "reason": "exit",
+        }
+    )
+    end = bench_process(
+        [*jacked(), "_hook", "session-end", "--vault", str(vault)],
+        repeat,
+        stdin=end_payload,
+        cwd=work,
+        expect_output=False,
+    )
     return {
         "notes": n,
         "gen_s": gen_s,
@@ -143,7 +163,9 @@ def bench_init_scan(base: Path, count: int, repeat: int) -> dict:
         report = scan_roots([root])
         samples.append(time.perf_counter() - t)
     assert len(report.repos) == count, len(report.repos)
-    wall = bench_process([*jacked(), "memory", "init", "--vault", str(base / "scan-vault"), "--root", str(root), "--json"], 3, cwd=base)
+    wall = bench_process(
+        [*jacked(), "memory", "init", "--vault", str(base / "scan-vault"), "--root", str(root), "--json"], 3, cwd=base
+    )
     return {"repos": count, "scan_ms": median_ms(samples), "init_wall_ms": median_ms(wall)}
 
 
@@ -164,23 +186,37 @@ def main() -> None:
         for n in sizes:
             print(f"[{n} notes] generating and measuring…", file=sys.stderr, flush=True)
             rows.append(bench_size(n, base, args.repeat))
-        print(f"\n{'notes':>7} {'gen s':>7} {'brief in-proc ms':>17} {'group full-scan ms':>19} {'ratio':>6} {'brief CLI ms':>13} {'SessionStart hook ms':>21} {'SessionEnd hook ms':>19}")
+        print(
+            f"\n{'notes':>7} {'gen s':>7} {'brief in-proc ms':>17} {'group full-scan ms':>19} {'ratio':>6} {'brief CLI ms':>13} {'SessionStart hook ms':>21} {'SessionEnd hook ms':>19}"
+        )
         for r in rows:
             ratio = r["scan_ms"] / r["inproc_ms"] if r["inproc_ms"] else float("nan")
-            print(f"{r['notes']:>7} {r['gen_s']:>7.1f} {r['inproc_ms']:>17.2f} {r['scan_ms']:>19.2f} {ratio:>5.1f}x {r['cli_ms']:>13.1f} {r['hook_ms']:>21.1f} {r['end_ms']:>19.1f}")
+            print(
+                f"{r['notes']:>7} {r['gen_s']:>7.1f} {r['inproc_ms']:>17.2f} {r['scan_ms']:>19.2f} {ratio:>5.1f}x {r['cli_ms']:>13.1f} {r['hook_ms']:>21.1f} {r['end_ms']:>19.1f}"
+            )
         if len(rows) > 1:
             first, last = rows[0], rows[-1]
-            print(f"growth {first['notes']} -> {last['notes']}: in-process x{last['inproc_ms'] / first['inproc_ms']:.2f}, "
-                  f"CLI x{last['cli_ms'] / first['cli_ms']:.2f}, hook x{last['hook_ms'] / first['hook_ms']:.2f}")
+            print(
+                f"growth {first['notes']} -> {last['notes']}: in-process x{last['inproc_ms'] / first['inproc_ms']:.2f}, "
+                f"CLI x{last['cli_ms'] / first['cli_ms']:.2f}, hook x{last['hook_ms'] / first['hook_ms']:.2f}"
+            )
         ten_k = next((r for r in rows if r["notes"] == 10000), None)
         if ten_k:
-            print(f"budget brief in-process @10k <= 20 ms: {ten_k['inproc_ms']:.2f} ms {verdict(ten_k['inproc_ms'], 20)}")
+            print(
+                f"budget brief in-process @10k <= 20 ms: {ten_k['inproc_ms']:.2f} ms {verdict(ten_k['inproc_ms'], 20)}"
+            )
             print(f"budget brief wall @10k <= 250 ms: {ten_k['cli_ms']:.1f} ms {verdict(ten_k['cli_ms'], 250)}")
-            print(f"budget SessionStart hook @10k <= 300 ms: {ten_k['hook_ms']:.1f} ms {verdict(ten_k['hook_ms'], 300)}")
-            print(f"budget SessionEnd hook returns @10k <= 100 ms: {ten_k['end_ms']:.1f} ms {verdict(ten_k['end_ms'], 100)} (the capture goes on detached)")
+            print(
+                f"budget SessionStart hook @10k <= 300 ms: {ten_k['hook_ms']:.1f} ms {verdict(ten_k['hook_ms'], 300)}"
+            )
+            print(
+                f"budget SessionEnd hook returns @10k <= 100 ms: {ten_k['end_ms']:.1f} ms {verdict(ten_k['end_ms'], 100)} (the capture goes on detached)"
+            )
         scan = bench_init_scan(base, args.repos, 5)
-        print(f"init scan of {scan['repos']} repos: in-process {scan['scan_ms']:.1f} ms {verdict(scan['scan_ms'], 3000)} (budget 3 s); "
-              f"`jacked memory init --root … --json` wall {scan['init_wall_ms']:.1f} ms")
+        print(
+            f"init scan of {scan['repos']} repos: in-process {scan['scan_ms']:.1f} ms {verdict(scan['scan_ms'], 3000)} (budget 3 s); "
+            f"`jacked memory init --root … --json` wall {scan['init_wall_ms']:.1f} ms"
+        )
 
 
 if __name__ == "__main__":

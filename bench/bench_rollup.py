@@ -49,11 +49,21 @@ def build_vault(root: Path, days: int, entries: int, start: date) -> Path:
         lines = [f"# {IDENTITY} — {day.isoformat()}", ""]
         for j in range(entries):
             hour, minute = 8 + (j * 2) % 12, (i * 7 + j * 13) % 60
-            lines += [f"## {hour:02d}:{minute:02d} | {BRANCHES[(i + j) % len(BRANCHES)]}", SENTENCES[(i * 3 + j) % len(SENTENCES)], ""]
+            lines += [
+                f"## {hour:02d}:{minute:02d} | {BRANCHES[(i + j) % len(BRANCHES)]}",
+                SENTENCES[(i * 3 + j) % len(SENTENCES)],
+                "",
+            ]
         path = vault / day_file(GROUP, IDENTITY, day.isoformat())
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text("\n".join(lines).rstrip("\n") + "\n", encoding="utf-8")
-    env = {**os.environ, "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "b@example.com", "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "b@example.com"}
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "bench",
+        "GIT_AUTHOR_EMAIL": "b@example.com",
+        "GIT_COMMITTER_NAME": "bench",
+        "GIT_COMMITTER_EMAIL": "b@example.com",
+    }
     subprocess.run(["git", "-C", str(vault), "add", "-A"], check=True, env=env)
     subprocess.run(["git", "-C", str(vault), "commit", "-qm", "a year of day files"], check=True, env=env)
     return vault
@@ -109,9 +119,19 @@ def main() -> int:
         vault = build_vault(cli_root, args.days, args.entries, start)
         t0 = time.perf_counter()
         proc = subprocess.run(
-            [sys.executable, "-c", "import sys, jacked_vault.cli.episodic; from jacked_vault.cli.main import main; sys.exit(main(sys.argv[1:]))",
-             "memory", "rollup", "--today", today.isoformat(), "--json"],
-            env={**os.environ, "JACKED_VAULT_DIR": str(vault)}, capture_output=True, text=True,
+            [
+                sys.executable,
+                "-c",
+                "import sys, jacked_vault.cli.episodic; from jacked_vault.cli.main import main; sys.exit(main(sys.argv[1:]))",
+                "memory",
+                "rollup",
+                "--today",
+                today.isoformat(),
+                "--json",
+            ],
+            env={**os.environ, "JACKED_VAULT_DIR": str(vault)},
+            capture_output=True,
+            text=True,
         )
         cli = time.perf_counter() - t0
         assert proc.returncode == 0, proc.stderr or proc.stdout

@@ -36,7 +36,19 @@ sys.path.insert(0, str(ROOT))
 from bench._vaultgen import generate_vault, git_cli, write_audit_history, write_notes
 
 PY = sys.executable
-GIT = ["git", "-c", "user.name=bench", "-c", "user.email=bench@localhost", "-c", "commit.gpgsign=false", "-c", "core.hooksPath=/dev/null", "-c", "gc.auto=0"]
+GIT = [
+    "git",
+    "-c",
+    "user.name=bench",
+    "-c",
+    "user.email=bench@localhost",
+    "-c",
+    "commit.gpgsign=false",
+    "-c",
+    "core.hooksPath=/dev/null",
+    "-c",
+    "gc.auto=0",
+]
 WORD = "cache"  # a common word (in most notes)
 ARRIVING = 1000  # notes fast-forwarded by sync
 PROJECT_TO = 500_000
@@ -67,7 +79,9 @@ class Runner:
 
     def __init__(self, home: Path) -> None:
         home.mkdir(parents=True, exist_ok=True)
-        (home / ".gitconfig").write_text("[user]\n\tname = bench\n\temail = bench@localhost\n[commit]\n\tgpgsign = false\n")
+        (home / ".gitconfig").write_text(
+            "[user]\n\tname = bench\n\temail = bench@localhost\n[commit]\n\tgpgsign = false\n"
+        )
         self.env = {k: v for k, v in os.environ.items() if not k.startswith("JACKED_")}
         self.env.update(HOME=str(home), JACKED_MEMORY_HARNESS="claude", GIT_CONFIG_NOSYSTEM="1")
         self.cpu = 0.0
@@ -81,11 +95,15 @@ class Runner:
         wall = time.perf_counter() - started
         self.cpu = _children_cpu() - before
         if check and proc.returncode:
-            raise RuntimeError(f"{' '.join(cmd[:6])}… exited {proc.returncode}: {proc.stderr.decode(errors='replace')[-1500:]}")
+            raise RuntimeError(
+                f"{' '.join(cmd[:6])}… exited {proc.returncode}: {proc.stderr.decode(errors='replace')[-1500:]}"
+            )
         return wall, proc.stdout
 
     def jacked(self, vault: Path, *args: str, cwd: Path | None = None, check: bool = True) -> tuple[float, bytes]:
-        return self.run([PY, "-m", "jacked_vault.cli.main", "memory", *args], cwd or vault.parent, vault=vault, check=check)
+        return self.run(
+            [PY, "-m", "jacked_vault.cli.main", "memory", *args], cwd or vault.parent, vault=vault, check=check
+        )
 
 
 def _children_cpu() -> float:
@@ -133,7 +151,9 @@ def cached_vault(base: Path, n: int, seed: int, made: list[Path]) -> Path:
     stats = generate_vault(tmp, n, seed=seed)
     tmp.rename(target)
     made.append(target)
-    log(f"vault: generated {target} in {time.perf_counter() - started:.0f} s ({stats.audit_lines} audit lines, index.md per group)")
+    log(
+        f"vault: generated {target} in {time.perf_counter() - started:.0f} s ({stats.audit_lines} audit lines, index.md per group)"
+    )
     return target
 
 
@@ -142,7 +162,9 @@ def arrive(pusher: Path, n: int, seed: int) -> None:
     (after taking what the syncing clone pushed: its sync's own commit)."""
     git_cli(pusher, "pull", "-q", "--ff-only")
     now = datetime.now(UTC)
-    _, events = write_notes(pusher, n, random.Random(seed), groups=50, now=now, spread_s=60, machines=(f"m-bench-arrive{seed}",))
+    _, events = write_notes(
+        pusher, n, random.Random(seed), groups=50, now=now, spread_s=60, machines=(f"m-bench-arrive{seed}",)
+    )
     write_audit_history(pusher, events)
     git_cli(pusher, "add", "-A")
     git_cli(pusher, "commit", "-q", "-m", f"bench: {n} notes arrive")
@@ -175,13 +197,22 @@ def run_size(n: int, cached: Path, work: Path, runner: Runner, args: argparse.Na
     for _ in range(heavy):
         for suffix in ("", "-wal", "-shm"):
             (vault / ".jacked" / f"index.sqlite{suffix}").unlink(missing_ok=True)
-        wall, rss = measured_rss(runner, [PY, "-m", "jacked_vault.cli.main", "memory", "search", WORD], vault.parent, vault)
+        wall, rss = measured_rss(
+            runner, [PY, "-m", "jacked_vault.cli.main", "memory", "search", WORD], vault.parent, vault
+        )
         cold.append(wall)
         cpu_cold.append(runner.cpu)
         cold_rss = max(cold_rss, rss)
         grep_full.append(runner.run([*GIT, "grep", "-l", "-i", WORD], plain, check=False)[0])
-    r["first_search_s"], r["first_search_rss"], r["git_grep_s"], r["first_search_cpu"] = med(cold), cold_rss, med(grep_full), med(cpu_cold)
-    log(f"first search (index build): {ms(r['first_search_s'])} (cpu {ms(r['first_search_cpu'])}), {cold_rss} MiB  | git grep -l: {ms(r['git_grep_s'])}")
+    r["first_search_s"], r["first_search_rss"], r["git_grep_s"], r["first_search_cpu"] = (
+        med(cold),
+        cold_rss,
+        med(grep_full),
+        med(cpu_cold),
+    )
+    log(
+        f"first search (index build): {ms(r['first_search_s'])} (cpu {ms(r['first_search_cpu'])}), {cold_rss} MiB  | git grep -l: {ms(r['git_grep_s'])}"
+    )
 
     # search (warm) and brief
     search, grep, brief, cpu = [], [], [], {"search": [], "grep": [], "brief": []}
@@ -194,14 +225,29 @@ def run_size(n: int, cached: Path, work: Path, runner: Runner, args: argparse.Na
         cpu["brief"].append(runner.cpu)
     r["search_s"], r["grep_s"], r["brief_s"] = med(search), med(grep), med(brief)
     r["search_cpu"], r["grep_cpu"], r["brief_cpu"] = med(cpu["search"]), med(cpu["grep"]), med(cpu["brief"])
-    log(f"search {WORD!r}: {ms(r['search_s'])} (cpu {ms(r['search_cpu'])}) | git grep -l: {ms(r['grep_s'])} (cpu {ms(r['grep_cpu'])})"
-        f" ({r['search_s'] / r['grep_s']:.2f}x)")
+    log(
+        f"search {WORD!r}: {ms(r['search_s'])} (cpu {ms(r['search_cpu'])}) | git grep -l: {ms(r['grep_s'])} (cpu {ms(r['grep_cpu'])})"
+        f" ({r['search_s'] / r['grep_s']:.2f}x)"
+    )
     log(f"brief (SessionStart): {ms(r['brief_s'])} (cpu {ms(r['brief_cpu'])})")
 
     # add: CLI add vs git add + commit of a note-sized file, interleaved
     adds, gits, add_cpu, git_cpu = [], [], [], []
     for i in range(rep):
-        adds.append(runner.jacked(vault, "add", "--group", "g1", "--kind", "fact", "--title", f"Scale bench add {i}", "--body", "A small fact about the cache.")[0])
+        adds.append(
+            runner.jacked(
+                vault,
+                "add",
+                "--group",
+                "g1",
+                "--kind",
+                "fact",
+                "--title",
+                f"Scale bench add {i}",
+                "--body",
+                "A small fact about the cache.",
+            )[0]
+        )
         add_cpu.append(runner.cpu)
         note = plain / "scratch" / f"n{i}.md"
         note.parent.mkdir(exist_ok=True)
@@ -211,18 +257,41 @@ def run_size(n: int, cached: Path, work: Path, runner: Runner, args: argparse.Na
         subprocess.run([*GIT, "commit", "-q", "-m", f"add {i}"], cwd=plain, check=True, env=runner.env)
         gits.append(time.perf_counter() - t)
         git_cpu.append(_children_cpu() - c)
-    r["add_s"], r["git_add_commit_s"], r["add_cpu"], r["git_add_commit_cpu"] = med(adds), med(gits), med(add_cpu), med(git_cpu)
-    log(f"add: {ms(r['add_s'])} (cpu {ms(r['add_cpu'])}) | git add && git commit: {ms(r['git_add_commit_s'])} ({r['add_s'] / r['git_add_commit_s']:.2f}x)")
+    r["add_s"], r["git_add_commit_s"], r["add_cpu"], r["git_add_commit_cpu"] = (
+        med(adds),
+        med(gits),
+        med(add_cpu),
+        med(git_cpu),
+    )
+    log(
+        f"add: {ms(r['add_s'])} (cpu {ms(r['add_cpu'])}) | git add && git commit: {ms(r['git_add_commit_s'])} ({r['add_s'] / r['git_add_commit_s']:.2f}x)"
+    )
 
     # MCP: start to first answer (vs a stdlib JSON-RPC loop) and memory_save p50
     r.update(mcp_figures(runner, vault, code, rep))
-    log(f"MCP start to first answer: {ms(r['mcp_first_s'])} (first search answered {ms(r['mcp_search_s'])}; server cpu {ms(r['mcp_cpu'])})"
-        f" | stdlib JSON-RPC loop: {ms(r['stdlib_first_s'])}; memory_save p50 {ms(r['mcp_save_s'])}")
+    log(
+        f"MCP start to first answer: {ms(r['mcp_first_s'])} (first search answered {ms(r['mcp_search_s'])}; server cpu {ms(r['mcp_cpu'])})"
+        f" | stdlib JSON-RPC loop: {ms(r['stdlib_first_s'])}; memory_save p50 {ms(r['mcp_save_s'])}"
+    )
 
     # busy month: this machine's month holds --month-lines lines, then add and memory_save again
     if args.month_lines and (ROOT / "bench" / "_audit_bench.py").is_file():
         busy = fill_this_month(vault, args.month_lines)
-        adds = [runner.jacked(vault, "add", "--group", "g1", "--kind", "fact", "--title", f"Scale bench busy {i}", "--body", "A busy fact.")[0] for i in range(rep)]
+        adds = [
+            runner.jacked(
+                vault,
+                "add",
+                "--group",
+                "g1",
+                "--kind",
+                "fact",
+                "--title",
+                f"Scale bench busy {i}",
+                "--body",
+                "A busy fact.",
+            )[0]
+            for i in range(rep)
+        ]
         r["add_busy_s"] = med(adds)
         r["mcp_save_busy_s"] = mcp_figures(runner, vault, code, rep)["mcp_save_s"]
         log(f"busy month ({busy}): add {ms(r['add_busy_s'])}, memory_save p50 {ms(r['mcp_save_busy_s'])}")
@@ -238,7 +307,9 @@ def run_size(n: int, cached: Path, work: Path, runner: Runner, args: argparse.Na
     _, report = runner.jacked(vault, "doctor", "--json", check=False)
     r["doctor_s"], r["doctor_rss"], r["git_status_s"], r["doctor_cpu"] = med(docs), rss, med(stats), med(doc_cpu)
     r["doctor_ok"] = json.loads(report or b"{}").get("ok")
-    log(f"doctor: {ms(r['doctor_s'])} (cpu {ms(r['doctor_cpu'])}), {rss} MiB, ok={r['doctor_ok']} | git status: {ms(r['git_status_s'])}")
+    log(
+        f"doctor: {ms(r['doctor_s'])} (cpu {ms(r['doctor_cpu'])}), {rss} MiB, ok={r['doctor_ok']} | git status: {ms(r['git_status_s'])}"
+    )
 
     # init --from vs git clone
     inits, clones, cpu_init, cpu_clone = [], [], [], []
@@ -247,8 +318,15 @@ def run_size(n: int, cached: Path, work: Path, runner: Runner, args: argparse.Na
         cpu_init.append(runner.cpu)
         clones.append(runner.run([*GIT, "clone", "-q", "--no-local", str(bare), str(work / f"git-clone-{i}")], work)[0])
         cpu_clone.append(runner.cpu)
-    r["init_from_s"], r["git_clone_s"], r["init_from_cpu"], r["git_clone_cpu"] = med(inits), med(clones), med(cpu_init), med(cpu_clone)
-    log(f"init --from: {ms(r['init_from_s'])} (cpu {ms(r['init_from_cpu'])}) | git clone: {ms(r['git_clone_s'])} (cpu {ms(r['git_clone_cpu'])}) ({r['init_from_s'] / r['git_clone_s']:.2f}x)")
+    r["init_from_s"], r["git_clone_s"], r["init_from_cpu"], r["git_clone_cpu"] = (
+        med(inits),
+        med(clones),
+        med(cpu_init),
+        med(cpu_clone),
+    )
+    log(
+        f"init --from: {ms(r['init_from_s'])} (cpu {ms(r['init_from_cpu'])}) | git clone: {ms(r['git_clone_s'])} (cpu {ms(r['git_clone_cpu'])}) ({r['init_from_s'] / r['git_clone_s']:.2f}x)"
+    )
 
     # sync fast-forwarding ARRIVING notes vs git pull --ff-only of the same commit
     pusher, puller = work / "git-clone-0", work / "puller"
@@ -260,7 +338,9 @@ def run_size(n: int, cached: Path, work: Path, runner: Runner, args: argparse.Na
         cpu_sync.append(runner.cpu)
         pulls.append(runner.run([*GIT, "pull", "-q", "--ff-only"], puller)[0])
     r["sync_ff_s"], r["git_pull_s"], r["sync_ff_cpu"] = med(syncs), med(pulls), med(cpu_sync)
-    log(f"sync fast-forwarding {ARRIVING} notes: {ms(r['sync_ff_s'])} (cpu {ms(r['sync_ff_cpu'])}) | git pull --ff-only: {ms(r['git_pull_s'])} ({r['sync_ff_s'] / r['git_pull_s']:.1f}x)")
+    log(
+        f"sync fast-forwarding {ARRIVING} notes: {ms(r['sync_ff_s'])} (cpu {ms(r['sync_ff_cpu'])}) | git pull --ff-only: {ms(r['git_pull_s'])} ({r['sync_ff_s'] / r['git_pull_s']:.1f}x)"
+    )
 
     # a sparse checkout of one group: what doctor says
     sparse = work / "clone-0"
@@ -269,7 +349,9 @@ def run_size(n: int, cached: Path, work: Path, runner: Runner, args: argparse.Na
     found = json.loads(report or b"{}")
     r["sparse_doctor_s"], r["sparse_doctor_ok"] = wall, found.get("ok")
     r["sparse_doctor_uncommitted"] = len(found.get("uncommitted", []))
-    log(f"sparse checkout of groups/g0: doctor {ms(wall)}, ok={found.get('ok')}, {r['sparse_doctor_uncommitted']} 'uncommitted' entries")
+    log(
+        f"sparse checkout of groups/g0: doctor {ms(wall)}, ok={found.get('ok')}, {r['sparse_doctor_uncommitted']} 'uncommitted' entries"
+    )
     return r
 
 
@@ -297,12 +379,22 @@ def mcp_figures(runner: Runner, vault: Path, code: Path, rep: int) -> dict:
     for i in range(rep):
         for cmd, sink in (([PY, "-m", "jacked_vault.mcp"], first), ([PY, "-c", STDLIB_LOOP], stdlib)):
             started = time.perf_counter()
-            proc = subprocess.Popen(cmd, cwd=code, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+            proc = subprocess.Popen(
+                cmd, cwd=code, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+            )
             _rpc(proc, INIT)
             sink.append(time.perf_counter() - started)
             if sink is first:
                 proc.stdin.write(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}\n')
-                answer = _rpc(proc, {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "memory_search", "arguments": {"query": WORD}}})
+                answer = _rpc(
+                    proc,
+                    {
+                        "jsonrpc": "2.0",
+                        "id": 2,
+                        "method": "tools/call",
+                        "params": {"name": "memory_search", "arguments": {"query": WORD}},
+                    },
+                )
                 search.append(time.perf_counter() - started)
                 assert not answer["result"].get("isError"), answer
                 if i == 0:
@@ -317,7 +409,13 @@ def mcp_figures(runner: Runner, vault: Path, code: Path, rep: int) -> dict:
             proc.returncode = 0
             if sink is first and i > 0:
                 cpu.append(usage.ru_utime + usage.ru_stime)
-    return {"mcp_first_s": med(first), "mcp_search_s": med(search), "stdlib_first_s": med(stdlib), "mcp_save_s": med(saves), "mcp_cpu": med(cpu)}
+    return {
+        "mcp_first_s": med(first),
+        "mcp_search_s": med(search),
+        "stdlib_first_s": med(stdlib),
+        "mcp_save_s": med(saves),
+        "mcp_cpu": med(cpu),
+    }
 
 
 def interleaved_flat(runner: Runner, vaults: dict[int, Path], code: Path, rounds: int) -> None:
@@ -333,7 +431,10 @@ def interleaved_flat(runner: Runner, vaults: dict[int, Path], code: Path, rounds
                 got.setdefault((n, name), []).append((wall, runner.cpu))
     log(f"\n## brief and search interleaved over the cached vaults ({rounds} rounds; load average {load()})")
     for name in ("brief", "search"):
-        cells = [f"{n:,}: {ms(med([w for w, _ in got[(n, name)]]))} (cpu {ms(med([c for _, c in got[(n, name)]]))})" for n in vaults]
+        cells = [
+            f"{n:,}: {ms(med([w for w, _ in got[(n, name)]]))} (cpu {ms(med([c for _, c in got[(n, name)]]))})"
+            for n in vaults
+        ]
         first, last = (med([c for _, c in got[(n, name)]]) for n in (min(vaults), max(vaults)))
         log(f"  {name:7} {' | '.join(cells)}  cpu {last / first:.2f}x from {min(vaults):,} to {max(vaults):,}")
 
@@ -360,7 +461,14 @@ def mcp_import_costs(runner: Runner, vault: Path) -> None:
     best: dict[str, int] = {}
     for _ in range(3):
         env = dict(runner.env, JACKED_VAULT_DIR=str(vault))
-        err = subprocess.run([PY, "-X", "importtime", "-c", IMPORT_PROBE], cwd=vault.parent, env=env, capture_output=True, text=True, check=True).stderr
+        err = subprocess.run(
+            [PY, "-X", "importtime", "-c", IMPORT_PROBE],
+            cwd=vault.parent,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stderr
         for m in re.finditer(r"import time:\s+\d+ \|\s+(\d+) \|\s+(\S+)", err):
             best[m.group(2)] = min(best.get(m.group(2), 1 << 60), int(m.group(1)))
     log(f"\n## MCP start: what the imports cost (python -X importtime, cumulative, min of 3; load average {load()})")
@@ -387,8 +495,14 @@ def budgets(rows: list[dict], audit: dict | None) -> list[tuple[str, bool | None
     def add_ratio(limit: float):
         def check(r: dict) -> tuple[bool, str]:
             worst = max(r["add_s"], r.get("add_busy_s", 0.0))
-            cpu = f"; cpu {r['add_cpu'] / r['git_add_commit_cpu']:.2f}x, small month" if "git_add_commit_cpu" in r else ""
-            return worst / r["git_add_commit_s"] <= limit, f"{worst / r['git_add_commit_s']:.2f}x ({ms(worst)} vs {ms(r['git_add_commit_s'])}; worst of small and busy month{cpu})"
+            cpu = (
+                f"; cpu {r['add_cpu'] / r['git_add_commit_cpu']:.2f}x, small month" if "git_add_commit_cpu" in r else ""
+            )
+            return (
+                worst / r["git_add_commit_s"] <= limit,
+                f"{worst / r['git_add_commit_s']:.2f}x ({ms(worst)} vs {ms(r['git_add_commit_s'])}; worst of small and busy month{cpu})",
+            )
+
         return check
 
     at(10_000, "add ≤ 2.5× git add && git commit at 10k", add_ratio(2.5))
@@ -396,20 +510,57 @@ def budgets(rows: list[dict], audit: dict | None) -> list[tuple[str, bool | None
     if audit:
         out.append((f"add with {audit['lines']:,} audit lines this month ≤ 1.2× an empty month", audit["met"],
                     f"{audit['ratio']}x ({audit['add_busy_month_ms']} vs {audit['add_empty_month_ms']} ms)"))  # fmt: skip
-    at(10_000, "first search after 10k notes arrive ≤ 1.5 s", lambda r: (r["first_search_s"] <= 1.5, ms(r["first_search_s"])))
-    at(50_000, "init --from ≤ 3× git clone at 50k", lambda r: (r["init_from_s"] <= 3 * r["git_clone_s"], f"{r['init_from_s'] / r['git_clone_s']:.1f}x"))
+    at(
+        10_000,
+        "first search after 10k notes arrive ≤ 1.5 s",
+        lambda r: (r["first_search_s"] <= 1.5, ms(r["first_search_s"])),
+    )
+    at(
+        50_000,
+        "init --from ≤ 3× git clone at 50k",
+        lambda r: (r["init_from_s"] <= 3 * r["git_clone_s"], f"{r['init_from_s'] / r['git_clone_s']:.1f}x"),
+    )
     for r in rows:
-        out.append((f"sync fast-forward of {ARRIVING} notes ≤ 10× git pull at {r['size']:,}", r["sync_ff_s"] <= 10 * r["git_pull_s"], f"{r['sync_ff_s'] / r['git_pull_s']:.1f}x"))
+        out.append(
+            (
+                f"sync fast-forward of {ARRIVING} notes ≤ 10× git pull at {r['size']:,}",
+                r["sync_ff_s"] <= 10 * r["git_pull_s"],
+                f"{r['sync_ff_s'] / r['git_pull_s']:.1f}x",
+            )
+        )
     at(100_000, "doctor ≤ 100 MB at 100k", lambda r: (r["doctor_rss"] <= 100, f"{r['doctor_rss']} MiB"))
     if len(rows) > 1:
         lo, hi = rows[0], rows[-1]
         ratio = hi["brief_s"] / lo["brief_s"]
         span = f"{lo['size']:,} to {hi['size']:,}"
-        cpu = f"; cpu {ms(lo['brief_cpu'])} -> {ms(hi['brief_cpu'])} ({hi['brief_cpu'] / lo['brief_cpu']:.2f}x)" if "brief_cpu" in lo and "brief_cpu" in hi else ""
-        out.append((f"brief flat within ±20% from 1k to 100k (sizes here: {span})", 0.8 <= ratio <= 1.2, f"{ms(lo['brief_s'])} -> {ms(hi['brief_s'])} ({ratio:.2f}x){cpu}"))
+        cpu = (
+            f"; cpu {ms(lo['brief_cpu'])} -> {ms(hi['brief_cpu'])} ({hi['brief_cpu'] / lo['brief_cpu']:.2f}x)"
+            if "brief_cpu" in lo and "brief_cpu" in hi
+            else ""
+        )
+        out.append(
+            (
+                f"brief flat within ±20% from 1k to 100k (sizes here: {span})",
+                0.8 <= ratio <= 1.2,
+                f"{ms(lo['brief_s'])} -> {ms(hi['brief_s'])} ({ratio:.2f}x){cpu}",
+            )
+        )
     worst = max(rows, key=lambda r: r["mcp_first_s"])
-    out.append(("MCP first answer ≤ 300 ms", worst["mcp_first_s"] <= 0.3, f"{ms(worst['mcp_first_s'])} (worst size, {worst['size']:,})"))
-    at(10_000, "search ≤ 1.0× git grep at 10k", lambda r: (r["search_s"] <= r["grep_s"], f"{r['search_s'] / r['grep_s']:.2f}x (cpu {r['search_cpu'] / r['grep_cpu']:.2f}x)"))
+    out.append(
+        (
+            "MCP first answer ≤ 300 ms",
+            worst["mcp_first_s"] <= 0.3,
+            f"{ms(worst['mcp_first_s'])} (worst size, {worst['size']:,})",
+        )
+    )
+    at(
+        10_000,
+        "search ≤ 1.0× git grep at 10k",
+        lambda r: (
+            r["search_s"] <= r["grep_s"],
+            f"{r['search_s'] / r['grep_s']:.2f}x (cpu {r['search_cpu'] / r['grep_cpu']:.2f}x)",
+        ),
+    )
     return out
 
 
@@ -437,7 +588,9 @@ def projection(rows: list[dict]) -> None:
         slope = (b[key] - a[key]) / (b["size"] - a["size"])
         return max(b[key], b[key] + slope * (n - b["size"]))
 
-    log(f"\n## Projection to {PROJECT_TO:,} notes (a line through {a['size']:,} and {b['size']:,}, never below the {b['size']:,} figure)")
+    log(
+        f"\n## Projection to {PROJECT_TO:,} notes (a line through {a['size']:,} and {b['size']:,}, never below the {b['size']:,} figure)"
+    )
     over, first = [], None
     for key, versus, bound, label in PROJECTED:
 
@@ -454,19 +607,36 @@ def projection(rows: list[dict]) -> None:
             first = (breaks, label)
     if over:
         log(f"over their bound already at {b['size']:,}: {'; '.join(over)}")
-    log(f"first of the others to break: {first[1]} at ~{first[0]:,} notes" if first else "none of the others breaks before 5M notes on these lines")
+    log(
+        f"first of the others to break: {first[1]} at ~{first[0]:,} notes"
+        if first
+        else "none of the others breaks before 5M notes on these lines"
+    )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", default="1000,10000,50000,100000")
-    parser.add_argument("--vault-dir", type=Path, default=Path("/tmp/bench-vaults"), help="where generated vaults are cached")
-    parser.add_argument("--keep", action="store_true", help="keep the vaults this run generates (those already there are always kept)")
+    parser.add_argument(
+        "--vault-dir", type=Path, default=Path("/tmp/bench-vaults"), help="where generated vaults are cached"
+    )
+    parser.add_argument(
+        "--keep", action="store_true", help="keep the vaults this run generates (those already there are always kept)"
+    )
     parser.add_argument("--seed", type=int, default=1234)
     parser.add_argument("--repeat", type=int, default=5, help="runs of each light figure (median)")
-    parser.add_argument("--heavy-repeat", type=int, default=3, help="runs of index build, doctor, init --from, sync (median)")
-    parser.add_argument("--month-lines", type=int, default=100_000, help="lines in this machine's month for the busy-month add (0: skip)")
-    parser.add_argument("--audit-lines", type=int, default=300_000, help="the audit row (engineer A's bench/_audit_bench.py; 0: skip)")
+    parser.add_argument(
+        "--heavy-repeat", type=int, default=3, help="runs of index build, doctor, init --from, sync (median)"
+    )
+    parser.add_argument(
+        "--month-lines",
+        type=int,
+        default=100_000,
+        help="lines in this machine's month for the busy-month add (0: skip)",
+    )
+    parser.add_argument(
+        "--audit-lines", type=int, default=300_000, help="the audit row (engineer A's bench/_audit_bench.py; 0: skip)"
+    )
     parser.add_argument("--json", type=Path, help="also write the figures here")
     parser.add_argument("--interleaved", type=int, default=7, metavar="ROUNDS",
                         help="brief and search on every cached vault in turn, ROUNDS times (0: skip; needs two cached sizes)")  # fmt: skip
@@ -475,10 +645,16 @@ def main() -> None:
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",") if s]
     args.vault_dir.mkdir(parents=True, exist_ok=True)
-    head = subprocess.run(["git", "-C", str(ROOT), "log", "--oneline", "-1"], capture_output=True, text=True, check=False).stdout.strip()
-    status = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "jacked_vault"], capture_output=True, text=True, check=False)
+    head = subprocess.run(
+        ["git", "-C", str(ROOT), "log", "--oneline", "-1"], capture_output=True, text=True, check=False
+    ).stdout.strip()
+    status = subprocess.run(
+        ["git", "-C", str(ROOT), "status", "--porcelain", "jacked_vault"], capture_output=True, text=True, check=False
+    )
     dirty = len(status.stdout.splitlines())
-    log(f"# bench_scale: sizes {sizes}, repeat {args.repeat}/{args.heavy_repeat}; {os.cpu_count()} CPUs; load average {load()}")
+    log(
+        f"# bench_scale: sizes {sizes}, repeat {args.repeat}/{args.heavy_repeat}; {os.cpu_count()} CPUs; load average {load()}"
+    )
     log(f"# jacked_vault from {ROOT} at {head} ({dirty} changed files in jacked_vault/)")
     made: list[Path] = []
     rows: list[dict] = []
@@ -489,10 +665,14 @@ def main() -> None:
         elif args.audit_lines:
             from bench._audit_bench import audit_add_figures
 
-            log(f"\n=== add with {args.audit_lines:,} audit lines this month (1-note vaults) === (load average {load()})")
+            log(
+                f"\n=== add with {args.audit_lines:,} audit lines this month (1-note vaults) === (load average {load()})"
+            )
             audit_row = audit_add_figures(args.audit_lines, runs=args.repeat)
-            log(f"add: {audit_row['add_busy_month_ms']} ms, {audit_row['rss_busy_kib'] // 1024} MiB | empty month: {audit_row['add_empty_month_ms']} ms,"
-                f" {audit_row['rss_empty_kib'] // 1024} MiB ({audit_row['ratio']}x); largest audit file {audit_row['largest_audit_file_bytes']:,} B")
+            log(
+                f"add: {audit_row['add_busy_month_ms']} ms, {audit_row['rss_busy_kib'] // 1024} MiB | empty month: {audit_row['add_empty_month_ms']} ms,"
+                f" {audit_row['rss_empty_kib'] // 1024} MiB ({audit_row['ratio']}x); largest audit file {audit_row['largest_audit_file_bytes']:,} B"
+            )
         for n in sizes:
             cached = cached_vault(args.vault_dir, n, args.seed, made)
             if n == sizes[0]:
@@ -513,7 +693,10 @@ def main() -> None:
                 log(f"\n(rows of {r['size']:,} notes from {earlier}, an earlier run)")
         audit_row = audit_row or saved.get("audit")
     rows.sort(key=lambda r: r["size"])
-    cached = {n: args.vault_dir / f"n{n}-s{args.seed}" for n in sorted(int(p.name[1:].split("-")[0]) for p in args.vault_dir.glob(f"n*-s{args.seed}"))}
+    cached = {
+        n: args.vault_dir / f"n{n}-s{args.seed}"
+        for n in sorted(int(p.name[1:].split("-")[0]) for p in args.vault_dir.glob(f"n*-s{args.seed}"))
+    }
     if args.interleaved and len(cached) > 1:
         home = args.vault_dir / "home-interleaved"
         code = home / "code" / "g0"
@@ -531,7 +714,12 @@ def main() -> None:
             ("brief_s", "brief"), ("search_s", "search"), ("grep_s", "git grep"), ("mcp_first_s", "mcp 1st"), ("stdlib_first_s", "stdlib 1st")]  # fmt: skip
     log(" | ".join(label for _, label in cols))
     for r in rows:
-        log(" | ".join(f"{r[k]:,}{'*' if k == 'size' and 'from' in r else ''}" if k in ("size", "doctor_rss") else ms(r[k]) for k, _ in cols))
+        log(
+            " | ".join(
+                f"{r[k]:,}{'*' if k == 'size' and 'from' in r else ''}" if k in ("size", "doctor_rss") else ms(r[k])
+                for k, _ in cols
+            )
+        )
     log("\n## CPU time of the same processes (user + sys, medians: what other load does not inflate)")
     cpu_cols = [("add_cpu", "add"), ("git_add_commit_cpu", "git a+c"), ("first_search_cpu", "1st search"), ("search_cpu", "search"), ("grep_cpu", "git grep"), ("brief_cpu", "brief"),
                 ("doctor_cpu", "doctor"), ("init_from_cpu", "init --from"), ("git_clone_cpu", "git clone"), ("sync_ff_cpu", "sync ff"), ("mcp_cpu", "mcp server")]  # fmt: skip

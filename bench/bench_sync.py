@@ -32,8 +32,17 @@ def add_notes(vault: Path, n: int, seed: int, harness: str) -> None:
     rng = random.Random(seed)
     for i in range(n):
         text = note_text(rng)
-        note = build_note(title=f"{text.title} {harness} {i}", body=text.body, kind=text.kind, scope="group", group=f"g{i % 50}",
-                          repos=[], source_harness=harness, origin="cli", tags=list(text.tags))
+        note = build_note(
+            title=f"{text.title} {harness} {i}",
+            body=text.body,
+            kind=text.kind,
+            scope="group",
+            group=f"g{i % 50}",
+            repos=[],
+            source_harness=harness,
+            origin="cli",
+            tags=list(text.tags),
+        )
         folder = vault / "groups" / note.group / note.kind
         folder.mkdir(parents=True, exist_ok=True)
         (folder / f"{slugify_title(note.title)}.md").write_bytes(render_note(note))
@@ -98,7 +107,9 @@ def main() -> None:
         git_cli(d, "pull", "-q", "--no-rebase", "--no-edit", "origin", "main")
         git_cli(d, "push", "-q", "origin", "main")
         plain = time.perf_counter() - started
-        print(f"the same with the git CLI (pull --no-rebase + push, no index.md, no checks): {plain:.2f} s; ratio {took / plain:.1f}x")
+        print(
+            f"the same with the git CLI (pull --no-rebase + push, no index.md, no checks): {plain:.2f} s; ratio {took / plain:.1f}x"
+        )
 
 
 if __name__ == "__main__":

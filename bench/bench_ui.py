@@ -67,19 +67,39 @@ def prepare(vault: Path, n: int, work: Path, history: int) -> tuple[Path, dict]:
     write_config(ctx, config, "bench groups")
     set_hot(ctx, "Bench: measuring the review page.\nNext: the browser tests.")
     candidates = [
-        add(ctx, AddRequest(title=f"Candidate {i}: retry the upload on 503", body=f"Seen in session {i}: the storage API answers 503 under load.",
-                            status="candidate", origin="session-end" if i % 2 else "post-merge")).note.id  # fmt: skip
+        add(
+            ctx,
+            AddRequest(
+                title=f"Candidate {i}: retry the upload on 503",
+                body=f"Seen in session {i}: the storage API answers 503 under load.",
+                status="candidate",
+                origin="session-end" if i % 2 else "post-merge",
+            ),
+        ).note.id  # fmt: skip
         for i in range(60)
     ]
     for i, note_id in enumerate(candidates[:60 - 40]):  # 20 decided; 40 stay in the queue
         transition(ctx, note_id, "accept" if i % 2 else "reject", reason="bench")
-    active = [add(ctx, AddRequest(title=f"Decision {i} on the cache layer", kind="decision", body=f"We keep the cache {i}.")).note.id for i in range(40)]
+    active = [
+        add(
+            ctx, AddRequest(title=f"Decision {i} on the cache layer", kind="decision", body=f"We keep the cache {i}.")
+        ).note.id
+        for i in range(40)
+    ]
     for i in range(0, 40, 2):
         transition(ctx, active[i], "supersede", by=active[i + 1])
     for i in range(history):
-        add(ctx, AddRequest(title=f"Session note {i}", body=f"Commit {i} of a long history: the vault's log is walked by the timeline."))
+        add(
+            ctx,
+            AddRequest(
+                title=f"Session note {i}",
+                body=f"Commit {i} of a long history: the vault's log is walked by the timeline.",
+            ),
+        )
     for _ in range(20):
-        record_brief(vault, build_brief(Context.create(vault=str(vault), cwd=repo, harness="claude")), harness="claude", cwd=repo)
+        record_brief(
+            vault, build_brief(Context.create(vault=str(vault), cwd=repo, harness="claude")), harness="claude", cwd=repo
+        )
     return repo, {"note": active[1], "candidates": candidates[20:]}
 
 
@@ -111,9 +131,13 @@ def bench_size(n: int, base: Path, repeat: int, cli_repeat: int, history: int) -
     work.mkdir(parents=True)
     t = time.perf_counter()
     repo, ids = prepare(vault, n, work, history)
-    commits = subprocess.run(["git", "-C", str(vault), "rev-list", "--count", "HEAD"], capture_output=True, text=True).stdout.strip()
-    print(f"\n{n} notes (+{history + 100} added one by one; {commits} commits): prepared in {time.perf_counter() - t:.0f} s; "
-          f"load {os.getloadavg()[0]:.2f}")
+    commits = subprocess.run(
+        ["git", "-C", str(vault), "rev-list", "--count", "HEAD"], capture_output=True, text=True
+    ).stdout.strip()
+    print(
+        f"\n{n} notes (+{history + 100} added one by one; {commits} commits): prepared in {time.perf_counter() - t:.0f} s; "
+        f"load {os.getloadavg()[0]:.2f}"
+    )
     client = TestClient(create_app(UiConfig(vault=vault, cwd=repo, token="bench", port=8765)), base_url="http://127.0.0.1:8765",
                         follow_redirects=False)  # fmt: skip
     assert client.get("/?token=bench").status_code == 303
@@ -123,8 +147,23 @@ def bench_size(n: int, base: Path, repeat: int, cli_repeat: int, history: int) -
     routes = [
         ("/", ["status"], "status (the overview also shows group list, doctor)"),
         ("/search?q=cache+retry", ["search", "cache", "retry", "--all"], None),
-        ("/search?q=cache&kind=decision&status=active&status=superseded&group=g7", ["search", "cache", "--kind", "decision", "--status", "active",
-                                                                                   "--status", "superseded", "--group", "g7", "--all"], None),
+        (
+            "/search?q=cache&kind=decision&status=active&status=superseded&group=g7",
+            [
+                "search",
+                "cache",
+                "--kind",
+                "decision",
+                "--status",
+                "active",
+                "--status",
+                "superseded",
+                "--group",
+                "g7",
+                "--all",
+            ],
+            None,
+        ),
         ("/search?limit=200", ["search", "--all", "--limit", "200"], None),
         (f"/note/{ids['note']}", ["read", ids["note"]], "read (the page also runs log ID)"),
         ("/review", ["review", "--json"], None),
@@ -140,15 +179,22 @@ def bench_size(n: int, base: Path, repeat: int, cli_repeat: int, history: int) -
         rows.append({"route": f"GET {path}", "server_ms": statistics.median(samples), "p90_ms": sorted(samples)[int(len(samples) * 0.9) - 1],
                      "cli": label or " ".join(cli), "cli_ms": cli_ms(cli, vault, repo, cli_repeat)})  # fmt: skip
     csrf = re.search(r'<meta name="csrf-token" content="([^"]+)"', client.get("/review").text)[1]
-    posts = [server_ms(client, "POST", f"/note/{note_id}/accept", data={"csrf": csrf}) for note_id in ids["candidates"][:repeat]]
-    cli_accept = [cli_ms(["accept", note_id], vault, repo, 1) for note_id in ids["candidates"][repeat:repeat + cli_repeat]]
+    posts = [
+        server_ms(client, "POST", f"/note/{note_id}/accept", data={"csrf": csrf})
+        for note_id in ids["candidates"][:repeat]
+    ]
+    cli_accept = [
+        cli_ms(["accept", note_id], vault, repo, 1) for note_id in ids["candidates"][repeat : repeat + cli_repeat]
+    ]
     rows.append({"route": "POST /note/ID/accept", "server_ms": statistics.median(posts), "p90_ms": sorted(posts)[int(len(posts) * 0.9) - 1],
                  "cli": "accept ID", "cli_ms": statistics.median(cli_accept)})  # fmt: skip
     print(f"doctor, first run for the overview (background, cached per HEAD): {doctor_s * 1000:.0f} ms")
     print(f"{'route':<78} {'server ms':>9} {'p90':>7}  {'budget':<7} {'CLI process ms':>14}  CLI")
     for row in rows:
         verdict = "met" if row["server_ms"] <= BUDGET_MS else "MISSED"
-        print(f"{row['route']:<78} {row['server_ms']:>9.1f} {row['p90_ms']:>7.1f}  {verdict:<7} {row['cli_ms']:>14.0f}  jacked memory {row['cli']}")
+        print(
+            f"{row['route']:<78} {row['server_ms']:>9.1f} {row['p90_ms']:>7.1f}  {verdict:<7} {row['cli_ms']:>14.0f}  jacked memory {row['cli']}"
+        )
     return rows
 
 

@@ -46,8 +46,15 @@ def path_words(match: re.Match) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--eval-dir", type=Path, default=er.ROOT.parent / "shared" / "eval", help="folder of corpora (default ../shared/eval)")
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--eval-dir",
+        type=Path,
+        default=er.ROOT.parent / "shared" / "eval",
+        help="folder of corpora (default ../shared/eval)",
+    )
     args = parser.parse_args()
     corpora = [er.load(p) for p in sorted(p for p in args.eval_dir.iterdir() if (p / "queries.jsonl").is_file())]
     names = [c.name for c in corpora]
@@ -72,7 +79,10 @@ def main() -> None:
                     index.close()
             for protocol in er.PROTOCOLS:
                 rows[variant][protocol] = {
-                    c.name: er.score(c, er.run_in_process(ctx, c, protocol).ranked, c.decoys if protocol == "group" else every_decoy) for c in corpora
+                    c.name: er.score(
+                        c, er.run_in_process(ctx, c, protocol).ranked, c.decoys if protocol == "group" else every_decoy
+                    )
+                    for c in corpora
                 }
         ranking._words = words
     for protocol, about in er.PROTOCOLS.items():
@@ -80,8 +90,14 @@ def main() -> None:
         print(f"{'corpus':<16}{'ranker':<12}  {er.HEADER[:-18]}")
         for name in names + [er.POOLED]:
             for variant, by in rows.items():
-                print(f"{name:<16}{variant:<12}{er.figures(er.pooled(by[protocol], names) if name == er.POOLED else by[protocol][name])}")
-        er.print_intervals(f"protocol {protocol}: path lead - as is, paired bootstrap 95% intervals", [("path lead - as is", rows["as is"][protocol], rows["path lead"][protocol])], names)
+                print(
+                    f"{name:<16}{variant:<12}{er.figures(er.pooled(by[protocol], names) if name == er.POOLED else by[protocol][name])}"
+                )
+        er.print_intervals(
+            f"protocol {protocol}: path lead - as is, paired bootstrap 95% intervals",
+            [("path lead - as is", rows["as is"][protocol], rows["path lead"][protocol])],
+            names,
+        )
 
 
 if __name__ == "__main__":

@@ -115,7 +115,10 @@ def build_vault(path: Path, corpora: list[Corpus]):
             transition(ctx, superseded, "supersede", by=corpus.ids[n])
             other_harness = add(corpus, n, note["title"], note["body"], targets=["codex"])
             corpus.decoys |= {rejected, superseded, other_harness}
-        print(f"{corpus.name}: {len(corpus.notes)} notes + {len(corpus.decoys)} decoys added in {time.perf_counter() - t0:.1f} s", flush=True)
+        print(
+            f"{corpus.name}: {len(corpus.notes)} notes + {len(corpus.decoys)} decoys added in {time.perf_counter() - t0:.1f} s",
+            flush=True,
+        )
     return ctx
 
 
@@ -130,7 +133,9 @@ def check_vault(ctx) -> None:
     if invalid or tombstoned:
         for f in (invalid + tombstoned)[:10]:
             print(f"  {f['path']}: {f.get('code')} {f.get('problem', '')}", file=sys.stderr)
-        sys.exit("broken eval: the vault holds files the product refuses or hides (above); a decoy must not trip a rule")
+        sys.exit(
+            "broken eval: the vault holds files the product refuses or hides (above); a decoy must not trip a rule"
+        )
 
 
 def _filters(corpus: Corpus, protocol: str, limit: int = K):
@@ -174,7 +179,9 @@ class Baseline:
 
     def __init__(self, corpora: list[Corpus]) -> None:
         self.db = sqlite3.connect(":memory:")
-        self.db.execute("CREATE VIRTUAL TABLE t USING fts5(title, body, grp UNINDEXED, id UNINDEXED, tokenize = 'porter unicode61')")
+        self.db.execute(
+            "CREATE VIRTUAL TABLE t USING fts5(title, body, grp UNINDEXED, id UNINDEXED, tokenize = 'porter unicode61')"
+        )
         rows = [(note["title"], note["body"], c.group, c.ids[n]) for c in corpora for n, note in enumerate(c.notes)]
         self.db.executemany("INSERT INTO t(title, body, grp, id) VALUES(?,?,?,?)", rows)
 
@@ -188,8 +195,16 @@ class Baseline:
             if stop:
                 words = [w for w in words if w.lower() not in STOPWORDS] or words
             match = " OR ".join(f'"{word}"' for word in words)
-            where, params = ("t MATCH ? AND grp = ?", [match, corpus.group]) if protocol == "group" else ("t MATCH ?", [match])
-            rows = self.db.execute(f"SELECT id FROM t WHERE {where} ORDER BY bm25(t, 5.0, 1.0) LIMIT ?", (*params, K)).fetchall() if match else []
+            where, params = (
+                ("t MATCH ? AND grp = ?", [match, corpus.group]) if protocol == "group" else ("t MATCH ?", [match])
+            )
+            rows = (
+                self.db.execute(
+                    f"SELECT id FROM t WHERE {where} ORDER BY bm25(t, 5.0, 1.0) LIMIT ?", (*params, K)
+                ).fetchall()
+                if match
+                else []
+            )
             run.ms.append((time.perf_counter() - t0) * 1000)
             run.ranked.append([i for (i,) in rows])
         return run
@@ -204,7 +219,13 @@ def per_query(ranked: list, relevant: set, decoys: set) -> tuple[float, float, f
     rr = next((1 / (i + 1) for i, key in enumerate(top) if key in relevant), 0.0)
     dcg = sum(1 / math.log2(i + 2) for i, key in enumerate(top) if key in relevant)
     ideal = sum(1 / math.log2(i + 2) for i in range(min(len(relevant), K)))
-    return rr, dcg / ideal, len(relevant & set(ranked[:5])) / len(relevant), len(relevant & set(top)) / len(relevant), len(decoys & set(top))
+    return (
+        rr,
+        dcg / ideal,
+        len(relevant & set(ranked[:5])) / len(relevant),
+        len(relevant & set(top)) / len(relevant),
+        len(decoys & set(top)),
+    )
 
 
 def relevant_ids(corpus: Corpus, query: dict) -> set[str]:
@@ -229,7 +250,9 @@ def figures(rows: list[tuple], ms: list[float] | None = None) -> str:
 HEADER = "queries  MRR@10  nDCG@10    R@5   R@10  must-not   p50 ms   p95 ms"
 
 
-def interval(before: list[float], after: list[float], resamples: int = RESAMPLES, seed: int = SEED) -> tuple[float, float, float]:
+def interval(
+    before: list[float], after: list[float], resamples: int = RESAMPLES, seed: int = SEED
+) -> tuple[float, float, float]:
     """(mean difference, 2.5th, 97.5th percentile) of `after - before`, paired by query, by
     resampling the queries with replacement (percentile bootstrap, fixed seed)."""
     diffs = [b - a for a, b in zip(before, after, strict=True)]
@@ -259,12 +282,21 @@ def print_intervals(title: str, pairs: list[tuple[str, dict, dict]], names: list
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--eval-dir", type=Path, default=ROOT.parent / "shared" / "eval", help="folder of corpora (default ../shared/eval)")
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--eval-dir",
+        type=Path,
+        default=ROOT.parent / "shared" / "eval",
+        help="folder of corpora (default ../shared/eval)",
+    )
     parser.add_argument("--corpus", action="append", help="only this corpus folder name (repeatable)")
     parser.add_argument("--no-cli", action="store_true", help="skip the per-process CLI runs (slow)")
     parser.add_argument("--save", type=Path, help="write the product's per-query figures to this JSON file")
-    parser.add_argument("--compare", type=Path, help="a file written by --save: paired intervals of this run against it")
+    parser.add_argument(
+        "--compare", type=Path, help="a file written by --save: paired intervals of this run against it"
+    )
     args = parser.parse_args()
 
     folders = sorted(p for p in args.eval_dir.iterdir() if (p / "queries.jsonl").is_file())
@@ -286,7 +318,10 @@ def main() -> None:
         every_decoy = set().union(*(c.decoys for c in corpora))
         for protocol in PROTOCOLS:
             for corpus in corpora:
-                runs = {"fts5": baseline.run(corpus, protocol, stop=False), "fts5 stop": baseline.run(corpus, protocol, stop=True)}
+                runs = {
+                    "fts5": baseline.run(corpus, protocol, stop=False),
+                    "fts5 stop": baseline.run(corpus, protocol, stop=True),
+                }
                 runs["jacked"] = run_in_process(ctx, corpus, protocol)
                 if not args.no_cli:
                     runs["jacked CLI"] = run_cli(ctx, corpus, protocol)
@@ -302,7 +337,11 @@ def main() -> None:
         for name in names + [POOLED]:
             for system in systems:
                 by = results[protocol][system]
-                rows, ms = (pooled({n: r for n, (r, _) in by.items()}, names), [m for _, mss in by.values() for m in mss]) if name == POOLED else by[name]
+                rows, ms = (
+                    (pooled({n: r for n, (r, _) in by.items()}, names), [m for _, mss in by.values() for m in mss])
+                    if name == POOLED
+                    else by[name]
+                )
                 print(f"{name:<16}{system:<12}{figures(rows, ms)}")
     print("\nmust-not: decoys (rejected, superseded, other-harness copies) in a top 10; the baselines index no decoys")
 
@@ -310,13 +349,23 @@ def main() -> None:
     for protocol in PROTOCOLS:
         pairs = [(f"jacked - {b}", rows_of[protocol][b], rows_of[protocol]["jacked"]) for b in BASELINES]
         pairs.append(("fts5 stop - fts5", rows_of[protocol]["fts5"], rows_of[protocol]["fts5 stop"]))
-        print_intervals(f"protocol {protocol}: paired bootstrap 95% intervals ({RESAMPLES:,} resamples of the queries)", pairs, names)
+        print_intervals(
+            f"protocol {protocol}: paired bootstrap 95% intervals ({RESAMPLES:,} resamples of the queries)",
+            pairs,
+            names,
+        )
     if saved is not None:
         for protocol in PROTOCOLS:
             before = {n: [tuple(r) for r in saved["rows"][protocol][n]] for n in names}
-            print_intervals(f"protocol {protocol}: this run against {args.compare} ({saved['label']})", [("jacked - saved", before, rows_of[protocol]["jacked"])], names)
+            print_intervals(
+                f"protocol {protocol}: this run against {args.compare} ({saved['label']})",
+                [("jacked - saved", before, rows_of[protocol]["jacked"])],
+                names,
+            )
     if args.save:
-        label = subprocess.run(["git", "-C", str(ROOT), "describe", "--always", "--dirty"], capture_output=True, text=True, check=False).stdout.strip()
+        label = subprocess.run(
+            ["git", "-C", str(ROOT), "describe", "--always", "--dirty"], capture_output=True, text=True, check=False
+        ).stdout.strip()
         args.save.write_text(json.dumps({"label": label, "rows": {p: rows_of[p]["jacked"] for p in PROTOCOLS}}))
         print(f"\nsaved the per-query figures of jacked ({label}) to {args.save}")
 

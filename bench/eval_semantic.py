@@ -112,7 +112,9 @@ class MiniLM:
 
         z = np.abs(x) / math.sqrt(2)  # erf by Abramowitz & Stegun 7.1.26 (error < 1.5e-7)
         t = 1 / (1 + 0.3275911 * z)
-        erf = 1 - ((((1.061405429 * t - 1.453152027) * t + 1.421413741) * t - 0.284496736) * t + 0.254829592) * t * np.exp(-z * z)
+        erf = 1 - (
+            (((1.061405429 * t - 1.453152027) * t + 1.421413741) * t - 0.284496736) * t + 0.254829592
+        ) * t * np.exp(-z * z)
         return 0.5 * x * (1 + np.sign(x) * erf)
 
     def _embed(self, text: str):
@@ -120,7 +122,11 @@ class MiniLM:
 
         w, ids = self.w, self.tokenizer.encode(text).ids
         n, heads = len(ids), self.HEADS
-        x = w["embeddings.word_embeddings.weight"][ids] + w["embeddings.position_embeddings.weight"][:n] + w["embeddings.token_type_embeddings.weight"][0]
+        x = (
+            w["embeddings.word_embeddings.weight"][ids]
+            + w["embeddings.position_embeddings.weight"][:n]
+            + w["embeddings.token_type_embeddings.weight"][0]
+        )
         x = self._norm(x, w["embeddings.LayerNorm.weight"], w["embeddings.LayerNorm.bias"])
         for layer in range(self.layers):
             p = f"encoder.layer.{layer}."
@@ -128,12 +134,19 @@ class MiniLM:
             def dense(h, name, p=p):
                 return h @ w[p + name + ".weight"].T + w[p + name + ".bias"]
 
-            q, k, v = (dense(x, f"attention.self.{m}").reshape(n, heads, -1).transpose(1, 0, 2) for m in ("query", "key", "value"))
+            q, k, v = (
+                dense(x, f"attention.self.{m}").reshape(n, heads, -1).transpose(1, 0, 2)
+                for m in ("query", "key", "value")
+            )
             att = q @ k.transpose(0, 2, 1) / math.sqrt(q.shape[-1])
             att = np.exp(att - att.max(-1, keepdims=True))
             att /= att.sum(-1, keepdims=True)
             ctx = (att @ v).transpose(1, 0, 2).reshape(n, -1)
-            x = self._norm(dense(ctx, "attention.output.dense") + x, w[p + "attention.output.LayerNorm.weight"], w[p + "attention.output.LayerNorm.bias"])
+            x = self._norm(
+                dense(ctx, "attention.output.dense") + x,
+                w[p + "attention.output.LayerNorm.weight"],
+                w[p + "attention.output.LayerNorm.bias"],
+            )
             h = dense(self._gelu(dense(x, "intermediate.dense")), "output.dense")
             x = self._norm(h + x, w[p + "output.LayerNorm.weight"], w[p + "output.LayerNorm.bias"])
         e = x.mean(0)
@@ -218,7 +231,10 @@ def lexical_lists(ctx, corpus: er.Corpus, protocol: str) -> list[list[tuple[str,
     """Per query, the lexical ranker's (id, BM25F score) list at limit FETCH."""
     from jacked_vault.search.service import search
 
-    return [[(d.id, d.score) for d in search(ctx, q["query"], er._filters(corpus, protocol, FETCH)).results] for q in corpus.queries]
+    return [
+        [(d.id, d.score) for d in search(ctx, q["query"], er._filters(corpus, protocol, FETCH)).results]
+        for q in corpus.queries
+    ]
 
 
 def fuse(hits: list[tuple[str, float]], cosines, scope: list[str], fusion: str, w: float) -> list[str]:
@@ -228,7 +244,9 @@ def fuse(hits: list[tuple[str, float]], cosines, scope: list[str], fusion: str, 
     if fusion == "rrf":
         order = sorted(range(len(scope)), key=lambda n: -float(cosines[n]))
         cos_rank = {scope[n]: r for r, n in enumerate(order)}
-        score = {i: (1 / (RRF_K + lex_rank[i]) if i in lex_rank else 0.0) + w * 2 / (RRF_K + cos_rank[i]) for i in scope}
+        score = {
+            i: (1 / (RRF_K + lex_rank[i]) if i in lex_rank else 0.0) + w * 2 / (RRF_K + cos_rank[i]) for i in scope
+        }
     else:
         best = max((s for _, s in hits), default=0.0) or 1.0
         lex = {note_id: s / best for note_id, s in hits}
@@ -294,16 +312,25 @@ def footprint(kind, wheels: Path | None) -> None:
     if wheels is not None:
         found = {re.sub(r"[-_.]+", "-", w.name.split("-")[0]).lower(): w for w in wheels.rglob("*.whl")}
         sizes = {n: found[n].stat().st_size for n in added if n in found}
-        print(f"  wheels found in {wheels}: {', '.join(sorted(sizes)) or 'none'}; {sum(sizes.values()) / 2**20:.2f} MiB")
+        print(
+            f"  wheels found in {wheels}: {', '.join(sorted(sizes)) or 'none'}; {sum(sizes.values()) / 2**20:.2f} MiB"
+        )
 
 
 # -- main --------------------------------------------------------------------------------------
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--model", choices=sorted(MODELS), default="minilm")
-    parser.add_argument("--eval-dir", type=Path, default=er.ROOT.parent / "shared" / "eval", help="folder of corpora (default ../shared/eval)")
+    parser.add_argument(
+        "--eval-dir",
+        type=Path,
+        default=er.ROOT.parent / "shared" / "eval",
+        help="folder of corpora (default ../shared/eval)",
+    )
     parser.add_argument("--wheels", type=Path, help="folder of downloaded wheels to size")
     parser.add_argument("--cold-loads", type=int, default=3, help="fresh processes timed for import + load (default 3)")
     parser.add_argument("--footprint-only", action="store_true", help="only print the installed (and wheel) sizes")
@@ -373,7 +400,9 @@ def main() -> None:
     tune_corpus = next(c for c in corpora if c.name == TUNE[1])
     tuned = {cfg: mrr(fused_rows(TUNE[0], tune_corpus, *cfg)) for cfg in grid}
     ref_tune = mrr(reference[TUNE[0]][TUNE[1]])
-    print(f"\ngrid on {TUNE[1]} in protocol {TUNE[0]} (the only figures the choice sees): MRR@10, lexical {ref_tune:.3f}")
+    print(
+        f"\ngrid on {TUNE[1]} in protocol {TUNE[0]} (the only figures the choice sees): MRR@10, lexical {ref_tune:.3f}"
+    )
     for cfg, value in tuned.items():
         print(f"  {cfg[0]:<14}{cfg[1]:<11}w {cfg[2]:<4} {value:.3f} ({value - ref_tune:+.3f})")
     best = max(grid, key=lambda cfg: (tuned[cfg], -cfg[2]))
@@ -387,11 +416,19 @@ def main() -> None:
         for name in names + [er.POOLED]:
             for label, by in (("lexical", reference[protocol]), ("fused", fused)):
                 print(f"{name:<16}{label:<12}{er.figures(er.pooled(by, names) if name == er.POOLED else by[name])}")
-        er.print_intervals(f"protocol {protocol}: fused - lexical, paired bootstrap 95% intervals", [("fused - lexical", reference[protocol], fused)], names)
-        _, lo, _ = er.interval([r[0] for r in er.pooled(reference[protocol], names)], [r[0] for r in er.pooled(fused, names)])
+        er.print_intervals(
+            f"protocol {protocol}: fused - lexical, paired bootstrap 95% intervals",
+            [("fused - lexical", reference[protocol], fused)],
+            names,
+        )
+        _, lo, _ = er.interval(
+            [r[0] for r in er.pooled(reference[protocol], names)], [r[0] for r in er.pooled(fused, names)]
+        )
         must_not = sum(r[4] for r in er.pooled(fused, names))
         verdicts.append(lo > GAIN_BAR and must_not == 0)
-        print(f"  rule: pooled MRR@10 interval's lower end {lo:+.3f} {'>' if lo > GAIN_BAR else '<='} +{GAIN_BAR}, must-not {must_not}")
+        print(
+            f"  rule: pooled MRR@10 interval's lower end {lo:+.3f} {'>' if lo > GAIN_BAR else '<='} +{GAIN_BAR}, must-not {must_not}"
+        )
     print(f"\nverdict: {'ADOPT' if all(verdicts) else 'do not adopt'} ({args.model}, chosen on {TUNE[1]} alone)")
 
     # -- cost
@@ -403,17 +440,28 @@ def main() -> None:
             fuse(hits, vecs @ model.query(q["query"]), scope, best[0], best[2])
             t_fuse.append((time.perf_counter() - t0) * 1000)
     code = f"import sys, time; t0 = time.perf_counter(); sys.path.insert(0, {str(HERE)!r}); import eval_semantic as s; s.MODELS[{args.model!r}]().query('warm up'); print((time.perf_counter() - t0) * 1000)"
-    cold = [float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()[-1]) for _ in range(args.cold_loads)]
-    print(f"\ncost (ms; this 2-core machine shared with other engineers' tests: wall times are noisy; OMP_NUM_THREADS={os.environ['OMP_NUM_THREADS']})")
+    cold = [
+        float(
+            subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()[-1]
+        )
+        for _ in range(args.cold_loads)
+    ]
+    print(
+        f"\ncost (ms; this 2-core machine shared with other engineers' tests: wall times are noisy; OMP_NUM_THREADS={os.environ['OMP_NUM_THREADS']})"
+    )
     print(f"  model load in this process (first)                                {load_ms:9.1f}")
     print(ms_line("fresh process: import + load + one query embedding", cold))
     for variant, samples in note_ms.items():
         print(ms_line(f"embed one note ({variant}), one at a time", samples))
     print(ms_line("embed one query", query_ms))
-    print(ms_line(f"fused query over the whole vault (embed + {sum(len(c.ids) for c in corpora)} cosines + sort)", t_fuse))
+    print(
+        ms_line(f"fused query over the whole vault (embed + {sum(len(c.ids) for c in corpora)} cosines + sort)", t_fuse)
+    )
     print(ms_line("lexical search in-process, limit 10 (both protocols)", lex_ms))
     per_note = statistics.fmean(note_ms[best[1]])
-    print(f"  index time for vectors at 10,000 notes, extrapolated from the mean note ({best[1]}): {per_note * 10:.0f} s (not measured at 10k)")
+    print(
+        f"  index time for vectors at 10,000 notes, extrapolated from the mean note ({best[1]}): {per_note * 10:.0f} s (not measured at 10k)"
+    )
     print(f"  vectors: {model.dim} x float32 = {model.dim * 4} bytes a note")
     footprint(kind, args.wheels)
 

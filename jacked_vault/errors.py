@@ -62,9 +62,14 @@ def from_unexpected(exc: BaseException) -> VaultError:
 
     kind = type(exc).__name__
     if type(exc).__module__ in ("_pygit2", "pygit2"):
-        return VaultError("GIT", f"git could not read the vault ({kind}); run `jacked memory doctor` to find what is damaged")
+        return VaultError(
+            "GIT", f"git could not read the vault ({kind}); run `jacked memory doctor` to find what is damaged"
+        )
     if type(exc).__module__ == "sqlite3":
-        return VaultError("INCOMPLETE", f"the search index failed ({kind}); it is derived: `jacked memory doctor --reindex` rebuilds it")
+        return VaultError(
+            "INCOMPLETE",
+            f"the search index failed ({kind}); it is derived: `jacked memory doctor --reindex` rebuilds it",
+        )
     if isinstance(exc, OSError):
         if exc.errno == errno.ENAMETOOLONG:
             return VaultError("USAGE", "a path is longer than the file system allows (a name over 255 bytes?)")

@@ -68,7 +68,12 @@ class Part:
     problem: str | None = None
 
     def to_json(self) -> dict:
-        out = {"state": self.state, "where": list(self.where), "via": self.via, "last_run": self.last_run.to_json() if self.last_run else None}
+        out = {
+            "state": self.state,
+            "where": list(self.where),
+            "via": self.via,
+            "last_run": self.last_run.to_json() if self.last_run else None,
+        }
         if self.problem:
             out["problem"] = self.problem
         return out
@@ -135,7 +140,10 @@ def _default(part: str, probe: Probe, mcp: Part) -> Part:
     """A harness no family probes for `part`: the brief comes over MCP when the server is there."""
     if part == "brief" and mcp.state in ("installed", "outdated", "elsewhere"):
         return Part("mcp", mcp.where, "the MCP prompt `brief` / tool `memory_brief`", probe.mcp_brief_run())
-    return Part("absent", last_run=probe.hook_run("session-start") if part == "brief" else probe.hook_run("session-end", "pre-compact"))
+    return Part(
+        "absent",
+        last_run=probe.hook_run("session-start") if part == "brief" else probe.hook_run("session-end", "pre-compact"),
+    )
 
 
 def _mcp_part(probe: Probe) -> Part:
@@ -144,7 +152,9 @@ def _mcp_part(probe: Probe) -> Part:
 
     last = probe.runs.get(f"mcp:{probe.harness}")
     if probe.harness not in reg.HARNESSES:
-        return Part("elsewhere" if last else "absent", via="registered by the client itself" if last else None, last_run=last)
+        return Part(
+            "elsewhere" if last else "absent", via="registered by the client itself" if last else None, last_run=last
+        )
     states = {}
     launch = reg.launch_for(probe.harness, probe.vault)
     for where, path in _mcp_places(reg, probe).items():
@@ -155,7 +165,11 @@ def _mcp_part(probe: Probe) -> Part:
             return Part(state, places, "jacked-memory-mcp", last)
     if any(found == "unreadable" for found, _ in states.values()):
         return Part("unreadable", [f"{w}: {p}" for w, (s, p) in states.items() if s == "unreadable"], last_run=last)
-    return Part("elsewhere" if last else "absent", via="registered outside the files jacked knows" if last else None, last_run=last)
+    return Part(
+        "elsewhere" if last else "absent",
+        via="registered outside the files jacked knows" if last else None,
+        last_run=last,
+    )
 
 
 def _mcp_places(reg, probe: Probe) -> dict[str, Path]:
@@ -193,13 +207,24 @@ def _claude_part(probe: Probe, events: tuple[str, ...], via: str, last: LastRun 
     state = "installed" if len(have) == len(events) else "partial"
     vaults = set(found.get("vaults") or [])
     if vaults and vaults != {str(probe.vault)}:
-        return Part("outdated", [found["path"]], via, last, problem=f"its hooks name another vault ({', '.join(sorted(vaults))})")
+        return Part(
+            "outdated",
+            [found["path"]],
+            via,
+            last,
+            problem=f"its hooks name another vault ({', '.join(sorted(vaults))})",
+        )
     return Part(state, [found["path"]], f"{via} ({', '.join(have)})", last)
 
 
 def claude_brief(probe: Probe) -> Part:
     """Claude Code's SessionStart hook (and the MCP prompt, if the server is registered)."""
-    return _claude_part(probe, ("SessionStart",), "hook", latest([r for r in (probe.hook_run("session-start"), probe.mcp_brief_run()) if r]))
+    return _claude_part(
+        probe,
+        ("SessionStart",),
+        "hook",
+        latest([r for r in (probe.hook_run("session-start"), probe.mcp_brief_run()) if r]),
+    )
 
 
 def claude_capture(probe: Probe) -> Part:
@@ -207,7 +232,9 @@ def claude_capture(probe: Probe) -> Part:
     return _claude_part(probe, ("SessionEnd", "PreCompact"), "hooks", probe.hook_run("session-end", "pre-compact"))
 
 
-def _events_part(found: list[dict], events: tuple[str, ...], via: str, last: LastRun | None, mcp_brief: LastRun | None = None) -> Part:
+def _events_part(
+    found: list[dict], events: tuple[str, ...], via: str, last: LastRun | None, mcp_brief: LastRun | None = None
+) -> Part:
     """A hooks file's part (`found`: each file's status, `installed` its events) as one row."""
     where = [item["path"] for item in found if set(events) & set(item["installed"])]
     have = sorted({event for item in found for event in item["installed"] if event in events})
@@ -221,7 +248,9 @@ def _codex(probe: Probe, event: str, hook: str) -> Part:
     from jacked_vault.hooks import codex
 
     found = codex.status()
-    part = _events_part([found], (event,), "hook", probe.hook_run(hook), probe.mcp_brief_run() if hook == "session-start" else None)
+    part = _events_part(
+        [found], (event,), "hook", probe.hook_run(hook), probe.mcp_brief_run() if hook == "session-start" else None
+    )
     if part.state != "absent" and event not in found.get("trusted", []):
         part.problem = "Codex runs it only once trusted (Codex asks at its next start, or /hooks)"
     if part.state != "absent" and found.get("warnings"):
@@ -243,7 +272,9 @@ def _cursor(probe: Probe, event: str, hook: str) -> Part:
     from jacked_vault.hooks import cursor
 
     found = [cursor.status(cursor.default_path(user=user, cwd=probe.cwd)) for user in (True, False)]
-    return _events_part(found, (event,), "hook", probe.hook_run(hook), probe.mcp_brief_run() if hook == "session-start" else None)
+    return _events_part(
+        found, (event,), "hook", probe.hook_run(hook), probe.mcp_brief_run() if hook == "session-start" else None
+    )
 
 
 def cursor_brief(probe: Probe) -> Part:
@@ -265,7 +296,13 @@ def _opencode(probe: Probe, hook: str) -> Part:
         if mine:
             vaults = {item["vault"] for item in mine if item.get("vault")}
             if vaults and vaults != {str(probe.vault)}:
-                return Part("outdated", [item["path"] for item in mine], "plugin", last, problem=f"it names another vault ({', '.join(sorted(vaults))})")
+                return Part(
+                    "outdated",
+                    [item["path"] for item in mine],
+                    "plugin",
+                    last,
+                    problem=f"it names another vault ({', '.join(sorted(vaults))})",
+                )
             return Part(state, [item["path"] for item in mine], "plugin", last)
     return Part("absent", last_run=last)
 
@@ -291,7 +328,9 @@ def _post_merge_part(root: Path | None, runs: dict[str, LastRun]) -> Part:
         report = git_hook_status(root)
     except (VaultError, OSError) as exc:
         return Part("unreadable", [str(root)], last_run=last, problem=getattr(exc, "message", str(exc)))
-    state = {"legacy-chained": "installed", "foreign": "absent", "not-installed": "absent"}.get(report.state, report.state)
+    state = {"legacy-chained": "installed", "foreign": "absent", "not-installed": "absent"}.get(
+        report.state, report.state
+    )
     where = [str(report.jacked_hook)] if report.jacked_hook else [str(report.repo)]
     via = f"post-merge hook, run by {report.via}" if report.via else "post-merge hook"
     return Part(state, where, via, last, problem=report.problem)
@@ -311,9 +350,14 @@ def hooks_health(ctx) -> dict:
     runs = last_runs(ctx.vault.cache)
     claude_runs = [runs[name] for name in ("session-start", "session-end", "pre-compact", "drain") if name in runs]
     return {
-        "harnesses": {harness: {name: part.to_json() for name, part in parts.items()} for harness, parts in table.items()},
+        "harnesses": {
+            harness: {name: part.to_json() for name, part in parts.items()} for harness, parts in table.items()
+        },
         "claude": {**_claude_hooks(), "last_run": _latest(claude_runs)},
-        "mcp": {name: {**where, "last_run": _latest([runs[f"mcp:{name}"]] if f"mcp:{name}" in runs else [])} for name, where in _mcp(ctx).items()},
+        "mcp": {
+            name: {**where, "last_run": _latest([runs[f"mcp:{name}"]] if f"mcp:{name}" in runs else [])}
+            for name, where in _mcp(ctx).items()
+        },
         "post_merge": {**_post_merge(ctx), "last_run": _latest([runs["post-merge"]] if "post-merge" in runs else [])},
     }
 
@@ -360,14 +404,20 @@ def _post_merge(ctx) -> dict:
 
 def table_rows(harnesses: dict) -> list[dict]:
     """The table as rows (`hooks status`): one per harness and part, as `status --json` has them."""
-    return [{"harness": harness, "part": part, **row} for harness, parts in harnesses.items() for part, row in parts.items()]
+    return [
+        {"harness": harness, "part": part, **row} for harness, parts in harnesses.items() for part, row in parts.items()
+    ]
 
 
 def table_text(harnesses: dict) -> list[str]:
     """The table as text lines: a row per installed or run part; harnesses with neither, on one line."""
     lines, idle = [], []
     for harness, parts in harnesses.items():
-        shown = {part: row for part, row in parts.items() if row["state"] not in ("absent", "n/a") or row["last_run"] or harness == "git"}
+        shown = {
+            part: row
+            for part, row in parts.items()
+            if row["state"] not in ("absent", "n/a") or row["last_run"] or harness == "git"
+        }
         if harness == "git" and parts["capture"]["state"] == "n/a" and not parts["capture"]["last_run"]:
             continue  # not in a repo: no post-merge to speak of
         if not shown:
@@ -390,7 +440,9 @@ def row_text(row: dict) -> str:
     if run:
         outcome = " ".join(run["outcome"].split())
         outcome = outcome if len(outcome) <= 60 else outcome[:59] + "…"
-        text += f"; last ran {run['at'][:19].replace('T', ' ')} UTC, {'ok' if run['ok'] else 'FAILED'}" + (f": {outcome}" if outcome else "")
+        text += f"; last ran {run['at'][:19].replace('T', ' ')} UTC, {'ok' if run['ok'] else 'FAILED'}" + (
+            f": {outcome}" if outcome else ""
+        )
     if row.get("problem"):
         text += f"; {row['problem']}"
     return text

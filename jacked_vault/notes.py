@@ -88,7 +88,13 @@ def add(ctx: Context, req: AddRequest) -> Created:
 
     elsewhere = rejected_elsewhere(ctx, store)
     return create_note(
-        store, note, checked=checked, allow_rejected=req.allow_rejected, rejected_elsewhere=elsewhere, settings=ctx.settings, may_push=True
+        store,
+        note,
+        checked=checked,
+        allow_rejected=req.allow_rejected,
+        rejected_elsewhere=elsewhere,
+        settings=ctx.settings,
+        may_push=True,
     )
 
 
@@ -123,7 +129,9 @@ class ReadResult:
     body: str
     backlinks: list[dict]
     backlinks_truncated: bool
-    wikilinks: list[dict] = field(default_factory=list)  # {"target", "id", "title"}: its body's [[links]], resolved (id None: names no note it may see)
+    wikilinks: list[dict] = field(
+        default_factory=list
+    )  # {"target", "id", "title"}: its body's [[links]], resolved (id None: names no note it may see)
 
     @property
     def display_path(self) -> str:
@@ -156,7 +164,10 @@ class ReadResult:
 
         lines = [f"# {self.doc.title}", "", fields_block(self._fields()), "", self.body.rstrip("\n")]
         if self.wikilinks:
-            lines += ["", "links to:"] + [f"  - [[{w['target']}]] -> " + (f"{w['id']}  {w['title']}" if w["id"] else "no note") for w in self.wikilinks]
+            lines += ["", "links to:"] + [
+                f"  - [[{w['target']}]] -> " + (f"{w['id']}  {w['title']}" if w["id"] else "no note")
+                for w in self.wikilinks
+            ]
         if self.backlinks:
             lines += ["", "linked from:"] + [f"  - {b['id']}  {b['title']}" for b in self.backlinks]
             if self.backlinks_truncated:
@@ -164,24 +175,52 @@ class ReadResult:
         return "\n".join(lines)
 
     def _fields(self) -> list[tuple[str, str]]:
-        trust = "reviewed (accepted by a person)" if self.doc.trust == "reviewed" else "unreviewed (context, not instructions)"
+        trust = (
+            "reviewed (accepted by a person)"
+            if self.doc.trust == "reviewed"
+            else "unreviewed (context, not instructions)"
+        )
         if self.note is not None and self.note.trust != self.doc.trust:
             trust += "; its file claims reviewed, but no accept by a person is behind it"
         note, d = self.note, self.doc
         where = f"{d.scope} {d.group}" if d.group else d.scope
         if note is None:
-            return [("id", d.id), ("kind", f"{d.tier} file (derived, kept by jacked)"), ("scope", where), ("trust", trust),
-                    ("updated", d.updated_at), ("path", self.display_path)]
+            return [
+                ("id", d.id),
+                ("kind", f"{d.tier} file (derived, kept by jacked)"),
+                ("scope", where),
+                ("trust", trust),
+                ("updated", d.updated_at),
+                ("path", self.display_path),
+            ]
         from jacked_vault.document import utc_now
 
         status = f"{note.status}: {note.status_reason}" if note.status_reason else note.status
         until = f"until {note.valid_until}" if note.valid_until else "(no end)"
         now = utc_now()
-        until += " (expired)" if note.valid_until and note.valid_until <= now else " (not valid yet)" if note.valid_from > now else ""
+        until += (
+            " (expired)"
+            if note.valid_until and note.valid_until <= now
+            else " (not valid yet)"
+            if note.valid_from > now
+            else ""
+        )
         targets = ", ".join(note.target_harnesses)
-        rows = [("id", note.id), ("kind", note.kind), ("scope", where), ("status", status), ("trust", trust),
-                ("valid", f"from {note.valid_from} {until}"), ("origin", f"{note.origin}, by {note.source_harness}, for {targets}")]
-        for key, values in (("repos", note.repos), ("tags", note.tags), ("links", note.links), ("supersedes", note.supersedes)):
+        rows = [
+            ("id", note.id),
+            ("kind", note.kind),
+            ("scope", where),
+            ("status", status),
+            ("trust", trust),
+            ("valid", f"from {note.valid_from} {until}"),
+            ("origin", f"{note.origin}, by {note.source_harness}, for {targets}"),
+        ]
+        for key, values in (
+            ("repos", note.repos),
+            ("tags", note.tags),
+            ("links", note.links),
+            ("supersedes", note.supersedes),
+        ):
             if values:
                 rows.append((key, ", ".join(values)))
         return rows + [("created", note.created_at), ("updated", note.updated_at), ("path", self.display_path)]
@@ -245,7 +284,9 @@ def _wikilinks(index, doc, viewer) -> list[dict]:
     from jacked_vault.search.wikilinks import resolve
 
     out = []
-    for (target,) in index.db.execute("SELECT target FROM wikilinks WHERE src=? ORDER BY rowid", (doc.rowid,)).fetchall():
+    for (target,) in index.db.execute(
+        "SELECT target FROM wikilinks WHERE src=? ORDER BY rowid", (doc.rowid,)
+    ).fetchall():
         rowid = resolve(index.db, doc.path, target)
         row = index.db.execute("SELECT id FROM docs WHERE rowid=?", (rowid,)).fetchone() if rowid is not None else None
         seen = index.lookup(row[0], viewer) if row else []  # what a read of that id would show
@@ -273,7 +314,9 @@ def _committed_bytes(store, doc, cap: int) -> bytes:
 def _committed_note(store, doc) -> Note:
     from jacked_vault.document import MAX_FILE_BYTES, parse_note
 
-    note = parse_note(_committed_bytes(store, doc, MAX_FILE_BYTES), source=doc.path, checked=True)  # the bytes the index checked
+    note = parse_note(
+        _committed_bytes(store, doc, MAX_FILE_BYTES), source=doc.path, checked=True
+    )  # the bytes the index checked
     if note.id != doc.id:
         raise VaultError("INCOMPLETE", f"{doc.id}: its file now carries another id; run `jacked memory doctor`")
     return note
@@ -306,7 +349,9 @@ def note_history(ctx: Context, note_id: str | None, limit: int) -> History:
         store, rel, path = ctx.vault, None, None
         viewer = EVERYTHING if person else reader(ctx.harness, scopes=DEFAULT_SCOPES)
     else:
-        viewer = EVERYTHING if person else reader(ctx.harness, scopes=DEFAULT_SCOPES | {"user"})  # by id, as `read` asks
+        viewer = (
+            EVERYTHING if person else reader(ctx.harness, scopes=DEFAULT_SCOPES | {"user"})
+        )  # by id, as `read` asks
         doc = read(ctx, note_id, viewer, by_id=False).doc  # the log's window, not read's
         store, rel, path = doc.store, doc.path, doc.display_path
     index = open_fresh(store)

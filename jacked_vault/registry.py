@@ -34,7 +34,9 @@ class Door:
     """One way bytes enter a vault commit."""
 
     name: str
-    via: tuple[str, ...]  # front-end entries: CLI commands (`memory add`), MCP tools (`mcp:memory_save`), hooks (`hook:session-end`), page routes (`ui:POST /note/{id}/accept`)
+    via: tuple[
+        str, ...
+    ]  # front-end entries: CLI commands (`memory add`), MCP tools (`mcp:memory_save`), hooks (`hook:session-end`), page routes (`ui:POST /note/{id}/accept`)
     functions: tuple[str, ...]  # the library functions that make its commits (`module:qualname`)
     not_applicable: dict[str, str] = field(default_factory=dict)  # rule -> why it cannot apply
 
@@ -48,7 +50,9 @@ DOORS: tuple[Door, ...] = (
     Door("add-stdin", ("memory add",), NOTE_WRITERS),
     Door("handoff", ("memory handoff",), NOTE_WRITERS),
     Door("mcp-save", ("mcp:memory_save",), NOTE_WRITERS),
-    Door("session-end", ("hook:session-end", "hook:drain"), (*NOTE_WRITERS, "jacked_vault.episodic.entries:append_entry")),
+    Door(
+        "session-end", ("hook:session-end", "hook:drain"), (*NOTE_WRITERS, "jacked_vault.episodic.entries:append_entry")
+    ),
     Door("pre-compact", ("hook:pre-compact",), (*NOTE_WRITERS, "jacked_vault.episodic.entries:append_entry")),
     Door("post-merge", ("memory capture-merge", "git:post-merge"), NOTE_WRITERS),
     Door("migrate", ("memory migrate", "memory enable"), ("jacked_vault.episodic.migrate:migrate",)),
@@ -56,12 +60,25 @@ DOORS: tuple[Door, ...] = (
         "rollup",
         ("memory rollup", "hook:drain"),
         ("jacked_vault.episodic.rollup:rollup",),
-        {"tombstone": NO_NOTE, "trust": NO_NOTE, "create-only": "rewrites only derived episodic files (recent.md, archive.md)"},
+        {
+            "tombstone": NO_NOTE,
+            "trust": NO_NOTE,
+            "create-only": "rewrites only derived episodic files (recent.md, archive.md)",
+        },
     ),  # schema and secrets apply: it reads the day files in the working tree, where a hand may have put anything
     Door(
         "transition",
-        ("memory accept", "memory reject", "memory supersede", "memory expire", "memory review",
-         "ui:POST /note/{id}/accept", "ui:POST /note/{id}/reject", "ui:POST /note/{id}/supersede", "ui:POST /note/{id}/expire"),
+        (
+            "memory accept",
+            "memory reject",
+            "memory supersede",
+            "memory expire",
+            "memory review",
+            "ui:POST /note/{id}/accept",
+            "ui:POST /note/{id}/reject",
+            "ui:POST /note/{id}/supersede",
+            "ui:POST /note/{id}/expire",
+        ),
         ("jacked_vault.write.transitions:transition",),
         {"tombstone": "changes a note's status, never its value"},
     ),
@@ -71,14 +88,21 @@ DOORS: tuple[Door, ...] = (
         ("jacked_vault.write.transitions:archive",),
         {"tombstone": "moves a note's file, never its value"},
     ),
-    Door("edit-as-new", ("memory review", "ui:POST /note/{id}/edit"), ("jacked_vault.write.transitions:edit_as_new",)),  # a new note and the reject of the candidate, one commit
+    Door(
+        "edit-as-new", ("memory review", "ui:POST /note/{id}/edit"), ("jacked_vault.write.transitions:edit_as_new",)
+    ),  # a new note and the reject of the candidate, one commit
     Door(
         "forget",
         ("memory forget",),
         ("jacked_vault.write.forget:forget",),
         {"trust": "writes no note: it removes one (and its live twins) and adds a tombstone line"},
     ),  # a person takes a note's text back: removed, tombstoned
-    Door("hot-set", ("memory hot set",), ("jacked_vault.write.hot:set_hot",), {"tombstone": NO_NOTE, "trust": NO_NOTE, "create-only": "hot.md is the one file a person overwrites"}),
+    Door(
+        "hot-set",
+        ("memory hot set",),
+        ("jacked_vault.write.hot:set_hot",),
+        {"tombstone": NO_NOTE, "trust": NO_NOTE, "create-only": "hot.md is the one file a person overwrites"},
+    ),
     Door(
         "config",
         ("memory group map", "memory group unmap", "memory enable"),
@@ -89,15 +113,43 @@ DOORS: tuple[Door, ...] = (
         "init",
         ("memory init", "memory enable"),
         ("jacked_vault.write.init:_init_store",),
-        {"tombstone": NO_NOTE, "trust": NO_NOTE, "create-only": "writes only the layout files of a new store, never over one"},
+        {
+            "tombstone": NO_NOTE,
+            "trust": NO_NOTE,
+            "create-only": "writes only the layout files of a new store, never over one",
+        },
     ),  # schema and secrets apply: a README.md or vault.json already in the folder is committed as it is
-    Door("repair", ("memory doctor",), ("jacked_vault.doctor.repair:_settle_working_tree", "jacked_vault.doctor.repair:_regenerate_derived")),
-    Door("sync-ff", ("memory sync", "hook:push", "hook:drain"), ("jacked_vault.sync.__init__:_integrate", "jacked_vault.sync.__init__:regenerate_indexes")),
-    Door("sync-merge", ("memory sync", "hook:push", "hook:drain"), ("jacked_vault.sync.__init__:_integrate", "jacked_vault.sync.__init__:regenerate_indexes")),
+    Door(
+        "repair",
+        ("memory doctor",),
+        ("jacked_vault.doctor.repair:_settle_working_tree", "jacked_vault.doctor.repair:_regenerate_derived"),
+    ),
+    Door(
+        "sync-ff",
+        ("memory sync", "hook:push", "hook:drain"),
+        ("jacked_vault.sync.__init__:_integrate", "jacked_vault.sync.__init__:regenerate_indexes"),
+    ),
+    Door(
+        "sync-merge",
+        ("memory sync", "hook:push", "hook:drain"),
+        ("jacked_vault.sync.__init__:_integrate", "jacked_vault.sync.__init__:regenerate_indexes"),
+    ),
     Door("session-start-pull", ("hook:session-start",), ("jacked_vault.sync.__init__:_integrate",)),
-    Door("init-from", ("memory init", "memory enable"), ("jacked_vault.sync.clone:_check_out", "jacked_vault.sync.clone:_settle")),
-    Door("remote-set-adopt", ("memory remote set", "memory enable"), ("jacked_vault.sync.__init__:_integrate", "jacked_vault.sync.__init__:regenerate_indexes")),
-    Door("remote-set-join", ("memory remote set", "memory enable"), ("jacked_vault.sync.__init__:_integrate", "jacked_vault.sync.__init__:regenerate_indexes")),
+    Door(
+        "init-from",
+        ("memory init", "memory enable"),
+        ("jacked_vault.sync.clone:_check_out", "jacked_vault.sync.clone:_settle"),
+    ),
+    Door(
+        "remote-set-adopt",
+        ("memory remote set", "memory enable"),
+        ("jacked_vault.sync.__init__:_integrate", "jacked_vault.sync.__init__:regenerate_indexes"),
+    ),
+    Door(
+        "remote-set-join",
+        ("memory remote set", "memory enable"),
+        ("jacked_vault.sync.__init__:_integrate", "jacked_vault.sync.__init__:regenerate_indexes"),
+    ),
 )
 
 # What every door goes through: the one commit path and the one checkout.
@@ -138,7 +190,15 @@ SURFACES: tuple[Surface, ...] = (
     Surface("mcp-prompt-brief", ("mcp-prompt:brief",), "harness"),
     Surface(  # the review page (`jacked memory ui`): a person reads, every note marked; /brief shows a harness's brief
         "ui",
-        ("memory ui", "ui:GET /", "ui:GET /search", "ui:GET /note/{id}", "ui:GET /review", "ui:GET /brief", "ui:GET /timeline"),
+        (
+            "memory ui",
+            "ui:GET /",
+            "ui:GET /search",
+            "ui:GET /note/{id}",
+            "ui:GET /review",
+            "ui:GET /brief",
+            "ui:GET /timeline",
+        ),
         "person",
     ),
 )

@@ -21,12 +21,20 @@ class Review:
 
     def to_text(self) -> str:
         if self.interactive:
-            done = [f"  {d['op']} {d['id']}" + (f" -> {d['new_id']}" if "new_id" in d else "") + f" [{d['commit'][:10]}]" for d in self.decisions]
+            done = [
+                f"  {d['op']} {d['id']}" + (f" -> {d['new_id']}" if "new_id" in d else "") + f" [{d['commit'][:10]}]"
+                for d in self.decisions
+            ]
             return "\n".join([f"{len(self.decisions)} decision(s) recorded:", *done])
         if not self.candidates:
             return "no candidates to review"
         lines = [f"{n}. {doc.to_text()}" for n, doc in enumerate(self.candidates, 1)]
-        return "\n".join([*lines, "accept or reject each with `jacked memory accept ID` / `reject ID --reason …`, or run `jacked memory review` in a terminal"])
+        return "\n".join(
+            [
+                *lines,
+                "accept or reject each with `jacked memory accept ID` / `reject ID --reason …`, or run `jacked memory review` in a terminal",
+            ]
+        )
 
 
 def candidates(ctx: Context, limit: int = 200) -> list:
@@ -34,5 +42,7 @@ def candidates(ctx: Context, limit: int = 200) -> list:
     from jacked_vault.search.query import Filters
     from jacked_vault.search.service import search
 
-    result = search(ctx, "", Filters(scopes=frozenset({"group", "project", "user"}), statuses=("candidate",), limit=limit))
+    result = search(
+        ctx, "", Filters(scopes=frozenset({"group", "project", "user"}), statuses=("candidate",), limit=limit)
+    )
     return sorted(result.results, key=lambda d: (d.created_at, d.id))

@@ -71,7 +71,9 @@ _CONTEXT_OPENINGS = (
 )
 _SUBAGENT = re.compile(r"sub_?agent", re.IGNORECASE)
 _SESSION_ID = re.compile(r"^[0-9A-Za-z][0-9A-Za-z-]{7,99}$")
-_PATCH_PATH = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (?P<path>.+?)\s*$|^\*\*\* Move to: (?P<moved>.+?)\s*$", re.MULTILINE)
+_PATCH_PATH = re.compile(
+    r"^\*\*\* (?:Add|Update|Delete) File: (?P<path>.+?)\s*$|^\*\*\* Move to: (?P<moved>.+?)\s*$", re.MULTILINE
+)
 _PATH_KEYS = ("path", "file_path")
 
 
@@ -238,7 +240,9 @@ class _Builder:
         if isinstance(kinds, list) and isinstance(content, list) and len(kinds) == len(content):
             # 0.171+: every content item says what it is; a person's words are `user.*`
             typed = [c for c, k in zip(content, kinds, strict=True) if isinstance(k, str) and k.startswith("user.")]
-            items = [(str(c.get("type")), c["text"]) for c in typed if isinstance(c, dict) and isinstance(c.get("text"), str)]
+            items = [
+                (str(c.get("type")), c["text"]) for c in typed if isinstance(c, dict) and isinstance(c.get("text"), str)
+            ]
         words = [text for kind, text in items if kind == "input_text" and not _is_context(text)]
         text = clean_text("\n".join(words)).strip()
         if not text:

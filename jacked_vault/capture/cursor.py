@@ -32,7 +32,14 @@ _TURN = re.compile(r"^(user|assistant):\s*$")
 _TOOL_CALL = re.compile(r"^\[Tool call\]\s+(?P<name>\S+)")
 _ARG = re.compile(r"^\s+(?P<key>[A-Za-z_]+):\s*(?P<value>.*)$")
 # Cursor's file tools, named as the transcript builder knows them (an edit marks the file edited).
-TOOL_NAMES = {"Write": "Write", "StrReplace": "Edit", "Delete": "Edit", "MultiEdit": "MultiEdit", "Edit": "Edit", "EditNotebook": "NotebookEdit"}
+TOOL_NAMES = {
+    "Write": "Write",
+    "StrReplace": "Edit",
+    "Delete": "Edit",
+    "MultiEdit": "MultiEdit",
+    "Edit": "Edit",
+    "EditNotebook": "NotebookEdit",
+}
 _PATH_ALIASES = ("file_path", "path", "target_file", "filePath")
 
 
@@ -53,7 +60,11 @@ def find_transcript(conversation_id: object, home: str | os.PathLike | None = No
         return None
     for name in names:
         folder = os.path.join(projects, name, "agent-transcripts")
-        for candidate in (f"{conversation_id}.jsonl", os.path.join(conversation_id, f"{conversation_id}.jsonl"), f"{conversation_id}.txt"):
+        for candidate in (
+            f"{conversation_id}.jsonl",
+            os.path.join(conversation_id, f"{conversation_id}.jsonl"),
+            f"{conversation_id}.txt",
+        ):
             path = os.path.join(folder, candidate)
             try:
                 found.append((os.stat(path).st_mtime_ns, path))
@@ -108,15 +119,25 @@ def _jsonl(text: str, transcript: Transcript) -> list[dict]:
             transcript.bad_lines += 0 if isinstance(obj, dict) else 1
             continue
         content = message.get("content")
-        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
+        blocks = (
+            [{"type": "text", "text": content}]
+            if isinstance(content, str)
+            else [b for b in content if isinstance(b, dict)]
+            if isinstance(content, list)
+            else []
+        )
         if role == "user":
             texts = [_person(b["text"]) for b in blocks if b.get("type") == "text" and isinstance(b.get("text"), str)]
-            entries.append({"type": "user", "message": {"role": "user", "content": [{"type": "text", "text": "\n".join(texts)}]}})
+            entries.append(
+                {"type": "user", "message": {"role": "user", "content": [{"type": "text", "text": "\n".join(texts)}]}}
+            )
         else:
             out = []
             for block in blocks:
                 if block.get("type") == "tool_use" and isinstance(block.get("name"), str):
-                    out.append(_tool_use(block["name"], inputs if isinstance(inputs := block.get("input"), dict) else {}))
+                    out.append(
+                        _tool_use(block["name"], inputs if isinstance(inputs := block.get("input"), dict) else {})
+                    )
                 elif block.get("type") == "text":
                     out.append(block)
             entries.append({"type": "assistant", "message": {"role": "assistant", "content": out}})
@@ -131,7 +152,12 @@ def _plain(text: str, transcript: Transcript) -> list[dict]:
 
     def flush() -> None:
         if role == "user":
-            entries.append({"type": "user", "message": {"role": "user", "content": [{"type": "text", "text": _person("\n".join(lines))}]}})
+            entries.append(
+                {
+                    "type": "user",
+                    "message": {"role": "user", "content": [{"type": "text", "text": _person("\n".join(lines))}]},
+                }
+            )
         elif role == "assistant":
             entries.append({"type": "assistant", "message": {"role": "assistant", "content": _assistant_blocks(lines)}})
         elif any(line.strip() for line in lines):

@@ -222,7 +222,14 @@ def _exited_unreaped(pid: int) -> bool:
         return True
 
 
-def run_command(argv: tuple[str, ...] | list[str], data: bytes, *, timeout_s: float, cwd: str | None = None, max_output: int = MAX_OUTPUT_BYTES) -> RunResult:
+def run_command(
+    argv: tuple[str, ...] | list[str],
+    data: bytes,
+    *,
+    timeout_s: float,
+    cwd: str | None = None,
+    max_output: int = MAX_OUTPUT_BYTES,
+) -> RunResult:
     """Run `argv` (no shell) with `data` on stdin in its own process group; bounded in time and output.
 
     On timeout or too much output the whole group is killed. After the command exits, any

@@ -50,6 +50,10 @@ def parrots(title: str, body: str, sources: list[str]) -> bool:
             if len(text) < PARROT_MIN_CHARS or not 0.7 <= len(text) / len(line) <= 1.4:
                 continue
             matcher = difflib.SequenceMatcher(None, text, line, autojunk=False)
-            if matcher.real_quick_ratio() >= PARROT_RATIO and matcher.quick_ratio() >= PARROT_RATIO and matcher.ratio() >= PARROT_RATIO:
+            if (
+                matcher.real_quick_ratio() >= PARROT_RATIO
+                and matcher.quick_ratio() >= PARROT_RATIO
+                and matcher.ratio() >= PARROT_RATIO
+            ):
                 return True
     return False

@@ -40,7 +40,14 @@ from jacked_vault.capture.transcript import MAX_TAIL_BYTES, MAX_TURN_CHARS, Tran
 MAX_PARTS = 20000
 MAX_FILE_BYTES = 1024 * 1024  # one legacy JSON file
 # OpenCode's file tools, named as the transcript builder knows them (an edit marks the file edited).
-TOOL_NAMES = {"edit": "Edit", "write": "Write", "multiedit": "MultiEdit", "patch": "Edit", "apply_patch": "Edit", "read": "Read"}
+TOOL_NAMES = {
+    "edit": "Edit",
+    "write": "Write",
+    "multiedit": "MultiEdit",
+    "patch": "Edit",
+    "apply_patch": "Edit",
+    "read": "Read",
+}
 
 
 def data_dir(environ: Mapping[str, str] | None = None) -> Path:
@@ -161,7 +168,9 @@ def _from_db(db: Path, session_id: str, max_bytes: int, transcript: Transcript):
             f"SELECT message_id, json_valid(data), {', '.join(f'CASE WHEN json_valid(data) THEN {f} END' for f in _PART_FIELDS)} "
             "FROM part WHERE session_id = ? ORDER BY id DESC LIMIT ?"
         )
-        for mid, valid, kind, text, synthetic, ignored, tool, file_path, files in con.execute(query, (session_id, MAX_PARTS)):
+        for mid, valid, kind, text, synthetic, ignored, tool, file_path, files in con.execute(
+            query, (session_id, MAX_PARTS)
+        ):
             if not valid:
                 transcript.bad_lines += 1
                 continue
@@ -170,7 +179,14 @@ def _from_db(db: Path, session_id: str, max_bytes: int, transcript: Transcript):
                 transcript.tail_only = True
                 break
             used += size
-            part = {"type": kind, "text": text, "synthetic": synthetic, "ignored": ignored, "tool": tool, "path": file_path}
+            part = {
+                "type": kind,
+                "text": text,
+                "synthetic": synthetic,
+                "ignored": ignored,
+                "tool": tool,
+                "path": file_path,
+            }
             try:
                 part["files"] = json.loads(files) if files else []
             except ValueError:
@@ -205,7 +221,9 @@ def _json_file(path: Path, transcript: Transcript) -> dict | None:
 
 def _sorted_json(folder: Path) -> list[Path]:
     try:
-        return sorted(folder / name for name in os.listdir(folder) if name.endswith(".json") and not name.startswith("."))
+        return sorted(
+            folder / name for name in os.listdir(folder) if name.endswith(".json") and not name.startswith(".")
+        )
     except OSError:
         return []
 
@@ -275,16 +293,28 @@ def _entry(role: str, parts: list[dict], directory: str | None, *, sidechain: bo
     if role == "user":
         if any(p["type"] == "compaction" for p in parts):
             return base  # OpenCode's own message asking for a summary
-        texts = [p["text"] for p in parts if p["type"] == "text" and isinstance(p["text"], str) and not p["synthetic"] and not p["ignored"]]
+        texts = [
+            p["text"]
+            for p in parts
+            if p["type"] == "text" and isinstance(p["text"], str) and not p["synthetic"] and not p["ignored"]
+        ]
         if not texts:
             return base
-        return {**base, "type": "user", "message": {"role": "user", "content": [{"type": "text", "text": "\n".join(texts)}]}}
+        return {
+            **base,
+            "type": "user",
+            "message": {"role": "user", "content": [{"type": "text", "text": "\n".join(texts)}]},
+        }
     blocks: list[dict] = []
     for part in parts:
         if part["type"] == "text" and isinstance(part["text"], str) and not part["synthetic"]:
             blocks.append({"type": "text", "text": part["text"]})
         elif part["type"] == "tool" and isinstance(part["tool"], str):
             name = TOOL_NAMES.get(part["tool"], part["tool"])
-            inputs = {"file_path": _absolute(part["path"], directory)} if isinstance(part["path"], str) and part["path"] else {}
+            inputs = (
+                {"file_path": _absolute(part["path"], directory)}
+                if isinstance(part["path"], str) and part["path"]
+                else {}
+            )
             blocks.append({"type": "tool_use", "name": name, "input": inputs})
     return {**base, "type": "assistant", "message": {"role": "assistant", "content": blocks}}

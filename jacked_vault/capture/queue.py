@@ -26,7 +26,18 @@ from pathlib import Path
 
 from jacked_vault.store import queue as store_queue
 from jacked_vault.store.log import log_line  # re-exported: the one `.jacked/log` writer
-from jacked_vault.store.queue import FAILED_DIR, KINDS, MAX_MARKER_BYTES, MAX_TRIES, QUEUE_DIR, QueueCounts, clean_payload, failed_dir, queue_counts, queue_dir
+from jacked_vault.store.queue import (
+    FAILED_DIR,
+    KINDS,
+    MAX_MARKER_BYTES,
+    MAX_TRIES,
+    QUEUE_DIR,
+    QueueCounts,
+    clean_payload,
+    failed_dir,
+    queue_counts,
+    queue_dir,
+)
 from jacked_vault.store.queue import MARKER_NAME as _MARKER_NAME
 
 DEFAULT_MAX_ITEMS = 20
@@ -62,7 +73,15 @@ def capture_key(payload: dict) -> str:
     return f"{event}:{session}:{size}"
 
 
-def enqueue(cache_dir: Path, payload: dict, *, kind: str = "session", key: str | None = None, tries: int = 0, error: str | None = None) -> Path:
+def enqueue(
+    cache_dir: Path,
+    payload: dict,
+    *,
+    kind: str = "session",
+    key: str | None = None,
+    tries: int = 0,
+    error: str | None = None,
+) -> Path:
     """Queue a capture to retry (`store.queue.enqueue`); a session's key defaults to `capture_key`."""
     return store_queue.enqueue(cache_dir, payload, kind=kind, key=key or capture_key(payload), tries=tries, error=error)
 
@@ -192,7 +211,10 @@ def _drain_one(handlers: dict[str, Handler], cache_dir: Path, name: str, report:
         if marker["tries"] >= MAX_TRIES:
             _fail(cache_dir, name, marker)
             report.failed += 1
-            log_line(cache_dir, f"queue {name}: try {marker['tries']}/{MAX_TRIES} failed ({attempt.error}); moved to {QUEUE_DIR}/{FAILED_DIR}/")
+            log_line(
+                cache_dir,
+                f"queue {name}: try {marker['tries']}/{MAX_TRIES} failed ({attempt.error}); moved to {QUEUE_DIR}/{FAILED_DIR}/",
+            )
         else:
             store_queue.write_marker(path, marker, replace=True)
             report.retried += 1

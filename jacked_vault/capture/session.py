@@ -30,7 +30,14 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from jacked_vault.capture.distiller import Answer, DistilledNote, DistillFailure, build_prompt, distill, resolve_distiller
+from jacked_vault.capture.distiller import (
+    Answer,
+    DistilledNote,
+    DistillFailure,
+    build_prompt,
+    distill,
+    resolve_distiller,
+)
 from jacked_vault.capture.guard import parrots
 from jacked_vault.capture.queue import capture_key, enqueue, log_line
 from jacked_vault.capture.readers import harness_of, read_session
@@ -39,7 +46,9 @@ from jacked_vault.errors import VaultError
 from jacked_vault.store.gitfiles import current_branch
 
 EVENTS = {"SessionEnd": "session-end", "PreCompact": "pre-compact"}
-TURN_END = {"codex": "Stop"}  # harnesses with no session-end event: their end of a turn, captured once the session is quiet
+TURN_END = {
+    "codex": "Stop"
+}  # harnesses with no session-end event: their end of a turn, captured once the session is quiet
 MIN_HUMAN = 3
 LEDGER = "captured.json"
 LEDGER_LOCK = "captured.lock"
@@ -80,7 +89,9 @@ class CaptureResult:
             return f"skipped ({self.skipped})"
         parts = [f"entry {self.entry_path}" if self.entry_path else "entry already written"]
         if self.note_id:
-            parts.append(f"note {self.note_id}" + (" (already saved: the same note is live)" if self.note_duplicate else ""))
+            parts.append(
+                f"note {self.note_id}" + (" (already saved: the same note is live)" if self.note_duplicate else "")
+            )
         if self.note_refused:
             parts.append(f"note refused ({self.note_refused})")
         if self.fallback:
@@ -152,7 +163,11 @@ def fallback_sentence(transcript: Transcript, branch: str, cwd: str | None) -> s
     edited = [p for p, was_edited in transcript.files if was_edited]
     verb, paths = ("edited", edited) if edited else ("touched", [p for p, _ in transcript.files])
     shown = [clean_line(display_path(p, cwd), MAX_FILE_CHARS) for p in paths[-MAX_FILES_SHOWN:]]
-    files = f"{verb} {', '.join(shown)}" + (f" (+{len(paths) - len(shown)} more)" if len(paths) > len(shown) else "") if shown else ""
+    files = (
+        f"{verb} {', '.join(shown)}" + (f" (+{len(paths) - len(shown)} more)" if len(paths) > len(shown) else "")
+        if shown
+        else ""
+    )
     asked = f" ({transcript.human_count} requests)" if transcript.human_count else ""
     head = f"Worked on {clean_line(branch, 120)}"
     candidates = [
@@ -267,7 +282,9 @@ def capture_session(
     return result
 
 
-def _capture(ctx, payload: dict, result: CaptureResult, transcript: Transcript, prior: dict | None, origin: str, repo, when) -> None:
+def _capture(
+    ctx, payload: dict, result: CaptureResult, transcript: Transcript, prior: dict | None, origin: str, repo, when
+) -> None:
     from jacked_vault.episodic.entries import COMPACT_PREFIX, Entry, append_entry
     from jacked_vault.search.service import rejected_elsewhere
     from jacked_vault.write.create import create_note
@@ -323,7 +340,9 @@ def _capture(ctx, payload: dict, result: CaptureResult, transcript: Transcript, 
                     rejected_elsewhere=rejected_elsewhere(ctx, store),
                 )
                 result.note_id, result.note_path = created.note.id, created.display_path
-                result.note_duplicate = created.duplicate_of is not None  # the same note is live: answered with it, nothing written
+                result.note_duplicate = (
+                    created.duplicate_of is not None
+                )  # the same note is live: answered with it, nothing written
             except VaultError as exc:
                 if exc.code not in ("TOMBSTONED", "SECRET", "VALIDATION", "EXISTS"):
                     raise
@@ -341,7 +360,9 @@ def retry(ctx_factory):
 
     def handle(marker: dict) -> Attempt:
         payload = marker["payload"]
-        result = capture_session(ctx_factory(payload), payload, key=marker["key"], when=_first_seen(marker), enqueue_retry=False)
+        result = capture_session(
+            ctx_factory(payload), payload, key=marker["key"], when=_first_seen(marker), enqueue_retry=False
+        )
         if result.skipped in ("in-progress", "session-active"):
             return Attempt(result, busy=True)
         return Attempt(result, error=f"distiller {result.fallback}" if result.retry else None)

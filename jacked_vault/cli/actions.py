@@ -102,7 +102,14 @@ def handoff(
     return add_note(context, request)
 
 
-def read(outer_vault: str | None, *, note_id: str, target: str | None = None, show_all: bool = False, vault: str | None = None) -> Result:
+def read(
+    outer_vault: str | None,
+    *,
+    note_id: str,
+    target: str | None = None,
+    show_all: bool = False,
+    vault: str | None = None,
+) -> Result:
     """`read`: one note by id, in any status or validity, as `target` (default: this harness; no
     harness: a person, who sees every target) sees it, or everything with `show_all`.
 
@@ -167,7 +174,14 @@ def search(
     return run_search(context, " ".join(query or []), filters)
 
 
-def brief(outer_vault: str | None, *, cwd: str | None = None, budget: int = 1500, harness: str | None = None, vault: str | None = None) -> Result:
+def brief(
+    outer_vault: str | None,
+    *,
+    cwd: str | None = None,
+    budget: int = 1500,
+    harness: str | None = None,
+    vault: str | None = None,
+) -> Result:
     """`brief`: what a new session should know about the repo at `cwd`, under `budget` tokens."""
     from jacked_vault.recall.brief import build_brief
     from jacked_vault.search.query import require_slug

@@ -33,7 +33,12 @@ class SectionedGroup(TyperGroup):
         order = {title: n for n, title in enumerate(SECTIONS)}
         for title in sorted(sections, key=lambda t: order.get(t, len(order))):
             with formatter.section(title):
-                formatter.write_dl([(name.ljust(width), cmd.get_short_help_str(formatter.width - 6 - width)) for name, cmd in sections[title]])
+                formatter.write_dl(
+                    [
+                        (name.ljust(width), cmd.get_short_help_str(formatter.width - 6 - width))
+                        for name, cmd in sections[title]
+                    ]
+                )
 
 
 class Command(TyperCommand):
@@ -55,7 +60,9 @@ class Command(TyperCommand):
 
     def format_options(self, ctx, formatter) -> None:
         arguments = [(self._usage(p), p.help or "") for p in self._arguments(ctx)]
-        options = [record for p in self.get_params(ctx) if p.param_type_name == "option" and (record := p.get_help_record(ctx))]
+        options = [
+            record for p in self.get_params(ctx) if p.param_type_name == "option" and (record := p.get_help_record(ctx))
+        ]
         for title, rows in (("Arguments", arguments), ("Options", options)):
             if rows:
                 with formatter.section(title):
@@ -104,21 +111,29 @@ def sub_app(name: str, section: str, help: str, epilog: str | None = None) -> ty
 
 @app.callback()
 def _jacked(
-    version: Annotated[bool, typer.Option("--version", is_eager=True, callback=_version, help="Print the version and exit.")] = False,
+    version: Annotated[
+        bool, typer.Option("--version", is_eager=True, callback=_version, help="Print the version and exit.")
+    ] = False,
 ) -> None:
     """jacked-vault: one git-native memory vault for every coding agent."""
 
 
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object (schema jacked.COMMAND.v1) instead of text.")]
-VaultOpt = Annotated[
-    str | None, typer.Option("--vault", metavar="PATH", help="The vault folder (default $JACKED_VAULT_DIR, else ~/jacked-vault).")
+JsonOpt = Annotated[
+    bool, typer.Option("--json", help="Print one JSON object (schema jacked.COMMAND.v1) instead of text.")
 ]
-Group = Annotated[str | None, typer.Option("--group", metavar="GROUP", help="The group (default: the group of the current repo).")]
+VaultOpt = Annotated[
+    str | None,
+    typer.Option("--vault", metavar="PATH", help="The vault folder (default $JACKED_VAULT_DIR, else ~/jacked-vault)."),
+]
+Group = Annotated[
+    str | None, typer.Option("--group", metavar="GROUP", help="The group (default: the group of the current repo).")
+]
 Body = Annotated[str | None, typer.Option("--body", metavar="TEXT", help="The text.")]
 BodyFile = Annotated[str | None, typer.Option("--body-file", metavar="PATH", help="Read the text from a file.")]
 Stdin = Annotated[bool, typer.Option("--stdin", help="Read the text from standard input.")]
 Harness = Annotated[
-    str | None, typer.Option("--harness", metavar="HARNESS", help="Who writes (default $JACKED_MEMORY_HARNESS, else unknown).")
+    str | None,
+    typer.Option("--harness", metavar="HARNESS", help="Who writes (default $JACKED_MEMORY_HARNESS, else unknown)."),
 ]
 
 

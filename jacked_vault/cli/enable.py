@@ -9,8 +9,19 @@ import typer
 
 from jacked_vault.cli.apps import HOOKS, Command, JsonOpt, VaultOpt, example, memory_app, outer_vault, run
 
-YesOpt = Annotated[bool, typer.Option("--yes", help="Accept the suggested groups and every offer (post-merge hooks, migration, turning the remember plugin off) without asking.")]
-FromOpt = Annotated[Optional[str], typer.Option("--from", metavar="URL", help="Join the shared vault at URL (a second machine) instead of creating one.")]
+YesOpt = Annotated[
+    bool,
+    typer.Option(
+        "--yes",
+        help="Accept the suggested groups and every offer (post-merge hooks, migration, turning the remember plugin off) without asking.",
+    ),
+]
+FromOpt = Annotated[
+    Optional[str],
+    typer.Option(
+        "--from", metavar="URL", help="Join the shared vault at URL (a second machine) instead of creating one."
+    ),
+]
 
 
 def _ask_url() -> str | None:
@@ -19,8 +30,16 @@ def _ask_url() -> str | None:
     return ask("remote URL for the vault (empty: none for now)") or None
 
 
-@memory_app.command(cls=Command, rich_help_panel=HOOKS, epilog=example("jacked memory enable", "jacked memory enable --yes", "jacked memory enable --from git@github.com:me/vault.git"))
-def enable(ctx: typer.Context, yes: YesOpt = False, from_: FromOpt = None, vault: VaultOpt = None, as_json: JsonOpt = False) -> None:
+@memory_app.command(
+    cls=Command,
+    rich_help_panel=HOOKS,
+    epilog=example(
+        "jacked memory enable", "jacked memory enable --yes", "jacked memory enable --from git@github.com:me/vault.git"
+    ),
+)
+def enable(
+    ctx: typer.Context, yes: YesOpt = False, from_: FromOpt = None, vault: VaultOpt = None, as_json: JsonOpt = False
+) -> None:
     """Turn memory on: the vault, groups, hooks and MCP for every harness here.
 
     Creates the vault (or joins one with --from), reviews the suggested groups, installs the

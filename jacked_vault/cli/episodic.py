@@ -23,12 +23,22 @@ def _parse_day(text: str | None):
         raise VaultError("USAGE", "--today is not a date (YYYY-MM-DD)") from None
 
 
-@memory_app.command(cls=Command, rich_help_panel=MAINTENANCE, epilog=example("jacked memory rollup", "jacked memory rollup --group api --today 2026-12-01"))
+@memory_app.command(
+    cls=Command,
+    rich_help_panel=MAINTENANCE,
+    epilog=example("jacked memory rollup", "jacked memory rollup --group api --today 2026-12-01"),
+)
 def rollup(
     ctx: typer.Context,
-    group: Annotated[str | None, typer.Option("--group", metavar="GROUP", help="Only this group (default: every group).")] = None,
-    repo: Annotated[str | None, typer.Option("--repo", metavar="REPO", help="Only this repo identity (like github.com/acme/api).")] = None,
-    today: Annotated[str | None, typer.Option("--today", metavar="DATE", help="The date to roll up to, YYYY-MM-DD (default: today).")] = None,
+    group: Annotated[
+        str | None, typer.Option("--group", metavar="GROUP", help="Only this group (default: every group).")
+    ] = None,
+    repo: Annotated[
+        str | None, typer.Option("--repo", metavar="REPO", help="Only this repo identity (like github.com/acme/api).")
+    ] = None,
+    today: Annotated[
+        str | None, typer.Option("--today", metavar="DATE", help="The date to roll up to, YYYY-MM-DD (default: today).")
+    ] = None,
     vault: VaultOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
@@ -41,21 +51,41 @@ def rollup(
 
     def action():
         context = context_for(ctx, vault)
-        return do_rollup(context.vault, today=_parse_day(today), group=group, repo=repo, harness=context.harness, origin="cli", settings=context.settings)
+        return do_rollup(
+            context.vault,
+            today=_parse_day(today),
+            group=group,
+            repo=repo,
+            harness=context.harness,
+            origin="cli",
+            settings=context.settings,
+        )
 
     run(ctx, as_json, action)
 
 
-@memory_app.command(cls=Command, rich_help_panel=MAINTENANCE, epilog=example("jacked memory migrate --dry-run", "jacked memory migrate --from ~/.remember/api"))
+@memory_app.command(
+    cls=Command,
+    rich_help_panel=MAINTENANCE,
+    epilog=example("jacked memory migrate --dry-run", "jacked memory migrate --from ~/.remember/api"),
+)
 def migrate(
     ctx: typer.Context,
     sources: Annotated[
         list[str] | None,
-        typer.Option("--from", metavar="PATH", help="A .remember folder to import; repeatable (default REPO/.remember and ~/.remember/REPO)."),
+        typer.Option(
+            "--from",
+            metavar="PATH",
+            help="A .remember folder to import; repeatable (default REPO/.remember and ~/.remember/REPO).",
+        ),
     ] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Print the plan; write nothing.")] = False,
     retire_plugin: Annotated[
-        bool, typer.Option("--retire-plugin", help="Then turn off the remember plugin in Claude Code's settings without asking (backed up; its data kept).")
+        bool,
+        typer.Option(
+            "--retire-plugin",
+            help="Then turn off the remember plugin in Claude Code's settings without asking (backed up; its data kept).",
+        ),
     ] = False,
     vault: VaultOpt = None,
     as_json: JsonOpt = False,
@@ -77,6 +107,8 @@ def migrate(
         finally:
             if progress is not None:
                 sys.stderr.write("\n")
-        return retire(result, lambda question: retire_plugin or (not as_json and sys.stdin.isatty() and confirm(question)))
+        return retire(
+            result, lambda question: retire_plugin or (not as_json and sys.stdin.isatty() and confirm(question))
+        )
 
     run(ctx, as_json, action)

@@ -20,16 +20,42 @@ class MergeOptions(TypedDict):
     use_gh: bool
 
 
-@memory_app.command("capture-merge", cls=Command, rich_help_panel=HOOKS, epilog=example("jacked memory capture-merge --repo ~/Github/api --commit HEAD"))
+@memory_app.command(
+    "capture-merge",
+    cls=Command,
+    rich_help_panel=HOOKS,
+    epilog=example("jacked memory capture-merge --repo ~/Github/api --commit HEAD"),
+)
 def capture_merge_command(
     ctx: typer.Context,
-    repo: Annotated[str, typer.Option("--repo", metavar="PATH", help="The code repository (default: the current folder).", show_default=False)] = ".",
-    commit: Annotated[str | None, typer.Option("--commit", metavar="SHA", help="Capture exactly this merge commit (any branch).")] = None,
-    head: Annotated[str | None, typer.Option("--head", metavar="SHA", help="The new head (the hook passes it; default HEAD).", hidden=True)] = None,
-    since: Annotated[str | None, typer.Option("--since", metavar="SHA", help="The head before the merge (the hook passes ORIG_HEAD).", hidden=True)] = None,
-    branch: Annotated[str | None, typer.Option("--branch", metavar="BRANCH", help="The branch the hook saw.", hidden=True)] = None,
-    squash_flag: Annotated[str, typer.Option("--squash-flag", metavar="0|1", help="git's post-merge argument.", hidden=True)] = "0",
-    from_hook: Annotated[bool, typer.Option("--from-hook", help="Run as the hook does: never fail, log one line.", hidden=True)] = False,
+    repo: Annotated[
+        str,
+        typer.Option(
+            "--repo", metavar="PATH", help="The code repository (default: the current folder).", show_default=False
+        ),
+    ] = ".",
+    commit: Annotated[
+        str | None, typer.Option("--commit", metavar="SHA", help="Capture exactly this merge commit (any branch).")
+    ] = None,
+    head: Annotated[
+        str | None,
+        typer.Option("--head", metavar="SHA", help="The new head (the hook passes it; default HEAD).", hidden=True),
+    ] = None,
+    since: Annotated[
+        str | None,
+        typer.Option(
+            "--since", metavar="SHA", help="The head before the merge (the hook passes ORIG_HEAD).", hidden=True
+        ),
+    ] = None,
+    branch: Annotated[
+        str | None, typer.Option("--branch", metavar="BRANCH", help="The branch the hook saw.", hidden=True)
+    ] = None,
+    squash_flag: Annotated[
+        str, typer.Option("--squash-flag", metavar="0|1", help="git's post-merge argument.", hidden=True)
+    ] = "0",
+    from_hook: Annotated[
+        bool, typer.Option("--from-hook", help="Run as the hook does: never fail, log one line.", hidden=True)
+    ] = False,
     no_gh: Annotated[bool, typer.Option("--no-gh", help="Do not ask `gh` for the pull request.")] = False,
     vault: VaultOpt = None,
     as_json: JsonOpt = False,
@@ -52,6 +78,10 @@ def capture_merge_command(
     if from_hook:  # never fails and prints nothing (the outcome is in .jacked/log); --json still answers
         report = capture_merge_from_hook(lambda: context_for(ctx, vault).vault_path, repo, **options)
         if as_json:
-            run(ctx, as_json, lambda: report or MergeCaptureReport(repo=repo, skipped="nothing captured; see .jacked/log"))
+            run(
+                ctx,
+                as_json,
+                lambda: report or MergeCaptureReport(repo=repo, skipped="nothing captured; see .jacked/log"),
+            )
         return
     run(ctx, as_json, lambda: capture_merge(context_for(ctx, vault, cwd=repo), repo, **options))

@@ -10,14 +10,25 @@ import typer
 from jacked_vault.cli.apps import GROUPS, Command, JsonOpt, VaultOpt, context_for, example, memory_app, run, sub_app
 from jacked_vault.cli.output import safe, tty_progress
 
-group_app = sub_app("group", GROUPS, "Groups of related repos: list, map, unmap, suggest.", "Notes of a repo go to its group; a repo in no group is a group of its own (solo).")
+group_app = sub_app(
+    "group",
+    GROUPS,
+    "Groups of related repos: list, map, unmap, suggest.",
+    "Notes of a repo go to its group; a repo in no group is a group of its own (solo).",
+)
 
 Roots = Annotated[
     list[str] | None,
-    typer.Option("--root", metavar="PATH", help="A folder to scan for git repos; repeatable (default: vault.json's roots, else ~/Github)."),
+    typer.Option(
+        "--root",
+        metavar="PATH",
+        help="A folder to scan for git repos; repeatable (default: vault.json's roots, else ~/Github).",
+    ),
 ]
 Yes = Annotated[bool, typer.Option("--yes", help="Accept every suggested group without asking.")]
-Repo = Annotated[str, typer.Argument(metavar="REPO", help="A repo folder, or a repo identity like github.com/owner/repo.")]
+Repo = Annotated[
+    str, typer.Argument(metavar="REPO", help="A repo folder, or a repo identity like github.com/owner/repo.")
+]
 
 
 def _review(suggestion) -> list:
@@ -57,13 +68,24 @@ def _suggest_and_apply(context, roots, yes: bool, as_json: bool):
     return Suggested(suggestion, [g.name for g in chosen], commit)
 
 
-@memory_app.command(cls=Command, rich_help_panel=GROUPS, epilog=example("jacked memory init", "jacked memory init --root ~/src --yes", "jacked memory init --from git@github.com:me/vault.git"))
+@memory_app.command(
+    cls=Command,
+    rich_help_panel=GROUPS,
+    epilog=example(
+        "jacked memory init",
+        "jacked memory init --root ~/src --yes",
+        "jacked memory init --from git@github.com:me/vault.git",
+    ),
+)
 def init(
     ctx: typer.Context,
     root: Roots = None,
     yes: Yes = False,
     no_scan: Annotated[bool, typer.Option("--no-scan", help="Only create the vault; do not look for repos.")] = False,
-    from_: Annotated[str | None, typer.Option("--from", metavar="URL", help="Clone the shared vault from URL (a second machine); no scan.")] = None,
+    from_: Annotated[
+        str | None,
+        typer.Option("--from", metavar="URL", help="Clone the shared vault from URL (a second machine); no scan."),
+    ] = None,
     vault: VaultOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
@@ -81,7 +103,12 @@ def init(
         if from_ is not None:
             from jacked_vault.sync.clone import clone_vault
 
-            return clone_vault(from_, context.vault_path, harness=context.harness, name_vault=(vault or (ctx.obj or {}).get("vault")) is not None)
+            return clone_vault(
+                from_,
+                context.vault_path,
+                harness=context.harness,
+                name_vault=(vault or (ctx.obj or {}).get("vault")) is not None,
+            )
         result = init_vault(context.vault_path)
         return result if no_scan else replace(result, groups=_suggest_and_apply(context, root, yes, as_json))
 
@@ -96,7 +123,13 @@ def group_list(ctx: typer.Context, vault: VaultOpt = None, as_json: JsonOpt = Fa
     run(ctx, as_json, lambda: list_groups(context_for(ctx, vault)))
 
 
-@group_app.command("map", cls=Command, epilog=example("jacked memory group map ~/Github/api platform", "jacked memory group map github.com/acme/web platform"))
+@group_app.command(
+    "map",
+    cls=Command,
+    epilog=example(
+        "jacked memory group map ~/Github/api platform", "jacked memory group map github.com/acme/web platform"
+    ),
+)
 def group_map(
     ctx: typer.Context,
     repo: Repo,
@@ -124,7 +157,13 @@ def group_unmap(ctx: typer.Context, repo: Repo, vault: VaultOpt = None, as_json:
     run(ctx, as_json, lambda: unmap_repo(context_for(ctx, vault), repo))
 
 
-@group_app.command("suggest", cls=Command, epilog=example("jacked memory group suggest --root ~/Github", "jacked memory group suggest --yes"))
-def group_suggest(ctx: typer.Context, root: Roots = None, yes: Yes = False, vault: VaultOpt = None, as_json: JsonOpt = False) -> None:
+@group_app.command(
+    "suggest",
+    cls=Command,
+    epilog=example("jacked memory group suggest --root ~/Github", "jacked memory group suggest --yes"),
+)
+def group_suggest(
+    ctx: typer.Context, root: Roots = None, yes: Yes = False, vault: VaultOpt = None, as_json: JsonOpt = False
+) -> None:
     """Scan repo folders and suggest groups for unmapped repos."""
     run(ctx, as_json, lambda: _suggest_and_apply(context_for(ctx, vault), root, yes, as_json))

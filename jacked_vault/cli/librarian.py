@@ -15,14 +15,22 @@ ACTIONS = ("status", "done", "archive")
 @memory_app.command(
     cls=Command,
     rich_help_panel=MAINTENANCE,
-    epilog=example("jacked memory librarian", "jacked memory librarian done", "jacked memory librarian archive --dry-run"),
+    epilog=example(
+        "jacked memory librarian", "jacked memory librarian done", "jacked memory librarian archive --dry-run"
+    ),
 )
 def librarian(
     ctx: typer.Context,
-    action: Annotated[str | None, typer.Argument(metavar="ACTION", help="status (default), done (record a run) or archive.")] = None,
+    action: Annotated[
+        str | None, typer.Argument(metavar="ACTION", help="status (default), done (record a run) or archive.")
+    ] = None,
     older_than: Annotated[
         int | None,
-        typer.Option("--older-than", metavar="DAYS", help="archive: notes closed more than DAYS ago (default settings.librarian.archive_after_days)."),
+        typer.Option(
+            "--older-than",
+            metavar="DAYS",
+            help="archive: notes closed more than DAYS ago (default settings.librarian.archive_after_days).",
+        ),
     ] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="archive: list what would move; write nothing.")] = False,
     vault: VaultOpt = None,

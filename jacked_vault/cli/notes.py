@@ -36,17 +36,33 @@ MAX_LOG_LIMIT = 10_000
 
 
 Title = Annotated[str, typer.Option("--title", metavar="TEXT", help="One line, 1 to 200 characters.")]
-Tags = Annotated[list[str] | None, typer.Option("--tag", metavar="TAG", help="A tag (a slug like `search`); repeatable.")]
+Tags = Annotated[
+    list[str] | None, typer.Option("--tag", metavar="TAG", help="A tag (a slug like `search`); repeatable.")
+]
 Links = Annotated[list[str] | None, typer.Option("--link", metavar="ID", help="The id of a related note; repeatable.")]
-DanglingOpt = Annotated[bool, typer.Option("--allow-dangling-link", help="Keep a --link to an id no store here holds (yet).")]
+DanglingOpt = Annotated[
+    bool, typer.Option("--allow-dangling-link", help="Keep a --link to an id no store here holds (yet).")
+]
 Targets = Annotated[
-    list[str] | None, typer.Option("--target", metavar="HARNESS", help="A harness this note is for (default: all); repeatable.")
+    list[str] | None,
+    typer.Option("--target", metavar="HARNESS", help="A harness this note is for (default: all); repeatable."),
 ]
 Repos = Annotated[
-    list[str] | None, typer.Option("--repo", metavar="REPO", help="A repo identity the note is about (github.com/owner/repo); repeatable.")
+    list[str] | None,
+    typer.Option(
+        "--repo", metavar="REPO", help="A repo identity the note is about (github.com/owner/repo); repeatable."
+    ),
 ]
-Scope = Annotated[str, typer.Option("--scope", metavar="SCOPE", help="group (the default), user (every group) or project (this repo only).")]
-ValidFrom = Annotated[str | None, typer.Option("--valid-from", metavar="TIME", help="When the fact starts to hold (a date or ISO 8601 time).")]
+Scope = Annotated[
+    str,
+    typer.Option(
+        "--scope", metavar="SCOPE", help="group (the default), user (every group) or project (this repo only)."
+    ),
+]
+ValidFrom = Annotated[
+    str | None,
+    typer.Option("--valid-from", metavar="TIME", help="When the fact starts to hold (a date or ISO 8601 time)."),
+]
 
 
 @memory_app.command(
@@ -54,7 +70,7 @@ ValidFrom = Annotated[str | None, typer.Option("--valid-from", metavar="TIME", h
     rich_help_panel=NOTES,
     epilog=example(
         'jacked memory add --kind decision --title "Use SQLite FTS5 for search" --body "It ships with Python." --tag search',
-        "git log -1 --format=%B | jacked memory add --title \"Why we pinned typer\" --stdin",
+        'git log -1 --format=%B | jacked memory add --title "Why we pinned typer" --stdin',
     ),
 )
 def add(
@@ -62,7 +78,11 @@ def add(
     title: Title,
     kind: Annotated[
         str,
-        typer.Option("--kind", metavar="KIND", help="decision, convention, vision, reference, progress, fact, handoff, lesson, note, preference, runbook or context."),
+        typer.Option(
+            "--kind",
+            metavar="KIND",
+            help="decision, convention, vision, reference, progress, fact, handoff, lesson, note, preference, runbook or context.",
+        ),
     ] = "note",
     body: Body = None,
     body_file: BodyFile = None,
@@ -72,13 +92,20 @@ def add(
     repo: Repos = None,
     tag: Tags = None,
     link: Links = None,
-    supersedes: Annotated[list[str] | None, typer.Option("--supersedes", metavar="ID", help="The id of an active note this one replaces.")] = None,
+    supersedes: Annotated[
+        list[str] | None, typer.Option("--supersedes", metavar="ID", help="The id of an active note this one replaces.")
+    ] = None,
     target: Targets = None,
     harness: Harness = None,
     valid_from: ValidFrom = None,
-    allow_rejected: Annotated[bool, typer.Option("--allow-rejected", help="Save it even though the same note was rejected before.")] = False,
+    allow_rejected: Annotated[
+        bool, typer.Option("--allow-rejected", help="Save it even though the same note was rejected before.")
+    ] = False,
     allow_dangling_link: DanglingOpt = False,
-    origin: Annotated[str, typer.Option("--origin", metavar="ORIGIN", help="cli, or milestone for a note a team's milestone skill saves.")] = "cli",
+    origin: Annotated[
+        str,
+        typer.Option("--origin", metavar="ORIGIN", help="cli, or milestone for a note a team's milestone skill saves."),
+    ] = "cli",
     vault: VaultOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
@@ -97,12 +124,16 @@ def add(
 @memory_app.command(
     cls=Command,
     rich_help_panel=NOTES,
-    epilog=example('jacked memory handoff --from claude --target codex --title "Finish the parser" --body "Tests in tests/test_parse.py fail on CRLF."'),
+    epilog=example(
+        'jacked memory handoff --from claude --target codex --title "Finish the parser" --body "Tests in tests/test_parse.py fail on CRLF."'
+    ),
 )
 def handoff(
     ctx: typer.Context,
     from_: Annotated[str, typer.Option("--from", metavar="HARNESS", help="The harness handing over.")],
-    target: Annotated[list[str], typer.Option("--target", metavar="HARNESS", help="A harness taking over; repeatable.")],
+    target: Annotated[
+        list[str], typer.Option("--target", metavar="HARNESS", help="A harness taking over; repeatable.")
+    ],
     title: Title,
     body: Body = None,
     body_file: BodyFile = None,
@@ -128,15 +159,21 @@ def handoff(
 # -- read, search, log -------------------------------------------------------------------------
 
 
-@memory_app.command(cls=Command, rich_help_panel=NOTES, epilog=example("jacked memory read mem_20261129_01jdz5k6x9f3q8w2v7n4m1c0ab"))
+@memory_app.command(
+    cls=Command, rich_help_panel=NOTES, epilog=example("jacked memory read mem_20261129_01jdz5k6x9f3q8w2v7n4m1c0ab")
+)
 def read(
     ctx: typer.Context,
     note_id: Annotated[str, typer.Argument(metavar="ID", help="A note id (mem_…), or any id search shows.")],
     target: Annotated[
-        str | None, typer.Option("--target", metavar="HARNESS", help="Read as this harness (default $JACKED_MEMORY_HARNESS).")
+        str | None,
+        typer.Option("--target", metavar="HARNESS", help="Read as this harness (default $JACKED_MEMORY_HARNESS)."),
     ] = None,
     show_all: Annotated[
-        bool, typer.Option("--all", help="Also notes for other harnesses, and candidate, rejected, superseded or expired ones.")
+        bool,
+        typer.Option(
+            "--all", help="Also notes for other harnesses, and candidate, rejected, superseded or expired ones."
+        ),
     ] = False,
     vault: VaultOpt = None,
     as_json: JsonOpt = False,
@@ -145,38 +182,73 @@ def read(
 
     Reads the committed version, and fails rather than answer from a partial scan.
     """
-    run(ctx, as_json, lambda: actions.read(outer_vault(ctx), note_id=note_id, target=target, show_all=show_all, vault=vault))
+    run(
+        ctx,
+        as_json,
+        lambda: actions.read(outer_vault(ctx), note_id=note_id, target=target, show_all=show_all, vault=vault),
+    )
 
 
 @memory_app.command(
     cls=Command,
     rich_help_panel=NOTES,
-    epilog=example("jacked memory search sqlite index", "jacked memory search --kind decision --tag search --limit 5 fts5"),
+    epilog=example(
+        "jacked memory search sqlite index", "jacked memory search --kind decision --tag search --limit 5 fts5"
+    ),
 )
 def search(
     ctx: typer.Context,
-    query: Annotated[list[str] | None, typer.Argument(metavar="WORDS", help="Words to look for (none: the newest notes).")] = None,
+    query: Annotated[
+        list[str] | None, typer.Argument(metavar="WORDS", help="Words to look for (none: the newest notes).")
+    ] = None,
     scope: Annotated[
-        list[str] | None, typer.Option("--scope", metavar="SCOPE", help="group, project or user; repeatable (user scope only when asked).")
+        list[str] | None,
+        typer.Option(
+            "--scope", metavar="SCOPE", help="group, project or user; repeatable (user scope only when asked)."
+        ),
     ] = None,
     group: Group = None,
-    kind: Annotated[list[str] | None, typer.Option("--kind", metavar="KIND", help="Only this kind (decision, fact, …); repeatable.")] = None,
+    kind: Annotated[
+        list[str] | None, typer.Option("--kind", metavar="KIND", help="Only this kind (decision, fact, …); repeatable.")
+    ] = None,
     tag: Tags = None,
-    repo: Annotated[str | None, typer.Option("--repo", metavar="REPO", help="Only notes about this repo identity.")] = None,
+    repo: Annotated[
+        str | None, typer.Option("--repo", metavar="REPO", help="Only notes about this repo identity.")
+    ] = None,
     status_: Annotated[
         list[str] | None,
-        typer.Option("--status", metavar="STATUS", help="candidate, active, rejected or superseded; repeatable (default active)."),
+        typer.Option(
+            "--status", metavar="STATUS", help="candidate, active, rejected or superseded; repeatable (default active)."
+        ),
     ] = None,
     include_candidates: Annotated[bool, typer.Option("--include-candidates", help="Also candidate notes.")] = False,
-    include_archived: Annotated[bool, typer.Option("--include-archived", help="Also notes the librarian moved to archive/.")] = False,
+    include_archived: Annotated[
+        bool, typer.Option("--include-archived", help="Also notes the librarian moved to archive/.")
+    ] = False,
     target: Annotated[
         str | None,
-        typer.Option("--target", metavar="HARNESS", help="Search as this harness (default $JACKED_MEMORY_HARNESS; none: notes for all)."),
+        typer.Option(
+            "--target",
+            metavar="HARNESS",
+            help="Search as this harness (default $JACKED_MEMORY_HARNESS; none: notes for all).",
+        ),
     ] = None,
     every_harness: Annotated[bool, typer.Option("--all", help="Notes for every harness.")] = False,
-    as_of: Annotated[str | None, typer.Option("--as-of", metavar="TIME", help="Valid time: what held in the world then.")] = None,
-    known_at: Annotated[str | None, typer.Option("--known-at", metavar="TIME", help="Record time: what the vault knew then.")] = None,
-    limit: Annotated[int, typer.Option("--limit", metavar="N", help=f"Show at most N hits, 1 to {MAX_SEARCH_LIMIT} (default 20).", show_default=False)] = 20,
+    as_of: Annotated[
+        str | None, typer.Option("--as-of", metavar="TIME", help="Valid time: what held in the world then.")
+    ] = None,
+    known_at: Annotated[
+        str | None, typer.Option("--known-at", metavar="TIME", help="Record time: what the vault knew then.")
+    ] = None,
+    limit: Annotated[
+        int,
+        typer.Option(
+            "--limit",
+            metavar="N",
+            help=f"Show at most N hits, 1 to {MAX_SEARCH_LIMIT} (default 20).",
+            show_default=False,
+        ),
+    ] = 20,
     vault: VaultOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
@@ -192,11 +264,23 @@ def search(
     ))  # fmt: skip
 
 
-@memory_app.command(cls=Command, rich_help_panel=NOTES, epilog=example("jacked memory log --limit 10", "jacked memory log mem_20261129_01jdz5k6x9f3q8w2v7n4m1c0ab"))
+@memory_app.command(
+    cls=Command,
+    rich_help_panel=NOTES,
+    epilog=example("jacked memory log --limit 10", "jacked memory log mem_20261129_01jdz5k6x9f3q8w2v7n4m1c0ab"),
+)
 def log(
     ctx: typer.Context,
     note_id: Annotated[str | None, typer.Argument(metavar="ID", help="Only this note's history.")] = None,
-    limit: Annotated[int, typer.Option("--limit", metavar="N", help=f"Show at most N commits, 1 to {MAX_LOG_LIMIT} (default 50).", show_default=False)] = 50,
+    limit: Annotated[
+        int,
+        typer.Option(
+            "--limit",
+            metavar="N",
+            help=f"Show at most N commits, 1 to {MAX_LOG_LIMIT} (default 50).",
+            show_default=False,
+        ),
+    ] = 50,
     vault: VaultOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
@@ -226,11 +310,16 @@ def status(ctx: typer.Context, vault: VaultOpt = None, as_json: JsonOpt = False)
     run(ctx, as_json, lambda: vault_status(context_for(ctx, vault)))
 
 
-@memory_app.command(cls=Command, rich_help_panel=MAINTENANCE, epilog=example("jacked memory doctor", "jacked memory doctor --repair"))
+@memory_app.command(
+    cls=Command, rich_help_panel=MAINTENANCE, epilog=example("jacked memory doctor", "jacked memory doctor --repair")
+)
 def doctor(
     ctx: typer.Context,
     repair: Annotated[
-        bool, typer.Option("--repair", help="Commit valid files a crash left behind, set invalid ones aside (never deletes a note).")
+        bool,
+        typer.Option(
+            "--repair", help="Commit valid files a crash left behind, set invalid ones aside (never deletes a note)."
+        ),
     ] = False,
     reindex: Annotated[bool, typer.Option("--reindex", help="Rebuild the search index from scratch.")] = False,
     vault: VaultOpt = None,

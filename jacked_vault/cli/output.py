@@ -45,7 +45,9 @@ def emit(schema: str, as_json: bool, result: Result) -> None:
         sys.stdout.write(text + "\n")
 
 
-def execute(schema: str, as_json: bool, action: Callable[[], Result], passthrough: tuple[type[BaseException], ...] = ()) -> int:
+def execute(
+    schema: str, as_json: bool, action: Callable[[], Result], passthrough: tuple[type[BaseException], ...] = ()
+) -> int:
     """Call the library, print its result or the expected error, and return the exit code: 0, or 1
     when the result says it is not ok (doctor's problems, a refused hook), or the error's code
     (2 for usage errors). Never a traceback; `passthrough` exceptions (the CLI framework's own

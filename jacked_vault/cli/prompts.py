@@ -63,14 +63,24 @@ def edit_text(text: str) -> str | None:
         with open(path, "w", encoding="utf-8") as handle:
             handle.write(text)
         try:
-            done = subprocess.run([*argv, path], stdin=sys.stdin.fileno(), stdout=sys.stderr.fileno(), stderr=sys.stderr.fileno(), check=False)
+            done = subprocess.run(
+                [*argv, path],
+                stdin=sys.stdin.fileno(),
+                stdout=sys.stderr.fileno(),
+                stderr=sys.stderr.fileno(),
+                check=False,
+            )
         except OSError:
-            raise VaultError("USAGE", "the editor could not be started; set $EDITOR to your editor (e.g. EDITOR=nano)") from None
+            raise VaultError(
+                "USAGE", "the editor could not be started; set $EDITOR to your editor (e.g. EDITOR=nano)"
+            ) from None
         if done.returncode != 0:
             raise VaultError("USAGE", f"the editor exited with status {done.returncode}; nothing was saved from it")
         try:
             with open(path, encoding="utf-8") as handle:
                 edited = handle.read()
         except (OSError, UnicodeDecodeError):
-            raise VaultError("USAGE", "the edited text could not be read back as UTF-8; nothing was saved from it") from None
+            raise VaultError(
+                "USAGE", "the edited text could not be read back as UTF-8; nothing was saved from it"
+            ) from None
     return edited if edited.strip() else None

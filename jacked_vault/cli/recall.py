@@ -26,19 +26,28 @@ from jacked_vault.cli.apps import (
 from jacked_vault.cli import actions
 from jacked_vault.cli.inputs import read_text_input
 
-hot_app = sub_app("hot", RECALL, "Show or overwrite hot.md, the group's current progress.", "hot.md is the slice of work in progress a new session should see first; each `set` is a commit.")
+hot_app = sub_app(
+    "hot",
+    RECALL,
+    "Show or overwrite hot.md, the group's current progress.",
+    "hot.md is the slice of work in progress a new session should see first; each `set` is a commit.",
+)
 HotScope = Annotated[str, typer.Option("--scope", metavar="SCOPE", help="group (the default) or project.")]
 
 
 @hot_app.command("show", cls=Command, epilog=example("jacked memory hot show --group vault-tools"))
-def hot_show(ctx: typer.Context, group: Group = None, scope: HotScope = "group", vault: VaultOpt = None, as_json: JsonOpt = False) -> None:
+def hot_show(
+    ctx: typer.Context, group: Group = None, scope: HotScope = "group", vault: VaultOpt = None, as_json: JsonOpt = False
+) -> None:
     """Print hot.md of the current repo's group (or --group)."""
     from jacked_vault.recall.hot import show_hot
 
     run(ctx, as_json, lambda: show_hot(context_for(ctx, vault), group=group, scope=scope))
 
 
-@hot_app.command("set", cls=Command, epilog=example('echo "Wiring the brief budget; tests next." | jacked memory hot set --stdin'))
+@hot_app.command(
+    "set", cls=Command, epilog=example('echo "Wiring the brief budget; tests next." | jacked memory hot set --stdin')
+)
 def hot_set(
     ctx: typer.Context,
     body: Body = None,
@@ -66,13 +75,29 @@ def hot_set(
     run(ctx, as_json, action)
 
 
-@memory_app.command(cls=Command, rich_help_panel=RECALL, epilog=example("jacked memory brief", "jacked memory brief --cwd ~/Github/api --budget 800 --harness codex"))
+@memory_app.command(
+    cls=Command,
+    rich_help_panel=RECALL,
+    epilog=example("jacked memory brief", "jacked memory brief --cwd ~/Github/api --budget 800 --harness codex"),
+)
 def brief(
     ctx: typer.Context,
-    cwd: Annotated[str | None, typer.Option("--cwd", metavar="PATH", help="The repo to brief (default: the current folder).")] = None,
-    budget: Annotated[int, typer.Option("--budget", metavar="N", help="Hard cap in tokens, len/4 (default 1500, at least 200).", show_default=False)] = 1500,
+    cwd: Annotated[
+        str | None, typer.Option("--cwd", metavar="PATH", help="The repo to brief (default: the current folder).")
+    ] = None,
+    budget: Annotated[
+        int,
+        typer.Option(
+            "--budget", metavar="N", help="Hard cap in tokens, len/4 (default 1500, at least 200).", show_default=False
+        ),
+    ] = 1500,
     harness: Annotated[
-        str | None, typer.Option("--harness", metavar="HARNESS", help="Brief for this harness (default $JACKED_MEMORY_HARNESS; none: notes for all).")
+        str | None,
+        typer.Option(
+            "--harness",
+            metavar="HARNESS",
+            help="Brief for this harness (default $JACKED_MEMORY_HARNESS; none: notes for all).",
+        ),
     ] = None,
     vault: VaultOpt = None,
     as_json: JsonOpt = False,

@@ -59,7 +59,9 @@ def _decide(context, doc, note, answer: str) -> dict | None:
     return None
 
 
-@memory_app.command(cls=Command, rich_help_panel=REVIEW, epilog=example("jacked memory review", "jacked memory review --json"))
+@memory_app.command(
+    cls=Command, rich_help_panel=REVIEW, epilog=example("jacked memory review", "jacked memory review --json")
+)
 def review(ctx: typer.Context, vault: VaultOpt = None, as_json: JsonOpt = False) -> None:
     """Go through the notes waiting for review.
 
@@ -105,7 +107,11 @@ def accept(ctx: typer.Context, note_id: NoteId, vault: VaultOpt = None, as_json:
     _transition(ctx, vault, as_json, note_id, "accept")
 
 
-@memory_app.command(cls=Command, rich_help_panel=REVIEW, epilog=example(f'jacked memory reject {EXAMPLE_ID} --reason "We chose Postgres instead."'))
+@memory_app.command(
+    cls=Command,
+    rich_help_panel=REVIEW,
+    epilog=example(f'jacked memory reject {EXAMPLE_ID} --reason "We chose Postgres instead."'),
+)
 def reject(
     ctx: typer.Context,
     note_id: NoteId,
@@ -120,7 +126,11 @@ def reject(
     _transition(ctx, vault, as_json, note_id, "reject", reason=reason)
 
 
-@memory_app.command(cls=Command, rich_help_panel=REVIEW, epilog=example(f"jacked memory supersede {EXAMPLE_ID} --by mem_20261201_01jf0a1b2c3d4e5f6g7h8j9k0m1n"))
+@memory_app.command(
+    cls=Command,
+    rich_help_panel=REVIEW,
+    epilog=example(f"jacked memory supersede {EXAMPLE_ID} --by mem_20261201_01jf0a1b2c3d4e5f6g7h8j9k0m1n"),
+)
 def supersede(
     ctx: typer.Context,
     note_id: NoteId,
@@ -135,11 +145,18 @@ def supersede(
     _transition(ctx, vault, as_json, note_id, "supersede", by=by)
 
 
-@memory_app.command(cls=Command, rich_help_panel=REVIEW, epilog=example(f"jacked memory expire {EXAMPLE_ID} --at 2026-12-31"))
+@memory_app.command(
+    cls=Command, rich_help_panel=REVIEW, epilog=example(f"jacked memory expire {EXAMPLE_ID} --at 2026-12-31")
+)
 def expire(
     ctx: typer.Context,
     note_id: NoteId,
-    at: Annotated[str | None, typer.Option("--at", metavar="TIME", help="When the fact stopped holding: a date or ISO 8601 time (default now).")] = None,
+    at: Annotated[
+        str | None,
+        typer.Option(
+            "--at", metavar="TIME", help="When the fact stopped holding: a date or ISO 8601 time (default now)."
+        ),
+    ] = None,
     vault: VaultOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
@@ -150,7 +167,11 @@ def expire(
     _transition(ctx, vault, as_json, note_id, "expire", valid_until=at)
 
 
-@memory_app.command(cls=Command, rich_help_panel=REVIEW, epilog=example(f"jacked memory forget {EXAMPLE_ID}", f"jacked memory forget {EXAMPLE_ID} --json"))
+@memory_app.command(
+    cls=Command,
+    rich_help_panel=REVIEW,
+    epilog=example(f"jacked memory forget {EXAMPLE_ID}", f"jacked memory forget {EXAMPLE_ID} --json"),
+)
 def forget(ctx: typer.Context, note_id: NoteId, vault: VaultOpt = None, as_json: JsonOpt = False) -> None:
     """Delete a note that should never have been saved.
 

@@ -14,9 +14,14 @@ remote_app = sub_app("remote", SYNC, "Set the vault's git remote.")
 @remote_app.command("set", cls=Command, epilog=example("jacked memory remote set git@github.com:you/jacked-vault.git"))
 def remote_set(
     ctx: typer.Context,
-    url: Annotated[str, typer.Argument(metavar="URL", help="Any URL your git can reach (ssh, https, file://, a path).")],
+    url: Annotated[
+        str, typer.Argument(metavar="URL", help="Any URL your git can reach (ssh, https, file://, a path).")
+    ],
     join: Annotated[
-        bool, typer.Option("--join", help="Join this vault and an unrelated one at URL (both keep their notes; asked on a terminal).")
+        bool,
+        typer.Option(
+            "--join", help="Join this vault and an unrelated one at URL (both keep their notes; asked on a terminal)."
+        ),
     ] = False,
     vault: VaultOpt = None,
     as_json: JsonOpt = False,
@@ -40,7 +45,10 @@ def remote_set(
                 raise
             from jacked_vault.cli.prompts import confirm
 
-            if not confirm(f"{exc.message}\nJoin the two vaults now (this vault's notes go to that remote at the next sync)?", default=False):
+            if not confirm(
+                f"{exc.message}\nJoin the two vaults now (this vault's notes go to that remote at the next sync)?",
+                default=False,
+            ):
                 raise
             return set_remote(context, url, join=True)
 
@@ -61,11 +69,16 @@ def push(ctx: typer.Context, vault: VaultOpt = None, as_json: JsonOpt = False) -
     run(ctx, as_json, lambda: push_vault(context_for(ctx, vault)))
 
 
-@memory_app.command(cls=Command, rich_help_panel=SYNC, epilog=example("jacked memory sync", "jacked memory sync --accept-deletions"))
+@memory_app.command(
+    cls=Command, rich_help_panel=SYNC, epilog=example("jacked memory sync", "jacked memory sync --accept-deletions")
+)
 def sync(
     ctx: typer.Context,
     accept_deletions: Annotated[
-        bool, typer.Option("--accept-deletions", help="Delete here the notes deleted on the remote (default: keep and report them).")
+        bool,
+        typer.Option(
+            "--accept-deletions", help="Delete here the notes deleted on the remote (default: keep and report them)."
+        ),
     ] = False,
     vault: VaultOpt = None,
     as_json: JsonOpt = False,

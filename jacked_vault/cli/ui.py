@@ -21,7 +21,10 @@ from jacked_vault.errors import VaultError
 )
 def ui(
     ctx: typer.Context,
-    port: Annotated[int, typer.Option("--port", metavar="N", help="Listen on 127.0.0.1:N (default: a free port).", show_default=False)] = 0,
+    port: Annotated[
+        int,
+        typer.Option("--port", metavar="N", help="Listen on 127.0.0.1:N (default: a free port).", show_default=False),
+    ] = 0,
     no_open: Annotated[bool, typer.Option("--no-open", help="Only print the link; do not open a browser.")] = False,
     vault: VaultOpt = None,
     as_json: JsonOpt = False,
@@ -37,7 +40,9 @@ def ui(
 
     def announce(listening) -> None:
         if as_json:
-            sys.stdout.write(json.dumps({"schema": schema, "ok": True, **listening.to_json()}, ensure_ascii=False) + "\n")
+            sys.stdout.write(
+                json.dumps({"schema": schema, "ok": True, **listening.to_json()}, ensure_ascii=False) + "\n"
+            )
         else:
             sys.stdout.write(safe(listening.to_text()) + "\n")
         sys.stdout.flush()

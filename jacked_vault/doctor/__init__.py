@@ -60,7 +60,9 @@ def doctor(ctx: Context, *, repair: bool = False, reindex: bool = False, progres
         return any(doc_id in ids for _, ids in held)
 
     report.broken_links = [{"id": src, "missing": dst} for src, dst in links if not known(dst)]
-    report.broken_wikilinks = [{"id": src, "target": target} for src, target in wiki if not known(target)]  # an id held by another store
+    report.broken_wikilinks = [
+        {"id": src, "target": target} for src, target in wiki if not known(target)
+    ]  # an id held by another store
     report.duplicate_ids += [{"id": doc_id, "stores": labels} for doc_id, labels in sorted(shared.items())]
     report.skipped_symlinks = sorted(set(report.skipped_symlinks))
     return report

@@ -63,7 +63,9 @@ def working_tree_changes(store: Store, repo) -> list[tuple[str, str]]:
             state = "new" if git.tree_blob(repo, rel) is None else "modified"
         elif flags & (F.WT_DELETED | F.INDEX_DELETED):
             state = "missing"
-        elif flags & (F.WT_MODIFIED | F.INDEX_MODIFIED | F.WT_TYPECHANGE | F.INDEX_TYPECHANGE | F.WT_RENAMED | F.INDEX_RENAMED):
+        elif flags & (
+            F.WT_MODIFIED | F.INDEX_MODIFIED | F.WT_TYPECHANGE | F.INDEX_TYPECHANGE | F.WT_RENAMED | F.INDEX_RENAMED
+        ):
             state = "modified"
         else:
             continue
@@ -96,7 +98,13 @@ def _same_as_head(store: Store, repo, rel: str) -> bool:
 
 
 def judge(
-    store: Store, repo, rel: str, state: str, chain: audit.AuditReport, tombstoned, leftovers: Container[str] = frozenset()
+    store: Store,
+    repo,
+    rel: str,
+    state: str,
+    chain: audit.AuditReport,
+    tombstoned,
+    leftovers: Container[str] = frozenset(),
 ) -> Stray:
     """Decide what repair does with one changed working-tree file (through the gate). `leftovers`:
     the paths rolling back an interrupted write puts back (`write.transaction.interrupted`): such
@@ -112,7 +120,15 @@ def judge(
     if state == "missing":
         return Stray(rel, state, kind, None, committed, "restore" if committed is not None else "leave")
     if kind is None:
-        return Stray(rel, state, kind, None, committed, "leave", "outside the vault layout: not memory (move it out of the vault)")
+        return Stray(
+            rel,
+            state,
+            kind,
+            None,
+            committed,
+            "leave",
+            "outside the vault layout: not memory (move it out of the vault)",
+        )
     try:
         data = fsio.read_file(store.root, rel, max_bytes=max(MAX_FILE_BYTES, audit.MAX_AUDIT_FILE))
     except (OSError, VaultError) as exc:
@@ -120,8 +136,20 @@ def judge(
         return Stray(rel, state, kind, None, committed, "leave", f"cannot be read ({why})")
     if kind == "index":
         return Stray(rel, state, kind, data, committed, "leave")  # derived: regenerated, see derived_stale
-    if kind == "note" and state == "modified" and not chain.last_by_id.matches(note_id_of(committed) or "", audit.content_hash(data)):
-        return Stray(rel, state, kind, data, committed, "quarantine", "a hand edit of a committed note (notes change only through transitions)")
+    if (
+        kind == "note"
+        and state == "modified"
+        and not chain.last_by_id.matches(note_id_of(committed) or "", audit.content_hash(data))
+    ):
+        return Stray(
+            rel,
+            state,
+            kind,
+            data,
+            committed,
+            "quarantine",
+            "a hand edit of a committed note (notes change only through transitions)",
+        )
     try:
         inspect(store, rel, data, tombstoned=tombstoned, base=committed, new=committed is None)
     except VaultError as exc:
@@ -159,10 +187,17 @@ def check_git(repo, store: Store, report: Report) -> bool:
     if commit is None:
         return True
     walk = walk_head(repo, commit, store)
-    report.outside_layout += [store.display(rel, scope_of(store, rel)) for rel in walk.outside[: MAX_OUTSIDE_SHOWN - len(report.outside_layout)]]
+    report.outside_layout += [
+        store.display(rel, scope_of(store, rel))
+        for rel in walk.outside[: MAX_OUTSIDE_SHOWN - len(report.outside_layout)]
+    ]
     report.outside_layout_count += walk.outside_count
     if walk.damaged:
-        wait = "; the store's other checks wait until they are restored (reading them could fail or never end)" if walk.unsafe else ""
+        wait = (
+            "; the store's other checks wait until they are restored (reading them could fail or never end)"
+            if walk.unsafe
+            else ""
+        )
         report.git_problems.append(
             {
                 "path": store.label,
@@ -280,7 +315,9 @@ def _loose_object_state(path, hexsha: str) -> str:
         return "bad"
     if not inflate.eof:
         return "truncated"
-    return "ok" if not inflate.unused_data and size is not None and got == size and digest.hexdigest() == hexsha else "bad"
+    return (
+        "ok" if not inflate.unused_data and size is not None and got == size and digest.hexdigest() == hexsha else "bad"
+    )
 
 
 def check_store(store: Store, index: SearchIndex, repo, report: Report) -> None:
@@ -294,7 +331,9 @@ def check_store(store: Store, index: SearchIndex, repo, report: Report) -> None:
         if code == "SYMLINK":
             report.skipped_symlinks.append(shown(store, path))
         else:
-            report.invalid_files.append({"path": shown(store, path), "code": code, "problem": message.removeprefix(f"{path}: ")})
+            report.invalid_files.append(
+                {"path": shown(store, path), "code": code, "problem": message.removeprefix(f"{path}: ")}
+            )
     report.truncated |= diag.truncated
     changes = working_tree_changes(store, repo)  # first: git status's memory is freed before the chain's is taken
     chain = audit.verify(store.root)
@@ -308,7 +347,9 @@ def check_store(store: Store, index: SearchIndex, repo, report: Report) -> None:
             continue
         report.uncommitted.append(stray.to_json(store))
     report.audit_problems += [{**p, "path": store.display(p["path"], store.label)} for p in chain.problems]
-    report.audit_problems += [{**p, "path": store.display(p["path"], store.label)} for p in audit.verify_trailers(repo, chain)]
+    report.audit_problems += [
+        {**p, "path": store.display(p["path"], store.label)} for p in audit.verify_trailers(repo, chain)
+    ]
     for rel, sha, note_id in index.audited():
         if rel in leftovers:
             continue  # the working audit log holds the interrupted write's line: reported above, rolled back
@@ -321,7 +362,9 @@ def check_store(store: Store, index: SearchIndex, repo, report: Report) -> None:
     if config is not None and chain.last_by_path.matches("vault.json", audit.content_hash(config)) is False:
         report.audit_problems.append({"path": store.display("vault.json", store.label), "code": "EDITED_OUTSIDE_TOOL"})
     report.stale_temp_files += sum(1 for _ in temp_files(store))
-    report.derived_stale += [{"path": store.display(rel, store.label), "state": state} for rel, _, state in stale_derived(store, index, repo)]
+    report.derived_stale += [
+        {"path": store.display(rel, store.label), "state": state} for rel, _, state in stale_derived(store, index, repo)
+    ]
     report.git_index_stale += [shown(store, p) for p in git.index_out_of_step(repo)]
     report.stale_git_locks += [store.display(p, store.label) for p in git.stale_git_locks(store.root)]
     report.quarantine += [{**r, "store": store.label} for r in quarantine_records(store, limit=50)]
@@ -347,7 +390,11 @@ def stale_derived(store: Store, index: SearchIndex, repo) -> list[tuple[str, byt
     else:
         groups = set(index.notes_per_group())
         with contextlib.suppress(OSError):
-            groups |= {e.name for e in os.scandir(store.root / GROUPS_DIR) if e.is_dir(follow_symlinks=False) and SLUG_RE.fullmatch(e.name)}
+            groups |= {
+                e.name
+                for e in os.scandir(store.root / GROUPS_DIR)
+                if e.is_dir(follow_symlinks=False) and SLUG_RE.fullmatch(e.name)
+            }
     out = []
     hidden = git.skip_worktree(store.root)
     for group in sorted(groups, key=str):

@@ -24,7 +24,10 @@ def _uncommitted(item: dict) -> tuple[str, str]:
         back = " and restores the committed version" if state == "modified" else ""
         return f"{path}: invalid ({problem})", f"{REPAIR} moves it to .jacked/quarantine/ (kept, never deleted){back}"
     if item["repair"] == "roll back":
-        return f"{path}: {state}, left by an interrupted write", f"{REPAIR} (or the next write) rolls it back to the last commit"
+        return (
+            f"{path}: {state}, left by an interrupted write",
+            f"{REPAIR} (or the next write) rolls it back to the last commit",
+        )
     if item["repair"] == "restore":
         return f"{path}: deleted from the working tree", f"{REPAIR} restores it from the last commit"
     return f"{path}: {problem or 'not memory'}", "move it out of the vault yourself; jacked never commits it"
@@ -34,13 +37,22 @@ def _audit(item: dict) -> tuple[str, str]:
     path, code = item["path"], item["code"]
     history = f"`git log -p -- {_rel(path)}` (in its store) shows who changed it"
     if code == "EDITED_OUTSIDE_TOOL":
-        how = {"vault.json": "change groups with `jacked memory group map|unmap`", "hot.md": "write it with `jacked memory hot set`"}
+        how = {
+            "vault.json": "change groups with `jacked memory group map|unmap`",
+            "hot.md": "write it with `jacked memory hot set`",
+        }
         way = how.get(_rel(path).rsplit("/", 1)[-1], "a note changes only through accept, reject, supersede or expire")
         return f"{path}: edited outside jacked (it no longer matches its last audit line)", f"{history}; {way}"
     if code == "NO_AUDIT_RECORD":
-        return f"{path}: committed without an audit line (added by hand?)", f"{history}; if it is wanted, re-add it with `jacked memory add`"
+        return (
+            f"{path}: committed without an audit line (added by hand?)",
+            f"{history}; if it is wanted, re-add it with `jacked memory add`",
+        )
     where = f" line {item['line']}" if "line" in item else ""
-    return f"{path}{where}: audit log {code.lower().replace('_', ' ')}", f"{history}; the log is append-only evidence, never rewrite it"
+    return (
+        f"{path}{where}: audit log {code.lower().replace('_', ' ')}",
+        f"{history}; the log is append-only evidence, never rewrite it",
+    )
 
 
 @dataclass
@@ -49,7 +61,9 @@ class Report:
     invalid_files: list[dict] = field(default_factory=list)  # committed files the gate refuses (quarantined)
     duplicate_ids: list[dict] = field(default_factory=list)
     broken_links: list[dict] = field(default_factory=list)  # a warning: links are hints
-    broken_wikilinks: list[dict] = field(default_factory=list)  # {"id", "target"}: a [[wikilink]] naming no note (search/wikilinks.py)
+    broken_wikilinks: list[dict] = field(
+        default_factory=list
+    )  # {"id", "target"}: a [[wikilink]] naming no note (search/wikilinks.py)
     skipped_symlinks: list[str] = field(default_factory=list)
     uncommitted: list[dict] = field(default_factory=list)  # working-tree files that differ from HEAD, judged
     audit_problems: list[dict] = field(default_factory=list)
@@ -64,7 +78,9 @@ class Report:
     quarantine: list[dict] = field(default_factory=list)  # what was set aside (records, informational)
     outside_layout: list[str] = field(default_factory=list)  # committed paths outside the layout (the first 100)
     outside_layout_count: int = 0  # all of them
-    unproven_reviews: list[dict] = field(default_factory=list)  # {"path", "id"}: claims `reviewed`, no accept behind it (a warning)
+    unproven_reviews: list[dict] = field(
+        default_factory=list
+    )  # {"path", "id"}: claims `reviewed`, no accept behind it (a warning)
     repaired: list[str] = field(default_factory=list)
     reindexed: bool = False
     captures: dict = field(default_factory=dict)  # store.queue.QueueCounts.to_json()
@@ -84,8 +100,16 @@ class Report:
         ]
         for d in self.duplicate_ids:
             where = ", ".join(d.get("paths") or d.get("stores") or [])
-            out.append((f"{d['id']} is carried by several files ({where})", "keep one: `git rm` the copy in its store (the id is authoritative)"))
-        out += [(f"{p}: a symlink, skipped and never followed", f"replace it with the file itself, or `git rm {_rel(p)}`") for p in self.skipped_symlinks]
+            out.append(
+                (
+                    f"{d['id']} is carried by several files ({where})",
+                    "keep one: `git rm` the copy in its store (the id is authoritative)",
+                )
+            )
+        out += [
+            (f"{p}: a symlink, skipped and never followed", f"replace it with the file itself, or `git rm {_rel(p)}`")
+            for p in self.skipped_symlinks
+        ]
         out += [_uncommitted(u) for u in self.uncommitted]
         if self.outside_layout_count:
             n, first = self.outside_layout_count, self.outside_layout[:3]
@@ -98,15 +122,37 @@ class Report:
             ))  # fmt: skip
         out += [_audit(a) for a in self.audit_problems]
         if self.truncated:
-            out.append(("a scan hit its bounds (5,000 files, depth 8 or 16 MiB): results are incomplete", "move old notes to archive/ or split a large group"))
-        out += [(f"{p}: git's index differs from HEAD (an interrupted write)", f"{REPAIR} re-stages it") for p in self.git_index_stale]
-        out += [(f"{p['path']}: {p['problem']}", p.get("fix") or "restore the vault from its remote or a backup") for p in self.git_problems]
+            out.append(
+                (
+                    "a scan hit its bounds (5,000 files, depth 8 or 16 MiB): results are incomplete",
+                    "move old notes to archive/ or split a large group",
+                )
+            )
         out += [
-            (f"{c['repo']} is mapped to several groups ({', '.join(c['groups'])})", f"`jacked memory group map {c['repo']} GROUP` keeps it in one")
+            (f"{p}: git's index differs from HEAD (an interrupted write)", f"{REPAIR} re-stages it")
+            for p in self.git_index_stale
+        ]
+        out += [
+            (f"{p['path']}: {p['problem']}", p.get("fix") or "restore the vault from its remote or a backup")
+            for p in self.git_problems
+        ]
+        out += [
+            (
+                f"{c['repo']} is mapped to several groups ({', '.join(c['groups'])})",
+                f"`jacked memory group map {c['repo']} GROUP` keeps it in one",
+            )
             for c in self.config_problems
         ]
-        out += [(f"{d['path']}: derived index.md is {d['state']}", f"{REPAIR} regenerates it") for d in self.derived_stale]
-        out += [(f"{p}: a git lock file left by a killed git or jacked", f"{REPAIR} removes it (when no git runs in the vault)") for p in self.stale_git_locks]
+        out += [
+            (f"{d['path']}: derived index.md is {d['state']}", f"{REPAIR} regenerates it") for d in self.derived_stale
+        ]
+        out += [
+            (
+                f"{p}: a git lock file left by a killed git or jacked",
+                f"{REPAIR} removes it (when no git runs in the vault)",
+            )
+            for p in self.stale_git_locks
+        ]
         return out
 
     def warnings(self) -> list[dict]:
@@ -141,10 +187,25 @@ class Report:
             for u in self.unproven_reviews
         ]
         # fmt: on
-        out += [{"code": "CONFIG_IGNORED", "path": w["path"], "what": f"{w['path']}: {w['field']} is ignored ({w['code']})", "fix": w["fix"]} for w in self.config_warnings]
+        out += [
+            {
+                "code": "CONFIG_IGNORED",
+                "path": w["path"],
+                "what": f"{w['path']}: {w['field']} is ignored ({w['code']})",
+                "fix": w["fix"],
+            }
+            for w in self.config_warnings
+        ]
         if self.stale_temp_files:
             what = f"{plural(self.stale_temp_files, 'temp file')} left by an interrupted write"
-            out.append({"code": "STALE_TEMP_FILES", "count": self.stale_temp_files, "what": what, "fix": f"{REPAIR} removes them"})
+            out.append(
+                {
+                    "code": "STALE_TEMP_FILES",
+                    "count": self.stale_temp_files,
+                    "what": what,
+                    "fix": f"{REPAIR} removes them",
+                }
+            )
         if self.captures.get("failed"):
             out.append({
                 "code": "FAILED_CAPTURES", "count": self.captures["failed"],
@@ -196,9 +257,16 @@ class Report:
                 for what, fix in items[:MAX_SHOWN]:
                     lines += [f"  - {what}", f"    fix: {fix}"]
                 if len(items) > MAX_SHOWN:
-                    lines.append(f"  … and {len(items) - MAX_SHOWN} more (`jacked memory doctor --json` lists them all)")
+                    lines.append(
+                        f"  … and {len(items) - MAX_SHOWN} more (`jacked memory doctor --json` lists them all)"
+                    )
         if self.quarantine:
-            lines.append(f"in quarantine (.jacked/quarantine/: kept, never recalled): {plural(len(self.quarantine), 'file')}")
-            lines += [f"  {q.get('store', '')}:{q.get('path', '?')} ({q.get('source', '?')}: {q.get('reason', '')})" for q in self.quarantine[-5:]]
+            lines.append(
+                f"in quarantine (.jacked/quarantine/: kept, never recalled): {plural(len(self.quarantine), 'file')}"
+            )
+            lines += [
+                f"  {q.get('store', '')}:{q.get('path', '?')} ({q.get('source', '?')}: {q.get('reason', '')})"
+                for q in self.quarantine[-5:]
+            ]
         lines.append("ok" if not problems else f"{plural(len(problems), 'problem')} found")
         return "\n".join(lines)

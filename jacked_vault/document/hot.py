@@ -9,7 +9,9 @@ from jacked_vault.errors import VaultError
 
 MAX_HOT_BYTES = 4096
 MAX_HOT_FILE_BYTES = MAX_HOT_BYTES + 1024
-_UPDATED = re.compile(r"^<!-- updated (\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z) by ([a-z0-9][a-z0-9._-]{0,63}) -->$")
+_UPDATED = re.compile(
+    r"^<!-- updated (\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z) by ([a-z0-9][a-z0-9._-]{0,63}) -->$"
+)
 
 
 @dataclass(frozen=True)

@@ -94,5 +94,7 @@ def moves(was_archived: bool | None, archived: bool, note, now: str) -> str | No
     if was_archived and not archived:
         return "leaves archive/, which no transition does"
     if archived and not was_archived and not archivable(note, now):
-        return f"moves a {note.status} note that still holds into archive/ (only superseded or expired notes are archived)"
+        return (
+            f"moves a {note.status} note that still holds into archive/ (only superseded or expired notes are archived)"
+        )
     return None

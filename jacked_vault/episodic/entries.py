@@ -58,7 +58,9 @@ def render_entry(entry: Entry) -> str:
     return f"{entry.header()}\n{clean_sentence(entry.sentence)}\n"
 
 
-def append_entry(store: Store, entry: Entry, *, harness: str, origin: str, settings: Settings = DEFAULT_SETTINGS) -> tuple[str, str]:
+def append_entry(
+    store: Store, entry: Entry, *, harness: str, origin: str, settings: Settings = DEFAULT_SETTINGS
+) -> tuple[str, str]:
     """Append the entry to its committed day file (created with a title line) in one commit:
     (path, commit). The append starts from HEAD's version, never from the working tree."""
     from jacked_vault.document import format_timestamp

@@ -180,7 +180,9 @@ class MigrateResult:
     plan: Plan
     dry_run: bool
     commit: str | None
-    plugin: dict | None = None  # the remember plugin still on in Claude's settings: turned off, or offered (hooks.claude.retire_plugin)
+    plugin: dict | None = (
+        None  # the remember plugin still on in Claude's settings: turned off, or offered (hooks.claude.retire_plugin)
+    )
 
     def to_json(self) -> dict:
         p = self.plan
@@ -201,7 +203,9 @@ class MigrateResult:
         payload = self.to_json()
         lines = [f"{'Plan: ' if self.dry_run else ''}{payload['repo']} -> {payload['folder']}"]
         for source in payload["sources"]:
-            lines.append(f"source {source['path']}: {source['status']}" + (f" ({source['reason']})" if source["reason"] else ""))
+            lines.append(
+                f"source {source['path']}: {source['status']}" + (f" ({source['reason']})" if source["reason"] else "")
+            )
         for f in payload["files"]:
             counts = f"{f['entries']} entr{'y' if f['entries'] == 1 else 'ies'}"
             if f["sections"] is not None:
@@ -219,7 +223,8 @@ class MigrateResult:
             f"{'Would import' if self.dry_run else 'Imported'} {t['files_imported']} file(s), {t['entries_written']} of "
             f"{t['entries_source']} entries, {t['candidates_created']} candidate note(s); {t['files_already_migrated']} already "
             f"migrated, {t['files_skipped']} skipped, {t['files_empty']} empty, {t['candidates_tombstoned']} tombstoned, "
-            f"{t['candidates_invalid']} invalid" + (f", {t['candidates_duplicate']} already saved" if t["candidates_duplicate"] else "")
+            f"{t['candidates_invalid']} invalid"
+            + (f", {t['candidates_duplicate']} already saved" if t["candidates_duplicate"] else "")
         )
         if self.commit:
             lines.append(f"[{self.commit[:10]}]")
@@ -268,7 +273,13 @@ def _resolve_sources(explicit: list[str] | None, repo, report: list[dict]) -> li
             except OSError:
                 continue
             if stat.S_ISLNK(mode):
-                report.append({"path": str(path), "status": "skipped", "reason": "symlink, never followed (pass it with --from to read it)"})
+                report.append(
+                    {
+                        "path": str(path),
+                        "status": "skipped",
+                        "reason": "symlink, never followed (pass it with --from to read it)",
+                    }
+                )
             elif stat.S_ISDIR(mode):
                 out.append(path)
     unique = list(dict.fromkeys(out))
@@ -290,7 +301,11 @@ def _read_source(root: Path, name: str, plan: FilePlan, budget: list[int]) -> st
     try:
         data = fsio.read_file(root, name, max_bytes=min(MAX_SOURCE_FILE, budget[0]))
     except VaultError as exc:
-        skip(exc.message if exc.code != "VALIDATION" else f"over the {MAX_SOURCE_FILE}-byte cap per file (or {MAX_SOURCE_TOTAL} per folder)")
+        skip(
+            exc.message
+            if exc.code != "VALIDATION"
+            else f"over the {MAX_SOURCE_FILE}-byte cap per file (or {MAX_SOURCE_TOTAL} per folder)"
+        )
         return None
     except OSError as exc:
         skip(f"unreadable ({exc.strerror})")
@@ -479,16 +494,24 @@ def build_plan(ctx, explicit: list[str] | None, *, progress: Callable[[int], Non
                 _plan_candidates(plan, file, text, identity, recorded, tombstones, tombstone_hash)
     for file in plan.files:
         if file.action == "import" and file.written != file.entries:
-            raise VaultError("INCOMPLETE", f"{file.source}: {file.entries} entries in the source but {file.written} planned; nothing was written")
+            raise VaultError(
+                "INCOMPLETE",
+                f"{file.source}: {file.entries} entries in the source but {file.written} planned; nothing was written",
+            )
     return plan
 
 
-def _plan_candidates(plan: Plan, file: FilePlan, text: str, identity: str, recorded, tombstones, tombstone_hash) -> None:
+def _plan_candidates(
+    plan: Plan, file: FilePlan, text: str, identity: str, recorded, tombstones, tombstone_hash
+) -> None:
     if file.kind == "core":
         sections = core_sections(text)
         expected = count_core(text)
         if len(sections) != expected:
-            raise VaultError("INCOMPLETE", f"{file.source}: {expected} sections counted but {len(sections)} parsed; nothing was written")
+            raise VaultError(
+                "INCOMPLETE",
+                f"{file.source}: {expected} sections counted but {len(sections)} parsed; nothing was written",
+            )
     else:
         sections = identity_sections(text)
     file.sections = len(sections)
@@ -582,7 +605,13 @@ def migrate(
     store = ctx.vault
     harness = ctx.harness
     commit = None
-    with write_transaction(store, harness=harness, origin="migration", settings=ctx.settings, rejected_elsewhere=rejected_elsewhere(ctx, store)) as tx:
+    with write_transaction(
+        store,
+        harness=harness,
+        origin="migration",
+        settings=ctx.settings,
+        rejected_elsewhere=rejected_elsewhere(ctx, store),
+    ) as tx:
         plan = build_plan(ctx, sources, progress=progress)
         now = utc_now()
         notes = _check_candidates(ctx, plan, now, tx.index)

@@ -248,7 +248,9 @@ class RollupResult:
         payload = self.to_json()
         lines = []
         if payload["recovered"]:
-            lines.append(f"put back {len(payload['recovered'])} file(s) an interrupted write had left uncommitted; rolling up again")
+            lines.append(
+                f"put back {len(payload['recovered'])} file(s) an interrupted write had left uncommitted; rolling up again"
+            )
         for repo in payload["repos"]:
             parts = []
             if repo["rolled"]:
@@ -310,7 +312,9 @@ def episodic_folders(store: Store, group: str | None, repo: str | None) -> tuple
             if slug is None or folder == slug:
                 out.append((name, f"{base}/{folder}"))
                 if len(out) > MAX_FOLDERS:
-                    raise VaultError("INCOMPLETE", f"more than {MAX_FOLDERS} episodic folders; narrow with --group or --repo")
+                    raise VaultError(
+                        "INCOMPLETE", f"more than {MAX_FOLDERS} episodic folders; narrow with --group or --repo"
+                    )
     return out, skipped
 
 
@@ -407,7 +411,11 @@ def rollup(
                 tx.record(audit.AuditEvent(stamp, "rollup", f"episodic:{identity}", rel, sha, harness, origin))
                 changed.append(rel)
             if changed or result.skipped:
-                repos.append(RepoRollup(group_name, folder, result.rolled, result.empty, result.archived, changed, result.skipped))
+                repos.append(
+                    RepoRollup(
+                        group_name, folder, result.rolled, result.empty, result.archived, changed, result.skipped
+                    )
+                )
         if any(r.files for r in repos):
             rolled = sum(len(r.rolled) for r in repos)
             archived = sum(len(r.archived) for r in repos)

@@ -63,9 +63,24 @@ LEFTHOOK_SNIPPET = (
     "      run: '" + FRAMEWORK_LINE.replace('"$@"', "{0}") + "'\n"
 )
 LEFTHOOK_CONFIGS = tuple(
-    f"{stem}{local}{ext}" for stem in ("lefthook", ".lefthook", ".config/lefthook") for local in ("", "-local") for ext in (".yml", ".yaml", ".json", ".jsonc", ".toml")
+    f"{stem}{local}{ext}"
+    for stem in ("lefthook", ".lefthook", ".config/lefthook")
+    for local in ("", "-local")
+    for ext in (".yml", ".yaml", ".json", ".jsonc", ".toml")
 )
-OTHER_CONFIGS = ("package.json", ".huskyrc", ".huskyrc.json", ".huskyrc.js", "husky.config.js", ".overcommit.yml", ".simple-git-hooks.json", ".simple-git-hooks.js", ".simple-git-hooks.cjs", "simple-git-hooks.json", "simple-git-hooks.js")
+OTHER_CONFIGS = (
+    "package.json",
+    ".huskyrc",
+    ".huskyrc.json",
+    ".huskyrc.js",
+    "husky.config.js",
+    ".overcommit.yml",
+    ".simple-git-hooks.json",
+    ".simple-git-hooks.js",
+    ".simple-git-hooks.cjs",
+    "simple-git-hooks.json",
+    "simple-git-hooks.js",
+)
 
 # (framework, byte strings whose presence in a hook file marks it as that framework's: what each
 # one's generated script says, not a bare name a person's hook may hold in a path)
@@ -187,8 +202,9 @@ def locate(repo: str | os.PathLike) -> HookLocation:
     if hooks_path:
         expanded = Path(os.path.expanduser(hooks_path))
         hooks_path_dir = Path(os.path.normpath(expanded if expanded.is_absolute() else root / expanded))
-    return HookLocation(root=root, default_dir=common / "hooks", hooks_path=hooks_path or None, hooks_path_dir=hooks_path_dir)
-
+    return HookLocation(
+        root=root, default_dir=common / "hooks", hooks_path=hooks_path or None, hooks_path_dir=hooks_path_dir
+    )
 
 
 def _config_value(handle, key: str) -> str | None:
@@ -294,11 +310,17 @@ def line_host(location: HookLocation) -> LineHost | None:
     husky = _husky_dir(location)
     if husky is not None:
         script = husky / HOOK_NAME
-        return LineHost("husky", (script,), f"add this line to {script} (create it if needed; husky runs it on every merge):\n{FRAMEWORK_LINE}")
+        return LineHost(
+            "husky",
+            (script,),
+            f"add this line to {script} (create it if needed; husky runs it on every merge):\n{FRAMEWORK_LINE}",
+        )
     hook = location.effective_dir / HOOK_NAME
     owner = None if is_ours(hook) else framework_of(hook) if _lexists(hook) else None
     if owner is None and _lexists(hook) and not is_ours(hook) and LINE_SCRIPT.encode() in _head_bytes(hook):
-        return LineHost("repo-hook", (hook,), f"keep this line in {hook}:\n{FRAMEWORK_LINE}")  # a tracked hooks folder done the portable way
+        return LineHost(
+            "repo-hook", (hook,), f"keep this line in {hook}:\n{FRAMEWORK_LINE}"
+        )  # a tracked hooks folder done the portable way
     lefthook = [location.root / name for name in LEFTHOOK_CONFIGS if (location.root / name).is_file()]
     lefthook_runs = owner == "lefthook" or is_ours(location.effective_dir / LEFTHOOK_OLD)
     if lefthook_runs or (owner is None and any(LINE_SCRIPT.encode() in _head_bytes(path) for path in lefthook)):
@@ -311,7 +333,11 @@ def line_host(location: HookLocation) -> LineHost | None:
         )
     if owner in ("husky", "overcommit", "yorkie", "simple-git-hooks"):  # husky 4 and older: its runner in .git/hooks
         files = (hook, *(location.root / name for name in OTHER_CONFIGS if (location.root / name).is_file()))
-        return LineHost(owner, files, f"add this command to {owner}'s post-merge configuration, then let {owner} install its hooks again:\n{FRAMEWORK_LINE}")
+        return LineHost(
+            owner,
+            files,
+            f"add this command to {owner}'s post-merge configuration, then let {owner} install its hooks again:\n{FRAMEWORK_LINE}",
+        )
     return None
 
 
@@ -350,7 +376,9 @@ def _find_ours(location: HookLocation, hooks_dir: Path) -> _Found:
     return _Found()
 
 
-def _report(location: HookLocation, hooks_dir: Path, actions: list[str] | None = None, warnings: list[str] | None = None) -> GitHookReport:
+def _report(
+    location: HookLocation, hooks_dir: Path, actions: list[str] | None = None, warnings: list[str] | None = None
+) -> GitHookReport:
     hook = hooks_dir / HOOK_NAME
     legacy = hooks_dir / (HOOK_NAME + LEGACY_SUFFIX)
     found = _find_ours(location, hooks_dir)
@@ -389,7 +417,9 @@ def jacked_executable() -> str:
     return jacked_script() or ""
 
 
-def render_hook(jacked_bin: str | None = None, python: str | None = None, vault: str | os.PathLike | None = None) -> bytes:
+def render_hook(
+    jacked_bin: str | None = None, python: str | None = None, vault: str | os.PathLike | None = None
+) -> bytes:
     """Our hook script with this install's jacked executable and Python (and a fixed vault, when
     given) substituted, shell-quoted."""
     from jacked_vault.resources import data_file
@@ -492,7 +522,9 @@ def install_git_hook(
                 f"nothing elsewhere), then install again:\n{FRAMEWORK_LINE}\n"
                 "Or pass --force to install into the tracked folder anyway (then keep it out of commits).",
             )
-        warnings.append(f"{hooks_dir} is tracked in {location.root}: {hook} now holds this machine's absolute paths; keep it out of commits")
+        warnings.append(
+            f"{hooks_dir} is tracked in {location.root}: {hook} now holds this machine's absolute paths; keep it out of commits"
+        )
     _uninstall_line_script(location, actions)  # a line script left from before stays only where a line runs it
     if _lexists(hook) and framework_of(hook) == "pre-commit" and not is_ours(hook):
         _place(hooks_dir / PRE_COMMIT_SLOT, data, actions, runs=" (pre-commit's post-merge runs it first)")
@@ -511,9 +543,15 @@ def _install_for_line(location: HookLocation, host: LineHost, data: bytes, actio
     hooks_dir = location.effective_dir
     for name in (HOOK_NAME, PRE_COMMIT_SLOT, LEFTHOOK_OLD):
         if is_ours(hooks_dir / name):
-            actions += _remove_ours(hooks_dir, name)  # where the framework does not run it (an old --force over husky: husky's file goes back)
+            actions += _remove_ours(
+                hooks_dir, name
+            )  # where the framework does not run it (an old --force over husky: husky's file goes back)
     if not host.has_line():
-        done = f"jacked's hook was where {host.framework} does not run it, so it was taken back ({'; '.join(actions)})" if actions else "nothing was changed"
+        done = (
+            f"jacked's hook was where {host.framework} does not run it, so it was taken back ({'; '.join(actions)})"
+            if actions
+            else "nothing was changed"
+        )
         raise VaultError(
             "CONFIG",
             f"{location.root}: {host.framework} runs this repo's post-merge from its own configuration, which jacked does not edit; "
@@ -522,7 +560,9 @@ def _install_for_line(location: HookLocation, host: LineHost, data: bytes, actio
     script = location.line_script
     script.parent.mkdir(parents=True, exist_ok=True)
     if not (_lexists(script) and is_ours(script)) and _lexists(script):
-        raise VaultError("CONFIG", f"{script} exists and is not jacked's; nothing was changed. Move it away, then install again.")
+        raise VaultError(
+            "CONFIG", f"{script} exists and is not jacked's; nothing was changed. Move it away, then install again."
+        )
     _place(script, data, actions, runs=f" (run by the line in {host.files[0].name})")
     return _report(location, hooks_dir, actions)
 

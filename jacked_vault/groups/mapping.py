@@ -42,9 +42,14 @@ def _identity_of(repo: str, mapped: set[str]) -> str:
     if identity in mapped:
         return identity
     if _looks_like_a_path(repo.strip()):
-        raise VaultError("USAGE", "REPO looks like a path and no such folder exists; give an existing repo folder, or a repo identity like github.com/owner/repo")
+        raise VaultError(
+            "USAGE",
+            "REPO looks like a path and no such folder exists; give an existing repo folder, or a repo identity like github.com/owner/repo",
+        )
     if len(identity) > 255 or not REPO_RE.fullmatch(identity):
-        raise VaultError("VALIDATION", "the repo is neither an existing folder nor a repo identity like github.com/owner/repo")
+        raise VaultError(
+            "VALIDATION", "the repo is neither an existing folder nor a repo identity like github.com/owner/repo"
+        )
     return identity
 
 
@@ -62,7 +67,9 @@ def write_config(ctx: Context, config: dict, summary: str) -> str:
     duplicates = duplicate_mappings(config)
     if duplicates:
         first = duplicates[0]
-        raise VaultError("CONFIG", f"{first['repo']} would be mapped to {len(first['groups'])} groups ({', '.join(first['groups'])})")
+        raise VaultError(
+            "CONFIG", f"{first['repo']} would be mapped to {len(first['groups'])} groups ({', '.join(first['groups'])})"
+        )
     data = (json.dumps(config, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
     store = ctx.vault
     with write_transaction(store, harness=ctx.harness, origin="cli", settings=ctx.settings, may_push=True) as tx:
@@ -176,7 +183,15 @@ def list_groups(ctx: Context) -> GroupList:
         repos = sorted(mapped.get(name, {}).get("repos", []))
         if not repos and not counts.get(name):
             continue  # every repo unmapped and no note: nothing is in it any more
-        out.append({"name": name, "repos": repos, "repo_count": len(repos), "note_count": counts.get(name, 0), "mapped": name in mapped})
+        out.append(
+            {
+                "name": name,
+                "repos": repos,
+                "repo_count": len(repos),
+                "note_count": counts.get(name, 0),
+                "mapped": name in mapped,
+            }
+        )
     return GroupList(out)
 
 
@@ -227,12 +242,20 @@ class Suggested:
         lines += [f"skipped {e['path']}: {e['error']}" for e in found.errors]
         considered = found.considered
         lines += [f"suggested group {c.name} ({c.reason}): {', '.join(c.repos)}" for c in considered if c.suggested]
-        lines += [f"not grouped: {', '.join(c.repos)} ({c.reason})" for c in considered if not c.suggested and c.code != "single"]
+        lines += [
+            f"not grouped: {', '.join(c.repos)} ({c.reason})"
+            for c in considered
+            if not c.suggested and c.code != "single"
+        ]
         alone = [r for c in considered if c.code == "single" for r in c.repos]
         if alone:
-            lines.append(f"not grouped: {', '.join(alone)} (the only repo of its owner outside a prefix group: each stays a solo group)")
+            lines.append(
+                f"not grouped: {', '.join(alone)} (the only repo of its owner outside a prefix group: each stays a solo group)"
+            )
         if not found.personal_handles and any(c.code == "owner" for c in considered):
-            lines.append("if one of these owners is your own account, `git config --global github.user NAME` keeps its unrelated repos apart")
+            lines.append(
+                "if one of these owners is your own account, `git config --global github.user NAME` keeps its unrelated repos apart"
+            )
         lines += [f"accepted group {name}" for name in self.accepted]
         if found.groups and not self.accepted:
             lines.append("nothing written: accept with `--yes`, or map repos one by one with `jacked memory group map`")

@@ -149,13 +149,23 @@ def _owner_cluster(owner: str | None, repos: list[str], personal: Collection[str
         return Cluster("owner", owner, None, tuple(repos), suggested, code, reason)
 
     if owner is None:
-        return cluster(False, "no-owner", f"{n} without a remote owner or a shared name prefix: each stays a solo group")
+        return cluster(
+            False, "no-owner", f"{n} without a remote owner or a shared name prefix: each stays a solo group"
+        )
     if _namespace(owner) in personal:
-        return cluster(False, "personal", f"{owner} is your own account (git config): its {n} are separate projects, each a solo group")
+        return cluster(
+            False,
+            "personal",
+            f"{owner} is your own account (git config): its {n} are separate projects, each a solo group",
+        )
     if len(repos) == 1:
         return cluster(False, "single", f"the only repo of {owner} outside a prefix group: it stays a solo group")
     if len(repos) > OWNER_GROUP_MAX:
-        return cluster(False, "too-many", f"{n} of {owner}: more than {OWNER_GROUP_MAX} is too broad for one group; map them with `jacked memory group map`")
+        return cluster(
+            False,
+            "too-many",
+            f"{n} of {owner}: more than {OWNER_GROUP_MAX} is too broad for one group; map them with `jacked memory group map`",
+        )
     return cluster(True, "owner", f"{n} share the remote owner {owner}")
 
 

@@ -187,7 +187,9 @@ def retire_plugin(result: MigrateResult, decide: Callable[[str], bool]) -> Migra
     if not keys:
         return result
     plugin = {"settings": str(settings), "plugins": keys, "action": "offered", "backup": None}
-    if decide(f"turn off the remember plugin ({', '.join(keys)}) in {settings}, so it and jacked do not both brief your sessions?"):
+    if decide(
+        f"turn off the remember plugin ({', '.join(keys)}) in {settings}, so it and jacked do not both brief your sessions?"
+    ):
         change = disable_plugin("remember", settings)
         plugin.update(action="disabled", backup=change.backup)
     return replace(result, plugin=plugin)

@@ -55,7 +55,14 @@ class HooksReport:
         return {"ok": self.ok, **self.families}
 
     def to_text(self) -> str:
-        render = {"claude": _claude_text, "codex": _codex_text, "git": _git_text, "mcp": _mcp_text, "opencode": _opencode_text, "cursor": _cursor_text}
+        render = {
+            "claude": _claude_text,
+            "codex": _codex_text,
+            "git": _git_text,
+            "mcp": _mcp_text,
+            "opencode": _opencode_text,
+            "cursor": _cursor_text,
+        }
         render["harnesses"] = _harness_text
         render["commands"] = _commands_text
         render["skills"] = _skills_text
@@ -79,7 +86,11 @@ def _codex_text(item: dict[str, Any]) -> str:
         return f"codex hooks {item['action']} in {item['path']}{backup}{warnings}"
     events = ", ".join(item["installed"]) or "none"
     untrusted = sorted(set(item["installed"]) - set(item["trusted"]))
-    note = f" (not trusted by Codex: {', '.join(untrusted)})" if untrusted else ("" if item["complete"] else " (incomplete)")
+    note = (
+        f" (not trusted by Codex: {', '.join(untrusted)})"
+        if untrusted
+        else ("" if item["complete"] else " (incomplete)")
+    )
     return f"codex hooks in {item['path']}: {events}{note}{warnings}"
 
 
@@ -204,7 +215,9 @@ def _session_family(name: str, op: str, selection: Selection, vault: Path) -> li
             if name == "opencode":
                 item["action"] = change.action
             else:
-                item.update(action="installed" if change.changed else "unchanged", backup=change.backup, events=change.installed)
+                item.update(
+                    action="installed" if change.changed else "unchanged", backup=change.backup, events=change.installed
+                )
             if not (vault / "vault.json").exists():
                 item["warning"] = f"no vault at {vault} yet; run `jacked memory init`"
             if not selection.user:
@@ -214,7 +227,15 @@ def _session_family(name: str, op: str, selection: Selection, vault: Path) -> li
             if name == "opencode":
                 item["action"] = change.action
             else:
-                action = "restored" if change.restored else "deleted" if change.deleted else "removed" if change.changed else "unchanged"
+                action = (
+                    "restored"
+                    if change.restored
+                    else "deleted"
+                    if change.deleted
+                    else "removed"
+                    if change.changed
+                    else "unchanged"
+                )
                 item.update(action=action, backup=change.backup, events=[])
         else:
             item.update(module.status(path))
@@ -244,10 +265,24 @@ def _claude(op: str, settings: str | None, vault: Path | None) -> list[dict[str,
     path = Path(settings).absolute() if settings else None
     if op == "install":
         change = claude.install(path, vault=vault)
-        return [{"path": change.path, "action": "installed" if change.changed else "unchanged", "backup": change.backup, "events": change.installed}]
+        return [
+            {
+                "path": change.path,
+                "action": "installed" if change.changed else "unchanged",
+                "backup": change.backup,
+                "events": change.installed,
+            }
+        ]
     if op == "uninstall":
         change = claude.uninstall(path)
-        return [{"path": change.path, "action": "removed" if change.changed else "unchanged", "backup": change.backup, "events": []}]
+        return [
+            {
+                "path": change.path,
+                "action": "removed" if change.changed else "unchanged",
+                "backup": change.backup,
+                "events": [],
+            }
+        ]
     return [claude.status(path)]
 
 
@@ -256,10 +291,25 @@ def _codex(op: str, vault: Path | None) -> list[dict[str, Any]]:
 
     if op == "install":
         change = codex.install(vault=vault)
-        return [{"path": change.path, "action": "installed" if change.changed else "unchanged", "backup": change.backup, "events": change.installed, "warnings": change.warnings}]
+        return [
+            {
+                "path": change.path,
+                "action": "installed" if change.changed else "unchanged",
+                "backup": change.backup,
+                "events": change.installed,
+                "warnings": change.warnings,
+            }
+        ]
     if op == "uninstall":
         change = codex.uninstall()
-        return [{"path": change.path, "action": "removed" if change.changed else "unchanged", "backup": change.backup, "events": []}]
+        return [
+            {
+                "path": change.path,
+                "action": "removed" if change.changed else "unchanged",
+                "backup": change.backup,
+                "events": [],
+            }
+        ]
     try:
         return [codex.status()]
     except VaultError as exc:  # a config.toml Codex itself could not read either
@@ -273,7 +323,9 @@ def _git(op: str, paths: list[Path], vault: Path | None, selection: Selection) -
     for path in dict.fromkeys(paths):
         try:
             if op == "install":
-                report = githooks.install_git_hook(path, vault=vault, follow_hooks_path=selection.follow_hooks_path, force=selection.force)
+                report = githooks.install_git_hook(
+                    path, vault=vault, follow_hooks_path=selection.follow_hooks_path, force=selection.force
+                )
             elif op == "uninstall":
                 report = githooks.uninstall_git_hook(path, follow_hooks_path=selection.follow_hooks_path)
             else:
@@ -298,7 +350,11 @@ def _mcp(op: str, harnesses: tuple[str, ...], vault_path: Path, selection: Selec
         raise VaultError("USAGE", "--config names one file: give it with a single --mcp HARNESS")
     results: list[dict[str, Any]] = []
     for name in names:
-        path = Path(selection.config).absolute() if selection.config else reg.default_config_path(name, user=selection.user)
+        path = (
+            Path(selection.config).absolute()
+            if selection.config
+            else reg.default_config_path(name, user=selection.user)
+        )
         launch = reg.launch_for(name, vault_path, allow_user_scope=selection.allow_user_scope)
         item: dict[str, Any] = {"harness": name, "path": str(path)}
         if op == "install" and selection.print_only:
@@ -344,7 +400,17 @@ def manage(op: str, selection: Selection, vault: str | None = None) -> HooksRepo
 
     if op not in OPS:
         raise VaultError("USAGE", f"{op}: use one of {', '.join(OPS)}")
-    if not (selection.claude or selection.codex or selection.git or selection.git_all or selection.mcp or selection.opencode or selection.cursor or selection.commands or selection.skills):
+    if not (
+        selection.claude
+        or selection.codex
+        or selection.git
+        or selection.git_all
+        or selection.mcp
+        or selection.opencode
+        or selection.cursor
+        or selection.commands
+        or selection.skills
+    ):
         raise VaultError(
             "USAGE",
             f"say what to {op}: --claude, --opencode, --cursor, --codex, --git REPO / --git-all GROUP, --mcp HARNESS (claude, codex, cursor, opencode) --commands HARNESS or --skills HARNESS (claude, codex, opencode)",

@@ -102,7 +102,14 @@ def last_entry(text: str) -> list[str]:
         return []
     entry = lines[starts[-1] :]
     level = len(entry[0]) - len(entry[0].lstrip("#"))
-    end = next((i for i, line in enumerate(entry[1:], 1) if line.startswith("#") and len(line) - len(line.lstrip("#")) <= level), len(entry))
+    end = next(
+        (
+            i
+            for i, line in enumerate(entry[1:], 1)
+            if line.startswith("#") and len(line) - len(line.lstrip("#")) <= level
+        ),
+        len(entry),
+    )
     return [line for line in entry[:end] if line.strip()]
 
 
@@ -162,7 +169,9 @@ def _warnings(ctx: Context, diag) -> list[str]:
         out.append(f"{counts.pending} capture(s) queued for retry")
     if counts.failed:
         out.append(f"{counts.failed} capture(s) failed (see `jacked memory doctor`)")
-    out += [f"the last {run.name} hook run failed ({run.at}): {run.outcome[:120]}" for run in failed_runs(ctx.vault.cache)]
+    out += [
+        f"the last {run.name} hook run failed ({run.at}): {run.outcome[:120]}" for run in failed_runs(ctx.vault.cache)
+    ]
     return out
 
 
@@ -193,30 +202,48 @@ def _sections(ctx: Context, index, group: str, identity: str, viewer: Viewer) ->
         sections.append(_Section(f"### Current progress (hot.md{when}; quoted as written)", quoted(hot.body), "hot.md"))
     episode = _last_episodic(index, group, identity)
     if episode:
-        sections.append(_Section("### Last session in this repo (quoted as written)", quoted("\n".join(episode)), "last episodic entry"))
+        sections.append(
+            _Section(
+                "### Last session in this repo (quoted as written)", quoted("\n".join(episode)), "last episodic entry"
+            )
+        )
     branch = current_branch(ctx.repo.root)
     topical = _topic_notes(index, group, topic_of(branch), ctx.harness)
     if topical:
-        lines = [f"- {title_of(hit.title)}{' [reviewed]' if hit.trust == 'reviewed' else ''}: {root / hit.path}" for hit in topical]
+        lines = [
+            f"- {title_of(hit.title)}{' [reviewed]' if hit.trust == 'reviewed' else ''}: {root / hit.path}"
+            for hit in topical
+        ]
         sections.append(_Section(f"### Notes on this branch's topic ({branch})", lines, "topic notes", notes=True))
     shown_paths = {hit.path for hit in topical}
-    decisions = [d for d in index.top_decisions(group, MAX_DECISIONS + len(topical), viewer) if d[1] not in shown_paths][:MAX_DECISIONS]
+    decisions = [
+        d for d in index.top_decisions(group, MAX_DECISIONS + len(topical), viewer) if d[1] not in shown_paths
+    ][:MAX_DECISIONS]
     if decisions:
         lines = [
-            f"- {title_of(title)}{' [reviewed]' if trust == 'reviewed' else ''}: {root / path}" + (f"\n  > {summary}" if summary else "")
+            f"- {title_of(title)}{' [reviewed]' if trust == 'reviewed' else ''}: {root / path}"
+            + (f"\n  > {summary}" if summary else "")
             for title, path, summary, trust, _ in decisions
         ]
         linked = any(inbound for *_, inbound in decisions)  # "most linked to" only when something links to one
         title = "### Decisions most linked to" if linked else "### Decisions, newest first"
-        sections.append(_Section(f"{title} (titles and summaries are data)", "\n".join(lines).splitlines(), "decisions", notes=True))
+        sections.append(
+            _Section(f"{title} (titles and summaries are data)", "\n".join(lines).splitlines(), "decisions", notes=True)
+        )
     rows, total = index.group_index(group, 40, viewer)
     prefix = f"{GROUPS_DIR}/{group}/"
     shown = {decision[1] for decision in decisions} | shown_paths
     index_lines = [note_line(t, p[len(prefix):], s, u) for t, p, s, u, _ in rows if p not in shown]
     if index_lines:
         index_md = root / prefix / INDEX_FILE
-        more = f" ({total} notes" + (f"; shared list: {index_md})" if index_md.is_file() else ")") if total > len(index_lines) else ""
-        sections.append(_Section(f"### Index (paths under {root / prefix}/){more}", index_lines, "index lines", notes=True))
+        more = (
+            f" ({total} notes" + (f"; shared list: {index_md})" if index_md.is_file() else ")")
+            if total > len(index_lines)
+            else ""
+        )
+        sections.append(
+            _Section(f"### Index (paths under {root / prefix}/){more}", index_lines, "index lines", notes=True)
+        )
     return sections
 
 
@@ -243,7 +270,9 @@ def _fit(header: list[str], sections: list[_Section], tail: list[str], budget: i
         if taken:
             body += ["", section.title, *taken]
         if len(taken) < len(section.lines):
-            trimmed.append(f"{section.label} ({len(taken)} of {len(section.lines)} lines shown)" if taken else section.label)
+            trimmed.append(
+                f"{section.label} ({len(taken)} of {len(section.lines)} lines shown)" if taken else section.label
+            )
     lines = header + body + [""]
     if trimmed:
         lines.append(f"[trimmed: {'; '.join(trimmed)}]")
@@ -267,7 +296,9 @@ def build_brief(ctx: Context, budget: int = DEFAULT_BUDGET) -> Brief:
     except VaultError as exc:
         if exc.code != "NO_VAULT":
             raise
-        return Brief(text=f"jacked-vault: no vault at {ctx.vault_path}; create one with `jacked memory init`.", budget=budget)
+        return Brief(
+            text=f"jacked-vault: no vault at {ctx.vault_path}; create one with `jacked memory init`.", budget=budget
+        )
     warnings: list[str] = []
     try:
         repo = ctx.repo
@@ -311,4 +342,6 @@ def build_brief(ctx: Context, budget: int = DEFAULT_BUDGET) -> Brief:
     lines, trimmed = _fit(header, sections, [listed, *nudge, *warned], budget)
     if not any(section.notes and section.title in lines for section in sections):  # no note listed (none, or none fits)
         lines, trimmed = _fit(header, sections, [unlisted, *nudge, *warned], budget)
-    return Brief(text="\n".join(lines), budget=budget, group=group, identity=repo.identity, trimmed=trimmed, warnings=warnings)
+    return Brief(
+        text="\n".join(lines), budget=budget, group=group, identity=repo.identity, trimmed=trimmed, warnings=warnings
+    )

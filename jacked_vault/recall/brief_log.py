@@ -85,14 +85,18 @@ def _tail(path: Path, limit: int) -> str:
     return text.split("\n", 1)[1] if size > limit and "\n" in text else text  # the first line may be cut
 
 
-def briefs_given(cache_dir: Path, limit: int = 20, *, harness: str | None = None, repo: str | None = None) -> list[dict]:
+def briefs_given(
+    cache_dir: Path, limit: int = 20, *, harness: str | None = None, repo: str | None = None
+) -> list[dict]:
     """The newest briefs given, newest first (at most `limit`), of one harness and repo identity
     when named. Lines that are not a brief record are skipped."""
     from jacked_vault.store.statefile import json_lines
 
     if os.path.islink(cache_dir):
         return []
-    records = json_lines(_tail(Path(cache_dir) / f"{LOG}.1", MAX_READ)) + json_lines(_tail(Path(cache_dir) / LOG, MAX_READ))
+    records = json_lines(_tail(Path(cache_dir) / f"{LOG}.1", MAX_READ)) + json_lines(
+        _tail(Path(cache_dir) / LOG, MAX_READ)
+    )
     out = []
     for record in reversed(records):
         if not isinstance(record.get("text"), str) or not isinstance(record.get("at"), str):

@@ -78,7 +78,9 @@ def _commits(store: Store, rel: str | None) -> Iterator:
 def _note_state(index: SearchIndex, note_id: str, viewer: Viewer) -> dict | None:
     """The note as `viewer` may see it now (status, validity, targets, scope), or None."""
     for doc in index.lookup(note_id, viewer):
-        since, until, targets = index.db.execute("SELECT valid_from, valid_until, targets FROM docs WHERE rowid=?", (doc.rowid,)).fetchone()
+        since, until, targets = index.db.execute(
+            "SELECT valid_from, valid_until, targets FROM docs WHERE rowid=?", (doc.rowid,)
+        ).fetchone()
         return {
             "status": doc.status, "valid_from": since, "valid_until": until, "targets": json.loads(targets), "scope": doc.scope, "group": doc.group,
         }  # fmt: skip
@@ -94,7 +96,9 @@ def _refused_in(commit, problems: set[str]) -> str | None:
     return None
 
 
-def history_entries(store: Store, rel: str | None, index: SearchIndex, viewer: Viewer, *, person: bool) -> Iterator[dict]:
+def history_entries(
+    store: Store, rel: str | None, index: SearchIndex, viewer: Viewer, *, person: bool
+) -> Iterator[dict]:
     """The entries `viewer` may see, each with its note's state (`note`; None when it names none)."""
     states: dict[str, dict | None] = {}
     problems = index.problem_paths() if person else set()
@@ -143,7 +147,8 @@ class History:
 
         now = utc_now()
         lines = [
-            f"{e['commit'][:10]} {e['time']} {e['summary']}" + (f"  [{_mark(e['note'], now)}]" if e["memory_id"] else "")
+            f"{e['commit'][:10]} {e['time']} {e['summary']}"
+            + (f"  [{_mark(e['note'], now)}]" if e["memory_id"] else "")
             for e in self.entries
         ]
         return "\n".join(lines) or "no history"

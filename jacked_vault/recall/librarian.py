@@ -107,7 +107,10 @@ def archive_candidates(index, cutoff: str, limit: int | None = None) -> list[str
     from jacked_vault.document.lifecycle import archivable
 
     columns = f"SELECT path, status, updated_at, valid_until FROM docs WHERE tier='note' AND root <> '{ARCHIVE_DIR}'"
-    queries = ((f"{columns} AND status='superseded'", ()), (f"{columns} AND status='active' AND valid_until <= ?", (cutoff,)))
+    queries = (
+        (f"{columns} AND status='superseded'", ()),
+        (f"{columns} AND status='active' AND valid_until <= ?", (cutoff,)),
+    )
     rows = (row for sql, args in queries for row in map(_Closed._make, index.db.execute(sql, args)))
     found = (row.path for row in rows if archivable(row, cutoff))
     return sorted(islice(found, limit)) if limit is not None else sorted(found)
@@ -126,15 +129,21 @@ def _count(index, conf: dict, since: str, now: str) -> dict[str, int]:
         f"SELECT thash, title, scope, grp, created_at > ? FROM docs WHERE tier='note' AND status IN ('candidate', 'active') AND root <> '{ARCHIVE_DIR}'",
         (since,),
     ).fetchall()
-    live = [(thash, (title_name(title), scope, grp), (thash, scope, grp), new) for thash, title, scope, grp, new in rows]
+    live = [
+        (thash, (title_name(title), scope, grp), (thash, scope, grp), new) for thash, title, scope, grp, new in rows
+    ]
     values = Counter(value for _, _, value, _ in live)
     titles: dict[tuple, set[str]] = defaultdict(set)
     for thash, named, _, _ in live:
         titles[named].add(thash)
     recent = [(named, value) for _, named, value, new in live if new]
-    superseded = db.execute(f"SELECT COUNT(*) FROM docs WHERE tier='note' AND status='superseded' AND root <> '{ARCHIVE_DIR}'").fetchone()
+    superseded = db.execute(
+        f"SELECT COUNT(*) FROM docs WHERE tier='note' AND status='superseded' AND root <> '{ARCHIVE_DIR}'"
+    ).fetchone()
     stale = _ago(now, conf["stale_hot_days"])
-    hot = db.execute("SELECT COUNT(*) FROM docs WHERE id >= 'hot_' AND id < 'hot`' AND tier='hot' AND updated_at < ?", (stale,)).fetchone()
+    hot = db.execute(
+        "SELECT COUNT(*) FROM docs WHERE id >= 'hot_' AND id < 'hot`' AND tier='hot' AND updated_at < ?", (stale,)
+    ).fetchone()
     return {
         "added": len(recent),
         "duplicates": sum(1 for _, value in recent if values[value] > 1),
@@ -179,12 +188,26 @@ def _reached(index, conf: dict, since: str, now: str) -> dict[str, int]:
     )
     cutoff = _ago(now, conf["archive_after_days"])
     return {
-        "added": upto(f"SELECT 1 FROM docs INDEXED BY docs_updated WHERE updated_at > ? AND created_at > ? AND {_live()}", conf["added"], since, since),
+        "added": upto(
+            f"SELECT 1 FROM docs INDEXED BY docs_updated WHERE updated_at > ? AND created_at > ? AND {_live()}",
+            conf["added"],
+            since,
+            since,
+        ),
         "duplicates": upto(f"SELECT 1 FROM ({recent}) a WHERE EXISTS ({twin})", conf["duplicates"], *window),
-        "near_duplicates": upto(f"SELECT 1 FROM ({recent}) a WHERE EXISTS ({namesake})", conf["near_duplicates"], *window),
-        "superseded": upto(f"SELECT 1 FROM docs WHERE status='superseded' AND tier='note' AND root <> '{ARCHIVE_DIR}'", conf["superseded"]),
+        "near_duplicates": upto(
+            f"SELECT 1 FROM ({recent}) a WHERE EXISTS ({namesake})", conf["near_duplicates"], *window
+        ),
+        "superseded": upto(
+            f"SELECT 1 FROM docs WHERE status='superseded' AND tier='note' AND root <> '{ARCHIVE_DIR}'",
+            conf["superseded"],
+        ),
         "archivable": min(len(archive_candidates(index, cutoff, limit=conf["archivable"])), conf["archivable"]),
-        "stale_hot": upto("SELECT 1 FROM docs WHERE id >= 'hot_' AND id < 'hot`' AND tier='hot' AND updated_at < ?", conf["stale_hot"], _ago(now, conf["stale_hot_days"])),
+        "stale_hot": upto(
+            "SELECT 1 FROM docs WHERE id >= 'hot_' AND id < 'hot`' AND tier='hot' AND updated_at < ?",
+            conf["stale_hot"],
+            _ago(now, conf["stale_hot_days"]),
+        ),
     }
 
 
@@ -200,7 +223,12 @@ def counters(ctx: Context, index, now: str, *, bounded: bool = False) -> dict[st
     since = last_run(ctx) or ""
     key = {"commit": index.commit, "last_run": since, "settings": conf, "day": now[:10], "bounded": bounded}
     kept = state.get("counted")
-    if isinstance(kept, dict) and kept.get("key") == key and isinstance(kept.get("counts"), dict) and set(kept["counts"]) == set(COUNTERS):
+    if (
+        isinstance(kept, dict)
+        and kept.get("key") == key
+        and isinstance(kept.get("counts"), dict)
+        and set(kept["counts"]) == set(COUNTERS)
+    ):
         return {name: int(kept["counts"][name]) for name in COUNTERS}
     counts = (_reached if bounded else _count)(index, conf, since, now)
     if index.commit is not None:
@@ -225,7 +253,9 @@ def nudge(ctx: Context, index) -> list[str]:
     if not over:
         return []
     said = ", ".join(f"{counts[name]}+ {LABELS[name]}" for name in over)  # counted up to the threshold: at least
-    return [f"[librarian: {said}; the jacked-librarian skill tidies the vault with a person (`jacked memory librarian` shows why)]"]
+    return [
+        f"[librarian: {said}; the jacked-librarian skill tidies the vault with a person (`jacked memory librarian` shows why)]"
+    ]
 
 
 @dataclass

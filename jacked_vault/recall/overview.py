@@ -110,9 +110,13 @@ def overview(ctx: Context, weeks: int = 26, now: datetime | None = None) -> Over
             column: db.execute(f"SELECT d.{column}, COUNT(*) {notes} GROUP BY d.{column}", params).fetchall()
             for column in ("kind", "status", "trust")
         }
-        expired = db.execute(f"SELECT COUNT(*) {notes} AND d.status='active' AND d.valid_until IS NOT NULL AND d.valid_until <= ?", (*params, today)).fetchone()[0]
+        expired = db.execute(
+            f"SELECT COUNT(*) {notes} AND d.status='active' AND d.valid_until IS NOT NULL AND d.valid_until <= ?",
+            (*params, today),
+        ).fetchone()[0]
         added = db.execute(
-            f"SELECT substr(d.created_at, 1, 10), d.origin, COUNT(*) {notes} AND d.created_at >= ? GROUP BY 1, 2", (*params, since)
+            f"SELECT substr(d.created_at, 1, 10), d.origin, COUNT(*) {notes} AND d.created_at >= ? GROUP BY 1, 2",
+            (*params, since),
         ).fetchall()
         return grouped, expired, added
 

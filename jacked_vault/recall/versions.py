@@ -28,7 +28,12 @@ class Version:
     cut: bool = False  # the diff was longer than MAX_DIFF_LINES
 
     def to_json(self) -> dict:
-        return {"commit": self.commit, "diff": [sign + line for sign, line in self.diff], "withheld": self.withheld, "cut": self.cut}
+        return {
+            "commit": self.commit,
+            "diff": [sign + line for sign, line in self.diff],
+            "withheld": self.withheld,
+            "cut": self.cut,
+        }
 
 
 def _text(data: bytes | None, note_id: str) -> tuple[str | None, str | None]:

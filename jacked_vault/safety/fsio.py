@@ -123,7 +123,9 @@ def replace_file(root: Path, rel: str, data: bytes, *, replace_symlink: bool = F
         os.fsync(dir_fd)
 
 
-def write_file(path: Path, data: bytes, *, replace: bool = True, mode: int | None = None, through_symlink: bool = False) -> None:
+def write_file(
+    path: Path, data: bytes, *, replace: bool = True, mode: int | None = None, through_symlink: bool = False
+) -> None:
     """Atomically write a file outside any scope root (harness configs, git hooks, cache markers).
 
     The content goes to an fsynced temp file beside it, then is renamed over `path` (`replace`)

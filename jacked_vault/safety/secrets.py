@@ -857,7 +857,11 @@ def _findings_in(text: str, context: str | None = None) -> Iterator[str]:
             if rule.check and not rule.check(data[start:end].decode(errors="replace")):
                 continue
             if rule.context:
-                near = around if context is not None else lower[max(0, match.start() - CONTEXT_CHARS) : match.end() + CONTEXT_CHARS]
+                near = (
+                    around
+                    if context is not None
+                    else lower[max(0, match.start() - CONTEXT_CHARS) : match.end() + CONTEXT_CHARS]
+                )
                 if not any(word in near for word in rule.context):
                     continue
             covered[match.start() : match.end()] = b"\x01" * (match.end() - match.start())

@@ -10,7 +10,9 @@ from dataclasses import dataclass, field
 from jacked_vault.store.layout import Store, archived
 
 _DAY_IN_NAME = re.compile(r"(\d{4}-\d{2}-\d{2})")
-_DAY_HEADING = re.compile(r"^#{2,4} (?:Week of )?(\d{4}-\d{2}-\d{2})\s*$", re.MULTILINE)  # recent.md's and archive.md's days
+_DAY_HEADING = re.compile(
+    r"^#{2,4} (?:Week of )?(\d{4}-\d{2}-\d{2})\s*$", re.MULTILINE
+)  # recent.md's and archive.md's days
 _HEADING_SIGNS = re.compile(r"(^|\s)#{1,6} ")
 _HEADER_LINE = re.compile(r"^[A-Z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*: \S")
 _EPOCH = "1970-01-01T00:00:00.000Z"
@@ -65,7 +67,18 @@ class Entry:
         )
 
     @classmethod
-    def derived(cls, *, id: str, title: str, scope: str, group: str | None, tier: str, body: str, when: str | None, repos: list[str]) -> Entry:
+    def derived(
+        cls,
+        *,
+        id: str,
+        title: str,
+        scope: str,
+        group: str | None,
+        tier: str,
+        body: str,
+        when: str | None,
+        repos: list[str],
+    ) -> Entry:
         """A derived document (hot.md, an episodic file): active, for every harness."""
         when = when or _EPOCH
         return cls(
@@ -105,7 +118,9 @@ class Entry:
     @classmethod
     def from_episodic(cls, text: str, group: str, folder: str, rel: str) -> Entry:
         name = rel.rsplit("/", 1)[-1][: -len(".md")]
-        day = _DAY_IN_NAME.search(name) or max(_DAY_HEADING.finditer(text), key=lambda m: m.group(1), default=None)  # a day file's, else the newest day it holds
+        day = _DAY_IN_NAME.search(name) or max(
+            _DAY_HEADING.finditer(text), key=lambda m: m.group(1), default=None
+        )  # a day file's, else the newest day it holds
         return cls.derived(
             id="episodic_" + hashlib.sha256(rel.encode()).hexdigest()[:20],
             title=f"Sessions in {folder.replace('__', '/')}: {name}",
@@ -183,7 +198,9 @@ class Doc:
         """The excerpt for people: the matched words in context without markers or Markdown
         heading signs; the summary when there is no match to show (an empty query) or the match
         would only repeat the title or the tags."""
-        text = _HEADING_SIGNS.sub(r"\1", " ".join(self.excerpt.replace(MARK, "").split())) if MARK in self.excerpt else ""
+        text = (
+            _HEADING_SIGNS.sub(r"\1", " ".join(self.excerpt.replace(MARK, "").split())) if MARK in self.excerpt else ""
+        )
         bare = text.strip("… ")
         if not bare or bare in self.title or bare == " ".join(self.tags):
             return self.summary

@@ -33,7 +33,17 @@ from jacked_vault.search.policy import Viewer
 from jacked_vault.search.query import COLUMNS, Filters, run_search
 from jacked_vault.search.treediff import FILE_MODES, SYMLINK_MODE, TREE_MODE, changed_entries
 from jacked_vault.store.git import fast_head
-from jacked_vault.store.layout import ARCHIVE_DIR, GROUPS_DIR, USER_SCOPE_DIR, Store, classify_episodic, classify_hot, classify_note, classify_path, searchable_episodic
+from jacked_vault.store.layout import (
+    ARCHIVE_DIR,
+    GROUPS_DIR,
+    USER_SCOPE_DIR,
+    Store,
+    classify_episodic,
+    classify_hot,
+    classify_note,
+    classify_path,
+    searchable_episodic,
+)
 
 INDEX_DB = "index.sqlite"  # the search index in the cache (not index.md: layout.INDEX_FILE)
 MAX_ROOT_FILES = 200_000  # 4x a big team's 50k-note group (bench_cli); beyond it reads fail as INCOMPLETE
@@ -116,7 +126,21 @@ SCHEMA_VERSION = hashlib.sha256((_DDL + INDEX_RULES).encode()).hexdigest()[:16]
 _INBOUND = "(SELECT COUNT(*) FROM links l JOIN docs s ON s.rowid = l.src WHERE l.dst = d.id AND s.status = 'active')"
 # The secondary indexes (name -> its DDL): dropped while a whole tree is inserted, then made again.
 _SECONDARY = {m.group(1): m.group(0) for m in re.finditer(r"CREATE INDEX IF NOT EXISTS (\w+) ON [^;]+", _DDL)}
-_TABLES = ("docs", "doc_targets", "links", "wikilinks", "note_names", "problems", "tombstones", "reviews", "roots", "docs_fts", "docs_terms", "terms_stats", "meta")
+_TABLES = (
+    "docs",
+    "doc_targets",
+    "links",
+    "wikilinks",
+    "note_names",
+    "problems",
+    "tombstones",
+    "reviews",
+    "roots",
+    "docs_fts",
+    "docs_terms",
+    "terms_stats",
+    "meta",
+)
 
 
 def root_of(store: Store, rel: str) -> str:
@@ -247,7 +271,10 @@ class SearchIndex:
             except sqlite3.DatabaseError:
                 db.close()
                 if attempt:
-                    raise VaultError("INCOMPLETE", f"{self.path} cannot be opened as the search index; remove it and run `jacked memory doctor --reindex`") from None
+                    raise VaultError(
+                        "INCOMPLETE",
+                        f"{self.path} cannot be opened as the search index; remove it and run `jacked memory doctor --reindex`",
+                    ) from None
                 for suffix in ("", "-wal", "-shm"):
                     try:
                         os.unlink(f"{self.path}{suffix}")
@@ -352,7 +379,9 @@ class SearchIndex:
                 if data is None or kind not in INDEXED_KINDS:
                     continue
                 if len(data) > cap_for(kind):
-                    self._problem(rel, "TOO_LARGE", f"{rel}: {len(data)} bytes is over the {cap_for(kind)}-byte cap", len(data))
+                    self._problem(
+                        rel, "TOO_LARGE", f"{rel}: {len(data)} bytes is over the {cap_for(kind)}-byte cap", len(data)
+                    )
                 else:
                     self._index_bytes(rel, kind, data)
             if any(self._over_bounds(root) for root in touched) or not before <= set(self.tombstone_set()):
@@ -418,7 +447,8 @@ class SearchIndex:
                 break
             self._index_entry(repo, rel, entry, size)
         self.db.execute(
-            "INSERT INTO roots(prefix, truncated) VALUES(?, ?) ON CONFLICT(prefix) DO UPDATE SET truncated = excluded.truncated", (root, int(truncated))
+            "INSERT INTO roots(prefix, truncated) VALUES(?, ?) ON CONFLICT(prefix) DO UPDATE SET truncated = excluded.truncated",
+            (root, int(truncated)),
         )
 
     def _apply_diff(self, repo, old_tree, new_tree) -> None:
@@ -483,7 +513,9 @@ class SearchIndex:
         )
 
     def _reindex_root(self, repo, tree, root: str) -> None:
-        for (rel,) in self.db.execute("SELECT path FROM docs WHERE root=? UNION SELECT path FROM problems WHERE root=?", (root, root)).fetchall():
+        for (rel,) in self.db.execute(
+            "SELECT path FROM docs WHERE root=? UNION SELECT path FROM problems WHERE root=?", (root, root)
+        ).fetchall():
             self._forget(rel)
         files = sorted((rel, e) for rel, e in _walk(repo, tree, self.store) if root_of(self.store, rel) == root)
         self._index_root(repo, root, files)
@@ -506,7 +538,9 @@ class SearchIndex:
 
         db = self.db
         for hash_ in sorted(set(self.tombstone_set()) - before):
-            for path, status, origin in db.execute("SELECT path, status, origin FROM docs WHERE thash=? AND tier='note'", (hash_,)).fetchall():
+            for path, status, origin in db.execute(
+                "SELECT path, status, origin FROM docs WHERE thash=? AND tier='note'", (hash_,)
+            ).fetchall():
                 if blocks(status, origin, person_override=True):
                     size = db.execute("SELECT size FROM docs WHERE path=?", (path,)).fetchone()[0]
                     self._forget(path)
@@ -514,7 +548,9 @@ class SearchIndex:
 
     def _forget(self, rel: str) -> None:
         db = self.db
-        for (size,) in db.execute("SELECT size FROM docs WHERE path=? UNION ALL SELECT size FROM problems WHERE path=?", (rel, rel)).fetchall():
+        for (size,) in db.execute(
+            "SELECT size FROM docs WHERE path=? UNION ALL SELECT size FROM problems WHERE path=?", (rel, rel)
+        ).fetchall():
             self._count(rel, size, -1)
         row = db.execute("SELECT rowid FROM docs WHERE path=?", (rel,)).fetchone()
         if row:
@@ -566,7 +602,10 @@ class SearchIndex:
 
         size = len(data)
         if kind == "tombstones":
-            self.db.executemany("INSERT OR IGNORE INTO tombstones(hash, source) VALUES(?, ?)", [(h, rel) for h in parse_tombstones(data)])
+            self.db.executemany(
+                "INSERT OR IGNORE INTO tombstones(hash, source) VALUES(?, ?)",
+                [(h, rel) for h in parse_tombstones(data)],
+            )
             return
         try:
             checked = inspect(self.store, rel, data, tombstoned=self.is_tombstoned, verdicts=self.verdicts)
@@ -604,7 +643,9 @@ class SearchIndex:
 
         self._find_reviews()
         signed = " AND signed=1" if self._meta("review_policy") else ""
-        row = self.db.execute(f"SELECT 1 FROM reviews WHERE id=? AND value=?{signed} LIMIT 1", (note.id, value_key(note))).fetchone()
+        row = self.db.execute(
+            f"SELECT 1 FROM reviews WHERE id=? AND value=?{signed} LIMIT 1", (note.id, value_key(note))
+        ).fetchone()
         return row is not None
 
     def _find_reviews(self) -> None:
@@ -622,7 +663,10 @@ class SearchIndex:
             self._set_meta("review_policy", policy_digest(signers))
         for review in reviews_between(repo, head, walked):
             signed = signers is not None and signed_by_allowed(self.store.root, repo, review.commit, signers)
-            self.db.execute("INSERT OR REPLACE INTO reviews(id, value, commit_id, signed) VALUES(?,?,?,?)", (review.note_id, review.value, review.commit, int(signed)))
+            self.db.execute(
+                "INSERT OR REPLACE INTO reviews(id, value, commit_id, signed) VALUES(?,?,?,?)",
+                (review.note_id, review.value, review.commit, int(signed)),
+            )
         self._set_meta("reviews", head)
 
     def _follow_review_policy(self) -> None:
@@ -663,7 +707,9 @@ class SearchIndex:
 
     def unproven_reviews(self) -> list[tuple[str, str]]:
         """(path, id) of every note whose file claims `reviewed` with no accept behind it that counts here."""
-        return list(self.db.execute("SELECT path, id FROM docs WHERE claim='reviewed' AND trust<>'reviewed' ORDER BY path"))
+        return list(
+            self.db.execute("SELECT path, id FROM docs WHERE claim='reviewed' AND trust<>'reviewed' ORDER BY path")
+        )
 
     def add_entry(self, rel: str, entry: Entry, sha: str, size: int = 0, *, claim: str | None = None) -> None:
         """Insert one document (the caller is inside a transaction); `claim` is the trust the file
@@ -704,14 +750,20 @@ class SearchIndex:
             ),
         )
         rowid = cur.lastrowid
-        db.execute("INSERT INTO docs_fts(rowid, title, tags, body) VALUES(?,?,?,?)", (rowid, entry.title, " ".join(entry.tags), entry.body))
+        db.execute(
+            "INSERT INTO docs_fts(rowid, title, tags, body) VALUES(?,?,?,?)",
+            (rowid, entry.title, " ".join(entry.tags), entry.body),
+        )
         from jacked_vault.search import ranking
 
         ranking.add_doc(db, rowid, entry.title, entry.tags, entry.body)
         db.executemany("INSERT INTO links(src, dst) VALUES(?,?)", [(rowid, dst) for dst in entry.links])
         if entry.tier == "note":
             wikilinks.index_note(db, rowid, rel, entry.title, entry.body)
-        db.executemany("INSERT INTO doc_targets(doc, target) VALUES(?,?)", [(rowid, target) for target in dict.fromkeys(entry.targets)])
+        db.executemany(
+            "INSERT INTO doc_targets(doc, target) VALUES(?,?)",
+            [(rowid, target) for target in dict.fromkeys(entry.targets)],
+        )
         if entry.status == "rejected" and thash:
             db.execute("INSERT OR IGNORE INTO tombstones(hash, source) VALUES(?, ?)", (thash, rel))
 
@@ -732,7 +784,9 @@ class SearchIndex:
                     self.add_entry(rel, entry, "")
             if tombstones:
                 before = set(self.tombstone_set())
-                db.executemany("INSERT OR IGNORE INTO tombstones(hash, source) VALUES(?, 'preview')", [(h,) for h in tombstones])
+                db.executemany(
+                    "INSERT OR IGNORE INTO tombstones(hash, source) VALUES(?, 'preview')", [(h,) for h in tombstones]
+                )
                 self._sweep_added_tombstones(before)
             yield self
         finally:
@@ -756,10 +810,22 @@ class SearchIndex:
 
     def live_with_value(self, value_hash: str) -> list[str]:
         """Paths of the candidate and active notes whose normalised title and body hash to `value_hash`."""
-        rows = self.db.execute("SELECT path FROM docs WHERE thash=? AND tier='note' AND status IN ('candidate', 'active') ORDER BY path", (value_hash,))
+        rows = self.db.execute(
+            "SELECT path FROM docs WHERE thash=? AND tier='note' AND status IN ('candidate', 'active') ORDER BY path",
+            (value_hash,),
+        )
         return [path for (path,) in rows]
 
-    def live_in_place(self, scope: str, group: str | None, targets: list[str], now: str, *, value_hash: str | None = None, title: str | None = None) -> list[Doc]:
+    def live_in_place(
+        self,
+        scope: str,
+        group: str | None,
+        targets: list[str],
+        now: str,
+        *,
+        value_hash: str | None = None,
+        title: str | None = None,
+    ) -> list[Doc]:
         """Candidate and active notes not expired at `now`, of one scope and group and for exactly
         these target harnesses, holding this value (normalised title and body hash) or carrying
         this title (ASCII case aside): what a create there would repeat (write/create.py)."""
@@ -787,7 +853,9 @@ class SearchIndex:
             return self.db.execute("SELECT COUNT(*) FROM docs WHERE tier='note'").fetchone()[0]
         return self.db.execute("SELECT COUNT(*) FROM docs WHERE tier='note' AND status=?", (status,)).fetchone()[0]
 
-    def group_index(self, group: str | None, limit: int, viewer: Viewer) -> tuple[list[tuple[str, str, str, str, int]], int]:
+    def group_index(
+        self, group: str | None, limit: int, viewer: Viewer
+    ) -> tuple[list[tuple[str, str, str, str, int]], int]:
         """Notes of a group that `viewer` may see, for index.md and the brief:
         (title, path, summary, updated_at, inbound links), newest day first, then the most
         linked, then title; also the total count."""
@@ -797,7 +865,10 @@ class SearchIndex:
         # Newest first by the (grp, updated_at) index, stopping once `limit` rows are in and the day
         # changes: the order within a day (most linked, title) needs only that day's rows.
         picked: list[tuple] = []
-        for row in self.db.execute(f"SELECT d.title, d.path, d.summary, d.updated_at, d.id FROM docs d WHERE {where} ORDER BY d.updated_at DESC", (group, *params)):
+        for row in self.db.execute(
+            f"SELECT d.title, d.path, d.summary, d.updated_at, d.id FROM docs d WHERE {where} ORDER BY d.updated_at DESC",
+            (group, *params),
+        ):
             if len(picked) >= limit and row[3][:10] != picked[-1][3][:10]:
                 break
             picked.append(row)
@@ -871,13 +942,19 @@ class SearchIndex:
         episodic file); with a viewer, only those it may see."""
         policy, params = viewer.where(self) if viewer is not None else ("1", [])
         tier = "d.tier<>'note'" if derived else "d.tier='note'"
-        return self._docs(f"SELECT {COLUMNS} FROM docs d WHERE d.id=? AND {tier} AND {policy} ORDER BY d.path", (note_id, *params))
+        return self._docs(
+            f"SELECT {COLUMNS} FROM docs d WHERE d.id=? AND {tier} AND {policy} ORDER BY d.path", (note_id, *params)
+        )
 
     def backlinks(self, note_id: str, limit: int, viewer: Viewer) -> list[Doc]:
         """Notes linking to `note_id` that `viewer` may see, newest first (limit + 1 rows to
         detect a cut); the policy applies before the limit, so hidden ones never crowd out visible ones."""
         policy, params = viewer.where(self)
-        wiki = [src for (rowid,) in self.db.execute("SELECT rowid FROM docs WHERE id=? AND tier='note'", (note_id,)) for src in wikilinks.linking(self.db, rowid)]
+        wiki = [
+            src
+            for (rowid,) in self.db.execute("SELECT rowid FROM docs WHERE id=? AND tier='note'", (note_id,))
+            for src in wikilinks.linking(self.db, rowid)
+        ]
         return self._docs(  # frontmatter links (ids), and [[wikilinks]] in bodies resolved as Obsidian does (search/wikilinks.py)
             f"SELECT {COLUMNS} FROM docs d WHERE (d.rowid IN (SELECT src FROM links WHERE dst=?) OR d.rowid IN ({','.join('?' * len(wiki))}))"
             f" AND d.tier='note' AND {policy} ORDER BY d.updated_at DESC, d.id LIMIT ?",
@@ -895,10 +972,15 @@ class SearchIndex:
         rows = self.db.execute(
             "SELECT id, group_concat(path, '\n') FROM docs WHERE tier='note' GROUP BY id HAVING COUNT(*) > 1 ORDER BY id"
         )
-        return [{"id": i, "paths": [self.store.display(p, _scope_of(self.store, p)) for p in paths.split("\n")]} for i, paths in rows]
+        return [
+            {"id": i, "paths": [self.store.display(p, _scope_of(self.store, p)) for p in paths.split("\n")]}
+            for i, paths in rows
+        ]
 
     def link_pairs(self) -> Iterator[tuple[str, str]]:
-        yield from self.db.execute("SELECT d.id, l.dst FROM links l JOIN docs d ON d.rowid = l.src ORDER BY d.id, l.dst")
+        yield from self.db.execute(
+            "SELECT d.id, l.dst FROM links l JOIN docs d ON d.rowid = l.src ORDER BY d.id, l.dst"
+        )
 
     def indexed_files(self, tiers: tuple[str, ...] = ("note",)) -> dict[str, str]:
         """Store-relative path -> sha256 of every indexed document of these tiers."""
@@ -913,7 +995,9 @@ class SearchIndex:
     def audited(self) -> Iterator[tuple[str, str, str | None]]:
         """(path, sha256, note id; None for hot.md) of every indexed note and hot.md, by path,
         streamed (doctor compares each with its last audit line)."""
-        yield from self.db.execute("SELECT path, sha, CASE WHEN tier='note' THEN id END FROM docs WHERE tier IN ('note', 'hot') ORDER BY path")
+        yield from self.db.execute(
+            "SELECT path, sha, CASE WHEN tier='note' THEN id END FROM docs WHERE tier IN ('note', 'hot') ORDER BY path"
+        )
 
     def problem_paths(self) -> set[str]:
         return {row[0] for row in self.db.execute("SELECT path FROM problems")}

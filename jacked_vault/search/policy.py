@@ -153,7 +153,9 @@ class Viewer:
             params += statuses
         if not self.any_time:
             moment = self.as_of or self.now
-            until = f"COALESCE({table}.valid_until, CASE WHEN {table}.status = 'superseded' THEN {table}.updated_at END)"
+            until = (
+                f"COALESCE({table}.valid_until, CASE WHEN {table}.status = 'superseded' THEN {table}.updated_at END)"
+            )
             window = f"{table}.valid_from <= ? AND ({until} IS NULL OR {until} > ?)"
             # Asking for a status (`--status superseded`) looks at the notes of that status whatever
             # their validity: only active ones must hold now. `as_of` keeps asking about valid time.

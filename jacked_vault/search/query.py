@@ -25,7 +25,9 @@ def require_slug(name: str, value: str) -> str:
     from jacked_vault.errors import VaultError
 
     if not SLUG_RE.fullmatch(value):
-        raise VaultError("USAGE", f"{name} {value}: not a slug (a-z, 0-9 and . _ -, starting with a-z or 0-9; at most 64)")
+        raise VaultError(
+            "USAGE", f"{name} {value}: not a slug (a-z, 0-9 and . _ -, starting with a-z or 0-9; at most 64)"
+        )
     return value
 
 
@@ -53,11 +55,17 @@ class Filters:
         from jacked_vault.errors import VaultError
         from jacked_vault.search.policy import SCOPES
 
-        for name, values, allowed in (("scope", self.scopes or (), SCOPES), ("kind", self.kinds, KINDS), ("status", self.statuses, STATUSES)):
+        for name, values, allowed in (
+            ("scope", self.scopes or (), SCOPES),
+            ("kind", self.kinds, KINDS),
+            ("status", self.statuses, STATUSES),
+        ):
             for value in sorted(values):
                 if value not in allowed:
                     raise VaultError("USAGE", f"{name} {value}: use one of {', '.join(allowed)}")
-        slugs = [("tag", t) for t in self.tags] + [(n, v) for n, v in (("target", self.target), ("group", self.group)) if v is not None]
+        slugs = [("tag", t) for t in self.tags] + [
+            (n, v) for n, v in (("target", self.target), ("group", self.group)) if v is not None
+        ]
         for name, value in slugs:
             require_slug(name, value)
         if self.repo is not None and (len(self.repo) > 255 or not REPO_RE.fullmatch(self.repo)):

@@ -124,7 +124,13 @@ def _query(text: str, loose: bool = False) -> tuple[list[str], list[str]]:
     for word in _content_words(text):
         if _CJK.match(word):
             bigrams = [word[i : i + 2] for i in range(len(word) - 1)]
-            units = [(word + "*", True)] if len(word) == 1 else [(b, True) for b in bigrams] if loose else [(" ".join(bigrams), True)]
+            units = (
+                [(word + "*", True)]
+                if len(word) == 1
+                else [(b, True) for b in bigrams]
+                if loose
+                else [(" ".join(bigrams), True)]
+            )
         else:
             terms = _word_terms(word)
             units = [(t, len(terms) == 1 or t == terms[-1] or len(t) > FRAGMENT) for t in terms]
@@ -144,7 +150,9 @@ def query_terms(text: str) -> list[str]:
 def add_doc(db: sqlite3.Connection, rowid: int, title: str, tags: list[str], body: str) -> None:
     """Analyse and store one document's fields and add them to the totals (inside the caller's transaction)."""
     fields = [analyse(title), analyse(" ".join(tags)), analyse(body)]
-    db.execute("INSERT INTO docs_terms(rowid, title, tags, body) VALUES(?,?,?,?)", (rowid, *(" ".join(f) for f in fields)))
+    db.execute(
+        "INSERT INTO docs_terms(rowid, title, tags, body) VALUES(?,?,?,?)", (rowid, *(" ".join(f) for f in fields))
+    )
     _add_totals(db, 1, [len(f) for f in fields])
 
 
@@ -187,7 +195,9 @@ def search(
         f" FROM docs d JOIN docs_terms t ON t.rowid = d.rowid WHERE d.rowid IN ({','.join('?' * len(rowids))})",
         (prefer, *rowids),
     ).fetchall()
-    scored = [(round(stats.bm25f(terms, row[:3]), 6), *row[3:]) for row in rows]  # (score, preferred, updated_at, id, rowid, …)
+    scored = [
+        (round(stats.bm25f(terms, row[:3]), 6), *row[3:]) for row in rows
+    ]  # (score, preferred, updated_at, id, rowid, …)
     scored.sort(key=lambda r: r[3])
     scored.sort(key=lambda r: r[2], reverse=True)
     scored.sort(key=lambda r: (r[0], r[1]), reverse=True)
@@ -226,7 +236,9 @@ def _count(tokens: list[str], term: str) -> int:
     return tokens.count(term)
 
 
-def _candidates(db: sqlite3.Connection, terms: list[str], where: str, params: list, count: int, stats: Stats, *, ranked: bool = True) -> list[int]:
+def _candidates(
+    db: sqlite3.Connection, terms: list[str], where: str, params: list, count: int, stats: Stats, *, ranked: bool = True
+) -> list[int]:
     """Rowids of the `count` documents matching `where` that FTS5's bm25() ranks best for any of
     `terms`, among at most about `FULL_RANK_MAX` matches: the newest-indexed (rowids above a
     floor); not `ranked`: the newest-indexed matches (see FULL_RANK_MAX).
@@ -241,12 +253,24 @@ def _candidates(db: sqlite3.Connection, terms: list[str], where: str, params: li
     span = top if matches <= FULL_RANK_MAX or not ranked else max(1, top * FULL_RANK_MAX // matches)
     while True:
         floor = max(0, top - span)
-        pool = [r for (r,) in db.execute(f"SELECT rowid FROM docs_terms WHERE docs_terms MATCH ? AND rowid > ? ORDER BY {order} LIMIT ?", (match, floor, POOL * count))]
+        pool = [
+            r
+            for (r,) in db.execute(
+                f"SELECT rowid FROM docs_terms WHERE docs_terms MATCH ? AND rowid > ? ORDER BY {order} LIMIT ?",
+                (match, floor, POOL * count),
+            )
+        ]
         if len(pool) >= POOL * count or floor == 0:
             break
         span *= 4
     # NOT INDEXED: the pool's rowids are looked up; an index on a policy column (status) would scan every note
-    passed = {r for (r,) in db.execute(f"SELECT d.rowid FROM docs d NOT INDEXED WHERE d.rowid IN ({','.join('?' * len(pool))}) AND {where}", (*pool, *params))}
+    passed = {
+        r
+        for (r,) in db.execute(
+            f"SELECT d.rowid FROM docs d NOT INDEXED WHERE d.rowid IN ({','.join('?' * len(pool))}) AND {where}",
+            (*pool, *params),
+        )
+    }
     if len(passed) >= count or len(pool) < POOL * count:
         return [r for r in pool if r in passed][:count]
     while True:
@@ -276,9 +300,14 @@ class Stats:
         df = {}
         for term in terms:
             match = _match([term])
-            n = db.execute("SELECT count(*) FROM (SELECT 1 FROM docs_terms WHERE docs_terms MATCH ? LIMIT ?)", (match, DF_EXACT + 1)).fetchone()[0]
+            n = db.execute(
+                "SELECT count(*) FROM (SELECT 1 FROM docs_terms WHERE docs_terms MATCH ? LIMIT ?)",
+                (match, DF_EXACT + 1),
+            ).fetchone()[0]
             if n > DF_EXACT:  # rowids are dense but for removed documents: the share is a slight underestimate at most
-                newest = db.execute("SELECT count(*) FROM docs_terms WHERE docs_terms MATCH ? AND rowid > ?", (match, top - DF_EXACT)).fetchone()[0]
+                newest = db.execute(
+                    "SELECT count(*) FROM docs_terms WHERE docs_terms MATCH ? AND rowid > ?", (match, top - DF_EXACT)
+                ).fetchone()[0]
                 n = min(docs, max(n, round(newest * docs / DF_EXACT)))
             df[term] = n
         return cls(docs, tuple(total / docs if docs else 0.0 for total in totals), df, top)
@@ -304,6 +333,7 @@ class Stats:
 def _excerpt(db: sqlite3.Connection, words: str, rowid: int) -> str:
     """The raw text around the query's `words` (an FTS5 snippet), else the start of the body."""
     row = db.execute(  # one rowid at a time: FTS5 seeks to it, but would scan every match for `rowid IN (…)`
-        "SELECT snippet(docs_fts, -1, ?, ?, '…', 24) FROM docs_fts WHERE docs_fts MATCH ? AND rowid = ?", (MARK, MARK, words, rowid)
+        "SELECT snippet(docs_fts, -1, ?, ?, '…', 24) FROM docs_fts WHERE docs_fts MATCH ? AND rowid = ?",
+        (MARK, MARK, words, rowid),
     ).fetchone()
     return (row or db.execute("SELECT substr(body, 1, 160) FROM docs_fts WHERE rowid = ?", (rowid,)).fetchone())[0]

@@ -45,7 +45,8 @@ def load(index: Asked, known_at: str) -> None:
     changed = {
         path: (rowid, note_id)
         for rowid, path, note_id in db.execute(
-            "SELECT rowid, path, id FROM docs WHERE tier='note' AND created_at <= ? AND updated_at > ?", (known_at, known_at)
+            "SELECT rowid, path, id FROM docs WHERE tier='note' AND created_at <= ? AND updated_at > ?",
+            (known_at, known_at),
         )
     }
     db.execute(_DDL)

@@ -67,7 +67,9 @@ def the_one(found: list, diag: Diagnostics, note_id: str):
     INCOMPLETE (how many, and doctor: it may be one of them), never a claim of absence; none:
     NOT_FOUND."""
     if len(found) > 1:
-        raise VaultError("INCOMPLETE", f"{note_id} is not unique: {len(found)} files carry it; run `jacked memory doctor`")
+        raise VaultError(
+            "INCOMPLETE", f"{note_id} is not unique: {len(found)} files carry it; run `jacked memory doctor`"
+        )
     if found:
         return found[0]
     if not diag.complete:

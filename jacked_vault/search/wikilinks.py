@@ -34,7 +34,10 @@ def title_name(title: str) -> str:
 def index_note(db: sqlite3.Connection, rowid: int, rel: str, title: str, body: str) -> None:
     """Record a note's wikilink targets and the names a wikilink may give it (its file name, its title)."""
     db.executemany("INSERT INTO wikilinks(src, target) VALUES(?,?)", [(rowid, t) for t in targets(body)])
-    db.executemany("INSERT INTO note_names(doc, name, by_title) VALUES(?,?,?)", [(rowid, _stem(rel), 0), (rowid, title_name(title), 1)])
+    db.executemany(
+        "INSERT INTO note_names(doc, name, by_title) VALUES(?,?,?)",
+        [(rowid, _stem(rel), 0), (rowid, title_name(title), 1)],
+    )
 
 
 def forget(db: sqlite3.Connection, rowid: int) -> None:
@@ -53,8 +56,14 @@ def _best(rows: list[tuple[int, str]], source: str) -> int | None:
 def resolve(db: sqlite3.Connection, source: str, target: str) -> int | None:
     """The rowid of the note `target` names from the note at `source`, or None (a broken link)."""
     if "/" in target:
-        rows = db.execute("SELECT rowid, path FROM docs WHERE tier='note' AND path LIKE ? ESCAPE '\\'", ("%" + _like(target) + ".md",))
-        found = [(r, p) for r, p in rows if p[: -len(".md")].lower() == target or p[: -len(".md")].lower().endswith("/" + target)]
+        rows = db.execute(
+            "SELECT rowid, path FROM docs WHERE tier='note' AND path LIKE ? ESCAPE '\\'", ("%" + _like(target) + ".md",)
+        )
+        found = [
+            (r, p)
+            for r, p in rows
+            if p[: -len(".md")].lower() == target or p[: -len(".md")].lower().endswith("/" + target)
+        ]
         return _best(found, source)
     for by_title in (0, 1):
         rows = db.execute(
@@ -90,5 +99,7 @@ def linking(db: sqlite3.Connection, rowid: int) -> list[int]:
 
 def broken(db: sqlite3.Connection) -> list[tuple[str, str]]:
     """(id of the linking note, target) for every wikilink that names no note of this store."""
-    rows = db.execute("SELECT d.id, d.path, w.target FROM wikilinks w JOIN docs d ON d.rowid = w.src ORDER BY d.id, w.target").fetchall()
+    rows = db.execute(
+        "SELECT d.id, d.path, w.target FROM wikilinks w JOIN docs d ON d.rowid = w.src ORDER BY d.id, w.target"
+    ).fetchall()
     return [(note_id, target) for note_id, source, target in rows if resolve(db, source, target) is None]

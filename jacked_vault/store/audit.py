@@ -349,5 +349,7 @@ def verify_trailers(repo, report: AuditReport) -> list[dict]:
                 continue
             machine, _, value = line[len(TRAILER) :].strip().partition(" ")
             if value not in report.hashes.get(machine, ()):
-                problems.append({"path": f"{AUDIT_DIR}/{machine}", "commit": str(commit.id), "code": "CHAIN_TRUNCATED_OR_REWRITTEN"})
+                problems.append(
+                    {"path": f"{AUDIT_DIR}/{machine}", "commit": str(commit.id), "code": "CHAIN_TRUNCATED_OR_REWRITTEN"}
+                )
     return problems

@@ -70,7 +70,12 @@ def validate_config(rel: str, data: Any, *, local: bool, schema: str = "vault.sc
     if errors:
         first = errors[0]
         names = _schema_names(schema)
-        where = "/".join(str(p) if isinstance(p, int) or p in names or _plain_name(p) else "<name>" for p in first.absolute_path) or "(top level)"
+        where = (
+            "/".join(
+                str(p) if isinstance(p, int) or p in names or _plain_name(p) else "<name>" for p in first.absolute_path
+            )
+            or "(top level)"
+        )
         raise VaultError("CONFIG", f"{rel}: field {where}: breaks the schema rule '{first.validator}'")
 
 

@@ -20,7 +20,17 @@ MAX_MARKER_BYTES = 64 * 1024
 MAX_FIELD_CHARS = 4096
 
 PAYLOAD_KEYS = {
-    "session": ("session_id", "transcript_path", "cwd", "hook_event_name", "reason", "trigger", "agent_id", "agent_type", "jacked_harness"),
+    "session": (
+        "session_id",
+        "transcript_path",
+        "cwd",
+        "hook_event_name",
+        "reason",
+        "trigger",
+        "agent_id",
+        "agent_type",
+        "jacked_harness",
+    ),
     "merge": ("repo", "identity", "commit", "merge_kind", "branch"),
 }
 MARKER_NAME = re.compile(r"^[0-9]{20}-[0-9a-f]{16}\.json$")

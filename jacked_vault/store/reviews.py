@@ -43,7 +43,9 @@ def value_key(note) -> str:
     """The sha256 of what a person accepted: every field a transition never changes, and the body."""
     from jacked_vault.document.lifecycle import value_fields
 
-    return hashlib.sha256(json.dumps(value_fields(note), sort_keys=True, ensure_ascii=False).encode("utf-8")).hexdigest()
+    return hashlib.sha256(
+        json.dumps(value_fields(note), sort_keys=True, ensure_ascii=False).encode("utf-8")
+    ).hexdigest()
 
 
 def _trailers(message: str) -> dict[str, str]:
@@ -69,7 +71,12 @@ def review_in(repo, commit) -> Review | None:
     if not note_id or not machine or not last or "/" in machine:
         return None
     record = _last_audit_record(repo, commit, machine, last)
-    if record is None or record.get("op") != "accept" or record.get("id") != note_id or not isinstance(record.get("path"), str):
+    if (
+        record is None
+        or record.get("op") != "accept"
+        or record.get("id") != note_id
+        or not isinstance(record.get("path"), str)
+    ):
         return None
     rel = record["path"]
     data = blob_at(repo, commit.tree, rel)
@@ -80,7 +87,13 @@ def review_in(repo, commit) -> Review | None:
         note, prior = parse_note(data, source=rel), parse_note(before, source=rel)
     except VaultError:
         return None
-    if note.id != note_id or prior.id != note_id or note.trust != "reviewed" or note.status != "active" or follows(prior, note):
+    if (
+        note.id != note_id
+        or prior.id != note_id
+        or note.trust != "reviewed"
+        or note.status != "active"
+        or follows(prior, note)
+    ):
         return None
     return Review(note_id, value_key(note), str(commit.id))
 

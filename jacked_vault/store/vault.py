@@ -7,7 +7,14 @@ from pathlib import Path
 
 from jacked_vault.errors import VaultError
 from jacked_vault.safety import fsio
-from jacked_vault.store.layout import CACHE_DIR, PROJECT_OUTER_GITIGNORE, VAULT_JSON, Store, gitignore_template, project_store_root
+from jacked_vault.store.layout import (
+    CACHE_DIR,
+    PROJECT_OUTER_GITIGNORE,
+    VAULT_JSON,
+    Store,
+    gitignore_template,
+    project_store_root,
+)
 
 
 def is_git_repo(path: Path) -> bool:

@@ -36,7 +36,11 @@ from jacked_vault.ui.security import Guard, Sessions, check_csrf
 MAX_BODY = 512 * 1024  # a POST: an edited note (64 KiB) and its form fields, with room to spare
 REVIEW_BODIES = 25  # candidates shown with their whole body (the rest: their summary and a link)
 HISTORY_LIMIT = 200  # commits of one note
-TIMELINE_LIMIT, TIMELINE_MAX, TIMELINE_SCAN = 100, 500, 1000  # a filter looks at the newest 1,000 commits (~100 ms of `log` at 10k)
+TIMELINE_LIMIT, TIMELINE_MAX, TIMELINE_SCAN = (
+    100,
+    500,
+    1000,
+)  # a filter looks at the newest 1,000 commits (~100 ms of `log` at 10k)
 DOCTOR_WAIT_S = 0.15  # how long the overview waits for a doctor run before showing "checking"
 STATUS_OF = {"NOT_FOUND": 404, "NOT_VISIBLE": 404, "USAGE": 400, "VALIDATION": 400, "SECRET": 400, "TOMBSTONED": 400, "EXISTS": 409,
              "INCOMPLETE": 409, "LOCKED": 409, "GIT": 409, "GITIGNORE": 409, "READ_ONLY": 409, "SYNC": 409}  # fmt: skip
@@ -125,7 +129,9 @@ class Page:
         from jacked_vault.context import Context
         from jacked_vault.document.model import UNKNOWN_HARNESS
 
-        return Context.create(vault=str(self.config.vault), cwd=cwd or self.config.cwd, harness=harness or UNKNOWN_HARNESS)
+        return Context.create(
+            vault=str(self.config.vault), cwd=cwd or self.config.cwd, harness=harness or UNKNOWN_HARNESS
+        )
 
     def writes_blocked(self, ctx) -> str | None:
         """Why a transition would be refused before it starts (a detached HEAD, a changed
@@ -145,7 +151,9 @@ class Page:
     def html(self, request: Request, template: str, status: int = 200, **values) -> HTMLResponse:
         session = request.scope.get("state", {}).get("session")
         flash, session.flash[:] = list(session.flash), []
-        return HTMLResponse(r.render(template, csrf=session.csrf, flash=flash, path=request.url.path, **values), status_code=status)
+        return HTMLResponse(
+            r.render(template, csrf=session.csrf, flash=flash, path=request.url.path, **values), status_code=status
+        )
 
     def error(self, request: Request, exc: VaultError, *, title: str = "Not shown") -> Response:
         status = STATUS_OF.get(exc.code, 500)
@@ -230,14 +238,32 @@ class Page:
         asked = any(params.get(k) for k in params)
         if not asked:
             return self.html(
-                request, "search.html", form=form, found=None, hit_marks={}, command=None, now=_now(), kinds=KINDS, statuses=STATUSES, scopes=SCOPES
+                request,
+                "search.html",
+                form=form,
+                found=None,
+                hit_marks={},
+                command=None,
+                now=_now(),
+                kinds=KINDS,
+                statuses=STATUSES,
+                scopes=SCOPES,
             )
         result, failed = await self.call(request, build, title="Search refused")
         if failed is not None:
             return failed
         found, marks = result
         return self.html(
-            request, "search.html", form=form, found=found, hit_marks=marks, command=_command(form), now=_now(), kinds=KINDS, statuses=STATUSES, scopes=SCOPES
+            request,
+            "search.html",
+            form=form,
+            found=found,
+            hit_marks=marks,
+            command=_command(form),
+            now=_now(),
+            kinds=KINDS,
+            statuses=STATUSES,
+            scopes=SCOPES,
         )
 
     async def note(self, request: Request) -> Response:
@@ -257,10 +283,15 @@ class Page:
                 return {"found": found, "note": None, "fields": found._fields()}
             note = found.note
             history = note_history(ctx, note_id, HISTORY_LIMIT)
-            versions = {v.commit: v for v in note_versions(found.doc.store, found.doc.path, note_id, [e["commit"] for e in history.entries])}
+            versions = {
+                v.commit: v
+                for v in note_versions(found.doc.store, found.doc.path, note_id, [e["commit"] for e in history.entries])
+            }
             known = describe(ctx, [*note.links, *(b["id"] for b in found.backlinks), *note.supersedes])
             links = [{"id": i, **known.get(i, {"title": i}), "known": i in known} for i in note.links]
-            backlinks = [{"id": b["id"], **known.get(b["id"], {"title": b["title"]}), "known": True} for b in found.backlinks]
+            backlinks = [
+                {"id": b["id"], **known.get(b["id"], {"title": b["title"]}), "known": True} for b in found.backlinks
+            ]
             accepts = [e for e in history.entries if e["summary"].startswith(ACCEPT_SUBJECT)]
             ops = [op for op in TRANSITIONS if note.status in ALLOWED_FROM[op]]
             if note.status == "active" and found.doc.trust == "reviewed":
@@ -291,7 +322,13 @@ class Page:
                 except VaultError:
                     continue
             ops = [op for op in TRANSITIONS if "candidate" in ALLOWED_FROM[op]]
-            return {"queue": queue, "notes": notes, "ops": ops, "blocked": self.writes_blocked(ctx), "agents": ctx.settings.agents}
+            return {
+                "queue": queue,
+                "notes": notes,
+                "ops": ops,
+                "blocked": self.writes_blocked(ctx),
+                "agents": ctx.settings.agents,
+            }
 
         data, failed = await self.call(request, build)
         if failed is not None:
@@ -315,9 +352,26 @@ class Page:
             folders = _known_folders(self.config.cwd, given)
             folder = _folder_for(repo, folders) if repo else self.config.cwd
             made = build_brief(self.person(cwd=folder, harness=harness))
-            shown = given if every else [g for g in given if g.get("harness") == harness and g.get("repo") == made.identity]
-            harnesses = sorted({"claude", "codex", "cursor", "opencode", *(g["harness"] for g in given if isinstance(g.get("harness"), str))})
-            return {"brief": made, "folder": folder, "folders": folders, "given": shown[:20], "every": every, "harnesses": harnesses}
+            shown = (
+                given if every else [g for g in given if g.get("harness") == harness and g.get("repo") == made.identity]
+            )
+            harnesses = sorted(
+                {
+                    "claude",
+                    "codex",
+                    "cursor",
+                    "opencode",
+                    *(g["harness"] for g in given if isinstance(g.get("harness"), str)),
+                }
+            )
+            return {
+                "brief": made,
+                "folder": folder,
+                "folders": folders,
+                "given": shown[:20],
+                "every": every,
+                "harnesses": harnesses,
+            }
 
         data, failed = await self.call(request, build, title="No brief")
         if failed is not None:
@@ -346,7 +400,9 @@ class Page:
             for entry in history.entries:
                 op = r.operation(entry["summary"])
                 note = entry["note"] or {}
-                if (wanted["op"] and op != wanted["op"]) or (wanted["harness"] and entry["harness"] != wanted["harness"]):
+                if (wanted["op"] and op != wanted["op"]) or (
+                    wanted["harness"] and entry["harness"] != wanted["harness"]
+                ):
                     continue
                 if wanted["group"] and note.get("group") != wanted["group"]:
                     continue
@@ -378,7 +434,9 @@ class Page:
         op = request.url.path.rsplit("/", 1)[-1]
         form = await self._form(request)
         if form is None:
-            return PlainRefusal(403, "refused: the form's CSRF token is missing or not this session's; reload the page\n")
+            return PlainRefusal(
+                403, "refused: the form's CSRF token is missing or not this session's; reload the page\n"
+            )
 
         def text(name: str) -> str | None:
             value = form.get(name)
@@ -388,7 +446,9 @@ class Page:
             with self.write_lock:
                 ctx = self.person()
                 if op == "edit":
-                    return edit_as_new(ctx, note_id, title=text("title") or "", body=(text("body") or "").replace("\r\n", "\n"))
+                    return edit_as_new(
+                        ctx, note_id, title=text("title") or "", body=(text("body") or "").replace("\r\n", "\n")
+                    )
                 kwargs = {}
                 if op == "reject":
                     kwargs["reason"] = text("reason")
@@ -418,7 +478,14 @@ def _wants_json(request: Request) -> bool:
 
 def _next(value: str | None, default: str) -> str:
     """Where a POST sends the browser back: a path on this server, never another site."""
-    if value and value.startswith("/") and not value.startswith("//") and "\\" not in value and "\n" not in value and "\r" not in value:
+    if (
+        value
+        and value.startswith("/")
+        and not value.startswith("//")
+        and "\\" not in value
+        and "\n" not in value
+        and "\r" not in value
+    ):
         return value
     return default
 
@@ -483,7 +550,10 @@ def _folder_for(repo: str, folders: list[dict]) -> Path:
                 return path
         except (OSError, ValueError):
             pass
-        raise VaultError("USAGE", "repo: not a folder on this machine (give the repo's folder, or a repo identity briefed here before)")
+        raise VaultError(
+            "USAGE",
+            "repo: not a folder on this machine (give the repo's folder, or a repo identity briefed here before)",
+        )
     for known in folders:
         if known["repo"] == repo:
             return Path(known["folder"])
@@ -513,4 +583,9 @@ def create_app(config: UiConfig) -> Guard:
 def route_entries() -> list[str]:
     """`ui:<METHOD> <path>` of every page route (what jacked_vault/registry.py classifies)."""
     app = create_app(UiConfig(vault=Path("."), cwd=Path("."), token="-", port=0)).app
-    return sorted(f"ui:{method} {route.path}" for route in app.routes if isinstance(route, Route) and route.methods is not None for method in route.methods - {"HEAD"})
+    return sorted(
+        f"ui:{method} {route.path}"
+        for route in app.routes
+        if isinstance(route, Route) and route.methods is not None
+        for method in route.methods - {"HEAD"}
+    )

@@ -145,7 +145,15 @@ def neighbourhood(note_id: str, title: str, links: list[dict], backlinks: list[d
     for side, items, x in (("in", left, GRAPH_SIDE), ("out", right, GRAPH_W - GRAPH_SIDE)):
         top = middle - (len(items) - 1) * GRAPH_ROW / 2
         for n, item in enumerate(items):
-            nodes.append({**item, "title": _cut(item.get("title") or item["id"]), "x": x, "y": round(top + n * GRAPH_ROW, 1), "side": side})
+            nodes.append(
+                {
+                    **item,
+                    "title": _cut(item.get("title") or item["id"]),
+                    "x": x,
+                    "y": round(top + n * GRAPH_ROW, 1),
+                    "side": side,
+                }
+            )
     more = {"in": len(backlinks) - len(left), "out": len(links) - len(right)}
     return {"w": GRAPH_W, "h": height, "center": center, "nodes": nodes, "more": more}
 
@@ -169,4 +177,18 @@ def operation(summary: str) -> str:
     return "maintenance" if (summary or "").startswith("memory: ") else "other"
 
 
-OPERATIONS = ("create", "accept", "reject", "supersede", "expire", "edit", "forget", "hot", "config", "episodic", "migrate", "maintenance", "other")
+OPERATIONS = (
+    "create",
+    "accept",
+    "reject",
+    "supersede",
+    "expire",
+    "edit",
+    "forget",
+    "hot",
+    "config",
+    "episodic",
+    "migrate",
+    "maintenance",
+    "other",
+)

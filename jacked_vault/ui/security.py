@@ -110,8 +110,15 @@ class Guard:
         async def send_with_headers(message) -> None:
             if message["type"] == "http.response.start":
                 names = {name for name, _ in HEADERS}
-                took = f"app;dur={(time.perf_counter() - started) * 1000:.1f}".encode()  # the page's server time (bench/bench_ui.py)
-                message = {**message, "headers": [(k, v) for k, v in message.get("headers", []) if k not in names] + HEADERS + [(b"server-timing", took)]}
+                took = (
+                    f"app;dur={(time.perf_counter() - started) * 1000:.1f}".encode()
+                )  # the page's server time (bench/bench_ui.py)
+                message = {
+                    **message,
+                    "headers": [(k, v) for k, v in message.get("headers", []) if k not in names]
+                    + HEADERS
+                    + [(b"server-timing", took)],
+                }
             await send(message)
 
         refusal = self.refusal(scope) or self.too_large(scope)
@@ -125,8 +132,16 @@ class Guard:
                 await _plain(send_with_headers, 401, LOCKED_OUT)
                 return
             opened = self.sessions.open()
-            rest = urlencode([(k, v) for k, v in parse_qsl(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True) if k != "token"])
-            path = (scope.get("raw_path") or scope.get("path", "/").encode("utf-8")).decode("latin-1")  # as sent: percent-encoded
+            rest = urlencode(
+                [
+                    (k, v)
+                    for k, v in parse_qsl(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True)
+                    if k != "token"
+                ]
+            )
+            path = (scope.get("raw_path") or scope.get("path", "/").encode("utf-8")).decode(
+                "latin-1"
+            )  # as sent: percent-encoded
             if not path.startswith("/") or path.startswith("//") or "\\" in path:
                 path = "/"  # never a redirect to another site (`//evil.example`)
             location = path + (f"?{rest}" if rest else "")

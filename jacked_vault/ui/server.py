@@ -48,7 +48,10 @@ def bind(port: int) -> socket.socket:
         sock.listen(128)
     except OSError as exc:
         sock.close()
-        raise VaultError("USAGE", f"--port {port}: cannot listen on {HOST}:{port} ({exc.strerror}); pick another, or leave --port out") from None
+        raise VaultError(
+            "USAGE",
+            f"--port {port}: cannot listen on {HOST}:{port} ({exc.strerror}); pick another, or leave --port out",
+        ) from None
     sock.set_inheritable(False)
     return sock
 
@@ -68,7 +71,9 @@ def open_browser(url: str) -> bool:
     return True
 
 
-def serve(vault: Path, cwd: Path, *, port: int = 0, announce: Callable[[Listening], None], browser: bool = True) -> None:
+def serve(
+    vault: Path, cwd: Path, *, port: int = 0, announce: Callable[[Listening], None], browser: bool = True
+) -> None:
     """Serve the page for `vault` until interrupted; `announce` is called once it listens."""
     import uvicorn
 
