@@ -76,7 +76,11 @@ def test_errors_in_json_carry_the_schema_of_their_command(vault_path: Path):
     missing = run_cli("memory", "read", "mem_20260101_absent", "--json", vault=vault_path)
     assert (missing.code, missing.json["schema"], missing.json["ok"]) == (1, "jacked.read.v1", False)
     parse = run_cli("memory", "log", "--limit", "x", "--json", vault=vault_path)
-    assert parse.code == 2 and parse.json["schema"] == "jacked.log.v1" and parse.json["error"]["code"] == "JACKED_MEMORY_USAGE"
+    assert (
+        parse.code == 2
+        and parse.json["schema"] == "jacked.log.v1"
+        and parse.json["error"]["code"] == "JACKED_MEMORY_USAGE"
+    )
     unknown = run_cli("memory", "frobnicate", "--json", vault=vault_path)
     assert unknown.code == 2 and unknown.json["schema"] == "jacked.error.v1"
 
@@ -96,7 +100,12 @@ def hooks_path_repo(tmp_path: Path) -> Path:
 def test_hooks_refusal_exits_1_in_every_family(vault_path: Path, hooks_path_repo: Path, tmp_path: Path, op: str):
     """A refused or failed repo is a failure of the command (exit 1, ok false), not a line among successes."""
     if op == "uninstall":  # our hook inside the shared core.hooksPath folder: uninstall refuses to touch it
-        assert run_cli("memory", "hooks", "install", "--git", str(hooks_path_repo), "--follow-hooks-path", vault=vault_path).code == 0
+        assert (
+            run_cli(
+                "memory", "hooks", "install", "--git", str(hooks_path_repo), "--follow-hooks-path", vault=vault_path
+            ).code
+            == 0
+        )
     target = str(hooks_path_repo) if op != "status" else str(tmp_path / "not-a-repo")
     human = run_cli("memory", "hooks", op, "--git", target, vault=vault_path)
     assert human.code == 1, human.out + human.err
@@ -115,7 +124,9 @@ def test_hooks_claude_refusal_exits_1(vault_path: Path, tmp_path: Path):
     assert settings.read_text() == "{not json"
 
 
-@pytest.mark.parametrize("repo", ["nonexistent/path", "./missing", "../missing/repo", "~/missing-repo", "/no/such/folder"])
+@pytest.mark.parametrize(
+    "repo", ["nonexistent/path", "./missing", "../missing/repo", "~/missing-repo", "/no/such/folder"]
+)
 def test_group_map_refuses_a_path_that_does_not_exist(vault_path: Path, repo: str):
     before = snapshot(vault_path)
     result = run_cli("memory", "group", "map", repo, "acme", "--json", vault=vault_path)
@@ -135,7 +146,11 @@ def test_group_unmap_is_a_commit_through_the_config_path(vault_path: Path):
     commits = git(vault_path, "rev-list", "--count", "HEAD").strip()
     result = run_cli("memory", "group", "unmap", "github.com/o/r", "--json", vault=vault_path)
     assert result.code == 0, result.out + result.err
-    assert (result.json["schema"], result.json["repo"], result.json["previous"]) == ("jacked.group.v1", "github.com/o/r", "acme")
+    assert (result.json["schema"], result.json["repo"], result.json["previous"]) == (
+        "jacked.group.v1",
+        "github.com/o/r",
+        "acme",
+    )
     assert json.loads((vault_path / "vault.json").read_text())["groups"]["acme"]["repos"] == []
     assert int(git(vault_path, "rev-list", "--count", "HEAD")) == int(commits) + 1
     assert git(vault_path, "log", "-1", "--format=%s").strip() == "memory(config): unmap github.com/o/r from acme"
@@ -154,8 +169,15 @@ def _doctor_vault(ctx: Context) -> Path:
 
     root = ctx.vault.root
     a = add(ctx, AddRequest(title="Alpha", body="alpha body", group="tools"))
-    add(ctx, AddRequest(title="Beta", body="links away", group="tools", links=("mem_20260101_missing",), allow_dangling_links=True))
-    orphan = build_note(title="Orphan", body="b", kind="note", scope="group", group="tools", repos=[], source_harness="t", origin="cli")
+    add(
+        ctx,
+        AddRequest(
+            title="Beta", body="links away", group="tools", links=("mem_20260101_missing",), allow_dangling_links=True
+        ),
+    )
+    orphan = build_note(
+        title="Orphan", body="b", kind="note", scope="group", group="tools", repos=[], source_harness="t", origin="cli"
+    )
     (root / "groups/tools/note/orphan.md").write_bytes(render_note(orphan))
     (root / "groups/tools/note/junk.md").write_text("title: hunter2-the-value\n")
     (root / "groups/tools/index.md").write_text("# hand edited\n")
@@ -180,8 +202,15 @@ def test_doctor_prints_every_problem_with_the_command_that_fixes_it(ctx: Context
     human = run_cli("memory", "doctor", vault=vault)
     out = human.out
     assert human.code == 1
-    assert "  - group:groups/tools/note/orphan.md: valid note, new and not committed yet\n    fix: `jacked memory doctor --repair` will commit it" in out
-    assert re.search(r"  - group:groups/tools/note/junk\.md: invalid \(.+\)\n    fix: .*--repair` moves it to \.jacked/quarantine/", out), out
+    assert (
+        "  - group:groups/tools/note/orphan.md: valid note, new and not committed yet\n"
+        "    fix: `jacked memory doctor --repair` will commit it"
+        in out
+    )
+    assert re.search(
+        r"  - group:groups/tools/note/junk\.md: invalid \(.+\)\n    fix: .*--repair` moves it to \.jacked/quarantine/",
+        out,
+    ), out
     assert "hunter2" not in out
     assert "vault:groups/tools/index.md" in out and "derived" in out
     assert "github.com/o/r" in out and "x, y" in out and "jacked memory group map" in out
@@ -197,7 +226,12 @@ def test_doctor_prints_every_problem_with_the_command_that_fixes_it(ctx: Context
 
 
 def test_broken_links_alone_are_a_warning_not_a_failure(ctx: Context):
-    add(ctx, AddRequest(title="Beta", body="links away", group="tools", links=("mem_20260101_missing",), allow_dangling_links=True))
+    add(
+        ctx,
+        AddRequest(
+            title="Beta", body="links away", group="tools", links=("mem_20260101_missing",), allow_dangling_links=True
+        ),
+    )
     vault = ctx.vault.root
     as_json = run_cli("memory", "doctor", "--json", vault=vault)
     assert as_json.code == 0 and as_json.json["ok"] is True
@@ -212,7 +246,12 @@ def test_mcp_doctor_treats_broken_links_as_a_warning_too(ctx: Context):
     from jacked_vault.mcp.tools import doctor
     from jacked_vault.mcp.tools.common import Session
 
-    add(ctx, AddRequest(title="Beta", body="links away", group="tools", links=("mem_20260101_missing",), allow_dangling_links=True))
+    add(
+        ctx,
+        AddRequest(
+            title="Beta", body="links away", group="tools", links=("mem_20260101_missing",), allow_dangling_links=True
+        ),
+    )
     session = Session(Settings(harness="claude", vault_path=ctx.vault.root, cwd=ctx.cwd, allow_user_scope=False))
     report = doctor.call(session, doctor.Arguments())
     assert report["broken_link_count"] == 1 and report["ok"] is True
@@ -223,7 +262,8 @@ def test_mcp_doctor_treats_broken_links_as_a_warning_too(ctx: Context):
 
 MERGE_BODY = (
     "Merge-Commit: d228635f78a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5\nRepo: github.com/acme/api\nBranch: main\nKind: merge\n"
-    "Pull-Request: #13 (from the merge message)\n\nMerged into `main` of github.com/acme/api by a merge commit. More here.\n"
+    "Pull-Request: #13 (from the merge message)\n\n"
+    "Merged into `main` of github.com/acme/api by a merge commit. More here.\n"
 )
 
 
@@ -262,7 +302,9 @@ def test_brief_never_shows_an_entry_header_without_its_text(vault_path: Path, co
         lines = text.splitlines()
         for i, line in enumerate(lines):
             if re.match(r"^> #+ ", line):
-                assert i + 1 < len(lines) and lines[i + 1].startswith("> ") and not re.match(r"^> #+ ", lines[i + 1]), text
+                assert i + 1 < len(lines) and lines[i + 1].startswith("> ") and not re.match(r"^> #+ ", lines[i + 1]), (
+                    text
+                )
             if line.startswith("### "):
                 assert i + 1 < len(lines) and lines[i + 1].strip(), text
 
@@ -299,7 +341,9 @@ def test_review_json_carries_origin(ctx: Context):
 
 
 def test_an_episodic_hit_can_be_read_by_its_id(vault_path: Path):
-    _episodic(vault_path, "2026-11-28", "# github.com/acme/api — 2026-11-28\n\n## 09:00 | main\nTuned the zeppelin cache.\n")
+    _episodic(
+        vault_path, "2026-11-28", "# github.com/acme/api — 2026-11-28\n\n## 09:00 | main\nTuned the zeppelin cache.\n"
+    )
     hits = run_cli("memory", "search", "zeppelin", "--json", vault=vault_path).json["results"]
     (hit,) = hits
     assert hit["tier"] == "episodic"
@@ -311,14 +355,18 @@ def test_an_episodic_hit_can_be_read_by_its_id(vault_path: Path):
 
 
 def test_after_rollup_each_entry_is_found_once(vault_path: Path):
-    _episodic(vault_path, "2026-11-20", "# github.com/acme/api — 2026-11-20\n\n## 09:00 | main\nTuned the zeppelin cache.\n")
+    _episodic(
+        vault_path, "2026-11-20", "# github.com/acme/api — 2026-11-20\n\n## 09:00 | main\nTuned the zeppelin cache.\n"
+    )
     assert run_cli("memory", "rollup", "--today", "2026-11-22", vault=vault_path).code == 0
     hits = run_cli("memory", "search", "zeppelin", "--json", vault=vault_path).json["results"]
     assert [h["path"].rsplit("/", 1)[-1] for h in hits] == ["recent.md"]
 
 
 def test_brief_after_rollup_still_shows_the_last_session(vault_path: Path, code_repo: Path):
-    _episodic(vault_path, "2026-10-01", "# github.com/acme/api — 2026-10-01\n\n## 09:00 | main\nTuned the zeppelin cache.\n")
+    _episodic(
+        vault_path, "2026-10-01", "# github.com/acme/api — 2026-10-01\n\n## 09:00 | main\nTuned the zeppelin cache.\n"
+    )
     assert run_cli("memory", "rollup", "--today", "2026-11-22", vault=vault_path).code == 0  # straight to archive.md
     brief = run_cli("memory", "brief", vault=vault_path, cwd=code_repo).out
     assert "Tuned the zeppelin cache." in brief

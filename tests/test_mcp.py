@@ -48,11 +48,23 @@ def test_tools_have_strict_schemas_and_say_unreviewed(vault_path, work):
     assert set(tools) == {"memory_save", "memory_search", "memory_read", "memory_doctor", "memory_brief"}
     for tool in tools.values():
         assert tool.input_schema["additionalProperties"] is False
-        assert not {"source_harness", "target_harness", "trust", "harness", "origin", "status"} & set(tool.input_schema["properties"])
+        assert not {"source_harness", "target_harness", "trust", "harness", "origin", "status"} & set(
+            tool.input_schema["properties"]
+        )
     assert set(tools["memory_save"].input_schema["properties"]) == {
         "title", "body", "kind", "scope", "group", "tags", "links", "target_harnesses", "supersedes",
     }
-    assert set(tools["memory_search"].input_schema["properties"]) == {"query", "scopes", "kinds", "tags", "group", "limit", "as_of", "known_at", "include_archived"}
+    assert set(tools["memory_search"].input_schema["properties"]) == {
+        "query",
+        "scopes",
+        "kinds",
+        "tags",
+        "group",
+        "limit",
+        "as_of",
+        "known_at",
+        "include_archived",
+    }
     assert tools["memory_search"].input_schema["properties"]["limit"]["maximum"] == 100
     assert set(tools["memory_read"].input_schema["properties"]) == {"id", "scope"}
     assert set(tools["memory_brief"].input_schema["properties"]) == {"repo", "budget"}
@@ -61,7 +73,9 @@ def test_tools_have_strict_schemas_and_say_unreviewed(vault_path, work):
 
     assert (brief_tool.MIN_BUDGET, brief_tool.DEFAULT_BUDGET) == (brief.MIN_BUDGET, brief.DEFAULT_BUDGET)
     assert tools["memory_brief"].input_schema["properties"]["budget"]["minimum"] == brief.MIN_BUDGET
-    assert all("\n    " not in tool.description for tool in tools.values())  # shown as written, not as indented in the code
+    assert all(
+        "\n    " not in tool.description for tool in tools.values()
+    )  # shown as written, not as indented in the code
     for name in ("memory_search", "memory_read", "memory_save", "memory_brief"):
         assert "unreviewed" in tools[name].description and "not instructions" in tools[name].description
 
@@ -84,7 +98,9 @@ def test_inproc_save_search_read_doctor(vault_path, work):
     assert memory["source_harness"] == "claude" and memory["trust"] == "unreviewed"
     assert saved["path"] == "group:groups/tools/decision/use-sqlite-fts5-for-search.md"
     assert "body" not in memory and "FTS5: offline" not in json.dumps(saved)
-    committed = git(vault_path, "show", "HEAD:groups/tools/decision/use-sqlite-fts5-for-search.md")  # the note the save wrote
+    committed = git(
+        vault_path, "show", "HEAD:groups/tools/decision/use-sqlite-fts5-for-search.md"
+    )  # the note the save wrote
     written_id = re.search(r'^id: "(mem_[^"]+)"$', committed, re.M).group(1)
     assert memory["id"] == written_id and read["memory"]["id"] == written_id
     assert [r["id"] for r in found["results"]] == [written_id]
@@ -148,8 +164,17 @@ def test_malformed_calls_do_not_kill_the_server(vault_path, work):
 def test_refused_writes_leave_nothing(vault_path, work):
     pem = "-----BEGIN RSA PRIVATE KEY-----"
     cases = [
-        ({"title": "aws", "body": "key AKIAIOSFODNN7EXAMPLQ secret wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY1"}, "SECRET"),
-        ({"title": "gh", "body": "token github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123"}, "SECRET"),
+        (
+            {"title": "aws", "body": "key AKIAIOSFODNN7EXAMPLQ secret wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY1"},
+            "SECRET",
+        ),
+        (
+            {
+                "title": "gh",
+                "body": "token github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123",
+            },
+            "SECRET",
+        ),
         ({"title": "pem", "body": f"{pem}\nMIIEow\n"}, "SECRET"),
         ({"title": "secret in a tag", "body": "b", "tags": ["ghp_0123456789abcdefghijklmnopqrstuvwxyzAB"]}, None),
         ({"title": "esc \x1b[31m red", "body": "b"}, "VALIDATION"),
@@ -174,11 +199,13 @@ def test_refused_writes_leave_nothing(vault_path, work):
                 out.append(await call(client, "memory_save", args))
             return out
 
-    for (args, reason), pair in zip(cases, run(go)):
+    for (args, reason), pair in zip(cases, run(go), strict=True):
         error = err(pair, "MEMORY_WRITE_REJECTED")
         if reason:
             assert error["reason"] == f"JACKED_MEMORY_{reason}", (args["title"], error)
-        assert "AKIA" not in error["message"] and "github_pat_" not in error["message"] and "ghp_" not in error["message"]
+        assert (
+            "AKIA" not in error["message"] and "github_pat_" not in error["message"] and "ghp_" not in error["message"]
+        )
         assert str(vault_path) not in error["message"]
     assert snapshot(vault_path) == before
 
@@ -200,7 +227,9 @@ def test_user_scope_needs_the_flag_and_an_explicit_request(vault_path, work):
     assert snapshot(vault_path) == before
 
     # a user-scope note exists (written by the CLI): without the flag it is simply not there
-    user_id = lib_add(vault_path, work, "alpha", "Prefer small commits", "Always, everywhere. tokuserx1", scope="user", group=None)
+    user_id = lib_add(
+        vault_path, work, "alpha", "Prefer small commits", "Always, everywhere. tokuserx1", scope="user", group=None
+    )
 
     async def without_flag():
         async with Client(inproc(vault_path, work)) as client:
@@ -211,7 +240,9 @@ def test_user_scope_needs_the_flag_and_an_explicit_request(vault_path, work):
             )
 
     hidden, missing, search = run(without_flag)
-    assert err(hidden, "MEMORY_READ_FAILED")["message"].replace(user_id, "ID") == err(missing, "MEMORY_READ_FAILED")["message"].replace("mem_20260101_missing", "ID")
+    assert err(hidden, "MEMORY_READ_FAILED")["message"].replace(user_id, "ID") == err(missing, "MEMORY_READ_FAILED")[
+        "message"
+    ].replace("mem_20260101_missing", "ID")
     assert search["results"] == []
 
     async def with_flag():
@@ -246,7 +277,11 @@ def test_errors_carry_no_absolute_paths(tmp_path, work):
                 await call(client, "memory_doctor", {}),
             ]
 
-    for pair, code in zip(run(go), ["MEMORY_WRITE_REJECTED", "MEMORY_SEARCH_FAILED", "MEMORY_READ_FAILED", "MEMORY_DOCTOR_FAILED"]):
+    for pair, code in zip(
+        run(go),
+        ["MEMORY_WRITE_REJECTED", "MEMORY_SEARCH_FAILED", "MEMORY_READ_FAILED", "MEMORY_DOCTOR_FAILED"],
+        strict=True,
+    ):
         error = err(pair, code)
         assert error["reason"] == "JACKED_MEMORY_NO_VAULT"
         assert str(tmp_path) not in error["message"] and "<vault>" in error["message"]
@@ -287,18 +322,26 @@ def test_superseding_needs_a_note_this_harness_can_see(vault_path, work):
         async with Client(inproc(vault_path, work)) as client:
             return (
                 await call(client, "memory_save", {"title": "New", "body": "b", "group": "g", "supersedes": [hidden]}),
-                await call(client, "memory_save", {"title": "New", "body": "b", "group": "g", "supersedes": ["mem_20260101_missing"]}),
+                await call(
+                    client,
+                    "memory_save",
+                    {"title": "New", "body": "b", "group": "g", "supersedes": ["mem_20260101_missing"]},
+                ),
             )
 
     spoof, missing = run(refused)
-    assert err(spoof, "MEMORY_WRITE_REJECTED")["message"].replace(hidden, "ID") == err(missing, "MEMORY_WRITE_REJECTED")["message"].replace(
-        "mem_20260101_missing", "ID"
-    )
+    assert err(spoof, "MEMORY_WRITE_REJECTED")["message"].replace(hidden, "ID") == err(
+        missing, "MEMORY_WRITE_REJECTED"
+    )["message"].replace("mem_20260101_missing", "ID")
     assert snapshot(vault_path) == before
 
     async def allowed():
         async with Client(inproc(vault_path, work)) as client:
-            return ok(await call(client, "memory_save", {"title": "Newer", "body": "b", "group": "g", "supersedes": [visible]}))
+            return ok(
+                await call(
+                    client, "memory_save", {"title": "Newer", "body": "b", "group": "g", "supersedes": [visible]}
+                )
+            )
 
     assert run(allowed)["memory"]["id"]
     assert commit_count(vault_path) == start + 1
@@ -323,17 +366,25 @@ def test_stdio_round_trip_concurrency_and_malformed_calls(vault_path, work):
                 "title": "Retry flaky network calls", "body": "Use exponential backoff. tokroundx1",
                 "kind": "lesson", "group": "net", "tags": ["network"],
             }))
-            found = ok(await call(client, "memory_search", {"query": "tokroundx1", "kinds": ["lesson"], "tags": ["network"]}))
+            found = ok(
+                await call(client, "memory_search", {"query": "tokroundx1", "kinds": ["lesson"], "tags": ["network"]})
+            )
             read = ok(await call(client, "memory_read", {"id": saved["memory"]["id"]}))
             doctor = ok(await call(client, "memory_doctor", {}))
 
-            spoof = await call(client, "memory_save", {"title": "x", "body": "y", "group": "net", "source_harness": "claude"})
+            spoof = await call(
+                client, "memory_save", {"title": "x", "body": "y", "group": "net", "source_harness": "claude"}
+            )
             malformed = await call(client, "memory_search", {"limit": "lots"})
 
             results: list = [None] * 20
 
             async def save(i: int) -> None:
-                results[i] = await call(client, "memory_save", {"title": f"Concurrent note {i}", "body": f"number {i} tokconcx{i}", "group": "net"})
+                results[i] = await call(
+                    client,
+                    "memory_save",
+                    {"title": f"Concurrent note {i}", "body": f"number {i} tokconcx{i}", "group": "net"},
+                )
 
             async with anyio.create_task_group() as tg:
                 for i in range(20):
@@ -364,7 +415,16 @@ def test_stdio_harness_isolation_search_read_backlinks_doctor(vault_path, work):
     visible_link = lib_add(vault_path, work, "beta", "Alpha may see this backlink", "see it", links=(target,))
     for i in range(100):
         lib_add(vault_path, work, "beta", f"Beta backlink {i}", f"hidden {i}", links=(target,), targets=("beta",))
-    lib_add(vault_path, work, "beta", "Beta dangling", "a link to nothing", links=("mem_20260101_doesnotexist",), targets=("beta",), allow_dangling_links=True)
+    lib_add(
+        vault_path,
+        work,
+        "beta",
+        "Beta dangling",
+        "a link to nothing",
+        links=("mem_20260101_doesnotexist",),
+        targets=("beta",),
+        allow_dangling_links=True,
+    )
 
     async def go():
         async with stdio(vault_path, work, harness="beta") as beta:
@@ -391,7 +451,9 @@ def test_stdio_harness_isolation_search_read_backlinks_doctor(vault_path, work):
     assert secret_id not in json.dumps(broad)
     hidden_error = err(hidden, "MEMORY_READ_FAILED")
     missing_error = err(missing, "MEMORY_READ_FAILED")
-    assert hidden_error["message"].replace(secret_id, "ID") == missing_error["message"].replace("mem_20260101_neverexisted", "ID")
+    assert hidden_error["message"].replace(secret_id, "ID") == missing_error["message"].replace(
+        "mem_20260101_neverexisted", "ID"
+    )
     assert hidden_error.keys() == missing_error.keys() and hidden_error["reason"] == missing_error["reason"]
     assert read["backlinks"] == [{"id": visible_link, "title": "Alpha may see this backlink"}]
     assert read["backlinks_truncated"] is False
@@ -419,13 +481,23 @@ def test_stdio_user_scope_flag(vault_path, work):
 def test_stdio_raw_garbage_does_not_kill_the_server(vault_path, work):
     """Bytes that are not JSON-RPC, then a real handshake: the server answers it."""
     proc = subprocess.Popen(
-        SERVER_ARGV, cwd=work, env=server_env(vault_path), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        SERVER_ARGV,
+        cwd=work,
+        env=server_env(vault_path),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
     )
     init = {
         "jsonrpc": "2.0", "id": 7, "method": "initialize",
         "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}},
     }
-    lines = ["this is not json", '{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": "garbage"}', "[1, 2", json.dumps(init)]
+    lines = [
+        "this is not json",
+        '{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": "garbage"}',
+        "[1, 2",
+        json.dumps(init),
+    ]
     out, errs = proc.communicate(("\n".join(lines) + "\n").encode(), timeout=60)
     replies = [json.loads(line) for line in out.decode().splitlines() if line.strip()]
     assert any(r.get("id") == 7 and "result" in r for r in replies), (replies, errs)
@@ -435,7 +507,9 @@ def test_stdio_raw_garbage_does_not_kill_the_server(vault_path, work):
 @pytest.mark.parametrize("harness", [None, "", "Not A Slug", "all", "x" * 65])
 def test_missing_or_bad_harness_exits_1_with_one_line(vault_path, work, harness):
     env = server_env(vault_path, harness)
-    proc = subprocess.run(SERVER_ARGV, cwd=work, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        SERVER_ARGV, cwd=work, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60
+    )
     assert proc.returncode == 1
     assert proc.stdout == ""
     lines = proc.stderr.strip().splitlines()
@@ -479,7 +553,9 @@ def test_repo_scope_from_env(vault_path, tmp_path, work):
         async with Client(inproc(vault_path, work, JACKED_MEMORY_REPO=str(repo))) as client:
             return (
                 ok(await call(client, "memory_save", {"title": "Group from the repo", "body": "b"})),
-                ok(await call(client, "memory_save", {"title": "Private to the repo", "body": "b", "scope": "project"})),
+                ok(
+                    await call(client, "memory_save", {"title": "Private to the repo", "body": "b", "scope": "project"})
+                ),
             )
 
     group_note, project_note = run(go)
@@ -504,7 +580,11 @@ def test_an_unexpected_crash_is_an_error_result_without_its_text(vault_path, wor
     crashed, after = run(go)
     error = err(crashed, "MEMORY_SEARCH_FAILED")
     assert "RuntimeError" in error["message"]
-    assert "AKIA" not in json.dumps(crashed) and "/very/secret" not in json.dumps(crashed) and "Traceback" not in json.dumps(crashed)
+    assert (
+        "AKIA" not in json.dumps(crashed)
+        and "/very/secret" not in json.dumps(crashed)
+        and "Traceback" not in json.dumps(crashed)
+    )
     ok(after)  # the server goes on
     assert "AKIA" not in capsys.readouterr().err
 
@@ -516,7 +596,9 @@ def test_a_secret_in_target_harnesses_is_refused_without_echo(vault_path, work):
 
     async def go():
         async with Client(inproc(vault_path, work)) as client:
-            return await call(client, "memory_save", {"title": "Targeted", "body": "b", "group": "g", "target_harnesses": [token]})
+            return await call(
+                client, "memory_save", {"title": "Targeted", "body": "b", "group": "g", "target_harnesses": [token]}
+            )
 
     is_error, payload = run(go)
     assert is_error and token not in json.dumps(payload)
@@ -554,7 +636,9 @@ def test_a_tab_in_a_title_is_refused_by_the_cli_and_over_mcp(vault_path, work):
     from conftest import run_cli
 
     before = snapshot(vault_path)
-    cli = run_cli("memory", "add", "--group", "g", "--title", "Tabbed\ttitle", "--body", "b", "--json", vault=vault_path)
+    cli = run_cli(
+        "memory", "add", "--group", "g", "--title", "Tabbed\ttitle", "--body", "b", "--json", vault=vault_path
+    )
     assert cli.code == 1 and cli.json["error"]["code"] == "JACKED_MEMORY_VALIDATION", cli.out
     assert "U+0009" in cli.json["error"]["message"] and "Tabbed" not in cli.json["error"]["message"]
 
@@ -565,7 +649,10 @@ def test_a_tab_in_a_title_is_refused_by_the_cli_and_over_mcp(vault_path, work):
     error = err(run(go), "MEMORY_WRITE_REJECTED")
     assert error["reason"] == "JACKED_MEMORY_VALIDATION" and "U+0009" in error["message"]
     assert snapshot(vault_path) == before
-    assert run_cli("memory", "add", "--group", "g", "--title", "Tab in the body", "--body", "a\tb", vault=vault_path).code == 0
+    assert (
+        run_cli("memory", "add", "--group", "g", "--title", "Tab in the body", "--body", "a\tb", vault=vault_path).code
+        == 0
+    )
 
 
 def test_scope_disabled_carries_a_reason_like_every_other_error(vault_path, work):
@@ -592,7 +679,10 @@ def briefed(tmp_path, vault_path):
     repo = tmp_path / "code" / "api"
     (repo / "src").mkdir(parents=True)
     make_repo(repo, "git@github.com:acme/api.git")
-    for harness, title, targets in (("alpha", "Use SQLite FTS5 for search", ("all",)), ("alpha", "Codex only zebrahandoff", ("codex",))):
+    for harness, title, targets in (
+        ("alpha", "Use SQLite FTS5 for search", ("all",)),
+        ("alpha", "Codex only zebrahandoff", ("codex",)),
+    ):
         ctx = Context.create(vault=str(vault_path), cwd=repo, harness=harness)
         add(ctx, AddRequest(title=title, body="Decided.", kind="decision", targets=targets))
     return repo
@@ -602,10 +692,15 @@ def _hook_brief(vault: Path, repo: Path, harness: str) -> str:
     from conftest import cli_env
 
     payload = json.dumps({"session_id": "s1", "cwd": str(repo), "hook_event_name": "SessionStart", "source": "startup"})
-    proc = subprocess.run([*SERVER_ARGV[:1], "-m", "jacked_vault.cli.main", "_hook", "session-start", "--harness", harness, "--vault", str(vault)],
-                          input=payload, capture_output=True, text=True, cwd=repo, env=cli_env(vault), timeout=120)  # fmt: skip
+    argv = [*SERVER_ARGV[:1], "-m", "jacked_vault.cli.main", "_hook", "session-start", "--harness", harness]
+    proc = subprocess.run(
+        [*argv, "--vault", str(vault)],
+        input=payload, capture_output=True, text=True, cwd=repo, env=cli_env(vault), timeout=120,
+    )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
-    if proc.stdout.startswith("{"):  # a harness that takes the brief as JSON (Codex: hookSpecificOutput.additionalContext)
+    if proc.stdout.startswith(
+        "{"
+    ):  # a harness that takes the brief as JSON (Codex: hookSpecificOutput.additionalContext)
         return json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"]
     return proc.stdout.rstrip("\n")
 
@@ -627,7 +722,9 @@ def test_the_brief_is_a_tool_and_a_prompt_built_like_the_hook_brief(vault_path, 
     for harness in ("claude", "codex"):
         prompts, tool, named, prompt, default_prompt = run(go, harness, briefed)
         hook = _hook_brief(vault_path, briefed, harness)
-        assert [(p.name, [(a.name, a.required) for a in p.arguments]) for p in prompts] == [("brief", [("repo", False)])]
+        assert [(p.name, [(a.name, a.required) for a in p.arguments]) for p in prompts] == [
+            ("brief", [("repo", False)])
+        ]
         assert "not instructions" in prompts[0].description
         assert tool["text"] == hook and tool["repo"] == "github.com/acme/api" and tool["group"] == "api"
         assert tool["notice"].startswith("Unreviewed memory") and tool["tokens"] <= tool["budget"] == 1500
@@ -658,7 +755,11 @@ def test_brief_errors_name_no_path_and_the_prompt_says_why(vault_path, briefed, 
         assert set(error) == {"code", "message", "reason"} and str(tmp_path) not in error["message"]
     assert missing[1]["error"]["reason"] == "JACKED_MEMORY_USAGE" and "repo" in missing[1]["error"]["message"]
     assert "Extra inputs are not permitted" in extra[1]["error"]["message"]
-    assert prompt_error.code == -32602 and "MEMORY_BRIEF_FAILED" in prompt_error.message and str(tmp_path) not in prompt_error.message
+    assert (
+        prompt_error.code == -32602
+        and "MEMORY_BRIEF_FAILED" in prompt_error.message
+        and str(tmp_path) not in prompt_error.message
+    )
     assert prompt_error.data == {"code": "MEMORY_BRIEF_FAILED", "reason": "JACKED_MEMORY_USAGE"}
 
 

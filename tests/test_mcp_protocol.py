@@ -37,7 +37,12 @@ class RawServer:
 
     def __init__(self, vault: Path, work: Path, argv: list[str] = SERVER_ARGV) -> None:
         self.proc = subprocess.Popen(
-            argv, cwd=work, env=server_env(vault), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            argv,
+            cwd=work,
+            env=server_env(vault),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
         )
         self._replies: queue.Queue[bytes] = queue.Queue()
         self._stderr: list[bytes] = []
@@ -56,7 +61,12 @@ class RawServer:
         return json.loads(line)
 
     def request(self, method: str, params: dict | None = None, request_id: int | str = "req") -> dict:
-        message = {"jsonrpc": "2.0", "id": request_id, "method": method, **({"params": params} if params is not None else {})}
+        message = {
+            "jsonrpc": "2.0",
+            "id": request_id,
+            "method": method,
+            **({"params": params} if params is not None else {}),
+        }
         self.send(json.dumps(message))
         return self.reply()
 
@@ -82,7 +92,10 @@ def work(tmp_path: Path) -> Path:
 def raw(vault_path: Path, work: Path):
     server = RawServer(vault_path, work)
     try:
-        assert server.request("initialize", INITIALIZE["params"], request_id=0)["result"]["serverInfo"]["name"] == "jacked-memory"
+        assert (
+            server.request("initialize", INITIALIZE["params"], request_id=0)["result"]["serverInfo"]["name"]
+            == "jacked-memory"
+        )
         server.send('{"jsonrpc": "2.0", "method": "notifications/initialized"}')
         yield server
     finally:
@@ -144,7 +157,10 @@ NOT_REQUESTS = [
 @pytest.mark.parametrize("bad_id", BAD_IDS)
 def test_stdio_request_with_a_bad_id_gets_invalid_request(raw, bad_id):
     """Not read as a notification (silence) nor answered under some other id."""
-    raw.send(f'{{"jsonrpc": "2.0", "id": {bad_id}, "method": "tools/call", "params": {{"name": "memory_doctor", "arguments": {{}}}}}}')
+    raw.send(
+        f'{{"jsonrpc": "2.0", "id": {bad_id}, "method": "tools/call", '
+        f'"params": {{"name": "memory_doctor", "arguments": {{}}}}}}'
+    )
     assert_error(raw.reply(), -32600, None)
     raw.assert_alive()
 
@@ -212,13 +228,18 @@ def test_stdio_lone_surrogate_in_arguments_gets_invalid_params_and_writes_nothin
         '{"title": "t", "body": "b", "group": "g", "\\ud800": 1}',
     ]
     for number, arguments in enumerate(cases):
-        raw.send(f'{{"jsonrpc": "2.0", "id": {number}, "method": "tools/call", "params": {{"name": "memory_save", "arguments": {arguments}}}}}')
+        raw.send(
+            f'{{"jsonrpc": "2.0", "id": {number}, "method": "tools/call", '
+            f'"params": {{"name": "memory_save", "arguments": {arguments}}}}}'
+        )
         reply = raw.reply()
         assert_error(reply, -32602, number)
         assert "surrogate" in reply["error"]["message"]
         raw.assert_alive()
     assert snapshot(vault_path) == before
-    paired = raw.request("tools/call", {"name": "memory_save", "arguments": {"title": "Emoji \U0001f600 ok", "body": "b", "group": "g"}})
+    paired = raw.request(
+        "tools/call", {"name": "memory_save", "arguments": {"title": "Emoji \U0001f600 ok", "body": "b", "group": "g"}}
+    )
     assert paired["result"]["isError"] is False, paired
     assert paired["result"]["structuredContent"]["memory"]["id"].startswith("mem_")
 
@@ -248,7 +269,13 @@ def test_stdio_bad_notifications_and_stray_responses_get_no_reply(raw, vault_pat
     assert snapshot(vault_path) == before
 
 
-CLI_ARGV = [sys.executable, "-c", "import sys; from jacked_vault.cli.main import main; sys.exit(main(sys.argv[1:]))", "memory", "mcp"]
+CLI_ARGV = [
+    sys.executable,
+    "-c",
+    "import sys; from jacked_vault.cli.main import main; sys.exit(main(sys.argv[1:]))",
+    "memory",
+    "mcp",
+]
 
 
 @pytest.mark.parametrize("argv", [SERVER_ARGV, CLI_ARGV], ids=["jacked-memory-mcp", "jacked memory mcp"])
@@ -258,7 +285,10 @@ def test_stdio_garbage_before_the_handshake_is_answered_then_served(vault_path, 
         for line in ("not json", '{"jsonrpc": "2.0", "id": null, "method": "initialize"}'):
             server.send(line)
             assert "error" in server.reply()
-        assert server.request("initialize", INITIALIZE["params"], request_id=1)["result"]["serverInfo"]["name"] == "jacked-memory"
+        assert (
+            server.request("initialize", INITIALIZE["params"], request_id=1)["result"]["serverInfo"]["name"]
+            == "jacked-memory"
+        )
     finally:
         assert "Traceback" not in server.close()
 
@@ -316,7 +346,10 @@ SCHEMA_BOUNDARIES = [
 
 def test_memory_save_schema_and_the_server_agree_at_the_limits(vault_path, work):
     schema = save_schema(vault_path, work)
-    cases = [({"title": f"Boundary case {i}", "body": "b", "group": "g", **change}, valid) for i, (change, valid) in enumerate(SCHEMA_BOUNDARIES)]
+    cases = [
+        ({"title": f"Boundary case {i}", "body": "b", "group": "g", **change}, valid)
+        for i, (change, valid) in enumerate(SCHEMA_BOUNDARIES)
+    ]
     for arguments, valid in cases:
         assert jsonschema.Draft202012Validator(schema).is_valid(arguments) is valid, list(arguments)
     saved = [lib_add(vault_path, work, "alpha", f"Link target {i}", "b") for i in range(MAX_LINKS)]
@@ -328,7 +361,7 @@ def test_memory_save_schema_and_the_server_agree_at_the_limits(vault_path, work)
         async with Client(inproc(vault_path, work)) as client:
             return [await call(client, "memory_save", arguments) for arguments, _ in cases]
 
-    for (arguments, valid), pair in zip(cases, run(go)):
+    for (arguments, valid), pair in zip(cases, run(go), strict=True):
         if valid:
             ok(pair)
         else:
@@ -354,7 +387,13 @@ anyio.run(main)
 
 def test_startup_loads_no_heavy_module_before_a_tool_needs_it(vault_path, work):
     out = subprocess.run(
-        [sys.executable, "-c", STARTUP_PROBE], cwd=work, env=server_env(vault_path), capture_output=True, text=True, timeout=120, check=True,
+        [sys.executable, "-c", STARTUP_PROBE],
+        cwd=work,
+        env=server_env(vault_path),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
     )
     assert out.stdout.strip() == "[]", out.stdout
 
@@ -365,15 +404,34 @@ def test_startup_loads_no_heavy_module_before_a_tool_needs_it(vault_path, work):
 def test_a_request_still_running_when_stdin_closes_is_answered_before_exit(vault_path, work):
     """A client that writes its last requests and closes stdin at once (a pipe, `echo … |`) gets
     every answer: the server finishes what it started before it exits."""
-    proc = subprocess.Popen(SERVER_ARGV, cwd=work, env=server_env(vault_path), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        SERVER_ARGV,
+        cwd=work,
+        env=server_env(vault_path),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     lines = [
         INITIALIZE,
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
-        {"jsonrpc": "2.0", "id": "save", "method": "tools/call", "params": {"name": "memory_save", "arguments": {"title": "Saved at the end", "body": "b", "group": "g"}}},
-        {"jsonrpc": "2.0", "id": "doctor", "method": "tools/call", "params": {"name": "memory_doctor", "arguments": {}}},
+        {
+            "jsonrpc": "2.0",
+            "id": "save",
+            "method": "tools/call",
+            "params": {"name": "memory_save", "arguments": {"title": "Saved at the end", "body": "b", "group": "g"}},
+        },
+        {
+            "jsonrpc": "2.0",
+            "id": "doctor",
+            "method": "tools/call",
+            "params": {"name": "memory_doctor", "arguments": {}},
+        },
         {"jsonrpc": "2.0", "id": "list", "method": "tools/list"},
     ]
-    out, errors = proc.communicate(b"".join(json.dumps(line).encode() + b"\n" for line in lines), timeout=READ_DEADLINE_S)
+    out, errors = proc.communicate(
+        b"".join(json.dumps(line).encode() + b"\n" for line in lines), timeout=READ_DEADLINE_S
+    )
     replies = {reply["id"]: reply for reply in map(json.loads, out.splitlines())}
     assert sorted(replies, key=str) == sorted([0, "save", "doctor", "list"], key=str), out.decode()
     assert replies["save"]["result"]["isError"] is False and replies["doctor"]["result"]["isError"] is False

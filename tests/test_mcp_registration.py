@@ -46,7 +46,11 @@ def test_each_entry_sets_its_own_harness(harness):
     text = reg.render(harness, launch(harness))
     if harness == "codex":
         entry = tomllib.loads(text)["mcp_servers"]["jacked-memory"]
-        assert entry == {"command": LAUNCH_CMD[0], "args": [], "env": {"JACKED_MEMORY_HARNESS": "codex", "JACKED_VAULT_DIR": "/v"}}
+        assert entry == {
+            "command": LAUNCH_CMD[0],
+            "args": [],
+            "env": {"JACKED_MEMORY_HARNESS": "codex", "JACKED_VAULT_DIR": "/v"},
+        }
     elif harness == "opencode":
         entry = json.loads(text)["mcp"]["jacked-memory"]
         assert entry == {
@@ -56,18 +60,30 @@ def test_each_entry_sets_its_own_harness(harness):
     else:
         entry = json.loads(text)["mcpServers"]["jacked-memory"]
         typed = {"type": "stdio"} if harness == "claude" else {}  # Claude's own form (`claude mcp get` needs it)
-        assert entry == {**typed, "command": LAUNCH_CMD[0], "args": [], "env": {"JACKED_MEMORY_HARNESS": harness, "JACKED_VAULT_DIR": "/v"}}
+        assert entry == {
+            **typed,
+            "command": LAUNCH_CMD[0],
+            "args": [],
+            "env": {"JACKED_MEMORY_HARNESS": harness, "JACKED_VAULT_DIR": "/v"},
+        }
 
 
 def test_user_scope_only_when_the_operator_asks():
     assert "JACKED_MEMORY_ALLOW_USER_SCOPE" not in launch("claude").env
-    assert reg.launch_for("claude", Path("/v"), allow_user_scope=True, command=LAUNCH_CMD).env["JACKED_MEMORY_ALLOW_USER_SCOPE"] == "1"
+    assert (
+        reg.launch_for("claude", Path("/v"), allow_user_scope=True, command=LAUNCH_CMD).env[
+            "JACKED_MEMORY_ALLOW_USER_SCOPE"
+        ]
+        == "1"
+    )
 
 
 def test_claude_cli_form():
     """The server's name comes first: Claude's `--env` takes several values and would swallow it
     (`error: missing required argument 'commandOrUrl'`, issue 19.6)."""
-    line = reg.claude_cli(reg.launch_for("claude", Path("/my vault"), command=("/bin/python", ["-m", "jacked_vault.mcp"])))
+    line = reg.claude_cli(
+        reg.launch_for("claude", Path("/my vault"), command=("/bin/python", ["-m", "jacked_vault.mcp"]))
+    )
     assert line == (
         "claude mcp add jacked-memory --transport stdio --scope user --env JACKED_MEMORY_HARNESS=claude "
         "--env 'JACKED_VAULT_DIR=/my vault' -- /bin/python -m jacked_vault.mcp"
@@ -86,9 +102,16 @@ def _run_claude(line: str, home: Path, cwd: Path) -> subprocess.CompletedProcess
     import os
 
     claude = _claude_cli()
-    env = {"HOME": str(home), "PATH": f"{Path(claude).parent}:{os.environ.get('PATH', '')}", "PYTHONPATH": str(REPO_ROOT), "NO_COLOR": "1"}
+    env = {
+        "HOME": str(home),
+        "PATH": f"{Path(claude).parent}:{os.environ.get('PATH', '')}",
+        "PYTHONPATH": str(REPO_ROOT),
+        "NO_COLOR": "1",
+    }
     argv = ["bash", "-c", f'claude() {{ "$JACKED_CLAUDE" "$@"; }}; {line}']
-    return subprocess.run(argv, cwd=cwd, env={**env, "JACKED_CLAUDE": claude}, capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        argv, cwd=cwd, env={**env, "JACKED_CLAUDE": claude}, capture_output=True, text=True, timeout=120
+    )
 
 
 def _docs_claude_line() -> str:
@@ -98,7 +121,11 @@ def _docs_claude_line() -> str:
     return " ".join(block.split("```", 1)[0].replace("\\\n", " ").split())
 
 
-@pytest.mark.skipif(_claude_cli() is None, reason="Claude Code's `claude` is not installed (npm install -g @anthropic-ai/claude-code, or set JACKED_TEST_CLAUDE)")
+@pytest.mark.skipif(
+    _claude_cli() is None,
+    reason="Claude Code's `claude` is not installed "
+    "(npm install -g @anthropic-ai/claude-code, or set JACKED_TEST_CLAUDE)",
+)
 @pytest.mark.parametrize("source", ["print", "docs"])
 def test_the_claude_mcp_add_line_runs_and_writes_our_entry(tmp_path, vault_path, source):
     """The line `--print` gives (and the one in docs/harnesses.md) run with the real `claude`: it
@@ -108,20 +135,39 @@ def test_the_claude_mcp_add_line_runs_and_writes_our_entry(tmp_path, vault_path,
     home.mkdir()
     work = tmp_path / "proj"
     work.mkdir()
-    printed = json.loads(jacked("memory", "hooks", "install", "--mcp", "claude", "--print", "--json", cwd=work, vault=vault_path, HOME=str(home)).stdout)
+    printed = json.loads(
+        jacked(
+            "memory",
+            "hooks",
+            "install",
+            "--mcp",
+            "claude",
+            "--print",
+            "--json",
+            cwd=work,
+            vault=vault_path,
+            HOME=str(home),
+        ).stdout
+    )
     line = printed["mcp"][0]["cli"]
     if source == "docs":
         launch = reg.launch_for("claude", vault_path)
-        line = _docs_claude_line().replace("/home/me/.jacked-venv/bin/jacked-memory-mcp", " ".join([launch.command, *launch.args]))
+        line = _docs_claude_line().replace(
+            "/home/me/.jacked-venv/bin/jacked-memory-mcp", " ".join([launch.command, *launch.args])
+        )
         line = line.replace("/home/me/jacked-vault", str(vault_path))
     added = _run_claude(line, home, work)
     assert added.returncode == 0, added.stdout + added.stderr
     written = json.loads((home / ".claude.json").read_text())["mcpServers"]["jacked-memory"]
     assert written == reg.entry("claude", reg.launch_for("claude", vault_path))
-    status = jacked("memory", "hooks", "status", "--mcp", "claude", "--user", "--json", cwd=work, vault=vault_path, HOME=str(home))
+    status = jacked(
+        "memory", "hooks", "status", "--mcp", "claude", "--user", "--json", cwd=work, vault=vault_path, HOME=str(home)
+    )
     assert json.loads(status.stdout)["mcp"][0]["state"] == "installed"
     listed = _run_claude("claude mcp list", home, work)
-    assert listed.returncode == 0 and re.search(r"jacked-memory: .*Connected", listed.stdout), listed.stdout + listed.stderr
+    assert listed.returncode == 0 and re.search(r"jacked-memory: .*Connected", listed.stdout), (
+        listed.stdout + listed.stderr
+    )
 
 
 def test_default_paths(tmp_path):
@@ -143,9 +189,19 @@ def test_default_paths(tmp_path):
 # -- JSON configs ---------------------------------------------------------------------------------
 
 JSON_CASES = {
-    "claude": ("mcpServers", {"mcpServers": {"github": {"command": "gh-mcp", "args": [], "env": {"TOKEN": "${GH}"}}}, "other": [1, 2]}),
+    "claude": (
+        "mcpServers",
+        {"mcpServers": {"github": {"command": "gh-mcp", "args": [], "env": {"TOKEN": "${GH}"}}}, "other": [1, 2]},
+    ),
     "cursor": ("mcpServers", {"mcpServers": {"db": {"command": "db-mcp"}}}),
-    "opencode": ("mcp", {"$schema": "https://opencode.ai/config.json", "theme": "dark", "mcp": {"fs": {"type": "local", "command": ["fs"]}}}),
+    "opencode": (
+        "mcp",
+        {
+            "$schema": "https://opencode.ai/config.json",
+            "theme": "dark",
+            "mcp": {"fs": {"type": "local", "command": ["fs"]}},
+        },
+    ),
 }
 
 
@@ -232,7 +288,12 @@ def test_opencode_jsonc_is_edited_in_place_keeping_comments_and_trailing_commas(
     assert reg.default_config_path("opencode", tmp_path) == path
     assert reg.install("opencode", path, launch("opencode")).action == "updated"
     text = path.read_text()
-    for kept in ("// my OpenCode config", "// the theme I like", "/* servers I run */", '"command": ["fs",], }, // files'):
+    for kept in (
+        "// my OpenCode config",
+        "// the theme I like",
+        "/* servers I run */",
+        '"command": ["fs",], }, // files',
+    ):
         assert kept in text
     with pytest.raises(ValueError):
         json.loads(text)  # still JSONC: nothing was rewritten as plain JSON
@@ -298,7 +359,10 @@ def test_codex_outdated_entry_is_replaced_in_place(tmp_path):
     path.write_text(before + ours + "\n# a comment that belongs to profiles\n" + after)
     assert reg.status("codex", path, launch("codex")) == "outdated"
     assert reg.install("codex", path, launch("codex")).action == "updated"
-    assert path.read_text() == before + reg.codex_block(launch("codex")) + "\n# a comment that belongs to profiles\n" + after
+    assert (
+        path.read_text()
+        == before + reg.codex_block(launch("codex")) + "\n# a comment that belongs to profiles\n" + after
+    )
     reg.uninstall("codex", path)
     assert path.read_text() == before + "# a comment that belongs to profiles\n" + after
     assert tomllib.loads(path.read_text()) == tomllib.loads(CODEX_ORIGINAL)
@@ -306,7 +370,10 @@ def test_codex_outdated_entry_is_replaced_in_place(tmp_path):
 
 def test_codex_quoted_header_and_subtable_are_ours(tmp_path):
     path = tmp_path / "config.toml"
-    path.write_text('model = "o3"\n\n[mcp_servers."jacked-memory"]\ncommand = "old"\n\n[mcp_servers."jacked-memory".env]\nX = "1"\n\n[other]\na = 1\n')
+    path.write_text(
+        'model = "o3"\n\n[mcp_servers."jacked-memory"]\ncommand = "old"\n\n'
+        '[mcp_servers."jacked-memory".env]\nX = "1"\n\n[other]\na = 1\n'
+    )
     reg.install("codex", path, launch("codex"))
     doc = tomllib.loads(path.read_text())
     assert doc["mcp_servers"]["jacked-memory"] == reg.entry("codex", launch("codex")) and doc["other"] == {"a": 1}
@@ -318,7 +385,10 @@ def test_codex_created_when_missing_and_special_characters_escaped(tmp_path):
     path = tmp_path / "codex-home" / "config.toml"
     odd = reg.launch_for("codex", Path('/v/with "quotes" and \\ and \x7f'), command=("/bin/p y", ["-m", "x"]))
     assert reg.install("codex", path, odd).action == "created"
-    assert tomllib.loads(path.read_text())["mcp_servers"]["jacked-memory"]["env"]["JACKED_VAULT_DIR"] == '/v/with "quotes" and \\ and \x7f'
+    assert (
+        tomllib.loads(path.read_text())["mcp_servers"]["jacked-memory"]["env"]["JACKED_VAULT_DIR"]
+        == '/v/with "quotes" and \\ and \x7f'
+    )
 
 
 @pytest.mark.parametrize(
@@ -384,7 +454,20 @@ def test_cli_install_status_uninstall(tmp_path, vault_path):
     assert usage.returncode == 2 and json.loads(usage.stdout)["error"]["code"] == "JACKED_MEMORY_USAGE"
     bad = jacked("memory", "hooks", "install", "--mcp", "vscode", "--json", cwd=work, vault=vault_path)
     assert bad.returncode == 2 and "use one of claude" in json.loads(bad.stdout)["error"]["message"]
-    two = jacked("memory", "hooks", "install", "--mcp", "claude", "--mcp", "cursor", "--config", str(config), "--json", cwd=work, vault=vault_path)
+    two = jacked(
+        "memory",
+        "hooks",
+        "install",
+        "--mcp",
+        "claude",
+        "--mcp",
+        "cursor",
+        "--config",
+        str(config),
+        "--json",
+        cwd=work,
+        vault=vault_path,
+    )
     assert two.returncode == 2
     assert config.read_text() == original
 
@@ -420,11 +503,15 @@ def test_cli_install_in_a_code_repo_says_the_file_holds_this_machines_paths(tmp_
     human = jacked("memory", "hooks", "install", "--mcp", "claude", cwd=work, vault=vault_path)
     assert "note: " in human.stdout and "absolute paths" in human.stdout
     git(work, "add", ".mcp.json")
-    tracked = json.loads(jacked("memory", "hooks", "install", "--mcp", "claude", "--json", cwd=work, vault=vault_path).stdout)["mcp"][0]
+    tracked = json.loads(
+        jacked("memory", "hooks", "install", "--mcp", "claude", "--json", cwd=work, vault=vault_path).stdout
+    )["mcp"][0]
     assert tracked["repo_file"]["state"] == "tracked" and "shares" in tracked["notice"]
     git(work, "rm", "-q", "--cached", ".mcp.json")
     (work / ".gitignore").write_text(".mcp.json\n")
-    ignored = json.loads(jacked("memory", "hooks", "install", "--mcp", "claude", "--json", cwd=work, vault=vault_path).stdout)["mcp"][0]
+    ignored = json.loads(
+        jacked("memory", "hooks", "install", "--mcp", "claude", "--json", cwd=work, vault=vault_path).stdout
+    )["mcp"][0]
     assert "notice" not in ignored and "repo_file" not in ignored
 
 
@@ -435,18 +522,33 @@ def test_cli_user_install_writes_the_per_person_file_and_nothing_in_the_repo(tmp
     work.mkdir()
     make_repo(work)
     person = tmp_path / ".claude.json"  # HOME is the vault's parent
-    original = json.dumps({"numStartups": 3, "projects": {str(work): {"mcpServers": {}}}, "mcpServers": {"gh": {"command": "gh"}}}, indent=2) + "\n"
+    original = (
+        json.dumps(
+            {"numStartups": 3, "projects": {str(work): {"mcpServers": {}}}, "mcpServers": {"gh": {"command": "gh"}}},
+            indent=2,
+        )
+        + "\n"
+    )
     person.write_text(original)
     done = jacked("memory", "hooks", "install", "--mcp", "claude", "--user", "--json", cwd=work, vault=vault_path)
     item = json.loads(done.stdout)["mcp"][0]
     assert item == {"harness": "claude", "path": str(person), "action": "updated"}
     doc = json.loads(person.read_text())
-    assert doc["mcpServers"]["gh"] == {"command": "gh"} and doc["numStartups"] == 3 and doc["projects"] == {str(work): {"mcpServers": {}}}
+    assert (
+        doc["mcpServers"]["gh"] == {"command": "gh"}
+        and doc["numStartups"] == 3
+        and doc["projects"] == {str(work): {"mcpServers": {}}}
+    )
     assert doc["mcpServers"]["jacked-memory"]["env"]["JACKED_VAULT_DIR"] == str(vault_path)
     assert sorted(p.name for p in work.iterdir()) == [".git", "README.md"]
     status = jacked("memory", "hooks", "status", "--mcp", "claude", "--user", "--json", cwd=work, vault=vault_path)
     assert json.loads(status.stdout)["mcp"][0]["state"] == "installed"
-    assert json.loads(jacked("memory", "hooks", "status", "--mcp", "claude", "--json", cwd=work, vault=vault_path).stdout)["mcp"][0]["state"] == "absent"
+    assert (
+        json.loads(jacked("memory", "hooks", "status", "--mcp", "claude", "--json", cwd=work, vault=vault_path).stdout)[
+            "mcp"
+        ][0]["state"]
+        == "absent"
+    )
     jacked("memory", "hooks", "uninstall", "--mcp", "claude", "--user", cwd=work, vault=vault_path)
     assert person.read_text() == original
 
@@ -455,8 +557,12 @@ def test_user_paths(tmp_path):
     env = {"HOME": "/home/u"}
     assert reg.default_config_path("claude", tmp_path, env, user=True) == Path("/home/u/.claude.json")
     assert reg.default_config_path("cursor", tmp_path, env, user=True) == Path("/home/u/.cursor/mcp.json")
-    assert reg.default_config_path("opencode", tmp_path, env, user=True) == Path("/home/u/.config/opencode/opencode.json")
-    assert reg.default_config_path("opencode", tmp_path, {**env, "XDG_CONFIG_HOME": "/x"}, user=True) == Path("/x/opencode/opencode.json")
+    assert reg.default_config_path("opencode", tmp_path, env, user=True) == Path(
+        "/home/u/.config/opencode/opencode.json"
+    )
+    assert reg.default_config_path("opencode", tmp_path, {**env, "XDG_CONFIG_HOME": "/x"}, user=True) == Path(
+        "/x/opencode/opencode.json"
+    )
     assert reg.default_config_path("codex", tmp_path, env, user=True) == Path("/home/u/.codex/config.toml")
 
 
@@ -465,7 +571,9 @@ def test_cli_status_lists_every_harness(tmp_path, vault_path):
     work.mkdir()
     proc = jacked("memory", "hooks", "status", "--json", cwd=work, vault=vault_path)
     assert proc.returncode == 0, proc.stderr
-    assert [(i["harness"], i["state"]) for i in json.loads(proc.stdout)["mcp"]] == [(h, "absent") for h in reg.HARNESSES]
+    assert [(i["harness"], i["state"]) for i in json.loads(proc.stdout)["mcp"]] == [
+        (h, "absent") for h in reg.HARNESSES
+    ]
 
 
 def test_a_written_entry_starts_a_working_server(tmp_path, vault_path):
@@ -475,7 +583,9 @@ def test_a_written_entry_starts_a_working_server(tmp_path, vault_path):
     reg.install("claude", path, real)
     entry = json.loads(path.read_text())["mcpServers"]["jacked-memory"]
     params = StdioServerParameters(
-        command=entry["command"], args=entry["args"], env={**entry["env"], "PYTHONPATH": str(REPO_ROOT), "HOME": str(tmp_path)},
+        command=entry["command"],
+        args=entry["args"],
+        env={**entry["env"], "PYTHONPATH": str(REPO_ROOT), "HOME": str(tmp_path)},
         cwd=str(tmp_path),
     )
 

@@ -20,7 +20,9 @@ from conftest import cli_env, make_repo, run_cli, write_machine_config
 
 
 def _remote_head(remote: Path) -> str:
-    return subprocess.run(["git", "-C", str(remote), "rev-parse", "main"], capture_output=True, text=True).stdout.strip()
+    return subprocess.run(
+        ["git", "-C", str(remote), "rev-parse", "main"], capture_output=True, text=True
+    ).stdout.strip()
 
 
 def _head(vault: Path) -> str:
@@ -46,7 +48,8 @@ def machine(tmp_path: Path) -> tuple[Path, Path, Path]:
 def _hook(vault: Path, name: str, payload: dict | None = None) -> None:
     subprocess.run(
         [sys.executable, "-m", "jacked_vault.cli.main", "_hook", name],
-        input=json.dumps(payload or {}), capture_output=True, text=True, env=cli_env(vault), cwd=vault.parent, timeout=120,
+        input=json.dumps(payload or {}), capture_output=True, text=True,
+        env=cli_env(vault), cwd=vault.parent, timeout=120,
     )  # fmt: skip
 
 
@@ -92,7 +95,9 @@ def test_the_brief_says_a_manual_vault_differs_from_its_remote_with_loose_or_pac
     assert not any(warning in w for w in run_cli("memory", "brief", "--json", vault=vault, cwd=repo).json["warnings"])
     run_cli("memory", "add", "--group", "g", "--title", "Unpushed", "--body", "b", vault=vault)
     assert any(warning in w for w in run_cli("memory", "brief", "--json", vault=vault, cwd=repo).json["warnings"])
-    subprocess.run(["git", "-C", str(vault), "pack-refs", "--all", "--prune"], check=True)  # refs/remotes/origin/* packed
+    subprocess.run(
+        ["git", "-C", str(vault), "pack-refs", "--all", "--prune"], check=True
+    )  # refs/remotes/origin/* packed
     assert not (vault / ".git" / "refs" / "remotes" / "origin" / "main").exists()
     assert any(warning in w for w in run_cli("memory", "brief", "--json", vault=vault, cwd=repo).json["warnings"])
 
@@ -131,7 +136,10 @@ def test_status_tells_the_truth(tmp_path: Path):
     from jacked_vault.context import Context
     from jacked_vault.notes import AddRequest, add
 
-    add(Context.create(vault=str(vault), cwd=repo, harness="claude"), AddRequest(title="A candidate", body="b", status="candidate", origin="mcp"))
+    add(
+        Context.create(vault=str(vault), cwd=repo, harness="claude"),
+        AddRequest(title="A candidate", body="b", status="candidate", origin="mcp"),
+    )
     status = run_cli("memory", "status", "--json", vault=vault).json["vault"]
     assert status["remote"] and status["last_push"]["result"] == "ok"
     assert status["candidates"] == 1 and status["agents"] == "active"
