@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from typing import Annotated, Any
 
 import typer
 
@@ -11,15 +11,15 @@ from jacked_vault.cli.apps import HOOKS, Command, JsonOpt, VaultOpt, example, ru
 hooks_app = sub_app("hooks", HOOKS, "Install or check hooks and MCP registrations.", "Families: --claude (Claude Code session hooks), --codex (Codex session hooks), --opencode (OpenCode session plugin), --cursor (Cursor session hooks), --git REPO (post-merge capture), --mcp HARNESS (the MCP server), --commands HARNESS (/remember and /learn), --skills HARNESS (the librarian skill).")
 
 McpOpt = Annotated[
-    Optional[list[str]],
+    list[str] | None,
     typer.Option("--mcp", metavar="HARNESS", help="Register the MCP server for claude, codex, cursor or opencode; repeatable."),
 ]
 CommandsOpt = Annotated[
-    Optional[list[str]],
+    list[str] | None,
     typer.Option("--commands", metavar="HARNESS", help="The /remember and /learn command files for claude, codex or opencode (their per-person folder); repeatable."),
 ]
 SkillsOpt = Annotated[
-    Optional[list[str]],
+    list[str] | None,
     typer.Option("--skills", metavar="HARNESS", help="The jacked-librarian skill for claude, codex or opencode (their per-person skills folder); repeatable."),
 ]
 ClaudeOpt = Annotated[bool, typer.Option("--claude", help="Claude Code session hooks (SessionStart brief, SessionEnd/PreCompact capture).")]
@@ -35,13 +35,13 @@ CursorOpt = Annotated[
     bool,
     typer.Option("--cursor", help="Cursor session hooks in hooks.json (sessionStart brief, sessionEnd capture); the project's .cursor/hooks.json, or with --user ~/.cursor/hooks.json."),
 ]
-SettingsOpt = Annotated[Optional[str], typer.Option("--settings", metavar="PATH", help="Claude Code settings file (default ~/.claude/settings.json).")]
-GitOpt = Annotated[Optional[list[str]], typer.Option("--git", metavar="REPO", help="A code repo folder for the post-merge capture hook; repeatable.")]
-GitAllOpt = Annotated[Optional[str], typer.Option("--git-all", metavar="GROUP", help="Every repo of GROUP found under the vault's roots.")]
+SettingsOpt = Annotated[str | None, typer.Option("--settings", metavar="PATH", help="Claude Code settings file (default ~/.claude/settings.json).")]
+GitOpt = Annotated[list[str] | None, typer.Option("--git", metavar="REPO", help="A code repo folder for the post-merge capture hook; repeatable.")]
+GitAllOpt = Annotated[str | None, typer.Option("--git-all", metavar="GROUP", help="Every repo of GROUP found under the vault's roots.")]
 FollowOpt = Annotated[bool, typer.Option("--follow-hooks-path", help="Use the folder core.hooksPath names when the repo sets one.")]
 ForceOpt = Annotated[bool, typer.Option("--force", help="Install into a core.hooksPath folder git tracks anyway (hook frameworks are chained the way each supports, never forced).")]
 PrintOpt = Annotated[bool, typer.Option("--print", help="Print the MCP entry instead of writing the config file.")]
-ConfigOpt = Annotated[Optional[str], typer.Option("--config", metavar="PATH", help="The MCP config file to edit (default: the harness's usual file).")]
+ConfigOpt = Annotated[str | None, typer.Option("--config", metavar="PATH", help="The MCP config file to edit (default: the harness's usual file).")]
 UserOpt = Annotated[
     bool,
     typer.Option("--user", help="With --mcp, --opencode or --cursor: the per-person config (~/.claude.json, ~/.cursor/, ~/.config/opencode/) instead of the repo's."),
@@ -55,7 +55,9 @@ AllowUserOpt = Annotated[
 def _manage(ctx: typer.Context, op: str, as_json: bool, vault: str | None, **options) -> None:
     from jacked_vault.hooks.integrations import Selection, manage
 
-    selection = Selection(**{k: tuple(v) if isinstance(v, list) else v for k, v in options.items() if v is not None})
+    # the options as typer parsed them (bool, str or list); Selection's own fields name and type them
+    given: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in options.items() if v is not None}
+    selection = Selection(**given)
     run(ctx, as_json, lambda: manage(op, selection, vault if vault is not None else (ctx.obj or {}).get("vault")))
 
 

@@ -90,12 +90,13 @@ def parse(command: str, words: list[str]) -> tuple[dict, bool] | None:
                 return None
             values[param.name] = True
             continue
-        value = inline if has_value else next(rest, None)
-        if value is None or (not has_value and value.startswith("-") and not value.lstrip("-").isdigit()):
+        text = inline if has_value else next(rest, None)
+        if text is None or (not has_value and text.startswith("-") and not text.lstrip("-").isdigit()):
             return None  # a missing value, or one typer might read differently
+        value: str | int = text
         if param.kind == "int":
             try:
-                value = int(value)
+                value = int(text)
             except ValueError:
                 return None
         if param.kind == "many":

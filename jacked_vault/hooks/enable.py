@@ -28,7 +28,9 @@ import json
 import os
 import shutil
 from collections.abc import Callable
+from contextlib import suppress
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -89,7 +91,7 @@ def harnesses_found(environ: dict[str, str] | None = None) -> list[str]:
     """The harnesses on this machine: their per-person config folder exists, or their binary is on PATH."""
     from jacked_vault.hooks import commands, cursor
 
-    env = os.environ if environ is None else environ
+    env = dict(os.environ) if environ is None else environ
     folders = {
         "claude": commands.folder("claude", env).parent,
         "codex": commands.folder("codex", env).parent,
@@ -121,9 +123,9 @@ def _selection(harness: str):
     from jacked_vault.hooks import commands, skills
     from jacked_vault.hooks.integrations import Selection
 
-    hooks = {"claude": {"claude": True}, "codex": {"codex": True}, "opencode": {"opencode": True}, "cursor": {"cursor": True}}[harness]
     return Selection(
-        **hooks, mcp=(harness,), user=True,
+        claude=harness == "claude", codex=harness == "codex", opencode=harness == "opencode", cursor=harness == "cursor",
+        mcp=(harness,), user=True,
         commands=(harness,) if harness in commands.HARNESSES else (), skills=(harness,) if harness in skills.HARNESSES else (),
     )  # fmt: skip
 
@@ -167,10 +169,8 @@ class Ledger:
     def __init__(self, path: Path) -> None:
         self.path = path
         data = {}
-        try:
+        with suppress(OSError, ValueError):
             data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            pass
         self.files: dict[str, dict] = data.get("files", {}) if isinstance(data, dict) else {}
         self.dirs: list[str] = data.get("dirs", []) if isinstance(data, dict) else []
         self.repos: list[str] = data.get("repos", []) if isinstance(data, dict) else []
@@ -218,10 +218,8 @@ class Ledger:
             for backup in entry.get("backups", []):
                 Path(backup).unlink(missing_ok=True)
         for folder in sorted(self.dirs, key=lambda f: f.count(os.sep), reverse=True):  # the deepest first
-            try:
+            with suppress(OSError):  # not empty (someone else's files), or gone already
                 Path(folder).rmdir()
-            except OSError:
-                pass  # not empty (someone else's files), or gone already
         return done
 
     def forget(self) -> None:
@@ -420,7 +418,7 @@ def disable(vault: str | None) -> SwitchReport:
     restored = ledger.restore()
     report.steps.append(Step("restore", "restored" if restored else "unchanged", f"{len(restored)} file(s) put back as they were before enable", lines=restored))
     for harness in HARNESSES:
-        report.steps.append(_guard(harness, lambda h=harness: _uninstall_harness(h, vault)))
+        report.steps.append(_guard(harness, partial(_uninstall_harness, harness, vault)))
     report.steps.append(_guard("projects", lambda: _uninstall_projects(ctx)))
     report.steps.append(_guard("post-merge", lambda: _uninstall_post_merge(ctx, ledger)))
     ledger.forget()

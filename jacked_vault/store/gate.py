@@ -27,10 +27,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from jacked_vault.errors import VaultError
 from jacked_vault.store.layout import Store, classify_note, classify_path
+
+if TYPE_CHECKING:
+    from jacked_vault.document import Note
 
 Tombstoned = Callable[[str], bool]
 
@@ -98,7 +101,7 @@ class Checked:
     whose key was not checked are judged as ever."""
 
     kind: str
-    note: object = None  # document.Note
+    note: Note | None = None
     hot: object = None  # document.hot.Hot
     text: str | None = None  # episodic text
     data: bytes = b""  # check_note: the canonical bytes
@@ -178,16 +181,21 @@ def check_tombstone(note, tombstoned: Tombstoned | None, *, person_override: boo
 
 
 def _note(store: Store, rel: str, data: bytes, tombstoned: Tombstoned | None, new: bool, allow_rejected: bool, verdicts: Verdicts | None) -> Checked:
-    from jacked_vault.document import parse_note
+    from jacked_vault.document import Note, parse_note
 
-    key = verdict_key("note", data) if verdicts is not None else None
-    known = key is not None and verdicts.passed(key)  # type: ignore[union-attr]
-    note = (verdicts.note(key) if known else None) or parse_note(data, source=rel, checked=known)  # type: ignore[union-attr]
+    key, known, kept = None, False, None
+    if verdicts is not None:
+        key = verdict_key("note", data)
+        known = verdicts.passed(key)
+        kept = verdicts.note(key) if known else None
+    note = kept if isinstance(kept, Note) else parse_note(data, source=rel, checked=known)
     if not known:
         scan(note_fields(note), rel)
-        if key is not None:
-            verdicts.remember(key, note)  # type: ignore[union-attr]
-    scope, group, kind = classify_note(store, rel)  # type: ignore[misc]
+        if verdicts is not None and key is not None:
+            verdicts.remember(key, note)
+    placed = classify_note(store, rel)
+    assert placed is not None, "inspect hands _note only paths classify_path calls notes"
+    scope, group, kind = placed
     if (note.scope, note.kind) != (scope, kind) or (scope == "group" and note.group != group):
         raise refuse("MISPLACED", rel, "the note's scope, group or kind is not the one its folder says")
     try:

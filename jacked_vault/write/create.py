@@ -56,6 +56,7 @@ class Created:
                 f"Already saved as {note.kind}: {note.title} ({note.id}); the same title and text, so nothing was written",
                 f"  at {self.display_path}",
             ])  # fmt: skip
+        assert self.commit is not None, "a create that is no duplicate made a commit"
         waiting = " (a candidate: it waits for `jacked memory review`)" if note.status == "candidate" else ""
         lines = [f"Added {note.kind}: {note.title} ({note.id}){waiting}", f"  at {self.display_path} [{self.commit[:10]}]"]
         if self.same_title:

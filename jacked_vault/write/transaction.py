@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Container, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import TYPE_CHECKING
 
 from jacked_vault.errors import VaultError
@@ -67,13 +67,13 @@ class Transaction:
         self._person_override: set[str] = set()
         self.commit_id: str | None = None
         self.parent: str | None = None
-        self._repo = None
+        self._repo: pygit2.Repository | None = None
         self._journal: int | None = None  # the journal's descriptor, once this transaction wrote
         self.rolled_back: list[str] = []  # what a write a kill interrupted had left, put back first
         self.rejected_elsewhere: Container[str] = frozenset()  # values rejected in the other stores read with this one
 
     @property
-    def repo(self):
+    def repo(self) -> pygit2.Repository:
         if self._repo is None:
             self._repo = git.open_repo(self.store.root)
         return self._repo
@@ -224,10 +224,8 @@ class Transaction:
     def undo(self) -> None:
         for rel, before in reversed(list(self._before.items())):
             if before is None:
-                try:
+                with suppress(FileNotFoundError):
                     fsio.remove_file(self.store.root, rel)
-                except FileNotFoundError:
-                    pass
             else:
                 fsio.replace_file(self.store.root, rel, before)
 
@@ -308,10 +306,8 @@ def _sha(data: bytes | None) -> str | None:
 
 
 def _drop_journal(store: Store) -> None:
-    try:
+    with suppress(FileNotFoundError):
         os.unlink(store.cache / JOURNAL)
-    except FileNotFoundError:
-        pass
 
 
 def interrupted(store: Store, repo) -> dict[str, bytes | None]:

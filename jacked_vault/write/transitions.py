@@ -12,10 +12,14 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 from datetime import timedelta
+from typing import TYPE_CHECKING
 
 from jacked_vault.context import Context
 from jacked_vault.errors import VaultError
 from jacked_vault.write.transaction import kept_aside
+
+if TYPE_CHECKING:
+    from jacked_vault.document import Note
 
 from jacked_vault.document.lifecycle import ALLOWED_FROM
 
@@ -116,7 +120,7 @@ def transition(
     if op == "supersede" and not by:
         raise VaultError("USAGE", "supersede needs --by NEW_ID")
     store, rel, trust = _locate(ctx, note_id)
-    if op == "supersede":
+    if op == "supersede" and by is not None:  # None refused above
         _locate(ctx, by)
     with write_transaction(store, harness=ctx.harness, origin="cli", settings=ctx.settings, may_push=True) as tx:
         done = _apply(tx, rel, note_id, op, trust=trust, reason=reason, valid_until=valid_until, by=by, now=utc_now())
@@ -136,8 +140,8 @@ class _Applied:
     """One transition staged in a transaction: the note before and after, where a hand edit was
     kept, the twins a reject took along, and the index.md changes per (scope, group)."""
 
-    note: object
-    updated: object
+    note: Note
+    updated: Note
     kept: list[str]
     twins: list[str]
     changes: dict

@@ -226,7 +226,9 @@ def _ledger_set(cache: Path, identity: str, head: str) -> None:
     from jacked_vault.store.statefile import read_json, write_json
 
     data = read_json(cache / LEDGER, MAX_LEDGER_BYTES) or {}
-    repos = data.get("repos") if isinstance(data.get("repos"), dict) else {}
+    repos = data.get("repos")
+    if not isinstance(repos, dict):
+        repos = {}
     repos[identity] = {"head": head, "at": utc_now()}
     if len(repos) > 5000:  # bounded: keep the most recently captured repos
         repos = dict(sorted(repos.items(), key=lambda kv: str((kv[1] or {}).get("at", "")))[-5000:])
@@ -392,6 +394,7 @@ def capture_merge(
     with _capture_lock(cache, lock_wait_s):
         if retry_queue:
             report.retried = _retry_queued(ctx)
+        units: list[Unit] | None
         if merge_commit:
             oid = resolve(repo, merge_commit)
             if oid is None:
@@ -420,7 +423,7 @@ def _current_branch(repo) -> str | None:
         if repo.head_is_detached or repo.head_is_unborn:
             return None
         return repo.head.shorthand
-    except Exception:  # noqa: BLE001
+    except Exception:  # a HEAD libgit2 cannot read: no branch, the run is skipped
         return None
 
 
@@ -475,7 +478,7 @@ def _capture_unit(ctx, repo, root: Path, unit: Unit, branch: str, use_gh: bool, 
     cache = ctx.vault.cache
     try:
         return _capture_one(ctx, repo, unit, branch, use_gh, use_distiller)
-    except Exception as exc:  # noqa: BLE001 - one merge must not stop the others
+    except Exception as exc:  # one merge must not stop the others
         if isinstance(exc, VaultError) and exc.code in ("NO_VAULT", "CONFIG", "GITIGNORE", "UNSAFE_PATH"):
             raise
         why = f"{exc.full_code}: {exc.message}" if isinstance(exc, VaultError) else type(exc).__name__
@@ -550,7 +553,7 @@ def capture_merge_from_hook(vault: Callable[[], Path], repo_path: str, **kwargs)
         report = capture_merge(ctx, repo_path, lock_wait_s=HOOK_LOCK_WAIT_S, **kwargs)
         log_line(cache, f"post-merge run ok {report.identity} {report.branch}: {report.summary()} ({(time.monotonic() - started) * 1000:.0f} ms)")
         return report
-    except BaseException as exc:  # noqa: BLE001 - fail open
+    except BaseException as exc:  # fail open
         if cache is not None and is_git_repo(cache.parent):
             code = getattr(exc, "full_code", type(exc).__name__)
             log_line(cache, f"post-merge run failed {repo_path}: {code}: {getattr(exc, 'message', '')} ({(time.monotonic() - started) * 1000:.0f} ms)")

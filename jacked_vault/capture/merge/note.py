@@ -62,7 +62,7 @@ def header(info: MergeInfo) -> str:
 
 def _files_summary(info: MergeInfo) -> str:
     counts = ", ".join(f"{n} {_STATUS_WORD.get(c, c)}" for c, n in sorted(info.status_counts.items()))
-    return f"{info.files_total} file(s) changed, +{info.insertions} −{info.deletions}{' (' + counts + ')' if counts else ''}"
+    return f"{info.files_total} file(s) changed, +{info.insertions} −{info.deletions}{' (' + counts + ')' if counts else ''}"  # noqa: RUF001 - a typographic minus, as in the golden notes
 
 
 _STATUS_WORD = {"A": "added", "M": "modified", "D": "deleted", "R": "renamed", "C": "copied", "T": "type changed"}
@@ -76,7 +76,7 @@ def _files_section(info: MergeInfo, dropped: list[str], *, limit_lines: int, lim
         path = scrub_line(clean_line(change.path, MAX_PATH_CHARS), dropped)
         if change.old_path:
             path = f"{scrub_line(clean_line(change.old_path, MAX_PATH_CHARS), dropped)} → {path}"
-        stats = " (binary)" if change.additions is None else f" (+{change.additions} −{change.deletions})"
+        stats = " (binary)" if change.additions is None else f" (+{change.additions} −{change.deletions})"  # noqa: RUF001 - a typographic minus
         line = f"- {change.status} {path}{stats}"
         if used + len(line) + 1 > limit_chars:
             break
@@ -117,7 +117,7 @@ def deterministic_body(info: MergeInfo, dropped: list[str]) -> str:
         rest = clean_block(message_body(info.message), MAX_PR_BODY_CHARS)
         if rest.strip():
             parts += ["## Message", "", scrub_block(rest, dropped), ""]
-    parts += _commits_section(info, dropped, limit=MAX_COMMITS_SHOWN) + [""]
+    parts += [*_commits_section(info, dropped, limit=MAX_COMMITS_SHOWN), ""]
     parts += _files_section(info, dropped, limit_lines=MAX_FILES_SHOWN, limit_chars=MAX_FILES_SECTION_CHARS)
     body = "\n".join(parts).strip() + "\n"
     if len(body) > MAX_BODY_CHARS:  # cannot happen with the limits above; belt and braces
@@ -182,7 +182,7 @@ def distilled(ctx, info: MergeInfo, facts: str) -> tuple[str, str, list[str]] | 
     except DistillFailure as failure:
         log_line(ctx.vault.cache, f"post-merge {info.commit[:10]}: {failure}; deterministic note")
         return None
-    except Exception as exc:  # noqa: BLE001 - distillation is optional
+    except Exception as exc:  # distillation is optional
         log_line(ctx.vault.cache, f"post-merge {info.commit[:10]}: distiller error {type(exc).__name__}; deterministic note")
         return None
     note = answer.note
@@ -213,6 +213,6 @@ def facts(info: MergeInfo, dropped: list[str]) -> str:
 
 def distilled_body(info: MergeInfo, text: str, dropped: list[str]) -> str:
     parts = [header(info), "", text.strip(), ""]
-    parts += _commits_section(info, dropped, limit=20) + [""]
+    parts += [*_commits_section(info, dropped, limit=20), ""]
     parts += _files_section(info, dropped, limit_lines=30, limit_chars=4000)
     return "\n".join(parts).strip() + "\n"

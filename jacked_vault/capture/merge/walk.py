@@ -6,8 +6,12 @@ from __future__ import annotations
 import fnmatch
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from jacked_vault.capture.merge.info import BITBUCKET, LOCAL_SQUASH, SQUASH_PR, subject_of
+
+if TYPE_CHECKING:
+    import pygit2
 
 DEFAULT_BRANCHES = ("main", "master")
 MAX_FIRST_PARENT_WALK = 1000
@@ -21,9 +25,9 @@ SYNC_MERGE = (
 
 @dataclass
 class Unit:
-    commit: object  # pygit2.Commit
+    commit: pygit2.Commit
     kind: str
-    base: object = None  # Oid: for a fast-forward, the head before it
+    base: pygit2.Oid | None = None  # for a fast-forward, the head before it
     merged_from: str | None = None
 
 
@@ -33,7 +37,7 @@ def configured_branches(repo) -> list[str]:
         value = repo.config["jacked.branches"]
     except (KeyError, ValueError):
         return list(DEFAULT_BRANCHES)
-    except Exception:  # noqa: BLE001
+    except Exception:  # a config libgit2 cannot read: the default branches
         return list(DEFAULT_BRANCHES)
     return [p for p in re.split(r"[\s,]+", str(value)) if p]
 
@@ -125,7 +129,7 @@ def reflog_fast_forward(repo, head, branch: str) -> str | None:
                     message = entry.message or ""
                     found = re.match(r"^merge (.+?): Fast-forward", message)
                     return found.group(1) if found else None
-        except Exception:  # noqa: BLE001 - reflogs are optional
+        except Exception:  # reflogs are optional
             continue
     return None
 
@@ -145,5 +149,5 @@ def resolve(repo, rev: str | None):
 def is_ancestor(repo, ancestor, descendant) -> bool:
     try:
         return ancestor == descendant or repo.descendant_of(descendant, ancestor)
-    except Exception:  # noqa: BLE001
+    except Exception:  # a commit libgit2 cannot walk to: not an ancestor
         return False
