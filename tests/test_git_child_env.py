@@ -24,7 +24,9 @@ def _tree_digest(path: Path) -> dict[str, str]:
 def test_git_repository_variables_are_all_dropped(monkeypatch):
     """Every variable git names as choosing a repository (`git rev-parse --local-env-vars`) is
     dropped from a child's environment; other variables and the extras pass."""
-    local = subprocess.run(["git", "rev-parse", "--local-env-vars"], capture_output=True, text=True, check=True).stdout.split()
+    local = subprocess.run(
+        ["git", "rev-parse", "--local-env-vars"], capture_output=True, text=True, check=True
+    ).stdout.split()
     assert "GIT_DIR" in local and set(local) <= REPO_ENV
     for name in local:
         monkeypatch.setenv(name, "/elsewhere")
