@@ -165,7 +165,8 @@ def _from_db(db: Path, session_id: str, max_bytes: int, transcript: Transcript):
         parts: dict[str, list[dict]] = {}
         used = 0
         query = (
-            f"SELECT message_id, json_valid(data), {', '.join(f'CASE WHEN json_valid(data) THEN {f} END' for f in _PART_FIELDS)} "
+            "SELECT message_id, json_valid(data), "
+            f"{', '.join(f'CASE WHEN json_valid(data) THEN {f} END' for f in _PART_FIELDS)} "
             "FROM part WHERE session_id = ? ORDER BY id DESC LIMIT ?"
         )
         for mid, valid, kind, text, synthetic, ignored, tool, file_path, files in con.execute(

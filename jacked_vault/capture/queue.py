@@ -213,7 +213,8 @@ def _drain_one(handlers: dict[str, Handler], cache_dir: Path, name: str, report:
             report.failed += 1
             log_line(
                 cache_dir,
-                f"queue {name}: try {marker['tries']}/{MAX_TRIES} failed ({attempt.error}); moved to {QUEUE_DIR}/{FAILED_DIR}/",
+                f"queue {name}: try {marker['tries']}/{MAX_TRIES} failed ({attempt.error}); moved to "
+                f"{QUEUE_DIR}/{FAILED_DIR}/",
             )
         else:
             store_queue.write_marker(path, marker, replace=True)
