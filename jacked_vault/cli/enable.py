@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -13,11 +13,12 @@ YesOpt = Annotated[
     bool,
     typer.Option(
         "--yes",
-        help="Accept the suggested groups and every offer (post-merge hooks, migration, turning the remember plugin off) without asking.",
+        help="Accept the suggested groups and every offer (post-merge hooks, migration, turning the remember plugin "
+             "off) without asking.",
     ),
 ]
 FromOpt = Annotated[
-    Optional[str],
+    str | None,
     typer.Option(
         "--from", metavar="URL", help="Join the shared vault at URL (a second machine) instead of creating one."
     ),
@@ -54,7 +55,8 @@ def enable(
     interactive = not as_json and not yes and sys.stdin.isatty()
     chosen = vault if vault is not None else outer_vault(ctx)
     run(ctx, as_json, lambda: switch_on(
-        chosen, from_url=from_, yes=yes, ask=confirm if interactive else None, ask_url=_ask_url if interactive else None,
+        chosen, from_url=from_, yes=yes, ask=confirm if interactive else None,
+        ask_url=_ask_url if interactive else None,
         review=lambda context: _suggest_and_apply(context, None, yes, as_json),
     ))  # fmt: skip
 

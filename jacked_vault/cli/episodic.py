@@ -84,7 +84,8 @@ def migrate(
         bool,
         typer.Option(
             "--retire-plugin",
-            help="Then turn off the remember plugin in Claude Code's settings without asking (backed up; its data kept).",
+            help="Then turn off the remember plugin in Claude Code's settings without asking (backed up; its data "
+                 "kept).",
         ),
     ] = False,
     vault: VaultOpt = None,

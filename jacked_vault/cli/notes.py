@@ -69,7 +69,8 @@ ValidFrom = Annotated[
     cls=Command,
     rich_help_panel=NOTES,
     epilog=example(
-        'jacked memory add --kind decision --title "Use SQLite FTS5 for search" --body "It ships with Python." --tag search',
+        'jacked memory add --kind decision --title "Use SQLite FTS5 for search" --body "It ships with Python." --tag '
+        'search',
         'git log -1 --format=%B | jacked memory add --title "Why we pinned typer" --stdin',
     ),
 )
@@ -81,7 +82,8 @@ def add(
         typer.Option(
             "--kind",
             metavar="KIND",
-            help="decision, convention, vision, reference, progress, fact, handoff, lesson, note, preference, runbook or context.",
+            help="decision, convention, vision, reference, progress, fact, handoff, lesson, note, preference, "
+                 "runbook or context.",
         ),
     ] = "note",
     body: Body = None,
@@ -115,8 +117,9 @@ def add(
     audit line; the body comes from exactly one of --body, --body-file or --stdin.
     """
     run(ctx, as_json, lambda: actions.add(
-        outer_vault(ctx), title=title, kind=kind, body=body, body_file=body_file, stdin=stdin, scope=scope, group=group, repo=repo, tag=tag,
-        link=link, supersedes=supersedes, target=target, harness=harness, valid_from=valid_from, allow_rejected=allow_rejected,
+        outer_vault(ctx), title=title, kind=kind, body=body, body_file=body_file, stdin=stdin, scope=scope, group=group,
+        repo=repo, tag=tag, link=link, supersedes=supersedes, target=target, harness=harness, valid_from=valid_from,
+        allow_rejected=allow_rejected,
         allow_dangling_link=allow_dangling_link, origin=origin, vault=vault,
     ))  # fmt: skip
 
@@ -125,7 +128,8 @@ def add(
     cls=Command,
     rich_help_panel=NOTES,
     epilog=example(
-        'jacked memory handoff --from claude --target codex --title "Finish the parser" --body "Tests in tests/test_parse.py fail on CRLF."'
+        'jacked memory handoff --from claude --target codex --title "Finish the parser" --body "Tests in '
+        'tests/test_parse.py fail on CRLF."'
     ),
 )
 def handoff(
@@ -151,8 +155,8 @@ def handoff(
     A note of kind handoff, written as --from and addressed to the --target harnesses only.
     """
     run(ctx, as_json, lambda: actions.handoff(
-        outer_vault(ctx), from_=from_, target=target, title=title, body=body, body_file=body_file, stdin=stdin, scope=scope, group=group,
-        tag=tag, link=link, allow_dangling_link=allow_dangling_link, vault=vault,
+        outer_vault(ctx), from_=from_, target=target, title=title, body=body, body_file=body_file, stdin=stdin,
+        scope=scope, group=group, tag=tag, link=link, allow_dangling_link=allow_dangling_link, vault=vault,
     ))  # fmt: skip
 
 
@@ -259,8 +263,8 @@ def search(
     """
     run(ctx, as_json, lambda: actions.search(
         outer_vault(ctx), query=query, scope=scope, group=group, kind=kind, tag=tag, repo=repo, status_=status_,
-        include_candidates=include_candidates, include_archived=include_archived, target=target, every_harness=every_harness, as_of=as_of,
-        known_at=known_at, limit=limit, vault=vault,
+        include_candidates=include_candidates, include_archived=include_archived, target=target,
+        every_harness=every_harness, as_of=as_of, known_at=known_at, limit=limit, vault=vault,
     ))  # fmt: skip
 
 

@@ -1,4 +1,5 @@
-"""Asking a person at a terminal: a line (`ask`), one answer out of a list (`choose`), yes or no (`confirm`), a text in their editor (`edit_text`).
+"""Asking a person at a terminal: a line (`ask`), one answer out of a list (`choose`), yes or no
+(`confirm`), a text in their editor (`edit_text`).
 
 All talk on stderr (stdout is the command's result) and never echo what the person typed."""
 

@@ -175,9 +175,10 @@ def expire(
 def forget(ctx: typer.Context, note_id: NoteId, vault: VaultOpt = None, as_json: JsonOpt = False) -> None:
     """Delete a note that should never have been saved.
 
-    For a password or other text the secret scanner did not know. One commit removes its file and tombstones its value, so nothing saves it again; other
-    machines apply it when they sync. `reject` keeps the text, `forget` removes it. Git history
-    still holds it: the answer says how to purge it with git's own tools (never run by jacked).
+    For a password or other text the secret scanner did not know. One commit removes its file and
+    tombstones its value, so nothing saves it again; other machines apply it when they sync.
+    `reject` keeps the text, `forget` removes it. Git history still holds it: the answer says how
+    to purge it with git's own tools (never run by jacked).
     """
     from jacked_vault.write.forget import forget as forget_note
 
