@@ -180,7 +180,8 @@ def check_git(repo, store: Store, report: Report) -> bool:
                 "path": store.label,
                 "code": "HEAD_UNRESOLVABLE",
                 "problem": f"HEAD cannot be resolved ({type(exc).__name__})",
-                "fix": f"find the last good commit with `git -C {store.root} reflog`, then `git -C {store.root} update-ref HEAD <commit>`",
+                "fix": f"find the last good commit with `git -C {store.root} reflog`, then `git -C {store.root} "
+                       "update-ref HEAD <commit>`",
             }
         )
         return False
@@ -202,8 +203,10 @@ def check_git(repo, store: Store, report: Report) -> bool:
             {
                 "path": store.label,
                 "code": "OBJECTS_MISSING_OR_CORRUPT",
-                "problem": f"{len(walk.damaged)} git object(s) of the current tree are missing or corrupt, e.g. {walk.damaged[0]}{wait}",
-                "fix": f"restore them from the remote (`git -C {store.root} fetch origin` then `jacked memory doctor --reindex`), "
+                "problem": f"{len(walk.damaged)} git object(s) of the current tree are missing or corrupt, e.g. "
+                           f"{walk.damaged[0]}{wait}",
+                "fix": f"restore them from the remote (`git -C {store.root} fetch origin` then `jacked memory doctor "
+                       "--reindex`), "
                 "or from a backup of the vault",
             }
         )

@@ -115,7 +115,8 @@ class Report:
             n, first = self.outside_layout_count, self.outside_layout[:3]
             more = f" and {n - len(first):,} more" if n > len(first) else ""
             out.append((
-                f"{n:,} committed file{'' if n == 1 else 's'} {'is' if n == 1 else 'are'} outside the vault layout, never indexed or recalled: "
+                f"{n:,} committed file{'' if n == 1 else 's'} {'is' if n == 1 else 'are'} outside the vault layout, "
+                "never indexed or recalled: "
                 f"{', '.join(first)}{more}",
                 "move them out of the vault, or `git rm` them in a commit of your own (in their store); "
                 "`jacked memory doctor --json` names the first 100",
@@ -163,26 +164,30 @@ class Report:
             {
                 "code": "BROKEN_LINK", "id": b["id"], "missing": b["missing"],
                 "what": f"{b['id']} links to {b['missing']}, which no store seen from here holds",
-                "fix": "nothing to do if that note lives in another repo's project store or has not been synced yet; otherwise "
-                f"save a corrected note with `jacked memory add … --supersedes {b['id']}` (notes are never edited in place)",
+                "fix": "nothing to do if that note lives in another repo's project store or has not been synced yet; "
+                       f"otherwise save a corrected note with `jacked memory add … --supersedes {b['id']}` "
+                       "(notes are never edited in place)",
             }
             for b in self.broken_links
         ]
         out += [
             {
                 "code": "BROKEN_WIKILINK", "id": b["id"], "target": b["target"],
-                "what": f"{b['id']} links to [[{b['target']}]], which names no note (by file name, title or id) in its store",
-                "fix": "nothing to do if that note is still to be written or synced; otherwise link the note's file name, title or "
-                f"id in a corrected note: `jacked memory add … --supersedes {b['id']}` (notes are never edited in place)",
+                "what": f"{b['id']} links to [[{b['target']}]], which names no note (by file name, title or id) in "
+                        "its store",
+                "fix": "nothing to do if that note is still to be written or synced; otherwise link the note's file "
+                       f"name, title or id in a corrected note: `jacked memory add … --supersedes {b['id']}` "
+                       "(notes are never edited in place)",
             }
             for b in self.broken_wikilinks
         ]
         out += [
             {
                 "code": "UNPROVEN_REVIEW", "id": u["id"], "path": u["path"],
-                "what": f"{u['path']}: its file claims reviewed, but no accept by a person is behind it; shown and treated as unreviewed",
-                "fix": f"`git log -p -- {_rel(u['path'])}` (in its store) shows who wrote the claim; if you vouch for it, "
-                f"`jacked memory accept {u['id']}`",
+                "what": f"{u['path']}: its file claims reviewed, but no accept by a person is behind it; shown and "
+                        "treated as unreviewed",
+                "fix": f"`git log -p -- {_rel(u['path'])}` (in its store) shows who wrote the claim; "
+                       f"if you vouch for it, `jacked memory accept {u['id']}`",
             }
             for u in self.unproven_reviews
         ]
@@ -210,7 +215,8 @@ class Report:
             out.append({
                 "code": "FAILED_CAPTURES", "count": self.captures["failed"],
                 "what": f"{plural(self.captures['failed'], 'capture')} given up on after their retries",
-                "fix": "they are kept in .jacked/queue/failed/ with their last_error (and a line in .jacked/log); once the cause "
+                "fix": "they are kept in .jacked/queue/failed/ with their last_error (and a line in .jacked/log); "
+                       "once the cause "
                 "is fixed, move them back to .jacked/queue/ to retry, or delete them",
             })  # fmt: skip
         return out
