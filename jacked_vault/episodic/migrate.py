@@ -220,9 +220,12 @@ class MigrateResult:
             lines.append(f"  {'candidate' if c['action'] == 'create' else c['action']}: {c['title']}{where}{reason}")
         t = payload["totals"]
         lines.append(
-            f"{'Would import' if self.dry_run else 'Imported'} {t['files_imported']} file(s), {t['entries_written']} of "
-            f"{t['entries_source']} entries, {t['candidates_created']} candidate note(s); {t['files_already_migrated']} already "
-            f"migrated, {t['files_skipped']} skipped, {t['files_empty']} empty, {t['candidates_tombstoned']} tombstoned, "
+            f"{'Would import' if self.dry_run else 'Imported'} {t['files_imported']} file(s), {t['entries_written']} "
+            "of "
+            f"{t['entries_source']} entries, {t['candidates_created']} candidate note(s); "
+            f"{t['files_already_migrated']} already "
+            f"migrated, {t['files_skipped']} skipped, {t['files_empty']} empty, {t['candidates_tombstoned']} "
+            "tombstoned, "
             f"{t['candidates_invalid']} invalid"
             + (f", {t['candidates_duplicate']} already saved" if t["candidates_duplicate"] else "")
         )
@@ -238,9 +241,13 @@ class MigrateResult:
 def _plugin_text(plugin: dict) -> str:
     names = ", ".join(plugin["plugins"])
     if plugin["action"] == "disabled":
-        return f"Turned off the remember plugin ({names}) in {plugin['settings']} (backup {plugin['backup']}); its .remember/ folders are kept."
+        return (
+            f"Turned off the remember plugin ({names}) in {plugin['settings']} (backup {plugin['backup']}); "
+            "its .remember/ folders are kept."
+        )
     return (
-        f"The remember plugin ({names}) is still on in {plugin['settings']}: two memories would brief the same sessions. "
+        f"The remember plugin ({names}) is still on in {plugin['settings']}: two memories would brief the same "
+        "sessions. "
         "`jacked memory migrate --retire-plugin` turns it off (backed up; its .remember/ folders are kept)."
     )
 
@@ -629,7 +636,8 @@ def migrate(
             if file.written != file.entries or written != file.data:
                 raise VaultError(
                     "INCOMPLETE",
-                    f"{file.source}: {file.entries} entries in the source but {file.written} written; nothing was written",
+                    f"{file.source}: {file.entries} entries in the source but {file.written} written; nothing was "
+                    "written",
                 )
             tx.event("migrate", f"migration:{plan.identity}:{file.sha}", file.target, written, ts=now)
         changes = {}

@@ -249,7 +249,8 @@ class RollupResult:
         lines = []
         if payload["recovered"]:
             lines.append(
-                f"put back {len(payload['recovered'])} file(s) an interrupted write had left uncommitted; rolling up again"
+                f"put back {len(payload['recovered'])} file(s) an interrupted write had left uncommitted; rolling up "
+                "again"
             )
         for repo in payload["repos"]:
             parts = []
@@ -421,6 +422,7 @@ def rollup(
             archived = sum(len(r.archived) for r in repos)
             touched = sum(1 for r in repos if r.files)
             commit = tx.commit(
-                f"memory(rollup): {rolled} day(s) rolled, {archived} archived in {touched} repo(s) as of {today.isoformat()}"
+                f"memory(rollup): {rolled} day(s) rolled, {archived} archived in {touched} repo(s) as of "
+                f"{today.isoformat()}"
             )
     return RollupResult(today.isoformat(), repos, commit, skipped, recovered)
