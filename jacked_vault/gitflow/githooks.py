@@ -55,7 +55,10 @@ MAX_HOOK_BYTES = 1024 * 1024
 _MARKER_LINES = 5
 
 # The line a framework's post-merge runs (shell; lefthook's `{0}` stands for git's arguments).
-FRAMEWORK_LINE = 'jacked_hook="$(git rev-parse --git-common-dir)/hooks/jacked-post-merge"; if [ -x "$jacked_hook" ]; then "$jacked_hook" "$@"; fi'
+FRAMEWORK_LINE = (
+    'jacked_hook="$(git rev-parse --git-common-dir)/hooks/jacked-post-merge"; '
+    'if [ -x "$jacked_hook" ]; then "$jacked_hook" "$@"; fi'
+)
 LEFTHOOK_SNIPPET = (
     "post-merge:\n"
     "  commands:\n"
@@ -212,7 +215,7 @@ def _config_value(handle, key: str) -> str | None:
         value = handle.config[key]
     except (KeyError, ValueError):
         return None
-    except Exception:  # noqa: BLE001 - an unreadable config: act as unset, status shows it
+    except Exception:  # an unreadable config: act as unset, status shows it
         return None
     return value if isinstance(value, str) else None
 
@@ -336,7 +339,8 @@ def line_host(location: HookLocation) -> LineHost | None:
         return LineHost(
             owner,
             files,
-            f"add this command to {owner}'s post-merge configuration, then let {owner} install its hooks again:\n{FRAMEWORK_LINE}",
+            f"add this command to {owner}'s post-merge configuration, then let {owner} install its hooks "
+            f"again:\n{FRAMEWORK_LINE}",
         )
     return None
 
@@ -359,11 +363,13 @@ def _find_ours(location: HookLocation, hooks_dir: Path) -> _Found:
     if is_ours(slot):
         if framework_of(hook) == "pre-commit":
             return _Found(slot, via="pre-commit")
-        return _Found(slot, problem=f"jacked's hook is {slot.name}, which only pre-commit's post-merge runs, and {hook.name} is not pre-commit's; "
+        return _Found(slot, problem=f"jacked's hook is {slot.name}, which only pre-commit's post-merge runs, and "
+                                    f"{hook.name} is not pre-commit's; "
                       "run `jacked memory hooks install --git REPO` again")  # fmt: skip
     old = hooks_dir / LEFTHOOK_OLD
     if is_ours(old):
-        return _Found(old, problem=f"lefthook moved jacked's hook to {old.name}, where it never runs; run `jacked memory hooks install --git REPO` "
+        return _Found(old, problem=f"lefthook moved jacked's hook to {old.name}, where it never runs; run `jacked "
+                                   "memory hooks install --git REPO` "
                       "again for the line lefthook's configuration needs")  # fmt: skip
     script = location.line_script
     if is_ours(script):
@@ -523,7 +529,8 @@ def install_git_hook(
                 "Or pass --force to install into the tracked folder anyway (then keep it out of commits).",
             )
         warnings.append(
-            f"{hooks_dir} is tracked in {location.root}: {hook} now holds this machine's absolute paths; keep it out of commits"
+            f"{hooks_dir} is tracked in {location.root}: {hook} now holds this machine's absolute paths; keep it out "
+            "of commits"
         )
     _uninstall_line_script(location, actions)  # a line script left from before stays only where a line runs it
     if _lexists(hook) and framework_of(hook) == "pre-commit" and not is_ours(hook):
@@ -554,8 +561,10 @@ def _install_for_line(location: HookLocation, host: LineHost, data: bytes, actio
         )
         raise VaultError(
             "CONFIG",
-            f"{location.root}: {host.framework} runs this repo's post-merge from its own configuration, which jacked does not edit; "
-            f"{done}. To capture merges, {host.how}\nThen run `jacked memory hooks install --git {location.root}` again.",
+            f"{location.root}: {host.framework} runs this repo's post-merge from its own configuration, which jacked "
+            "does not edit; "
+            f"{done}. To capture merges, {host.how}\nThen run `jacked memory hooks install --git {location.root}` "
+            "again.",
         )
     script = location.line_script
     script.parent.mkdir(parents=True, exist_ok=True)
