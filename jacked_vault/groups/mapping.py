@@ -44,7 +44,8 @@ def _identity_of(repo: str, mapped: set[str]) -> str:
     if _looks_like_a_path(repo.strip()):
         raise VaultError(
             "USAGE",
-            "REPO looks like a path and no such folder exists; give an existing repo folder, or a repo identity like github.com/owner/repo",
+            "REPO looks like a path and no such folder exists; give an existing repo folder, or a repo identity like "
+            "github.com/owner/repo",
         )
     if len(identity) > 255 or not REPO_RE.fullmatch(identity):
         raise VaultError(
@@ -101,7 +102,10 @@ class Mapped:
     def to_text(self) -> str:
         if self.group is None:
             assert self.commit is not None, "an unmap always commits (NOT_FOUND otherwise)"
-            return f"Unmapped {self.identity} from group {self.previous}; it is its own solo group again [{self.commit[:10]}]"
+            return (
+                f"Unmapped {self.identity} from group {self.previous}; "
+                f"it is its own solo group again [{self.commit[:10]}]"
+            )
         if self.commit is None:
             return f"{self.identity} is already in group {self.group}"
         moved = f" (was {self.previous})" if self.previous else ""
@@ -250,11 +254,13 @@ class Suggested:
         alone = [r for c in considered if c.code == "single" for r in c.repos]
         if alone:
             lines.append(
-                f"not grouped: {', '.join(alone)} (the only repo of its owner outside a prefix group: each stays a solo group)"
+                f"not grouped: {', '.join(alone)} (the only repo of its owner outside a prefix group: each stays a "
+                "solo group)"
             )
         if not found.personal_handles and any(c.code == "owner" for c in considered):
             lines.append(
-                "if one of these owners is your own account, `git config --global github.user NAME` keeps its unrelated repos apart"
+                "if one of these owners is your own account, `git config --global github.user NAME` keeps its "
+                "unrelated repos apart"
             )
         lines += [f"accepted group {name}" for name in self.accepted]
         if found.groups and not self.accepted:

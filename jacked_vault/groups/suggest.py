@@ -164,7 +164,8 @@ def _owner_cluster(owner: str | None, repos: list[str], personal: Collection[str
         return cluster(
             False,
             "too-many",
-            f"{n} of {owner}: more than {OWNER_GROUP_MAX} is too broad for one group; map them with `jacked memory group map`",
+            f"{n} of {owner}: more than {OWNER_GROUP_MAX} is too broad for one group; map them with `jacked memory "
+            "group map`",
         )
     return cluster(True, "owner", f"{n} share the remote owner {owner}")
 
