@@ -188,7 +188,8 @@ def retire_plugin(result: MigrateResult, decide: Callable[[str], bool]) -> Migra
         return result
     plugin = {"settings": str(settings), "plugins": keys, "action": "offered", "backup": None}
     if decide(
-        f"turn off the remember plugin ({', '.join(keys)}) in {settings}, so it and jacked do not both brief your sessions?"
+        f"turn off the remember plugin ({', '.join(keys)}) in {settings}, so it and jacked do not both brief your "
+        "sessions?"
     ):
         change = disable_plugin("remember", settings)
         plugin.update(action="disabled", backup=change.backup)

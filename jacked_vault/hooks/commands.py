@@ -12,7 +12,7 @@ per-person folder (the text is `templates/commands/<name>.md`, with this install
 A file is jacked's when it holds MARKER: install writes or replaces only such a file (the same
 bytes are not rewritten) and refuses a file of that name that is someone else's; uninstall
 removes only jacked's files.
-"""
+"""  # noqa: E501 - a Markdown table: its rows cannot wrap
 
 from __future__ import annotations
 

@@ -2,9 +2,10 @@
 
 Each kind of entry is a family selected by its own option: `claude` (Claude Code's settings.json
 hooks), `codex` (Codex's hooks in its config.toml), `git` (the post-merge hook of code repos) and
-`mcp` (the MCP server registration of a harness). A family turns the selection into one result dict per file or repo; `manage` runs
-every family selected and returns one `HooksReport`. A repo the git family cannot change is an
-`error` entry (the others are still done) and makes the report not ok: the command exits 1.
+`mcp` (the MCP server registration of a harness). A family turns the selection into one result
+dict per file or repo; `manage` runs every family selected and returns one `HooksReport`. A repo
+the git family cannot change is an `error` entry (the others are still done) and makes the report
+not ok: the command exits 1.
 """
 
 from __future__ import annotations
@@ -194,7 +195,9 @@ def _skills(op: str, harnesses: tuple[str, ...], vault: Path | None) -> list[dic
         return skills.librarian_status(names, vault)
     changes = skills.install_librarian(names, vault) if op == "install" else skills.uninstall_librarian(names)
     return [
-        {"harness": c.harness, "error": {"code": "JACKED_MEMORY_CONFIG", "message": f"{c.path} exists and is not jacked-vault's; not replacing it"}}
+        {"harness": c.harness, "error": {"code": "JACKED_MEMORY_CONFIG", "message": f"{c.path} exists and is not "
+                                                                                    "jacked-vault's; not replacing "
+                                                                                    "it"}}
         if c.action == "refused" else c.to_json()
         for c in changes
     ]  # fmt: skip
@@ -255,7 +258,8 @@ def _say_where_hooks(item: dict[str, Any], harness: str) -> None:
     kept = "is tracked: committing it shares" if found["state"] == "tracked" else "is untracked and holds"
     item["notice"] = (
         f"{item['path']} {kept} this machine's absolute paths in the code repo {found['repo']}. "
-        f"For every project instead: `jacked memory hooks uninstall --{harness}`, then `jacked memory hooks install --{harness} --user`"
+        f"For every project instead: `jacked memory hooks uninstall --{harness}`, then `jacked memory hooks install "
+        f"--{harness} --user`"
     )
 
 
@@ -383,9 +387,15 @@ def _say_where(item: dict[str, Any], found: dict | None) -> None:
     item["repo_file"] = found
     harness, path, repo = item["harness"], item["path"], found["repo"]
     if found["state"] == "tracked":
-        risk = f"{path} is tracked in the code repo {repo}: committing it shares this machine's absolute paths with everyone"
+        risk = (
+            f"{path} is tracked in the code repo {repo}: "
+            "committing it shares this machine's absolute paths with everyone"
+        )
     else:
-        risk = f"{path} is untracked in the code repo {repo} and holds this machine's absolute paths: keep it out of commits"
+        risk = (
+            f"{path} is untracked in the code repo {repo} "
+            "and holds this machine's absolute paths: keep it out of commits"
+        )
     item["notice"] = (
         f"{risk}. To register once for every project instead: "
         f"`jacked memory hooks uninstall --mcp {harness}`, then `jacked memory hooks install --mcp {harness} --user`"
@@ -413,7 +423,8 @@ def manage(op: str, selection: Selection, vault: str | None = None) -> HooksRepo
     ):
         raise VaultError(
             "USAGE",
-            f"say what to {op}: --claude, --opencode, --cursor, --codex, --git REPO / --git-all GROUP, --mcp HARNESS (claude, codex, cursor, opencode) --commands HARNESS or --skills HARNESS (claude, codex, opencode)",
+            f"say what to {op}: --claude, --opencode, --cursor, --codex, --git REPO / --git-all GROUP, --mcp HARNESS "
+            "(claude, codex, cursor, opencode) --commands HARNESS or --skills HARNESS (claude, codex, opencode)",
         )
     explicit = vault_path(vault)
     report = HooksReport()

@@ -152,7 +152,7 @@ export const JackedVault = async ({ directory }) => {
     },
   }
 }
-"""
+"""  # noqa: E501 - the plugin file's bytes, which install compares
 
 
 @dataclass(frozen=True)
