@@ -82,7 +82,8 @@ def _note_state(index: SearchIndex, note_id: str, viewer: Viewer) -> dict | None
             "SELECT valid_from, valid_until, targets FROM docs WHERE rowid=?", (doc.rowid,)
         ).fetchone()
         return {
-            "status": doc.status, "valid_from": since, "valid_until": until, "targets": json.loads(targets), "scope": doc.scope, "group": doc.group,
+            "status": doc.status, "valid_from": since, "valid_until": until, "targets": json.loads(targets),
+            "scope": doc.scope, "group": doc.group,
         }  # fmt: skip
     return None
 

@@ -126,7 +126,8 @@ def _count(index, conf: dict, since: str, now: str) -> dict[str, int]:
 
     db = index.db
     rows = db.execute(
-        f"SELECT thash, title, scope, grp, created_at > ? FROM docs WHERE tier='note' AND status IN ('candidate', 'active') AND root <> '{ARCHIVE_DIR}'",
+        "SELECT thash, title, scope, grp, created_at > ? FROM docs WHERE tier='note' AND status IN ('candidate', "
+        f"'active') AND root <> '{ARCHIVE_DIR}'",
         (since,),
     ).fetchall()
     live = [
@@ -176,11 +177,15 @@ def _reached(index, conf: dict, since: str, now: str) -> dict[str, int]:
         return int(db.execute(f"SELECT COUNT(*) FROM ({sql} LIMIT ?)", (*args, max(cap, 0))).fetchone()[0])
 
     recent = (  # notes added since the last run: created after it, so also updated after it (the index's range)
-        f"SELECT rowid, thash, scope, grp FROM docs INDEXED BY docs_updated WHERE updated_at > ? AND created_at > ? AND {_live()}"
+        "SELECT rowid, thash, scope, grp FROM docs INDEXED BY docs_updated WHERE updated_at > ? AND created_at > ? "
+        f"AND {_live()}"
         " ORDER BY updated_at DESC LIMIT ?"
     )
     window = (since, since, RECENT_WINDOW)
-    twin = f"SELECT 1 FROM docs b WHERE b.thash = a.thash AND b.rowid <> a.rowid AND b.scope IS a.scope AND b.grp IS a.grp AND {_live('b')}"
+    twin = (
+        "SELECT 1 FROM docs b WHERE b.thash = a.thash AND b.rowid <> a.rowid "
+        f"AND b.scope IS a.scope AND b.grp IS a.grp AND {_live('b')}"
+    )
     namesake = (
         "SELECT 1 FROM note_names na JOIN note_names nb ON nb.name = na.name AND nb.by_title = 1 AND nb.doc <> na.doc"
         f" JOIN docs b ON b.rowid = nb.doc WHERE na.doc = a.rowid AND na.by_title = 1 AND b.thash <> a.thash"
@@ -254,7 +259,8 @@ def nudge(ctx: Context, index) -> list[str]:
         return []
     said = ", ".join(f"{counts[name]}+ {LABELS[name]}" for name in over)  # counted up to the threshold: at least
     return [
-        f"[librarian: {said}; the jacked-librarian skill tidies the vault with a person (`jacked memory librarian` shows why)]"
+        f"[librarian: {said}; the jacked-librarian skill tidies the vault with a person (`jacked memory librarian` "
+        "shows why)]"
     ]
 
 

@@ -33,7 +33,8 @@ MAX_IDS = 500  # ids described in one call (a note links at most 64; a page list
 
 
 def _in_indexes(ctx: Context, ask):
-    """`ask(index, where, params)` over each visible store's fresh index (read as a person); the answers and the diagnostics."""
+    """`ask(index, where, params)` over each visible store's fresh index (read as a person); the
+    answers and the diagnostics."""
     from jacked_vault.search.service import fresh_indexes
 
     indexes, diag = fresh_indexes(ctx)
@@ -169,7 +170,8 @@ def describe(ctx: Context, ids, viewer: Viewer = EVERYTHING) -> dict[str, dict]:
             where, params = viewer.where(index)
             marks = ",".join("?" * len(wanted))
             rows = index.db.execute(
-                "SELECT d.id, d.title, d.kind, d.status, d.trust, d.scope, d.grp, d.targets, d.valid_from, d.valid_until"
+                "SELECT d.id, d.title, d.kind, d.status, d.trust, d.scope, d.grp, d.targets, d.valid_from, "
+                "d.valid_until"
                 f" FROM docs d WHERE d.tier='note' AND d.id IN ({marks}) AND {where} ORDER BY d.path",
                 (*wanted, *params),
             ).fetchall()
