@@ -14,6 +14,7 @@ path up to it and marked truncated (and is then re-indexed whole whenever it cha
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -116,10 +117,13 @@ CREATE TABLE IF NOT EXISTS terms_stats(
 );
 -- store/gate.py: the content verdicts this machine's gate reached (kept through a rebuild; not in _TABLES)
 CREATE TABLE IF NOT EXISTS verdicts(key BLOB PRIMARY KEY) WITHOUT ROWID;
-"""
+"""  # noqa: E501 - its bytes make SCHEMA_VERSION: re-wrapping them would rebuild every index
 
 # What goes into a row (summaries, which files are searched); bump it when that changes.
-INDEX_RULES = "3: summaries skip header blocks; rolled day files not searched; recent.md and archive.md dated by their newest day; terms: split words kept whole, CJK bigrams, Latin letters spelled in ASCII (issue 18.16, 18.17)"
+INDEX_RULES = (
+    "3: summaries skip header blocks; rolled day files not searched; recent.md and archive.md dated by their newest "
+    "day; terms: split words kept whole, CJK bigrams, Latin letters spelled in ASCII (issue 18.16, 18.17)"
+)
 # Any change to the DDL or the rules changes the version, so an old index file is rebuilt, never half-migrated.
 SCHEMA_VERSION = hashlib.sha256((_DDL + INDEX_RULES).encode()).hexdigest()[:16]
 # How many active notes link to the note `d` (its id's links, by the links_dst index).
@@ -273,13 +277,12 @@ class SearchIndex:
                 if attempt:
                     raise VaultError(
                         "INCOMPLETE",
-                        f"{self.path} cannot be opened as the search index; remove it and run `jacked memory doctor --reindex`",
+                        f"{self.path} cannot be opened as the search index; remove it and run `jacked memory doctor "
+                        "--reindex`",
                     ) from None
                 for suffix in ("", "-wal", "-shm"):
-                    try:
+                    with contextlib.suppress(FileNotFoundError):
                         os.unlink(f"{self.path}{suffix}")
-                    except FileNotFoundError:
-                        pass
         raise AssertionError("unreachable")
 
     def _reset(self, db: sqlite3.Connection) -> None:
@@ -439,7 +442,7 @@ class SearchIndex:
         truncated = False
         for rel, entry in files:
             size = _size(repo, entry)
-            count += 1
+            count += 1  # noqa: SIM113 - counts the files read so far, against MAX_ROOT_FILES
             total += size
             if count > MAX_ROOT_FILES or total > MAX_ROOT_BYTES:
                 truncated = True
@@ -447,7 +450,8 @@ class SearchIndex:
                 break
             self._index_entry(repo, rel, entry, size)
         self.db.execute(
-            "INSERT INTO roots(prefix, truncated) VALUES(?, ?) ON CONFLICT(prefix) DO UPDATE SET truncated = excluded.truncated",
+            "INSERT INTO roots(prefix, truncated) VALUES(?, ?) ON CONFLICT(prefix) DO UPDATE SET truncated = "
+            "excluded.truncated",
             (root, int(truncated)),
         )
 
@@ -589,7 +593,7 @@ class SearchIndex:
             return
         try:
             data = repo[entry.id].data
-        except Exception:  # noqa: BLE001 - pygit2 raises KeyError or GitError for a missing/corrupt object
+        except Exception:  # pygit2 raises KeyError or GitError for a missing/corrupt object
             self._problem(rel, "UNREADABLE", f"{rel}: its git object {str(entry.id)[:12]} is missing or corrupt", size)
             return
         self._index_bytes(rel, kind, data)
@@ -683,7 +687,7 @@ class SearchIndex:
                 self._set_meta("review_policy", digest)
             return
         from jacked_vault.store.git import open_repo
-        from jacked_vault.store.reviews import signed_by_allowed, value_key
+        from jacked_vault.store.reviews import signed_by_allowed
 
         repo = open_repo(self.store.root)
         db = self.db
@@ -720,7 +724,8 @@ class SearchIndex:
         thash = tombstone_hash(entry.title, entry.body) if entry.tier == "note" else None
         self._count(rel, size, +1)
         cur = db.execute(
-            "INSERT INTO docs(path, root, id, title, kind, scope, grp, status, trust, claim, origin, tier, tags, repos, targets,"
+            "INSERT INTO docs(path, root, id, title, kind, scope, grp, status, trust, claim, origin, tier, tags, "
+            "repos, targets,"
             " valid_from, valid_until, created_at, updated_at, summary, sha, thash, size)"
             " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             (
@@ -833,7 +838,8 @@ class SearchIndex:
         wanted = sorted(set(targets))
         marks = ",".join("?" * len(wanted))
         rows = self.db.execute(
-            f"SELECT {COLUMNS} FROM docs d WHERE d.tier='note' AND d.status IN ('candidate', 'active') AND d.scope = ? AND d.grp IS ?"
+            f"SELECT {COLUMNS} FROM docs d WHERE d.tier='note' AND d.status IN ('candidate', 'active') AND d.scope = "
+            "? AND d.grp IS ?"
             f" AND (d.valid_until IS NULL OR d.valid_until > ?) AND {same}"
             " AND (SELECT COUNT(*) FROM doc_targets t WHERE t.doc = d.rowid) = ?"
             f" AND NOT EXISTS (SELECT 1 FROM doc_targets t WHERE t.doc = d.rowid AND t.target NOT IN ({marks}))"
@@ -866,7 +872,8 @@ class SearchIndex:
         # changes: the order within a day (most linked, title) needs only that day's rows.
         picked: list[tuple] = []
         for row in self.db.execute(
-            f"SELECT d.title, d.path, d.summary, d.updated_at, d.id FROM docs d WHERE {where} ORDER BY d.updated_at DESC",
+            f"SELECT d.title, d.path, d.summary, d.updated_at, d.id FROM docs d WHERE {where} ORDER BY d.updated_at "
+            "DESC",
             (group, *params),
         ):
             if len(picked) >= limit and row[3][:10] != picked[-1][3][:10]:
@@ -875,7 +882,8 @@ class SearchIndex:
         marks = ",".join("?" * len(picked))
         inbound = dict(
             self.db.execute(
-                f"SELECT l.dst, COUNT(*) FROM links l JOIN docs s ON s.rowid = l.src WHERE s.status = 'active' AND l.dst IN ({marks}) GROUP BY l.dst",
+                "SELECT l.dst, COUNT(*) FROM links l JOIN docs s ON s.rowid = l.src WHERE s.status = 'active' AND "
+                f"l.dst IN ({marks}) GROUP BY l.dst",
                 [row[4] for row in picked],
             )
         )
@@ -955,8 +963,10 @@ class SearchIndex:
             for (rowid,) in self.db.execute("SELECT rowid FROM docs WHERE id=? AND tier='note'", (note_id,))
             for src in wikilinks.linking(self.db, rowid)
         ]
-        return self._docs(  # frontmatter links (ids), and [[wikilinks]] in bodies resolved as Obsidian does (search/wikilinks.py)
-            f"SELECT {COLUMNS} FROM docs d WHERE (d.rowid IN (SELECT src FROM links WHERE dst=?) OR d.rowid IN ({','.join('?' * len(wiki))}))"
+        # frontmatter links (ids), and [[wikilinks]] in bodies resolved as Obsidian does (search/wikilinks.py)
+        return self._docs(
+            f"SELECT {COLUMNS} FROM docs d WHERE (d.rowid IN (SELECT src FROM links WHERE dst=?) OR d.rowid IN "
+            f"({','.join('?' * len(wiki))}))"
             f" AND d.tier='note' AND {policy} ORDER BY d.updated_at DESC, d.id LIMIT ?",
             (note_id, *wiki, *params, limit + 1),
         )
@@ -970,7 +980,8 @@ class SearchIndex:
 
     def duplicate_ids(self) -> list[dict]:
         rows = self.db.execute(
-            "SELECT id, group_concat(path, '\n') FROM docs WHERE tier='note' GROUP BY id HAVING COUNT(*) > 1 ORDER BY id"
+            "SELECT id, group_concat(path, '\n') FROM docs WHERE tier='note' GROUP BY id HAVING COUNT(*) > 1 ORDER BY "
+            "id"
         )
         return [
             {"id": i, "paths": [self.store.display(p, _scope_of(self.store, p)) for p in paths.split("\n")]}
@@ -1028,7 +1039,7 @@ def _may_hold_files(store: Store, rel: str) -> bool:
     if store.is_project:
         return len(parts) == 1
     if parts[0] == ARCHIVE_DIR:  # archived notes keep their vault path under archive/
-        return len(parts) == 1 or _may_hold_files(store, "/".join(parts[1:])) and parts[1] != "tombstones"
+        return len(parts) == 1 or (_may_hold_files(store, "/".join(parts[1:])) and parts[1] != "tombstones")
     return parts[0] in (GROUPS_DIR, USER_SCOPE_DIR, "tombstones") and len(parts) <= (4 if parts[0] == GROUPS_DIR else 2)
 
 
@@ -1038,7 +1049,7 @@ def _size(repo, entry) -> int:
         return 0
     try:
         return repo.odb.read_header(entry.id)[1]
-    except Exception:  # noqa: BLE001 - a missing or corrupt object: reported when it is read
+    except Exception:  # a missing or corrupt object: reported when it is read
         return 0
 
 

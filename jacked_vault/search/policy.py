@@ -47,7 +47,7 @@ FOREIGN_STONES = "foreign_stones"  # a connection's TEMP table: values rejected 
 DEFAULT_SCOPES = frozenset({"group", "project"})
 
 
-def reader(harness: str | None, **kwargs) -> "Viewer":
+def reader(harness: str | None, **kwargs) -> Viewer:
     """The viewer for a reader who names a harness; an unknown one (no harness given) sees what
     every harness may see (notes for `all`), never another harness's notes."""
     if harness is None or harness == UNKNOWN_HARNESS:
@@ -55,7 +55,7 @@ def reader(harness: str | None, **kwargs) -> "Viewer":
     return Viewer(harness=harness, **kwargs)
 
 
-def who_reads(harness: str | None, **kwargs) -> "Viewer":
+def who_reads(harness: str | None, **kwargs) -> Viewer:
     """A reader at the CLI (SPEC 7, who reads): a harness sees notes for it or `all`; a person (no
     harness given) sees every target, each marked with its targets."""
     if harness is None or harness == UNKNOWN_HARNESS:

@@ -75,8 +75,8 @@ class Filters:
 
     def viewer(self) -> Viewer:
         """Who reads: `target` a harness (`unknown`: only notes for all), None: every harness."""
-        clocks = {"scopes": self.scopes, "statuses": self.statuses, "as_of": self.as_of, "known_at": self.known_at, "any_time": self.any_time,
-                  "archived": self.include_archived}  # fmt: skip
+        clocks = {"scopes": self.scopes, "statuses": self.statuses, "as_of": self.as_of, "known_at": self.known_at,
+                  "any_time": self.any_time, "archived": self.include_archived}  # fmt: skip
         return Viewer(**clocks) if self.target is None else reader(self.target, **clocks)
 
     def where(self, index=None) -> tuple[str, list]:

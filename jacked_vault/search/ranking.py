@@ -60,11 +60,11 @@ STOPWORDS = frozenset(
     now of off on once only or other our ours ourselves out over own same she should so some such than that the
     their theirs them themselves then there these they this those through to too under until up very was we
     were what when where which while who whom why will with would you your yours yourself yourselves
-    """.split()
+    """.split()  # noqa: SIM905 - a word list reads best as words
 )
 
 # Scripts written without spaces between words: kana and ideographs (and Hangul syllables,
-# whose words carry their particles). No punctuation: ・ (U+30FB) and ゠ are left out.
+# whose words carry their particles). No punctuation: ・ (U+30FB) and ゠ are left out.  # noqa: RUF003 - the characters meant
 _CJK_RANGES = (
     "\u3005-\u3007\u3041-\u3096\u309d-\u309f\u30a1-\u30fa\u30fc-\u30ff\u31f0-\u31ff"
     "\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7a3\uf900-\ufaff\U00020000-\U0003134f"
@@ -166,7 +166,8 @@ def remove_doc(db: sqlite3.Connection, rowid: int) -> None:
 def _add_totals(db: sqlite3.Connection, docs: int, lengths: list[int]) -> None:
     db.execute(
         "INSERT INTO terms_stats(id, docs, title, tags, body) VALUES(0,?,?,?,?) ON CONFLICT(id) DO UPDATE SET"
-        " docs = docs + excluded.docs, title = title + excluded.title, tags = tags + excluded.tags, body = body + excluded.body",
+        " docs = docs + excluded.docs, title = title + excluded.title, tags = tags + excluded.tags, body = body + "
+        "excluded.body",
         (docs, *lengths),
     )
 
@@ -246,7 +247,7 @@ def _candidates(
     First the best `POOL` × `count` of all documents, filtered afterwards (joining every match
     to `docs` costs more than ranking it); when too few of them pass, every match is filtered.
     Either way a window that holds too few is widened (4× each time) until it holds the whole index.
-    """
+    """  # noqa: RUF002 - the multiplication sign is meant
     match = _match(terms)
     order = f"bm25(docs_terms, {', '.join(map(str, WEIGHTS))})" if ranked else "rowid DESC"
     top, matches = stats.top, sum(stats.df[t] for t in terms)
@@ -275,7 +276,8 @@ def _candidates(
         return [r for r in pool if r in passed][:count]
     while True:
         rows = db.execute(
-            f"SELECT d.rowid FROM docs_terms JOIN docs d ON d.rowid = docs_terms.rowid WHERE docs_terms MATCH ? AND docs_terms.rowid > ? AND {where}"
+            "SELECT d.rowid FROM docs_terms JOIN docs d ON d.rowid = docs_terms.rowid WHERE docs_terms MATCH ? AND "
+            f"docs_terms.rowid > ? AND {where}"
             f" ORDER BY {order} LIMIT ?",
             (match, floor, *params, count),
         ).fetchall()
@@ -319,7 +321,7 @@ class Stats:
     def bm25f(self, terms: list[str], fields: tuple[str, str, str]) -> float:
         """BM25F of analysed (title, tags, body): per-field length-normalised, weighted term counts, then saturated."""
         weighted = dict.fromkeys(terms, 0.0)
-        for text, weight, b, average in zip(fields, WEIGHTS, LENGTH_NORM, self.averages):
+        for text, weight, b, average in zip(fields, WEIGHTS, LENGTH_NORM, self.averages, strict=True):
             tokens = text.split()
             norm = weight / (1 - b + b * len(tokens) / average) if average else weight
             for term in terms:

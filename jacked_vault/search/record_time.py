@@ -35,7 +35,8 @@ TABLE = "temp.known_states"
 MAX_COMMITS = 200_000  # how far back the first-parent walk goes before it stops looking
 _DDL = (
     "CREATE TEMP TABLE IF NOT EXISTS known_states("
-    "doc INTEGER PRIMARY KEY, status TEXT NOT NULL, valid_from TEXT NOT NULL, valid_until TEXT, updated_at TEXT NOT NULL)"
+    "doc INTEGER PRIMARY KEY, status TEXT NOT NULL, valid_from TEXT NOT NULL, valid_until TEXT, updated_at TEXT NOT "
+    "NULL)"
 )
 
 

@@ -77,7 +77,8 @@ def the_one(found: list, diag: Diagnostics, note_id: str):
         why += ["a scan hit its bounds"] if diag.truncated else []
         raise VaultError(
             "INCOMPLETE",
-            f"no note with {_named(note_id)} among the files that could be read, but {' and '.join(why)}: it may be there; "
+            f"no note with {_named(note_id)} among the files that could be read, but {' and '.join(why)}: it may be "
+            "there; "
             "run `jacked memory doctor`",
             details=diag.to_json(),
         )

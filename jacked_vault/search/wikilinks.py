@@ -67,7 +67,8 @@ def resolve(db: sqlite3.Connection, source: str, target: str) -> int | None:
         return _best(found, source)
     for by_title in (0, 1):
         rows = db.execute(
-            "SELECT d.rowid, d.path FROM note_names n JOIN docs d ON d.rowid = n.doc WHERE n.name=? AND n.by_title=? AND d.tier='note'",
+            "SELECT d.rowid, d.path FROM note_names n JOIN docs d ON d.rowid = n.doc WHERE n.name=? AND n.by_title=? "
+            "AND d.tier='note'",
             (target, by_title),
         ).fetchall()
         if rows:
