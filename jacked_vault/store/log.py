@@ -53,7 +53,9 @@ _LINE = re.compile(
 class LastRun:
     """One hook's latest run as its log line tells it."""
 
-    name: str  # session-start, session-end, pre-compact, drain (Claude Code's, or the vault's), <harness>:<hook>, post-merge, mcp:<harness>, mcp-brief:<harness>
+    # session-start, session-end, pre-compact, drain (Claude Code's, or the vault's), <harness>:<hook>,
+    # post-merge, mcp:<harness>, mcp-brief:<harness>
+    name: str
     at: str  # to the second: `seq` orders runs within one
     ok: bool
     outcome: str

@@ -168,7 +168,8 @@ def signed_by_allowed(root: Path, repo, commit_id: str, signers: Path) -> bool:
         return False
     try:
         proc = subprocess.run(
-            ["git", "-C", str(root), "-c", f"gpg.ssh.allowedSignersFile={signers}", "log", "-1", "--format=%G?", commit_id],
+            ["git", "-C", str(root), "-c", f"gpg.ssh.allowedSignersFile={signers}", "log", "-1", "--format=%G?",
+             commit_id],
             capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL, check=False,
         )  # fmt: skip
     except (OSError, subprocess.TimeoutExpired):
