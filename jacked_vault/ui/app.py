@@ -42,8 +42,9 @@ TIMELINE_LIMIT, TIMELINE_MAX, TIMELINE_SCAN = (
     1000,
 )  # a filter looks at the newest 1,000 commits (~100 ms of `log` at 10k)
 DOCTOR_WAIT_S = 0.15  # how long the overview waits for a doctor run before showing "checking"
-STATUS_OF = {"NOT_FOUND": 404, "NOT_VISIBLE": 404, "USAGE": 400, "VALIDATION": 400, "SECRET": 400, "TOMBSTONED": 400, "EXISTS": 409,
-             "INCOMPLETE": 409, "LOCKED": 409, "GIT": 409, "GITIGNORE": 409, "READ_ONLY": 409, "SYNC": 409}  # fmt: skip
+STATUS_OF = {"NOT_FOUND": 404, "NOT_VISIBLE": 404, "USAGE": 400, "VALIDATION": 400, "SECRET": 400, "TOMBSTONED": 400,
+             "EXISTS": 409, "INCOMPLETE": 409, "LOCKED": 409, "GIT": 409, "GITIGNORE": 409, "READ_ONLY": 409,
+             "SYNC": 409}  # fmt: skip
 TRANSITIONS = ("accept", "reject", "supersede", "expire")
 
 
@@ -296,8 +297,9 @@ class Page:
             ops = [op for op in TRANSITIONS if note.status in ALLOWED_FROM[op]]
             if note.status == "active" and found.doc.trust == "reviewed":
                 ops.remove("accept")
-            return {"found": found, "note": note, "fields": found._fields(), "memory": found.memory(), "history": history.entries,
-                    "versions": versions, "graph": r.neighbourhood(note.id, note.title, links, backlinks), "links": links,
+            return {"found": found, "note": note, "fields": found._fields(), "memory": found.memory(),
+                    "history": history.entries, "versions": versions,
+                    "graph": r.neighbourhood(note.id, note.title, links, backlinks), "links": links,
                     "backlinks": backlinks, "accepts": accepts, "ops": ops, "editable": note.status == "candidate",
                     "blocked": self.writes_blocked(ctx)}  # fmt: skip
 

@@ -109,7 +109,8 @@ CHART_W, CHART_H, CHART_PAD = 640, 160, 24
 
 
 def chart(weeks: list[dict], sources: tuple[str, ...]) -> dict:
-    """Stacked bars, one per week: {"bars": [{"x", "w", "week", "total", "parts": [{"source", "y", "h", "n"}]}], "max", "w", "h"}."""
+    """Stacked bars, one per week:
+    {"bars": [{"x", "w", "week", "total", "parts": [{"source", "y", "h", "n"}]}], "max", "w", "h"}."""
     top = max((sum(w[s] for s in sources) for w in weeks), default=0)
     inner_h = CHART_H - 2 * CHART_PAD
     step = (CHART_W - 2 * CHART_PAD) / max(len(weeks), 1)

@@ -28,7 +28,8 @@ from http.cookies import SimpleCookie
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
 CSP = (
-    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; font-src 'self'; "
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; font-src "
+    "'self'; "
     "form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 )
 HEADERS = [
@@ -147,7 +148,8 @@ class Guard:
             location = path + (f"?{rest}" if rest else "")
             cookie = f"{self.cookie}={opened.id}; Path=/; HttpOnly; SameSite=Strict"
             await send_with_headers({"type": "http.response.start", "status": 303,
-                                     "headers": [(b"location", location.encode("latin-1")), (b"set-cookie", cookie.encode()),
+                                     "headers": [(b"location", location.encode("latin-1")),
+                                                 (b"set-cookie", cookie.encode()),
                                                  (b"content-length", b"0")]})  # fmt: skip
             await send_with_headers({"type": "http.response.body", "body": b""})
             return
@@ -200,7 +202,8 @@ LOCKED_OUT = (
 async def _plain(send, status: int, text: str) -> None:
     body = text.encode()
     await send({"type": "http.response.start", "status": status,
-                "headers": [(b"content-type", b"text/plain; charset=utf-8"), (b"content-length", str(len(body)).encode())]})  # fmt: skip
+                "headers": [(b"content-type", b"text/plain; charset=utf-8"),
+                            (b"content-length", str(len(body)).encode())]})  # fmt: skip
     await send({"type": "http.response.body", "body": body})
 
 

@@ -35,7 +35,10 @@ class Listening:
         return {"url": self.url, "port": self.port, "vault": self.vault}
 
     def to_text(self) -> str:
-        return f"review page for {self.vault}: {self.url}\n(only this machine can reach it; the link carries its key. Ctrl-C stops it)"
+        return (
+            f"review page for {self.vault}: {self.url}\n"
+            "(only this machine can reach it; the link carries its key. Ctrl-C stops it)"
+        )
 
 
 def bind(port: int) -> socket.socket:
