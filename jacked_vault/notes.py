@@ -223,7 +223,7 @@ class ReadResult:
         ):
             if values:
                 rows.append((key, ", ".join(values)))
-        return rows + [("created", note.created_at), ("updated", note.updated_at), ("path", self.display_path)]
+        return [*rows, ("created", note.created_at), ("updated", note.updated_at), ("path", self.display_path)]
 
 
 def read(ctx: Context, note_id: str, viewer: Viewer, *, by_id: bool = True) -> ReadResult:

@@ -34,9 +34,9 @@ class Door:
     """One way bytes enter a vault commit."""
 
     name: str
-    via: tuple[
-        str, ...
-    ]  # front-end entries: CLI commands (`memory add`), MCP tools (`mcp:memory_save`), hooks (`hook:session-end`), page routes (`ui:POST /note/{id}/accept`)
+    # front-end entries: CLI commands (`memory add`), MCP tools (`mcp:memory_save`), hooks
+    # (`hook:session-end`), page routes (`ui:POST /note/{id}/accept`)
+    via: tuple[str, ...]
     functions: tuple[str, ...]  # the library functions that make its commits (`module:qualname`)
     not_applicable: dict[str, str] = field(default_factory=dict)  # rule -> why it cannot apply
 
@@ -155,7 +155,8 @@ DOORS: tuple[Door, ...] = (
 # What every door goes through: the one commit path and the one checkout.
 PLUMBING = (
     "jacked_vault.write.transaction:Transaction.commit",
-    "jacked_vault.write.transaction:commit_tree",  # a given tree and parents (the sync merge): the doors calling it claim it
+    # a given tree and parents (the sync merge): the doors calling it claim it
+    "jacked_vault.write.transaction:commit_tree",
     "jacked_vault.store.git:commit_files",
     "jacked_vault.store.git:advance_to",
 )

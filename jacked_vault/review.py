@@ -32,7 +32,8 @@ class Review:
         return "\n".join(
             [
                 *lines,
-                "accept or reject each with `jacked memory accept ID` / `reject ID --reason …`, or run `jacked memory review` in a terminal",
+                "accept or reject each with `jacked memory accept ID` / `reject ID --reason …`, or run `jacked "
+                "memory review` in a terminal",
             ]
         )
 
