@@ -12,7 +12,7 @@ interleaved, wall and CPU time and peak RSS) and returns the figures and their r
 budget being ≤ 1.2× (on a loaded machine the CPU ratio is the steadier one). bench/bench_scale.py calls it; on its own:
 
     python bench/_audit_bench.py [--lines 300000] [--runs 7] [--single]
-"""
+"""  # noqa: RUF002 - the multiplication sign is meant
 
 from __future__ import annotations
 

@@ -16,17 +16,16 @@ from __future__ import annotations
 
 import os
 import random
-import shutil
 import subprocess
 import sys
 import tempfile
 import time
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._vaultgen import git_cli, write_audit_history, write_notes  # noqa: E402
+from bench._vaultgen import git_cli, write_audit_history, write_notes
 
 PY = sys.executable
 _SCRIPT = Path(PY).with_name("jacked")
@@ -62,7 +61,7 @@ def _notes(root: Path) -> int:
 def arrive(root: Path, n: int, seed: int = 21) -> str:
     """Commit `n` new notes with their audit lines (one teammate's machine, one commit) with the
     git CLI, as another machine would have written them; returns the new commit id."""
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     _, events = write_notes(
         root, n, random.Random(seed), groups=50, now=now, spread_s=3600, machines=(ARRIVING_MACHINE,)
     )
@@ -111,8 +110,9 @@ def measure_ff(vault: Path, n: int = 1000) -> dict:
         subprocess.run(["git", "-C", str(indexed), "pull", "-q", "--ff-only"], check=True, capture_output=True)
         search_s = _timed([*JACKED, "memory", "search", "cache", "--vault", str(indexed)], base)
         budget = 10 * pull_s + search_s
-        return {"notes": _notes(plain) - n, "arriving": n, "git_pull_s": pull_s, "sync_s": sync_s, "index_update_s": search_s,
-                "ratio": sync_s / pull_s, "budget_s": budget, "met": sync_s <= budget}  # fmt: skip
+        return {"notes": _notes(plain) - n, "arriving": n, "git_pull_s": pull_s, "sync_s": sync_s,
+                "index_update_s": search_s, "ratio": sync_s / pull_s, "budget_s": budget,
+                "met": sync_s <= budget}  # fmt: skip
 
 
 def measure_first_search(vault: Path, n: int = 10_000) -> dict:

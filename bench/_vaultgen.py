@@ -26,7 +26,7 @@ import subprocess
 import time
 from collections import defaultdict
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from unittest import mock
 
@@ -67,7 +67,7 @@ WORDS = tuple(
     explicit fails fast first keep large later local manual never prefer remote review
     safe slow small stable strict use when without async blocking cold warm stale fresh
     nightly weekly staging production laptop linux macos windows ci cron lockfile monorepo
-    """.split()
+    """.split()  # noqa: SIM905 - a word list reads best as words
 )
 
 # The teammates' machines whose audit logs hold the generated notes' lines (this machine's own
@@ -179,7 +179,7 @@ def generate_vault(
     t1 = time.perf_counter()
 
     rng = random.Random(seed)
-    now = now or datetime.now(timezone.utc)
+    now = now or datetime.now(UTC)
     written, events = write_notes(root, n, rng, groups=groups, now=now, harness=harness, kind=kind)
     write_audit_history(root, events)
     t2 = time.perf_counter()

@@ -197,7 +197,8 @@ def loaded_by(argv: list[str], env: dict, cwd: Path) -> list[str]:
         f"sys.argv = {['jacked', *argv]!r}\n"
         "from jacked_vault.cli.main import main\n"
         "try:\n    main()\nexcept SystemExit:\n    pass\n"
-        "sys.stderr.write(' '.join(sorted({m.split('.')[0] for m in sys.modules} & {'pygit2', 'jsonschema', 'fastjsonschema', 'pydantic', 'ruamel', 'mcp', 'typer', 'click'})))\n"
+        "sys.stderr.write(' '.join(sorted({m.split('.')[0] for m in sys.modules} & {'pygit2', 'jsonschema', "
+        "'fastjsonschema', 'pydantic', 'ruamel', 'mcp', 'typer', 'click'})))\n"
     )
     proc = subprocess.run([PY, "-c", code], env=env, cwd=cwd, capture_output=True, text=True)
     return proc.stderr.strip().splitlines()[-1:] if proc.stderr.strip() else []
@@ -291,7 +292,8 @@ def main() -> int:
     print("  " + "  ".join(f"{m} {import_ms(m):.0f}" for m in DEPENDENCIES))
     print(f"  python -c pass: {median_ms([PY, '-c', 'pass'], repeat=args.repeat):.0f} ms")
     header = (
-        f"{'size':>6} {'layout':<10} {'load':>4} | {'search':>6} {'grep':>5} {'rg':>5} {'ratio':>5} | {'add':>5} {'git':>5} {'ratio':>5} |"
+        f"{'size':>6} {'layout':<10} {'load':>4} | {'search':>6} {'grep':>5} {'rg':>5} {'ratio':>5} | {'add':>5} "
+        f"{'git':>5} {'ratio':>5} |"
         f" {'brief':>5} {'hook':>5} {'read':>5} {'status':>6} {'help':>5} | {'mcp':>5} {'p95':>5}"
     )
     print("\nwhole-process medians, ms (ratio = ours / git)")
@@ -304,15 +306,18 @@ def main() -> int:
                 rows.append(r)
                 rg = f"{r['rg']:5.0f}" if r["rg"] is not None else "    -"
                 print(
-                    f"{n:>6} {layout:<10} {r['load']:4.1f} | {r['search']:6.0f} {r['git_grep']:5.0f} {rg} {r['search'] / r['git_grep']:5.2f} |"
+                    f"{n:>6} {layout:<10} {r['load']:4.1f} | {r['search']:6.0f} {r['git_grep']:5.0f} {rg} "
+                    f"{r['search'] / r['git_grep']:5.2f} |"
                     f" {r['add']:5.0f} {r['git_commit']:5.0f} {r['add'] / r['git_commit']:5.2f} |"
-                    f" {r['brief']:5.0f} {r['hook']:5.0f} {r['read']:5.0f} {r['status']:6.0f} {r['help']:5.0f} | {r['mcp']:5.0f} {r['mcp_p95']:5.1f}",
+                    f" {r['brief']:5.0f} {r['hook']:5.0f} {r['read']:5.0f} {r['status']:6.0f} {r['help']:5.0f} | "
+                    f"{r['mcp']:5.0f} {r['mcp_p95']:5.1f}",
                     flush=True,
                 )
         print("\nheavy modules loaded (the budget: none for search, read, brief):")
         for r in rows:
             print(
-                f"  {r['size']:>6} {r['layout']:<10} search: {r['search_loads']}  read: {r['read_loads']}  brief: {r['brief_loads']}"
+                f"  {r['size']:>6} {r['layout']:<10} search: {r['search_loads']}  read: {r['read_loads']}  brief: "
+                f"{r['brief_loads']}"
             )
         print("\nbudgets (issue 12), each row: met / missed")
         for r in rows:

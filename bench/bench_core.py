@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import cProfile
 import io
+import itertools
 import json
 import math
 import os
@@ -290,7 +291,8 @@ def profile_adds(vault: Path, work: Path, source: AddSource, count: int = 20, to
     elapsed = time.perf_counter() - t
     out = io.StringIO()
     out.write(
-        f"{count} in-process adds under cProfile: {elapsed:.3f} s total ({ms(elapsed) / count:.1f} ms/add incl. profiler overhead)\n"
+        f"{count} in-process adds under cProfile: {elapsed:.3f} s total ({ms(elapsed) / count:.1f} ms/add incl. "
+        "profiler overhead)\n"
     )
     stats = pstats.Stats(prof, stream=out)
     stats.sort_stats("cumulative").print_stats(top)
@@ -345,7 +347,8 @@ def run_size(n: int, base: Path, args: argparse.Namespace, do_profile: bool) -> 
     cli_adds = bench_cli_add(vault, work, source, args.cli_repeat)
     r["cli_add_ms"] = ms(median(cli_adds))
     log(
-        f"CLI add x{len(cli_adds)}: median {r['cli_add_ms']:.0f} ms wall (min {ms(min(cli_adds)):.0f}, max {ms(max(cli_adds)):.0f})"
+        f"CLI add x{len(cli_adds)}: median {r['cli_add_ms']:.0f} ms wall (min {ms(min(cli_adds)):.0f}, max "
+        f"{ms(max(cli_adds)):.0f})"
     )
 
     base_times = bench_git_baseline(vault, source, args.cli_repeat)
@@ -359,7 +362,8 @@ def run_size(n: int, base: Path, args: argparse.Namespace, do_profile: bool) -> 
     r["search_med_ms"], r["search_p90_ms"] = ms(median(s_times)), ms(p90(s_times))
     r["search_cpu_ms"] = ms(median(s_cpu))
     log(
-        f"in-process search x{len(qs)} (1-3 words): median {r['search_med_ms']:.2f} ms, p90 {r['search_p90_ms']:.2f} ms,"
+        f"in-process search x{len(qs)} (1-3 words): median {r['search_med_ms']:.2f} ms, p90 {r['search_p90_ms']:.2f} "
+        "ms,"
         f" max {ms(max(s_times)):.2f} ms, median CPU {r['search_cpu_ms']:.2f} ms;"
         f" median hits {median(hits):.0f} (limit 20), {hits.count(0)} with none"
     )
@@ -368,7 +372,8 @@ def run_size(n: int, base: Path, args: argparse.Namespace, do_profile: bool) -> 
     cli_s = bench_cli_search(vault, work, words)
     r["cli_search_ms"] = ms(median(cli_s))
     log(
-        f"CLI search x{len(cli_s)}: median {r['cli_search_ms']:.0f} ms wall (min {ms(min(cli_s)):.0f}, max {ms(max(cli_s)):.0f})"
+        f"CLI search x{len(cli_s)}: median {r['cli_search_ms']:.0f} ms wall (min {ms(min(cli_s)):.0f}, max "
+        f"{ms(max(cli_s)):.0f})"
     )
 
     r["reindex_s"], indexed = bench_reindex(vault, work)
@@ -390,7 +395,8 @@ def run_size(n: int, base: Path, args: argparse.Namespace, do_profile: bool) -> 
     r["scan_ratio"] = r["scan_s"] / idx_s
     log(
         f"full-scan search for {word!r}: {r['scan_s']:.2f} s ({parsed:,} files parsed, {scan_hits:,} match);"
-        f" indexed search for it {ms(idx_s):.2f} ms (median of 5, first {ms(idx_times[0]):.2f} ms; {len(idx_hits.results)} shown)"
+        f" indexed search for it {ms(idx_s):.2f} ms (median of 5, first {ms(idx_times[0]):.2f} ms; "
+        f"{len(idx_hits.results)} shown)"
         f" -> scan is {r['scan_ratio']:.0f}x slower"
     )
 
@@ -411,10 +417,10 @@ def print_table(rows: list[dict]) -> None:
     headers = ["N"] + [h for _, h, _ in COLUMNS]
     lines = [[f"{r['size']:,}"] + [fmt.format(r[k]) if k in r else "-" for k, _, fmt in COLUMNS] for r in rows]
     widths = [max(len(h), *(len(line[i]) for line in lines)) for i, h in enumerate(headers)]
-    log("  ".join(h.rjust(w) for h, w in zip(headers, widths)))
+    log("  ".join(h.rjust(w) for h, w in zip(headers, widths, strict=True)))
     log("  ".join("-" * w for w in widths))
     for line in lines:
-        log("  ".join(c.rjust(w) for c, w in zip(line, widths)))
+        log("  ".join(c.rjust(w) for c, w in zip(line, widths, strict=True)))
 
 
 def check(value: float, limit: float, op: str) -> str:
@@ -449,16 +455,16 @@ def print_growth(rows: list[dict]) -> None:
     rows = sorted(rows, key=lambda r: r["size"])
     if len(rows) < 2:
         return
-    steps = list(zip(rows, rows[1:]))
+    steps = list(itertools.pairwise(rows))
     keys = [(k, h) for k, h, _ in COLUMNS if k not in ("git_ratio", "scan_ratio")]
     head = ["figure"] + [f"{a['size'] // 1000}k->{b['size'] // 1000}k (N x{b['size'] / a['size']:g})" for a, b in steps]
     widths = [max(14, len(head[0]))] + [len(h) for h in head[1:]]
-    log("  ".join(h.ljust(w) if i == 0 else h.rjust(w) for i, (h, w) in enumerate(zip(head, widths))))
+    log("  ".join(h.ljust(w) if i == 0 else h.rjust(w) for i, (h, w) in enumerate(zip(head, widths, strict=True))))
     for key, header in keys:
         cells = [header]
         for a, b in steps:
             cells.append(f"x{b[key] / a[key]:.2f}" if a.get(key) and b.get(key) is not None else "-")
-        log("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths))))
+        log("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths, strict=True))))
 
 
 # -- main -------------------------------------------------------------------------------------

@@ -61,18 +61,18 @@ from jacked_vault.write.create import build_note
 
 HARNESS = "bench"
 # Words of unspaced text: Chinese, then Japanese (kanji, katakana, and the hiragana between).
-ZH = (
+ZH = (  # noqa: SIM905 - a word list reads best as words
     "我们 决定 使用 数据库 存储 记忆 搜索 索引 同步 冲突 合并 提交 分支 远程 配置 测试 性能 缓存 文件 目录"
     " 用户 项目 团队 安全 密钥 部署 服务器 客户端 接口 日志 错误 重试 超时 队列 线程 内存 版本 发布 回滚"
     " 迁移 备份 权限 审核 规则 笔记 标题 正文 标签 编码 格式 模板 脚本 插件 构建 依赖 监控 告警 容器"
 ).split()
-JA = (
+JA = (  # noqa: SIM905 - a word list reads best as words
     "データベース 検索 記憶 索引 同期 設定 試験 性能 キャッシュ ファイル 利用者 計画 安全 鍵 配置 接続"
     " 記録 誤り 再試行 待ち行列 版 公開 移行 権限 規則 覚書 題名 本文 構築 監視"
 ).split()
-ZH_GLUE = "的 了 在 和 是 把 用 为 从 对".split()
-JA_GLUE = "の を に は が で と から まで".split()
-PUNCT = ("。", "，", "、")
+ZH_GLUE = ["的", "了", "在", "和", "是", "把", "用", "为", "从", "对"]
+JA_GLUE = ["の", "を", "に", "は", "が", "で", "と", "から", "まで"]
+PUNCT = ("。", "，", "、")  # noqa: RUF001 - CJK punctuation, meant
 
 
 def cjk_text(rng: random.Random, words: list[str], glue: list[str], size: int) -> str:
@@ -321,7 +321,8 @@ def main() -> None:
             if args.cjk:
                 add_cjk_notes(vault.resolve(), args.cjk, args.seed)
             print(
-                f"generated {args.notes:,} English + {args.cjk:,} CJK notes in {time.perf_counter() - t:.1f} s at {vault}"
+                f"generated {args.notes:,} English + {args.cjk:,} CJK notes in {time.perf_counter() - t:.1f} s at "
+                f"{vault}"
             )
         builds, cpus = [], []
         for _ in range(args.repeat):

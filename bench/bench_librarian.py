@@ -27,7 +27,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._vaultgen import generate_vault, git_cli  # noqa: E402
+from bench._vaultgen import generate_vault, git_cli
 
 
 def median_ms(fn, repeat: int) -> float:
@@ -87,27 +87,38 @@ def main() -> None:
             from jacked_vault.recall.librarian import _count, _reached, last_run, settings
 
             cold_ms = median_ms(
-                lambda: _count(index, settings(ctx), last_run(ctx) or "", now), args.repeat
+                lambda index=index, ctx=ctx, now=now: _count(index, settings(ctx), last_run(ctx) or "", now),
+                args.repeat,
             )  # never run: every note is new
-            bounded_ms = median_ms(lambda: _reached(index, settings(ctx), last_run(ctx) or "", now), args.repeat)
-            count_ms = median_ms(lambda: counters(ctx, index, now), args.repeat)
+            bounded_ms = median_ms(
+                lambda index=index, ctx=ctx, now=now: _reached(index, settings(ctx), last_run(ctx) or "", now),
+                args.repeat,
+            )
+            count_ms = median_ms(lambda index=index, ctx=ctx, now=now: counters(ctx, index, now), args.repeat)
             target_row = index.db.execute(
                 "SELECT rowid, id FROM docs WHERE path LIKE ?", (f"%/{target}.md",)
             ).fetchone()
-            linking_ms = median_ms(lambda: wikilinks.linking(index.db, target_row[0]), args.repeat)
-            broken_ms = median_ms(lambda: wikilinks.broken(index.db), max(3, args.repeat // 5))
+            linking_ms = median_ms(
+                lambda index=index, target_row=target_row: wikilinks.linking(index.db, target_row[0]), args.repeat
+            )
+            broken_ms = median_ms(lambda index=index: wikilinks.broken(index.db), max(3, args.repeat // 5))
             found = len(wikilinks.linking(index.db, target_row[0]))
             index.close()
-            brief_ms = median_ms(lambda: build_brief(ctx), args.repeat)
-            read_ms = median_ms(lambda: read(ctx, target_row[1], EVERYTHING), args.repeat)
-            grep_ms = median_ms(lambda: subprocess.run(["git", "-C", str(vault), "grep", "-c", 'status: "superseded"', "HEAD", "--", "groups"],
-                                                       capture_output=True), args.repeat)  # fmt: skip
+            brief_ms = median_ms(lambda ctx=ctx: build_brief(ctx), args.repeat)
+            read_ms = median_ms(
+                lambda ctx=ctx, target_row=target_row: read(ctx, target_row[1], EVERYTHING), args.repeat
+            )
+            grep_ms = median_ms(lambda vault=vault: subprocess.run(["git", "-C", str(vault), "grep", "-c",
+                                                                    'status: "superseded"', "HEAD", "--", "groups"],
+                                                                   capture_output=True), args.repeat)  # fmt: skip
             print(f"{size} notes, {links} wikilinks (index built in {built:.0f} ms; {found} notes link to the target):")
             print(
-                f"  librarian, exact        {cold_ms:8.1f} ms   ({cold_ms / grep_ms:.2f}x git grep -c; `jacked memory librarian`)"
+                f"  librarian, exact        {cold_ms:8.1f} ms   ({cold_ms / grep_ms:.2f}x git grep -c; `jacked memory "
+                "librarian`)"
             )
             print(
-                f"  librarian, for a brief  {bounded_ms:8.1f} ms   ({bounded_ms / brief_ms:.0%} of the brief: each counter up to its threshold)"
+                f"  librarian, for a brief  {bounded_ms:8.1f} ms   ({bounded_ms / brief_ms:.0%} of the brief: each "
+                "counter up to its threshold)"
             )
             print(f"  librarian, read back    {count_ms:8.1f} ms   ({count_ms / brief_ms:.0%} of the brief)")
             print(f"  brief (with the nudge)  {brief_ms:8.1f} ms")

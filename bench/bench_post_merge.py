@@ -39,11 +39,11 @@ try:
 except ImportError:  # imported as bench.bench_post_merge
     from bench._vaultgen import generate_vault
 
-import pygit2  # noqa: E402
+import pygit2
 
-from jacked_vault.context import Context  # noqa: E402
-from jacked_vault.gitflow.githooks import install_git_hook  # noqa: E402
-from jacked_vault.capture.merge import capture_merge  # noqa: E402
+from jacked_vault.context import Context
+from jacked_vault.gitflow.githooks import install_git_hook
+from jacked_vault.capture.merge import capture_merge
 
 HOOK_BUDGET_MS = 50.0
 CAPTURE_BUDGET_S = 2.0
@@ -177,7 +177,10 @@ def _big_merge(work: Path, env: dict, files: int) -> tuple[Path, str]:
     second = repo.create_commit(
         "refs/heads/feat", sig, sig, "Document value", tree_of("value = 1  # the value"), [first]
     )
-    message = "Merge pull request #5000 from bench/feat\n\nRename v to value in every module\n\nA mechanical rename across the code base."
+    message = (
+        "Merge pull request #5000 from bench/feat\n\nRename v to value in every module\n\n"
+        "A mechanical rename across the code base."
+    )
     merge = repo.create_commit("refs/heads/main", sig, sig, message, repo[second].tree.id, [base, second])
     repo.checkout_head(strategy=pygit2.enums.CheckoutStrategy.FORCE)
     return repo_dir, str(merge)
@@ -261,7 +264,8 @@ def main() -> int:
     import jacked_vault
 
     print(
-        f"jacked_vault from {Path(jacked_vault.__file__).parent}; python {sys.version.split()[0]}; load {os.getloadavg()[0]:.2f}"
+        f"jacked_vault from {Path(jacked_vault.__file__).parent}; python {sys.version.split()[0]}; load "
+        f"{os.getloadavg()[0]:.2f}"
     )
     with tempfile.TemporaryDirectory(prefix="bench-post-merge-") as tmp:
         work = Path(tmp)
@@ -276,12 +280,14 @@ def main() -> int:
     )
     print(f"  notes created by the detached captures: {hook['notes_created']} (one merge commit, idempotent)")
     print(
-        f"\ncapture-merge, {capture['files']} files changed, vault of {capture['vault_notes']} notes ({args.repeat_capture} runs)"
+        f"\ncapture-merge, {capture['files']} files changed, vault of {capture['vault_notes']} notes "
+        f"({args.repeat_capture} runs)"
     )
     print(f"  in-process capture_merge, median {capture['capture_inproc_s']:8.3f} s")
     print(f"  CLI capture-merge wall, median   {capture['capture_cli_s']:8.3f} s")
     print(
-        f"  (information: building the template vault's search index cold took {capture['cold_index_s']:.2f} s; the runs copy it warm)"
+        f"  (information: building the template vault's search index cold took {capture['cold_index_s']:.2f} s; the "
+        "runs copy it warm)"
     )
     print(
         f"  note body {capture['note_body_bytes']} bytes, file {capture['note_file_bytes']} bytes (body cap {BODY_CAP})"

@@ -26,7 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._vaultgen import generate_vault  # noqa: E402
+from bench._vaultgen import generate_vault
 
 GROUPS = 50
 
@@ -187,17 +187,20 @@ def main() -> None:
             print(f"[{n} notes] generating and measuring…", file=sys.stderr, flush=True)
             rows.append(bench_size(n, base, args.repeat))
         print(
-            f"\n{'notes':>7} {'gen s':>7} {'brief in-proc ms':>17} {'group full-scan ms':>19} {'ratio':>6} {'brief CLI ms':>13} {'SessionStart hook ms':>21} {'SessionEnd hook ms':>19}"
+            f"\n{'notes':>7} {'gen s':>7} {'brief in-proc ms':>17} {'group full-scan ms':>19} {'ratio':>6} "
+            f"{'brief CLI ms':>13} {'SessionStart hook ms':>21} {'SessionEnd hook ms':>19}"
         )
         for r in rows:
             ratio = r["scan_ms"] / r["inproc_ms"] if r["inproc_ms"] else float("nan")
             print(
-                f"{r['notes']:>7} {r['gen_s']:>7.1f} {r['inproc_ms']:>17.2f} {r['scan_ms']:>19.2f} {ratio:>5.1f}x {r['cli_ms']:>13.1f} {r['hook_ms']:>21.1f} {r['end_ms']:>19.1f}"
+                f"{r['notes']:>7} {r['gen_s']:>7.1f} {r['inproc_ms']:>17.2f} {r['scan_ms']:>19.2f} {ratio:>5.1f}x "
+                f"{r['cli_ms']:>13.1f} {r['hook_ms']:>21.1f} {r['end_ms']:>19.1f}"
             )
         if len(rows) > 1:
             first, last = rows[0], rows[-1]
             print(
-                f"growth {first['notes']} -> {last['notes']}: in-process x{last['inproc_ms'] / first['inproc_ms']:.2f}, "
+                f"growth {first['notes']} -> {last['notes']}: in-process "
+                f"x{last['inproc_ms'] / first['inproc_ms']:.2f}, "
                 f"CLI x{last['cli_ms'] / first['cli_ms']:.2f}, hook x{last['hook_ms'] / first['hook_ms']:.2f}"
             )
         ten_k = next((r for r in rows if r["notes"] == 10000), None)
@@ -210,11 +213,13 @@ def main() -> None:
                 f"budget SessionStart hook @10k <= 300 ms: {ten_k['hook_ms']:.1f} ms {verdict(ten_k['hook_ms'], 300)}"
             )
             print(
-                f"budget SessionEnd hook returns @10k <= 100 ms: {ten_k['end_ms']:.1f} ms {verdict(ten_k['end_ms'], 100)} (the capture goes on detached)"
+                f"budget SessionEnd hook returns @10k <= 100 ms: {ten_k['end_ms']:.1f} ms "
+                f"{verdict(ten_k['end_ms'], 100)} (the capture goes on detached)"
             )
         scan = bench_init_scan(base, args.repos, 5)
         print(
-            f"init scan of {scan['repos']} repos: in-process {scan['scan_ms']:.1f} ms {verdict(scan['scan_ms'], 3000)} (budget 3 s); "
+            f"init scan of {scan['repos']} repos: in-process {scan['scan_ms']:.1f} ms "
+            f"{verdict(scan['scan_ms'], 3000)} (budget 3 s); "
             f"`jacked memory init --root … --json` wall {scan['init_wall_ms']:.1f} ms"
         )
 

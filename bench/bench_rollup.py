@@ -122,7 +122,8 @@ def main() -> int:
             [
                 sys.executable,
                 "-c",
-                "import sys, jacked_vault.cli.episodic; from jacked_vault.cli.main import main; sys.exit(main(sys.argv[1:]))",
+                "import sys, jacked_vault.cli.episodic; from jacked_vault.cli.main import main; "
+                "sys.exit(main(sys.argv[1:]))",
                 "memory",
                 "rollup",
                 "--today",

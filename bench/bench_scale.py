@@ -33,7 +33,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench._vaultgen import generate_vault, git_cli, write_audit_history, write_notes
+from bench._vaultgen import generate_vault, git_cli, write_audit_history, write_notes  # noqa: E402 - after sys.path
 
 PY = sys.executable
 GIT = [
@@ -53,13 +53,15 @@ WORD = "cache"  # a common word (in most notes)
 ARRIVING = 1000  # notes fast-forwarded by sync
 PROJECT_TO = 500_000
 INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-        "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}}}  # fmt: skip
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                   "clientInfo": {"name": "bench", "version": "0"}}}  # fmt: skip
 # The comparison for the MCP start: a stdlib JSON-RPC loop answering `initialize`.
 STDLIB_LOOP = (
     "import json, sys\n"
     "for line in sys.stdin:\n"
     "    m = json.loads(line)\n"
-    "    sys.stdout.write(json.dumps({'jsonrpc': '2.0', 'id': m.get('id'), 'result': {}}) + '\\n'); sys.stdout.flush()\n"
+    "    sys.stdout.write(json.dumps({'jsonrpc': '2.0', 'id': m.get('id'), 'result': {}}) + '\\n'); "
+    "sys.stdout.flush()\n"
 )
 
 
@@ -116,7 +118,8 @@ def measured_rss(runner: Runner, cmd: list[str], cwd: Path, vault: Path | None =
     seconds in `runner.cpu`."""
     code = (
         "import resource, subprocess, sys, time\n"
-        "t = time.perf_counter(); r = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n"
+        "t = time.perf_counter(); r = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, "
+        "stderr=subprocess.DEVNULL)\n"
         "u = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
         "print(time.perf_counter() - t, u.ru_maxrss, u.ru_utime + u.ru_stime, r.returncode)\n"
     )
@@ -152,7 +155,8 @@ def cached_vault(base: Path, n: int, seed: int, made: list[Path]) -> Path:
     tmp.rename(target)
     made.append(target)
     log(
-        f"vault: generated {target} in {time.perf_counter() - started:.0f} s ({stats.audit_lines} audit lines, index.md per group)"
+        f"vault: generated {target} in {time.perf_counter() - started:.0f} s ({stats.audit_lines} audit lines, "
+        "index.md per group)"
     )
     return target
 
@@ -211,7 +215,8 @@ def run_size(n: int, cached: Path, work: Path, runner: Runner, args: argparse.Na
         med(cpu_cold),
     )
     log(
-        f"first search (index build): {ms(r['first_search_s'])} (cpu {ms(r['first_search_cpu'])}), {cold_rss} MiB  | git grep -l: {ms(r['git_grep_s'])}"
+        f"first search (index build): {ms(r['first_search_s'])} (cpu {ms(r['first_search_cpu'])}), {cold_rss} MiB  | "
+        f"git grep -l: {ms(r['git_grep_s'])}"
     )
 
     # search (warm) and brief
@@ -226,7 +231,8 @@ def run_size(n: int, cached: Path, work: Path, runner: Runner, args: argparse.Na
     r["search_s"], r["grep_s"], r["brief_s"] = med(search), med(grep), med(brief)
     r["search_cpu"], r["grep_cpu"], r["brief_cpu"] = med(cpu["search"]), med(cpu["grep"]), med(cpu["brief"])
     log(
-        f"search {WORD!r}: {ms(r['search_s'])} (cpu {ms(r['search_cpu'])}) | git grep -l: {ms(r['grep_s'])} (cpu {ms(r['grep_cpu'])})"
+        f"search {WORD!r}: {ms(r['search_s'])} (cpu {ms(r['search_cpu'])}) | git grep -l: {ms(r['grep_s'])} (cpu "
+        f"{ms(r['grep_cpu'])})"
         f" ({r['search_s'] / r['grep_s']:.2f}x)"
     )
     log(f"brief (SessionStart): {ms(r['brief_s'])} (cpu {ms(r['brief_cpu'])})")
@@ -264,13 +270,15 @@ def run_size(n: int, cached: Path, work: Path, runner: Runner, args: argparse.Na
         med(git_cpu),
     )
     log(
-        f"add: {ms(r['add_s'])} (cpu {ms(r['add_cpu'])}) | git add && git commit: {ms(r['git_add_commit_s'])} ({r['add_s'] / r['git_add_commit_s']:.2f}x)"
+        f"add: {ms(r['add_s'])} (cpu {ms(r['add_cpu'])}) | git add && git commit: {ms(r['git_add_commit_s'])} "
+        f"({r['add_s'] / r['git_add_commit_s']:.2f}x)"
     )
 
     # MCP: start to first answer (vs a stdlib JSON-RPC loop) and memory_save p50
     r.update(mcp_figures(runner, vault, code, rep))
     log(
-        f"MCP start to first answer: {ms(r['mcp_first_s'])} (first search answered {ms(r['mcp_search_s'])}; server cpu {ms(r['mcp_cpu'])})"
+        f"MCP start to first answer: {ms(r['mcp_first_s'])} (first search answered {ms(r['mcp_search_s'])}; server "
+        f"cpu {ms(r['mcp_cpu'])})"
         f" | stdlib JSON-RPC loop: {ms(r['stdlib_first_s'])}; memory_save p50 {ms(r['mcp_save_s'])}"
     )
 
@@ -308,7 +316,8 @@ def run_size(n: int, cached: Path, work: Path, runner: Runner, args: argparse.Na
     r["doctor_s"], r["doctor_rss"], r["git_status_s"], r["doctor_cpu"] = med(docs), rss, med(stats), med(doc_cpu)
     r["doctor_ok"] = json.loads(report or b"{}").get("ok")
     log(
-        f"doctor: {ms(r['doctor_s'])} (cpu {ms(r['doctor_cpu'])}), {rss} MiB, ok={r['doctor_ok']} | git status: {ms(r['git_status_s'])}"
+        f"doctor: {ms(r['doctor_s'])} (cpu {ms(r['doctor_cpu'])}), {rss} MiB, ok={r['doctor_ok']} | git status: "
+        f"{ms(r['git_status_s'])}"
     )
 
     # init --from vs git clone
@@ -325,7 +334,8 @@ def run_size(n: int, cached: Path, work: Path, runner: Runner, args: argparse.Na
         med(cpu_clone),
     )
     log(
-        f"init --from: {ms(r['init_from_s'])} (cpu {ms(r['init_from_cpu'])}) | git clone: {ms(r['git_clone_s'])} (cpu {ms(r['git_clone_cpu'])}) ({r['init_from_s'] / r['git_clone_s']:.2f}x)"
+        f"init --from: {ms(r['init_from_s'])} (cpu {ms(r['init_from_cpu'])}) | git clone: {ms(r['git_clone_s'])} (cpu "
+        f"{ms(r['git_clone_cpu'])}) ({r['init_from_s'] / r['git_clone_s']:.2f}x)"
     )
 
     # sync fast-forwarding ARRIVING notes vs git pull --ff-only of the same commit
@@ -339,7 +349,8 @@ def run_size(n: int, cached: Path, work: Path, runner: Runner, args: argparse.Na
         pulls.append(runner.run([*GIT, "pull", "-q", "--ff-only"], puller)[0])
     r["sync_ff_s"], r["git_pull_s"], r["sync_ff_cpu"] = med(syncs), med(pulls), med(cpu_sync)
     log(
-        f"sync fast-forwarding {ARRIVING} notes: {ms(r['sync_ff_s'])} (cpu {ms(r['sync_ff_cpu'])}) | git pull --ff-only: {ms(r['git_pull_s'])} ({r['sync_ff_s'] / r['git_pull_s']:.1f}x)"
+        f"sync fast-forwarding {ARRIVING} notes: {ms(r['sync_ff_s'])} (cpu {ms(r['sync_ff_cpu'])}) | git pull "
+        f"--ff-only: {ms(r['git_pull_s'])} ({r['sync_ff_s'] / r['git_pull_s']:.1f}x)"
     )
 
     # a sparse checkout of one group: what doctor says
@@ -350,7 +361,8 @@ def run_size(n: int, cached: Path, work: Path, runner: Runner, args: argparse.Na
     r["sparse_doctor_s"], r["sparse_doctor_ok"] = wall, found.get("ok")
     r["sparse_doctor_uncommitted"] = len(found.get("uncommitted", []))
     log(
-        f"sparse checkout of groups/g0: doctor {ms(wall)}, ok={found.get('ok')}, {r['sparse_doctor_uncommitted']} 'uncommitted' entries"
+        f"sparse checkout of groups/g0: doctor {ms(wall)}, ok={found.get('ok')}, {r['sparse_doctor_uncommitted']} "
+        "'uncommitted' entries"
     )
     return r
 
@@ -400,8 +412,10 @@ def mcp_figures(runner: Runner, vault: Path, code: Path, rep: int) -> dict:
                 if i == 0:
                     for k in range(rep):
                         t = time.perf_counter()
-                        answer = _rpc(proc, {"jsonrpc": "2.0", "id": 10 + k, "method": "tools/call", "params": {"name": "memory_save", "arguments": {
-                            "title": f"Scale bench save {k} {time.time_ns()}", "body": "A saved fact about the cache.", "kind": "fact"}}})  # fmt: skip
+                        answer = _rpc(proc, {"jsonrpc": "2.0", "id": 10 + k, "method": "tools/call",
+                                             "params": {"name": "memory_save", "arguments": {
+                            "title": f"Scale bench save {k} {time.time_ns()}", "body": "A saved fact about the cache.",
+                            "kind": "fact"}}})  # fmt: skip
                         saves.append(time.perf_counter() - t)
                         assert not answer["result"].get("isError"), answer
             proc.stdin.close()
@@ -500,16 +514,18 @@ def budgets(rows: list[dict], audit: dict | None) -> list[tuple[str, bool | None
             )
             return (
                 worst / r["git_add_commit_s"] <= limit,
-                f"{worst / r['git_add_commit_s']:.2f}x ({ms(worst)} vs {ms(r['git_add_commit_s'])}; worst of small and busy month{cpu})",
+                f"{worst / r['git_add_commit_s']:.2f}x ({ms(worst)} vs {ms(r['git_add_commit_s'])}; worst of small "
+                f"and busy month{cpu})",
             )
 
         return check
 
-    at(10_000, "add ≤ 2.5× git add && git commit at 10k", add_ratio(2.5))
-    at(100_000, "add ≤ 1.2× git add && git commit at 100k", add_ratio(1.2))
+    at(10_000, "add ≤ 2.5× git add && git commit at 10k", add_ratio(2.5))  # noqa: RUF001 - the multiplication sign is meant
+    at(100_000, "add ≤ 1.2× git add && git commit at 100k", add_ratio(1.2))  # noqa: RUF001 - the multiplication sign is meant
     if audit:
-        out.append((f"add with {audit['lines']:,} audit lines this month ≤ 1.2× an empty month", audit["met"],
-                    f"{audit['ratio']}x ({audit['add_busy_month_ms']} vs {audit['add_empty_month_ms']} ms)"))  # fmt: skip
+        out.append((f"add with {audit['lines']:,} audit lines this month ≤ 1.2× an empty month", audit["met"],  # noqa: RUF001 - the multiplication sign is meant
+                    f"{audit['ratio']}x ({audit['add_busy_month_ms']} vs "
+                    f"{audit['add_empty_month_ms']} ms)"))  # fmt: skip
     at(
         10_000,
         "first search after 10k notes arrive ≤ 1.5 s",
@@ -517,13 +533,13 @@ def budgets(rows: list[dict], audit: dict | None) -> list[tuple[str, bool | None
     )
     at(
         50_000,
-        "init --from ≤ 3× git clone at 50k",
+        "init --from ≤ 3× git clone at 50k",  # noqa: RUF001 - the multiplication sign is meant
         lambda r: (r["init_from_s"] <= 3 * r["git_clone_s"], f"{r['init_from_s'] / r['git_clone_s']:.1f}x"),
     )
     for r in rows:
         out.append(
             (
-                f"sync fast-forward of {ARRIVING} notes ≤ 10× git pull at {r['size']:,}",
+                f"sync fast-forward of {ARRIVING} notes ≤ 10× git pull at {r['size']:,}",  # noqa: RUF001 - the multiplication sign is meant
                 r["sync_ff_s"] <= 10 * r["git_pull_s"],
                 f"{r['sync_ff_s'] / r['git_pull_s']:.1f}x",
             )
@@ -555,7 +571,7 @@ def budgets(rows: list[dict], audit: dict | None) -> list[tuple[str, bool | None
     )
     at(
         10_000,
-        "search ≤ 1.0× git grep at 10k",
+        "search ≤ 1.0× git grep at 10k",  # noqa: RUF001 - the multiplication sign is meant
         lambda r: (
             r["search_s"] <= r["grep_s"],
             f"{r['search_s'] / r['grep_s']:.2f}x (cpu {r['search_cpu'] / r['grep_cpu']:.2f}x)",
@@ -566,10 +582,10 @@ def budgets(rows: list[dict], audit: dict | None) -> list[tuple[str, bool | None
 
 # (figure, its comparison or None, absolute bound or ratio bound, label): what the projection checks.
 PROJECTED = (
-    ("add_s", "git_add_commit_s", 1.2, "add / git add+commit (budget ≤ 1.2× at 100k)"),
-    ("init_from_s", "git_clone_s", 3.0, "init --from / git clone (≤ 3×)"),
-    ("sync_ff_s", "git_pull_s", 10.0, "sync ff / git pull (≤ 10×)"),
-    ("search_s", "grep_s", 1.0, "search / git grep (≤ 1.0×)"),
+    ("add_s", "git_add_commit_s", 1.2, "add / git add+commit (budget ≤ 1.2× at 100k)"),  # noqa: RUF001 - the multiplication sign is meant
+    ("init_from_s", "git_clone_s", 3.0, "init --from / git clone (≤ 3×)"),  # noqa: RUF001 - the multiplication sign is meant
+    ("sync_ff_s", "git_pull_s", 10.0, "sync ff / git pull (≤ 10×)"),  # noqa: RUF001 - the multiplication sign is meant
+    ("search_s", "grep_s", 1.0, "search / git grep (≤ 1.0×)"),  # noqa: RUF001 - the multiplication sign is meant
     ("doctor_rss", None, 100.0, "doctor RSS MiB (≤ 100)"),
     ("mcp_first_s", None, 0.3, "MCP first answer s (≤ 0.3)"),
     ("first_search_s", None, 1.5 * 50, "index build s (1.5 s per 10k: ≤ 75 s at 500k)"),
@@ -589,7 +605,8 @@ def projection(rows: list[dict]) -> None:
         return max(b[key], b[key] + slope * (n - b["size"]))
 
     log(
-        f"\n## Projection to {PROJECT_TO:,} notes (a line through {a['size']:,} and {b['size']:,}, never below the {b['size']:,} figure)"
+        f"\n## Projection to {PROJECT_TO:,} notes (a line through {a['size']:,} and {b['size']:,}, never below the "
+        f"{b['size']:,} figure)"
     )
     over, first = [], None
     for key, versus, bound, label in PROJECTED:
@@ -639,9 +656,11 @@ def main() -> None:
     )
     parser.add_argument("--json", type=Path, help="also write the figures here")
     parser.add_argument("--interleaved", type=int, default=7, metavar="ROUNDS",
-                        help="brief and search on every cached vault in turn, ROUNDS times (0: skip; needs two cached sizes)")  # fmt: skip
+                        help="brief and search on every cached vault in turn, ROUNDS times "
+                             "(0: skip; needs two cached sizes)")  # fmt: skip
     parser.add_argument("--rows", type=Path, action="append", default=[],
-                        help="a --json file of an earlier run: its sizes join the table, budgets and projection (marked)")  # fmt: skip
+                        help="a --json file of an earlier run: its sizes join the table, budgets and projection "
+                             "(marked)")  # fmt: skip
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",") if s]
     args.vault_dir.mkdir(parents=True, exist_ok=True)
@@ -653,7 +672,8 @@ def main() -> None:
     )
     dirty = len(status.stdout.splitlines())
     log(
-        f"# bench_scale: sizes {sizes}, repeat {args.repeat}/{args.heavy_repeat}; {os.cpu_count()} CPUs; load average {load()}"
+        f"# bench_scale: sizes {sizes}, repeat {args.repeat}/{args.heavy_repeat}; {os.cpu_count()} CPUs; load average "
+        f"{load()}"
     )
     log(f"# jacked_vault from {ROOT} at {head} ({dirty} changed files in jacked_vault/)")
     made: list[Path] = []
@@ -666,12 +686,15 @@ def main() -> None:
             from bench._audit_bench import audit_add_figures
 
             log(
-                f"\n=== add with {args.audit_lines:,} audit lines this month (1-note vaults) === (load average {load()})"
+                f"\n=== add with {args.audit_lines:,} audit lines this month (1-note vaults) === (load average "
+                f"{load()})"
             )
             audit_row = audit_add_figures(args.audit_lines, runs=args.repeat)
             log(
-                f"add: {audit_row['add_busy_month_ms']} ms, {audit_row['rss_busy_kib'] // 1024} MiB | empty month: {audit_row['add_empty_month_ms']} ms,"
-                f" {audit_row['rss_empty_kib'] // 1024} MiB ({audit_row['ratio']}x); largest audit file {audit_row['largest_audit_file_bytes']:,} B"
+                f"add: {audit_row['add_busy_month_ms']} ms, {audit_row['rss_busy_kib'] // 1024} MiB | empty month: "
+                f"{audit_row['add_empty_month_ms']} ms,"
+                f" {audit_row['rss_empty_kib'] // 1024} MiB ({audit_row['ratio']}x); largest audit file "
+                f"{audit_row['largest_audit_file_bytes']:,} B"
             )
         for n in sizes:
             cached = cached_vault(args.vault_dir, n, args.seed, made)
@@ -708,10 +731,11 @@ def main() -> None:
     if not rows:
         return
     log("\n## Table (medians of whole processes; comparison from the same run; * rows from an earlier run, --rows)")
-    cols = [("size", "notes"), ("add_s", "add"), ("git_add_commit_s", "git a+c"), ("mcp_save_s", "mcp save"), ("first_search_s", "1st search"),
-            ("git_grep_s", "git grep"), ("init_from_s", "init --from"), ("git_clone_s", "git clone"), ("sync_ff_s", "sync ff"),
-            ("git_pull_s", "git pull"), ("doctor_s", "doctor"), ("doctor_rss", "doctor MiB"), ("git_status_s", "git status"),
-            ("brief_s", "brief"), ("search_s", "search"), ("grep_s", "git grep"), ("mcp_first_s", "mcp 1st"), ("stdlib_first_s", "stdlib 1st")]  # fmt: skip
+    cols = [("size", "notes"), ("add_s", "add"), ("git_add_commit_s", "git a+c"), ("mcp_save_s", "mcp save"),
+            ("first_search_s", "1st search"), ("git_grep_s", "git grep"), ("init_from_s", "init --from"),
+            ("git_clone_s", "git clone"), ("sync_ff_s", "sync ff"), ("git_pull_s", "git pull"), ("doctor_s", "doctor"),
+            ("doctor_rss", "doctor MiB"), ("git_status_s", "git status"), ("brief_s", "brief"), ("search_s", "search"),
+            ("grep_s", "git grep"), ("mcp_first_s", "mcp 1st"), ("stdlib_first_s", "stdlib 1st")]  # fmt: skip
     log(" | ".join(label for _, label in cols))
     for r in rows:
         log(
@@ -721,8 +745,10 @@ def main() -> None:
             )
         )
     log("\n## CPU time of the same processes (user + sys, medians: what other load does not inflate)")
-    cpu_cols = [("add_cpu", "add"), ("git_add_commit_cpu", "git a+c"), ("first_search_cpu", "1st search"), ("search_cpu", "search"), ("grep_cpu", "git grep"), ("brief_cpu", "brief"),
-                ("doctor_cpu", "doctor"), ("init_from_cpu", "init --from"), ("git_clone_cpu", "git clone"), ("sync_ff_cpu", "sync ff"), ("mcp_cpu", "mcp server")]  # fmt: skip
+    cpu_cols = [("add_cpu", "add"), ("git_add_commit_cpu", "git a+c"), ("first_search_cpu", "1st search"),
+                ("search_cpu", "search"), ("grep_cpu", "git grep"), ("brief_cpu", "brief"), ("doctor_cpu", "doctor"),
+                ("init_from_cpu", "init --from"), ("git_clone_cpu", "git clone"), ("sync_ff_cpu", "sync ff"),
+                ("mcp_cpu", "mcp server")]  # fmt: skip
     log(" | ".join(["notes", *(label for _, label in cpu_cols)]))
     for r in rows:
         log(" | ".join([f"{r['size']:,}", *(ms(r.get(k, float("nan"))) for k, _ in cpu_cols)]))

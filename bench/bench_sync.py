@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._vaultgen import generate_vault, git_cli, note_text  # noqa: E402
+from bench._vaultgen import generate_vault, git_cli, note_text
 
 
 def add_notes(vault: Path, n: int, seed: int, harness: str) -> None:
@@ -108,7 +108,8 @@ def main() -> None:
         git_cli(d, "push", "-q", "origin", "main")
         plain = time.perf_counter() - started
         print(
-            f"the same with the git CLI (pull --no-rebase + push, no index.md, no checks): {plain:.2f} s; ratio {took / plain:.1f}x"
+            f"the same with the git CLI (pull --no-rebase + push, no index.md, no checks): {plain:.2f} s; ratio "
+            f"{took / plain:.1f}x"
         )
 
 

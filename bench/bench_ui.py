@@ -75,7 +75,7 @@ def prepare(vault: Path, n: int, work: Path, history: int) -> tuple[Path, dict]:
                 status="candidate",
                 origin="session-end" if i % 2 else "post-merge",
             ),
-        ).note.id  # fmt: skip
+        ).note.id
         for i in range(60)
     ]
     for i, note_id in enumerate(candidates[:60 - 40]):  # 20 decided; 40 stay in the queue
@@ -135,7 +135,8 @@ def bench_size(n: int, base: Path, repeat: int, cli_repeat: int, history: int) -
         ["git", "-C", str(vault), "rev-list", "--count", "HEAD"], capture_output=True, text=True
     ).stdout.strip()
     print(
-        f"\n{n} notes (+{history + 100} added one by one; {commits} commits): prepared in {time.perf_counter() - t:.0f} s; "
+        f"\n{n} notes (+{history + 100} added one by one; {commits} commits): prepared in "
+        f"{time.perf_counter() - t:.0f} s; "
         f"load {os.getloadavg()[0]:.2f}"
     )
     client = TestClient(create_app(UiConfig(vault=vault, cwd=repo, token="bench", port=8765)), base_url="http://127.0.0.1:8765",
@@ -176,7 +177,8 @@ def bench_size(n: int, base: Path, repeat: int, cli_repeat: int, history: int) -
     for path, cli, label in routes:
         server_ms(client, "GET", path)  # warm-up: templates compiled, indexes open
         samples = [server_ms(client, "GET", path) for _ in range(repeat)]
-        rows.append({"route": f"GET {path}", "server_ms": statistics.median(samples), "p90_ms": sorted(samples)[int(len(samples) * 0.9) - 1],
+        rows.append({"route": f"GET {path}", "server_ms": statistics.median(samples),
+                     "p90_ms": sorted(samples)[int(len(samples) * 0.9) - 1],
                      "cli": label or " ".join(cli), "cli_ms": cli_ms(cli, vault, repo, cli_repeat)})  # fmt: skip
     csrf = re.search(r'<meta name="csrf-token" content="([^"]+)"', client.get("/review").text)[1]
     posts = [
@@ -186,14 +188,16 @@ def bench_size(n: int, base: Path, repeat: int, cli_repeat: int, history: int) -
     cli_accept = [
         cli_ms(["accept", note_id], vault, repo, 1) for note_id in ids["candidates"][repeat : repeat + cli_repeat]
     ]
-    rows.append({"route": "POST /note/ID/accept", "server_ms": statistics.median(posts), "p90_ms": sorted(posts)[int(len(posts) * 0.9) - 1],
+    rows.append({"route": "POST /note/ID/accept", "server_ms": statistics.median(posts),
+                 "p90_ms": sorted(posts)[int(len(posts) * 0.9) - 1],
                  "cli": "accept ID", "cli_ms": statistics.median(cli_accept)})  # fmt: skip
     print(f"doctor, first run for the overview (background, cached per HEAD): {doctor_s * 1000:.0f} ms")
     print(f"{'route':<78} {'server ms':>9} {'p90':>7}  {'budget':<7} {'CLI process ms':>14}  CLI")
     for row in rows:
         verdict = "met" if row["server_ms"] <= BUDGET_MS else "MISSED"
         print(
-            f"{row['route']:<78} {row['server_ms']:>9.1f} {row['p90_ms']:>7.1f}  {verdict:<7} {row['cli_ms']:>14.0f}  jacked memory {row['cli']}"
+            f"{row['route']:<78} {row['server_ms']:>9.1f} {row['p90_ms']:>7.1f}  {verdict:<7} {row['cli_ms']:>14.0f}  "
+            f"jacked memory {row['cli']}"
         )
     return rows
 

@@ -88,11 +88,10 @@ def main() -> None:
     for protocol, about in er.PROTOCOLS.items():
         print(f"\nprotocol {protocol}: {about}")
         print(f"{'corpus':<16}{'ranker':<12}  {er.HEADER[:-18]}")
-        for name in names + [er.POOLED]:
+        for name in [*names, er.POOLED]:
             for variant, by in rows.items():
-                print(
-                    f"{name:<16}{variant:<12}{er.figures(er.pooled(by[protocol], names) if name == er.POOLED else by[protocol][name])}"
-                )
+                figures = er.pooled(by[protocol], names) if name == er.POOLED else by[protocol][name]
+                print(f"{name:<16}{variant:<12}{er.figures(figures)}")
         er.print_intervals(
             f"protocol {protocol}: path lead - as is, paired bootstrap 95% intervals",
             [("path lead - as is", rows["as is"][protocol], rows["path lead"][protocol])],

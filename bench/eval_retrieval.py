@@ -41,7 +41,7 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta, UTC
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -92,12 +92,13 @@ def build_vault(path: Path, corpora: list[Corpus]):
     init_vault(path / "vault")
     (path / "work").mkdir()
     ctx = Context.create(vault=str(path / "vault"), cwd=path / "work", harness="claude")
-    start = datetime.now(timezone.utc)
+    start = datetime.now(UTC)
 
     def add(corpus: Corpus, n: int, title: str, body: str, targets: list[str] | None = None) -> str:
         when = format_timestamp(start - timedelta(seconds=n + 1))  # notes.jsonl is newest first
         note = build_note(
-            title=title, body=body, kind="decision", scope="group", group=corpus.group, repos=[f"github.com/pallets/{corpus.group}"],
+            title=title, body=body, kind="decision", scope="group", group=corpus.group,
+            repos=[f"github.com/pallets/{corpus.group}"],
             source_harness="claude", origin="post-merge", target_harnesses=targets, now=when,
         )  # fmt: skip
         return create_note(ctx.vault, note).note.id
@@ -116,7 +117,8 @@ def build_vault(path: Path, corpora: list[Corpus]):
             other_harness = add(corpus, n, note["title"], note["body"], targets=["codex"])
             corpus.decoys |= {rejected, superseded, other_harness}
         print(
-            f"{corpus.name}: {len(corpus.notes)} notes + {len(corpus.decoys)} decoys added in {time.perf_counter() - t0:.1f} s",
+            f"{corpus.name}: {len(corpus.notes)} notes + {len(corpus.decoys)} decoys added in "
+            f"{time.perf_counter() - t0:.1f} s",
             flush=True,
         )
     return ctx
@@ -160,7 +162,8 @@ def run_cli(ctx, corpus: Corpus, protocol: str = "group") -> Run:
     run = Run()
     group = ["--group", corpus.group] if protocol == "group" else []
     for q in corpus.queries:
-        cmd = [sys.executable, "-m", "jacked_vault.cli.main", "memory", "search", "--vault", str(ctx.vault.root), *group,
+        cmd = [sys.executable, "-m", "jacked_vault.cli.main", "memory", "search", "--vault", str(ctx.vault.root),
+               *group,
                "--json", "--limit", str(K), "--target", "claude", "--", q["query"]]  # fmt: skip
         t0 = time.perf_counter()
         proc = subprocess.run(cmd, cwd=ctx.cwd, capture_output=True, text=True, check=True)
@@ -234,11 +237,14 @@ def relevant_ids(corpus: Corpus, query: dict) -> set[str]:
 
 
 def score(corpus: Corpus, ranked_lists: list[list[str]], decoys: set[str]) -> list[tuple]:
-    return [per_query(ranked, relevant_ids(corpus, q), decoys) for q, ranked in zip(corpus.queries, ranked_lists)]
+    return [
+        per_query(ranked, relevant_ids(corpus, q), decoys)
+        for q, ranked in zip(corpus.queries, ranked_lists, strict=True)
+    ]
 
 
 def figures(rows: list[tuple], ms: list[float] | None = None) -> str:
-    mrr, ndcg, r5, r10 = (statistics.fmean(col) for col in list(zip(*rows))[:4])
+    mrr, ndcg, r5, r10 = (statistics.fmean(col) for col in list(zip(*rows, strict=True))[:4])
     must_not = sum(row[4] for row in rows)
     timing = ""
     if ms:
@@ -276,7 +282,7 @@ def print_intervals(title: str, pairs: list[tuple[str, dict, dict]], names: list
     print(f"\n{title}")
     print(f"  {'comparison':<34}{'corpus':<16}{'MRR@10 diff [95% interval]':<30}nDCG@10 diff [95% interval]")
     for label, before, after in pairs:
-        for name in names + [POOLED]:
+        for name in [*names, POOLED]:
             b, a = (pooled(x, names) if name == POOLED else x[name] for x in (before, after))
             print(f"  {label:<34}{name:<16}{fmt_interval(b, a, 0):<30}{fmt_interval(b, a, 1)}")
 
@@ -334,7 +340,7 @@ def main() -> None:
     for protocol, about in PROTOCOLS.items():
         print(f"\nprotocol {protocol}: {about}")
         print(f"{'corpus':<16}{'system':<12}  {HEADER}")
-        for name in names + [POOLED]:
+        for name in [*names, POOLED]:
             for system in systems:
                 by = results[protocol][system]
                 rows, ms = (

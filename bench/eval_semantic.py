@@ -93,7 +93,7 @@ class MiniLM:
 
         folder = pj.bundled_model_path("sentence-transformers/all-MiniLM-L6-v2")
         with safe_open(str(folder / "model.safetensors"), framework="np") as f:
-            self.w = {k: f.get_tensor(k).astype(np.float32) for k in f.keys()}
+            self.w = {k: f.get_tensor(k).astype(np.float32) for k in f.keys()}  # noqa: SIM118 - a safetensors handle, not a dict
         self.tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
         self.tokenizer.enable_truncation(self.MAX_TOKENS)
         self.tokenizer.no_padding()
@@ -177,7 +177,10 @@ class Static64:
 
 class WordLlama:
     package = "wordllama"
-    about = "l2_supercat_256 token table shipped in the wheel, mean pooled (read directly: WordLlama.load() looks for its tokenizer where the wheel has none)"
+    about = (
+        "l2_supercat_256 token table shipped in the wheel, mean pooled "
+        "(read directly: WordLlama.load() looks for its tokenizer where the wheel has none)"
+    )
     needs = ("numpy", "tokenizers", "safetensors")
 
     def __init__(self) -> None:
@@ -413,7 +416,7 @@ def main() -> None:
         fused = {c.name: fused_rows(protocol, c, *best) for c in corpora}
         print(f"\nprotocol {protocol}: {about}")
         print(f"{'corpus':<16}{'ranker':<12}  {er.HEADER[:-18]}")
-        for name in names + [er.POOLED]:
+        for name in [*names, er.POOLED]:
             for label, by in (("lexical", reference[protocol]), ("fused", fused)):
                 print(f"{name:<16}{label:<12}{er.figures(er.pooled(by, names) if name == er.POOLED else by[name])}")
         er.print_intervals(
@@ -427,7 +430,8 @@ def main() -> None:
         must_not = sum(r[4] for r in er.pooled(fused, names))
         verdicts.append(lo > GAIN_BAR and must_not == 0)
         print(
-            f"  rule: pooled MRR@10 interval's lower end {lo:+.3f} {'>' if lo > GAIN_BAR else '<='} +{GAIN_BAR}, must-not {must_not}"
+            f"  rule: pooled MRR@10 interval's lower end {lo:+.3f} {'>' if lo > GAIN_BAR else '<='} +{GAIN_BAR}, "
+            f"must-not {must_not}"
         )
     print(f"\nverdict: {'ADOPT' if all(verdicts) else 'do not adopt'} ({args.model}, chosen on {TUNE[1]} alone)")
 
@@ -435,11 +439,14 @@ def main() -> None:
     t_fuse: list[float] = []
     for corpus in corpora:
         scope, vecs = scope_of("vault", corpus, best[1])
-        for q, hits in zip(corpus.queries, lists["vault"][corpus.name]):
+        for q, hits in zip(corpus.queries, lists["vault"][corpus.name], strict=True):
             t0 = time.perf_counter()
             fuse(hits, vecs @ model.query(q["query"]), scope, best[0], best[2])
             t_fuse.append((time.perf_counter() - t0) * 1000)
-    code = f"import sys, time; t0 = time.perf_counter(); sys.path.insert(0, {str(HERE)!r}); import eval_semantic as s; s.MODELS[{args.model!r}]().query('warm up'); print((time.perf_counter() - t0) * 1000)"
+    code = (
+        f"import sys, time; t0 = time.perf_counter(); sys.path.insert(0, {str(HERE)!r}); import eval_semantic as s; "
+        f"s.MODELS[{args.model!r}]().query('warm up'); print((time.perf_counter() - t0) * 1000)"
+    )
     cold = [
         float(
             subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()[-1]
@@ -447,7 +454,8 @@ def main() -> None:
         for _ in range(args.cold_loads)
     ]
     print(
-        f"\ncost (ms; this 2-core machine shared with other engineers' tests: wall times are noisy; OMP_NUM_THREADS={os.environ['OMP_NUM_THREADS']})"
+        "\ncost (ms; this 2-core machine shared with other engineers' tests: wall times are noisy; "
+        f"OMP_NUM_THREADS={os.environ['OMP_NUM_THREADS']})"
     )
     print(f"  model load in this process (first)                                {load_ms:9.1f}")
     print(ms_line("fresh process: import + load + one query embedding", cold))
@@ -460,7 +468,8 @@ def main() -> None:
     print(ms_line("lexical search in-process, limit 10 (both protocols)", lex_ms))
     per_note = statistics.fmean(note_ms[best[1]])
     print(
-        f"  index time for vectors at 10,000 notes, extrapolated from the mean note ({best[1]}): {per_note * 10:.0f} s (not measured at 10k)"
+        f"  index time for vectors at 10,000 notes, extrapolated from the mean note ({best[1]}): {per_note * 10:.0f} "
+        "s (not measured at 10k)"
     )
     print(f"  vectors: {model.dim} x float32 = {model.dim * 4} bytes a note")
     footprint(kind, args.wheels)
