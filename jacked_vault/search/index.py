@@ -252,7 +252,7 @@ class SearchIndex:
 
         with fsio.open_dir(self.store.root, (".jacked",), create=True):
             pass  # a symlinked .jacked is refused, never followed
-        for path in (self.path, *(f"{self.path}{s}" for s in ("-wal", "-shm"))):
+        for path in (str(self.path), *(f"{self.path}{s}" for s in ("-wal", "-shm"))):
             try:
                 mode = os.lstat(path).st_mode
             except FileNotFoundError:
@@ -755,6 +755,7 @@ class SearchIndex:
             ),
         )
         rowid = cur.lastrowid
+        assert rowid is not None, "an INSERT into a rowid table sets lastrowid"
         db.execute(
             "INSERT INTO docs_fts(rowid, title, tags, body) VALUES(?,?,?,?)",
             (rowid, entry.title, " ".join(entry.tags), entry.body),

@@ -15,7 +15,7 @@ most `AHEAD` batches ahead, so memory stays bounded.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Generator
 from typing import Any
 
 PARALLEL_MIN = 1000  # fewer notes: starting a worker costs more than it saves
@@ -87,7 +87,7 @@ def workers() -> int:
     return 1 if cores > 1 and "fork" in multiprocessing.get_all_start_methods() else 0
 
 
-def ahead(store, repo, files: list[tuple[str, Any]], verdicts) -> Iterator[tuple[str, Any]]:
+def ahead(store, repo, files: list[tuple[str, Any]], verdicts) -> Generator[tuple[str, Any], None, None]:
     """`files` ((path, tree entry), in the order the caller indexes them), each yielded once the
     worker's verdict on it is offered to `verdicts` (the index's `Verdicts`: taken when the gate
     there meets those bytes, withdrawn at the end for files the caller did not index);

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from jacked_vault.search.policy import Viewer, reader
 
@@ -75,9 +75,18 @@ class Filters:
 
     def viewer(self) -> Viewer:
         """Who reads: `target` a harness (`unknown`: only notes for all), None: every harness."""
-        clocks = {"scopes": self.scopes, "statuses": self.statuses, "as_of": self.as_of, "known_at": self.known_at,
-                  "any_time": self.any_time, "archived": self.include_archived}  # fmt: skip
-        return Viewer(**clocks) if self.target is None else reader(self.target, **clocks)
+        asked = Viewer(
+            scopes=self.scopes,
+            statuses=self.statuses,
+            as_of=self.as_of,
+            known_at=self.known_at,
+            any_time=self.any_time,
+            archived=self.include_archived,
+        )
+        if self.target is None:
+            return asked
+        who = reader(self.target)  # the harness it reads as, or only notes for all
+        return replace(asked, harness=who.harness, shared_only=who.shared_only)
 
     def where(self, index=None) -> tuple[str, list]:
         """The read policy plus the content filters, as SQL over `docs d` (`index`: the one asked)."""

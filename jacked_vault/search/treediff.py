@@ -26,13 +26,16 @@ def changed_entries(repo, old_tree, new_tree, prefix: str = "") -> Iterator[tupl
         if before is not None and after is not None and before.id == after.id and before.filemode == after.filemode:
             continue
         rel = f"{prefix}{name}"
-        before_tree = before is not None and before.filemode == TREE_MODE
-        after_tree = after is not None and after.filemode == TREE_MODE
-        if before_tree or after_tree:
+        before_tree = before if before is not None and before.filemode == TREE_MODE else None
+        after_tree = after if after is not None and after.filemode == TREE_MODE else None
+        if before_tree is not None or after_tree is not None:
             yield from changed_entries(
-                repo, repo[before.id] if before_tree else None, repo[after.id] if after_tree else None, f"{rel}/"
+                repo,
+                repo[before_tree.id] if before_tree is not None else None,
+                repo[after_tree.id] if after_tree is not None else None,
+                f"{rel}/",
             )
-        if before is not None and not before_tree and (after is None or after_tree):
+        if before is not None and before_tree is None and (after is None or after_tree is not None):
             yield rel, None
-        if after is not None and not after_tree:
+        if after is not None and after_tree is None:
             yield rel, after

@@ -66,13 +66,13 @@ def resolve(db: sqlite3.Connection, source: str, target: str) -> int | None:
         ]
         return _best(found, source)
     for by_title in (0, 1):
-        rows = db.execute(
+        named = db.execute(
             "SELECT d.rowid, d.path FROM note_names n JOIN docs d ON d.rowid = n.doc WHERE n.name=? AND n.by_title=? "
             "AND d.tier='note'",
             (target, by_title),
         ).fetchall()
-        if rows:
-            return _best(rows, source)
+        if named:
+            return _best(named, source)
     row = db.execute("SELECT rowid FROM docs WHERE id=? AND tier='note' ORDER BY path LIMIT 1", (target,)).fetchone()
     return row[0] if row else None
 

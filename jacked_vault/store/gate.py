@@ -113,8 +113,8 @@ def refuse(code: str, rel: str, problem: str, *, error: str = "VALIDATION", deta
     return VaultError(error, f"{rel}: {problem}", details={"gate": code, "path": rel, **(details or {})})
 
 
-def cap_for(kind: str) -> int:
-    """The largest file of this layout kind the vault accepts."""
+def cap_for(kind: str | None) -> int:
+    """The largest file of this layout kind the vault accepts (a derived file's for any other)."""
     from jacked_vault.document import MAX_FILE_BYTES
     from jacked_vault.document.hot import MAX_HOT_FILE_BYTES
 
@@ -125,7 +125,7 @@ def cap_for(kind: str) -> int:
         "episodic": MAX_EPISODIC_FILE,
         "audit": MAX_AUDIT_FILE,
         "tombstones": MAX_TOMBSTONE_FILE,
-    }.get(kind, MAX_DERIVED_FILE)
+    }.get(kind or "", MAX_DERIVED_FILE)
 
 
 # -- the secret scan of structured values -------------------------------------------------------

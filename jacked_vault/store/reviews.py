@@ -160,6 +160,8 @@ def signed_by_allowed(root: Path, repo, commit_id: str, signers: Path) -> bool:
     """True when git verifies the commit's ssh signature against the allowed-signers file."""
     import subprocess
 
+    from jacked_vault.store.git import child_env
+
     try:
         signature = repo[commit_id].gpg_signature[0]
     except (KeyError, ValueError, TypeError):
@@ -170,7 +172,7 @@ def signed_by_allowed(root: Path, repo, commit_id: str, signers: Path) -> bool:
         proc = subprocess.run(
             ["git", "-C", str(root), "-c", f"gpg.ssh.allowedSignersFile={signers}", "log", "-1", "--format=%G?",
              commit_id],
-            capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL, check=False,
+            capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL, check=False, env=child_env(),
         )  # fmt: skip
     except (OSError, subprocess.TimeoutExpired):
         return False
