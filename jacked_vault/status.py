@@ -56,7 +56,9 @@ class Status:
         if v["detached"]:
             lines.append("warning: the vault is on a detached HEAD; sync needs a branch (`git -C VAULT switch main`)")
         if v["remote"]:
-            lines.append(f"remote: {v['remote']} (branch {v['branch'] or '-'}; ahead {v['ahead']}, behind {v['behind']})")
+            lines.append(
+                f"remote: {v['remote']} (branch {v['branch'] or '-'}; ahead {v['ahead']}, behind {v['behind']})"
+            )
             if v["diverged"]:
                 lines.append("warning: the vault has diverged from its remote; run `jacked memory sync`")
         else:
@@ -69,14 +71,27 @@ class Status:
                 if last:
                     when = parse_timestamp(last["at"]).strftime("%Y-%m-%d %H:%M UTC")
                     retry = " (tried again at the next trigger)" if kind == "push" and last["result"] != "ok" else ""
-                    lines.append(f"last {kind} {last['result']} at {when}" + (f" ({last['message']})" if last["message"] else "") + retry)
+                    lines.append(
+                        f"last {kind} {last['result']} at {when}"
+                        + (f" ({last['message']})" if last["message"] else "")
+                        + retry
+                    )
         if v.get("quarantined"):
-            lines.append(f"quarantined: {v['quarantined']} file(s) set aside in .jacked/quarantine/ (never recalled; `jacked memory doctor` lists them)")
+            lines.append(
+                f"quarantined: {v['quarantined']} file(s) set aside in .jacked/quarantine/ (never recalled; `jacked memory doctor` lists them)"
+            )
         waiting = v["candidates"]
-        lines.append(f"review: {waiting} candidate{'s' if waiting != 1 else ''} waiting" + (" (`jacked memory review`)" if waiting else ""))
+        lines.append(
+            f"review: {waiting} candidate{'s' if waiting != 1 else ''} waiting"
+            + (" (`jacked memory review`)" if waiting else "")
+        )
         lines.append(f"agents write: {v['agents']}")
         repo = self.repo
-        lines.append(f"repo: {repo['identity']} (group {repo['group']}) at {repo['path']}" if repo else "repo: none (not inside a git repo)")
+        lines.append(
+            f"repo: {repo['identity']} (group {repo['group']}) at {repo['path']}"
+            if repo
+            else "repo: none (not inside a git repo)"
+        )
         from jacked_vault.health import summary
 
         lines.append(summary(self.hooks, self.captures))
@@ -102,7 +117,9 @@ def status(ctx: Context) -> Status:
         "head": git.fast_head(store.root),
         "notes": notes,
         **_remote_state(store),
-        "last_sync": states["pull"].to_json() if states["pull"] else None,  # the last pull (this key's name predates pushes)
+        "last_sync": states["pull"].to_json()
+        if states["pull"]
+        else None,  # the last pull (this key's name predates pushes)
         "last_pull": states["pull"].to_json() if states["pull"] else None,
         "last_push": states["push"].to_json() if states["push"] else None,
         "push_policy": ctx.settings.push,

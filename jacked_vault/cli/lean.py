@@ -57,7 +57,9 @@ def params(command: str) -> list[Param]:
     for p in list(inspect.signature(getattr(actions, command)).parameters.values())[1:]:  # [0] is outer_vault
         note = str(p.annotation)
         kind = "many" if note.startswith("list[") else "flag" if note == "bool" else "int" if note == "int" else "value"
-        flag = None if p.name == spec.argument else spec.renames.get(p.name, "--" + p.name.rstrip("_").replace("_", "-"))
+        flag = (
+            None if p.name == spec.argument else spec.renames.get(p.name, "--" + p.name.rstrip("_").replace("_", "-"))
+        )
         out.append(Param(p.name, flag, kind, p.default is inspect.Parameter.empty))
     return out
 

@@ -79,7 +79,11 @@ class SwitchReport:
             lines.append(f"{step.name:<10} {step.outcome:<9} {step.detail}")
             lines += [f"  {line}" for line in step.lines]
         if self.action == "disable":
-            kept = f"the vault at {self.vault} and its notes are untouched" if Path(self.vault, "vault.json").exists() else f"no vault at {self.vault}"
+            kept = (
+                f"the vault at {self.vault} and its notes are untouched"
+                if Path(self.vault, "vault.json").exists()
+                else f"no vault at {self.vault}"
+            )
             lines.append(kept)
         return "\n".join(lines)
 
@@ -108,9 +112,17 @@ def _files(harness: str) -> list[Path]:
     from jacked_vault.hooks import mcp as reg
 
     files = {
-        "claude": [claude.default_settings_path(), reg.default_config_path("claude", user=True), *commands.paths("claude")],
+        "claude": [
+            claude.default_settings_path(),
+            reg.default_config_path("claude", user=True),
+            *commands.paths("claude"),
+        ],
         "codex": [codex.default_config_path(), *commands.paths("codex")],
-        "opencode": [opencode.plugin_path(user=True), reg.default_config_path("opencode", user=True), *commands.paths("opencode")],
+        "opencode": [
+            opencode.plugin_path(user=True),
+            reg.default_config_path("opencode", user=True),
+            *commands.paths("opencode"),
+        ],
         "cursor": [cursor.default_path(user=True), reg.default_config_path("cursor", user=True)],
     }[harness]
     files += [skills.skill_path(harness)] if harness in skills.HARNESSES else []
@@ -278,7 +290,9 @@ def _vault_step(ctx, from_url: str | None, named: bool) -> Step:
         from jacked_vault.sync.clone import clone_vault
 
         cloned = clone_vault(from_url, ctx.vault_path, harness=ctx.harness, name_vault=named)
-        return Step("vault", "done", f"joined {cloned.url}: {cloned.store.root} ({cloned.notes} notes)", [cloned.to_json()])
+        return Step(
+            "vault", "done", f"joined {cloned.url}: {cloned.store.root} ({cloned.notes} notes)", [cloned.to_json()]
+        )
     result = init_vault(ctx.vault_path)
     detail = f"created {result.store.root}" if result.created else f"already a vault: {result.store.root}"
     if from_url is not None and not result.created:
@@ -293,7 +307,11 @@ def _groups_step(ctx, from_url: str | None, review: Callable[[Any], Any]) -> Ste
     accepted = suggested.accepted
     if accepted:
         return Step("groups", "done", f"accepted {', '.join(accepted)}", [suggested.to_json()])
-    detail = "no groups to suggest" if not suggested.suggestion.groups else "none accepted (map repos later with `jacked memory group map`)"
+    detail = (
+        "no groups to suggest"
+        if not suggested.suggestion.groups
+        else "none accepted (map repos later with `jacked memory group map`)"
+    )
     return Step("groups", "unchanged", detail, [suggested.to_json()])
 
 
@@ -302,7 +320,13 @@ def _harness_steps(vault: str | None, ledger: Ledger) -> list[Step]:
 
     found = harnesses_found()
     if not found:
-        return [Step("harnesses", "skipped", "no harness found (~/.claude, ~/.codex, ~/.config/opencode, ~/.cursor, or one on PATH)")]
+        return [
+            Step(
+                "harnesses",
+                "skipped",
+                "no harness found (~/.claude, ~/.codex, ~/.config/opencode, ~/.cursor, or one on PATH)",
+            )
+        ]
     steps = []
     for harness in found:
         before = ledger.snapshot(_files(harness))
@@ -317,7 +341,12 @@ def _harness_steps(vault: str | None, ledger: Ledger) -> list[Step]:
         changed = any(item.get("action") in ("installed", "created", "updated") for item in items)
         outcome = "error" if not result.ok else "done" if changed else "unchanged"
         selection = _selection(harness)
-        parts = ["session hooks", "MCP server", *(["/remember and /learn"] if selection.commands else []), *(["the librarian skill"] if selection.skills else [])]
+        parts = [
+            "session hooks",
+            "MCP server",
+            *(["/remember and /learn"] if selection.commands else []),
+            *(["the librarian skill"] if selection.skills else []),
+        ]
         steps.append(Step(harness, outcome, ", ".join(parts), items, result.to_text().splitlines()))
     return steps
 
@@ -329,7 +358,9 @@ def _mapped_repos(ctx) -> list[Path]:
     from jacked_vault.store.config import load_config
 
     config = load_config(ctx.vault)
-    mapped = {r for group in (config.get("groups") or {}).values() if isinstance(group, dict) for r in group.get("repos", ())}
+    mapped = {
+        r for group in (config.get("groups") or {}).values() if isinstance(group, dict) for r in group.get("repos", ())
+    }
     if not mapped:
         return []
     return sorted(r.root for r in scan_roots(config.get("roots") or ["~/Github"]).repos if r.identity in mapped)
@@ -375,18 +406,28 @@ def _migrate_step(vault: str | None, repos: list[Path], yes: bool, ask: Ask | No
     items, lines, done = [], [], 0
     for ctx in found:
         where = ctx.repo.root
-        if yes or (ask is not None and ask(f"import the remember plugin's .remember/ of {where} (read only, counts checked)?")):
+        if yes or (
+            ask is not None and ask(f"import the remember plugin's .remember/ of {where} (read only, counts checked)?")
+        ):
             result = migrate(ctx, None)
-            before = ledger.snapshot(_files("claude")[:1])  # turning the plugin off edits Claude's settings: disable puts them back
+            before = ledger.snapshot(
+                _files("claude")[:1]
+            )  # turning the plugin off edits Claude's settings: disable puts them back
             result = retire_plugin(result, lambda question: yes or (ask is not None and ask(question)))
             ledger.record(before)
             items.append(result.to_json())
             text = result.to_text().splitlines()
-            lines += [f"{where}: {line}" for line in text if line.startswith(("Imported", "Nothing new", "Turned off", "The remember plugin"))]
+            lines += [
+                f"{where}: {line}"
+                for line in text
+                if line.startswith(("Imported", "Nothing new", "Turned off", "The remember plugin"))
+            ]
             done += 1
         else:
             lines.append(f"{where}: `cd {where} && jacked memory migrate`")
-    return Step("migrate", "done" if done else "offered", f"{done} of {len(found)} .remember/ source(s) imported", items, lines)
+    return Step(
+        "migrate", "done" if done else "offered", f"{done} of {len(found)} .remember/ source(s) imported", items, lines
+    )
 
 
 def _remote_step(ctx, ask_url: Callable[[], str | None] | None) -> Step:
@@ -397,7 +438,9 @@ def _remote_step(ctx, ask_url: Callable[[], str | None] | None) -> Step:
         return Step("remote", "unchanged", f"origin {remote.display_url(origin)}")
     url = ask_url() if ask_url is not None else None
     if not url:
-        return Step("remote", "offered", "no remote: `jacked memory remote set URL` shares the vault with your other machines")
+        return Step(
+            "remote", "offered", "no remote: `jacked memory remote set URL` shares the vault with your other machines"
+        )
     from jacked_vault.sync import set_remote
 
     result = set_remote(ctx, url)
@@ -416,7 +459,14 @@ def disable(vault: str | None) -> SwitchReport:
     report = SwitchReport("disable", str(ctx.vault_path))
     ledger = _ledger(ctx.vault_path)
     restored = ledger.restore()
-    report.steps.append(Step("restore", "restored" if restored else "unchanged", f"{len(restored)} file(s) put back as they were before enable", lines=restored))
+    report.steps.append(
+        Step(
+            "restore",
+            "restored" if restored else "unchanged",
+            f"{len(restored)} file(s) put back as they were before enable",
+            lines=restored,
+        )
+    )
     for harness in HARNESSES:
         report.steps.append(_guard(harness, partial(_uninstall_harness, harness, vault)))
     report.steps.append(_guard("projects", lambda: _uninstall_projects(ctx)))
@@ -438,7 +488,13 @@ def _uninstall_harness(harness: str, vault: str | None) -> Step:
     items = [item for results in result.families.values() for item in results]
     outcome = _outcome(items)
     lines = [line for line in result.to_text().splitlines() if " unchanged" not in line and " absent" not in line]
-    return Step(harness, outcome, "nothing of jacked's left" if outcome == "unchanged" else "jacked's entries removed, the rest kept", items, lines)
+    return Step(
+        harness,
+        outcome,
+        "nothing of jacked's left" if outcome == "unchanged" else "jacked's entries removed, the rest kept",
+        items,
+        lines,
+    )
 
 
 def _repos_here(ctx) -> set[Path]:
@@ -464,7 +520,11 @@ def _uninstall_projects(ctx) -> Step:
         items += [c.to_json() for c in changes if c.action == "removed"]
         plugin = opencode.uninstall(opencode.plugin_path(user=False, cwd=root))
         hooks = cursor.uninstall(cursor.default_path(user=False, cwd=root))
-        items += [{"path": c.path, "action": "removed"} for c, gone in ((plugin, plugin.action == "removed"), (hooks, hooks.changed)) if gone]
+        items += [
+            {"path": c.path, "action": "removed"}
+            for c, gone in ((plugin, plugin.action == "removed"), (hooks, hooks.changed))
+            if gone
+        ]
     lines = [f"removed jacked's entry from {i['path']}" for i in items]
     return Step("projects", "removed" if items else "unchanged", f"{len(roots)} repo(s) checked", items, lines)
 

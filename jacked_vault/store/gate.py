@@ -134,7 +134,9 @@ def cap_for(kind: str | None) -> int:
 # Fields whose value is one of a closed set or a timestamp: validation refuses anything else,
 # so a secret there is refused either way; scanning them would only cost time (a reindex
 # scans every note).
-CLOSED_FIELDS = frozenset({"schema", "kind", "scope", "status", "trust", "origin", "valid_from", "valid_until", "created_at", "updated_at"})
+CLOSED_FIELDS = frozenset(
+    {"schema", "kind", "scope", "status", "trust", "origin", "valid_from", "valid_until", "created_at", "updated_at"}
+)
 
 
 def note_fields(note) -> dict[str, object]:
@@ -151,7 +153,9 @@ def scan(fields: dict[str, object], rel: str | None = None) -> None:
     except VaultError as exc:
         if rel is None:
             raise
-        raise VaultError("SECRET", f"{rel}: {exc.message}", details={**exc.details, "gate": "SECRET", "path": rel}) from None
+        raise VaultError(
+            "SECRET", f"{rel}: {exc.message}", details={**exc.details, "gate": "SECRET", "path": rel}
+        ) from None
 
 
 # -- notes ---------------------------------------------------------------------------------------
@@ -177,10 +181,20 @@ def check_tombstone(note, tombstoned: Tombstoned | None, *, person_override: boo
         return
     if tombstoned(tombstone_hash(note.title, note.body)):
         hint = " (add --allow-rejected to save it anyway)" if note.origin == "cli" else ""
-        raise VaultError("TOMBSTONED", f"this note was rejected before; not re-created{hint}", details={"gate": "TOMBSTONED"})
+        raise VaultError(
+            "TOMBSTONED", f"this note was rejected before; not re-created{hint}", details={"gate": "TOMBSTONED"}
+        )
 
 
-def _note(store: Store, rel: str, data: bytes, tombstoned: Tombstoned | None, new: bool, allow_rejected: bool, verdicts: Verdicts | None) -> Checked:
+def _note(
+    store: Store,
+    rel: str,
+    data: bytes,
+    tombstoned: Tombstoned | None,
+    new: bool,
+    allow_rejected: bool,
+    verdicts: Verdicts | None,
+) -> Checked:
     from jacked_vault.document import Note, parse_note
 
     key, known, kept = None, False, None
@@ -228,7 +242,11 @@ def _audit(rel: str, data: bytes) -> None:
             entry = json.loads(line)
         except ValueError:
             raise refuse("INVALID", rel, f"line {number} is not JSON") from None
-        if not isinstance(entry, dict) or not set(AUDIT_KEYS) <= set(entry) or not set(entry) <= {*AUDIT_KEYS, "remote"}:
+        if (
+            not isinstance(entry, dict)
+            or not set(AUDIT_KEYS) <= set(entry)
+            or not set(entry) <= {*AUDIT_KEYS, "remote"}
+        ):
             raise refuse("INVALID", rel, f"line {number} is not an audit record")
         if not all(v is None or isinstance(v, str) for v in entry.values()):
             raise refuse("INVALID", rel, f"line {number} holds a non-string value")
@@ -257,7 +275,9 @@ def _gitignore(rel: str, data: bytes) -> None:
     from jacked_vault.store.layout import gitignore_template
 
     if data.decode("utf-8", "replace") != gitignore_template():
-        raise refuse("INVALID", rel, "differs from the template (the vault's .gitignore is fail-closed)", error="GITIGNORE")
+        raise refuse(
+            "INVALID", rel, "differs from the template (the vault's .gitignore is fail-closed)", error="GITIGNORE"
+        )
 
 
 def _appended(kind: str, rel: str, data: bytes, base: bytes | None) -> bytes:

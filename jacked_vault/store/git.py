@@ -240,8 +240,25 @@ def _signed_commit(repo: pygit2.Repository, tree_id, parents: list, message: str
     import subprocess
 
     root = repo.workdir.rstrip("/")
-    env = child_env({"GIT_AUTHOR_NAME": sig.name, "GIT_AUTHOR_EMAIL": sig.email, "GIT_COMMITTER_NAME": sig.name, "GIT_COMMITTER_EMAIL": sig.email})
-    args = ["git", "-C", root, "commit-tree", "-S", str(tree_id), *[a for p in parents for a in ("-p", str(p))], "-F", "-"]
+    env = child_env(
+        {
+            "GIT_AUTHOR_NAME": sig.name,
+            "GIT_AUTHOR_EMAIL": sig.email,
+            "GIT_COMMITTER_NAME": sig.name,
+            "GIT_COMMITTER_EMAIL": sig.email,
+        }
+    )
+    args = [
+        "git",
+        "-C",
+        root,
+        "commit-tree",
+        "-S",
+        str(tree_id),
+        *[a for p in parents for a in ("-p", str(p))],
+        "-F",
+        "-",
+    ]
     made = subprocess.run(args, input=message, capture_output=True, text=True, env=env, timeout=120)
     if made.returncode != 0:
         why = " ".join(made.stderr.split())[:300] or f"exit {made.returncode}"
@@ -295,8 +312,13 @@ def _advance_sparse(root: Path, commit_id: str, expected_head: str) -> None:
     import subprocess
 
     with _commit_marker(root):
-        for args in (["read-tree", "-m", "-u", expected_head, commit_id], ["update-ref", "HEAD", commit_id, expected_head]):
-            done = subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, check=False, env=child_env())
+        for args in (
+            ["read-tree", "-m", "-u", expected_head, commit_id],
+            ["update-ref", "HEAD", commit_id, expected_head],
+        ):
+            done = subprocess.run(
+                ["git", "-C", str(root), *args], capture_output=True, text=True, check=False, env=child_env()
+            )
             if done.returncode != 0:
                 raise VaultError(
                     "SYNC",
@@ -427,7 +449,12 @@ def skip_worktree(root: Path):
         return found
     if len(header) < 8 or header[:4] != b"DIRC" or int.from_bytes(header[4:8], "big") < 3:
         return found
-    with subprocess.Popen(["git", "-C", str(root), "ls-files", "-t", "-z"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=child_env()) as listing:
+    with subprocess.Popen(
+        ["git", "-C", str(root), "ls-files", "-t", "-z"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=child_env(),
+    ) as listing:
         assert listing.stdout is not None, "stdout is a pipe (subprocess.PIPE)"
         rest = b""
         while chunk := listing.stdout.read(1 << 16):
@@ -436,7 +463,9 @@ def skip_worktree(root: Path):
                 if entry.startswith(b"S "):
                     found.add(entry[2:].decode("utf-8", "surrogateescape"))
     if listing.returncode != 0:
-        raise VaultError("GIT", f"`git ls-files` failed in {root} (exit {listing.returncode}); run `git -C {root} status` to see why")
+        raise VaultError(
+            "GIT", f"`git ls-files` failed in {root} (exit {listing.returncode}); run `git -C {root} status` to see why"
+        )
     return found
 
 

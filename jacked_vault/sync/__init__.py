@@ -48,7 +48,9 @@ class SyncResult:
     accepted_deletions: list[str] = field(default_factory=list)
     quarantined: list[dict] = field(default_factory=list)  # {"path", "code"}
     hot: list[dict] = field(default_factory=list)  # {"path", "kept": here|remote}: hot.md set on both machines
-    transitions: list[dict] = field(default_factory=list)  # {"id", "path", "kept", "lost", "kept_from"}: one note, two transitions
+    transitions: list[dict] = field(
+        default_factory=list
+    )  # {"id", "path", "kept", "lost", "kept_from"}: one note, two transitions
     rejected: list[str] = field(default_factory=list)  # live notes holding a value a rejection covers, rejected here
     forgotten: list[str] = field(default_factory=list)  # notes a person forgot on another machine, gone here too
 
@@ -72,7 +74,10 @@ class SyncResult:
     def to_text(self) -> str:
         lines = [f"sync: {self.action} (was {self.ahead} ahead, {self.behind} behind); head {self.head[:10]}"]
         lines += [f"renamed {r} (two machines picked the same file name)" for r in self.renamed]
-        lines += [f"{h['path']}: set on both machines; kept the newer one ({'this machine' if h['kept'] == 'here' else 'the remote'}'s)" for h in self.hot]
+        lines += [
+            f"{h['path']}: set on both machines; kept the newer one ({'this machine' if h['kept'] == 'here' else 'the remote'}'s)"
+            for h in self.hot
+        ]
         lines += [
             f"{t['id']} was changed on both machines: kept {t['kept']} ({'this machine' if t['kept_from'] == 'here' else 'the remote'}), "
             f"not {t['lost']} (a reject wins, else the later change; both stay in the audit log)"
@@ -81,12 +86,16 @@ class SyncResult:
         lines += [f"rejected {note_id}: it holds a value rejected on another machine" for note_id in self.rejected]
         lines += [f"forgot {rel}: a person forgot it on another machine" for rel in self.forgotten]
         if self.kept_deletions:
-            lines.append(f"kept {len(self.kept_deletions)} file(s) the remote deleted (`jacked memory sync --accept-deletions` applies them):")
+            lines.append(
+                f"kept {len(self.kept_deletions)} file(s) the remote deleted (`jacked memory sync --accept-deletions` applies them):"
+            )
             lines += [f"  {p}" for p in self.kept_deletions[:20]]
         if self.accepted_deletions:
             lines.append(f"applied {len(self.accepted_deletions)} deletion(s) from the remote")
         if self.quarantined:
-            lines.append(f"quarantined {len(self.quarantined)} arrival(s) that failed the gate (never recalled; see `jacked memory doctor`):")
+            lines.append(
+                f"quarantined {len(self.quarantined)} arrival(s) that failed the gate (never recalled; see `jacked memory doctor`):"
+            )
             lines += [f"  {q['path']} ({q['code']})" for q in self.quarantined[:20]]
         return "\n".join(lines)
 
@@ -101,8 +110,16 @@ class RemoteSet:
         return {"remote": self.url, "adopted": self.adopted, "joined": self.joined}
 
     def to_text(self) -> str:
-        done = "; adopted the remote's history" if self.adopted else "; joined the remote's vault and this one" if self.joined else ""
-        return f"remote origin is {self.url}{done}" + ("\n`jacked memory sync` shares the joined vault" if self.joined else "")
+        done = (
+            "; adopted the remote's history"
+            if self.adopted
+            else "; joined the remote's vault and this one"
+            if self.joined
+            else ""
+        )
+        return f"remote origin is {self.url}{done}" + (
+            "\n`jacked memory sync` shares the joined vault" if self.joined else ""
+        )
 
 
 @dataclass(frozen=True)
@@ -221,7 +238,10 @@ def _head_id(repo: pygit2.Repository) -> pygit2.Oid:
     head = git.head_commit(repo)
     if head is None:
         root = repo.workdir.rstrip("/") if repo.workdir else repo.path
-        raise VaultError("GIT", f"{root}: the vault's branch has no commit (a vault starts with its init commit), so sync has nothing to join; nothing was changed. `git -C {root} status` shows the branch")
+        raise VaultError(
+            "GIT",
+            f"{root}: the vault's branch has no commit (a vault starts with its init commit), so sync has nothing to join; nothing was changed. `git -C {root} status` shows the branch",
+        )
     return head.id
 
 
@@ -265,7 +285,9 @@ def _judge(ctx: Context, repo, base_tree, theirs_tree):
             docs = index.lookup(note_id)
             return docs[0].path if docs else None
 
-        arrivals = inspect_arrivals(ctx.vault, repo, base_tree, theirs_tree, known.__contains__, local_path, index.verdicts)
+        arrivals = inspect_arrivals(
+            ctx.vault, repo, base_tree, theirs_tree, known.__contains__, local_path, index.verdicts
+        )
         index.verdicts.save()
         arrivals.new_stones = extra - set(index.tombstone_set())
         return arrivals
@@ -300,7 +322,9 @@ class _Plan:
     result: SyncResult = field(default_factory=lambda: SyncResult("fast-forward", 0, 0, ""))
 
 
-def _plan(ctx: Context, repo, ours, theirs, base, arrivals, *, accept_deletions: bool, adopt: bool = False, join: bool = False) -> _Plan:
+def _plan(
+    ctx: Context, repo, ours, theirs, base, arrivals, *, accept_deletions: bool, adopt: bool = False, join: bool = False
+) -> _Plan:
     """Everything the integration commit holds, relative to the remote's tree (behind only, or
     adopting) or to the merge of both; no edits means a plain fast-forward will do."""
     from jacked_vault.document import utc_now
@@ -309,7 +333,9 @@ def _plan(ctx: Context, repo, ours, theirs, base, arrivals, *, accept_deletions:
 
     now = utc_now()
     def event(op: str, note_id: str, rel: str, data: bytes | None) -> audit.AuditEvent:
-        return audit.AuditEvent(now, op, note_id, rel, audit.content_hash(data) if data is not None else "", ctx.harness, "sync")
+        return audit.AuditEvent(
+            now, op, note_id, rel, audit.content_hash(data) if data is not None else "", ctx.harness, "sync"
+        )
 
     ours_tree = repo[ours].tree if ours is not None else None
     moved: list[tuple[str, str, bytes]] = []
@@ -321,11 +347,15 @@ def _plan(ctx: Context, repo, ours, theirs, base, arrivals, *, accept_deletions:
         from jacked_vault.sync.arrivals import forgotten_between
 
         base_tree = repo[base].tree if base is not None else None
-        forgotten = forgotten_between(repo, base_tree, repo[ours].tree) | forgotten_between(repo, base_tree, repo[theirs].tree)
+        forgotten = forgotten_between(repo, base_tree, repo[ours].tree) | forgotten_between(
+            repo, base_tree, repo[theirs].tree
+        )
         index = repo.merge_commits(ours, theirs)
         settled = resolve(ctx.vault, repo, index, unrelated=base is None, join=join, forgotten=forgotten)
         moved = settled.moved
-        result = SyncResult("merged", 0, 0, "", renamed=settled.renamed, hot=settled.hot, transitions=settled.transitions)
+        result = SyncResult(
+            "merged", 0, 0, "", renamed=settled.renamed, hot=settled.hot, transitions=settled.transitions
+        )
         plan = _Plan(repo[index.write_tree(repo)], [ours, theirs], result=result)
         plan.events += [event(op, note_id, rel, data) for op, note_id, rel, data in settled.events]
 
@@ -360,14 +390,18 @@ def _plan(ctx: Context, repo, ours, theirs, base, arrivals, *, accept_deletions:
             plan.events.append(event("quarantine", rel, rel, merged))
     rejected = _reject_rejected_values(ctx, repo, plan, arrivals, now)
     plan.events += [event("reject", note.id, rel, plan.edits[rel]) for rel, note in rejected.items()]
-    for rel, data in _expected_indexes(ctx, repo, plan, {**arrivals.notes, **rejected}, arrivals, moved, ours_bytes).items():
+    for rel, data in _expected_indexes(
+        ctx, repo, plan, {**arrivals.notes, **rejected}, arrivals, moved, ours_bytes
+    ).items():
         if git.blob_at(repo, plan.tree, rel) != data:
             plan.edits[rel] = data
             plan.events.append(event("regenerate", rel, rel, data))
     return plan
 
 
-def _reject_rejected_values(ctx: Context, repo: pygit2.Repository, plan: _Plan, arrivals: Arrivals, now: str) -> dict[str, Note]:
+def _reject_rejected_values(
+    ctx: Context, repo: pygit2.Repository, plan: _Plan, arrivals: Arrivals, now: str
+) -> dict[str, Note]:
     """SPEC 5.3 across machines: every live note the joined vault would hold with a value a
     rejection covers (one of this machine's, a rejection arriving; or an arriving one made before
     its machine knew of a rejection) is rejected in the integration commit, from the bytes it
@@ -392,7 +426,9 @@ def _reject_rejected_values(ctx: Context, repo: pygit2.Repository, plan: _Plan, 
         note = parse_note(data, source=rel)
         if note.status not in ("candidate", "active"):
             continue
-        rejected = dataclasses.replace(note, status="rejected", status_reason="the same value was rejected on another machine", updated_at=now)
+        rejected = dataclasses.replace(
+            note, status="rejected", status_reason="the same value was rejected on another machine", updated_at=now
+        )
         plan.edits[rel] = render_note(rejected)
         plan.result.rejected.append(note.id)
         out[rel] = rejected
@@ -415,7 +451,9 @@ def _union(ours: bytes | None, theirs: bytes) -> bytes:
 MAX_PREVIEW_NOTES = 5000  # beyond it, index.md is kept as it was and regenerated after the move
 
 
-def _expected_indexes(ctx: Context, repo, plan: _Plan, notes: dict, arrivals, moved, ours_bytes) -> dict[str, bytes | None]:
+def _expected_indexes(
+    ctx: Context, repo, plan: _Plan, notes: dict, arrivals, moved, ours_bytes
+) -> dict[str, bytes | None]:
     """index.md as this machine derives it once the arrivals are in (never the remote's bytes):
     rendered from the search index with the arriving notes and tombstones previewed."""
     from jacked_vault.recall.index_md import index_path, render_index
@@ -431,7 +469,11 @@ def _expected_indexes(ctx: Context, repo, plan: _Plan, notes: dict, arrivals, mo
     for note_id, rel, _ in moved:
         for old in [r for r, e in changes.items() if e is not None and e.id == note_id and r != rel]:
             changes[rel] = changes.pop(old)
-    stones = set().union(*(parse_tombstones(data) for data in arrivals.tombstones.values())) if arrivals.tombstones else set()
+    stones = (
+        set().union(*(parse_tombstones(data) for data in arrivals.tombstones.values()))
+        if arrivals.tombstones
+        else set()
+    )
     groups = {found[1] for found in (classify_note(ctx.vault, rel) for rel in changes) if found}
     groups |= {rel.split("/")[1] for rel in arrivals.derived if "/" in rel}
     index = open_fresh(ctx.vault)
@@ -445,7 +487,9 @@ def _expected_indexes(ctx: Context, repo, plan: _Plan, notes: dict, arrivals, mo
             out = {}
             for group in sorted(g for g in groups if g):
                 rel = index_path(ctx.vault, group)
-                held = group in with_notes or ours_bytes(rel) is not None or git.blob_at(repo, plan.tree, rel) is not None
+                held = (
+                    group in with_notes or ours_bytes(rel) is not None or git.blob_at(repo, plan.tree, rel) is not None
+                )
                 out[rel] = render_index(future, ctx.vault, group) if held else None
             return out
     finally:
@@ -453,7 +497,16 @@ def _expected_indexes(ctx: Context, repo, plan: _Plan, notes: dict, arrivals, mo
 
 
 def _integrate(
-    ctx: Context, repo, ours, theirs, base, *, accept_deletions: bool, adopt: bool = False, join: bool = False, hold_deletions: bool = False
+    ctx: Context,
+    repo,
+    ours,
+    theirs,
+    base,
+    *,
+    accept_deletions: bool,
+    adopt: bool = False,
+    join: bool = False,
+    hold_deletions: bool = False,
 ) -> SyncResult | None:
     """Judge the arrivals, then fast-forward, or commit what this machine keeps and regenerates on
     top of (or merged with) the remote's history, and move HEAD (lock held). With
@@ -468,17 +521,25 @@ def _integrate(
         write_state(root, "refused", error.message)
         raise error
     if hold_deletions and arrivals.deleted:
-        write_state(root, "deletions", f"the remote deletes {len(arrivals.deleted)} file(s); run `jacked memory sync` to review")
+        write_state(
+            root, "deletions", f"the remote deletes {len(arrivals.deleted)} file(s); run `jacked memory sync` to review"
+        )
         return None
     plan = _plan(ctx, repo, ours, theirs, base, arrivals, accept_deletions=accept_deletions, adopt=adopt, join=join)
     result = plan.result
     if len(plan.parents) == 1 and not plan.edits:
         git.advance_to(repo, theirs, ours)
     else:
-        plan.events.append(audit.AuditEvent(_now(), "sync", f"origin:{str(theirs)[:12]}", "", "", ctx.harness, "sync", remote=str(theirs)))
+        plan.events.append(
+            audit.AuditEvent(
+                _now(), "sync", f"origin:{str(theirs)[:12]}", "", "", ctx.harness, "sync", remote=str(theirs)
+            )
+        )
         tree = git.tree_with_files(repo, plan.tree, plan.edits)
         subject = (
-            f"memory: sync merge of origin ({str(theirs)[:10]})" if len(plan.parents) == 2 else f"memory: sync of origin ({str(theirs)[:10]}): what this machine keeps"
+            f"memory: sync merge of origin ({str(theirs)[:10]})"
+            if len(plan.parents) == 2
+            else f"memory: sync of origin ({str(theirs)[:10]}): what this machine keeps"
         )
         commit = commit_tree(
             ctx.vault, repo, tree, plan.parents, plan.events, subject,
@@ -531,7 +592,11 @@ def _sync(ctx: Context, accept_deletions: bool) -> SyncResult:
             elif base is None and _only_init(repo):
                 result = SyncResult("adopted", ahead, behind, "")
             elif base is None:
-                write_state(root, "refused", "the remote holds an unrelated vault; `jacked memory remote set URL --join` joins them")
+                write_state(
+                    root,
+                    "refused",
+                    "the remote holds an unrelated vault; `jacked memory remote set URL --join` joins them",
+                )
                 raise _join_needed(ctx)
             else:
                 integrated = _integrate(ctx, repo, ours, theirs, base, accept_deletions=accept_deletions)
@@ -607,7 +672,11 @@ def pull_at_session_start(ctx: Context, timeout_s: float = SESSION_START_TIMEOUT
             if result is None:
                 return read_state(root)
             if result.quarantined:
-                return write_state(root, "quarantined", f"took the remote's notes; quarantined {len(result.quarantined)} arrival(s) (see `jacked memory doctor`)")
+                return write_state(
+                    root,
+                    "quarantined",
+                    f"took the remote's notes; quarantined {len(result.quarantined)} arrival(s) (see `jacked memory doctor`)",
+                )
         return write_state(root, "ok", "fast-forwarded")
     except VaultError as exc:
         return write_state(root, "failed", exc.message)

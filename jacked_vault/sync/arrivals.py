@@ -59,11 +59,17 @@ class Arrivals:
     notes: dict[str, Note] = field(default_factory=dict)  # rel -> Note taken from the remote (new or transitioned)
     derived: list[str] = field(default_factory=list)  # index.md paths the remote changed: regenerated, never taken
     tombstones: dict[str, bytes] = field(default_factory=dict)  # rel -> the arriving tombstone file (merged as a union)
-    rejected_here: dict[str, Note] = field(default_factory=dict)  # rel -> an arriving note holding a rejected value: taken, rejected here
-    forgotten: list[str] = field(default_factory=list)  # notes a person forgot on another machine: deleted here as the transition it is
+    rejected_here: dict[str, Note] = field(
+        default_factory=dict
+    )  # rel -> an arriving note holding a rejected value: taken, rejected here
+    forgotten: list[str] = field(
+        default_factory=list
+    )  # notes a person forgot on another machine: deleted here as the transition it is
     new_stones: set[str] = field(default_factory=set)  # the rejections the remote adds (hashes)
 
-    def refusal(self, commit: str, *, stopped: str = "sync stopped before changing anything", then: str = "sync again") -> VaultError:
+    def refusal(
+        self, commit: str, *, stopped: str = "sync stopped before changing anything", then: str = "sync again"
+    ) -> VaultError:
         shown = "; ".join(f"{r['path']} ({r['why']})" for r in self.refused[:10])
         more = f" and {len(self.refused) - 10} more" if len(self.refused) > 10 else ""
         return VaultError(
@@ -73,8 +79,12 @@ class Arrivals:
             details={"refused": [{"path": r["path"], "why": r["why"]} for r in self.refused]},
         )
 
-    def quarantine(self, rel: str, code: str, why: str, data: bytes, *, note_id: str | None = None, moved_from: str | None = None) -> None:
-        self.quarantined.append({"path": rel, "code": code, "why": why, "data": data, "id": note_id or rel, "moved_from": moved_from})
+    def quarantine(
+        self, rel: str, code: str, why: str, data: bytes, *, note_id: str | None = None, moved_from: str | None = None
+    ) -> None:
+        self.quarantined.append(
+            {"path": rel, "code": code, "why": why, "data": data, "id": note_id or rel, "moved_from": moved_from}
+        )
 
 
 def _blob(repo: pygit2.Repository, entry: pygit2.Object) -> bytes:
@@ -132,18 +142,25 @@ class _Judge:
     tombstoned: Callable[[str], bool]
     local_path: Callable[[str], str | None]  # note id -> its path in this store (None: not here)
     out: Arrivals = field(default_factory=Arrivals)
-    audited: dict[tuple[str, str], set[str]] = field(default_factory=dict)  # (note id, sha256) -> the ops of the arriving audit lines vouching for it
-    left: dict[str, str] = field(default_factory=dict)  # note id -> the path the base had it at, where that path changed
+    audited: dict[tuple[str, str], set[str]] = field(
+        default_factory=dict
+    )  # (note id, sha256) -> the ops of the arriving audit lines vouching for it
+    left: dict[str, str] = field(
+        default_factory=dict
+    )  # note id -> the path the base had it at, where that path changed
     moved_away: set[str] = field(default_factory=set)  # paths a taken note moved from (not deletions)
     forgets: dict[str, str] = field(default_factory=dict)  # path -> note id, from the arriving `forget` audit lines
-    replaced: dict[str, tuple[str, bytes]] = field(default_factory=dict)  # path -> (the base note's id, arriving bytes): another note there
+    replaced: dict[str, tuple[str, bytes]] = field(
+        default_factory=dict
+    )  # path -> (the base note's id, arriving bytes): another note there
     verdicts: Verdicts | None = None  # store.gate.Verdicts: this machine's record of what its gate passed
 
     def gate(self, rel: str, data: bytes, base: bytes | None, *, new: bool) -> Checked:
         from jacked_vault.store.gate import inspect
 
-        return inspect(self.store, rel, data, tombstoned=self.tombstoned, base=base, new=new, arrival=True, verdicts=self.verdicts)
-
+        return inspect(
+            self.store, rel, data, tombstoned=self.tombstoned, base=base, new=new, arrival=True, verdicts=self.verdicts
+        )
 
 
 def inspect_arrivals(
@@ -205,8 +222,12 @@ def inspect_arrivals(
             _judge_file(judge, rel, kind, data)
     _keep_replaced(judge)
     held = {item["moved_from"] for item in out.quarantined if item.get("moved_from")}
-    out.forgotten = [rel for rel in out.deleted if judge.forgets.get(rel) is not None and judge.left.get(judge.forgets[rel]) == rel]
-    out.deleted = [rel for rel in out.deleted if rel not in judge.moved_away and rel not in held and rel not in out.forgotten]
+    out.forgotten = [
+        rel for rel in out.deleted if judge.forgets.get(rel) is not None and judge.left.get(judge.forgets[rel]) == rel
+    ]
+    out.deleted = [
+        rel for rel in out.deleted if rel not in judge.moved_away and rel not in held and rel not in out.forgotten
+    ]
     return out
 
 
@@ -220,7 +241,11 @@ def forgotten_between(repo: pygit2.Repository, base_tree: pygit2.Tree | None, tr
         if entry is None or not rel.startswith(AUDIT_DIR + "/") or entry.filemode not in FILE_MODES:
             continue
         for record in _appended_records(_blob(repo, entry), blob_at(repo, base_tree, rel)):
-            if record.get("op") == "forget" and isinstance(record.get("path"), str) and isinstance(record.get("id"), str):
+            if (
+                record.get("op") == "forget"
+                and isinstance(record.get("path"), str)
+                and isinstance(record.get("id"), str)
+            ):
                 out[record["path"]] = record["id"]
     return out
 
@@ -253,7 +278,11 @@ def _judge_audit(judge: _Judge, rel: str, data: bytes) -> None:
         judge.out.refused.append({"path": rel, "why": f"{code}: {exc.message.removeprefix(rel + ': ')}"})
         return
     for record in _appended_records(data, base):
-        if isinstance(record.get("id"), str) and isinstance(record.get("sha256"), str) and isinstance(record.get("op"), str):
+        if (
+            isinstance(record.get("id"), str)
+            and isinstance(record.get("sha256"), str)
+            and isinstance(record.get("op"), str)
+        ):
             judge.audited.setdefault((record["id"], record["sha256"]), set()).add(record["op"])
         if record.get("op") == "forget" and isinstance(record.get("path"), str) and isinstance(record.get("id"), str):
             judge.forgets[record["path"]] = record["id"]
@@ -278,7 +307,9 @@ def _judge_tombstones(judge: _Judge, rel: str, data: bytes) -> None:
     base = blob_at(judge.repo, judge.base_tree, rel)
     judge.out.tombstones[rel] = data
     if base and not data.startswith(base):
-        judge.out.quarantine(rel, "TOMBSTONES_REWRITTEN", f"{rel}: the remote removed or rewrote rejections (tombstones only grow)", data)
+        judge.out.quarantine(
+            rel, "TOMBSTONES_REWRITTEN", f"{rel}: the remote removed or rewrote rejections (tombstones only grow)", data
+        )
     elif check_tombstone_lines(data[len(base or b""):]):
         judge.out.quarantine(rel, "INVALID", f"{rel}: lines that are not tombstones", data)
 
@@ -310,16 +341,24 @@ def _judge_note(judge: _Judge, rel: str, data: bytes) -> None:
             return
     else:
         problem = follows(prior, note)
-        settled = problem is not None and settles(prior, note) and "resolve" in judge.audited.get((note.id, content_hash(data)), ())
+        settled = (
+            problem is not None
+            and settles(prior, note)
+            and "resolve" in judge.audited.get((note.id, content_hash(data)), ())
+        )
         if problem and not settled:
-            judge.out.quarantine(rel, "NOT_A_TRANSITION", f"{rel}: {problem}", data, note_id=note.id, moved_from=moved_from)
+            judge.out.quarantine(
+                rel, "NOT_A_TRANSITION", f"{rel}: {problem}", data, note_id=note.id, moved_from=moved_from
+            )
             return
     moved = moves(None if prior is None else archived(moved_from or rel), archived(rel), note, utc_now())
     if moved:  # into archive/ only once closed, never out of it (lifecycle.moves)
         judge.out.quarantine(rel, "NOT_A_TRANSITION", f"{rel}: {moved}", data, note_id=note.id, moved_from=moved_from)
         return
     if (note.id, content_hash(data)) not in judge.audited:
-        judge.out.quarantine(rel, "UNAUDITED", f"{rel}: changed without an audit line", data, note_id=note.id, moved_from=moved_from)
+        judge.out.quarantine(
+            rel, "UNAUDITED", f"{rel}: changed without an audit line", data, note_id=note.id, moved_from=moved_from
+        )
         return
     judge.out.notes[rel] = note
     if moved_from:
@@ -346,7 +385,13 @@ def _keep_replaced(judge: _Judge) -> None:
     for rel, (base_id, data) in judge.replaced.items():
         if base_id not in taken:
             note = judge.out.notes.pop(rel)
-            judge.out.quarantine(rel, "REPLACES_A_NOTE", f"{rel}: another note arrives in place of one this vault holds", data, note_id=note.id)
+            judge.out.quarantine(
+                rel,
+                "REPLACES_A_NOTE",
+                f"{rel}: another note arrives in place of one this vault holds",
+                data,
+                note_id=note.id,
+            )
 
 
 def _prior(judge: _Judge, rel: str, base: bytes | None, note_id: str) -> tuple[Note | None, str | None]:

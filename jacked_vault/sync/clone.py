@@ -48,9 +48,13 @@ class Cloned:
         }  # fmt: skip
 
     def to_text(self) -> str:
-        lines = [f"Cloned vault from {self.url} at {self.store.root} ({self.notes} notes, {self.branch} at {self.head[:10]}: {self.branch_reason})"]
+        lines = [
+            f"Cloned vault from {self.url} at {self.store.root} ({self.notes} notes, {self.branch} at {self.head[:10]}: {self.branch_reason})"
+        ]
         if self.quarantined:
-            lines.append(f"quarantined {len(self.quarantined)} file(s) that failed the gate (see `jacked memory doctor`)")
+            lines.append(
+                f"quarantined {len(self.quarantined)} file(s) that failed the gate (see `jacked memory doctor`)"
+            )
         lines.append(f"optional on this machine: `{self.offers[0]}` (session hooks), `{self.offers[1]}` (MCP server)")
         return "\n".join(lines)
 
@@ -90,10 +94,22 @@ def clone_vault(url: str, path: Path, *, harness: str = UNKNOWN_HARNESS, name_va
             except OSError:
                 break
         if isinstance(exc, OSError):
-            raise VaultError("CONFIG", f"cannot create the vault at {path} ({exc.strerror}); nothing was left behind") from None
+            raise VaultError(
+                "CONFIG", f"cannot create the vault at {path} ({exc.strerror}); nothing was left behind"
+            ) from None
         raise
     root = path.resolve()
-    return Cloned(Store(root), remote.display_url(url) or "", branch, head, notes, machine, quarantined, _offers(root, name_vault), reason)
+    return Cloned(
+        Store(root),
+        remote.display_url(url) or "",
+        branch,
+        head,
+        notes,
+        machine,
+        quarantined,
+        _offers(root, name_vault),
+        reason,
+    )
 
 
 def _check_target(path: Path) -> None:
@@ -101,7 +117,11 @@ def _check_target(path: Path) -> None:
         raise VaultError("CONFIG", f"{path} is a symlink or not a folder; choose another --vault")
     if path.is_dir() and any(path.iterdir()):
         what = "a vault" if (path / VAULT_JSON).exists() else "a non-empty folder"
-        hint = " (to join it to the remote: `jacked memory remote set URL`, then `jacked memory sync`)" if what == "a vault" else ""
+        hint = (
+            " (to join it to the remote: `jacked memory remote set URL`, then `jacked memory sync`)"
+            if what == "a vault"
+            else ""
+        )
         raise VaultError("EXISTS", f"{path} is {what}; init --from clones only into a new or empty folder{hint}")
 
 
@@ -153,10 +173,16 @@ def _check_out(store: Store):
     index = SearchIndex(store)  # where the gate records what it passed (and, here, its parse): the build then trusts it
     try:
         index.verdicts.keep_notes = True
-        arrivals = inspect_arrivals(store, repo, None, tree, arrival_tombstones(repo, None, tree).__contains__, verdicts=index.verdicts)
+        arrivals = inspect_arrivals(
+            store, repo, None, tree, arrival_tombstones(repo, None, tree).__contains__, verdicts=index.verdicts
+        )
         if arrivals.refused:
-            raise arrivals.refusal(str(commit.id), stopped="init --from stopped and left nothing behind", then="run init --from again")
-        repo.checkout_tree(tree, strategy=pygit2.enums.CheckoutStrategy.FORCE)  # a folder we just made: nothing to overwrite
+            raise arrivals.refusal(
+                str(commit.id), stopped="init --from stopped and left nothing behind", then="run init --from again"
+            )
+        repo.checkout_tree(
+            tree, strategy=pygit2.enums.CheckoutStrategy.FORCE
+        )  # a folder we just made: nothing to overwrite
         git_index = repo.index
         git_index.read_tree(tree)
         git_index.write()
@@ -224,16 +250,26 @@ def _settle(store: Store, arrivals, harness: str) -> list[dict]:
                 tx.remove(item["path"])
                 removed[item["path"]] = None
             tx.event("quarantine", item["id"], item["path"], None)
-        for rel, note in sorted(arrivals.rejected_here.items()):  # a rejected value made before its machine knew: rejected here too
+        for rel, note in sorted(
+            arrivals.rejected_here.items()
+        ):  # a rejected value made before its machine knew: rejected here too
             if note.status in ("candidate", "active"):
-                note = dataclasses.replace(note, status="rejected", status_reason="the same value was rejected on another machine", updated_at=utc_now())
+                note = dataclasses.replace(
+                    note,
+                    status="rejected",
+                    status_reason="the same value was rejected on another machine",
+                    updated_at=utc_now(),
+                )
                 tx.replace(rel, render_note(note))
                 tx.event("reject", note.id, rel, render_note(note))
                 removed[rel] = Entry.from_note(note)
         with tx.index.preview(removed) as future:
             with_notes = set(future.notes_per_group())
             groups = with_notes | {rel.split("/")[1] for rel in arrivals.derived if rel.startswith(GROUPS_DIR + "/")}
-            expected = {index_path(store, g): render_index(future, store, g) if g in with_notes else None for g in sorted(groups)}
+            expected = {
+                index_path(store, g): render_index(future, store, g) if g in with_notes else None
+                for g in sorted(groups)
+            }
         for rel, data in expected.items():
             working = fsio.read_optional(store.root, rel, max_bytes=1 << 30)
             if working == data:

@@ -54,7 +54,15 @@ def _free_name(paths: set[str], rel: str) -> str:
     return f"{stem}-{n}.md"
 
 
-def resolve(store: Store, repo: pygit2.Repository, index: pygit2.Index, *, unrelated: bool, join: bool = False, forgotten: dict[str, str] | None = None) -> Resolved:
+def resolve(
+    store: Store,
+    repo: pygit2.Repository,
+    index: pygit2.Index,
+    *,
+    unrelated: bool,
+    join: bool = False,
+    forgotten: dict[str, str] | None = None,
+) -> Resolved:
     """Settle every conflict of the merge `index` the rules above allow; SYNC naming the rest.
     `forgotten`: path -> note id a person forgot on either side (a forget wins over a transition)."""
     forgotten = forgotten or {}
@@ -80,14 +88,26 @@ def resolve(store: Store, repo: pygit2.Repository, index: pygit2.Index, *, unrel
         rel = (ours or theirs or ancestor).path
         blob = {name: read(e) for name, e in (("base", ancestor), ("ours", ours), ("theirs", theirs))}
         mode = (ours or theirs or ancestor).mode
-        if is_derived(rel) or rel.startswith(TOMBSTONE_DIR + "/") or (join and rel in ("README.md", ".gitignore") and ours):
+        if (
+            is_derived(rel)
+            or rel.startswith(TOMBSTONE_DIR + "/")
+            or (join and rel in ("README.md", ".gitignore") and ours)
+        ):
             side = blob["ours"] if ours is not None else blob["theirs"]
             assert side is not None, "a conflict holds this side or the remote's"
             settle(rel, side, mode)  # regenerated, or the union, after
             continue
         if (ours is None or theirs is None) and rel in forgotten:
             del index.conflicts[rel]  # a person's forget wins over a transition made elsewhere
-            done.transitions.append({"id": forgotten[rel], "path": rel, "kept": "forgotten", "lost": "a transition", "kept_from": "here" if ours is None else "remote"})
+            done.transitions.append(
+                {
+                    "id": forgotten[rel],
+                    "path": rel,
+                    "kept": "forgotten",
+                    "lost": "a transition",
+                    "kept_from": "here" if ours is None else "remote",
+                }
+            )
             continue
         if ours is None or theirs is None:
             blocking.append(rel)  # changed on one side, deleted on the other
@@ -124,7 +144,9 @@ def resolve(store: Store, repo: pygit2.Repository, index: pygit2.Index, *, unrel
     return done
 
 
-def _last_writer(done: Resolved, rel: str, ours: bytes, theirs: bytes, settle: Settle, mode: pygit2.enums.FileMode) -> None:
+def _last_writer(
+    done: Resolved, rel: str, ours: bytes, theirs: bytes, settle: Settle, mode: pygit2.enums.FileMode
+) -> None:
     """hot.md set on both machines: the newer `updated_at` wins (a tie keeps this machine's)."""
     from jacked_vault.document.hot import read_hot_text
 
@@ -149,14 +171,26 @@ def _episodic(rel: str, base: bytes | None, ours: bytes, theirs: bytes) -> bytes
 
     name = rel.rsplit("/", 1)[-1]
     start = base or b""
-    if name.startswith("today-") and not name.endswith(ROLLED_DAY_SUFFIX) and ours.startswith(start) and theirs.startswith(start):
+    if (
+        name.startswith("today-")
+        and not name.endswith(ROLLED_DAY_SUFFIX)
+        and ours.startswith(start)
+        and theirs.startswith(start)
+    ):
         joined = ours if ours.endswith(b"\n") else ours + b"\n"
         return joined + theirs[len(start) :]
     return ours
 
 
 def _notes(
-    done: Resolved, rel: str, blob: dict, settle: Settle, mode: pygit2.enums.FileMode, paths: set[str], repo: pygit2.Repository, index: pygit2.Index
+    done: Resolved,
+    rel: str,
+    blob: dict,
+    settle: Settle,
+    mode: pygit2.enums.FileMode,
+    paths: set[str],
+    repo: pygit2.Repository,
+    index: pygit2.Index,
 ) -> bool:
     """Two notes with one file name (both kept), or one note transitioned on both machines (the
     lifecycle's winner kept); False when neither."""
@@ -186,7 +220,15 @@ def _notes(
     lost = other if kept is mine else mine
     data = blob["ours"] if kept is mine else blob["theirs"]
     settle(rel, data, mode)
-    done.transitions.append({"id": kept.id, "path": rel, "kept": kept.status, "lost": lost.status, "kept_from": "here" if kept is mine else "remote"})
+    done.transitions.append(
+        {
+            "id": kept.id,
+            "path": rel,
+            "kept": kept.status,
+            "lost": lost.status,
+            "kept_from": "here" if kept is mine else "remote",
+        }
+    )
     done.events.append(("resolve", kept.id, rel, data))
     return True
 

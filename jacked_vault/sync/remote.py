@@ -58,7 +58,13 @@ def run_git(root: Path, *args: str, timeout: float = NETWORK_TIMEOUT_S) -> subpr
     command = ["git", "-C", str(root), *args]
     try:
         proc = subprocess.Popen(
-            command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=git_env(), start_new_session=True
+            command,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=git_env(),
+            start_new_session=True,
         )
     except OSError as exc:
         raise VaultError("SYNC", f"git could not run: {exc.strerror}") from None
@@ -66,7 +72,9 @@ def run_git(root: Path, *args: str, timeout: float = NETWORK_TIMEOUT_S) -> subpr
         out, err = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
         _end_group(proc)
-        raise VaultError("SYNC", f"`git {args[0]}` took longer than {timeout:g}s; nothing was changed locally") from None
+        raise VaultError(
+            "SYNC", f"`git {args[0]}` took longer than {timeout:g}s; nothing was changed locally"
+        ) from None
     except BaseException:  # an interrupt: leave nothing running either
         _end_group(proc)
         raise
@@ -103,7 +111,15 @@ def fetch(root: Path, branch: str, timeout: float = NETWORK_TIMEOUT_S) -> None:
     url = origin(root)
     if not url:
         raise VaultError("SYNC", "no remote is set; run `jacked memory remote set URL`")
-    proc = run_git(root, "fetch", "--quiet", "--no-tags", "origin", f"+refs/heads/{branch}:refs/remotes/origin/{branch}", timeout=timeout)
+    proc = run_git(
+        root,
+        "fetch",
+        "--quiet",
+        "--no-tags",
+        "origin",
+        f"+refs/heads/{branch}:refs/remotes/origin/{branch}",
+        timeout=timeout,
+    )
     if proc.returncode != 0:
         if "couldn't find remote ref" in proc.stderr:
             return  # an empty remote: nothing to fetch yet
@@ -118,5 +134,7 @@ def push(root: Path, branch: str) -> None:
     proc = run_git(root, "push", "--quiet", "--set-upstream", "origin", f"refs/heads/{branch}:refs/heads/{branch}")
     if proc.returncode != 0:
         if "rejected" in proc.stderr or "non-fast-forward" in proc.stderr or "fetch first" in proc.stderr:
-            raise VaultError("SYNC", "the remote has commits this vault does not; run `jacked memory sync` (nothing was overwritten)")
+            raise VaultError(
+                "SYNC", "the remote has commits this vault does not; run `jacked memory sync` (nothing was overwritten)"
+            )
         raise VaultError("SYNC", f"push failed: {one_line(proc.stderr, url)}")

@@ -42,7 +42,12 @@ class Created:
         return self.store.display(self.rel, self.note.scope)
 
     def to_json(self) -> dict:
-        out = {"memory": self.note.frontmatter(), "path": self.display_path, "commit": self.commit, "quarantined": self.quarantined}
+        out = {
+            "memory": self.note.frontmatter(),
+            "path": self.display_path,
+            "commit": self.commit,
+            "quarantined": self.quarantined,
+        }
         if self.duplicate_of is not None:
             out["duplicate_of"] = self.duplicate_of
         if self.same_title:
@@ -58,7 +63,10 @@ class Created:
             ])  # fmt: skip
         assert self.commit is not None, "a create that is no duplicate made a commit"
         waiting = " (a candidate: it waits for `jacked memory review`)" if note.status == "candidate" else ""
-        lines = [f"Added {note.kind}: {note.title} ({note.id}){waiting}", f"  at {self.display_path} [{self.commit[:10]}]"]
+        lines = [
+            f"Added {note.kind}: {note.title} ({note.id}){waiting}",
+            f"  at {self.display_path} [{self.commit[:10]}]",
+        ]
         if self.same_title:
             lines.append(f"  note: the same title, other text, is already saved as {', '.join(self.same_title)}; both are kept"
                          " (`--supersedes ID` replaces one)")  # fmt: skip
@@ -71,7 +79,9 @@ def duplicate_of(index, note: Note):
     for the same target harnesses (a note for other readers is another note); else None."""
     from jacked_vault.store.tombstones import tombstone_hash
 
-    twins = index.live_in_place(note.scope, note.group, note.target_harnesses, note.created_at, value_hash=tombstone_hash(note.title, note.body))
+    twins = index.live_in_place(
+        note.scope, note.group, note.target_harnesses, note.created_at, value_hash=tombstone_hash(note.title, note.body)
+    )
     return twins[0] if twins else None
 
 
@@ -104,16 +114,23 @@ def _superseded_copies(tx, note: Note, now: str) -> list[tuple[str, bytes, Note]
     for old_id in note.supersedes:
         docs = tx.index.lookup(old_id)
         if len(docs) != 1:
-            raise VaultError("NOT_FOUND" if not docs else "INCOMPLETE", f"cannot supersede {old_id}: found {len(docs)} notes with that id")
+            raise VaultError(
+                "NOT_FOUND" if not docs else "INCOMPLETE",
+                f"cannot supersede {old_id}: found {len(docs)} notes with that id",
+            )
         rel = docs[0].path
         committed = tx.committed(rel)
         if committed is None:
-            raise VaultError("INCOMPLETE", f"cannot supersede {old_id}: its file is not committed; run `jacked memory doctor`")
+            raise VaultError(
+                "INCOMPLETE", f"cannot supersede {old_id}: its file is not committed; run `jacked memory doctor`"
+            )
         old = parse_note(committed, source=rel)
         if old.status != "active":
             raise VaultError("VALIDATION", f"cannot supersede {old_id}: it is {old.status}, not active")
         until = old.valid_until or max(note.valid_from, old.valid_from)
-        new = dataclasses.replace(old, status="superseded", status_reason=f"superseded by {note.id}", valid_until=until, updated_at=now)
+        new = dataclasses.replace(
+            old, status="superseded", status_reason=f"superseded by {note.id}", valid_until=until, updated_at=now
+        )
         out.append((rel, render_note(new), new))
     return out
 
@@ -158,12 +175,22 @@ def create_note(
         twin = duplicate_of(tx.index, note)
         if twin is not None:
             return _answer_with(tx, store, note, twin)
-        same_title = [d.id for d in tx.index.live_in_place(note.scope, note.group, note.target_harnesses, note.created_at, title=note.title)]
+        same_title = [
+            d.id
+            for d in tx.index.live_in_place(
+                note.scope, note.group, note.target_harnesses, note.created_at, title=note.title
+            )
+        ]
         superseded = _superseded_copies(tx, note, note.created_at)
         # the superseded notes are written first: a kill after the new note's write then rolls
         # both back (write.transaction.interrupted), never leaving a new note without its supersede
         quarantined = [kept for old_rel, after, _ in superseded if (kept := tx.transition(old_rel, after))]
-        rel = tx.create(store.note_dir(note.scope, note.group, note.kind), slugify_title(note.title), checked, allow_rejected=allow_rejected)
+        rel = tx.create(
+            store.note_dir(note.scope, note.group, note.kind),
+            slugify_title(note.title),
+            checked,
+            allow_rejected=allow_rejected,
+        )
         tx.event("create", note.id, rel, data, ts=note.created_at)
         changes = {rel: Entry.from_note(note)}
         for old_rel, after, new in superseded:

@@ -57,8 +57,13 @@ class Forgotten:
         out: list[str] = []
         if self.filter_repo:
             if self.remote:
-                out.append(f"url=$(git -C {root} remote get-url origin)  # filter-repo drops origin; it is put back below")
-            out.append(f"git -C {root} filter-repo --force --invert-paths " + " ".join(f"--path {shlex.quote(p)}" for p in paths))
+                out.append(
+                    f"url=$(git -C {root} remote get-url origin)  # filter-repo drops origin; it is put back below"
+                )
+            out.append(
+                f"git -C {root} filter-repo --force --invert-paths "
+                + " ".join(f"--path {shlex.quote(p)}" for p in paths)
+            )
             if self.remote:
                 out.append(f'git -C {root} remote add origin "$url"')
         else:
@@ -83,7 +88,12 @@ class Forgotten:
             "dropped_working_changes": self.dropped_working_changes,
             "remote": self.remote,
             "pushed": self.pushed,
-            "purge": {"tool": self.tool, "commands": self.purge_commands(), "force_push": self.pushed, "reclone": self.pushed},
+            "purge": {
+                "tool": self.tool,
+                "commands": self.purge_commands(),
+                "force_push": self.pushed,
+                "reclone": self.pushed,
+            },
         }
 
     def to_text(self) -> str:
@@ -132,7 +142,9 @@ def forget(ctx: Context, note_id: str) -> Forgotten:
     with write_transaction(store, harness=ctx.harness, origin="cli", settings=ctx.settings) as tx:
         committed = tx.committed(rel)
         if committed is None:
-            raise VaultError("INCOMPLETE", f"{note_id}: its file is not committed yet; run `jacked memory doctor --repair` first")
+            raise VaultError(
+                "INCOMPLETE", f"{note_id}: its file is not committed yet; run `jacked memory doctor --repair` first"
+            )
         note = parse_note(committed, source=rel)
         value = tombstone_hash(note.title, note.body)
         gone = [(rel, note)]

@@ -17,7 +17,14 @@ from jacked_vault.render import Result
 from jacked_vault.resources import data_file
 from jacked_vault.safety import fsio
 from jacked_vault.store import git
-from jacked_vault.store.layout import CACHE_DIR, PROJECT_OUTER_GITIGNORE, VAULT_JSON, Store, gitignore_template, project_store_root
+from jacked_vault.store.layout import (
+    CACHE_DIR,
+    PROJECT_OUTER_GITIGNORE,
+    VAULT_JSON,
+    Store,
+    gitignore_template,
+    project_store_root,
+)
 from jacked_vault.store.settings import DEFAULT_SETTINGS, Settings
 from jacked_vault.store.vault import check_gitignore_file, is_git_repo
 

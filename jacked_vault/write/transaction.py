@@ -143,7 +143,9 @@ class Transaction:
         working = _working(self.store, rel)
         kept = None
         if working is not None and working != self.committed(rel):
-            kept = quarantine(self.store, rel, working, "hand edit of a committed note, replaced by a transition", "transition")
+            kept = quarantine(
+                self.store, rel, working, "hand edit of a committed note, replaced by a transition", "transition"
+            )
         self._before.setdefault(rel, working)
         self.replace(rel, data)
         return kept
@@ -166,7 +168,9 @@ class Transaction:
         if self._journal is None:
             flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC
             self._journal = os.open(self.store.cache / JOURNAL, flags, 0o600)
-        os.write(self._journal, (json.dumps({"path": rel, "after": _sha(after), "created": created}) + "\n").encode("utf-8"))
+        os.write(
+            self._journal, (json.dumps({"path": rel, "after": _sha(after), "created": created}) + "\n").encode("utf-8")
+        )
 
     def end_journal(self, *, settled: bool) -> None:
         """Close the journal; `settled` (committed, undone, or left as the caller wanted): remove

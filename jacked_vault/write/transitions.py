@@ -79,7 +79,9 @@ def _locate(ctx: Context, note_id: str):
     return the_one(found, diag, note_id)
 
 
-def _changes(op: str, note, now: str, *, reason: str | None, valid_until: str | None, by: str | None, trust: str) -> dict:
+def _changes(
+    op: str, note, now: str, *, reason: str | None, valid_until: str | None, by: str | None, trust: str
+) -> dict:
     if note.status not in ALLOWED_FROM[op]:
         raise VaultError("VALIDATION", f"cannot {op} {note.id}: it is {note.status}")
     if op == "accept":
@@ -89,7 +91,11 @@ def _changes(op: str, note, now: str, *, reason: str | None, valid_until: str | 
     if op == "reject":
         return {"status": "rejected", "status_reason": " ".join((reason or "").split())}
     if op == "supersede":
-        return {"status": "superseded", "status_reason": f"superseded by {by}", "valid_until": note.valid_until or max(now, note.valid_from)}
+        return {
+            "status": "superseded",
+            "status_reason": f"superseded by {by}",
+            "valid_until": note.valid_until or max(now, note.valid_from),
+        }
     until = valid_until or now
     if until < note.valid_from:
         raise VaultError("VALIDATION", f"--at {until} is before the note's valid_from {note.valid_from}")
@@ -128,10 +134,24 @@ def transition(
             regenerate_index(tx, scope, group, group_changes)
         sign = op == "accept" and (ctx.settings.review_signers is not None or git.signs_commits(tx.repo))
         note, updated = done.note, done.updated
-        commit = tx.commit(f"memory({op}): {note.title}", sign=sign, note_id=note.id, reason=updated.status_reason if op != "accept" else None)
+        commit = tx.commit(
+            f"memory({op}): {note.title}",
+            sign=sign,
+            note_id=note.id,
+            reason=updated.status_reason if op != "accept" else None,
+        )
     proven = "reviewed" if op == "accept" else trust  # what the note is worth, not what its file claims
     return Transitioned(
-        note.id, note.title, op, updated.status, proven, updated.valid_until, store.display(rel, note.scope), commit, done.kept, done.twins
+        note.id,
+        note.title,
+        op,
+        updated.status,
+        proven,
+        updated.valid_until,
+        store.display(rel, note.scope),
+        commit,
+        done.kept,
+        done.twins,
     )
 
 
@@ -147,7 +167,18 @@ class _Applied:
     changes: dict
 
 
-def _apply(tx, rel: str, note_id: str, op: str, *, trust: str, reason: str | None, valid_until: str | None, by: str | None, now: str) -> _Applied:
+def _apply(
+    tx,
+    rel: str,
+    note_id: str,
+    op: str,
+    *,
+    trust: str,
+    reason: str | None,
+    valid_until: str | None,
+    by: str | None,
+    now: str,
+) -> _Applied:
     """Stage transition `op` of the committed note `rel` in `tx`: its new file (built from the
     committed blob), its audit line, and on reject the tombstone and the live twins."""
     from jacked_vault.document import parse_note, render_note
@@ -159,7 +190,9 @@ def _apply(tx, rel: str, note_id: str, op: str, *, trust: str, reason: str | Non
     if committed is None:
         raise VaultError("INCOMPLETE", f"{note_id}: its file is not committed yet; run `jacked memory doctor --repair`")
     note = parse_note(committed, source=rel)
-    updated = dataclasses.replace(note, updated_at=now, **_changes(op, note, now, reason=reason, valid_until=valid_until, by=by, trust=trust))
+    updated = dataclasses.replace(
+        note, updated_at=now, **_changes(op, note, now, reason=reason, valid_until=valid_until, by=by, trust=trust)
+    )
     data = render_note(updated)
     changes: dict[tuple[str, str | None], dict] = {(note.scope, note.group): {rel: Entry.from_note(updated)}}
     twins: list[str] = []
@@ -199,7 +232,9 @@ class EditedAsNew:
         }
 
     def to_text(self) -> str:
-        lines = [f"edit: {self.id} is rejected, edited as {self.title} ({self.new_id}) at {self.path} [{self.commit[:10]}]"]
+        lines = [
+            f"edit: {self.id} is rejected, edited as {self.title} ({self.new_id}) at {self.path} [{self.commit[:10]}]"
+        ]
         lines += [f"also rejected {twin}: it holds the same value" for twin in self.also_rejected]
         return "\n".join(lines + kept_aside(self.quarantined))
 
@@ -223,23 +258,38 @@ def edit_as_new(ctx: Context, note_id: str, *, title: str, body: str) -> EditedA
     from jacked_vault.write.transaction import write_transaction
 
     store, rel, trust = _locate(ctx, note_id)
-    with write_transaction(store, harness=ctx.harness, origin="cli", rejected_elsewhere=rejected_elsewhere(ctx, store), settings=ctx.settings, may_push=True) as tx:
+    with write_transaction(
+        store,
+        harness=ctx.harness,
+        origin="cli",
+        rejected_elsewhere=rejected_elsewhere(ctx, store),
+        settings=ctx.settings,
+        may_push=True,
+    ) as tx:
         committed = tx.committed(rel)
         if committed is None:
-            raise VaultError("INCOMPLETE", f"{note_id}: its file is not committed yet; run `jacked memory doctor --repair`")
+            raise VaultError(
+                "INCOMPLETE", f"{note_id}: its file is not committed yet; run `jacked memory doctor --repair`"
+            )
         old = parse_note(committed, source=rel)
         now = utc_now()
         new = build_note(
             title=title, body=body, kind=old.kind, scope=old.scope, group=old.group, repos=list(old.repos), source_harness=ctx.harness,
             origin="cli", target_harnesses=list(old.target_harnesses), tags=list(old.tags), links=list(old.links), now=now,
         )  # fmt: skip
-        checked = check_note(new, tombstoned=None)  # secrets and validation first: a refusal names the field, never the text
+        checked = check_note(
+            new, tombstoned=None
+        )  # secrets and validation first: a refusal names the field, never the text
         if tombstone_hash(new.title, new.body) == tombstone_hash(old.title, old.body):
-            raise VaultError("VALIDATION", "the edit left the text as it was; accept the candidate instead (nothing was written)")
+            raise VaultError(
+                "VALIDATION", "the edit left the text as it was; accept the candidate instead (nothing was written)"
+            )
         check_tombstone(new, tx.rejected, person_override=False)
         new_rel = tx.create(store.note_dir(new.scope, new.group, new.kind), slugify_title(new.title), checked)
         tx.event("create", new.id, new_rel, checked.data, ts=now)
-        done = _apply(tx, rel, note_id, "reject", trust=trust, reason=f"edited as {new.id}", valid_until=None, by=None, now=now)
+        done = _apply(
+            tx, rel, note_id, "reject", trust=trust, reason=f"edited as {new.id}", valid_until=None, by=None, now=now
+        )
         done.changes.setdefault((new.scope, new.group), {})[new_rel] = Entry.from_note(new)
         for (scope, group), group_changes in done.changes.items():
             regenerate_index(tx, scope, group, group_changes)
@@ -281,7 +331,13 @@ class Archived:
     quarantined: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict:
-        return {"moved": self.moved, "after_days": self.after_days, "commit": self.commit, "dry_run": self.dry_run, "quarantined": self.quarantined}
+        return {
+            "moved": self.moved,
+            "after_days": self.after_days,
+            "commit": self.commit,
+            "dry_run": self.dry_run,
+            "quarantined": self.quarantined,
+        }
 
     def to_text(self) -> str:
         if not self.moved:
@@ -289,7 +345,10 @@ class Archived:
         verb = "would move" if self.dry_run else "moved"
         lines = [f"archive: {verb} {len(self.moved)} note(s) closed more than {self.after_days} day(s) ago to archive/"
                  + ("" if self.dry_run else f" [{(self.commit or '')[:10]}]")]  # fmt: skip
-        lines += [f"  {m['title']} ({m['id']}, {m['status']} since {m['closed_at'][:10]}): {m['from']} -> {m['to']}" for m in self.moved]
+        lines += [
+            f"  {m['title']} ({m['id']}, {m['status']} since {m['closed_at'][:10]}): {m['from']} -> {m['to']}"
+            for m in self.moved
+        ]
         return "\n".join(lines + kept_aside(self.quarantined))
 
 
@@ -342,5 +401,8 @@ def archive(ctx: Context, *, after_days: int | None = None, dry_run: bool = Fals
             return Archived(moved, days, dry_run=dry_run)
         for (scope, group), group_changes in changes.items():
             regenerate_index(tx, scope, group, group_changes)
-        commit = tx.commit(f"memory(archive): {len(moved)} note(s) closed more than {days} day(s) ago", reason="moved to archive/ by the librarian")
+        commit = tx.commit(
+            f"memory(archive): {len(moved)} note(s) closed more than {days} day(s) ago",
+            reason="moved to archive/ by the librarian",
+        )
     return Archived(moved, days, commit, quarantined=kept)

@@ -98,7 +98,9 @@ LOCK_FILE = "merge-capture.lock"
 MAX_LEDGER_BYTES = 1024 * 1024
 _SHA = re.compile(r"^[0-9a-f]{40}$")
 _HEADER_LINE = re.compile(r"^Merge-Commit: ([0-9a-f]{40})$", re.MULTILINE)
-SQUASH_SKIP = "git merge --squash has committed nothing yet; the squashed commit is captured by the next capture in this repo"
+SQUASH_SKIP = (
+    "git merge --squash has committed nothing yet; the squashed commit is captured by the next capture in this repo"
+)
 
 
 @dataclass
@@ -117,7 +119,11 @@ class Outcome:
     dropped: list[str] = field(default_factory=list)  # kinds of secret-looking text left out
 
     def summary(self) -> str:
-        return f"{self.commit[:10]} {self.action}" + (f" {self.note_id}" if self.note_id else "") + (f" ({self.reason})" if self.reason and self.action != "created" else "")
+        return (
+            f"{self.commit[:10]} {self.action}"
+            + (f" {self.note_id}" if self.note_id else "")
+            + (f" ({self.reason})" if self.reason and self.action != "created" else "")
+        )
 
     def to_json(self) -> dict:
         return {
@@ -246,7 +252,12 @@ def already_captured(ctx, sha: str) -> tuple[str, str] | None:
     try:
         hits = index.search(
             sha,
-            Filters(scopes=frozenset({"group"}), statuses=("candidate", "active", "rejected", "superseded"), any_time=True, limit=50),
+            Filters(
+                scopes=frozenset({"group"}),
+                statuses=("candidate", "active", "rejected", "superseded"),
+                any_time=True,
+                limit=50,
+            ),
         )
     finally:
         index.close()
@@ -305,7 +316,9 @@ def _create(ctx, info: MergeInfo, *, use_distiller: bool) -> Outcome:
             status=status,
             tags=tags,
         )
-        return create_note(ctx.vault, note, rejected_elsewhere=rejected_elsewhere(ctx, ctx.vault), settings=ctx.settings, may_push=True)
+        return create_note(
+            ctx.vault, note, rejected_elsewhere=rejected_elsewhere(ctx, ctx.vault), settings=ctx.settings, may_push=True
+        )
 
     tries = [(title, body)]
     if outcome.distilled:
@@ -482,14 +495,29 @@ def _capture_unit(ctx, repo, root: Path, unit: Unit, branch: str, use_gh: bool, 
         if isinstance(exc, VaultError) and exc.code in ("NO_VAULT", "CONFIG", "GITIGNORE", "UNSAFE_PATH"):
             raise
         why = f"{exc.full_code}: {exc.message}" if isinstance(exc, VaultError) else type(exc).__name__
-        payload = {"repo": str(root), "identity": ctx.repo.identity, "commit": sha, "merge_kind": unit.kind, "branch": branch}
+        payload = {
+            "repo": str(root),
+            "identity": ctx.repo.identity,
+            "commit": sha,
+            "merge_kind": unit.kind,
+            "branch": branch,
+        }
         marker = enqueue(cache, payload, kind="merge", key=f"merge:{sha}", tries=1, error=why)
         log_line(cache, f"post-merge {sha[:10]}: {why}; queued {marker.name}")
         return Outcome(commit=sha, kind=unit.kind, action="queued", reason=why)
 
 
 def _capture_one(ctx, repo, unit: Unit, branch: str, use_gh: bool, use_distiller: bool) -> Outcome:
-    info = collect(repo, unit.commit, unit.kind, branch=branch, identity=ctx.repo.identity, base=unit.base, merged_from=unit.merged_from, use_gh=use_gh)
+    info = collect(
+        repo,
+        unit.commit,
+        unit.kind,
+        branch=branch,
+        identity=ctx.repo.identity,
+        base=unit.base,
+        merged_from=unit.merged_from,
+        use_gh=use_gh,
+    )
     return _create(ctx, info, use_distiller=use_distiller)
 
 
@@ -511,7 +539,9 @@ def retry(vault_path: Path, *, lock_held: bool = False):
             return Attempt(Outcome(commit=sha, kind="?", action="failed", reason=exc.message))
         oid = resolve(repo, sha) if _SHA.match(sha) else None
         if oid is None:
-            return Attempt(Outcome(commit=sha, kind="?", action="failed", reason="the commit is gone from the repository"))
+            return Attempt(
+                Outcome(commit=sha, kind="?", action="failed", reason="the commit is gone from the repository")
+            )
         ctx = Context.create(vault=str(vault_path), cwd=root, harness=HARNESS)
         unit = Unit(repo[oid], payload.get("merge_kind") or kind_of(repo[oid]) or "commit")
         with nullcontext() if lock_held else _capture_lock(ctx.vault.cache, wait_s=5.0):
@@ -551,10 +581,16 @@ def capture_merge_from_hook(vault: Callable[[], Path], repo_path: str, **kwargs)
         if not is_git_repo(ctx.vault_path):
             return None  # no vault: nowhere to capture or log
         report = capture_merge(ctx, repo_path, lock_wait_s=HOOK_LOCK_WAIT_S, **kwargs)
-        log_line(cache, f"post-merge run ok {report.identity} {report.branch}: {report.summary()} ({(time.monotonic() - started) * 1000:.0f} ms)")
+        log_line(
+            cache,
+            f"post-merge run ok {report.identity} {report.branch}: {report.summary()} ({(time.monotonic() - started) * 1000:.0f} ms)",
+        )
         return report
     except BaseException as exc:  # fail open
         if cache is not None and is_git_repo(cache.parent):
             code = getattr(exc, "full_code", type(exc).__name__)
-            log_line(cache, f"post-merge run failed {repo_path}: {code}: {getattr(exc, 'message', '')} ({(time.monotonic() - started) * 1000:.0f} ms)")
+            log_line(
+                cache,
+                f"post-merge run failed {repo_path}: {code}: {getattr(exc, 'message', '')} ({(time.monotonic() - started) * 1000:.0f} ms)",
+            )
         return None

@@ -114,7 +114,9 @@ def gh_pull_request(root: Path, number: int) -> PullRequest | None:
     gh = shutil.which("gh")
     if gh is None:
         return None
-    env = child_env({"GH_PROMPT_DISABLED": "1", "GH_NO_UPDATE_NOTIFIER": "1", "NO_COLOR": "1", "GH_PAGER": "cat", "PAGER": "cat"})
+    env = child_env(
+        {"GH_PROMPT_DISABLED": "1", "GH_NO_UPDATE_NOTIFIER": "1", "NO_COLOR": "1", "GH_PAGER": "cat", "PAGER": "cat"}
+    )
     try:
         proc = subprocess.run(
             [gh, "pr", "view", str(number), "--json", "number,title,body,url"],
@@ -195,7 +197,17 @@ def _merged_commits(repo, include: list, exclude: list, info: MergeInfo) -> None
     info.commits_total = total
 
 
-def collect(repo, commit, kind: str, *, branch: str, identity: str, base=None, merged_from: str | None = None, use_gh: bool = True) -> MergeInfo:
+def collect(
+    repo,
+    commit,
+    kind: str,
+    *,
+    branch: str,
+    identity: str,
+    base=None,
+    merged_from: str | None = None,
+    use_gh: bool = True,
+) -> MergeInfo:
     """The metadata of one merge unit (deterministic, local: pygit2 only, plus optional gh)."""
     message = commit.message or ""
     pr, named = parse_pr(message)

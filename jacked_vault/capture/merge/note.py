@@ -49,7 +49,12 @@ def deterministic_title(info: MergeInfo, dropped: list[str]) -> str:
 
 def header(info: MergeInfo) -> str:
     """The fixed lines every merge note starts with (the first is the idempotence key)."""
-    lines = [f"Merge-Commit: {info.commit}", f"Repo: {info.identity}", f"Branch: {clean_line(info.branch, 120)}", f"Kind: {info.kind}"]
+    lines = [
+        f"Merge-Commit: {info.commit}",
+        f"Repo: {info.identity}",
+        f"Branch: {clean_line(info.branch, 120)}",
+        f"Kind: {info.kind}",
+    ]
     if info.pr is not None:
         via = "gh" if info.pr.source == "gh" else "the merge message"
         lines.append(f"Pull-Request: {info.pr.label} (from {via})")
@@ -94,7 +99,9 @@ def _commits_section(info: MergeInfo, dropped: list[str], *, limit: int) -> list
     for sha, subject in info.commits[:limit]:
         out.append(f"- {sha[:10]} {scrub_line(clean_line(subject, MAX_SUBJECT_CHARS), dropped)}")
     if info.commits_total > min(limit, len(info.commits)):
-        out.append(f"- … and {info.commits_total - min(limit, len(info.commits))}{'+' if info.commits_capped else ''} more")
+        out.append(
+            f"- … and {info.commits_total - min(limit, len(info.commits))}{'+' if info.commits_capped else ''} more"
+        )
     return out
 
 
@@ -103,7 +110,10 @@ def deterministic_body(info: MergeInfo, dropped: list[str]) -> str:
     intro = f"Merged into `{clean_line(info.branch, 120)}` of {info.identity} by {_KIND_TEXT.get(info.kind, info.kind)}"
     if info.merged_from:
         intro += f" from `{scrub_line(clean_line(info.merged_from, 120), dropped)}`"
-    parts += [intro + f": {info.commits_total}{'+' if info.commits_capped else ''} commit(s), {_files_summary(info)}.", ""]
+    parts += [
+        intro + f": {info.commits_total}{'+' if info.commits_capped else ''} commit(s), {_files_summary(info)}.",
+        "",
+    ]
     if info.pr is not None:
         parts += [f"## {info.pr.kind.capitalize()} {info.pr.label}", ""]
         if info.pr.title:
@@ -140,7 +150,9 @@ def merge_prompt(info: MergeInfo, facts: str) -> str:
     from jacked_vault.resources import data_file
 
     fence = "MERGE-" + secrets.token_hex(8)
-    schema = json.dumps(json.loads(data_file("schemas", "distill.schema.json").read_text(encoding="utf-8")), separators=(",", ":"))
+    schema = json.dumps(
+        json.loads(data_file("schemas", "distill.schema.json").read_text(encoding="utf-8")), separators=(",", ":")
+    )
     return f"""You are the memory distiller of jacked-vault, a memory vault for coding agents.
 
 Below, between the lines `BEGIN {fence}` and `END {fence}`, is the metadata of one merge
@@ -183,7 +195,9 @@ def distilled(ctx, info: MergeInfo, facts: str) -> tuple[str, str, list[str]] | 
         log_line(ctx.vault.cache, f"post-merge {info.commit[:10]}: {failure}; deterministic note")
         return None
     except Exception as exc:  # distillation is optional
-        log_line(ctx.vault.cache, f"post-merge {info.commit[:10]}: distiller error {type(exc).__name__}; deterministic note")
+        log_line(
+            ctx.vault.cache, f"post-merge {info.commit[:10]}: distiller error {type(exc).__name__}; deterministic note"
+        )
         return None
     note = answer.note
     if note is None:
