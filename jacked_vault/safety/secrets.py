@@ -274,7 +274,7 @@ def _views(text: str) -> Iterator[tuple[str, str | None]]:
     split tokens joined (`_rejoined`), scanned for token shapes only, the context words some
     of them need looked up in the whole decoded text."""
     yield text, None
-    decodable = "\\" in text or "%" in text or not text.isascii() and _MAYBE_FORMAT.search(text)
+    decodable = "\\" in text or "%" in text or (not text.isascii() and _MAYBE_FORMAT.search(text))
     clean = _decoded(text) if decodable else text
     if clean != text:
         yield clean, None
@@ -287,7 +287,7 @@ def _views(text: str) -> Iterator[tuple[str, str | None]]:
 # --- value checks ------------------------------------------------------------------------
 
 _PLACEHOLDER_WORDS = (
-    "example dummy fake sample placeholder redacted your changeme change_me replace_me".split()
+    ["example", "dummy", "fake", "sample", "placeholder", "redacted", "your", "changeme", "change_me", "replace_me"]
 )
 _PLACEHOLDER = (  # compiled on first use (9 ms)
     r"^[$%{<\[(]|\*\*\*|\.\.\.|xxxx|XXXX"  # references and masks
@@ -565,13 +565,13 @@ _SEP = _KEY_END + r"""["']?"""  # ... and the value's opening quote, if any
 _VALUE = r"""(?:[bru]{1,2}(?=["'`]))?""" + (
     r"""(?P<v>"[^"\r\n]*"|'[^'\r\n]*'|`[^`\r\n]*`|(?:[^\s"'`,;&<)\]}\\]|\\[^\s"'`nrtux\\/])+)"""
 )
-_KEY_QUALIFIERS = "api access secret private signing encryption master auth".split()
+_KEY_QUALIFIERS = ["api", "access", "secret", "private", "signing", "encryption", "master", "auth"]
 _PUBLIC_TOKENS = (
-    "next page continuation pagination change lock client idempotency publickey".split()
+    ["next", "page", "continuation", "pagination", "change", "lock", "client", "idempotency", "publickey"]
 )
 _WS = r"[ \t\r\n]+"
 # `scheme:user@host` addresses that are not credentials.
-_ADDRESS_SCHEMES = "mailto sip sips xmpp acct from to cc bcc".split()
+_ADDRESS_SCHEMES = ["mailto", "sip", "sips", "xmpp", "acct", "from", "to", "cc", "bcc"]
 # A host after `@`: dotted, bracketed (IPv6), localhost, or a name with a port.
 _HOST = (
     r"(?:[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+|\[[0-9A-Fa-f:.]+\]|localhost|[A-Za-z0-9-]+(?=:\d))"
