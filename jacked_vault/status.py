@@ -64,8 +64,12 @@ class Status:
         else:
             lines.append("remote: none (share the vault with `jacked memory remote set URL`)")
         if v["remote"]:
-            lines.append(f"pushes: {v['push_policy']}" + {"session-end": " (at the end of each session)", "after-write": " (after each write)",
-                                                           "manual": " (only `jacked memory push` or `sync`)"}[v["push_policy"]])  # fmt: skip
+            when = {
+                "session-end": " (at the end of each session)",
+                "after-write": " (after each write)",
+                "manual": " (only `jacked memory push` or `sync`)",
+            }[v["push_policy"]]
+            lines.append(f"pushes: {v['push_policy']}{when}")
             for kind in ("pull", "push"):
                 last = v[f"last_{kind}"]
                 if last:
@@ -78,7 +82,8 @@ class Status:
                     )
         if v.get("quarantined"):
             lines.append(
-                f"quarantined: {v['quarantined']} file(s) set aside in .jacked/quarantine/ (never recalled; `jacked memory doctor` lists them)"
+                f"quarantined: {v['quarantined']} file(s) set aside in .jacked/quarantine/ "
+                "(never recalled; `jacked memory doctor` lists them)"
             )
         waiting = v["candidates"]
         lines.append(

@@ -12,7 +12,9 @@ hooks_app = sub_app(
     "hooks",
     HOOKS,
     "Install or check hooks and MCP registrations.",
-    "Families: --claude (Claude Code session hooks), --codex (Codex session hooks), --opencode (OpenCode session plugin), --cursor (Cursor session hooks), --git REPO (post-merge capture), --mcp HARNESS (the MCP server), --commands HARNESS (/remember and /learn), --skills HARNESS (the librarian skill).",
+    "Families: --claude (Claude Code session hooks), --codex (Codex session hooks), --opencode (OpenCode session "
+    "plugin), --cursor (Cursor session hooks), --git REPO (post-merge capture), --mcp HARNESS (the MCP server), "
+    "--commands HARNESS (/remember and /learn), --skills HARNESS (the librarian skill).",
 )
 
 McpOpt = Annotated[
@@ -26,7 +28,8 @@ CommandsOpt = Annotated[
     typer.Option(
         "--commands",
         metavar="HARNESS",
-        help="The /remember and /learn command files for claude, codex or opencode (their per-person folder); repeatable.",
+        help="The /remember and /learn command files for claude, codex or opencode (their per-person folder); "
+        "repeatable.",
     ),
 ]
 SkillsOpt = Annotated[
@@ -45,21 +48,24 @@ CodexOpt = Annotated[
     bool,
     typer.Option(
         "--codex",
-        help="Codex session hooks in $CODEX_HOME/config.toml (SessionStart brief, Stop capture); Codex's per-person file, with or without --user.",
+        help="Codex session hooks in $CODEX_HOME/config.toml (SessionStart brief, Stop capture); "
+        "Codex's per-person file, with or without --user.",
     ),
 ]
 OpencodeOpt = Annotated[
     bool,
     typer.Option(
         "--opencode",
-        help="OpenCode session plugin jacked-vault.js (brief in the system prompt, capture when a session goes quiet or OpenCode exits); the project's .opencode/plugins/, or with --user ~/.config/opencode/plugins/.",
+        help="OpenCode session plugin jacked-vault.js (brief in the system prompt, capture when a session goes quiet "
+        "or OpenCode exits); the project's .opencode/plugins/, or with --user ~/.config/opencode/plugins/.",
     ),
 ]
 CursorOpt = Annotated[
     bool,
     typer.Option(
         "--cursor",
-        help="Cursor session hooks in hooks.json (sessionStart brief, sessionEnd capture); the project's .cursor/hooks.json, or with --user ~/.cursor/hooks.json.",
+        help="Cursor session hooks in hooks.json (sessionStart brief, sessionEnd capture); "
+        "the project's .cursor/hooks.json, or with --user ~/.cursor/hooks.json.",
     ),
 ]
 SettingsOpt = Annotated[
@@ -80,7 +86,8 @@ ForceOpt = Annotated[
     bool,
     typer.Option(
         "--force",
-        help="Install into a core.hooksPath folder git tracks anyway (hook frameworks are chained the way each supports, never forced).",
+        help="Install into a core.hooksPath folder git tracks anyway "
+        "(hook frameworks are chained the way each supports, never forced).",
     ),
 ]
 PrintOpt = Annotated[bool, typer.Option("--print", help="Print the MCP entry instead of writing the config file.")]
@@ -92,7 +99,8 @@ UserOpt = Annotated[
     bool,
     typer.Option(
         "--user",
-        help="With --mcp, --opencode or --cursor: the per-person config (~/.claude.json, ~/.cursor/, ~/.config/opencode/) instead of the repo's.",
+        help="With --mcp, --opencode or --cursor: the per-person config "
+        "(~/.claude.json, ~/.cursor/, ~/.config/opencode/) instead of the repo's.",
     ),
 ]
 AllowUserOpt = Annotated[

@@ -136,10 +136,15 @@ def _selection(harness: str):
     from jacked_vault.hooks.integrations import Selection
 
     return Selection(
-        claude=harness == "claude", codex=harness == "codex", opencode=harness == "opencode", cursor=harness == "cursor",
-        mcp=(harness,), user=True,
-        commands=(harness,) if harness in commands.HARNESSES else (), skills=(harness,) if harness in skills.HARNESSES else (),
-    )  # fmt: skip
+        claude=harness == "claude",
+        codex=harness == "codex",
+        opencode=harness == "opencode",
+        cursor=harness == "cursor",
+        mcp=(harness,),
+        user=True,
+        commands=(harness,) if harness in commands.HARNESSES else (),
+        skills=(harness,) if harness in skills.HARNESSES else (),
+    )
 
 
 # -- the ledger ------------------------------------------------------------------------------------

@@ -192,10 +192,26 @@ def commit_files(
 
 # What git reads from the environment to choose another repository, index or object store (`git
 # rev-parse --local-env-vars`): a hook's, never the store's.
-REPO_ENV = frozenset({"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES",
-                      "GIT_COMMON_DIR", "GIT_IMPLICIT_WORK_TREE", "GIT_GRAFT_FILE", "GIT_NO_REPLACE_OBJECTS",
-                      "GIT_REPLACE_REF_BASE", "GIT_PREFIX", "GIT_INTERNAL_SUPER_PREFIX", "GIT_SHALLOW_FILE", "GIT_CONFIG",
-                      "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT"})  # fmt: skip
+REPO_ENV = frozenset(
+    {
+        "GIT_DIR",
+        "GIT_WORK_TREE",
+        "GIT_INDEX_FILE",
+        "GIT_OBJECT_DIRECTORY",
+        "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+        "GIT_COMMON_DIR",
+        "GIT_IMPLICIT_WORK_TREE",
+        "GIT_GRAFT_FILE",
+        "GIT_NO_REPLACE_OBJECTS",
+        "GIT_REPLACE_REF_BASE",
+        "GIT_PREFIX",
+        "GIT_INTERNAL_SUPER_PREFIX",
+        "GIT_SHALLOW_FILE",
+        "GIT_CONFIG",
+        "GIT_CONFIG_PARAMETERS",
+        "GIT_CONFIG_COUNT",
+    }
+)
 
 
 def child_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -269,9 +285,22 @@ def _signed_commit(repo: pygit2.Repository, tree_id, parents: list, message: str
         )
     oid = made.stdout.strip()
     moved = subprocess.run(
-        ["git", "-C", root, "update-ref", "-m", "jacked: signed commit", "HEAD", oid, str(parents[0]) if parents else ""],
-        capture_output=True, text=True, timeout=60, env=env,
-    )  # fmt: skip
+        [
+            "git",
+            "-C",
+            root,
+            "update-ref",
+            "-m",
+            "jacked: signed commit",
+            "HEAD",
+            oid,
+            str(parents[0]) if parents else "",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+    )
     if moved.returncode != 0:
         raise VaultError("LOCKED", "the vault moved while the signed commit was made; nothing was committed, try again")
     return oid
@@ -322,7 +351,8 @@ def _advance_sparse(root: Path, commit_id: str, expected_head: str) -> None:
             if done.returncode != 0:
                 raise VaultError(
                     "SYNC",
-                    f"git could not update the working tree ({' '.join(done.stderr.split())[:200]}); nothing was moved. "
+                    f"git could not update the working tree ({' '.join(done.stderr.split())[:200]}); "
+                    "nothing was moved. "
                     "Uncommitted files are in the way: run `jacked memory doctor --repair`, then sync again",
                 )
 

@@ -75,11 +75,13 @@ class SyncResult:
         lines = [f"sync: {self.action} (was {self.ahead} ahead, {self.behind} behind); head {self.head[:10]}"]
         lines += [f"renamed {r} (two machines picked the same file name)" for r in self.renamed]
         lines += [
-            f"{h['path']}: set on both machines; kept the newer one ({'this machine' if h['kept'] == 'here' else 'the remote'}'s)"
+            f"{h['path']}: set on both machines; "
+            f"kept the newer one ({'this machine' if h['kept'] == 'here' else 'the remote'}'s)"
             for h in self.hot
         ]
         lines += [
-            f"{t['id']} was changed on both machines: kept {t['kept']} ({'this machine' if t['kept_from'] == 'here' else 'the remote'}), "
+            f"{t['id']} was changed on both machines: "
+            f"kept {t['kept']} ({'this machine' if t['kept_from'] == 'here' else 'the remote'}), "
             f"not {t['lost']} (a reject wins, else the later change; both stay in the audit log)"
             for t in self.transitions
         ]
@@ -87,14 +89,16 @@ class SyncResult:
         lines += [f"forgot {rel}: a person forgot it on another machine" for rel in self.forgotten]
         if self.kept_deletions:
             lines.append(
-                f"kept {len(self.kept_deletions)} file(s) the remote deleted (`jacked memory sync --accept-deletions` applies them):"
+                f"kept {len(self.kept_deletions)} file(s) the remote deleted "
+                "(`jacked memory sync --accept-deletions` applies them):"
             )
             lines += [f"  {p}" for p in self.kept_deletions[:20]]
         if self.accepted_deletions:
             lines.append(f"applied {len(self.accepted_deletions)} deletion(s) from the remote")
         if self.quarantined:
             lines.append(
-                f"quarantined {len(self.quarantined)} arrival(s) that failed the gate (never recalled; see `jacked memory doctor`):"
+                f"quarantined {len(self.quarantined)} arrival(s) that failed the gate "
+                "(never recalled; see `jacked memory doctor`):"
             )
             lines += [f"  {q['path']} ({q['code']})" for q in self.quarantined[:20]]
         return "\n".join(lines)
@@ -240,7 +244,8 @@ def _head_id(repo: pygit2.Repository) -> pygit2.Oid:
         root = repo.workdir.rstrip("/") if repo.workdir else repo.path
         raise VaultError(
             "GIT",
-            f"{root}: the vault's branch has no commit (a vault starts with its init commit), so sync has nothing to join; nothing was changed. `git -C {root} status` shows the branch",
+            f"{root}: the vault's branch has no commit (a vault starts with its init commit), so sync has nothing "
+            f"to join; nothing was changed. `git -C {root} status` shows the branch",
         )
     return head.id
 
@@ -675,7 +680,8 @@ def pull_at_session_start(ctx: Context, timeout_s: float = SESSION_START_TIMEOUT
                 return write_state(
                     root,
                     "quarantined",
-                    f"took the remote's notes; quarantined {len(result.quarantined)} arrival(s) (see `jacked memory doctor`)",
+                    f"took the remote's notes; quarantined {len(result.quarantined)} arrival(s) "
+                    "(see `jacked memory doctor`)",
                 )
         return write_state(root, "ok", "fast-forwarded")
     except VaultError as exc:

@@ -42,14 +42,24 @@ class Cloned:
 
     def to_json(self) -> dict:
         return {
-            "path": str(self.store.root), "created": True, "commit": None, "groups": None, "from": self.url, "branch": self.branch,
-            "head": self.head, "notes": self.notes, "machine_id": self.machine_id, "quarantined": self.quarantined, "next": self.offers,
+            "path": str(self.store.root),
+            "created": True,
+            "commit": None,
+            "groups": None,
+            "from": self.url,
+            "branch": self.branch,
+            "head": self.head,
+            "notes": self.notes,
+            "machine_id": self.machine_id,
+            "quarantined": self.quarantined,
+            "next": self.offers,
             "branch_reason": self.branch_reason,
-        }  # fmt: skip
+        }
 
     def to_text(self) -> str:
         lines = [
-            f"Cloned vault from {self.url} at {self.store.root} ({self.notes} notes, {self.branch} at {self.head[:10]}: {self.branch_reason})"
+            f"Cloned vault from {self.url} at {self.store.root} "
+            f"({self.notes} notes, {self.branch} at {self.head[:10]}: {self.branch_reason})"
         ]
         if self.quarantined:
             lines.append(
@@ -167,7 +177,8 @@ def _check_out(store: Store):
     if missing:
         raise VaultError(
             "SYNC",
-            f"the remote's {branch} is not a jacked vault (no {' or '.join(missing)} at its top); nothing was left behind",
+            f"the remote's {branch} is not a jacked vault (no {' or '.join(missing)} at its top); "
+            "nothing was left behind",
         )
     tree = commit.tree
     index = SearchIndex(store)  # where the gate records what it passed (and, here, its parse): the build then trusts it
@@ -218,7 +229,8 @@ def _vault_branch(repo) -> tuple[str, str]:
         raise VaultError(
             "SYNC",
             f"the remote's HEAD names no branch it has, and it has {len(remote)} branches but neither main nor master; "
-            "nothing was left behind. Set the remote's HEAD to the vault's branch (`git symbolic-ref HEAD refs/heads/BRANCH` in it)",
+            "nothing was left behind. Set the remote's HEAD to the vault's branch "
+            "(`git symbolic-ref HEAD refs/heads/BRANCH` in it)",
         )
     repo.references.create(f"refs/heads/{branch}", repo.references[f"{prefix}{branch}"].target, force=True)
     repo.config[f"branch.{branch}.remote"] = "origin"

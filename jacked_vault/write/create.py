@@ -58,7 +58,8 @@ class Created:
         note = self.note
         if self.duplicate_of is not None:
             return "\n".join([
-                f"Already saved as {note.kind}: {note.title} ({note.id}); the same title and text, so nothing was written",
+                f"Already saved as {note.kind}: {note.title} ({note.id}); "
+                "the same title and text, so nothing was written",
                 f"  at {self.display_path}",
             ])  # fmt: skip
         assert self.commit is not None, "a create that is no duplicate made a commit"
@@ -68,8 +69,10 @@ class Created:
             f"  at {self.display_path} [{self.commit[:10]}]",
         ]
         if self.same_title:
-            lines.append(f"  note: the same title, other text, is already saved as {', '.join(self.same_title)}; both are kept"
-                         " (`--supersedes ID` replaces one)")  # fmt: skip
+            lines.append(
+                f"  note: the same title, other text, is already saved as {', '.join(self.same_title)}; both are kept"
+                " (`--supersedes ID` replaces one)"
+            )
         return "\n".join(lines + kept_aside(self.quarantined))
 
 

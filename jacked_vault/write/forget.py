@@ -70,7 +70,8 @@ class Forgotten:
             removal = shlex.quote("git rm -q --cached --ignore-unmatch " + " ".join(shlex.quote(p) for p in paths))
             out += [
                 f"git -C {root} filter-branch --force --index-filter {removal} --prune-empty -- --all",
-                f"git -C {root} for-each-ref --format='delete %(refname)' refs/original | git -C {root} update-ref --stdin",
+                f"git -C {root} for-each-ref --format='delete %(refname)' refs/original "
+                f"| git -C {root} update-ref --stdin",
                 f"git -C {root} reflog expire --expire=now --all",
                 f"git -C {root} gc --prune=now",
             ]
@@ -118,7 +119,8 @@ class Forgotten:
         )
         if self.pushed:
             lines.append(
-                "After the force-push every other machine must re-clone (`jacked memory init --from URL` into a new folder): "
+                "After the force-push every other machine must re-clone "
+                "(`jacked memory init --from URL` into a new folder): "
                 "a clone that pulls or pushes its old history brings the text back."
             )
         return "\n".join(lines)

@@ -274,9 +274,19 @@ def edit_as_new(ctx: Context, note_id: str, *, title: str, body: str) -> EditedA
         old = parse_note(committed, source=rel)
         now = utc_now()
         new = build_note(
-            title=title, body=body, kind=old.kind, scope=old.scope, group=old.group, repos=list(old.repos), source_harness=ctx.harness,
-            origin="cli", target_harnesses=list(old.target_harnesses), tags=list(old.tags), links=list(old.links), now=now,
-        )  # fmt: skip
+            title=title,
+            body=body,
+            kind=old.kind,
+            scope=old.scope,
+            group=old.group,
+            repos=list(old.repos),
+            source_harness=ctx.harness,
+            origin="cli",
+            target_harnesses=list(old.target_harnesses),
+            tags=list(old.tags),
+            links=list(old.links),
+            now=now,
+        )
         checked = check_note(
             new, tombstoned=None
         )  # secrets and validation first: a refusal names the field, never the text
@@ -384,9 +394,16 @@ def archive(ctx: Context, *, after_days: int | None = None, dry_run: bool = Fals
             if not archivable(note, cutoff):
                 continue
             target = archived_path(rel)
-            moved.append({"id": note.id, "title": note.title, "status": note.status if note.status != "active" else "expired",
-                          "closed_at": closed_at(note), "from": store.display(rel, note.scope),
-                          "to": store.display(target, note.scope)})  # fmt: skip
+            moved.append(
+                {
+                    "id": note.id,
+                    "title": note.title,
+                    "status": note.status if note.status != "active" else "expired",
+                    "closed_at": closed_at(note),
+                    "from": store.display(rel, note.scope),
+                    "to": store.display(target, note.scope),
+                }
+            )
             if dry_run:
                 continue
             hand = tx.transition(rel, committed)  # a hand edit of the working copy is kept aside, never archived

@@ -581,16 +581,12 @@ def capture_merge_from_hook(vault: Callable[[], Path], repo_path: str, **kwargs)
         if not is_git_repo(ctx.vault_path):
             return None  # no vault: nowhere to capture or log
         report = capture_merge(ctx, repo_path, lock_wait_s=HOOK_LOCK_WAIT_S, **kwargs)
-        log_line(
-            cache,
-            f"post-merge run ok {report.identity} {report.branch}: {report.summary()} ({(time.monotonic() - started) * 1000:.0f} ms)",
-        )
+        took = (time.monotonic() - started) * 1000
+        log_line(cache, f"post-merge run ok {report.identity} {report.branch}: {report.summary()} ({took:.0f} ms)")
         return report
     except BaseException as exc:  # fail open
         if cache is not None and is_git_repo(cache.parent):
             code = getattr(exc, "full_code", type(exc).__name__)
-            log_line(
-                cache,
-                f"post-merge run failed {repo_path}: {code}: {getattr(exc, 'message', '')} ({(time.monotonic() - started) * 1000:.0f} ms)",
-            )
+            took = (time.monotonic() - started) * 1000
+            log_line(cache, f"post-merge run failed {repo_path}: {code}: {getattr(exc, 'message', '')} ({took:.0f} ms)")
         return None

@@ -67,7 +67,8 @@ def header(info: MergeInfo) -> str:
 
 def _files_summary(info: MergeInfo) -> str:
     counts = ", ".join(f"{n} {_STATUS_WORD.get(c, c)}" for c, n in sorted(info.status_counts.items()))
-    return f"{info.files_total} file(s) changed, +{info.insertions} −{info.deletions}{' (' + counts + ')' if counts else ''}"  # noqa: RUF001 - a typographic minus, as in the golden notes
+    changed = f"{info.files_total} file(s) changed, +{info.insertions} −{info.deletions}"  # noqa: RUF001 - a typographic minus, as in the golden notes
+    return f"{changed}{' (' + counts + ')' if counts else ''}"
 
 
 _STATUS_WORD = {"A": "added", "M": "modified", "D": "deleted", "R": "renamed", "C": "copied", "T": "type changed"}
@@ -139,7 +140,8 @@ def minimal_body(info: MergeInfo) -> str:
     """No free text at all: what is left when the create path still finds a secret."""
     return (
         header(info)
-        + f"\n\nMerged into {clean_line(info.branch, 120)} of {info.identity} by {_KIND_TEXT.get(info.kind, info.kind)}: "
+        + f"\n\nMerged into {clean_line(info.branch, 120)} of {info.identity} "
+        + f"by {_KIND_TEXT.get(info.kind, info.kind)}: "
         + f"{info.commits_total} commit(s), {_files_summary(info)}.\n\n"
         + "The merge text was left out: it looked like it held a secret.\n"
     )
