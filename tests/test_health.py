@@ -100,7 +100,7 @@ def test_status_shows_what_is_installed_and_how_each_hook_last_ran(machine, tmp_
     (vault / ".jacked" / "queue").write_text("not a folder")  # the next capture cannot queue: a real failure
     assert _hook("pre-compact", vault, repo, {"cwd": str(repo), "session_id": "s1"}).code == 0  # hooks fail open
     (vault / ".jacked" / "queue").unlink()
-    capture_merge_from_hook(str(vault), str(repo))
+    capture_merge_from_hook(lambda: vault, str(repo))
     _serve_once(vault, repo)
     assert (
         run_cli(
