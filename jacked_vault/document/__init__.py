@@ -48,7 +48,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> object:
     if name in _LAZY:
         return getattr(import_module(f"jacked_vault.document.{_LAZY[name]}"), name)
     raise AttributeError(f"module 'jacked_vault.document' has no attribute {name!r}")

@@ -5,6 +5,22 @@ transitions start from it, and an arrival from a remote is judged by it.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from jacked_vault.document.model import Note
+
+
+class Closable(Protocol):
+    """As much of a note as `closed_at` reads (a note, or an index row of one)."""
+
+    @property
+    def status(self) -> str: ...
+    @property
+    def updated_at(self) -> str: ...
+    @property
+    def valid_until(self) -> str | None: ...
+
 # operation -> statuses it may start from
 ALLOWED_FROM = {
     "accept": ("candidate", "active"),
@@ -19,7 +35,7 @@ TRANSITION_FIELDS = frozenset({"status", "status_reason", "trust", "valid_until"
 OPERATIONS = tuple(ALLOWED_FROM)
 
 
-def value_fields(note) -> dict:
+def value_fields(note: Note) -> dict:
     """What a transition never changes: every frontmatter field but the transition ones, and the body."""
     return {**{k: v for k, v in note.frontmatter().items() if k not in TRANSITION_FIELDS}, "body": note.body}
 
@@ -38,7 +54,7 @@ def reachable_statuses(start: str) -> set[str]:
     return seen
 
 
-def follows(before, after) -> str | None:
+def follows(before: Note, after: Note) -> str | None:
     """None when `after` can be `before` after zero or more transitions; else what forbids it
     (a field name and the rule, never a value)."""
     if value_fields(before) != value_fields(after):
@@ -51,7 +67,7 @@ def follows(before, after) -> str | None:
     return None
 
 
-def winner(a, b):
+def winner(a: Note, b: Note) -> Note:
     """Of one note transitioned apart on two machines, the version that stands: a person's reject
     wins; otherwise the later transition by record time (`updated_at`); a tie keeps `a`."""
     if (a.status == "rejected") != (b.status == "rejected"):
@@ -59,7 +75,7 @@ def winner(a, b):
     return b if b.updated_at > a.updated_at else a
 
 
-def settles(before, after) -> bool:
+def settles(before: Note, after: Note) -> bool:
     """Whether `after` may replace `before` as the settling of two machines' transitions of one
     note: the same value, and `after` is what `winner` keeps (so a reject is never undone)."""
     return value_fields(before) == value_fields(after) and winner(before, after) is after and after is not before
@@ -68,7 +84,7 @@ def settles(before, after) -> bool:
 # -- archive/ (SPEC 2: notes moved out of recall by the librarian) ---------------------------------
 
 
-def closed_at(note) -> str | None:
+def closed_at(note: Closable) -> str | None:
     """When a note stopped holding for good: a superseded note's end (its `valid_until`, else the
     supersede), an active note's `valid_until` (expired, or to expire then); None for a note that
     still holds or never did (a candidate, a rejected note: the review queue and tombstones own those)."""
@@ -79,14 +95,14 @@ def closed_at(note) -> str | None:
     return None
 
 
-def archivable(note, cutoff: str) -> bool:
+def archivable(note: Closable, cutoff: str) -> bool:
     """Whether the librarian may move `note` to archive/: closed at or before `cutoff` (now less
     the configured age, `settings.librarian.archive_after_days`)."""
     closed = closed_at(note)
     return closed is not None and closed <= cutoff
 
 
-def moves(was_archived: bool | None, archived: bool, note, now: str) -> str | None:
+def moves(was_archived: bool | None, archived: bool, note: Note, now: str) -> str | None:
     """None when `note` may be where it arrives (in archive/ or not), having been in archive/ or not
     (None: new here); else why not. The one move a transition makes is into archive/, of a note
     closed by `now`; nothing leaves archive/ (an archived note is found with `--include-archived`

@@ -19,11 +19,15 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO, TYPE_CHECKING
 
 from jacked_vault.errors import VaultError
 from jacked_vault.safety import fsio
 from jacked_vault.store.digests import Digests, digest
 from jacked_vault.store.layout import AUDIT_DIR, audit_part
+
+if TYPE_CHECKING:
+    import pygit2
 
 MAX_AUDIT_FILE = 64 * 1024 * 1024
 ROLL_BYTES = 256 * 1024  # a part takes no line that would carry it past this (a lone line excepted)
@@ -135,7 +139,7 @@ def lines(root: Path, rel: str, committed: _Committed | None = None) -> Iterator
         yield from _stream(handle)
 
 
-def _stream(handle) -> Iterator[str | None]:
+def _stream(handle: IO[bytes]) -> Iterator[str | None]:
     while raw := handle.readline(MAX_LINE + 1):
         if len(raw) > MAX_LINE and not raw.endswith(b"\n"):
             while (more := handle.readline(MAX_LINE + 1)) and not more.endswith(b"\n"):
@@ -327,7 +331,7 @@ TRAILER = "Memory-Audit: "
 MAX_COMMITS_CHECKED = 200_000
 
 
-def verify_trailers(repo, report: AuditReport) -> list[dict]:
+def verify_trailers(repo: pygit2.Repository, report: AuditReport) -> list[dict]:
     """Compare every commit's `Memory-Audit: <machine> <hash>` trailer with the chains.
 
     A trailer names the last line of that machine's chain when the commit was made, so its hash

@@ -21,12 +21,15 @@ import os
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from jacked_vault.errors import VaultError
 from jacked_vault.resources import data_file
 from jacked_vault.safety import fsio
 from jacked_vault.store.layout import CACHE_DIR, VAULT_JSON, Store
+
+if TYPE_CHECKING:
+    import jsonschema
 
 LOCAL_JSON = f"{CACHE_DIR}/vault.local.json"
 _STAMP = f"{CACHE_DIR}/config-ok"
@@ -41,7 +44,7 @@ def machine_config_path() -> Path:
 
 
 @cache
-def _validator(schema_name: str):
+def _validator(schema_name: str) -> jsonschema.Draft202012Validator:
     import jsonschema
 
     schema = json.loads(data_file("schemas", schema_name).read_text(encoding="utf-8"))

@@ -139,7 +139,7 @@ CLOSED_FIELDS = frozenset(
 )
 
 
-def note_fields(note) -> dict[str, object]:
+def note_fields(note: Note) -> dict[str, object]:
     """Every free-form string a note carries, named as its field (what the secret scan looks at)."""
     return {**{k: v for k, v in note.frontmatter().items() if k not in CLOSED_FIELDS}, "body": note.body}
 
@@ -161,7 +161,9 @@ def scan(fields: dict[str, object], rel: str | None = None) -> None:
 # -- notes ---------------------------------------------------------------------------------------
 
 
-def check_note(note, *, tombstoned: Tombstoned | None, allow_rejected: bool = False, rel: str | None = None) -> Checked:
+def check_note(
+    note: Note, *, tombstoned: Tombstoned | None, allow_rejected: bool = False, rel: str | None = None
+) -> Checked:
     """The verdict on a new note: secret scan first (messages never quote values), then
     validation (its canonical bytes), then the tombstone rule. Raises SECRET / VALIDATION /
     TOMBSTONED. The key vouches for the bytes only when they parse back to this very note."""
@@ -174,7 +176,7 @@ def check_note(note, *, tombstoned: Tombstoned | None, allow_rejected: bool = Fa
     return Checked("note", note=note, data=data, key=verdict_key("note", data) if same else None)
 
 
-def check_tombstone(note, tombstoned: Tombstoned | None, *, person_override: bool) -> None:
+def check_tombstone(note: Note, tombstoned: Tombstoned | None, *, person_override: bool) -> None:
     from jacked_vault.store.tombstones import blocks, tombstone_hash
 
     if tombstoned is None or not blocks(note.status, note.origin, person_override=person_override):
