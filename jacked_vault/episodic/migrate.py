@@ -560,8 +560,9 @@ def _note_for(ctx, plan: Plan, candidate: CandidatePlan, now: str):
 
 
 def _check_candidates(ctx, plan: Plan, now: str, index) -> list:
-    """Build and validate each candidate to create; invalid ones, and those repeating a live note
-    of the group (SPEC 5.6, `write.create.duplicate_of`), are marked and skipped."""
+    """Build and gate each candidate to create (its `Checked` verdict kept for the commit); invalid
+    ones, and those repeating a live note of the group (SPEC 5.6, `write.create.duplicate_of`), are
+    marked and skipped."""
     from jacked_vault.store.gate import check_note
     from jacked_vault.write.create import duplicate_of
 
@@ -571,7 +572,7 @@ def _check_candidates(ctx, plan: Plan, now: str, index) -> list:
             continue
         try:
             note = _note_for(ctx, plan, candidate, now)
-            check_note(note, tombstoned=None)
+            checked = check_note(note, tombstoned=None)
         except VaultError as exc:
             candidate.action, candidate.reason = "invalid", exc.message if exc.code != "SECRET" else "contains a secret"
             continue
@@ -579,7 +580,7 @@ def _check_candidates(ctx, plan: Plan, now: str, index) -> list:
         if twin is not None:
             candidate.action, candidate.reason = "duplicate", f"the same note is already saved as {twin.id}"
             continue
-        notes.append((candidate, note))
+        notes.append((candidate, note, checked))
     return notes
 
 
@@ -591,7 +592,7 @@ def migrate(
     progress: Callable[[int], None] | None = None,
 ) -> MigrateResult:
     """Plan (and unless `dry_run`, write in one commit) the import of the source folders."""
-    from jacked_vault.document import render_note, slugify_title, utc_now
+    from jacked_vault.document import slugify_title, utc_now
     from jacked_vault.recall.index_md import regenerate_index
     from jacked_vault.safety import fsio
     from jacked_vault.search.entries import Entry
@@ -641,9 +642,9 @@ def migrate(
                 )
             tx.event("migrate", f"migration:{plan.identity}:{file.sha}", file.target, written, ts=now)
         changes = {}
-        for candidate, note in notes:
-            data = render_note(note)
-            rel = tx.create(store.note_dir("group", plan.group, note.kind), slugify_title(note.title), data)
+        for candidate, note, checked in notes:
+            data = checked.data  # the canonical bytes the gate judged: the commit does not judge them again
+            rel = tx.create(store.note_dir("group", plan.group, note.kind), slugify_title(note.title), checked)
             tx.event("create", note.id, rel, data, ts=now)
             tx.event("migrate", candidate.key, rel, data, ts=now)
             candidate.id, candidate.path = note.id, rel
