@@ -184,6 +184,7 @@ def stage_figures(vault: Path, work: Path, repeat: int) -> None:
 
     def cold() -> None:
         index.db.execute("DELETE FROM verdicts")
+        index.close()  # drops this object's memory of the verdicts too: the build meets none
         index.rebuild()
 
     try:

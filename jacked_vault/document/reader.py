@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from functools import cache
 
 from jacked_vault.document.frontmatter import MAX_VALUES, load_frontmatter
 from jacked_vault.document.model import FRONTMATTER_KEYS, MAX_FILE_BYTES, Note
@@ -55,7 +56,16 @@ def _trim_breaks(text: str, *, crlf: bool) -> str:
 # What a YAML stream may not hold raw (ruamel's non-printable characters), and what it reads as a
 # line break inside a quoted scalar (NEL, LS, PS) where JSON keeps the character: frontmatter with
 # any of them takes the YAML path, so the fast path never reads such text differently.
-_NOT_PLAIN = re.compile("[^\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+_NOT_PLAIN_ASCII = re.compile("[^\n\x20-\x7e]")  # the same class for ASCII text (compiled in a fraction)
+
+
+@cache
+def _not_plain() -> re.Pattern[str]:
+    return re.compile("[^\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def _has_not_plain(text: str) -> bool:
+    return (_NOT_PLAIN_ASCII if text.isascii() else _not_plain()).search(text) is not None
 _KEY_ORDER = {key: position for position, key in enumerate(FRONTMATTER_KEYS)}
 _DECLINED = object()
 
@@ -98,7 +108,7 @@ def _canonical_fields(yaml_text: str) -> dict | None:
     (which the round-trip tests prove is valid YAML with the same meaning) and gives exactly what
     the strict reader gives (tests/test_reader_fast.py fuzzes the two against each other).
     """
-    if not yaml_text.endswith("\n") or _NOT_PLAIN.search(yaml_text):
+    if not yaml_text.endswith("\n") or _has_not_plain(yaml_text):
         return None
     fields: dict = {}
     last = -1

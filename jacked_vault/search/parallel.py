@@ -20,7 +20,8 @@ from typing import Any
 
 PARALLEL_MIN = 1000  # fewer notes: starting a worker costs more than it saves
 BATCH = 200
-AHEAD = 8  # batches the worker may be ahead of the main process
+AHEAD = 8  # batches the workers may be ahead of the main process
+MAX_WORKERS = 4
 
 _STATE: dict[str, Any] = {}  # the worker's store and repository (set in the parent before the fork)
 
@@ -84,7 +85,7 @@ def workers() -> int:
         cores = len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
         cores = os.cpu_count() or 1
-    return 1 if cores > 1 and "fork" in multiprocessing.get_all_start_methods() else 0
+    return min(cores, MAX_WORKERS) if cores > 1 and "fork" in multiprocessing.get_all_start_methods() else 0
 
 
 def ahead(store, repo, files: list[tuple[str, Any]], verdicts) -> Generator[tuple[str, Any], None, None]:
@@ -105,13 +106,14 @@ def ahead(store, repo, files: list[tuple[str, Any]], verdicts) -> Generator[tupl
         for n, (rel, e) in enumerate(files)
         if e.filemode in FILE_MODES and classify_path(store, rel) == "note"
     ]
-    if len(notes) < PARALLEL_MIN or not workers():
+    count = workers()
+    if len(notes) < PARALLEL_MIN or not count:
         yield from files
         return
     batches = [notes[i : i + BATCH] for i in range(0, len(notes), BATCH)]
     first = {batch[0][0]: number for number, batch in enumerate(batches)}  # a batch is needed from its first note on
     _STATE.update(store=store, repo=repo, known=verdicts.known())
-    pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("fork"))
+    pool = ProcessPoolExecutor(max_workers=count, mp_context=multiprocessing.get_context("fork"))
 
     def submit(number: int) -> Future:
         return pool.submit(_judge, [note for _, note in batches[number]])

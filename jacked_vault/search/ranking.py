@@ -31,7 +31,7 @@ import math
 import re
 import sqlite3
 import unicodedata
-from functools import lru_cache
+from functools import cache, lru_cache
 
 from jacked_vault.document.ids import LETTERS
 from jacked_vault.search.entries import MARK
@@ -69,9 +69,25 @@ _CJK_RANGES = (
     "\u3005-\u3007\u3041-\u3096\u309d-\u309f\u30a1-\u30fa\u30fc-\u30ff\u31f0-\u31ff"
     "\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7a3\uf900-\ufaff\U00020000-\U0003134f"
 )
-_CJK = re.compile(f"[{_CJK_RANGES}]")
 _WORD_ASCII = re.compile(r"[^\W_]+")
-_WORD = re.compile(f"[{_CJK_RANGES}]+|[^\\W_{_CJK_RANGES}]+")  # a CJK run, or a run of other letters and digits
+
+
+@cache
+def _cjk() -> re.Pattern[str]:
+    """A CJK character (compiled on first use: only non-ASCII text needs it, and its ranges cost ~5 ms)."""
+    return re.compile(f"[{_CJK_RANGES}]")
+
+
+@cache
+def _word() -> re.Pattern[str]:
+    """A CJK run, or a run of other letters and digits (compiled on first use, as `_cjk`)."""
+    return re.compile(f"[{_CJK_RANGES}]+|[^\\W_{_CJK_RANGES}]+")
+
+
+def _is_cjk(word: str) -> bool:
+    return not word.isascii() and _cjk().match(word) is not None
+
+
 _KANA_MARKS = "\u3099\u309a"  # the voicing marks NFKD takes off デ, パ (and half-width ﾃﾞ): put back by NFC
 _PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 _OPAQUE = re.compile(r"[A-Za-z][0-9]+[A-Za-z]|[0-9][A-Za-z]+[0-9]")  # letters and digits alternate twice: an id, a hash
@@ -84,7 +100,7 @@ def _word_terms(word: str) -> tuple[str, ...]:
     whole word if a part is a fragment (Hunter2, SQLite, x509), lowercased and stemmed; a
     non-ASCII word or an opaque one (a3dff80, tok0x1) stays whole; a CJK run is its overlapping
     bigrams and its last character."""
-    if _CJK.match(word):
+    if _is_cjk(word):
         return (*(word[i : i + 2] for i in range(len(word) - 1)), word[-1])
     parts = _PART.findall(word) if word.isascii() and not _OPAQUE.search(word) else []
     if len(parts) > 1:
@@ -102,7 +118,7 @@ def _words(text: str) -> list[str]:
         return _WORD_ASCII.findall(text)
     text = unicodedata.normalize("NFKD", text).translate(LETTERS)
     text = "".join(c for c in text if not unicodedata.combining(c) or c in _KANA_MARKS)
-    return _WORD.findall(unicodedata.normalize("NFC", text))
+    return _word().findall(unicodedata.normalize("NFC", text))
 
 
 def analyse(text: str) -> list[str]:
@@ -122,7 +138,7 @@ def _query(text: str, loose: bool = False) -> tuple[list[str], list[str]]:
     (`数据 据库`), or for one character the prefix `猫*`; `loose`: its bigrams apart."""
     found: dict[str, bool] = {}  # term -> anchors
     for word in _content_words(text):
-        if _CJK.match(word):
+        if _is_cjk(word):
             bigrams = [word[i : i + 2] for i in range(len(word) - 1)]
             units = (
                 [(word + "*", True)]

@@ -115,6 +115,11 @@ def refuse(code: str, rel: str, problem: str, *, error: str = "VALIDATION", deta
 
 def cap_for(kind: str | None) -> int:
     """The largest file of this layout kind the vault accepts (a derived file's for any other)."""
+    return _caps().get(kind or "", MAX_DERIVED_FILE)
+
+
+@cache
+def _caps() -> dict[str, int]:
     from jacked_vault.document import MAX_FILE_BYTES
     from jacked_vault.document.hot import MAX_HOT_FILE_BYTES
 
@@ -125,7 +130,7 @@ def cap_for(kind: str | None) -> int:
         "episodic": MAX_EPISODIC_FILE,
         "audit": MAX_AUDIT_FILE,
         "tombstones": MAX_TOMBSTONE_FILE,
-    }.get(kind or "", MAX_DERIVED_FILE)
+    }
 
 
 # -- the secret scan of structured values -------------------------------------------------------

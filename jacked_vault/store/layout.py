@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 from jacked_vault.document.model import KINDS, SLUG_RE
@@ -158,6 +159,7 @@ def searchable_episodic(rel: str) -> bool:
     return not rel.rsplit("/", 1)[-1].endswith(ROLLED_DAY_SUFFIX)
 
 
+@lru_cache(maxsize=16384)  # a pure function of the path and the store kind; a build asks it several times a file
 def classify_path(store: Store, rel: str) -> str | None:
     """What `rel` is in the store's layout: note, hot, index, episodic, audit, tombstones, config,
     readme, gitignore, archive; None for a path outside the layout (never accepted from outside)."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
+from functools import lru_cache
 
 TOMBSTONE_DIR = "tombstones"
 MAX_TOMBSTONE_FILE = 16 * 1024 * 1024
@@ -32,6 +33,7 @@ def normalise(text: str) -> str:
     return _NOT_WORD.sub(" ", text).strip()
 
 
+@lru_cache(maxsize=256)  # the gate and the index ask it of the same note in turn (a build: once each per note)
 def tombstone_hash(title: str, body: str) -> str:
     return hashlib.sha256(f"{normalise(title)}\n{normalise(body)}".encode()).hexdigest()
 

@@ -31,7 +31,7 @@ that holds it), so every machine ends with the same note, rejected.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -212,7 +212,7 @@ def inspect_arrivals(
         else:
             later.append((rel, entry, kind))
     judge.left = _left_ids(judge)
-    for rel, entry, kind in later:
+    for rel, entry, kind in _judged_ahead(store, repo, later, verdicts):
         data = _blob(repo, entry)
         if kind == "note":
             _judge_note(judge, rel, data)
@@ -229,6 +229,24 @@ def inspect_arrivals(
         rel for rel in out.deleted if rel not in judge.moved_away and rel not in held and rel not in out.forgotten
     ]
     return out
+
+
+def _judged_ahead(
+    store: Store, repo: pygit2.Repository, later: list[tuple[str, pygit2.Object, str]], verdicts: Verdicts | None
+) -> Iterator[tuple[str, pygit2.Object, str]]:
+    """`later` in its order; with `verdicts`, each note's content verdict is judged ahead in a
+    worker process where a spare core allows (search/parallel.py: the gate here then finds the
+    verdict and the parse instead of judging the bytes again)."""
+    if verdicts is None:
+        yield from later
+        return
+    from contextlib import closing
+
+    from jacked_vault.search.parallel import ahead
+
+    with closing(ahead(store, repo, [(rel, entry) for rel, entry, _ in later], verdicts)) as items:
+        for (rel, entry), (_, _, kind) in zip(items, later, strict=True):
+            yield rel, entry, kind
 
 
 def forgotten_between(repo: pygit2.Repository, base_tree: pygit2.Tree | None, tree: pygit2.Tree) -> dict[str, str]:
