@@ -75,9 +75,9 @@ def _vault(root: Path) -> str:
     return secret
 
 
-def _build(ctx, monkeypatch, *, worker: bool) -> tuple[tuple, list, set[bytes], list[str]]:
-    """A cold build (no index file): its state, problems with messages, verdict keys, and the paths
-    whose secret scan ran in this (the main) process."""
+def _build(ctx, monkeypatch, *, worker: bool) -> tuple[tuple, set[bytes], list[str], list[str]]:
+    """A cold build (no index file): its state, verdict keys, the paths whose secret scan ran in
+    this (the main) process, and the titles whose text it analysed."""
     monkeypatch.setattr(parallel, "PARALLEL_MIN", 2 if worker else 10**9)
     for suffix in ("", "-wal", "-shm"):
         Path(f"{ctx.vault.cache / index_module.INDEX_DB}{suffix}").unlink(missing_ok=True)
@@ -90,12 +90,27 @@ def _build(ctx, monkeypatch, *, worker: bool) -> tuple[tuple, list, set[bytes], 
         return plain_scan(fields, rel)
 
     monkeypatch.setattr(gate, "scan", scan)
+    derived_here = _derived_in_main(monkeypatch)
     index = SearchIndex(ctx.vault)
     index.refresh()
     keys = {key for (key,) in index.db.execute("SELECT key FROM verdicts")}
-    found = (_state(index), keys, sorted(scanned))
+    found = (_state(index), keys, sorted(scanned), derived_here)
     index.close()
     return found
+
+
+def _derived_in_main(monkeypatch) -> list[str]:
+    """The titles of the entries whose text this (the main) process analyses from now on."""
+    main, titles = os.getpid(), []
+    plain = index_module.derive
+
+    def derive(entry):
+        if os.getpid() == main:
+            titles.append(entry.title)
+        return plain(entry)
+
+    monkeypatch.setattr(index_module, "derive", derive)
+    return titles
 
 
 @pytest.fixture(autouse=True)
@@ -133,6 +148,8 @@ def test_a_build_with_a_worker_is_the_build_without(ctx, monkeypatch):
     }
     assert len(alone[2]) > 10  # alone, the main process scans every note
     assert shared[2] == [secret]  # with the worker, only the one the worker refused (to say why)
+    assert len(alone[3]) == len(shared[0][0]) > 10  # alone, it analyses every note it indexes
+    assert shared[3] == []  # with the worker, none: the worker derived them (search/derived.py)
 
 
 def test_a_root_cut_at_its_bound_is_the_same(ctx, monkeypatch):
@@ -167,7 +184,9 @@ def test_a_big_arriving_diff_is_judged_by_the_worker(ctx, monkeypatch):
     caught_up = _state(index)
     assert scanned == []
     assert len(caught_up[0]) == 11
+    derived_here = _derived_in_main(monkeypatch)
     index.rebuild()  # the verdicts stay: nothing judged again
     assert _state(index) == caught_up
     assert scanned == []
+    assert derived_here == []  # the workers parsed the notes whose verdict is held, and derived them
     index.close()

@@ -29,7 +29,8 @@ from itertools import islice
 
 from jacked_vault.errors import VaultError
 from jacked_vault.search import wikilinks
-from jacked_vault.search.entries import Diagnostics, Doc, Entry, first_sentence
+from jacked_vault.search.derived import Derived, derive
+from jacked_vault.search.entries import Diagnostics, Doc, Entry
 from jacked_vault.search.policy import Viewer
 from jacked_vault.search.query import COLUMNS, Filters, run_search
 from jacked_vault.search.treediff import FILE_MODES, SYMLINK_MODE, TREE_MODE, changed_entries
@@ -237,6 +238,7 @@ class SearchIndex:
         self._indexed = 0
         self._head: str | None = None  # the commit being indexed (whose history holds the accepts)
         self._verdicts: Verdicts | None = None
+        self._derived: dict[str, tuple[object, Derived]] = {}  # path -> a worker's parse and its Derived (a build)
         self.foreign_stones = False  # values rejected in other stores are hidden (`hide_rejected_elsewhere`)
 
     # -- connection -------------------------------------------------------------------------
@@ -415,7 +417,7 @@ class SearchIndex:
             by_root.setdefault(root_of(self.store, rel), []).append((rel, entry))
         roots = sorted(by_root, key=lambda r: r != "tombstones")
         ordered = [item for root in roots for item in by_root[root]]
-        with self._bulk(True), closing(ahead(self.store, repo, ordered, self.verdicts)) as items:
+        with self._bulk(True), closing(ahead(self.store, repo, ordered, self.verdicts, self._derived)) as items:
             for root in roots:
                 self._index_root(repo, root, islice(items, len(by_root[root])))
         self._sweep_tombstones(repo, tree, set())
@@ -478,7 +480,7 @@ class SearchIndex:
         added.sort(key=lambda item: item[:2])
         bulk = len(added) > BULK_DIFF and len(added) > self.count()
         files = [(rel, entry) for _, rel, entry in added]
-        with self._bulk(bulk), closing(ahead(self.store, repo, files, self.verdicts)) as items:
+        with self._bulk(bulk), closing(ahead(self.store, repo, files, self.verdicts, self._derived)) as items:
             for rel, entry in items:
                 self._index_entry(repo, rel, entry)
         for root in sorted(touched):
@@ -616,9 +618,12 @@ class SearchIndex:
         except VaultError as exc:
             self._problem(rel, exc.details.get("gate", "INVALID"), exc.message, size)
             return
-        claim = None
+        claim, derived = None, None
         if checked.note is not None:
             found = Entry.from_note(checked.note)
+            ready = self._derived.pop(rel, None)
+            if ready is not None and ready[0] is checked.note:  # a worker derived it from this very parse
+                derived = ready[1]
             claim = found.trust
             if claim == "reviewed" and not self._review_proven(checked.note):
                 found = replace(found, trust="unreviewed")
@@ -630,7 +635,7 @@ class SearchIndex:
         else:
             group, folder = classify_episodic(self.store, rel)  # type: ignore[misc]
             found = Entry.from_episodic(checked.text or "", group, folder, rel)
-        self.add_entry(rel, found, content_hash(data), size, claim=claim)
+        self.add_entry(rel, found, content_hash(data), size, claim=claim, derived=derived)
         self._counted()
 
     def _counted(self) -> None:
@@ -715,13 +720,22 @@ class SearchIndex:
             self.db.execute("SELECT path, id FROM docs WHERE claim='reviewed' AND trust<>'reviewed' ORDER BY path")
         )
 
-    def add_entry(self, rel: str, entry: Entry, sha: str, size: int = 0, *, claim: str | None = None) -> None:
+    def add_entry(
+        self,
+        rel: str,
+        entry: Entry,
+        sha: str,
+        size: int = 0,
+        *,
+        claim: str | None = None,
+        derived: Derived | None = None,
+    ) -> None:
         """Insert one document (the caller is inside a transaction); `claim` is the trust the file
-        claims when it differs from the one the entry is shown with."""
-        from jacked_vault.store.tombstones import tombstone_hash
-
+        claims when it differs from the one the entry is shown with; `derived`: what its text gives
+        (search/derived.py), when a worker derived it ahead."""
         db = self.db
-        thash = tombstone_hash(entry.title, entry.body) if entry.tier == "note" else None
+        derived = derived or derive(entry)
+        thash = derived.thash
         self._count(rel, size, +1)
         cur = db.execute(
             "INSERT INTO docs(path, root, id, title, kind, scope, grp, status, trust, claim, origin, tier, tags, "
@@ -748,7 +762,7 @@ class SearchIndex:
                 entry.valid_until,
                 entry.created_at,
                 entry.updated_at,
-                first_sentence(entry.body),
+                derived.summary,
                 sha,
                 thash,
                 size,
@@ -762,10 +776,10 @@ class SearchIndex:
         )
         from jacked_vault.search import ranking
 
-        ranking.add_doc(db, rowid, entry.title, entry.tags, entry.body)
+        ranking.add_doc(db, rowid, derived.terms, derived.lengths)
         db.executemany("INSERT INTO links(src, dst) VALUES(?,?)", [(rowid, dst) for dst in entry.links])
         if entry.tier == "note":
-            wikilinks.index_note(db, rowid, rel, entry.title, entry.body)
+            wikilinks.index_note(db, rowid, rel, entry.title, derived.wikilinks)
         db.executemany(
             "INSERT INTO doc_targets(doc, target) VALUES(?,?)",
             [(rowid, target) for target in dict.fromkeys(entry.targets)],
@@ -881,10 +895,12 @@ class SearchIndex:
                 break
             picked.append(row)
         marks = ",".join("?" * len(picked))
+        # CROSS JOIN keeps links (by links_dst) the outer loop: left to itself the planner walked every
+        # active note for their links (O(n): 7.6 ms at 100k notes, 0.1 ms this way)
         inbound = dict(
             self.db.execute(
-                "SELECT l.dst, COUNT(*) FROM links l JOIN docs s ON s.rowid = l.src WHERE s.status = 'active' AND "
-                f"l.dst IN ({marks}) GROUP BY l.dst",
+                f"SELECT l.dst, COUNT(*) FROM links l CROSS JOIN docs s ON s.rowid = l.src WHERE l.dst IN ({marks})"
+                " AND s.status = 'active' GROUP BY l.dst",
                 [row[4] for row in picked],
             )
         )

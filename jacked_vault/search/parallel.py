@@ -1,15 +1,17 @@
-"""Judge a large build's notes in a worker process while the main process writes the index.
+"""Judge a large build's notes in worker processes while the main process writes the index.
 
 A cold build spends about half its CPU in the gate's content rules (parse, validation, the
-secret scan); they are pure, so on a machine with a spare core a forked worker runs the gate
-(`store.gate.inspect`, the one owner) over the notes ahead of the main process, and hands back
-each passing note with its verdict key. The main process's `Verdicts` holds them as offers,
+secret scan); they are pure, so on a machine with a spare core forked workers (one a core, at
+most `MAX_WORKERS`) run the gate (`store.gate.inspect`, the one owner) over the notes ahead of
+the main process, and hand back each passing note with its verdict key (and, for an index
+build, what its text gives the index: search/derived.py). The main process's `Verdicts` holds them as offers,
 so its own `inspect` of the same bytes finds the verdict and the parse (and records the
 verdict) and applies only the rules a verdict never skips (path, size, place, tombstones). A
 note the worker refused is judged again by the main process, which records why. Only the main
 process writes SQLite. Used only with `fork` (the worker inherits the loaded code) from a
-single-threaded process, a second core and at least `PARALLEL_MIN` notes; the worker runs at
-most `AHEAD` batches ahead, so memory stays bounded.
+single-threaded process, a second core and at least `PARALLEL_MIN` notes; the workers run at
+most `AHEAD` batches ahead, so memory stays bounded. Arrivals (sync/arrivals.py) are judged
+the same way.
 """
 
 from __future__ import annotations
@@ -31,15 +33,21 @@ class _Known(Exception):
 
 
 class _Kept:
-    """A `store.gate.Verdicts` for the worker: stops at what the main process knows, keeps what passes."""
+    """A `store.gate.Verdicts` for the worker: keeps what passes; at bytes whose verdict the main
+    process holds, stops (`_Known`), or with `parse_known` lets the gate parse them unjudged."""
 
-    def __init__(self, known: frozenset[bytes]) -> None:
+    def __init__(self, known: frozenset[bytes], parse_known: bool) -> None:
         self._known = known
+        self._parse_known = parse_known
         self.passed_now: tuple[bytes, object] | None = None
+        self.known_key: bytes | None = None
 
     def passed(self, key: bytes) -> bool:
         if key in self._known:
-            raise _Known
+            if not self._parse_known:
+                raise _Known
+            self.known_key = key
+            return True
         return False
 
     def remember(self, key: bytes, note: object) -> None:
@@ -49,25 +57,33 @@ class _Kept:
         return None
 
 
-def _judge(batch: list[tuple[str, str]]) -> list[tuple[bytes, object]]:
-    """(verdict key, note) of each note in `batch` ((path, blob id)) whose bytes pass the gate's
-    content rules (whatever a later rule says: the main process applies those again); refused,
-    unreadable or over-size notes are left to the main process, and so are those whose verdict
-    it holds."""
+def _judge(batch: list[tuple[str, str]]) -> list[tuple[str, bytes, object, object]]:
+    """(path, verdict key, note, derived) of each note in `batch` ((path, blob id)) whose bytes
+    pass the gate's content rules (whatever a later rule says: the main process applies those
+    again), or, when the main process indexes, whose verdict it holds (then parsed unjudged); with
+    the index's `Derived` (search/derived.py) when it asked for it, else None. Refused,
+    unreadable or over-size notes are left to the main process."""
+    from jacked_vault.search.derived import derive
+    from jacked_vault.search.entries import Entry
     from jacked_vault.store.gate import cap_for, inspect
 
-    store, repo, known = _STATE["store"], _STATE["repo"], _STATE["known"]
-    passed = []
+    store, repo, known, deriving = _STATE["store"], _STATE["repo"], _STATE["known"], _STATE["deriving"]
+    passed: list[tuple[str, bytes, object, object]] = []
     for rel, oid in batch:
-        kept = _Kept(known)
+        kept, checked = _Kept(known, parse_known=deriving), None
         try:
             if repo.odb.read_header(oid)[1] > cap_for("note"):
                 continue
-            inspect(store, rel, repo[oid].data, verdicts=kept)
+            checked = inspect(store, rel, repo[oid].data, verdicts=kept)
         except Exception:  # any refusal or read error: the main process says why (a content pass still counts)
             pass
         if kept.passed_now is not None:
-            passed.append(kept.passed_now)
+            key, note = kept.passed_now
+        elif kept.known_key is not None and checked is not None and checked.note is not None:
+            key, note = kept.known_key, checked.note
+        else:
+            continue
+        passed.append((rel, key, note, derive(Entry.from_note(note)) if deriving else None))
     return passed
 
 
@@ -88,13 +104,17 @@ def workers() -> int:
     return min(cores, MAX_WORKERS) if cores > 1 and "fork" in multiprocessing.get_all_start_methods() else 0
 
 
-def ahead(store, repo, files: list[tuple[str, Any]], verdicts) -> Generator[tuple[str, Any], None, None]:
+def ahead(
+    store, repo, files: list[tuple[str, Any]], verdicts, derived: dict[str, tuple[object, Any]] | None = None
+) -> Generator[tuple[str, Any], None, None]:
     """`files` ((path, tree entry), in the order the caller indexes them), each yielded once the
-    worker's verdict on it is offered to `verdicts` (the index's `Verdicts`: taken when the gate
+    workers' verdict on it is offered to `verdicts` (the index's `Verdicts`: taken when the gate
     there meets those bytes, withdrawn at the end for files the caller did not index);
-    without a worker (`workers()`, under `PARALLEL_MIN` notes) just `files`. The worker does not
-    judge again the bytes whose verdict this machine holds (`verdicts.known()`). Close it
-    (`contextlib.closing`) when leaving early."""
+    without a worker (`workers()`, under `PARALLEL_MIN` notes) just `files`. The workers do not
+    judge again the bytes whose verdict this machine holds (`verdicts.known()`). With `derived`
+    (an index building), the workers also parse the notes whose verdict is held and derive what
+    each note's text gives the index: `derived[path] = (the parse offered, search.derived.Derived)`,
+    emptied at the end. Close it (`contextlib.closing`) when leaving early."""
     import multiprocessing
     from concurrent.futures import Future, ProcessPoolExecutor
 
@@ -112,7 +132,7 @@ def ahead(store, repo, files: list[tuple[str, Any]], verdicts) -> Generator[tupl
         return
     batches = [notes[i : i + BATCH] for i in range(0, len(notes), BATCH)]
     first = {batch[0][0]: number for number, batch in enumerate(batches)}  # a batch is needed from its first note on
-    _STATE.update(store=store, repo=repo, known=verdicts.known())
+    _STATE.update(store=store, repo=repo, known=verdicts.known(), deriving=derived is not None)
     pool = ProcessPoolExecutor(max_workers=count, mp_context=multiprocessing.get_context("fork"))
 
     def submit(number: int) -> Future:
@@ -124,8 +144,10 @@ def ahead(store, repo, files: list[tuple[str, Any]], verdicts) -> Generator[tupl
             number = first.get(position)
             if number is not None and pending:
                 try:
-                    for key, note in pending.pop(number).result():
+                    for rel, key, note, made in pending.pop(number).result():
                         verdicts.offer(key, note)
+                        if derived is not None:
+                            derived[rel] = (note, made)
                 except Exception:  # a worker that died (killed, out of memory): the main process judges the rest
                     pending.clear()
                 else:
@@ -135,4 +157,6 @@ def ahead(store, repo, files: list[tuple[str, Any]], verdicts) -> Generator[tupl
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
         verdicts.withdraw()
+        if derived is not None:
+            derived.clear()
         _STATE.clear()

@@ -163,13 +163,12 @@ def query_terms(text: str) -> list[str]:
 # -- keeping the analysed fields and their totals ---------------------------------------------
 
 
-def add_doc(db: sqlite3.Connection, rowid: int, title: str, tags: list[str], body: str) -> None:
-    """Analyse and store one document's fields and add them to the totals (inside the caller's transaction)."""
-    fields = [analyse(title), analyse(" ".join(tags)), analyse(body)]
-    db.execute(
-        "INSERT INTO docs_terms(rowid, title, tags, body) VALUES(?,?,?,?)", (rowid, *(" ".join(f) for f in fields))
-    )
-    _add_totals(db, 1, [len(f) for f in fields])
+def add_doc(db: sqlite3.Connection, rowid: int, terms: tuple[str, str, str], lengths: tuple[int, int, int]) -> None:
+    """Store one document's analysed fields (`analyse` of title, tags and body, each joined by
+    spaces, with their term counts: search/derived.py) and add them to the totals (inside the
+    caller's transaction)."""
+    db.execute("INSERT INTO docs_terms(rowid, title, tags, body) VALUES(?,?,?,?)", (rowid, *terms))
+    _add_totals(db, 1, list(lengths))
 
 
 def remove_doc(db: sqlite3.Connection, rowid: int) -> None:

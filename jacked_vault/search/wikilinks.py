@@ -18,8 +18,7 @@ stay what they are: ids, checked when written.
 from __future__ import annotations
 
 import sqlite3
-
-from jacked_vault.document.wikilinks import targets
+from collections.abc import Iterable
 
 
 def _stem(rel: str) -> str:
@@ -31,9 +30,10 @@ def title_name(title: str) -> str:
     return " ".join(title.split()).lower()
 
 
-def index_note(db: sqlite3.Connection, rowid: int, rel: str, title: str, body: str) -> None:
-    """Record a note's wikilink targets and the names a wikilink may give it (its file name, its title)."""
-    db.executemany("INSERT INTO wikilinks(src, target) VALUES(?,?)", [(rowid, t) for t in targets(body)])
+def index_note(db: sqlite3.Connection, rowid: int, rel: str, title: str, links: Iterable[str]) -> None:
+    """Record a note's wikilink targets (`document.wikilinks.targets` of its body) and the names a
+    wikilink may give it (its file name, its title)."""
+    db.executemany("INSERT INTO wikilinks(src, target) VALUES(?,?)", [(rowid, t) for t in links])
     db.executemany(
         "INSERT INTO note_names(doc, name, by_title) VALUES(?,?,?)",
         [(rowid, _stem(rel), 0), (rowid, title_name(title), 1)],

@@ -1,0 +1,37 @@
+"""What indexing one entry derives from its text alone: the analysed fields ranking keeps, the
+tombstone hash, the wikilink targets and the summary.
+
+Pure, so a worker process (search/parallel.py) can derive it ahead of the main process, which
+then only writes the rows. `SearchIndex.add_entry` derives it itself when none was handed over.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from jacked_vault.search.entries import Entry, first_sentence
+
+
+@dataclass(frozen=True)
+class Derived:
+    terms: tuple[str, str, str]  # ranking's analysed title, tags and body, terms joined by spaces
+    lengths: tuple[int, int, int]  # how many terms each field holds
+    thash: str | None  # a note's tombstone hash (None for hot.md and episodic files)
+    wikilinks: tuple[str, ...]  # a note's wikilink targets
+    summary: str
+
+
+def derive(entry: Entry) -> Derived:
+    from jacked_vault.document.wikilinks import targets
+    from jacked_vault.search.ranking import analyse
+    from jacked_vault.store.tombstones import tombstone_hash
+
+    fields = (analyse(entry.title), analyse(" ".join(entry.tags)), analyse(entry.body))
+    note = entry.tier == "note"
+    return Derived(
+        terms=(" ".join(fields[0]), " ".join(fields[1]), " ".join(fields[2])),
+        lengths=(len(fields[0]), len(fields[1]), len(fields[2])),
+        thash=tombstone_hash(entry.title, entry.body) if note else None,
+        wikilinks=tuple(targets(entry.body)) if note else (),
+        summary=first_sentence(entry.body),
+    )
