@@ -49,23 +49,19 @@ class Stray:
 
 def working_tree_changes(store: Store, repo) -> list[tuple[str, str]]:
     """(path, new|modified|missing) for every working-tree file that differs from HEAD. git status
-    finds the candidates; each is then compared with HEAD itself, so a git index a kill left behind
-    (a commit landed, its index write did not) is no working-tree change: it is `git_index_stale`.
-    A path a sparse checkout leaves out (skip-worktree) is present and unchanged, as git says."""
-    import pygit2
-
-    F = pygit2.enums.FileStatus
+    finds the candidates (`git.status_changes`: the git CLI, streamed); each is then compared with
+    HEAD itself, so a git index a kill left behind (a commit landed, its index write did not) is
+    no working-tree change: it is `git_index_stale`. A path a sparse checkout leaves out
+    (skip-worktree) is present and unchanged, as git says; an unmerged path is left to git."""
     out = []
-    hidden = git.skip_worktree(store.root)
-    changed = [(rel, flags) for rel, flags in repo.status(untracked_files="all").items() if rel not in hidden]
-    for rel, flags in sorted(changed):
-        if flags & (F.WT_NEW | F.INDEX_NEW) and not flags & F.INDEX_DELETED:
+    for rel, code in sorted(git.status_changes(store.root)):
+        if "U" in code or code in ("AA", "DD"):
+            continue  # unmerged
+        if code == "??" or code[0] == "A":
             state = "new" if git.tree_blob(repo, rel) is None else "modified"
-        elif flags & (F.WT_DELETED | F.INDEX_DELETED):
+        elif "D" in code:
             state = "missing"
-        elif flags & (
-            F.WT_MODIFIED | F.INDEX_MODIFIED | F.WT_TYPECHANGE | F.INDEX_TYPECHANGE | F.WT_RENAMED | F.INDEX_RENAMED
-        ):
+        elif any(c in "MTRC" for c in code):
             state = "modified"
         else:
             continue
@@ -338,7 +334,7 @@ def check_store(store: Store, index: SearchIndex, repo, report: Report) -> None:
                 {"path": shown(store, path), "code": code, "problem": message.removeprefix(f"{path}: ")}
             )
     report.truncated |= diag.truncated
-    changes = working_tree_changes(store, repo)  # first: git status's memory is freed before the chain's is taken
+    changes = working_tree_changes(store, repo)
     chain = audit.verify(store.root)
     leftovers = interrupted(store, repo)
     for rel, state in changes:

@@ -54,9 +54,7 @@ def _settle_working_tree(store: Store, report: Report, harness: str, settings: S
     from jacked_vault.write.transaction import write_transaction
 
     with write_transaction(store, harness=harness, origin="repair", settings=settings) as tx:
-        changes = working_tree_changes(
-            store, tx.repo
-        )  # first: git status's memory is freed before the chain's is taken
+        changes = working_tree_changes(store, tx.repo)
         chain = audit.verify(store.root)
         done: list[str] = []
         audit_files: list[str] = []
