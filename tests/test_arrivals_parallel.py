@@ -17,12 +17,12 @@ import pytest
 from jacked_vault.document import render_note
 from jacked_vault.search import parallel
 from jacked_vault.search.index import SearchIndex
-from jacked_vault.store import gate
 from jacked_vault.store.layout import Store
 from jacked_vault.sync import sync
 from jacked_vault.sync.clone import clone_vault
 from jacked_vault.write.create import build_note
 from helpers import sync_world
+from helpers.main_process import main_process_scans
 from helpers.sync_world import add_note, push_from
 
 shared = sync_world.shared  # (laptop, desktop, hostile clone, remote)
@@ -72,20 +72,6 @@ def _hostile_push(laptop, hostile: Path) -> None:
     )
 
 
-def _main_scans(monkeypatch) -> list[str | None]:
-    """The paths whose secret scan runs in this (the main) process, from now on."""
-    main, scanned = os.getpid(), []
-    plain_scan = gate.scan
-
-    def scan(fields, rel=None):
-        if os.getpid() == main:
-            scanned.append(rel)
-        return plain_scan(fields, rel)
-
-    monkeypatch.setattr(gate, "scan", scan)
-    return scanned
-
-
 def _indexed(root: Path) -> list[tuple]:
     index = SearchIndex(Store(root))
     try:
@@ -96,7 +82,7 @@ def _indexed(root: Path) -> list[tuple]:
 
 def _clone(remote: Path, into: Path, monkeypatch, *, worker: bool):
     monkeypatch.setattr(parallel, "PARALLEL_MIN", 2 if worker else 10**9)
-    scanned = _main_scans(monkeypatch)
+    scanned = main_process_scans(monkeypatch)
     done = clone_vault(f"file://{remote}", into, harness="tester")
     quarantined = sorted((q["path"], q["code"]) for q in done.quarantined)
     return quarantined, _indexed(into), [rel for rel in scanned if rel and rel.startswith("groups/")]
@@ -119,7 +105,7 @@ def test_sync_with_a_worker_takes_what_it_takes_alone(shared, monkeypatch):
     laptop, desktop, hostile, _ = shared
     _hostile_push(laptop, hostile)
     monkeypatch.setattr(parallel, "PARALLEL_MIN", 2)
-    scanned = _main_scans(monkeypatch)
+    scanned = main_process_scans(monkeypatch)
     result = sync(desktop)
     assert sorted((q["path"], q["code"]) for q in result.quarantined) == sorted(
         [(SECRET, "SECRET"), (UNAUDITED, "UNAUDITED"), (MISPLACED, "MISPLACED")]

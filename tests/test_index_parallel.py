@@ -19,9 +19,9 @@ from jacked_vault.document import render_note
 from jacked_vault.search import index as index_module
 from jacked_vault.search import parallel
 from jacked_vault.search.index import SearchIndex
-from jacked_vault.store import gate
 from jacked_vault.store.tombstones import tombstone_hash
 from jacked_vault.write.create import build_note
+from helpers.main_process import main_process_derivations, main_process_scans
 
 TOKEN = "ghp_" + "".join(random.Random(7).choices(string.ascii_letters + string.digits, k=36))
 
@@ -81,36 +81,14 @@ def _build(ctx, monkeypatch, *, worker: bool) -> tuple[tuple, set[bytes], list[s
     monkeypatch.setattr(parallel, "PARALLEL_MIN", 2 if worker else 10**9)
     for suffix in ("", "-wal", "-shm"):
         Path(f"{ctx.vault.cache / index_module.INDEX_DB}{suffix}").unlink(missing_ok=True)
-    main, scanned = os.getpid(), []
-    plain_scan = gate.scan
-
-    def scan(fields, rel=None):
-        if os.getpid() == main:
-            scanned.append(rel)
-        return plain_scan(fields, rel)
-
-    monkeypatch.setattr(gate, "scan", scan)
-    derived_here = _derived_in_main(monkeypatch)
+    scanned = main_process_scans(monkeypatch)
+    derived_here = main_process_derivations(monkeypatch)
     index = SearchIndex(ctx.vault)
     index.refresh()
     keys = {key for (key,) in index.db.execute("SELECT key FROM verdicts")}
     found = (_state(index), keys, sorted(scanned), derived_here)
     index.close()
     return found
-
-
-def _derived_in_main(monkeypatch) -> list[str]:
-    """The titles of the entries whose text this (the main) process analyses from now on."""
-    main, titles = os.getpid(), []
-    plain = index_module.derive
-
-    def derive(entry):
-        if os.getpid() == main:
-            titles.append(entry.title)
-        return plain(entry)
-
-    monkeypatch.setattr(index_module, "derive", derive)
-    return titles
 
 
 @pytest.fixture(autouse=True)
@@ -172,19 +150,12 @@ def test_a_big_arriving_diff_is_judged_by_the_worker(ctx, monkeypatch):
     _write(root, 9, start=2)
     git(root, "add", "-A")
     git(root, "commit", "-qm", "nine arrive")
-    main, scanned = os.getpid(), []
-    plain_scan = gate.scan
-    def scan(fields, rel=None):
-        if os.getpid() == main:
-            scanned.append(rel)
-        return plain_scan(fields, rel)
-
-    monkeypatch.setattr(gate, "scan", scan)
+    scanned = main_process_scans(monkeypatch)
     index.refresh()
     caught_up = _state(index)
     assert scanned == []
     assert len(caught_up[0]) == 11
-    derived_here = _derived_in_main(monkeypatch)
+    derived_here = main_process_derivations(monkeypatch)
     index.rebuild()  # the verdicts stay: nothing judged again
     assert _state(index) == caught_up
     assert scanned == []

@@ -1,0 +1,37 @@
+"""What the main process (not a forked worker: search/parallel.py) does, recorded through
+pytest's monkeypatch."""
+
+from __future__ import annotations
+
+import os
+
+from jacked_vault.search import index as index_module
+from jacked_vault.store import gate
+
+
+def main_process_scans(monkeypatch) -> list[str | None]:
+    """The paths whose secret scan (`store.gate.scan`) runs in this process, from now on."""
+    main, scanned = os.getpid(), []
+    plain = gate.scan
+
+    def scan(fields, rel=None):
+        if os.getpid() == main:
+            scanned.append(rel)
+        return plain(fields, rel)
+
+    monkeypatch.setattr(gate, "scan", scan)
+    return scanned
+
+
+def main_process_derivations(monkeypatch) -> list[str]:
+    """The titles of the entries whose text this process analyses for the index, from now on."""
+    main, titles = os.getpid(), []
+    plain = index_module.derive
+
+    def derive(entry):
+        if os.getpid() == main:
+            titles.append(entry.title)
+        return plain(entry)
+
+    monkeypatch.setattr(index_module, "derive", derive)
+    return titles
