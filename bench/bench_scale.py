@@ -353,6 +353,20 @@ def run_size(n: int, cached: Path, work: Path, runner: Runner, args: argparse.Na
         f"--ff-only: {ms(r['git_pull_s'])} ({r['sync_ff_s'] / r['git_pull_s']:.1f}x)"
     )
 
+    # `--arrive-big` notes arrive in one commit through `sync` (which judges them and brings the index
+    # up to date), then the first search: the product's own path, beside the cold build above
+    if args.arrive_big:
+        arrive(pusher, args.arrive_big, seed=2000)
+        r["sync_big_s"] = runner.jacked(work / "clone-0", "sync")[0]
+        r["sync_big_cpu"] = runner.cpu
+        r["search_after_sync_s"] = runner.jacked(work / "clone-0", "search", WORD)[0]
+        r["git_pull_big_s"] = runner.run([*GIT, "pull", "-q", "--ff-only"], puller)[0]
+        log(
+            f"sync bringing {args.arrive_big:,} notes in one commit: {ms(r['sync_big_s'])} (cpu "
+            f"{ms(r['sync_big_cpu'])}), then the first search {ms(r['search_after_sync_s'])} | git pull --ff-only: "
+            f"{ms(r['git_pull_big_s'])}"
+        )
+
     # a sparse checkout of one group: what doctor says
     sparse = work / "clone-0"
     runner.run([*GIT, "sparse-checkout", "set", "--no-cone", "/*", "!/groups/*/", "/groups/g0/"], sparse)
@@ -529,7 +543,15 @@ def budgets(rows: list[dict], audit: dict | None) -> list[tuple[str, bool | None
     at(
         10_000,
         "first search after 10k notes arrive ≤ 1.5 s",
-        lambda r: (r["first_search_s"] <= 1.5, ms(r["first_search_s"])),
+        lambda r: (
+            r["first_search_s"] <= 1.5,
+            f"{ms(r['first_search_s'])} (the cold build: no index, or notes a plain git pull brought)"
+            + (
+                f"; through sync: sync {ms(r['sync_big_s'])}, then the first search {ms(r['search_after_sync_s'])}"
+                if "sync_big_s" in r
+                else ""
+            ),
+        ),
     )
     at(
         50_000,
@@ -654,6 +676,10 @@ def main() -> None:
     parser.add_argument(
         "--audit-lines", type=int, default=300_000, help="the audit row (engineer A's bench/_audit_bench.py; 0: skip)"
     )
+    parser.add_argument(
+        "--arrive-big", type=int, default=10_000,
+        help="notes that then arrive in one commit through sync, before the first search (0: skip)",
+    )  # fmt: skip
     parser.add_argument("--json", type=Path, help="also write the figures here")
     parser.add_argument("--interleaved", type=int, default=7, metavar="ROUNDS",
                         help="brief and search on every cached vault in turn, ROUNDS times "
