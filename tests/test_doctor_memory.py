@@ -1,0 +1,39 @@
+"""Issue 21.4: doctor in bounded memory. Its working-tree status and its git-index-vs-HEAD check
+run in git's own process (`store.git.status_changes`, `git diff-index --cached`): libgit2's
+status of a whole tree and its diff of the whole git index were held in ours (~20 MB and ~30 MB
+at 100k notes). Here libgit2's two calls fail if reached, and doctor still finds a stray file,
+a missing note and a git index out of step with HEAD. Real vault, real git."""
+
+from __future__ import annotations
+
+import pygit2
+
+from conftest import git
+from jacked_vault.doctor import doctor
+from jacked_vault.notes import AddRequest, add
+
+
+def _unreachable(*_args, **_kwargs):
+    raise AssertionError("doctor asked libgit2 for a whole-tree status or index diff")
+
+
+def test_doctor_finds_changes_without_libgit2_status(ctx, monkeypatch):
+    kept = add(ctx, AddRequest(title="Kept note", body="Stays.", group="g")).rel
+    gone = add(ctx, AddRequest(title="Gone note", body="Deleted by hand.", group="g")).rel
+    unstaged = add(ctx, AddRequest(title="Unstaged note", body="Out of git's index.", group="g")).rel
+    root = ctx.vault.root
+    (root / "groups/g/note/stray.md").write_text("not made by jacked\n")
+    (root / gone).unlink()
+    git(root, "rm", "-q", "--cached", unstaged)
+    monkeypatch.setattr(pygit2.Repository, "status", _unreachable)
+    monkeypatch.setattr(pygit2.Index, "diff_to_tree", _unreachable)
+
+    report = doctor(ctx)
+
+    uncommitted = {item["path"]: item for item in report.to_json()["uncommitted"]}
+    assert {path: item["state"] for path, item in uncommitted.items()} == {
+        "group:groups/g/note/stray.md": "new",
+        f"group:{gone}": "missing",
+    }  # not the kept note, nor the one only git's index lost (its file is HEAD's)
+    assert f"group:{kept}" not in uncommitted
+    assert report.git_index_stale == [f"group:{unstaged}"], report.git_index_stale
