@@ -129,6 +129,19 @@ def measured_rss(runner: Runner, cmd: list[str], cwd: Path, vault: Path | None =
     return float(wall), int(kib) // 1024
 
 
+def git_add_commit(plain: Path, runner: Runner, name: str) -> float:
+    """Wall seconds of `git add` + `git commit` of one note-sized file in the plain clone (the
+    comparison of an add); their CPU seconds in `runner.cpu`."""
+    note = plain / "scratch" / f"n{name}.md"
+    note.parent.mkdir(exist_ok=True)
+    note.write_text(f"# Scale bench add {name}\n\nA small fact about the cache.\n")
+    t, c = time.perf_counter(), _children_cpu()
+    subprocess.run([*GIT, "add", str(note)], cwd=plain, check=True, env=runner.env)
+    subprocess.run([*GIT, "commit", "-q", "-m", f"add {name}"], cwd=plain, check=True, env=runner.env)
+    runner.cpu = _children_cpu() - c
+    return time.perf_counter() - t
+
+
 def med(samples: list[float]) -> float:
     return statistics.median(samples) if samples else float("nan")
 
@@ -255,14 +268,8 @@ def run_size(n: int, cached: Path, work: Path, runner: Runner, args: argparse.Na
             )[0]
         )
         add_cpu.append(runner.cpu)
-        note = plain / "scratch" / f"n{i}.md"
-        note.parent.mkdir(exist_ok=True)
-        note.write_text(f"# Scale bench add {i}\n\nA small fact about the cache.\n")
-        t, c = time.perf_counter(), _children_cpu()
-        subprocess.run([*GIT, "add", str(note)], cwd=plain, check=True, env=runner.env)
-        subprocess.run([*GIT, "commit", "-q", "-m", f"add {i}"], cwd=plain, check=True, env=runner.env)
-        gits.append(time.perf_counter() - t)
-        git_cpu.append(_children_cpu() - c)
+        gits.append(git_add_commit(plain, runner, str(i)))
+        git_cpu.append(runner.cpu)
     r["add_s"], r["git_add_commit_s"], r["add_cpu"], r["git_add_commit_cpu"] = (
         med(adds),
         med(gits),
@@ -282,27 +289,29 @@ def run_size(n: int, cached: Path, work: Path, runner: Runner, args: argparse.Na
         f" | stdlib JSON-RPC loop: {ms(r['stdlib_first_s'])}; memory_save p50 {ms(r['mcp_save_s'])}"
     )
 
-    # busy month: this machine's month holds --month-lines lines, then add and memory_save again
+    # busy month: this machine's month holds --month-lines lines, then add and memory_save again.
+    # The first add after the fill also brings the index up to the fill's commit (as the first add
+    # after any pull does): shown apart, not counted. Then each add is interleaved with its own
+    # `git add && git commit`, as the small month's are, so both see the same disk and load.
     if args.month_lines and (ROOT / "bench" / "_audit_bench.py").is_file():
         busy = fill_this_month(vault, args.month_lines)
-        adds = [
-            runner.jacked(
-                vault,
-                "add",
-                "--group",
-                "g1",
-                "--kind",
-                "fact",
-                "--title",
-                f"Scale bench busy {i}",
-                "--body",
-                "A busy fact.",
-            )[0]
-            for i in range(rep)
-        ]
-        r["add_busy_s"] = med(adds)
+
+        def busy_add(i: int) -> float:
+            fields = ("--group", "g1", "--kind", "fact", "--title", f"Scale bench busy {i}", "--body", "A busy fact.")
+            return runner.jacked(vault, "add", *fields)[0]
+
+        first_add = busy_add(-1)
+        adds, gits = [], []
+        for i in range(rep):
+            adds.append(busy_add(i))
+            gits.append(git_add_commit(plain, runner, f"busy{i}"))
+        r["add_busy_s"], r["git_add_commit_busy_s"] = med(adds), med(gits)
         r["mcp_save_busy_s"] = mcp_figures(runner, vault, code, rep)["mcp_save_s"]
-        log(f"busy month ({busy}): add {ms(r['add_busy_s'])}, memory_save p50 {ms(r['mcp_save_busy_s'])}")
+        log(
+            f"busy month ({busy}): add {ms(r['add_busy_s'])} | git add && git commit: {ms(r['git_add_commit_busy_s'])}"
+            f" ({r['add_busy_s'] / r['git_add_commit_busy_s']:.2f}x); the first add after the fill (catching the index"
+            f" up): {ms(first_add)}; memory_save p50 {ms(r['mcp_save_busy_s'])}"
+        )
 
     # doctor (wall, RSS) vs git status
     docs, rss, stats, doc_cpu = [], 0, [], []
@@ -522,14 +531,18 @@ def budgets(rows: list[dict], audit: dict | None) -> list[tuple[str, bool | None
 
     def add_ratio(limit: float):
         def check(r: dict) -> tuple[bool, str]:
-            worst = max(r["add_s"], r.get("add_busy_s", 0.0))
+            # each month's adds against the git runs interleaved with them (an older --rows file
+            # has no busy-month git figure: its busy adds are set against the small month's)
+            small = (r["add_s"], r["git_add_commit_s"], "small")
+            busy = (r["add_busy_s"], r.get("git_add_commit_busy_s", r["git_add_commit_s"]), "busy")
+            worst = max((small, busy) if "add_busy_s" in r else (small,), key=lambda m: m[0] / m[1])
             cpu = (
                 f"; cpu {r['add_cpu'] / r['git_add_commit_cpu']:.2f}x, small month" if "git_add_commit_cpu" in r else ""
             )
             return (
-                worst / r["git_add_commit_s"] <= limit,
-                f"{worst / r['git_add_commit_s']:.2f}x ({ms(worst)} vs {ms(r['git_add_commit_s'])}; worst of small "
-                f"and busy month{cpu})",
+                worst[0] / worst[1] <= limit,
+                f"{worst[0] / worst[1]:.2f}x ({ms(worst[0])} vs {ms(worst[1])}; the worse of small and busy month:"
+                f" {worst[2]}{cpu})",
             )
 
         return check

@@ -49,8 +49,9 @@ _LAZY = {
 
 
 def __getattr__(name: str) -> object:
-    if name in _LAZY:
-        return getattr(import_module(f"jacked_vault.document.{_LAZY[name]}"), name)
+    if name in _LAZY:  # resolved once: later lookups find it in the module's namespace
+        value = globals()[name] = getattr(import_module(f"jacked_vault.document.{_LAZY[name]}"), name)
+        return value
     raise AttributeError(f"module 'jacked_vault.document' has no attribute {name!r}")
 
 __all__ = [

@@ -17,7 +17,7 @@ the same way.
 from __future__ import annotations
 
 import os
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from typing import Any
 
 PARALLEL_MIN = 1000  # fewer notes: starting a worker costs more than it saves
@@ -105,7 +105,12 @@ def workers() -> int:
 
 
 def ahead(
-    store, repo, files: list[tuple[str, Any]], verdicts, derived: dict[str, tuple[object, Any]] | None = None
+    store,
+    repo,
+    files: list[tuple[str, Any]],
+    verdicts,
+    derived: dict[str, tuple[object, Any]] | None = None,
+    meanwhile: Callable[[], None] | None = None,
 ) -> Generator[tuple[str, Any], None, None]:
     """`files` ((path, tree entry), in the order the caller indexes them), each yielded once the
     workers' verdict on it is offered to `verdicts` (the index's `Verdicts`: taken when the gate
@@ -114,7 +119,9 @@ def ahead(
     judge again the bytes whose verdict this machine holds (`verdicts.known()`). With `derived`
     (an index building), the workers also parse the notes whose verdict is held and derive what
     each note's text gives the index: `derived[path] = (the parse offered, search.derived.Derived)`,
-    emptied at the end. Close it (`contextlib.closing`) when leaving early."""
+    emptied at the end. `meanwhile`: the main process's own work that must come before the first
+    file (an arrival's audit lines), done once the workers have started (without them, at once).
+    Close it (`contextlib.closing`) when leaving early."""
     import multiprocessing
     from concurrent.futures import Future, ProcessPoolExecutor
 
@@ -128,6 +135,8 @@ def ahead(
     ]
     count = workers()
     if len(notes) < PARALLEL_MIN or not count:
+        if meanwhile is not None:
+            meanwhile()
         yield from files
         return
     batches = [notes[i : i + BATCH] for i in range(0, len(notes), BATCH)]
@@ -140,6 +149,8 @@ def ahead(
 
     try:
         pending = {number: submit(number) for number in range(min(AHEAD, len(batches)))}
+        if meanwhile is not None:
+            meanwhile()
         for position, item in enumerate(files):
             number = first.get(position)
             if number is not None and pending:

@@ -184,6 +184,7 @@ def inspect_arrivals(
     machine = machine_id(store.cache)
     judge = _Judge(store, repo, base_tree, tombstoned, local_path or (lambda _id: None), verdicts=verdicts)
     out = judge.out
+    audits: list[tuple[str, pygit2.Object]] = []
     later: list[tuple[str, pygit2.Object, str]] = []
     for rel, entry in changed_entries(repo, base_tree, theirs_tree):
         why = _structural(store, rel, entry, machine)
@@ -208,11 +209,16 @@ def inspect_arrivals(
                 out.quarantine(rel, "TOO_LARGE", why, b"")
             continue
         if kind == "audit":
-            _judge_audit(judge, rel, _blob(repo, entry))
+            audits.append((rel, entry))
         else:
             later.append((rel, entry, kind))
-    judge.left = _left_ids(judge)
-    for rel, entry, kind in _judged_ahead(store, repo, later, verdicts):
+
+    def audits_first() -> None:  # what the notes are judged against (their audit lines), while workers judge them
+        for rel, entry in audits:
+            _judge_audit(judge, rel, _blob(repo, entry))
+        judge.left = _left_ids(judge)
+
+    for rel, entry, kind in _judged_ahead(store, repo, later, verdicts, audits_first):
         data = _blob(repo, entry)
         if kind == "note":
             _judge_note(judge, rel, data)
@@ -232,19 +238,25 @@ def inspect_arrivals(
 
 
 def _judged_ahead(
-    store: Store, repo: pygit2.Repository, later: list[tuple[str, pygit2.Object, str]], verdicts: Verdicts | None
+    store: Store,
+    repo: pygit2.Repository,
+    later: list[tuple[str, pygit2.Object, str]],
+    verdicts: Verdicts | None,
+    first: Callable[[], None],
 ) -> Iterator[tuple[str, pygit2.Object, str]]:
-    """`later` in its order; with `verdicts`, each note's content verdict is judged ahead in a
-    worker process where a spare core allows (search/parallel.py: the gate here then finds the
-    verdict and the parse instead of judging the bytes again)."""
+    """`later` in its order, after `first()`; with `verdicts`, each note's content verdict is judged
+    ahead in a worker process where a spare core allows (search/parallel.py: the gate here then
+    finds the verdict and the parse instead of judging the bytes again), `first()` running while
+    the workers start."""
     if verdicts is None:
+        first()
         yield from later
         return
     from contextlib import closing
 
     from jacked_vault.search.parallel import ahead
 
-    with closing(ahead(store, repo, [(rel, entry) for rel, entry, _ in later], verdicts)) as items:
+    with closing(ahead(store, repo, [(rel, entry) for rel, entry, _ in later], verdicts, meanwhile=first)) as items:
         for (rel, entry), (_, _, kind) in zip(items, later, strict=True):
             yield rel, entry, kind
 
