@@ -1,6 +1,5 @@
 """The secret scanner compiles its rules on first use: a process that scans nothing (most CLI
-calls) does not pay for them, a rule none of whose needles a text holds is not compiled for it
-(tests/test_secret_needles.py), and the first scan finds what it always found."""
+calls) does not pay for them, and the first scan finds what it always found."""
 
 from __future__ import annotations
 
@@ -12,16 +11,13 @@ import re
 import jacked_vault.safety.secrets as secrets
 compiled = sum('pattern' in vars(rule) for rule in secrets._RULES)
 found = secrets.scan_text('ci uses ghp_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8 here')
-ran = {rule.kind for rule in secrets._RULES if 'pattern' in vars(rule)}
-print(compiled, sum('pattern' in vars(rule) for rule in secrets._RULES), len(secrets._RULES),
-      int('GitHub token' in ran), int('AWS access key' in ran), found)
+print(compiled, sum('pattern' in vars(rule) for rule in secrets._RULES), len(secrets._RULES), found)
 """
 
 
 def test_rules_compile_on_the_first_scan() -> None:
     out = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, check=True).stdout
-    before, after, rules, github, aws, found = out.split(maxsplit=5)
+    before, after, rules, found = out.split(maxsplit=3)
     assert int(before) == 0
-    assert 0 < int(after) < int(rules) // 2  # gated rules wait for their context word, the others for a needle
-    assert (github, aws) == ("1", "0")  # `ghp_` is in the text, no `akia`/`asia`/... is
+    assert 40 < int(after) <= int(rules)  # gated rules wait for their context word
     assert found.strip() == "['GitHub token']"

@@ -29,10 +29,7 @@ Speed: rules run on the UTF-8 bytes (one byte per character whatever the text ho
 and most ungated patterns start with a literal, so `re` skips ahead with its fast prefix
 search: one cheap pass per rule. Left boundaries are therefore lookbehinds placed *after*
 that literal. Rules marked `fold` run on the ASCII-lowercased bytes (same offsets); `gated`
-rules run only if a context word occurs at all. Every rule runs only where one of its needles
-occurs: the literal strings one of which each of its matches must hold, read off the parse of
-its own pattern (`_needles`), so no second copy of a rule is kept; a rule none of whose needles
-a text holds is neither compiled nor run.
+rules run only if a context word occurs at all.
 
 Decisions about near misses:
 
@@ -110,8 +107,7 @@ import binascii
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from functools import cache, cached_property
-from typing import Any
+from functools import cached_property
 
 from jacked_vault.errors import VaultError
 
@@ -531,86 +527,6 @@ class _Rule:
     def pattern(self) -> re.Pattern[bytes]:
         return re.compile(self.regex)
 
-    @cached_property
-    def needles(self) -> tuple[bytes, ...] | None:
-        """Lowercase strings one of which every match holds (read off the pattern's parse), or
-        None: where none of them is in the lowercased text the rule cannot match, so it is
-        neither compiled nor run there."""
-        return _needles(self.regex)
-
-
-_MIN_NEEDLE = 2  # a single character is in nearly every text: not worth looking for
-_MAX_SPELLINGS = 16  # a literal run through a small class (`gh[pousr]_`): at most this many strings
-
-
-def _needles(regex: bytes) -> tuple[bytes, ...] | None:
-    """The best set of strings one of which every match of `regex` holds, lowercased (a text
-    holding none of them lowercased cannot match, whatever the case flags), or None."""
-    try:
-        from importlib import import_module
-
-        # the parse `re` itself makes of the pattern (no public API gives it)
-        found = _required(import_module("re._parser").parse(regex), import_module("re._constants"))
-    except Exception:  # another Python's parse tree: the rule simply always runs
-        return None
-    if not found or min(map(len, found)) < _MIN_NEEDLE:
-        return None
-    return tuple(sorted(found))
-
-
-def _required(seq: Any, sre: Any) -> set[bytes] | None:
-    """Strings one of which every match of the parsed sequence `seq` holds, or None. A sequence's
-    items all match, in order: a run of literals (through small classes) is in every match, and
-    so is something of each group or repeat (at least once) that holds such a run; of a branch,
-    something of one alternative. Anything else (a lookaround, an optional part) ends a run."""
-    candidates: list[set[bytes]] = []
-    run: set[bytes] = {b""}
-
-    def close() -> None:
-        nonlocal run
-        if run != {b""}:
-            candidates.append({spelling.lower() for spelling in run})
-        run = {b""}
-
-    for op, arg in seq:
-        chars = _chars(op, arg, sre)
-        if chars is not None and len(run) * len(chars) <= _MAX_SPELLINGS:
-            run = {spelling + char for spelling in run for char in chars}
-            continue
-        close()
-        inner: set[bytes] | None = None
-        if op is sre.SUBPATTERN:
-            inner = _required(arg[-1], sre)
-        elif op is sre.ATOMIC_GROUP:
-            inner = _required(arg, sre)
-        elif op in (sre.MAX_REPEAT, sre.MIN_REPEAT, sre.POSSESSIVE_REPEAT) and arg[0] >= 1:
-            inner = _required(arg[2], sre)
-        elif op is sre.BRANCH:
-            alternatives = [_required(alternative, sre) for alternative in arg[1]]
-            if all(alternatives):
-                inner = {needle for found in alternatives if found for needle in found}
-        if inner:
-            candidates.append(inner)
-    close()
-    return max(candidates, key=lambda found: min(map(len, found)), default=None)
-
-
-def _chars(op: Any, arg: Any, sre: Any) -> set[bytes] | None:
-    """The characters one parsed item matches, when it is a literal or a small class of them."""
-    if op is sre.LITERAL:
-        return {bytes([arg])}
-    if op is not sre.IN:
-        return None
-    chars: set[bytes] = set()
-    for kind, value in arg:
-        if kind is sre.LITERAL:
-            chars.add(bytes([value]))
-        elif kind is sre.RANGE and value[1] - value[0] < _MAX_SPELLINGS:
-            chars.update(bytes([code]) for code in range(value[0], value[1] + 1))
-        else:  # a negation, a category (\d, \w) or a wide range
-            return None
-    return chars if len(chars) <= _MAX_SPELLINGS else None
-
 
 def _rule(
     kind: str,
@@ -922,13 +838,6 @@ _RULES: tuple[_Rule, ...] = (
 _GATE_WORDS = frozenset(word for rule in _RULES if rule.gated for word in rule.context)
 
 
-@cache
-def _all_needles() -> frozenset[bytes]:
-    """Every rule's needles (read on the first scan: parsing the patterns costs ~7 ms), each looked
-    for once in a text."""
-    return frozenset(needle for rule in _RULES if rule.needles for needle in rule.needles)
-
-
 def _findings_in(text: str, context: str | None = None) -> Iterator[str]:
     """Yield the kind of every secret in one view of a text (repeats possible). With a
     `context` (the text that windows of joined lines come from), fallback rules are skipped
@@ -937,12 +846,9 @@ def _findings_in(text: str, context: str | None = None) -> Iterator[str]:
     lower = data.lower()  # ASCII only, so offsets are unchanged
     around = lower if context is None else lower + b"\n" + context.encode("utf-8", "surrogatepass").lower()
     present = {word for word in _GATE_WORDS if word in around}
-    found = {needle for needle in _all_needles() if needle in lower}
     covered = bytearray(len(data))  # 1 where an earlier rule already matched
     for rule in _RULES:
         if (rule.fallback and context is not None) or (rule.gated and present.isdisjoint(rule.context)):
-            continue
-        if rule.needles is not None and found.isdisjoint(rule.needles):
             continue
         for match in rule.pattern.finditer(lower if rule.fold else data):
             start, end = match.span("v") if "v" in rule.pattern.groupindex else match.span()
