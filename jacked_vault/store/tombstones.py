@@ -18,6 +18,9 @@ from functools import lru_cache
 TOMBSTONE_DIR = "tombstones"
 MAX_TOMBSTONE_FILE = 16 * 1024 * 1024
 _NOT_WORD = re.compile(r"[\W_]+")
+# ASCII characters `_NOT_WORD` matches (all but letters and digits) as spaces: for ASCII text,
+# splitting at them and joining with one space is the same normalisation, without a regex
+_ASCII_NOT_WORD = str.maketrans({chr(code): " " for code in range(128) if not chr(code).isalnum()})
 _HASH_LINE = re.compile(r"^[0-9a-f]{64}$")
 
 
@@ -25,9 +28,9 @@ def normalise(text: str) -> str:
     """NFKC, format characters removed, case-folded, runs of non-word characters as one space.
 
     ASCII text is its own NFKC form, holds no format character and case-folds as `lower()`,
-    so it skips the per-character pass (a reindex normalises every note)."""
+    so it skips the per-character pass and the regex (a reindex normalises every note)."""
     if text.isascii():
-        return _NOT_WORD.sub(" ", text.lower()).strip()
+        return " ".join(text.lower().translate(_ASCII_NOT_WORD).split())
     text = unicodedata.normalize("NFKC", text)
     text = "".join(c for c in text if unicodedata.category(c) != "Cf").casefold()
     return _NOT_WORD.sub(" ", text).strip()
