@@ -1,12 +1,15 @@
 """Arrivals are judged ahead in a forked worker when many notes come at once (issue 21.3,
 sync/arrivals.py over search/parallel.py): `init --from` and `sync` take, quarantine and index
 exactly what they do in one process, and the main process runs the content rules (the secret
-scan) only on the arrivals the worker refused, to say why. Real vaults, a real bare remote, the
-hostile commits made with plain git; the worker's bounds are lowered so a few notes count."""
+scan) only on the arrivals the worker refused, to say why, and reads from git no arriving note
+the worker passed (it takes the bytes the worker read, which hash to the note's blob). Real
+vaults, a real bare remote, the hostile commits made with plain git; the worker's bounds are
+lowered so a few notes count."""
 
 from __future__ import annotations
 
 import os
+import subprocess
 import random
 import string
 import threading
@@ -22,7 +25,7 @@ from jacked_vault.sync import sync
 from jacked_vault.sync.clone import clone_vault
 from jacked_vault.write.create import build_note
 from helpers import sync_world
-from helpers.main_process import main_process_scans
+from helpers.main_process import main_process_blob_reads, main_process_scans
 from helpers.sync_world import add_note, push_from
 
 shared = sync_world.shared  # (laptop, desktop, hostile clone, remote)
@@ -106,7 +109,17 @@ def test_sync_with_a_worker_takes_what_it_takes_alone(shared, monkeypatch):
     _hostile_push(laptop, hostile)
     monkeypatch.setattr(parallel, "PARALLEL_MIN", 2)
     scanned = main_process_scans(monkeypatch)
+    read = main_process_blob_reads(monkeypatch)
     result = sync(desktop)
+    arriving = dict(
+        line.split(" ", 2)[2].split("\t")[::-1]
+        for line in subprocess.run(
+            ["git", "-C", str(hostile), "ls-tree", "-r", "HEAD", "groups"], capture_output=True, text=True, check=True
+        ).stdout.splitlines()
+    )  # path -> blob id
+    read_here = {path for path, oid in arriving.items() if oid in read and "/note/" in path}
+    assert len(arriving) > 8
+    assert read_here == {SECRET, UNAUDITED, MISPLACED}  # the honest notes only in the workers; the quarantined again
     assert sorted((q["path"], q["code"]) for q in result.quarantined) == sorted(
         [(SECRET, "SECRET"), (UNAUDITED, "UNAUDITED"), (MISPLACED, "MISPLACED")]
     )

@@ -1,6 +1,8 @@
 """A large build judges its notes in a forked worker (search/parallel.py, issue 21.2): the index,
 its problems and its verdicts are the ones a build in one process makes; the main process runs
-the content rules (the secret scan) only on what the worker refused; a root cut at its bound
+the content rules (the secret scan) only on what the worker refused, and reads from git no note
+the worker passed (it takes the worker's bytes, only when they hash to the note's blob id: a
+worker handing over other bytes changes nothing); a root cut at its bound
 and a big arriving diff come out the same. Real vaults, commits with the git CLI; the bounds are
 lowered so a few notes make a "large" build."""
 
@@ -21,7 +23,7 @@ from jacked_vault.search import parallel
 from jacked_vault.search.index import SearchIndex
 from jacked_vault.store.tombstones import tombstone_hash
 from jacked_vault.write.create import build_note
-from helpers.main_process import main_process_derivations, main_process_scans
+from helpers.main_process import main_process_blob_reads, main_process_derivations, main_process_scans
 
 TOKEN = "ghp_" + "".join(random.Random(7).choices(string.ascii_letters + string.digits, k=36))
 
@@ -161,3 +163,58 @@ def test_a_big_arriving_diff_is_judged_by_the_worker(ctx, monkeypatch):
     assert scanned == []
     assert derived_here == []  # the workers parsed the notes whose verdict is held, and derived them
     index.close()
+
+
+def _blob_ids(ctx) -> dict[str, str]:
+    """blob id -> path of every file in HEAD."""
+    listing = git(ctx.vault.root, "ls-tree", "-r", "HEAD").splitlines()
+    return {line.split()[2]: line.split("\t", 1)[1] for line in listing}
+
+
+def test_the_main_process_reads_no_note_the_worker_passed(ctx, monkeypatch):
+    secret = _vault(ctx.vault.root)
+    paths = _blob_ids(ctx)
+    read = main_process_blob_reads(monkeypatch)
+    alone = _build(ctx, monkeypatch, worker=False)
+    notes_read_alone = {paths[oid] for oid in read if oid in paths and "/note/" in paths[oid]}
+    read.clear()
+    shared = _build(ctx, monkeypatch, worker=True)
+    notes_read = {paths[oid] for oid in read if oid in paths and "/note/" in paths[oid]}
+    assert shared[:2] == alone[:2]
+    assert len(notes_read_alone) > 10  # alone, the main process reads every note
+    # with the workers, only what they did not pass (the secret, the invalid and the misplaced note
+    # are judged again here, to say why); the tombstoned one passed their content rules
+    assert notes_read == {secret, "groups/g2/note/broken.md"}
+
+
+_JUDGE = parallel._judge
+
+
+def _forging_judge(batch):
+    """The worker's judgement, handing over other bytes for every note it passed (module level:
+    the pool sends it to the worker by name)."""
+    return [(*passed[:4], passed[4].replace(b"Arriving", b"Forged!!")) for passed in _JUDGE(batch)]
+
+
+def test_bytes_a_worker_hands_over_count_only_as_the_blob_they_hash_to(ctx, monkeypatch):
+    from jacked_vault.store import git as store_git
+
+    _vault(ctx.vault.root)
+    alone = _build(ctx, monkeypatch, worker=False)
+    monkeypatch.setattr(parallel, "_judge", _forging_judge)
+    verdicts_on_forged: list[bool] = []
+    plain = store_git.is_blob_of
+
+    def is_blob_of(data, oid):
+        verdict = plain(data, oid)
+        if b"Forged!!" in data:
+            verdicts_on_forged.append(verdict)
+        return verdict
+
+    monkeypatch.setattr(store_git, "is_blob_of", is_blob_of)
+    read = main_process_blob_reads(monkeypatch)
+    shared = _build(ctx, monkeypatch, worker=True)
+    assert len(verdicts_on_forged) > 10 and not any(verdicts_on_forged)  # the workers handed over forged bytes
+    assert shared[:2] == alone[:2]  # the index holds the committed bytes, not the forged ones
+    assert not any("Forged" in str(row) for row in shared[0][0])
+    assert len(read) > 10  # each note was read from git instead

@@ -239,6 +239,7 @@ class SearchIndex:
         self._head: str | None = None  # the commit being indexed (whose history holds the accepts)
         self._verdicts: Verdicts | None = None
         self._derived: dict[str, tuple[object, Derived]] = {}  # path -> a worker's parse and its Derived (a build)
+        self._blobs: dict[str, bytes] = {}  # path -> the bytes a worker read for it (taken when they are its blob)
         self.foreign_stones = False  # values rejected in other stores are hidden (`hide_rejected_elsewhere`)
 
     # -- connection -------------------------------------------------------------------------
@@ -417,7 +418,9 @@ class SearchIndex:
             by_root.setdefault(root_of(self.store, rel), []).append((rel, entry))
         roots = sorted(by_root, key=lambda r: r != "tombstones")
         ordered = [item for root in roots for item in by_root[root]]
-        with self._bulk(True), closing(ahead(self.store, repo, ordered, self.verdicts, self._derived)) as items:
+        with self._bulk(True), closing(
+            ahead(self.store, repo, ordered, self.verdicts, self._derived, blobs=self._blobs)
+        ) as items:
             for root in roots:
                 self._index_root(repo, root, islice(items, len(by_root[root])))
         self._sweep_tombstones(repo, tree, set())
@@ -480,7 +483,9 @@ class SearchIndex:
         added.sort(key=lambda item: item[:2])
         bulk = len(added) > BULK_DIFF and len(added) > self.count()
         files = [(rel, entry) for _, rel, entry in added]
-        with self._bulk(bulk), closing(ahead(self.store, repo, files, self.verdicts, self._derived)) as items:
+        with self._bulk(bulk), closing(
+            ahead(self.store, repo, files, self.verdicts, self._derived, blobs=self._blobs)
+        ) as items:
             for rel, entry in items:
                 self._index_entry(repo, rel, entry)
         for root in sorted(touched):
@@ -581,6 +586,7 @@ class SearchIndex:
     def _index_entry(self, repo, rel: str, entry, size: int | None = None) -> None:
         """Index one committed tree entry through the gate (problems for what it refuses)."""
         from jacked_vault.store.gate import cap_for
+        from jacked_vault.store.git import is_blob_of
 
         if entry.filemode == SYMLINK_MODE:
             self._problem(rel, "SYMLINK", f"{rel}: a symlink, skipped and never followed")
@@ -589,15 +595,22 @@ class SearchIndex:
             self._problem(rel, "NOT_A_FILE", f"{rel}: not a regular file (git mode {entry.filemode:o})")
             return
         kind = classify_path(self.store, rel)
-        size = _size(repo, entry) if size is None else size
+        offered = self._blobs.pop(rel, None)
+        data = offered if offered is not None and is_blob_of(offered, entry.id) else None
+        if data is not None:
+            size = len(data)
+        elif size is None:
+            size = _size(repo, entry)
         if size > cap_for(kind):
             self._problem(rel, "TOO_LARGE", f"{rel}: {size} bytes is over the {cap_for(kind)}-byte cap", size)
             return
-        try:
-            data = repo[entry.id].data
-        except Exception:  # pygit2 raises KeyError or GitError for a missing/corrupt object
-            self._problem(rel, "UNREADABLE", f"{rel}: its git object {str(entry.id)[:12]} is missing or corrupt", size)
-            return
+        if data is None:
+            try:
+                data = repo[entry.id].data
+            except Exception:  # pygit2 raises KeyError or GitError for a missing/corrupt object
+                message = f"{rel}: its git object {str(entry.id)[:12]} is missing or corrupt"
+                self._problem(rel, "UNREADABLE", message, size)
+                return
         self._index_bytes(rel, kind, data)
 
     def _index_bytes(self, rel: str, kind: str | None, data: bytes) -> None:

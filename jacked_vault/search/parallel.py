@@ -4,7 +4,9 @@ A cold build spends about half its CPU in the gate's content rules (parse, valid
 secret scan); they are pure, so on a machine with a spare core forked workers (one a core, at
 most `MAX_WORKERS`) run the gate (`store.gate.inspect`, the one owner) over the notes ahead of
 the main process, and hand back each passing note with its verdict key (and, for an index
-build, what its text gives the index: search/derived.py). The main process's `Verdicts` holds them as offers,
+build, what its text gives the index: search/derived.py) and the bytes they read, which the main
+process takes for the file only when git's hash of them is the file's blob id (`store.git.is_blob_of`:
+hashing costs a tenth of reading the object again). The main process's `Verdicts` holds them as offers,
 so its own `inspect` of the same bytes finds the verdict and the parse (and records the
 verdict) and applies only the rules a verdict never skips (path, size, place, tombstones). A
 note the worker refused is judged again by the main process, which records why. Only the main
@@ -57,8 +59,8 @@ class _Kept:
         return None
 
 
-def _judge(batch: list[tuple[str, str]]) -> list[tuple[str, bytes, object, object]]:
-    """(path, verdict key, note, derived) of each note in `batch` ((path, blob id)) whose bytes
+def _judge(batch: list[tuple[str, str]]) -> list[tuple[str, bytes, object, object, bytes]]:
+    """(path, verdict key, note, derived, bytes) of each note in `batch` ((path, blob id)) whose bytes
     pass the gate's content rules (whatever a later rule says: the main process applies those
     again), or, when the main process indexes, whose verdict it holds (then parsed unjudged); with
     the index's `Derived` (search/derived.py) when it asked for it, else None. Refused,
@@ -68,13 +70,14 @@ def _judge(batch: list[tuple[str, str]]) -> list[tuple[str, bytes, object, objec
     from jacked_vault.store.gate import cap_for, inspect
 
     store, repo, known, deriving = _STATE["store"], _STATE["repo"], _STATE["known"], _STATE["deriving"]
-    passed: list[tuple[str, bytes, object, object]] = []
+    passed: list[tuple[str, bytes, object, object, bytes]] = []
     for rel, oid in batch:
-        kept, checked = _Kept(known, parse_known=deriving), None
+        kept, checked, data = _Kept(known, parse_known=deriving), None, b""
         try:
             if repo.odb.read_header(oid)[1] > cap_for("note"):
                 continue
-            checked = inspect(store, rel, repo[oid].data, verdicts=kept)
+            data = repo[oid].data
+            checked = inspect(store, rel, data, verdicts=kept)
         except Exception:  # any refusal or read error: the main process says why (a content pass still counts)
             pass
         if kept.passed_now is not None:
@@ -83,7 +86,7 @@ def _judge(batch: list[tuple[str, str]]) -> list[tuple[str, bytes, object, objec
             key, note = kept.known_key, checked.note
         else:
             continue
-        passed.append((rel, key, note, derive(Entry.from_note(note)) if deriving else None))
+        passed.append((rel, key, note, derive(Entry.from_note(note)) if deriving else None, data))
     return passed
 
 
@@ -111,6 +114,7 @@ def ahead(
     verdicts,
     derived: dict[str, tuple[object, Any]] | None = None,
     meanwhile: Callable[[], None] | None = None,
+    blobs: dict[str, bytes] | None = None,
 ) -> Generator[tuple[str, Any], None, None]:
     """`files` ((path, tree entry), in the order the caller indexes them), each yielded once the
     workers' verdict on it is offered to `verdicts` (the index's `Verdicts`: taken when the gate
@@ -119,9 +123,11 @@ def ahead(
     judge again the bytes whose verdict this machine holds (`verdicts.known()`). With `derived`
     (an index building), the workers also parse the notes whose verdict is held and derive what
     each note's text gives the index: `derived[path] = (the parse offered, search.derived.Derived)`,
-    emptied at the end. `meanwhile`: the main process's own work that must come before the first
-    file (an arrival's audit lines), done once the workers have started (without them, at once).
-    Close it (`contextlib.closing`) when leaving early."""
+    emptied at the end. `blobs`: `blobs[path]` = the bytes a worker read for a note it passed (for
+    the caller to take through `store.git.is_blob_of`), emptied at the end. `meanwhile`: the main
+    process's own work that must come before the first file (an arrival's audit lines), done once
+    the workers have started (without them, at once). Close it (`contextlib.closing`) when leaving
+    early."""
     import multiprocessing
     from concurrent.futures import Future, ProcessPoolExecutor
 
@@ -155,10 +161,12 @@ def ahead(
             number = first.get(position)
             if number is not None and pending:
                 try:
-                    for rel, key, note, made in pending.pop(number).result():
+                    for rel, key, note, made, data in pending.pop(number).result():
                         verdicts.offer(key, note)
                         if derived is not None:
                             derived[rel] = (note, made)
+                        if blobs is not None:
+                            blobs[rel] = data
                 except Exception:  # a worker that died (killed, out of memory): the main process judges the rest
                     pending.clear()
                 else:
@@ -170,4 +178,6 @@ def ahead(
         verdicts.withdraw()
         if derived is not None:
             derived.clear()
+        if blobs is not None:
+            blobs.clear()
         _STATE.clear()

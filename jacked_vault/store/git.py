@@ -541,6 +541,15 @@ def status_changes(root: Path) -> Iterator[tuple[str, str]]:
         )
 
 
+def is_blob_of(data: bytes, oid: pygit2.Oid) -> bool:
+    """Whether `data` are the bytes of the blob `oid` (git's hash of them, computed here): bytes
+    another process read for a tree entry stand for it only then (hashing costs a tenth of
+    reading the object again)."""
+    import pygit2
+
+    return pygit2.hash(data) == oid
+
+
 def tree_blob(repo: pygit2.Repository, rel: str) -> bytes | None:
     """Content of `rel` in HEAD, or None when HEAD has no such file."""
     commit = head_commit(repo)

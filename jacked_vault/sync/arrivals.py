@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from jacked_vault.errors import VaultError
-from jacked_vault.store.git import blob_at
+from jacked_vault.store.git import blob_at, is_blob_of
 from jacked_vault.store.layout import AUDIT_DIR, Store, classify_path
 
 if TYPE_CHECKING:
@@ -218,8 +218,10 @@ def inspect_arrivals(
             _judge_audit(judge, rel, _blob(repo, entry))
         judge.left = _left_ids(judge)
 
-    for rel, entry, kind in _judged_ahead(store, repo, later, verdicts, audits_first):
-        data = _blob(repo, entry)
+    blobs: dict[str, bytes] = {}  # the bytes a worker read for a note (taken when they are its blob)
+    for rel, entry, kind in _judged_ahead(store, repo, later, verdicts, audits_first, blobs):
+        offered = blobs.pop(rel, None)
+        data = offered if offered is not None and is_blob_of(offered, entry.id) else _blob(repo, entry)
         if kind == "note":
             _judge_note(judge, rel, data)
         elif kind == "tombstones":
@@ -243,11 +245,12 @@ def _judged_ahead(
     later: list[tuple[str, pygit2.Object, str]],
     verdicts: Verdicts | None,
     first: Callable[[], None],
+    blobs: dict[str, bytes],
 ) -> Iterator[tuple[str, pygit2.Object, str]]:
     """`later` in its order, after `first()`; with `verdicts`, each note's content verdict is judged
     ahead in a worker process where a spare core allows (search/parallel.py: the gate here then
     finds the verdict and the parse instead of judging the bytes again), `first()` running while
-    the workers start."""
+    the workers start; `blobs` gets the bytes the workers read."""
     if verdicts is None:
         first()
         yield from later
@@ -256,7 +259,9 @@ def _judged_ahead(
 
     from jacked_vault.search.parallel import ahead
 
-    with closing(ahead(store, repo, [(rel, entry) for rel, entry, _ in later], verdicts, meanwhile=first)) as items:
+    with closing(
+        ahead(store, repo, [(rel, entry) for rel, entry, _ in later], verdicts, meanwhile=first, blobs=blobs)
+    ) as items:
         for (rel, entry), (_, _, kind) in zip(items, later, strict=True):
             yield rel, entry, kind
 

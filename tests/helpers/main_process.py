@@ -35,3 +35,19 @@ def main_process_derivations(monkeypatch) -> list[str]:
 
     monkeypatch.setattr(index_module, "derive", derive)
     return titles
+
+
+def main_process_blob_reads(monkeypatch) -> list[str]:
+    """The ids of the git objects this process reads by id (`repo[oid]`), from now on."""
+    import pygit2
+
+    main, read = os.getpid(), []
+    plain = pygit2.Repository.__getitem__
+
+    def getitem(repo, key):
+        if os.getpid() == main:
+            read.append(str(key))
+        return plain(repo, key)
+
+    monkeypatch.setattr(pygit2.Repository, "__getitem__", getitem)
+    return read
