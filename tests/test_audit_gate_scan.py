@@ -2,18 +2,26 @@
 one process before its notes): the lines' values are scanned together, a thousand lines at a
 time, and a canonical `ts` (digits in a closed format, like a note's timestamps) is not scanned.
 A secret in any value of any line is still refused, named by its line, wherever it sits; a `ts`
-that is not canonical is scanned like any other value. Real gate, real vault; no mocks."""
+that is not canonical is scanned like any other value; such a line arriving by sync stops the
+sync with nothing written. Real gate, real vault, a real bare remote; no mocks."""
 
 from __future__ import annotations
 
 import json
 import random
 import string
+import subprocess
 
 import pytest
 
+from conftest import git
+from helpers import sync_world
+from helpers.sync_world import push_from
 from jacked_vault.errors import VaultError
 from jacked_vault.store.gate import inspect
+from jacked_vault.sync import sync
+
+shared = sync_world.shared  # (laptop, desktop, hostile clone, remote)
 
 TOKEN = "ghp_" + "".join(random.Random(11).choices(string.ascii_letters + string.digits, k=36))
 REL = "audit/m-0123456789ab/2026-12.jsonl"
@@ -80,3 +88,36 @@ def test_what_is_not_an_audit_record_is_refused_before_any_scan(ctx):
     bad = _file(lines).replace(b'"op":"create"', b'"op":7', 1)
     error = _refusal(ctx, bad)
     assert error.details["gate"] == "INVALID" and "line 1 holds a non-string value" in error.message
+
+
+def _files(root) -> list:
+    """Every path in the working tree outside .git and .jacked (machine-local state)."""
+    return sorted(p.relative_to(root) for p in root.rglob("*") if not {".git", ".jacked"} & set(p.parts))
+
+
+def test_an_arriving_audit_line_holding_a_token_stops_sync_and_nothing_is_written(shared):
+    _, desktop, hostile, _ = shared
+    root = desktop.vault.root
+    subprocess.run(["git", "-C", str(hostile), "pull", "-q", "--no-rebase", "origin", "main"], check=True)
+    rel = next(p for p in git(hostile, "ls-files", "audit").split() if p.endswith(".jsonl"))
+    lines = (hostile / rel).read_text().splitlines()
+    forged = json.loads(lines[-1]) | {"harness": TOKEN}
+    push_from(hostile, {rel: "\n".join([*lines, json.dumps(forged, separators=(",", ":"))]) + "\n"})
+    head, before = git(root, "rev-parse", "HEAD"), _files(root)
+    with pytest.raises(VaultError) as caught:
+        sync(desktop)
+    error = caught.value
+    assert error.code == "SYNC" and rel in error.message and "SECRET" in error.message
+    assert f"line {len(lines) + 1}[" in error.message  # its number in the whole file, not in what arrived
+    assert TOKEN not in error.message
+    assert git(root, "rev-parse", "HEAD") == head  # no commit
+    assert git(root, "status", "--porcelain") == ""
+    assert _files(root) == before  # no file appeared
+
+
+def test_a_bad_line_appended_to_a_tombstone_file_is_named_by_its_number_in_the_file(ctx):
+    rel = "tombstones/m-0123456789ab.txt"
+    base = b"".join(f"{n:064x}\n".encode() for n in range(3))
+    with pytest.raises(VaultError) as caught:
+        inspect(ctx.vault, rel, base + b"not a hash\n", base=base, arrival=True)
+    assert "line 4 is not a sha256 hex digest" in caught.value.message

@@ -246,11 +246,12 @@ def _text(rel: str, data: bytes) -> str:
 _AUDIT_SCAN_LINES = 1000  # audit lines scanned for secrets together (their plain words in one text)
 
 
-def _audit(rel: str, data: bytes) -> None:
+def _audit(rel: str, data: bytes, first: int = 1) -> None:
+    """The lines of an audit file (`data`, whose first line is line `first` of the file)."""
     from jacked_vault.document.model import TIMESTAMP_RE
 
     values: dict[str, object] = {}
-    for number, line in enumerate(data.decode("utf-8", "replace").splitlines(), 1):
+    for number, line in enumerate(data.decode("utf-8", "replace").splitlines(), first):
         try:
             entry = json.loads(line)
         except ValueError:
@@ -355,15 +356,17 @@ def inspect(
         _gitignore(rel, data)
         return Checked(kind)
     part = _appended(kind, rel, data, base)
+    if kind in ("audit", "tombstones"):  # a line is named by its number in the whole file
+        first = data[: len(data) - len(part)].count(b"\n") + 1
     if kind == "tombstones":
         from jacked_vault.store.tombstones import check_tombstone_lines
 
-        problem = check_tombstone_lines(part)
+        problem = check_tombstone_lines(part, first)
         if problem:
             raise refuse("INVALID", rel, problem)
         return Checked(kind)
     if kind == "audit":
-        _audit(rel, part)
+        _audit(rel, part, first)
         return Checked(kind)
     text = _text(rel, part)
     scan({kind: text}, rel)

@@ -50,12 +50,13 @@ def parse_tombstones(data: bytes) -> set[str]:
     return {line for line in data.decode("ascii", "replace").split("\n") if _HASH_LINE.match(line)}
 
 
-def check_tombstone_lines(data: bytes) -> str | None:
-    """None if every line is a lowercase sha256 hex digest, else what is wrong (never the line)."""
+def check_tombstone_lines(data: bytes, first: int = 1) -> str | None:
+    """None if every line is a lowercase sha256 hex digest, else what is wrong (never the line;
+    `data` starts at line `first` of its file)."""
     lines = data.decode("ascii", "replace").split("\n")
     if lines and lines[-1] == "":
         lines.pop()
-    for number, line in enumerate(lines, 1):
+    for number, line in enumerate(lines, first):
         if not _HASH_LINE.match(line):
             return f"line {number} is not a sha256 hex digest"
     return None
