@@ -203,15 +203,15 @@ def test_bytes_a_worker_hands_over_count_only_as_the_blob_they_hash_to(ctx, monk
     alone = _build(ctx, monkeypatch, worker=False)
     monkeypatch.setattr(parallel, "_judge", _forging_judge)
     verdicts_on_forged: list[bool] = []
-    plain = store_git.is_blob_of
+    plain = store_git.offered_blob
 
-    def is_blob_of(data, oid):
-        verdict = plain(data, oid)
-        if b"Forged!!" in data:
-            verdicts_on_forged.append(verdict)
-        return verdict
+    def offered_blob(offered, oid):
+        taken = plain(offered, oid)
+        if offered is not None and b"Forged!!" in offered:
+            verdicts_on_forged.append(taken is not None)
+        return taken
 
-    monkeypatch.setattr(store_git, "is_blob_of", is_blob_of)
+    monkeypatch.setattr(store_git, "offered_blob", offered_blob)
     read = main_process_blob_reads(monkeypatch)
     shared = _build(ctx, monkeypatch, worker=True)
     assert len(verdicts_on_forged) > 10 and not any(verdicts_on_forged)  # the workers handed over forged bytes

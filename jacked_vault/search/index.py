@@ -586,7 +586,7 @@ class SearchIndex:
     def _index_entry(self, repo, rel: str, entry, size: int | None = None) -> None:
         """Index one committed tree entry through the gate (problems for what it refuses)."""
         from jacked_vault.store.gate import cap_for
-        from jacked_vault.store.git import is_blob_of
+        from jacked_vault.store.git import offered_blob
 
         if entry.filemode == SYMLINK_MODE:
             self._problem(rel, "SYMLINK", f"{rel}: a symlink, skipped and never followed")
@@ -595,8 +595,7 @@ class SearchIndex:
             self._problem(rel, "NOT_A_FILE", f"{rel}: not a regular file (git mode {entry.filemode:o})")
             return
         kind = classify_path(self.store, rel)
-        offered = self._blobs.pop(rel, None)
-        data = offered if offered is not None and is_blob_of(offered, entry.id) else None
+        data = offered_blob(self._blobs.pop(rel, None), entry.id)
         if data is not None:
             size = len(data)
         elif size is None:

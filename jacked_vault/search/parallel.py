@@ -5,7 +5,7 @@ secret scan); they are pure, so on a machine with a spare core forked workers (o
 most `MAX_WORKERS`) run the gate (`store.gate.inspect`, the one owner) over the notes ahead of
 the main process, and hand back each passing note with its verdict key (and, for an index
 build, what its text gives the index: search/derived.py) and the bytes they read, which the main
-process takes for the file only when git's hash of them is the file's blob id (`store.git.is_blob_of`:
+process takes for the file only when git's hash of them is the file's blob id (`store.git.offered_blob`:
 hashing costs a tenth of reading the object again). The main process's `Verdicts` holds them as offers,
 so its own `inspect` of the same bytes finds the verdict and the parse (and records the
 verdict) and applies only the rules a verdict never skips (path, size, place, tombstones). A
@@ -124,7 +124,7 @@ def ahead(
     (an index building), the workers also parse the notes whose verdict is held and derive what
     each note's text gives the index: `derived[path] = (the parse offered, search.derived.Derived)`,
     emptied at the end. `blobs`: `blobs[path]` = the bytes a worker read for a note it passed (for
-    the caller to take through `store.git.is_blob_of`), emptied at the end. `meanwhile`: the main
+    the caller to take through `store.git.offered_blob`), emptied at the end. `meanwhile`: the main
     process's own work that must come before the first file (an arrival's audit lines), done once
     the workers have started (without them, at once). Close it (`contextlib.closing`) when leaving
     early."""

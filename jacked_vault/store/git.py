@@ -541,13 +541,13 @@ def status_changes(root: Path) -> Iterator[tuple[str, str]]:
         )
 
 
-def is_blob_of(data: bytes, oid: pygit2.Oid) -> bool:
-    """Whether `data` are the bytes of the blob `oid` (git's hash of them, computed here): bytes
-    another process read for a tree entry stand for it only then (hashing costs a tenth of
-    reading the object again)."""
+def offered_blob(offered: bytes | None, oid: pygit2.Oid) -> bytes | None:
+    """`offered` (bytes another process read for a tree entry) when they are the bytes of the blob
+    `oid` (git's hash of them, computed here), else None: read the object then. Hashing costs a
+    tenth of reading the object again."""
     import pygit2
 
-    return pygit2.hash(data) == oid
+    return offered if offered is not None and pygit2.hash(offered) == oid else None
 
 
 def tree_blob(repo: pygit2.Repository, rel: str) -> bytes | None:

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from jacked_vault.errors import VaultError
-from jacked_vault.store.git import blob_at, is_blob_of
+from jacked_vault.store.git import blob_at, offered_blob
 from jacked_vault.store.layout import AUDIT_DIR, Store, classify_path
 
 if TYPE_CHECKING:
@@ -220,8 +220,7 @@ def inspect_arrivals(
 
     blobs: dict[str, bytes] = {}  # the bytes a worker read for a note (taken when they are its blob)
     for rel, entry, kind in _judged_ahead(store, repo, later, verdicts, audits_first, blobs):
-        offered = blobs.pop(rel, None)
-        data = offered if offered is not None and is_blob_of(offered, entry.id) else _blob(repo, entry)
+        data = offered_blob(blobs.pop(rel, None), entry.id) or _blob(repo, entry)
         if kind == "note":
             _judge_note(judge, rel, data)
         elif kind == "tombstones":
