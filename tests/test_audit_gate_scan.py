@@ -63,7 +63,7 @@ def test_a_secret_in_any_line_is_refused_and_named_by_its_line(ctx, field: str, 
     lines[number - 1][field] = f"groups/{TOKEN}" if field == "path" else TOKEN
     error = _refusal(ctx, _file(lines))
     assert error.details["gate"] == "SECRET"
-    assert f"line {number}[" in error.message and "GitHub token" in error.message
+    assert f"line {number}.{field} contains" in error.message and "GitHub token" in error.message
     assert TOKEN not in error.message
 
 
@@ -79,7 +79,7 @@ def test_a_ts_that_is_not_canonical_is_scanned(ctx, ts: str):
     lines = [_line(n) for n in range(1, 1500)]
     lines[1200]["ts"] = ts
     error = _refusal(ctx, _file(lines))
-    assert error.details["gate"] == "SECRET" and "line 1201[" in error.message
+    assert error.details["gate"] == "SECRET" and "line 1201.ts contains" in error.message
 
 
 def test_what_is_not_an_audit_record_is_refused_before_any_scan(ctx):
@@ -108,7 +108,7 @@ def test_an_arriving_audit_line_holding_a_token_stops_sync_and_nothing_is_writte
         sync(desktop)
     error = caught.value
     assert error.code == "SYNC" and rel in error.message and "SECRET" in error.message
-    assert f"line {len(lines) + 1}[" in error.message  # its number in the whole file, not in what arrived
+    assert f"line {len(lines) + 1}.harness contains" in error.message  # its number in the whole file
     assert TOKEN not in error.message
     assert git(root, "rev-parse", "HEAD") == head  # no commit
     assert git(root, "status", "--porcelain") == ""

@@ -264,8 +264,11 @@ def _audit(rel: str, data: bytes, first: int = 1) -> None:
             raise refuse("INVALID", rel, f"line {number} is not an audit record")
         if not all(v is None or isinstance(v, str) for v in entry.values()):
             raise refuse("INVALID", rel, f"line {number} holds a non-string value")
-        # A canonical `ts` is digits in a closed format, as a note's timestamps (CLOSED_FIELDS): not scanned
-        values[f"line {number}"] = [v for k, v in entry.items() if v and not (k == "ts" and TIMESTAMP_RE.fullmatch(v))]
+        # A canonical `ts` is digits in a closed format, as a note's timestamps (CLOSED_FIELDS): not
+        # scanned. By key, so a finding names the field (`line 3.harness`).
+        values[f"line {number}"] = {
+            k: v for k, v in entry.items() if v and not (k == "ts" and TIMESTAMP_RE.fullmatch(v))
+        }
         if len(values) == _AUDIT_SCAN_LINES:
             scan(values, rel)
             values.clear()
