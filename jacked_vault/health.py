@@ -6,7 +6,7 @@ plus the cwd repo's post-merge hook (`git`, `capture`). Each row says its state,
 installed, how (`via`), and when it last ran and how that ended.
 
 Whether a part is installed comes from its own config; its last run from the tail of
-`<vault>/.jacked/log` (`store.log.last_runs`: hook lines carry `harness=<h>`, the MCP server
+`<vault>/.git/jacked/log` (`store.log.last_runs`: hook lines carry `harness=<h>`, the MCP server
 logs `mcp <h> started|ended|failed|brief`).
 
 **Families contribute rows.** `PARTS` lists, per harness and part, the function that probes it:
@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from jacked_vault.errors import VaultError
+from jacked_vault.store.layout import state_dir
 from jacked_vault.store.log import LastRun, last_runs
 
 PART_NAMES = ("mcp", "brief", "capture")
@@ -96,7 +97,7 @@ def harness_table(vault: Path, cwd: Path, repo: Path | None) -> dict[str, dict[s
     has seen run; plus `git` -> `capture` for the post-merge hook of `repo` (the cwd's)."""
     from jacked_vault.hooks import mcp as reg
 
-    runs = last_runs(vault / ".jacked")
+    runs = last_runs(state_dir(vault))
     seen = {key.split(":", 1)[1] for key in runs if key.startswith(("mcp:", "mcp-brief:"))}
     seen |= {key.split(":", 1)[0] for key in runs if ":" in key and not key.startswith(("mcp:", "mcp-brief:"))}
     names = list(dict.fromkeys([*reg.HARNESSES, *(h for h, _, _ in PARTS), *sorted(seen)]))

@@ -82,7 +82,7 @@ class Status:
                     )
         if v.get("quarantined"):
             lines.append(
-                f"quarantined: {v['quarantined']} file(s) set aside in .jacked/quarantine/ "
+                f"quarantined: {v['quarantined']} file(s) set aside in .git/jacked/quarantine/ "
                 "(never recalled; `jacked memory doctor` lists them)"
             )
         waiting = v["candidates"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from tests.helpers.state import state_dir
 from pathlib import Path
 
 from conftest import git, run_cli
@@ -20,7 +21,7 @@ def test_generated_vault_passes_doctor(tmp_path: Path) -> None:
     months = {p.name for m in MACHINES for p in (vault / "audit" / m).glob("*.jsonl")}
     assert len(months) > 1, months  # lines spread over the months the notes were created in
     assert all((vault / "groups" / f"g{i}" / "index.md").is_file() for i in range(5))
-    assert not (vault / ".jacked" / "index.sqlite").exists()  # a caller's first search builds it
+    assert not (state_dir(vault) / "index.sqlite").exists()  # a caller's first search builds it
 
     done = run_cli("memory", "doctor", "--json", vault=vault)
     report = json.loads(done.out)

@@ -1,4 +1,4 @@
-"""hooks.configfile, the one editor of a person's config files: JSON and JSONC edited in place
+"""store.configfile, the one editor of a person's config files: JSON and JSONC edited in place
 (comments, trailing commas and every other byte kept), refusals that write nothing, backups that
 keep the file's mode, writes through a symlinked dotfile, TOML headers read by tomlkit."""
 
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from jacked_vault.errors import VaultError
-from jacked_vault.hooks import configfile
+from jacked_vault.store import configfile
 
 P = Path("cfg.json")
 SHAPES = [

@@ -8,6 +8,7 @@ import os
 import re
 import subprocess
 import sys
+from tests.helpers.state import state_dir
 from pathlib import Path
 
 from conftest import git
@@ -59,6 +60,6 @@ def test_the_page_runs_as_written_on_two_machines(tmp_path: Path):
     assert {"SessionStart", "SessionEnd", "PreCompact"} <= set(settings["hooks"])
     server = json.loads((desktop / ".claude.json").read_text())["mcpServers"]["jacked-memory"]
     assert server["env"]["JACKED_VAULT_DIR"] == str(vault)
-    machine = (vault / ".jacked" / "machine-id").read_text()
+    machine = (state_dir(vault) / "machine-id").read_text()
     assert machine != (laptop / "jacked-vault" / ".jacked" / "machine-id").read_text()
-    assert not (vault / ".jacked" / "config.json").exists() and not (desktop / ".config" / "jacked").exists()
+    assert not (state_dir(vault) / "config.json").exists() and not (desktop / ".config" / "jacked").exists()

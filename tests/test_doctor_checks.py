@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from tests.helpers.state import state_dir
 
 from conftest import cli_env, git, run_cli
 
@@ -122,7 +123,7 @@ def test_a_damaged_tree_object_is_reported_not_a_failure_that_points_to_doctor(t
     path = _loose(vault, sha)
     data = path.read_bytes()
     path.write_bytes(data[: len(data) // 2] + bytes([data[len(data) // 2] ^ 0xFF]) + data[len(data) // 2 + 1 :])
-    (vault / ".jacked" / "index.sqlite").unlink()  # the next reader indexes the tree from scratch
+    (state_dir(vault) / "index.sqlite").unlink()  # the next reader indexes the tree from scratch
 
     for args in ((), ("--reindex",)):
         code, report, err = _doctor(vault, *args)

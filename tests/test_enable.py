@@ -17,50 +17,13 @@ import sys
 from pathlib import Path
 
 from conftest import git, make_repo
+from tests.helpers.homes import home_env, jacked, tree
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SETTINGS = (
     '{\n    "model": "opus",\n    "enabledPlugins": {"remember@thedotmack": true, "other@x": true},\n'
     '    "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "say done"}]}]}\n}\n'
 )
-
-
-def _env(home: Path, **extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("JACKED_", "CODEX_"))}
-    # no harness binary on PATH: the harness folders alone say which are here
-    env.update(
-        HOME=str(home), XDG_CONFIG_HOME=str(home / ".config"), PATH=os.pathsep.join(("/usr/bin", "/bin")), **extra
-    )
-    return env
-
-
-def jacked(home: Path, *args: str, cwd: Path | None = None, stdin: str | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "jacked_vault.cli.main", *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        cwd=cwd or home,
-        env=_env(home),
-        timeout=300,
-        check=False,
-    )
-
-
-def tree(root: Path, skip: tuple[str, ...] = ("jacked-vault",)) -> dict[str, object]:
-    """Every folder and file under root (bytes, mode and symlink target), but `skip`."""
-    out: dict[str, object] = {}
-    for folder, dirs, files in os.walk(root):
-        rel = Path(folder).relative_to(root)
-        dirs[:] = sorted(d for d in dirs if str(rel / d) not in skip)
-        for name in dirs:
-            out[str(rel / name) + "/"] = "dir"
-        for name in files:
-            path = Path(folder) / name
-            out[str(rel / name)] = (
-                ("link", os.readlink(path)) if path.is_symlink() else (path.read_bytes(), path.stat().st_mode)
-            )
-    return out
 
 
 def _home(tmp_path: Path) -> Path:
@@ -277,7 +240,7 @@ def test_remember_command_file_saves_through_add(tmp_path):
         input="Recipes need tabs; everything else uses spaces.\n",
         capture_output=True,
         text=True,
-        env=_env(home),
+        env=home_env(home),
         cwd=home,
         check=False,
     )
@@ -400,7 +363,7 @@ def test_enable_on_a_terminal_asks_each_question_and_does_what_was_answered(tmp_
     try:
         result = subprocess.run(
             [sys.executable, "-m", "jacked_vault.cli.main", "memory", "enable"],
-            stdin=slave, capture_output=True, text=True, cwd=home, env=_env(home), timeout=300, check=False,
+            stdin=slave, capture_output=True, text=True, cwd=home, env=home_env(home), timeout=300, check=False,
         )  # fmt: skip
     finally:
         os.close(slave)

@@ -44,6 +44,7 @@ from conftest import CliResult, git, make_repo, run_cli, snapshot, write_machine
 from jacked_vault import registry
 from jacked_vault.context import Context
 from jacked_vault.notes import AddRequest, add
+from tests.helpers.state import state_dir
 
 _rng = random.Random(20261201)
 AWS = "AK" + "IA" + "".join(_rng.choice(string.ascii_uppercase + string.digits) for _ in range(16))
@@ -317,7 +318,7 @@ def drain_capture(world: World, event: str, answer: dict) -> Outcome:
         "hook_event_name": event,
     }
     payload.update({"reason": "exit"} if event == "SessionEnd" else {"trigger": "auto", "custom_instructions": ""})
-    cache = world.vault / ".jacked"
+    cache = state_dir(world.vault)
     symlinked = cache.is_symlink()
     log = cache / "log"
     seen = len(log.read_text().splitlines()) if log.exists() and not symlinked else 0
@@ -754,7 +755,7 @@ def tombstone_post_merge(world: World, door: str) -> None:
     rel = outcome["path"].split(":", 1)[1]
     git(world.vault, "rm", "-q", rel)
     git(world.vault, "commit", "-qm", "memory: sync applies a deletion")
-    for path in (world.vault / ".jacked").glob("merge-captured*"):
+    for path in (state_dir(world.vault)).glob("merge-captured*"):
         path.unlink()
     again = capture_merge(world, sha)
     assert again.code == 0, again.out + again.err
@@ -1087,7 +1088,7 @@ def create_only_repair(world: World, door: str) -> None:
 
 SYMLINKED = [
     "groups/api",
-    ".jacked",
+    ".git/jacked",
 ]  # the folders every local door's writes go through, each replaced by a symlink in turn
 
 
@@ -1154,7 +1155,7 @@ def containment_post_merge(world: World, door: str) -> None:
         )
         return capture_merge(world, sha)
 
-    assert_contained(world, run, folders=["groups/api", ".jacked", "groups/api/decision"])
+    assert_contained(world, run, folders=["groups/api", ".git/jacked", "groups/api/decision"])
 
 
 @drives("migrate", "containment")
@@ -1176,7 +1177,7 @@ def containment_migrate(world: World, door: str) -> None:
     assert_contained(
         world,
         lambda: world.cli("migrate", "--json"),
-        folders=["groups/api", ".jacked", "groups/api/episodic/github.com__acme__api"],
+        folders=["groups/api", ".git/jacked", "groups/api/episodic/github.com__acme__api"],
     )
     source = world.repo / ".remember"  # a source that is a symlink is never read
     real = world.outside("remember-real")
@@ -1199,7 +1200,7 @@ def containment_rollup(world: World, door: str) -> None:
     assert_contained(
         world,
         run,
-        folders=["groups/api", ".jacked", "groups/api/episodic/github.com__acme__api"],
+        folders=["groups/api", ".git/jacked", "groups/api/episodic/github.com__acme__api"],
         codes=("UNSAFE_PATH", None),
     )
 
@@ -1218,7 +1219,7 @@ def containment_transition(world: World, door: str) -> None:
         ]
     )
     assert_contained(
-        world, lambda: world.cli(*next(calls), "--json"), folders=["groups/api", ".jacked", "groups/api/note"]
+        world, lambda: world.cli(*next(calls), "--json"), folders=["groups/api", ".git/jacked", "groups/api/note"]
     )
 
 
@@ -1231,7 +1232,7 @@ def containment_hot_set(world: World, door: str) -> None:
 @drives("config", "containment")
 def containment_config(world: World, door: str) -> None:
     assert_contained(
-        world, lambda: world.cli("group", "map", "github.com/acme/api", "platform", "--json"), folders=[".jacked"]
+        world, lambda: world.cli("group", "map", "github.com/acme/api", "platform", "--json"), folders=[".git/jacked"]
     )
     outside = world.outside("outside-config")
     (outside / "vault.json").write_bytes((world.vault / "vault.json").read_bytes())
@@ -1245,17 +1246,18 @@ def containment_config(world: World, door: str) -> None:
 
 @drives("init", "containment")
 def containment_init(world: World, door: str) -> None:
-    """A new vault whose `.jacked` (or a folder of its layout) is a symlink: init is refused and
-    writes nothing through it."""
-    for planted in (".jacked", "groups"):
-        vault = world.tmp / f"new-{planted.strip('.')}"
+    """A new vault whose state folder `.git/jacked` (or a folder of its layout) is a symlink: init is
+    refused and writes nothing through it."""
+    for planted in (".git/jacked", "groups"):
+        name = planted.strip(".").replace("/", "-")
+        vault = world.tmp / f"new-{name}"
         vault.mkdir()
         subprocess.run(["git", "init", "-q", "-b", "main", str(vault)], check=True)
-        outside = world.outside(f"outside-init-{planted.strip('.')}")
+        outside = world.outside(f"outside-init-{name}")
         (vault / planted).symlink_to(outside, target_is_directory=True)
         result = run_cli("memory", "--vault", str(vault), "init", "--no-scan", "--json", cwd=world.tmp)
         assert tree_of(outside) == {}, f"{planted}: written outside the vault through a symlink"
-        if planted == ".jacked":
+        if planted == ".git/jacked":
             assert code_of(result.json["error"]["code"]) == "UNSAFE_PATH", result.out
 
 
@@ -1289,7 +1291,7 @@ def containment_repair(world: World, door: str) -> None:
             return Outcome("REPORTED", result.out)
         return result
 
-    assert_contained(world, run, folders=[".jacked", "groups/api/note"], codes=("UNSAFE_PATH", "REPORTED"))
+    assert_contained(world, run, folders=[".git/jacked", "groups/api/note"], codes=("UNSAFE_PATH", "REPORTED"))
 
 
 # == a person's review: edit-as-new (on a real terminal), forget =====================================
@@ -1384,7 +1386,7 @@ def containment_edit_as_new(world: World, door: str) -> None:
     of any of them refuses it (or, the candidate's own folder, hides the candidate: nothing to edit)."""
     waiting = candidate(world)
     run = lambda: submit_edit_as_new(world, "Contained", "a better text", waiting=waiting)  # noqa: E731
-    assert_contained(world, run, folders=[".jacked", "tombstones"])
+    assert_contained(world, run, folders=[".git/jacked", "tombstones"])
     assert_contained(world, run, folders=["groups/api/note"], codes=("UNSAFE_PATH", "NO EDIT"))
 
 
@@ -1486,7 +1488,7 @@ def containment_forget(world: World, door: str) -> None:
     assert_contained(
         world,
         lambda: submit_forget(world, next(calls)),
-        folders=["groups/api", ".jacked", "groups/api/note", "tombstones"],
+        folders=["groups/api", ".git/jacked", "groups/api/note", "tombstones"],
     )
 
 
@@ -1677,7 +1679,7 @@ class Remote:
 
     def quarantined(self) -> set[tuple[str, str]]:
         """(path, code) of every arrival kept out (the receiver's quarantine records)."""
-        path = self.receiver / ".jacked" / "quarantine" / "records.jsonl"
+        path = state_dir(self.receiver) / "quarantine" / "records.jsonl"
         records = [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
         return {(r["path"], r["reason"].split(":", 1)[0]) for r in records if r["source"] == "sync"}
 
@@ -2207,4 +2209,4 @@ def create_only_archive(world: World, door: str) -> None:
 def containment_archive(world: World, door: str) -> None:
     _closed_note(world)
     assert_contained(world, lambda: world.cli("librarian", "archive", "--older-than", "0", "--json"),
-                     folders=["groups/api", ".jacked", "groups/api/note", "archive"])  # fmt: skip
+                     folders=["groups/api", ".git/jacked", "groups/api/note", "archive"])  # fmt: skip

@@ -13,6 +13,7 @@ import pytest
 from conftest import make_repo, run_cli
 
 from jacked_vault.store.queue import enqueue
+from tests.helpers.state import state_dir
 
 SHA = "0123456789abcdef0123456789abcdef01234567"
 
@@ -40,15 +41,15 @@ def _warnings(vault: Path, repo: Path) -> list[str]:
 
 def test_an_empty_failed_folder_counts_nothing_and_failed_merge_captures_count(machine):
     vault, repo = machine
-    failed = vault / ".jacked" / "queue" / "failed"
+    failed = state_dir(vault) / "queue" / "failed"
     failed.mkdir(parents=True)
     status = run_cli("memory", "status", "--json", vault=vault, cwd=repo).json
     nothing = {"pending": 0, "failed": 0}
     assert status["captures"] == {**nothing, "by_kind": {"session": nothing, "merge": nothing}}
     assert not any("capture" in w for w in _warnings(vault, repo))
     _hook("session-start", vault, repo)
-    assert "drain-started" not in (vault / ".jacked" / "log").read_text()
-    cache = vault / ".jacked"
+    assert "drain-started" not in (state_dir(vault) / "log").read_text()
+    cache = state_dir(vault)
     merge = {
         "repo": str(repo),
         "identity": "github.com/acme/api",
@@ -97,9 +98,9 @@ def test_status_shows_what_is_installed_and_how_each_hook_last_ran(machine, tmp_
     for args in (("--claude",), ("--mcp", "claude", "--user"), ("--git", str(repo))):
         assert run_cli("memory", "hooks", "install", *args, vault=vault, cwd=repo).code == 0
     assert _hook("session-start", vault, repo).code == 0
-    (vault / ".jacked" / "queue").write_text("not a folder")  # the next capture cannot queue: a real failure
+    (state_dir(vault) / "queue").write_text("not a folder")  # the next capture cannot queue: a real failure
     assert _hook("pre-compact", vault, repo, {"cwd": str(repo), "session_id": "s1"}).code == 0  # hooks fail open
-    (vault / ".jacked" / "queue").unlink()
+    (state_dir(vault) / "queue").unlink()
     capture_merge_from_hook(lambda: vault, str(repo))
     _serve_once(vault, repo)
     assert (

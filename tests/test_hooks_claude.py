@@ -9,6 +9,7 @@ import pytest
 
 from jacked_vault.errors import VaultError
 from jacked_vault.hooks import claude
+from tests.helpers.state import state_dir
 
 FOREIGN = {
     "model": "opus",
@@ -160,7 +161,7 @@ def test_a_vault_set_only_by_the_environment_is_named_by_every_registration(tmp_
     assert started.returncode == 0 and "jacked-vault memory for github.com/o/code" in started.stdout, (
         started.stdout + started.stderr
     )
-    assert "hook=session-start" in (vault / ".jacked" / "log").read_text()
+    assert "hook=session-start" in (state_dir(vault) / "log").read_text()
     assert not (tmp_path / "jacked-vault").exists()
 
 
@@ -194,4 +195,4 @@ def test_a_vault_path_with_a_space_stays_one_word_in_the_hook_commands(tmp_path:
     assert started.returncode == 0 and "jacked-vault memory for github.com/o/code" in started.stdout, (
         started.stdout + started.stderr
     )
-    assert "hook=session-start" in (vault / ".jacked" / "log").read_text()
+    assert "hook=session-start" in (state_dir(vault) / "log").read_text()

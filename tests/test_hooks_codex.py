@@ -27,6 +27,7 @@ from jacked_vault.capture.session import capture_session, retry
 from jacked_vault.context import Context
 from jacked_vault.errors import VaultError
 from jacked_vault.hooks import codex
+from tests.helpers.state import state_dir
 from helpers import capture as capture_world
 from helpers.capture import INJECTION, SENTENCE, TOKEN, Env
 
@@ -307,7 +308,7 @@ def test_session_start_answers_with_codex_added_context(env: Env):
 def _wait_for_drains(vault: Path, count: int) -> None:
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
-        log = (vault / ".jacked" / "log").read_text() if (vault / ".jacked" / "log").exists() else ""
+        log = (state_dir(vault) / "log").read_text() if (state_dir(vault) / "log").exists() else ""
         if log.count("hook=drain") >= count:
             return
         time.sleep(0.1)
@@ -644,13 +645,13 @@ def test_the_real_codex_runs_the_installed_hooks(tmp_path: Path):
     finally:
         model.terminate()
         model.wait(timeout=10)
-    log = (vault / ".jacked" / "log").read_text()
+    log = (state_dir(vault) / "log").read_text()
     assert log.count("hook=session-start brief") == 3 and log.count("hook=session-end queued") == 3
     requests = model_log.read_text()
     assert "## jacked-vault memory for github.com/acme/api" in requests  # the brief reached the model
     [path] = (codex_home / "sessions").rglob("rollout-*.jsonl")
     _wait_for_drains(vault, 3)
-    [marker] = (vault / ".jacked" / "queue").glob("*.json")
+    [marker] = (state_dir(vault) / "queue").glob("*.json")
     assert json.loads(marker.read_text())["payload"]["transcript_path"] == str(path)
     os.utime(path, (time.time() - OLD, time.time() - OLD))
     subprocess.run(

@@ -17,6 +17,7 @@ import pytest
 from conftest import cli_env, make_repo, run_cli, write_machine_config
 from jacked_vault.capture.cursor import read_transcript
 from jacked_vault.hooks import cursor
+from tests.helpers.state import state_dir
 
 DISTILLER = Path(__file__).parent / "fakes" / "distiller.py"
 
@@ -275,7 +276,7 @@ def test_session_start_answers_the_brief_as_additional_context(project):
 def _wait_for_log(vault: Path, text: str, seconds: float = 40.0) -> str:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
-        log = (vault / ".jacked" / "log").read_text() if (vault / ".jacked" / "log").exists() else ""
+        log = (state_dir(vault) / "log").read_text() if (state_dir(vault) / "log").exists() else ""
         if text in log:
             return log
         time.sleep(0.3)

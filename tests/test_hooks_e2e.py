@@ -12,6 +12,7 @@ import pytest
 
 from conftest import cli_env, git, make_repo, write_machine_config
 from jacked_vault.write.init import init_vault
+from tests.helpers.state import state_dir
 from helpers.capture import Builder
 from helpers.processes import run_mark, wait_blocked_reading, wait_exited
 
@@ -43,7 +44,7 @@ def setup(tmp_path: Path):
 
 
 def _log(vault: Path) -> list[str]:
-    return (vault / ".jacked" / "log").read_text().splitlines()
+    return (state_dir(vault) / "log").read_text().splitlines()
 
 
 def test_session_start_prints_the_brief_and_logs(setup):
@@ -130,7 +131,7 @@ def test_session_end_returns_at_once_and_the_detached_capture_lands(setup, tmp_p
     assert text.count("\n## ") == 1 and "| feature/queue" in text
     assert any("hook=drain" in line for line in _log(vault))
     assert git(vault, "status", "--porcelain") == ""
-    assert not list((vault / ".jacked" / "queue").glob("*.json"))
+    assert not list((state_dir(vault) / "queue").glob("*.json"))
 
 
 # --- hooks fired inside the distiller ------------------------------------------------------------
@@ -164,7 +165,7 @@ def test_every_hook_does_nothing_inside_the_distiller(setup, tmp_path: Path):
     vault, repo = setup
     transcript = Builder(repo).realistic().write(tmp_path / "t.jsonl")
     queued = enqueue(
-        vault / ".jacked",
+        state_dir(vault),
         {
             "session_id": "earlier",
             "transcript_path": str(transcript),
@@ -174,7 +175,7 @@ def test_every_hook_does_nothing_inside_the_distiller(setup, tmp_path: Path):
     )
     head, log = (
         git(vault, "rev-parse", "HEAD"),
-        (vault / ".jacked" / "log").read_bytes() if (vault / ".jacked" / "log").exists() else b"",
+        (state_dir(vault) / "log").read_bytes() if (state_dir(vault) / "log").exists() else b"",
     )
     mark = run_mark()
     for name in ("session-start", "session-end", "pre-compact", "drain"):
@@ -182,10 +183,10 @@ def test_every_hook_does_nothing_inside_the_distiller(setup, tmp_path: Path):
         proc = _hook(name, vault, json.dumps(payload), cwd=repo, **_marker_env(), **mark)
         assert (proc.returncode, proc.stdout, proc.stderr) == (0, b"", b""), name
     wait_exited(mark)  # the hooks and whatever they started (a drain, had one been started) have exited
-    assert [p.name for p in (vault / ".jacked" / "queue").glob("*.json")] == [queued.name]
+    assert [p.name for p in (state_dir(vault) / "queue").glob("*.json")] == [queued.name]
     assert git(vault, "rev-parse", "HEAD") == head and git(vault, "status", "--porcelain") == ""
     assert (
-        (vault / ".jacked" / "log").read_bytes() if (vault / ".jacked" / "log").exists() else b""
+        (state_dir(vault) / "log").read_bytes() if (state_dir(vault) / "log").exists() else b""
     ) == log  # no line at all
 
 
@@ -261,7 +262,7 @@ def test_a_distiller_running_an_agent_with_hooks_captures_once(setup, tmp_path: 
     assert (tmp_path / "calls.stdout").read_bytes() == b""  # no brief printed into the nested agent's context
     [day] = (vault / "groups" / "api" / "episodic" / "github.com__acme__api").glob("today-*.md")
     assert day.read_text().count("\n## ") == 1  # one episodic entry
-    assert not list((vault / ".jacked" / "queue").glob("*.json"))
+    assert not list((state_dir(vault) / "queue").glob("*.json"))
 
 
 def test_a_hook_runs_for_the_harness_it_names(tmp_path: Path):

@@ -18,6 +18,7 @@ import pytest
 from conftest import cli_env, make_repo, run_cli, write_machine_config
 from jacked_vault.capture.opencode import default_db, message_count, read_session
 from jacked_vault.hooks import opencode
+from tests.helpers.state import state_dir
 
 FIXTURE = Path(__file__).parent / "fixtures" / "opencode" / "session.sql"
 SESSION = "ses_dcbffa7e7ffemWdPkPhWHEvgS8"  # the session in FIXTURE
@@ -310,12 +311,12 @@ def test_session_end_from_opencode_is_queued_as_opencodes_and_captured_from_its_
         vault, "session entry groups/proj/"
     )  # the drain logs once it is done (after the entry's commit)
     assert "hook=session-end queued" in log
-    ledger = json.loads((vault / ".jacked" / "captured.json").read_text())["keys"]
+    ledger = json.loads((state_dir(vault) / "captured.json").read_text())["keys"]
     assert list(ledger) == [f"SessionEnd:{SESSION}:m7"]
 
 
 def _wait_for_log(vault: Path, text: str, seconds: float = 40.0) -> str:
-    path = vault / ".jacked" / "log"
+    path = state_dir(vault) / "log"
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         log = path.read_text() if path.exists() else ""
@@ -332,7 +333,7 @@ def _wait_for_entry(vault: Path, group: str, folder: str, seconds: float = 40.0)
         if days and "\n## " in days[0].read_text():
             return days[0]
         time.sleep(0.3)
-    log = (vault / ".jacked" / "log").read_text() if (vault / ".jacked" / "log").exists() else ""
+    log = (state_dir(vault) / "log").read_text() if (state_dir(vault) / "log").exists() else ""
     raise AssertionError(f"no episodic entry; log:\n{log}")
 
 
@@ -393,7 +394,7 @@ def test_real_opencode_loads_the_plugin_briefs_the_model_and_captures_the_sessio
     finally:
         server.shutdown()
     day = _wait_for_entry(vault, "proj", "github.com__acme__proj")
-    log = (vault / ".jacked" / "log").read_text()
+    log = (state_dir(vault) / "log").read_text()
     assert log.count("hook=session-start brief") == 3 and log.count("hook=session-end queued") == 3
     assert log.count("session skipped (too-short)") == 2 and "session entry groups/proj/" in log
     assert "Made the capture queue safe for concurrent drains" in day.read_text()

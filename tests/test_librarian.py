@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
+from tests.helpers.state import state_dir
 
 from conftest import git, make_repo, run_cli
 
@@ -24,7 +25,7 @@ def world(tmp_path: Path):
 
 
 def _settings(vault: Path, **librarian: int) -> None:
-    local = vault / ".jacked" / "vault.local.json"
+    local = state_dir(vault) / "vault.local.json"
     local.write_text(json.dumps({"settings": {"librarian": librarian}}))
 
 

@@ -18,6 +18,7 @@ from mcp import Client, StdioServerParameters
 
 from jacked_vault.context import Context
 from jacked_vault.notes import AddRequest, add
+from tests.helpers.state import state_dir
 
 from conftest import git, make_repo, snapshot
 from helpers.mcp_server import SERVER_ARGV, call, err, inproc, lib_add, ok, run, server_env, stdio
@@ -770,5 +771,5 @@ def test_stdio_brief_is_logged_for_status(vault_path, briefed):
             return ok(await call(client, "memory_brief", {}))
 
     assert run(go)["repo"] == "github.com/acme/api"
-    log = (vault_path / ".jacked" / "log").read_text()
+    log = (state_dir(vault_path) / "log").read_text()
     assert log.count("mcp cursor brief ok ") == 2, log

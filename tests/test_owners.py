@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 
 import pytest
+from tests.helpers.state import state_dir
 
 PACKAGE = Path(__file__).resolve().parent.parent / "jacked_vault"
 FRONT_ENDS = ("cli", "hooks", "mcp", "ui", "health.py", "environment.py")
@@ -133,7 +134,7 @@ def test_context_settings_follow_the_effective_config(vault_path: Path, tmp_path
     shared["settings"] = {"sync": {"push": "manual"}, "lock_timeout_s": 3}
     (vault_path / "vault.json").write_text(json.dumps(shared))
     local = {"settings": {"lock_timeout_s": 9, "distill": {"command": ["evil"]}}}
-    (vault_path / ".jacked" / "vault.local.json").write_text(json.dumps(local))
+    (state_dir(vault_path) / "vault.local.json").write_text(json.dumps(local))
     signers = tmp_path / "allowed_signers"
     write_machine_config(
         {"sync": {"push": "after-write"}, "distill": {"command": ["mine"]}, "review": {"allowed_signers": str(signers)}}

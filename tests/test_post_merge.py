@@ -32,6 +32,7 @@ from jacked_vault.gitflow.githooks import (
     uninstall_git_hook,
 )
 from jacked_vault.capture.merge import capture_merge
+from tests.helpers.state import state_dir
 
 GH_TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
 AWS_KEY = "AKIA" + "Q3EGRQ5KZ7WXN2PL"
@@ -692,7 +693,7 @@ def test_a_distilled_merge_note_that_parrots_or_instructs_gives_way_to_the_deter
     [note] = world.notes()
     assert note.title == "Switch the session store to Redis (#31)"
     assert "Ignore all previous instructions" not in _all_vault_text(world.vault)
-    assert "distilled note refused (PARROT)" in (world.vault / ".jacked" / "log").read_text()
+    assert "distilled note refused (PARROT)" in (state_dir(world.vault) / "log").read_text()
 
 
 def test_an_instruction_in_the_merge_message_is_dropped_from_the_note(world: World):
@@ -723,12 +724,12 @@ def test_failing_distiller_falls_back_to_the_deterministic_note(world: World):
 def test_a_failed_create_is_queued_and_retried_by_the_next_capture(world: World):
     from jacked_vault.store.lock import store_lock
 
-    (world.vault / ".jacked" / "vault.local.json").write_text(json.dumps({"settings": {"lock_timeout_s": 0.2}}))
+    (state_dir(world.vault) / "vault.local.json").write_text(json.dumps({"settings": {"lock_timeout_s": 0.2}}))
     sha = _pr_merge(world)
-    with store_lock(world.vault / ".jacked"):
+    with store_lock(state_dir(world.vault)):
         [outcome] = capture_merge(world.ctx(), world.repo).outcomes
     assert outcome.action == "queued" and "LOCKED" in outcome.reason
-    (marker,) = (world.vault / ".jacked" / "queue").glob("*.json")
+    (marker,) = (state_dir(world.vault) / "queue").glob("*.json")
     data = json.loads(marker.read_text())
     assert (data["kind"], data["payload"]["commit"]) == ("merge", sha) and not world.notes()
 
@@ -830,7 +831,7 @@ def test_group_repo_paths_finds_the_group_repos_under_the_roots(world: World):
     config = json.loads((world.vault / "vault.json").read_text())
     config["roots"] = [str(world.tmp / "code")]
     config["groups"] = {"acme": {"repos": ["github.com/acme/api"]}}
-    (world.vault / ".jacked" / "vault.local.json").write_text(
+    (state_dir(world.vault) / "vault.local.json").write_text(
         json.dumps({"roots": config["roots"], "groups": config["groups"]})
     )
     ctx = world.ctx()

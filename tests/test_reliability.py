@@ -29,6 +29,7 @@ from jacked_vault.search.policy import EVERYTHING
 from jacked_vault.search.query import Filters
 from jacked_vault.search.service import search as search_notes
 import contextlib
+from tests.helpers.state import state_dir
 
 HELPER = Path(__file__).parent / "helpers" / "add_loop.py"
 TEMP_PREFIX = ".jacked-tmp-"
@@ -681,7 +682,7 @@ def test_a_kill_during_a_transition_is_rolled_back_or_completed_never_a_hand_edi
             assert result.json["repaired"], "repair rolled the interrupted write back and said so"
         if point == "commit":  # the git index a kill after the commit left behind: repair re-stages it
             assert run_cli("memory", "doctor", "--repair", "--json", vault=vault, cwd=work).code == 0
-        assert not (vault / ".jacked" / "quarantine").exists(), (
+        assert not (state_dir(vault) / "quarantine").exists(), (
             f"{following} after {op} killed at {point} quarantined something"
         )
         _assert_settled(vault, target.rel)
@@ -719,8 +720,8 @@ def test_an_edit_made_after_an_interrupted_transition_is_still_a_hand_edit(vault
     result = run_cli("memory", "accept", target.note.id, "--json", vault=vault, cwd=work)
     assert result.code == 0, result.out + result.err
     [name] = result.json["quarantined"]
-    assert (vault / ".jacked" / "quarantine" / name).read_text() == edited
-    assert not (vault / ".jacked" / "journal.jsonl").exists()
+    assert (state_dir(vault) / "quarantine" / name).read_text() == edited
+    assert not (state_dir(vault) / "journal.jsonl").exists()
     assert parse_note(path.read_bytes()).trust == "reviewed"
     _assert_settled(vault, target.rel)
     _doctor_ok(vault)

@@ -15,6 +15,7 @@ from jacked_vault.notes import AddRequest, add
 from jacked_vault.review import candidates
 from jacked_vault.write.transitions import transition
 from jacked_vault.store.audit import verify
+from tests.helpers.state import state_dir
 
 ALLOWED = {"status", "status_reason", "trust", "valid_until", "updated_at"}
 
@@ -202,11 +203,11 @@ def test_add_supersedes_keeps_a_hand_edit_of_the_old_note_in_quarantine(tmp_path
     result = run_cli(*args, *(["--json"] if as_json else []), vault=vault)
     assert result.code == 0, result.out + result.err
     records = [
-        json.loads(line) for line in (vault / ".jacked" / "quarantine" / "records.jsonl").read_text().splitlines()
+        json.loads(line) for line in (state_dir(vault) / "quarantine" / "records.jsonl").read_text().splitlines()
     ]
     assert [(r["path"], r["source"]) for r in records] == [(old.rel, "transition")]
     name = records[0]["file"]
-    assert (vault / ".jacked" / "quarantine" / name).read_text() == edited, "the hand edit is kept byte for byte"
+    assert (state_dir(vault) / "quarantine" / name).read_text() == edited, "the hand edit is kept byte for byte"
     if as_json:
         assert result.json["quarantined"] == [name]
     else:

@@ -13,6 +13,7 @@ import pytest
 from conftest import git, make_repo, run_cli
 from jacked_vault.context import Context
 from jacked_vault.notes import AddRequest, add
+from tests.helpers.state import state_dir
 
 COMMANDS = [
     ["search", "alpha"],
@@ -69,7 +70,7 @@ def test_a_branch_at_a_missing_commit_is_a_coded_error_with_the_fix(seeded):
 
 def test_the_index_as_a_folder_is_a_clear_error(seeded):
     vault, _ = seeded
-    index = vault / ".jacked" / "index.sqlite"
+    index = state_dir(vault) / "index.sqlite"
     for suffix in ("", "-wal", "-shm"):
         Path(f"{index}{suffix}").unlink(missing_ok=True)
     index.mkdir()
@@ -117,7 +118,7 @@ def test_a_symlinked_index_md_heals_instead_of_blocking_the_group(seeded, tmp_pa
 def test_a_dangling_symlink_at_the_commit_marker_is_never_followed(seeded, tmp_path: Path):
     vault, _ = seeded
     target = tmp_path / "planted-target"
-    (vault / ".jacked" / "committing").symlink_to(target)
+    (state_dir(vault) / "committing").symlink_to(target)
     result = run_cli("memory", "add", "--group", "g", "--title", "Gamma note", "--body", "b", vault=vault)
     assert result.code == 0, result.err
     assert not target.exists()

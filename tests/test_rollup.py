@@ -19,6 +19,7 @@ from jacked_vault.errors import VaultError
 from jacked_vault.store import git as store_git
 from jacked_vault.store.vault import open_vault
 from jacked_vault.write.init import init_vault
+from tests.helpers.state import state_dir
 
 IDENTITY = "github.com/acme/api"
 FOLDER = "groups/api/episodic/github.com__acme__api"
@@ -394,7 +395,7 @@ def test_rollup_killed_before_its_commit_is_completed_once_by_the_next_rollup(va
         and commits(vault_path) == int(git(vault_path, "rev-list", "--count", head.strip())) + 1
     )
     assert f"vault:{FOLDER}/recent.md" in again.json["recovered"]
-    assert not (vault_path / ".jacked" / "rollup-pending.json").exists()
+    assert not (state_dir(vault_path) / "rollup-pending.json").exists()
     recent, archive = read(vault_path, "recent.md"), read(vault_path, "archive.md")
     for sentence in ("Rebased.", "Handed over."):
         assert recent.count(sentence) == 1 and sentence not in archive

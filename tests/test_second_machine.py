@@ -8,6 +8,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from tests.helpers.state import state_dir
 
 from conftest import git, make_repo, run_cli
 from helpers.sync_world import bare_remote, vault_in
@@ -53,9 +54,9 @@ def test_init_from_clones_the_vault_and_makes_this_machine_local_parts(shared, t
     out = done.json
     assert out["path"] == str(desktop) and out["notes"] == 1 and out["from"] == url and out["branch"] == "main"
     assert out["head"] == git(laptop, "rev-parse", "HEAD").strip()
-    machine = (desktop / ".jacked" / "machine-id").read_text().strip()
-    assert out["machine_id"] == machine != (laptop / ".jacked" / "machine-id").read_text().strip()
-    assert (desktop / ".jacked" / "index.sqlite").is_file()
+    machine = (state_dir(desktop) / "machine-id").read_text().strip()
+    assert out["machine_id"] == machine != (state_dir(laptop) / "machine-id").read_text().strip()
+    assert (state_dir(desktop) / "index.sqlite").is_file()
     assert any("hooks install --claude" in hint for hint in out["next"]) and any(
         "--mcp claude --user" in hint for hint in out["next"]
     )

@@ -17,6 +17,7 @@ from jacked_vault.notes import AddRequest, add
 from jacked_vault.store import audit
 from jacked_vault.store.layout import gitignore_template
 from jacked_vault.write.init import init_vault
+from tests.helpers.state import state_dir
 
 
 def _add(ctx: Context, **kw):
@@ -290,7 +291,7 @@ def test_invalid_vault_json_is_a_config_error_naming_the_field(ctx: Context):
 
 def test_local_override_merges_over_vault_json(ctx: Context):
     root = ctx.vault.root
-    (root / ".jacked" / "vault.local.json").write_text(
+    (state_dir(root) / "vault.local.json").write_text(
         json.dumps({"settings": {"author": {"name": "Laptop", "email": "l@example.com"}}})
     )
     _add(ctx)
@@ -305,7 +306,7 @@ def test_lock_times_out_with_locked(ctx: Context):
     config["settings"] = {"lock_timeout_s": 0.2}
     (root / "vault.json").write_text(json.dumps(config))
     ctx = Context.create(vault=str(root), cwd=ctx.cwd, harness="t")
-    fd = os.open(root / ".jacked" / "lock", os.O_RDWR | os.O_CREAT)
+    fd = os.open(state_dir(root) / "lock", os.O_RDWR | os.O_CREAT)
     fcntl.flock(fd, fcntl.LOCK_EX)
     try:
         before = snapshot(root)
@@ -329,12 +330,12 @@ def test_code_repo_with_its_own_repo_layout_stays_untouched(vault_path: Path, tm
 def test_git_ref_lock_left_by_a_killed_commit_is_recovered(ctx: Context):
     _add(ctx, title="Before the crash")
     root = ctx.vault.root
-    (root / ".jacked" / "committing").write_text("12345")  # what a writer killed inside libgit2 leaves
+    (state_dir(root) / "committing").write_text("12345")  # what a writer killed inside libgit2 leaves
     (root / ".git" / "refs" / "heads" / "main.lock").write_text("")
     created = _add(ctx, title="After the crash")
     assert git(root, "log", "-1", "--format=%s").strip() == "memory(decision): After the crash"
     assert not (root / ".git" / "refs" / "heads" / "main.lock").exists()
-    assert not (root / ".jacked" / "committing").exists() and created.commit
+    assert not (state_dir(root) / "committing").exists() and created.commit
 
 
 def test_git_ref_lock_of_a_live_git_is_respected(ctx: Context):

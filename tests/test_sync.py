@@ -20,6 +20,7 @@ from jacked_vault.errors import VaultError
 from jacked_vault.write.transitions import transition
 from jacked_vault.store.audit import verify
 from jacked_vault.sync import push, set_remote, sync
+from tests.helpers.state import state_dir
 
 
 two_machines = sync_world.two_machines  # the fixture: (laptop, desktop, remote)
@@ -147,7 +148,7 @@ def test_unreachable_remote_fails_fast_and_session_start_is_not_blocked(tmp_path
     with pytest.raises(VaultError) as err:
         sync(ctx)
     assert err.value.code == "SYNC"
-    state = json.loads((ctx.vault.root / ".jacked" / "sync-state.json").read_text())
+    state = json.loads((state_dir(ctx.vault.root) / "sync-state.json").read_text())
     assert state["pull"]["result"] == "failed"  # the last pull (sync-state.json keeps the last pull and the last push)
 
 

@@ -13,6 +13,7 @@ from jacked_vault.context import Context
 from jacked_vault.notes import AddRequest, add
 from jacked_vault.sync import push, set_remote, sync
 from jacked_vault.write.init import init_vault
+from tests.helpers.state import state_dir
 
 
 def _machine(path: Path, harness: str) -> Context:
@@ -34,9 +35,9 @@ def test_the_sync_merge_is_a_transaction_commit(tmp_path: Path):
     set_remote(laptop, f"file://{remote}")
     push(laptop)
     subprocess.run(["git", "clone", "-q", f"file://{remote}", str(desktop_root)], check=True, capture_output=True)
-    (desktop_root / ".jacked").mkdir(exist_ok=True)
+    (state_dir(desktop_root)).mkdir(exist_ok=True)
     author = {"name": "Desk Top", "email": "desk@example.org"}
-    (desktop_root / ".jacked" / "vault.local.json").write_text(json.dumps({"settings": {"author": author}}))
+    (state_dir(desktop_root) / "vault.local.json").write_text(json.dumps({"settings": {"author": author}}))
     desktop = _machine(desktop_root, "desktop")
     set_remote(desktop, f"file://{remote}")
 

@@ -13,13 +13,14 @@ from helpers.sync_world import bare_remote, vault_in
 
 from jacked_vault.document.model import TIMESTAMP_RE
 from jacked_vault.store.sync_state import read_states, write_state
+from tests.helpers.state import state_dir
 
 EPOCH = 1764648000.25  # 2025-12-02T04:00:00.250Z
 EPOCH_STAMP = "2025-12-02T04:00:00.250Z"
 
 
 def _state_file(root: Path) -> Path:
-    return root / ".jacked" / "sync-state.json"
+    return state_dir(root) / "sync-state.json"
 
 
 def test_a_recorded_outcome_keeps_the_canonical_timestamp(tmp_path):
@@ -38,7 +39,7 @@ def test_a_recorded_outcome_keeps_the_canonical_timestamp(tmp_path):
 def test_a_file_written_by_the_old_version_is_read(tmp_path):
     """Epoch seconds (both records and the one-record format before pushes were kept) read as
     the canonical timestamp of the same instant."""
-    _state_file(tmp_path).parent.mkdir()
+    _state_file(tmp_path).parent.mkdir(parents=True)
     _state_file(tmp_path).write_text(json.dumps({
         "pull": {"result": "ok", "message": "fast-forwarded", "at": EPOCH},
         "push": {"result": "failed", "message": "no route", "at": int(EPOCH)},
@@ -52,7 +53,7 @@ def test_a_file_written_by_the_old_version_is_read(tmp_path):
 
 
 def test_a_record_with_a_broken_time_reads_as_none(tmp_path):
-    _state_file(tmp_path).parent.mkdir()
+    _state_file(tmp_path).parent.mkdir(parents=True)
     for bad in ("yesterday", "2026-02-30T00:00:00.000Z", True, None, [1]):
         _state_file(tmp_path).write_text(json.dumps({"pull": {"result": "ok", "message": "m", "at": bad}}))
         assert read_states(tmp_path)["pull"] is None, bad

@@ -20,6 +20,7 @@ from jacked_vault.errors import VaultError
 from jacked_vault.notes import AddRequest, add
 from jacked_vault.sync import pull_at_session_start, sync
 from jacked_vault.write.transitions import transition
+from tests.helpers.state import state_dir
 
 GH = "gh" + "p_" + "Zq7Lm2Nx9Vb4Kc8Wd1Rt6Yh3Ju5Ep0Sa7Fg2"
 
@@ -53,9 +54,8 @@ def test_a_machine_local_or_foreign_path_stops_sync_before_head_moves(shared, re
         sync(laptop)
     assert err.value.code == "SYNC" and rel in err.value.message and why in err.value.message
     assert git(laptop.vault.root, "rev-parse", "HEAD") == head
-    assert not (laptop.vault.root / rel).exists() or rel == ".jacked/machine-id"
-    if rel == ".jacked/machine-id":
-        assert (laptop.vault.root / rel).read_text() != "x\n"
+    assert not (laptop.vault.root / rel).exists()
+    assert (state_dir(laptop.vault.root) / "machine-id").read_text() != "x\n"
     assert pull_at_session_start(laptop).result == "refused"
     assert git(laptop.vault.root, "rev-parse", "HEAD") == head
 
@@ -105,14 +105,14 @@ def test_a_local_override_cannot_name_a_program_either(tmp_path: Path, vault_pat
     from jacked_vault.capture.distiller import resolve_distiller
     from jacked_vault.doctor import doctor
 
-    (vault_path / ".jacked").mkdir(exist_ok=True)
-    (vault_path / ".jacked" / "vault.local.json").write_text(
+    (state_dir(vault_path)).mkdir(exist_ok=True)
+    (state_dir(vault_path) / "vault.local.json").write_text(
         json.dumps({"settings": {"distill": {"command": ["evil"]}}})
     )
     ctx = Context.create(vault=str(vault_path), cwd=tmp_path)
     distiller = resolve_distiller(ctx.settings)
     assert distiller is None or distiller.command[0] != "evil"
-    assert doctor(ctx).config_warnings[0]["path"] == ".jacked/vault.local.json"
+    assert doctor(ctx).config_warnings[0]["path"] == ".git/jacked/vault.local.json"
 
 
 def test_a_secret_arriving_is_quarantined_and_never_recalled(shared):

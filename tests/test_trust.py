@@ -10,6 +10,7 @@ from pathlib import Path
 from conftest import run_cli, write_machine_config
 from jacked_vault.context import Context
 from jacked_vault.notes import AddRequest, add
+from tests.helpers.state import state_dir
 
 
 def _mcp_save(vault: Path, work: Path, title: str):
@@ -62,7 +63,7 @@ def test_read_only_memory_refuses_agent_writes_and_keeps_recall(vault_path: Path
 
     ctx = Context.create(vault=str(vault_path), cwd=code_repo, harness="t")
     add(ctx, AddRequest(title="Kept knowledge", body="Still searchable."))
-    (vault_path / ".jacked" / "vault.local.json").write_text(json.dumps({"settings": {"writes": {"agents": "off"}}}))
+    (state_dir(vault_path) / "vault.local.json").write_text(json.dumps({"settings": {"writes": {"agents": "off"}}}))
     before = run_cli("memory", "log", "--json", vault=vault_path).json["entries"]
     is_error, refused = _mcp_save(vault_path, code_repo, "Not allowed")
     assert is_error and refused["error"]["reason"] == "JACKED_MEMORY_READ_ONLY"

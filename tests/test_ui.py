@@ -22,6 +22,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from tests.helpers.state import state_dir
 
 from conftest import cli_env, git, run_cli, write_machine_config
 from helpers.ui_world import BASE, PORT, TOKEN, UiWorld, build_ui_world, page_client, session_start
@@ -630,12 +631,12 @@ def test_the_session_start_hook_logs_the_brief_it_gave(fresh: UiWorld):
 
     printed = session_start(fresh)
     session_start(fresh, harness="codex")
-    given = briefs_given(fresh.vault / ".jacked")
+    given = briefs_given(state_dir(fresh.vault))
     assert [g["harness"] for g in given] == ["codex", "claude"]
     claude = given[1]
     assert claude["text"] + "\n" == printed and claude["repo"] == "github.com/acme/api" and claude["group"] == "api"
     assert claude["cwd"] == str(fresh.repo) and claude["tokens"] > 0 and claude["trimmed"] == []
-    assert oct((fresh.vault / ".jacked" / "briefs.jsonl").stat().st_mode & 0o777) == "0o600"
+    assert oct((state_dir(fresh.vault) / "briefs.jsonl").stat().st_mode & 0o777) == "0o600"
     assert git(fresh.vault, "status", "--porcelain") == ""  # machine-local: never committed
 
 
@@ -643,7 +644,7 @@ def test_the_brief_log_is_bounded_rotated_and_never_follows_a_symlink(tmp_path: 
     from jacked_vault.recall.brief import Brief
     from jacked_vault.recall.brief_log import LOG, MAX_FILE, MAX_TEXT, briefs_given, record_brief
 
-    cache = fresh.vault / ".jacked"
+    cache = state_dir(fresh.vault)
     for n in range(300):
         record_brief(
             fresh.vault,

@@ -10,7 +10,7 @@ by the kernel if the drain dies, re-checked so two drains never take one marker)
 the handler of its kind (`capture.session.retry`, `capture.merge.retry`): done, the marker goes;
 a retryable failure rewrites it with tries + 1; after MAX_TRIES it moves to `queue/failed/`.
 `queue_counts` is what the brief, doctor and status all read. Nothing raises out of `drain`:
-every problem is one line in `.jacked/log`.
+every problem is one line in `.git/jacked/log`.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from jacked_vault.store import queue as store_queue
-from jacked_vault.store.log import log_line  # re-exported: the one `.jacked/log` writer
+from jacked_vault.store.log import log_line  # re-exported: the one `.git/jacked/log` writer
 from jacked_vault.store.queue import (
     FAILED_DIR,
     KINDS,

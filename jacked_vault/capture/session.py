@@ -13,7 +13,7 @@ each one's transcript): one episodic entry always, at most one candidate note.
    that parrots the transcript's user text (prompt injection) or was tombstoned;
 5. when the distillation failed in a way a retry may fix, queue a marker for it.
 
-Idempotent per capture key (`queue.capture_key`): `.jacked/captured.json` remembers the keys
+Idempotent per capture key (`queue.capture_key`): `.git/jacked/captured.json` remembers the keys
 whose entry is written and whether the distillation is still pending, so a retry only tries
 the note and never writes a second entry. A per-key lock keeps two processes from capturing
 the same key at once.
@@ -109,7 +109,7 @@ def _hash(key: str) -> str:
 
 
 def key_lock(cache: Path, key: str):
-    """One capture of `key` at a time: a claim on `.jacked/capturing/<hash>.lock` (None if taken)."""
+    """One capture of `key` at a time: a claim on `.git/jacked/capturing/<hash>.lock` (None if taken)."""
     from jacked_vault.store.lock import claim
 
     return claim(cache / LOCK_DIR / f"{_hash(key)}.lock", create=True)

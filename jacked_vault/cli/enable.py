@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from jacked_vault.cli.apps import HOOKS, Command, JsonOpt, VaultOpt, example, memory_app, outer_vault, run
+from jacked_vault.cli.groups import Roots
 
 YesOpt = Annotated[
     bool,
@@ -35,17 +36,25 @@ def _ask_url() -> str | None:
     cls=Command,
     rich_help_panel=HOOKS,
     epilog=example(
-        "jacked memory enable", "jacked memory enable --yes", "jacked memory enable --from git@github.com:me/vault.git"
+        "jacked memory enable",
+        "jacked memory enable --yes --root ~/work",
+        "jacked memory enable --from git@github.com:me/vault.git",
     ),
 )
 def enable(
-    ctx: typer.Context, yes: YesOpt = False, from_: FromOpt = None, vault: VaultOpt = None, as_json: JsonOpt = False
+    ctx: typer.Context,
+    yes: YesOpt = False,
+    from_: FromOpt = None,
+    root: Roots = None,
+    vault: VaultOpt = None,
+    as_json: JsonOpt = False,
 ) -> None:
     """Turn memory on: the vault, groups, hooks and MCP for every harness here.
 
     Creates the vault (or joins one with --from), reviews the suggested groups, installs the
     session hooks, MCP server and /remember and /learn commands of every harness found on this
-    machine, offers the post-merge hook of each mapped repo, the import of any .remember/ and a
+    machine, offers the post-merge hook of this machine's clone of each mapped repo (found under
+    --root, else this machine's roots, else the usual folders), the import of any .remember/ and a
     remote. Safe to run again; `jacked memory disable` undoes it.
     """
     from jacked_vault.cli.groups import _suggest_and_apply
@@ -57,7 +66,7 @@ def enable(
     run(ctx, as_json, lambda: switch_on(
         chosen, from_url=from_, yes=yes, ask=confirm if interactive else None,
         ask_url=_ask_url if interactive else None,
-        review=lambda context: _suggest_and_apply(context, None, yes, as_json),
+        review=lambda context: _suggest_and_apply(context, None, yes, as_json), roots=tuple(root or ()),
     ))  # fmt: skip
 
 

@@ -75,13 +75,13 @@ def capture_merge_command(
         squash=squash_flag.strip() == "1",
         use_gh=not no_gh,
     )
-    if from_hook:  # never fails and prints nothing (the outcome is in .jacked/log); --json still answers
+    if from_hook:  # never fails and prints nothing (the outcome is in .git/jacked/log); --json still answers
         report = capture_merge_from_hook(lambda: context_for(ctx, vault).vault_path, repo, **options)
         if as_json:
             run(
                 ctx,
                 as_json,
-                lambda: report or MergeCaptureReport(repo=repo, skipped="nothing captured; see .jacked/log"),
+                lambda: report or MergeCaptureReport(repo=repo, skipped="nothing captured; see .git/jacked/log"),
             )
         return
     run(ctx, as_json, lambda: capture_merge(context_for(ctx, vault, cwd=repo), repo, **options))

@@ -22,7 +22,8 @@ Roots = Annotated[
     typer.Option(
         "--root",
         metavar="PATH",
-        help="A folder to scan for git repos; repeatable (default: vault.json's roots, else ~/Github).",
+        help="A folder where this machine keeps clones; repeatable, remembered in this machine's config "
+        "(default: its roots, else the usual folders: ~/code, ~/src, ~/Github, ~/projects, ...).",
     ),
 ]
 Yes = Annotated[bool, typer.Option("--yes", help="Accept every suggested group without asking.")]
@@ -51,8 +52,10 @@ def _review(suggestion) -> list:
 
 
 def _suggest_and_apply(context, roots, yes: bool, as_json: bool):
-    """Scan, let a person choose (never without --yes or a TTY answer), and write what was accepted."""
+    """Scan, let a person choose (never without --yes or a TTY answer), write what was accepted, and
+    remember `--root` folders as this machine's roots."""
     from jacked_vault.groups.mapping import Suggested, accept, suggest
+    from jacked_vault.store.config import remember_roots
 
     progress = None if as_json else tty_progress("repos found")
     suggestion = suggest(context, roots, progress=progress)
@@ -64,8 +67,9 @@ def _suggest_and_apply(context, roots, yes: bool, as_json: bool):
         chosen = _review(suggestion)
     else:
         chosen = []
-    commit = accept(context, suggestion, chosen) if chosen or yes else None
-    return Suggested(suggestion, [g.name for g in chosen], commit)
+    commit = accept(context, chosen) if chosen else None
+    remembered = remember_roots(roots) if roots else None
+    return Suggested(suggestion, [g.name for g in chosen], commit, None if remembered is None else str(remembered))
 
 
 @memory_app.command(

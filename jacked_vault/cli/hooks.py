@@ -77,7 +77,8 @@ GitOpt = Annotated[
     typer.Option("--git", metavar="REPO", help="A code repo folder for the post-merge capture hook; repeatable."),
 ]
 GitAllOpt = Annotated[
-    str | None, typer.Option("--git-all", metavar="GROUP", help="Every repo of GROUP found under the vault's roots.")
+    str | None,
+    typer.Option("--git-all", metavar="GROUP", help="This machine's clone of every repo of GROUP (under its roots)."),
 ]
 FollowOpt = Annotated[
     bool, typer.Option("--follow-hooks-path", help="Use the folder core.hooksPath names when the repo sets one.")

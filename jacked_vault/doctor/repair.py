@@ -9,7 +9,7 @@ that differs from HEAD, as `checks.judge` decided:
 - commit: a valid file a crash left uncommitted (a new note, a transition or append whose audit
   line is there, a hand edit of hot.md or vault.json that passes the gate);
 - quarantine: a file that fails the gate, or a hand edit of a committed note: its bytes move to
-  `.jacked/quarantine/` (kept, never deleted) and the committed version is restored;
+  `.git/jacked/quarantine/` (kept, never deleted) and the committed version is restored;
 - restore: a committed file missing from the working tree comes back from HEAD.
 
 Derived files (index.md) are regenerated in a second commit.

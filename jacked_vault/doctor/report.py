@@ -22,7 +22,8 @@ def _uncommitted(item: dict) -> tuple[str, str]:
         return f"{path}: {what}, {state} and not committed yet", f"{REPAIR} will commit it"
     if item["repair"] == "quarantine":
         back = " and restores the committed version" if state == "modified" else ""
-        return f"{path}: invalid ({problem})", f"{REPAIR} moves it to .jacked/quarantine/ (kept, never deleted){back}"
+        kept = "moves it to .git/jacked/quarantine/ (kept, never deleted)"
+        return f"{path}: invalid ({problem})", f"{REPAIR} {kept}{back}"
     if item["repair"] == "roll back":
         return (
             f"{path}: {state}, left by an interrupted write",
@@ -215,9 +216,9 @@ class Report:
             out.append({
                 "code": "FAILED_CAPTURES", "count": self.captures["failed"],
                 "what": f"{plural(self.captures['failed'], 'capture')} given up on after their retries",
-                "fix": "they are kept in .jacked/queue/failed/ with their last_error (and a line in .jacked/log); "
-                       "once the cause "
-                "is fixed, move them back to .jacked/queue/ to retry, or delete them",
+                "fix": "they are kept in .git/jacked/queue/failed/ with their last_error (and a line in "
+                ".git/jacked/log); once the cause is fixed, move them back to .git/jacked/queue/ to retry, "
+                "or delete them",
             })  # fmt: skip
         return out
 
@@ -268,7 +269,7 @@ class Report:
                     )
         if self.quarantine:
             lines.append(
-                f"in quarantine (.jacked/quarantine/: kept, never recalled): {plural(len(self.quarantine), 'file')}"
+                f"in quarantine (.git/jacked/quarantine/: kept, never recalled): {plural(len(self.quarantine), 'file')}"
             )
             lines += [
                 f"  {q.get('store', '')}:{q.get('path', '?')} ({q.get('source', '?')}: {q.get('reason', '')})"

@@ -39,6 +39,7 @@ import os
 import shlex
 import stat
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -645,19 +646,12 @@ def git_hook_status(repo: str | os.PathLike) -> GitHookReport:
 # --- --git-all ------------------------------------------------------------------------------
 
 
-def group_repo_paths(ctx, group: str) -> list[Path]:
-    """Work trees under the vault's configured roots whose repo belongs to `group` (mapped in
-    vault.json, or `group` is their solo group). Sorted; bounded by the roots scan."""
-    from jacked_vault.groups.scan import scan_roots
+def group_repo_paths(ctx, group: str, roots: Sequence[str] = ()) -> list[Path]:
+    """This machine's clones of the repos of `group` (mapped in vault.json, or `group` is their solo
+    group), wherever under its roots (`groups.scan.local_clones`). Sorted; bounded by the scan."""
+    from jacked_vault.groups.scan import local_clones
     from jacked_vault.store.config import group_for
 
     config = ctx.config
-    roots = config.get("roots") or ["~/Github"]
-    report = scan_roots(roots)
-    out = []
-    for found in report.repos:
-        if found.identity is None:
-            continue
-        if group_for(config, found.identity, found.solo_group) == group:
-            out.append(found.root)
-    return sorted(out)
+    clones, _ = local_clones(lambda identity, solo: group_for(config, identity, solo) == group, roots)
+    return clones

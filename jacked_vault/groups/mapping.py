@@ -84,7 +84,9 @@ def _shared_config(ctx: Context) -> dict:
     from jacked_vault.safety import fsio
 
     _ = ctx.config  # validates both files first
-    return json.loads(fsio.read_file(ctx.vault.root, VAULT_JSON, max_bytes=1 << 20))
+    shared = json.loads(fsio.read_file(ctx.vault.root, VAULT_JSON, max_bytes=1 << 20))
+    shared.pop("roots", None)  # an older version's paths of one machine: the next write drops them
+    return shared
 
 
 @dataclass(frozen=True)
@@ -202,6 +204,7 @@ def list_groups(ctx: Context) -> GroupList:
 @dataclass
 class Suggestion:
     roots: list[str]
+    roots_source: str  # store.config.Roots.source: "--root", "machine config" or "usual folders"
     repos_found: int
     missing_roots: list[str]
     unreadable: int
@@ -214,6 +217,7 @@ class Suggestion:
     def to_json(self) -> dict:
         return {
             "roots": self.roots,
+            "roots_source": self.roots_source,
             "repos_found": self.repos_found,
             "missing_roots": self.missing_roots,
             "unreadable": self.unreadable,
@@ -225,22 +229,44 @@ class Suggestion:
         }
 
 
+    def where(self) -> list[str]:
+        """Where the scan looked, as a person reads it (the usual folders that are not on this
+        machine are counted, not listed)."""
+        here = [r for r in self.roots if r not in self.missing_roots]
+        found = plural(self.repos_found, "repo")
+        if self.roots_source != "usual folders":
+            lines = [f"scanned {', '.join(self.roots)} ({self.roots_source}): {found}"]
+            return lines + ([f"missing roots: {', '.join(self.missing_roots)}"] if self.missing_roots else [])
+        if not here:
+            return [
+                f"none of the usual folders for clones is on this machine ({', '.join(self.roots)}): {found}; "
+                "pass --root DIR for yours (remembered for this machine)"
+            ]
+        return [
+            f"looked in {', '.join(here)}: {found} (the usual folders for clones here; --root DIR for others)"
+        ]
+
+
 @dataclass(frozen=True)
 class Suggested:
-    """A scan's suggestion and what of it was accepted and written to vault.json."""
+    """A scan's suggestion and what of it was accepted and written to vault.json; `remembered`,
+    the machine config that now names the scan's `--root` folders."""
 
     suggestion: Suggestion
     accepted: list[str]
     commit: str | None
+    remembered: str | None = None
 
     def to_json(self) -> dict:
-        return {**self.suggestion.to_json(), "accepted": self.accepted, "commit": self.commit}
+        return {
+            **self.suggestion.to_json(), "accepted": self.accepted, "commit": self.commit, "remembered": self.remembered
+        }  # fmt: skip
 
     def to_text(self) -> str:
         found = self.suggestion
-        lines = [f"scanned {', '.join(found.roots)}: {plural(found.repos_found, 'repo')}"]
-        if found.missing_roots:
-            lines.append(f"missing roots: {', '.join(found.missing_roots)}")
+        lines = found.where()
+        if self.remembered:
+            lines.append(f"remembered {', '.join(found.roots)} as this machine's roots in {self.remembered}")
         if found.truncated:
             lines.append("warning: the scan hit its depth or count bound; some repos may be missing")
         lines += [f"skipped {e['path']}: {e['error']}" for e in found.errors]
@@ -294,17 +320,20 @@ def personal_handles() -> list[str]:
 
 
 def suggest(ctx: Context, roots: list[str] | None = None, *, progress=None) -> Suggestion:
-    """Scan the roots (given, else vault.json's, else ~/Github) and suggest groups for unmapped repos."""
+    """Scan this machine's roots (`store.config.machine_roots`: given, else the machine config's,
+    else the usual folders) and suggest groups for unmapped repos."""
     from jacked_vault.groups.scan import scan_roots
     from jacked_vault.groups.suggest import consider_groups, suggestions
+    from jacked_vault.store.config import machine_roots
 
-    roots = roots or ctx.config.get("roots") or ["~/Github"]
-    report = scan_roots(roots, progress=progress)
+    looked = machine_roots(roots or ())
+    report = scan_roots(looked.folders, progress=progress)
     existing = {name: g.get("repos", []) for name, g in ctx.config.get("groups", {}).items()}
     handles = personal_handles()
     considered = consider_groups(report.repos, existing, handles)
     return Suggestion(
-        roots=list(roots),
+        roots=list(looked.folders),
+        roots_source=looked.source,
         repos_found=len(report.repos),
         missing_roots=report.missing_roots,
         unreadable=report.unreadable,
@@ -316,15 +345,12 @@ def suggest(ctx: Context, roots: list[str] | None = None, *, progress=None) -> S
     )
 
 
-def accept(ctx: Context, suggestion: Suggestion, chosen: list) -> str | None:
-    """Write the chosen suggestions (and the scanned roots) to vault.json in one commit."""
+def accept(ctx: Context, chosen: list) -> str | None:
+    """Write the chosen suggestions to vault.json in one commit (None: nothing to change). Where the
+    scan looked is this machine's business, never vault.json's (`store.config.machine_roots`)."""
     from jacked_vault.groups.suggest import apply_suggestions
 
-    config = copy.deepcopy(_shared_config(ctx))
-    if suggestion.roots and config.get("roots") != suggestion.roots:
-        config["roots"] = suggestion.roots
-    config = apply_suggestions(config, chosen)
+    config = apply_suggestions(copy.deepcopy(_shared_config(ctx)), chosen)
     if config == _shared_config(ctx):
         return None
-    names = ", ".join(g.name for g in chosen) or "roots"
-    return write_config(ctx, config, f"groups {names}")
+    return write_config(ctx, config, f"groups {', '.join(g.name for g in chosen)}")

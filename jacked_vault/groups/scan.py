@@ -20,9 +20,13 @@ import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from jacked_vault.errors import VaultError
 from jacked_vault.groups.identity import repo_for, slugify
+
+if TYPE_CHECKING:
+    from jacked_vault.store.config import Roots
 
 PROGRESS_EVERY = 10
 _BROKEN_GITFILE = "its .git file does not point to a git directory"
@@ -153,3 +157,13 @@ def scan_roots(
         progress(len(walk.repos))
     repos = sorted(walk.repos.values(), key=lambda repo: repo.root)
     return ScanReport(repos, missing, walk.unreadable, walk.truncated)
+
+
+def local_clones(belongs: Callable[[str, str], bool], given: Sequence[str] = ()) -> tuple[list[Path], Roots]:
+    """This machine's clones of the repos `belongs(identity, solo group)` picks, wherever this machine
+    keeps them (under `store.config.machine_roots(given)`), sorted, and the roots looked in."""
+    from jacked_vault.store.config import machine_roots
+
+    roots = machine_roots(given)
+    found = scan_roots(roots.folders).repos
+    return sorted(r.root for r in found if r.identity is not None and belongs(r.identity, r.solo_group)), roots

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from jacked_vault.errors import VaultError
-from jacked_vault.hooks import configfile
-from jacked_vault.hooks.configfile import Change
+from jacked_vault.store import configfile
+from jacked_vault.store.configfile import Change
 
 if TYPE_CHECKING:
     from jacked_vault.episodic.migrate import MigrateResult

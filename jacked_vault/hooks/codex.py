@@ -32,8 +32,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from jacked_vault.errors import VaultError
-from jacked_vault.hooks import configfile
-from jacked_vault.hooks.configfile import Change
+from jacked_vault.store import configfile
+from jacked_vault.store.configfile import Change
 
 HARNESS = "codex"
 MARKER = "# jacked-vault"

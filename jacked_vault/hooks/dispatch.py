@@ -10,7 +10,7 @@
   when `settings.sync.push` is `session-end` (the default) or `after-write`.
 - `push` (detached, started by a write under `after-write`): sync and push.
 
-Each run logs one line to `<vault>/.jacked/log`. Under a distiller (`capture.marker`) no hook
+Each run logs one line to `<vault>/.git/jacked/log`. Under a distiller (`capture.marker`) no hook
 gets this far: `cli.main` returns 0 at once, without touching the vault or logging.
 """
 
@@ -20,6 +20,8 @@ import json
 import sys
 import time
 from pathlib import Path
+
+from jacked_vault.store.layout import state_dir
 
 MAX_PAYLOAD = 1024 * 1024
 HARNESS = "claude"
@@ -63,7 +65,7 @@ def spawn_drain(vault: Path) -> None:
 def _queued(vault: Path) -> bool:
     from jacked_vault.store.queue import queue_counts
 
-    return queue_counts(vault / ".jacked").pending > 0
+    return queue_counts(state_dir(vault)).pending > 0
 
 
 def session_start(vault: Path, payload: dict, harness: str = HARNESS) -> str:
@@ -100,7 +102,7 @@ def session_capture(vault: Path, payload: dict, harness: str = HARNESS) -> str:
     if not is_git_repo(vault):
         return "no vault: nothing captured"
     key = _harness_io().capture_key(harness, payload) if harness != HARNESS else None
-    marker = enqueue(vault / ".jacked", {**payload, HARNESS_KEY: harness}, key=key)
+    marker = enqueue(state_dir(vault), {**payload, HARNESS_KEY: harness}, key=key)
     spawn_drain(vault)
     return f"queued {Path(marker).name}"
 
@@ -116,7 +118,7 @@ def drain(vault: Path, payload: dict, harness: str = HARNESS) -> str:
         ),
         "merge": merge.retry(vault),
     }
-    report = drain_queue(handlers, vault / ".jacked")
+    report = drain_queue(handlers, state_dir(vault))
     rolled = _rollup(vault)
     return f"drained {report}; {rolled}; {_push(vault, 'session-end')}"
 
@@ -193,5 +195,5 @@ def run_hook(args: list[str]) -> int:
         tag = (
             f" harness={_harness(args[1:])}" if name in SESSION_HOOKS else ""
         )  # whose session: `status` tells per harness
-        log_line(vault / ".jacked", f"hook={name} {outcome} ({(time.monotonic() - started) * 1000:.0f} ms){tag}")
+        log_line(state_dir(vault), f"hook={name} {outcome} ({(time.monotonic() - started) * 1000:.0f} ms){tag}")
     return 0

@@ -9,15 +9,20 @@ repo (asked per repo, or all with --yes), the import of any `.remember/` folder 
 `hooks install`, `migrate`, `remote set`); nothing here edits a config itself.
 
 `disable` removes every hook, registration, command and skill jacked installed: the per-person files of
-every harness (found or not), the project files of the current repo and of every repo under the
-vault's roots, and their post-merge hooks. The vault and its notes are never touched.
+every harness (found or not), and, in code repos, exactly what this machine's record of installs
+(`hooks.installed`) names, plus the current repo's project files. The vault and its notes are never
+touched.
 
 A file `enable` changed is put back byte for byte: before its first change the file's bytes are
-kept in the ledger (`<vault>/.jacked/switch.json`, machine-local, never committed) with a hash
-of what `enable` left; `disable` writes those bytes back (or removes a file `enable` created,
-with the backups the installers made beside it and the folders `enable` made) when the file is
-still as `enable` left it. A file changed since is only cleaned of jacked's entries by its
-installer's own uninstall, which keeps everything else.
+kept in the ledger (`switch.json` in the vault's state folder `.git/jacked/`, where git never
+writes) with a hash of what `enable` left; `disable` writes those bytes back (or removes a file
+`enable` created, with the backups the installers made beside it and the folders `enable` made)
+when the file is still as `enable` left it, and only for the per-person harness files `enable`
+manages: a ledger entry naming any other path is refused, whoever wrote it. A file changed since is
+only cleaned of jacked's entries by its installer's own uninstall, which keeps everything else.
+
+Code repos are found by their identity wherever this machine keeps its clones
+(`groups.scan.local_clones`: `--root`, else the machine config's roots, else the usual folders).
 """
 
 from __future__ import annotations
@@ -27,14 +32,17 @@ import hashlib
 import json
 import os
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import suppress
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from jacked_vault.errors import VaultError
+
+if TYPE_CHECKING:
+    from jacked_vault.store.config import Roots
 
 HARNESSES = ("claude", "codex", "opencode", "cursor")
 LEDGER = "switch.json"
@@ -129,6 +137,13 @@ def _files(harness: str) -> list[Path]:
     return [Path(os.path.realpath(p)) for p in files]
 
 
+def _managed() -> list[Path]:
+    """Every per-person file `enable` may change: each harness's, and the machine config (`--root`)."""
+    from jacked_vault.store.config import machine_config_path
+
+    return [*(p for harness in HARNESSES for p in _files(harness)), Path(os.path.realpath(machine_config_path()))]
+
+
 def _selection(harness: str):
     """What `hooks install` is asked for one harness: its session hooks, its MCP server, its
     commands and the librarian skill, all in per-person files."""
@@ -190,6 +205,7 @@ class Ledger:
             data = json.loads(path.read_text(encoding="utf-8"))
         self.files: dict[str, dict] = data.get("files", {}) if isinstance(data, dict) else {}
         self.dirs: list[str] = data.get("dirs", []) if isinstance(data, dict) else []
+        # the repos an older version's enable hooked (its ledger kept them; `hooks.installed` does now)
         self.repos: list[str] = data.get("repos", []) if isinstance(data, dict) else []
 
     def snapshot(self, paths: list[Path]) -> dict[str, tuple[bytes | None, set[str], list[str]]]:
@@ -214,16 +230,21 @@ class Ledger:
     def save(self) -> None:
         from jacked_vault.safety import fsio
 
-        data = {"version": 1, "files": self.files, "dirs": self.dirs, "repos": self.repos}
+        data = {"version": 1, "files": self.files, "dirs": self.dirs}
         fsio.write_file(self.path, (json.dumps(data, indent=2) + "\n").encode("utf-8"), mode=0o600)
 
     def restore(self) -> list[str]:
-        """Put back every file still as `enable` left it; the paths restored or removed."""
+        """Put back every managed file still as `enable` left it; the paths restored or removed, and
+        each entry refused because it names a file `enable` never manages."""
         from jacked_vault.safety import fsio
 
         done = []
+        managed = {str(p) for p in _managed()}
         for name, entry in sorted(self.files.items()):
             path = Path(name)
+            if name not in managed:
+                done.append(f"refused {name}: not a harness file enable manages (left as it is)")
+                continue
             if not entry.get("restore", True) or _sha(_read(path)) != entry.get("after"):
                 continue
             if entry.get("existed"):
@@ -244,9 +265,9 @@ class Ledger:
 
 
 def _ledger(vault_root: Path) -> Ledger:
-    from jacked_vault.store.layout import CACHE_DIR
+    from jacked_vault.store.layout import state_dir
 
-    return Ledger(vault_root / CACHE_DIR / LEDGER)
+    return Ledger(state_dir(vault_root) / LEDGER)
 
 
 # -- enable ----------------------------------------------------------------------------------------
@@ -260,9 +281,11 @@ def enable(
     ask: Ask | None,
     ask_url: Callable[[], str | None] | None,
     review: Callable[[Any], Any],
+    roots: Sequence[str] = (),
 ) -> SwitchReport:
     """Turn memory on. `ask` (a yes/no question on a terminal) and `ask_url` are None when nobody
-    can answer (JSON, no terminal); `review` runs init's group review (the CLI's own)."""
+    can answer (JSON, no terminal); `review` runs init's group review (the CLI's own); `roots`, the
+    `--root` folders where this machine keeps its clones (else its configured or usual ones)."""
     from jacked_vault import environment
 
     ctx = environment.context(vault)
@@ -270,10 +293,12 @@ def enable(
     report.steps.append(_vault_step(ctx, from_url, vault is not None))  # a refusal here stops everything
     ledger = _ledger(ctx.vault_path)
     try:
+        if roots:
+            report.steps.append(_guard("roots", lambda: _roots_step(roots, ledger)))
         report.steps.append(_guard("groups", lambda: _groups_step(ctx, from_url, review)))
         report.steps += _harness_steps(vault, ledger)
-        repos = _mapped_repos(ctx)
-        report.steps.append(_guard("post-merge", lambda: _post_merge_step(vault, repos, yes, ask, ledger)))
+        repos, looked = _mapped_repos(ctx)
+        report.steps.append(_guard("post-merge", lambda: _post_merge_step(vault, repos, looked, yes, ask)))
         report.steps.append(_guard("migrate", lambda: _migrate_step(vault, repos, yes, ask, ledger)))
         report.steps.append(_guard("remote", lambda: _remote_step(ctx, ask_url)))
     finally:
@@ -310,14 +335,15 @@ def _groups_step(ctx, from_url: str | None, review: Callable[[Any], Any]) -> Ste
         return Step("groups", "skipped", "a joined vault keeps the groups it was shared with")
     suggested = review(ctx)
     accepted = suggested.accepted
+    where = suggested.suggestion.where()
     if accepted:
-        return Step("groups", "done", f"accepted {', '.join(accepted)}", [suggested.to_json()])
+        return Step("groups", "done", f"accepted {', '.join(accepted)}", [suggested.to_json()], where)
     detail = (
         "no groups to suggest"
         if not suggested.suggestion.groups
         else "none accepted (map repos later with `jacked memory group map`)"
     )
-    return Step("groups", "unchanged", detail, [suggested.to_json()])
+    return Step("groups", "unchanged", detail, [suggested.to_json()], where)
 
 
 def _harness_steps(vault: str | None, ledger: Ledger) -> list[Step]:
@@ -356,27 +382,46 @@ def _harness_steps(vault: str | None, ledger: Ledger) -> list[Step]:
     return steps
 
 
-def _mapped_repos(ctx) -> list[Path]:
-    """Work trees under the vault's roots whose repo is mapped to a group in vault.json (read
-    again: the group review may just have written it)."""
-    from jacked_vault.groups.scan import scan_roots
+def _roots_step(roots: Sequence[str], ledger: Ledger) -> Step:
+    """`--root`: remembered as this machine's roots (the machine config), which every later scan
+    reads; `disable` puts the machine config back."""
+    from jacked_vault.store.config import machine_config_path, remember_roots
+
+    before = ledger.snapshot([Path(os.path.realpath(machine_config_path()))])
+    try:
+        written = remember_roots(roots)
+    finally:
+        ledger.record(before)
+    if written is None:
+        return Step("roots", "unchanged", f"already this machine's roots ({machine_config_path()})")
+    return Step("roots", "done", f"remembered {', '.join(roots)} as this machine's roots in {written}")
+
+
+def _mapped_repos(ctx) -> tuple[list[Path], Roots]:
+    """This machine's clones of the repos vault.json maps to a group (read again: the group review
+    may just have written it), wherever under its roots, and the roots looked in."""
+    from jacked_vault.groups.scan import local_clones
     from jacked_vault.store.config import load_config
 
     config = load_config(ctx.vault)
     mapped = {
         r for group in (config.get("groups") or {}).values() if isinstance(group, dict) for r in group.get("repos", ())
     }
-    if not mapped:
-        return []
-    return sorted(r.root for r in scan_roots(config.get("roots") or ["~/Github"]).repos if r.identity in mapped)
+    return local_clones(lambda identity, _solo: identity in mapped)
 
 
-def _post_merge_step(vault: str | None, repos: list[Path], yes: bool, ask: Ask | None, ledger: Ledger) -> Step:
+def _post_merge_step(vault: str | None, repos: list[Path], looked: Roots, yes: bool, ask: Ask | None) -> Step:
     from jacked_vault.gitflow import githooks
     from jacked_vault.hooks.integrations import Selection, manage
 
     if not repos:
-        return Step("post-merge", "skipped", "no mapped repo under the vault's roots")
+        where = "the usual folders" if looked.usual else looked.source
+        return Step(
+            "post-merge",
+            "skipped",
+            f"no clone of a mapped repo on this machine (looked in {where}: {', '.join(looked.folders)}; "
+            "--root DIR for others)",
+        )
     wanted, items, lines = [], [], []
     for repo in repos:
         if githooks.git_hook_status(repo).state in ("installed", "legacy-chained"):
@@ -386,10 +431,9 @@ def _post_merge_step(vault: str | None, repos: list[Path], yes: bool, ask: Ask |
         else:
             lines.append(f"not installed in {repo}: `jacked memory hooks install --git {repo}`")
     if wanted:
-        result = manage("install", Selection(git=tuple(str(r) for r in wanted)), vault)
+        result = manage("install", Selection(git=tuple(str(r) for r in wanted)), vault)  # recorded by manage
         items = result.families["git"]
         lines = result.to_text().splitlines() + lines
-        ledger.repos = sorted(set(ledger.repos) | {i["repo"] for i in items if "error" not in i})
         outcome = "done" if result.ok else "error"
     else:
         outcome = "unchanged" if all(line.startswith("already") for line in lines) else "offered"
@@ -502,23 +546,26 @@ def _uninstall_harness(harness: str, vault: str | None) -> Step:
     )
 
 
-def _repos_here(ctx) -> set[Path]:
-    """Every repo under the vault's roots (the default roots when there is no vault), and the
-    current one."""
-    from jacked_vault.groups.scan import scan_roots
+def _repos_recorded(ctx, kind: str, legacy: list[str]) -> set[Path]:
+    """The repos this machine's record of installs names for `kind` (`hooks.installed`), the current
+    repo, and `legacy` (an older ledger's). Without any record yet, the clones under this machine's
+    roots that hold jacked's hook (an older version kept no record)."""
+    from jacked_vault.hooks.installed import read_installed, unrecorded_hooks
 
-    roots = ctx.config.get("roots") if (ctx.vault_path / "vault.json").exists() else None
-    repos = {r.root for r in scan_roots(roots or ["~/Github"]).repos}
+    record = read_installed(ctx.vault_path)
+    repos = {Path(r) for r in [*getattr(record, kind), *legacy]}
+    if not record.known and kind == "post_merge":
+        repos |= set(unrecorded_hooks())
     return repos | ({ctx.repo.root} if ctx.repo is not None else set())
 
 
 def _uninstall_projects(ctx) -> Step:
-    """Project files (`.mcp.json`, `.cursor/`, `.opencode/`, `opencode.json`) of the current repo
-    and of every repo under the vault's roots."""
+    """Project files (`.mcp.json`, `.cursor/`, `.opencode/`, `opencode.json`) of the current repo and
+    of every repo this machine recorded one in."""
     from jacked_vault.hooks import cursor, opencode
     from jacked_vault.hooks import mcp as reg
 
-    roots = _repos_here(ctx)
+    roots = _repos_recorded(ctx, "project", [])
     items = []
     for root in sorted(roots):
         changes = [reg.uninstall(h, reg.default_config_path(h, cwd=root)) for h in reg.HARNESSES if h != "codex"]
@@ -535,11 +582,17 @@ def _uninstall_projects(ctx) -> Step:
 
 
 def _uninstall_post_merge(ctx, ledger: Ledger) -> Step:
+    """The post-merge hook of every repo this machine recorded installing it in (and the current
+    repo's); each taken off the record, and a recorded repo that is gone with it."""
     from jacked_vault.gitflow import githooks
+    from jacked_vault.hooks.installed import drop_installs
 
-    repos = {Path(r) for r in ledger.repos} | _repos_here(ctx)
+    repos = _repos_recorded(ctx, "post_merge", ledger.repos)
     items, lines = [], []
     for repo in sorted(repos):
+        if not repo.is_dir():
+            lines.append(f"{repo}: gone (nothing to remove)")
+            continue
         try:
             if githooks.git_hook_status(repo).state == "not-installed":
                 continue
@@ -550,5 +603,7 @@ def _uninstall_post_merge(ctx, ledger: Ledger) -> Step:
             continue
         items.append(report.to_json())
         lines.append(f"{repo}: " + "; ".join(report.actions or ["nothing to remove"]))
+    drop_installs(ctx.vault_path, "post_merge", [str(r) for r in repos if not any(
+        i["repo"] == str(r) and "error" in i for i in items)])  # fmt: skip
     outcome = "error" if any("error" in i for i in items) else "removed" if items else "unchanged"
     return Step("post-merge", outcome, f"{len(repos)} repo(s) checked", items, lines)

@@ -426,6 +426,8 @@ def manage(op: str, selection: Selection, vault: str | None = None) -> HooksRepo
             f"say what to {op}: --claude, --opencode, --cursor, --codex, --git REPO / --git-all GROUP, --mcp HARNESS "
             "(claude, codex, cursor, opencode) --commands HARNESS or --skills HARNESS (claude, codex, opencode)",
         )
+    from jacked_vault.hooks.installed import record_installs
+
     explicit = vault_path(vault)
     report = HooksReport()
     if selection.table:
@@ -445,11 +447,13 @@ def manage(op: str, selection: Selection, vault: str | None = None) -> HooksRepo
         report.families["commands"] = _commands(op, selection.commands, explicit)
     if selection.skills:
         report.families["skills"] = _skills(op, selection.skills, explicit)
+    in_repo = not (selection.user or selection.print_only or selection.config)
+    record_installs(explicit, op, report.families, project=in_repo)
     return report
 
 
 def _git_paths(selection: Selection, vault: str | None) -> list[Path]:
-    """The repos `--git` names, plus those of `--git-all GROUP` under the vault's roots."""
+    """The repos `--git` names, plus this machine's clones of those of `--git-all GROUP`."""
     from jacked_vault import environment
     from jacked_vault.gitflow import githooks
 
@@ -458,5 +462,13 @@ def _git_paths(selection: Selection, vault: str | None) -> list[Path]:
     if group:
         paths += githooks.group_repo_paths(environment.context(vault), group)
     if not paths:
-        raise VaultError("USAGE", f"--git-all {group}: no repo of that group under the vault's roots")
+        from jacked_vault.store.config import machine_roots
+
+        roots = machine_roots()
+        raise VaultError(
+            "USAGE",
+            f"--git-all {group}: no clone of a repo of that group on this machine (looked under {roots.source}: "
+            f"{', '.join(roots.folders)}); name a clone with --git REPO, or add its folder to `roots` in the machine "
+            "config (`jacked memory group suggest --root DIR` does)",
+        )
     return paths

@@ -17,7 +17,7 @@ the file untouched), touches nothing but our entry, and writes atomically (temp 
 rename, through a symlinked config to its target). A file we cannot parse, or where our entry
 cannot be edited without touching anything else, is refused with nothing written.
 
-Files are read, edited and written by `hooks.configfile`: JSON entries are set in place (every
+Files are read, edited and written by `store.configfile`: JSON entries are set in place (every
 other byte kept; OpenCode's comments and trailing commas too, since it reads JSONC); Codex's
 table is rendered with tomlkit's escapes and spliced into the text, its headers found by tomlkit,
 so every other byte of the file stays as it was. Every edit is checked by parsing the result and
@@ -246,14 +246,14 @@ def _real(path: Path) -> Path:
 
 
 def _read(path: Path) -> str | None:
-    from jacked_vault.hooks import configfile
+    from jacked_vault.store import configfile
 
     return configfile.read(path, MAX_CONFIG_BYTES)
 
 
 def _write(path: Path, text: str) -> None:
     """Atomic replace, keeping the old file's mode (no backup: only our entry ever changes)."""
-    from jacked_vault.hooks import configfile
+    from jacked_vault.store import configfile
 
     configfile.write(path, text, None)
 
@@ -267,13 +267,13 @@ def _jsonc(harness: str) -> bool:
 
 
 def _json_load(harness: str, text: str, path: Path) -> dict:
-    from jacked_vault.hooks import configfile
+    from jacked_vault.store import configfile
 
     return configfile.parse_json(text, path, jsonc=_jsonc(harness))
 
 
 def _json_install(harness: str, old: str | None, launch: Launch, path: Path) -> str:
-    from jacked_vault.hooks import configfile
+    from jacked_vault.store import configfile
 
     doc = _json_load(harness, old or "", path)
     key = _container(harness)
@@ -291,7 +291,7 @@ def _json_install(harness: str, old: str | None, launch: Launch, path: Path) -> 
 
 
 def _json_uninstall(harness: str, old: str, path: Path) -> str:
-    from jacked_vault.hooks import configfile
+    from jacked_vault.store import configfile
 
     return configfile.delete_json(old, [_container(harness), SERVER_NAME], path, jsonc=_jsonc(harness))
 
@@ -301,7 +301,7 @@ def _json_uninstall(harness: str, old: str, path: Path) -> str:
 
 def codex_block(launch: Launch) -> str:
     """Our `[mcp_servers.jacked-memory]` table, with the marker comment above it."""
-    from jacked_vault.hooks.configfile import toml_key, toml_string
+    from jacked_vault.store.configfile import toml_key, toml_string
 
     env = ", ".join(f"{toml_key(k)} = {toml_string(v)}" for k, v in launch.env.items())
     args = ", ".join(toml_string(a) for a in launch.args)
@@ -315,14 +315,14 @@ def codex_block(launch: Launch) -> str:
 
 
 def _toml_load(text: str, path: Path) -> dict:
-    from jacked_vault.hooks import configfile
+    from jacked_vault.store import configfile
 
     return configfile.toml_value(text, path)
 
 
 def _ours(line: str) -> bool | None:
     """Whether a line is a table header of our entry (True), another table's (False), or no header."""
-    from jacked_vault.hooks import configfile
+    from jacked_vault.store import configfile
 
     key = configfile.toml_header(line)
     return None if key is None else key[:2] == ["mcp_servers", SERVER_NAME]
@@ -416,7 +416,7 @@ def _toml_uninstall(old: str, path: Path) -> str:
 
 def _check_toml(text: str, expected: dict, path: Path) -> None:
     """Refuse any edit whose result is not exactly the document we meant to produce."""
-    from jacked_vault.hooks import configfile
+    from jacked_vault.store import configfile
 
     def normal(doc: dict) -> dict:
         if doc.get("mcp_servers") == {}:

@@ -187,7 +187,7 @@ def _version() -> str:
 
 def run_stdio(settings: Settings) -> None:
     """Serve over this process's stdin/stdout until the client closes stdin and every request read
-    has been answered. A start and an end line go to the vault's `.jacked/log` (for `status`)."""
+    has been answered. A start and an end line go to the vault's `.git/jacked/log` (for `status`)."""
     import signal
     import threading
 

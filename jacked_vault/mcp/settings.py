@@ -56,7 +56,8 @@ class Settings:
 
     def log(self, what: str) -> None:
         """One `mcp <harness> <what>` line in the vault's log, when there is a vault (never raises)."""
+        from jacked_vault.store.layout import state_dir
         from jacked_vault.store.log import log_line
 
         if (self.vault_path / ".git").exists():
-            log_line(self.vault_path / ".jacked", f"mcp {self.harness} {what}")
+            log_line(state_dir(self.vault_path), f"mcp {self.harness} {what}")

@@ -1,9 +1,9 @@
 """The briefs actually given: each one the SessionStart hook printed, kept on this machine so a
 person can see what an agent was told (the review page's `/brief`).
 
-`<vault>/.jacked/briefs.jsonl` holds one JSON line per brief given (when, the harness, the repo,
+`<vault>/.git/jacked/briefs.jsonl` holds one JSON line per brief given (when, the harness, the repo,
 its group, the folder the session started in, tokens, what was trimmed, the warnings, the text).
-It is machine-local (`.jacked/` is never committed) and bounded: a text is cut at MAX_TEXT
+It is machine-local (in the vault's `.git/jacked/`, which git never writes) and bounded: a text is cut at MAX_TEXT
 characters, the file is rotated to `briefs.jsonl.1` once past MAX_FILE bytes, and readers look at
 the newest lines of both. Recording never raises and never follows a symlink: a hook must not
 fail a session for its log.
@@ -15,7 +15,7 @@ import json
 import os
 from pathlib import Path
 
-from jacked_vault.store.layout import CACHE_DIR
+from jacked_vault.store.layout import state_dir
 
 LOG = "briefs.jsonl"
 MAX_FILE = 256 * 1024  # then rotated: at most two files of this size
@@ -32,7 +32,7 @@ def record_brief(vault: Path, brief, *, harness: str, cwd: Path | str | None) ->
         vault = Path(vault)
         if not is_git_repo(vault):
             return
-        cache = vault / CACHE_DIR
+        cache = state_dir(vault)
         if os.path.islink(cache):
             return  # a symlinked .jacked is never followed
         from jacked_vault.document.timestamps import utc_now

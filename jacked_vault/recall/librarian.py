@@ -23,7 +23,7 @@ is "at least"), and keeps the counts in the state file with what they were count
 index's commit, the last run, the settings, the day): a brief after the first one since a
 commit reads them back instead of querying (bench/bench_librarian.py). `jacked memory
 librarian` counts exactly (`_count`, one pass over the live notes).
-The last run is machine-local state (`.jacked/librarian.json`, written by
+The last run is machine-local state (`.git/jacked/librarian.json`, written by
 `jacked memory librarian done`): a run is this person's tidying, not a change to the vault (it
 makes no commit, so no audit line); what it changed is in the vault's own history.
 """

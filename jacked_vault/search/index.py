@@ -1,4 +1,4 @@
-"""The derived search index: SQLite FTS5 in `<store>/.jacked/index.sqlite`, fed from git.
+"""The derived search index: SQLite FTS5 in `<store>/.git/jacked/index.sqlite`, fed from git.
 
 The index mirrors the committed tree of a store, and only what passes the gate
 (`store.gate.inspect`): invalid, misplaced, secret-bearing, tombstoned and symlinked files are
@@ -36,6 +36,7 @@ from jacked_vault.search.query import COLUMNS, Filters, run_search
 from jacked_vault.search.treediff import FILE_MODES, SYMLINK_MODE, TREE_MODE, changed_entries
 from jacked_vault.store.git import fast_head
 from jacked_vault.store.layout import (
+    STATE_DIR,
     ARCHIVE_DIR,
     GROUPS_DIR,
     USER_SCOPE_DIR,
@@ -253,8 +254,8 @@ class SearchIndex:
     def _connect(self) -> sqlite3.Connection:
         from jacked_vault.safety import fsio
 
-        with fsio.open_dir(self.store.root, (".jacked",), create=True):
-            pass  # a symlinked .jacked is refused, never followed
+        with fsio.open_dir(self.store.root, STATE_DIR, create=True):
+            pass  # a symlinked state folder is refused, never followed
         for path in (str(self.path), *(f"{self.path}{s}" for s in ("-wal", "-shm"))):
             try:
                 mode = os.lstat(path).st_mode

@@ -1,4 +1,4 @@
-"""Configuration: the shared `vault.json`, the per-machine `.jacked/vault.local.json`, and the
+"""Configuration: the shared `vault.json`, the per-machine `.git/jacked/vault.local.json`, and the
 machine's `$XDG_CONFIG_HOME/jacked/config.json` (default `~/.config/jacked/config.json`).
 
 Trust boundary (SPEC 3): `vault.json` travels with the vault and anyone who can push to the
@@ -8,7 +8,7 @@ only from the machine configuration, which sync can never write. Found in `vault
 schema refuses it when `vault.json` is written.
 
 Validation needs jsonschema (slow to import), so a successful check is remembered by the
-sha256 of the files in `.jacked/config-ok`; read-only paths then skip the import.
+sha256 of the files in `.git/jacked/config-ok`; read-only paths then skip the import.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import copy
 import hashlib
 import json
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -26,13 +27,14 @@ from typing import TYPE_CHECKING, Any
 from jacked_vault.errors import VaultError
 from jacked_vault.resources import data_file
 from jacked_vault.safety import fsio
-from jacked_vault.store.layout import CACHE_DIR, VAULT_JSON, Store
+from jacked_vault.store.layout import STATE_DIR, VAULT_JSON, Store
 
 if TYPE_CHECKING:
     import jsonschema
 
-LOCAL_JSON = f"{CACHE_DIR}/vault.local.json"
-_STAMP = f"{CACHE_DIR}/config-ok"
+LOCAL_NAME = "vault.local.json"  # this machine's overrides of one vault's settings, in its state folder
+LOCAL_JSON = "/".join((*STATE_DIR, LOCAL_NAME))  # as messages name it
+_STAMP_NAME = "config-ok"
 MAX_CONFIG_BYTES = 1024 * 1024
 PROGRAM_KEYS = (("settings", "distill", "command"),)  # settings that run a program
 
@@ -165,6 +167,65 @@ def _machine_config() -> tuple[Any, bytes] | None:
     return data, raw
 
 
+# Where people keep their clones: what `init`, `enable`, `group suggest` and `hooks install --git-all`
+# scan when this machine's config names no roots of its own. A missing one is simply not there.
+USUAL_ROOTS = (
+    "~/code", "~/Code", "~/src", "~/Github", "~/GitHub", "~/projects", "~/Projects",
+    "~/dev", "~/Developer", "~/repos", "~/git", "~/workspace",
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Roots:
+    """The folders this machine keeps its clones in, and where that list came from."""
+
+    folders: tuple[str, ...]
+    source: str  # "machine config" (its `roots`), "--root" (given to this command), "usual folders"
+
+    @property
+    def usual(self) -> bool:
+        return self.source == "usual folders"
+
+
+def machine_roots(given: Sequence[str] = ()) -> Roots:
+    """The roots a scan looks in: `given` (a command's `--root`), else the machine config's `roots`,
+    else `USUAL_ROOTS`. Never from `vault.json`: one machine's paths mean nothing on another."""
+    if given:
+        return Roots(tuple(given), "--root")
+    found = _machine_config()
+    roots = found[0].get("roots") if found else None
+    if roots is None:
+        return Roots(USUAL_ROOTS, "usual folders")
+    if not isinstance(roots, list) or not all(isinstance(r, str) and r for r in roots):
+        raise VaultError("CONFIG", f"{machine_config_path()}: field roots: a list of folder paths")
+    return Roots(tuple(roots), "machine config")
+
+
+def remember_roots(folders: Sequence[str]) -> Path | None:
+    """Add `folders` (absolute, `~` expanded) to this machine's `roots` in the machine config, its
+    other bytes kept (`store.configfile`); the file's path, or None when it already names them all.
+    A first `roots` also keeps the usual folders this machine has, so naming one folder never
+    stops the others from being scanned."""
+    from jacked_vault.store import configfile
+
+    path = machine_config_path()
+    original = configfile.read(path, MAX_CONFIG_BYTES)
+    text = original or ""
+    raw = configfile.parse_json(text, path).get("roots")
+    known = [r for r in raw if isinstance(r, str)] if isinstance(raw, list) else []
+    usual = [] if isinstance(raw, list) else [r for r in USUAL_ROOTS if os.path.isdir(os.path.expanduser(r))]
+    wanted = [str(Path(os.path.expanduser(f)).absolute()) for f in [*usual, *folders]]
+    roots = list(dict.fromkeys([*known, *wanted]))
+    if roots == known:
+        return None
+    if not text.strip():
+        text = configfile.set_json(text, ["version"], 1, path)
+    text = configfile.set_json(text, ["roots"], roots, path)
+    validate_config(str(path), json.loads(text), local=False, schema="config.schema.json")
+    configfile.write(path, text, original)
+    return path
+
+
 def review_signers() -> Path | None:
     """The allowed-signers file the machine config names (`settings.review.allowed_signers`), or
     None. Read from the machine config only: nothing sync brings can set or unset it. A machine
@@ -179,20 +240,26 @@ def review_signers() -> Path | None:
     return Path(os.path.expanduser(value)) if isinstance(value, str) and value else None
 
 
+def _in_state(store: Store, name: str) -> str:
+    """`name` in the store's machine-local state folder, relative to the store (read contained;
+    `Store.cache` first adopts an older version's state)."""
+    return (store.cache / name).relative_to(store.root).as_posix()
+
+
 def read_config(store: Store) -> ConfigRead:
     """vault.json, then the machine config, then vault.local.json (each overriding the one before);
     program-running settings only from the machine config."""
     shared = _load_json(store.root, VAULT_JSON)
     if shared is None:
         raise VaultError("NO_VAULT", f"{store.root}/{VAULT_JSON} is missing; run `jacked memory init`")
-    local = _load_json(store.root, LOCAL_JSON)
+    local = _load_json(store.root, _in_state(store, LOCAL_NAME))
     machine = _machine_config()
-    warnings: list[dict] = []
+    warnings: list[dict] = [*_machine_paths_shared(shared[0]), *_legacy_state(store)]
     shared_data = without_programs(shared[0], VAULT_JSON, warnings)
     local_data = without_programs(local[0], LOCAL_JSON, warnings) if local else None
     raw = shared[1] + b"\0" + (local[1] if local else b"") + b"\0" + (machine[1] if machine else b"")
     stamp = hashlib.sha256(raw).hexdigest()
-    stamp_path = store.root / _STAMP
+    stamp_path = store.root / _in_state(store, _STAMP_NAME)
     try:
         known = stamp_path.read_text(encoding="ascii").strip() == stamp
     except OSError:
@@ -204,13 +271,37 @@ def read_config(store: Store) -> ConfigRead:
         if machine:
             validate_config(str(machine_config_path()), machine[0], local=False, schema="config.schema.json")
         with contextlib.suppress(OSError, VaultError):  # the stamp is only a cache
-            fsio.replace_file(store.root, _STAMP, stamp.encode())
+            fsio.replace_file(store.root, _in_state(store, _STAMP_NAME), stamp.encode())
     effective = shared_data
     if machine and isinstance(machine[0].get("settings"), dict):
         effective = _merge(effective, {"settings": machine[0]["settings"]})
     if local_data:
         effective = _merge(effective, local_data)
     return ConfigRead(effective, warnings)
+
+
+def _machine_paths_shared(shared: Any) -> list[dict]:
+    """An older version wrote one machine's `roots` into vault.json: never read, said by doctor."""
+    if not (isinstance(shared, dict) and "roots" in shared):
+        return []
+    return [{
+        "code": "MACHINE_PATHS_SHARED", "path": VAULT_JSON, "field": "roots",
+        "fix": f"where a machine keeps its clones is its own setting (`roots` in {machine_config_path()}, else the "
+               "usual folders); the next `jacked memory group map|unmap|suggest` that writes vault.json drops it",
+    }]  # fmt: skip
+
+
+def _legacy_state(store: Store) -> list[dict]:
+    """`<root>/.jacked/`, where an older version kept this machine's state: no longer read."""
+    from jacked_vault.store.machine_state import LEGACY_DIR, legacy_dir
+
+    if legacy_dir(store.root) is None:
+        return []
+    return [{
+        "code": "LEGACY_STATE", "path": f"{LEGACY_DIR}/", "field": "the machine-local state an older version kept",
+        "fix": f"it was adopted into {STATE_DIR[0]}/{STATE_DIR[1]}/ (where no git pull can write); once "
+               f"`jacked memory status` looks right, delete {store.root / LEGACY_DIR}",
+    }]  # fmt: skip
 
 
 def load_config(store: Store) -> dict:
@@ -220,7 +311,8 @@ def load_config(store: Store) -> dict:
 
 def join_shared(ours: dict, theirs: dict) -> dict:
     """vault.json for two vaults being joined (`remote set URL --join`): every group of both with
-    the union of its repos, the union of the roots, and this machine's settings over the other's.
+    the union of its repos and this machine's settings over the other's (never `roots`: one machine's
+    paths, `machine_roots`).
     CONFIG when one repo would end up in two groups (the file and the repo named, to settle first)."""
     groups: dict[str, dict] = {}
     for config in (ours, theirs):
@@ -237,10 +329,7 @@ def join_shared(ours: dict, theirs: dict) -> dict:
                     f"map it to one group in both vaults first (`jacked memory group map {repo} GROUP`), then join",
                 )
             owner[repo] = name
-    roots = list(dict.fromkeys([*(ours.get("roots") or []), *(theirs.get("roots") or [])]))
-    joined = {**theirs, **ours, "groups": groups}
-    if roots:
-        joined["roots"] = roots
+    joined = {key: value for key, value in {**theirs, **ours, "groups": groups}.items() if key != "roots"}
     if "settings" in ours or "settings" in theirs:
         joined["settings"] = _merge(theirs.get("settings") or {}, ours.get("settings") or {})
     return joined

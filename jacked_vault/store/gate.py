@@ -13,7 +13,7 @@ Append-only files (audit logs, tombstones, episodic day files) that extend their
 version are checked on the appended part only, so a write costs what it adds.
 
 Verdicts: a caller may hand `inspect` a machine-local `Verdicts` store (the search index keeps
-one in `.jacked/`, never taken from a remote). The gate then remembers which note contents
+one in `.git/jacked/`, which git never writes). The gate then remembers which note contents
 passed its content rules (validation, secret scan), keyed by the sha256 of the rules' source
 and the bytes, and on meeting the same bytes again skips only those two; the path, size and
 tombstone rules are applied every time. A change to any rule's code changes every key.
@@ -382,7 +382,7 @@ def inspect(
 
 
 def quarantine(store: Store, rel: str, data: bytes, reason: str, source: str) -> str:
-    """Keep refused bytes in `<store>/.jacked/quarantine/` (never deleted, never committed,
+    """Keep refused bytes in `<store>/.git/jacked/quarantine/` (never deleted, never committed,
     never recalled) with a record line; returns the quarantine file's name.
 
     `source` says where the bytes came from: `repair` (a stray working-tree file), `sync` (an

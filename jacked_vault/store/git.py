@@ -361,13 +361,15 @@ _GIT_LOCKS = ("index.lock", "HEAD.lock", "packed-refs.lock", f"refs/heads/{BRANC
 
 
 def _marker(root: Path) -> Path:
-    return root / ".jacked" / "committing"
+    from jacked_vault.store.layout import state_dir
+
+    return state_dir(root) / "committing"
 
 
 def recover_killed_commit(root: Path) -> bool:
     """Remove the git lock files a killed commit left behind; callers hold the store lock.
 
-    `.jacked/committing` exists only while a commit and its git-index update run. Found by the
+    `.git/jacked/committing` exists only while a commit and its git-index update run. Found by the
     next holder of the store lock, it means that writer was killed inside libgit2, so the lock
     files are its leftovers (one `kill -9` at the wrong moment must not block every later write).
     """

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 
 from jacked_vault.document.model import KINDS, SLUG_RE
@@ -12,7 +12,8 @@ from jacked_vault.errors import VaultError
 from jacked_vault.resources import data_file
 
 DEFAULT_VAULT = "~/jacked-vault"
-CACHE_DIR = ".jacked"
+CACHE_DIR = ".jacked"  # a code repo's folder for its project store (`<repo>/.jacked/memory/`); ignored in a vault
+STATE_DIR = (".git", "jacked")  # a store's machine-local state: `<root>/.git/jacked/`
 PROJECT_OUTER_GITIGNORE = "*\n"
 VAULT_JSON = "vault.json"
 AUDIT_DIR = "audit"
@@ -51,9 +52,10 @@ class Store:
     root: Path
     is_project: bool = False
 
-    @property
+    @cached_property
     def cache(self) -> Path:
-        return self.root / CACHE_DIR
+        """This store's machine-local state folder (`state_dir`)."""
+        return state_dir(self.root)
 
     @property
     def label(self) -> str:
@@ -72,6 +74,18 @@ class Store:
     def display(self, rel: str, scope: str) -> str:
         """The scope-qualified path shown to people and in JSON (never an absolute path)."""
         return f"{scope}:{rel}"
+
+
+def state_dir(root: Path) -> Path:
+    """The machine-local state of the store at `root` (index, log, lock, queue, quarantine, machine
+    id, sync state, ledgers, `vault.local.json`): `<root>/.git/jacked/`, inside the store's own git
+    directory, where no checkout, pull or merge can write a file (git refuses a `.git` path in a
+    tree). State an older version kept in `<root>/.jacked/` is adopted once (`store.machine_state`)."""
+    from jacked_vault.store.machine_state import adopt_legacy_state
+
+    state = root.joinpath(*STATE_DIR)
+    adopt_legacy_state(root, state)
+    return state
 
 
 def project_store_root(repo_root: Path) -> Path:

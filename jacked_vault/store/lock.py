@@ -1,6 +1,6 @@
 """Locks: the one place jacked takes `flock`, released by the kernel if the holder dies.
 
-- `store_lock`: a named lock in a store's `.jacked/` (the write lock, the merge-capture lock, a
+- `store_lock`: a named lock in a store's state folder `.git/jacked/` (the write lock, the merge-capture lock, a
   ledger's lock), waited for up to a timeout, then LOCKED.
 - `claim`: try once to hold one file (a queue marker, a per-key lock file); yields None when
   another process holds it, or when the name no longer points at the inode that was locked.

@@ -1,4 +1,4 @@
-"""`.jacked/log`: one line per hook run or background failure; machine-local, bounded.
+"""`.git/jacked/log`: one line per hook run or background failure; machine-local, bounded.
 
 Runs are read back from its tail: `hook=<name> … harness=<h>` (the session hooks; a line with
 no `harness=` is Claude Code's), `post-merge run ok|failed …` (the git hook), `mcp <harness>
@@ -66,7 +66,7 @@ class LastRun:
 
 
 def last_runs(cache_dir: Path) -> dict[str, LastRun]:
-    """The latest logged run of each hook, from the last LOG_TAIL_BYTES of `.jacked/log`."""
+    """The latest logged run of each hook, from the last LOG_TAIL_BYTES of `.git/jacked/log`."""
     try:
         with open(Path(cache_dir) / "log", "rb") as handle:
             size = handle.seek(0, os.SEEK_END)

@@ -1,4 +1,4 @@
-"""The capture retry queue's storage: `.jacked/queue/*.json` markers for sessions and merges alike
+"""The capture retry queue's storage: `.git/jacked/queue/*.json` markers for sessions and merges alike
 (machine-local, never committed). What a marker holds and how it is named, enqueueing, and the
 counts the brief, doctor and status all read; retrying is `capture.queue`."""
 

@@ -1,4 +1,4 @@
-"""Machine-local JSON state files under `.jacked/` (sync state, capture ledgers, queue markers):
+"""Machine-local JSON state files under `.git/jacked/` (sync state, capture ledgers, queue markers):
 read bounded and without following symlinks, written atomically. The one helper for all of them."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The outcome of the last pull and of the last push (`.jacked/sync-state.json`), for `status`
+"""The outcome of the last pull and of the last push (`.git/jacked/sync-state.json`), for `status`
 and the brief. Only what happened is recorded: no remote means no state at all. Times are
 canonical timestamps; a file an earlier version wrote (epoch seconds) still reads."""
 
@@ -9,7 +9,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from jacked_vault.errors import VaultError
-from jacked_vault.store.layout import CACHE_DIR
+from jacked_vault.store.layout import state_dir
 
 STATE_FILE = "sync-state.json"
 OK_RESULTS = ("ok", "up-to-date", "quarantined")
@@ -33,7 +33,7 @@ def write_state(root: Path, result: str, message: str, *, kind: str = "pull") ->
     from jacked_vault.store.statefile import read_json, write_json
 
     state = SyncState(result, " ".join(message.split())[:400], utc_now(), kind)
-    path = root / CACHE_DIR / STATE_FILE
+    path = state_dir(root) / STATE_FILE
     data = _states(read_json(path))
     data[kind] = {k: v for k, v in asdict(state).items() if k != "kind"}
     with contextlib.suppress(OSError):
@@ -53,7 +53,7 @@ def read_states(root: Path) -> dict[str, SyncState | None]:
     """The last pull and the last push, each None when none happened."""
     from jacked_vault.store.statefile import read_json
 
-    data = _states(read_json(root / CACHE_DIR / STATE_FILE))
+    data = _states(read_json(state_dir(root) / STATE_FILE))
     out: dict[str, SyncState | None] = {}
     for kind in KINDS:
         record = data.get(kind)

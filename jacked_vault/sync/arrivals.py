@@ -9,7 +9,7 @@ the merge base is looked at:
   own audit log, and a `.gitignore`, `vault.json` or audit file that fails the gate (these would
   break or poison every later command);
 - quarantined (not taken: the committed local version is kept, the arriving bytes go to
-  `.jacked/quarantine/`, the quarantine is audited and reported): a note, hot.md or episodic file
+  `.git/jacked/quarantine/`, the quarantine is audited and reported): a note, hot.md or episodic file
   that fails the gate; a note change that is not a chain of SPEC 5.2 transitions (a changed title
   or body: notes are create-only for arrivals too), unless it is another machine's settling of
   two transitions of the note made apart (`lifecycle.settles`, vouched for by its `resolve` audit
@@ -455,7 +455,7 @@ def arrival_tombstones(repo: pygit2.Repository, base_tree: pygit2.Tree | None, t
 
 
 def keep_quarantined(store: Store, arrivals: Arrivals) -> list[dict]:
-    """Keep each quarantined arrival's bytes in `.jacked/quarantine/` (never recalled, never
+    """Keep each quarantined arrival's bytes in `.git/jacked/quarantine/` (never recalled, never
     committed); returns `{"path", "code"}` for each."""
     from jacked_vault.store.gate import quarantine
 

@@ -241,7 +241,7 @@ def _vault_branch(repo) -> tuple[str, str]:
 
 def _settle(store: Store, arrivals, harness: str) -> list[dict]:
     """What this machine does not take from the clone, in one commit of its own: each quarantined
-    file removed (its bytes kept in `.jacked/quarantine/`, an audit line each), each note holding
+    file removed (its bytes kept in `.git/jacked/quarantine/`, an audit line each), each note holding
     a rejected value that was made before its machine knew of the rejection rejected here too (as
     sync does, SPEC 5.3), and every index.md regenerated here (derived files are never taken)."""
     import dataclasses

@@ -30,6 +30,7 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import Mount, Route
 
 from jacked_vault.errors import VaultError
+from jacked_vault.store.layout import state_dir
 from jacked_vault.ui import render as r
 from jacked_vault.ui.security import Guard, Sessions, check_csrf
 
@@ -349,7 +350,7 @@ class Page:
 
         def build():
             require_slug("harness", harness)
-            cache = self.config.vault / ".jacked"
+            cache = state_dir(self.config.vault)
             given = briefs_given(cache, 200)
             folders = _known_folders(self.config.cwd, given)
             folder = _folder_for(repo, folders) if repo else self.config.cwd

@@ -28,7 +28,7 @@ from jacked_vault.store.layout import (
 from jacked_vault.store.settings import DEFAULT_SETTINGS, Settings
 from jacked_vault.store.vault import check_gitignore_file, is_git_repo
 
-DEFAULT_VAULT_JSON = {"version": 1, "roots": ["~/Github"], "groups": {}, "settings": {}}
+DEFAULT_VAULT_JSON = {"version": 1, "groups": {}, "settings": {}}
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ puts the working tree back exactly as it was. The search index is refreshed befo
 is released.
 
 A kill can still stop a write between its first working-tree write and its commit. So each
-write is first journaled in `<store>/.jacked/journal.jsonl` (machine-local, never committed:
+write is first journaled in `<store>/.git/jacked/journal.jsonl` (machine-local, never committed:
 the path and the sha256 of the bytes about to be written), and the journal is removed once the
 commit landed or the writes were undone. The next holder of the lock that finds a journal rolls
 that write back (`roll_back`, with `interrupted` the one rule, which doctor shares): SPEC 5.2,
@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 
 MAX_NAME_TRIES = 1000
 MAX_SUBJECT = 200
-JOURNAL = "journal.jsonl"  # in the store's .jacked/: the writes of the transaction in progress
+JOURNAL = "journal.jsonl"  # in the store's .git/jacked/: the writes of the transaction in progress
 MAX_JOURNAL = 64 * 1024 * 1024
 
 
@@ -137,7 +137,7 @@ class Transaction:
     def transition(self, rel: str, data: bytes) -> str | None:
         """Replace the committed note `rel` with `data` (built from its committed blob, SPEC 5.0).
         A working copy that differs from the committed one (a hand edit) is first kept in
-        `.jacked/quarantine/`, never committed; returns that file's name (None when there was none)."""
+        `.git/jacked/quarantine/`, never committed; returns that file's name (None when there was none)."""
         from jacked_vault.store.gate import quarantine
 
         working = _working(self.store, rel)
@@ -298,7 +298,7 @@ def commit_tree(
 
 def kept_aside(names: list[str]) -> list[str]:
     """The lines that tell a person where `Transaction.transition` kept each hand edit."""
-    return [f"the hand-edited working copy was kept in .jacked/quarantine/{name}" for name in names]
+    return [f"the hand-edited working copy was kept in .git/jacked/quarantine/{name}" for name in names]
 
 
 def _working(store: Store, rel: str) -> bytes | None:

@@ -3,7 +3,7 @@
 Each is one commit that changes only `status`, `status_reason`, `trust`, `valid_until` and
 `updated_at` of one note, plus its audit line and the group's regenerated index.md. The new
 file is built from the note's committed blob, never from the working tree: a hand edit of the
-working copy is moved to `.jacked/quarantine/` (kept, never committed) and reported. Rejecting
+working copy is moved to `.git/jacked/quarantine/` (kept, never committed) and reported. Rejecting
 also records the note's tombstone so nothing automatic re-creates it.
 """
 

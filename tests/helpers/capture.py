@@ -17,6 +17,7 @@ from jacked_vault.capture import distiller as distiller_mod
 from jacked_vault.capture.session import retry
 from jacked_vault.context import Context
 from jacked_vault.write.init import init_vault
+from tests.helpers.state import state_dir
 
 FAKES = Path(__file__).resolve().parents[1] / "fakes"
 FAKE = str(FAKES / "distiller.py")
@@ -143,7 +144,7 @@ class Env:
 
     @property
     def cache(self) -> Path:
-        return self.vault / ".jacked"
+        return state_dir(self.vault)
 
     def ctx(self) -> Context:
         return Context.create(vault=str(self.vault), cwd=self.repo, harness="claude")

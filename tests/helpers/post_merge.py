@@ -14,6 +14,7 @@ import pytest
 from conftest import cli_env, make_repo
 from jacked_vault.context import Context
 from jacked_vault.document import parse_note
+from tests.helpers.state import state_dir
 
 WAIT_S = 20.0
 
@@ -76,7 +77,7 @@ class World:
     def log_lines(self) -> list[str]:
         try:
             return [
-                line for line in (self.vault / ".jacked" / "log").read_text().splitlines() if " post-merge " in line
+                line for line in (state_dir(self.vault) / "log").read_text().splitlines() if " post-merge " in line
             ]
         except FileNotFoundError:
             return []

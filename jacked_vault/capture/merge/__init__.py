@@ -2,7 +2,7 @@
 
 What counts as a merge. The capture looks at the commits a merge or pull brought to the
 branch: those reachable from the new head but not from the last head this machine captured
-for the repo (`.jacked/merge-captured.json` in the vault), else not from `ORIG_HEAD` (what
+for the repo (`.git/jacked/merge-captured.json` in the vault), else not from `ORIG_HEAD` (what
 the hook passes as `--since`). It walks their first-parent line (bounded) and takes, oldest
 first:
 
@@ -47,8 +47,8 @@ Idempotent per merge commit: under a per-vault lock, a note whose body's first
 "already captured". Tombstoned values are skipped. A create that fails for another reason
 (lock timeout, I/O) is queued in the one capture queue (`capture.queue`, kind `merge`) and
 retried by the next capture-merge in any repo or the next drain (`retry`), up to its
-MAX_TRIES, then moved to `.jacked/queue/failed/`. Run from the hook, nothing raises: the
-outcome is one line in `.jacked/log`.
+MAX_TRIES, then moved to `.git/jacked/queue/failed/`. Run from the hook, nothing raises: the
+outcome is one line in `.git/jacked/log`.
 
 The module is the entry points and the create; `info` collects, `note` renders, `walk`
 finds the merge units; `capture.redact`, `capture.guard` and the distiller are shared with
@@ -85,6 +85,7 @@ from jacked_vault.capture.merge.walk import (
 )
 from jacked_vault.capture.redact import clean_line
 from jacked_vault.errors import VaultError
+from jacked_vault.store.layout import state_dir
 
 ORIGIN = "post-merge"
 HARNESS = "git"
@@ -577,7 +578,7 @@ def capture_merge_from_hook(vault: Callable[[], Path], repo_path: str, **kwargs)
     cache: Path | None = None
     try:
         ctx = Context.create(vault=vault(), cwd=repo_path, harness=HARNESS)
-        cache = ctx.vault_path / ".jacked"
+        cache = state_dir(ctx.vault_path)
         if not is_git_repo(ctx.vault_path):
             return None  # no vault: nowhere to capture or log
         report = capture_merge(ctx, repo_path, lock_wait_s=HOOK_LOCK_WAIT_S, **kwargs)
