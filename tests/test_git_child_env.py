@@ -9,7 +9,7 @@ import subprocess
 from pathlib import Path
 
 from conftest import git, run_cli
-from jacked_vault.store.git import REPO_ENV, child_env
+from jacked_vault.store.gitfiles import REPO_ENV, child_env
 
 
 def _tree_digest(path: Path) -> dict[str, str]:

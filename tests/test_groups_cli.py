@@ -51,7 +51,9 @@ def test_init_yes_writes_mapping_as_a_commit_and_adds_follow_it(tmp_path: Path, 
     assert result.code == 0, result.err
     config = json.loads((vault / "vault.json").read_text())
     assert config["groups"]["acme"]["repos"] == ["github.com/acme/acme-api", "github.com/acme/acme-web"]
-    assert config["roots"] == [str(repos_root)]
+    assert "roots" not in config  # this machine's folders stay on this machine (issue 31.1)
+    machine = json.loads((Path(os.environ["XDG_CONFIG_HOME"]) / "jacked" / "config.json").read_text())
+    assert machine["roots"][-1] == str(repos_root)
     assert git(vault, "log", "-1", "--format=%s").startswith("memory(config): groups acme, globex")
     added = run_cli(
         "memory", "add", "--title", "Shared auth", "--body", "b", "--json", vault=vault, cwd=repos_root / "acme-web"

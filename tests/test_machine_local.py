@@ -87,7 +87,7 @@ def test_enable_with_no_clone_folder_says_where_it_looked(tmp_path):
     home.mkdir()
     result = jacked(home, "memory", "enable", "--yes")
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "none of the usual folders for clones is on this machine (~/code, " in result.stdout
+    assert "none of the usual folders for clones (~/code, ~/src, ~/Github, ~/projects, …) is on" in result.stdout
     assert "--root DIR" in result.stdout
 
 

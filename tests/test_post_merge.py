@@ -1,7 +1,7 @@
 """The post-merge hook and capture-merge, with real repos, real `git merge` and the installed hook.
 
 The hook starts the capture detached; tests that go through it wait for the capture's log
-line in `<vault>/.jacked/log` (bounded poll, 20 s). `gh` and `claude` are kept off PATH
+line in `<vault>/.git/jacked/log` (bounded poll, 20 s). `gh` and `claude` are kept off PATH
 unless a test puts a fake one there.
 """
 

@@ -207,7 +207,7 @@ def _head_files(vault: Path, under: str) -> list[str]:
 
 
 def _assert_worktree_equals_head(vault: Path) -> None:
-    """Every file on disk (but .git and the ignored .jacked/) is in HEAD with the same bytes, and back."""
+    """Every file on disk (but .git, where machine-local state lives) is in HEAD with the same bytes, and back."""
     repo = pygit2.Repository(str(vault))
     head = {}
     stack = [("", repo.head.peel().tree)]

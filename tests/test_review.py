@@ -190,7 +190,7 @@ def test_interactive_review_on_a_tty(tmp_path: Path):
 @pytest.mark.parametrize("as_json", [True, False], ids=["json", "text"])
 def test_add_supersedes_keeps_a_hand_edit_of_the_old_note_in_quarantine(tmp_path: Path, as_json: bool):
     """Issue 17.13: `add --supersedes OLD` treats a hand edit of OLD as the transitions do:
-    the working copy is kept in .jacked/quarantine/ and reported; the commit holds the
+    the working copy is kept in .git/jacked/quarantine/ and reported; the commit holds the
     superseded version built from OLD's committed blob."""
     vault = tmp_path / "vault"
     run_cli("memory", "init", "--no-scan", vault=vault)
@@ -211,7 +211,7 @@ def test_add_supersedes_keeps_a_hand_edit_of_the_old_note_in_quarantine(tmp_path
     if as_json:
         assert result.json["quarantined"] == [name]
     else:
-        assert f"the hand-edited working copy was kept in .jacked/quarantine/{name}" in result.out
+        assert f"the hand-edited working copy was kept in .git/jacked/quarantine/{name}" in result.out
     committed = git(vault, "show", f"HEAD:{old.rel}")
     assert path.read_text() == committed and "appended by hand" not in committed
     note = parse_note(committed.encode())

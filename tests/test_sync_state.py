@@ -1,4 +1,4 @@
-"""`.jacked/sync-state.json` keeps times in the one timestamp format (`YYYY-MM-DDTHH:MM:SS.mmmZ`),
+"""`.git/jacked/sync-state.json` keeps times in the one timestamp format (`YYYY-MM-DDTHH:MM:SS.mmmZ`),
 reads a file an earlier version wrote (epoch seconds), and `status` shows both the same way."""
 
 from __future__ import annotations

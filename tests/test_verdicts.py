@@ -1,7 +1,7 @@
 """The gate's verdict cache (issue 21.2): the gate remembers, by the sha256 of the rules' code and
 a note's bytes, that those bytes passed validation and the secret scan, so the search index and a
 clone do not judge the same bytes twice. It never stands in for the path, size or tombstone
-rules, never remembers a refusal, lives in this machine's `.jacked/` and survives a rebuild.
+rules, never remembers a refusal, lives in this machine's `.git/jacked/` and survives a rebuild.
 
 Real vaults, a real bare remote, the real gate; no mocks."""
 

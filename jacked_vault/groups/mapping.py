@@ -238,8 +238,9 @@ class Suggestion:
             lines = [f"scanned {', '.join(self.roots)} ({self.roots_source}): {found}"]
             return lines + ([f"missing roots: {', '.join(self.missing_roots)}"] if self.missing_roots else [])
         if not here:
+            usual = ", ".join(self.roots[:4]) + (", …" if len(self.roots) > 4 else "")
             return [
-                f"none of the usual folders for clones is on this machine ({', '.join(self.roots)}): {found}; "
+                f"none of the usual folders for clones ({usual}) is on this machine: {found}; "
                 "pass --root DIR for yours (remembered for this machine)"
             ]
         return [

@@ -170,7 +170,7 @@ def _machine_config() -> tuple[Any, bytes] | None:
 # Where people keep their clones: what `init`, `enable`, `group suggest` and `hooks install --git-all`
 # scan when this machine's config names no roots of its own. A missing one is simply not there.
 USUAL_ROOTS = (
-    "~/code", "~/Code", "~/src", "~/Github", "~/GitHub", "~/projects", "~/Projects",
+    "~/code", "~/src", "~/Github", "~/projects", "~/Code", "~/GitHub", "~/Projects",
     "~/dev", "~/Developer", "~/repos", "~/git", "~/workspace",
 )  # fmt: skip
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+from collections.abc import Mapping
 from pathlib import Path
 
 MAX_LEVELS = 64
@@ -75,6 +76,37 @@ def _ascii(path: Path, limit: int) -> str | None:
         return None if data is None else data.decode("ascii")
     except UnicodeDecodeError:
         return None
+
+
+# What git reads from the environment to choose another repository, index or object store (`git
+# rev-parse --local-env-vars`): a hook's, never the store's.
+REPO_ENV = frozenset(
+    {
+        "GIT_DIR",
+        "GIT_WORK_TREE",
+        "GIT_INDEX_FILE",
+        "GIT_OBJECT_DIRECTORY",
+        "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+        "GIT_COMMON_DIR",
+        "GIT_IMPLICIT_WORK_TREE",
+        "GIT_GRAFT_FILE",
+        "GIT_NO_REPLACE_OBJECTS",
+        "GIT_REPLACE_REF_BASE",
+        "GIT_PREFIX",
+        "GIT_INTERNAL_SUPER_PREFIX",
+        "GIT_SHALLOW_FILE",
+        "GIT_CONFIG",
+        "GIT_CONFIG_PARAMETERS",
+        "GIT_CONFIG_COUNT",
+    }
+)
+
+
+def child_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment for a child git (or gh) run on the store or a project: this process's,
+    without git's repository variables (`REPO_ENV`: a git hook sets them for its own repository),
+    plus `extra`."""
+    return {**{k: v for k, v in os.environ.items() if k not in REPO_ENV}, **(extra or {})}
 
 
 # --- where things are --------------------------------------------------------------------

@@ -87,7 +87,7 @@ def _copy(source: Path, target: Path, rel: str, tracked: set[str] | None) -> Non
 def _tracked(root: Path) -> set[str] | None:
     """The paths under `.jacked/` git tracks (HEAD's tree or git's index); None when git cannot
     say, and then nothing is adopted."""
-    from jacked_vault.store.git import child_env
+    from jacked_vault.store.gitfiles import child_env
 
     found: set[str] = set()
     index = ["ls-files", "-z", "--", LEGACY_DIR]

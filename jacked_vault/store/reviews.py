@@ -160,7 +160,7 @@ def signed_by_allowed(root: Path, repo, commit_id: str, signers: Path) -> bool:
     """True when git verifies the commit's ssh signature against the allowed-signers file."""
     import subprocess
 
-    from jacked_vault.store.git import child_env
+    from jacked_vault.store.gitfiles import child_env
 
     try:
         signature = repo[commit_id].gpg_signature[0]

@@ -12,7 +12,7 @@ import subprocess
 from pathlib import Path
 
 from jacked_vault.errors import VaultError
-from jacked_vault.store.git import child_env
+from jacked_vault.store.gitfiles import child_env
 
 NETWORK_TIMEOUT_S = 60.0
 _USERINFO = re.compile(r"^(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)(?P<user>[^/@]*)@")

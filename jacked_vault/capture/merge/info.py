@@ -10,7 +10,7 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from jacked_vault.store.git import child_env
+from jacked_vault.store.gitfiles import child_env
 
 MAX_COMMITS_SHOWN = 50
 MAX_COMMITS_COUNTED = 10_000
