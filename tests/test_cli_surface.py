@@ -208,7 +208,8 @@ def test_doctor_prints_every_problem_with_the_command_that_fixes_it(ctx: Context
         in out
     )
     assert re.search(
-        r"  - group:groups/tools/note/junk\.md: invalid \(.+\)\n    fix: .*--repair` moves it to \.git/jacked/quarantine/",
+        r"  - group:groups/tools/note/junk\.md: invalid \(.+\)\n"
+        r"    fix: .*--repair` moves it to \.git/jacked/quarantine/",
         out,
     ), out
     assert "hunter2" not in out
