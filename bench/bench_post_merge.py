@@ -42,6 +42,7 @@ except ImportError:  # imported as bench.bench_post_merge
 import pygit2
 
 from jacked_vault.context import Context
+from jacked_vault.store.layout import state_dir
 from jacked_vault.gitflow.githooks import install_git_hook
 from jacked_vault.capture.merge import capture_merge
 
@@ -79,7 +80,7 @@ def git(root: Path, env: dict, *args: str) -> subprocess.CompletedProcess:
 
 def _log_count(vault: Path) -> int:
     try:
-        return sum(1 for line in (vault / ".jacked" / "log").read_text().splitlines() if " post-merge " in line)
+        return sum(1 for line in (state_dir(vault) / "log").read_text().splitlines() if " post-merge " in line)
     except FileNotFoundError:
         return 0
 

@@ -34,6 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench._vaultgen import generate_vault, git_cli, write_audit_history, write_notes  # noqa: E402 - after sys.path
+from jacked_vault.store.layout import state_dir  # noqa: E402 - after sys.path
 
 PY = sys.executable
 GIT = [
@@ -213,7 +214,7 @@ def run_size(n: int, cached: Path, work: Path, runner: Runner, args: argparse.Na
     cold, cold_rss, grep_full, cpu_cold = [], 0, [], []
     for _ in range(heavy):
         for suffix in ("", "-wal", "-shm"):
-            (vault / ".jacked" / f"index.sqlite{suffix}").unlink(missing_ok=True)
+            (state_dir(vault) / f"index.sqlite{suffix}").unlink(missing_ok=True)
         wall, rss = measured_rss(
             runner, [PY, "-m", "jacked_vault.cli.main", "memory", "search", WORD], vault.parent, vault
         )
@@ -395,7 +396,7 @@ def fill_this_month(vault: Path, lines: int) -> str:
     from bench._audit_bench import fill_month
     from jacked_vault.store import audit
 
-    fill_month(vault, audit.machine_id(vault / ".jacked"), lines)
+    fill_month(vault, audit.machine_id(state_dir(vault)), lines)
     return f"{lines:,} lines"
 
 
