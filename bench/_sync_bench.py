@@ -123,7 +123,7 @@ def measure_first_search(vault: Path, n: int = 10_000) -> dict:
         base = Path(tmp)
         copy = base / "vault"
         subprocess.run(["git", "clone", "-q", str(vault), str(copy)], check=True)
-                search = [*JACKED, "memory", "search", "cache", "--vault", str(copy)]
+        search = [*JACKED, "memory", "search", "cache", "--vault", str(copy)]
         _timed(search, base)  # warm index at the old head
         old = git_cli(copy, "rev-parse", "HEAD").stdout.strip()
         new = arrive(copy, n)
