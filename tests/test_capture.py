@@ -570,9 +570,11 @@ def test_two_concurrent_drains_process_each_marker_once(env: Env):
         "from jacked_vault.capture.queue import drain\n"
         "from jacked_vault.capture.session import retry\n"
         "from jacked_vault.context import Context\n"
+        "from jacked_vault.store.layout import state_dir\n"
+        "from pathlib import Path\n"
         "vault = sys.argv[1]\n"
         "factory = lambda p: Context.create(vault=vault, cwd=p.get('cwd'), harness='claude')\n"
-        "r = drain({'session': retry(factory)}, vault + '/.jacked')\n"
+        "r = drain({'session': retry(factory)}, state_dir(Path(vault)))\n"
         "print(json.dumps({'done': r.done, 'busy': r.busy, 'errors': r.errors, 'attempted': r.attempted}))\n"
     )
     procs = [

@@ -26,7 +26,9 @@ def cli_vault(tmp_path: Path) -> Path:
         str(vault.resolve()),
         True,
     )
-    assert data["groups"]["roots"] == ["~/Github"] and data["groups"]["missing_roots"] == ["~/Github"]
+    groups = data["groups"]  # no folder of clones in this HOME: the usual ones were looked in, none found
+    assert groups["roots_source"] == "usual folders" and groups["missing_roots"] == groups["roots"]
+    assert groups["roots"][:4] == ["~/code", "~/src", "~/Github", "~/projects"]
     return vault
 
 
