@@ -17,8 +17,6 @@ and neither sees half of it. The old folder is left where it was: nothing reads 
 from __future__ import annotations
 
 import os
-import shutil
-import subprocess
 from pathlib import Path
 
 LEGACY_DIR = ".jacked"
@@ -59,6 +57,8 @@ def adopt_legacy_state(root: Path, state: Path) -> None:
     wanted = [name for name in ADOPTED if os.path.lexists(old / name)]
     if not wanted:
         return
+    import shutil
+
     tracked = _tracked(root)
     temp = state.parent / f"{state.name}.adopting-{os.getpid()}-{os.urandom(4).hex()}"
     try:
@@ -74,6 +74,8 @@ def adopt_legacy_state(root: Path, state: Path) -> None:
 
 def _copy(source: Path, target: Path, rel: str, tracked: set[str] | None) -> None:
     """Copy one file or folder of the old state, leaving out symlinks and whatever git tracks."""
+    import shutil
+
     if tracked is None or source.is_symlink():
         return
     if source.is_dir():
@@ -87,6 +89,8 @@ def _copy(source: Path, target: Path, rel: str, tracked: set[str] | None) -> Non
 def _tracked(root: Path) -> set[str] | None:
     """The paths under `.jacked/` git tracks (HEAD's tree or git's index); None when git cannot
     say, and then nothing is adopted."""
+    import subprocess
+
     from jacked_vault.store.gitfiles import child_env
 
     found: set[str] = set()
