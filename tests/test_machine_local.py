@@ -12,10 +12,11 @@ import base64
 import hashlib
 import json
 import subprocess
+import time
 from pathlib import Path
 
 from conftest import git, make_repo
-from tests.helpers.homes import jacked, tree
+from tests.helpers.homes import home_env, jacked, tree
 from tests.helpers.state import state_dir
 
 REPOS = ("api", "web")
@@ -91,15 +92,41 @@ def test_enable_with_no_clone_folder_says_where_it_looked(tmp_path):
     assert "--root DIR" in result.stdout
 
 
+def _merge_on_main(home: Path, repo: Path) -> None:
+    """A real `git merge --no-ff` of a feature branch into main, run as this person (their HOME)."""
+    env = home_env(home)
+    for args in (
+        ("checkout", "-q", "-b", "feature"),
+        ("commit", "-q", "--allow-empty", "-m", "Add the rate limiter"),
+        ("checkout", "-q", "main"),
+        ("merge", "-q", "--no-ff", "-m", "Merge pull request #7 from acme/feature", "feature"),
+    ):
+        subprocess.run(["git", "-C", str(repo), *args], env=env, check=True, capture_output=True)
+
+
+def _captured(vault: Path) -> list[str]:
+    """The candidate decisions merge capture wrote in this vault (waited for: it runs detached)."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        found = sorted(p.name for p in vault.glob("groups/*/decision/*.md"))
+        if found:
+            return found
+        time.sleep(0.1)
+    return []
+
+
 def test_two_homes_join_one_remote_each_hooks_its_own_clones_and_disable_leaves_each_as_it_was(tmp_path):
     """31.1-31.3, the issue's done-means: the second machine's clones live elsewhere under another
-    HOME; each gets post-merge capture in its own clones, and `disable` on either leaves its HOME
-    (all but the vault) and its clones exactly as they were."""
+    HOME; each gets post-merge capture in its own clones (a real merge there becomes a candidate
+    in its own vault), and `disable` on either leaves its HOME (all but the vault and the merged
+    repo's history) and its clones' hooks exactly as they were."""
     remote = tmp_path / "remote.git"
     subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(remote)], check=True)
     laptop, desktop = tmp_path / "laptop-home", tmp_path / "desk" / "home"
     laptop_clones, desktop_clones = _clones(laptop, "code"), _clones(desktop, "work/acme")
-    before = {home: tree(home) for home in (laptop, desktop)}
+    merged = desktop_clones["api"]
+    skip = ("jacked-vault", "work/acme/api")
+    before = {laptop: tree(laptop), desktop: tree(desktop, skip), merged: tree(merged / ".git" / "hooks")}
 
     steps = _steps(jacked(laptop, "memory", "enable", "--yes", "--json"))
     assert steps["groups"]["outcome"] == "done" and all(_hooked(p) for p in laptop_clones.values())
@@ -112,11 +139,13 @@ def test_two_homes_join_one_remote_each_hooks_its_own_clones_and_disable_leaves_
     assert steps["post-merge"]["outcome"] == "done" and "2 of 2" in steps["post-merge"]["detail"], steps["post-merge"]
     assert all(_hooked(p) for p in desktop_clones.values())
     assert "roots" not in json.loads((desktop / "jacked-vault" / "vault.json").read_text())
+    _merge_on_main(desktop, merged)
+    assert _captured(desktop / "jacked-vault"), "the merge in this machine's clone was not captured"
     laptop_hooks = {name: (p / ".git" / "hooks" / "post-merge").read_bytes() for name, p in laptop_clones.items()}
 
     steps = _steps(jacked(desktop, "memory", "disable", "--json"))
     assert steps["post-merge"]["outcome"] == "removed", steps["post-merge"]
-    assert tree(desktop) == before[desktop]  # its clones and HOME as they were (the vault is kept)
+    assert tree(desktop, skip) == before[desktop] and tree(merged / ".git" / "hooks") == before[merged]
     assert {name: (p / ".git" / "hooks" / "post-merge").read_bytes() for name, p in laptop_clones.items()} == (
         laptop_hooks
     )  # the other machine's clones were never touched
