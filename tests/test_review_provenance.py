@@ -80,9 +80,14 @@ def _everywhere(vault: Path, cwd: Path, note_id: str, word: str) -> dict[str, ob
     }
 
 
-def _review(provenance: str, machine: str, commit: str, *, verified: bool, counts: bool) -> dict:
-    return {"provenance": provenance, "machine": machine, "author": AUTHOR, "commit": commit, "verified": verified,
-            "signed": verified, "counts": counts}  # fmt: skip
+def _author(vault: Path, commit: str) -> str:
+    return git(vault, "log", "-1", "--format=%an <%ae>", commit).strip()
+
+
+def _review(vault: Path, provenance: str, machine: str, commit: str, *, verified: bool, counts: bool) -> dict:
+    """The `review` every surface shows for an accept (its author as git records it)."""
+    return {"provenance": provenance, "machine": machine, "author": _author(vault, commit), "commit": commit,
+            "verified": verified, "signed": verified, "counts": counts}  # fmt: skip
 
 
 def _forged_on_the_laptop(shared, tmp_path: Path):
@@ -100,7 +105,7 @@ def _forged_on_the_laptop(shared, tmp_path: Path):
 
 def test_an_unsigned_accept_from_another_machine_is_shown_as_such_and_counts_nowhere(shared, tmp_path: Path):
     laptop, note_id, forged, repo = _forged_on_the_laptop(shared, tmp_path)
-    review = _review("machine", FORGER, forged, verified=False, counts=False)
+    review = _review(laptop.vault.root, "machine", FORGER, forged, verified=False, counts=False)
     seen = _everywhere(laptop.vault.root, repo, note_id, "zebrakeys")
     assert seen["search"] == [("unreviewed", review)] and seen["mcp_search"] == [("unreviewed", review)]
     assert seen["read"] == ("unreviewed", review) and seen["mcp_read"] == ("unreviewed", review)
@@ -121,7 +126,7 @@ def test_an_unsigned_accept_from_another_machine_is_shown_as_such_and_counts_now
 def test_this_machines_config_may_trust_another_machines_unsigned_accepts_shown_as_such(shared, tmp_path: Path):
     laptop, note_id, forged, repo = _forged_on_the_laptop(shared, tmp_path)
     write_machine_config({"review": {"trust_unsigned": [FORGER]}})
-    review = _review("machine", FORGER, forged, verified=False, counts=True)
+    review = _review(laptop.vault.root, "machine", FORGER, forged, verified=False, counts=True)
     seen = _everywhere(laptop.vault.root, repo, note_id, "zebrakeys")
     assert seen["search"] == [("reviewed", review)] and seen["read"] == ("reviewed", review)
     assert seen["mcp_read"] == ("reviewed", review) and seen["log"] == [review]
@@ -132,24 +137,32 @@ def test_this_machines_config_may_trust_another_machines_unsigned_accepts_shown_
         assert f"[reviewed] (accepted on machine {FORGER}, unsigned; trusted here)" in seen[surface][0]
 
 
-def test_a_review_trust_setting_in_the_shared_vault_json_is_refused(vault_path: Path):
+def test_a_review_trust_setting_in_the_shared_vault_json_counts_for_nothing(vault_path: Path, tmp_path: Path):
+    """Trust is the machine's own: a `review` setting anyone could push in vault.json is refused
+    there (the schema), and the verdict never reads it."""
+    ctx = Context.create(vault=str(vault_path), cwd=tmp_path, harness="t")
+    note = add(ctx, AddRequest(title="Trust the zebraherd", body="b", group="g"))
+    forge_accept(vault_path, note.rel)
     config = json.loads((vault_path / "vault.json").read_text())
     config.setdefault("settings", {})["review"] = {"trust_unsigned": ["*"]}
     (vault_path / "vault.json").write_text(json.dumps(config))
     git(vault_path, "commit", "-qam", "trust everyone")
-    done = run_cli("memory", "search", "anything", "--json", vault=vault_path)
-    assert done.code != 0 and done.json["error"]["code"] == "JACKED_MEMORY_CONFIG"
+    found = run_cli("memory", "search", "zebraherd", "--all", "--json", vault=vault_path).json["results"]
+    assert [(r["trust"], r["review"]["counts"]) for r in found] == [("unreviewed", False)]
+    status = run_cli("memory", "status", "--json", vault=vault_path)
+    assert status.code != 0 and status.json["error"]["code"] == "JACKED_MEMORY_CONFIG"
+    assert "vault.json" in status.json["error"]["message"]
 
 
 def test_an_accept_made_here_is_reviewed_and_says_here(shared, tmp_path: Path):
     laptop, _, _, _ = shared
     note = add(laptop, AddRequest(title="Pin the zebradeps", kind="decision", body="Always pin.", group="tools"))
     done = transition(laptop, note.note.id, "accept")
-    review = _review("here", machine_id(laptop.vault.cache), done.commit, verified=False, counts=True)
+    review = _review(laptop.vault.root, "here", machine_id(laptop.vault.cache), done.commit, verified=False, counts=True)
     seen = _everywhere(laptop.vault.root, _code_repo(tmp_path), note.note.id, "zebradeps")
     assert seen["search"] == [("reviewed", review)] and seen["read"] == ("reviewed", review)
     assert seen["mcp_search"] == [("reviewed", review)] and seen["log"] == [review]
-    assert seen["read_text"] == f"trust:   reviewed (accepted here by {AUTHOR})"
+    assert seen["read_text"] == f"trust:   reviewed (accepted here by {review['author']})"
     assert all("[reviewed] (accepted here)" in seen[s][0] for s in ("brief", "hook"))
 
 
@@ -162,7 +175,7 @@ def test_another_machines_honest_accept_arrives_unverified_until_it_is_signed_or
     desk = machine_id(desktop.vault.cache)
     found = run_cli("memory", "search", "zebrapages", "--all", "--json", vault=laptop.vault.root).json["results"]
     assert [(r["trust"], r["review"]) for r in found] == [
-        ("unreviewed", _review("machine", desk, done.commit, verified=False, counts=False))
+        ("unreviewed", _review(laptop.vault.root, "machine", desk, done.commit, verified=False, counts=False))
     ]
     on_desktop = run_cli("memory", "search", "zebrapages", "--all", "--json", vault=desktop.vault.root).json
     assert [r["review"]["provenance"] for r in on_desktop["results"]] == ["here"]
@@ -176,6 +189,11 @@ def _ssh_key(folder: Path, name: str) -> tuple[Path, str]:
     key = folder / name
     subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", name, "-f", str(key)], check=True)
     return key, (folder / f"{name}.pub").read_text().strip()
+
+
+def _fresh(ctx: Context) -> Context:
+    """The same machine's context anew: a context reads the machine config once."""
+    return Context.create(vault=str(ctx.vault.root), cwd=ctx.cwd, harness=ctx.harness)
 
 
 def _signs_with(vault: Path, key: Path) -> None:
@@ -196,10 +214,12 @@ def test_an_accept_verified_against_a_trusted_key_counts_on_every_machine(shared
     write_machine_config({"review": {"allowed_signers": str(signers)}})
     sync(laptop)
     desk = machine_id(desktop.vault.cache)
-    review = _review("verified", desk, done.commit, verified=True, counts=True)
+    review = _review(laptop.vault.root, "verified", desk, done.commit, verified=True, counts=True)
     seen = _everywhere(laptop.vault.root, _code_repo(tmp_path), note.note.id, "zebrareleases")
     assert seen["search"] == [("reviewed", review)] and seen["mcp_read"] == ("reviewed", review)
-    assert seen["read_text"] == f"trust:   reviewed (accepted on machine {desk} by {AUTHOR}, verified against a trusted key)"
+    assert seen["read_text"] == (
+        f"trust:   reviewed (accepted on machine {desk} by {review['author']}, verified against a trusted key)"
+    )
     assert all("[reviewed] (accepted, verified against a trusted key)" in seen[s][0] for s in ("brief", "hook"))
 
 
@@ -220,13 +240,16 @@ def test_with_trusted_keys_an_unsigned_accept_or_forget_arriving_is_quarantined(
     signers.write_text(f"me@example.com {pub}\n")
     write_machine_config({"review": {"allowed_signers": str(signers)}})
     root = laptop.vault.root
-    result = sync(laptop)
+    result = sync(_fresh(laptop))  # a context reads the machine config once
     assert sorted((q["path"], q["code"]) for q in result.quarantined) == sorted(
         [(waiting.rel, "UNSIGNED_REVIEW"), (doomed.rel, "UNSIGNED_FORGET")]
     )
     assert result.forgotten == []
-    assert '"candidate"' in (root / waiting.rel).read_text() and (root / doomed.rel).is_file()
-    assert '"op":"quarantine"' in git(root, "show", "HEAD")  # recorded by one commit of this machine's own
+    assert 'status: "candidate"' in (root / waiting.rel).read_text() and (root / doomed.rel).is_file()
+    integration = git(root, "log", "-1", "-p", "--grep", "^memory: sync of origin", "--", "audit")
+    assert integration.count('"op":"quarantine"') == 2, integration  # one commit of this machine's own records both
+    # the value a forget rejects is rejected here too (a tombstone any machine may add); only the deletion waits
+    assert 'status: "rejected"' in (root / doomed.rel).read_text()
     quarantine = run_cli("memory", "doctor", "--json", vault=root).json["quarantine"]
     assert {(q["path"], q["source"]) for q in quarantine} >= {(waiting.rel, "sync"), (doomed.rel, "sync")}
 
@@ -248,9 +271,9 @@ def test_with_trusted_keys_a_signed_accept_and_forget_arriving_are_taken(shared,
     transition(desktop, waiting.note.id, "accept")
     forget(desktop, doomed.note.id)
     sync(desktop)
-    result = sync(laptop)
+    result = sync(_fresh(laptop))
     assert result.quarantined == [] and result.forgotten == [doomed.rel]
-    assert '"reviewed"' in (laptop.vault.root / waiting.rel).read_text()
+    assert 'trust: "reviewed"' in (laptop.vault.root / waiting.rel).read_text()
     assert not (laptop.vault.root / doomed.rel).exists()
 
 

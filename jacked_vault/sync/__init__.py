@@ -277,7 +277,7 @@ def _quarantine(ctx: Context, arrivals) -> list[dict]:
     return keep_quarantined(ctx.vault, arrivals)
 
 
-def _judge(ctx: Context, repo, base_tree, theirs_tree):
+def _judge(ctx: Context, repo, base_tree, theirs_tree, signed=None):
     from jacked_vault.search.index import open_fresh
     from jacked_vault.sync.arrivals import arrival_tombstones, inspect_arrivals
 
@@ -291,7 +291,7 @@ def _judge(ctx: Context, repo, base_tree, theirs_tree):
             return docs[0].path if docs else None
 
         arrivals = inspect_arrivals(
-            ctx.vault, repo, base_tree, theirs_tree, known.__contains__, local_path, index.verdicts
+            ctx.vault, repo, base_tree, theirs_tree, known.__contains__, local_path, index.verdicts, signed
         )
         index.verdicts.save()
         arrivals.new_stones = extra - set(index.tombstone_set())
@@ -516,11 +516,17 @@ def _integrate(
     """Judge the arrivals, then fast-forward, or commit what this machine keeps and regenerates on
     top of (or merged with) the remote's history, and move HEAD (lock held). With
     `hold_deletions` (the SessionStart pull) nothing moves when the remote deletes files: None."""
-    from jacked_vault.store import audit
+    from jacked_vault.store import audit, reviews
     from jacked_vault.write.transaction import commit_tree
 
     root = ctx.vault.root
-    arrivals = _judge(ctx, repo, repo[base].tree if base is not None else None, repo[theirs].tree)
+    signers = ctx.settings.review.signers
+    signed = (
+        reviews.signed_between(root, repo, str(theirs), str(base), signers)
+        if signers is not None and base is not None
+        else None
+    )  # with trusted keys, only the accepts and forgets git verifies are taken (not on adopting a history)
+    arrivals = _judge(ctx, repo, repo[base].tree if base is not None else None, repo[theirs].tree, signed)
     if arrivals.refused:
         error = arrivals.refusal(str(theirs))
         write_state(root, "refused", error.message)

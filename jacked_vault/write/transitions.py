@@ -20,6 +20,7 @@ from jacked_vault.write.transaction import kept_aside
 
 if TYPE_CHECKING:
     from jacked_vault.document import Note
+    from jacked_vault.store.reviews import Provenance
 
 from jacked_vault.document.lifecycle import ALLOWED_FROM
 
@@ -36,6 +37,7 @@ class Transitioned:
     commit: str
     quarantined: list[str] = field(default_factory=list)
     also_rejected: list[str] = field(default_factory=list)  # a reject's live twins (the same value), rejected with it
+    review: Provenance | None = None  # an accept: the review behind the note now, as this machine weighs it
 
     def to_json(self) -> dict:
         return {
@@ -48,21 +50,27 @@ class Transitioned:
             "commit": self.commit,
             "quarantined": self.quarantined,
             "also_rejected": self.also_rejected,
+            "review": self.review.to_json() if self.review else None,
         }
 
     def to_text(self) -> str:
         if self.op == "expire":
             state = f"valid until {self.valid_until}"
         else:
-            state = self.status + (", reviewed by you" if self.op == "accept" else "")
+            state = self.status
+            if self.op == "accept":
+                state += ", reviewed by you" if self.trust == "reviewed" else (
+                    f"; not counted as reviewed here ({self.review.said() if self.review else 'no accept found'})"
+                )
         lines = [f"{self.op}: {self.title} ({self.id}) is now {state} [{self.commit[:10]}]"]
         lines += [f"also rejected {twin}: it holds the same value" for twin in self.also_rejected]
         return "\n".join(lines + kept_aside(self.quarantined))
 
 
 def _locate(ctx: Context, note_id: str):
-    """(store, rel, trust) of one note, complete-or-fail like `read`; `trust` is what the note is
-    worth here (a claimed review with no accept behind it is `unreviewed`)."""
+    """(store, rel, verdict) of one note, complete-or-fail like `read`; the verdict is what its
+    review is worth here (`store.reviews.Verdict`: a claimed review with no accept behind it that
+    counts here is `unreviewed`)."""
     from jacked_vault.document.model import ID_RE
     from jacked_vault.search.service import fresh_indexes, the_one
     from jacked_vault.store.gate import scan
@@ -72,7 +80,7 @@ def _locate(ctx: Context, note_id: str):
         raise VaultError("NOT_FOUND", "no note with that id (an id looks like mem_…); nothing was written")
     indexes, diag = fresh_indexes(ctx)
     try:
-        found = [(index.store, doc.path, doc.trust) for index in indexes for doc in index.lookup(note_id)]
+        found = [(index.store, doc.path, doc.verdict) for index in indexes for doc in index.lookup(note_id)]
     finally:
         for index in indexes:
             index.close()
@@ -114,7 +122,7 @@ def transition(
     """Apply one transition in one commit (with audit line, index.md, and the tombstone on reject)."""
     from jacked_vault.document import utc_now
     from jacked_vault.recall.index_md import regenerate_index
-    from jacked_vault.store import git
+    from jacked_vault.store.reviews import person_signs
     from jacked_vault.write.transaction import write_transaction
 
     if op == "reject" and not (reason and reason.strip()):
@@ -125,33 +133,35 @@ def transition(
         scan({"reason": reason})
     if op == "supersede" and not by:
         raise VaultError("USAGE", "supersede needs --by NEW_ID")
-    store, rel, trust = _locate(ctx, note_id)
+    store, rel, verdict = _locate(ctx, note_id)
     if op == "supersede" and by is not None:  # None refused above
         _locate(ctx, by)
     with write_transaction(store, harness=ctx.harness, origin="cli", settings=ctx.settings, may_push=True) as tx:
-        done = _apply(tx, rel, note_id, op, trust=trust, reason=reason, valid_until=valid_until, by=by, now=utc_now())
+        done = _apply(
+            tx, rel, note_id, op, trust=verdict.trust, reason=reason, valid_until=valid_until, by=by, now=utc_now()
+        )
         for (scope, group), group_changes in done.changes.items():
             regenerate_index(tx, scope, group, group_changes)
-        sign = op == "accept" and (ctx.settings.review_signers is not None or git.signs_commits(tx.repo))
         note, updated = done.note, done.updated
         commit = tx.commit(
             f"memory({op}): {note.title}",
-            sign=sign,
+            sign=op == "accept" and person_signs(ctx.settings.review, tx.repo),
             note_id=note.id,
             reason=updated.status_reason if op != "accept" else None,
         )
-    proven = "reviewed" if op == "accept" else trust  # what the note is worth, not what its file claims
+    now_worth = _locate(ctx, note_id)[2] if op == "accept" else verdict  # what it is worth, not what it claims
     return Transitioned(
         note.id,
         note.title,
         op,
         updated.status,
-        proven,
+        now_worth.trust,
         updated.valid_until,
         store.display(rel, note.scope),
         commit,
         done.kept,
         done.twins,
+        now_worth.review,
     )
 
 
@@ -257,7 +267,7 @@ def edit_as_new(ctx: Context, note_id: str, *, title: str, body: str) -> EditedA
     from jacked_vault.write.create import build_note
     from jacked_vault.write.transaction import write_transaction
 
-    store, rel, trust = _locate(ctx, note_id)
+    store, rel, verdict = _locate(ctx, note_id)
     with write_transaction(
         store,
         harness=ctx.harness,
@@ -298,7 +308,8 @@ def edit_as_new(ctx: Context, note_id: str, *, title: str, body: str) -> EditedA
         new_rel = tx.create(store.note_dir(new.scope, new.group, new.kind), slugify_title(new.title), checked)
         tx.event("create", new.id, new_rel, checked.data, ts=now)
         done = _apply(
-            tx, rel, note_id, "reject", trust=trust, reason=f"edited as {new.id}", valid_until=None, by=None, now=now
+            tx, rel, note_id, "reject", trust=verdict.trust, reason=f"edited as {new.id}", valid_until=None, by=None,
+            now=now,
         )
         done.changes.setdefault((new.scope, new.group), {})[new_rel] = Entry.from_note(new)
         for (scope, group), group_changes in done.changes.items():
