@@ -121,6 +121,13 @@ def test_an_unsigned_accept_from_another_machine_is_shown_as_such_and_counts_now
     assert [(w["code"], w["id"]) for w in doctor["warnings"] if "REVIEW" in w["code"]] == [
         ("UNVERIFIED_REVIEW", note_id)
     ]
+    status = run_cli("memory", "status", "--json", vault=laptop.vault.root).json["vault"]["reviews"]
+    assert {k: status[k] for k in ("here", "verified", "machine", "not_counted", "unproven")} == {
+        "here": 0, "verified": 0, "machine": 0, "not_counted": 1, "unproven": 0
+    }
+    assert "reviewed notes: 0 counted (0 accepted here, 0 verified); 1 accepted elsewhere, not verified, not counted" in (
+        run_cli("memory", "status", vault=laptop.vault.root).out
+    )
 
 
 def test_this_machines_config_may_trust_another_machines_unsigned_accepts_shown_as_such(shared, tmp_path: Path):

@@ -762,6 +762,19 @@ class SearchIndex:
             db.execute("ROLLBACK")
             raise
 
+    def review_counts(self) -> dict[str, int]:
+        """How the notes whose files claim `reviewed` stand here: counted, by provenance (`here`,
+        `verified`, `machine`: another machine's unsigned accept this machine trusts), and not
+        counted (`not_counted`: an accept that does not count here; `unproven`: no accept at all)."""
+        counts = dict.fromkeys(("here", "verified", "machine", "not_counted", "unproven"), 0)
+        for trust, provenance, n in self.db.execute(
+            "SELECT trust, json_extract(review, '$.provenance'), COUNT(*) FROM docs WHERE tier='note' AND "
+            "claim='reviewed' GROUP BY 1, 2"
+        ):
+            key = provenance if trust == "reviewed" else "not_counted" if provenance else "unproven"
+            counts[key] += n
+        return counts
+
     def unproven_reviews(self) -> list[tuple[str, str, Provenance | None]]:
         """(path, id, the accept behind it if any) of every note whose file claims `reviewed` with
         no accept behind it that counts here."""

@@ -20,7 +20,7 @@ from jacked_vault.write.transaction import kept_aside
 
 if TYPE_CHECKING:
     from jacked_vault.document import Note
-    from jacked_vault.store.reviews import Provenance
+    from jacked_vault.store.reviews import Verdict
 
 from jacked_vault.document.lifecycle import ALLOWED_FROM
 
@@ -31,26 +31,28 @@ class Transitioned:
     title: str
     op: str
     status: str
-    trust: str
+    verdict: Verdict  # what its review is worth here now (for an accept: the review behind it, as weighed here)
     valid_until: str | None
     path: str
     commit: str
     quarantined: list[str] = field(default_factory=list)
     also_rejected: list[str] = field(default_factory=list)  # a reject's live twins (the same value), rejected with it
-    review: Provenance | None = None  # an accept: the review behind the note now, as this machine weighs it
+
+    @property
+    def trust(self) -> str:
+        return self.verdict.trust
 
     def to_json(self) -> dict:
         return {
             "id": self.id,
             "op": self.op,
             "status": self.status,
-            "trust": self.trust,
+            **self.verdict.to_json(),
             "valid_until": self.valid_until,
             "path": self.path,
             "commit": self.commit,
             "quarantined": self.quarantined,
             "also_rejected": self.also_rejected,
-            "review": self.review.to_json() if self.review else None,
         }
 
     def to_text(self) -> str:
@@ -59,9 +61,7 @@ class Transitioned:
         else:
             state = self.status
             if self.op == "accept":
-                state += ", reviewed by you" if self.trust == "reviewed" else (
-                    f"; not counted as reviewed here ({self.review.said() if self.review else 'no accept found'})"
-                )
+                state += ", reviewed by you" if self.verdict.reviewed else f"; {self.verdict.said()}"
         lines = [f"{self.op}: {self.title} ({self.id}) is now {state} [{self.commit[:10]}]"]
         lines += [f"also rejected {twin}: it holds the same value" for twin in self.also_rejected]
         return "\n".join(lines + kept_aside(self.quarantined))
@@ -88,12 +88,12 @@ def _locate(ctx: Context, note_id: str):
 
 
 def _changes(
-    op: str, note, now: str, *, reason: str | None, valid_until: str | None, by: str | None, trust: str
+    op: str, note, now: str, *, reason: str | None, valid_until: str | None, by: str | None, reviewed: bool
 ) -> dict:
     if note.status not in ALLOWED_FROM[op]:
         raise VaultError("VALIDATION", f"cannot {op} {note.id}: it is {note.status}")
     if op == "accept":
-        if note.status == "active" and trust == "reviewed":
+        if note.status == "active" and reviewed:
             raise VaultError("VALIDATION", f"{note.id} is already active and reviewed")
         return {"status": "active", "trust": "reviewed"}
     if op == "reject":
@@ -138,7 +138,7 @@ def transition(
         _locate(ctx, by)
     with write_transaction(store, harness=ctx.harness, origin="cli", settings=ctx.settings, may_push=True) as tx:
         done = _apply(
-            tx, rel, note_id, op, trust=verdict.trust, reason=reason, valid_until=valid_until, by=by, now=utc_now()
+            tx, rel, note_id, op, reviewed=verdict.reviewed, reason=reason, valid_until=valid_until, by=by, now=utc_now()
         )
         for (scope, group), group_changes in done.changes.items():
             regenerate_index(tx, scope, group, group_changes)
@@ -155,13 +155,12 @@ def transition(
         note.title,
         op,
         updated.status,
-        now_worth.trust,
+        now_worth,
         updated.valid_until,
         store.display(rel, note.scope),
         commit,
         done.kept,
         done.twins,
-        now_worth.review,
     )
 
 
@@ -183,7 +182,7 @@ def _apply(
     note_id: str,
     op: str,
     *,
-    trust: str,
+    reviewed: bool,
     reason: str | None,
     valid_until: str | None,
     by: str | None,
@@ -201,7 +200,7 @@ def _apply(
         raise VaultError("INCOMPLETE", f"{note_id}: its file is not committed yet; run `jacked memory doctor --repair`")
     note = parse_note(committed, source=rel)
     updated = dataclasses.replace(
-        note, updated_at=now, **_changes(op, note, now, reason=reason, valid_until=valid_until, by=by, trust=trust)
+        note, updated_at=now, **_changes(op, note, now, reason=reason, valid_until=valid_until, by=by, reviewed=reviewed)
     )
     data = render_note(updated)
     changes: dict[tuple[str, str | None], dict] = {(note.scope, note.group): {rel: Entry.from_note(updated)}}
@@ -308,8 +307,8 @@ def edit_as_new(ctx: Context, note_id: str, *, title: str, body: str) -> EditedA
         new_rel = tx.create(store.note_dir(new.scope, new.group, new.kind), slugify_title(new.title), checked)
         tx.event("create", new.id, new_rel, checked.data, ts=now)
         done = _apply(
-            tx, rel, note_id, "reject", trust=verdict.trust, reason=f"edited as {new.id}", valid_until=None, by=None,
-            now=now,
+            tx, rel, note_id, "reject", reviewed=verdict.reviewed, reason=f"edited as {new.id}", valid_until=None,
+            by=None, now=now,
         )
         done.changes.setdefault((new.scope, new.group), {})[new_rel] = Entry.from_note(new)
         for (scope, group), group_changes in done.changes.items():
