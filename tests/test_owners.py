@@ -196,7 +196,9 @@ def test_one_trust_verdict_asked_by_every_surface():
     """Issue 31.8: a surface that decides `reviewed` from a file's trust (or a raw column) itself can
     disagree with the others; only the owners compare, the rest render `Verdict`."""
     found = {
-        rel: lines for rel, tree in _sources().items() if rel not in TRUST_OWNERS and (lines := _reviewed_compares(tree))
+        rel: lines
+        for rel, tree in _sources().items()
+        if rel not in TRUST_OWNERS and (lines := _reviewed_compares(tree))
     }
     assert found == {}
 

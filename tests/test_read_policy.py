@@ -10,8 +10,8 @@ front-end entries and its reader: a harness, or a person with no harness). They 
   committed file quarantined for a secret, three notes claiming a review that counts for nothing
   here (`UNPROVEN`: a hand commit with no accept behind it, a planted file `doctor --repair`
   committed, an accept built by hand for another machine's chain and never signed: issue 31
-  items 7 and 8, one trust verdict asked by every surface), and the two clocks (recorded after T, at `--known-at T`; valid only after T, at
-  `--as-of T`).
+  items 7 and 8, one trust verdict asked by every surface), and the two clocks (recorded after
+  T, at `--known-at T`; valid only after T, at `--as-of T`).
 
 Each case is its own small vault (`World`): a visible control note, a control candidate (what
 the review queue shows), the group's hot.md, a note in the repo's own project store, and the

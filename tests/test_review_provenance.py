@@ -64,7 +64,8 @@ def _everywhere(vault: Path, cwd: Path, note_id: str, word: str) -> dict[str, ob
 
     async def go():
         async with Client(inproc(vault, cwd, harness=HARNESS)) as client:
-            return await call(client, "memory_search", {"query": word}), await call(client, "memory_read", {"id": note_id})
+            found = await call(client, "memory_search", {"query": word})
+            return found, await call(client, "memory_read", {"id": note_id})
 
     (_, mcp_found), (_, mcp_read) = run(go)
     return {
@@ -116,7 +117,8 @@ def test_an_unsigned_accept_from_another_machine_is_shown_as_such_and_counts_now
                for line in seen["search_text"]) and seen["search_text"]  # fmt: skip
     for surface in ("brief", "hook"):
         assert len(seen[surface]) == 1, seen[surface]
-        assert "[reviewed]" not in seen[surface][0] and f"(accepted on machine {FORGER}, not verified)" in seen[surface][0]
+        line = seen[surface][0]
+        assert "[reviewed]" not in line and f"(accepted on machine {FORGER}, not verified)" in line
     doctor = run_cli("memory", "doctor", "--json", vault=laptop.vault.root).json
     assert [(w["code"], w["id"]) for w in doctor["warnings"] if "REVIEW" in w["code"]] == [
         ("UNVERIFIED_REVIEW", note_id)
@@ -125,9 +127,8 @@ def test_an_unsigned_accept_from_another_machine_is_shown_as_such_and_counts_now
     assert {k: status[k] for k in ("here", "verified", "machine", "not_counted", "unproven")} == {
         "here": 0, "verified": 0, "machine": 0, "not_counted": 1, "unproven": 0
     }
-    assert "reviewed notes: 0 counted (0 accepted here, 0 verified); 1 accepted elsewhere, not verified, not counted" in (
-        run_cli("memory", "status", vault=laptop.vault.root).out
-    )
+    said = "reviewed notes: 0 counted (0 accepted here, 0 verified); 1 accepted elsewhere, not verified, not counted"
+    assert said in run_cli("memory", "status", vault=laptop.vault.root).out
 
 
 def test_this_machines_config_may_trust_another_machines_unsigned_accepts_shown_as_such(shared, tmp_path: Path):
@@ -165,7 +166,8 @@ def test_an_accept_made_here_is_reviewed_and_says_here(shared, tmp_path: Path):
     laptop, _, _, _ = shared
     note = add(laptop, AddRequest(title="Pin the zebradeps", kind="decision", body="Always pin.", group="tools"))
     done = transition(laptop, note.note.id, "accept")
-    review = _review(laptop.vault.root, "here", machine_id(laptop.vault.cache), done.commit, verified=False, counts=True)
+    here = machine_id(laptop.vault.cache)
+    review = _review(laptop.vault.root, "here", here, done.commit, verified=False, counts=True)
     seen = _everywhere(laptop.vault.root, _code_repo(tmp_path), note.note.id, "zebradeps")
     assert seen["search"] == [("reviewed", review)] and seen["read"] == ("reviewed", review)
     assert seen["mcp_search"] == [("reviewed", review)] and seen["log"] == [review]
@@ -242,7 +244,7 @@ def test_with_trusted_keys_an_unsigned_accept_or_forget_arriving_is_quarantined(
     transition(desktop, waiting.note.id, "accept")  # unsigned: no key set up on the desktop
     forget(desktop, doomed.note.id)
     sync(desktop)
-    key, pub = _ssh_key(tmp_path / "keys", "laptop")
+    _, pub = _ssh_key(tmp_path / "keys", "laptop")
     signers = tmp_path / "allowed_signers"
     signers.write_text(f"me@example.com {pub}\n")
     write_machine_config({"review": {"allowed_signers": str(signers)}})

@@ -509,7 +509,8 @@ def test_accept_and_reject_from_the_page_make_the_clis_commits(fresh: UiWorld):
         "Memory-Harness: unknown" in page_accept[0] and "Memory-Origin: cli" in page_accept[0]
     )  # a person, as at the CLI
     note = client.get(f"/note/{fresh.ids['accept_me']}").text
-    assert "trust-reviewed" in note and "accepted by a person in" in note
+    reviewed = r'<strong>Reviewed</strong>: <span class="vault">accepted here by [^<]*</span> in <a href="#c-[0-9a-f]+'
+    assert "trust-reviewed" in note and re.search(reviewed, note)  # the review, where it came from, its commit
 
     head = fresh.head()
     rejected = post(

@@ -719,9 +719,13 @@ class SearchIndex:
         signers = policy.trust.signers
         verified = verified_by(self.store.root, repo, [r.commit for r in found], signers) if signers else set()
         self.db.executemany(
-            "INSERT OR REPLACE INTO reviews(id, value, commit_id, machine, author, signed, verified) VALUES(?,?,?,?,?,?,?)",
-            [(r.note_id, r.value, r.commit, r.machine, r.author, int(r.signed), int(r.commit in verified)) for r in found],
-        )  # fmt: skip
+            "INSERT OR REPLACE INTO reviews(id, value, commit_id, machine, author, signed, verified)"
+            " VALUES(?,?,?,?,?,?,?)",
+            [
+                (r.note_id, r.value, r.commit, r.machine, r.author, int(r.signed), int(r.commit in verified))
+                for r in found
+            ],
+        )
         self._set_meta("reviews", head)
 
     def _follow_review_policy(self) -> None:
@@ -783,7 +787,7 @@ class SearchIndex:
         rows = self.db.execute(
             "SELECT path, id, trust, claim, review FROM docs WHERE claim='reviewed' AND trust<>'reviewed' ORDER BY path"
         )
-        return [(path, note_id, Verdict.from_row(trust, claim, review).review) for path, note_id, trust, claim, review in rows]
+        return [(path, note_id, Verdict.from_row(*verdict).review) for path, note_id, *verdict in rows]
 
     def add_entry(
         self,
@@ -804,8 +808,8 @@ class SearchIndex:
         thash = derived.thash
         self._count(rel, size, +1)
         cur = db.execute(
-            "INSERT INTO docs(path, root, id, title, kind, scope, grp, status, trust, claim, review, origin, tier, tags, "
-            "repos, targets,"
+            "INSERT INTO docs(path, root, id, title, kind, scope, grp, status, trust, claim, review, origin, tier, "
+            "tags, repos, targets,"
             " valid_from, valid_until, created_at, updated_at, summary, sha, thash, size)"
             " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             (
@@ -989,7 +993,7 @@ class SearchIndex:
             " ORDER BY inbound DESC, d.updated_at DESC, d.id LIMIT ?",
             (group, *params, limit),
         ).fetchall()
-        return [(title, path, summary, Verdict.from_row(*verdict), inbound) for title, path, summary, *verdict, inbound in rows]
+        return [(title, path, summary, Verdict.from_row(*v), inbound) for title, path, summary, *v, inbound in rows]
 
     def diagnostics(self) -> Diagnostics:
         truncated = self.db.execute("SELECT 1 FROM roots WHERE truncated=1 LIMIT 1").fetchone() is not None

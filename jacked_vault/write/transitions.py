@@ -138,7 +138,8 @@ def transition(
         _locate(ctx, by)
     with write_transaction(store, harness=ctx.harness, origin="cli", settings=ctx.settings, may_push=True) as tx:
         done = _apply(
-            tx, rel, note_id, op, reviewed=verdict.reviewed, reason=reason, valid_until=valid_until, by=by, now=utc_now()
+            tx, rel, note_id, op, reviewed=verdict.reviewed, reason=reason, valid_until=valid_until, by=by,
+            now=utc_now(),
         )
         for (scope, group), group_changes in done.changes.items():
             regenerate_index(tx, scope, group, group_changes)
@@ -200,7 +201,9 @@ def _apply(
         raise VaultError("INCOMPLETE", f"{note_id}: its file is not committed yet; run `jacked memory doctor --repair`")
     note = parse_note(committed, source=rel)
     updated = dataclasses.replace(
-        note, updated_at=now, **_changes(op, note, now, reason=reason, valid_until=valid_until, by=by, reviewed=reviewed)
+        note,
+        updated_at=now,
+        **_changes(op, note, now, reason=reason, valid_until=valid_until, by=by, reviewed=reviewed),
     )
     data = render_note(updated)
     changes: dict[tuple[str, str | None], dict] = {(note.scope, note.group): {rel: Entry.from_note(updated)}}
