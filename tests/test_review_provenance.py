@@ -255,6 +255,8 @@ def test_with_trusted_keys_an_unsigned_accept_or_forget_arriving_is_quarantined(
     )
     assert result.forgotten == []
     assert 'status: "candidate"' in (root / waiting.rel).read_text() and (root / doomed.rel).is_file()
+    head = git(root, "log", "-1", "--format=%s").strip()
+    assert head.startswith("memory: sync of origin"), head  # its index.md right the first time: no second commit
     integration = git(root, "log", "-1", "-p", "--grep", "^memory: sync of origin", "--", "audit")
     assert integration.count('"op":"quarantine"') == 2, integration  # one commit of this machine's own records both
     # the value a forget rejects is rejected here too (a tombstone any machine may add); only the deletion waits

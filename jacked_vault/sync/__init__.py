@@ -395,9 +395,7 @@ def _plan(
             plan.events.append(event("quarantine", rel, rel, merged))
     rejected = _reject_rejected_values(ctx, repo, plan, arrivals, now)
     plan.events += [event("reject", note.id, rel, plan.edits[rel]) for rel, note in rejected.items()]
-    for rel, data in _expected_indexes(
-        ctx, repo, plan, {**arrivals.notes, **rejected}, arrivals, moved, ours_bytes
-    ).items():
+    for rel, data in _expected_indexes(ctx, repo, plan, arrivals.notes, rejected, arrivals, moved, ours_bytes).items():
         if git.blob_at(repo, plan.tree, rel) != data:
             plan.edits[rel] = data
             plan.events.append(event("regenerate", rel, rel, data))
@@ -457,19 +455,21 @@ MAX_PREVIEW_NOTES = 5000  # beyond it, index.md is kept as it was and regenerate
 
 
 def _expected_indexes(
-    ctx: Context, repo, plan: _Plan, notes: dict, arrivals, moved, ours_bytes
+    ctx: Context, repo, plan: _Plan, notes: dict, rejected: dict, arrivals, moved, ours_bytes
 ) -> dict[str, bytes | None]:
     """index.md as this machine derives it once the arrivals are in (never the remote's bytes):
-    rendered from the search index with the arriving notes and tombstones previewed."""
+    rendered from the search index with the arriving notes (`notes`), the notes this commit
+    rejects (`rejected`, a quarantined arrival's local version among them) and the tombstones
+    previewed."""
     from jacked_vault.recall.index_md import index_path, render_index
     from jacked_vault.search.entries import Entry
     from jacked_vault.search.index import open_fresh
     from jacked_vault.store.layout import classify_note
     from jacked_vault.store.tombstones import parse_tombstones
 
-    changes: dict[str, Entry | None] = {rel: Entry.from_note(note) for rel, note in notes.items()}
-    for item in arrivals.quarantined:
-        changes.pop(item["path"], None)
+    held = {item["path"] for item in arrivals.quarantined}  # not taken: the local version stays
+    changes: dict[str, Entry | None] = {rel: Entry.from_note(note) for rel, note in notes.items() if rel not in held}
+    changes.update({rel: Entry.from_note(note) for rel, note in rejected.items()})  # kept here, and rejected
     changes.update({rel: None for rel in [*plan.result.accepted_deletions, *arrivals.forgotten]})
     for note_id, rel, _ in moved:
         for old in [r for r, e in changes.items() if e is not None and e.id == note_id and r != rel]:
