@@ -115,7 +115,7 @@ def test_settings_build_types_every_value_and_defaults_the_rest():
     assert built.agents == "candidate"
     assert dict(built.librarian) == {"added": 5, "archive_after_days": 30}
     assert (built.distill_command, built.distill_timeout_s) == (("distill", "--json"), 20.0)
-    assert built.review_signers == Path("/signers") and built.review.unsigned_from == {"m-desk"}
+    assert built.review.signers == Path("/signers") and built.review.unsigned_from == {"m-desk"}
     assert not built.review.trusts_unsigned("m-desk"), "while trusted keys are asked for, nothing unsigned counts"
     assert ReviewTrust.build({"trust_unsigned": ["*"]}).trusts_unsigned("m-any")
     assert Settings.build({}) == DEFAULT_SETTINGS
@@ -142,7 +142,7 @@ def test_context_settings_follow_the_effective_config(vault_path: Path, tmp_path
     )
     settings = Context.create(vault=vault_path, cwd=tmp_path, harness="t").settings
     assert (settings.push, settings.lock_timeout_s, settings.distill_command) == ("after-write", 9.0, ("mine",))
-    assert settings.review_signers == signers
+    assert settings.review.signers == signers
 
 
 def test_the_library_context_ignores_the_environment(monkeypatch, vault_path: Path, tmp_path: Path):

@@ -78,11 +78,6 @@ class Settings:
         )
 
     @property
-    def review_signers(self) -> Path | None:
-        """The allowed-signers file this machine verifies accepts against (None: none asked for)."""
-        return self.review.signers
-
-    @property
     def push_after_write(self) -> bool:
         """A write's commit starts a detached push (`sync.push = after-write`)."""
         return self.push == "after-write"

@@ -467,8 +467,10 @@ def _expected_indexes(
     from jacked_vault.store.layout import classify_note
     from jacked_vault.store.tombstones import parse_tombstones
 
-    held = {item["path"] for item in arrivals.quarantined}  # not taken: the local version stays
-    changes: dict[str, Entry | None] = {rel: Entry.from_note(note) for rel, note in notes.items() if rel not in held}
+    kept_out = {item["path"] for item in arrivals.quarantined}  # not taken: the local version stays
+    changes: dict[str, Entry | None] = {
+        rel: Entry.from_note(note) for rel, note in notes.items() if rel not in kept_out
+    }
     changes.update({rel: Entry.from_note(note) for rel, note in rejected.items()})  # kept here, and rejected
     changes.update({rel: None for rel in [*plan.result.accepted_deletions, *arrivals.forgotten]})
     for note_id, rel, _ in moved:
