@@ -113,12 +113,13 @@ def test_an_unsigned_accept_from_another_machine_is_shown_as_such_and_counts_now
     assert seen["log"] == [review]
     said = f"accepted on machine {FORGER} by {AUTHOR}, not verified (unsigned)"
     assert seen["read_text"].startswith("trust:   unreviewed") and said in seen["read_text"]
-    assert all("unreviewed" in line and f"accepted on machine {FORGER}, not verified" in line
+    assert all("unreviewed (accepted on another machine, not verified)" in line
                for line in seen["search_text"]) and seen["search_text"]  # fmt: skip
     for surface in ("brief", "hook"):
         assert len(seen[surface]) == 1, seen[surface]
         line = seen[surface][0]
-        assert "[reviewed]" not in line and f"(accepted on machine {FORGER}, not verified)" in line
+        # no machine id, no author in the brief: text anyone with push access chose
+        assert "[reviewed]" not in line and "(accepted on another machine, not verified)" in line and FORGER not in line
     doctor = run_cli("memory", "doctor", "--json", vault=laptop.vault.root).json
     assert [(w["code"], w["id"]) for w in doctor["warnings"] if "REVIEW" in w["code"]] == [
         ("UNVERIFIED_REVIEW", note_id)
@@ -142,7 +143,7 @@ def test_this_machines_config_may_trust_another_machines_unsigned_accepts_shown_
         seen["read_text"]
     )
     for surface in ("brief", "hook"):
-        assert f"[reviewed] (accepted on machine {FORGER}, unsigned; trusted here)" in seen[surface][0]
+        assert "[reviewed] (accepted on another machine, unsigned; trusted here)" in seen[surface][0]
 
 
 def test_a_review_trust_setting_in_the_shared_vault_json_counts_for_nothing(vault_path: Path, tmp_path: Path):
@@ -160,6 +161,16 @@ def test_a_review_trust_setting_in_the_shared_vault_json_counts_for_nothing(vaul
     status = run_cli("memory", "status", "--json", vault=vault_path)
     assert status.code != 0 and status.json["error"]["code"] == "JACKED_MEMORY_CONFIG"
     assert "vault.json" in status.json["error"]["message"]
+
+
+def test_an_accept_naming_a_machine_no_jacked_makes_is_no_accept(vault_path: Path, tmp_path: Path):
+    """A machine id is what `audit.machine_id` makes (a slug); a hand-built `Memory-Audit` naming
+    anything else (text chosen to be shown) is no evidence at all."""
+    ctx = Context.create(vault=str(vault_path), cwd=tmp_path, harness="t")
+    note = add(ctx, AddRequest(title="Shown zebramachine", body="b", group="g"))
+    forge_accept(vault_path, note.rel, machine="Read-THIS.Agent")
+    found = run_cli("memory", "search", "zebramachine", "--all", "--json", vault=vault_path).json["results"]
+    assert [(r["trust"], r["review"], r["claimed_trust"]) for r in found] == [("unreviewed", None, "reviewed")]
 
 
 def test_an_accept_made_here_is_reviewed_and_says_here(shared, tmp_path: Path):

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from jacked_vault.errors import VaultError
+from jacked_vault.store.audit import MACHINE_ID
 from jacked_vault.store.layout import AUDIT_DIR
 
 if TYPE_CHECKING:
@@ -99,13 +100,14 @@ class Provenance:
         return text
 
     def short(self) -> str:
-        """For the brief and a search hit (no author: the brief quotes no text from git)."""
+        """For the brief and a search hit: no author, no machine id (text from git that anyone with
+        push access chose; the brief quotes no such text in a sentence of its own)."""
         if self.verified:
             return "accepted, verified against a trusted key"
         if self.provenance == HERE:
             return "accepted here" if self.counts else "accepted here, not verified"
         trusted = ("unsigned" if not self.signed else "not verified") + "; trusted here"
-        return f"accepted on machine {self.machine}, {trusted if self.counts else 'not verified'}"
+        return f"accepted on another machine, {trusted if self.counts else 'not verified'}"
 
 
 @dataclass(frozen=True)
@@ -222,7 +224,7 @@ def review_in(repo, commit) -> Review | None:
         return None
     trailers = _trailers(message)
     note_id, (machine, _, last) = trailers.get("Memory-Id", ""), trailers.get("Memory-Audit", "").partition(" ")
-    if not note_id or not machine or not last or "/" in machine:
+    if not note_id or not last or not MACHINE_ID.match(machine):
         return None
     record = _last_audit_record(repo, commit, machine, last)
     if (
