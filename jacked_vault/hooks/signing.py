@@ -21,7 +21,6 @@ import base64
 import hashlib
 import os
 import re
-import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -124,9 +123,12 @@ def plan_signing(vault: Path) -> SigningPlan:
     """This person's signing key and where trusted keys go; USAGE when there is no ssh key to use."""
     from jacked_vault.store.config import machine_config_path, machine_review
 
-    fmt = _git_config(vault, "gpg.format") or "openpgp"
-    named = _git_config(vault, "user.signingkey")
-    principal = _principal(_git_config(vault, "user.email") or _git_config(vault, "user.name") or "me")
+    from jacked_vault.store.git import open_repo
+
+    config = open_repo(vault).config  # git's own settings as they apply to the vault (global ones included)
+    fmt = _setting(config, "gpg.format") or "openpgp"
+    named = _setting(config, "user.signingkey")
+    principal = _principal(_setting(config, "user.email") or _setting(config, "user.name") or "me")
     signers = machine_review().signers or machine_config_path().parent / SIGNERS_NAME
     if named and fmt != "ssh":
         raise VaultError(
@@ -170,8 +172,12 @@ def setup_signing(vault: Path, add: Sequence[str] = ()) -> SigningSetup:
 
         configfile.write(config_path, config_text, configfile.read(config_path))
     settings = [("gpg.format", "ssh"), ("user.signingkey", plan.signing_key)] if plan.tell_git else []
-    for name, value in settings:
-        _set_git_config(vault, name, value)
+    if settings:
+        from jacked_vault.store.git import open_repo
+
+        config = open_repo(vault).config
+        for name, value in settings:
+            config[name] = value  # the vault's own .git/config: this machine, this vault only
     return SigningSetup(
         plan.signers, config_path, [*held, *added], added, [f"{n}={v}" for n, v in settings], config_text is not None
     )
@@ -283,20 +289,9 @@ def _config_with_signers(signers: Path) -> tuple[Path, str | None]:
     return path, new
 
 
-def _git_config(vault: Path, name: str) -> str | None:
-    from jacked_vault.store.git import child_env
-
-    done = subprocess.run(
-        ["git", "-C", str(vault), "config", "--get", name],
-        capture_output=True, text=True, timeout=30, env=child_env(), check=False,
-    )  # fmt: skip
-    return done.stdout.strip() or None if done.returncode == 0 else None
-
-
-def _set_git_config(vault: Path, name: str, value: str) -> None:
-    from jacked_vault.store.git import child_env
-
-    subprocess.run(
-        ["git", "-C", str(vault), "config", "--local", name, value],
-        capture_output=True, text=True, timeout=30, env=child_env(), check=True,
-    )  # fmt: skip
+def _setting(config, name: str) -> str | None:
+    try:
+        value = config[name]
+    except KeyError:
+        return None
+    return value.strip() or None if isinstance(value, str) else None

@@ -298,8 +298,8 @@ def _last_audit_record(repo, commit, machine: str, last_hash: str) -> dict | Non
     return None
 
 
-def reviews_between(repo, head: str, since: str | None) -> Iterator[Review]:
-    """Every accept with its evidence in the commits reachable from `head` but not from `since`."""
+def _commits_between(repo, head: str, since: str | None) -> Iterator:
+    """The commits reachable from `head` but not from `since` (at most MAX_COMMITS_WALKED)."""
     import pygit2
 
     walker = repo.walk(head, pygit2.enums.SortMode.TOPOLOGICAL)
@@ -309,6 +309,12 @@ def reviews_between(repo, head: str, since: str | None) -> Iterator[Review]:
     for n, commit in enumerate(walker):
         if n >= MAX_COMMITS_WALKED:
             return
+        yield commit
+
+
+def reviews_between(repo, head: str, since: str | None) -> Iterator[Review]:
+    """Every accept with its evidence in the commits reachable from `head` but not from `since`."""
+    for commit in _commits_between(repo, head, since):
         if (commit.message or "").startswith(ACCEPT_SUBJECT):
             found = review_in(repo, commit)
             if found is not None:
@@ -330,17 +336,9 @@ class Signed:
 def signed_between(root: Path, repo, head: str, since: str | None, signers: Path) -> Signed:
     """The verified accepts and forgets in the commits reachable from `head` but not from `since`
     (a forget names its notes in its `Memory-Forget` trailer)."""
-    import pygit2
-
     reviews = list(reviews_between(repo, head, since))
     forgets: dict[str, list[str]] = {}
-    walker = repo.walk(head, pygit2.enums.SortMode.TOPOLOGICAL)
-    if since:
-        with contextlib.suppress(KeyError, ValueError, pygit2.GitError):
-            walker.hide(since)
-    for n, commit in enumerate(walker):
-        if n >= MAX_COMMITS_WALKED:
-            break
+    for commit in _commits_between(repo, head, since):
         named = _trailers(commit.message or "").get("Memory-Forget")
         if named:
             forgets[str(commit.id)] = named.split()
