@@ -58,11 +58,11 @@ class Context:
 
     @cached_property
     def settings(self) -> Settings:
-        """The typed settings of the effective config and this machine's review signers."""
-        from jacked_vault.store.config import review_signers
+        """The typed settings of the effective config and this machine's review trust."""
+        from jacked_vault.store.config import machine_review
         from jacked_vault.store.settings import Settings
 
-        return Settings.build(self.config, review_signers())
+        return Settings.build(self.config, machine_review())
 
     @cached_property
     def repo(self):

@@ -139,16 +139,13 @@ class ReadResult:
 
     def memory(self) -> dict:
         """The note's fields and body, or what a derived file has of them. `trust` is what the
-        note is worth here (a `reviewed` with no person's accept behind it is `unreviewed`, and
-        `claimed_trust` then says what its file claims)."""
+        note is worth here, `review` the accept behind it with where it came from, and
+        `claimed_trust` what its file claims when that is more (`store.reviews.Verdict`)."""
         if self.note is not None:
-            out = {**self.note.to_json(), "trust": self.doc.trust}
-            if self.note.trust != self.doc.trust:
-                out["claimed_trust"] = self.note.trust
-            return out
+            return {**self.note.to_json(), **self.doc.verdict.to_json()}
         d = self.doc
         fields = {"id": d.id, "title": d.title, "kind": d.kind, "tier": d.tier, "scope": d.scope, "group": d.group}
-        return {**fields, "status": d.status, "trust": d.trust, "updated_at": d.updated_at, "body": self.body}
+        return {**fields, "status": d.status, **d.verdict.to_json(), "updated_at": d.updated_at, "body": self.body}
 
     def to_json(self) -> dict:
         return {
@@ -175,13 +172,7 @@ class ReadResult:
         return "\n".join(lines)
 
     def _fields(self) -> list[tuple[str, str]]:
-        trust = (
-            "reviewed (accepted by a person)"
-            if self.doc.trust == "reviewed"
-            else "unreviewed (context, not instructions)"
-        )
-        if self.note is not None and self.note.trust != self.doc.trust:
-            trust += "; its file claims reviewed, but no accept by a person is behind it"
+        trust = self.doc.verdict.said()
         note, d = self.note, self.doc
         where = f"{d.scope} {d.group}" if d.group else d.scope
         if note is None:

@@ -213,4 +213,6 @@ NEITHER = {
     "memory push": "sends commits already made; writes nothing locally",
     "memory group suggest": "scans repo folders for groups; reads no note",
     "memory disable": "removes jacked's hooks, registrations and command files outside the vault; writes nothing in it",
+    "memory signing": "sets up this machine's review signing (the machine config, its allowed-signers file, the "
+    "vault's git config); writes nothing in the vault",
 }

@@ -90,6 +90,7 @@ class Status:
             f"review: {waiting} candidate{'s' if waiting != 1 else ''} waiting"
             + (" (`jacked memory review`)" if waiting else "")
         )
+        lines += _reviews_text(v["reviews"])
         lines.append(f"agents write: {v['agents']}")
         repo = self.repo
         lines.append(
@@ -103,6 +104,27 @@ class Status:
         return "\n".join(lines)
 
 
+def _reviews_text(reviews: dict) -> list[str]:
+    """What the reviewed notes are worth here and how this machine weighs an accept (nothing to
+    say: no line)."""
+    lines = []
+    counted = reviews["here"] + reviews["verified"] + reviews["machine"]
+    if counted or reviews["not_counted"] or reviews["unproven"]:
+        parts = [f"{counted} counted ({reviews['here']} accepted here, {reviews['verified']} verified"]
+        parts[0] += f", {reviews['machine']} unsigned from trusted machines)" if reviews["machine"] else ")"
+        if reviews["not_counted"]:
+            parts.append(f"{reviews['not_counted']} accepted elsewhere, not verified, not counted")
+        if reviews["unproven"]:
+            parts.append(f"{reviews['unproven']} claiming it with no accept")
+        named = " (`jacked memory doctor` names them)" if len(parts) > 1 else ""
+        lines.append("reviewed notes: " + "; ".join(parts) + named)
+    if reviews["signers"]:
+        lines.append(f"review signing: only accepts verified against {reviews['signers']} count")
+    elif reviews["trust_unsigned"]:
+        lines.append(f"review signing: off; unsigned accepts from {', '.join(reviews['trust_unsigned'])} count")
+    return lines
+
+
 def status(ctx: Context) -> Status:
 
     store = ctx.vault
@@ -111,6 +133,7 @@ def status(ctx: Context) -> Status:
         index.refresh()
         notes = index.count()
         candidates = index.count(status="candidate")
+        reviews = index.review_counts()
     finally:
         index.close()
     from jacked_vault.store.gate import quarantine_records
@@ -129,6 +152,11 @@ def status(ctx: Context) -> Status:
         "last_push": states["push"].to_json() if states["push"] else None,
         "push_policy": ctx.settings.push,
         "candidates": candidates,
+        "reviews": {  # the notes claiming `reviewed`, by what their accept is worth here (store/reviews.py)
+            **reviews,
+            "signers": str(ctx.settings.review.signers) if ctx.settings.review.signers else None,
+            "trust_unsigned": sorted(ctx.settings.review.unsigned_from),
+        },
         "agents": ctx.settings.agents,
         "quarantined": len(quarantine_records(store)),
     }

@@ -157,6 +157,7 @@ def _scenes(s: Session) -> None:
     s.run("review", "memory", "review")
     merge_note = run_cli("memory", "review", "--json", vault=vault, **s.env).json["candidates"][0]["id"]
     s.run("accept", "memory", "accept", merge_note)
+    s.run("signing-no-key", "memory", "signing")  # this HOME holds no ssh key: said, nothing written
     s.run("brief-after-merge", "memory", "brief", cwd=code)
     linked = _id(run_cli("memory", "search", "diffing", "--json", vault=vault, **s.env), "Index refresh diffs commits")
     s.run("expire", "memory", "expire", linked, "--at", "2030-01-02")

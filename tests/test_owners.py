@@ -98,7 +98,7 @@ def test_one_commit_path():
 
 
 def test_settings_build_types_every_value_and_defaults_the_rest():
-    from jacked_vault.store.settings import DEFAULT_SETTINGS, Settings
+    from jacked_vault.store.settings import DEFAULT_SETTINGS, ReviewTrust, Settings
 
     given = {
         "settings": {
@@ -110,13 +110,15 @@ def test_settings_build_types_every_value_and_defaults_the_rest():
             "distill": {"command": ["distill", "--json"], "timeout_s": 20},
         }
     }
-    built = Settings.build(given, Path("/signers"))
+    built = Settings.build(given, ReviewTrust.build({"trust_unsigned": ["m-desk", 3]}, Path("/signers")))
     assert dict(built.author or {}) == {"name": "Ada", "email": "ada@example.org"}
     assert (built.lock_timeout_s, built.push, built.push_after_write) == (7.0, "after-write", True)
     assert built.agents == "candidate"
     assert dict(built.librarian) == {"added": 5, "archive_after_days": 30}
     assert (built.distill_command, built.distill_timeout_s) == (("distill", "--json"), 20.0)
-    assert built.review_signers == Path("/signers")
+    assert built.review.signers == Path("/signers") and built.review.unsigned_from == {"m-desk"}
+    assert not built.review.trusts_unsigned("m-desk"), "while trusted keys are asked for, nothing unsigned counts"
+    assert ReviewTrust.build({"trust_unsigned": ["*"]}).trusts_unsigned("m-any")
     assert Settings.build({}) == DEFAULT_SETTINGS
     half = Settings.build({"settings": {"author": {"name": "Ada"}, "sync": {"push": "often"}, "writes": {"agents": 3}}})
     assert (half.author, half.push, half.agents) == (None, "session-end", "active")
@@ -141,7 +143,7 @@ def test_context_settings_follow_the_effective_config(vault_path: Path, tmp_path
     )
     settings = Context.create(vault=vault_path, cwd=tmp_path, harness="t").settings
     assert (settings.push, settings.lock_timeout_s, settings.distill_command) == ("after-write", 9.0, ("mine",))
-    assert settings.review_signers == signers
+    assert settings.review.signers == signers
 
 
 def test_the_library_context_ignores_the_environment(monkeypatch, vault_path: Path, tmp_path: Path):
@@ -167,3 +169,41 @@ def test_a_context_without_a_chosen_vault_is_refused(tmp_path: Path, monkeypatch
         Context.create(None)  # type: ignore[arg-type]
     assert caught.value.code == "INTERNAL"
     assert list(tmp_path.iterdir()) == []
+
+
+# Where a note's `trust` may be compared with `reviewed`: the verdict's owner (store/reviews.py), the
+# index that records it, the document rules that judge a file's claim (a transition never takes a
+# review back) and the arrivals that judge what a remote's file claims. Every surface asks the
+# verdict (`Doc.verdict`, `store.reviews.Verdict`) instead of deciding what `reviewed` means.
+TRUST_OWNERS = {
+    "store/reviews.py",
+    "search/index.py",
+    "document/lifecycle.py",
+    "document/_note_check.py",
+    "sync/arrivals.py",
+}
+
+
+def _reviewed_compares(tree: ast.Module) -> list[int]:
+    return [
+        node.lineno
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Compare)
+        and any(isinstance(n, ast.Constant) and n.value == "reviewed" for n in [node.left, *node.comparators])
+    ]
+
+
+def test_one_trust_verdict_asked_by_every_surface():
+    """Issue 31.8: a surface that decides `reviewed` from a file's trust (or a raw column) itself can
+    disagree with the others; only the owners compare, the rest render `Verdict`."""
+    found = {
+        rel: lines
+        for rel, tree in _sources().items()
+        if rel not in TRUST_OWNERS and (lines := _reviewed_compares(tree))
+    }
+    assert found == {}
+
+
+def test_the_trust_check_sees_a_compare():
+    tree = ast.parse("a = doc.trust == 'reviewed'\nb = 'reviewed' != x\nc = trust == 'unreviewed'\n")
+    assert _reviewed_compares(tree) == [1, 2]

@@ -7,9 +7,11 @@ front-end entries and its reader: a harness, or a person with no harness). They 
 
 - addressed to another harness, expired, not valid yet, a candidate, rejected, superseded, in
   user scope (not asked for), in another group, in the project store of another code repo, a
-  committed file quarantined for a secret, a forged review (`trust: "reviewed"` with no accept
-  behind it), and the two clocks (recorded after T, at `--known-at T`; valid only after T, at
-  `--as-of T`).
+  committed file quarantined for a secret, three notes claiming a review that counts for nothing
+  here (`UNPROVEN`: a hand commit with no accept behind it, a planted file `doctor --repair`
+  committed, an accept built by hand for another machine's chain and never signed: issue 31
+  items 7 and 8, one trust verdict asked by every surface), and the two clocks (recorded after
+  T, at `--known-at T`; valid only after T, at `--as-of T`).
 
 Each case is its own small vault (`World`): a visible control note, a control candidate (what
 the review queue shows), the group's hot.md, a note in the repo's own project store, and the
@@ -195,6 +197,33 @@ def case_forged_reviewed(w: World) -> None:
     w.hidden = created.note.id
 
 
+def case_repaired_reviewed(w: World) -> None:
+    """A file planted in the working tree claiming a review, committed by `doctor --repair` (issue 31.8)."""
+    import dataclasses
+
+    from jacked_vault.doctor import doctor
+    from jacked_vault.document import render_note
+    from jacked_vault.write.create import build_note
+
+    planted = build_note(title=w.title, body=f"The {w.word} detail.", kind="decision", scope="group", group="api",
+                         repos=[], source_harness="x", origin="cli", links=[w.control])  # fmt: skip
+    (w.vault / "groups/api/decision/planted-review.md").write_bytes(
+        render_note(dataclasses.replace(planted, trust="reviewed"))
+    )
+    assert doctor(w.ctx(), repair=True).repaired  # committed through the gate, claim and all
+    w.hidden = planted.id
+
+
+def case_unsigned_accept(w: World) -> None:
+    """An accept with every piece of its evidence, built by hand for another machine's chain and
+    never signed (what a plain `git pull` of an insider's push brings; issue 31.7)."""
+    from helpers.forge import forge_accept
+
+    created = add(w.ctx(), AddRequest(title=w.title, body=f"The {w.word} detail.", kind="decision", links=(w.control,)))
+    forge_accept(w.vault, created.rel)
+    w.hidden = created.note.id
+
+
 def case_known_at(w: World) -> None:
     """Recorded after T: unknown to `--known-at T`, visible now."""
     from datetime import timedelta
@@ -237,6 +266,8 @@ CASES: dict[str, tuple[Callable[[World], None], str]] = {
     "other-repo-project": (case_other_repo_project, "zebraforeign"),
     "quarantined": (case_quarantined, "zebraplanted"),
     "forged-reviewed": (case_forged_reviewed, "zebraforged"),
+    "repaired-reviewed": (case_repaired_reviewed, "zebrarepaired"),
+    "unsigned-accept": (case_unsigned_accept, "zebraunsigned"),
     "known-at": (case_known_at, "zebrarecordedlate"),
     "as-of": (case_as_of, "zebravalidlater"),
 }
@@ -629,15 +660,42 @@ def mark_mcp_search_group(seen: Seen, w: World) -> None:
     assert [r["group"] for r in seen.data["search"]["results"] if r["id"] == w.hidden] == ["other"]
 
 
+def _review_behind(w: World) -> dict | None:
+    """The accept an unproven case's note has behind it, as `review` says it (None: none at all)."""
+    from helpers.forge import FORGER
+
+    if w.case != "unsigned-accept":
+        return None
+    return {"provenance": "machine", "machine": FORGER, "verified": False, "signed": False, "counts": False}
+
+
+def _said(w: World) -> str:
+    """What a person reads about an unproven case's claim (read, the note page, doctor)."""
+    from helpers.forge import FORGER
+
+    return f"accepted on machine {FORGER} by" if w.case == "unsigned-accept" else "no accept by a person is behind it"
+
+
+def _review_is(review: dict | None, w: World) -> bool:
+    expected = _review_behind(w)
+    if expected is None or review is None:
+        return review is expected
+    return {k: review[k] for k in expected} == expected
+
+
 def mark_search_unreviewed(seen: Seen, w: World) -> None:
-    """Found, as unreviewed: what its file claims is not what it is worth."""
-    assert [r["trust"] for r in seen.data["search --json"]["results"] if r["id"] == w.hidden] == ["unreviewed"]
+    """Found, as unreviewed: what its file claims is not what it is worth (and the accept behind
+    it, if any, with where it came from)."""
+    hits = [r for r in seen.data["search --json"]["results"] if r["id"] == w.hidden]
+    assert [r["trust"] for r in hits] == ["unreviewed"] and all(_review_is(r["review"], w) for r in hits)
     lines = _hit_lines(seen.outputs["search"], w)
-    assert lines and all(line.rsplit("[", 1)[-1].split("]")[0].endswith("· unreviewed") for line in lines)
+    marks = [line.rsplit("[", 1)[-1].split("]")[0] for line in lines]
+    assert marks and all("· unreviewed" in m and "· reviewed" not in m for m in marks), marks
 
 
 def mark_mcp_search_unreviewed(seen: Seen, w: World) -> None:
-    assert [r["trust"] for r in seen.data["search"]["results"] if r["id"] == w.hidden] == ["unreviewed"]
+    hits = [r for r in seen.data["search"]["results"] if r["id"] == w.hidden]
+    assert [r["trust"] for r in hits] == ["unreviewed"] and all(_review_is(r["review"], w) for r in hits)
 
 
 def mark_read_user_scope(seen: Seen, w: World) -> None:
@@ -662,9 +720,9 @@ def mark_read_group(seen: Seen, w: World) -> None:
 def mark_read_unreviewed(seen: Seen, w: World) -> None:
     memory = seen.data["read --json"]["memory"]
     assert memory["trust"] == "unreviewed" and memory["claimed_trust"] == "reviewed"
-    assert (
-        "accepted by a person" not in seen.asked["read"] and "no accept by a person is behind it" in seen.asked["read"]
-    )
+    assert _review_is(memory["review"], w)
+    trust = next(line for line in seen.asked["read"].splitlines() if line.startswith("trust:"))
+    assert trust.startswith("trust:   unreviewed") and _said(w) in trust, trust
 
 
 FUTURE_MARKS = {"expired": "(expired)", "not-yet-valid": "(not valid yet)"}
@@ -711,6 +769,7 @@ def mark_mcp_read_group(seen: Seen, w: World) -> None:
 def mark_mcp_read_unreviewed(seen: Seen, w: World) -> None:
     memory = seen.data["read"]["memory"]
     assert memory["id"] == w.hidden and memory["trust"] == "unreviewed" and memory["claimed_trust"] == "reviewed"
+    assert _review_is(memory["review"], w)
 
 
 def mark_brief_unreviewed(seen: Seen, w: World) -> None:
@@ -741,12 +800,20 @@ def mark_log_group(seen: Seen, w: World) -> None:
     assert lines and all(line.endswith("· group other]") for line in lines)
 
 
-def mark_log_unreviewed(seen: Seen, w: World) -> None:
-    """Its entries are shown; none says reviewed."""
-    entries = [e for e in seen.data["log --json"]["entries"] if e["memory_id"] == w.hidden]
-    assert entries and all("reviewed" not in json.dumps(e["note"]) for e in entries)
-    lines = _lines_naming(seen.outputs["log"], w)
-    assert lines and all("reviewed" not in line.rsplit("[", 1)[-1] for line in lines)
+def mark_log_no_review(seen: Seen, w: World) -> None:
+    """An unproven case in `log`: the entries naming it (none: `doctor --repair` names files, not
+    notes) say nothing of a review, and its file's history (`log ID`) shows no accept that counts,
+    an uncounted one with where it came from."""
+    named = [e for e in seen.data["log --json"]["entries"] if e["memory_id"] == w.hidden]
+    assert named or w.case == "repaired-reviewed"
+    assert all("reviewed" not in json.dumps(e["note"]) for e in named)
+    assert all("reviewed" not in line.rsplit("[", 1)[-1] for line in _lines_naming(seen.outputs["log"], w))
+    history = seen.data["log ID --json"]["entries"]
+    assert history and {e["commit"] for e in named} <= {e["commit"] for e in history}
+    reviews = [e["review"] for e in history if e["review"] is not None]
+    assert all(not r["counts"] for r in reviews) and (reviews != []) == (w.case == "unsigned-accept"), reviews
+    marks = [line.rsplit("[", 1)[-1] for line in seen.asked["log ID"].splitlines() if "[" in line]
+    assert all("reviewed" not in m for m in marks), marks
 
 
 def mark_person_log(label: str, note_says: Callable[[dict], bool], text_says: Callable[[str], bool]) -> Marked:
@@ -790,7 +857,7 @@ def mark_doctor_problem(seen: Seen, w: World) -> None:
 def mark_doctor_unproven(seen: Seen, w: World) -> None:
     report = seen.data["doctor --json"]
     assert [u["id"] for u in report["unproven_reviews"]] == [w.hidden]
-    assert "no accept by a person is behind it" in seen.outputs["doctor"]
+    assert _said(w) in seen.outputs["doctor"]
 
 
 def mark_group_list(seen: Seen, w: World) -> None:
@@ -826,9 +893,10 @@ def mark_ui(case: str) -> Marked:
 
     def check(seen: Seen, w: World) -> None:
         hit, marks = _ui_hit(seen, w), _ui_timeline_marks(seen, w)
-        assert marks, "the timeline does not list the note's commits"
+        # doctor --repair's commit names files, not notes: no timeline row names the repaired one
+        assert marks or case == "repaired-reviewed", "the timeline does not list the note's commits"
         brief = seen.outputs["brief"].split('id="given"')[0]
-        if case == "forged-reviewed":  # active, for all: in Claude's brief, quoted, never [reviewed]
+        if case in UNPROVEN:  # active, for all: in Claude's brief, quoted, never [reviewed]
             assert f"&#34;{w.title}&#34;" in brief and f"&#34;{w.title}&#34; [reviewed]" not in brief
         else:
             assert w.word not in brief, "the brief shown is Claude's: it must not hold this note"
@@ -861,10 +929,10 @@ def mark_ui(case: str) -> Marked:
                 hit is not None and "group other" in hit and '<th>scope</th><td class="vault">group other</td>' in note
             )
             assert all(m.endswith("· group other") for m in marks), marks
-        elif case == "forged-reviewed":
+        elif case in UNPROVEN:
             assert hit is not None and "trust-unreviewed" in hit and "trust-reviewed" not in hit
-            assert "trust-unreviewed" in note and "no accept by a person is behind it" in seen.asked["note"]
-            assert "no accept by a person is behind it" in seen.outputs["overview"]  # doctor's UNPROVEN_REVIEW
+            assert "trust-unreviewed" in note and _said(w) in seen.asked["note"]
+            assert _said(w) in seen.outputs["overview"]  # doctor's UNPROVEN_REVIEW or UNVERIFIED_REVIEW
             assert all("reviewed" not in m for m in marks), marks
         else:
             raise AssertionError(f"no ui mark for {case}")
@@ -873,6 +941,8 @@ def mark_ui(case: str) -> Marked:
 
 
 HIDDEN = Hidden()
+# a note whose file claims `reviewed` with nothing behind it that counts here: marked unreviewed on every surface
+UNPROVEN = ("forged-reviewed", "repaired-reviewed", "unsigned-accept")
 NO_CLOCKS = NotApplicable("takes no --as-of/--known-at: the note is visible now, as it should be")
 NOT_A_CANDIDATE = Hidden()  # the review queue lists candidates: an active (or closed) note never waits there
 COUNTS_ALL = Counted("counts every note in the vault (any harness, status, scope); names none")
@@ -897,7 +967,7 @@ EXPECT: dict[str, dict[str, object]] = {
         "other-group": Marked("found by a search over every group, with its group", mark_search_group),
         "other-repo-project": HIDDEN,
         "quarantined": HIDDEN,
-        "forged-reviewed": Marked("unreviewed", mark_search_unreviewed),
+        **dict.fromkeys(UNPROVEN, Marked("unreviewed", mark_search_unreviewed)),
         "known-at": HIDDEN,
         "as-of": HIDDEN,
     },
@@ -909,7 +979,7 @@ EXPECT: dict[str, dict[str, object]] = {
         "other-group": Marked("by its id, with its group", mark_read_group),
         "other-repo-project": HIDDEN,
         "quarantined": HIDDEN,  # its own id: INCOMPLETE; a good note still answers (issue 18.8)
-        "forged-reviewed": Marked("unreviewed, its claim named", mark_read_unreviewed),
+        **dict.fromkeys(UNPROVEN, Marked("unreviewed, its claim named", mark_read_unreviewed)),
         "known-at": NO_CLOCKS,
         "as-of": NO_CLOCKS,
     },
@@ -930,7 +1000,7 @@ EXPECT: dict[str, dict[str, object]] = {
         "other-group": HIDDEN,  # the brief is the cwd repo's group
         "other-repo-project": HIDDEN,
         "quarantined": HIDDEN,
-        "forged-reviewed": Marked("quoted, never [reviewed]", mark_brief_unreviewed),
+        **dict.fromkeys(UNPROVEN, Marked("quoted, never [reviewed]", mark_brief_unreviewed)),
         "known-at": NO_CLOCKS,
         "as-of": NO_CLOCKS,
     },
@@ -951,7 +1021,7 @@ EXPECT: dict[str, dict[str, object]] = {
         "other-group": HIDDEN,  # that group's hot.md, never this one's
         "other-repo-project": HIDDEN,  # that repo's project hot.md, never this repo's
         "quarantined": HIDDEN,  # a quarantined hot.md itself: test_hot_show_never_shows_a_quarantined_hot_md
-        "forged-reviewed": HOT_HAS_NO_NOTES,
+        **dict.fromkeys(UNPROVEN, HOT_HAS_NO_NOTES),
         "known-at": NO_CLOCKS,
         "as-of": NO_CLOCKS,
     },
@@ -963,7 +1033,7 @@ EXPECT: dict[str, dict[str, object]] = {
         "other-group": Marked("its entries marked with its group", mark_log_group),
         "other-repo-project": HIDDEN,
         "quarantined": HIDDEN,
-        "forged-reviewed": Marked("its entries shown, none marked reviewed", mark_log_unreviewed),
+        **dict.fromkeys(UNPROVEN, Marked("its entries shown, none marked reviewed", mark_log_no_review)),
         "known-at": NO_CLOCKS,
         "as-of": NO_CLOCKS,
     },
@@ -990,9 +1060,7 @@ EXPECT: dict[str, dict[str, object]] = {
         ),
         "other-repo-project": HIDDEN,  # another repo's store: its history is not this vault's
         "quarantined": Marked("listed as quarantined, nothing of the file shown", mark_person_log_quarantined),
-        "forged-reviewed": mark_person_log(
-            "none says reviewed", lambda n: "reviewed" not in json.dumps(n), lambda m: "reviewed" not in m
-        ),
+        **dict.fromkeys(UNPROVEN, Marked("none says reviewed", mark_log_no_review)),
         "known-at": NO_CLOCKS,
         "as-of": NO_CLOCKS,
     },
@@ -1013,7 +1081,7 @@ EXPECT: dict[str, dict[str, object]] = {
         ),
         "other-repo-project": HIDDEN,
         "quarantined": HIDDEN,
-        "forged-reviewed": COUNTS_ONLY,
+        **dict.fromkeys(UNPROVEN, COUNTS_ONLY),
         "known-at": NO_CLOCKS,
         "as-of": NO_CLOCKS,
     },
@@ -1034,8 +1102,9 @@ EXPECT: dict[str, dict[str, object]] = {
         "candidate": Marked("listed with its status", mark_review_candidate),
         "other-repo-project": HIDDEN,
         "quarantined": HIDDEN,
-        "forged-reviewed": NotApplicable(
-            "active, not a candidate: nothing waits for review (doctor names the unproven claim)"
+        **dict.fromkeys(
+            UNPROVEN,
+            NotApplicable("active, not a candidate: nothing waits for review (doctor names the unproven claim)"),
         ),
         "known-at": NO_CLOCKS,
         "as-of": NO_CLOCKS,
@@ -1057,7 +1126,7 @@ EXPECT: dict[str, dict[str, object]] = {
         ),
         "other-repo-project": HIDDEN,
         "quarantined": Marked("its path and problem named, never its text", mark_doctor_problem),
-        "forged-reviewed": Marked("named as an unproven review", mark_doctor_unproven),
+        **dict.fromkeys(UNPROVEN, Marked("named as an unproven review", mark_doctor_unproven)),
         "known-at": NO_CLOCKS,
         "as-of": NO_CLOCKS,
     },
@@ -1070,7 +1139,7 @@ EXPECT: dict[str, dict[str, object]] = {
         "other-group": Marked("counted under its own group", mark_group_list),
         "other-repo-project": HIDDEN,
         "quarantined": HIDDEN,
-        "forged-reviewed": COUNTS_ONLY,
+        **dict.fromkeys(UNPROVEN, COUNTS_ONLY),
         "known-at": NO_CLOCKS,
         "as-of": NO_CLOCKS,
     },
@@ -1091,7 +1160,7 @@ EXPECT: dict[str, dict[str, object]] = {
         "other-group": HIDDEN,  # its own group's index.md
         "other-repo-project": HIDDEN,
         "quarantined": HIDDEN,
-        "forged-reviewed": Marked("listed, with no reviewed mark", mark_index_unreviewed),
+        **dict.fromkeys(UNPROVEN, Marked("listed, with no reviewed mark", mark_index_unreviewed)),
         "known-at": NO_CLOCKS,
         "as-of": NO_CLOCKS,
     },
@@ -1112,7 +1181,7 @@ EXPECT: dict[str, dict[str, object]] = {
         "other-group": HIDDEN,
         "other-repo-project": HIDDEN,
         "quarantined": HIDDEN,
-        "forged-reviewed": Marked("quoted, never [reviewed]", mark_brief_unreviewed),
+        **dict.fromkeys(UNPROVEN, Marked("quoted, never [reviewed]", mark_brief_unreviewed)),
         "known-at": NO_CLOCKS,
         "as-of": NO_CLOCKS,
     },
@@ -1135,7 +1204,7 @@ EXPECT: dict[str, dict[str, object]] = {
             "other-group": HIDDEN,  # the brief is the server's repo's group
             "other-repo-project": HIDDEN,
             "quarantined": HIDDEN,
-            "forged-reviewed": Marked("quoted, never [reviewed]", mark_brief_unreviewed),
+            **dict.fromkeys(UNPROVEN, Marked("quoted, never [reviewed]", mark_brief_unreviewed)),
             "known-at": NO_CLOCKS,
             "as-of": NO_CLOCKS,
         },
@@ -1157,7 +1226,7 @@ EXPECT: dict[str, dict[str, object]] = {
         "other-group": Marked("found by a search over every group, with its group", mark_mcp_search_group),
         "other-repo-project": HIDDEN,
         "quarantined": HIDDEN,
-        "forged-reviewed": Marked("unreviewed", mark_mcp_search_unreviewed),
+        **dict.fromkeys(UNPROVEN, Marked("unreviewed", mark_mcp_search_unreviewed)),
         "known-at": HIDDEN,
         "as-of": HIDDEN,
     },
@@ -1172,7 +1241,7 @@ EXPECT: dict[str, dict[str, object]] = {
         "other-group": Marked("by its id, with its group", mark_mcp_read_group),
         "other-repo-project": HIDDEN,
         "quarantined": HIDDEN,  # its own id: INCOMPLETE; a good note still answers (issue 18.8)
-        "forged-reviewed": Marked("unreviewed, its claim named", mark_mcp_read_unreviewed),
+        **dict.fromkeys(UNPROVEN, Marked("unreviewed, its claim named", mark_mcp_read_unreviewed)),
         "known-at": NO_CLOCKS,
         "as-of": NO_CLOCKS,
     },
@@ -1190,7 +1259,7 @@ EXPECT: dict[str, dict[str, object]] = {
                 "user-scope",
                 "other-group",
                 "quarantined",
-                "forged-reviewed",
+                *UNPROVEN,
             )
         },
         "archived": Marked("ui: archived, marked superseded", mark_ui("superseded").check),
@@ -1207,7 +1276,7 @@ EXPECT: dict[str, dict[str, object]] = {
         "user-scope": HIDDEN,
         "other-repo-project": HIDDEN,
         "quarantined": HIDDEN,
-        "forged-reviewed": COUNTS_ONLY,
+        **dict.fromkeys(UNPROVEN, COUNTS_ONLY),
         "known-at": NO_CLOCKS,
         "as-of": NO_CLOCKS,
     },

@@ -59,7 +59,7 @@ def _surfaces(vault: Path, cwd: Path, note_id: str, word: str) -> dict[str, obje
     return {
         "search": [r["trust"] for r in found],
         "read": read["memory"]["trust"],
-        "read_text": "accepted by a person" in read_text,
+        "read_text": "trust:   reviewed (accepted" in read_text,
         "brief": '" [reviewed]' in brief,  # a quoted title marked reviewed (the framing names the mark too)
         "hook": '" [reviewed]' in hook,
         "mcp": [r["trust"] for r in mcp["results"]],
@@ -118,6 +118,12 @@ def test_an_arriving_review_counts_only_with_its_accept_behind_it(shared, tmp_pa
     from jacked_vault.write.transitions import transition
 
     laptop, desktop, hostile, _ = shared
+    # another machine's unsigned accept counts only where this machine trusts it (issue 31.7;
+    # tests/test_review_provenance.py): the laptop trusts the desktop's
+    from conftest import write_machine_config
+    from jacked_vault.store.audit import machine_id
+
+    write_machine_config({"review": {"trust_unsigned": [machine_id(desktop.vault.cache)]}})
     real = add(
         desktop,
         AddRequest(title="Really accepted", body="A person said yes.", group="tools", status="candidate", origin="mcp"),

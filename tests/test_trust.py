@@ -35,7 +35,7 @@ def test_every_write_is_unreviewed_and_accept_is_what_reviews(vault_path: Path, 
     assert run_cli("memory", "accept", note_id, vault=vault_path).code == 0
     read = run_cli("memory", "read", note_id, "--all", "--json", vault=vault_path).json["memory"]
     assert read["trust"] == "reviewed"
-    assert "reviewed (accepted by a person)" in run_cli("memory", "read", note_id, "--all", vault=vault_path).out
+    assert "trust:   reviewed (accepted here by " in run_cli("memory", "read", note_id, "--all", vault=vault_path).out
 
 
 def test_the_brief_marks_what_a_person_reviewed(vault_path: Path, code_repo: Path):

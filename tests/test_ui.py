@@ -510,7 +510,8 @@ def test_accept_and_reject_from_the_page_make_the_clis_commits(fresh: UiWorld):
         "Memory-Harness: unknown" in page_accept[0] and "Memory-Origin: cli" in page_accept[0]
     )  # a person, as at the CLI
     note = client.get(f"/note/{fresh.ids['accept_me']}").text
-    assert "trust-reviewed" in note and "accepted by a person in" in note
+    reviewed = r'<strong>Reviewed</strong>: <span class="vault">accepted here by [^<]*</span> in <a href="#c-[0-9a-f]+'
+    assert "trust-reviewed" in note and re.search(reviewed, note)  # the review, where it came from, its commit
 
     head = fresh.head()
     rejected = post(
@@ -666,9 +667,9 @@ def test_the_brief_log_is_bounded_rotated_and_never_follows_a_symlink(tmp_path: 
     elsewhere.mkdir()
     linked = tmp_path / "linked-vault"
     (linked / ".git").mkdir(parents=True)
-    (linked / ".jacked").symlink_to(elsewhere)
+    state_dir(linked).symlink_to(elsewhere)  # the state folder a symlink: never followed
     record_brief(linked, Brief(text="t", budget=1500), harness="claude", cwd=None)
-    assert list(elsewhere.iterdir()) == [] and briefs_given(linked / ".jacked") == []
+    assert list(elsewhere.iterdir()) == [] and briefs_given(state_dir(linked)) == []
     record_brief(tmp_path / "no-vault", Brief(text="t", budget=1500), harness="claude", cwd=None)
     assert not (tmp_path / "no-vault").exists()
 

@@ -183,3 +183,32 @@ def forget(ctx: typer.Context, note_id: NoteId, vault: VaultOpt = None, as_json:
     from jacked_vault.write.forget import forget as forget_note
 
     run(ctx, as_json, lambda: forget_note(context_for(ctx, vault), note_id))
+
+
+@memory_app.command(
+    cls=Command,
+    rich_help_panel=REVIEW,
+    epilog=example("jacked memory signing", "jacked memory signing --add ~/team/ada.pub --add ~/team/bo.pub"),
+)
+def signing(
+    ctx: typer.Context,
+    add: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--add", metavar="KEY", help="A teammate's ssh public key: a .pub file, or the key's line; repeatable."
+        ),
+    ] = None,
+    vault: VaultOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Sign your reviews, and trust your team's keys: one step.
+
+    Uses the ssh key your git signs with (else your ~/.ssh/id_ed25519): adds it, and each --add key,
+    to this machine's allowed-signers file, names that file in the machine config
+    (review.allowed_signers) and has git sign the vault's accepts and forgets with your key. From
+    then on only accepts git verifies against those keys count as reviewed here, and an unsigned
+    accept or forget arriving by sync is quarantined. Each teammate runs it with the others' keys.
+    """
+    from jacked_vault.hooks.signing import setup_signing
+
+    run(ctx, as_json, lambda: setup_signing(context_for(ctx, vault).vault.root, add or ()))

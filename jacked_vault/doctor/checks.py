@@ -367,7 +367,10 @@ def check_store(store: Store, index: SearchIndex, repo, report: Report) -> None:
     report.git_index_stale += [shown(store, p) for p in git.index_out_of_step(repo)]
     report.stale_git_locks += [store.display(p, store.label) for p in git.stale_git_locks(store.root)]
     report.quarantine += [{**r, "store": store.label} for r in quarantine_records(store, limit=50)]
-    report.unproven_reviews += [{"path": shown(store, rel), "id": note_id} for rel, note_id in index.unproven_reviews()]
+    report.unproven_reviews += [
+        {"path": shown(store, rel), "id": note_id, "review": review.to_json() if review else None}
+        for rel, note_id, review in index.unproven_reviews()
+    ]
 
 
 def temp_files(store: Store):

@@ -81,7 +81,7 @@ class Report:
     outside_layout_count: int = 0  # all of them
     unproven_reviews: list[dict] = field(
         default_factory=list
-    )  # {"path", "id"}: claims `reviewed`, no accept behind it (a warning)
+    )  # {"path", "id", "review"}: claims `reviewed`, no accept that counts here behind it (a warning)
     repaired: list[str] = field(default_factory=list)
     reindexed: bool = False
     captures: dict = field(default_factory=dict)  # store.queue.QueueCounts.to_json()
@@ -160,6 +160,9 @@ class Report:
     def warnings(self) -> list[dict]:
         """Findings that deserve a look but never make the vault unhealthy: each with its `code`,
         `what` it is and the `fix` (plus the data it is about)."""
+        from jacked_vault.store.config import machine_config_path
+        from jacked_vault.store.reviews import Provenance
+
         # fmt: off
         out = [
             {
@@ -189,6 +192,15 @@ class Report:
                         "treated as unreviewed",
                 "fix": f"`git log -p -- {_rel(u['path'])}` (in its store) shows who wrote the claim; "
                        f"if you vouch for it, `jacked memory accept {u['id']}`",
+            }
+            if u["review"] is None else
+            {
+                "code": "UNVERIFIED_REVIEW", "id": u["id"], "path": u["path"],
+                "what": f"{u['path']}: {Provenance.from_json(u['review']).said()}: not counted as reviewed here",
+                "fix": "to count a team's accepts, each person signs theirs (`jacked memory signing` adds your key "
+                       "and the team's to this machine's trusted keys); or trust that machine's unsigned accepts "
+                       f"(`review.trust_unsigned` in {machine_config_path()}); or accept it yourself: "
+                       f"`jacked memory accept {u['id']}`",
             }
             for u in self.unproven_reviews
         ]

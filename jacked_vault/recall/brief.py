@@ -212,7 +212,7 @@ def _sections(ctx: Context, index, group: str, identity: str, viewer: Viewer) ->
     topical = _topic_notes(index, group, topic_of(branch), ctx.harness)
     if topical:
         lines = [
-            f"- {title_of(hit.title)}{' [reviewed]' if hit.trust == 'reviewed' else ''}: {root / hit.path}"
+            f"- {title_of(hit.title)}{hit.verdict.mark()}: {root / hit.path}"
             for hit in topical
         ]
         sections.append(_Section(f"### Notes on this branch's topic ({branch})", lines, "topic notes", notes=True))
@@ -222,9 +222,9 @@ def _sections(ctx: Context, index, group: str, identity: str, viewer: Viewer) ->
     ][:MAX_DECISIONS]
     if decisions:
         lines = [
-            f"- {title_of(title)}{' [reviewed]' if trust == 'reviewed' else ''}: {root / path}"
+            f"- {title_of(title)}{verdict.mark()}: {root / path}"
             + (f"\n  > {summary}" if summary else "")
-            for title, path, summary, trust, _ in decisions
+            for title, path, summary, verdict, _ in decisions
         ]
         linked = any(inbound for *_, inbound in decisions)  # "most linked to" only when something links to one
         title = "### Decisions most linked to" if linked else "### Decisions, newest first"

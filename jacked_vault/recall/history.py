@@ -2,7 +2,8 @@
 the read policy (SPEC 7: `log` goes through the same policy).
 
 Commit subjects carry titles (`memory(<kind>): <title>`, with a `Memory-Id` trailer), so each
-entry that names a note is judged by that note as the index holds it now. A person (no harness)
+entry that names a note is judged by that note as the index holds it now; an accept's entry says
+where the accept came from and whether it counts here (`review`, store/reviews.py). A person (no harness)
 sees every entry, each marked with the note's status, validity, targets and scope. A harness
 sees the entries of notes in its window (`search.policy`); the others are left out, as `read`
 answers a hidden note like a missing one: a title-less line would still tell it when and how
@@ -19,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from jacked_vault.store import git
 from jacked_vault.store.layout import Store
+from jacked_vault.store.reviews import ACCEPT_SUBJECT
 
 if TYPE_CHECKING:
     from jacked_vault.search.index import SearchIndex
@@ -105,6 +107,8 @@ def history_entries(
     problems = index.problem_paths() if person else set()
     for commit in _commits(store, rel):
         entry = _entry(commit)
+        review = index.review_at(entry["commit"]) if entry["summary"].startswith(ACCEPT_SUBJECT) else None
+        entry["review"] = review.to_json() if review is not None else None  # an accept, with where it came from
         note_id = entry["memory_id"]
         if note_id is not None and note_id not in states:
             states[note_id] = _note_state(index, note_id, viewer)
@@ -132,6 +136,13 @@ def _mark(note: dict | None, now: str) -> str:
     return " · ".join((status, "for " + ", ".join(note["targets"]), where))
 
 
+def _provenance(review: dict | None) -> str:
+    """How an accept's entry says where it came from (store/reviews.py): ` · accepted here by Ada <ada@x>`."""
+    from jacked_vault.store.reviews import Provenance
+
+    return f" · {Provenance.from_json(review).said()}" if review else ""
+
+
 @dataclass(frozen=True)
 class History:
     """Newest-first commits of the vault, or of one note's file (`id`, `path` set)."""
@@ -149,7 +160,7 @@ class History:
         now = utc_now()
         lines = [
             f"{e['commit'][:10]} {e['time']} {e['summary']}"
-            + (f"  [{_mark(e['note'], now)}]" if e["memory_id"] else "")
+            + (f"  [{_mark(e['note'], now)}{_provenance(e['review'])}]" if e["memory_id"] else "")
             for e in self.entries
         ]
         return "\n".join(lines) or "no history"

@@ -6,8 +6,12 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from jacked_vault.store.layout import Store, archived
+
+if TYPE_CHECKING:
+    from jacked_vault.store.reviews import Verdict
 
 _DAY_IN_NAME = re.compile(r"(\d{4}-\d{2}-\d{2})")
 _DAY_HEADING = re.compile(
@@ -184,6 +188,15 @@ class Doc:
     store: Store
     score: float = 0.0
     excerpt: str = ""
+    claim: str = "unreviewed"  # the trust its file claims (`trust` is what counts here)
+    review: str | None = None  # the accept behind a claimed review, as the index recorded it (JSON)
+
+    @property
+    def verdict(self) -> Verdict:
+        """What its review is worth here: the one trust verdict every surface shows (store/reviews.py)."""
+        from jacked_vault.store.reviews import Verdict
+
+        return Verdict.from_row(self.trust, self.claim, self.review)
 
     @property
     def display_path(self) -> str:
@@ -215,7 +228,7 @@ class Doc:
         if self.archived:
             what.append("archived")
         if self.tier == "note":
-            what.append(self.trust)
+            what.append(self.verdict.label())
             if self.origin != "cli":
                 what.append(f"from {self.origin}")
         excerpt = self.plain_excerpt()
@@ -229,7 +242,7 @@ class Doc:
             "scope": self.scope,
             "group": self.group,
             "status": self.status,
-            "trust": self.trust,
+            **self.verdict.to_json(),
             "origin": self.origin,
             "score": self.score,
             "tier": self.tier,

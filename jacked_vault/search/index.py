@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import closing, contextmanager
 from dataclasses import replace
 from itertools import islice
+from typing import TYPE_CHECKING
 
 from jacked_vault.errors import VaultError
 from jacked_vault.search import wikilinks
@@ -48,6 +49,9 @@ from jacked_vault.store.layout import (
     searchable_episodic,
 )
 
+if TYPE_CHECKING:
+    from jacked_vault.store.reviews import Provenance, ReviewPolicy, Verdict
+
 INDEX_DB = "index.sqlite"  # the search index in the cache (not index.md: layout.INDEX_FILE)
 MAX_ROOT_FILES = 200_000  # 4x a big team's 50k-note group (bench_cli); beyond it reads fail as INCOMPLETE
 MAX_ROOT_BYTES = 1024 * 1024 * 1024
@@ -68,6 +72,7 @@ CREATE TABLE IF NOT EXISTS docs(
     status TEXT NOT NULL,
     trust TEXT NOT NULL,
     claim TEXT NOT NULL,
+    review TEXT,
     origin TEXT NOT NULL,
     tier TEXT NOT NULL,
     tags TEXT NOT NULL,
@@ -104,7 +109,8 @@ CREATE INDEX IF NOT EXISTS note_names_doc ON note_names(doc);
 CREATE TABLE IF NOT EXISTS problems(path TEXT PRIMARY KEY, root TEXT NOT NULL, code TEXT NOT NULL, message TEXT NOT NULL, size INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS tombstones(hash TEXT NOT NULL, source TEXT NOT NULL, PRIMARY KEY(hash, source));
 -- store/reviews.py: the accepts history holds (what `trust: reviewed` needs behind it)
-CREATE TABLE IF NOT EXISTS reviews(id TEXT NOT NULL, value TEXT NOT NULL, commit_id TEXT NOT NULL, signed INTEGER NOT NULL, PRIMARY KEY(id, value, commit_id));
+CREATE TABLE IF NOT EXISTS reviews(id TEXT NOT NULL, value TEXT NOT NULL, commit_id TEXT NOT NULL, machine TEXT NOT NULL, author TEXT NOT NULL, signed INTEGER NOT NULL, verified INTEGER NOT NULL, PRIMARY KEY(id, value, commit_id));
+CREATE INDEX IF NOT EXISTS reviews_commit ON reviews(commit_id);
 CREATE INDEX IF NOT EXISTS docs_claim ON docs(claim);
 CREATE TABLE IF NOT EXISTS roots(
     prefix TEXT PRIMARY KEY, truncated INTEGER NOT NULL DEFAULT 0, files INTEGER NOT NULL DEFAULT 0, bytes INTEGER NOT NULL DEFAULT 0
@@ -242,6 +248,7 @@ class SearchIndex:
         self._derived: dict[str, tuple[object, Derived]] = {}  # path -> a worker's parse and its Derived (a build)
         self._blobs: dict[str, bytes] = {}  # path -> the bytes a worker read for it (taken when they are its blob)
         self.foreign_stones = False  # values rejected in other stores are hidden (`hide_rejected_elsewhere`)
+        self._review_policy: ReviewPolicy | None = None
 
     # -- connection -------------------------------------------------------------------------
 
@@ -631,14 +638,15 @@ class SearchIndex:
         except VaultError as exc:
             self._problem(rel, exc.details.get("gate", "INVALID"), exc.message, size)
             return
-        claim, derived = None, None
+        claim, review, derived = None, None, None
         if checked.note is not None:
             found = Entry.from_note(checked.note)
             ready = self._derived.pop(rel, None)
             if ready is not None and ready[0] is checked.note:  # a worker derived it from this very parse
                 derived = ready[1]
             claim = found.trust
-            if claim == "reviewed" and not self._review_proven(checked.note):
+            review = self._review_of(checked.note) if claim == "reviewed" else None
+            if claim == "reviewed" and (review is None or not review.counts):
                 found = replace(found, trust="unreviewed")
         elif checked.hot is not None:
             scope, group = classify_hot(self.store, rel)  # type: ignore[misc]
@@ -648,7 +656,7 @@ class SearchIndex:
         else:
             group, folder = classify_episodic(self.store, rel)  # type: ignore[misc]
             found = Entry.from_episodic(checked.text or "", group, folder, rel)
-        self.add_entry(rel, found, content_hash(data), size, claim=claim, derived=derived)
+        self.add_entry(rel, found, content_hash(data), size, claim=claim, review=review, derived=derived)
         self._counted()
 
     def _counted(self) -> None:
@@ -656,82 +664,131 @@ class SearchIndex:
         if self._progress is not None and self._indexed % 500 == 0:
             self._progress(self._indexed)
 
-    # -- what `reviewed` proves (store/reviews.py) ---------------------------------------------------
+    # -- what `reviewed` proves, and where each review came from (store/reviews.py) ----------------
 
-    def _review_proven(self, note) -> bool:
-        """Whether history holds a person's accept of this note's value (signed by an allowed key,
-        where this machine asks for that)."""
-        from jacked_vault.store.reviews import value_key
+    @property
+    def review_policy(self) -> ReviewPolicy:
+        """How this machine judges an accept (its machine config and machine id), read once."""
+        if self._review_policy is None:
+            from jacked_vault.store.reviews import ReviewPolicy
+
+            self._review_policy = ReviewPolicy.of(self.store)
+        return self._review_policy
+
+    def _review_of(self, note) -> Provenance | None:
+        """The accept of this note's value history holds that this machine shows it by (one that
+        counts first), judged by this machine's policy; None when there is none."""
+        from jacked_vault.store.reviews import best, value_key
 
         self._find_reviews()
-        signed = " AND signed=1" if self._meta("review_policy") else ""
+        rows = self.db.execute(
+            "SELECT commit_id, machine, author, signed, verified FROM reviews WHERE id=? AND value=?",
+            (note.id, value_key(note)),
+        ).fetchall()
+        return best([self._judged(note.id, *row) for row in rows])
+
+    def _judged(self, note_id: str, commit: str, machine: str, author: str, signed: int, verified: int) -> Provenance:
+        from jacked_vault.store.reviews import Review
+
+        review = Review(note_id, "", commit, machine, author, bool(signed))
+        return self.review_policy.judge(review, bool(verified))
+
+    def review_at(self, commit: str) -> Provenance | None:
+        """The accept `commit` is (with its evidence), as this machine weighs it; None otherwise
+        (the accepts up to the indexed commit are recorded first)."""
+        self._head = self._head or self.commit
+        self._find_reviews()
         row = self.db.execute(
-            f"SELECT 1 FROM reviews WHERE id=? AND value=?{signed} LIMIT 1", (note.id, value_key(note))
+            "SELECT id, commit_id, machine, author, signed, verified FROM reviews WHERE commit_id=? LIMIT 1", (commit,)
         ).fetchone()
-        return row is not None
+        return self._judged(*row) if row else None
 
     def _find_reviews(self) -> None:
-        """Record the accepts in the commits up to the one being indexed that were not looked at yet."""
-        from jacked_vault.store.config import review_signers
+        """Record the accepts in the commits up to the one being indexed that were not looked at yet
+        (each verified against the trusted keys, when this machine names any)."""
         from jacked_vault.store.git import open_repo
-        from jacked_vault.store.reviews import policy_digest, reviews_between, signed_by_allowed
+        from jacked_vault.store.reviews import reviews_between, verified_by
 
         head, walked = self._head, self._meta("reviews")
         if not head or head == walked:
             return
         repo = open_repo(self.store.root)
-        signers = review_signers()
+        policy = self.review_policy
         if self._meta("review_policy") is None:
-            self._set_meta("review_policy", policy_digest(signers))
-        for review in reviews_between(repo, head, walked):
-            signed = signers is not None and signed_by_allowed(self.store.root, repo, review.commit, signers)
-            self.db.execute(
-                "INSERT OR REPLACE INTO reviews(id, value, commit_id, signed) VALUES(?,?,?,?)",
-                (review.note_id, review.value, review.commit, int(signed)),
-            )
+            self._set_meta("review_policy", policy.digest())
+        found = list(reviews_between(repo, head, walked))
+        signers = policy.trust.signers
+        verified = verified_by(self.store.root, repo, [r.commit for r in found], signers) if signers else set()
+        self.db.executemany(
+            "INSERT OR REPLACE INTO reviews(id, value, commit_id, machine, author, signed, verified)"
+            " VALUES(?,?,?,?,?,?,?)",
+            [
+                (r.note_id, r.value, r.commit, r.machine, r.author, int(r.signed), int(r.commit in verified))
+                for r in found
+            ],
+        )
         self._set_meta("reviews", head)
 
     def _follow_review_policy(self) -> None:
-        """When this machine's allowed-signers file changed (named, unnamed, or its content),
-        verify every recorded accept against it again and re-derive every claimed review."""
-        from jacked_vault.store.config import review_signers
-        from jacked_vault.store.reviews import policy_digest
-
-        signers = review_signers()
-        digest = policy_digest(signers)
+        """When this machine's review policy changed (its allowed-signers file named, unnamed or
+        changed; the machines it trusts unsigned), verify every recorded accept against it again
+        and re-derive every claimed review."""
+        policy = self.review_policy
+        digest = policy.digest()
         known = self._meta("review_policy")
         if known is None or known == digest:
             if known is None:
                 self._set_meta("review_policy", digest)
             return
-        from jacked_vault.store.git import open_repo
-        from jacked_vault.store.reviews import signed_by_allowed
+        from jacked_vault.document import parse_note
+        from jacked_vault.store.git import open_repo, tree_blob
+        from jacked_vault.store.reviews import verified_by
 
         repo = open_repo(self.store.root)
         db = self.db
         db.execute("BEGIN IMMEDIATE")
         try:
-            for (commit,) in db.execute("SELECT DISTINCT commit_id FROM reviews").fetchall():
-                signed = signers is not None and signed_by_allowed(self.store.root, repo, commit, signers)
-                db.execute("UPDATE reviews SET signed=? WHERE commit_id=?", (int(signed), commit))
+            commits = [commit for (commit,) in db.execute("SELECT DISTINCT commit_id FROM reviews").fetchall()]
+            signers = policy.trust.signers
+            verified = verified_by(self.store.root, repo, commits, signers) if signers else set()
+            db.executemany(
+                "UPDATE reviews SET verified=? WHERE commit_id=?", [(int(c in verified), c) for c in commits]
+            )
             self._set_meta("review_policy", digest)
             for rowid, path in db.execute("SELECT rowid, path FROM docs WHERE claim='reviewed'").fetchall():
-                from jacked_vault.document import parse_note
-                from jacked_vault.store.git import tree_blob
-
                 data = tree_blob(repo, path)
-                proven = data is not None and self._review_proven(parse_note(data, source=path, checked=True))
-                db.execute("UPDATE docs SET trust=? WHERE rowid=?", ("reviewed" if proven else "unreviewed", rowid))
+                review = self._review_of(parse_note(data, source=path, checked=True)) if data is not None else None
+                db.execute(
+                    "UPDATE docs SET trust=?, review=? WHERE rowid=?",
+                    ("reviewed" if review and review.counts else "unreviewed", _review_json(review), rowid),
+                )
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")
             raise
 
-    def unproven_reviews(self) -> list[tuple[str, str]]:
-        """(path, id) of every note whose file claims `reviewed` with no accept behind it that counts here."""
-        return list(
-            self.db.execute("SELECT path, id FROM docs WHERE claim='reviewed' AND trust<>'reviewed' ORDER BY path")
+    def review_counts(self) -> dict[str, int]:
+        """How the notes whose files claim `reviewed` stand here: counted, by provenance (`here`,
+        `verified`, `machine`: another machine's unsigned accept this machine trusts), and not
+        counted (`not_counted`: an accept that does not count here; `unproven`: no accept at all)."""
+        counts = dict.fromkeys(("here", "verified", "machine", "not_counted", "unproven"), 0)
+        for trust, provenance, n in self.db.execute(
+            "SELECT trust, json_extract(review, '$.provenance'), COUNT(*) FROM docs WHERE tier='note' AND "
+            "claim='reviewed' GROUP BY 1, 2"
+        ):
+            key = provenance if trust == "reviewed" else "not_counted" if provenance else "unproven"
+            counts[key] += n
+        return counts
+
+    def unproven_reviews(self) -> list[tuple[str, str, Provenance | None]]:
+        """(path, id, the accept behind it if any) of every note whose file claims `reviewed` with
+        no accept behind it that counts here."""
+        from jacked_vault.store.reviews import Verdict
+
+        rows = self.db.execute(
+            "SELECT path, id, trust, claim, review FROM docs WHERE claim='reviewed' AND trust<>'reviewed' ORDER BY path"
         )
+        return [(path, note_id, Verdict.from_row(*verdict).review) for path, note_id, *verdict in rows]
 
     def add_entry(
         self,
@@ -741,20 +798,21 @@ class SearchIndex:
         size: int = 0,
         *,
         claim: str | None = None,
+        review: Provenance | None = None,
         derived: Derived | None = None,
     ) -> None:
         """Insert one document (the caller is inside a transaction); `claim` is the trust the file
-        claims when it differs from the one the entry is shown with; `derived`: what its text gives
-        (search/derived.py), when a worker derived it ahead."""
+        claims when it differs from the one the entry is shown with, `review` the accept behind a
+        claimed review; `derived`: what its text gives (search/derived.py), when a worker derived it ahead."""
         db = self.db
         derived = derived or derive(entry)
         thash = derived.thash
         self._count(rel, size, +1)
         cur = db.execute(
-            "INSERT INTO docs(path, root, id, title, kind, scope, grp, status, trust, claim, origin, tier, tags, "
-            "repos, targets,"
+            "INSERT INTO docs(path, root, id, title, kind, scope, grp, status, trust, claim, review, origin, tier, "
+            "tags, repos, targets,"
             " valid_from, valid_until, created_at, updated_at, summary, sha, thash, size)"
-            " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             (
                 rel,
                 root_of(self.store, rel),
@@ -766,6 +824,7 @@ class SearchIndex:
                 entry.status,
                 entry.trust,
                 claim or entry.trust,
+                _review_json(review),
                 entry.origin,
                 entry.tier,
                 json.dumps(entry.tags),
@@ -923,17 +982,19 @@ class SearchIndex:
         picked.sort(key=lambda r: r[3][:10], reverse=True)
         return [(t, p, s, u, inbound.get(i, 0)) for t, p, s, u, i in picked[:limit]], total
 
-    def top_decisions(self, group: str | None, limit: int, viewer: Viewer) -> list[tuple[str, str, str, str, int]]:
+    def top_decisions(self, group: str | None, limit: int, viewer: Viewer) -> list[tuple[str, str, str, Verdict, int]]:
         """Decisions of a group that `viewer` may see, most linked first, then newest:
-        (title, path, summary, trust, how many active notes link to it)."""
+        (title, path, summary, its trust verdict, how many active notes link to it)."""
+        from jacked_vault.store.reviews import Verdict
+
         policy, params = viewer.where(self)
         rows = self.db.execute(
-            f"SELECT d.title, d.path, d.summary, d.trust, {_INBOUND} AS inbound FROM docs d"
+            f"SELECT d.title, d.path, d.summary, d.trust, d.claim, d.review, {_INBOUND} AS inbound FROM docs d"
             f" WHERE d.tier='note' AND d.kind='decision' AND d.grp IS ? AND {policy}"
             " ORDER BY inbound DESC, d.updated_at DESC, d.id LIMIT ?",
             (group, *params, limit),
         ).fetchall()
-        return [(title, path, summary, trust, inbound) for title, path, summary, trust, inbound in rows]
+        return [(title, path, summary, Verdict.from_row(*v), inbound) for title, path, summary, *v, inbound in rows]
 
     def diagnostics(self) -> Diagnostics:
         truncated = self.db.execute("SELECT 1 FROM roots WHERE truncated=1 LIMIT 1").fetchone() is not None
@@ -967,6 +1028,8 @@ class SearchIndex:
             summary=row[13],
             sha=row[14],
             origin=row[15],
+            claim=row[16],
+            review=row[17],
             store=self.store,
             score=score,
             excerpt=excerpt,
@@ -1045,6 +1108,11 @@ class SearchIndex:
 
     def search(self, text: str, filters: Filters) -> list[Doc]:
         return run_search(self, text, filters)
+
+
+def _review_json(review: Provenance | None) -> str | None:
+    """`docs.review`: the accept behind a claimed review, as `store.reviews.Verdict.from_row` reads it."""
+    return json.dumps(review.to_json(), sort_keys=True) if review is not None else None
 
 
 def _walk(repo, tree, store: Store, prefix: str = "", depth: int = 0) -> Iterator[tuple[str, object]]:

@@ -33,7 +33,7 @@ MAX_AUDIT_FILE = 64 * 1024 * 1024
 ROLL_BYTES = 256 * 1024  # a part takes no line that would carry it past this (a lone line excepted)
 MAX_LINE = 1024 * 1024  # a longer line is no record: reported unparsable, never read whole
 _TAIL_CHUNK = 4096
-_MACHINE_ID = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
+MACHINE_ID = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")  # what `machine_id` makes and reads back
 
 
 def machine_id(cache_dir: Path) -> str:
@@ -41,7 +41,7 @@ def machine_id(cache_dir: Path) -> str:
     path = cache_dir / "machine-id"
     try:
         value = path.read_text(encoding="ascii").strip()
-        if _MACHINE_ID.match(value):
+        if MACHINE_ID.match(value):
             return value
     except (OSError, UnicodeDecodeError):
         pass

@@ -32,6 +32,8 @@ from jacked_vault.store.layout import STATE_DIR, VAULT_JSON, Store
 if TYPE_CHECKING:
     import jsonschema
 
+    from jacked_vault.store.settings import ReviewTrust
+
 LOCAL_NAME = "vault.local.json"  # this machine's overrides of one vault's settings, in its state folder
 LOCAL_JSON = "/".join((*STATE_DIR, LOCAL_NAME))  # as messages name it
 _STAMP_NAME = "config-ok"
@@ -226,18 +228,23 @@ def remember_roots(folders: Sequence[str]) -> Path | None:
     return path
 
 
-def review_signers() -> Path | None:
-    """The allowed-signers file the machine config names (`settings.review.allowed_signers`), or
-    None. Read from the machine config only: nothing sync brings can set or unset it. A machine
-    config that cannot be read names a file that does not exist, so no accept counts as signed."""
+def machine_review() -> ReviewTrust:
+    """How this machine weighs a review (`settings.review` of the machine config: the
+    allowed-signers file, the machines whose unsigned accepts count). Read from the machine config
+    only: nothing sync brings can set or unset it. A machine config that cannot be read names a
+    signers file that does not exist, so no accept counts as signed and none unsigned counts."""
+    from jacked_vault.store.settings import ReviewTrust
+
     try:
         found = _machine_config()
     except VaultError:
-        return Path("/nonexistent/jacked-machine-config-unreadable")
+        return ReviewTrust(signers=Path("/nonexistent/jacked-machine-config-unreadable"))
     settings = found[0].get("settings") if found else None
     review = settings.get("review") if isinstance(settings, dict) else None
-    value = review.get("allowed_signers") if isinstance(review, dict) else None
-    return Path(os.path.expanduser(value)) if isinstance(value, str) and value else None
+    review = review if isinstance(review, dict) else {}
+    value = review.get("allowed_signers")
+    signers = Path(os.path.expanduser(value)) if isinstance(value, str) and value else None
+    return ReviewTrust.build(review, signers)
 
 
 def _in_state(store: Store, name: str) -> str:

@@ -1,4 +1,5 @@
-"""What `trust: reviewed` proves (SPEC 5.5): a person's accept, shown by its own commit.
+"""What `trust: reviewed` proves (SPEC 5.5 as amended), and where each review came from: the one
+owner of the trust verdict every surface shows.
 
 A note's file may claim `reviewed`; the claim counts only when history holds the accept that
 made it: a commit whose subject is `memory(accept): …`, whose `Memory-Id` names the note, whose
@@ -8,9 +9,16 @@ and whose note is a transition of the one its parent held (`document.lifecycle.f
 was accepted is the note's value (`value_key`: everything a transition never changes), so the
 note stays reviewed through later transitions and loses it if its text is ever different.
 
-Where the machine config names an allowed-signers file (`settings.review.allowed_signers`, git's
-ssh format), an accept counts only when git verifies its commit's ssh signature against that
-file (`git log --format=%G?` is `G`). No signature code here: git signs and git verifies.
+Such an accept proves only that jacked's transition was run, by someone: anyone with push access
+can build one by hand. So each is shown with its provenance (`Provenance`): accepted here (its
+audit line is in this machine's own chain, `audit/<this machine-id>/`), accepted on machine M by
+<git author> and not verified, or verified by git against a trusted key. What counts as reviewed
+here (`ReviewPolicy.judge`, from the machine config's `ReviewTrust`): with an allowed-signers file
+(`settings.review.allowed_signers`, git's ssh format), only accepts whose commits git verifies
+against it (`git log --format=%G?` is `G` for an ssh signature); without one, this machine's own
+accepts, and another machine's where `settings.review.trust_unsigned` names it. No signature
+code here: git signs and git verifies. `Verdict` is what a surface shows: the trust that counts,
+the claim, and the review behind it.
 """
 
 from __future__ import annotations
@@ -22,21 +30,169 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from typing import TYPE_CHECKING
+
 from jacked_vault.errors import VaultError
+from jacked_vault.store.audit import MACHINE_ID
 from jacked_vault.store.layout import AUDIT_DIR
+
+if TYPE_CHECKING:
+    from jacked_vault.store.layout import Store
+    from jacked_vault.store.settings import ReviewTrust
 
 ACCEPT_SUBJECT = "memory(accept): "
 MAX_COMMITS_WALKED = 500_000
 SSH_SIGNATURE = b"-----BEGIN SSH SIGNATURE-----"
+MAX_AUTHOR = 200  # a commit's author as a review shows it (data from git, cut)
+HERE, MACHINE, VERIFIED = "here", "machine", "verified"  # a review's provenance
 
 
 @dataclass(frozen=True)
 class Review:
-    """One accept found in history: the note id, the value accepted, and its commit."""
+    """One accept found in history: the note id, the value accepted, its commit, the machine whose
+    audit chain holds its line, the commit's author, and whether the commit carries an ssh signature."""
 
     note_id: str
     value: str
     commit: str
+    machine: str = ""
+    author: str = ""
+    signed: bool = False
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """One accept as this machine weighs it: where it came from, and whether it counts here."""
+
+    provenance: str  # HERE (this machine's chain), MACHINE (another's, not verified), VERIFIED (a trusted key)
+    machine: str
+    author: str
+    commit: str
+    signed: bool
+    verified: bool
+    counts: bool
+
+    def to_json(self) -> dict:
+        return {
+            "provenance": self.provenance,
+            "machine": self.machine,
+            "author": self.author,
+            "commit": self.commit,
+            "verified": self.verified,
+            "signed": self.signed,
+            "counts": self.counts,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict) -> Provenance:
+        return cls(**{k: data[k] for k in cls.__dataclass_fields__})
+
+    def said(self) -> str:
+        """For a person: `accepted on machine M by Ada <ada@x>, not verified (unsigned)`."""
+        where = "accepted here" if self.provenance == HERE else f"accepted on machine {self.machine}"
+        text = f"{where} by {self.author}"
+        if self.verified:
+            return text + ", verified against a trusted key"
+        if self.provenance != HERE or not self.counts:
+            text += f", not verified ({'signed by a key not trusted here' if self.signed else 'unsigned'})"
+        if self.counts and self.provenance != HERE:
+            text += f"; counted: this machine trusts {self.machine}'s unsigned accepts (review.trust_unsigned)"
+        return text
+
+    def short(self) -> str:
+        """For the brief and a search hit: no author, no machine id (text from git that anyone with
+        push access chose; the brief quotes no such text in a sentence of its own)."""
+        if self.verified:
+            return "accepted, verified against a trusted key"
+        if self.provenance == HERE:
+            return "accepted here" if self.counts else "accepted here, not verified"
+        trusted = ("unsigned" if not self.signed else "not verified") + "; trusted here"
+        return f"accepted on another machine, {trusted if self.counts else 'not verified'}"
+
+
+@dataclass(frozen=True)
+class ReviewPolicy:
+    """How this machine judges an accept: its own machine id and its `ReviewTrust`."""
+
+    machine: str
+    trust: ReviewTrust
+
+    @classmethod
+    def of(cls, store: Store) -> ReviewPolicy:
+        """The policy of the machine holding `store` (machine config, machine id)."""
+        from jacked_vault.store.audit import machine_id
+        from jacked_vault.store.config import machine_review
+
+        return cls(machine_id(store.cache), machine_review())
+
+    def digest(self) -> str:
+        """What the index remembers of the policy: a change re-judges every review."""
+        unsigned = ",".join(sorted(self.trust.unsigned_from))
+        return f"{policy_digest(self.trust.signers)}|{unsigned}|{self.machine}"
+
+    def judge(self, review: Review, verified: bool) -> Provenance:
+        here = review.machine == self.machine
+        if verified:
+            provenance, counts = VERIFIED, True
+        else:
+            provenance = HERE if here else MACHINE
+            counts = self.trust.signers is None and (here or self.trust.trusts_unsigned(review.machine))
+        return Provenance(provenance, review.machine, review.author, review.commit, review.signed, verified, counts)
+
+
+def best(found: list[Provenance]) -> Provenance | None:
+    """The accept a note's review is shown by: one that counts, verified first, then one made here."""
+    ranked = sorted(found, key=lambda p: (not p.counts, not p.verified, p.provenance != HERE, p.commit))
+    return ranked[0] if ranked else None
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What a note's review is worth on this machine, as every surface shows it: the trust that
+    counts (`reviewed` only with an accept that counts here), what its file claims, and the accept
+    behind the claim (None: none at all)."""
+
+    trust: str
+    claim: str
+    review: Provenance | None = None
+
+    @classmethod
+    def from_row(cls, trust: str, claim: str, review: str | None) -> Verdict:
+        """The verdict the search index recorded (`docs.trust`, `docs.claim`, `docs.review`)."""
+        return cls(trust, claim, Provenance.from_json(json.loads(review)) if review else None)
+
+    @property
+    def reviewed(self) -> bool:
+        return self.trust == "reviewed"
+
+    def to_json(self) -> dict:
+        """`trust`, `review`, and `claimed_trust` when the file claims more than counts."""
+        out: dict = {"trust": self.trust, "review": self.review.to_json() if self.review else None}
+        if self.claim != self.trust:
+            out["claimed_trust"] = self.claim
+        return out
+
+    def said(self) -> str:
+        """The trust line a person reads."""
+        if self.reviewed:
+            return f"reviewed ({self.review.said()})" if self.review else "reviewed (accepted by a person)"
+        text = "unreviewed (context, not instructions)"
+        if self.review is not None:
+            return f"{text}; {self.review.said()}: not counted as reviewed here"
+        if self.claim == "reviewed":
+            return f"{text}; its file claims reviewed, but no accept by a person is behind it"
+        return text
+
+    def label(self) -> str:
+        """A search hit's trust: `reviewed (accepted here)`, `unreviewed`."""
+        return f"{self.trust} ({self.review.short()})" if self.review else self.trust
+
+    def mark(self) -> str:
+        """What follows a quoted title in the brief: ` [reviewed] (accepted here)` for what counts
+        (the brief's framing names `[reviewed]`), the provenance alone for an accept that does not."""
+        if self.reviewed:
+            return " [reviewed]" + (f" ({self.review.short()})" if self.review else "")
+        return f" ({self.review.short()})" if self.review else ""
 
 
 def value_key(note) -> str:
@@ -68,7 +224,7 @@ def review_in(repo, commit) -> Review | None:
         return None
     trailers = _trailers(message)
     note_id, (machine, _, last) = trailers.get("Memory-Id", ""), trailers.get("Memory-Audit", "").partition(" ")
-    if not note_id or not machine or not last or "/" in machine:
+    if not note_id or not last or not MACHINE_ID.match(machine):
         return None
     record = _last_audit_record(repo, commit, machine, last)
     if (
@@ -95,7 +251,25 @@ def review_in(repo, commit) -> Review | None:
         or follows(prior, note)
     ):
         return None
-    return Review(note_id, value_key(note), str(commit.id))
+    return Review(note_id, value_key(note), str(commit.id), machine, _author(commit), _ssh_signed(commit))
+
+
+def _author(commit) -> str:
+    """The accept commit's author as a review shows it: git's `Name <email>`, terminal escapes removed, cut."""
+    from jacked_vault.safety.text import strip_terminal
+
+    author = commit.author
+    text = " ".join(strip_terminal(f"{author.name} <{author.email}>").split())
+    return text[:MAX_AUTHOR]
+
+
+def _ssh_signed(commit) -> bool:
+    """Whether the commit carries an ssh signature (what an allowed-signers file can verify)."""
+    try:
+        signature = commit.gpg_signature[0]
+    except (ValueError, TypeError):
+        return False
+    return bool(signature) and signature.startswith(SSH_SIGNATURE)
 
 
 def _last_audit_record(repo, commit, machine: str, last_hash: str) -> dict | None:
@@ -124,8 +298,8 @@ def _last_audit_record(repo, commit, machine: str, last_hash: str) -> dict | Non
     return None
 
 
-def reviews_between(repo, head: str, since: str | None) -> Iterator[Review]:
-    """Every accept with its evidence in the commits reachable from `head` but not from `since`."""
+def _commits_between(repo, head: str, since: str | None) -> Iterator:
+    """The commits reachable from `head` but not from `since` (at most MAX_COMMITS_WALKED)."""
     import pygit2
 
     walker = repo.walk(head, pygit2.enums.SortMode.TOPOLOGICAL)
@@ -135,6 +309,12 @@ def reviews_between(repo, head: str, since: str | None) -> Iterator[Review]:
     for n, commit in enumerate(walker):
         if n >= MAX_COMMITS_WALKED:
             return
+        yield commit
+
+
+def reviews_between(repo, head: str, since: str | None) -> Iterator[Review]:
+    """Every accept with its evidence in the commits reachable from `head` but not from `since`."""
+    for commit in _commits_between(repo, head, since):
         if (commit.message or "").startswith(ACCEPT_SUBJECT):
             found = review_in(repo, commit)
             if found is not None:
@@ -142,6 +322,32 @@ def reviews_between(repo, head: str, since: str | None) -> Iterator[Review]:
 
 
 # -- signed reviews ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Signed:
+    """The accepts and forgets among a range of commits (what a sync brings) that git verifies
+    against this machine's trusted keys: (note id, value accepted) and the ids forgotten."""
+
+    accepts: frozenset[tuple[str, str]]
+    forgets: frozenset[str]
+
+
+def signed_between(root: Path, repo, head: str, since: str | None, signers: Path) -> Signed:
+    """The verified accepts and forgets in the commits reachable from `head` but not from `since`
+    (a forget names its notes in its `Memory-Forget` trailer)."""
+    reviews = list(reviews_between(repo, head, since))
+    forgets: dict[str, list[str]] = {}
+    for commit in _commits_between(repo, head, since):
+        named = _trailers(commit.message or "").get("Memory-Forget")
+        if named:
+            forgets[str(commit.id)] = named.split()
+    verified = verified_by(root, repo, [r.commit for r in reviews] + list(forgets), signers)
+    return Signed(
+        frozenset((r.note_id, r.value) for r in reviews if r.commit in verified),
+        frozenset(note_id for commit, ids in forgets.items() if commit in verified for note_id in ids),
+    )
+
 
 
 def policy_digest(signers: Path | None) -> str:
@@ -156,24 +362,39 @@ def policy_digest(signers: Path | None) -> str:
     return f"{signers}:{hashlib.sha256(content).hexdigest()}"
 
 
-def signed_by_allowed(root: Path, repo, commit_id: str, signers: Path) -> bool:
-    """True when git verifies the commit's ssh signature against the allowed-signers file."""
+def person_signs(trust: ReviewTrust, repo) -> bool:
+    """Whether a person's accept or forget is signed by their git (`commit-tree -S`): always where
+    this machine asks for trusted keys, and wherever their git is set up to sign."""
+    from jacked_vault.store.git import signs_commits
+
+    return trust.signers is not None or signs_commits(repo)
+
+
+def verified_by(root: Path, repo, commits: list[str], signers: Path) -> set[str]:
+    """Those of `commits` whose ssh signature git verifies against the allowed-signers file
+    (`git log --format=%G?` is `G`), asked of one git process per 500 signed commits."""
     import subprocess
 
     from jacked_vault.store.gitfiles import child_env
 
-    try:
-        signature = repo[commit_id].gpg_signature[0]
-    except (KeyError, ValueError, TypeError):
-        return False
-    if not signature or not signature.startswith(SSH_SIGNATURE):
-        return False
-    try:
-        proc = subprocess.run(
-            ["git", "-C", str(root), "-c", f"gpg.ssh.allowedSignersFile={signers}", "log", "-1", "--format=%G?",
-             commit_id],
-            capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL, check=False, env=child_env(),
-        )  # fmt: skip
-    except (OSError, subprocess.TimeoutExpired):
-        return False
-    return proc.returncode == 0 and proc.stdout.strip() == "G"
+    signed = []
+    for commit_id in dict.fromkeys(commits):
+        try:
+            if _ssh_signed(repo[commit_id]):
+                signed.append(commit_id)
+        except (KeyError, ValueError):
+            continue
+    out: set[str] = set()
+    for start in range(0, len(signed), 500):
+        chunk = signed[start : start + 500]
+        try:
+            proc = subprocess.run(
+                ["git", "-C", str(root), "-c", f"gpg.ssh.allowedSignersFile={signers}", "log", "--no-walk=unsorted",
+                 "--format=%H %G?", *chunk],
+                capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL, check=False, env=child_env(),
+            )  # fmt: skip
+        except (OSError, subprocess.TimeoutExpired):
+            continue
+        if proc.returncode == 0:
+            out |= {line.split()[0] for line in proc.stdout.splitlines() if line.endswith(" G")}
+    return out & set(signed)

@@ -1,7 +1,8 @@
 """The typed settings a command runs with: built once (`Settings.build`) from the effective
 configuration (`store.config.read_config`: vault.json < machine config < vault.local.json,
-programs only from the machine config) and the machine's review signers. `Context.settings`
-holds it; every writer and reader takes its values from there, never from the config dict.
+programs only from the machine config) and how this machine weighs a review (`ReviewTrust`, from
+the machine config only: `store.config.machine_review`). `Context.settings` holds it; every
+writer and reader takes its values from there, never from the config dict.
 """
 
 from __future__ import annotations
@@ -14,6 +15,31 @@ from typing import Any, TypeGuard
 
 PUSH_POLICIES = ("session-end", "after-write", "manual")
 AGENT_MODES = ("active", "candidate", "off")
+ANY_MACHINE = "*"  # `review.trust_unsigned: ["*"]`: every machine's unsigned accepts count here
+
+
+@dataclass(frozen=True)
+class ReviewTrust:
+    """How this machine weighs a person's accept (SPEC 5.5 as amended). Machine config only
+    (`settings.review`): nothing sync brings can set it.
+
+    `signers`: the allowed-signers file (git's ssh format) git verifies accepts against; with it,
+    only verified accepts count. Without it, this machine's own accepts count, and another
+    machine's unsigned ones where `unsigned_from` names it (`trust_unsigned`: machine ids, or "*")."""
+
+    signers: Path | None = None
+    unsigned_from: frozenset[str] = frozenset()
+
+    @classmethod
+    def build(cls, review: Mapping[str, Any], signers: Path | None = None) -> ReviewTrust:
+        """The machine config's `settings.review` (its `allowed_signers` resolved by the caller)."""
+        machines = review.get("trust_unsigned")
+        named = frozenset(m for m in machines if _text(m)) if isinstance(machines, list) else frozenset()
+        return cls(signers=signers, unsigned_from=named)
+
+    def trusts_unsigned(self, machine: str) -> bool:
+        """Whether another machine's unsigned accept counts here (never while keys are asked for)."""
+        return self.signers is None and (ANY_MACHINE in self.unsigned_from or machine in self.unsigned_from)
 
 
 @dataclass(frozen=True)
@@ -27,10 +53,10 @@ class Settings:
     librarian: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))  # thresholds given
     distill_command: tuple[str, ...] | None = None  # machine config only (store.config.PROGRAM_KEYS)
     distill_timeout_s: float | None = None
-    review_signers: Path | None = None  # the machine's allowed-signers file (`store.config.review_signers`)
+    review: ReviewTrust = ReviewTrust()  # the machine's review trust (`store.config.machine_review`)
 
     @classmethod
-    def build(cls, config: Mapping[str, Any], review_signers: Path | None = None) -> Settings:
+    def build(cls, config: Mapping[str, Any], review: ReviewTrust | None = None) -> Settings:
         """The one reader of `config["settings"]`."""
         given = _obj(config, "settings")
         author = _obj(given, "author")
@@ -48,7 +74,7 @@ class Settings:
             librarian=MappingProxyType({k: v for k, v in thresholds if isinstance(v, int) and not isinstance(v, bool)}),
             distill_command=tuple(str(part) for part in command) if isinstance(command, list) and command else None,
             distill_timeout_s=_number(distill.get("timeout_s")) or None,
-            review_signers=review_signers,
+            review=review or ReviewTrust(),
         )
 
     @property

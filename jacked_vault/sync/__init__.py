@@ -277,7 +277,7 @@ def _quarantine(ctx: Context, arrivals) -> list[dict]:
     return keep_quarantined(ctx.vault, arrivals)
 
 
-def _judge(ctx: Context, repo, base_tree, theirs_tree):
+def _judge(ctx: Context, repo, base_tree, theirs_tree, signed=None):
     from jacked_vault.search.index import open_fresh
     from jacked_vault.sync.arrivals import arrival_tombstones, inspect_arrivals
 
@@ -291,7 +291,7 @@ def _judge(ctx: Context, repo, base_tree, theirs_tree):
             return docs[0].path if docs else None
 
         arrivals = inspect_arrivals(
-            ctx.vault, repo, base_tree, theirs_tree, known.__contains__, local_path, index.verdicts
+            ctx.vault, repo, base_tree, theirs_tree, known.__contains__, local_path, index.verdicts, signed
         )
         index.verdicts.save()
         arrivals.new_stones = extra - set(index.tombstone_set())
@@ -395,9 +395,7 @@ def _plan(
             plan.events.append(event("quarantine", rel, rel, merged))
     rejected = _reject_rejected_values(ctx, repo, plan, arrivals, now)
     plan.events += [event("reject", note.id, rel, plan.edits[rel]) for rel, note in rejected.items()]
-    for rel, data in _expected_indexes(
-        ctx, repo, plan, {**arrivals.notes, **rejected}, arrivals, moved, ours_bytes
-    ).items():
+    for rel, data in _expected_indexes(ctx, repo, plan, arrivals.notes, rejected, arrivals, moved, ours_bytes).items():
         if git.blob_at(repo, plan.tree, rel) != data:
             plan.edits[rel] = data
             plan.events.append(event("regenerate", rel, rel, data))
@@ -457,19 +455,23 @@ MAX_PREVIEW_NOTES = 5000  # beyond it, index.md is kept as it was and regenerate
 
 
 def _expected_indexes(
-    ctx: Context, repo, plan: _Plan, notes: dict, arrivals, moved, ours_bytes
+    ctx: Context, repo, plan: _Plan, notes: dict, rejected: dict, arrivals, moved, ours_bytes
 ) -> dict[str, bytes | None]:
     """index.md as this machine derives it once the arrivals are in (never the remote's bytes):
-    rendered from the search index with the arriving notes and tombstones previewed."""
+    rendered from the search index with the arriving notes (`notes`), the notes this commit
+    rejects (`rejected`, a quarantined arrival's local version among them) and the tombstones
+    previewed."""
     from jacked_vault.recall.index_md import index_path, render_index
     from jacked_vault.search.entries import Entry
     from jacked_vault.search.index import open_fresh
     from jacked_vault.store.layout import classify_note
     from jacked_vault.store.tombstones import parse_tombstones
 
-    changes: dict[str, Entry | None] = {rel: Entry.from_note(note) for rel, note in notes.items()}
-    for item in arrivals.quarantined:
-        changes.pop(item["path"], None)
+    kept_out = {item["path"] for item in arrivals.quarantined}  # not taken: the local version stays
+    changes: dict[str, Entry | None] = {
+        rel: Entry.from_note(note) for rel, note in notes.items() if rel not in kept_out
+    }
+    changes.update({rel: Entry.from_note(note) for rel, note in rejected.items()})  # kept here, and rejected
     changes.update({rel: None for rel in [*plan.result.accepted_deletions, *arrivals.forgotten]})
     for note_id, rel, _ in moved:
         for old in [r for r, e in changes.items() if e is not None and e.id == note_id and r != rel]:
@@ -516,11 +518,17 @@ def _integrate(
     """Judge the arrivals, then fast-forward, or commit what this machine keeps and regenerates on
     top of (or merged with) the remote's history, and move HEAD (lock held). With
     `hold_deletions` (the SessionStart pull) nothing moves when the remote deletes files: None."""
-    from jacked_vault.store import audit
+    from jacked_vault.store import audit, reviews
     from jacked_vault.write.transaction import commit_tree
 
     root = ctx.vault.root
-    arrivals = _judge(ctx, repo, repo[base].tree if base is not None else None, repo[theirs].tree)
+    signers = ctx.settings.review.signers
+    signed = (
+        reviews.signed_between(root, repo, str(theirs), str(base), signers)
+        if signers is not None and base is not None
+        else None
+    )  # with trusted keys, only the accepts and forgets git verifies are taken (not on adopting a history)
+    arrivals = _judge(ctx, repo, repo[base].tree if base is not None else None, repo[theirs].tree, signed)
     if arrivals.refused:
         error = arrivals.refusal(str(theirs))
         write_state(root, "refused", error.message)

@@ -21,6 +21,10 @@ the merge base is looked at:
   (superseded or expired, `lifecycle.moves`); a note leaving `archive/` is quarantined;
 - forgotten: a note a person forgot on another machine (its deletion with a `forget` audit line
   for that id and path) is deleted here too, as the transition it is (SPEC 5.2);
+- signed (SPEC 5.5 as amended): where this machine names trusted keys, an accept (a note that
+  arrives newly `reviewed`) or a forget is taken only when git verifies its commit against them
+  (`store.reviews.signed_between`); unsigned, it is quarantined (`UNSIGNED_REVIEW`,
+  `UNSIGNED_FORGET`: the local note is kept as it was);
 - deleted: files the remote removed (kept unless `--accept-deletions`, which deletes notes only).
 
 A note that holds a rejected value but was made before its machine knew of the rejection (and
@@ -44,6 +48,7 @@ if TYPE_CHECKING:
 
     from jacked_vault.document import Note
     from jacked_vault.store.gate import Checked, Verdicts
+    from jacked_vault.store.reviews import Signed
 
 FILE_MODES = (0o100644, 0o100755)
 SYMLINK_MODE = 0o120000
@@ -154,6 +159,7 @@ class _Judge:
         default_factory=dict
     )  # path -> (the base note's id, arriving bytes): another note there
     verdicts: Verdicts | None = None  # store.gate.Verdicts: this machine's record of what its gate passed
+    signed: Signed | None = None  # with trusted keys: the arriving accepts and forgets git verifies
 
     def gate(self, rel: str, data: bytes, base: bytes | None, *, new: bool) -> Checked:
         from jacked_vault.store.gate import inspect
@@ -171,18 +177,23 @@ def inspect_arrivals(
     tombstoned: Callable[[str], bool],
     local_path: Callable[[str], str | None] | None = None,
     verdicts: Verdicts | None = None,
+    signed: Signed | None = None,
 ) -> Arrivals:
     """Judge every file that differs between the merge base (None: unrelated) and the remote.
 
     `tombstoned` answers for every rejection known here or arriving; `local_path` finds a note id
     in this store (an arrival may not reuse one); `verdicts` (store.gate.Verdicts) is where the
-    gate records what it passed, so the search index does not judge the same bytes again."""
+    gate records what it passed, so the search index does not judge the same bytes again;
+    `signed` (where this machine names trusted keys): the arriving accepts and forgets git
+    verifies, the only ones taken."""
     from jacked_vault.search.treediff import changed_entries
     from jacked_vault.store.audit import machine_id
     from jacked_vault.store.gate import cap_for
 
     machine = machine_id(store.cache)
-    judge = _Judge(store, repo, base_tree, tombstoned, local_path or (lambda _id: None), verdicts=verdicts)
+    judge = _Judge(
+        store, repo, base_tree, tombstoned, local_path or (lambda _id: None), verdicts=verdicts, signed=signed
+    )
     out = judge.out
     audits: list[tuple[str, pygit2.Object]] = []
     later: list[tuple[str, pygit2.Object, str]] = []
@@ -235,6 +246,11 @@ def inspect_arrivals(
     out.deleted = [
         rel for rel in out.deleted if rel not in judge.moved_away and rel not in held and rel not in out.forgotten
     ]
+    if signed is not None:
+        for rel in [rel for rel in out.forgotten if judge.forgets[rel] not in signed.forgets]:
+            out.forgotten.remove(rel)
+            why = f"{rel}: forgotten by a commit no trusted key signed; kept here"
+            out.quarantine(rel, "UNSIGNED_FORGET", why, b"", note_id=judge.forgets[rel])
     return out
 
 
@@ -394,6 +410,13 @@ def _judge_note(judge: _Judge, rel: str, data: bytes) -> None:
             rel, "UNAUDITED", f"{rel}: changed without an audit line", data, note_id=note.id, moved_from=moved_from
         )
         return
+    if judge.signed is not None and note.trust == "reviewed" and (prior is None or prior.trust != "reviewed"):
+        from jacked_vault.store.reviews import value_key
+
+        if (note.id, value_key(note)) not in judge.signed.accepts:
+            why = f"{rel}: accepted by a commit no trusted key signed"
+            judge.out.quarantine(rel, "UNSIGNED_REVIEW", why, data, note_id=note.id, moved_from=moved_from)
+            return
     judge.out.notes[rel] = note
     if moved_from:
         judge.moved_away.add(moved_from)

@@ -274,7 +274,6 @@ class Page:
         from jacked_vault.recall.overview import describe
         from jacked_vault.recall.versions import note_versions
         from jacked_vault.search.policy import EVERYTHING
-        from jacked_vault.store.reviews import ACCEPT_SUBJECT
 
         note_id = request.path_params["id"]
 
@@ -294,14 +293,14 @@ class Page:
             backlinks = [
                 {"id": b["id"], **known.get(b["id"], {"title": b["title"]}), "known": True} for b in found.backlinks
             ]
-            accepts = [e for e in history.entries if e["summary"].startswith(ACCEPT_SUBJECT)]
+            verdict = found.doc.verdict
             ops = [op for op in TRANSITIONS if note.status in ALLOWED_FROM[op]]
-            if note.status == "active" and found.doc.trust == "reviewed":
+            if note.status == "active" and verdict.reviewed:
                 ops.remove("accept")
             return {"found": found, "note": note, "fields": found._fields(), "memory": found.memory(),
                     "history": history.entries, "versions": versions,
                     "graph": r.neighbourhood(note.id, note.title, links, backlinks), "links": links,
-                    "backlinks": backlinks, "accepts": accepts, "ops": ops, "editable": note.status == "candidate",
+                    "backlinks": backlinks, "verdict": verdict, "ops": ops, "editable": note.status == "candidate",
                     "blocked": self.writes_blocked(ctx)}  # fmt: skip
 
         data, failed = await self.call(request, build, title="Note not shown")

@@ -134,6 +134,7 @@ def forget(ctx: Context, note_id: str) -> Forgotten:
     from jacked_vault.recall.index_md import regenerate_index
     from jacked_vault.safety import fsio
     from jacked_vault.store import audit, git
+    from jacked_vault.store.reviews import person_signs
     from jacked_vault.store.tombstones import parse_tombstones, tombstone_hash, tombstone_path
     from jacked_vault.write.transaction import write_transaction
     from jacked_vault.write.transitions import _locate
@@ -174,7 +175,12 @@ def forget(ctx: Context, note_id: str) -> Forgotten:
             changes.setdefault((gone_note.scope, gone_note.group), {})[path] = None
         for (scope, group), group_changes in changes.items():
             regenerate_index(tx, scope, group, group_changes)
-        commit = tx.commit(f"memory(forget): {note.id}", note_id=note.id, forget=" ".join(n.id for _, n in gone))
+        commit = tx.commit(
+            f"memory(forget): {note.id}",
+            sign=person_signs(ctx.settings.review, tx.repo),  # with trusted keys, an unsigned forget is not applied
+            note_id=note.id,
+            forget=" ".join(n.id for _, n in gone),
+        )
         remote, pushed = _published(tx.repo, [path for path, _ in gone])
     twins = [{"id": n.id, "path": store.display(p, n.scope), "rel": p} for p, n in gone[1:]]
     return Forgotten(

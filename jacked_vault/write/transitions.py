@@ -20,6 +20,7 @@ from jacked_vault.write.transaction import kept_aside
 
 if TYPE_CHECKING:
     from jacked_vault.document import Note
+    from jacked_vault.store.reviews import Verdict
 
 from jacked_vault.document.lifecycle import ALLOWED_FROM
 
@@ -30,19 +31,23 @@ class Transitioned:
     title: str
     op: str
     status: str
-    trust: str
+    verdict: Verdict  # what its review is worth here now (for an accept: the review behind it, as weighed here)
     valid_until: str | None
     path: str
     commit: str
     quarantined: list[str] = field(default_factory=list)
     also_rejected: list[str] = field(default_factory=list)  # a reject's live twins (the same value), rejected with it
 
+    @property
+    def trust(self) -> str:
+        return self.verdict.trust
+
     def to_json(self) -> dict:
         return {
             "id": self.id,
             "op": self.op,
             "status": self.status,
-            "trust": self.trust,
+            **self.verdict.to_json(),
             "valid_until": self.valid_until,
             "path": self.path,
             "commit": self.commit,
@@ -54,15 +59,18 @@ class Transitioned:
         if self.op == "expire":
             state = f"valid until {self.valid_until}"
         else:
-            state = self.status + (", reviewed by you" if self.op == "accept" else "")
+            state = self.status
+            if self.op == "accept":
+                state += ", reviewed by you" if self.verdict.reviewed else f"; {self.verdict.said()}"
         lines = [f"{self.op}: {self.title} ({self.id}) is now {state} [{self.commit[:10]}]"]
         lines += [f"also rejected {twin}: it holds the same value" for twin in self.also_rejected]
         return "\n".join(lines + kept_aside(self.quarantined))
 
 
 def _locate(ctx: Context, note_id: str):
-    """(store, rel, trust) of one note, complete-or-fail like `read`; `trust` is what the note is
-    worth here (a claimed review with no accept behind it is `unreviewed`)."""
+    """(store, rel, verdict) of one note, complete-or-fail like `read`; the verdict is what its
+    review is worth here (`store.reviews.Verdict`: a claimed review with no accept behind it that
+    counts here is `unreviewed`)."""
     from jacked_vault.document.model import ID_RE
     from jacked_vault.search.service import fresh_indexes, the_one
     from jacked_vault.store.gate import scan
@@ -72,7 +80,7 @@ def _locate(ctx: Context, note_id: str):
         raise VaultError("NOT_FOUND", "no note with that id (an id looks like mem_…); nothing was written")
     indexes, diag = fresh_indexes(ctx)
     try:
-        found = [(index.store, doc.path, doc.trust) for index in indexes for doc in index.lookup(note_id)]
+        found = [(index.store, doc.path, doc.verdict) for index in indexes for doc in index.lookup(note_id)]
     finally:
         for index in indexes:
             index.close()
@@ -80,12 +88,12 @@ def _locate(ctx: Context, note_id: str):
 
 
 def _changes(
-    op: str, note, now: str, *, reason: str | None, valid_until: str | None, by: str | None, trust: str
+    op: str, note, now: str, *, reason: str | None, valid_until: str | None, by: str | None, reviewed: bool
 ) -> dict:
     if note.status not in ALLOWED_FROM[op]:
         raise VaultError("VALIDATION", f"cannot {op} {note.id}: it is {note.status}")
     if op == "accept":
-        if note.status == "active" and trust == "reviewed":
+        if note.status == "active" and reviewed:
             raise VaultError("VALIDATION", f"{note.id} is already active and reviewed")
         return {"status": "active", "trust": "reviewed"}
     if op == "reject":
@@ -114,7 +122,7 @@ def transition(
     """Apply one transition in one commit (with audit line, index.md, and the tombstone on reject)."""
     from jacked_vault.document import utc_now
     from jacked_vault.recall.index_md import regenerate_index
-    from jacked_vault.store import git
+    from jacked_vault.store.reviews import person_signs
     from jacked_vault.write.transaction import write_transaction
 
     if op == "reject" and not (reason and reason.strip()):
@@ -125,28 +133,30 @@ def transition(
         scan({"reason": reason})
     if op == "supersede" and not by:
         raise VaultError("USAGE", "supersede needs --by NEW_ID")
-    store, rel, trust = _locate(ctx, note_id)
+    store, rel, verdict = _locate(ctx, note_id)
     if op == "supersede" and by is not None:  # None refused above
         _locate(ctx, by)
     with write_transaction(store, harness=ctx.harness, origin="cli", settings=ctx.settings, may_push=True) as tx:
-        done = _apply(tx, rel, note_id, op, trust=trust, reason=reason, valid_until=valid_until, by=by, now=utc_now())
+        done = _apply(
+            tx, rel, note_id, op, reviewed=verdict.reviewed, reason=reason, valid_until=valid_until, by=by,
+            now=utc_now(),
+        )
         for (scope, group), group_changes in done.changes.items():
             regenerate_index(tx, scope, group, group_changes)
-        sign = op == "accept" and (ctx.settings.review_signers is not None or git.signs_commits(tx.repo))
         note, updated = done.note, done.updated
         commit = tx.commit(
             f"memory({op}): {note.title}",
-            sign=sign,
+            sign=op == "accept" and person_signs(ctx.settings.review, tx.repo),
             note_id=note.id,
             reason=updated.status_reason if op != "accept" else None,
         )
-    proven = "reviewed" if op == "accept" else trust  # what the note is worth, not what its file claims
+    now_worth = _locate(ctx, note_id)[2] if op == "accept" else verdict  # what it is worth, not what it claims
     return Transitioned(
         note.id,
         note.title,
         op,
         updated.status,
-        proven,
+        now_worth,
         updated.valid_until,
         store.display(rel, note.scope),
         commit,
@@ -173,7 +183,7 @@ def _apply(
     note_id: str,
     op: str,
     *,
-    trust: str,
+    reviewed: bool,
     reason: str | None,
     valid_until: str | None,
     by: str | None,
@@ -191,7 +201,9 @@ def _apply(
         raise VaultError("INCOMPLETE", f"{note_id}: its file is not committed yet; run `jacked memory doctor --repair`")
     note = parse_note(committed, source=rel)
     updated = dataclasses.replace(
-        note, updated_at=now, **_changes(op, note, now, reason=reason, valid_until=valid_until, by=by, trust=trust)
+        note,
+        updated_at=now,
+        **_changes(op, note, now, reason=reason, valid_until=valid_until, by=by, reviewed=reviewed),
     )
     data = render_note(updated)
     changes: dict[tuple[str, str | None], dict] = {(note.scope, note.group): {rel: Entry.from_note(updated)}}
@@ -257,7 +269,7 @@ def edit_as_new(ctx: Context, note_id: str, *, title: str, body: str) -> EditedA
     from jacked_vault.write.create import build_note
     from jacked_vault.write.transaction import write_transaction
 
-    store, rel, trust = _locate(ctx, note_id)
+    store, rel, verdict = _locate(ctx, note_id)
     with write_transaction(
         store,
         harness=ctx.harness,
@@ -298,7 +310,8 @@ def edit_as_new(ctx: Context, note_id: str, *, title: str, body: str) -> EditedA
         new_rel = tx.create(store.note_dir(new.scope, new.group, new.kind), slugify_title(new.title), checked)
         tx.event("create", new.id, new_rel, checked.data, ts=now)
         done = _apply(
-            tx, rel, note_id, "reject", trust=trust, reason=f"edited as {new.id}", valid_until=None, by=None, now=now
+            tx, rel, note_id, "reject", reviewed=verdict.reviewed, reason=f"edited as {new.id}", valid_until=None,
+            by=None, now=now,
         )
         done.changes.setdefault((new.scope, new.group), {})[new_rel] = Entry.from_note(new)
         for (scope, group), group_changes in done.changes.items():
