@@ -347,7 +347,9 @@ def test_enable_text_names_each_step_and_its_outcome(tmp_path):
     result = jacked(home, "memory", "enable", "--yes")
     assert result.returncode == 0, result.stderr
     names = [re.split(r"\s+", line)[0] for line in result.stdout.splitlines() if line and not line.startswith(" ")]
-    assert names == ["vault", "groups", "claude", "codex", "opencode", "cursor", "post-merge", "migrate", "remote"]
+    assert names == [
+        "vault", "groups", "claude", "codex", "opencode", "cursor", "post-merge", "migrate", "remote", "signing"
+    ]
     off = jacked(home, "memory", "disable")
     assert off.stdout.rstrip().endswith("and its notes are untouched")
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from conftest import git, make_repo
 from tests.helpers.homes import home_env, jacked, tree
 from tests.helpers.state import state_dir
+from tests.helpers.terminal import drive
 
 REPOS = ("api", "web")
 
@@ -299,3 +300,27 @@ def test_a_legacy_file_git_tracks_is_never_adopted(tmp_path):
     assert _json(jacked(home, *add))["commit"]
     assert (state_dir(vault) / "machine-id").read_text().strip() != "m-0000deadbeef"
     assert "audit/m-0000deadbeef/" not in git(vault, "show", "--name-only", "--format=", "HEAD")
+
+
+def test_enable_offers_signed_reviews_on_a_terminal_and_disable_puts_it_back(tmp_path):
+    """31.7's one step for a team, offered by `enable` (asked, never done by --yes alone); what it
+    changed in HOME (the machine config, the allowed-signers file) is put back by `disable`."""
+    home = tmp_path / "home"
+    (home / ".ssh").mkdir(parents=True)
+    key = home / ".ssh" / "id_ed25519"
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "me@example.com", "-f", str(key)], check=True)
+    before = tree(home)
+    quiet = _steps(jacked(home, "memory", "enable", "--yes", "--json"))
+    assert quiet["signing"]["outcome"] == "offered" and not (home / ".config" / "jacked").exists()
+
+    code, out, shown = drive(["memory", "enable"], [b"\n", b"y\n"], env=home_env(home), cwd=home)
+    assert code == 0, out + shown.decode(errors="replace")
+    assert b"sign your reviews with your ssh key" in shown
+    signing = [line for line in out.splitlines() if line.startswith("signing")]
+    assert signing and signing[0].split()[1] == "done", out
+    machine = json.loads((home / ".config" / "jacked" / "config.json").read_text())
+    signers = Path(machine["settings"]["review"]["allowed_signers"])
+    assert "me@example.com" in signers.read_text()
+
+    assert _json(jacked(home, "memory", "disable", "--json"))["ok"]
+    assert tree(home) == before

@@ -137,11 +137,20 @@ def _files(harness: str) -> list[Path]:
     return [Path(os.path.realpath(p)) for p in files]
 
 
-def _managed() -> list[Path]:
-    """Every per-person file `enable` may change: each harness's, and the machine config (`--root`)."""
+def _machine_config() -> Path:
     from jacked_vault.store.config import machine_config_path
 
-    return [*(p for harness in HARNESSES for p in _files(harness)), Path(os.path.realpath(machine_config_path()))]
+    return machine_config_path()
+
+
+def _managed() -> list[Path]:
+    """Every per-person file `enable` may change: each harness's, the machine config (`--root`,
+    signing) and the allowed-signers file beside it."""
+    from jacked_vault.hooks.signing import SIGNERS_NAME
+
+    config = _machine_config()
+    own = [config, config.parent / SIGNERS_NAME]
+    return [*(p for harness in HARNESSES for p in _files(harness)), *(Path(os.path.realpath(p)) for p in own)]
 
 
 def _selection(harness: str):
@@ -301,6 +310,7 @@ def enable(
         report.steps.append(_guard("post-merge", lambda: _post_merge_step(vault, repos, looked, yes, ask)))
         report.steps.append(_guard("migrate", lambda: _migrate_step(vault, repos, yes, ask, ledger)))
         report.steps.append(_guard("remote", lambda: _remote_step(ctx, ask_url)))
+        report.steps.append(_guard("signing", lambda: _signing_step(ctx, ask, ledger)))
     finally:
         ledger.save()
     return report
@@ -387,7 +397,7 @@ def _roots_step(roots: Sequence[str], ledger: Ledger) -> Step:
     reads; `disable` puts the machine config back."""
     from jacked_vault.store.config import machine_config_path, remember_roots
 
-    before = ledger.snapshot([Path(os.path.realpath(machine_config_path()))])
+    before = ledger.snapshot([Path(os.path.realpath(_machine_config()))])
     try:
         written = remember_roots(roots)
     finally:
@@ -494,6 +504,32 @@ def _remote_step(ctx, ask_url: Callable[[], str | None] | None) -> Step:
 
     result = set_remote(ctx, url)
     return Step("remote", "done", result.to_text().splitlines()[0], [result.to_json()])
+
+
+def _signing_step(ctx, ask: Ask | None, ledger: Ledger) -> Step:
+    """Signed reviews in one step (`hooks.signing`): offered when this machine trusts no keys yet,
+    done only on a person's yes (never by `--yes` alone: from then on only verified accepts count,
+    so this machine's earlier unsigned ones stop counting); `disable` puts the machine config and
+    the allowed-signers file back."""
+    from jacked_vault.hooks.signing import plan_signing, setup_signing
+    from jacked_vault.store.config import machine_review
+
+    if machine_review().signers is not None:
+        return Step("signing", "unchanged", f"reviews are verified against {machine_review().signers}")
+    try:
+        plan = plan_signing(ctx.vault_path)
+    except VaultError as exc:
+        return Step("signing", "skipped", exc.message)
+    if ask is None or not ask(f"{plan.offer()}?"):
+        return Step("signing", "offered", "signed reviews for a team: `jacked memory signing` (your ssh key)")
+    touched = [Path(os.path.realpath(p)) for p in (_machine_config(), plan.signers)]
+    before = ledger.snapshot(touched)
+    try:
+        done = setup_signing(ctx.vault_path)
+    finally:
+        ledger.record(before)
+    lines = done.to_text().splitlines()
+    return Step("signing", "done", f"reviews signed with {plan.signing_key}", [done.to_json()], lines)
 
 
 # -- disable ---------------------------------------------------------------------------------------
