@@ -34,6 +34,7 @@ from jacked_vault.search.entries import Diagnostics, Doc, Entry
 from jacked_vault.search.policy import Viewer
 from jacked_vault.search.query import COLUMNS, Filters, run_search
 from jacked_vault.search.treediff import FILE_MODES, SYMLINK_MODE, TREE_MODE, changed_entries
+from jacked_vault.store.deadline import Deadline
 from jacked_vault.store.git import fast_head
 from jacked_vault.store.layout import (
     ARCHIVE_DIR,
@@ -800,9 +801,11 @@ class SearchIndex:
             db.execute("INSERT OR IGNORE INTO tombstones(hash, source) VALUES(?, ?)", (thash, rel))
 
     @contextmanager
-    def preview(self, changes: dict[str, Entry | None], tombstones: Iterable[str] = ()) -> Iterator[SearchIndex]:
+    def preview(
+        self, changes: dict[str, Entry | None], tombstones: Iterable[str] = (), deadline: Deadline | None = None
+    ) -> Iterator[SearchIndex]:
         """The index as it will be once `changes` (path -> entry, None = removed) and new
-        `tombstones` (hashes) are committed.
+        `tombstones` (hashes) are committed; past `deadline` (store.deadline), OutOfTime.
 
         Runs in a transaction that is always rolled back: derived files (index.md) can be
         rendered from the index before the commit that makes them true.
@@ -811,6 +814,8 @@ class SearchIndex:
         db.execute("BEGIN IMMEDIATE")
         try:
             for rel, entry in changes.items():
+                if deadline is not None:
+                    deadline.check("regenerating index.md for what arrived")
                 self._forget(rel)
                 if entry is not None:
                     self.add_entry(rel, entry, "")
