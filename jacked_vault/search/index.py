@@ -587,7 +587,7 @@ class SearchIndex:
     def _index_entry(self, repo, rel: str, entry, size: int | None = None) -> None:
         """Index one committed tree entry through the gate (problems for what it refuses)."""
         from jacked_vault.store.gate import cap_for
-        from jacked_vault.store.git import offered_blob
+        from jacked_vault.store.git import offered_blob, read_blob
 
         if entry.filemode == SYMLINK_MODE:
             self._problem(rel, "SYMLINK", f"{rel}: a symlink, skipped and never followed")
@@ -606,8 +606,8 @@ class SearchIndex:
             return
         if data is None:
             try:
-                data = repo[entry.id].data
-            except Exception:  # pygit2 raises KeyError or GitError for a missing/corrupt object
+                data = read_blob(repo, entry.id, rel)
+            except VaultError:  # a missing or corrupt object
                 message = f"{rel}: its git object {str(entry.id)[:12]} is missing or corrupt"
                 self._problem(rel, "UNREADABLE", message, size)
                 return

@@ -71,6 +71,7 @@ def _judge(batch: list[tuple[str, str]]) -> list[tuple[str, bytes, object, objec
     from jacked_vault.search.derived import derive
     from jacked_vault.search.entries import Entry
     from jacked_vault.store.gate import cap_for, inspect
+    from jacked_vault.store.git import read_blob
 
     store, repo, known, deriving = _STATE["store"], _STATE["repo"], _STATE["known"], _STATE["deriving"]
     passed: list[tuple[str, bytes, object, object, bytes]] = []
@@ -79,7 +80,7 @@ def _judge(batch: list[tuple[str, str]]) -> list[tuple[str, bytes, object, objec
         try:
             if repo.odb.read_header(oid)[1] > cap_for("note"):
                 continue
-            data = repo[oid].data
+            data = read_blob(repo, oid, rel)
             checked = inspect(store, rel, data, verdicts=kept)
         except Exception:  # any refusal or read error: the main process says why (a content pass still counts)
             pass

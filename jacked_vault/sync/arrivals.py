@@ -90,11 +90,9 @@ class Arrivals:
 
 def _blob(repo: pygit2.Repository, entry: pygit2.Object) -> bytes:
     """The bytes of a plain-file tree entry (`_structural` refused every other mode)."""
-    import pygit2
+    from jacked_vault.store.git import read_blob
 
-    blob = repo[entry.id]
-    assert isinstance(blob, pygit2.Blob), "a plain-file mode names a blob"
-    return blob.data
+    return read_blob(repo, entry.id, entry.name)
 
 
 def _structural(store: Store, rel: str, entry: pygit2.Object | None, machine: str) -> str | None:
