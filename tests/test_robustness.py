@@ -49,10 +49,11 @@ def test_a_corrupt_loose_object_is_found_by_doctor_and_breaks_nothing_else(seede
     report = run_cli("memory", "doctor", "--json", vault=vault).json
     assert report["ok"] is False
     (problem,) = report["git_problems"]
-    assert problem["code"] == "OBJECTS_MISSING_OR_CORRUPT" and "fetch" in problem["fix"]
-    assert (
-        run_cli("memory", "doctor", "--reindex", "--json", vault=vault).json["invalid_files"][0]["code"] == "UNREADABLE"
-    )
+    assert problem["code"] == "OBJECTS_MISSING_OR_CORRUPT" and problem["object"] == sha, problem
+    assert f"hash-object -w -- {rel}" in problem["fix"], problem  # the working file is that version
+    reindexed = run_cli("memory", "doctor", "--reindex", "--json", vault=vault).json
+    assert [p["object"] for p in reindexed["git_problems"]] == [sha]  # said once, with its fix
+    assert reindexed["invalid_files"] == []  # not again as an unreadable file
 
 
 def test_a_branch_at_a_missing_commit_is_a_coded_error_with_the_fix(seeded):

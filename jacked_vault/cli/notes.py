@@ -326,20 +326,24 @@ def doctor(
         ),
     ] = False,
     reindex: Annotated[bool, typer.Option("--reindex", help="Rebuild the search index from scratch.")] = False,
+    full: Annotated[
+        bool, typer.Option("--full", help="Also run git's own `git fsck` over the whole history (slower).")
+    ] = False,
     vault: VaultOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Check the vault and say how to fix each problem.
 
-    Invalid or uncommitted files, duplicate ids, symlinks, the audit log, git's state and
-    vault.json; exits 1 when there is a problem (broken links are only warnings).
+    Invalid or uncommitted files, duplicate ids, symlinks, the audit log, git's state (every
+    object of the current tree; with --full, of the whole history) and vault.json; exits 1 when
+    there is a problem (broken links are only warnings).
     """
     from jacked_vault.doctor import doctor as run_doctor
 
     def action():
         progress = tty_progress("indexing notes")
         try:
-            return run_doctor(context_for(ctx, vault), repair=repair, reindex=reindex, progress=progress)
+            return run_doctor(context_for(ctx, vault), repair=repair, reindex=reindex, full=full, progress=progress)
         finally:
             if progress is not None:
                 sys.stderr.write("\n")

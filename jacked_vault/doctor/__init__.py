@@ -10,9 +10,10 @@ from jacked_vault.search.index import SearchIndex
 __all__ = ["Report", "doctor"]
 
 
-def doctor(ctx: Context, *, repair: bool = False, reindex: bool = False, progress=None) -> Report:
-    """Check every visible store; `progress(n)` is called while a full index pass runs."""
-    from jacked_vault.doctor.checks import check_git, check_store
+def doctor(ctx: Context, *, repair: bool = False, reindex: bool = False, full: bool = False, progress=None) -> Report:
+    """Check every visible store; `progress(n)` is called while a full index pass runs. `full`: git's
+    own `git fsck` over each store's whole history too (`doctor.damage.fsck`)."""
+    from jacked_vault.doctor.checks import check_git, check_history, check_local, check_store, held_repair
     from jacked_vault.search import wikilinks
     from jacked_vault.doctor.repair import repair as repair_store
     from jacked_vault.groups.suggest import duplicate_mappings
@@ -35,15 +36,22 @@ def doctor(ctx: Context, *, repair: bool = False, reindex: bool = False, progres
             git.head_commit(repo)
         except VaultError as exc:
             report.git_problems.append({"path": store.label, "code": "HEAD_UNRESOLVABLE", "problem": exc.message})
-            continue  # nothing else can be read until HEAD resolves
-        if not check_git(repo, store, report):
-            continue  # nor while objects of its tree are missing or corrupt
-        if repair:
+            check_local(store, report)  # nothing of git can be read until HEAD resolves
+            continue
+        walk = check_git(repo, store, report)
+        if full:
+            check_history(store, repo, report)
+        if walk is None or walk.unsafe:
+            check_local(store, report)  # the rest waits while a tree cannot be read (readers would fail or hang)
+            continue
+        if repair and walk.damaged:
+            report.git_problems.append(held_repair(store))
+        elif repair:
             repair_store(store, report, harness=ctx.harness, settings=ctx.settings)
         index = SearchIndex(store, progress=progress)
         try:
             index.rebuild() if reindex else index.refresh()
-            check_store(store, index, git.open_repo(store.root), report)
+            check_store(store, index, git.open_repo(store.root), report, walk.damaged_files())
             report.duplicate_ids += index.duplicate_ids()
             ids = Digests()
             for doc_id in index.ids():

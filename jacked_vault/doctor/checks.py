@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Container
+from collections.abc import Container, Iterator
 from dataclasses import dataclass
 
+from jacked_vault.doctor.damage import Damaged
 from jacked_vault.doctor.report import Report
 from jacked_vault.document.model import SLUG_RE
 from jacked_vault.errors import VaultError
@@ -47,16 +48,17 @@ class Stray:
         return out
 
 
-def working_tree_changes(store: Store, repo) -> list[tuple[str, str]]:
+def working_tree_changes(store: Store, repo, damaged: Container[str] = frozenset()) -> list[tuple[str, str]]:
     """(path, new|modified|missing) for every working-tree file that differs from HEAD. git status
     finds the candidates (`git.status_changes`: the git CLI, streamed); each is then compared with
     HEAD itself, so a git index a kill left behind (a commit landed, its index write did not) is
     no working-tree change: it is `git_index_stale`. A path a sparse checkout leaves out
-    (skip-worktree) is present and unchanged, as git says; an unmerged path is left to git."""
+    (skip-worktree) is present and unchanged, as git says; an unmerged path is left to git, and a
+    path whose blob in HEAD is `damaged` to its restoring."""
     out = []
     for rel, code in sorted(git.status_changes(store.root)):
-        if "U" in code or code in ("AA", "DD"):
-            continue  # unmerged
+        if "U" in code or code in ("AA", "DD") or rel in damaged:
+            continue  # unmerged, or nothing to compare it with
         if code == "??" or code[0] == "A":
             state = "new" if git.tree_blob(repo, rel) is None else "modified"
         elif "D" in code:
@@ -163,11 +165,15 @@ def note_id_of(data: bytes | None) -> str | None:
         return None
 
 
-def check_git(repo, store: Store, report: Report) -> bool:
-    """HEAD resolves, and every object HEAD's tree needs is there and sound (bounded); on the way,
-    the committed files outside the vault layout are counted (the index never reads them). False
-    when the store's objects cannot be trusted: nothing else of it is read then (a damaged object
-    can fail or, in libgit2, hang every reader)."""
+def check_git(repo, store: Store, report: Report) -> HeadWalk | None:
+    """HEAD resolves, and every object HEAD's tree needs is there and sound (bounded), each damaged
+    one reported by its id and path with its fix (`doctor.damage`); on the way, the committed files
+    outside the vault layout are counted (the index never reads them). The walk, or None when HEAD
+    does not resolve; `walk.unsafe` when the store's objects cannot be trusted: the checks that
+    read them wait then (a damaged tree or truncated object can fail or, in libgit2, hang every
+    reader)."""
+    from jacked_vault.doctor.damage import problem
+
     try:
         commit = git.head_commit(repo)
     except Exception as exc:  # pygit2 raises several types for a broken ref
@@ -180,44 +186,67 @@ def check_git(repo, store: Store, report: Report) -> bool:
                        "update-ref HEAD <commit>`",
             }
         )
-        return False
+        return None
     if commit is None:
-        return True
+        return HeadWalk([], False, [], 0, True)
     walk = walk_head(repo, commit, store)
     report.outside_layout += [
         store.display(rel, scope_of(store, rel))
         for rel in walk.outside[: MAX_OUTSIDE_SHOWN - len(report.outside_layout)]
     ]
     report.outside_layout_count += walk.outside_count
-    if walk.damaged:
-        wait = (
-            "; the store's other checks wait until they are restored (reading them could fail or never end)"
-            if walk.unsafe
-            else ""
-        )
-        report.git_problems.append(
-            {
-                "path": store.label,
-                "code": "OBJECTS_MISSING_OR_CORRUPT",
-                "problem": f"{len(walk.damaged)} git object(s) of the current tree are missing or corrupt, e.g. "
-                           f"{walk.damaged[0]}{wait}",
-                "fix": f"restore them from the remote (`git -C {store.root} fetch origin` then `jacked memory doctor "
-                       "--reindex`), "
-                "or from a backup of the vault",
-            }
-        )
-    return not walk.unsafe
+    report.git_problems += [problem(store, item, _where(store, item), held_back=walk.unsafe) for item in walk.damaged]
+    return walk
+
+
+def _where(store: Store, item: Damaged) -> str:
+    return shown(store, item.rel) if item.rel else store.label
+
+
+def check_history(store: Store, repo, report: Report) -> None:
+    """`doctor --full`: every object `git fsck` finds damaged in the store's history (those of the
+    current tree `check_git` reported are not said again), and what else it says is wrong."""
+    from jacked_vault.doctor.damage import fsck, problem
+
+    said = {p.get("object") for p in report.git_problems}
+    found = fsck(store, repo)
+    report.git_problems += [problem(store, item, _where(store, item)) for item in found.damaged if item.oid not in said]
+    report.git_problems += [
+        {
+            "path": store.label,
+            "code": "FSCK",
+            "problem": line,
+            "fix": "restore the vault from another clone (`jacked memory init --from URL` into a new folder) or a "
+            "backup",
+        }
+        for line in found.other
+    ]
+
+
+def held_repair(store: Store) -> dict:
+    """The finding that `--repair` left a store whose tree has damaged objects as it was."""
+    return {
+        "path": store.label,
+        "code": "REPAIR_HELD",
+        "problem": "`--repair` changed nothing here: git objects of the current tree are damaged, and repair "
+        "compares every file with them",
+        "fix": "restore the damaged objects (their fixes are listed here), then `jacked memory doctor --repair`",
+    }
 
 
 @dataclass
 class HeadWalk:
     """What one pass over HEAD's tree found."""
 
-    damaged: list[str]  # short ids of missing or corrupt objects
+    damaged: list[Damaged]  # missing or corrupt objects, by id and path
     unsafe: bool  # a damaged tree, or a truncated loose object: reading the store would fail or hang
     outside: list[str]  # the first committed paths outside the layout (MAX_OUTSIDE_SHOWN)
     outside_count: int
     complete: bool  # False: MAX_OBJECTS_CHECKED was reached first
+
+    def damaged_files(self) -> frozenset[str]:
+        """The paths whose blob is damaged: the checks that would read them pass them by."""
+        return frozenset(item.rel for item in self.damaged if item.kind == "blob" and item.rel)
 
 
 def walk_head(repo, commit, store: Store) -> HeadWalk:
@@ -228,7 +257,7 @@ def walk_head(repo, commit, store: Store) -> HeadWalk:
     from pathlib import Path
 
     objects = Path(repo.path) / "objects"
-    damaged: list[str] = []
+    damaged: list[Damaged] = []
     unsafe = False
     outside: list[str] = []
     count = 0
@@ -237,8 +266,9 @@ def walk_head(repo, commit, store: Store) -> HeadWalk:
     while stack and seen < MAX_OBJECTS_CHECKED:
         oid, prefix = stack.pop()
         seen += 1
-        if _sound(repo, objects, oid) != "ok":
-            damaged.append(str(oid)[:12])
+        state = _sound(repo, objects, oid)
+        if state != "ok":
+            damaged.append(Damaged(str(oid), prefix.rstrip("/"), "tree", state))
             unsafe = True  # every reader walks the trees: one that cannot be read stops them all
             continue
         for entry in repo[oid]:
@@ -255,73 +285,35 @@ def walk_head(repo, commit, store: Store) -> HeadWalk:
             seen += 1
             state = _sound(repo, objects, entry.id, blob=True)
             if state != "ok":
-                damaged.append(str(entry.id)[:12])
+                damaged.append(Damaged(str(entry.id), rel, "blob", state))
                 unsafe |= state == "truncated"
     return HeadWalk(damaged, unsafe, sorted(outside), count, not stack)
 
 
 def _sound(repo, objects, oid, *, blob: bool = False) -> str:
-    """`ok`, `bad` (missing or corrupt: libgit2 says so when it is read) or `truncated` (a loose
-    object whose zlib stream ends early: libgit2 1.9 never returns from reading it)."""
+    """`ok`, `missing`, `corrupt` (libgit2 says so when it is read) or `truncated` (a loose object
+    whose zlib stream ends early: libgit2 1.9 never returns from reading it)."""
     hexsha = str(oid)
     loose = objects / hexsha[:2] / hexsha[2:]
     if os.path.lexists(loose):
-        return _loose_object_state(loose, hexsha)  # never read through libgit2 when it is bad
+        return git.loose_object(loose, hexsha)[0]  # never read through libgit2 when it is bad
     try:
         obj = repo[oid]
         if blob:
             obj.read_raw()
-    except Exception:  # KeyError (missing) or GitError (corrupt pack data)
-        return "bad"
+    except KeyError:
+        return "missing"
+    except Exception:  # GitError: corrupt pack data
+        return "corrupt"
     return "ok"
 
 
-def _loose_object_state(path, hexsha: str) -> str:
-    """`ok` when a loose object inflates completely, with nothing after its zlib stream, to
-    `<type> <size>\\0` and exactly that many bytes, which hash to its name (git fsck's checks);
-    `truncated` when its stream ends early; `bad` otherwise."""
-    import hashlib
-    import zlib
-
-    digest = hashlib.sha256() if len(hexsha) == 64 else hashlib.sha1()
-    inflate = zlib.decompressobj()
-    header = b""
-    size = None
-    got = 0
-    try:
-        with open(path, "rb") as handle:
-            while chunk := handle.read(1 << 16):
-                if inflate.eof:
-                    return "bad"  # garbage after the object
-                out = inflate.decompress(chunk)
-                if size is None:
-                    header += out
-                    if b"\0" not in header:
-                        if len(header) > 64:
-                            return "bad"
-                        continue
-                    head, _, out = header.partition(b"\0")
-                    kind, _, length = head.partition(b" ")
-                    if kind not in (b"blob", b"tree", b"commit", b"tag") or not length.isdigit():
-                        return "bad"
-                    size = int(length)
-                    digest.update(head + b"\0")
-                got += len(out)
-                if got > size:
-                    return "bad"
-                digest.update(out)
-    except (OSError, zlib.error):
-        return "bad"
-    if not inflate.eof:
-        return "truncated"
-    return (
-        "ok" if not inflate.unused_data and size is not None and got == size and digest.hexdigest() == hexsha else "bad"
-    )
-
-
-def check_store(store: Store, index: SearchIndex, repo, report: Report) -> None:
-    """Everything doctor knows about one store, except repair."""
-    from jacked_vault.store.gate import quarantine_records
+def check_store(
+    store: Store, index: SearchIndex, repo, report: Report, damaged: frozenset[str] = frozenset()
+) -> None:
+    """Everything doctor knows about one store, except repair. `damaged`: the files whose blob in
+    HEAD is damaged (reported by `check_git`), which the checks pass by; a git object a check
+    cannot read stops that check only (`_reading`), never the others."""
     from jacked_vault.write.transaction import interrupted
 
     diag = index.diagnostics()
@@ -329,26 +321,60 @@ def check_store(store: Store, index: SearchIndex, repo, report: Report) -> None:
     for path, code, message in index.problems():
         if code == "SYMLINK":
             report.skipped_symlinks.append(shown(store, path))
-        else:
+        elif not (code == "UNREADABLE" and path in damaged):  # reported with its fix by check_git
             report.invalid_files.append(
                 {"path": shown(store, path), "code": code, "problem": message.removeprefix(f"{path}: ")}
             )
     report.truncated |= diag.truncated
-    changes = working_tree_changes(store, repo)
-    chain = audit.verify(store.root)
-    leftovers = interrupted(store, repo)
-    for rel, state in changes:
-        if os.path.islink(store.root / rel):
-            report.skipped_symlinks.append(shown(store, rel))
-            continue
-        stray = judge(store, repo, rel, state, chain, index.is_tombstoned, leftovers)
-        if stray.kind == "index":
-            continue
-        report.uncommitted.append(stray.to_json(store))
-    report.audit_problems += [{**p, "path": store.display(p["path"], store.label)} for p in chain.problems]
-    report.audit_problems += [
-        {**p, "path": store.display(p["path"], store.label)} for p in audit.verify_trailers(repo, chain)
-    ]
+    chain = None
+    with _reading(report, store, "the audit log"):
+        chain = audit.verify(store.root)
+        leftovers = interrupted(store, repo)
+    if chain is not None:
+        with _reading(report, store, "the working tree"):
+            for rel, state in working_tree_changes(store, repo, damaged):
+                if os.path.islink(store.root / rel):
+                    report.skipped_symlinks.append(shown(store, rel))
+                    continue
+                stray = judge(store, repo, rel, state, chain, index.is_tombstoned, leftovers)
+                if stray.kind != "index":
+                    report.uncommitted.append(stray.to_json(store))
+        report.audit_problems += [{**p, "path": store.display(p["path"], store.label)} for p in chain.problems]
+        with _reading(report, store, "the audit trailers of history"):
+            report.audit_problems += [
+                {**p, "path": store.display(p["path"], store.label)} for p in audit.verify_trailers(repo, chain)
+            ]
+        with _reading(report, store, "the notes against their audit lines"):
+            _audited(store, index, repo, report, chain, leftovers, damaged)
+    check_local(store, report)
+    with _reading(report, store, "the derived index.md files"):
+        report.derived_stale += [
+            {"path": store.display(rel, store.label), "state": state}
+            for rel, _, state in stale_derived(store, index, repo, damaged)
+        ]
+    with _reading(report, store, "git's index"):
+        report.git_index_stale += [shown(store, p) for p in git.index_out_of_step(repo)]
+    with _reading(report, store, "the reviews"):
+        report.unproven_reviews += [
+            {"path": shown(store, rel), "id": note_id, "review": review.to_json() if review else None}
+            for rel, note_id, review in index.unproven_reviews()
+        ]
+
+
+def check_local(store: Store, report: Report) -> None:
+    """The checks that read no git object (they run even while a tree of the store is damaged):
+    jacked's stale temp files, git's stale lock files, the quarantine records."""
+    from jacked_vault.store.gate import quarantine_records
+
+    report.stale_temp_files += sum(1 for _ in temp_files(store))
+    report.stale_git_locks += [store.display(p, store.label) for p in git.stale_git_locks(store.root)]
+    report.quarantine += [{**r, "store": store.label} for r in quarantine_records(store, limit=50)]
+
+
+def _audited(
+    store: Store, index: SearchIndex, repo, report: Report, chain, leftovers, damaged: frozenset[str]
+) -> None:
+    """Committed notes (and vault.json) that are not their last audited version."""
     for rel, sha, note_id in index.audited():
         if rel in leftovers:
             continue  # the working audit log holds the interrupted write's line: reported above, rolled back
@@ -357,20 +383,44 @@ def check_store(store: Store, index: SearchIndex, repo, report: Report) -> None:
             report.audit_problems.append({"path": shown(store, rel), "code": "NO_AUDIT_RECORD"})
         elif not last:
             report.audit_problems.append({"path": shown(store, rel), "code": "EDITED_OUTSIDE_TOOL"})
-    config = git.tree_blob(repo, "vault.json") if not store.is_project else None
+    if store.is_project or "vault.json" in damaged:
+        return
+    config = git.tree_blob(repo, "vault.json")
     if config is not None and chain.last_by_path.matches("vault.json", audit.content_hash(config)) is False:
         report.audit_problems.append({"path": store.display("vault.json", store.label), "code": "EDITED_OUTSIDE_TOOL"})
-    report.stale_temp_files += sum(1 for _ in temp_files(store))
-    report.derived_stale += [
-        {"path": store.display(rel, store.label), "state": state} for rel, _, state in stale_derived(store, index, repo)
-    ]
-    report.git_index_stale += [shown(store, p) for p in git.index_out_of_step(repo)]
-    report.stale_git_locks += [store.display(p, store.label) for p in git.stale_git_locks(store.root)]
-    report.quarantine += [{**r, "store": store.label} for r in quarantine_records(store, limit=50)]
-    report.unproven_reviews += [
-        {"path": shown(store, rel), "id": note_id, "review": review.to_json() if review else None}
-        for rel, note_id, review in index.unproven_reviews()
-    ]
+
+
+@contextlib.contextmanager
+def _reading(report: Report, store: Store, what: str) -> Iterator[None]:
+    """Run one check; a git object it cannot read ends that check alone, reported (GIT, or the
+    error pygit2 raised for a missing or corrupt object), and the next check runs."""
+    try:
+        yield
+    except Exception as exc:
+        if not (isinstance(exc, VaultError) and exc.code == "GIT") and type(exc).__module__ not in (
+            "_pygit2",
+            "pygit2",
+        ):
+            raise
+        named = exc.details.get("object") if isinstance(exc, VaultError) else _object_in(str(exc))
+        report.git_problems.append(
+            {
+                "path": store.label,
+                "code": "CHECK_UNFINISHED",
+                "problem": f"{what} could not be checked: git could not read "
+                + (f"the object {named[:12]}" if named else "an object it needs"),
+                "fix": "restore the damaged objects first (`jacked memory doctor --full` names each one in the "
+                "whole history, with its fix), then run doctor again",
+            }
+        )
+
+
+def _object_in(message: str) -> str | None:
+    """The object id an error message of libgit2 names (never the rest of it: it may quote text)."""
+    import re
+
+    found = re.search(r"\b[0-9a-f]{40}(?:[0-9a-f]{24})?\b", message)
+    return found.group() if found else None
 
 
 def temp_files(store: Store):
@@ -381,9 +431,12 @@ def temp_files(store: Store):
                 yield os.path.join(dirpath, name)
 
 
-def stale_derived(store: Store, index: SearchIndex, repo) -> list[tuple[str, bytes, str]]:
-    """(path, expected bytes, state) for each index.md that the working tree or HEAD has wrong;
-    one a sparse checkout leaves out is for the checkouts that hold its group."""
+def stale_derived(
+    store: Store, index: SearchIndex, repo, damaged: Container[str] = frozenset()
+) -> list[tuple[str, bytes, str]]:
+    """(path, expected bytes, state) for each index.md that the working tree or HEAD has wrong
+    (HEAD's is not read where its blob is `damaged`); one a sparse checkout leaves out is for the
+    checkouts that hold its group."""
     from jacked_vault.recall.index_md import SHARED, index_path, render_index
     from jacked_vault.safety import fsio
 
@@ -408,10 +461,11 @@ def stale_derived(store: Store, index: SearchIndex, repo) -> list[tuple[str, byt
             working = fsio.read_optional(store.root, rel, max_bytes=1 << 20)
         except VaultError:
             working = b""  # a symlink or not a file: regenerate (repair replaces the entry itself)
-        if working is None and not index.group_index(group, 1, SHARED)[1] and git.tree_blob(repo, rel) is None:
+        committed = git.tree_blob(repo, rel) if rel not in damaged else expected  # damaged: said by check_git
+        if working is None and not index.group_index(group, 1, SHARED)[1] and committed is None:
             continue  # a group folder with nothing to list needs no index.md
         if working != expected:
             out.append((rel, expected, "stale" if working is not None else "missing"))
-        elif git.tree_blob(repo, rel) != expected:
+        elif committed != expected:
             out.append((rel, expected, "uncommitted"))
     return out

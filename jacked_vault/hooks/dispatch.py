@@ -1,8 +1,9 @@
 """`jacked _hook <name>`: what harness hooks run. Every hook exits 0, whatever happens (fail open).
 
-- `session-start` (synchronous): pull the vault (`--ff-only`, 3 s cap) when it has a remote,
-  print the brief for the payload's cwd on stdout, and start a detached drain if captures
-  are queued from earlier sessions.
+- `session-start` (synchronous): pull the vault (`--ff-only`; fetch, judging and integrating
+  within a 3 s cap) when it has a remote, print the brief for the payload's cwd on stdout, and
+  start a detached drain if captures are queued from earlier sessions. A pull that left the
+  vault as it was logs why (`pull=timeout: …`).
 - `session-end`, `pre-compact`: queue the payload (a small JSON marker, never the transcript)
   and start a detached `drain`; they return in milliseconds, so the harness's short hook budget
   can never kill a capture half-way.
@@ -25,6 +26,7 @@ from jacked_vault.store.layout import state_dir
 
 MAX_PAYLOAD = 1024 * 1024
 HARNESS = "claude"
+LOGGED_REASON = 300  # characters of a pull's reason in the log line (which holds 500)
 
 
 def _read_payload() -> dict:
@@ -72,6 +74,7 @@ def session_start(vault: Path, payload: dict, harness: str = HARNESS) -> str:
     from jacked_vault.context import Context
     from jacked_vault.recall.brief import build_brief
     from jacked_vault.recall.brief_log import record_brief
+    from jacked_vault.store.sync_state import OK_RESULTS
     from jacked_vault.store.vault import is_git_repo
     from jacked_vault.sync import pull_at_session_start
 
@@ -79,6 +82,8 @@ def session_start(vault: Path, payload: dict, harness: str = HARNESS) -> str:
     if is_git_repo(vault):
         pulled = pull_at_session_start(ctx)
         note = f" pull={pulled.result}"
+        if pulled.result not in (*OK_RESULTS, "no-remote"):  # the vault was left as it was: say why
+            note += f": {pulled.message[:LOGGED_REASON]}"
     else:
         note = " no-vault"
     brief = build_brief(ctx)

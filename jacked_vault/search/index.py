@@ -35,6 +35,7 @@ from jacked_vault.search.entries import Diagnostics, Doc, Entry
 from jacked_vault.search.policy import Viewer
 from jacked_vault.search.query import COLUMNS, Filters, run_search
 from jacked_vault.search.treediff import FILE_MODES, SYMLINK_MODE, TREE_MODE, changed_entries
+from jacked_vault.store.deadline import Deadline
 from jacked_vault.store.git import fast_head
 from jacked_vault.store.layout import (
     STATE_DIR,
@@ -594,7 +595,7 @@ class SearchIndex:
     def _index_entry(self, repo, rel: str, entry, size: int | None = None) -> None:
         """Index one committed tree entry through the gate (problems for what it refuses)."""
         from jacked_vault.store.gate import cap_for
-        from jacked_vault.store.git import offered_blob
+        from jacked_vault.store.git import offered_blob, read_blob
 
         if entry.filemode == SYMLINK_MODE:
             self._problem(rel, "SYMLINK", f"{rel}: a symlink, skipped and never followed")
@@ -613,8 +614,8 @@ class SearchIndex:
             return
         if data is None:
             try:
-                data = repo[entry.id].data
-            except Exception:  # pygit2 raises KeyError or GitError for a missing/corrupt object
+                data = read_blob(repo, entry.id, rel)
+            except VaultError:  # a missing or corrupt object
                 message = f"{rel}: its git object {str(entry.id)[:12]} is missing or corrupt"
                 self._problem(rel, "UNREADABLE", message, size)
                 return
@@ -860,9 +861,11 @@ class SearchIndex:
             db.execute("INSERT OR IGNORE INTO tombstones(hash, source) VALUES(?, ?)", (thash, rel))
 
     @contextmanager
-    def preview(self, changes: dict[str, Entry | None], tombstones: Iterable[str] = ()) -> Iterator[SearchIndex]:
+    def preview(
+        self, changes: dict[str, Entry | None], tombstones: Iterable[str] = (), deadline: Deadline | None = None
+    ) -> Iterator[SearchIndex]:
         """The index as it will be once `changes` (path -> entry, None = removed) and new
-        `tombstones` (hashes) are committed.
+        `tombstones` (hashes) are committed; past `deadline` (store.deadline), OutOfTime.
 
         Runs in a transaction that is always rolled back: derived files (index.md) can be
         rendered from the index before the commit that makes them true.
@@ -871,6 +874,8 @@ class SearchIndex:
         db.execute("BEGIN IMMEDIATE")
         try:
             for rel, entry in changes.items():
+                if deadline is not None:
+                    deadline.check("regenerating index.md for what arrived")
                 self._forget(rel)
                 if entry is not None:
                     self.add_entry(rel, entry, "")

@@ -13,7 +13,8 @@ note the worker refused is judged again by the main process, which records why. 
 process writes SQLite. Used only with `fork` (the worker inherits the loaded code) from a
 single-threaded process, a second core and at least `PARALLEL_MIN` notes; the workers run at
 most `AHEAD` batches ahead, so memory stays bounded. Arrivals (sync/arrivals.py) are judged
-the same way.
+the same way, within the SessionStart pull's deadline: a wait for a batch past it raises
+OutOfTime, and workers a caller no longer reads from are killed and reaped, never orphaned.
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Generator
 from typing import Any
+
+from jacked_vault.store.deadline import Deadline, OutOfTime
 
 PARALLEL_MIN = 1000  # fewer notes: starting a worker costs more than it saves
 BATCH = 200
@@ -68,6 +71,7 @@ def _judge(batch: list[tuple[str, str]]) -> list[tuple[str, bytes, object, objec
     from jacked_vault.search.derived import derive
     from jacked_vault.search.entries import Entry
     from jacked_vault.store.gate import cap_for, inspect
+    from jacked_vault.store.git import read_blob
 
     store, repo, known, deriving = _STATE["store"], _STATE["repo"], _STATE["known"], _STATE["deriving"]
     passed: list[tuple[str, bytes, object, object, bytes]] = []
@@ -76,7 +80,7 @@ def _judge(batch: list[tuple[str, str]]) -> list[tuple[str, bytes, object, objec
         try:
             if repo.odb.read_header(oid)[1] > cap_for("note"):
                 continue
-            data = repo[oid].data
+            data = read_blob(repo, oid, rel)
             checked = inspect(store, rel, data, verdicts=kept)
         except Exception:  # any refusal or read error: the main process says why (a content pass still counts)
             pass
@@ -115,6 +119,7 @@ def ahead(
     derived: dict[str, tuple[object, Any]] | None = None,
     meanwhile: Callable[[], None] | None = None,
     blobs: dict[str, bytes] | None = None,
+    deadline: Deadline | None = None,
 ) -> Generator[tuple[str, Any], None, None]:
     """`files` ((path, tree entry), in the order the caller indexes them), each yielded once the
     workers' verdict on it is offered to `verdicts` (the index's `Verdicts`: taken when the gate
@@ -126,8 +131,9 @@ def ahead(
     emptied at the end. `blobs`: `blobs[path]` = the bytes a worker read for a note it passed (for
     the caller to take through `store.git.offered_blob`), emptied at the end. `meanwhile`: the main
     process's own work that must come before the first file (an arrival's audit lines), done once
-    the workers have started (without them, at once). Close it (`contextlib.closing`) when leaving
-    early."""
+    the workers have started (without them, at once). `deadline` (store.deadline): a wait for the
+    workers past it raises OutOfTime. Close it (`contextlib.closing`) when leaving early: the
+    workers are then killed and reaped, never left judging what no one will read."""
     import multiprocessing
     from concurrent.futures import Future, ProcessPoolExecutor
 
@@ -153,6 +159,7 @@ def ahead(
     def submit(number: int) -> Future:
         return pool.submit(_judge, [note for _, note in batches[number]])
 
+    finished = False
     try:
         pending = {number: submit(number) for number in range(min(AHEAD, len(batches)))}
         if meanwhile is not None:
@@ -161,19 +168,25 @@ def ahead(
             number = first.get(position)
             if number is not None and pending:
                 try:
-                    for rel, key, note, made, data in pending.pop(number).result():
+                    judged = pending.pop(number).result(timeout=None if deadline is None else deadline.left())
+                except TimeoutError:  # concurrent.futures' own since 3.11
+                    raise OutOfTime(f"waiting for the workers' verdicts on {len(notes)} notes") from None
+                except Exception:  # a worker that died (killed, out of memory): the main process judges the rest
+                    pending.clear()
+                else:
+                    for rel, key, note, made, data in judged:
                         verdicts.offer(key, note)
                         if derived is not None:
                             derived[rel] = (note, made)
                         if blobs is not None:
                             blobs[rel] = data
-                except Exception:  # a worker that died (killed, out of memory): the main process judges the rest
-                    pending.clear()
-                else:
                     if number + AHEAD < len(batches):
                         pending[number + AHEAD] = submit(number + AHEAD)
             yield item
+        finished = True
     finally:
+        if not finished:
+            _kill_workers(pool)
         pool.shutdown(wait=True, cancel_futures=True)
         verdicts.withdraw()
         if derived is not None:
@@ -181,3 +194,10 @@ def ahead(
         if blobs is not None:
             blobs.clear()
         _STATE.clear()
+
+
+def _kill_workers(pool) -> None:
+    """Kill the pool's worker processes (a batch can take seconds; `shutdown` then reaps them).
+    ProcessPoolExecutor names its processes only in `_processes` (Python 3.14 adds `kill_workers`)."""
+    for process in list((pool._processes or {}).values()):
+        process.kill()

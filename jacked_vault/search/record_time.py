@@ -95,6 +95,7 @@ def _version(repo, commit, path: str, parsed: dict[str, Note | None]) -> Note | 
     from jacked_vault.document import parse_note
     from jacked_vault.errors import VaultError
     from jacked_vault.search.treediff import FILE_MODES
+    from jacked_vault.store.git import read_blob
 
     try:
         entry = commit.tree[path]
@@ -104,8 +105,9 @@ def _version(repo, commit, path: str, parsed: dict[str, Note | None]) -> Note | 
         return None
     blob = str(entry.id)
     if blob not in parsed:
+        data = read_blob(repo, entry.id, path)  # GIT when it is damaged: never read as "not a note"
         try:
-            parsed[blob] = parse_note(repo[entry.id].data, source=path)
+            parsed[blob] = parse_note(data, source=path)
         except VaultError:
             parsed[blob] = None
     return parsed[blob]

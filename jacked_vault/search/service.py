@@ -73,7 +73,9 @@ def the_one(found: list, diag: Diagnostics, note_id: str):
     if found:
         return found[0]
     if not diag.complete:
-        why = [f"{len(diag.invalid_files)} committed file(s) were refused"] if diag.invalid_files else []
+        damaged = sum(1 for f in diag.invalid_files if f.get("code") == "UNREADABLE")
+        of_them = f" ({damaged} of them a damaged git object)" if damaged else ""
+        why = [f"{len(diag.invalid_files)} committed file(s) were refused{of_them}"] if diag.invalid_files else []
         why += ["a scan hit its bounds"] if diag.truncated else []
         raise VaultError(
             "INCOMPLETE",

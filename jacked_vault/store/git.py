@@ -529,14 +529,101 @@ def tree_blob(repo: pygit2.Repository, rel: str) -> bytes | None:
 
 
 def blob_at(repo: pygit2.Repository, tree, rel: str) -> bytes | None:
-    """Content of `rel` in `tree` (None: no tree, no such file, or not a file)."""
+    """Content of `rel` in `tree` (None: no tree, no such file, or not a file); GIT naming the
+    object and the path when git cannot read it (`read_blob`)."""
     if tree is None:
         return None
+    import pygit2
+
     try:
         entry = tree[rel]
     except KeyError:
         return None
+    except pygit2.GitError:  # a folder on the way that cannot be read
+        raise damaged_object(repo, None, rel) from None
+    return read_blob(repo, entry.id, rel) if entry.type_str == "blob" else None
+
+
+def read_blob(repo: pygit2.Repository, oid, rel: str | None = None) -> bytes:
+    """The bytes of the blob `oid` (at `rel`, for the message); GIT (`damaged_object`) when git
+    cannot read them. A loose object is inflated and checked here as `git fsck` does
+    (`loose_object`), never handed to libgit2, which never returns from some truncated ones; a
+    packed one is read by libgit2."""
     import pygit2
 
-    obj = repo[entry.id]
-    return obj.data if isinstance(obj, pygit2.Blob) else None
+    hexsha = str(oid)
+    state, data = loose_object(Path(repo.path) / "objects" / hexsha[:2] / hexsha[2:], hexsha, keep=True)
+    if state == "ok" and data is not None:
+        return data
+    if state == "missing":  # not loose: packed (or in an alternate object store)
+        try:
+            found = repo[oid]
+            if isinstance(found, pygit2.Blob):
+                return found.data
+        except (KeyError, pygit2.GitError):
+            pass
+    raise damaged_object(repo, oid, rel)
+
+
+def loose_object(path: Path, hexsha: str, *, keep: bool = False) -> tuple[str, bytes | None]:
+    """(state, content) of the loose object file `path`, checked as `git fsck` checks it: `ok`
+    when it inflates completely, with nothing after its zlib stream, to `<type> <size>\\0` and
+    exactly that many bytes, which hash to its name (the content only with `keep`, and only of a
+    blob); `missing` when there is no such file; `truncated` when its stream ends early;
+    `corrupt` otherwise. Read a chunk at a time: a large object never sits in memory unkept."""
+    import hashlib
+    import zlib
+
+    digest = hashlib.sha256() if len(hexsha) == 64 else hashlib.sha1()
+    inflate = zlib.decompressobj()
+    header = b""
+    size = None
+    kind = b""
+    got = 0
+    kept: list[bytes] = []
+    try:
+        with open(path, "rb") as handle:
+            while chunk := handle.read(1 << 16):
+                if inflate.eof:
+                    return "corrupt", None  # garbage after the object
+                out = inflate.decompress(chunk)
+                if size is None:
+                    header += out
+                    if b"\0" not in header:
+                        if len(header) > 64:
+                            return "corrupt", None
+                        continue
+                    head, _, out = header.partition(b"\0")
+                    kind, _, length = head.partition(b" ")
+                    if kind not in (b"blob", b"tree", b"commit", b"tag") or not length.isdigit():
+                        return "corrupt", None
+                    size = int(length)
+                    digest.update(head + b"\0")
+                got += len(out)
+                if got > size:
+                    return "corrupt", None
+                digest.update(out)
+                if keep:
+                    kept.append(out)
+    except FileNotFoundError:
+        return "missing", None
+    except (OSError, zlib.error):
+        return "corrupt", None
+    if not inflate.eof:
+        return "truncated", None
+    if inflate.unused_data or size is None or got != size or digest.hexdigest() != hexsha:
+        return "corrupt", None
+    return "ok", b"".join(kept) if keep and kind == b"blob" else None
+
+
+def damaged_object(repo: pygit2.Repository, oid, rel: str | None) -> VaultError:
+    """GIT: the git object `oid` (of `rel`; None: a folder on the way to `rel`) is missing or
+    corrupt; `doctor` names it and the fix."""
+    root = repo.workdir.rstrip("/") if repo.workdir else repo.path
+    what = f"git object {str(oid)[:12]}" if oid is not None else "a git object on its way"
+    return VaultError(
+        "GIT",
+        f"{rel + ': ' if rel else ''}{what} is missing or corrupt, so git cannot read it; nothing was changed. "
+        f"`jacked memory doctor` (in {root}) names every damaged object and how to restore it",
+        details={**({"path": rel} if rel else {}), **({"object": str(oid)} if oid is not None else {})},
+    )

@@ -276,6 +276,7 @@ def _last_audit_record(repo, commit, machine: str, last_hash: str) -> dict | Non
     """The record of the audit line the trailer names: the last line of a file of `machine` that
     this commit changed."""
     from jacked_vault.store.audit import line_hash
+    from jacked_vault.store.git import read_blob
 
     def folder(tree) -> dict:
         try:
@@ -288,7 +289,7 @@ def _last_audit_record(repo, commit, machine: str, last_hash: str) -> dict | Non
     for name, oid in folder(commit.tree).items():
         if before.get(name) == oid:
             continue
-        lines = repo[oid].data.decode("utf-8", "replace").splitlines()
+        lines = read_blob(repo, oid).decode("utf-8", "replace").splitlines()
         if lines and line_hash(lines[-1]) == last_hash:
             try:
                 record = json.loads(lines[-1])

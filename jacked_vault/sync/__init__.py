@@ -6,8 +6,9 @@
 - `sync`: fetch, judge what arrives (`arrivals`), then fast-forward, push, or merge (derived
   index.md regenerated, two notes with one file name both kept), keeping what the remote
   deleted unless `accept_deletions`; every merge is a commit with its audit line.
-- `pull_at_session_start`: fetch with a short timeout and fast-forward only when nothing is
-  refused and nothing deleted; otherwise record why and change nothing. Never raises.
+- `pull_at_session_start`: fetch, judge and fast-forward within a short cap, only when nothing is
+  refused and nothing deleted; otherwise (the cap run out included) record why and change
+  nothing. Never raises.
 
 Network goes through the person's `git`; all local object work is pygit2, under the store lock.
 Detached HEAD is refused: sync works on the branch the vault is on.
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
     import pygit2
 
     from jacked_vault.document import Note
+    from jacked_vault.store.deadline import Deadline
     from jacked_vault.sync.arrivals import Arrivals
 
 __all__ = ["SyncResult", "pull_at_session_start", "push", "read_state", "set_remote", "sync"]
@@ -277,7 +279,10 @@ def _quarantine(ctx: Context, arrivals) -> list[dict]:
     return keep_quarantined(ctx.vault, arrivals)
 
 
-def _judge(ctx: Context, repo, base_tree, theirs_tree, signed=None):
+def _judge(ctx: Context, repo, base_tree, theirs_tree, signed=None, deadline: Deadline | None = None):
+    """The arrivals, judged (`arrivals.inspect_arrivals`); what the gate passed is kept in this
+    machine's verdicts even when the deadline stops the judgement (a verdict is about bytes: the
+    next attempt skips their content rules)."""
     from jacked_vault.search.index import open_fresh
     from jacked_vault.sync.arrivals import arrival_tombstones, inspect_arrivals
 
@@ -290,10 +295,13 @@ def _judge(ctx: Context, repo, base_tree, theirs_tree, signed=None):
             docs = index.lookup(note_id)
             return docs[0].path if docs else None
 
-        arrivals = inspect_arrivals(
-            ctx.vault, repo, base_tree, theirs_tree, known.__contains__, local_path, index.verdicts, signed
-        )
-        index.verdicts.save()
+        try:
+            arrivals = inspect_arrivals(
+                ctx.vault, repo, base_tree, theirs_tree, known.__contains__, local_path, index.verdicts,
+                signed=signed, deadline=deadline,
+            )  # fmt: skip
+        finally:
+            index.verdicts.save()
         arrivals.new_stones = extra - set(index.tombstone_set())
         return arrivals
     finally:
@@ -328,10 +336,21 @@ class _Plan:
 
 
 def _plan(
-    ctx: Context, repo, ours, theirs, base, arrivals, *, accept_deletions: bool, adopt: bool = False, join: bool = False
+    ctx: Context,
+    repo,
+    ours,
+    theirs,
+    base,
+    arrivals,
+    *,
+    accept_deletions: bool,
+    adopt: bool = False,
+    join: bool = False,
+    deadline: Deadline | None = None,
 ) -> _Plan:
     """Everything the integration commit holds, relative to the remote's tree (behind only, or
-    adopting) or to the merge of both; no edits means a plain fast-forward will do."""
+    adopting) or to the merge of both; no edits means a plain fast-forward will do. Nothing is
+    written: past `deadline`, OutOfTime leaves nothing behind."""
     from jacked_vault.document import utc_now
     from jacked_vault.store import audit
     from jacked_vault.store.layout import classify_path
@@ -395,7 +414,9 @@ def _plan(
             plan.events.append(event("quarantine", rel, rel, merged))
     rejected = _reject_rejected_values(ctx, repo, plan, arrivals, now)
     plan.events += [event("reject", note.id, rel, plan.edits[rel]) for rel, note in rejected.items()]
-    for rel, data in _expected_indexes(ctx, repo, plan, arrivals.notes, rejected, arrivals, moved, ours_bytes).items():
+    for rel, data in _expected_indexes(
+        ctx, repo, plan, arrivals.notes, rejected, arrivals, moved, ours_bytes, deadline
+    ).items():
         if git.blob_at(repo, plan.tree, rel) != data:
             plan.edits[rel] = data
             plan.events.append(event("regenerate", rel, rel, data))
@@ -455,7 +476,8 @@ MAX_PREVIEW_NOTES = 5000  # beyond it, index.md is kept as it was and regenerate
 
 
 def _expected_indexes(
-    ctx: Context, repo, plan: _Plan, notes: dict, rejected: dict, arrivals, moved, ours_bytes
+    ctx: Context, repo, plan: _Plan, notes: dict, rejected: dict, arrivals, moved, ours_bytes,
+    deadline: Deadline | None = None,
 ) -> dict[str, bytes | None]:
     """index.md as this machine derives it once the arrivals are in (never the remote's bytes):
     rendered from the search index with the arriving notes (`notes`), the notes this commit
@@ -487,7 +509,7 @@ def _expected_indexes(
     try:
         if len(changes) > MAX_PREVIEW_NOTES:
             return {rel: ours_bytes(rel) for rel in arrivals.derived}
-        with index.preview(changes, tombstones=stones) as future:
+        with index.preview(changes, tombstones=stones, deadline=deadline) as future:
             if stones:
                 groups |= set(future.notes_per_group())
             with_notes = set(future.notes_per_group())
@@ -514,10 +536,12 @@ def _integrate(
     adopt: bool = False,
     join: bool = False,
     hold_deletions: bool = False,
+    deadline: Deadline | None = None,
 ) -> SyncResult | None:
     """Judge the arrivals, then fast-forward, or commit what this machine keeps and regenerates on
     top of (or merged with) the remote's history, and move HEAD (lock held). With
-    `hold_deletions` (the SessionStart pull) nothing moves when the remote deletes files: None."""
+    `hold_deletions` (the SessionStart pull) nothing moves when the remote deletes files: None.
+    With `deadline`, OutOfTime when it passes before the commit: nothing written, HEAD where it was."""
     from jacked_vault.store import audit, reviews
     from jacked_vault.write.transaction import commit_tree
 
@@ -528,7 +552,9 @@ def _integrate(
         if signers is not None and base is not None
         else None
     )  # with trusted keys, only the accepts and forgets git verifies are taken (not on adopting a history)
-    arrivals = _judge(ctx, repo, repo[base].tree if base is not None else None, repo[theirs].tree, signed)
+    arrivals = _judge(
+        ctx, repo, repo[base].tree if base is not None else None, repo[theirs].tree, signed, deadline
+    )
     if arrivals.refused:
         error = arrivals.refusal(str(theirs))
         write_state(root, "refused", error.message)
@@ -538,7 +564,12 @@ def _integrate(
             root, "deletions", f"the remote deletes {len(arrivals.deleted)} file(s); run `jacked memory sync` to review"
         )
         return None
-    plan = _plan(ctx, repo, ours, theirs, base, arrivals, accept_deletions=accept_deletions, adopt=adopt, join=join)
+    plan = _plan(
+        ctx, repo, ours, theirs, base, arrivals, accept_deletions=accept_deletions, adopt=adopt, join=join,
+        deadline=deadline,
+    )  # fmt: skip
+    if deadline is not None:
+        deadline.check("preparing the commit of what arrived")
     result = plan.result
     if len(plan.parents) == 1 and not plan.edits:
         git.advance_to(repo, theirs, ours)
@@ -654,21 +685,25 @@ def regenerate_indexes(ctx: Context) -> list[str]:
 
 
 def pull_at_session_start(ctx: Context, timeout_s: float = SESSION_START_TIMEOUT_S):
-    """Fetch (bounded) and fast-forward when that is all it takes and nothing arriving is refused
-    or deleted; otherwise record why and change nothing. Returns the recorded state; never raises."""
+    """Fetch, judge what arrives and fast-forward when that is all it takes and nothing arriving is
+    refused or deleted; otherwise record why and change nothing. `timeout_s` caps the whole pull:
+    what is not judged and committed by then waits for the next sync or session start (HEAD does
+    not move; the verdicts reached are kept). Returns the recorded state; never raises."""
     from jacked_vault.document import utc_now
+    from jacked_vault.store.deadline import Deadline, OutOfTime
     from jacked_vault.store.lock import store_lock
 
     root = ctx.vault.root
+    deadline = Deadline.after(timeout_s)
     try:
         if not remote.origin(root):
             return SyncState("no-remote", "no remote is set", utc_now())  # nothing happened: nothing recorded
         branch = git.require_branch(root)
         try:
-            remote.fetch(root, branch, timeout=timeout_s)
+            remote.fetch(root, branch, timeout=deadline.left())
         except VaultError as exc:
             return write_state(root, "timeout" if "longer than" in exc.message else "failed", exc.message)
-        with store_lock(ctx.vault.cache, timeout_s=timeout_s):
+        with store_lock(ctx.vault.cache, timeout_s=deadline.left()):
             repo = git.open_repo(root)
             tracking = repo.references.get(f"refs/remotes/origin/{branch}")
             ours = _head_id(repo)
@@ -679,7 +714,17 @@ def pull_at_session_start(ctx: Context, timeout_s: float = SESSION_START_TIMEOUT
             if base != ours:
                 return write_state(root, "diverged", "the vault and its remote have diverged; run `jacked memory sync`")
             try:
-                result = _integrate(ctx, repo, ours, theirs, base, accept_deletions=False, hold_deletions=True)
+                result = _integrate(
+                    ctx, repo, ours, theirs, base, accept_deletions=False, hold_deletions=True, deadline=deadline
+                )
+            except OutOfTime as late:
+                return write_state(
+                    root,
+                    "timeout",
+                    f"the {timeout_s:g} s session-start cap ran out while {late.doing}; nothing was changed "
+                    "(the verdicts reached are kept): the next `jacked memory sync` or session start takes "
+                    "what the remote brings",
+                )
             except VaultError as exc:
                 return write_state(root, "refused" if "never takes" in exc.message else "failed", exc.message)
             if result is None:

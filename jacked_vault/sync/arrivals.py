@@ -35,7 +35,7 @@ that holds it), so every machine ends with the same note, rejected.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -47,6 +47,7 @@ if TYPE_CHECKING:
     import pygit2
 
     from jacked_vault.document import Note
+    from jacked_vault.store.deadline import Deadline
     from jacked_vault.store.gate import Checked, Verdicts
     from jacked_vault.store.reviews import Signed
 
@@ -94,11 +95,9 @@ class Arrivals:
 
 def _blob(repo: pygit2.Repository, entry: pygit2.Object) -> bytes:
     """The bytes of a plain-file tree entry (`_structural` refused every other mode)."""
-    import pygit2
+    from jacked_vault.store.git import read_blob
 
-    blob = repo[entry.id]
-    assert isinstance(blob, pygit2.Blob), "a plain-file mode names a blob"
-    return blob.data
+    return read_blob(repo, entry.id, entry.name)
 
 
 def _structural(store: Store, rel: str, entry: pygit2.Object | None, machine: str) -> str | None:
@@ -178,6 +177,7 @@ def inspect_arrivals(
     local_path: Callable[[str], str | None] | None = None,
     verdicts: Verdicts | None = None,
     signed: Signed | None = None,
+    deadline: Deadline | None = None,
 ) -> Arrivals:
     """Judge every file that differs between the merge base (None: unrelated) and the remote.
 
@@ -185,8 +185,13 @@ def inspect_arrivals(
     in this store (an arrival may not reuse one); `verdicts` (store.gate.Verdicts) is where the
     gate records what it passed, so the search index does not judge the same bytes again;
     `signed` (where this machine names trusted keys): the arriving accepts and forgets git
-    verifies, the only ones taken."""
+    verifies, the only ones taken. `deadline` (store.deadline): past it, OutOfTime between two
+    files (the workers judging ahead killed), saying how many were judged; what the gate passed
+    until then is in `verdicts`."""
+    from contextlib import closing
+
     from jacked_vault.search.treediff import changed_entries
+    from jacked_vault.store.deadline import OutOfTime
     from jacked_vault.store.audit import machine_id
     from jacked_vault.store.gate import cap_for
 
@@ -224,20 +229,35 @@ def inspect_arrivals(
         else:
             later.append((rel, entry, kind))
 
+    judged = 0  # files judged so far (OutOfTime says how many)
+
+    def on_time() -> None:  # before each file: past the deadline, stop (nothing is written while judging)
+        if deadline is not None:
+            deadline.check("judging")
+
     def audits_first() -> None:  # what the notes are judged against (their audit lines), while workers judge them
+        nonlocal judged
         for rel, entry in audits:
+            on_time()
             _judge_audit(judge, rel, _blob(repo, entry))
+            judged += 1
         judge.left = _left_ids(judge)
 
     blobs: dict[str, bytes] = {}  # the bytes a worker read for a note (taken when they are its blob)
-    for rel, entry, kind in _judged_ahead(store, repo, later, verdicts, audits_first, blobs):
-        data = offered_blob(blobs.pop(rel, None), entry.id) or _blob(repo, entry)
-        if kind == "note":
-            _judge_note(judge, rel, data)
-        elif kind == "tombstones":
-            _judge_tombstones(judge, rel, data)
-        else:
-            _judge_file(judge, rel, kind, data)
+    try:
+        with closing(_judged_ahead(store, repo, later, verdicts, audits_first, blobs, deadline)) as items:
+            for rel, entry, kind in items:
+                on_time()
+                data = offered_blob(blobs.pop(rel, None), entry.id) or _blob(repo, entry)
+                if kind == "note":
+                    _judge_note(judge, rel, data)
+                elif kind == "tombstones":
+                    _judge_tombstones(judge, rel, data)
+                else:
+                    _judge_file(judge, rel, kind, data)
+                judged += 1
+    except OutOfTime:
+        raise OutOfTime(f"judging the {len(audits) + len(later)} files the remote changed ({judged} judged)") from None
     _keep_replaced(judge)
     held = {item["moved_from"] for item in out.quarantined if item.get("moved_from")}
     out.forgotten = [
@@ -261,11 +281,13 @@ def _judged_ahead(
     verdicts: Verdicts | None,
     first: Callable[[], None],
     blobs: dict[str, bytes],
-) -> Iterator[tuple[str, pygit2.Object, str]]:
+    deadline: Deadline | None = None,
+) -> Generator[tuple[str, pygit2.Object, str], None, None]:
     """`later` in its order, after `first()`; with `verdicts`, each note's content verdict is judged
     ahead in a worker process where a spare core allows (search/parallel.py: the gate here then
-    finds the verdict and the parse instead of judging the bytes again), `first()` running while
-    the workers start; `blobs` gets the bytes the workers read."""
+    finds the verdict and the parse instead of judging the bytes again, and a wait for the workers
+    ends at `deadline`), `first()` running while the workers start; `blobs` gets the bytes the
+    workers read."""
     if verdicts is None:
         first()
         yield from later
@@ -275,7 +297,15 @@ def _judged_ahead(
     from jacked_vault.search.parallel import ahead
 
     with closing(
-        ahead(store, repo, [(rel, entry) for rel, entry, _ in later], verdicts, meanwhile=first, blobs=blobs)
+        ahead(
+            store,
+            repo,
+            [(rel, entry) for rel, entry, _ in later],
+            verdicts,
+            meanwhile=first,
+            blobs=blobs,
+            deadline=deadline,
+        )
     ) as items:
         for (rel, entry), (_, _, kind) in zip(items, later, strict=True):
             yield rel, entry, kind

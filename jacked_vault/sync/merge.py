@@ -68,6 +68,8 @@ def resolve(
     forgotten = forgotten or {}
     import pygit2
 
+    from jacked_vault.store.git import read_blob
+
     done = Resolved()
     blocking: list[str] = []
     conflicts = list(index.conflicts) if index.conflicts is not None else []
@@ -80,9 +82,7 @@ def resolve(
     def read(entry: pygit2.IndexEntry | None) -> bytes | None:
         if entry is None:
             return None
-        found = repo[entry.id]
-        assert isinstance(found, pygit2.Blob), "an index entry of a file names a blob"
-        return found.data
+        return read_blob(repo, entry.id, str(entry.path))
 
     for ancestor, ours, theirs in conflicts:
         rel = (ours or theirs or ancestor).path

@@ -38,16 +38,16 @@ def main_process_derivations(monkeypatch) -> list[str]:
 
 
 def main_process_blob_reads(monkeypatch) -> list[str]:
-    """The ids of the git objects this process reads by id (`repo[oid]`), from now on."""
-    import pygit2
+    """The ids of the blobs this process reads from git (`store.git.read_blob`, the one reader), from now on."""
+    from jacked_vault.store import git
 
     main, read = os.getpid(), []
-    plain = pygit2.Repository.__getitem__
+    plain = git.read_blob
 
-    def getitem(repo, key):
+    def read_blob(repo, oid, rel=None):
         if os.getpid() == main:
-            read.append(str(key))
-        return plain(repo, key)
+            read.append(str(oid))
+        return plain(repo, oid, rel)
 
-    monkeypatch.setattr(pygit2.Repository, "__getitem__", getitem)
+    monkeypatch.setattr(git, "read_blob", read_blob)
     return read
