@@ -518,8 +518,8 @@ def _signing_step(ctx, ask: Ask | None, ledger: Ledger) -> Step:
         return Step("signing", "unchanged", f"reviews are verified against {machine_review().signers}")
     try:
         plan = plan_signing(ctx.vault_path)
-    except VaultError as exc:
-        return Step("signing", "skipped", exc.message)
+    except VaultError:  # no ssh key, or git signs with gpg: the command itself says what it needs
+        return Step("signing", "skipped", "no ssh signing key here: `jacked memory signing` says what it needs")
     if ask is None or not ask(f"{plan.offer()}?"):
         return Step("signing", "offered", "signed reviews for a team: `jacked memory signing` (your ssh key)")
     touched = [Path(os.path.realpath(p)) for p in (_machine_config(), plan.signers)]

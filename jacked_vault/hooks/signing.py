@@ -164,13 +164,16 @@ def setup_signing(vault: Path, add: Sequence[str] = ()) -> SigningSetup:
         if (key.kind, key.blob) not in known:
             added.append(key)
             known.add((key.kind, key.blob))
-    config_path, config_text = _config_with_signers(plan.signers)
+    from jacked_vault.store.config import machine_config_edit
+
+    def named(current: object) -> object:
+        same = isinstance(current, str) and Path(os.path.expanduser(current)) == plan.signers
+        return current if same else str(plan.signers)
+
+    edit = machine_config_edit(["settings", "review", "allowed_signers"], named)  # checked before any write
     if added:
         _write_signers(plan.signers, added)
-    if config_text is not None:
-        from jacked_vault.store import configfile
-
-        configfile.write(config_path, config_text, configfile.read(config_path))
+    edit.write()
     settings = [("gpg.format", "ssh"), ("user.signingkey", plan.signing_key)] if plan.tell_git else []
     if settings:
         from jacked_vault.store.git import open_repo
@@ -179,7 +182,7 @@ def setup_signing(vault: Path, add: Sequence[str] = ()) -> SigningSetup:
         for name, value in settings:
             config[name] = value  # the vault's own .git/config: this machine, this vault only
     return SigningSetup(
-        plan.signers, config_path, [*held, *added], added, [f"{n}={v}" for n, v in settings], config_text is not None
+        plan.signers, edit.path, [*held, *added], added, [f"{n}={v}" for n, v in settings], edit.text is not None
     )
 
 
@@ -266,27 +269,6 @@ def _write_signers(signers: Path, added: list[Key]) -> None:
     if before and not before.endswith(b"\n"):
         before += b"\n"
     fsio.write_file(signers, before + "".join(k.line() + "\n" for k in added).encode(), through_symlink=True)
-
-
-def _config_with_signers(signers: Path) -> tuple[Path, str | None]:
-    """The machine config's path and its new text naming `signers` (None: it names it already),
-    checked against the machine config's schema before anything is written."""
-    import json
-
-    from jacked_vault.store import configfile
-    from jacked_vault.store.config import machine_config_path, validate_config
-
-    path = machine_config_path()
-    text = configfile.read(path)
-    current = configfile.parse_json(text, path) if text and text.strip() else {}
-    named = configfile.table(configfile.table(current, "settings"), "review").get("allowed_signers")
-    if isinstance(named, str) and Path(os.path.expanduser(named)) == signers:
-        return path, None
-    if not (text and text.strip()):
-        text = json.dumps({"version": 1}, indent=2) + "\n"
-    new = configfile.set_json(text, ["settings", "review", "allowed_signers"], str(signers), path)
-    validate_config(str(path), configfile.parse_json(new, path), local=False, schema="config.schema.json")
-    return path, new
 
 
 def _setting(config, name: str) -> str | None:

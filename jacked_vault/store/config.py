@@ -18,7 +18,7 @@ import copy
 import hashlib
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -203,29 +203,60 @@ def machine_roots(given: Sequence[str] = ()) -> Roots:
     return Roots(tuple(roots), "machine config")
 
 
-def remember_roots(folders: Sequence[str]) -> Path | None:
-    """Add `folders` (absolute, `~` expanded) to this machine's `roots` in the machine config, its
-    other bytes kept (`store.configfile`); the file's path, or None when it already names them all.
-    A first `roots` also keeps the usual folders this machine has, so naming one folder never
-    stops the others from being scanned."""
+@dataclass(frozen=True)
+class MachineConfigEdit:
+    """A change to the machine config, checked before anything is written: its new `text` (None:
+    nothing to change) and the `original` bytes kept in a backup when it is written."""
+
+    path: Path
+    original: str | None
+    text: str | None
+
+    def write(self) -> Path | None:
+        """Write it (the old file backed up beside it, `store.configfile`); the path, or None."""
+        from jacked_vault.store import configfile
+
+        if self.text is None:
+            return None
+        configfile.write(self.path, self.text, self.original)
+        return self.path
+
+
+def machine_config_edit(keys: Sequence[str], change: Callable[[Any], Any]) -> MachineConfigEdit:
+    """The machine config with the value at `keys` set to `change(its value, or None)`, every other
+    byte of the person's file kept and the result checked against `config.schema.json`; nothing
+    is written yet (`MachineConfigEdit.write`)."""
     from jacked_vault.store import configfile
 
     path = machine_config_path()
     original = configfile.read(path, MAX_CONFIG_BYTES)
     text = original or ""
-    raw = configfile.parse_json(text, path).get("roots")
-    known = [r for r in raw if isinstance(r, str)] if isinstance(raw, list) else []
-    usual = [] if isinstance(raw, list) else [r for r in USUAL_ROOTS if os.path.isdir(os.path.expanduser(r))]
-    wanted = [str(Path(os.path.expanduser(f)).absolute()) for f in [*usual, *folders]]
-    roots = list(dict.fromkeys([*known, *wanted]))
-    if roots == known:
-        return None
+    node: Any = configfile.parse_json(text, path)
+    for key in keys:
+        node = node.get(key) if isinstance(node, dict) else None
+    value = change(node)
+    if value == node:
+        return MachineConfigEdit(path, original, None)
     if not text.strip():
         text = configfile.set_json(text, ["version"], 1, path)
-    text = configfile.set_json(text, ["roots"], roots, path)
+    text = configfile.set_json(text, list(keys), value, path)
     validate_config(str(path), json.loads(text), local=False, schema="config.schema.json")
-    configfile.write(path, text, original)
-    return path
+    return MachineConfigEdit(path, original, text)
+
+
+def remember_roots(folders: Sequence[str]) -> Path | None:
+    """Add `folders` (absolute, `~` expanded) to this machine's `roots` in the machine config; the
+    file's path, or None when it already names them all. A first `roots` also keeps the usual
+    folders this machine has, so naming one folder never stops the others from being scanned."""
+
+    def add(raw: Any) -> Any:
+        known = [r for r in raw if isinstance(r, str)] if isinstance(raw, list) else []
+        usual = [] if isinstance(raw, list) else [r for r in USUAL_ROOTS if os.path.isdir(os.path.expanduser(r))]
+        wanted = [str(Path(os.path.expanduser(f)).absolute()) for f in [*usual, *folders]]
+        roots = list(dict.fromkeys([*known, *wanted]))
+        return raw if roots == known else roots
+
+    return machine_config_edit(["roots"], add).write()
 
 
 def machine_review() -> ReviewTrust:
