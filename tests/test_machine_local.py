@@ -244,15 +244,24 @@ def test_disable_refuses_a_ledger_entry_for_a_file_it_does_not_manage(tmp_path):
     assert steps["restore"]["outcome"] in ("restored", "unchanged") and refused == [], refused  # the ledger is gone now
 
 
-def test_machine_state_lives_where_no_checkout_can_write(tmp_path):
-    """The index, log, lock, machine id and sync state are in `.git/jacked/`; the working tree holds
-    only what the team shares (nothing ignored, nothing untracked)."""
+def _vault(tmp_path: Path) -> tuple[Path, Path]:
+    """(HOME, its vault): made with `init --no-scan`, nothing in it yet."""
     home = tmp_path / "home"
     home.mkdir()
     assert _json(jacked(home, "memory", "init", "--no-scan", "--json"))["created"]
-    vault = home / "jacked-vault"
-    add = ("memory", "add", "--group", "g", "--kind", "fact", "--title", "Kept here", "--body", "Data.", "--json")
+    return home, home / "jacked-vault"
+
+
+def _add(home: Path, title: str) -> None:
+    add = ("memory", "add", "--group", "g", "--kind", "fact", "--title", title, "--body", "Data.", "--json")
     assert _json(jacked(home, *add))["commit"]
+
+
+def test_machine_state_lives_where_no_checkout_can_write(tmp_path):
+    """The index, log, lock, machine id and sync state are in `.git/jacked/`; the working tree holds
+    only what the team shares (nothing ignored, nothing untracked)."""
+    home, vault = _vault(tmp_path)
+    _add(home, "Kept here")
     assert _json(jacked(home, "memory", "search", "kept", "--json"))["results"]
     assert git(vault, "status", "--porcelain", "--ignored") == ""
     assert {"index.sqlite", "machine-id", "lock"} <= {p.name for p in state_dir(vault).iterdir()}
@@ -266,12 +275,8 @@ def _older_layout(vault: Path) -> None:
 
 
 def test_state_an_older_version_kept_is_adopted_once_but_never_the_index(tmp_path):
-    home = tmp_path / "home"
-    home.mkdir()
-    assert _json(jacked(home, "memory", "init", "--no-scan", "--json"))["created"]
-    vault = home / "jacked-vault"
-    add = ("memory", "add", "--group", "g", "--kind", "fact", "--title", "Old note", "--body", "Kept.", "--json")
-    assert _json(jacked(home, *add))["commit"]
+    home, vault = _vault(tmp_path)
+    _add(home, "Old note")
     machine_id = (state_dir(vault) / "machine-id").read_text()
     (state_dir(vault) / "vault.local.json").write_text(json.dumps({"settings": {"writes": {"agents": "off"}}}))
     _older_layout(vault)
@@ -288,16 +293,12 @@ def test_state_an_older_version_kept_is_adopted_once_but_never_the_index(tmp_pat
 
 def test_a_legacy_file_git_tracks_is_never_adopted(tmp_path):
     """A `.jacked/machine-id` a commit brought (git tracks it) is not this machine's: not adopted."""
-    home = tmp_path / "home"
-    home.mkdir()
-    assert _json(jacked(home, "memory", "init", "--no-scan", "--json"))["created"]
-    vault = home / "jacked-vault"
+    home, vault = _vault(tmp_path)
     _older_layout(vault)
     (vault / ".jacked" / "machine-id").write_text("m-0000deadbeef\n")
     git(vault, "add", "-f", ".jacked/machine-id")
     git(vault, "commit", "-qm", "planted")
-    add = ("memory", "add", "--group", "g", "--kind", "fact", "--title", "Mine", "--body", "Data.", "--json")
-    assert _json(jacked(home, *add))["commit"]
+    _add(home, "Mine")
     assert (state_dir(vault) / "machine-id").read_text().strip() != "m-0000deadbeef"
     assert "audit/m-0000deadbeef/" not in git(vault, "show", "--name-only", "--format=", "HEAD")
 
