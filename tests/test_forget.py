@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from conftest import git, run_cli
+from helpers.state import state_dir
 from jacked_vault.store.audit import verify
 from jacked_vault.store.tombstones import tombstone_hash
 
@@ -60,16 +61,17 @@ def test_forget_removes_the_note_tombstones_its_value_and_audits_it_in_one_commi
     assert message.startswith(f"memory(forget): {note_id}\n") and f"Memory-Forget: {note_id}" in message
     assert f"Memory-Id: {note_id}" in message and "Memory-Origin: cli" in message
     assert TITLE not in message and "Tr0ub4dor" not in message  # the subject never carries the text back
-    machine = (vault / ".jacked" / "machine-id").read_text().strip()
+    machine = (state_dir(vault) / "machine-id").read_text().strip()
     lines = _audit_added(vault)
     assert [(line["op"], line["id"], line["path"]) for line in lines] == [
-        ("tombstone", note_id, f"tombstones/{machine}.txt"),
+        ("tombstone", note_id, f"tombstones/{machine}.forgotten.txt"),
         ("forget", note_id, rel),
     ]
     forget = lines[-1]
     assert set(forget) == {"ts", "op", "id", "path", "sha256", "prev", "harness", "origin"}
     assert (forget["sha256"], forget["origin"]) == ("", "cli")
-    assert tombstone_hash(TITLE, BODY) in (vault / f"tombstones/{machine}.txt").read_text().split()
+    assert tombstone_hash(TITLE, BODY) in (vault / f"tombstones/{machine}.forgotten.txt").read_text().split()
+    assert not (vault / f"tombstones/{machine}.txt").exists(), "a forgotten value is recorded as forgotten only"
     assert (
         TITLE not in (vault / "groups/ops/index.md").read_text()
         and "Deploy window" in (vault / "groups/ops/index.md").read_text()
@@ -184,7 +186,7 @@ def test_forget_removes_a_hand_edited_working_copy_and_says_so(tmp_path: Path):
     done = run_cli("memory", "forget", added["memory"]["id"], "--json", vault=vault)
 
     assert done.code == 0 and done.json["dropped_working_changes"] is True, done.out + done.err
-    assert not (vault / rel).exists() and not (vault / ".jacked" / "quarantine").exists()
+    assert not (vault / rel).exists() and not (state_dir(vault) / "quarantine").exists()
     assert git(vault, "status", "--porcelain") == ""
 
 
@@ -226,5 +228,5 @@ def test_a_forget_killed_at_any_step_is_rolled_back_or_done_never_half(tmp_path:
             json.loads(line)["op"] for p in (vault / "audit").rglob("*.jsonl") for line in p.read_text().splitlines()
         ]
         assert ("forget" in ops) == landed
-        assert not (vault / ".jacked" / "quarantine").exists()
+        assert not (state_dir(vault) / "quarantine").exists()
     assert killed >= 4

@@ -9,6 +9,7 @@ import subprocess
 from pathlib import Path
 
 from conftest import git, run_cli
+from helpers.state import state_dir
 
 
 def _bare(path: Path) -> str:
@@ -69,7 +70,7 @@ def test_a_forget_made_on_one_machine_is_applied_by_the_others_sync(tmp_path: Pa
         "a plain fast-forward: nothing of the desktop's own"
     )
     assert git(desktop, "status", "--porcelain") == ""
-    assert not (desktop / ".jacked" / "quarantine").exists()
+    assert not (state_dir(desktop) / "quarantine").exists()
     doctor = run_cli("memory", "doctor", "--json", vault=desktop)
     assert doctor.json["ok"] is True, doctor.out
     assert run_cli("memory", "read", kept["memory"]["id"], "--json", vault=desktop).code == 0

@@ -1439,14 +1439,17 @@ def secret_forget(world: World, door: str, text: str) -> None:
 
 @drives("forget", "tombstone")
 def tombstone_forget(world: World, door: str) -> None:
-    """A forgotten value is tombstoned: no door brings it back (a person's add only with --allow-rejected)."""
+    """A forgotten value is tombstoned as forgotten: no door brings it back, not even a person's
+    `add --allow-rejected` (issue 31.5)."""
     note = add(world.ctx(), AddRequest(title=REJECTED_TITLE, body=REJECTED_BODY))
     result = submit_forget(world, note.note.id)
     assert result.code == 0 and result.json["tombstoned"], result.out
     assert not (world.vault / note.rel).exists()
+    before = snapshot(world.vault)
     assert submit_add(world, REJECTED_TITLE + ".", REJECTED_BODY.lower()).code == "TOMBSTONED"
     assert submit_mcp(world, REJECTED_TITLE + "!", REJECTED_BODY).code == "TOMBSTONED"
-    assert submit_add(world, REJECTED_TITLE, REJECTED_BODY, "note", "--allow-rejected").code is None
+    assert submit_add(world, REJECTED_TITLE, REJECTED_BODY, "note", "--allow-rejected").code == "TOMBSTONED"
+    assert snapshot(world.vault) == before
 
 
 @drives("forget", "audit")

@@ -341,7 +341,7 @@ def check_store(store: Store, index: SearchIndex, repo, report: Report) -> None:
         if os.path.islink(store.root / rel):
             report.skipped_symlinks.append(shown(store, rel))
             continue
-        stray = judge(store, repo, rel, state, chain, index.is_tombstoned, leftovers)
+        stray = judge(store, repo, rel, state, chain, index.tombstoned, leftovers)
         if stray.kind == "index":
             continue
         report.uncommitted.append(stray.to_json(store))

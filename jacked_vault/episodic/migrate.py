@@ -433,7 +433,7 @@ def build_plan(ctx, explicit: list[str] | None, *, progress: Callable[[int], Non
     recorded = audit.recorded_ids(store.root)
     index = open_fresh(store)
     try:
-        tombstones = set(index.tombstone_set()) | rejected_elsewhere(ctx, store)
+        tombstones = index.stones() | rejected_elsewhere(ctx, store)
     finally:
         index.close()
     try:

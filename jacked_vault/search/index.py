@@ -35,6 +35,7 @@ from jacked_vault.search.policy import Viewer
 from jacked_vault.search.query import COLUMNS, Filters, run_search
 from jacked_vault.search.treediff import FILE_MODES, SYMLINK_MODE, TREE_MODE, changed_entries
 from jacked_vault.store.git import fast_head
+from jacked_vault.store.tombstones import Stones
 from jacked_vault.store.layout import (
     ARCHIVE_DIR,
     GROUPS_DIR,
@@ -374,7 +375,7 @@ class SearchIndex:
         db = self.db
         db.execute("BEGIN IMMEDIATE")
         try:
-            before = set(self.tombstone_set())
+            before = self.stones()
             touched: set[str] = set()
             for rel, data in files.items():
                 kind = classify_path(self.store, rel)
@@ -390,7 +391,7 @@ class SearchIndex:
                     )
                 else:
                     self._index_bytes(rel, kind, data)
-            if any(self._over_bounds(root) for root in touched) or not before <= set(self.tombstone_set()):
+            if any(self._over_bounds(root) for root in touched) or not before.within(self.stones()):
                 db.execute("ROLLBACK")
                 return False
             self._sweep_added_tombstones(before)
@@ -423,7 +424,7 @@ class SearchIndex:
         ) as items:
             for root in roots:
                 self._index_root(repo, root, islice(items, len(by_root[root])))
-        self._sweep_tombstones(repo, tree, set())
+        self._sweep_tombstones(repo, tree, Stones())
 
     @contextmanager
     def _bulk(self, many: bool) -> Iterator[None]:
@@ -466,7 +467,7 @@ class SearchIndex:
         from jacked_vault.search.parallel import ahead
 
         touched: set[str] = set()
-        before = set(self.tombstone_set())
+        before = self.stones()
         added: list[tuple[bool, str, object]] = []
         changed = list(changed_entries(repo, old_tree, new_tree))
         indexed = self._known_of([rel for rel, _ in changed])
@@ -531,31 +532,40 @@ class SearchIndex:
         files = sorted((rel, e) for rel, e in _walk(repo, tree, self.store) if root_of(self.store, rel) == root)
         self._index_root(repo, root, files)
 
-    def _sweep_tombstones(self, repo, tree, before: set[str]) -> None:
-        """After the tombstone set changed: hide the live notes it now covers, show again those
-        it no longer covers (each decided by the gate's rule)."""
-        removed = before - set(self.tombstone_set())
+    def _sweep_tombstones(self, repo, tree, before: Stones) -> None:
+        """After the tombstone set changed: hide the notes it now covers, show again those it no
+        longer covers (each decided by the gate's rule)."""
+        removed = before - self.stones()
         self._sweep_added_tombstones(before)
         if removed:
-            for (path,) in self.db.execute("SELECT path FROM problems WHERE code='TOMBSTONED'").fetchall():
+            for (path,) in self.db.execute(
+                "SELECT path FROM problems WHERE code IN ('TOMBSTONED', 'FORGOTTEN')"
+            ).fetchall():
                 entry = _tree_entry(repo, tree, path)
                 self._forget(path)
                 if entry is not None:
                     self._index_entry(repo, path, entry)
 
-    def _sweep_added_tombstones(self, before: set[str]) -> None:
-        """Hide the live notes that tombstones added since `before` now cover (the gate's rule)."""
-        from jacked_vault.store.tombstones import blocks
+    def _sweep_added_tombstones(self, before: Stones) -> None:
+        """Hide the notes that tombstones added since `before` (or values forgotten since) now
+        cover (the gate's rule)."""
+        from jacked_vault.store.tombstones import FORGOTTEN, blocks
 
         db = self.db
-        for hash_ in sorted(set(self.tombstone_set()) - before):
+        now = self.stones()
+        added = now - before
+        for hash_ in sorted(added.values | added.forgotten):
+            verdict = now(hash_)
             for path, status, origin in db.execute(
                 "SELECT path, status, origin FROM docs WHERE thash=? AND tier='note'", (hash_,)
             ).fetchall():
-                if blocks(status, origin, person_override=True):
+                if blocks(status, origin, person_override=True, verdict=verdict):
                     size = db.execute("SELECT size FROM docs WHERE path=?", (path,)).fetchone()[0]
                     self._forget(path)
-                    self._problem(path, "TOMBSTONED", f"{path}: a rejected value (tombstoned)", size)
+                    if verdict == FORGOTTEN:
+                        self._problem(path, "FORGOTTEN", f"{path}: a forgotten value (taken back by a person)", size)
+                    else:
+                        self._problem(path, "TOMBSTONED", f"{path}: a rejected value (tombstoned)", size)
 
     def _forget(self, rel: str) -> None:
         db = self.db
@@ -626,7 +636,7 @@ class SearchIndex:
             )
             return
         try:
-            checked = inspect(self.store, rel, data, tombstoned=self.is_tombstoned, verdicts=self.verdicts)
+            checked = inspect(self.store, rel, data, tombstoned=self.tombstoned, verdicts=self.verdicts)
         except VaultError as exc:
             self._problem(rel, exc.details.get("gate", "INVALID"), exc.message, size)
             return
@@ -800,9 +810,9 @@ class SearchIndex:
             db.execute("INSERT OR IGNORE INTO tombstones(hash, source) VALUES(?, ?)", (thash, rel))
 
     @contextmanager
-    def preview(self, changes: dict[str, Entry | None], tombstones: Iterable[str] = ()) -> Iterator[SearchIndex]:
+    def preview(self, changes: dict[str, Entry | None], tombstones: Stones | None = None) -> Iterator[SearchIndex]:
         """The index as it will be once `changes` (path -> entry, None = removed) and new
-        `tombstones` (hashes) are committed.
+        `tombstones` are committed.
 
         Runs in a transaction that is always rolled back: derived files (index.md) can be
         rendered from the index before the commit that makes them true.
@@ -815,10 +825,14 @@ class SearchIndex:
                 if entry is not None:
                     self.add_entry(rel, entry, "")
             if tombstones:
-                before = set(self.tombstone_set())
+                from jacked_vault.store.tombstones import forgotten_path
+
+                before = self.stones()
                 db.executemany(
-                    "INSERT OR IGNORE INTO tombstones(hash, source) VALUES(?, 'preview')", [(h,) for h in tombstones]
-                )
+                    "INSERT OR IGNORE INTO tombstones(hash, source) VALUES(?, ?)",
+                    [(h, forgotten_path("preview") if h in tombstones.forgotten else "preview")
+                     for h in tombstones.values | tombstones.forgotten],
+                )  # fmt: skip
                 self._sweep_added_tombstones(before)
             yield self
         finally:
@@ -826,19 +840,39 @@ class SearchIndex:
 
     # -- tombstones ---------------------------------------------------------------------------
 
-    def hide_rejected_elsewhere(self, hashes: set[str]) -> None:
+    def hide_rejected_elsewhere(self, stones: Stones) -> None:
         """Hide, for the queries of this connection, the live notes holding a value rejected in
-        another store read with this one (SPEC 5.3: one rejection holds in every store)."""
+        another store read with this one, and every note holding a value forgotten there (SPEC
+        5.3: one rejection holds in every store)."""
         from jacked_vault.search.policy import FOREIGN_STONES
 
         db = self.db
-        db.execute(f"CREATE TEMP TABLE IF NOT EXISTS {FOREIGN_STONES}(hash TEXT PRIMARY KEY)")
+        db.execute(
+            f"CREATE TEMP TABLE IF NOT EXISTS {FOREIGN_STONES}(hash TEXT PRIMARY KEY, forgotten INTEGER NOT NULL)"
+        )
         db.execute(f"DELETE FROM temp.{FOREIGN_STONES}")
-        db.executemany(f"INSERT OR IGNORE INTO temp.{FOREIGN_STONES}(hash) VALUES(?)", [(h,) for h in hashes])
-        self.foreign_stones = bool(hashes)
+        db.executemany(
+            f"INSERT OR IGNORE INTO temp.{FOREIGN_STONES}(hash, forgotten) VALUES(?, ?)",
+            [(h, int(h in stones.forgotten)) for h in stones.values | stones.forgotten],
+        )
+        self.foreign_stones = bool(stones)
 
-    def tombstone_set(self) -> Iterable[str]:
-        return (row[0] for row in self.db.execute("SELECT DISTINCT hash FROM tombstones"))
+    def stones(self) -> Stones:
+        """What this store's tombstones say: every tombstoned value, and which were forgotten."""
+        return Stones.of_sources(self.db.execute("SELECT hash, source FROM tombstones"))
+
+    def tombstoned(self, value_hash: str) -> str | None:
+        """The tombstone oracle of this store (`store.tombstones.Tombstoned`): REJECTED, FORGOTTEN or None."""
+        return Stones.of_sources(self.db.execute("SELECT hash, source FROM tombstones WHERE hash=?", (value_hash,)))(
+            value_hash
+        )
+
+    def notes_with_value(self, value_hash: str) -> list[tuple[str, str]]:
+        """(path, id) of the notes, in any status, whose normalised title and body hash to
+        `value_hash` (what holds a value's text: `forget` takes it back from each)."""
+        return list(
+            self.db.execute("SELECT path, id FROM docs WHERE thash=? AND tier='note' ORDER BY path", (value_hash,))
+        )
 
     def live_with_value(self, value_hash: str) -> list[str]:
         """Paths of the candidate and active notes whose normalised title and body hash to `value_hash`."""
@@ -874,9 +908,6 @@ class SearchIndex:
             (scope, group, now, value_hash if value_hash is not None else title, len(wanted), *wanted),
         )  # fmt: skip
         return [self.doc(row) for row in rows]
-
-    def is_tombstoned(self, hash_: str) -> bool:
-        return self.db.execute("SELECT 1 FROM tombstones WHERE hash=? LIMIT 1", (hash_,)).fetchone() is not None
 
     # -- queries ----------------------------------------------------------------------------
 

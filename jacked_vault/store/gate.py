@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -31,11 +30,10 @@ from typing import TYPE_CHECKING, Protocol
 
 from jacked_vault.errors import VaultError
 from jacked_vault.store.layout import Store, classify_note, classify_path
+from jacked_vault.store.tombstones import Tombstoned
 
 if TYPE_CHECKING:
     from jacked_vault.document import Note
-
-Tombstoned = Callable[[str], bool]
 
 MAX_EPISODIC_FILE = 4 * 1024 * 1024  # archive.md grows for years
 MAX_DERIVED_FILE = 1024 * 1024
@@ -182,15 +180,26 @@ def check_note(
 
 
 def check_tombstone(note: Note, tombstoned: Tombstoned | None, *, person_override: bool) -> None:
-    from jacked_vault.store.tombstones import blocks, tombstone_hash
+    """TOMBSTONED when the note holds a value its state may not hold (`tombstones.blocks`): a
+    rejected one (gate code TOMBSTONED), or a forgotten one, whatever its state (FORGOTTEN)."""
+    from jacked_vault.store.tombstones import FORGOTTEN, blocks, tombstone_hash
 
-    if tombstoned is None or not blocks(note.status, note.origin, person_override=person_override):
+    if tombstoned is None:
         return
-    if tombstoned(tombstone_hash(note.title, note.body)):
-        hint = " (add --allow-rejected to save it anyway)" if note.origin == "cli" else ""
+    verdict = tombstoned(tombstone_hash(note.title, note.body))
+    if not blocks(note.status, note.origin, person_override=person_override, verdict=verdict):
+        return
+    if verdict == FORGOTTEN:
         raise VaultError(
-            "TOMBSTONED", f"this note was rejected before; not re-created{hint}", details={"gate": "TOMBSTONED"}
+            "TOMBSTONED",
+            "this text was forgotten (a person took it back): it is never saved again, not even with "
+            "--allow-rejected; write it in other words if it is still needed",
+            details={"gate": "FORGOTTEN"},
         )
+    hint = " (add --allow-rejected to save it anyway)" if note.origin == "cli" else ""
+    raise VaultError(
+        "TOMBSTONED", f"this note was rejected before; not re-created{hint}", details={"gate": "TOMBSTONED"}
+    )
 
 
 def _note(
@@ -222,7 +231,9 @@ def _note(
     try:
         check_tombstone(note, tombstoned, person_override=allow_rejected if new else True)
     except VaultError as exc:
-        raise refuse("TOMBSTONED", rel, "a rejected value (tombstoned)", error="TOMBSTONED") from exc
+        code = exc.details["gate"]
+        why = "a forgotten value (taken back by a person)" if code == "FORGOTTEN" else "a rejected value (tombstoned)"
+        raise refuse(code, rel, why, error="TOMBSTONED") from exc
     return Checked("note", note=note)
 
 

@@ -26,7 +26,10 @@ the merge base is looked at:
 A note that holds a rejected value but was made before its machine knew of the rejection (and
 arrives with its audit line) is taken and rejected here, like every live note that holds a value
 a rejection arriving from the remote covers (SPEC 5.3: rejecting a value rejects every live note
-that holds it), so every machine ends with the same note, rejected.
+that holds it), so every machine ends with the same note, rejected. A note that holds a
+forgotten value is never taken, whatever its status or audit lines (quarantined as FORGOTTEN: the
+pusher's own audit line never lifts a tombstone), and a forget arriving removes every note here
+that holds the value (sync's integration commit), so the text is gone on every machine.
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ from typing import TYPE_CHECKING
 from jacked_vault.errors import VaultError
 from jacked_vault.store.git import blob_at, offered_blob
 from jacked_vault.store.layout import AUDIT_DIR, Store, classify_path
+from jacked_vault.store.tombstones import NO_STONES, Stones, Tombstoned
 
 if TYPE_CHECKING:
     import pygit2
@@ -65,7 +69,7 @@ class Arrivals:
     forgotten: list[str] = field(
         default_factory=list
     )  # notes a person forgot on another machine: deleted here as the transition it is
-    new_stones: set[str] = field(default_factory=set)  # the rejections the remote adds (hashes)
+    new_stones: Stones = NO_STONES  # the rejections the remote adds, and the values it newly forgets
 
     def refusal(
         self, commit: str, *, stopped: str = "sync stopped before changing anything", then: str = "sync again"
@@ -139,7 +143,7 @@ class _Judge:
     store: Store
     repo: pygit2.Repository
     base_tree: pygit2.Tree | None
-    tombstoned: Callable[[str], bool]
+    tombstoned: Tombstoned
     local_path: Callable[[str], str | None]  # note id -> its path in this store (None: not here)
     out: Arrivals = field(default_factory=Arrivals)
     audited: dict[tuple[str, str], set[str]] = field(
@@ -168,13 +172,13 @@ def inspect_arrivals(
     repo: pygit2.Repository,
     base_tree: pygit2.Tree | None,
     theirs_tree: pygit2.Tree,
-    tombstoned: Callable[[str], bool],
+    tombstoned: Tombstoned,
     local_path: Callable[[str], str | None] | None = None,
     verdicts: Verdicts | None = None,
 ) -> Arrivals:
     """Judge every file that differs between the merge base (None: unrelated) and the remote.
 
-    `tombstoned` answers for every rejection known here or arriving; `local_path` finds a note id
+    `tombstoned` answers for every rejection (and forget) known here or arriving; `local_path` finds a note id
     in this store (an arrival may not reuse one); `verdicts` (store.gate.Verdicts) is where the
     gate records what it passed, so the search index does not judge the same bytes again."""
     from jacked_vault.search.treediff import changed_entries
@@ -441,17 +445,18 @@ def _prior(judge: _Judge, rel: str, base: bytes | None, note_id: str) -> tuple[N
     return parse_note(data, source=path), (None if path == rel else path)
 
 
-def arrival_tombstones(repo: pygit2.Repository, base_tree: pygit2.Tree | None, theirs_tree: pygit2.Tree) -> set[str]:
-    """The tombstone hashes the remote adds (a reject writes one with the rejected note), so an
-    arrival is judged against every rejection either side knows."""
+def arrival_tombstones(repo: pygit2.Repository, base_tree: pygit2.Tree | None, theirs_tree: pygit2.Tree) -> Stones:
+    """What the tombstone files the remote changed say (a reject writes a rejection with the
+    rejected note, a forget a forgotten value), so an arrival is judged against every rejection
+    and forget either side knows."""
     from jacked_vault.search.treediff import changed_entries
-    from jacked_vault.store.tombstones import parse_tombstones
+    from jacked_vault.store.tombstones import TOMBSTONE_DIR
 
-    out: set[str] = set()
-    for rel, entry in changed_entries(repo, base_tree, theirs_tree):
-        if entry is not None and rel.startswith("tombstones/") and entry.filemode in FILE_MODES:
-            out |= parse_tombstones(_blob(repo, entry))
-    return out
+    return Stones.read(
+        (rel, _blob(repo, entry))
+        for rel, entry in changed_entries(repo, base_tree, theirs_tree)
+        if entry is not None and rel.startswith(TOMBSTONE_DIR + "/") and entry.filemode in FILE_MODES
+    )
 
 
 def keep_quarantined(store: Store, arrivals: Arrivals) -> list[dict]:

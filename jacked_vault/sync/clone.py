@@ -185,7 +185,7 @@ def _check_out(store: Store):
     try:
         index.verdicts.keep_notes = True
         arrivals = inspect_arrivals(
-            store, repo, None, tree, arrival_tombstones(repo, None, tree).__contains__, verdicts=index.verdicts
+            store, repo, None, tree, arrival_tombstones(repo, None, tree), verdicts=index.verdicts
         )
         if arrivals.refused:
             raise arrivals.refusal(
