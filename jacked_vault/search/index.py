@@ -101,6 +101,10 @@ CREATE INDEX IF NOT EXISTS wikilinks_src ON wikilinks(src);
 CREATE TABLE IF NOT EXISTS note_names(doc INTEGER NOT NULL, name TEXT NOT NULL, by_title INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS note_names_name ON note_names(name, by_title);
 CREATE INDEX IF NOT EXISTS note_names_doc ON note_names(doc);
+-- store/tombstones.py: the values each hot.md and episodic document holds (a tombstone added later withholds them)
+CREATE TABLE IF NOT EXISTS doc_values(doc INTEGER NOT NULL, hash TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS doc_values_hash ON doc_values(hash);
+CREATE INDEX IF NOT EXISTS doc_values_doc ON doc_values(doc);
 CREATE TABLE IF NOT EXISTS problems(path TEXT PRIMARY KEY, root TEXT NOT NULL, code TEXT NOT NULL, message TEXT NOT NULL, size INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS tombstones(hash TEXT NOT NULL, source TEXT NOT NULL, PRIMARY KEY(hash, source));
 -- store/reviews.py: the accepts history holds (what `trust: reviewed` needs behind it)
@@ -138,6 +142,7 @@ _TABLES = (
     "links",
     "wikilinks",
     "note_names",
+    "doc_values",
     "problems",
     "tombstones",
     "reviews",
@@ -394,7 +399,7 @@ class SearchIndex:
             if any(self._over_bounds(root) for root in touched) or not before.within(self.stones()):
                 db.execute("ROLLBACK")
                 return False
-            self._sweep_added_tombstones(before)
+            self._sweep_added_tombstones(before, self._head_blob)
             self._set_meta("commit", head)
             self.verdicts.save()
             db.execute("COMMIT")
@@ -535,8 +540,10 @@ class SearchIndex:
     def _sweep_tombstones(self, repo, tree, before: Stones) -> None:
         """After the tombstone set changed: hide the notes it now covers, show again those it no
         longer covers (each decided by the gate's rule)."""
+        from jacked_vault.store.git import blob_at
+
         removed = before - self.stones()
-        self._sweep_added_tombstones(before)
+        self._sweep_added_tombstones(before, lambda rel: blob_at(repo, tree, rel))
         if removed:
             for (path,) in self.db.execute(
                 "SELECT path FROM problems WHERE code IN ('TOMBSTONED', 'FORGOTTEN')"
@@ -545,10 +552,12 @@ class SearchIndex:
                 self._forget(path)
                 if entry is not None:
                     self._index_entry(repo, path, entry)
+            self._rejudge_holders(removed.values | removed.forgotten, lambda rel: blob_at(repo, tree, rel))
 
-    def _sweep_added_tombstones(self, before: Stones) -> None:
+    def _sweep_added_tombstones(self, before: Stones, blob_of: Callable[[str], bytes | None] | None = None) -> None:
         """Hide the notes that tombstones added since `before` (or values forgotten since) now
-        cover (the gate's rule)."""
+        cover (the gate's rule); with `blob_of` (a committed file's bytes), judge again every
+        hot.md and episodic document holding such a value (recall then withholds it)."""
         from jacked_vault.store.tombstones import FORGOTTEN, blocks
 
         db = self.db
@@ -566,6 +575,30 @@ class SearchIndex:
                         self._problem(path, "FORGOTTEN", f"{path}: a forgotten value (taken back by a person)", size)
                     else:
                         self._problem(path, "TOMBSTONED", f"{path}: a rejected value (tombstoned)", size)
+        if blob_of is not None:
+            self._rejudge_holders(added.values | added.forgotten, blob_of)
+
+    def _rejudge_holders(self, values: set[str] | frozenset[str], blob_of: Callable[[str], bytes | None]) -> None:
+        """Index again every hot.md and episodic document that holds one of `values` (what it may
+        show changed: store.gate withholds a tombstoned value)."""
+        paths: set[str] = set()
+        for value in values:
+            paths.update(
+                path
+                for (path,) in self.db.execute(
+                    "SELECT d.path FROM doc_values v JOIN docs d ON d.rowid = v.doc WHERE v.hash=?", (value,)
+                )
+            )
+        for path in sorted(paths):
+            data = blob_of(path)
+            self._forget(path)
+            if data is not None:
+                self._index_bytes(path, classify_path(self.store, path), data)
+
+    def _head_blob(self, rel: str) -> bytes | None:
+        from jacked_vault.store.git import open_repo, tree_blob
+
+        return tree_blob(open_repo(self.store.root), rel)
 
     def _forget(self, rel: str) -> None:
         db = self.db
@@ -582,6 +615,7 @@ class SearchIndex:
             db.execute("DELETE FROM links WHERE src=?", row)
             wikilinks.forget(db, row[0])
             db.execute("DELETE FROM doc_targets WHERE doc=?", row)
+            db.execute("DELETE FROM doc_values WHERE doc=?", row)
             ranking.remove_doc(db, row[0])
         db.execute("DELETE FROM problems WHERE path=?", (rel,))
         db.execute("DELETE FROM tombstones WHERE source=?", (rel,))
@@ -636,7 +670,9 @@ class SearchIndex:
             )
             return
         try:
-            checked = inspect(self.store, rel, data, tombstoned=self.tombstoned, verdicts=self.verdicts)
+            checked = inspect(
+                self.store, rel, data, tombstoned=self.tombstoned, committed=True, verdicts=self.verdicts
+            )
         except VaultError as exc:
             self._problem(rel, exc.details.get("gate", "INVALID"), exc.message, size)
             return
@@ -657,7 +693,8 @@ class SearchIndex:
         else:
             group, folder = classify_episodic(self.store, rel)  # type: ignore[misc]
             found = Entry.from_episodic(checked.text or "", group, folder, rel)
-        self.add_entry(rel, found, content_hash(data), size, claim=claim, derived=derived)
+        rowid = self.add_entry(rel, found, content_hash(data), size, claim=claim, derived=derived)
+        self.db.executemany("INSERT INTO doc_values(doc, hash) VALUES(?, ?)", [(rowid, v) for v in checked.values])
         self._counted()
 
     def _counted(self) -> None:
@@ -751,10 +788,10 @@ class SearchIndex:
         *,
         claim: str | None = None,
         derived: Derived | None = None,
-    ) -> None:
+    ) -> int:
         """Insert one document (the caller is inside a transaction); `claim` is the trust the file
         claims when it differs from the one the entry is shown with; `derived`: what its text gives
-        (search/derived.py), when a worker derived it ahead."""
+        (search/derived.py), when a worker derived it ahead. Returns its rowid."""
         db = self.db
         derived = derived or derive(entry)
         thash = derived.thash
@@ -808,6 +845,7 @@ class SearchIndex:
         )
         if entry.status == "rejected" and thash:
             db.execute("INSERT OR IGNORE INTO tombstones(hash, source) VALUES(?, ?)", (thash, rel))
+        return rowid
 
     @contextmanager
     def preview(self, changes: dict[str, Entry | None], tombstones: Stones | None = None) -> Iterator[SearchIndex]:
@@ -1058,10 +1096,14 @@ class SearchIndex:
         marks = ",".join("?" * len(tiers))
         return dict(self.db.execute(f"SELECT path, sha FROM docs WHERE tier IN ({marks})", tiers))
 
-    def indexed_sha(self, rel: str, tier: str) -> str | None:
-        """The sha256 of one indexed document of `tier` (found by its path), None when there is none."""
-        row = self.db.execute("SELECT sha FROM docs WHERE path=? AND tier=?", (rel, tier)).fetchone()
-        return row[0] if row else None
+    def indexed_text(self, rel: str, tier: str) -> tuple[str, str] | None:
+        """(sha256, the text recall may show) of one indexed document of `tier`, found by its path:
+        the gate's text, without any value a tombstone covers (store.gate)."""
+        row = self.db.execute(
+            "SELECT d.sha, f.body FROM docs d JOIN docs_fts f ON f.rowid = d.rowid WHERE d.path=? AND d.tier=?",
+            (rel, tier),
+        ).fetchone()
+        return (row[0], row[1]) if row else None
 
     def audited(self) -> Iterator[tuple[str, str, str | None]]:
         """(path, sha256, note id; None for hot.md) of every indexed note and hot.md, by path,

@@ -195,3 +195,66 @@ def blocks_sql(alias: str, forgotten: str = "0") -> str:
     true where the row's value was forgotten (else it was rejected)."""
     statuses = ", ".join(f"'{s}'" for s in RECORDS)
     return f"(({forgotten}) OR ({alias}.status NOT IN ({statuses}) AND {alias}.origin <> '{PERSON_ORIGIN}'))"
+
+
+# -- values held in Markdown text (hot.md, episodic files) ----------------------------------------
+
+
+@dataclass(frozen=True)
+class Held:
+    """A value a Markdown text holds: its tombstone hash and the lines [start, end) that hold it."""
+
+    value: str
+    start: int
+    end: int
+
+
+def markdown_values(text: str) -> list[Held]:
+    """The values a Markdown text (hot.md's body, an episodic file) holds, matched as a note's is
+    (its title and body, normalised and hashed as `tombstone_hash`): every heading with the text
+    under it, up to the next heading and, where it has subsections, with them (a `##` section of
+    core-memories.md is exactly what `migrate` makes a candidate of); and the first line of the
+    text before any heading with the lines after it, or with itself (a headerless text is one
+    candidate, its first line the title). A heading with nothing under it is its own body."""
+    from jacked_vault.document.markdown import headings
+
+    lines = text.split("\n")
+    marks = headings(lines)
+    out: list[Held] = []
+
+    def hold(title: str, start: int, body_from: int, end: int) -> None:
+        body = "\n".join(lines[body_from:end])
+        out.append(Held(tombstone_hash(title, body if body.strip() else title), start, end))
+
+    first = marks[0][0] if marks else len(lines)
+    opening = next((n for n in range(first) if lines[n].strip()), None)
+    if opening is not None:
+        hold(lines[opening].strip(), opening, opening + 1, first)
+        hold(lines[opening].strip(), opening, opening, first)
+    for n, (line, level, title) in enumerate(marks):
+        leaf = marks[n + 1][0] if n + 1 < len(marks) else len(lines)
+        whole = next((later for later, deeper, _ in marks[n + 1 :] if deeper <= level), len(lines))
+        hold(title, line, line + 1, leaf)
+        if whole != leaf:
+            hold(title, line, line + 1, whole)
+    return out
+
+
+def brought(held: list[Held], before: list[Held], tombstoned: Tombstoned) -> str | None:
+    """The strongest verdict among the tombstoned values of `held` (a text's) that `before` (the
+    version it replaces) did not hold: what a change brings into a Markdown file."""
+    known = {h.value for h in before}
+    verdict = None
+    for value in {h.value for h in held} - known:
+        verdict = stronger(verdict, tombstoned(value))
+    return verdict
+
+
+def withheld(text: str, held: list[Held], tombstoned: Tombstoned) -> str:
+    """`text` without the lines of every tombstoned value of `held` (its values): what recall may
+    show of a Markdown file whose value was rejected or forgotten after it was written."""
+    gone = [(h.start, h.end) for h in held if tombstoned(h.value)]
+    if not gone:
+        return text
+    lines = text.split("\n")
+    return "\n".join(line for n, line in enumerate(lines) if not any(start <= n < end for start, end in gone))

@@ -295,7 +295,7 @@ def _judge(ctx: Context, repo, base_tree, theirs_tree):
             docs = index.lookup(note_id)
             return docs[0].path if docs else None
 
-        arrivals = inspect_arrivals(ctx.vault, repo, base_tree, theirs_tree, known, local_path, index.verdicts)
+        arrivals = inspect_arrivals(ctx.vault, repo, base_tree, theirs_tree, known, local_path, index.verdicts, here)
         index.verdicts.save()
         arrivals.new_stones = extra - here
         return arrivals
@@ -366,6 +366,12 @@ def _plan(
         )
         plan = _Plan(repo[index.write_tree(repo)], [ours, theirs], result=result)
         plan.events += [event(op, note_id, rel, data) for op, note_id, rel, data in settled.events]
+        settled_paths = {rel for _, _, rel, _ in settled.events}
+        plan.events += [
+            event("merge", rel, rel, data)
+            for rel, data in _merged_anew(ctx, repo, repo[ours].tree, repo[theirs].tree, plan.tree)
+            if rel not in settled_paths
+        ]
 
     def ours_bytes(rel: str) -> bytes | None:
         return git.blob_at(repo, ours_tree, rel)
@@ -406,6 +412,24 @@ def _plan(
             plan.edits[rel] = data
             plan.events.append(event("regenerate", rel, rel, data))
     return plan
+
+
+def _merged_anew(ctx: Context, repo: pygit2.Repository, ours_tree, theirs_tree, merged_tree) -> list[tuple[str, bytes]]:
+    """The files that arrive only with an audit line (`arrivals.VOUCHED_KINDS`: hot.md, episodic
+    files, README.md, vault.json) whose merge git made cleanly into bytes neither side had: this
+    machine's merge vouches for them (an audit line each), as it does for what it settles."""
+    from jacked_vault.search.treediff import changed_entries
+    from jacked_vault.store.layout import classify_path
+    from jacked_vault.sync.arrivals import VOUCHED_KINDS
+
+    out = []
+    for rel, entry in changed_entries(repo, theirs_tree, merged_tree):
+        if entry is None or classify_path(ctx.vault, rel) not in VOUCHED_KINDS:
+            continue
+        data = git.blob_at(repo, merged_tree, rel)
+        if data is not None and data != git.blob_at(repo, ours_tree, rel):
+            out.append((rel, data))
+    return out
 
 
 def _reject_rejected_values(

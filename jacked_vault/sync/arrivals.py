@@ -9,12 +9,15 @@ the merge base is looked at:
   own audit log, and a `.gitignore`, `vault.json` or audit file that fails the gate (these would
   break or poison every later command);
 - quarantined (not taken: the committed local version is kept, the arriving bytes go to
-  `.jacked/quarantine/`, the quarantine is audited and reported): a note, hot.md or episodic file
-  that fails the gate; a note change that is not a chain of SPEC 5.2 transitions (a changed title
+  `.jacked/quarantine/`, the quarantine is audited and reported): a note, hot.md, episodic file or
+  README.md that fails the gate (an invalid file, a secret, over its cap, a rejected or forgotten
+  value); a note change that is not a chain of SPEC 5.2 transitions (a changed title
   or body: notes are create-only for arrivals too), unless it is another machine's settling of
   two transitions of the note made apart (`lifecycle.settles`, vouched for by its `resolve` audit
   line: a reject is never undone); a note added or changed without its audit
-  line; a note that reuses an id this store already has; a tombstone file that lost lines
+  line, and a hot.md, episodic file, README.md or vault.json changed without an audit line for
+  its path and new sha256 (`VOUCHED_KINDS`: every file jacked writes there has one); a note that
+  reuses an id this store already has; a tombstone file that lost lines
   (tombstones only grow: the union is kept);
 - derived (index.md): never taken; regenerated here;
 - archived: a note moved into `archive/` is judged like any transition, and must be closed
@@ -51,7 +54,13 @@ if TYPE_CHECKING:
 
 FILE_MODES = (0o100644, 0o100755)
 SYMLINK_MODE = 0o120000
-STOPPING_KINDS = frozenset({"gitignore", "config", "audit", "readme"})
+STOPPING_KINDS = frozenset({"gitignore", "config", "audit"})
+# Layout files other than notes that arrive only with an audit line for their path and new sha256
+# (hot set, capture, rollup, migrate, init, group map, a sync merge each write one).
+VOUCHED_KINDS = frozenset({"hot", "episodic", "readme", "config"})
+# Files whose tombstone rule asks what this machine knew before the arrival (a value rejected by
+# the same arrival was written before the rejection: its Markdown keeps it, and recall withholds it).
+MARKDOWN_KINDS = frozenset({"hot", "episodic"})
 
 
 @dataclass
@@ -149,6 +158,8 @@ class _Judge:
     audited: dict[tuple[str, str], set[str]] = field(
         default_factory=dict
     )  # (note id, sha256) -> the ops of the arriving audit lines vouching for it
+    vouched: set[tuple[str, str]] = field(default_factory=set)  # (path, sha256) of every arriving audit line
+    here: Tombstoned | None = None  # the rejections this machine knew before the arrival (None: `tombstoned`)
     left: dict[str, str] = field(
         default_factory=dict
     )  # note id -> the path the base had it at, where that path changed
@@ -159,11 +170,12 @@ class _Judge:
     )  # path -> (the base note's id, arriving bytes): another note there
     verdicts: Verdicts | None = None  # store.gate.Verdicts: this machine's record of what its gate passed
 
-    def gate(self, rel: str, data: bytes, base: bytes | None, *, new: bool) -> Checked:
+    def gate(self, rel: str, data: bytes, base: bytes | None, *, new: bool, kind: str = "note") -> Checked:
         from jacked_vault.store.gate import inspect
 
+        tombstoned = self.here if kind in MARKDOWN_KINDS and self.here is not None else self.tombstoned
         return inspect(
-            self.store, rel, data, tombstoned=self.tombstoned, base=base, new=new, arrival=True, verdicts=self.verdicts
+            self.store, rel, data, tombstoned=tombstoned, base=base, new=new, arrival=True, verdicts=self.verdicts
         )
 
 
@@ -175,18 +187,21 @@ def inspect_arrivals(
     tombstoned: Tombstoned,
     local_path: Callable[[str], str | None] | None = None,
     verdicts: Verdicts | None = None,
+    here: Tombstoned | None = None,
 ) -> Arrivals:
     """Judge every file that differs between the merge base (None: unrelated) and the remote.
 
-    `tombstoned` answers for every rejection (and forget) known here or arriving; `local_path` finds a note id
-    in this store (an arrival may not reuse one); `verdicts` (store.gate.Verdicts) is where the
-    gate records what it passed, so the search index does not judge the same bytes again."""
+    `tombstoned` answers for every rejection (and forget) known here or arriving, `here` for those
+    this machine knew before (what hot.md and episodic files are judged against); `local_path`
+    finds a note id in this store (an arrival may not reuse one); `verdicts` (store.gate.Verdicts)
+    is where the gate records what it passed, so the search index does not judge the same bytes
+    again."""
     from jacked_vault.search.treediff import changed_entries
     from jacked_vault.store.audit import machine_id
     from jacked_vault.store.gate import cap_for
 
     machine = machine_id(store.cache)
-    judge = _Judge(store, repo, base_tree, tombstoned, local_path or (lambda _id: None), verdicts=verdicts)
+    judge = _Judge(store, repo, base_tree, tombstoned, local_path or (lambda _id: None), verdicts=verdicts, here=here)
     out = judge.out
     audits: list[tuple[str, pygit2.Object]] = []
     later: list[tuple[str, pygit2.Object, str]] = []
@@ -322,20 +337,28 @@ def _judge_audit(judge: _Judge, rel: str, data: bytes) -> None:
             and isinstance(record.get("op"), str)
         ):
             judge.audited.setdefault((record["id"], record["sha256"]), set()).add(record["op"])
+        if isinstance(record.get("path"), str) and isinstance(record.get("sha256"), str):
+            judge.vouched.add((record["path"], record["sha256"]))
         if record.get("op") == "forget" and isinstance(record.get("path"), str) and isinstance(record.get("id"), str):
             judge.forgets[record["path"]] = record["id"]
 
 
 def _judge_file(judge: _Judge, rel: str, kind: str, data: bytes) -> None:
+    """A layout file other than a note: through the gate, then (`VOUCHED_KINDS`) its audit line."""
+    from jacked_vault.store.audit import content_hash
+
     base = blob_at(judge.repo, judge.base_tree, rel)
     try:
-        judge.gate(rel, data, base, new=base is None)
+        judge.gate(rel, data, base, new=base is None, kind=kind)
     except VaultError as exc:
         code = exc.details.get("gate", exc.code)
         if kind in STOPPING_KINDS:
             judge.out.refused.append({"path": rel, "why": f"{code}: {exc.message.removeprefix(rel + ': ')}"})
         else:
             judge.out.quarantine(rel, code, exc.message, data)
+        return
+    if kind in VOUCHED_KINDS and (rel, content_hash(data)) not in judge.vouched:
+        judge.out.quarantine(rel, "UNAUDITED", f"{rel}: changed without an audit line", data)
 
 
 def _judge_tombstones(judge: _Judge, rel: str, data: bytes) -> None:

@@ -29,6 +29,12 @@ from jacked_vault.store.settings import DEFAULT_SETTINGS, Settings
 from jacked_vault.store.vault import check_gitignore_file, is_git_repo
 
 DEFAULT_VAULT_JSON = {"version": 1, "roots": ["~/Github"], "groups": {}, "settings": {}}
+README = "README.md"
+
+
+def readme_template() -> bytes:
+    """The README.md `init` writes into a new vault (what it is, written for agents)."""
+    return data_file("templates", "vault-README.md").read_bytes()
 
 
 @dataclass(frozen=True)
@@ -67,7 +73,7 @@ def init_vault(path: Path, *, harness: str = "cli", settings: Settings = DEFAULT
         )
     path.mkdir(parents=True, exist_ok=True)
     files = {
-        "README.md": data_file("templates", "vault-README.md").read_bytes(),
+        README: readme_template(),
         VAULT_JSON: (json.dumps(DEFAULT_VAULT_JSON, indent=2) + "\n").encode(),
     }
     return _init_store(Store(path.resolve()), files, "memory: init vault", harness, settings)
