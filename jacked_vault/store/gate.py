@@ -419,6 +419,8 @@ def inspect(
         return Checked(kind)
     text = _text(rel, part)
     scan({kind: text}, rel)
+    if kind in ("readme", "archive"):  # Markdown a person or agent reads: no rejected value there either
+        _markdown(rel, text, base.decode("utf-8", "replace") if base else None, tombstoned, committed)
     if kind == "episodic":
         whole = text if part is data else data.decode("utf-8", "replace")
         if base and data.startswith(base):  # an append: what it adds is judged (a write, an arrival)

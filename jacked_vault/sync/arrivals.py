@@ -56,8 +56,9 @@ FILE_MODES = (0o100644, 0o100755)
 SYMLINK_MODE = 0o120000
 STOPPING_KINDS = frozenset({"gitignore", "config", "audit"})
 # Layout files other than notes that arrive only with an audit line for their path and new sha256
-# (hot set, capture, rollup, migrate, init, group map, a sync merge each write one).
-VOUCHED_KINDS = frozenset({"hot", "episodic", "readme", "config"})
+# (hot set, capture, rollup, migrate, init, group map, a sync merge each write one; jacked writes
+# no other file under archive/ than a note, so such a file never has one).
+VOUCHED_KINDS = frozenset({"hot", "episodic", "readme", "config", "archive"})
 # Files whose tombstone rule asks what this machine knew before the arrival (a value rejected by
 # the same arrival was written before the rejection: its Markdown keeps it, and recall withholds it).
 MARKDOWN_KINDS = frozenset({"hot", "episodic"})

@@ -98,19 +98,19 @@ def _init_store(store: Store, files: dict[str, bytes], subject: str, harness: st
     os.makedirs(store.cache, exist_ok=True)
     wanted = {".gitignore": gitignore_template().encode(), **files}
     missing = {}
-    for rel, data in wanted.items():
-        try:
-            fsio.create_file(root, rel, data)
-            created.append(rel)
-        except VaultError as exc:
-            if exc.code != "EXISTS":
-                raise
-            data = fsio.read_file(root, rel, max_bytes=1 << 20)
-        if git.tree_blob(repo, rel) is None:
-            missing[rel] = data
-    if not missing:
-        return InitResult(store=store, created=False, commit=None)
     try:
+        for rel, data in wanted.items():
+            try:
+                fsio.create_file(root, rel, data)
+                created.append(rel)
+            except VaultError as exc:
+                if exc.code != "EXISTS":
+                    raise
+                data = fsio.read_file(root, rel, max_bytes=1 << 20)
+            if git.tree_blob(repo, rel) is None:
+                missing[rel] = data
+        if not missing:
+            return InitResult(store=store, created=False, commit=None)
         with write_transaction(store, harness=harness, origin="cli", settings=settings) as tx:
             for rel, data in missing.items():
                 tx.replace(rel, data)
