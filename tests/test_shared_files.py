@@ -210,6 +210,25 @@ def test_honest_hot_and_episodic_changes_arrive_silently(shared):
     assert "Worked on day 28." in _recalled(desktop, "worked")
 
 
+def test_a_rollup_made_on_one_machine_arrives_whole_on_the_other(shared):
+    """The day files a rollup renamed to `.done.md` (their removal audited) are removed on the
+    other machine too: an honest rollup is no deletion to keep and report."""
+    laptop, desktop, _, _ = shared
+    when = datetime(2026, 11, 27, 10, 0, tzinfo=UTC)
+    append_entry(laptop.vault, Entry("tools", "github.com/acme/tools", when, "main", "Day."),
+                 harness="t", origin="session-end")  # fmt: skip
+    sync(laptop)
+    sync(desktop)
+    day = f"{FOLDER}/today-2026-11-27.md"
+    assert (desktop.vault.root / day).is_file()
+    rollup(laptop.vault, today=date(2026, 11, 29), harness="laptop")
+    sync(laptop)
+    result = sync(desktop)
+    assert (result.kept_deletions, result.quarantined, result.action) == ([], [], "fast-forward"), result
+    assert not (desktop.vault.root / day).exists() and (desktop.vault.root / day.replace(".md", ".done.md")).is_file()
+    assert git(desktop.vault.root, "rev-parse", "HEAD") == git(laptop.vault.root, "rev-parse", "HEAD")
+
+
 def test_a_recent_md_git_merged_cleanly_arrives_silently_on_the_other_machine(shared):
     """Two rollups of one folder on two machines change recent.md far apart: git merges them
     without a conflict into bytes neither machine wrote; the merging machine vouches for them."""

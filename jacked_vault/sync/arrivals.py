@@ -23,7 +23,8 @@ the merge base is looked at:
 - archived: a note moved into `archive/` is judged like any transition, and must be closed
   (superseded or expired, `lifecycle.moves`); a note leaving `archive/` is quarantined;
 - forgotten: a note a person forgot on another machine (its deletion with a `forget` audit line
-  for that id and path) is deleted here too, as the transition it is (SPEC 5.2);
+  for that id and path) is deleted here too, as the transition it is (SPEC 5.2); so is an
+  episodic file whose removal arrives audited (a rollup renames each day file it rolls);
 - deleted: files the remote removed (kept unless `--accept-deletions`, which deletes notes only).
 
 A note that holds a rejected value but was made before its machine knew of the rejection (and
@@ -252,9 +253,12 @@ def inspect_arrivals(
     out.forgotten = [
         rel for rel in out.deleted if judge.forgets.get(rel) is not None and judge.left.get(judge.forgets[rel]) == rel
     ]
+    rolled = {rel for rel in out.deleted if classify_path(store, rel) == "episodic" and (rel, "") in judge.vouched}
     out.deleted = [
-        rel for rel in out.deleted if rel not in judge.moved_away and rel not in held and rel not in out.forgotten
-    ]
+        rel
+        for rel in out.deleted
+        if rel not in judge.moved_away and rel not in held and rel not in out.forgotten and rel not in rolled
+    ]  # a day file a rollup replaced by its `.done.md` (its removal audited) goes here too
     return out
 
 
@@ -338,8 +342,8 @@ def _judge_audit(judge: _Judge, rel: str, data: bytes) -> None:
             and isinstance(record.get("op"), str)
         ):
             judge.audited.setdefault((record["id"], record["sha256"]), set()).add(record["op"])
-        if isinstance(record.get("path"), str) and isinstance(record.get("sha256"), str):
-            judge.vouched.add((record["path"], record["sha256"]))
+        if isinstance(record.get("path"), str) and isinstance(record.get("sha256"), str | None):
+            judge.vouched.add((record["path"], record.get("sha256") or ""))  # "": a removal (a rollup's is null)
         if record.get("op") == "forget" and isinstance(record.get("path"), str) and isinstance(record.get("id"), str):
             judge.forgets[record["path"]] = record["id"]
 
