@@ -241,7 +241,7 @@ def read(ctx: Context, note_id: str, viewer: Viewer, *, by_id: bool = True) -> R
             derived = [(index, doc) for index in indexes for doc in index.lookup(note_id, viewer, derived=True)]
             if derived:
                 index, doc = derived[0]
-                return ReadResult(doc, None, _derived_text(index.store, doc), [], False)
+                return ReadResult(doc, None, _derived_text(index, doc), [], False)
         the_one(every, diag, note_id)
         window = viewer.by_id() if by_id else viewer
         found = [(index, doc) for index in indexes for doc in index.lookup(note_id, window)]
@@ -313,15 +313,16 @@ def _committed_note(store, doc) -> Note:
     return note
 
 
-def _derived_text(store, doc) -> str:
-    """The text of a derived file the index holds (hot.md: its body without the header)."""
-    from jacked_vault.document.hot import read_hot_text
-    from jacked_vault.store.gate import cap_for
+def _derived_text(index, doc) -> str:
+    """The text of a derived file the index holds (hot.md: its body without the header), as the
+    gate lets recall show it: without any value a tombstone covers."""
+    from jacked_vault.store.gate import cap_for, inspect
 
-    data = _committed_bytes(store, doc, cap_for(doc.tier))
-    if doc.tier == "hot":
-        return read_hot_text(data, doc.path).body
-    return data.decode("utf-8")
+    data = _committed_bytes(index.store, doc, cap_for(doc.tier))
+    checked = inspect(index.store, doc.path, data, tombstoned=index.tombstoned, committed=True)
+    if checked.hot is not None:
+        return checked.hot.body
+    return checked.text or ""
 
 
 def note_history(ctx: Context, note_id: str | None, limit: int) -> History:

@@ -1,5 +1,6 @@
 """The registries the safety matrices are generated from (issue 17): every door (a way bytes enter
-a vault commit) and every recall surface (a way a note's text or existence reaches a reader).
+a vault commit), every kind of file the team's repository shares (issue 31.6), and every recall
+surface (a way a note's text or existence reaches a reader).
 
 The code owns these lists, and tests hold them complete: every function that makes a commit is
 claimed by a door (or is the plumbing every door goes through), every CLI command, MCP tool and
@@ -26,6 +27,7 @@ RULES = (
     "audit",  # every commit it makes carries its audit line; an unaudited arrival is quarantined
     "create-only",  # it never rewrites a note's value (a hand edit or an arriving rewrite is quarantined)
     "containment",  # a symlink in the way or a path outside the layout: refused, nothing outside written
+    "cap",  # a file over its size cap (or a field over its bound): refused (arriving: quarantined), nothing written
 )
 
 
@@ -40,6 +42,76 @@ class Door:
     functions: tuple[str, ...]  # the library functions that make its commits (`module:qualname`)
     not_applicable: dict[str, str] = field(default_factory=dict)  # rule -> why it cannot apply
 
+
+# The kinds of file the team's repository carries (contract section 3). Each arrives only through
+# the one gate (store/gate.py), and FILE_RULES are crossed with every one of them over every
+# arrival door (tests/test_gate_doors.py, "the shared files"): a kind added here without a
+# hostile version for each rule that applies, or a rule that applies and is not kept, fails.
+FILE_RULES = ("tombstone", "audit", "secret", "cap")
+
+
+@dataclass(frozen=True)
+class SharedFile:
+    """One kind of file the team's repository shares."""
+
+    name: str
+    example: str  # a path of this kind (store.layout.classify_path gives `layout` for it)
+    layout: str  # its layout kind
+    not_applicable: dict[str, str] = field(default_factory=dict)  # file rule -> why it cannot apply
+
+
+_EPISODIC = "groups/tools/episodic/github.com__acme__tools"
+_DERIVED = "derived: never taken from an arrival (regenerated here from the notes)"
+SHARED_FILES: tuple[SharedFile, ...] = (
+    SharedFile("note", "groups/tools/note/planted.md", "note"),
+    SharedFile("archived-note", "archive/groups/tools/note/planted.md", "note"),
+    SharedFile("hot", "groups/tools/hot.md", "hot"),
+    SharedFile("day-file", f"{_EPISODIC}/today-2026-12-01.md", "episodic"),
+    SharedFile("recent", f"{_EPISODIC}/recent.md", "episodic"),
+    SharedFile("archive-md", f"{_EPISODIC}/archive.md", "episodic"),
+    SharedFile("core-memories", f"{_EPISODIC}/core-memories.md", "episodic"),
+    SharedFile("readme", "README.md", "readme"),
+    SharedFile("archive-other", "archive/groups/tools/notes.md", "archive"),  # a file under archive/ not a note
+    SharedFile(
+        "vault-json", "vault.json", "config", {"tombstone": "settings, group slugs, repo identities: no note's value"}
+    ),
+    SharedFile(
+        "gitignore",
+        ".gitignore",
+        "gitignore",
+        {rule: "its bytes are fixed: the gate takes only the shipped template" for rule in FILE_RULES},
+    ),
+    SharedFile("index-md", "groups/tools/index.md", "index", {rule: _DERIVED for rule in FILE_RULES}),
+    SharedFile(
+        "audit-log",
+        "audit/m-pusher/2026-12.jsonl",
+        "audit",
+        {
+            "tombstone": "ids, paths, hashes and names: no note's title or body",
+            "audit": "it is the audit: each line is judged as one (keys, values, the secret scan)",
+        },
+    ),
+    SharedFile(
+        "tombstones",
+        "tombstones/m-pusher.txt",
+        "tombstones",
+        {
+            "tombstone": "it is the tombstones",
+            "audit": "tombstones only grow: what an arrival adds can only keep a value out, what it drops is kept",
+            "secret": "a line that is not a sha256 is refused: no text can stand there",
+        },
+    ),
+    SharedFile(
+        "forgotten",
+        "tombstones/m-pusher.forgotten.txt",
+        "tombstones",
+        {
+            "tombstone": "it is the tombstones",
+            "audit": "tombstones only grow: what an arrival adds can only keep a value out, what it drops is kept",
+            "secret": "a line that is not a sha256 is refused: no text can stand there",
+        },
+    ),
+)
 
 NOTE_WRITERS = ("jacked_vault.write.create:create_note",)
 NO_NOTE = "writes no note"
@@ -60,12 +132,9 @@ DOORS: tuple[Door, ...] = (
         "rollup",
         ("memory rollup", "hook:drain"),
         ("jacked_vault.episodic.rollup:rollup",),
-        {
-            "tombstone": NO_NOTE,
-            "trust": NO_NOTE,
-            "create-only": "rewrites only derived episodic files (recent.md, archive.md)",
-        },
-    ),  # schema and secrets apply: it reads the day files in the working tree, where a hand may have put anything
+        {"trust": NO_NOTE, "create-only": "rewrites only derived episodic files (recent.md, archive.md)"},
+    ),  # schema, secrets, tombstones and caps apply: it reads the day files in the working tree, where a hand
+    # may have put anything
     Door(
         "transition",
         (
@@ -86,7 +155,10 @@ DOORS: tuple[Door, ...] = (
         "archive",
         ("memory librarian",),
         ("jacked_vault.write.transitions:archive",),
-        {"tombstone": "moves a note's file, never its value"},
+        {
+            "tombstone": "moves a note's file, never its value",
+            "cap": "moves the committed bytes, which passed the cap when they were committed",
+        },
     ),
     Door(
         "edit-as-new", ("memory review", "ui:POST /note/{id}/edit"), ("jacked_vault.write.transitions:edit_as_new",)
@@ -95,13 +167,16 @@ DOORS: tuple[Door, ...] = (
         "forget",
         ("memory forget",),
         ("jacked_vault.write.forget:forget",),
-        {"trust": "writes no note: it removes one (and its live twins) and adds a tombstone line"},
+        {
+            "trust": "writes no note: it removes one (and its twins) and adds a tombstone line",
+            "cap": "writes no file but a tombstone line (a sha256) and audit lines",
+        },
     ),  # a person takes a note's text back: removed, tombstoned
     Door(
         "hot-set",
         ("memory hot set",),
         ("jacked_vault.write.hot:set_hot",),
-        {"tombstone": NO_NOTE, "trust": NO_NOTE, "create-only": "hot.md is the one file a person overwrites"},
+        {"trust": NO_NOTE, "create-only": "hot.md is the one file a person overwrites"},
     ),
     Door(
         "config",
@@ -114,7 +189,7 @@ DOORS: tuple[Door, ...] = (
         ("memory init", "memory enable"),
         ("jacked_vault.write.init:_init_store",),
         {
-            "tombstone": NO_NOTE,
+            "tombstone": "a new store has no tombstones yet",
             "trust": NO_NOTE,
             "create-only": "writes only the layout files of a new store, never over one",
         },

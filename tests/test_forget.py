@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from conftest import git, run_cli
+from helpers.state import state_dir
 from jacked_vault.store.audit import verify
 from jacked_vault.store.tombstones import tombstone_hash
-from tests.helpers.state import state_dir
 
 TITLE = "Staging login"
 BODY = "The staging admin logs in as admin with Tr0ub4dor-horse-staple-91 every morning."
@@ -64,13 +64,14 @@ def test_forget_removes_the_note_tombstones_its_value_and_audits_it_in_one_commi
     machine = (state_dir(vault) / "machine-id").read_text().strip()
     lines = _audit_added(vault)
     assert [(line["op"], line["id"], line["path"]) for line in lines] == [
-        ("tombstone", note_id, f"tombstones/{machine}.txt"),
+        ("tombstone", note_id, f"tombstones/{machine}.forgotten.txt"),
         ("forget", note_id, rel),
     ]
     forget = lines[-1]
     assert set(forget) == {"ts", "op", "id", "path", "sha256", "prev", "harness", "origin"}
     assert (forget["sha256"], forget["origin"]) == ("", "cli")
-    assert tombstone_hash(TITLE, BODY) in (vault / f"tombstones/{machine}.txt").read_text().split()
+    assert tombstone_hash(TITLE, BODY) in (vault / f"tombstones/{machine}.forgotten.txt").read_text().split()
+    assert not (vault / f"tombstones/{machine}.txt").exists(), "a forgotten value is recorded as forgotten only"
     assert (
         TITLE not in (vault / "groups/ops/index.md").read_text()
         and "Deploy window" in (vault / "groups/ops/index.md").read_text()

@@ -6,10 +6,10 @@ machines (one HOME each), a real bare remote, the real CLI."""
 from __future__ import annotations
 
 import subprocess
-from tests.helpers.state import state_dir
 from pathlib import Path
 
 from conftest import git, run_cli
+from helpers.state import state_dir
 
 
 def _bare(path: Path) -> str:

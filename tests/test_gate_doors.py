@@ -40,11 +40,11 @@ from pathlib import Path
 
 import pytest
 from conftest import CliResult, git, make_repo, run_cli, snapshot, write_machine_config
+from helpers.state import state_dir
 
 from jacked_vault import registry
 from jacked_vault.context import Context
 from jacked_vault.notes import AddRequest, add
-from tests.helpers.state import state_dir
 
 _rng = random.Random(20261201)
 AWS = "AK" + "IA" + "".join(_rng.choice(string.ascii_uppercase + string.digits) for _ in range(16))
@@ -1441,14 +1441,17 @@ def secret_forget(world: World, door: str, text: str) -> None:
 
 @drives("forget", "tombstone")
 def tombstone_forget(world: World, door: str) -> None:
-    """A forgotten value is tombstoned: no door brings it back (a person's add only with --allow-rejected)."""
+    """A forgotten value is tombstoned as forgotten: no door brings it back, not even a person's
+    `add --allow-rejected` (issue 31.5)."""
     note = add(world.ctx(), AddRequest(title=REJECTED_TITLE, body=REJECTED_BODY))
     result = submit_forget(world, note.note.id)
     assert result.code == 0 and result.json["tombstoned"], result.out
     assert not (world.vault / note.rel).exists()
+    before = snapshot(world.vault)
     assert submit_add(world, REJECTED_TITLE + ".", REJECTED_BODY.lower()).code == "TOMBSTONED"
     assert submit_mcp(world, REJECTED_TITLE + "!", REJECTED_BODY).code == "TOMBSTONED"
-    assert submit_add(world, REJECTED_TITLE, REJECTED_BODY, "note", "--allow-rejected").code is None
+    assert submit_add(world, REJECTED_TITLE, REJECTED_BODY, "note", "--allow-rejected").code == "TOMBSTONED"
+    assert snapshot(world.vault) == before
 
 
 @drives("forget", "audit")
@@ -1982,6 +1985,373 @@ def containment_arrival(remote: Remote) -> None:
     assert git(remote.receiver, "rev-parse", "HEAD").strip() == remote.head_before
     assert not (remote.receiver / "scripts").exists() and not (remote.receiver / "groups/tools/hot.md").is_symlink()
     assert git(remote.receiver, "status", "--porcelain") == ""
+
+
+# == cap: a file over its size cap, or a field over its bound (issue 31.6) ==========================
+
+OVERSIZED_BODY = "deploy notes " * 6000  # 78,000 bytes: over a note body's 64 KiB
+
+
+@drives(tuple(n for n in NOTE_DOORS if n not in CAPTURES and n != "edit-as-new"), "cap")
+def cap_note_door(world: World, door: str) -> None:
+    before = snapshot(world.vault)
+    outcome = NOTE_DOORS[door](world, "Deploy notes", OVERSIZED_BODY, KIND_OF.get(door, "note"))
+    assert outcome.code in ("VALIDATION", "USAGE"), outcome.out
+    assert snapshot(world.vault) == before
+
+
+@drives(CAPTURES, "cap")
+def cap_capture(world: World, door: str) -> None:
+    """A distilled note over the cap is refused (the session's entry is still written); no note."""
+    notes = note_files(world.vault)
+    outcome = NOTE_DOORS[door](world, "Deploy notes", OVERSIZED_BODY)
+    assert outcome.code, outcome.out
+    assert note_files(world.vault) == notes
+
+
+@drives("edit-as-new", "cap")
+def cap_edit_as_new(world: World, door: str) -> None:
+    waiting = candidate(world)
+    before = snapshot(world.vault)
+    outcome = submit_edit_as_new(world, "Deploy notes", OVERSIZED_BODY, waiting=waiting)
+    assert outcome.code in ("VALIDATION", "USAGE"), outcome.out
+    assert snapshot(world.vault) == before
+
+
+@drives("post-merge", "cap")
+def cap_post_merge(world: World, door: str) -> None:
+    """A merge message of any size makes a note within the caps (capture bounds what it copies)."""
+    from jacked_vault.document import MAX_BODY_BYTES, MAX_TITLE
+
+    sha = merge_in(world, "Merge pull request #7 from acme/feat", "Deploy " + "x" * 400 + "\n\n" + OVERSIZED_BODY)
+    assert capture_merge(world, sha).json["merges"][0]["action"] == "created"
+    for rel, data in note_files(world.vault).items():
+        assert len(data) <= 128 * 1024, rel
+    for found in recall(world.vault, cwd=world.repo):
+        assert len(found["title"]) <= MAX_TITLE
+    bodies = [run_cli("memory", "read", r["id"], "--all", "--json", vault=world.vault).json["memory"]["body"]
+              for r in recall(world.vault, cwd=world.repo)]  # fmt: skip
+    assert bodies and all(len(b.encode()) <= MAX_BODY_BYTES for b in bodies)
+    assert world.cli("doctor", "--json").json["ok"]
+
+
+@drives("migrate", "cap")
+def cap_migrate(world: World, door: str) -> None:
+    from jacked_vault.episodic.migrate import MAX_SOURCE_FILE
+
+    remember(world, {"today-2026-11-19.md": "## 09:00 | main\n" + "Did things.\n" * (MAX_SOURCE_FILE // 12 + 10)})
+    before = snapshot(world.vault)
+    result = world.cli("migrate", "--json")
+    assert result.code == 0, result.err
+    assert [(f["action"], "cap" in f["reason"]) for f in result.json["files"]] == [("skipped", True)], result.out
+    assert snapshot(world.vault) == before
+
+
+@drives("rollup", "cap")
+def cap_rollup(world: World, door: str) -> None:
+    """A day file over the rollup's cap is left in place and said; nothing is committed for it."""
+    from jacked_vault.episodic.rollup import MAX_DAY_BYTES
+
+    path = planted_day(world, "Did things.\n" * (MAX_DAY_BYTES // 12 + 10))
+    git(world.vault, "add", str(path.relative_to(world.vault)))
+    git(world.vault, "commit", "-qm", "a big day, committed by hand")
+    before = snapshot(world.vault)
+    result = world.cli("rollup", "--today", "2026-11-28", "--json")
+    assert result.code == 0, result.out + result.err
+    skipped = [s for r in result.json["repos"] for s in r["skipped"]]
+    assert [s["file"].rsplit("/", 1)[-1] for s in skipped] == [path.name], result.out
+    assert "cap" in skipped[0]["reason"] and "day left in place" in skipped[0]["reason"], result.out
+    assert snapshot(world.vault) == before
+
+
+@drives("transition", "cap")
+def cap_transition(world: World, door: str) -> None:
+    note = add(world.ctx(), AddRequest(title="Some idea", body="plain", status="candidate"))
+    before = snapshot(world.vault)
+    result = world.cli("reject", note.note.id, "--reason", "r" * 5000, "--json")
+    assert code_of(result.json["error"]["code"]) in ("VALIDATION", "USAGE"), result.out
+    assert snapshot(world.vault) == before
+
+
+@drives("hot-set", "cap")
+def cap_hot_set(world: World, door: str) -> None:
+    before = snapshot(world.vault)
+    result = world.cli("hot", "set", "--body", "Working on the parser. " * 200, "--json")
+    assert code_of(result.json["error"]["code"]) == "VALIDATION" and "cap" in result.out, result.out
+    assert snapshot(world.vault) == before
+
+
+@drives("config", "cap")
+def cap_config(world: World, door: str) -> None:
+    before = snapshot(world.vault)
+    result = world.cli("group", "map", "github.com/acme/" + "a" * 3000, "team", "--json")
+    assert code_of(result.json["error"]["code"]) in ("CONFIG", "VALIDATION", "USAGE"), result.out
+    assert snapshot(world.vault) == before
+
+
+@drives("init", "cap")
+def cap_init(world: World, door: str) -> None:
+    """A README.md already in the folder over its cap is refused; nothing is committed."""
+    files = {"README.md": b"# Our vault\n" + b"about the vault\n" * 70_000}
+    folder = _fresh_repo(world, files)
+    result = run_cli("memory", "--vault", str(folder), "init", "--no-scan", "--json", cwd=world.tmp)
+    assert result.code == 1 and code_of(result.json["error"]["code"]) in ("VALIDATION", "CONFIG"), result.out
+    assert _visible(folder) == files and git(folder, "rev-list", "--all") == ""
+
+
+@drives("repair", "cap")
+def cap_repair(world: World, door: str) -> None:
+    _, data, _ = _render("Planted", "plain")
+    plants = {"groups/api/note/big.md": data.replace(b"plain", OVERSIZED_BODY.encode() * 2),
+              "groups/api/hot.md": b"Working on the parser.\n" * 400}  # fmt: skip
+    for rel, content in plants.items():
+        (world.vault / rel).parent.mkdir(parents=True, exist_ok=True)
+        (world.vault / rel).write_bytes(content)
+    result = world.cli("doctor", "--repair", "--json")
+    for rel in plants:
+        assert not (world.vault / rel).exists() and rel not in git(world.vault, "ls-files"), rel
+        assert any(r["path"] == rel for r in result.json["quarantine"]), result.out
+
+
+@drives(ARRIVALS, "cap")
+def cap_arrival(remote: Remote) -> None:
+    """A note and a hot.md over their caps (each with its audit line, so only the cap stops them)."""
+    note_id, data, _ = _render("Deploy policy", "plain", group="tools")
+    big = data.replace(b"plain", OVERSIZED_BODY.encode() * 2)
+    files = {"groups/tools/note/deploy-policy.md": big, "groups/tools/hot.md": b"Working on the parser.\n" * 400}
+    remote.push(files, audit={"groups/tools/note/deploy-policy.md": note_id, "groups/tools/hot.md": "hot_tools"})
+    remote.ran()
+    for rel in files:
+        remote.assert_not_taken(rel, "TOO_LARGE")
+
+
+# -- tombstone: hot.md and the day files rollup reads hold values too ------------------------------
+
+
+@drives("hot-set", "tombstone")
+def tombstone_hot_set(world: World, door: str) -> None:
+    """hot.md may not hold a rejected value, as a titled part of its text (a first line and what
+    follows it, or a heading and its section): refused, nothing written."""
+    _reject_value(world)
+    before = snapshot(world.vault)
+    for body in (f"{REJECTED_TITLE}.\n{REJECTED_BODY.lower()}", f"Working.\n\n## {REJECTED_TITLE}\n{REJECTED_BODY}"):
+        result = world.cli("hot", "set", "--body", body, "--json")
+        assert code_of(result.json["error"]["code"]) == "TOMBSTONED", result.out
+        assert snapshot(world.vault) == before
+
+
+@drives("rollup", "tombstone")
+def tombstone_rollup(world: World, door: str) -> None:
+    """A day file planted by hand holding a rejected value as an entry is never rolled into recent.md."""
+    _reject_value(world)
+    path = planted_day(world, "Did things.")
+    path.write_text(path.read_text() + f"\n## {REJECTED_TITLE}\n{REJECTED_BODY}\n")
+    before = snapshot(world.vault)
+    result = world.cli("rollup", "--today", "2026-11-28", "--json")
+    assert result.code == 1 and code_of(result.json["error"]["code"]) == "TOMBSTONED", result.out
+    assert snapshot(world.vault) == before
+
+
+# == the shared files (issue 31.6): every kind of file the repository shares, on every arrival door ==
+
+SHARED = {f.name: f for f in registry.SHARED_FILES}
+EPISODIC_TEXTS = {  # an episodic file of each kind: what comes before the entry holding a title and a text
+    "day-file": "# github.com/acme/tools — 2026-12-01\n\n## 10:00 | main\nWorked.\n\n##",
+    "recent": "# Recent\n\n## 2026-12-01\n\n### 10:00 | main\nWorked.\n\n###",
+    "archive-md": "# Archive\n\n## Week of 2026-11-30\n\n### 2026-12-01\n\n####",
+    "core-memories": "# Core memories\n\n##",
+}
+HOT_HEADER = "# Hot: tools\n<!-- updated 2030-01-01T00:00:00.000Z by x -->\n\nWorking.\n\n##"
+
+
+def shared_text(name: str, title: str, text: str) -> bytes:
+    """A file of shared kind `name` that holds `title` and `text` as a titled part of it."""
+    if name == "note":
+        return _render(title, text, group="tools")[1]
+    if name == "archived-note":  # closed (expired), as the librarian moves them
+        closed = {"valid_from": "2025-01-01T00:00:00.000Z", "valid_until": "2025-06-01T00:00:00.000Z"}
+        return _render(title, text, group="tools", **closed)[1]
+    if name == "hot":
+        return f"{HOT_HEADER} {title}\n{text}\n".encode()
+    if name in ("readme", "archive-other"):
+        return f"# Our vault\n\n## {title}\n{text}\n".encode()
+    if name == "vault-json":
+        return (json.dumps({"version": 1, "groups": {"tools": {"repos": [f"github.com/acme/{text}"]}}}) + "\n").encode()
+    if name == "audit-log":
+        record = {"ts": "2026-12-01T10:00:00.000Z", "op": "create", "id": "mem_x", "path": title, "sha256": "",
+                  "prev": None, "harness": text, "origin": "cli"}  # fmt: skip
+        return (json.dumps(record) + "\n").encode()
+    if name in ("tombstones", "forgotten"):
+        return ("0" * 64 + "\n").encode()
+    return f"{EPISODIC_TEXTS[name]} {title}\n{text}\n".encode()
+
+
+def oversized(name: str) -> bytes:
+    """A file of shared kind `name` over its cap (layout's `gate.cap_for`), valid otherwise."""
+    from jacked_vault.store.gate import cap_for
+
+    cap = cap_for(SHARED[name].layout)
+    if name in ("tombstones", "forgotten"):
+        return ("0" * 64 + "\n").encode() * (cap // 65 + 1)
+    if name == "audit-log":
+        line = shared_text(name, "groups/tools/note/x.md", "x")
+        return line * (cap // len(line) + 1)
+    if name == "vault-json":
+        return (json.dumps({"version": 1, "groups": {}, "pad": "x" * cap}) + "\n").encode()
+    filler = "Worked on the deploy. " * (cap // 22 + 10)
+    if name in NOTES:  # rendered small, then grown past the cap as a hand would (the renderer refuses it)
+        return shared_text(name, "Deploy notes", "plain").replace(b"plain", filler.encode())
+    return shared_text(name, "Deploy notes", filler)
+
+
+STOPS = ("vault-json", "audit-log")  # kinds an arrival of which may stop the door (nothing moves)
+QUARANTINED_AS = {"tombstone": "TOMBSTONED", "audit": "UNAUDITED", "secret": "SECRET", "cap": "TOO_LARGE"}
+MARKDOWN = ("hot", "day-file", "recent", "archive-md", "core-memories", "readme", "archive-other")
+NOTES = ("note", "archived-note")
+
+
+def hostile_version(name: str, rule: str) -> bytes:
+    """What a pusher sends as a file of shared kind `name` to try `rule`."""
+    if rule == "tombstone":
+        return shared_text(name, REJECTED_TITLE + ".", REJECTED_BODY.lower())
+    if rule == "audit":
+        return shared_text(name, "Deploy policy", REWRITTEN)
+    if rule == "secret":
+        return shared_text(name, "Deploy keys", HIDINGS["raw"])
+    return oversized(name)
+
+
+def _shared_round(remote: Remote, files: dict[str, bytes], rule: str) -> CliResult:
+    """Push `files` (shared kind -> bytes, at each kind's example path), each with a forged audit
+    line unless the rule is the audit rule itself, and run the door."""
+    paths = {SHARED[name].example: data for name, data in files.items()}
+    ids = {SHARED[name].example: _note_id(data) if name in NOTES else name for name, data in files.items()}
+    remote.push(paths, f"hostile {', '.join(files)}", audit=None if rule == "audit" else ids)
+    return remote.run()
+
+
+def fresh_receiver(remote: Remote) -> None:
+    """A receiving vault as the door's scene had it (init --from: none; adoption: a new vault; a
+    join: a vault with a note of its own), for a door that judges a whole tree again."""
+    shutil.rmtree(remote.receiver, ignore_errors=True)
+    if remote.door == "remote-set-adopt":
+        remote._vault("receiver")
+    elif remote.door == "remote-set-join":
+        ctx = remote._vault("receiver")
+        add(ctx, AddRequest(title="My private note", body="Only on this machine.", group="personal"))
+
+
+def _take_back(remote: Remote, rel: str, before: bytes | None) -> None:
+    """The remote's head holds `rel` as it was before the round again."""
+    git(remote.hostile, "fetch", "-q", "origin")
+    git(remote.hostile, "reset", "-q", "--hard", "origin/main")
+    now = (remote.hostile / rel).read_bytes() if (remote.hostile / rel).exists() else None
+    if now != before:
+        remote.push({rel: before}, "take it back")
+
+
+def _head_bytes(root: Path, rel: str) -> bytes | None:
+    shown = subprocess.run(["git", "-C", str(root), "show", f"HEAD:{rel}"], capture_output=True, check=False)
+    return shown.stdout if shown.returncode == 0 else None
+
+
+def _kept_out(remote: Remote, name: str, rule: str, data: bytes) -> None:
+    """The arriving `data` of kind `name` was not taken (or, a note holding a rejected value made
+    before its machine knew, taken rejected; a Markdown file holding one that this machine did not
+    know before, taken with the value withheld from recall), and its quarantine said why."""
+    rel = SHARED[name].example
+    quarantined = dict(remote.quarantined())
+    held = _head_bytes(remote.receiver, rel)
+    if rule == "tombstone" and rel not in quarantined:
+        if name in NOTES:
+            assert held is not None and b'status: "rejected"' in held, (name, held)
+        else:
+            assert name in MARKDOWN and remote.door not in ("sync-ff", "sync-merge", "session-start-pull"), (
+                f"{name}: a rejected value this machine knew was taken"
+            )
+        return
+    assert quarantined.get(rel) == QUARANTINED_AS[rule], (name, quarantined)
+    assert held != data, f"{name}: taken"
+    working = remote.receiver / rel
+    assert not working.exists() or working.read_bytes() != data, f"{name}: in the working tree"
+
+
+@pytest.mark.parametrize(
+    "door, rule", [pytest.param(d, r, id=f"{d}-{r}") for d in ARRIVALS for r in registry.FILE_RULES]
+)
+def test_every_arrival_keeps_every_file_rule_for_every_shared_file(
+    tmp_path: Path, tmp_path_factory: pytest.TempPathFactory, door: str, rule: str
+):
+    """Every kind of file the repository shares (`registry.SHARED_FILES`), arriving through every
+    door, is judged by every file rule that applies to it: a rejected value (with a forged audit
+    line), no audit line, a secret (with one), over its cap (with one). It is kept out (quarantined,
+    the local version kept; vault.json and audit logs may stop the door instead, nothing moving)
+    and never recalled."""
+    from jacked_vault.write.transitions import transition
+
+    remote = Cell(tmp_path, door, tmp_path_factory).remote
+    if rule == "tombstone":
+        note = add(remote.laptop, AddRequest(title=REJECTED_TITLE, body=REJECTED_BODY, group="tools"))
+        transition(remote.laptop, note.note.id, "reject", reason="spaces")
+        remote.laptop_sync()
+        if door in ("sync-ff", "sync-merge", "session-start-pull"):
+            from jacked_vault.sync import sync
+
+            sync(remote.receiver_ctx())
+    applying = [f.name for f in registry.SHARED_FILES if rule not in f.not_applicable]
+    files = {name: hostile_version(name, rule) for name in applying if name not in STOPS}
+    remote.tip = None
+    result = _shared_round(remote, files, rule)
+    assert result.code == 0, result.out + result.err
+    for name, data in files.items():
+        _kept_out(remote, name, rule, data)
+    words = {"tombstone": ["indent", "python"], "audit": ["force-push"], "secret": [NEEDLE]}
+    if rule in words:  # an oversized file holds nothing to look for
+        _not_recalled(remote, *words[rule])
+    if door == "session-start-pull":
+        remote.shared()  # what it kept out reaches the remote (the next sync would push it)
+    for name in (n for n in applying if n in STOPS):
+        rel = SHARED[name].example
+        before = _head_bytes(remote.hostile, rel)
+        if door in ("init-from", "remote-set-adopt", "remote-set-join"):
+            fresh_receiver(remote)
+        data = hostile_version(name, rule)
+        stopped = _shared_round(remote, {name: data}, rule)
+        if door == "session-start-pull":
+            assert remote.state() in ("refused", "quarantined"), (name, remote.state())
+        elif stopped.code != 0:
+            assert code_of(stopped.json["error"]["code"]) == "SYNC" and rel in stopped.out, (name, stopped.out)
+            assert not remote.receiver.exists() or _head_bytes(remote.receiver, rel) != data
+        else:  # kept out instead: the local version kept
+            _kept_out(remote, name, rule, data)
+        _take_back(remote, rel, before)
+        if door == "session-start-pull" and remote.state() == "quarantined":
+            remote.shared()
+    if rule == "secret":
+        assert stored_anywhere(remote.receiver, NEEDLE, history=None) == [] if remote.receiver.exists() else True
+
+
+def _not_recalled(remote: Remote, *words: str) -> None:
+    """What search and `hot show` give a person for `words` holds none of the hostile texts."""
+    results = run_cli("memory", "search", *words, "--all", "--limit", "100", "--json", vault=remote.receiver)
+    assert results.code == 0, results.out + results.err
+    hot = run_cli("memory", "hot", "show", "--group", "tools", vault=remote.receiver).out
+    shown = (json.dumps([r for r in results.json["results"] if r["status"] != "rejected"]) + hot).lower()
+    for text in (REJECTED_BODY.lower(), REWRITTEN.lower(), NEEDLE.lower()):
+        assert text not in shown, text
+
+
+def test_every_shared_file_kind_is_registered_with_its_layout():
+    """The registry names every kind of file the layout has, each by an example path of that kind."""
+    from jacked_vault.store.layout import Store, classify_path
+
+    store = Store(Path("/nonexistent-vault"))
+    for shared in registry.SHARED_FILES:
+        assert classify_path(store, shared.example) == shared.layout, shared.name
+        assert set(shared.not_applicable) <= set(registry.FILE_RULES), shared.name
+        assert all(why.strip() for why in shared.not_applicable.values()), shared.name
+    layouts = {"note", "hot", "index", "episodic", "audit", "tombstones", "config", "readme", "gitignore", "archive"}
+    assert {s.layout for s in registry.SHARED_FILES} == layouts
 
 
 # == the matrix =====================================================================================

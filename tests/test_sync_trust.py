@@ -83,7 +83,7 @@ def test_a_distiller_command_from_the_remote_never_runs(shared, tmp_path: Path):
     marker = tmp_path / "ran"
     config = json.loads((hostile / "vault.json").read_text())
     config.setdefault("settings", {})["distill"] = {"command": [sys.executable, "-c", f"open({str(marker)!r}, 'w')"]}
-    push_from(hostile, {"vault.json": json.dumps(config)})
+    push_from(hostile, {"vault.json": json.dumps(config)}, audit={"vault.json": "vault.json"})  # taken: audited
     sync(laptop)
     assert "command" in json.loads((laptop.vault.root / "vault.json").read_text())["settings"]["distill"]
     repo = tmp_path / "code"

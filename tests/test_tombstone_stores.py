@@ -57,17 +57,24 @@ def test_a_value_rejected_in_the_project_store_holds_in_the_vault(ctx: Context, 
 
 
 def test_the_sql_form_of_the_tombstone_rule_is_the_rule():
-    """`blocks_sql` (read policy) says what `blocks(…, person_override=True)` says, for every state."""
+    """`blocks_sql` (read policy) says what `blocks(…, person_override=True)` says, for every state and
+    for a value rejected or forgotten."""
     import sqlite3
 
     from jacked_vault.document.model import ORIGINS, STATUSES
-    from jacked_vault.store.tombstones import blocks, blocks_sql
+    from jacked_vault.store.tombstones import FORGOTTEN, REJECTED, blocks, blocks_sql
 
     db = sqlite3.connect(":memory:")
-    db.execute("CREATE TABLE d(status TEXT, origin TEXT)")
-    db.executemany("INSERT INTO d VALUES(?, ?)", [(s, o) for s in STATUSES for o in ORIGINS])
-    got = {(s, o): bool(b) for s, o, b in db.execute(f"SELECT status, origin, {blocks_sql('d')} FROM d")}
-    assert got == {(s, o): blocks(s, o, person_override=True) for s in STATUSES for o in ORIGINS}
+    db.execute("CREATE TABLE d(status TEXT, origin TEXT, forgotten INTEGER)")
+    db.executemany("INSERT INTO d VALUES(?, ?, ?)", [(s, o, f) for s in STATUSES for o in ORIGINS for f in (0, 1)])
+    rows = db.execute(f"SELECT status, origin, forgotten, {blocks_sql('d', 'd.forgotten = 1')} FROM d")
+    got = {(s, o, f): bool(b) for s, o, f, b in rows}
+    assert got == {
+        (s, o, f): blocks(s, o, person_override=True, verdict=FORGOTTEN if f else REJECTED)
+        for s in STATUSES
+        for o in ORIGINS
+        for f in (0, 1)
+    }
 
 
 def test_rejecting_a_value_rejects_every_live_note_that_holds_it_in_one_commit(

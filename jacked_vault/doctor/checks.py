@@ -336,7 +336,7 @@ def check_store(
                 if os.path.islink(store.root / rel):
                     report.skipped_symlinks.append(shown(store, rel))
                     continue
-                stray = judge(store, repo, rel, state, chain, index.is_tombstoned, leftovers)
+                stray = judge(store, repo, rel, state, chain, index.tombstoned, leftovers)
                 if stray.kind != "index":
                     report.uncommitted.append(stray.to_json(store))
         report.audit_problems += [{**p, "path": store.display(p["path"], store.label)} for p in chain.problems]

@@ -61,7 +61,7 @@ def _settle_working_tree(store: Store, report: Report, harness: str, settings: S
         for rel, state in changes:
             if os.path.islink(store.root / rel) and classify_path(store, rel) != "index":
                 continue  # reported by doctor; never followed, never moved
-            stray = judge(store, tx.repo, rel, state, chain, tx.index.is_tombstoned)
+            stray = judge(store, tx.repo, rel, state, chain, tx.index.tombstoned)
             if stray.kind in (None, "index") or stray.action == "leave":
                 continue
             if stray.kind == "audit":

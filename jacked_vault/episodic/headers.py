@@ -7,9 +7,10 @@ code block is never a header, so pasted code cannot split a section or be counte
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import date
+
+from jacked_vault.document.markdown import iter_fenced
 
 # What counts as one entry (SPEC 9 / issue 4): `## HH:MM |`, `## H:MM AM|PM |`, `## Week of …`,
 # `## YYYY-MM-DD`. A non-empty file with none of these is one entry.
@@ -27,23 +28,6 @@ TITLE = re.compile(r"^# ")
 DATE_SECTION = re.compile(r"^## (\d{4}-\d{2}-\d{2})\b")
 WEEK_SECTION = re.compile(r"^## Week of (\d{4}-\d{2}-\d{2})\b")
 DAY_SUBSECTION = re.compile(r"^### (\d{4}-\d{2}-\d{2})\b")
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-
-
-def iter_fenced(lines: list[str]) -> Iterator[tuple[str, bool]]:
-    """(line, inside a code fence) for each line; a fence's opening and closing lines count as inside."""
-    fence: str | None = None
-    for line in lines:
-        match = _FENCE.match(line)
-        if fence is None and match:
-            fence = match.group(1)
-            yield line, True
-        elif fence is not None:
-            if match and match.group(1)[0] == fence[0] and len(match.group(1)) >= len(fence) and not line.strip(" `~"):
-                fence = None
-            yield line, True
-        else:
-            yield line, False
 
 
 def has_content(lines: list[str]) -> bool:

@@ -52,10 +52,10 @@ from jacked_vault.episodic.headers import (
     count_entries,
     drop_title,
     has_content,
-    iter_fenced,
     split_sections,
     strip_blank,
 )
+from jacked_vault.document.markdown import iter_fenced
 from jacked_vault.errors import VaultError
 from jacked_vault.store.layout import episodic_dir
 
@@ -433,7 +433,7 @@ def build_plan(ctx, explicit: list[str] | None, *, progress: Callable[[int], Non
     recorded = audit.recorded_ids(store.root)
     index = open_fresh(store)
     try:
-        tombstones = set(index.tombstone_set()) | rejected_elsewhere(ctx, store)
+        tombstones = index.stones() | rejected_elsewhere(ctx, store)
     finally:
         index.close()
     try:
@@ -495,8 +495,12 @@ def build_plan(ctx, explicit: list[str] | None, *, progress: Callable[[int], Non
             else:
                 seen_keys.add(key)
                 file.target = f"{folder}/{_target_name(kind, name, text, taken)}"
-                planned.add(file.target.rsplit("/", 1)[-1])
-                file.written = count_entries(file.data.decode("utf-8"))
+                refused = _refusal(store, file.target, file.data, tombstones)
+                if refused is not None:
+                    file.action, file.reason, file.target = "skipped", refused, None
+                else:
+                    planned.add(file.target.rsplit("/", 1)[-1])
+                    file.written = count_entries(file.data.decode("utf-8"))
             if kind in CANDIDATE_SOURCES:  # each candidate on its own: one already imported is not imported again
                 _plan_candidates(plan, file, text, identity, recorded, tombstones, tombstone_hash)
     for file in plan.files:
@@ -506,6 +510,20 @@ def build_plan(ctx, explicit: list[str] | None, *, progress: Callable[[int], Non
                 f"{file.source}: {file.entries} entries in the source but {file.written} planned; nothing was written",
             )
     return plan
+
+
+def _refusal(store, target: str, data: bytes, tombstones) -> str | None:
+    """Why the gate would refuse this file at its target (a value rejected or forgotten before, in
+    one of its sections: its candidate is not made either), or None."""
+    from jacked_vault.store.gate import inspect
+
+    try:
+        inspect(store, target, data, tombstoned=tombstones, new=True)
+    except VaultError as exc:
+        if exc.details.get("gate") in ("TOMBSTONED", "FORGOTTEN"):
+            return "holds a section whose value was rejected before (tombstoned): not migrated as a file"
+        return f"{exc.message.removeprefix(target + ': ')}; not migrated"
+    return None
 
 
 def _plan_candidates(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import NamedTuple
 
 from jacked_vault.context import Context
@@ -54,8 +55,9 @@ class HotView(NamedTuple):
 def show_hot(ctx: Context, *, group: str | None = None, scope: str = "group") -> HotView:
     """The committed hot.md of a group (None when there is none yet) and its display path.
 
-    What is shown is what the index holds (it passed the gate); a working copy that differs
-    from it (a hand edit, never committed) is not shown.
+    What is shown is what the index holds (it passed the gate, which withholds any value a
+    tombstone covers); a working copy that differs from it (a hand edit, never committed) is not
+    shown.
     """
     from jacked_vault.search.index import open_fresh
     from jacked_vault.safety import fsio
@@ -65,10 +67,10 @@ def show_hot(ctx: Context, *, group: str | None = None, scope: str = "group") ->
     rel = hot_path(store, group)
     index = open_fresh(store)
     try:
-        sha = index.indexed_sha(rel, "hot")
+        indexed = index.indexed_text(rel, "hot")
     finally:
         index.close()
-    data = fsio.read_optional(store.root, rel, max_bytes=MAX_HOT_FILE_BYTES) if sha else None
-    if data is None or content_hash(data) != sha:
+    data = fsio.read_optional(store.root, rel, max_bytes=MAX_HOT_FILE_BYTES) if indexed else None
+    if indexed is None or data is None or content_hash(data) != indexed[0]:
         return HotView(None, store.display(rel, scope))
-    return HotView(read_hot_text(data, rel), store.display(rel, scope))
+    return HotView(replace(read_hot_text(data, rel), body=indexed[1]), store.display(rel, scope))

@@ -37,6 +37,7 @@ from jacked_vault.search.query import COLUMNS, Filters, run_search
 from jacked_vault.search.treediff import FILE_MODES, SYMLINK_MODE, TREE_MODE, changed_entries
 from jacked_vault.store.deadline import Deadline
 from jacked_vault.store.git import fast_head
+from jacked_vault.store.tombstones import Stones
 from jacked_vault.store.layout import (
     STATE_DIR,
     ARCHIVE_DIR,
@@ -107,6 +108,10 @@ CREATE INDEX IF NOT EXISTS wikilinks_src ON wikilinks(src);
 CREATE TABLE IF NOT EXISTS note_names(doc INTEGER NOT NULL, name TEXT NOT NULL, by_title INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS note_names_name ON note_names(name, by_title);
 CREATE INDEX IF NOT EXISTS note_names_doc ON note_names(doc);
+-- store/tombstones.py: the values each hot.md and episodic document holds (a tombstone added later withholds them)
+CREATE TABLE IF NOT EXISTS doc_values(doc INTEGER NOT NULL, hash TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS doc_values_hash ON doc_values(hash);
+CREATE INDEX IF NOT EXISTS doc_values_doc ON doc_values(doc);
 CREATE TABLE IF NOT EXISTS problems(path TEXT PRIMARY KEY, root TEXT NOT NULL, code TEXT NOT NULL, message TEXT NOT NULL, size INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS tombstones(hash TEXT NOT NULL, source TEXT NOT NULL, PRIMARY KEY(hash, source));
 -- store/reviews.py: the accepts history holds (what `trust: reviewed` needs behind it)
@@ -145,6 +150,7 @@ _TABLES = (
     "links",
     "wikilinks",
     "note_names",
+    "doc_values",
     "problems",
     "tombstones",
     "reviews",
@@ -383,7 +389,7 @@ class SearchIndex:
         db = self.db
         db.execute("BEGIN IMMEDIATE")
         try:
-            before = set(self.tombstone_set())
+            before = self.stones()
             touched: set[str] = set()
             for rel, data in files.items():
                 kind = classify_path(self.store, rel)
@@ -399,10 +405,10 @@ class SearchIndex:
                     )
                 else:
                     self._index_bytes(rel, kind, data)
-            if any(self._over_bounds(root) for root in touched) or not before <= set(self.tombstone_set()):
+            if any(self._over_bounds(root) for root in touched) or not before.within(self.stones()):
                 db.execute("ROLLBACK")
                 return False
-            self._sweep_added_tombstones(before)
+            self._sweep_added_tombstones(before, self._head_blob)
             self._set_meta("commit", head)
             self.verdicts.save()
             db.execute("COMMIT")
@@ -432,7 +438,7 @@ class SearchIndex:
         ) as items:
             for root in roots:
                 self._index_root(repo, root, islice(items, len(by_root[root])))
-        self._sweep_tombstones(repo, tree, set())
+        self._sweep_tombstones(repo, tree, Stones())
 
     @contextmanager
     def _bulk(self, many: bool) -> Iterator[None]:
@@ -475,7 +481,7 @@ class SearchIndex:
         from jacked_vault.search.parallel import ahead
 
         touched: set[str] = set()
-        before = set(self.tombstone_set())
+        before = self.stones()
         added: list[tuple[bool, str, object]] = []
         changed = list(changed_entries(repo, old_tree, new_tree))
         indexed = self._known_of([rel for rel, _ in changed])
@@ -540,31 +546,68 @@ class SearchIndex:
         files = sorted((rel, e) for rel, e in _walk(repo, tree, self.store) if root_of(self.store, rel) == root)
         self._index_root(repo, root, files)
 
-    def _sweep_tombstones(self, repo, tree, before: set[str]) -> None:
-        """After the tombstone set changed: hide the live notes it now covers, show again those
-        it no longer covers (each decided by the gate's rule)."""
-        removed = before - set(self.tombstone_set())
-        self._sweep_added_tombstones(before)
+    def _sweep_tombstones(self, repo, tree, before: Stones) -> None:
+        """After the tombstone set changed: hide the notes it now covers, show again those it no
+        longer covers (each decided by the gate's rule)."""
+        from jacked_vault.store.git import blob_at
+
+        removed = before - self.stones()
+        self._sweep_added_tombstones(before, lambda rel: blob_at(repo, tree, rel))
         if removed:
-            for (path,) in self.db.execute("SELECT path FROM problems WHERE code='TOMBSTONED'").fetchall():
+            for (path,) in self.db.execute(
+                "SELECT path FROM problems WHERE code IN ('TOMBSTONED', 'FORGOTTEN')"
+            ).fetchall():
                 entry = _tree_entry(repo, tree, path)
                 self._forget(path)
                 if entry is not None:
                     self._index_entry(repo, path, entry)
+            self._rejudge_holders(removed.values | removed.forgotten, lambda rel: blob_at(repo, tree, rel))
 
-    def _sweep_added_tombstones(self, before: set[str]) -> None:
-        """Hide the live notes that tombstones added since `before` now cover (the gate's rule)."""
-        from jacked_vault.store.tombstones import blocks
+    def _sweep_added_tombstones(self, before: Stones, blob_of: Callable[[str], bytes | None] | None = None) -> None:
+        """Hide the notes that tombstones added since `before` (or values forgotten since) now
+        cover (the gate's rule); with `blob_of` (a committed file's bytes), judge again every
+        hot.md and episodic document holding such a value (recall then withholds it)."""
+        from jacked_vault.store.tombstones import FORGOTTEN, blocks
 
         db = self.db
-        for hash_ in sorted(set(self.tombstone_set()) - before):
+        now = self.stones()
+        added = now - before
+        for hash_ in sorted(added.values | added.forgotten):
+            verdict = now(hash_)
             for path, status, origin in db.execute(
                 "SELECT path, status, origin FROM docs WHERE thash=? AND tier='note'", (hash_,)
             ).fetchall():
-                if blocks(status, origin, person_override=True):
+                if blocks(status, origin, person_override=True, verdict=verdict):
                     size = db.execute("SELECT size FROM docs WHERE path=?", (path,)).fetchone()[0]
                     self._forget(path)
-                    self._problem(path, "TOMBSTONED", f"{path}: a rejected value (tombstoned)", size)
+                    if verdict == FORGOTTEN:
+                        self._problem(path, "FORGOTTEN", f"{path}: a forgotten value (taken back by a person)", size)
+                    else:
+                        self._problem(path, "TOMBSTONED", f"{path}: a rejected value (tombstoned)", size)
+        if blob_of is not None:
+            self._rejudge_holders(added.values | added.forgotten, blob_of)
+
+    def _rejudge_holders(self, values: set[str] | frozenset[str], blob_of: Callable[[str], bytes | None]) -> None:
+        """Index again every hot.md and episodic document that holds one of `values` (what it may
+        show changed: store.gate withholds a tombstoned value)."""
+        paths: set[str] = set()
+        for value in values:
+            paths.update(
+                path
+                for (path,) in self.db.execute(
+                    "SELECT d.path FROM doc_values v JOIN docs d ON d.rowid = v.doc WHERE v.hash=?", (value,)
+                )
+            )
+        for path in sorted(paths):
+            data = blob_of(path)
+            self._forget(path)
+            if data is not None:
+                self._index_bytes(path, classify_path(self.store, path), data)
+
+    def _head_blob(self, rel: str) -> bytes | None:
+        from jacked_vault.store.git import open_repo, tree_blob
+
+        return tree_blob(open_repo(self.store.root), rel)
 
     def _forget(self, rel: str) -> None:
         db = self.db
@@ -581,6 +624,7 @@ class SearchIndex:
             db.execute("DELETE FROM links WHERE src=?", row)
             wikilinks.forget(db, row[0])
             db.execute("DELETE FROM doc_targets WHERE doc=?", row)
+            db.execute("DELETE FROM doc_values WHERE doc=?", row)
             ranking.remove_doc(db, row[0])
         db.execute("DELETE FROM problems WHERE path=?", (rel,))
         db.execute("DELETE FROM tombstones WHERE source=?", (rel,))
@@ -635,7 +679,9 @@ class SearchIndex:
             )
             return
         try:
-            checked = inspect(self.store, rel, data, tombstoned=self.is_tombstoned, verdicts=self.verdicts)
+            checked = inspect(
+                self.store, rel, data, tombstoned=self.tombstoned, committed=True, verdicts=self.verdicts
+            )
         except VaultError as exc:
             self._problem(rel, exc.details.get("gate", "INVALID"), exc.message, size)
             return
@@ -657,7 +703,8 @@ class SearchIndex:
         else:
             group, folder = classify_episodic(self.store, rel)  # type: ignore[misc]
             found = Entry.from_episodic(checked.text or "", group, folder, rel)
-        self.add_entry(rel, found, content_hash(data), size, claim=claim, review=review, derived=derived)
+        rowid = self.add_entry(rel, found, content_hash(data), size, claim=claim, review=review, derived=derived)
+        self.db.executemany("INSERT INTO doc_values(doc, hash) VALUES(?, ?)", [(rowid, v) for v in checked.values])
         self._counted()
 
     def _counted(self) -> None:
@@ -801,10 +848,11 @@ class SearchIndex:
         claim: str | None = None,
         review: Provenance | None = None,
         derived: Derived | None = None,
-    ) -> None:
+    ) -> int:
         """Insert one document (the caller is inside a transaction); `claim` is the trust the file
         claims when it differs from the one the entry is shown with, `review` the accept behind a
-        claimed review; `derived`: what its text gives (search/derived.py), when a worker derived it ahead."""
+        claimed review; `derived`: what its text gives (search/derived.py), when a worker derived it
+        ahead. Returns its rowid."""
         db = self.db
         derived = derived or derive(entry)
         thash = derived.thash
@@ -859,13 +907,14 @@ class SearchIndex:
         )
         if entry.status == "rejected" and thash:
             db.execute("INSERT OR IGNORE INTO tombstones(hash, source) VALUES(?, ?)", (thash, rel))
+        return rowid
 
     @contextmanager
     def preview(
-        self, changes: dict[str, Entry | None], tombstones: Iterable[str] = (), deadline: Deadline | None = None
+        self, changes: dict[str, Entry | None], tombstones: Stones | None = None, deadline: Deadline | None = None
     ) -> Iterator[SearchIndex]:
         """The index as it will be once `changes` (path -> entry, None = removed) and new
-        `tombstones` (hashes) are committed; past `deadline` (store.deadline), OutOfTime.
+        `tombstones` are committed; past `deadline` (store.deadline), OutOfTime.
 
         Runs in a transaction that is always rolled back: derived files (index.md) can be
         rendered from the index before the commit that makes them true.
@@ -880,10 +929,14 @@ class SearchIndex:
                 if entry is not None:
                     self.add_entry(rel, entry, "")
             if tombstones:
-                before = set(self.tombstone_set())
+                from jacked_vault.store.tombstones import forgotten_path
+
+                before = self.stones()
                 db.executemany(
-                    "INSERT OR IGNORE INTO tombstones(hash, source) VALUES(?, 'preview')", [(h,) for h in tombstones]
-                )
+                    "INSERT OR IGNORE INTO tombstones(hash, source) VALUES(?, ?)",
+                    [(h, forgotten_path("preview") if h in tombstones.forgotten else "preview")
+                     for h in tombstones.values | tombstones.forgotten],
+                )  # fmt: skip
                 self._sweep_added_tombstones(before)
             yield self
         finally:
@@ -891,19 +944,39 @@ class SearchIndex:
 
     # -- tombstones ---------------------------------------------------------------------------
 
-    def hide_rejected_elsewhere(self, hashes: set[str]) -> None:
+    def hide_rejected_elsewhere(self, stones: Stones) -> None:
         """Hide, for the queries of this connection, the live notes holding a value rejected in
-        another store read with this one (SPEC 5.3: one rejection holds in every store)."""
+        another store read with this one, and every note holding a value forgotten there (SPEC
+        5.3: one rejection holds in every store)."""
         from jacked_vault.search.policy import FOREIGN_STONES
 
         db = self.db
-        db.execute(f"CREATE TEMP TABLE IF NOT EXISTS {FOREIGN_STONES}(hash TEXT PRIMARY KEY)")
+        db.execute(
+            f"CREATE TEMP TABLE IF NOT EXISTS {FOREIGN_STONES}(hash TEXT PRIMARY KEY, forgotten INTEGER NOT NULL)"
+        )
         db.execute(f"DELETE FROM temp.{FOREIGN_STONES}")
-        db.executemany(f"INSERT OR IGNORE INTO temp.{FOREIGN_STONES}(hash) VALUES(?)", [(h,) for h in hashes])
-        self.foreign_stones = bool(hashes)
+        db.executemany(
+            f"INSERT OR IGNORE INTO temp.{FOREIGN_STONES}(hash, forgotten) VALUES(?, ?)",
+            [(h, int(h in stones.forgotten)) for h in stones.values | stones.forgotten],
+        )
+        self.foreign_stones = bool(stones)
 
-    def tombstone_set(self) -> Iterable[str]:
-        return (row[0] for row in self.db.execute("SELECT DISTINCT hash FROM tombstones"))
+    def stones(self) -> Stones:
+        """What this store's tombstones say: every tombstoned value, and which were forgotten."""
+        return Stones.of_sources(self.db.execute("SELECT hash, source FROM tombstones"))
+
+    def tombstoned(self, value_hash: str) -> str | None:
+        """The tombstone oracle of this store (`store.tombstones.Tombstoned`): REJECTED, FORGOTTEN or None."""
+        return Stones.of_sources(self.db.execute("SELECT hash, source FROM tombstones WHERE hash=?", (value_hash,)))(
+            value_hash
+        )
+
+    def notes_with_value(self, value_hash: str) -> list[tuple[str, str]]:
+        """(path, id) of the notes, in any status, whose normalised title and body hash to
+        `value_hash` (what holds a value's text: `forget` takes it back from each)."""
+        return list(
+            self.db.execute("SELECT path, id FROM docs WHERE thash=? AND tier='note' ORDER BY path", (value_hash,))
+        )
 
     def live_with_value(self, value_hash: str) -> list[str]:
         """Paths of the candidate and active notes whose normalised title and body hash to `value_hash`."""
@@ -939,9 +1012,6 @@ class SearchIndex:
             (scope, group, now, value_hash if value_hash is not None else title, len(wanted), *wanted),
         )  # fmt: skip
         return [self.doc(row) for row in rows]
-
-    def is_tombstoned(self, hash_: str) -> bool:
-        return self.db.execute("SELECT 1 FROM tombstones WHERE hash=? LIMIT 1", (hash_,)).fetchone() is not None
 
     # -- queries ----------------------------------------------------------------------------
 
@@ -1096,10 +1166,14 @@ class SearchIndex:
         marks = ",".join("?" * len(tiers))
         return dict(self.db.execute(f"SELECT path, sha FROM docs WHERE tier IN ({marks})", tiers))
 
-    def indexed_sha(self, rel: str, tier: str) -> str | None:
-        """The sha256 of one indexed document of `tier` (found by its path), None when there is none."""
-        row = self.db.execute("SELECT sha FROM docs WHERE path=? AND tier=?", (rel, tier)).fetchone()
-        return row[0] if row else None
+    def indexed_text(self, rel: str, tier: str) -> tuple[str, str] | None:
+        """(sha256, the text recall may show) of one indexed document of `tier`, found by its path:
+        the gate's text, without any value a tombstone covers (store.gate)."""
+        row = self.db.execute(
+            "SELECT d.sha, f.body FROM docs d JOIN docs_fts f ON f.rowid = d.rowid WHERE d.path=? AND d.tier=?",
+            (rel, tier),
+        ).fetchone()
+        return (row[0], row[1]) if row else None
 
     def audited(self) -> Iterator[tuple[str, str, str | None]]:
         """(path, sha256, note id; None for hot.md) of every indexed note and hot.md, by path,

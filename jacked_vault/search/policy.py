@@ -114,7 +114,8 @@ class Viewer:
         if index is not None and index.foreign_stones:
             from jacked_vault.store.tombstones import blocks_sql
 
-            add(f"NOT (d.thash IN (SELECT hash FROM temp.{FOREIGN_STONES}) AND {blocks_sql('d')})")
+            forgotten = f"d.thash IN (SELECT hash FROM temp.{FOREIGN_STONES} WHERE forgotten)"
+            add(f"NOT (d.thash IN (SELECT hash FROM temp.{FOREIGN_STONES}) AND {blocks_sql('d', forgotten)})")
         if viewer.shared_only:
             add("EXISTS (SELECT 1 FROM doc_targets t WHERE t.doc = d.rowid AND t.target = 'all')")
         elif viewer.harness:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import reduce
+from operator import or_
 
 from jacked_vault.context import Context
 from jacked_vault.errors import VaultError
@@ -11,6 +13,7 @@ from jacked_vault.search.index import SearchIndex
 from jacked_vault.search.policy import DEFAULT_SCOPES
 from jacked_vault.search.query import Filters
 from jacked_vault.store.layout import Store
+from jacked_vault.store.tombstones import Stones
 
 
 def fresh_indexes(ctx: Context) -> tuple[list[SearchIndex], Diagnostics]:
@@ -32,9 +35,9 @@ def fresh_indexes(ctx: Context) -> tuple[list[SearchIndex], Diagnostics]:
             index.refresh()
             diag.merge(index.diagnostics())
         if len(indexes) > 1:
-            stones = [set(index.tombstone_set()) for index in indexes]
+            stones = [index.stones() for index in indexes]
             for n, index in enumerate(indexes):
-                index.hide_rejected_elsewhere(set().union(*(s for m, s in enumerate(stones) if m != n)))
+                index.hide_rejected_elsewhere(reduce(or_, (s for m, s in enumerate(stones) if m != n), Stones()))
     except BaseException:
         for index in indexes:
             index.close()
@@ -87,20 +90,20 @@ def the_one(found: list, diag: Diagnostics, note_id: str):
     raise not_found(note_id)
 
 
-def rejected_elsewhere(ctx: Context, store: Store) -> frozenset[str]:
-    """For a write into `store` from `ctx`: the values rejected in the other stores this machine
-    reads from there (the vault, the cwd repo's project store; SPEC
-    5.3: one rejection holds in every store)."""
-    stones: set[str] = set()
+def rejected_elsewhere(ctx: Context, store: Store) -> Stones:
+    """For a write into `store` from `ctx`: the values rejected (or forgotten) in the other stores
+    this machine reads from there (the vault, the cwd repo's project store; SPEC 5.3: one
+    rejection holds in every store)."""
+    stones = Stones()
     others = [s for s in ctx.stores() if s.root != store.root]
     for other in others:
         index = SearchIndex(other)
         try:
             index.refresh()
-            stones |= set(index.tombstone_set())
+            stones |= index.stones()
         finally:
             index.close()
-    return frozenset(stones)
+    return stones
 
 
 @dataclass(frozen=True)

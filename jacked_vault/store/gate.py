@@ -23,19 +23,18 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from jacked_vault.errors import VaultError
 from jacked_vault.store.layout import Store, classify_note, classify_path
+from jacked_vault.store.tombstones import Tombstoned
 
 if TYPE_CHECKING:
     from jacked_vault.document import Note
-
-Tombstoned = Callable[[str], bool]
+    from jacked_vault.document.hot import Hot
 
 MAX_EPISODIC_FILE = 4 * 1024 * 1024  # archive.md grows for years
 MAX_DERIVED_FILE = 1024 * 1024
@@ -102,8 +101,9 @@ class Checked:
 
     kind: str
     note: Note | None = None
-    hot: object = None  # document.hot.Hot
-    text: str | None = None  # episodic text
+    hot: Hot | None = None  # its body without the values a tombstone covers
+    text: str | None = None  # episodic text (without the values a tombstone covers)
+    values: tuple[str, ...] = ()  # hot.md, episodic: the values the text holds (store.tombstones.Held)
     data: bytes = b""  # check_note: the canonical bytes
     key: bytes | None = None  # check_note: verdict_key("note", data) (None: the bytes parse to another note)
 
@@ -182,15 +182,26 @@ def check_note(
 
 
 def check_tombstone(note: Note, tombstoned: Tombstoned | None, *, person_override: bool) -> None:
-    from jacked_vault.store.tombstones import blocks, tombstone_hash
+    """TOMBSTONED when the note holds a value its state may not hold (`tombstones.blocks`): a
+    rejected one (gate code TOMBSTONED), or a forgotten one, whatever its state (FORGOTTEN)."""
+    from jacked_vault.store.tombstones import FORGOTTEN, blocks, tombstone_hash
 
-    if tombstoned is None or not blocks(note.status, note.origin, person_override=person_override):
+    if tombstoned is None:
         return
-    if tombstoned(tombstone_hash(note.title, note.body)):
-        hint = " (add --allow-rejected to save it anyway)" if note.origin == "cli" else ""
+    verdict = tombstoned(tombstone_hash(note.title, note.body))
+    if not blocks(note.status, note.origin, person_override=person_override, verdict=verdict):
+        return
+    if verdict == FORGOTTEN:
         raise VaultError(
-            "TOMBSTONED", f"this note was rejected before; not re-created{hint}", details={"gate": "TOMBSTONED"}
+            "TOMBSTONED",
+            "this text was forgotten (a person took it back): it is never saved again, not even with "
+            "--allow-rejected; write it in other words if it is still needed",
+            details={"gate": "FORGOTTEN"},
         )
+    hint = " (add --allow-rejected to save it anyway)" if note.origin == "cli" else ""
+    raise VaultError(
+        "TOMBSTONED", f"this note was rejected before; not re-created{hint}", details={"gate": "TOMBSTONED"}
+    )
 
 
 def _note(
@@ -222,11 +233,36 @@ def _note(
     try:
         check_tombstone(note, tombstoned, person_override=allow_rejected if new else True)
     except VaultError as exc:
-        raise refuse("TOMBSTONED", rel, "a rejected value (tombstoned)", error="TOMBSTONED") from exc
+        code = exc.details["gate"]
+        why = "a forgotten value (taken back by a person)" if code == "FORGOTTEN" else "a rejected value (tombstoned)"
+        raise refuse(code, rel, why, error="TOMBSTONED") from exc
     return Checked("note", note=note)
 
 
 # -- other files of the layout -------------------------------------------------------------------
+
+
+def _markdown(
+    rel: str, text: str, base: str | None, tombstoned: Tombstoned | None, committed: bool
+) -> tuple[str, tuple[str, ...]]:
+    """The tombstone rule for a Markdown file (hot.md's body, an episodic file), a value being a
+    titled part of its text (`tombstones.markdown_values`). A write or an arrival may not bring a
+    value this store knows to be rejected or forgotten (TOMBSTONED, or FORGOTTEN: refused); one
+    the file held before (`base`), or that was rejected after it was committed (`committed`: the
+    search index mirrors it), is withheld from recall. Returns (the text recall may show, the
+    values it holds)."""
+    from jacked_vault.store.tombstones import FORGOTTEN, brought, markdown_values, withheld
+
+    if tombstoned is None:
+        return text, ()
+    held = markdown_values(text)
+    if not committed:
+        verdict = brought(held, markdown_values(base) if base else [], tombstoned)
+        if verdict == FORGOTTEN:
+            raise refuse("FORGOTTEN", rel, "brings back a forgotten value (taken back by a person)", error="TOMBSTONED")
+        if verdict is not None:
+            raise refuse("TOMBSTONED", rel, "brings back a rejected value (tombstoned)", error="TOMBSTONED")
+    return withheld(text, held, tombstoned), tuple(dict.fromkeys(h.value for h in held))
 
 
 def _text(rel: str, data: bytes) -> str:
@@ -325,6 +361,7 @@ def inspect(
     new: bool = False,
     allow_rejected: bool = False,
     arrival: bool = False,
+    committed: bool = False,
     verdicts: Verdicts | None = None,
 ) -> Checked:
     """Check one file for `rel` (see the module docstring); raises VaultError if it may not be there.
@@ -332,8 +369,10 @@ def inspect(
     `base` is the committed version (append-only files are then checked on what they add); `new`
     says the path is being created (a new note: the create-time tombstone rule applies);
     `arrival` says the bytes come from the remote (a program setting in vault.json is then
-    ignored, as on every read, rather than refused). `verdicts`: this machine's record of the
-    note contents that passed before (see the module docstring).
+    ignored, as on every read, rather than refused). `committed` says the bytes are committed
+    already (the search index mirrors them): a hot.md or episodic file holding a value rejected
+    since is then withheld from recall, not refused (`_markdown`). `verdicts`: this machine's
+    record of the note contents that passed before (see the module docstring).
     """
     kind = classify_path(store, rel)
     if kind is None:
@@ -350,8 +389,15 @@ def inspect(
             hot = read_hot_text(data, rel)
         except VaultError as exc:
             raise refuse("INVALID", rel, exc.message.removeprefix(f"{rel}: ")) from None
+        before = None
+        if base:
+            try:
+                before = read_hot_text(base, rel).body
+            except VaultError:
+                before = base.decode("utf-8", "replace")  # a hand-made one: its values, every line of it
         scan({"hot.md": data.decode("utf-8")}, rel)
-        return Checked("hot", hot=hot)
+        body, values = _markdown(rel, hot.body, before, tombstoned, committed)
+        return Checked("hot", hot=replace(hot, body=body), values=values)
     if kind == "config":
         _config(rel, data, arrival)
         return Checked(kind)
@@ -373,8 +419,16 @@ def inspect(
         return Checked(kind)
     text = _text(rel, part)
     scan({kind: text}, rel)
+    if kind in ("readme", "archive"):  # Markdown a person or agent reads: no rejected value there either
+        _markdown(rel, text, base.decode("utf-8", "replace") if base else None, tombstoned, committed)
     if kind == "episodic":
-        return Checked(kind, text=text if part is data else data.decode("utf-8", "replace"))
+        whole = text if part is data else data.decode("utf-8", "replace")
+        if base and data.startswith(base):  # an append: what it adds is judged (a write, an arrival)
+            _markdown(rel, data[len(base) :].decode("utf-8", "replace"), None, tombstoned, committed)
+            return Checked(kind, text=whole)
+        before = base.decode("utf-8", "replace") if base else None
+        shown, values = _markdown(rel, whole, before, tombstoned, committed)
+        return Checked(kind, text=shown, values=values)
     return Checked(kind)
 
 

@@ -328,10 +328,12 @@ def reviews_between(repo, head: str, since: str | None) -> Iterator[Review]:
 @dataclass(frozen=True)
 class Signed:
     """The accepts and forgets among a range of commits (what a sync brings) that git verifies
-    against this machine's trusted keys: (note id, value accepted) and the ids forgotten."""
+    against this machine's trusted keys: (note id, value accepted), the ids forgotten, and the
+    values those forgets record as forgotten (the lines they add to `*.forgotten.txt`)."""
 
     accepts: frozenset[tuple[str, str]]
     forgets: frozenset[str]
+    forgotten: frozenset[str] = frozenset()
 
 
 def signed_between(root: Path, repo, head: str, since: str | None, signers: Path) -> Signed:
@@ -347,7 +349,23 @@ def signed_between(root: Path, repo, head: str, since: str | None, signers: Path
     return Signed(
         frozenset((r.note_id, r.value) for r in reviews if r.commit in verified),
         frozenset(note_id for commit, ids in forgets.items() if commit in verified for note_id in ids),
+        frozenset(value for commit in forgets if commit in verified for value in _forgotten_by(repo, commit)),
     )
+
+
+def _forgotten_by(repo, commit_id: str) -> set[str]:
+    """The values a forget commit adds to the forgotten-tombstone files (against its first parent)."""
+    from jacked_vault.search.treediff import changed_entries
+    from jacked_vault.store.git import blob_at
+    from jacked_vault.store.tombstones import is_forgotten_file, parse_tombstones
+
+    commit = repo[commit_id]
+    parent = commit.parents[0].tree if commit.parents else None
+    added: set[str] = set()
+    for rel, entry in changed_entries(repo, parent, commit.tree):
+        if entry is not None and is_forgotten_file(rel):
+            added |= parse_tombstones(repo[entry.id].data) - parse_tombstones(blob_at(repo, parent, rel) or b"")
+    return added
 
 
 

@@ -54,7 +54,9 @@ class SyncResult:
         default_factory=list
     )  # {"id", "path", "kept", "lost", "kept_from"}: one note, two transitions
     rejected: list[str] = field(default_factory=list)  # live notes holding a value a rejection covers, rejected here
-    forgotten: list[str] = field(default_factory=list)  # notes a person forgot on another machine, gone here too
+    forgotten: list[str] = field(
+        default_factory=list
+    )  # notes a person forgot on another machine (or holding its text), gone here too
 
     def to_json(self) -> dict:
         return {
@@ -88,7 +90,7 @@ class SyncResult:
             for t in self.transitions
         ]
         lines += [f"rejected {note_id}: it holds a value rejected on another machine" for note_id in self.rejected]
-        lines += [f"forgot {rel}: a person forgot it on another machine" for rel in self.forgotten]
+        lines += [f"forgot {rel}: a person forgot its text on another machine" for rel in self.forgotten]
         if self.kept_deletions:
             lines.append(
                 f"kept {len(self.kept_deletions)} file(s) the remote deleted "
@@ -103,6 +105,8 @@ class SyncResult:
                 "(never recalled; see `jacked memory doctor`):"
             )
             lines += [f"  {q['path']} ({q['code']})" for q in self.quarantined[:20]]
+            if any(q["code"] == "FORGOTTEN" for q in self.quarantined):
+                lines.append("  (FORGOTTEN: it holds text a person forgot; it never comes back)")
         return "\n".join(lines)
 
 
@@ -288,8 +292,9 @@ def _judge(ctx: Context, repo, base_tree, theirs_tree, signed=None, deadline: De
 
     index = open_fresh(ctx.vault)
     try:
-        extra = arrival_tombstones(repo, base_tree, theirs_tree)
-        known = set(index.tombstone_set()) | extra
+        extra = arrival_tombstones(repo, base_tree, theirs_tree, signed)
+        here = index.stones()
+        known = here | extra
 
         def local_path(note_id: str) -> str | None:
             docs = index.lookup(note_id)
@@ -297,12 +302,12 @@ def _judge(ctx: Context, repo, base_tree, theirs_tree, signed=None, deadline: De
 
         try:
             arrivals = inspect_arrivals(
-                ctx.vault, repo, base_tree, theirs_tree, known.__contains__, local_path, index.verdicts,
+                ctx.vault, repo, base_tree, theirs_tree, known, local_path, index.verdicts, here,
                 signed=signed, deadline=deadline,
             )  # fmt: skip
         finally:
             index.verdicts.save()
-        arrivals.new_stones = extra - set(index.tombstone_set())
+        arrivals.new_stones = extra - here
         return arrivals
     finally:
         index.close()
@@ -382,6 +387,12 @@ def _plan(
         )
         plan = _Plan(repo[index.write_tree(repo)], [ours, theirs], result=result)
         plan.events += [event(op, note_id, rel, data) for op, note_id, rel, data in settled.events]
+        settled_paths = {rel for _, _, rel, _ in settled.events}
+        plan.events += [
+            event("merge", rel, rel, data)
+            for rel, data in _merged_anew(ctx, repo, repo[ours].tree, repo[theirs].tree, plan.tree)
+            if rel not in settled_paths
+        ]
 
     def ours_bytes(rel: str) -> bytes | None:
         return git.blob_at(repo, ours_tree, rel)
@@ -414,13 +425,35 @@ def _plan(
             plan.events.append(event("quarantine", rel, rel, merged))
     rejected = _reject_rejected_values(ctx, repo, plan, arrivals, now)
     plan.events += [event("reject", note.id, rel, plan.edits[rel]) for rel, note in rejected.items()]
+    removed = _forget_forgotten_values(ctx, repo, plan, arrivals)
+    plan.events += [event("forget", note_id, rel, None) for rel, note_id in removed.items()]
+    changed: dict[str, Note | None] = {**arrivals.notes, **dict.fromkeys(removed)}
+    kept_rejected = {rel: note for rel, note in rejected.items() if rel not in removed}
     for rel, data in _expected_indexes(
-        ctx, repo, plan, arrivals.notes, rejected, arrivals, moved, ours_bytes, deadline
+        ctx, repo, plan, changed, kept_rejected, arrivals, moved, ours_bytes, deadline
     ).items():
         if git.blob_at(repo, plan.tree, rel) != data:
             plan.edits[rel] = data
             plan.events.append(event("regenerate", rel, rel, data))
     return plan
+
+
+def _merged_anew(ctx: Context, repo: pygit2.Repository, ours_tree, theirs_tree, merged_tree) -> list[tuple[str, bytes]]:
+    """The files that arrive only with an audit line (`arrivals.VOUCHED_KINDS`: hot.md, episodic
+    files, README.md, vault.json) whose merge git made cleanly into bytes neither side had: this
+    machine's merge vouches for them (an audit line each), as it does for what it settles."""
+    from jacked_vault.search.treediff import changed_entries
+    from jacked_vault.store.layout import classify_path
+    from jacked_vault.sync.arrivals import VOUCHED_KINDS
+
+    out = []
+    for rel, entry in changed_entries(repo, theirs_tree, merged_tree):
+        if entry is None or classify_path(ctx.vault, rel) not in VOUCHED_KINDS:
+            continue
+        data = git.blob_at(repo, merged_tree, rel)
+        if data is not None and data != git.blob_at(repo, ours_tree, rel):
+            out.append((rel, data))
+    return out
 
 
 def _reject_rejected_values(
@@ -434,12 +467,14 @@ def _reject_rejected_values(
 
     from jacked_vault.document import parse_note, render_note
     from jacked_vault.search.index import open_fresh
+    from jacked_vault.store.tombstones import tombstone_hash
 
+    forgotten = arrivals.new_stones.forgotten
     paths = set(arrivals.rejected_here)
-    if arrivals.new_stones:
+    if arrivals.new_stones.values:
         index = open_fresh(ctx.vault)
         try:
-            paths |= {rel for value in arrivals.new_stones for rel in index.live_with_value(value)}
+            paths |= {rel for value in arrivals.new_stones.values for rel in index.live_with_value(value)}
         finally:
             index.close()
     out = {}
@@ -448,14 +483,38 @@ def _reject_rejected_values(
         if data is None:
             continue
         note = parse_note(data, source=rel)
-        if note.status not in ("candidate", "active"):
-            continue
+        if note.status not in ("candidate", "active") or tombstone_hash(note.title, note.body) in forgotten:
+            continue  # a record already, or taken out below: forgotten
         rejected = dataclasses.replace(
             note, status="rejected", status_reason="the same value was rejected on another machine", updated_at=now
         )
         plan.edits[rel] = render_note(rejected)
         plan.result.rejected.append(note.id)
         out[rel] = rejected
+    return out
+
+
+def _forget_forgotten_values(ctx: Context, repo: pygit2.Repository, plan: _Plan, arrivals: Arrivals) -> dict[str, str]:
+    """A forget across machines (SPEC 5.2, issue 31.5): every note of this machine's that holds a
+    value the remote newly forgot, whatever its status, is removed in the integration commit, as
+    `forget` removes the forgotten note's twins (a `forget` audit line each, named in sync's
+    answer), so the text is gone from every machine's HEAD; returns path -> note id."""
+    from jacked_vault.search.index import open_fresh
+
+    if not arrivals.new_stones.forgotten:
+        return {}
+    index = open_fresh(ctx.vault)
+    try:
+        held = dict(pair for value in arrivals.new_stones.forgotten for pair in index.notes_with_value(value))
+    finally:
+        index.close()
+    out = {}
+    for rel, note_id in sorted(held.items()):
+        if plan.edits.get(rel, git.blob_at(repo, plan.tree, rel)) is None:
+            continue  # gone already (the forgotten note itself, deleted by the forget arriving)
+        plan.edits[rel] = None
+        plan.result.forgotten.append(rel)
+        out[rel] = note_id
     return out
 
 
@@ -487,22 +546,18 @@ def _expected_indexes(
     from jacked_vault.search.entries import Entry
     from jacked_vault.search.index import open_fresh
     from jacked_vault.store.layout import classify_note
-    from jacked_vault.store.tombstones import parse_tombstones
+    from jacked_vault.store.tombstones import Stones
 
     kept_out = {item["path"] for item in arrivals.quarantined}  # not taken: the local version stays
     changes: dict[str, Entry | None] = {
-        rel: Entry.from_note(note) for rel, note in notes.items() if rel not in kept_out
+        rel: Entry.from_note(note) if note is not None else None for rel, note in notes.items() if rel not in kept_out
     }
     changes.update({rel: Entry.from_note(note) for rel, note in rejected.items()})  # kept here, and rejected
     changes.update({rel: None for rel in [*plan.result.accepted_deletions, *arrivals.forgotten]})
     for note_id, rel, _ in moved:
         for old in [r for r, e in changes.items() if e is not None and e.id == note_id and r != rel]:
             changes[rel] = changes.pop(old)
-    stones = (
-        set().union(*(parse_tombstones(data) for data in arrivals.tombstones.values()))
-        if arrivals.tombstones
-        else set()
-    )
+    stones = Stones.read(arrivals.tombstones.items())
     groups = {found[1] for found in (classify_note(ctx.vault, rel) for rel in changes) if found}
     groups |= {rel.split("/")[1] for rel in arrivals.derived if "/" in rel}
     index = open_fresh(ctx.vault)

@@ -9,18 +9,22 @@ the merge base is looked at:
   own audit log, and a `.gitignore`, `vault.json` or audit file that fails the gate (these would
   break or poison every later command);
 - quarantined (not taken: the committed local version is kept, the arriving bytes go to
-  `.git/jacked/quarantine/`, the quarantine is audited and reported): a note, hot.md or episodic file
-  that fails the gate; a note change that is not a chain of SPEC 5.2 transitions (a changed title
+  `.git/jacked/quarantine/`, the quarantine is audited and reported): a note, hot.md, episodic file or
+  README.md that fails the gate (an invalid file, a secret, over its cap, a rejected or forgotten
+  value); a note change that is not a chain of SPEC 5.2 transitions (a changed title
   or body: notes are create-only for arrivals too), unless it is another machine's settling of
   two transitions of the note made apart (`lifecycle.settles`, vouched for by its `resolve` audit
   line: a reject is never undone); a note added or changed without its audit
-  line; a note that reuses an id this store already has; a tombstone file that lost lines
+  line, and a hot.md, episodic file, README.md or vault.json changed without an audit line for
+  its path and new sha256 (`VOUCHED_KINDS`: every file jacked writes there has one); a note that
+  reuses an id this store already has; a tombstone file that lost lines
   (tombstones only grow: the union is kept);
 - derived (index.md): never taken; regenerated here;
 - archived: a note moved into `archive/` is judged like any transition, and must be closed
   (superseded or expired, `lifecycle.moves`); a note leaving `archive/` is quarantined;
 - forgotten: a note a person forgot on another machine (its deletion with a `forget` audit line
-  for that id and path) is deleted here too, as the transition it is (SPEC 5.2);
+  for that id and path) is deleted here too, as the transition it is (SPEC 5.2); so is an
+  episodic file whose removal arrives audited (a rollup renames each day file it rolls);
 - signed (SPEC 5.5 as amended): where this machine names trusted keys, an accept (a note that
   arrives newly `reviewed`) or a forget is taken only when git verifies its commit against them
   (`store.reviews.signed_between`); unsigned, it is quarantined (`UNSIGNED_REVIEW`,
@@ -30,7 +34,10 @@ the merge base is looked at:
 A note that holds a rejected value but was made before its machine knew of the rejection (and
 arrives with its audit line) is taken and rejected here, like every live note that holds a value
 a rejection arriving from the remote covers (SPEC 5.3: rejecting a value rejects every live note
-that holds it), so every machine ends with the same note, rejected.
+that holds it), so every machine ends with the same note, rejected. A note that holds a
+forgotten value is never taken, whatever its status or audit lines (quarantined as FORGOTTEN: the
+pusher's own audit line never lifts a tombstone), and a forget arriving removes every note here
+that holds the value (sync's integration commit), so the text is gone on every machine.
 """
 
 from __future__ import annotations
@@ -42,6 +49,7 @@ from typing import TYPE_CHECKING
 from jacked_vault.errors import VaultError
 from jacked_vault.store.git import blob_at, offered_blob
 from jacked_vault.store.layout import AUDIT_DIR, Store, classify_path
+from jacked_vault.store.tombstones import NO_STONES, Stones, Tombstoned
 
 if TYPE_CHECKING:
     import pygit2
@@ -53,7 +61,14 @@ if TYPE_CHECKING:
 
 FILE_MODES = (0o100644, 0o100755)
 SYMLINK_MODE = 0o120000
-STOPPING_KINDS = frozenset({"gitignore", "config", "audit", "readme"})
+STOPPING_KINDS = frozenset({"gitignore", "config", "audit"})
+# Layout files other than notes that arrive only with an audit line for their path and new sha256
+# (hot set, capture, rollup, migrate, init, group map, a sync merge each write one; jacked writes
+# no other file under archive/ than a note, so such a file never has one).
+VOUCHED_KINDS = frozenset({"hot", "episodic", "readme", "config", "archive"})
+# Files whose tombstone rule asks what this machine knew before the arrival (a value rejected by
+# the same arrival was written before the rejection: its Markdown keeps it, and recall withholds it).
+MARKDOWN_KINDS = frozenset({"hot", "episodic"})
 
 
 @dataclass
@@ -71,7 +86,7 @@ class Arrivals:
     forgotten: list[str] = field(
         default_factory=list
     )  # notes a person forgot on another machine: deleted here as the transition it is
-    new_stones: set[str] = field(default_factory=set)  # the rejections the remote adds (hashes)
+    new_stones: Stones = NO_STONES  # the rejections the remote adds, and the values it newly forgets
 
     def refusal(
         self, commit: str, *, stopped: str = "sync stopped before changing anything", then: str = "sync again"
@@ -143,12 +158,14 @@ class _Judge:
     store: Store
     repo: pygit2.Repository
     base_tree: pygit2.Tree | None
-    tombstoned: Callable[[str], bool]
+    tombstoned: Tombstoned
     local_path: Callable[[str], str | None]  # note id -> its path in this store (None: not here)
     out: Arrivals = field(default_factory=Arrivals)
     audited: dict[tuple[str, str], set[str]] = field(
         default_factory=dict
     )  # (note id, sha256) -> the ops of the arriving audit lines vouching for it
+    vouched: set[tuple[str, str]] = field(default_factory=set)  # (path, sha256) of every arriving audit line
+    here: Tombstoned | None = None  # the rejections this machine knew before the arrival (None: `tombstoned`)
     left: dict[str, str] = field(
         default_factory=dict
     )  # note id -> the path the base had it at, where that path changed
@@ -160,11 +177,12 @@ class _Judge:
     verdicts: Verdicts | None = None  # store.gate.Verdicts: this machine's record of what its gate passed
     signed: Signed | None = None  # with trusted keys: the arriving accepts and forgets git verifies
 
-    def gate(self, rel: str, data: bytes, base: bytes | None, *, new: bool) -> Checked:
+    def gate(self, rel: str, data: bytes, base: bytes | None, *, new: bool, kind: str = "note") -> Checked:
         from jacked_vault.store.gate import inspect
 
+        tombstoned = self.here if kind in MARKDOWN_KINDS and self.here is not None else self.tombstoned
         return inspect(
-            self.store, rel, data, tombstoned=self.tombstoned, base=base, new=new, arrival=True, verdicts=self.verdicts
+            self.store, rel, data, tombstoned=tombstoned, base=base, new=new, arrival=True, verdicts=self.verdicts
         )
 
 
@@ -173,18 +191,20 @@ def inspect_arrivals(
     repo: pygit2.Repository,
     base_tree: pygit2.Tree | None,
     theirs_tree: pygit2.Tree,
-    tombstoned: Callable[[str], bool],
+    tombstoned: Tombstoned,
     local_path: Callable[[str], str | None] | None = None,
     verdicts: Verdicts | None = None,
+    here: Tombstoned | None = None,
     signed: Signed | None = None,
     deadline: Deadline | None = None,
 ) -> Arrivals:
     """Judge every file that differs between the merge base (None: unrelated) and the remote.
 
-    `tombstoned` answers for every rejection known here or arriving; `local_path` finds a note id
-    in this store (an arrival may not reuse one); `verdicts` (store.gate.Verdicts) is where the
-    gate records what it passed, so the search index does not judge the same bytes again;
-    `signed` (where this machine names trusted keys): the arriving accepts and forgets git
+    `tombstoned` answers for every rejection (and forget) known here or arriving, `here` for those
+    this machine knew before (what hot.md and episodic files are judged against); `local_path`
+    finds a note id in this store (an arrival may not reuse one); `verdicts` (store.gate.Verdicts)
+    is where the gate records what it passed, so the search index does not judge the same bytes
+    again; `signed` (where this machine names trusted keys): the arriving accepts and forgets git
     verifies, the only ones taken. `deadline` (store.deadline): past it, OutOfTime between two
     files (the workers judging ahead killed), saying how many were judged; what the gate passed
     until then is in `verdicts`."""
@@ -197,8 +217,9 @@ def inspect_arrivals(
 
     machine = machine_id(store.cache)
     judge = _Judge(
-        store, repo, base_tree, tombstoned, local_path or (lambda _id: None), verdicts=verdicts, signed=signed
-    )
+        store, repo, base_tree, tombstoned, local_path or (lambda _id: None), verdicts=verdicts, here=here,
+        signed=signed,
+    )  # fmt: skip
     out = judge.out
     audits: list[tuple[str, pygit2.Object]] = []
     later: list[tuple[str, pygit2.Object, str]] = []
@@ -263,9 +284,12 @@ def inspect_arrivals(
     out.forgotten = [
         rel for rel in out.deleted if judge.forgets.get(rel) is not None and judge.left.get(judge.forgets[rel]) == rel
     ]
+    rolled = {rel for rel in out.deleted if classify_path(store, rel) == "episodic" and (rel, "") in judge.vouched}
     out.deleted = [
-        rel for rel in out.deleted if rel not in judge.moved_away and rel not in held and rel not in out.forgotten
-    ]
+        rel
+        for rel in out.deleted
+        if rel not in judge.moved_away and rel not in held and rel not in out.forgotten and rel not in rolled
+    ]  # a day file a rollup replaced by its `.done.md` (its removal audited) goes here too
     if signed is not None:
         for rel in [rel for rel in out.forgotten if judge.forgets[rel] not in signed.forgets]:
             out.forgotten.remove(rel)
@@ -364,27 +388,42 @@ def _judge_audit(judge: _Judge, rel: str, data: bytes) -> None:
             and isinstance(record.get("op"), str)
         ):
             judge.audited.setdefault((record["id"], record["sha256"]), set()).add(record["op"])
+        if isinstance(record.get("path"), str) and isinstance(record.get("sha256"), str | None):
+            judge.vouched.add((record["path"], record.get("sha256") or ""))  # "": a removal (a rollup's is null)
         if record.get("op") == "forget" and isinstance(record.get("path"), str) and isinstance(record.get("id"), str):
             judge.forgets[record["path"]] = record["id"]
 
 
 def _judge_file(judge: _Judge, rel: str, kind: str, data: bytes) -> None:
+    """A layout file other than a note: through the gate, then (`VOUCHED_KINDS`) its audit line."""
+    from jacked_vault.store.audit import content_hash
+
     base = blob_at(judge.repo, judge.base_tree, rel)
     try:
-        judge.gate(rel, data, base, new=base is None)
+        judge.gate(rel, data, base, new=base is None, kind=kind)
     except VaultError as exc:
         code = exc.details.get("gate", exc.code)
         if kind in STOPPING_KINDS:
             judge.out.refused.append({"path": rel, "why": f"{code}: {exc.message.removeprefix(rel + ': ')}"})
         else:
             judge.out.quarantine(rel, code, exc.message, data)
+        return
+    if kind in VOUCHED_KINDS and (rel, content_hash(data)) not in judge.vouched:
+        judge.out.quarantine(rel, "UNAUDITED", f"{rel}: changed without an audit line", data)
 
 
 def _judge_tombstones(judge: _Judge, rel: str, data: bytes) -> None:
-    """A tombstone file may only grow: what it adds is taken, what it drops is kept (the union)."""
+    """A tombstone file may only grow: what it adds is taken, what it drops is kept (the union).
+    With trusted keys, a forgotten value no verified forget records is not taken (`unsigned_forgotten`)."""
     from jacked_vault.store.tombstones import check_tombstone_lines
 
     base = blob_at(judge.repo, judge.base_tree, rel)
+    unsigned = unsigned_forgotten(rel, data, base, judge.signed)
+    if unsigned:
+        judge.out.quarantine(
+            rel, "UNSIGNED_FORGET", f"{rel}: {len(unsigned)} value(s) forgotten by no commit a trusted key signed", data
+        )
+        data = _without(data, unsigned)
     judge.out.tombstones[rel] = data
     if base and not data.startswith(base):
         judge.out.quarantine(
@@ -494,17 +533,40 @@ def _prior(judge: _Judge, rel: str, base: bytes | None, note_id: str) -> tuple[N
     return parse_note(data, source=path), (None if path == rel else path)
 
 
-def arrival_tombstones(repo: pygit2.Repository, base_tree: pygit2.Tree | None, theirs_tree: pygit2.Tree) -> set[str]:
-    """The tombstone hashes the remote adds (a reject writes one with the rejected note), so an
-    arrival is judged against every rejection either side knows."""
+def arrival_tombstones(
+    repo: pygit2.Repository, base_tree: pygit2.Tree | None, theirs_tree: pygit2.Tree, signed: Signed | None = None
+) -> Stones:
+    """What the tombstone files the remote changed say (a reject writes a rejection with the
+    rejected note, a forget a forgotten value), so an arrival is judged against every rejection
+    and forget either side knows; with trusted keys (`signed`), only the forgotten values a
+    verified forget records."""
     from jacked_vault.search.treediff import changed_entries
-    from jacked_vault.store.tombstones import parse_tombstones
+    from jacked_vault.store.tombstones import TOMBSTONE_DIR
 
-    out: set[str] = set()
+    files = []
     for rel, entry in changed_entries(repo, base_tree, theirs_tree):
-        if entry is not None and rel.startswith("tombstones/") and entry.filemode in FILE_MODES:
-            out |= parse_tombstones(_blob(repo, entry))
-    return out
+        if entry is not None and rel.startswith(TOMBSTONE_DIR + "/") and entry.filemode in FILE_MODES:
+            data = _blob(repo, entry)
+            unsigned = unsigned_forgotten(rel, data, blob_at(repo, base_tree, rel), signed)
+            files.append((rel, _without(data, unsigned) if unsigned else data))
+    return Stones.read(files)
+
+
+def unsigned_forgotten(rel: str, data: bytes, base: bytes | None, signed: Signed | None) -> set[str]:
+    """The values an arriving forgotten-tombstone file adds that no forget a trusted key signed
+    records (nothing without trusted keys): forgetting deletes notes on every machine, so where
+    this machine asks for signatures a forgotten value needs one as much as the forget does."""
+    from jacked_vault.store.tombstones import is_forgotten_file, parse_tombstones
+
+    if signed is None or not is_forgotten_file(rel):
+        return set()
+    return parse_tombstones(data) - parse_tombstones(base or b"") - signed.forgotten
+
+
+def _without(data: bytes, values: set[str]) -> bytes:
+    """A tombstone file's bytes without the lines of `values`."""
+    lines = data.splitlines(keepends=True)
+    return b"".join(line for line in lines if line.strip().decode("ascii", "replace") not in values)
 
 
 def keep_quarantined(store: Store, arrivals: Arrivals) -> list[dict]:

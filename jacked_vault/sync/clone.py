@@ -168,6 +168,7 @@ def _check_out(store: Store):
     import pygit2
 
     from jacked_vault.search.index import SearchIndex
+    from jacked_vault.store.tombstones import NO_STONES
     from jacked_vault.sync.arrivals import arrival_tombstones, inspect_arrivals
 
     repo = git.open_repo(store.root)
@@ -185,8 +186,13 @@ def _check_out(store: Store):
     try:
         index.verdicts.keep_notes = True
         arrivals = inspect_arrivals(
-            store, repo, None, tree, arrival_tombstones(repo, None, tree).__contains__, verdicts=index.verdicts
+            store, repo, None, tree, arrival_tombstones(repo, None, tree), verdicts=index.verdicts, here=NO_STONES
         )
+        arrivals.refused += [  # what a vault needs cannot be kept out: there is no local version to keep
+            {"path": item["path"], "why": f"{item['code']}: {item['why'].removeprefix(item['path'] + ': ')}"}
+            for item in arrivals.quarantined
+            if item["path"] in REQUIRED
+        ]
         if arrivals.refused:
             raise arrivals.refusal(
                 str(commit.id), stopped="init --from stopped and left nothing behind", then="run init --from again"
@@ -241,9 +247,10 @@ def _vault_branch(repo) -> tuple[str, str]:
 
 def _settle(store: Store, arrivals, harness: str) -> list[dict]:
     """What this machine does not take from the clone, in one commit of its own: each quarantined
-    file removed (its bytes kept in `.git/jacked/quarantine/`, an audit line each), each note holding
-    a rejected value that was made before its machine knew of the rejection rejected here too (as
-    sync does, SPEC 5.3), and every index.md regenerated here (derived files are never taken)."""
+    file removed (its bytes kept in `.git/jacked/quarantine/`, an audit line each; a README.md is put
+    back as the template `init` writes), each note holding a rejected value that was made before
+    its machine knew of the rejection rejected here too (as sync does, SPEC 5.3), and every index.md
+    regenerated here (derived files are never taken)."""
     import dataclasses
 
     from jacked_vault.document import render_note, utc_now
@@ -252,12 +259,18 @@ def _settle(store: Store, arrivals, harness: str) -> list[dict]:
     from jacked_vault.search.entries import Entry
     from jacked_vault.store.layout import GROUPS_DIR
     from jacked_vault.sync.arrivals import keep_quarantined
+    from jacked_vault.write.init import README, readme_template
     from jacked_vault.write.transaction import write_transaction
 
     shown = keep_quarantined(store, arrivals)
     with write_transaction(store, harness=harness, origin="sync") as tx:
         removed: dict[str, Entry | None] = {}
         for item in arrivals.quarantined:
+            if item["path"] == README:
+                template = readme_template()
+                tx.replace(README, template)
+                tx.event("quarantine", item["id"], README, template)
+                continue
             if fsio.read_optional(store.root, item["path"], max_bytes=1 << 30) is not None:
                 tx.remove(item["path"])
                 removed[item["path"]] = None

@@ -9,7 +9,6 @@ file that `doctor --repair` commits (with `--supersedes`, nothing: the next writ
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Container
 from dataclasses import dataclass, field
 
 from jacked_vault.document import Note, render_note, slugify_title, utc_now
@@ -17,6 +16,7 @@ from jacked_vault.errors import VaultError
 from jacked_vault.store.gate import Checked
 from jacked_vault.store.layout import Store
 from jacked_vault.store.settings import DEFAULT_SETTINGS, Settings
+from jacked_vault.store.tombstones import NO_STONES, Tombstoned
 from jacked_vault.write.transaction import kept_aside, write_transaction
 
 
@@ -145,7 +145,7 @@ def create_note(
     checked: Checked | None = None,
     settings: Settings = DEFAULT_SETTINGS,
     allow_rejected: bool = False,
-    rejected_elsewhere: Container[str] = frozenset(),
+    rejected_elsewhere: Tombstoned = NO_STONES,
     may_push: bool = False,
 ) -> Created:
     """Gate, write, audit and commit one new note with its group's index.md. All or nothing.

@@ -2,10 +2,12 @@
 
 A reject keeps the text (the note stays, rejected); a forget removes it. One commit:
 
-- the note's file is removed (and every other live note of the same store holding the same value:
-  left behind, each would hold the text, and the tombstone would refuse it anyway);
-- the value's tombstone is appended to this machine's `tombstones/<machine-id>.txt` (unless that
-  file holds it already), so nothing re-creates it;
+- the note's file is removed (and every other note of the same store holding the same value,
+  whatever its status: left behind, each would hold the text, and the tombstone refuses it);
+- the value is appended to this machine's `tombstones/<machine-id>.forgotten.txt` (unless that
+  file holds it already): a tombstone that says the value was forgotten, not only rejected, so
+  nothing re-creates it, not even a person's `--allow-rejected`, and every other machine keeps
+  it out and removes its own copies when it syncs (`store.tombstones`);
 - the group's index.md is regenerated;
 - the audit lines: `tombstone` (when a line was added) and one `forget` per note removed, with
   `sha256: ""` (no new file) and origin `cli`;
@@ -38,7 +40,7 @@ class Forgotten:
     root: Path  # the store's folder (where the history to purge lives)
     branch: str
     commit: str
-    also_forgotten: list[dict] = field(default_factory=list)  # {"id", "path"}: twins holding the same value
+    also_forgotten: list[dict] = field(default_factory=list)  # {"id", "path"}: notes holding the same value
     tombstoned: bool = True  # the value's tombstone is in this machine's file (added now or before)
     remote: bool = False  # the store has a remote
     pushed: bool = False  # a remote-tracking branch holds the note: the remote (and its clones) have the text
@@ -102,7 +104,11 @@ class Forgotten:
         lines += [f"also forgot {t['id']} ({t['path']}): it held the same text" for t in self.also_forgotten]
         if self.dropped_working_changes:
             lines.append("its working copy held changes that were never committed; they are gone with it")
-        lines += ["Nothing saves that value again (a person's `add` needs --allow-rejected).", ""]
+        lines += [
+            "Nothing saves that text again, not even `add --allow-rejected`; every machine that syncs removes its "
+            "own copies.",
+            "",
+        ]
         if not self.remote:
             lines.append("Git history still holds the text (this vault has no remote: nowhere else).")
         elif not self.pushed:
@@ -135,7 +141,7 @@ def forget(ctx: Context, note_id: str) -> Forgotten:
     from jacked_vault.safety import fsio
     from jacked_vault.store import audit, git
     from jacked_vault.store.reviews import person_signs
-    from jacked_vault.store.tombstones import parse_tombstones, tombstone_hash, tombstone_path
+    from jacked_vault.store.tombstones import appended, forgotten_path, tombstone_hash
     from jacked_vault.write.transaction import write_transaction
     from jacked_vault.write.transitions import _locate
 
@@ -151,7 +157,7 @@ def forget(ctx: Context, note_id: str) -> Forgotten:
         note = parse_note(committed, source=rel)
         value = tombstone_hash(note.title, note.body)
         gone = [(rel, note)]
-        for path in tx.index.live_with_value(value):
+        for path, _id in tx.index.notes_with_value(value):
             twin_blob = tx.committed(path)
             if path != rel and twin_blob is not None:
                 gone.append((path, parse_note(twin_blob, source=path)))
@@ -162,10 +168,9 @@ def forget(ctx: Context, note_id: str) -> Forgotten:
                 raise VaultError("INCOMPLETE", f"{store.display(path, _note.scope)} is missing from the working tree; "
                                  "run `jacked memory doctor --repair` (it restores it), then forget it")  # fmt: skip
             dropped |= working != tx.committed(path)
-        stones_rel = tombstone_path(audit.machine_id(store.cache))
-        stones = tx.committed(stones_rel) or b""
-        if value not in parse_tombstones(stones):
-            stones += (value + "\n").encode()
+        stones_rel = forgotten_path(audit.machine_id(store.cache))
+        stones = appended(tx.committed(stones_rel), value)
+        if stones is not None:
             tx.replace(stones_rel, stones)
             tx.event("tombstone", note.id, stones_rel, stones)
         changes: dict[tuple[str, str | None], dict] = {}

@@ -29,6 +29,12 @@ from jacked_vault.store.settings import DEFAULT_SETTINGS, Settings
 from jacked_vault.store.vault import check_gitignore_file, is_git_repo
 
 DEFAULT_VAULT_JSON = {"version": 1, "groups": {}, "settings": {}}
+README = "README.md"
+
+
+def readme_template() -> bytes:
+    """The README.md `init` writes into a new vault (what it is, written for agents)."""
+    return data_file("templates", "vault-README.md").read_bytes()
 
 
 @dataclass(frozen=True)
@@ -67,7 +73,7 @@ def init_vault(path: Path, *, harness: str = "cli", settings: Settings = DEFAULT
         )
     path.mkdir(parents=True, exist_ok=True)
     files = {
-        "README.md": data_file("templates", "vault-README.md").read_bytes(),
+        README: readme_template(),
         VAULT_JSON: (json.dumps(DEFAULT_VAULT_JSON, indent=2) + "\n").encode(),
     }
     return _init_store(Store(path.resolve()), files, "memory: init vault", harness, settings)
@@ -92,19 +98,19 @@ def _init_store(store: Store, files: dict[str, bytes], subject: str, harness: st
     os.makedirs(store.cache, exist_ok=True)
     wanted = {".gitignore": gitignore_template().encode(), **files}
     missing = {}
-    for rel, data in wanted.items():
-        try:
-            fsio.create_file(root, rel, data)
-            created.append(rel)
-        except VaultError as exc:
-            if exc.code != "EXISTS":
-                raise
-            data = fsio.read_file(root, rel, max_bytes=1 << 20)
-        if git.tree_blob(repo, rel) is None:
-            missing[rel] = data
-    if not missing:
-        return InitResult(store=store, created=False, commit=None)
     try:
+        for rel, data in wanted.items():
+            try:
+                fsio.create_file(root, rel, data)
+                created.append(rel)
+            except VaultError as exc:
+                if exc.code != "EXISTS":
+                    raise
+                data = fsio.read_file(root, rel, max_bytes=1 << 20)
+            if git.tree_blob(repo, rel) is None:
+                missing[rel] = data
+        if not missing:
+            return InitResult(store=store, created=False, commit=None)
         with write_transaction(store, harness=harness, origin="cli", settings=settings) as tx:
             for rel, data in missing.items():
                 tx.replace(rel, data)

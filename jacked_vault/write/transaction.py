@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Container, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from typing import TYPE_CHECKING
 
@@ -31,6 +31,7 @@ from jacked_vault.store.gate import Checked
 from jacked_vault.store.layout import Store
 from jacked_vault.store.lock import DEFAULT_TIMEOUT_S, store_lock
 from jacked_vault.store.settings import DEFAULT_SETTINGS, Settings
+from jacked_vault.store.tombstones import NO_STONES, Tombstoned, stronger
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
@@ -70,7 +71,7 @@ class Transaction:
         self._repo: pygit2.Repository | None = None
         self._journal: int | None = None  # the journal's descriptor, once this transaction wrote
         self.rolled_back: list[str] = []  # what a write a kill interrupted had left, put back first
-        self.rejected_elsewhere: Container[str] = frozenset()  # values rejected in the other stores read with this one
+        self.rejected_elsewhere: Tombstoned = NO_STONES  # values rejected or forgotten in the other stores read with it
 
     @property
     def repo(self) -> pygit2.Repository:
@@ -78,12 +79,11 @@ class Transaction:
             self._repo = git.open_repo(self.store.root)
         return self._repo
 
-    def rejected(self, value_hash: str) -> bool:
-        """The tombstone rule's oracle for this write: rejected in this store or in any other the
-        writer reads (the gate asks it for every note this transaction commits)."""
-        if self.index.is_tombstoned(value_hash):
-            return True
-        return value_hash in self.rejected_elsewhere
+    def rejected(self, value_hash: str) -> str | None:
+        """The tombstone rule's oracle for this write (`store.tombstones.Tombstoned`): rejected or
+        forgotten in this store or in any other the writer reads (the gate asks it for every note
+        this transaction commits)."""
+        return stronger(self.index.tombstoned(value_hash), self.rejected_elsewhere(value_hash))
 
     def committed(self, rel: str) -> bytes | None:
         """`rel` as HEAD has it (None if HEAD has no such file): what transitions start from."""
@@ -380,7 +380,7 @@ def write_transaction(
     harness: str,
     origin: str,
     settings: Settings = DEFAULT_SETTINGS,
-    rejected_elsewhere: Container[str] = frozenset(),
+    rejected_elsewhere: Tombstoned = NO_STONES,
     may_push: bool = False,
 ) -> Iterator[Transaction]:
     """Lock the store and yield a Transaction; undo on error, refresh the index after a commit.

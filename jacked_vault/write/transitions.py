@@ -194,7 +194,7 @@ def _apply(
     from jacked_vault.document import parse_note, render_note
     from jacked_vault.search.entries import Entry
     from jacked_vault.store import audit
-    from jacked_vault.store.tombstones import tombstone_hash, tombstone_path
+    from jacked_vault.store.tombstones import appended, tombstone_hash, tombstone_path
 
     committed = tx.committed(rel)
     if committed is None:
@@ -211,9 +211,10 @@ def _apply(
     if op == "reject":
         value = tombstone_hash(note.title, note.body)
         path = tombstone_path(audit.machine_id(tx.store.cache))
-        stones = (tx.files.get(path) or tx.committed(path) or b"") + (value + "\n").encode()
-        tx.replace(path, stones)
-        tx.event("tombstone", note.id, path, stones, ts=now)
+        stones = appended(tx.files.get(path) or tx.committed(path), value)
+        if stones is not None:
+            tx.replace(path, stones)
+            tx.event("tombstone", note.id, path, stones, ts=now)
         twins = _reject_twins(tx, value, rel, note.id, updated.status_reason or "", now, changes)
     kept = tx.transition(rel, data)
     tx.event(op, note.id, rel, data, ts=now)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from jacked_vault.episodic.headers import iter_fenced
+from jacked_vault.document.markdown import iter_fenced
 
 # A session entry at any level (`## 09:00 | b` in a day file, `###` in recent.md, `####` in archive.md).
 ANY_LEVEL_ENTRY = re.compile(r"^#{2,6} \d{1,2}:\d{2}[ \t]*(?:[AaPp][Mm][ \t]*)?\|")

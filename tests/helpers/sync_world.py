@@ -75,16 +75,64 @@ def shared(tmp_path: Path) -> tuple[Context, Context, Path, Path]:
     return laptop, desktop, hostile, remote
 
 
-def push_from(clone: Path, files: dict[str, str | None], message: str = "hostile change") -> str:
-    """Commit `files` (None removes one) in a plain clone and push it to main; the new commit."""
+def push_from(
+    clone: Path,
+    files: dict[str, str | bytes | None],
+    message: str = "hostile change",
+    *,
+    audit: dict[str, str] | None = None,
+) -> str:
+    """Commit `files` (None removes one) in a plain clone and push it to main; the new commit.
+    `audit`: path -> id, a `create` audit line forged for each file as it is now (its path and
+    sha256), in a machine's audit file of the pusher's own, as anyone with push access could."""
     for rel, text in files.items():
         path = clone / rel
         if text is None:
             git(clone, "rm", "-rq", rel)
             continue
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
+        if isinstance(text, bytes):
+            path.write_bytes(text)
+        else:
+            path.write_text(text)
         git(clone, "add", "-f", rel)
+    if audit:
+        git(clone, "add", "-f", forge_audit(clone, audit))
     git(clone, "commit", "-qm", message)
     git(clone, "push", "-q", "origin", "main")
     return git(clone, "rev-parse", "HEAD").strip()
+
+
+FORGER = "m-pusher"  # the machine id a forged audit file is named for
+
+
+def forge_audit(clone: Path, ids: dict[str, str], op: str = "create") -> str:
+    """Append one audit line per path of `ids` (path -> id; its sha256 the file's bytes in `clone`)
+    to the forger's audit file of this month, chained as jacked chains them; its path."""
+    import json
+
+    from jacked_vault.document import utc_now
+    from jacked_vault.store.audit import content_hash, line_hash
+
+    rel = f"audit/{FORGER}/{utc_now()[:7]}.jsonl"
+    path = clone / rel
+    before = path.read_text() if path.exists() else ""
+    prev = line_hash(before.splitlines()[-1]) if before else None
+    lines = []
+    for file, note_id in ids.items():
+        record = {
+            "ts": utc_now(),
+            "op": op,
+            "id": note_id,
+            "path": file,
+            "sha256": content_hash((clone / file).read_bytes()),
+            "prev": prev,
+            "harness": "x",
+            "origin": "cli",
+        }
+        line = json.dumps(record, separators=(",", ":"))
+        lines.append(line)
+        prev = line_hash(line)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(before + "".join(f"{line}\n" for line in lines))
+    return rel
