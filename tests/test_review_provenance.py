@@ -261,17 +261,20 @@ def test_with_trusted_keys_an_unsigned_accept_or_forget_arriving_is_quarantined(
     write_machine_config({"review": {"allowed_signers": str(signers)}})
     root = laptop.vault.root
     result = sync(_fresh(laptop))  # a context reads the machine config once
+    stones = f"tombstones/{machine_id(desktop.vault.cache)}.forgotten.txt"
     assert sorted((q["path"], q["code"]) for q in result.quarantined) == sorted(
-        [(waiting.rel, "UNSIGNED_REVIEW"), (doomed.rel, "UNSIGNED_FORGET")]
+        [(waiting.rel, "UNSIGNED_REVIEW"), (doomed.rel, "UNSIGNED_FORGET"), (stones, "UNSIGNED_FORGET")]
     )
     assert result.forgotten == []
     assert 'status: "candidate"' in (root / waiting.rel).read_text() and (root / doomed.rel).is_file()
     head = git(root, "log", "-1", "--format=%s").strip()
     assert head.startswith("memory: sync of origin"), head  # its index.md right the first time: no second commit
     integration = git(root, "log", "-1", "-p", "--grep", "^memory: sync of origin", "--", "audit")
-    assert integration.count('"op":"quarantine"') == 2, integration  # one commit of this machine's own records both
-    # the value a forget rejects is rejected here too (a tombstone any machine may add); only the deletion waits
-    assert 'status: "rejected"' in (root / doomed.rel).read_text()
+    assert integration.count('"op":"quarantine"') == 3, integration  # one commit of this machine's own records all
+    # the forgotten value came with no signed forget either: not taken, so the note stays as it was, live
+    assert 'status: "active"' in (root / doomed.rel).read_text()
+    assert not (root / stones).exists() or not (root / stones).read_text().strip()
+    assert run_cli("memory", "search", "zebrasecret", "--json", vault=root).json["results"]
     quarantine = run_cli("memory", "doctor", "--json", vault=root).json["quarantine"]
     assert {(q["path"], q["source"]) for q in quarantine} >= {(waiting.rel, "sync"), (doomed.rel, "sync")}
 
