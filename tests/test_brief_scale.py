@@ -24,10 +24,15 @@ _FULL_SCAN = re.compile(r"^SCAN (?!.*VIRTUAL TABLE)(?!CONSTANT ROW)")
 _UNBOUNDED_DOCS = re.compile(r"^SEARCH (?:d|s|docs) USING (?:COVERING )?INDEX \w+ \((?!grp=|rowid=|id=|path[=>])")
 
 
+# FTS5's own read of its configuration (a few rows whatever the vault holds), issued when a connection
+# first reads the table or sees another connection's write (PRAGMA data_version): not a query of ours.
+_FTS5_CONFIG = re.compile(r"^SELECT k, v FROM '\w+'\.'\w+_config'$")
+
+
 def _plans(db, statements: list[str]) -> list[tuple[str, str]]:
     out = []
     for sql in statements:
-        if not sql.lstrip().upper().startswith("SELECT"):
+        if not sql.lstrip().upper().startswith("SELECT") or _FTS5_CONFIG.match(sql.strip()):
             continue
         for row in db.execute(f"EXPLAIN QUERY PLAN {sql}"):
             out.append((sql, row[3]))

@@ -355,16 +355,20 @@ def signed_between(root: Path, repo, head: str, since: str | None, signers: Path
 
 def _forgotten_by(repo, commit_id: str) -> set[str]:
     """The values a forget commit adds to the forgotten-tombstone files (against its first parent)."""
-    from jacked_vault.search.treediff import changed_entries
-    from jacked_vault.store.git import blob_at
-    from jacked_vault.store.tombstones import is_forgotten_file, parse_tombstones
+    from jacked_vault.store.tombstones import FORGOTTEN_SUFFIX, TOMBSTONE_DIR, parse_tombstones
+
+    def files(commit) -> dict[str, bytes]:
+        try:
+            folder = commit.tree[TOMBSTONE_DIR]
+        except KeyError:
+            return {}
+        return {e.name: repo[e.id].data for e in repo[folder.id] if e.name.endswith(FORGOTTEN_SUFFIX)}
 
     commit = repo[commit_id]
-    parent = commit.parents[0].tree if commit.parents else None
+    before = files(commit.parents[0]) if commit.parents else {}
     added: set[str] = set()
-    for rel, entry in changed_entries(repo, parent, commit.tree):
-        if entry is not None and is_forgotten_file(rel):
-            added |= parse_tombstones(repo[entry.id].data) - parse_tombstones(blob_at(repo, parent, rel) or b"")
+    for name, data in files(commit).items():
+        added |= parse_tombstones(data) - parse_tombstones(before.get(name, b""))
     return added
 
 
