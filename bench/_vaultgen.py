@@ -201,7 +201,7 @@ def generate_vault(
         from jacked_vault.search.index import INDEX_DB
         from jacked_vault.store.vault import open_vault
 
-        cache = open_vault(root).cache
+        cache = open_vault(root).state
         for suffix in ("", "-wal", "-shm"):
             (cache / f"{INDEX_DB}{suffix}").unlink(missing_ok=True)
     return GenStats(

@@ -170,7 +170,7 @@ def stage_figures(vault: Path, work: Path, repeat: int) -> None:
     figures["validate"] = _cpu_ms(lambda: [check_fields(dict(f), body, "x") for f, body in fields], repeat, n)
     figures["secret scan"] = _cpu_ms(lambda: [scan(note_fields(note)) for note in notes], repeat, n)
     entries = [Entry.from_note(note) for note in notes]
-    shutil.rmtree(store.cache, ignore_errors=True)
+    shutil.rmtree(store.state, ignore_errors=True)
     index = SearchIndex(store)
 
     def insert() -> None:

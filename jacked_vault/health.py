@@ -348,7 +348,7 @@ def hooks_health(ctx) -> dict:
     except VaultError:
         repo = None
     table = harness_table(ctx.vault.root, ctx.cwd, repo)
-    runs = last_runs(ctx.vault.cache)
+    runs = last_runs(ctx.vault.state)
     claude_runs = [runs[name] for name in ("session-start", "session-end", "pre-compact", "drain") if name in runs]
     return {
         "harnesses": {

@@ -166,4 +166,4 @@ def status(ctx: Context) -> Status:
     from jacked_vault.health import hooks_health
     from jacked_vault.store.queue import queue_counts
 
-    return Status(vault=vault, repo=repo, hooks=hooks_health(ctx), captures=queue_counts(store.cache).to_json())
+    return Status(vault=vault, repo=repo, hooks=hooks_health(ctx), captures=queue_counts(store.state).to_json())

@@ -82,7 +82,7 @@ def _build(ctx, monkeypatch, *, worker: bool) -> tuple[tuple, set[bytes], list[s
     this (the main) process, and the titles whose text it analysed."""
     monkeypatch.setattr(parallel, "PARALLEL_MIN", 2 if worker else 10**9)
     for suffix in ("", "-wal", "-shm"):
-        Path(f"{ctx.vault.cache / index_module.INDEX_DB}{suffix}").unlink(missing_ok=True)
+        Path(f"{ctx.vault.state / index_module.INDEX_DB}{suffix}").unlink(missing_ok=True)
     scanned = main_process_scans(monkeypatch)
     derived_here = main_process_derivations(monkeypatch)
     index = SearchIndex(ctx.vault)

@@ -158,7 +158,7 @@ def test_doctor_repair_commits_orphans_and_quarantines_what_fails_the_gate(ctx: 
     assert git(root, "ls-files", "groups/tools/note/orphan.md").strip() == "groups/tools/note/orphan.md"
     assert orphan_path.read_bytes() == render_note(orphan)
     assert not junk.exists() and not stale.exists()  # invalid: moved aside, never deleted
-    (kept,) = [p for p in (ctx.vault.cache / "quarantine").iterdir() if p.name.endswith("junk.md")]
+    (kept,) = [p for p in (ctx.vault.state / "quarantine").iterdir() if p.name.endswith("junk.md")]
     assert kept.read_bytes() == before_junk
     after = doctor(ctx).to_json()
     assert after["uncommitted"] == [] and after["ok"], after
@@ -167,7 +167,7 @@ def test_doctor_repair_commits_orphans_and_quarantines_what_fails_the_gate(ctx: 
 
 def test_doctor_reindex_rebuilds(ctx: Context):
     _add(ctx)
-    os.unlink(ctx.vault.cache / "index.sqlite")
+    os.unlink(ctx.vault.state / "index.sqlite")
     report = doctor(ctx, reindex=True)
     assert report.memory_count == 1 and report.reindexed
 

@@ -123,7 +123,7 @@ def test_an_arriving_review_counts_only_with_its_accept_behind_it(shared, tmp_pa
     from conftest import write_machine_config
     from jacked_vault.store.audit import machine_id
 
-    write_machine_config({"review": {"trust_unsigned": [machine_id(desktop.vault.cache)]}})
+    write_machine_config({"review": {"trust_unsigned": [machine_id(desktop.vault.state)]}})
     real = add(
         desktop,
         AddRequest(title="Really accepted", body="A person said yes.", group="tools", status="candidate", origin="mcp"),

@@ -177,7 +177,7 @@ def test_an_accept_made_here_is_reviewed_and_says_here(shared, tmp_path: Path):
     laptop, _, _, _ = shared
     note = add(laptop, AddRequest(title="Pin the zebradeps", kind="decision", body="Always pin.", group="tools"))
     done = transition(laptop, note.note.id, "accept")
-    here = machine_id(laptop.vault.cache)
+    here = machine_id(laptop.vault.state)
     review = _review(laptop.vault.root, "here", here, done.commit, verified=False, counts=True)
     seen = _everywhere(laptop.vault.root, _code_repo(tmp_path), note.note.id, "zebradeps")
     assert seen["search"] == [("reviewed", review)] and seen["read"] == ("reviewed", review)
@@ -192,7 +192,7 @@ def test_another_machines_honest_accept_arrives_unverified_until_it_is_signed_or
     done = transition(desktop, note.note.id, "accept")
     sync(desktop)
     sync(laptop)
-    desk = machine_id(desktop.vault.cache)
+    desk = machine_id(desktop.vault.state)
     found = run_cli("memory", "search", "zebrapages", "--all", "--json", vault=laptop.vault.root).json["results"]
     assert [(r["trust"], r["review"]) for r in found] == [
         ("unreviewed", _review(laptop.vault.root, "machine", desk, done.commit, verified=False, counts=False))
@@ -233,7 +233,7 @@ def test_an_accept_verified_against_a_trusted_key_counts_on_every_machine(shared
     signers.write_text(f"desk@example.com namespaces=\"git\" {pub}\n")
     write_machine_config({"review": {"allowed_signers": str(signers)}})
     sync(laptop)
-    desk = machine_id(desktop.vault.cache)
+    desk = machine_id(desktop.vault.state)
     review = _review(laptop.vault.root, "verified", desk, done.commit, verified=True, counts=True)
     seen = _everywhere(laptop.vault.root, _code_repo(tmp_path), note.note.id, "zebrareleases")
     assert seen["search"] == [("reviewed", review)] and seen["mcp_read"] == ("reviewed", review)
@@ -261,7 +261,7 @@ def test_with_trusted_keys_an_unsigned_accept_or_forget_arriving_is_quarantined(
     write_machine_config({"review": {"allowed_signers": str(signers)}})
     root = laptop.vault.root
     result = sync(_fresh(laptop))  # a context reads the machine config once
-    stones = f"tombstones/{machine_id(desktop.vault.cache)}.forgotten.txt"
+    stones = f"tombstones/{machine_id(desktop.vault.state)}.forgotten.txt"
     assert sorted((q["path"], q["code"]) for q in result.quarantined) == sorted(
         [(waiting.rel, "UNSIGNED_REVIEW"), (doomed.rel, "UNSIGNED_FORGET"), (stones, "UNSIGNED_FORGET")]
     )

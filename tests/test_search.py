@@ -135,13 +135,13 @@ def test_index_catches_up_with_commits_made_by_plain_git(ctx: Context):
 
 def test_deleting_the_index_loses_nothing(ctx: Context):
     hits = [_add(ctx, f"Mu {n}") for n in range(3)]
-    os.unlink(ctx.vault.cache / "index.sqlite")
+    os.unlink(ctx.vault.state / "index.sqlite")
     assert set(_ids(ctx, "mu")) == {h.note.id for h in hits}
 
 
 def test_corrupt_index_is_rebuilt(ctx: Context):
     hit = _add(ctx, "Nu")
-    index_file = ctx.vault.cache / "index.sqlite"
+    index_file = ctx.vault.state / "index.sqlite"
     for suffix in ("-wal", "-shm"):
         Path(f"{index_file}{suffix}").unlink(missing_ok=True)
     index_file.write_bytes(b"this is not a database" * 100)
@@ -280,7 +280,7 @@ def test_an_index_made_by_older_rules_is_rebuilt_with_todays_terms(ctx: Context)
 
     hit = _add(ctx, "存储的决定", body="我们决定使用数据库存储记忆")
     assert _ids(ctx, "数据库") == [hit.note.id]
-    db = sqlite3.connect(ctx.vault.cache / "index.sqlite")
+    db = sqlite3.connect(ctx.vault.state / "index.sqlite")
     with db:
         db.execute("UPDATE docs_terms SET body = '我们决定使用数据库存储记忆'")  # what the old analyser stored
         db.execute("UPDATE meta SET value = 'older-rules' WHERE key = 'schema'")

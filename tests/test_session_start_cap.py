@@ -101,7 +101,7 @@ def test_the_cap_runs_out_while_judging_the_session_starts_as_it_was_and_sync_ta
     assert _head(root) == head  # nothing moved, nothing half-applied
     assert git(root, "status", "--porcelain", "--untracked-files=all").strip() == ""
     assert not any((root / rel).exists() for rel in paths)
-    with store_lock(desktop.vault.cache, timeout_s=0):  # no lock left held
+    with store_lock(desktop.vault.state, timeout_s=0):  # no lock left held
         pass
     log = (state_dir(root) / "log").read_text().splitlines()
     assert "hook=session-start" in log[-1] and "pull=timeout" in log[-1], log[-1]
@@ -183,7 +183,7 @@ def test_the_deadline_kills_the_workers_judging_ahead(pushed, monkeypatch, tmp_p
     assert not (tmp_path / "batch-judged").exists()  # killed, not waited for
     assert _head(root) == head
     assert not any((root / rel).exists() for rel in paths)
-    with store_lock(desktop.vault.cache, timeout_s=0):
+    with store_lock(desktop.vault.state, timeout_s=0):
         pass
 
 

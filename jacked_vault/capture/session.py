@@ -252,7 +252,7 @@ def capture_session(
         quiet = codex.last_activity(path)
         when = datetime.fromtimestamp(quiet).astimezone() if quiet is not None else when
     store = ctx.vault
-    cache = store.cache
+    cache = store.state
     key = key or capture_key(payload)
     result = CaptureResult(key=key, event=event)
     with key_lock(cache, key) as held:
@@ -290,7 +290,7 @@ def _capture(
     from jacked_vault.write.create import create_note
 
     store = ctx.vault
-    cache = store.cache
+    cache = store.state
     key = result.key
     assert key is not None, "capture_session names the key before it captures"
     branch = transcript.branch or current_branch(repo.root) or "-"

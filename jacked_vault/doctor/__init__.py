@@ -22,7 +22,7 @@ def doctor(ctx: Context, *, repair: bool = False, reindex: bool = False, full: b
     from jacked_vault.store.config import read_config
     from jacked_vault.store.queue import queue_counts
 
-    report = Report(reindexed=reindex, captures=queue_counts(ctx.vault.cache).to_json())
+    report = Report(reindexed=reindex, captures=queue_counts(ctx.vault.state).to_json())
     config = read_config(ctx.vault)
     report.config_problems = [{"code": "DUPLICATE_MAPPING", **d} for d in duplicate_mappings(config.effective)]
     report.config_warnings = config.warnings

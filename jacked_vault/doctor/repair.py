@@ -34,7 +34,7 @@ def repair(store: Store, report: Report, *, harness: str, settings: Settings = D
     from jacked_vault.write.transaction import roll_back
 
     check_store_gitignore(store)
-    with store_lock(store.cache):
+    with store_lock(store.state):
         for path in temp_files(store):
             os.unlink(path)
         report.repaired += [shown(store, rel) for rel in roll_back(store)]

@@ -165,13 +165,13 @@ def _warnings(ctx: Context, diag) -> list[str]:
         out.append(f"last push {pushed.result} (tried again at the next trigger): {pushed.message}")
     elif ctx.settings.push == "manual" and _differs_from_remote(root, fast_head(root)):
         out.append("the vault differs from its remote and pushes are manual (run `jacked memory sync`)")
-    counts = queue_counts(ctx.vault.cache)
+    counts = queue_counts(ctx.vault.state)
     if counts.pending:
         out.append(f"{counts.pending} capture(s) queued for retry")
     if counts.failed:
         out.append(f"{counts.failed} capture(s) failed (see `jacked memory doctor`)")
     out += [
-        f"the last {run.name} hook run failed ({run.at}): {run.outcome[:120]}" for run in failed_runs(ctx.vault.cache)
+        f"the last {run.name} hook run failed ({run.at}): {run.outcome[:120]}" for run in failed_runs(ctx.vault.state)
     ]
     return out
 

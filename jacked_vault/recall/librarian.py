@@ -75,7 +75,7 @@ def last_run(ctx: Context) -> str | None:
     from jacked_vault.document.timestamps import parse_timestamp
     from jacked_vault.store.statefile import read_json
 
-    found = (read_json(ctx.vault.cache / STATE_FILE) or {}).get("last_run")
+    found = (read_json(ctx.vault.state / STATE_FILE) or {}).get("last_run")
     try:
         return found if isinstance(found, str) and parse_timestamp(found) else None
     except (ValueError, TypeError):
@@ -223,7 +223,7 @@ def counters(ctx: Context, index, now: str, *, bounded: bool = False) -> dict[st
     from jacked_vault.store.statefile import read_json, write_json
 
     conf = settings(ctx)
-    path = ctx.vault.cache / STATE_FILE
+    path = ctx.vault.state / STATE_FILE
     state = read_json(path) or {}
     since = last_run(ctx) or ""
     key = {"commit": index.commit, "last_run": since, "settings": conf, "day": now[:10], "bounded": bounded}
@@ -308,7 +308,7 @@ def librarian_status(ctx: Context, *, done: bool = False) -> LibrarianStatus:
 
     now = utc_now()
     if done:
-        write_json(ctx.vault.cache / STATE_FILE, {"last_run": now})  # the counts kept for the previous run go with it
+        write_json(ctx.vault.state / STATE_FILE, {"last_run": now})  # the counts kept for the previous run go with it
     index = open_fresh(ctx.vault)
     try:
         counts = counters(ctx, index, now)

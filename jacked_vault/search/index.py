@@ -246,7 +246,7 @@ class SearchIndex:
 
     def __init__(self, store: Store, progress: Callable[[int], None] | None = None) -> None:
         self.store = store
-        self.path = store.cache / INDEX_DB
+        self.path = store.state / INDEX_DB
         self._db: sqlite3.Connection | None = None
         self._progress = progress
         self._indexed = 0

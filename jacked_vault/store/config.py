@@ -280,8 +280,8 @@ def machine_review() -> ReviewTrust:
 
 def _in_state(store: Store, name: str) -> str:
     """`name` in the store's machine-local state folder, relative to the store (read contained;
-    `Store.cache` first adopts an older version's state)."""
-    return (store.cache / name).relative_to(store.root).as_posix()
+    `Store.state` first adopts an older version's state)."""
+    return (store.state / name).relative_to(store.root).as_posix()
 
 
 def read_config(store: Store) -> ConfigRead:

@@ -446,7 +446,7 @@ def quarantine(store: Store, rel: str, data: bytes, reason: str, source: str) ->
     from jacked_vault.safety import fsio
     from jacked_vault.store.audit import content_hash
 
-    folder = store.cache / QUARANTINE_DIR
+    folder = store.state / QUARANTINE_DIR
     os.makedirs(folder, exist_ok=True)
     sha = content_hash(data)
     now = utc_now()
@@ -471,7 +471,7 @@ def _append_line(path: Path, line: str) -> None:
 
 def quarantine_records(store: Store, limit: int = 1000) -> list[dict]:
     """The newest quarantine records of this store (what doctor shows)."""
-    path = store.cache / QUARANTINE_DIR / "records.jsonl"
+    path = store.state / QUARANTINE_DIR / "records.jsonl"
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
     except OSError:

@@ -53,7 +53,7 @@ class Store:
     is_project: bool = False
 
     @cached_property
-    def cache(self) -> Path:
+    def state(self) -> Path:
         """This store's machine-local state folder (`state_dir`)."""
         return state_dir(self.root)
 

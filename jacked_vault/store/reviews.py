@@ -123,7 +123,7 @@ class ReviewPolicy:
         from jacked_vault.store.audit import machine_id
         from jacked_vault.store.config import machine_review
 
-        return cls(machine_id(store.cache), machine_review())
+        return cls(machine_id(store.state), machine_review())
 
     def digest(self) -> str:
         """What the index remembers of the policy: a change re-judges every review."""

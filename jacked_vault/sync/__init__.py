@@ -182,7 +182,7 @@ def set_remote(ctx: Context, url: str, *, join: bool = False) -> RemoteSet:
     from jacked_vault.store.lock import store_lock
 
     try:
-        with store_lock(ctx.vault.cache):
+        with store_lock(ctx.vault.state):
             _integrate(ctx, repo, _head_id(repo), theirs.target, None, accept_deletions=False, join=True)
     except VaultError:
         _restore_remote(root, config_before, tracking, tracked_before)
@@ -269,7 +269,7 @@ def _adopt(ctx: Context, repo, branch: str) -> bool:
     theirs = repo.references.get(f"refs/remotes/origin/{branch}")
     if theirs is None:
         return False
-    with store_lock(ctx.vault.cache):
+    with store_lock(ctx.vault.state):
         ours = _head_id(repo)
         _integrate(ctx, repo, ours, theirs.target, None, accept_deletions=False, adopt=True)
     regenerate_indexes(ctx)
@@ -676,7 +676,7 @@ def _sync(ctx: Context, accept_deletions: bool) -> SyncResult:
     branch = git.require_branch(root)
     check_store_gitignore(ctx.vault)
     remote.fetch(root, branch)
-    with store_lock(ctx.vault.cache):
+    with store_lock(ctx.vault.state):
         repo = git.open_repo(root)
         tracking = repo.references.get(f"refs/remotes/origin/{branch}")
         ours = _head_id(repo)
@@ -758,7 +758,7 @@ def pull_at_session_start(ctx: Context, timeout_s: float = SESSION_START_TIMEOUT
             remote.fetch(root, branch, timeout=deadline.left())
         except VaultError as exc:
             return write_state(root, "timeout" if "longer than" in exc.message else "failed", exc.message)
-        with store_lock(ctx.vault.cache, timeout_s=deadline.left()):
+        with store_lock(ctx.vault.state, timeout_s=deadline.left()):
             repo = git.open_repo(root)
             tracking = repo.references.get(f"refs/remotes/origin/{branch}")
             ours = _head_id(repo)

@@ -215,7 +215,7 @@ def inspect_arrivals(
     from jacked_vault.store.audit import machine_id
     from jacked_vault.store.gate import cap_for
 
-    machine = machine_id(store.cache)
+    machine = machine_id(store.state)
     judge = _Judge(
         store, repo, base_tree, tombstoned, local_path or (lambda _id: None), verdicts=verdicts, here=here,
         signed=signed,

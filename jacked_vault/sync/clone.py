@@ -90,7 +90,7 @@ def clone_vault(url: str, path: Path, *, harness: str = UNKNOWN_HARNESS, name_va
         _git_clone(url, temp)
         store = Store(temp)
         branch, head, arrivals, reason, notes = _check_out(store)
-        machine = machine_id(store.cache)
+        machine = machine_id(store.state)
         quarantined = _settle(store, arrivals, harness)
         head = git.fast_head(temp) or head
         write_state(temp, "ok", f"cloned from the remote ({head[:10]})")

@@ -168,7 +168,7 @@ def forget(ctx: Context, note_id: str) -> Forgotten:
                 raise VaultError("INCOMPLETE", f"{store.display(path, _note.scope)} is missing from the working tree; "
                                  "run `jacked memory doctor --repair` (it restores it), then forget it")  # fmt: skip
             dropped |= working != tx.committed(path)
-        stones_rel = forgotten_path(audit.machine_id(store.cache))
+        stones_rel = forgotten_path(audit.machine_id(store.state))
         stones = appended(tx.committed(stones_rel), value)
         if stones is not None:
             tx.replace(stones_rel, stones)

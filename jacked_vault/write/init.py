@@ -95,7 +95,7 @@ def _init_store(store: Store, files: dict[str, bytes], subject: str, harness: st
     if not is_git_repo(root):
         git.init_repo(root)
     repo = git.open_repo(root)
-    os.makedirs(store.cache, exist_ok=True)
+    os.makedirs(store.state, exist_ok=True)
     wanted = {".gitignore": gitignore_template().encode(), **files}
     missing = {}
     try:

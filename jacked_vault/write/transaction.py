@@ -167,7 +167,7 @@ class Transaction:
         against a killed process, whose writes the kernel keeps."""
         if self._journal is None:
             flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC
-            self._journal = os.open(self.store.cache / JOURNAL, flags, 0o600)
+            self._journal = os.open(self.store.state / JOURNAL, flags, 0o600)
         os.write(
             self._journal, (json.dumps({"path": rel, "after": _sha(after), "created": created}) + "\n").encode("utf-8")
         )
@@ -251,7 +251,7 @@ def _sealed(
 
     if not events:
         raise VaultError("INTERNAL", "a commit without an audit line (every mutation is logged)")
-    machine = audit.machine_id(store.cache)
+    machine = audit.machine_id(store.state)
     pending = audit.stage(store.root, machine, events)
     for rel, data in pending.files.items():
         inspect(store, rel, data, base=base(rel))
@@ -311,7 +311,7 @@ def _sha(data: bytes | None) -> str | None:
 
 def _drop_journal(store: Store) -> None:
     with suppress(FileNotFoundError):
-        os.unlink(store.cache / JOURNAL)
+        os.unlink(store.state / JOURNAL)
 
 
 def interrupted(store: Store, repo) -> dict[str, bytes | None]:
@@ -328,7 +328,7 @@ def interrupted(store: Store, repo) -> dict[str, bytes | None]:
     from jacked_vault.store.layout import classify_path
 
     try:
-        raw = fsio.read_optional(store.cache, JOURNAL, max_bytes=MAX_JOURNAL)
+        raw = fsio.read_optional(store.state, JOURNAL, max_bytes=MAX_JOURNAL)
     except (OSError, VaultError):
         return {}  # a journal that is not a plain readable file was not written by a transaction
     ours: dict[str, set[str | None]] = {}
@@ -361,7 +361,7 @@ def interrupted(store: Store, repo) -> dict[str, bytes | None]:
 def roll_back(store: Store) -> list[str]:
     """Roll back the write a kill interrupted (see `interrupted`) and drop its journal; returns
     the paths put back. Callers hold the store lock, so a journal found is a dead writer's."""
-    if not os.path.lexists(store.cache / JOURNAL):
+    if not os.path.lexists(store.state / JOURNAL):
         return []
     plan = interrupted(store, git.open_repo(store.root))
     for rel, data in plan.items():
@@ -394,7 +394,7 @@ def write_transaction(
 
     check_store_gitignore(store)
     git.require_branch(store.root)
-    with store_lock(store.cache, DEFAULT_TIMEOUT_S if settings.lock_timeout_s is None else settings.lock_timeout_s):
+    with store_lock(store.state, DEFAULT_TIMEOUT_S if settings.lock_timeout_s is None else settings.lock_timeout_s):
         rolled_back = roll_back(store)
         index = SearchIndex(store)
         try:

@@ -210,7 +210,7 @@ def _apply(
     twins: list[str] = []
     if op == "reject":
         value = tombstone_hash(note.title, note.body)
-        path = tombstone_path(audit.machine_id(tx.store.cache))
+        path = tombstone_path(audit.machine_id(tx.store.state))
         stones = appended(tx.files.get(path) or tx.committed(path), value)
         if stones is not None:
             tx.replace(path, stones)

@@ -403,7 +403,7 @@ def capture_merge(
         raise VaultError("USAGE", f"{root} is inside the vault; capture-merge works on code repositories")
     identity = ctx.repo.identity
     report = MergeCaptureReport(repo=str(root), identity=identity, group=ctx.group)
-    cache = ctx.vault.cache
+    cache = ctx.vault.state
     ctx.config  # noqa: B018 - NO_VAULT / CONFIG surface before any work
     with _capture_lock(cache, lock_wait_s):
         if retry_queue:
@@ -489,7 +489,7 @@ def _capture_unit(ctx, repo, root: Path, unit: Unit, branch: str, use_gh: bool, 
     from jacked_vault.store.log import log_line
 
     sha = str(unit.commit.id)
-    cache = ctx.vault.cache
+    cache = ctx.vault.state
     try:
         return _capture_one(ctx, repo, unit, branch, use_gh, use_distiller)
     except Exception as exc:  # one merge must not stop the others
@@ -545,7 +545,7 @@ def retry(vault_path: Path, *, lock_held: bool = False):
             )
         ctx = Context.create(vault=str(vault_path), cwd=root, harness=HARNESS)
         unit = Unit(repo[oid], payload.get("merge_kind") or kind_of(repo[oid]) or "commit")
-        with nullcontext() if lock_held else _capture_lock(ctx.vault.cache, wait_s=5.0):
+        with nullcontext() if lock_held else _capture_lock(ctx.vault.state, wait_s=5.0):
             return Attempt(_capture_one(ctx, repo, unit, payload.get("branch") or "-", True, True))
 
     return handle
@@ -555,7 +555,7 @@ def _retry_queued(ctx) -> list[Outcome]:
     """Retry this vault's queued merges (the caller holds the capture lock)."""
     from jacked_vault.capture.queue import drain
 
-    report = drain({"merge": retry(ctx.vault_path, lock_held=True)}, ctx.vault.cache, max_items=MAX_UNITS_PER_RUN)
+    report = drain({"merge": retry(ctx.vault_path, lock_held=True)}, ctx.vault.state, max_items=MAX_UNITS_PER_RUN)
     return [r for r in report.results if isinstance(r, Outcome)]
 
 

@@ -192,13 +192,13 @@ def distilled(ctx, info: MergeInfo, facts: str) -> tuple[str, str, list[str]] | 
     if distiller is None:
         return None
     try:
-        answer = distill(distiller, merge_prompt(info, facts), cwd=str(ctx.vault.cache))
+        answer = distill(distiller, merge_prompt(info, facts), cwd=str(ctx.vault.state))
     except DistillFailure as failure:
-        log_line(ctx.vault.cache, f"post-merge {info.commit[:10]}: {failure}; deterministic note")
+        log_line(ctx.vault.state, f"post-merge {info.commit[:10]}: {failure}; deterministic note")
         return None
     except Exception as exc:  # distillation is optional
         log_line(
-            ctx.vault.cache, f"post-merge {info.commit[:10]}: distiller error {type(exc).__name__}; deterministic note"
+            ctx.vault.state, f"post-merge {info.commit[:10]}: distiller error {type(exc).__name__}; deterministic note"
         )
         return None
     note = answer.note
@@ -208,7 +208,7 @@ def distilled(ctx, info: MergeInfo, facts: str) -> tuple[str, str, list[str]] | 
 
     sources = [info.message] + ([info.pr.title or "", info.pr.body or ""] if info.pr else [])
     if parrots(note.title, note.body, sources):
-        log_line(ctx.vault.cache, f"post-merge {info.commit[:10]}: distilled note refused (PARROT); deterministic note")
+        log_line(ctx.vault.state, f"post-merge {info.commit[:10]}: distilled note refused (PARROT); deterministic note")
         return None
     title = clean_line(note.title, MAX_TITLE_CHARS)
     body = clean_block(note.body, MAX_DISTILLED_BODY_CHARS)
