@@ -41,6 +41,7 @@ from pathlib import Path
 import pytest
 from conftest import CliResult, git, make_repo, run_cli, snapshot, write_machine_config
 from helpers.state import state_dir
+from helpers.sync_world import forge_audit
 
 from jacked_vault import registry
 from jacked_vault.context import Context
@@ -1572,8 +1573,6 @@ class Remote:
     ) -> str:
         """Commit `files` (None: removed; a Path: a symlink to it) in the hostile clone and push.
         `audit`: rel -> note id, an audit line forged for each, as a well-prepared attacker would."""
-        from jacked_vault.document import utc_now
-        from jacked_vault.store.audit import content_hash, line_hash
 
         clone = self.hostile
         git(clone, "fetch", "-q", "origin")
@@ -1590,28 +1589,7 @@ class Remote:
                 path.write_bytes(content.encode() if isinstance(content, str) else content)
             git(clone, "add", "-f", rel)
         if audit:
-            month = f"audit/{HOSTILE_MACHINE}/{utc_now()[:7]}.jsonl"
-            before = (clone / month).read_text() if (clone / month).exists() else ""
-            prev = line_hash(before.splitlines()[-1]) if before else None
-            lines = []
-            for rel, note_id in audit.items():
-                data = (clone / rel).read_bytes()
-                record = {
-                    "ts": utc_now(),
-                    "op": "create",
-                    "id": note_id,
-                    "path": rel,
-                    "sha256": content_hash(data),
-                    "prev": prev,
-                    "harness": "x",
-                    "origin": "cli",
-                }
-                line = json.dumps(record, separators=(",", ":"))
-                lines.append(line)
-                prev = line_hash(line)
-            (clone / month).parent.mkdir(parents=True, exist_ok=True)
-            (clone / month).write_text(before + "".join(f"{line}\n" for line in lines))
-            git(clone, "add", "-f", month)
+            git(clone, "add", "-f", forge_audit(clone, audit, machine=HOSTILE_MACHINE))
         git(clone, "commit", "-qm", message)
         git(clone, "push", "-q", "origin", "main")
         return git(clone, "rev-parse", "HEAD").strip()

@@ -106,15 +106,15 @@ def push_from(
 FORGER = "m-pusher"  # the machine id a forged audit file is named for
 
 
-def forge_audit(clone: Path, ids: dict[str, str], op: str = "create") -> str:
+def forge_audit(clone: Path, ids: dict[str, str], op: str = "create", machine: str = FORGER) -> str:
     """Append one audit line per path of `ids` (path -> id; its sha256 the file's bytes in `clone`)
-    to the forger's audit file of this month, chained as jacked chains them; its path."""
+    to `machine`'s audit file of this month, chained as jacked chains them; its path."""
     import json
 
     from jacked_vault.document import utc_now
     from jacked_vault.store.audit import content_hash, line_hash
 
-    rel = f"audit/{FORGER}/{utc_now()[:7]}.jsonl"
+    rel = f"audit/{machine}/{utc_now()[:7]}.jsonl"
     path = clone / rel
     before = path.read_text() if path.exists() else ""
     prev = line_hash(before.splitlines()[-1]) if before else None
