@@ -31,6 +31,7 @@ try:  # run as `python bench/_audit_bench.py`, this file's folder is on sys.path
     from _vaultgen import git_cli
 except ImportError:  # imported as bench._audit_bench
     from bench._vaultgen import git_cli
+from jacked_vault.store.machine_state import machine_id
 from jacked_vault.store import audit
 from jacked_vault.store.layout import AUDIT_DIR, audit_part, state_dir
 from jacked_vault.write.init import init_vault
@@ -143,7 +144,7 @@ def audit_add_figures(
             init_vault(vault)
             os.makedirs(state_dir(vault), exist_ok=True)
             if label == "busy":
-                fill_month(vault, audit.machine_id(state_dir(vault)), lines, single=single)
+                fill_month(vault, machine_id(state_dir(vault)), lines, single=single)
             _add_once(vault, 0)  # warm: the search index is built, the page cache holds the files
             vaults[label] = vault
         times: dict[str, list[float]] = {"empty": [], "busy": []}
@@ -155,7 +156,7 @@ def audit_add_figures(
                 times[label].append(ms)
                 cpus[label].append(cpu)
                 rss[label] = max(rss[label], kib)
-        machine = audit.machine_id(state_dir(vaults["busy"]))
+        machine = machine_id(state_dir(vaults["busy"]))
         largest = max((p.stat().st_size for p in (vaults["busy"] / AUDIT_DIR / machine).iterdir()), default=0)
     empty, busy = statistics.median(times["empty"]), statistics.median(times["busy"])
     cpu_empty, cpu_busy = statistics.median(cpus["empty"]), statistics.median(cpus["busy"])

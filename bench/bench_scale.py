@@ -34,6 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench._vaultgen import generate_vault, git_cli, write_audit_history, write_notes  # noqa: E402 - after sys.path
+from jacked_vault.store.machine_state import machine_id  # noqa: E402 - after sys.path
 from jacked_vault.store.layout import state_dir  # noqa: E402 - after sys.path
 
 PY = sys.executable
@@ -394,9 +395,8 @@ def run_size(n: int, cached: Path, work: Path, runner: Runner, args: argparse.Na
 def fill_this_month(vault: Path, lines: int) -> str:
     """This machine's audit month holds `lines` more lines, committed (engineer A's helper)."""
     from bench._audit_bench import fill_month
-    from jacked_vault.store import audit
 
-    fill_month(vault, audit.machine_id(state_dir(vault)), lines)
+    fill_month(vault, machine_id(state_dir(vault)), lines)
     return f"{lines:,} lines"
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from jacked_vault.store.machine_state import machine_id
 from conftest import git, run_cli
 from jacked_vault.context import Context
 from jacked_vault.doctor import doctor
@@ -37,7 +38,7 @@ def test_a_month_past_the_cap_stops_neither_add_nor_doctor(ctx: Context):
     """The issue's case: a month file over 64 MiB (~300k lines: one bulk import, a busy CI
     machine). Writes roll into the month's next part; doctor streams the big file."""
     root = ctx.vault.root
-    machine = audit.machine_id(ctx.vault.state)
+    machine = machine_id(ctx.vault.state)
     big = f"{_month()}.jsonl"
     write_chained_lines(root, machine, big, 300_000)
     assert (root / AUDIT_DIR / machine / big).stat().st_size > audit.MAX_AUDIT_FILE
@@ -64,7 +65,7 @@ def test_a_month_past_the_cap_stops_neither_add_nor_doctor(ctx: Context):
 def test_300k_lines_in_rolled_parts_then_add_and_doctor_work(ctx: Context):
     """300k lines of this month already rolled into parts the size the tool closes them at."""
     root = ctx.vault.root
-    machine = audit.machine_id(ctx.vault.state)
+    machine = machine_id(ctx.vault.state)
     month = _month()
     per_part = audit.ROLL_BYTES // LINE_BYTES - 1
     written, part = 0, 1
@@ -95,7 +96,7 @@ def test_writes_roll_into_numbered_parts_and_the_chain_holds(ctx: Context, monke
     monkeypatch.setattr(audit, "ROLL_BYTES", 1200)  # ~3 lines a part
     for n in range(12):
         add(ctx, AddRequest(title=f"Note {n}", body="b", group="g"))
-    machine = audit.machine_id(ctx.vault.state)
+    machine = machine_id(ctx.vault.state)
     folder = ctx.vault.root / AUDIT_DIR / machine
     names = sorted((p.name for p in folder.iterdir()), key=audit_part)
     assert len(names) >= 4 and names[0] == f"{_month()}.jsonl" and names[1] == f"{_month()}-2.jsonl"
@@ -115,7 +116,7 @@ def test_writes_roll_into_numbered_parts_and_the_chain_holds(ctx: Context, monke
 
 def test_a_bulk_stage_splits_across_parts_in_one_commit(ctx: Context, monkeypatch):
     monkeypatch.setattr(audit, "ROLL_BYTES", 4096)
-    machine = audit.machine_id(ctx.vault.state)
+    machine = machine_id(ctx.vault.state)
     events = [
         audit.AuditEvent("2026-12-01T00:00:00.000Z", "import", f"episodic:x{n}", f"p{n}", "", "t", "migrate")
         for n in range(100)
@@ -132,7 +133,7 @@ def test_a_line_cut_from_an_earlier_part_breaks_the_chain(ctx: Context, monkeypa
     monkeypatch.setattr(audit, "ROLL_BYTES", 1200)
     for n in range(8):
         add(ctx, AddRequest(title=f"Note {n}", body="b", group="g"))
-    folder = ctx.vault.root / AUDIT_DIR / audit.machine_id(ctx.vault.state)
+    folder = ctx.vault.root / AUDIT_DIR / machine_id(ctx.vault.state)
     first = folder / f"{_month()}.jsonl"
     lines = first.read_bytes().splitlines(keepends=True)
     first.write_bytes(b"".join(lines[:-1]))

@@ -12,6 +12,7 @@ from datetime import date
 from pathlib import Path
 
 import pytest
+from jacked_vault.store.machine_state import machine_id
 from conftest import CliResult, cli_env, git, snapshot
 
 from jacked_vault.context import Context
@@ -21,7 +22,6 @@ from jacked_vault.episodic.headers import count_entries
 from jacked_vault.episodic.migrate import core_sections, count_core, migrate
 from jacked_vault.episodic.rollup import rollup
 from jacked_vault.errors import VaultError
-from jacked_vault.store import audit
 from jacked_vault.store.tombstones import tombstone_hash, tombstone_path
 from jacked_vault.store.vault import open_vault
 from tests.helpers.state import state_dir
@@ -299,7 +299,7 @@ def test_refused_migrate_leaves_the_vault_exactly_as_before(
 def test_tombstoned_sections_are_skipped_and_counted(vault_path: Path, code_repo: Path, tmp_path: Path) -> None:
     src = source_copy(tmp_path)
     title, body = core_sections((src / "core-memories.md").read_text())[1]
-    machine = audit.machine_id(state_dir(vault_path))
+    machine = machine_id(state_dir(vault_path))
     path = vault_path / tombstone_path(machine)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(tombstone_hash(title, body) + "\n")
@@ -349,7 +349,7 @@ def test_identity_md_becomes_one_preference_candidate_through_the_gate(
     src = source_copy(tmp_path)
     text = (src / "identity.md").read_text()
     body = text.split("\n", 1)[1].strip()  # the file without its `# Identity` title line
-    machine = audit.machine_id(state_dir(vault_path))
+    machine = machine_id(state_dir(vault_path))
 
     # Tombstoned (rejected before): skipped, and nothing else changes.
     path = vault_path / tombstone_path(machine)

@@ -121,7 +121,7 @@ def test_an_arriving_review_counts_only_with_its_accept_behind_it(shared, tmp_pa
     # another machine's unsigned accept counts only where this machine trusts it (issue 31.7;
     # tests/test_review_provenance.py): the laptop trusts the desktop's
     from conftest import write_machine_config
-    from jacked_vault.store.audit import machine_id
+    from jacked_vault.store.machine_state import machine_id
 
     write_machine_config({"review": {"trust_unsigned": [machine_id(desktop.vault.state)]}})
     real = add(

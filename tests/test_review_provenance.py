@@ -23,7 +23,7 @@ from helpers import sync_world
 from helpers.forge import FORGER, forge_accept
 from jacked_vault.context import Context
 from jacked_vault.notes import AddRequest, add
-from jacked_vault.store.audit import machine_id
+from jacked_vault.store.machine_state import machine_id
 from jacked_vault.sync import sync
 from jacked_vault.write.transitions import transition
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import pygit2
 import pytest
 
+from jacked_vault.store.machine_state import machine_id
 from conftest import git, make_repo, snapshot
 from jacked_vault.context import Context
 from jacked_vault.document import parse_note
@@ -76,7 +77,7 @@ def test_create_writes_valid_file_and_one_commit_with_trailers(ctx: Context):
     assert f"Memory-Id: {note.id}" in message
     assert "Memory-Origin: cli" in message and "Memory-Harness: tester" in message
     assert git(root, "show", "--name-only", "--format=", "HEAD").split() == sorted(
-        [created.rel, "groups/tools/index.md", f"audit/{audit.machine_id(ctx.vault.state)}/{note.created_at[:7]}.jsonl"]
+        [created.rel, "groups/tools/index.md", f"audit/{machine_id(ctx.vault.state)}/{note.created_at[:7]}.jsonl"]
     )
     assert git(root, "status", "--porcelain") == ""
     git(root, "fsck", "--strict")
@@ -99,7 +100,7 @@ def test_name_clash_gets_numbered_suffix_and_never_replaces(ctx: Context):
 def test_audit_lines_form_a_hash_chain_without_bodies(ctx: Context):
     a = _add(ctx, body="first body text")
     b = _add(ctx, title="Second", body="second body text")
-    machine = audit.machine_id(ctx.vault.state)
+    machine = machine_id(ctx.vault.state)
     every = (ctx.vault.root / "audit" / machine / f"{a.note.created_at[:7]}.jsonl").read_text().splitlines()
     assert [json.loads(line)["op"] for line in every[:-2]] == ["init"] * 3  # the vault's own first commit
     lines = every[-2:]

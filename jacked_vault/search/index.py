@@ -35,9 +35,7 @@ from jacked_vault.search.entries import Diagnostics, Doc, Entry
 from jacked_vault.search.policy import Viewer
 from jacked_vault.search.query import COLUMNS, Filters, run_search
 from jacked_vault.search.treediff import FILE_MODES, SYMLINK_MODE, TREE_MODE, changed_entries
-from jacked_vault.store.deadline import Deadline
 from jacked_vault.store.git import fast_head
-from jacked_vault.store.tombstones import Stones
 from jacked_vault.store.layout import (
     STATE_DIR,
     ARCHIVE_DIR,
@@ -52,6 +50,8 @@ from jacked_vault.store.layout import (
 )
 
 if TYPE_CHECKING:
+    from jacked_vault.store.deadline import Deadline
+    from jacked_vault.store.tombstones import Stones
     from jacked_vault.store.reviews import Provenance, ReviewPolicy, Verdict
 
 INDEX_DB = "index.sqlite"  # the search index in the cache (not index.md: layout.INDEX_FILE)
@@ -438,6 +438,8 @@ class SearchIndex:
         ) as items:
             for root in roots:
                 self._index_root(repo, root, islice(items, len(by_root[root])))
+        from jacked_vault.store.tombstones import Stones
+
         self._sweep_tombstones(repo, tree, Stones())
 
     @contextmanager
@@ -963,10 +965,14 @@ class SearchIndex:
 
     def stones(self) -> Stones:
         """What this store's tombstones say: every tombstoned value, and which were forgotten."""
+        from jacked_vault.store.tombstones import Stones
+
         return Stones.of_sources(self.db.execute("SELECT hash, source FROM tombstones"))
 
     def tombstoned(self, value_hash: str) -> str | None:
         """The tombstone oracle of this store (`store.tombstones.Tombstoned`): REJECTED, FORGOTTEN or None."""
+        from jacked_vault.store.tombstones import Stones
+
         return Stones.of_sources(self.db.execute("SELECT hash, source FROM tombstones WHERE hash=?", (value_hash,)))(
             value_hash
         )

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import reduce
 from operator import or_
+from typing import TYPE_CHECKING
 
 from jacked_vault.context import Context
 from jacked_vault.errors import VaultError
@@ -13,7 +14,9 @@ from jacked_vault.search.index import SearchIndex
 from jacked_vault.search.policy import DEFAULT_SCOPES
 from jacked_vault.search.query import Filters
 from jacked_vault.store.layout import Store
-from jacked_vault.store.tombstones import Stones
+
+if TYPE_CHECKING:
+    from jacked_vault.store.tombstones import Stones
 
 
 def fresh_indexes(ctx: Context) -> tuple[list[SearchIndex], Diagnostics]:
@@ -35,6 +38,8 @@ def fresh_indexes(ctx: Context) -> tuple[list[SearchIndex], Diagnostics]:
             index.refresh()
             diag.merge(index.diagnostics())
         if len(indexes) > 1:
+            from jacked_vault.store.tombstones import Stones
+
             stones = [index.stones() for index in indexes]
             for n, index in enumerate(indexes):
                 index.hide_rejected_elsewhere(reduce(or_, (s for m, s in enumerate(stones) if m != n), Stones()))
@@ -94,6 +99,8 @@ def rejected_elsewhere(ctx: Context, store: Store) -> Stones:
     """For a write into `store` from `ctx`: the values rejected (or forgotten) in the other stores
     this machine reads from there (the vault, the cwd repo's project store; SPEC 5.3: one
     rejection holds in every store)."""
+    from jacked_vault.store.tombstones import Stones
+
     stones = Stones()
     others = [s for s in ctx.stores() if s.root != store.root]
     for other in others:

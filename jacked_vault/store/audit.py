@@ -15,7 +15,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,24 +32,6 @@ MAX_AUDIT_FILE = 64 * 1024 * 1024
 ROLL_BYTES = 256 * 1024  # a part takes no line that would carry it past this (a lone line excepted)
 MAX_LINE = 1024 * 1024  # a longer line is no record: reported unparsable, never read whole
 _TAIL_CHUNK = 4096
-MACHINE_ID = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")  # what `machine_id` makes and reads back
-
-
-def machine_id(cache_dir: Path) -> str:
-    """This machine's id for audit files: `<cache>/machine-id`, created on first use."""
-    path = cache_dir / "machine-id"
-    try:
-        value = path.read_text(encoding="ascii").strip()
-        if MACHINE_ID.match(value):
-            return value
-    except (OSError, UnicodeDecodeError):
-        pass
-    value = "m-" + os.urandom(6).hex()
-    os.makedirs(cache_dir, exist_ok=True)
-    fsio.replace_file(cache_dir, "machine-id", (value + "\n").encode())
-    return value
-
-
 def line_hash(line: str) -> str:
     return hashlib.sha256(line.encode("utf-8")).hexdigest()
 

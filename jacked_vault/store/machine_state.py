@@ -17,6 +17,7 @@ and neither sees half of it. The old folder is left where it was: nothing reads 
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 LEGACY_DIR = ".jacked"
@@ -107,3 +108,24 @@ def _tracked(root: Path) -> set[str] | None:
             return None  # ls-tree fails on an unborn HEAD, which tracks nothing
         found |= {p.decode("utf-8", "surrogateescape") for p in done.stdout.split(b"\0") if p}
     return found
+
+
+MACHINE_ID = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")  # what `machine_id` makes and reads back
+
+
+def machine_id(state: Path) -> str:
+    """This machine's id for this store (its audit folder, its tombstone files): `<state>/machine-id`
+    (`Store.state`), created on first use."""
+    from jacked_vault.safety import fsio
+
+    path = state / "machine-id"
+    try:
+        value = path.read_text(encoding="ascii").strip()
+        if MACHINE_ID.match(value):
+            return value
+    except (OSError, UnicodeDecodeError):
+        pass
+    value = "m-" + os.urandom(6).hex()
+    os.makedirs(state, exist_ok=True)
+    fsio.replace_file(state, "machine-id", (value + "\n").encode())
+    return value

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from jacked_vault.errors import VaultError
-from jacked_vault.store.audit import MACHINE_ID
+from jacked_vault.store.machine_state import MACHINE_ID
 from jacked_vault.store.layout import AUDIT_DIR
 
 if TYPE_CHECKING:
@@ -120,7 +120,7 @@ class ReviewPolicy:
     @classmethod
     def of(cls, store: Store) -> ReviewPolicy:
         """The policy of the machine holding `store` (machine config, machine id)."""
-        from jacked_vault.store.audit import machine_id
+        from jacked_vault.store.machine_state import machine_id
         from jacked_vault.store.config import machine_review
 
         return cls(machine_id(store.state), machine_review())

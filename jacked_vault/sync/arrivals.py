@@ -212,7 +212,7 @@ def inspect_arrivals(
 
     from jacked_vault.search.treediff import changed_entries
     from jacked_vault.store.deadline import OutOfTime
-    from jacked_vault.store.audit import machine_id
+    from jacked_vault.store.machine_state import machine_id
     from jacked_vault.store.gate import cap_for
 
     machine = machine_id(store.state)

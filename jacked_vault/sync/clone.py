@@ -19,7 +19,7 @@ from pathlib import Path
 from jacked_vault.document.model import UNKNOWN_HARNESS
 from jacked_vault.errors import VaultError
 from jacked_vault.store import git
-from jacked_vault.store.audit import machine_id
+from jacked_vault.store.machine_state import machine_id
 from jacked_vault.store.layout import VAULT_JSON, Store
 from jacked_vault.store.sync_state import write_state
 from jacked_vault.sync import remote

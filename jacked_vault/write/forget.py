@@ -25,6 +25,7 @@ import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from jacked_vault.store.machine_state import machine_id
 from jacked_vault.context import Context
 from jacked_vault.errors import VaultError
 
@@ -168,7 +169,7 @@ def forget(ctx: Context, note_id: str) -> Forgotten:
                 raise VaultError("INCOMPLETE", f"{store.display(path, _note.scope)} is missing from the working tree; "
                                  "run `jacked memory doctor --repair` (it restores it), then forget it")  # fmt: skip
             dropped |= working != tx.committed(path)
-        stones_rel = forgotten_path(audit.machine_id(store.state))
+        stones_rel = forgotten_path(machine_id(store.state))
         stones = appended(tx.committed(stones_rel), value)
         if stones is not None:
             tx.replace(stones_rel, stones)

@@ -24,6 +24,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from typing import TYPE_CHECKING
 
+from jacked_vault.store.machine_state import machine_id
 from jacked_vault.errors import VaultError
 from jacked_vault.safety import fsio
 from jacked_vault.store import audit, git
@@ -251,7 +252,7 @@ def _sealed(
 
     if not events:
         raise VaultError("INTERNAL", "a commit without an audit line (every mutation is logged)")
-    machine = audit.machine_id(store.state)
+    machine = machine_id(store.state)
     pending = audit.stage(store.root, machine, events)
     for rel, data in pending.files.items():
         inspect(store, rel, data, base=base(rel))

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import TYPE_CHECKING
 
+from jacked_vault.store.machine_state import machine_id
 from jacked_vault.context import Context
 from jacked_vault.errors import VaultError
 from jacked_vault.write.transaction import kept_aside
@@ -193,7 +194,6 @@ def _apply(
     committed blob), its audit line, and on reject the tombstone and the live twins."""
     from jacked_vault.document import parse_note, render_note
     from jacked_vault.search.entries import Entry
-    from jacked_vault.store import audit
     from jacked_vault.store.tombstones import appended, tombstone_hash, tombstone_path
 
     committed = tx.committed(rel)
@@ -210,7 +210,7 @@ def _apply(
     twins: list[str] = []
     if op == "reject":
         value = tombstone_hash(note.title, note.body)
-        path = tombstone_path(audit.machine_id(tx.store.state))
+        path = tombstone_path(machine_id(tx.store.state))
         stones = appended(tx.files.get(path) or tx.committed(path), value)
         if stones is not None:
             tx.replace(path, stones)
