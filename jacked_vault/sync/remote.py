@@ -41,20 +41,86 @@ def check_url(url: str) -> str:
     return url
 
 
-def git_env() -> dict[str, str]:
-    """The environment of a network git: the store's repository, never a hook's (`child_env`), never
-    a prompt, and git's messages in its own words (the C locale; `LANGUAGE` would still translate
-    them), since `fetch` and `push` read them."""
-    env = child_env({"LC_ALL": "C"})
+def git_env(root: Path | None) -> dict[str, str]:
+    """The environment of a network git for the vault at `root` (None: no vault yet, a clone):
+    the store's repository, never a hook's (`child_env`); the person's own ssh command with only
+    the no-prompt options added (`ssh_command`); and git's messages in its own words (the C
+    locale; `LANGUAGE` would still translate them), since `fetch` and `push` read them."""
+    env = child_env({"LC_ALL": "C", **NO_PROMPT_ENV, "GIT_SSH_COMMAND": ssh_command(root)})
     env.pop("LANGUAGE", None)
-    env.setdefault("GIT_TERMINAL_PROMPT", "0")  # never wait for a password on a hook path
-    env.setdefault("GIT_SSH_COMMAND", "ssh -o BatchMode=yes")
     return env
 
 
-def run_git(root: Path, *args: str, timeout: float = NETWORK_TIMEOUT_S) -> subprocess.CompletedProcess:
+# What keeps ssh from waiting on a person (a hook has none to ask), whatever ssh command it is.
+NO_PROMPT_ENV = {
+    "GIT_TERMINAL_PROMPT": "0",  # git never asks on a terminal
+    "SSH_ASKPASS_REQUIRE": "never",  # ssh never runs an askpass program (OpenSSH 8.4+; BatchMode before)
+}
+# The options that stop an ssh command prompting, by git's ssh variant (`ssh.variant`): OpenSSH's
+# BatchMode (for an unknown program too, which git also takes for OpenSSH when it answers `-G`),
+# PuTTY's `-batch`; git gives tortoiseplink `-batch` itself, and a `simple` command takes no options.
+BATCH_OPTIONS = {"ssh": " -o BatchMode=yes", "auto": " -o BatchMode=yes", "plink": " -batch", "putty": " -batch"}
+
+
+def ssh_command(root: Path | None) -> str:
+    """The ssh command git would run for the vault at `root`, chosen in git's own order
+    (`GIT_SSH_COMMAND`, else `core.sshCommand` from the vault's or the person's git config,
+    else the program `GIT_SSH`, else `ssh`), with the options that keep it from prompting added
+    (`BATCH_OPTIONS`): the person's key, port, config and known hosts all still apply."""
+    import shlex
+
+    config = _ssh_config(root)
+    command = os.environ.get("GIT_SSH_COMMAND") or config.get("core.sshcommand")
+    if not command:
+        program = os.environ.get("GIT_SSH")
+        command = shlex.quote(program) if program else "ssh"
+    variant = os.environ.get("GIT_SSH_VARIANT") or config.get("ssh.variant") or _variant(command)
+    return command + BATCH_OPTIONS.get(variant.lower(), "")
+
+
+def _variant(command: str) -> str:
+    """git's ssh variant from the command's program name (`connect.c`): ssh, plink, putty,
+    tortoiseplink, or auto (any other program)."""
+    import shlex
+
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        words = command.split()
+    name = os.path.basename(words[0]).lower().removesuffix(".exe") if words else ""
+    return name if name in ("ssh", "plink", "putty", "tortoiseplink") else "auto"
+
+
+def _ssh_config(root: Path | None) -> dict[str, str]:
+    """`core.sshcommand` and `ssh.variant` as git reads them for the vault at `root` (its own,
+    the person's global and the system config, includes followed), the global and system ones
+    only when `root` is None; {} when git cannot say."""
+    args = ["git", "config", "--includes", "--get-regexp", r"^(core\.sshcommand|ssh\.variant)$"]
+    env = child_env({"LC_ALL": "C"})
+    if root is None:
+        env["GIT_DIR"] = os.devnull  # no repository: git reads the global and system config only
+    else:
+        args[1:1] = ["-C", str(root)]
+    try:
+        done = subprocess.run(
+            args, stdin=subprocess.DEVNULL, capture_output=True, text=True, errors="replace", env=env, timeout=10
+        )
+    except (OSError, subprocess.SubprocessError):
+        return {}
+    found: dict[str, str] = {}
+    for line in done.stdout.splitlines():
+        key, _, value = line.partition(" ")
+        found[key.lower()] = value  # the last value wins, as in git
+    return found
+
+
+def run_git(
+    root: Path, *args: str, timeout: float = NETWORK_TIMEOUT_S, in_vault: bool = True
+) -> subprocess.CompletedProcess:
     """`git -C root args…` with a hard timeout; SYNC if it cannot run or takes too long. git runs
-    in its own process group, and a timeout ends the whole group: its ssh child too."""
+    in its own process group, and a timeout ends the whole group: its ssh child too. `in_vault`:
+    `root` is the vault (False for a clone into a new folder: the config of whatever repository
+    holds `root` is none of its business)."""
     command = ["git", "-C", str(root), *args]
     try:
         proc = subprocess.Popen(
@@ -63,7 +129,7 @@ def run_git(root: Path, *args: str, timeout: float = NETWORK_TIMEOUT_S) -> subpr
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
-            env=git_env(),
+            env=git_env(root if in_vault else None),
             start_new_session=True,
         )
     except OSError as exc:
