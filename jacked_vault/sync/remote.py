@@ -51,10 +51,13 @@ def git_env(root: Path | None) -> dict[str, str]:
     return env
 
 
-# What keeps ssh from waiting on a person (a hook has none to ask), whatever ssh command it is.
+# What keeps a network git and its ssh from ever waiting on a person (a hook has none to ask);
+# credential helpers, which answer without one, still run.
 NO_PROMPT_ENV = {
     "GIT_TERMINAL_PROMPT": "0",  # git never asks on a terminal
-    "SSH_ASKPASS_REQUIRE": "never",  # ssh never runs an askpass program (OpenSSH 8.4+; BatchMode before)
+    "GIT_ASKPASS": "",  # nor runs an askpass program: set and empty, it stops git before core.askPass and SSH_ASKPASS
+    "SSH_ASKPASS_REQUIRE": "never",  # ssh never runs one either (OpenSSH 8.4+; BatchMode before)
+    "GCM_INTERACTIVE": "never",  # Git Credential Manager answers from its store, never opens a window
 }
 # The options that stop an ssh command prompting, by git's ssh variant (`ssh.variant`): OpenSSH's
 # BatchMode (for an unknown program too, which git also takes for OpenSSH when it answers `-G`),
