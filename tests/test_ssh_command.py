@@ -128,7 +128,8 @@ def test_git_s_own_order_chooses_the_ssh_command(tmp_path: Path, monkeypatch):
     assert _ssh_command(repo, monkeypatch, GIT_SSH="/opt/my ssh") == "'/opt/my ssh' -o BatchMode=yes"
     git(repo, "config", "core.sshCommand", "ssh -i ~/.ssh/work")
     assert _ssh_command(repo, monkeypatch, GIT_SSH="/opt/ssh") == "ssh -i ~/.ssh/work -o BatchMode=yes"
-    assert _ssh_command(None, monkeypatch) == "ssh -o BatchMode=yes", "no vault (a clone): the repo's config is not read"
+    no_vault = _ssh_command(None, monkeypatch)  # a clone: no repository's config is read
+    assert no_vault == "ssh -o BatchMode=yes"
     assert _ssh_command(repo, monkeypatch, GIT_SSH_COMMAND="ssh -F cfg") == "ssh -F cfg -o BatchMode=yes"
 
 

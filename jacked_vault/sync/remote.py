@@ -4,10 +4,8 @@ with the credentials it may embed."""
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
-import signal
 import subprocess
 from pathlib import Path
 
@@ -121,44 +119,23 @@ def run_git(
     root: Path, *args: str, timeout: float = NETWORK_TIMEOUT_S, in_vault: bool = True
 ) -> subprocess.CompletedProcess:
     """`git -C root args…` with a hard timeout; SYNC if it cannot run or takes too long. git runs
-    in its own process group, and a timeout ends the whole group: its ssh child too. `in_vault`:
-    `root` is the vault (False for a clone into a new folder: the config of whatever repository
-    holds `root` is none of its business)."""
+    tethered (`store.children`): in a process group of its own, which a timeout ends, and which
+    dies with this process however it dies (its ssh child too). `in_vault`: `root` is the vault
+    (False for a clone into a new folder: the config of whatever repository holds `root` is none
+    of its business)."""
+    from jacked_vault.store.children import run_tethered
+
     command = ["git", "-C", str(root), *args]
     try:
-        proc = subprocess.Popen(
-            command,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            env=git_env(root if in_vault else None),
-            start_new_session=True,
+        return run_tethered(
+            command, timeout=timeout, stdin=subprocess.DEVNULL, text=True, env=git_env(root if in_vault else None)
         )
     except OSError as exc:
         raise VaultError("SYNC", f"git could not run: {exc.strerror}") from None
-    try:
-        out, err = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
-        _end_group(proc)
         raise VaultError(
             "SYNC", f"`git {args[0]}` took longer than {timeout:g}s; nothing was changed locally"
         ) from None
-    except BaseException:  # an interrupt: leave nothing running either
-        _end_group(proc)
-        raise
-    return subprocess.CompletedProcess(command, proc.returncode, out, err)
-
-
-def _end_group(proc: subprocess.Popen) -> None:
-    """Kill git's process group and reap git; its pipes are closed unread (a child that left the
-    group could hold them open for ever)."""
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(proc.pid, signal.SIGKILL)
-    proc.wait()
-    for pipe in (proc.stdout, proc.stderr):
-        if pipe is not None:
-            pipe.close()
 
 
 def one_line(text: str, url: str | None = None) -> str:

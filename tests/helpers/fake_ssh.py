@@ -4,8 +4,9 @@ git runs its ssh command as `<command> [options] HOST "git-upload-pack '/path'"`
 appends one JSON line per run to its log (the arguments, and the environment variables that
 decide whether ssh may prompt), then runs that last argument with `sh` on this machine: a
 working ssh transport to a bare repository on disk, with no server, so a test sees exactly which
-command and options git was given. It answers git's `-G` probe as OpenSSH does. `hang` names the git commands it never answers (the pid of
-each hung run goes to the log): a remote that stops mid-fetch or mid-push.
+command and options git was given. It answers git's `-G` probe as OpenSSH does. `hang` names the
+git commands it answers only after `delay_s` (the pid of each such run goes to the log): a remote
+that stops, or crawls, mid-fetch or mid-push.
 """
 
 from __future__ import annotations
@@ -26,17 +27,19 @@ with open({log!r}, "a") as log:
 if "-G" in sys.argv[1:-1]:
     sys.exit(0)  # git asking whether this is OpenSSH (`ssh -G` prints its config): it is
 if record["hung"]:
-    time.sleep(120)  # a server that never answers
-    sys.exit(1)
+    time.sleep({delay_s!r})  # a server that answers late, or never
 os.execvp("sh", ["sh", "-c", command])
 '''
 
 
-def write_fake_ssh(folder: Path, name: str = "fake-ssh", hang: tuple[str, ...] = ()) -> tuple[Path, Path]:
-    """(the program, its log) in `folder`; `hang`: git commands it never answers ("git-receive-pack")."""
+def write_fake_ssh(
+    folder: Path, name: str = "fake-ssh", hang: tuple[str, ...] = (), delay_s: float = 120.0
+) -> tuple[Path, Path]:
+    """(the program, its log) in `folder`; `hang`: the git commands it answers only after `delay_s`
+    ("git-upload-pack" stalls a fetch, "git-receive-pack" a push)."""
     folder.mkdir(parents=True, exist_ok=True)
     program, log = folder / name, folder / f"{name}.log"
-    program.write_text(_SCRIPT.format(python=sys.executable, seen=SEEN_ENV, hang=hang, log=str(log)))
+    program.write_text(_SCRIPT.format(python=sys.executable, seen=SEEN_ENV, hang=hang, delay_s=delay_s, log=str(log)))
     program.chmod(0o755)
     return program, log
 

@@ -31,13 +31,13 @@ class HttpRemote:
 class _Handler(BaseHTTPRequestHandler):
     server: _Server
 
-    def log_message(self, format: str, *args) -> None:  # noqa: A002 (http.server's name)
+    def log_message(self, format: str, *args) -> None:
         pass  # quiet
 
-    def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+    def do_GET(self) -> None:
         self._serve()
 
-    def do_POST(self) -> None:  # noqa: N802
+    def do_POST(self) -> None:
         self._serve()
 
     def _serve(self) -> None:
