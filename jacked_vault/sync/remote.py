@@ -172,15 +172,45 @@ def fetch(root: Path, branch: str, timeout: float = NETWORK_TIMEOUT_S) -> None:
         raise VaultError("SYNC", f"fetch failed: {one_line(proc.stderr, url)}")
 
 
+class PushRace(VaultError):
+    """The push lost a race: the remote's branch moved between this machine's fetch and its push
+    (another machine pushed first). Fetching and integrating again settles it; `reason` is git's."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(
+            "SYNC", "the remote has commits this vault does not; run `jacked memory sync` (nothing was overwritten)"
+        )
+        self.reason = reason
+
+
 def push(root: Path, branch: str) -> None:
-    """`git push origin <branch>:<branch>` (never forced); a rejected push says to run sync."""
+    """`git push origin <branch>:<branch>` (never forced); PushRace when it lost a race (`lost_race`),
+    SYNC with git's words for any other failure (a server's refusal, a failed login: never a race)."""
     url = origin(root)
     if not url:
         raise VaultError("SYNC", "no remote is set; run `jacked memory remote set URL`")
-    proc = run_git(root, "push", "--quiet", "--set-upstream", "origin", f"refs/heads/{branch}:refs/heads/{branch}")
+    proc = run_git(
+        root, "push", "--quiet", "--porcelain", "--set-upstream", "origin", f"refs/heads/{branch}:refs/heads/{branch}"
+    )
     if proc.returncode != 0:
-        if "rejected" in proc.stderr or "non-fast-forward" in proc.stderr or "fetch first" in proc.stderr:
-            raise VaultError(
-                "SYNC", "the remote has commits this vault does not; run `jacked memory sync` (nothing was overwritten)"
-            )
+        race = lost_race(proc.stdout, proc.stderr)
+        if race is not None:
+            raise PushRace(race)
         raise VaultError("SYNC", f"push failed: {one_line(proc.stderr, url)}")
+
+
+def lost_race(porcelain: str, stderr: str) -> str | None:
+    """git's reason when a push was turned down because the branch had moved since the fetch, else
+    None: `[rejected] (fetch first)` or `(non-fast-forward)` (git saw it before sending), or the
+    server's `[remote rejected]` with "cannot lock ref" (another push updated or held the branch
+    while this one was received). A pre-receive hook's refusal or a failed login is not a race."""
+    for line in porcelain.splitlines():
+        flag, _, rest = line.partition("\t")
+        summary = rest.partition("\t")[2]
+        if flag != "!":
+            continue
+        if summary.startswith("[rejected]") and ("fetch first" in summary or "non-fast-forward" in summary):
+            return summary.removeprefix("[rejected]").strip(" ()")
+        if summary.startswith("[remote rejected]") and "cannot lock ref" in stderr:
+            return "cannot lock ref: another push updated the branch meanwhile"
+    return None

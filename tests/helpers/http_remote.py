@@ -1,7 +1,8 @@
 """A git server over smart HTTP with basic auth, on loopback, for one test: Python's http.server
 in a thread in front of git's own `git http-backend` (CGI), serving the bare repositories under
-one folder. Every request without the right user and password gets 401, as a forge does, so git
-asks its credential helpers and then (unless told not to) a person."""
+one folder. Every request without the right user and password gets 401 (with `anonymous_read`,
+every push's), as a forge does, so git asks its credential helpers and then (unless told not to)
+a person."""
 
 from __future__ import annotations
 
@@ -21,8 +22,10 @@ class HttpRemote:
     root: Path  # the folder of bare repositories it serves
     user: str
     password: str
+    anonymous_read: bool = False  # fetches need no login (pushes always do)
     port: int = 0
     users_seen: list[str] = field(default_factory=list)  # who each authorised request came as
+    requests: list[tuple[str, bool]] = field(default_factory=list)  # (path and query, with credentials?) in order
 
     def url(self, name: str) -> str:
         return f"http://127.0.0.1:{self.port}/{name}"
@@ -42,8 +45,10 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _serve(self) -> None:
         remote = self.server.remote
+        remote.requests.append((self.path, "Authorization" in self.headers))
         expected = base64.b64encode(f"{remote.user}:{remote.password}".encode()).decode()
-        if self.headers.get("Authorization") != f"Basic {expected}":
+        reading = "git-upload-pack" in self.path
+        if self.headers.get("Authorization") != f"Basic {expected}" and not (remote.anonymous_read and reading):
             self.send_response(401)
             self.send_header("WWW-Authenticate", 'Basic realm="git"')
             self.send_header("Content-Length", "0")
@@ -100,9 +105,11 @@ class _Server(ThreadingHTTPServer):
 
 
 @contextmanager
-def http_remote(root: Path, user: str = "alice", password: str = "s3cret-pass") -> Iterator[HttpRemote]:
+def http_remote(
+    root: Path, user: str = "alice", password: str = "s3cret-pass", *, anonymous_read: bool = False
+) -> Iterator[HttpRemote]:
     """Serve the bare repositories under `root` on a free loopback port until the block ends."""
-    remote = HttpRemote(root, user, password)
+    remote = HttpRemote(root, user, password, anonymous_read)
     server = _Server(("127.0.0.1", 0), _Handler)
     server.remote = remote
     remote.port = server.server_address[1]
