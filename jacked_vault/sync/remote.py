@@ -39,12 +39,13 @@ def check_url(url: str) -> str:
     return url
 
 
-def git_env(root: Path | None) -> dict[str, str]:
+def git_env(root: Path | None, timeout: float = NETWORK_TIMEOUT_S) -> dict[str, str]:
     """The environment of a network git for the vault at `root` (None: no vault yet, a clone):
     the store's repository, never a hook's (`child_env`); the person's own ssh command with only
-    the no-prompt options added (`ssh_command`); and git's messages in its own words (the C
-    locale; `LANGUAGE` would still translate them), since `fetch` and `push` read them."""
-    env = child_env({"LC_ALL": "C", **NO_PROMPT_ENV, "GIT_SSH_COMMAND": ssh_command(root)})
+    the no-prompt options added (`ssh_command`, its config read within `timeout`); and git's
+    messages in its own words (the C locale; `LANGUAGE` would still translate them), since
+    `fetch` and `push` read them."""
+    env = child_env({"LC_ALL": "C", **NO_PROMPT_ENV, "GIT_SSH_COMMAND": ssh_command(root, timeout)})
     env.pop("LANGUAGE", None)
     return env
 
@@ -63,14 +64,14 @@ NO_PROMPT_ENV = {
 BATCH_OPTIONS = {"ssh": " -o BatchMode=yes", "auto": " -o BatchMode=yes", "plink": " -batch", "putty": " -batch"}
 
 
-def ssh_command(root: Path | None) -> str:
+def ssh_command(root: Path | None, timeout: float = NETWORK_TIMEOUT_S) -> str:
     """The ssh command git would run for the vault at `root`, chosen in git's own order
     (`GIT_SSH_COMMAND`, else `core.sshCommand` from the vault's or the person's git config,
     else the program `GIT_SSH`, else `ssh`), with the options that keep it from prompting added
     (`BATCH_OPTIONS`): the person's key, port, config and known hosts all still apply."""
     import shlex
 
-    config = _ssh_config(root)
+    config = _ssh_config(root, timeout)
     command = os.environ.get("GIT_SSH_COMMAND") or config.get("core.sshcommand")
     if not command:
         program = os.environ.get("GIT_SSH")
@@ -92,10 +93,10 @@ def _variant(command: str) -> str:
     return name if name in ("ssh", "plink", "putty", "tortoiseplink") else "auto"
 
 
-def _ssh_config(root: Path | None) -> dict[str, str]:
+def _ssh_config(root: Path | None, timeout: float) -> dict[str, str]:
     """`core.sshcommand` and `ssh.variant` as git reads them for the vault at `root` (its own,
     the person's global and the system config, includes followed), the global and system ones
-    only when `root` is None; {} when git cannot say."""
+    only when `root` is None; {} when git cannot say within `timeout`."""
     args = ["git", "config", "--includes", "--get-regexp", r"^(core\.sshcommand|ssh\.variant)$"]
     env = child_env({"LC_ALL": "C"})
     if root is None:
@@ -104,7 +105,7 @@ def _ssh_config(root: Path | None) -> dict[str, str]:
         args[1:1] = ["-C", str(root)]
     try:
         done = subprocess.run(
-            args, stdin=subprocess.DEVNULL, capture_output=True, text=True, errors="replace", env=env, timeout=10
+            args, stdin=subprocess.DEVNULL, capture_output=True, text=True, errors="replace", env=env, timeout=timeout
         )
     except (OSError, subprocess.SubprocessError):
         return {}
@@ -123,13 +124,18 @@ def run_git(
     dies with this process however it dies (its ssh child too). `in_vault`: `root` is the vault
     (False for a clone into a new folder: the config of whatever repository holds `root` is none
     of its business)."""
+    import time
+
     from jacked_vault.store.children import run_tethered
 
     command = ["git", "-C", str(root), *args]
+    started = time.monotonic()
+    env = git_env(root if in_vault else None, timeout)  # within the same timeout: it is git's too
     try:
         return run_tethered(
-            command, timeout=timeout, stdin=subprocess.DEVNULL, text=True, env=git_env(root if in_vault else None)
-        )
+            command, timeout=max(0.0, timeout - (time.monotonic() - started)), stdin=subprocess.DEVNULL, text=True,
+            env=env,
+        )  # fmt: skip
     except OSError as exc:
         raise VaultError("SYNC", f"git could not run: {exc.strerror}") from None
     except subprocess.TimeoutExpired:
