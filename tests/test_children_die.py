@@ -26,7 +26,7 @@ import pytest
 from conftest import cli_env, git, run_cli
 from helpers.capture import Env, env, transcript  # noqa: F401 (the fixture)
 from helpers.fake_ssh import calls, write_fake_ssh
-from helpers.processes import marked, run_mark, wait_exited
+from helpers.processes import marked, run_mark, running, wait_exited
 from helpers.state import state_dir
 from helpers.sync_world import bare_remote
 
@@ -124,20 +124,12 @@ def test_kill_9_of_the_drain_mid_distill_leaves_no_distiller(env: Env):  # noqa:
     try:
         _kill_and_check(drain, mark)
         deadline = time.monotonic() + LEFT_S
-        while (alive := [pid for pid in pids if _running(pid)]) and time.monotonic() < deadline:
+        while (alive := [pid for pid in pids if running(pid)]) and time.monotonic() < deadline:
             time.sleep(0.05)
         assert not alive, f"the distiller (or its child) outlived the killed drain: {alive}"
     finally:
-        for pid in filter(_running, pids):
+        for pid in filter(running, pids):
             os.kill(pid, signal.SIGKILL)
-
-
-def _running(pid: int) -> bool:
-    """The process exists and is not a zombie waiting for its reaper."""
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except (OSError, IndexError):
-        return False
 
 
 def test_kill_9_while_gh_answers_leaves_no_gh(tmp_path: Path):

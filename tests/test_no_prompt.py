@@ -22,7 +22,7 @@ from conftest import cli_env, git, run_cli
 from helpers.http_remote import HttpRemote, http_remote
 from helpers.sshd import Sshd, sshd  # noqa: F401 (the fixture)
 from helpers.state import state_dir
-from helpers.sync_world import bare_remote
+from helpers.sync_world import bare_remote, remote_head
 
 ASKPASS_VARIABLES = ("GIT_ASKPASS", "SSH_ASKPASS", "SSH_ASKPASS_REQUIRE", "GIT_TERMINAL_PROMPT")
 
@@ -51,12 +51,6 @@ def _vault(tmp_path: Path, server: HttpRemote) -> Path:
     return vault
 
 
-def _remote_head(path: Path) -> str:
-    return subprocess.run(
-        ["git", "-C", str(path), "rev-parse", "--verify", "-q", "main"], capture_output=True, text=True
-    ).stdout.strip()
-
-
 @pytest.mark.parametrize("where", ["GIT_ASKPASS", "SSH_ASKPASS", "core.askPass"])
 def test_a_push_that_needs_a_password_fails_fast_and_runs_no_askpass(tmp_path: Path, where: str):
     program, record = _askpass(tmp_path)
@@ -74,7 +68,7 @@ def test_a_push_that_needs_a_password_fails_fast_and_runs_no_askpass(tmp_path: P
     assert "could not read Username" in done.err and "prompts disabled" in done.err, done.err
     assert not record.exists(), f"the askpass program ran ({record.read_text()!r})"
     assert took < 20, f"the push waited {took:.1f} s"
-    assert _remote_head(tmp_path / "served" / "remote.git") == ""  # nothing arrived
+    assert remote_head(tmp_path / "served" / "remote.git") == ""  # nothing arrived
     assert git(vault, "rev-parse", "HEAD") == head
 
 
@@ -104,7 +98,7 @@ def test_a_credential_helper_still_answers(tmp_path: Path):
         done = run_cli("memory", "sync", vault=vault, GIT_ASKPASS=str(program))
         assert done.code == 0, done.err
         assert server.users_seen, "the server never saw the helper's credentials"
-    assert _remote_head(tmp_path / "served" / "remote.git") == git(vault, "rev-parse", "HEAD").strip()
+    assert remote_head(tmp_path / "served" / "remote.git") == git(vault, "rev-parse", "HEAD").strip()
     assert not record.exists()
 
 
@@ -125,4 +119,4 @@ def test_ssh_asking_about_an_unknown_host_runs_no_askpass(tmp_path: Path, sshd: 
     assert done.code == 1 and "Host key verification failed" in done.err, done.err
     assert not record.exists(), f"the askpass program ran ({record.read_text()!r})"
     assert time.monotonic() - started < 20
-    assert _remote_head(remote_path) == ""
+    assert remote_head(remote_path) == ""

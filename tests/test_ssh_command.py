@@ -23,7 +23,7 @@ import pytest
 from conftest import git, run_cli
 from helpers.fake_ssh import calls, write_fake_ssh
 from helpers.sshd import Sshd, sshd  # noqa: F401 (the fixture)
-from helpers.sync_world import bare_remote
+from helpers.sync_world import bare_remote, remote_head
 from jacked_vault.sync import remote
 
 SSH_VARIABLES = ("GIT_SSH_COMMAND", "GIT_SSH", "GIT_SSH_VARIANT", "SSH_ASKPASS", "GIT_ASKPASS")
@@ -48,12 +48,6 @@ def _vault_on(tmp_path: Path, url: str, ssh_config: str | None = None) -> Path:
     return vault
 
 
-def _remote_head(remote_path: Path) -> str:
-    return subprocess.run(
-        ["git", "-C", str(remote_path), "rev-parse", "--verify", "-q", "main"], capture_output=True, text=True
-    ).stdout.strip()
-
-
 def _assert_no_prompt_options(log: Path, *kept: str) -> None:
     """Every ssh run had the person's own arguments `kept`, BatchMode on, and askpass off."""
     runs = calls(log)
@@ -72,7 +66,7 @@ def test_the_vaults_core_ssh_command_is_used_for_sync(tmp_path: Path):
     vault = _vault_on(tmp_path, f"ssh://git.example.invalid{remote_path}", f"{fake} -i /keys/team_key")
     done = run_cli("memory", "sync", vault=vault)
     assert done.code == 0, done.err
-    assert _remote_head(remote_path) == git(vault, "rev-parse", "HEAD").strip()
+    assert remote_head(remote_path) == git(vault, "rev-parse", "HEAD").strip()
     _assert_no_prompt_options(log, "-i", "/keys/team_key", "git.example.invalid")
 
 
@@ -92,7 +86,7 @@ def test_the_global_core_ssh_command_is_used_by_init_from_and_sync(tmp_path: Pat
     assert cloned.code == 0, cloned.err
     assert run_cli("memory", "add", "--group", "g", "--title", "Two", "--body", "b", vault=second).code == 0
     assert run_cli("memory", "sync", vault=second).code == 0
-    assert _remote_head(remote_path) == git(second, "rev-parse", "HEAD").strip()
+    assert remote_head(remote_path) == git(second, "rev-parse", "HEAD").strip()
     runs = [run for run in calls(log) if "/keys/global_key" in run["argv"]]
     assert len(runs) >= 2, "init --from and sync both went through the global core.sshCommand"
     _assert_no_prompt_options(log)
@@ -106,7 +100,7 @@ def test_the_persons_ssh_variable_is_kept_with_batch_mode_added(tmp_path: Path, 
     vault = _vault_on(tmp_path, f"ssh://git.example.invalid{remote_path}")
     done = run_cli("memory", "sync", vault=vault, **{variable: str(fake)})
     assert done.code == 0, done.err
-    assert _remote_head(remote_path) == git(vault, "rev-parse", "HEAD").strip()
+    assert remote_head(remote_path) == git(vault, "rev-parse", "HEAD").strip()
     _assert_no_prompt_options(log)
 
 
@@ -154,7 +148,7 @@ def test_a_key_and_known_hosts_chosen_in_core_ssh_command_reach_a_real_sshd(tmp_
     vault = _vault_on(tmp_path, sshd.url(remote_path), sshd.ssh_command())
     done = run_cli("memory", "sync", vault=vault)
     assert done.code == 0, done.err
-    assert _remote_head(remote_path) == git(vault, "rev-parse", "HEAD").strip()
+    assert remote_head(remote_path) == git(vault, "rev-parse", "HEAD").strip()
     git(vault, "config", "--unset", "core.sshCommand")  # what jacked used to do: plain ssh, no key, no known host
     run_cli("memory", "add", "--group", "g", "--title", "Later", "--body", "b", vault=vault)
     refused = run_cli("memory", "sync", vault=vault)
