@@ -162,3 +162,16 @@ def test_a_finished_network_git_leaves_nothing_behind(tmp_path: Path):
     assert json.loads(done.stdout)["action"] == "pushed"
     assert git(remote_path, "rev-parse", "main") == git(vault, "rev-parse", "HEAD")
     wait_exited(mark, timeout_s=LEFT_S)
+
+
+def test_a_process_started_without_stdin_still_runs_its_children_to_their_end():
+    """With fd 0 closed the tether's pipe gets descriptor 0, which the child's own stdin would
+    replace: the watcher would read /dev/null and kill the child at once."""
+    code = (
+        "import os; os.close(0)\n"
+        "from jacked_vault.store.children import run_tethered\n"
+        "done = run_tethered(['sh', '-c', 'sleep 0.3; echo answered'], timeout=30, text=True)\n"
+        "print(done.returncode, done.stdout.strip())\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.stdout.strip() == "0 answered", (done.stdout, done.stderr)

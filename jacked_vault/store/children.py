@@ -36,7 +36,7 @@ def tethered(argv: list[str], *, env: Mapping[str, str] | None = None, **popen: 
     process; on leaving, the group is killed and the child reaped. OSError as Popen's when the
     program cannot be found or run."""
     program = _program(argv[0], env, popen.get("cwd"))
-    reader, writer = os.pipe()
+    reader, writer = (_above_std(fd) for fd in os.pipe())
     try:
         proc = subprocess.Popen(
             ["/bin/sh", "-c", _LAUNCH.format(fd=reader), "jacked-tether", program, *argv[1:]],
@@ -73,6 +73,19 @@ def end_group(proc: subprocess.Popen) -> None:
         if pipe is not None:
             with contextlib.suppress(OSError):
                 pipe.close()
+
+
+def _above_std(fd: int) -> int:
+    """`fd`, or a copy above 2 when it is one of the standard descriptors (a process started with
+    one closed): the child's stdin, stdout or stderr must never be the tether."""
+    if fd > 2:
+        return fd
+    import fcntl
+
+    try:
+        return fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 3)
+    finally:
+        os.close(fd)
 
 
 def _program(name: str, env: Mapping[str, str] | None, cwd: object) -> str:
