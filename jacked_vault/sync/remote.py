@@ -218,5 +218,5 @@ def lost_race(porcelain: str, stderr: str) -> str | None:
         if summary.startswith("[rejected]") and ("fetch first" in summary or "non-fast-forward" in summary):
             return summary.removeprefix("[rejected]").strip(" ()")
         if summary.startswith("[remote rejected]") and "cannot lock ref" in stderr:
-            return "cannot lock ref: another push updated the branch meanwhile"
+            return "cannot lock ref"
     return None
