@@ -139,6 +139,26 @@ def test_a_later_session_start_with_time_enough_takes_the_notes(pushed, monkeypa
     assert all((root / rel).is_file() for rel in paths)
 
 
+def test_a_diverged_vault_merges_at_session_start_within_the_cap(pushed, monkeypatch):
+    """Issue 32.4: a vault with a commit of its own merges what arrives as `sync` does, under the
+    same cap: past it nothing moves; with time enough the merge takes every note, pushing nothing."""
+    _, desktop, paths = pushed
+    root = desktop.vault.root
+    mine = add_note(desktop, "Desktop only, not pushed yet")
+    head = _head(root)
+    scanned = main_process_scans(monkeypatch)
+    arriving = set(paths)
+    monkeypatch.setattr(deadline_module, "now", lambda: float(sum(rel in arriving for rel in scanned)))
+    state = pull_at_session_start(desktop)
+    assert state.result == "timeout" and "cap ran out" in state.message, state
+    assert _head(root) == head and not any((root / rel).exists() for rel in paths)
+    assert git(root, "status", "--porcelain", "--untracked-files=all").strip() == ""
+    state = pull_at_session_start(desktop, timeout_s=100.0)
+    assert state.result == "ok" and "merged" in state.message, state
+    assert all((root / rel).is_file() for rel in paths) and (root / mine.rel).is_file()
+    assert git(root, "rev-parse", "HEAD^2").strip() == git(root, "rev-parse", "origin/main").strip()
+
+
 WORKER_DONE: list[Path] = []  # where a worker's batch leaves a mark once judged (set before the fork)
 
 

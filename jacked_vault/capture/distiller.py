@@ -6,8 +6,9 @@ It gets the prompt on stdin and prints either the answer
 (schemas/distill.schema.json) or a `claude -p --output-format json` envelope whose
 `structured_output` or `result` (a JSON string, possibly in a ```json fence) holds it.
 
-The command runs without a shell, in its own process group (killed whole on timeout or
-when it prints too much), with a minimal explicit environment, stderr discarded.
+The command runs without a shell, in its own process group (killed whole on timeout, when
+it prints too much, or when the process that runs it dies), with a minimal explicit
+environment, stderr discarded.
 Everything it returns is schema-checked, single-line-checked and secret-scanned here; the
 note is validated again by the create path like any other write.
 """
@@ -21,7 +22,6 @@ import re
 import secrets
 import select
 import shutil
-import signal
 import subprocess
 import threading
 import time
@@ -30,6 +30,7 @@ from functools import cache
 from typing import TYPE_CHECKING
 
 from jacked_vault.capture.marker import MARKER_ENV  # set for the child: its hooks do nothing
+from jacked_vault.store.children import tethered
 
 if TYPE_CHECKING:
     from jacked_vault.store.settings import Settings
@@ -209,11 +210,6 @@ class RunResult:
     seconds: float = 0.0
 
 
-def _kill_group(pid: int) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pid, signal.SIGKILL)
-
-
 def _exited_unreaped(pid: int) -> bool:
     """True once `pid` has exited; it stays a zombie (its pid and group id are not reused)."""
     try:
@@ -233,41 +229,33 @@ def run_command(
     """Run `argv` (no shell) with `data` on stdin in its own process group; bounded in time and output.
 
     On timeout or too much output the whole group is killed. After the command exits, any
-    process it left behind in its group is killed too (before the leader is reaped, so the
-    group id cannot have been reused).
+    process it left behind in its group is killed too. The group dies with this process
+    (`store.children.tethered`): a drain killed mid-distill leaves no distiller behind.
     """
     started = time.monotonic()
     deadline = started + timeout_s
-    proc = subprocess.Popen(
-        list(argv),
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        cwd=cwd,
-        env=child_env(),
-        start_new_session=True,
-        close_fds=True,
-    )
-    stdin, stdout = proc.stdin, proc.stdout
-    assert stdin is not None and stdout is not None, "both are pipes (subprocess.PIPE)"
-
-    def feed() -> None:
-        try:
-            stdin.write(data)
-        except OSError:
-            pass
-        finally:
-            with contextlib.suppress(OSError):
-                stdin.close()
-
-    writer = threading.Thread(target=feed, daemon=True)
-    writer.start()
     chunks: list[bytes] = []
     size = 0
     timed_out = too_large = False
-    fd = stdout.fileno()
-    exited_at: float | None = None
-    try:
+    with tethered(
+        list(argv), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=cwd, env=child_env()
+    ) as proc:  # leaving it kills the whole group and reaps the command
+        stdin, stdout = proc.stdin, proc.stdout
+        assert stdin is not None and stdout is not None, "both are pipes (subprocess.PIPE)"
+
+        def feed() -> None:
+            try:
+                stdin.write(data)
+            except OSError:
+                pass
+            finally:
+                with contextlib.suppress(OSError):
+                    stdin.close()
+
+        writer = threading.Thread(target=feed, daemon=True)
+        writer.start()
+        fd = stdout.fileno()
+        exited_at: float | None = None
         while True:
             now = time.monotonic()
             if now >= deadline:
@@ -296,11 +284,7 @@ def run_command(
                     timed_out = True
                     break
                 time.sleep(0.01)
-    finally:
-        _kill_group(proc.pid)  # the leader is unreaped (or killed): its group id is still ours
-        stdout.close()
-        proc.wait()
-        writer.join(timeout=1)
+    writer.join(timeout=1)
     return RunResult(
         returncode=None if (timed_out or too_large) else proc.returncode,
         stdout=b"".join(chunks),

@@ -85,8 +85,9 @@ def sync(
 ) -> None:
     """Fetch, merge and push the vault.
 
-    Fast-forwards, or merges a diverged vault when only derived files conflict, then pushes;
-    otherwise it stops and explains. What arrives passes the same gate as every write.
+    Fast-forwards, or merges a diverged vault when only derived files conflict, then pushes
+    (again, after fetching and merging, when another machine pushed first); otherwise it stops
+    and explains. What arrives passes the same gate as every write.
     """
     from jacked_vault.sync import sync as sync_vault
 

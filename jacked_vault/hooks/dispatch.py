@@ -1,8 +1,9 @@
 """`jacked _hook <name>`: what harness hooks run. Every hook exits 0, whatever happens (fail open).
 
-- `session-start` (synchronous): pull the vault (`--ff-only`; fetch, judging and integrating
-  within a 3 s cap) when it has a remote, print the brief for the payload's cwd on stdout, and
-  start a detached drain if captures are queued from earlier sessions. A pull that left the
+- `session-start` (synchronous): pull the vault (fetch, judging and integrating, a merge
+  when the vault diverged, within a 3 s cap; never a push) when it has a remote, print the
+  brief for the payload's cwd on stdout, and start a detached drain if captures are queued
+  from earlier sessions. A pull that left the
   vault as it was logs why (`pull=timeout: …`).
 - `session-end`, `pre-compact`: queue the payload (a small JSON marker, never the transcript)
   and start a detached `drain`; they return in milliseconds, so the harness's short hook budget

@@ -5,10 +5,12 @@
 - `push`: the current branch, never forced.
 - `sync`: fetch, judge what arrives (`arrivals`), then fast-forward, push, or merge (derived
   index.md regenerated, two notes with one file name both kept), keeping what the remote
-  deleted unless `accept_deletions`; every merge is a commit with its audit line.
-- `pull_at_session_start`: fetch, judge and fast-forward within a short cap, only when nothing is
-  refused and nothing deleted; otherwise (the cap run out included) record why and change
-  nothing. Never raises.
+  deleted unless `accept_deletions`; every merge is a commit with its audit line. A push that
+  loses a race to another machine's is tried again after fetching and integrating (bounded,
+  with random jitter).
+- `pull_at_session_start`: fetch, judge and integrate (fast-forward, or merge a diverged vault)
+  within a short cap, only when nothing is refused, deleted or in conflict; otherwise (the cap
+  run out included) record why and change nothing. It never pushes, and never raises.
 
 Network goes through the person's `git`; all local object work is pygit2, under the store lock.
 Detached HEAD is refused: sync works on the branch the vault is on.
@@ -57,6 +59,20 @@ class SyncResult:
     forgotten: list[str] = field(
         default_factory=list
     )  # notes a person forgot on another machine (or holding its text), gone here too
+    push_attempts: int = 1  # pushes tried: more than one when another machine pushed first (a race lost)
+
+    def then(self, later: SyncResult) -> SyncResult:
+        """This result and a later try's of the same sync (after a lost push race): everything
+        either did, the larger action, how the vault stood when the sync began."""
+        order = ("up-to-date", "pushed", "fast-forward", "merged", "adopted")
+        joined = SyncResult(max(self.action, later.action, key=order.index), self.ahead, self.behind, later.head)
+        for name in (
+            "renamed", "regenerated", "kept_deletions", "accepted_deletions", "quarantined", "hot", "transitions",
+            "rejected", "forgotten",
+        ):  # fmt: skip
+            mine = getattr(self, name)
+            setattr(joined, name, mine + [item for item in getattr(later, name) if item not in mine])
+        return joined
 
     def to_json(self) -> dict:
         return {
@@ -73,10 +89,15 @@ class SyncResult:
             "transitions": self.transitions,
             "rejected": self.rejected,
             "forgotten": self.forgotten,
+            "push_attempts": self.push_attempts,
         }
 
     def to_text(self) -> str:
         lines = [f"sync: {self.action} (was {self.ahead} ahead, {self.behind} behind); head {self.head[:10]}"]
+        if self.push_attempts > 1:
+            lines.append(
+                f"other machines pushed first {self.push_attempts - 1} time(s): fetched, integrated and pushed again"
+            )
         lines += [f"renamed {r} (two machines picked the same file name)" for r in self.renamed]
         lines += [
             f"{h['path']}: set on both machines; "
@@ -655,25 +676,69 @@ def _now() -> str:
     return utc_now()
 
 
+PUSH_ATTEMPTS = 5  # tries in all of a sync whose push keeps losing the race (five machines at once all land)
+RETRY_JITTER_S = 0.25  # the longest first wait before trying again, doubling with each try (random below it)
+
+
 def sync(ctx: Context, *, accept_deletions: bool = False) -> SyncResult:
-    """Fetch; then fast-forward, push, or merge; then regenerate index.md and push. Every outcome
-    is recorded (the last pull, the last push), a failure included."""
+    """Fetch; then fast-forward, push, or merge; then regenerate index.md and push. A push that
+    loses a race (another machine pushed since the fetch) fetches, integrates and pushes again,
+    `PUSH_ATTEMPTS` tries in all, after a random wait that spreads racing machines out. Every
+    outcome is recorded (the last pull, the last push), a failure included."""
     root = ctx.vault.root
     before = read_state(root)
     try:
-        return _sync(ctx, accept_deletions)
+        return _sync_until_pushed(ctx, accept_deletions)
     except VaultError as exc:
         if read_state(root) == before:  # not recorded where it failed: say so here
             write_state(root, "failed", exc.message)
         raise
 
 
-def _sync(ctx: Context, accept_deletions: bool) -> SyncResult:
+def _sync_until_pushed(ctx: Context, accept_deletions: bool) -> SyncResult:
+    """`_take` what the remote has, then push; again while the push loses a race. Never a server's
+    refusal or a failed login again (they are no race: `remote.lost_race`)."""
+    import random
+    import time
+
+    root = ctx.vault.root
+    branch = git.require_branch(root)
+    done: SyncResult | None = None
+    for attempt in range(1, PUSH_ATTEMPTS + 1):
+        taken = _take(ctx, branch, accept_deletions)
+        done = taken if done is None else done.then(taken)
+        done.push_attempts = attempt
+        repo = git.open_repo(root)
+        tracking = repo.references.get(f"refs/remotes/origin/{branch}")
+        if tracking is not None and tracking.target == _head_id(repo):
+            break  # nothing of this machine's to push
+        try:
+            _push(root, branch)
+        except remote.PushRace as lost:
+            if attempt == PUSH_ATTEMPTS:
+                message = (
+                    f"the remote's {branch} moved on while this machine pushed, {attempt} times ({lost.reason}: other "
+                    "machines pushing at once); nothing was overwritten, and the next sync or session end pushes again"
+                )
+                write_state(root, "failed", message, kind="push")
+                raise VaultError("SYNC", message) from None
+            time.sleep(random.uniform(0, RETRY_JITTER_S * 2 ** (attempt - 1)))
+            continue
+        if done.action == "up-to-date":
+            done.action = "pushed"
+        break
+    assert done is not None, "PUSH_ATTEMPTS is at least 1"
+    done.head = git.fast_head(root) or ""
+    return done
+
+
+def _take(ctx: Context, branch: str, accept_deletions: bool) -> SyncResult:
+    """Fetch, then fast-forward, merge or adopt what the remote has (judged by the gate), and
+    regenerate index.md; the pull is recorded (never as a push: that is the push's record)."""
     from jacked_vault.store.lock import store_lock
     from jacked_vault.store.vault import check_store_gitignore
 
     root = ctx.vault.root
-    branch = git.require_branch(root)
     check_store_gitignore(ctx.vault)
     remote.fetch(root, branch)
     with store_lock(ctx.vault.state):
@@ -707,14 +772,8 @@ def _sync(ctx: Context, accept_deletions: bool) -> SyncResult:
     if result.action in ("merged", "fast-forward", "adopted"):
         result.regenerated = regenerate_indexes(ctx)
     held = f"; quarantined {len(result.quarantined)} arrival(s)" if result.quarantined else ""
-    write_state(root, "ok", f"sync: {result.action}{held}")
-    repo = git.open_repo(root)
-    tracking = repo.references.get(f"refs/remotes/origin/{branch}")
-    if tracking is None or tracking.target != _head_id(repo):
-        _push(root, branch)
-        if result.action == "up-to-date":
-            result.action = "pushed"
-    result.head = git.fast_head(root) or ""
+    took = "up-to-date" if result.action == "pushed" else result.action  # "pushed": nothing to take
+    write_state(root, "ok", f"sync: {took}{held}")
     return result
 
 
@@ -740,10 +799,12 @@ def regenerate_indexes(ctx: Context) -> list[str]:
 
 
 def pull_at_session_start(ctx: Context, timeout_s: float = SESSION_START_TIMEOUT_S):
-    """Fetch, judge what arrives and fast-forward when that is all it takes and nothing arriving is
-    refused or deleted; otherwise record why and change nothing. `timeout_s` caps the whole pull:
-    what is not judged and committed by then waits for the next sync or session start (HEAD does
-    not move; the verdicts reached are kept). Returns the recorded state; never raises."""
+    """Fetch, judge what arrives and integrate it as `sync` does (a fast-forward, or a merge when
+    this machine has commits of its own, never pushed from here) when nothing arriving is refused
+    or deleted and nothing conflicts; otherwise record why and change nothing. `timeout_s` caps
+    the whole pull: what is not judged and committed by then waits for the next sync or session
+    start (HEAD does not move; the verdicts reached are kept). Returns the recorded state; never
+    raises."""
     from jacked_vault.document import utc_now
     from jacked_vault.store.deadline import Deadline, OutOfTime
     from jacked_vault.store.lock import store_lock
@@ -766,7 +827,7 @@ def pull_at_session_start(ctx: Context, timeout_s: float = SESSION_START_TIMEOUT
                 return write_state(root, "up-to-date", "nothing new from the remote")
             theirs = tracking.target
             base = repo.merge_base(ours, theirs)
-            if base != ours:
+            if base is None:  # no common commit: `sync` adopts the remote's history or says how to join
                 return write_state(root, "diverged", "the vault and its remote have diverged; run `jacked memory sync`")
             try:
                 result = _integrate(
@@ -791,6 +852,10 @@ def pull_at_session_start(ctx: Context, timeout_s: float = SESSION_START_TIMEOUT
                     f"took the remote's notes; quarantined {len(result.quarantined)} arrival(s) "
                     "(see `jacked memory doctor`)",
                 )
+        if result.action == "merged":
+            return write_state(
+                root, "ok", "merged the remote's notes with this machine's (pushed at the next sync or session end)"
+            )
         return write_state(root, "ok", "fast-forwarded")
     except VaultError as exc:
         return write_state(root, "failed", exc.message)

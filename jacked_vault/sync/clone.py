@@ -156,7 +156,7 @@ def _git_clone(url: str, into: Path) -> None:
         into.parent,
         "-c", f"core.hooksPath={os.devnull}",
         "clone", "--quiet", "--no-checkout", "--template=", "--origin", "origin", "--", url, str(into),
-        timeout=CLONE_TIMEOUT_S,
+        timeout=CLONE_TIMEOUT_S, in_vault=False,
     )  # fmt: skip
     if proc.returncode != 0:
         raise VaultError("SYNC", f"clone failed: {remote.one_line(proc.stderr, url)}; nothing was left behind")

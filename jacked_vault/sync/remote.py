@@ -4,10 +4,8 @@ with the credentials it may embed."""
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
-import signal
 import subprocess
 from pathlib import Path
 
@@ -41,55 +39,109 @@ def check_url(url: str) -> str:
     return url
 
 
-def git_env() -> dict[str, str]:
-    """The environment of a network git: the store's repository, never a hook's (`child_env`), never
-    a prompt, and git's messages in its own words (the C locale; `LANGUAGE` would still translate
-    them), since `fetch` and `push` read them."""
-    env = child_env({"LC_ALL": "C"})
+def git_env(root: Path | None, timeout: float = NETWORK_TIMEOUT_S) -> dict[str, str]:
+    """The environment of a network git for the vault at `root` (None: no vault yet, a clone):
+    the store's repository, never a hook's (`child_env`); the person's own ssh command with only
+    the no-prompt options added (`ssh_command`, its config read within `timeout`); and git's
+    messages in its own words (the C locale; `LANGUAGE` would still translate them), since
+    `fetch` and `push` read them."""
+    env = child_env({"LC_ALL": "C", **NO_PROMPT_ENV, "GIT_SSH_COMMAND": ssh_command(root, timeout)})
     env.pop("LANGUAGE", None)
-    env.setdefault("GIT_TERMINAL_PROMPT", "0")  # never wait for a password on a hook path
-    env.setdefault("GIT_SSH_COMMAND", "ssh -o BatchMode=yes")
     return env
 
 
-def run_git(root: Path, *args: str, timeout: float = NETWORK_TIMEOUT_S) -> subprocess.CompletedProcess:
-    """`git -C root args…` with a hard timeout; SYNC if it cannot run or takes too long. git runs
-    in its own process group, and a timeout ends the whole group: its ssh child too."""
-    command = ["git", "-C", str(root), *args]
+# What keeps a network git and its ssh from ever waiting on a person (a hook has none to ask);
+# credential helpers, which answer without one, still run.
+NO_PROMPT_ENV = {
+    "GIT_TERMINAL_PROMPT": "0",  # git never asks on a terminal
+    "GIT_ASKPASS": "",  # nor runs an askpass program: set and empty, it stops git before core.askPass and SSH_ASKPASS
+    "SSH_ASKPASS_REQUIRE": "never",  # ssh never runs one either (OpenSSH 8.4+; BatchMode before)
+    "GCM_INTERACTIVE": "never",  # Git Credential Manager answers from its store, never opens a window
+}
+# The options that stop an ssh command prompting, by git's ssh variant (`ssh.variant`): OpenSSH's
+# BatchMode (for an unknown program too, which git also takes for OpenSSH when it answers `-G`),
+# PuTTY's `-batch`; git gives tortoiseplink `-batch` itself, and a `simple` command takes no options.
+BATCH_OPTIONS = {"ssh": " -o BatchMode=yes", "auto": " -o BatchMode=yes", "plink": " -batch", "putty": " -batch"}
+
+
+def ssh_command(root: Path | None, timeout: float = NETWORK_TIMEOUT_S) -> str:
+    """The ssh command git would run for the vault at `root`, chosen in git's own order
+    (`GIT_SSH_COMMAND`, else `core.sshCommand` from the vault's or the person's git config,
+    else the program `GIT_SSH`, else `ssh`), with the options that keep it from prompting added
+    (`BATCH_OPTIONS`): the person's key, port, config and known hosts all still apply."""
+    import shlex
+
+    config = _ssh_config(root, timeout)
+    command = os.environ.get("GIT_SSH_COMMAND") or config.get("core.sshcommand")
+    if not command:
+        program = os.environ.get("GIT_SSH")
+        command = shlex.quote(program) if program else "ssh"
+    variant = os.environ.get("GIT_SSH_VARIANT") or config.get("ssh.variant") or _variant(command)
+    return command + BATCH_OPTIONS.get(variant.lower(), "")
+
+
+def _variant(command: str) -> str:
+    """git's ssh variant from the command's program name (`connect.c`): ssh, plink, putty,
+    tortoiseplink, or auto (any other program)."""
+    import shlex
+
     try:
-        proc = subprocess.Popen(
-            command,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            env=git_env(),
-            start_new_session=True,
+        words = shlex.split(command)
+    except ValueError:
+        words = command.split()
+    name = os.path.basename(words[0]).lower().removesuffix(".exe") if words else ""
+    return name if name in ("ssh", "plink", "putty", "tortoiseplink") else "auto"
+
+
+def _ssh_config(root: Path | None, timeout: float) -> dict[str, str]:
+    """`core.sshcommand` and `ssh.variant` as git reads them for the vault at `root` (its own,
+    the person's global and the system config, includes followed), the global and system ones
+    only when `root` is None; {} when git cannot say within `timeout`."""
+    args = ["git", "config", "--includes", "--get-regexp", r"^(core\.sshcommand|ssh\.variant)$"]
+    env = child_env({"LC_ALL": "C"})
+    if root is None:
+        env["GIT_DIR"] = os.devnull  # no repository: git reads the global and system config only
+    else:
+        args[1:1] = ["-C", str(root)]
+    try:
+        done = subprocess.run(
+            args, stdin=subprocess.DEVNULL, capture_output=True, text=True, errors="replace", env=env, timeout=timeout
         )
+    except (OSError, subprocess.SubprocessError):
+        return {}
+    found: dict[str, str] = {}
+    for line in done.stdout.splitlines():
+        key, _, value = line.partition(" ")
+        found[key.lower()] = value  # the last value wins, as in git
+    return found
+
+
+def run_git(
+    root: Path, *args: str, timeout: float = NETWORK_TIMEOUT_S, in_vault: bool = True
+) -> subprocess.CompletedProcess:
+    """`git -C root args…` with a hard timeout; SYNC if it cannot run or takes too long. git runs
+    tethered (`store.children`): in a process group of its own, which a timeout ends, and which
+    dies with this process however it dies (its ssh child too). `in_vault`: `root` is the vault
+    (False for a clone into a new folder: the config of whatever repository holds `root` is none
+    of its business)."""
+    import time
+
+    from jacked_vault.store.children import run_tethered
+
+    command = ["git", "-C", str(root), *args]
+    started = time.monotonic()
+    env = git_env(root if in_vault else None, timeout)  # within the same timeout: it is git's too
+    try:
+        return run_tethered(
+            command, timeout=max(0.0, timeout - (time.monotonic() - started)), stdin=subprocess.DEVNULL, text=True,
+            env=env,
+        )  # fmt: skip
     except OSError as exc:
         raise VaultError("SYNC", f"git could not run: {exc.strerror}") from None
-    try:
-        out, err = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
-        _end_group(proc)
         raise VaultError(
             "SYNC", f"`git {args[0]}` took longer than {timeout:g}s; nothing was changed locally"
         ) from None
-    except BaseException:  # an interrupt: leave nothing running either
-        _end_group(proc)
-        raise
-    return subprocess.CompletedProcess(command, proc.returncode, out, err)
-
-
-def _end_group(proc: subprocess.Popen) -> None:
-    """Kill git's process group and reap git; its pipes are closed unread (a child that left the
-    group could hold them open for ever)."""
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(proc.pid, signal.SIGKILL)
-    proc.wait()
-    for pipe in (proc.stdout, proc.stderr):
-        if pipe is not None:
-            pipe.close()
 
 
 def one_line(text: str, url: str | None = None) -> str:
@@ -126,15 +178,45 @@ def fetch(root: Path, branch: str, timeout: float = NETWORK_TIMEOUT_S) -> None:
         raise VaultError("SYNC", f"fetch failed: {one_line(proc.stderr, url)}")
 
 
+class PushRace(VaultError):
+    """The push lost a race: the remote's branch moved between this machine's fetch and its push
+    (another machine pushed first). Fetching and integrating again settles it; `reason` is git's."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(
+            "SYNC", "the remote has commits this vault does not; run `jacked memory sync` (nothing was overwritten)"
+        )
+        self.reason = reason
+
+
 def push(root: Path, branch: str) -> None:
-    """`git push origin <branch>:<branch>` (never forced); a rejected push says to run sync."""
+    """`git push origin <branch>:<branch>` (never forced); PushRace when it lost a race (`lost_race`),
+    SYNC with git's words for any other failure (a server's refusal, a failed login: never a race)."""
     url = origin(root)
     if not url:
         raise VaultError("SYNC", "no remote is set; run `jacked memory remote set URL`")
-    proc = run_git(root, "push", "--quiet", "--set-upstream", "origin", f"refs/heads/{branch}:refs/heads/{branch}")
+    proc = run_git(
+        root, "push", "--quiet", "--porcelain", "--set-upstream", "origin", f"refs/heads/{branch}:refs/heads/{branch}"
+    )
     if proc.returncode != 0:
-        if "rejected" in proc.stderr or "non-fast-forward" in proc.stderr or "fetch first" in proc.stderr:
-            raise VaultError(
-                "SYNC", "the remote has commits this vault does not; run `jacked memory sync` (nothing was overwritten)"
-            )
+        race = lost_race(proc.stdout, proc.stderr)
+        if race is not None:
+            raise PushRace(race)
         raise VaultError("SYNC", f"push failed: {one_line(proc.stderr, url)}")
+
+
+def lost_race(porcelain: str, stderr: str) -> str | None:
+    """git's reason when a push was turned down because the branch had moved since the fetch, else
+    None: `[rejected] (fetch first)` or `(non-fast-forward)` (git saw it before sending), or the
+    server's `[remote rejected]` with "cannot lock ref" (another push updated or held the branch
+    while this one was received). A pre-receive hook's refusal or a failed login is not a race."""
+    for line in porcelain.splitlines():
+        flag, _, rest = line.partition("\t")
+        summary = rest.partition("\t")[2]
+        if flag != "!":
+            continue
+        if summary.startswith("[rejected]") and ("fetch first" in summary or "non-fast-forward" in summary):
+            return summary.removeprefix("[rejected]").strip(" ()")
+        if summary.startswith("[remote rejected]") and "cannot lock ref" in stderr:
+            return "cannot lock ref"
+    return None

@@ -42,6 +42,14 @@ def wait_exited(mark: dict[str, str], timeout_s: float = 60.0) -> None:
         time.sleep(0.05)
 
 
+def running(pid: int) -> bool:
+    """Process `pid` exists and is not a zombie waiting for its reaper."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
 def wait_blocked_reading(pid: int, timeout_s: float = 60.0) -> None:
     """Wait (bounded) until process `pid` sleeps in select/poll: waiting for input that is not there yet."""
     deadline = time.monotonic() + timeout_s

@@ -22,6 +22,13 @@ def bare_remote(path: Path) -> str:
     return f"file://{path}"
 
 
+def remote_head(remote: Path) -> str:
+    """The commit the bare repository's main names; "" when it has none (nothing pushed yet)."""
+    return subprocess.run(
+        ["git", "-C", str(remote), "rev-parse", "--verify", "-q", "main"], capture_output=True, text=True
+    ).stdout.strip()
+
+
 def vault_in(home: Path) -> Path:
     """The vault path on a machine whose HOME is `home` (run_cli uses the vault's parent as HOME)."""
     home.mkdir(parents=True, exist_ok=True)

@@ -117,16 +117,13 @@ def gh_pull_request(root: Path, number: int) -> PullRequest | None:
     env = child_env(
         {"GH_PROMPT_DISABLED": "1", "GH_NO_UPDATE_NOTIFIER": "1", "NO_COLOR": "1", "GH_PAGER": "cat", "PAGER": "cat"}
     )
-    try:
-        proc = subprocess.run(
+    from jacked_vault.store.children import run_tethered
+
+    try:  # gh's process group dies at the timeout, and with this process
+        proc = run_tethered(
             [gh, "pr", "view", str(number), "--json", "number,title,body,url"],
-            cwd=str(root),
-            env=env,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            timeout=GH_TIMEOUT_S,
-            start_new_session=True,
-        )
+            timeout=GH_TIMEOUT_S, cwd=str(root), env=env, stdin=subprocess.DEVNULL,
+        )  # fmt: skip
     except (OSError, subprocess.SubprocessError):
         return None
     if proc.returncode != 0 or len(proc.stdout) > GH_MAX_OUTPUT:
