@@ -379,7 +379,7 @@ def _plan(
         forgotten = forgotten_between(repo, base_tree, repo[ours].tree) | forgotten_between(
             repo, base_tree, repo[theirs].tree
         )
-        index = repo.merge_commits(ours, theirs)
+        index = git.merge_histories(repo, ours, theirs)
         settled = resolve(ctx.vault, repo, index, unrelated=base is None, join=join, forgotten=forgotten)
         moved = settled.moved
         result = SyncResult(
