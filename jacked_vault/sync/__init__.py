@@ -36,6 +36,7 @@ __all__ = ["SyncResult", "pull_at_session_start", "push", "read_state", "set_rem
 
 SESSION_START_TIMEOUT_S = 3.0
 ADOPT_FETCH_TIMEOUT_S = 10.0  # `remote set` looks for history to adopt, but never waits long for it
+LOGGED_REASON = 280  # characters of a failure the hook's log line carries (its line holds 500)
 
 
 @dataclass
@@ -217,7 +218,7 @@ def _push(root, branch: str) -> None:
     try:
         remote.push(root, branch)
     except VaultError as exc:
-        write_state(root, "failed", exc.message, kind="push")
+        write_state(root, "refused" if exc.details.get("push") == "refused" else "failed", exc.message, kind="push")
         raise
     write_state(root, "ok", f"pushed {branch} at {(git.fast_head(root) or '')[:10]}", kind="push")
 
@@ -240,7 +241,7 @@ def push_pending(ctx: Context, trigger: str) -> str:
     except VaultError as exc:
         if read_states(root)["push"] == before:  # it failed before the push: what is unpushed stays so
             write_state(root, "failed", f"not pushed: {exc.message}", kind="push")
-        return f"sync failed ({exc.code})"
+        return f"sync failed ({exc.code}): {exc.message[:LOGGED_REASON]}"
 
 
 def _head_id(repo: pygit2.Repository) -> pygit2.Oid:

@@ -93,11 +93,34 @@ def _end_group(proc: subprocess.Popen) -> None:
 
 
 def one_line(text: str, url: str | None = None) -> str:
-    """git's stderr as one bounded line, with the remote's credentials masked."""
-    text = " ".join(text.split())[:400]
+    """git's stderr as one bounded line, terminal controls stripped, the remote's credentials masked."""
+    from jacked_vault.safety.text import strip_terminal
+
+    text = " ".join(strip_terminal(text).split())[:400]
     if url and display_url(url) != url:
         text = text.replace(url, display_url(url) or "")
     return text
+
+
+SERVER_WORDS_MAX = 160  # characters of what a server says that a message quotes
+
+
+def quoted(text: str, limit: int = SERVER_WORDS_MAX) -> str:
+    """Words a server chose, as data: terminal controls stripped, one line, bounded, in JSON quotes."""
+    import json
+
+    from jacked_vault.safety.text import strip_terminal
+
+    words = " ".join(strip_terminal(text).split())
+    if len(words) > limit:
+        words = words[:limit] + "…"
+    return json.dumps(words, ensure_ascii=False)
+
+
+def server_said(stderr: str) -> str:
+    """What the server printed (git's `remote: ` lines), one by one, as it said it."""
+    lines = (line.strip() for line in re.split(r"[\r\n]", stderr))
+    return " / ".join(said for line in lines if line.startswith("remote:") and (said := line[7:].strip()))
 
 
 def origin(root: Path) -> str | None:
@@ -127,14 +150,47 @@ def fetch(root: Path, branch: str, timeout: float = NETWORK_TIMEOUT_S) -> None:
 
 
 def push(root: Path, branch: str) -> None:
-    """`git push origin <branch>:<branch>` (never forced); a rejected push says to run sync."""
+    """`git push origin <branch>:<branch>` (never forced). A failure is SYNC saying which it was
+    (`details["push"]`): `race` (the remote moved on: someone pushed first; sync settles it),
+    `refused` (the server's own rule declined it: its reason and what it said, quoted as data) or
+    `failed` (the link, the credentials: git's reason)."""
     url = origin(root)
     if not url:
         raise VaultError("SYNC", "no remote is set; run `jacked memory remote set URL`")
-    proc = run_git(root, "push", "--quiet", "--set-upstream", "origin", f"refs/heads/{branch}:refs/heads/{branch}")
-    if proc.returncode != 0:
-        if "rejected" in proc.stderr or "non-fast-forward" in proc.stderr or "fetch first" in proc.stderr:
-            raise VaultError(
-                "SYNC", "the remote has commits this vault does not; run `jacked memory sync` (nothing was overwritten)"
-            )
-        raise VaultError("SYNC", f"push failed: {one_line(proc.stderr, url)}")
+    proc = run_git(
+        root, "push", "--quiet", "--porcelain", "--set-upstream", "origin", f"refs/heads/{branch}:refs/heads/{branch}"
+    )
+    if proc.returncode == 0:
+        return
+    summary = _ref_summary(proc.stdout, branch)
+    if summary.startswith("[rejected]"):
+        raise VaultError(
+            "SYNC",
+            "the remote has commits this vault does not (another machine pushed first); run `jacked memory sync` "
+            "(nothing was overwritten)",
+            details={"push": "race"},
+        )
+    if summary.startswith("[remote rejected]"):
+        reason = summary.removeprefix("[remote rejected]").strip().removeprefix("(").removesuffix(")")
+        said = server_said(proc.stderr)
+        raise VaultError(
+            "SYNC",
+            "the remote refused the push"
+            + (f"; the server said: {quoted(said)}" if said else "")
+            + f" (reason: {quoted(reason or 'none given', 60)}). Nothing was pushed. It is the server's rule "
+            "(a protected branch, a size limit, a policy), not a race: ask whoever runs the server",
+            details={"push": "refused"},
+        )
+    raise VaultError("SYNC", f"push failed: {one_line(proc.stderr, url)}", details={"push": "failed"})
+
+
+def _ref_summary(porcelain: str, branch: str) -> str:
+    """The summary `git push --porcelain` gave the branch's ref (`[rejected] (fetch first)`,
+    `[remote rejected] (pre-receive hook declined)`…); '' when git reported none (it never got that far)."""
+    ref = f"refs/heads/{branch}:refs/heads/{branch}"
+    for line in porcelain.splitlines():
+        flag, _, rest = line.partition("\t")
+        name, _, summary = rest.partition("\t")
+        if flag == "!" and name == ref:
+            return summary.strip()
+    return ""
