@@ -177,6 +177,10 @@ def set_remote(ctx: Context, url: str, *, join: bool = False) -> RemoteSet:
         return RemoteSet(shown, _adopt(ctx, repo, branch))
     if repo.merge_base(_head_id(repo), theirs.target) is not None:
         return RemoteSet(shown, False)
+    if (copied := _rewritten_copy(repo, _head_id(repo), theirs.target)) is not None:
+        error = _rewritten(ctx, branch, copied)  # a join would push the old history back
+        _restore_remote(root, config_before, tracking, tracked_before)
+        raise error
     if not join:
         _restore_remote(root, config_before, tracking, tracked_before)
         raise _join_needed(ctx, url)
@@ -669,6 +673,57 @@ def sync(ctx: Context, *, accept_deletions: bool = False) -> SyncResult:
         raise
 
 
+def _rewritten_copy(repo: pygit2.Repository, ours, theirs) -> str | None:
+    """A commit of this vault's the remote no longer holds but holds a rewritten copy of (the same
+    `Memory-Audit` trailer, which names one line of one machine's audit chain: one commit's), or
+    None. That is a history rewritten and force-pushed (a purge, as `forget` tells a team to do):
+    merging it would bring the old history, and whatever was purged from it, back. A server that
+    only lost commits (restored from a backup, maybe moved on since) holds no copy: sync heals it."""
+    marks = {mark for commit in _only_in(repo, theirs, ours) for mark in _audit_marks(commit)}
+    if not marks:
+        return None
+    return next((str(commit.id) for commit in _only_in(repo, ours, theirs) if marks & _audit_marks(commit)), None)
+
+
+def _only_in(repo: pygit2.Repository, tip, other):
+    """The commits reachable from `tip` and not from `other`."""
+    walker = repo.walk(tip)
+    walker.hide(other)
+    return walker
+
+
+def _audit_marks(commit: pygit2.Commit) -> set[str]:
+    from jacked_vault.store.audit import TRAILER
+
+    return {line for line in (commit.message or "").splitlines() if line.startswith(TRAILER)}
+
+
+def _rewritten(ctx: Context, branch: str, had: str) -> VaultError:
+    """SYNC: the remote's history was rewritten; the way on (a fresh clone, this vault's notes
+    carried over through the gate, the folders swapped) in the message and in `details["commands"]`."""
+    import shlex
+
+    root = ctx.vault.root
+    old, new = shlex.quote(str(root)), shlex.quote(f"{root}-rejoined")
+    url = shlex.quote(remote.display_url(remote.origin(root)) or "URL")
+    before = shlex.quote(f"{root}-before-rewrite")
+    commands = [
+        f"jacked memory init --from {url} --vault {new}",
+        f"jacked memory carry --from {old} --vault {new}",
+        f"mv {old} {before} && mv {new} {old}",
+    ]
+    return VaultError(
+        "SYNC",
+        f"the remote's history was rewritten (a purge, force-pushed): its {branch} holds a rewritten copy of "
+        f"{had[:10]} in place of it. Nothing was changed and nothing was pushed: this vault keeps every note, "
+        "and merging would bring the old history, and anything purged from it, back. To go on: "
+        + ", then ".join(f"`{command}`" for command in commands)
+        + " (a fresh clone; `carry` re-adds through the gate the notes here the remote lacks; the old folder is "
+        "kept until you delete it)",
+        details={"rewritten": True, "commands": commands},
+    )
+
+
 def _sync(ctx: Context, accept_deletions: bool) -> SyncResult:
     from jacked_vault.store.lock import store_lock
     from jacked_vault.store.vault import check_store_gitignore
@@ -689,6 +744,10 @@ def _sync(ctx: Context, accept_deletions: bool) -> SyncResult:
             base = repo.merge_base(ours, theirs)
             if behind == 0:
                 result = SyncResult("pushed", ahead, behind, "")
+            elif (copied := _rewritten_copy(repo, ours, theirs)) is not None:
+                error = _rewritten(ctx, branch, copied)
+                write_state(root, "rewritten", error.message)
+                raise error
             elif base is None and _only_init(repo):
                 result = SyncResult("adopted", ahead, behind, "")
             elif base is None:
@@ -768,6 +827,8 @@ def pull_at_session_start(ctx: Context, timeout_s: float = SESSION_START_TIMEOUT
             theirs = tracking.target
             base = repo.merge_base(ours, theirs)
             if base != ours:
+                if (copied := _rewritten_copy(repo, ours, theirs)) is not None:
+                    return write_state(root, "rewritten", _rewritten(ctx, branch, copied).message)
                 return write_state(root, "diverged", "the vault and its remote have diverged; run `jacked memory sync`")
             try:
                 result = _integrate(
