@@ -9,6 +9,7 @@ HOME each), a real bare remote, the real CLI, the real purge commands."""
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import subprocess
 import sys
@@ -75,6 +76,17 @@ def test_an_old_clone_of_a_purged_remote_changes_nothing_and_says_the_way_on(tmp
         assert SECRET not in git(remote, "log", "-p", "--all"), "the old history never goes back"
     assert (desktop / unpushed["path"].split(":", 1)[1]).is_file(), "every note here is kept"
 
+    # a URL holding a token: the way on names it without printing it
+    token_url = "https://someone:s3cr3t-t0ken@git.example.invalid/team/vault.git"
+    git(desktop, "config", f"url.file://{remote}.insteadOf", token_url)
+    git(desktop, "remote", "set-url", "origin", token_url)
+    masked = run_cli("memory", "sync", "--json", vault=desktop)
+    assert masked.json["error"]["details"]["rewritten"] is True, masked.out
+    assert "s3cr3t" not in masked.out + masked.err
+    assert f'--from "$(git -C {desktop} remote get-url origin)"' in masked.json["error"]["details"]["commands"][0]
+    git(desktop, "remote", "set-url", "origin", f"file://{remote}")
+    git(desktop, "config", "--unset", f"url.file://{remote}.insteadOf")
+
     pulled = pull_at_session_start(Context.create(vault=str(desktop), cwd=desktop.parent, harness="claude"))
     assert pulled.result == "rewritten", pulled
     assert snapshot(desktop) == before
@@ -127,11 +139,6 @@ def test_a_rewound_remote_that_moved_on_is_healed_too(tmp_path: Path):
     assert git(remote, "rev-parse", "main") == git(laptop.vault.root, "rev-parse", "HEAD")
 
 
-def _cli_args(command: str) -> list[str]:
-    """A printed `jacked memory …` command, run with this interpreter (the tests' `jacked`)."""
-    words = shlex.split(command)
-    assert words[:2] == ["jacked", "memory"], command
-    return [sys.executable, "-m", "jacked_vault.cli.main", *words[1:]]
 
 
 def test_the_way_on_carries_this_machines_notes_into_a_fresh_clone(tmp_path: Path):
@@ -142,12 +149,14 @@ def test_the_way_on_carries_this_machines_notes_into_a_fresh_clone(tmp_path: Pat
     accepted = _add(desktop, "Desktop decision", "We pin the toolchain.")
     assert run_cli("memory", "accept", accepted["memory"]["id"], vault=desktop).code == 0
     error = run_cli("memory", "sync", "--json", vault=desktop).json["error"]
-    clone, carry, swap = error["details"]["commands"]
-    env = cli_env(desktop)
-    for command in (clone, carry):
-        done = subprocess.run(
-            [*_cli_args(command), "--json"], capture_output=True, text=True, env=env, cwd=desktop.parent
-        )
+    clone, carry_step, swap = error["details"]["commands"]
+    shim = tmp_path / "bin"  # `jacked` on PATH: this test's interpreter
+    shim.mkdir()
+    (shim / "jacked").write_text(f'#!/bin/sh\nexec {shlex.quote(sys.executable)} -m jacked_vault.cli.main "$@"\n')
+    (shim / "jacked").chmod(0o755)
+    env = {**cli_env(desktop), "PATH": f"{shim}:{os.environ['PATH']}"}
+    for command in (clone, carry_step):  # as printed, in a shell
+        done = subprocess.run(f"{command} --json", shell=True, capture_output=True, text=True, env=env)
         assert done.returncode == 0, (command, done.stdout, done.stderr)
     carried = json.loads(done.stdout)
     assert {c["id"]: c["was_reviewed"] for c in carried["carried"]} == {

@@ -705,7 +705,10 @@ def _rewritten(ctx: Context, branch: str, had: str) -> VaultError:
 
     root = ctx.vault.root
     old, new = shlex.quote(str(root)), shlex.quote(f"{root}-rejoined")
-    url = shlex.quote(remote.display_url(remote.origin(root)) or "URL")
+    origin = remote.origin(root) or ""
+    url = (
+        shlex.quote(origin) if remote.display_url(origin) == origin else f'"$(git -C {old} remote get-url origin)"'
+    )  # a URL holding credentials is never printed
     before = shlex.quote(f"{root}-before-rewrite")
     commands = [
         f"jacked memory init --from {url} --vault {new}",

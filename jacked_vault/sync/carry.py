@@ -82,7 +82,7 @@ class Carried:
 class _Old:
     """The old folder's committed notes and tombstones (HEAD, never its working tree)."""
 
-    notes: dict[str, tuple[str, bytes]]  # id -> (path, bytes)
+    notes: dict[str, tuple[str, bytes, Note]]  # id -> (path, bytes, the note they hold)
     invalid: list[dict]  # {"path", "code"}
     stones: Stones
 
@@ -129,7 +129,7 @@ def _read_old(ctx: Context, root: Path) -> _Old:
 
     repo = git.open_repo(root)
     head = git.head_commit(repo)
-    notes: dict[str, tuple[str, bytes]] = {}
+    notes: dict[str, tuple[str, bytes, Note]] = {}
     invalid: list[dict] = []
     stones: list[tuple[str, bytes]] = []
     for rel, entry in changed_entries(repo, None, head.tree if head is not None else None):
@@ -147,7 +147,7 @@ def _read_old(ctx: Context, root: Path) -> _Old:
             except VaultError as exc:
                 invalid.append({"path": rel, "code": exc.code})
                 continue
-            notes[note.id] = (rel, data)
+            notes[note.id] = (rel, data, note)
     return _Old(notes, invalid, Stones.read(stones))
 
 
@@ -169,8 +169,7 @@ def _sort(ctx: Context, index: SearchIndex, old: _Old, result: Carried) -> list[
 
     repo = git.open_repo(ctx.vault.root)
     wanted = []
-    for note_id, (rel, data) in sorted(old.notes.items()):
-        note = parse_note(data, source=rel)
+    for note_id, (rel, data, note) in sorted(old.notes.items()):
         docs = index.lookup(note_id)
         if docs:
             here = git.tree_blob(repo, docs[0].path)

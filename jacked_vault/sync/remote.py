@@ -160,9 +160,9 @@ def push(root: Path, branch: str) -> None:
     proc = run_git(
         root, "push", "--quiet", "--porcelain", "--set-upstream", "origin", f"refs/heads/{branch}:refs/heads/{branch}"
     )
-    if proc.returncode == 0:
-        return
     summary = _ref_summary(proc.stdout, branch)
+    if proc.returncode == 0 and not summary:
+        return
     if summary.startswith("[rejected]"):
         raise VaultError(
             "SYNC",
@@ -171,8 +171,8 @@ def push(root: Path, branch: str) -> None:
             details={"push": "race"},
         )
     if summary.startswith("[remote rejected]"):
-        reason = summary.removeprefix("[remote rejected]").strip().removeprefix("(").removesuffix(")")
-        said = server_said(proc.stderr)
+        reason = one_line(summary.removeprefix("[remote rejected]").strip().removeprefix("(").removesuffix(")"), url)
+        said = one_line(server_said(proc.stderr), url)
         raise VaultError(
             "SYNC",
             "the remote refused the push"
