@@ -15,6 +15,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from conftest import cli_env, git, run_cli, snapshot
 from helpers.state import state_dir
 from helpers.sync_world import add_note, bare_remote, machine
@@ -32,7 +34,21 @@ def _add(vault: Path, title: str, body: str) -> dict:
     return added.json
 
 
-def _purged(tmp_path: Path) -> tuple[Path, Path, Path, dict, str]:
+def _path_for(tool: str) -> str:
+    """PATH with `git filter-repo` (the test extras install it beside this interpreter), or without
+    it, so `forget` prints the filter-branch recipe."""
+    import shutil
+
+    bin_dir = str(Path(sys.executable).parent)
+    if tool == "filter-repo":
+        if not (Path(bin_dir) / "git-filter-repo").exists() and not shutil.which("git-filter-repo"):
+            pytest.skip("git-filter-repo is not installed (pip install '.[test]' installs it)")
+        return f"{bin_dir}{os.pathsep}{os.environ['PATH']}"
+    dirs = os.environ["PATH"].split(os.pathsep)
+    return os.pathsep.join(d for d in dirs if not (Path(d) / "git-filter-repo").exists())
+
+
+def _purged(tmp_path: Path, tool: str = "filter-branch") -> tuple[Path, Path, Path, dict, str]:
     """(laptop, desktop, remote, the desktop's unpushed note, the forgotten note's id): the laptop
     forgot a pushed note and purged it as `forget` said (a rewritten history, force-pushed); the
     desktop holds the old one."""
@@ -49,18 +65,23 @@ def _purged(tmp_path: Path) -> tuple[Path, Path, Path, dict, str]:
     assert run_cli("memory", "init", "--from", url, vault=desktop).code == 0
     unpushed = _add(desktop, "Desktop runbook", "Restart the workers after a deploy.")
 
-    forgotten = run_cli("memory", "forget", leaked["memory"]["id"], "--json", vault=laptop)
+    path = _path_for(tool)
+    forgotten = run_cli("memory", "forget", leaked["memory"]["id"], "--json", vault=laptop, PATH=path)
     assert forgotten.code == 0, forgotten.out + forgotten.err
     purge = forgotten.json["purge"]
-    assert purge["force_push"] and purge["reclone"]
-    for command in purge["commands"]:  # what forget told the person to run, as it says it
-        subprocess.run(command, shell=True, check=True, capture_output=True, cwd=laptop.parent, env=cli_env(laptop))
+    assert purge["force_push"] and purge["reclone"] and purge["tool"] == f"git {tool}", purge
+    script = "\n".join(["set -e", *purge["commands"]])  # what forget told the person to run, in one shell
+    done = subprocess.run(
+        ["bash", "-c", script], capture_output=True, text=True, cwd=laptop.parent, env=cli_env(laptop, PATH=path)
+    )
+    assert done.returncode == 0, done.stderr
     assert SECRET not in git(remote, "log", "-p", "--all"), "the purge reached the remote"
     return laptop, desktop, remote, unpushed, leaked["memory"]["id"]
 
 
-def test_an_old_clone_of_a_purged_remote_changes_nothing_and_says_the_way_on(tmp_path: Path):
-    _, desktop, remote, unpushed, _ = _purged(tmp_path)
+@pytest.mark.parametrize("tool", ["filter-branch", "filter-repo"])
+def test_an_old_clone_of_a_purged_remote_changes_nothing_and_says_the_way_on(tmp_path: Path, tool: str):
+    _, desktop, remote, unpushed, _ = _purged(tmp_path, tool)
     purged_head = git(remote, "rev-parse", "main")
     before = snapshot(desktop)
 
