@@ -127,6 +127,7 @@ DOORS: tuple[Door, ...] = (
     ),
     Door("pre-compact", ("hook:pre-compact",), (*NOTE_WRITERS, "jacked_vault.episodic.entries:append_entry")),
     Door("post-merge", ("memory capture-merge", "git:post-merge"), NOTE_WRITERS),
+    Door("carry", ("memory carry",), NOTE_WRITERS),  # an old clone's notes re-added after a rewrite (issue 32.6)
     Door("migrate", ("memory migrate", "memory enable"), ("jacked_vault.episodic.migrate:migrate",)),
     Door(
         "rollup",

@@ -292,6 +292,32 @@ def submit_mcp(world: World, title: str, body: str, kind: str = "note", **extra)
     return Outcome(code_of(payload["error"].get("reason")) or "MEMORY_WRITE_REJECTED", out)
 
 
+def submit_carry(world: World, title: str, body: str, kind: str = "note", **changes) -> Outcome:
+    """A note committed by hand (its bytes as given, never validated) in an old clone on this
+    machine, then `carry --from` it into the world's vault (issue 32.6); the refusal's code is the
+    one `carry` gives the note."""
+    from jacked_vault.write.init import init_vault
+
+    old = world.tmp / f"old-{uuid.uuid4().hex[:8]}"
+    init_vault(old)
+    _, data, _ = _render("Placeholder", "PLACEHOLDER-BODY", **changes)
+    data = _with_title(data, title).replace(b"PLACEHOLDER-BODY", body.encode())
+    data = data.replace(b'kind: "note"', f"kind: {json.dumps(kind)}".encode(), 1)
+    rel = "groups/api/note/carried.md"
+    (old / rel).parent.mkdir(parents=True, exist_ok=True)
+    (old / rel).write_bytes(data)
+    git(old, "add", rel)
+    git(old, "commit", "-qm", "by hand")
+    result = world.cli("carry", "--from", str(old), "--json")
+    out = result.out + result.err
+    if result.code:
+        return Outcome(code_of(result.json["error"]["code"]), out)
+    if result.json["carried"]:
+        return Outcome(None, out)
+    refused = result.json["not_carried"]
+    return Outcome(refused[0]["code"] if refused else "NOTHING CARRIED", out)
+
+
 def _distiller_answering(world: World, answer: dict) -> None:
     script = world.tmp / "distiller.py"
     reply = world.tmp / "answer.json"
@@ -369,6 +395,7 @@ NOTE_DOORS: dict[str, Callable[..., Outcome]] = {
     "add-stdin": submit_add_stdin,
     "handoff": submit_handoff,
     "mcp-save": submit_mcp,
+    "carry": submit_carry,
     "session-end": _capture_door("SessionEnd"),
     "pre-compact": _capture_door("PreCompact"),
 }
@@ -611,7 +638,7 @@ def schema_repair(world: World, door: str) -> None:
 # -- secret:*: the token appears nowhere ------------------------------------------------------------
 
 
-@drives(("add", "add-body-file", "add-stdin", "handoff", "mcp-save"), "secret")
+@drives(("add", "add-body-file", "add-stdin", "handoff", "mcp-save", "carry"), "secret")
 def secret_note_door(world: World, door: str, text: str) -> None:
     add(world.ctx(), AddRequest(title="Existing", body="already here"))
     before = snapshot(world.vault)
@@ -744,6 +771,17 @@ def tombstone_agent(world: World, door: str) -> None:
     assert note_files(world.vault) == notes
 
 
+@drives("carry", "tombstone")
+def tombstone_carry(world: World, door: str) -> None:
+    """A value rejected here is not carried back from an old clone, and carry has no override."""
+    _reject_value(world)
+    before = snapshot(world.vault)
+    outcome = submit_carry(world, REJECTED_TITLE + "!", REJECTED_BODY.lower())
+    assert outcome.code == "TOMBSTONED", outcome.out
+    assert snapshot(world.vault) == before
+    assert "--allow-rejected" not in run_cli("memory", "carry", "--help").out
+
+
 @drives("post-merge", "tombstone")
 def tombstone_post_merge(world: World, door: str) -> None:
     """A merge's note, rejected, is never captured again: not while the rejected note is there, and
@@ -823,6 +861,15 @@ def trust_capture(world: World, door: str) -> None:
     assert NOTE_DOORS[door](world, CLAIMED + " again", SMUGGLED).code is None
     found = assert_unreviewed(world.vault, "claimed", cwd=world.repo)
     assert {r["status"] for r in found} == {"candidate"}, found
+
+
+@drives("carry", "trust")
+def trust_carry(world: World, door: str) -> None:
+    """An old note that says it was reviewed (a person's accept there, or a hand) and one whose body
+    smuggles frontmatter are carried unreviewed: a review does not travel by copy."""
+    assert submit_carry(world, CLAIMED, "plain", trust="reviewed", status="active").code is None
+    assert submit_carry(world, CLAIMED + " again", SMUGGLED).code is None
+    assert_unreviewed(world.vault, "claimed", cwd=world.repo, expect=2)
 
 
 @drives("post-merge", "trust")

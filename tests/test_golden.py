@@ -260,6 +260,14 @@ def _scenes(s: Session) -> None:
     # issue 24.3, 24.5: the librarian's counters, then archive/ (the superseded decision moves there)
     s.run("librarian", "memory", "librarian")
     s.run("librarian-archive", "memory", "librarian", "archive", "--older-than", "0")
+    # issue 32.6: the way on after the remote's history was rewritten: a fresh clone, then `carry`
+    # from the old folder (what the remote lacks is re-added; what was changed here is named)
+    rejoined = tmp / "rejoined"
+    cloned = run_cli("memory", "init", "--from", f"file://{bare}", "--vault", str(rejoined), vault=vault, **s.env)
+    assert cloned.code == 0, cloned.out + cloned.err
+    unpushed = ("memory", "add", "--title", "Restart the workers", "--body", "After each deploy.", "--group", "api")
+    assert run_cli(*unpushed, vault=vault, **s.env).code == 0
+    s.run("carry", "memory", "carry", "--from", str(vault), "--vault", str(rejoined))
 
 
 @pytest.fixture(scope="module")

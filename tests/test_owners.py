@@ -207,3 +207,34 @@ def test_one_trust_verdict_asked_by_every_surface():
 def test_the_trust_check_sees_a_compare():
     tree = ast.parse("a = doc.trust == 'reviewed'\nb = 'reviewed' != x\nc = trust == 'unreviewed'\n")
     assert _reviewed_compares(tree) == [1, 2]
+
+
+# Merges and diffs that may pair files by content (rename/copy detection): only the owner of the
+# vault's merge (`store.git.merge_histories`, which turns it off) calls them, and the capture of a
+# code repository's merge (its changed-file stats, never a vault's tree).
+CONTENT_PAIRING = {"merge_commits", "merge_trees", "find_similar"}
+PAIRING_OWNERS = {"store/git.py", "capture/merge/info.py"}
+
+
+def test_vault_merges_pair_files_by_path_only():
+    """Issue 32.1: a merge that detects renames took a forgotten note's file for a new note."""
+    found = {
+        rel: calls
+        for rel, tree in _sources().items()
+        if rel not in PAIRING_OWNERS and (calls := _pygit2_calls(tree, CONTENT_PAIRING))
+    }
+    assert found == {}
+
+
+def _pygit2_calls(tree: ast.Module, names: set[str]) -> list[str]:
+    """Method calls named in `names` (`x.merge_commits(...)`), not plain functions of ours."""
+    return [
+        f"{node.func.attr}:{node.lineno}"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in names
+    ]
+
+
+def test_the_pairing_check_sees_a_merge():
+    tree = ast.parse("i = repo.merge_commits(a, b)\nd = repo.diff(x, y)\nd.find_similar()\nmerge(a)\n")
+    assert _pygit2_calls(tree, CONTENT_PAIRING) == ["merge_commits:1", "find_similar:3"]

@@ -90,6 +90,46 @@ def test_hand_edit_of_the_same_note_on_both_sides_stops_and_explains(two_machine
     assert err.value.code == "SYNC" and shared.rel in err.value.message and "git -C" in err.value.message
     assert git(b.vault.root, "rev-parse", "HEAD") == head_before
     assert "desktop edit" in (b.vault.root / shared.rel).read_text()
+    # issue 32.1: the way it prints is safe (never a plain `git merge`, which takes what arrives
+    # unjudged and pairs files by content), and following it settles the sync
+    assert "merge origin" not in err.value.message
+    *by_hand, again = err.value.details["commands"]
+    assert all(f"`{command}`" in err.value.message for command in err.value.details["commands"])
+    assert again == "jacked memory sync"
+    for command in by_hand:
+        subprocess.run(command, shell=True, check=True)
+    assert sync(b).action == "merged"
+    sync(a)
+    assert git(a.vault.root, "rev-parse", "HEAD") == git(b.vault.root, "rev-parse", "HEAD")
+    for ctx in (a, b):
+        assert "laptop edit" in (ctx.vault.root / shared.rel).read_text()
+        assert git(ctx.vault.root, "status", "--porcelain") == ""
+
+
+def test_a_note_deleted_there_and_changed_here_is_settled_as_printed(two_machines):
+    """A deletion made with plain git on one machine, a transition of the same note on the other:
+    no rule settles it; the printed way takes the remote's deletion, and sync goes on."""
+    a, b, _ = two_machines
+    gone = add_note(a, "Deleted by hand", status="candidate", origin="mcp")
+    add_note(a, "Stays")  # the group keeps a note (its index.md is regenerated)
+    sync(a)
+    sync(b)
+    git(a.vault.root, "rm", "-q", gone.rel)
+    git(a.vault.root, "commit", "-qm", "plain git deletion")
+    sync(a)
+    transition(b, gone.note.id, "accept")
+    with pytest.raises(VaultError) as err:
+        sync(b)
+    assert err.value.details["paths"] == [gone.rel]
+    *by_hand, _again = err.value.details["commands"]
+    assert f"rm -q -- {gone.rel}" in by_hand[0]
+    for command in by_hand:
+        subprocess.run(command, shell=True, check=True)
+    assert sync(b).action == "merged"
+    sync(a)
+    for ctx in (a, b):
+        assert not (ctx.vault.root / gone.rel).exists()
+    assert git(a.vault.root, "rev-parse", "HEAD") == git(b.vault.root, "rev-parse", "HEAD")
 
 
 def test_fast_forward_and_up_to_date(two_machines):

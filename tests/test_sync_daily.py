@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import json
 
-from conftest import run_cli
+import pytest
+
+from conftest import git, run_cli
 from jacked_vault.sync import sync
 from jacked_vault.write.hot import set_hot
 from jacked_vault.write.transitions import transition
@@ -149,3 +151,45 @@ def test_a_forget_wins_over_a_transition_made_elsewhere(two_machines):
     for ctx in (a, b):
         assert not (ctx.vault.root / note.rel).exists()
         _doctor_ok(ctx)
+
+
+@pytest.mark.parametrize("forget_first", [True, False], ids=["forget-pushed-first", "accept-pushed-first"])
+def test_a_forget_and_a_new_note_never_wedge_a_transition_made_elsewhere(two_machines, forget_first: bool):
+    """Issue 32.1: one machine forgets N and creates a note; the other accepts N. The merge pairs
+    files by path only (never by content): the forgotten file is not taken for the new note, the
+    forget wins over the accept made apart, the new note arrives byte for byte, and sync never
+    wedges (every later sync succeeds on both machines)."""
+    a, b, _ = two_machines
+    note = add_note(a, "Slipped password", status="candidate", origin="mcp")
+    sync(a)
+    sync(b)
+
+    def forget_and_add():
+        assert run_cli("memory", "forget", note.note.id, "--json", vault=b.vault.root).code == 0
+        made = add_note(b, "Staging runbook", body="Slipped password body. Rotate it on Mondays.")
+        return made, (b.vault.root / made.rel).read_bytes()
+
+    if forget_first:
+        fresh, written = forget_and_add()
+        sync(b)
+        transition(a, note.note.id, "accept")
+        result = sync(a)
+        assert [(c["id"], c["kept"], c["kept_from"]) for c in result.transitions] == [
+            (note.note.id, "forgotten", "remote")
+        ]
+    else:
+        transition(a, note.note.id, "accept")
+        sync(a)
+        fresh, written = forget_and_add()
+        result = sync(b)
+        assert [(c["id"], c["kept"], c["kept_from"]) for c in result.transitions] == [
+            (note.note.id, "forgotten", "here")
+        ]
+    for _ in range(2):
+        sync(b)
+        sync(a)
+    for ctx in (a, b):
+        assert not (ctx.vault.root / note.rel).exists()
+        assert (ctx.vault.root / fresh.rel).read_bytes() == written, "the new note is the bytes its machine wrote"
+        _doctor_ok(ctx)
+    assert git(a.vault.root, "rev-parse", "HEAD") == git(b.vault.root, "rev-parse", "HEAD")

@@ -92,3 +92,27 @@ def sync(
     from jacked_vault.sync import sync as sync_vault
 
     run(ctx, as_json, lambda: sync_vault(context_for(ctx, vault), accept_deletions=accept_deletions))
+
+
+@memory_app.command(
+    cls=Command,
+    rich_help_panel=SYNC,
+    epilog=example("jacked memory carry --from ~/jacked-vault-before-rewrite --vault ~/jacked-vault"),
+)
+def carry(
+    ctx: typer.Context,
+    source: Annotated[
+        str,
+        typer.Option("--from", metavar="PATH", help="The old vault's folder on this machine (never written)."),
+    ],
+    vault: VaultOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Re-add here the notes an old clone holds that this vault lacks (after the remote was rewritten).
+
+    Each note goes through the gate as a new write of yours (its id and text kept, unreviewed);
+    what is not carried, and the changes made there that you make again here, are listed.
+    """
+    from jacked_vault.sync.carry import carry as carry_notes
+
+    run(ctx, as_json, lambda: carry_notes(context_for(ctx, vault), source))

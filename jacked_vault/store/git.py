@@ -276,6 +276,16 @@ def _signed_commit(repo: pygit2.Repository, tree_id, parents: list, message: str
     return oid
 
 
+def merge_histories(repo: pygit2.Repository, ours, theirs) -> pygit2.Index:
+    """The one merge of two histories of a vault (sync's, a join's): files are paired by path only,
+    never by content (no rename or copy detection), so a forgotten note's file is never taken for
+    another note created meanwhile (issue 32.1). The index may hold conflicts: `sync.merge` settles
+    them."""
+    import pygit2
+
+    return repo.merge_commits(ours, theirs, flags=pygit2.enums.MergeFlag(0))
+
+
 def advance_to(repo: pygit2.Repository, commit_id, expected_head) -> None:
     """Check out `commit_id` and move the current branch to it, if HEAD is still `expected_head`.
 

@@ -38,6 +38,7 @@ __all__ = ["SyncResult", "pull_at_session_start", "push", "read_state", "set_rem
 
 SESSION_START_TIMEOUT_S = 3.0
 ADOPT_FETCH_TIMEOUT_S = 10.0  # `remote set` looks for history to adopt, but never waits long for it
+LOGGED_REASON = 280  # characters of a failure the hook's log line carries (its line holds 500)
 
 
 @dataclass
@@ -197,6 +198,10 @@ def set_remote(ctx: Context, url: str, *, join: bool = False) -> RemoteSet:
         return RemoteSet(shown, _adopt(ctx, repo, branch))
     if repo.merge_base(_head_id(repo), theirs.target) is not None:
         return RemoteSet(shown, False)
+    if (copied := _rewritten_copy(repo, _head_id(repo), theirs.target)) is not None:
+        error = _rewritten(ctx, branch, copied)  # a join would push the old history back
+        _restore_remote(root, config_before, tracking, tracked_before)
+        raise error
     if not join:
         _restore_remote(root, config_before, tracking, tracked_before)
         raise _join_needed(ctx, url)
@@ -238,7 +243,7 @@ def _push(root, branch: str) -> None:
     try:
         remote.push(root, branch)
     except VaultError as exc:
-        write_state(root, "failed", exc.message, kind="push")
+        write_state(root, "refused" if exc.details.get("push") == "refused" else "failed", exc.message, kind="push")
         raise
     write_state(root, "ok", f"pushed {branch} at {(git.fast_head(root) or '')[:10]}", kind="push")
 
@@ -261,7 +266,7 @@ def push_pending(ctx: Context, trigger: str) -> str:
     except VaultError as exc:
         if read_states(root)["push"] == before:  # it failed before the push: what is unpushed stays so
             write_state(root, "failed", f"not pushed: {exc.message}", kind="push")
-        return f"sync failed ({exc.code})"
+        return f"sync failed ({exc.code}): {exc.message[:LOGGED_REASON]}"
 
 
 def _head_id(repo: pygit2.Repository) -> pygit2.Oid:
@@ -400,7 +405,7 @@ def _plan(
         forgotten = forgotten_between(repo, base_tree, repo[ours].tree) | forgotten_between(
             repo, base_tree, repo[theirs].tree
         )
-        index = repo.merge_commits(ours, theirs)
+        index = git.merge_histories(repo, ours, theirs)
         settled = resolve(ctx.vault, repo, index, unrelated=base is None, join=join, forgotten=forgotten)
         moved = settled.moved
         result = SyncResult(
@@ -695,6 +700,60 @@ def sync(ctx: Context, *, accept_deletions: bool = False) -> SyncResult:
         raise
 
 
+def _rewritten_copy(repo: pygit2.Repository, ours, theirs) -> str | None:
+    """A commit of this vault's the remote no longer holds but holds a rewritten copy of (the same
+    `Memory-Audit` trailer, which names one line of one machine's audit chain: one commit's), or
+    None. That is a history rewritten and force-pushed (a purge, as `forget` tells a team to do):
+    merging it would bring the old history, and whatever was purged from it, back. A server that
+    only lost commits (restored from a backup, maybe moved on since) holds no copy: sync heals it."""
+    marks = {mark for commit in _only_in(repo, theirs, ours) for mark in _audit_marks(commit)}
+    if not marks:
+        return None
+    return next((str(commit.id) for commit in _only_in(repo, ours, theirs) if marks & _audit_marks(commit)), None)
+
+
+def _only_in(repo: pygit2.Repository, tip, other):
+    """The commits reachable from `tip` and not from `other`."""
+    walker = repo.walk(tip)
+    walker.hide(other)
+    return walker
+
+
+def _audit_marks(commit: pygit2.Commit) -> set[str]:
+    from jacked_vault.store.audit import TRAILER
+
+    return {line for line in (commit.message or "").splitlines() if line.startswith(TRAILER)}
+
+
+def _rewritten(ctx: Context, branch: str, had: str) -> VaultError:
+    """SYNC: the remote's history was rewritten; the way on (a fresh clone, this vault's notes
+    carried over through the gate, the folders swapped) in the message and in `details["commands"]`."""
+    import shlex
+
+    root = ctx.vault.root
+    old, new = shlex.quote(str(root)), shlex.quote(f"{root}-rejoined")
+    origin = remote.origin(root) or ""
+    url = (
+        shlex.quote(origin) if remote.display_url(origin) == origin else f'"$(git -C {old} remote get-url origin)"'
+    )  # a URL holding credentials is never printed
+    before = shlex.quote(f"{root}-before-rewrite")
+    commands = [
+        f"jacked memory init --from {url} --vault {new}",
+        f"jacked memory carry --from {old} --vault {new}",
+        f"mv {old} {before} && mv {new} {old}",
+    ]
+    return VaultError(
+        "SYNC",
+        f"the remote's history was rewritten (a purge, force-pushed): its {branch} holds a rewritten copy of "
+        f"{had[:10]} in place of it. Nothing was changed and nothing was pushed: this vault keeps every note, "
+        "and merging would bring the old history, and anything purged from it, back. To go on: "
+        + ", then ".join(f"`{command}`" for command in commands)
+        + " (a fresh clone; `carry` re-adds through the gate the notes here the remote lacks; the old folder is "
+        "kept until you delete it)",
+        details={"rewritten": True, "commands": commands},
+    )
+
+
 def _sync_until_pushed(ctx: Context, accept_deletions: bool) -> SyncResult:
     """`_take` what the remote has, then push; again while the push loses a race. Never a server's
     refusal or a failed login again (they are no race: `remote.lost_race`)."""
@@ -753,6 +812,10 @@ def _take(ctx: Context, branch: str, accept_deletions: bool) -> SyncResult:
             base = repo.merge_base(ours, theirs)
             if behind == 0:
                 result = SyncResult("pushed", ahead, behind, "")
+            elif (copied := _rewritten_copy(repo, ours, theirs)) is not None:
+                error = _rewritten(ctx, branch, copied)
+                write_state(root, "rewritten", error.message)
+                raise error
             elif base is None and _only_init(repo):
                 result = SyncResult("adopted", ahead, behind, "")
             elif base is None:
@@ -827,6 +890,8 @@ def pull_at_session_start(ctx: Context, timeout_s: float = SESSION_START_TIMEOUT
                 return write_state(root, "up-to-date", "nothing new from the remote")
             theirs = tracking.target
             base = repo.merge_base(ours, theirs)
+            if base != ours and (copied := _rewritten_copy(repo, ours, theirs)) is not None:
+                return write_state(root, "rewritten", _rewritten(ctx, branch, copied).message)
             if base is None:  # no common commit: `sync` adopts the remote's history or says how to join
                 return write_state(root, "diverged", "the vault and its remote have diverged; run `jacked memory sync`")
             try:

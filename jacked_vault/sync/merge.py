@@ -71,7 +71,7 @@ def resolve(
     from jacked_vault.store.git import read_blob
 
     done = Resolved()
-    blocking: list[str] = []
+    blocking: dict[str, bool] = {}  # path -> whether the remote holds the file
     conflicts = list(index.conflicts) if index.conflicts is not None else []
     paths = {entry.path for entry in index}
 
@@ -110,7 +110,7 @@ def resolve(
             )
             continue
         if ours is None or theirs is None:
-            blocking.append(rel)  # changed on one side, deleted on the other
+            blocking[rel] = theirs is not None  # changed on one side, deleted on the other
             continue
         mine, other = blob["ours"], blob["theirs"]
         assert mine is not None and other is not None, "both sides hold the file (a missing side was settled above)"
@@ -129,19 +129,42 @@ def resolve(
             continue
         if rel.endswith(".md") and _notes(done, rel, blob, settle, mode, paths, repo, index):
             continue
-        blocking.append(rel)
+        blocking[rel] = True
     if blocking:
-        from jacked_vault.store import git
-
-        raise VaultError(
-            "SYNC",
-            "the vault and its remote changed the same file(s) differently: "
-            + ", ".join(sorted(blocking)[:10])
-            + ". Nothing was changed. To settle it by hand: "
-            f"`git -C {store.root} merge origin/{git.require_branch(store.root)}`, edit the files, `git add` them, "
-            "`git commit`; then `jacked memory doctor`.",
-        )
+        raise _settle_by_hand(store, blocking)
     return done
+
+
+def _settle_by_hand(store: Store, blocking: dict[str, bool]) -> VaultError:
+    """SYNC naming the files no rule settles, with the safe way to settle them: take the remote's
+    version of each into this vault (a commit of this machine's), then sync again, which judges and
+    merges the rest. Never a plain `git merge`: it would take what arrives unjudged and pair files by
+    content. The commands are also in `details["commands"]`."""
+    import shlex
+
+    from jacked_vault.store import git
+
+    root, branch = shlex.quote(str(store.root)), git.require_branch(store.root)
+    paths = sorted(blocking)
+    take = " ".join(shlex.quote(rel) for rel in paths if blocking[rel])
+    drop = " ".join(shlex.quote(rel) for rel in paths if not blocking[rel])
+    commands = [
+        *([f"git -C {root} checkout origin/{branch} -- {take}"] if take else []),
+        *([f"git -C {root} rm -q -- {drop}"] if drop else []),
+        f"git -C {root} commit -qm 'take the remote version of what sync could not settle'",
+        "jacked memory sync",
+    ]
+    listed = paths if len(paths) <= 10 else []  # beyond ten files, the commands are in the details (--json)
+    shown = ", ".join(paths[:10]) + (f" and {len(paths) - 10} more" if len(paths) > 10 else "")
+    steps = ", ".join(f"`{command}`" for command in commands) if listed else "the commands in `--json`'s details"
+    return VaultError(
+        "SYNC",
+        f"the vault and its remote changed the same file(s) differently: {shown}. Nothing was changed. "
+        f"`git -C {root} diff HEAD origin/{branch} -- {' '.join(shlex.quote(rel) for rel in listed)}` shows both "
+        f"versions. To take the remote's: {steps} (sync judges and merges the rest; to keep this machine's change, "
+        "make it again once synced). Never `git merge` or `git pull` in the vault: they take what arrives unjudged.",
+        details={"paths": paths, "commands": commands},
+    )
 
 
 def _last_writer(

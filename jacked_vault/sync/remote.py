@@ -145,11 +145,34 @@ def run_git(
 
 
 def one_line(text: str, url: str | None = None) -> str:
-    """git's stderr as one bounded line, with the remote's credentials masked."""
-    text = " ".join(text.split())[:400]
+    """git's stderr as one bounded line, terminal controls stripped, the remote's credentials masked."""
+    from jacked_vault.safety.text import strip_terminal
+
+    text = " ".join(strip_terminal(text).split())[:400]
     if url and display_url(url) != url:
         text = text.replace(url, display_url(url) or "")
     return text
+
+
+SERVER_WORDS_MAX = 160  # characters of what a server says that a message quotes
+
+
+def quoted(text: str, limit: int = SERVER_WORDS_MAX) -> str:
+    """Words a server chose, as data: terminal controls stripped, one line, bounded, in JSON quotes."""
+    import json
+
+    from jacked_vault.safety.text import strip_terminal
+
+    words = " ".join(strip_terminal(text).split())
+    if len(words) > limit:
+        words = words[:limit] + "…"
+    return json.dumps(words, ensure_ascii=False)
+
+
+def server_said(stderr: str) -> str:
+    """What the server printed (git's `remote: ` lines), one by one, as it said it."""
+    lines = (line.strip() for line in re.split(r"[\r\n]", stderr))
+    return " / ".join(said for line in lines if line.startswith("remote:") and (said := line[7:].strip()))
 
 
 def origin(root: Path) -> str | None:
@@ -184,39 +207,65 @@ class PushRace(VaultError):
 
     def __init__(self, reason: str) -> None:
         super().__init__(
-            "SYNC", "the remote has commits this vault does not; run `jacked memory sync` (nothing was overwritten)"
+            "SYNC",
+            "the remote has commits this vault does not (another machine pushed first); run `jacked memory sync` "
+            "(nothing was overwritten)",
+            details={"push": "race"},
         )
         self.reason = reason
 
 
 def push(root: Path, branch: str) -> None:
-    """`git push origin <branch>:<branch>` (never forced); PushRace when it lost a race (`lost_race`),
-    SYNC with git's words for any other failure (a server's refusal, a failed login: never a race)."""
+    """`git push origin <branch>:<branch>` (never forced). A failure says which it was
+    (`details["push"]`): `race` (PushRace: the remote moved on, someone pushed first, or the server
+    could not lock the branch for another push; fetching and integrating again settles it),
+    `refused` (the server's own rule declined it: its reason and what it said, quoted as data) or
+    `failed` (the link, the credentials: git's reason). Only a race is ever worth trying again."""
     url = origin(root)
     if not url:
         raise VaultError("SYNC", "no remote is set; run `jacked memory remote set URL`")
     proc = run_git(
         root, "push", "--quiet", "--porcelain", "--set-upstream", "origin", f"refs/heads/{branch}:refs/heads/{branch}"
     )
-    if proc.returncode != 0:
-        race = lost_race(proc.stdout, proc.stderr)
-        if race is not None:
-            raise PushRace(race)
-        raise VaultError("SYNC", f"push failed: {one_line(proc.stderr, url)}")
+    summary = _ref_summary(proc.stdout, branch)
+    if proc.returncode == 0 and not summary:
+        return
+    race = lost_race(summary, proc.stderr)
+    if race is not None:
+        raise PushRace(race)
+    if summary.startswith("[remote rejected]"):
+        reason = one_line(summary.removeprefix("[remote rejected]").strip().removeprefix("(").removesuffix(")"), url)
+        said = one_line(server_said(proc.stderr), url)
+        raise VaultError(
+            "SYNC",
+            "the remote refused the push"
+            + (f"; the server said: {quoted(said)}" if said else "")
+            + f" (reason: {quoted(reason or 'none given', 60)}). Nothing was pushed. It is the server's rule "
+            "(a protected branch, a size limit, a policy), not a race: ask whoever runs the server",
+            details={"push": "refused"},
+        )
+    raise VaultError("SYNC", f"push failed: {one_line(proc.stderr, url)}", details={"push": "failed"})
 
 
-def lost_race(porcelain: str, stderr: str) -> str | None:
-    """git's reason when a push was turned down because the branch had moved since the fetch, else
+def _ref_summary(porcelain: str, branch: str) -> str:
+    """The summary `git push --porcelain` gave the branch's ref (`[rejected] (fetch first)`,
+    `[remote rejected] (pre-receive hook declined)`…); '' when git reported none (it never got that far)."""
+    ref = f"refs/heads/{branch}:refs/heads/{branch}"
+    for line in porcelain.splitlines():
+        flag, _, rest = line.partition("\t")
+        name, _, summary = rest.partition("\t")
+        if flag == "!" and name == ref:
+            return summary.strip()
+    return ""
+
+
+def lost_race(summary: str, stderr: str) -> str | None:
+    """git's reason when the push was turned down because the branch had moved since the fetch, else
     None: `[rejected] (fetch first)` or `(non-fast-forward)` (git saw it before sending), or the
     server's `[remote rejected]` with "cannot lock ref" (another push updated or held the branch
     while this one was received). A pre-receive hook's refusal or a failed login is not a race."""
-    for line in porcelain.splitlines():
-        flag, _, rest = line.partition("\t")
-        summary = rest.partition("\t")[2]
-        if flag != "!":
-            continue
-        if summary.startswith("[rejected]") and ("fetch first" in summary or "non-fast-forward" in summary):
-            return summary.removeprefix("[rejected]").strip(" ()")
-        if summary.startswith("[remote rejected]") and "cannot lock ref" in stderr:
-            return "cannot lock ref"
+    if summary.startswith("[rejected]") and ("fetch first" in summary or "non-fast-forward" in summary):
+        return summary.removeprefix("[rejected]").strip(" ()")
+    if summary.startswith("[remote rejected]") and "cannot lock ref" in stderr:
+        return "cannot lock ref"
     return None

@@ -127,8 +127,9 @@ class Forgotten:
         if self.pushed:
             lines.append(
                 "After the force-push every other machine must re-clone "
-                "(`jacked memory init --from URL` into a new folder): "
-                "a clone that pulls or pushes its old history brings the text back."
+                "(`jacked memory init --from URL` into a new folder, then `jacked memory carry --from OLD` for "
+                "the notes it had not pushed): merging its old history would bring the text back, so its `sync` "
+                "refuses the rewritten remote and prints those steps."
             )
         return "\n".join(lines)
 
