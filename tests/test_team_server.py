@@ -250,6 +250,22 @@ def test_session_start_never_waits_on_an_askpass(team_server, tmp_path: Path):
     assert not askpass.with_suffix(".asked").exists()
 
 
+@pytest.mark.xfail(strict=True, reason="issue 32.2: jacked's GIT_SSH_COMMAND overrides the person's core.sshCommand")
+def test_the_persons_core_ssh_command_is_kept(team):
+    server, ssh, _ = team
+    (ssh.home / "bin" / "ssh").unlink()  # no ssh that reads the HOME's config by itself: only core.sshCommand names it
+    command = f"ssh -F {ssh.home / '.ssh' / 'config'}"
+    subprocess.run(["git", "config", "--global", "core.sshCommand", command], env=ssh.env(), check=True)
+    plain = subprocess.run(
+        ["git", "-C", str(ssh.vault), "ls-remote", "origin"], capture_output=True, text=True, env=ssh.env()
+    )
+    assert plain.returncode == 0 and server.head() in plain.stdout, plain.stderr  # the person's git gets there
+    assert ssh.cli("add", "--group", GROUP, "--title", "Over my own key", "--body", "b").returncode == 0
+    proc = ssh.cli("sync")
+    assert proc.returncode == 0, proc.stderr
+    assert server.head() == _head(ssh)
+
+
 # --- links at session start -------------------------------------------------------------------
 
 
@@ -287,6 +303,7 @@ def test_a_bad_link_at_session_start_costs_the_cap_and_is_said(team, via, mode, 
     assert _head(machine) == head
     status = machine.cli_json("status")["vault"]["last_pull"]
     assert status["result"] in ("failed", "timeout") and status["message"], status
+    assert f"last sync {status['result']}: ".encode() in ended.out, ended.out  # the brief says so too
 
 
 @pytest.mark.parametrize("via", ["ssh", "http"])

@@ -102,6 +102,8 @@ class Record:
     starts: list[tuple[int, str, str, float]] = field(default_factory=list)  # round, machine, pull result, seconds
     pushes: list[tuple[int, str, str, str]] = field(default_factory=list)  # round, machine, last push result, why
     syncs: list[tuple[int, str, int, str]] = field(default_factory=list)  # final round, machine, exit code, text
+    rounds_s: list[float] = field(default_factory=list)  # each round's wall time
+    settle_s: float = 0.0  # the two final rounds of sync
 
     def summary(self) -> str:
         def count(items, key) -> dict[str, int]:
@@ -113,6 +115,8 @@ class Record:
         return json.dumps(
             {
                 "notes_saved": len(self.saved_by),
+                "round_s": [round(x, 1) for x in self.rounds_s],
+                "settle_s": round(self.settle_s, 1),
                 "ops": count(self.ops, lambda o: f"{o[2]}:{o[3]}"),
                 "session_start_pulls": count(self.starts, lambda s: s[2]),
                 "slowest_start_s": round(max((s[3] for s in self.starts), default=0), 2),
@@ -234,6 +238,7 @@ class Team:
             self.record.pushes.append((r, machine.name, str(pushed.get("result")), str(pushed.get("message"))))
 
     def round(self, r: int, ops: list[list[Op]], fault: tuple[str, str] | None) -> None:
+        started = time.monotonic()
         self.session_starts(r, fault)
 
         def work(m: int) -> None:
@@ -243,13 +248,16 @@ class Team:
         with ThreadPoolExecutor(max_workers=len(self.machines)) as pool:
             list(pool.map(work, range(len(self.machines))))
         self.session_ends(r)
+        self.record.rounds_s.append(time.monotonic() - started)
 
     def settle(self) -> None:
         """Two rounds of `sync` on every machine, one machine after another."""
+        started = time.monotonic()
         for r in range(2):
             for machine in self.machines:
                 proc = machine.cli("sync")
                 self.record.syncs.append((r, machine.name, proc.returncode, (proc.stdout + proc.stderr).strip()))
+        self.record.settle_s = time.monotonic() - started
 
 
 def shared_state(machine: Machine) -> dict[str, object]:
