@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -172,6 +173,12 @@ def _stranger(tmp_path: Path, server: TeamServer, via: str, fault: str) -> Machi
         machine.client.ssh(key=key)
     elif fault == "unknown-host":
         machine.client.ssh(known=False)
+    elif fault == "locked-key":  # the right key, behind a passphrase, and no agent holds it
+        key = tmp_path / f"locked-key-{via}"
+        shutil.copyfile(server.client_key, key)
+        key.chmod(0o600)
+        subprocess.run(["ssh-keygen", "-q", "-p", "-P", "", "-N", "only in my head", "-f", str(key)], check=True)
+        machine.client.ssh(key=key)
     elif fault == "wrong-password":
         machine.client.http(password="not-the-password")
     else:  # no-password: nothing stored, git would have to ask
@@ -187,10 +194,17 @@ def _stranger(tmp_path: Path, server: TeamServer, via: str, fault: str) -> Machi
 REFUSALS = {  # fault -> what git or ssh says, as a person sees it in jacked's answer
     "unknown-key": "Permission denied (publickey)",
     "unknown-host": "Host key verification failed",
+    "locked-key": "Permission denied (publickey)",
     "wrong-password": "Authentication failed",
     "no-password": "terminal prompts disabled",
 }
-FAULTS = [("ssh", "unknown-key"), ("ssh", "unknown-host"), ("http", "wrong-password"), ("http", "no-password")]
+FAULTS = [
+    ("ssh", "unknown-key"),
+    ("ssh", "unknown-host"),
+    ("ssh", "locked-key"),
+    ("http", "wrong-password"),
+    ("http", "no-password"),
+]
 
 
 @pytest.mark.parametrize(("via", "fault"), FAULTS)
@@ -216,25 +230,36 @@ def test_wrong_credentials_fail_fast_on_a_terminal_without_a_prompt(team_server,
 
 
 ASKPASS_WAITS = pytest.mark.xfail(
-    strict=True, reason="issue 32.3: git runs GIT_ASKPASS/SSH_ASKPASS for a missing http password and waits on it"
+    strict=True, reason="issue 32.3: git (or the person's ssh) runs GIT_ASKPASS/SSH_ASKPASS and waits on it"
 )
 
 
 @pytest.mark.parametrize(
-    ("via", "fault"),
+    ("via", "fault", "asking"),
     [
-        ("ssh", "unknown-key"),
-        ("ssh", "unknown-host"),
-        ("http", "wrong-password"),
-        pytest.param("http", "no-password", marks=ASKPASS_WAITS),
+        ("ssh", "unknown-key", {"SSH_ASKPASS": "program"}),
+        ("ssh", "locked-key", {"SSH_ASKPASS": "program"}),
+        pytest.param(
+            "ssh",
+            "locked-key",
+            {"SSH_ASKPASS": "program", "GIT_SSH_COMMAND": "ssh"},
+            marks=ASKPASS_WAITS,
+            id="ssh-locked-key-own-ssh-command",
+        ),  # the person's own ssh command, which jacked keeps: ssh asks for the passphrase
+        ("http", "wrong-password", {"GIT_ASKPASS": "program"}),
+        pytest.param(
+            "http", "no-password", {"GIT_ASKPASS": "program"}, marks=ASKPASS_WAITS, id="http-no-password-git-askpass"
+        ),
+        pytest.param(
+            "http", "no-password", {"SSH_ASKPASS": "program"}, marks=ASKPASS_WAITS, id="http-no-password-ssh-askpass"
+        ),  # git falls back to it
     ],
 )
-@pytest.mark.parametrize("variable", ["GIT_ASKPASS", "SSH_ASKPASS"])
-def test_an_askpass_program_is_never_asked(team_server, tmp_path: Path, via, fault, variable):
+def test_an_askpass_program_is_never_asked(team_server, tmp_path: Path, via, fault, asking):
     machine = _stranger(tmp_path, team_server, via, fault)
     askpass = _askpass(tmp_path)
-    env = {variable: str(askpass), "SSH_ASKPASS_REQUIRE": "force", "DISPLAY": ":0"}
-    proc, seconds = _timed(machine, "sync", **env)
+    env = {name: str(askpass) if value == "program" else value for name, value in asking.items()}
+    proc, seconds = _timed(machine, "sync", SSH_ASKPASS_REQUIRE="force", DISPLAY=":0", **env)
     assert proc.returncode == 1 and "JACKED_MEMORY_SYNC" in proc.stderr, proc.stderr
     assert not askpass.with_suffix(".asked").exists() and seconds < FAST_S, (seconds, proc.stderr)
 
