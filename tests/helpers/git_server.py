@@ -103,8 +103,9 @@ def _spawn(argv: list[str], log: Path) -> subprocess.Popen:
 
 
 def _stop(proc: subprocess.Popen | None) -> None:
-    """Stop a server started in its own session, and everything it forked there."""
-    if proc is None or proc.poll() is not None:
+    """Stop a server started in its own session, and everything it forked there (its process
+    group outlives it while a child is alive)."""
+    if proc is None:
         return
     for sig in (signal.SIGTERM, signal.SIGKILL):
         with contextlib.suppress(ProcessLookupError):
@@ -133,7 +134,6 @@ class Proxy:
         self.target_port = target_port
         self.mode = "pass"
         self.delay_s = 0.0
-        self.connections = 0  # accepted so far, every mode
         self._lock = threading.Lock()
         self._stopped = threading.Event()
         self._applied = threading.Event()  # the accept loop has opened or closed the port as `mode` says
@@ -202,15 +202,14 @@ class Proxy:
                 os.read(self._wake_r, 64)
                 continue
             if self._listener is not None and self._listener in ready:
-                client, _ = self._listener.accept()
-                self._start(client)
+                with contextlib.suppress(OSError):  # the client gave up meanwhile
+                    self._start(self._listener.accept()[0])
         if self._listener is not None:
             self._listener.close()
             self._listener = None
 
     def _start(self, client: socket.socket) -> None:
         with self._lock:
-            self.connections += 1
             self._sockets.append(client)
             mode = self.mode
         if mode == "blackhole":
