@@ -11,8 +11,7 @@ behind lighttpd with basic auth, a proxy that refuses, blackholes or slows the l
 - a server rewound by a force-push is healed by the next sync;
 - a killed command leaves no git or ssh behind.
 
-Where today's code fails one of these, the test is `xfail(strict=True, reason="issue 32.N")`:
-it flips to a failure (XPASS) when item N's fix lands, and its marker goes then.
+Each of these failed on the code before issue 32's fixes (then marked xfail for its item).
 """
 
 from __future__ import annotations
@@ -229,11 +228,6 @@ def test_wrong_credentials_fail_fast_on_a_terminal_without_a_prompt(team_server,
     assert not [p for p in PROMPTS if p in said], shown
 
 
-ASKPASS_WAITS = pytest.mark.xfail(
-    strict=True, reason="issue 32.3: git (or the person's ssh) runs GIT_ASKPASS/SSH_ASKPASS and waits on it"
-)
-
-
 @pytest.mark.parametrize(
     ("via", "fault", "asking"),
     [
@@ -243,15 +237,12 @@ ASKPASS_WAITS = pytest.mark.xfail(
             "ssh",
             "locked-key",
             {"SSH_ASKPASS": "program", "GIT_SSH_COMMAND": "ssh"},
-            marks=ASKPASS_WAITS,
             id="ssh-locked-key-own-ssh-command",
         ),  # the person's own ssh command, which jacked keeps: ssh asks for the passphrase
         ("http", "wrong-password", {"GIT_ASKPASS": "program"}),
+        pytest.param("http", "no-password", {"GIT_ASKPASS": "program"}, id="http-no-password-git-askpass"),
         pytest.param(
-            "http", "no-password", {"GIT_ASKPASS": "program"}, marks=ASKPASS_WAITS, id="http-no-password-git-askpass"
-        ),
-        pytest.param(
-            "http", "no-password", {"SSH_ASKPASS": "program"}, marks=ASKPASS_WAITS, id="http-no-password-ssh-askpass"
+            "http", "no-password", {"SSH_ASKPASS": "program"}, id="http-no-password-ssh-askpass"
         ),  # git falls back to it
     ],
 )
@@ -264,7 +255,6 @@ def test_an_askpass_program_is_never_asked(team_server, tmp_path: Path, via, fau
     assert not askpass.with_suffix(".asked").exists() and seconds < FAST_S, (seconds, proc.stderr)
 
 
-@pytest.mark.xfail(strict=True, reason="issue 32.3: at session start the pull waits on the askpass until its cap")
 def test_session_start_never_waits_on_an_askpass(team_server, tmp_path: Path):
     machine = _stranger(tmp_path, team_server, "http", "no-password")
     askpass = _askpass(tmp_path)
@@ -275,7 +265,6 @@ def test_session_start_never_waits_on_an_askpass(team_server, tmp_path: Path):
     assert not askpass.with_suffix(".asked").exists()
 
 
-@pytest.mark.xfail(strict=True, reason="issue 32.2: jacked's GIT_SSH_COMMAND overrides the person's core.sshCommand")
 def test_the_persons_core_ssh_command_is_kept(team):
     server, ssh, _ = team
     (ssh.home / "bin" / "ssh").unlink()  # no ssh that reads the HOME's config by itself: only core.sshCommand names it
@@ -349,7 +338,6 @@ POLICY = 'echo "GL-HOOK-ERR: main is protected: pushes need a merge request" >&2
 
 
 @pytest.mark.parametrize("via", ["ssh", "http"])
-@pytest.mark.xfail(strict=True, reason="issue 32.5: a pre-receive refusal reads as a race and the reason is dropped")
 def test_a_pre_receive_refusal_is_quoted(team, via):
     server, ssh, http = team
     machine = ssh if via == "ssh" else http
@@ -371,7 +359,7 @@ def test_a_refused_push_loses_nothing_and_goes_through_once_allowed(team, via):
     server.pre_receive(POLICY)
     assert machine.cli("push").returncode == 1
     assert server.head() == before and _head(machine) == head
-    assert machine.cli_json("status")["vault"]["last_push"]["result"] == "failed"
+    assert machine.cli_json("status")["vault"]["last_push"]["result"] == "refused"  # the server said no (32.5)
     server.pre_receive(None)
     assert machine.cli("sync").returncode == 0
     assert server.head() == _head(machine) and "Held back" in server.git("log", "--format=%s", "main")
@@ -398,7 +386,6 @@ def test_a_rewound_server_is_healed_by_the_next_sync(team):
 
 @pytest.mark.parametrize("via", ["ssh", "http"])
 @pytest.mark.parametrize("command", ["push", "sync"])
-@pytest.mark.xfail(strict=True, reason="issue 32.7: git (and ssh) run in a session of their own and outlive a kill -9")
 def test_kill_9_mid_transfer_leaves_no_git_or_ssh_running(team, via, command):
     server, ssh, http = team
     machine = ssh if via == "ssh" else http

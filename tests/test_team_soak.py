@@ -339,22 +339,11 @@ def soak(tmp_path: Path, seed: int, rounds: int, ops: int) -> None:
         server.close()
 
 
-# On today's main every seed fails, though not on every run: the network races decide whether the
-# wedge of issue 32.1 (a forget and a transition of one note on two machines, the merge pairing the
-# forgotten file with a new note) strikes before the end. Not strict, so a lucky run cannot turn
-# CI red; remove the marker once items 1 and 4 are merged, and the soak holds the line from then on.
-WEDGES = pytest.mark.xfail(
-    strict=False, reason="issue 32.1: sync wedges on 'changed the same file(s) differently' (and 32.4: push races)"
-)
-
-
-@WEDGES
 @pytest.mark.parametrize("seed", [1])
 def test_a_team_of_five_converges_over_ssh_and_http(tmp_path: Path, seed: int):
     soak(tmp_path, seed, rounds=3, ops=2)
 
 
-@WEDGES
 @pytest.mark.slow
 @pytest.mark.parametrize("seed", [2, 3, 4])
 def test_a_team_of_five_converges_over_many_rounds(tmp_path: Path, seed: int):

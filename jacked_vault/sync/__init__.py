@@ -568,6 +568,7 @@ def _expected_indexes(
     rendered from the search index with the arriving notes (`notes`), the notes this commit
     rejects (`rejected`, a quarantined arrival's local version among them) and the tombstones
     previewed."""
+    from jacked_vault.document import parse_note
     from jacked_vault.recall.index_md import index_path, render_index
     from jacked_vault.search.entries import Entry
     from jacked_vault.search.index import open_fresh
@@ -580,9 +581,8 @@ def _expected_indexes(
     }
     changes.update({rel: Entry.from_note(note) for rel, note in rejected.items()})  # kept here, and rejected
     changes.update({rel: None for rel in [*plan.result.accepted_deletions, *arrivals.forgotten]})
-    for note_id, rel, _ in moved:
-        for old in [r for r, e in changes.items() if e is not None and e.id == note_id and r != rel]:
-            changes[rel] = changes.pop(old)
+    for _, rel, data in moved:  # this machine's notes moved aside for an arriving one of the same name
+        changes[rel] = Entry.from_note(parse_note(data, source=rel))
     stones = Stones.read(arrivals.tombstones.items())
     groups = {found[1] for found in (classify_note(ctx.vault, rel) for rel in changes) if found}
     groups |= {rel.split("/")[1] for rel in arrivals.derived if "/" in rel}

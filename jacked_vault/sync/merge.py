@@ -3,10 +3,12 @@ tool itself writes (SPEC 10; issue 18 findings 1, 5b):
 
 - derived index.md: either side (regenerated after);
 - tombstone files: either side (their union is set after: tombstones only grow);
-- two notes with one file name: both kept, the remote's moved to the next free name;
+- two notes with one file name: both kept; the remote's keeps the name (other machines hold it
+  there), this machine's moves to the next free name;
 - one note transitioned differently on each machine: `document.lifecycle.winner` (a person's
-  reject wins, else the later transition), the loser named in sync's answer; a person's forget
-  wins over a transition made elsewhere;
+  reject wins, else the later transition), the loser named in sync's answer, also where one side
+  is already two other machines' settling of it; a person's forget wins over a transition made
+  elsewhere;
 - hot.md set on both: last writer wins by its `updated_at` (the loser stays in git history);
 - an episodic day file appended on both: both entries kept; a rolled-up file (recent.md,
   archive.md): this machine's (the rolled day files keep every entry);
@@ -27,6 +29,8 @@ from jacked_vault.store.layout import GROUPS_DIR, TOMBSTONE_DIR, VAULT_JSON, Sto
 if TYPE_CHECKING:
     import pygit2
 
+    from jacked_vault.document import Note
+
     Settle = Callable[[str, bytes, pygit2.enums.FileMode], None]
 
 
@@ -35,7 +39,7 @@ class Resolved:
     """What settling a merge did: each entry an audit line and a line of sync's answer."""
 
     renamed: list[str] = field(default_factory=list)
-    moved: list[tuple[str, str, bytes]] = field(default_factory=list)  # (note id, new path, bytes)
+    moved: list[tuple[str, str, bytes]] = field(default_factory=list)  # this machine's notes: (id, new path, bytes)
     hot: list[dict] = field(default_factory=list)  # {"path", "kept": here|remote}
     transitions: list[dict] = field(default_factory=list)  # {"id", "path", "kept", "lost", "kept_from"}
     events: list[tuple[str, str, str, bytes | None]] = field(default_factory=list)  # (op, id, path, bytes)
@@ -220,7 +224,7 @@ def _notes(
     import pygit2
 
     from jacked_vault.document import parse_note
-    from jacked_vault.document.lifecycle import follows, winner
+    from jacked_vault.document.lifecycle import winner
 
     try:
         mine, other = parse_note(blob["ours"], source=rel), parse_note(blob["theirs"], source=rel)
@@ -228,16 +232,18 @@ def _notes(
     except VaultError:
         return False
     if prior is None and mine.id != other.id:
+        # the remote's note keeps its path (every machine that took it has it there); this
+        # machine's, which no other machine holds yet, moves to the next free name
         new_rel = _free_name(paths, rel)
         paths.add(new_rel)
         del index.conflicts[rel]
-        index.add(pygit2.IndexEntry(rel, repo.create_blob(blob["ours"]), mode))
-        index.add(pygit2.IndexEntry(new_rel, repo.create_blob(blob["theirs"]), mode))
+        index.add(pygit2.IndexEntry(rel, repo.create_blob(blob["theirs"]), mode))
+        index.add(pygit2.IndexEntry(new_rel, repo.create_blob(blob["ours"]), mode))
         done.renamed.append(f"{rel} -> {new_rel}")
-        done.moved.append((other.id, new_rel, blob["theirs"]))
-        done.events.append(("rename", other.id, new_rel, blob["theirs"]))
+        done.moved.append((mine.id, new_rel, blob["ours"]))
+        done.events.append(("rename", mine.id, new_rel, blob["ours"]))
         return True
-    if prior is None or not (mine.id == other.id == prior.id) or follows(prior, mine) or follows(prior, other):
+    if prior is None or not (mine.id == other.id == prior.id) or not (_grew(prior, mine) and _grew(prior, other)):
         return False
     kept = winner(mine, other)
     lost = other if kept is mine else mine
@@ -254,6 +260,15 @@ def _notes(
     )
     done.events.append(("resolve", kept.id, rel, data))
     return True
+
+
+def _grew(prior: Note, side: Note) -> bool:
+    """Whether one side's version of a note came from `prior` the ways the rules allow: transitions,
+    or the settling of two transitions made apart (`lifecycle.settles`: a third machine meets a
+    note two others already settled, whose winner need not follow the version it last saw)."""
+    from jacked_vault.document.lifecycle import follows, settles
+
+    return follows(prior, side) is None or settles(prior, side)
 
 
 def _joined_config(ours: bytes, theirs: bytes) -> bytes:

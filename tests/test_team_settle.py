@@ -1,0 +1,92 @@
+"""What the five-machine soak (issue 32) found wedging sync once three machines took part, each
+reproduced on a plain file remote with three real vaults:
+
+- a note whose two machines' transitions were settled by the rule (a person's reject wins, else
+  the later transition) reaches a third machine that made its own transition meanwhile: its
+  version no longer follows the remote's, and sync stopped for good with "changed the same
+  file(s) differently";
+- two machines picked one file name for two new notes: the second to sync moved the remote's
+  note (already on every other machine) to the free name and put its own where the remote's was,
+  so a third machine that changed the remote's note at its old path met another note there.
+
+A merge settles both by the rules that settle them, on every machine alike.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from conftest import run_cli
+from helpers.sync_world import add_note, bare_remote, machine
+from jacked_vault.context import Context
+from jacked_vault.sync import push, set_remote, sync
+from jacked_vault.write.transitions import transition
+
+
+def _team(tmp_path: Path) -> tuple[Context, Context, Context]:
+    remote = tmp_path / "remote.git"
+    bare_remote(remote)
+    a = machine(tmp_path / "a")
+    set_remote(a, f"file://{remote}")
+    push(a)
+    b, c = machine(tmp_path / "b", remote), machine(tmp_path / "c", remote)
+    for ctx in (b, c):
+        set_remote(ctx, f"file://{remote}")
+    return a, b, c
+
+
+def _status(ctx: Context, note_id: str) -> str:
+    return run_cli("memory", "read", note_id, "--all", "--json", vault=ctx.vault.root).json["memory"]["status"]
+
+
+def _same_everywhere(*team: Context) -> None:
+    for _ in range(2):
+        for ctx in team:
+            sync(ctx)
+    heads = {run_cli("memory", "status", "--json", vault=ctx.vault.root).json["vault"]["head"] for ctx in team}
+    files = [
+        sorted(p.relative_to(ctx.vault.root).as_posix() for p in ctx.vault.root.glob("groups/*/note/*.md"))
+        for ctx in team
+    ]
+    assert all(f == files[0] for f in files), files
+    for ctx in team:
+        report = run_cli("memory", "doctor", "--json", vault=ctx.vault.root).json
+        assert report["ok"], json.dumps({k: v for k, v in report.items() if v and k not in ("schema", "captures")})
+    assert len(heads) == 1, heads
+
+
+def test_a_settled_note_meets_a_third_machines_own_transition(tmp_path: Path):
+    a, b, c = _team(tmp_path)
+    note = add_note(a, "Shared fact", status="candidate", origin="mcp")
+    sync(a)
+    sync(b)
+    sync(c)
+    transition(a, note.note.id, "accept")
+    sync(a)
+    sync(c)  # c holds it active
+    transition(b, note.note.id, "reject", reason="wrong")
+    sync(b)  # settled: b's reject wins over a's accept, and is pushed
+    transition(c, note.note.id, "expire")  # c's own transition of the active note
+    result = sync(c)
+    assert result.action == "merged", result
+    assert _status(c, note.note.id) == "rejected"  # a person's reject wins here too
+    _same_everywhere(a, b, c)
+    assert {_status(ctx, note.note.id) for ctx in (a, b, c)} == {"rejected"}
+
+
+def test_one_file_name_picked_twice_never_moves_a_note_the_remote_holds(tmp_path: Path):
+    a, b, c = _team(tmp_path)
+    first = add_note(a, "Same title", status="candidate", origin="mcp")
+    sync(a)
+    sync(c)  # c holds a's note at its path
+    second = add_note(b, "Same title", status="candidate", origin="mcp")
+    assert first.rel == second.rel
+    result = sync(b)  # one file name, two notes: b's own (not pushed yet) moves
+    assert result.renamed == [f"{second.rel} -> {second.rel[:-3]}-2.md"], result
+    assert (b.vault.root / first.rel).read_bytes() == (a.vault.root / first.rel).read_bytes()
+    transition(c, first.note.id, "accept")  # c changes a's note where every machine has it
+    assert sync(c).action == "merged"
+    _same_everywhere(a, b, c)
+    assert {_status(ctx, first.note.id) for ctx in (a, b, c)} == {"active"}
+    assert {_status(ctx, second.note.id) for ctx in (a, b, c)} == {"candidate"}
