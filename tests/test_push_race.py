@@ -22,7 +22,7 @@ from pathlib import Path
 
 from conftest import cli_env, git, run_cli
 from helpers import sync_world
-from helpers.http_remote import http_remote
+from helpers.git_server import HTTP_USER, running_server
 from helpers.state import state_dir
 from helpers.sync_world import add_note, bare_remote, machine
 from jacked_vault.context import Context
@@ -109,9 +109,14 @@ def test_racing_syncs_each_land_after_losing(tmp_path: Path):
     assert attempts[0] == 1 and attempts[-1] > 1, attempts  # one won the first round; the others tried again
     assert attempts[-1] <= PUSH_ATTEMPTS
     assert _on_remote(remote) == _own_notes(team)
+    said = []
     for ctx in team:
         states = json.loads((state_dir(ctx.vault.root) / "sync-state.json").read_text())
         assert states["push"]["result"] == "ok", states
+        said.append(states["push"]["message"])
+    lost = sorted(attempt - 1 for attempt in attempts)
+    assert sorted(int(m.split("after ")[1].split()[0]) if "after " in m else 0 for m in said) == lost, said
+    assert all("race(s) lost to other machines' pushes" in m for m in said if "after " in m), said
 
 
 def test_five_session_ends_at_once_all_push(tmp_path: Path):
@@ -192,18 +197,19 @@ def test_a_servers_refusal_is_never_tried_again(two_machines):
 
 
 def test_a_failed_login_is_never_tried_again(tmp_path: Path):
-    bare_remote(tmp_path / "served" / "remote.git")
-    with http_remote(tmp_path / "served", anonymous_read=True) as server:  # the fetch works, the push is refused
+    with running_server(tmp_path / "server", anonymous_read=True) as server:  # the fetch works, the push is refused
         vault = tmp_path / "vault"
         assert run_cli("memory", "init", "--no-scan", vault=vault).code == 0
-        git(vault, "remote", "add", "origin", server.url("remote.git"))
-        wrong = f"!f() {{ test \"$1\" = get && printf 'username={server.user}\\npassword=wrong\\n'; }}; f"
+        git(vault, "remote", "add", "origin", server.http_url)
+        wrong = f"!f() {{ test \"$1\" = get && printf 'username={HTTP_USER}\\npassword=wrong\\n'; }}; f"
         git(vault, "config", "credential.helper", wrong)
         run_cli("memory", "add", "--group", "g", "--title", "T", "--body", "b", vault=vault)
         done = run_cli("memory", "sync", vault=vault)
-        pushes = [path for path, credentials in server.requests if "receive-pack" in path and not credentials]
+        requests = server.http_requests()
     assert done.code == 1 and "moved on" not in done.err and "Authentication failed" in done.err, done.err
-    assert len(pushes) == 1, server.requests  # one `git push` (it asks once, then with the helper's answer)
+    assert any("git-upload-pack" in path and status == 200 for path, status, _ in requests), requests  # fetched
+    pushes = [path for path, _, _ in requests if path.endswith("service=git-receive-pack")]
+    assert len(pushes) == 2, requests  # one `git push`: it asks once, then once with the helper's answer
 
 
 def test_a_diverged_session_start_merges_and_takes_the_teammates_notes(two_machines):

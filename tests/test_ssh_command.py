@@ -22,7 +22,7 @@ import pytest
 
 from conftest import git, run_cli
 from helpers.fake_ssh import calls, write_fake_ssh
-from helpers.sshd import Sshd, sshd  # noqa: F401 (the fixture)
+from helpers.git_server import TeamServer, team_server  # noqa: F401 (the fixture)
 from helpers.sync_world import bare_remote, remote_head
 from jacked_vault.sync import remote
 
@@ -141,14 +141,16 @@ def test_plink_gets_batch_and_a_simple_command_gets_no_options(tmp_path: Path, m
     )
 
 
-def test_a_key_and_known_hosts_chosen_in_core_ssh_command_reach_a_real_sshd(tmp_path: Path, sshd: Sshd):  # noqa: F811
+def test_a_key_and_known_hosts_chosen_in_core_ssh_command_reach_a_real_sshd(
+    tmp_path: Path,
+    team_server: TeamServer,  # noqa: F811
+):
     """The issue's case: the server's host key is known only to the file core.sshCommand names."""
-    remote_path = tmp_path / "remote.git"
-    bare_remote(remote_path)
-    vault = _vault_on(tmp_path, sshd.url(remote_path), sshd.ssh_command())
+    url, command = team_server.direct_ssh(tmp_path / "known_hosts")
+    vault = _vault_on(tmp_path, url, command)
     done = run_cli("memory", "sync", vault=vault)
     assert done.code == 0, done.err
-    assert remote_head(remote_path) == git(vault, "rev-parse", "HEAD").strip()
+    assert team_server.head() == git(vault, "rev-parse", "HEAD").strip()
     git(vault, "config", "--unset", "core.sshCommand")  # what jacked used to do: plain ssh, no key, no known host
     run_cli("memory", "add", "--group", "g", "--title", "Later", "--body", "b", vault=vault)
     refused = run_cli("memory", "sync", vault=vault)

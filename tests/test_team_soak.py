@@ -121,8 +121,9 @@ class Record:
                 "session_start_pulls": count(self.starts, lambda s: s[2]),
                 "slowest_start_s": round(max((s[3] for s in self.starts), default=0), 2),
                 "pushes_after_session_end": count(
-                    self.pushes, lambda p: p[2] if p[2] == "ok" else f"{p[2]}: {why(p[3])}"
+                    self.pushes, lambda p: p[2] if p[2] == "ok" and "after " not in p[3] else f"{p[2]}: {why(p[3])}"
                 ),
+                "push_races_lost": sum(_races_lost(p[3]) for p in self.pushes if p[2] == "ok"),
                 "first_wedged": {name: r for r, name, _, message in reversed(self.pushes) if why(message) == WEDGED},
                 "final_syncs": [f"r{r} {m} exit {c}: {t[:300]}" for r, m, c, t in self.syncs if c != 0],
                 "unexpected": self.unexpected,
@@ -131,16 +132,23 @@ class Record:
         )
 
 
-WEDGED = "issue 32.1: the merge pairs unrelated files, sync stops"
-REASONS = {  # what a failed push says -> which item of issue 32 it is
+WEDGED = "wedged: sync stopped for a file no rule settles"
+REASONS = {  # what a push's record says -> what happened, in a few words
     "changed the same file(s) differently": WEDGED,
-    "the remote has commits this vault does not": "issue 32.4: lost the push race, no retry",
-    "pre-receive": "issue 32.5: a server's refusal",
+    "moved on while this machine pushed": "lost the push race on every try",
+    "the remote has commits this vault does not": "lost the push race",
+    "refused": "the server refused",
+    "after ": "pushed after losing a race",
 }
 
 
+def _races_lost(message: str) -> int:
+    """How many races a push that landed lost first (its record says 'after N race(s) lost')."""
+    return int(message.split("after ")[1].split()[0]) if "after " in message else 0
+
+
 def why(message: str) -> str:
-    """A push's outcome, named by the item of issue 32 it shows (or as it is)."""
+    """A push's outcome in a few words (or as it is)."""
     return next((item for words, item in REASONS.items() if words in message), message[:80] if message else "")
 
 

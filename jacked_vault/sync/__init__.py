@@ -238,14 +238,16 @@ def push(ctx: Context) -> Pushed:
     return Pushed(git.fast_head(root) or "")
 
 
-def _push(root, branch: str) -> None:
-    """The one push: never forced, its outcome recorded (the last push, for `status` and the brief)."""
+def _push(root, branch: str, races_lost: int = 0) -> None:
+    """The one push: never forced, its outcome recorded (the last push, for `status` and the brief;
+    `races_lost`: the tries before it that other machines' pushes beat)."""
     try:
         remote.push(root, branch)
     except VaultError as exc:
         write_state(root, "refused" if exc.details.get("push") == "refused" else "failed", exc.message, kind="push")
         raise
-    write_state(root, "ok", f"pushed {branch} at {(git.fast_head(root) or '')[:10]}", kind="push")
+    after = f" (after {races_lost} race(s) lost to other machines' pushes)" if races_lost else ""
+    write_state(root, "ok", f"pushed {branch} at {(git.fast_head(root) or '')[:10]}{after}", kind="push")
 
 
 def push_pending(ctx: Context, trigger: str) -> str:
@@ -772,7 +774,7 @@ def _sync_until_pushed(ctx: Context, accept_deletions: bool) -> SyncResult:
         if tracking is not None and tracking.target == _head_id(repo):
             break  # nothing of this machine's to push
         try:
-            _push(root, branch)
+            _push(root, branch, races_lost=attempt - 1)
         except remote.PushRace as lost:
             if attempt == PUSH_ATTEMPTS:
                 message = (

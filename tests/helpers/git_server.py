@@ -254,6 +254,7 @@ class TeamServer:
     http_proxy: Proxy | None = None
     client_key: Path = field(init=False)  # the key authorized_keys lets in
     host_public: str = ""
+    anonymous_read: bool = False  # http: fetches need no login (pushes always do), as on a public forge
 
     def __post_init__(self) -> None:
         self.root.mkdir(parents=True, exist_ok=True)
@@ -262,8 +263,8 @@ class TeamServer:
         self.client_key = self.root / "client_key"
 
     @classmethod
-    def start(cls, root: Path) -> TeamServer:
-        server = cls(root)
+    def start(cls, root: Path, *, anonymous_read: bool = False) -> TeamServer:
+        server = cls(root, anonymous_read=anonymous_read)
         try:
             server._make_repo()
             server._start_sshd()
@@ -287,6 +288,27 @@ class TeamServer:
 
     def url(self, via: str) -> str:
         return self.ssh_url if via == "ssh" else self.http_url
+
+    def direct_ssh(self, known_hosts: Path) -> tuple[str, str]:
+        """(an ssh:// URL by address and port, the ssh command that logs in with the server's client
+        key and knows its host key from `known_hosts`, written here): what a person puts in
+        `core.sshCommand` when no ssh config names the server."""
+        port = self.proxy("ssh").port
+        known_hosts.write_text(f"[127.0.0.1]:{port} {self.host_public}\n")
+        command = f"ssh -i {self.client_key} -o IdentitiesOnly=yes -o UserKnownHostsFile={known_hosts}"
+        return f"ssh://{self.user}@127.0.0.1:{port}{self.repo}", command
+
+    def http_requests(self) -> list[tuple[str, int, str]]:
+        """(request path and query, status, user or "-") of every http request so far, in order
+        (lighttpd's access log: the user is there only when the password was right)."""
+        log = self.root / "lighttpd-access.log"
+        out = []
+        for line in log.read_text(errors="replace").splitlines() if log.exists() else []:
+            # host vhost user [time] "METHOD path HTTP/1.1" status bytes "referer" "agent"
+            head, _, rest = line.partition(' "')
+            request, _, tail = rest.partition('" ')
+            out.append((request.split(" ")[1], int(tail.split()[0]), head.split()[2]))
+        return out
 
     def proxy(self, via: str) -> Proxy:
         proxy = self.ssh_proxy if via == "ssh" else self.http_proxy
@@ -400,6 +422,13 @@ class TeamServer:
             (self.root / folder).mkdir(exist_ok=True)
         (self.root / "http_users").write_text(f"{HTTP_USER}:{HTTP_PASSWORD}\n")
         log = self.root / "lighttpd.log"
+        login = '("" => ("method" => "basic", "realm" => "jacked team", "require" => "valid-user"))'
+        required = f"  auth.require = {login}"
+        if self.anonymous_read:  # only a push (its ref advertisement and its pack) asks for a login
+            required = (
+                f'  $HTTP["querystring"] =~ "service=git-receive-pack" {{ auth.require = {login} }}\n'
+                f'  else $HTTP["url"] =~ "/git-receive-pack$" {{ auth.require = {login} }}'
+            )
         for _ in range(3):
             port = free_port()
             config = self.root / "lighttpd.conf"
@@ -421,7 +450,7 @@ $HTTP["url"] =~ "^/git" {{
   )
   auth.backend = "plain"
   auth.backend.plain.userfile = "{self.root / "http_users"}"
-  auth.require = ("" => ("method" => "basic", "realm" => "jacked team", "require" => "valid-user"))
+{required}
 }}
 """
             )
@@ -506,19 +535,26 @@ class ClientHome:
         return env
 
 
-def server_or_skip(root: Path) -> TeamServer:
+def server_or_skip(root: Path, *, anonymous_read: bool = False) -> TeamServer:
     """A started `TeamServer` in `root`; the test is skipped, saying why, where it cannot run."""
     reason = missing_servers()
     if reason:
         pytest.skip(reason)
-    return TeamServer.start(root)
+    return TeamServer.start(root, anonymous_read=anonymous_read)
+
+
+@contextlib.contextmanager
+def running_server(root: Path, *, anonymous_read: bool = False):
+    """`server_or_skip` for the duration of a `with` block, stopped after it."""
+    server = server_or_skip(root, anonymous_read=anonymous_read)
+    try:
+        yield server
+    finally:
+        server.close()
 
 
 @pytest.fixture
 def team_server(tmp_path: Path):
     """A started `TeamServer` for one test, stopped after it."""
-    server = server_or_skip(tmp_path / "server")
-    try:
+    with running_server(tmp_path / "server") as server:
         yield server
-    finally:
-        server.close()
