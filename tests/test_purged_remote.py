@@ -19,7 +19,7 @@ import pytest
 
 from conftest import cli_env, git, run_cli, snapshot
 from helpers.state import state_dir
-from helpers.sync_world import add_note, bare_remote, machine
+from helpers.sync_world import add_note, bare_remote, machine, team
 from jacked_vault.context import Context
 from jacked_vault.sync import pull_at_session_start, push, set_remote, sync
 from jacked_vault.sync.carry import carry
@@ -140,12 +140,7 @@ def test_a_rewound_remote_that_moved_on_is_healed_too(tmp_path: Path):
     remote holds no copy of them (nothing was rewritten), so the machine that has them merges and
     pushes them back."""
     remote = tmp_path / "shared.git"
-    bare_remote(remote)
-    laptop = machine(tmp_path / "laptop")
-    set_remote(laptop, f"file://{remote}")
-    push(laptop)
-    desktop = machine(tmp_path / "desktop", remote)
-    set_remote(desktop, f"file://{remote}")
+    laptop, desktop = team([tmp_path / "laptop", tmp_path / "desktop"], remote)
     backup = git(remote, "rev-parse", "main").strip()
     lost = add_note(laptop, "Lost in the restore")
     push(laptop)
@@ -158,8 +153,6 @@ def test_a_rewound_remote_that_moved_on_is_healed_too(tmp_path: Path):
     for ctx in (laptop, desktop):
         assert (ctx.vault.root / lost.rel).is_file() and (ctx.vault.root / later.rel).is_file()
     assert git(remote, "rev-parse", "main") == git(laptop.vault.root, "rev-parse", "HEAD")
-
-
 
 
 def test_the_way_on_carries_this_machines_notes_into_a_fresh_clone(tmp_path: Path):

@@ -24,10 +24,10 @@ from conftest import cli_env, git, run_cli
 from helpers import sync_world
 from helpers.git_server import HTTP_USER, running_server
 from helpers.state import state_dir
-from helpers.sync_world import add_note, bare_remote, machine
+from helpers.sync_world import add_note, team
 from jacked_vault.context import Context
 from jacked_vault.doctor import doctor
-from jacked_vault.sync import PUSH_ATTEMPTS, pull_at_session_start, push, set_remote, sync
+from jacked_vault.sync import PUSH_ATTEMPTS, pull_at_session_start, sync
 
 two_machines = sync_world.two_machines  # (laptop, desktop, remote)
 RACERS = 5
@@ -64,17 +64,10 @@ sys.exit(main(command))
 def _team(tmp_path: Path, size: int) -> tuple[list[Context], Path]:
     """`size` machines on one bare remote, each with one note of its own not pushed yet."""
     remote = tmp_path / "remote.git"
-    bare_remote(remote)
-    first = machine(tmp_path / "m0" / "vault")
-    set_remote(first, f"file://{remote}")
-    push(first)
-    team = [first]
-    for i in range(1, size):
-        team.append(machine(tmp_path / f"m{i}" / "vault", remote))
-        set_remote(team[-1], f"file://{remote}")
-    for i, ctx in enumerate(team):
+    machines = team([tmp_path / f"m{i}" / "vault" for i in range(size)], remote)
+    for i, ctx in enumerate(machines):
         add_note(ctx, f"Note of machine {i}")
-    return team, remote
+    return machines, remote
 
 
 def _on_remote(remote: Path) -> set[str]:

@@ -18,22 +18,14 @@ import json
 from pathlib import Path
 
 from conftest import run_cli
-from helpers.sync_world import add_note, bare_remote, machine
+from helpers.sync_world import add_note, team
 from jacked_vault.context import Context
-from jacked_vault.sync import push, set_remote, sync
+from jacked_vault.sync import sync
 from jacked_vault.write.transitions import transition
 
 
-def _team(tmp_path: Path) -> tuple[Context, Context, Context]:
-    remote = tmp_path / "remote.git"
-    bare_remote(remote)
-    a = machine(tmp_path / "a")
-    set_remote(a, f"file://{remote}")
-    push(a)
-    b, c = machine(tmp_path / "b", remote), machine(tmp_path / "c", remote)
-    for ctx in (b, c):
-        set_remote(ctx, f"file://{remote}")
-    return a, b, c
+def _team(tmp_path: Path) -> list[Context]:
+    return team([tmp_path / name for name in ("a", "b", "c")], tmp_path / "remote.git")
 
 
 def _status(ctx: Context, note_id: str) -> str:

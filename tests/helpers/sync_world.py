@@ -53,16 +53,24 @@ def add_note(ctx: Context, title: str, **kw: Any):
     )
 
 
+def team(paths: list[Path], remote: Path) -> list[Context]:
+    """Machines at `paths` sharing a new bare remote at `remote`: the first pushed its init, the
+    others cloned it."""
+    bare_remote(remote)
+    first = machine(paths[0])
+    set_remote(first, f"file://{remote}")
+    push(first)
+    rest = [machine(path, remote) for path in paths[1:]]
+    for ctx in rest:
+        set_remote(ctx, f"file://{remote}")
+    return [first, *rest]
+
+
 @pytest.fixture
 def two_machines(tmp_path: Path) -> tuple[Context, Context, Path]:
     """(laptop, desktop, remote): the laptop pushed its init, the desktop cloned it."""
     remote = tmp_path / "remote.git"
-    bare_remote(remote)
-    a = machine(tmp_path / "laptop")
-    set_remote(a, f"file://{remote}")
-    push(a)
-    b = machine(tmp_path / "desktop", remote)
-    set_remote(b, f"file://{remote}")
+    a, b = team([tmp_path / "laptop", tmp_path / "desktop"], remote)
     return a, b, remote
 
 
