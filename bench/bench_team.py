@@ -26,6 +26,8 @@ Figures:
   and the CLI's fixed cost beside them (`jacked memory --help`: a Python process and its imports).
 
 `--stagger 0` starts every machine's sessions together (their session ends race to push).
+`--link-delay S` holds each chunk S seconds in the proxies during the ratio (a server farther
+than loopback: the network's share of both sides grows, the CLI's fixed cost does not).
 
 Plain script, no pytest (it imports the test helpers, so install the test extras); every
 figure is wall-clock time on this machine, printed with the load average.
@@ -215,6 +217,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--stagger", type=float, default=1.0, help="1: starts spread over the interval; 0: together")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--ratio-repeat", type=int, default=7)
+    parser.add_argument(
+        "--link-delay", type=float, default=0.0, help="seconds the proxies hold each chunk during the ratio (a far server)"
+    )
     parser.add_argument("--json", type=Path)
     args = parser.parse_args(argv)
     reason = missing_servers()
@@ -233,6 +238,8 @@ def main(argv: list[str] | None = None) -> int:
             ]
             join(machines, server)
             run = team_reach(machines, args, tmp)
+            for via in ("ssh", "http"):
+                server.proxy(via).set("slow" if args.link_delay else "pass", args.link_delay)
             ratios = [sync_vs_git(server, machines, via, args.ratio_repeat, tmp) for via in ("ssh", "http")]
         finally:
             server.close()
@@ -250,6 +257,7 @@ def main(argv: list[str] | None = None) -> int:
         "session_starts": {r: run.starts.count(r) for r in sorted(set(run.starts))},
         "pushes_after_session_end": {r: run.pushes.count(r) for r in sorted(set(run.pushes))},
         "sync_vs_git": ratios,
+        "link_delay_s": args.link_delay,
         "load_average": os.getloadavg()[0],
     }
     print(f"notes saved {len(run.saved)}; teammate pairs reached {len(pairs)}, not reached {missed}")
@@ -257,6 +265,8 @@ def main(argv: list[str] | None = None) -> int:
         value = figures[name]
         print(f"  {name:<16} {value:.1f}" if value is not None else f"  {name:<16} -")
     print(f"  session starts: {figures['session_starts']}; pushes: {figures['pushes_after_session_end']}")
+    link = f"each chunk held {args.link_delay:g} s" if args.link_delay else "loopback, no delay"
+    print(f"  sync vs git ({link}):")
     for ratio in ratios:
         verdict = "PASS" if ratio["ratio"] <= BUDGET_RATIO else "MISS"
         print(

@@ -29,7 +29,7 @@ def _typer_command(name: str):
     import typer.main
 
     from jacked_vault.cli.main import _run_typer  # noqa: F401 - importing registers every command
-    from jacked_vault.cli import notes, recall  # noqa: F401
+    from jacked_vault.cli import notes, recall, sync  # noqa: F401
     from jacked_vault.cli.apps import app
 
     root = typer.main.get_command(app)
@@ -209,6 +209,8 @@ WRITES = [
     ["memory", "add", "--group", "tools", "--title", "Bad kind", "--body", "x", "--kind", "nonsense"],
     ["memory", "add", "--group", "tools", "--title", "Bad link", "--body", "x", "--link", "mem_20260101_missing"],
     ["memory", "add", "--title", "No group outside a repo", "--body", "x"],
+    ["memory", "sync", "--json"],  # no remote set: the same refusal either way
+    ["memory", "sync", "--accept-deletions"],
 ]
 
 
@@ -240,6 +242,7 @@ LEFT_TO_TYPER = [
     ["memory", "add", "--title", "--body"],
     ["memory", "handoff", "--from", "claude", "--title", "t", "--body", "b"],
     ["memory", "status"],
+    ["memory", "sync", "--accept-deletion"],
     ["memory"],
     ["--version"],
 ]

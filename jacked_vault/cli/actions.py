@@ -1,4 +1,4 @@
-"""What the hot commands do (add, handoff, read, search, brief): option values in, a result out.
+"""What the hot commands do (add, handoff, read, search, brief, sync): option values in, a result out.
 
 The typer commands (`cli.notes`, `cli.recall`) and the lean path (`cli.lean`) both call these,
 so the two ways in run the same code. Each keyword is the typer parameter of the same name with
@@ -190,3 +190,10 @@ def brief(
     if harness is not None:
         context.harness = require_slug("harness", harness)
     return build_brief(context, budget=budget)
+
+
+def sync(outer_vault: str | None, *, accept_deletions: bool = False, vault: str | None = None) -> Result:
+    """`sync`: fetch, integrate what arrives (judged by the gate), push."""
+    from jacked_vault.sync import sync as sync_vault
+
+    return sync_vault(context_for_options(outer_vault, vault), accept_deletions=accept_deletions)

@@ -1,7 +1,8 @@
-"""The lean path: the hot commands (add, handoff, read, search, brief) without importing typer.
+"""The lean path: the hot commands (add, handoff, read, search, brief, sync) without importing typer.
 
 Agents call these on every turn, and importing typer (and click under it) costs more than the
-work itself. `run_lean` parses exactly the argument shapes typer would accept for these
+work itself; `sync` is the network command a person times against plain git (issue 32).
+`run_lean` parses exactly the argument shapes typer would accept for these
 commands and calls the same `cli.actions` function the typer command calls; anything else
 (`--help`, an unknown option, a missing value, a value that needs converting typer's way) returns
 None and the command goes through typer, which prints its usual help or usage error.
@@ -34,6 +35,7 @@ COMMANDS = {
     "read": Lean(argument="note_id", renames={"show_all": "--all"}),
     "search": Lean(argument="query", renames={"every_harness": "--all"}),
     "brief": Lean(),
+    "sync": Lean(),
 }
 JSON_FLAG = "--json"
 

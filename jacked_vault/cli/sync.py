@@ -6,7 +6,18 @@ from typing import Annotated
 
 import typer
 
-from jacked_vault.cli.apps import SYNC, Command, JsonOpt, VaultOpt, context_for, example, memory_app, run, sub_app
+from jacked_vault.cli.apps import (
+    SYNC,
+    Command,
+    JsonOpt,
+    VaultOpt,
+    context_for,
+    example,
+    memory_app,
+    outer_vault,
+    run,
+    sub_app,
+)
 
 remote_app = sub_app("remote", SYNC, "Set the vault's git remote.")
 
@@ -89,9 +100,9 @@ def sync(
     (again, after fetching and merging, when another machine pushed first); otherwise it stops
     and explains. What arrives passes the same gate as every write.
     """
-    from jacked_vault.sync import sync as sync_vault
+    from jacked_vault.cli import actions
 
-    run(ctx, as_json, lambda: sync_vault(context_for(ctx, vault), accept_deletions=accept_deletions))
+    run(ctx, as_json, lambda: actions.sync(outer_vault(ctx), accept_deletions=accept_deletions, vault=vault))
 
 
 @memory_app.command(
