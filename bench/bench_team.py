@@ -218,7 +218,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--ratio-repeat", type=int, default=7)
     parser.add_argument(
-        "--link-delay", type=float, default=0.0, help="seconds the proxies hold each chunk during the ratio (a far server)"
+        "--link-delay", type=float, default=0.0, help="seconds the proxies hold each chunk in the ratio (a far server)"
     )
     parser.add_argument("--json", type=Path)
     args = parser.parse_args(argv)
