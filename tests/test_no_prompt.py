@@ -93,9 +93,8 @@ def test_a_credential_helper_still_answers(tmp_path: Path, team_server: TeamServ
     git(vault, "config", "credential.helper", helper)
     done = run_cli("memory", "sync", vault=vault, GIT_ASKPASS=str(program))
     assert done.code == 0, done.err
-    assert any(user == HTTP_USER for _, _, user in team_server.http_requests()), (
-        "no request came with the helper's login"
-    )
+    logged_in = lambda requests: any(user == HTTP_USER for _, _, user in requests)  # noqa: E731
+    assert logged_in(team_server.http_requests(until=logged_in)), "no request came with the helper's login"
     assert team_server.head() == git(vault, "rev-parse", "HEAD").strip()
     assert not record.exists()
 

@@ -190,6 +190,7 @@ def test_a_servers_refusal_is_never_tried_again(two_machines):
 
 
 def test_a_failed_login_is_never_tried_again(tmp_path: Path):
+    trace = tmp_path / "trace2.json"  # git's own record of every git process it starts
     with running_server(tmp_path / "server", anonymous_read=True) as server:  # the fetch works, the push is refused
         vault = tmp_path / "vault"
         assert run_cli("memory", "init", "--no-scan", vault=vault).code == 0
@@ -197,12 +198,22 @@ def test_a_failed_login_is_never_tried_again(tmp_path: Path):
         wrong = f"!f() {{ test \"$1\" = get && printf 'username={HTTP_USER}\\npassword=wrong\\n'; }}; f"
         git(vault, "config", "credential.helper", wrong)
         run_cli("memory", "add", "--group", "g", "--title", "T", "--body", "b", vault=vault)
-        done = run_cli("memory", "sync", vault=vault)
-        requests = server.http_requests()
+        done = run_cli("memory", "sync", vault=vault, GIT_TRACE2_EVENT=str(trace))
     assert done.code == 1 and "moved on" not in done.err and "Authentication failed" in done.err, done.err
-    assert any("git-upload-pack" in path and status == 200 for path, status, _ in requests), requests  # fetched
-    pushes = [path for path, _, _ in requests if path.endswith("service=git-receive-pack")]
-    assert len(pushes) == 2, requests  # one `git push`: it asks once, then once with the helper's answer
+    started = [json.loads(line)["argv"] for line in trace.read_text().splitlines() if '"event":"start"' in line]
+    commands = [_git_command(argv) for argv in started]
+    assert [c for c in commands if c in ("fetch", "push")] == ["fetch", "push"], started  # one of each
+
+
+def _git_command(argv: list[str]) -> str:
+    """The git command of a git command line (`git -C DIR -c K=V push …` is push)."""
+    words = iter(argv[1:])
+    for word in words:
+        if word in ("-C", "-c"):
+            next(words, None)
+        elif not word.startswith("-"):
+            return word
+    return ""
 
 
 def test_a_diverged_session_start_merges_and_takes_the_teammates_notes(two_machines):

@@ -33,6 +33,7 @@ import socket
 import subprocess
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -42,6 +43,7 @@ SBIN = ("/usr/sbin", "/sbin", "/usr/local/sbin")
 HOST_ALIAS = "jacked-team-server"  # the name the host key is known under, whatever the port
 HTTP_USER = "alice"
 HTTP_PASSWORD = "correct-horse-battery"  # the test server's; nothing real
+ACCESS_LOG_WAIT_S = 15.0  # lighttpd buffers access log lines and writes them out seconds later
 
 
 def find_program(name: str) -> str | None:
@@ -298,22 +300,22 @@ class TeamServer:
         command = f"ssh -i {self.client_key} -o IdentitiesOnly=yes -o UserKnownHostsFile={known_hosts}"
         return f"ssh://{self.user}@127.0.0.1:{port}{self.repo}", command
 
-    def http_requests(self) -> list[tuple[str, int, str]]:
-        """(request path and query, status, user or "-") of every http request so far, in order
-        (lighttpd's access log: the user is there only when the password was right)."""
+    def http_requests(self, until: Callable[[list[tuple[str, int, str]]], bool]) -> list[tuple[str, int, str]]:
+        """(request path and query, status, user or "-") of every http request so far, in order,
+        once `until` holds of them or after `ACCESS_LOG_WAIT_S` (lighttpd buffers its access log
+        and writes it out a few seconds later; the user is there only when the password was right)."""
         log = self.root / "lighttpd-access.log"
-        out = []
-        for line in log.read_text(errors="replace").splitlines() if log.exists() else []:
-            # host vhost user [time] "METHOD path HTTP/1.1" status bytes "referer" "agent"
-            head, _, rest = line.partition(' "')
-            request, _, tail = rest.partition('" ')
-            out.append((request.split(" ")[1], int(tail.split()[0]), head.split()[2]))
-        return out
-
-    def proxy(self, via: str) -> Proxy:
-        proxy = self.ssh_proxy if via == "ssh" else self.http_proxy
-        assert proxy is not None
-        return proxy
+        deadline = time.monotonic() + ACCESS_LOG_WAIT_S
+        while True:
+            out = []
+            for line in log.read_text(errors="replace").splitlines() if log.exists() else []:
+                # host vhost user [time] "METHOD path HTTP/1.1" status bytes "referer" "agent"
+                head, _, rest = line.partition(' "')
+                request, _, tail = rest.partition('" ')
+                out.append((request.split(" ")[1], int(tail.split()[0]), head.split()[2]))
+            if until(out) or time.monotonic() > deadline:
+                return out
+            time.sleep(0.2)
 
     def git(self, *args: str) -> str:
         """git run on the bare repository, server side."""
