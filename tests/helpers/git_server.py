@@ -317,6 +317,11 @@ class TeamServer:
                 return out
             time.sleep(0.2)
 
+    def proxy(self, via: str) -> Proxy:
+        proxy = self.ssh_proxy if via == "ssh" else self.http_proxy
+        assert proxy is not None
+        return proxy
+
     def git(self, *args: str) -> str:
         """git run on the bare repository, server side."""
         return subprocess.run(
