@@ -14,12 +14,14 @@ The plan is a function of the seed alone (notes are named by their number in the
 to ids as they are saved), so a seed replays the same operations; what the network races
 decide may differ between runs, and every outcome must converge all the same.
 
-A short version runs in the normal suite; `-m slow` runs more seeds and rounds.
+A short version (one seed, three rounds) and a long one (`slow`: more seeds and rounds, set by
+JACKED_SOAK_SEEDS and JACKED_SOAK_ROUNDS) run in the normal suite.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import random
 import subprocess
 import time
@@ -323,9 +325,9 @@ def converged(machines: list[Machine], record: Record) -> list[str]:
     for machine in machines:
         doctor = machine.cli_json("doctor")
         if not doctor["ok"]:
-            problems.append(
-                f"doctor on {machine.name}: {[k for k, v in doctor.items() if v and k not in ('schema', 'ok')]}"
-            )
+            quiet = ("schema", "ok", "memory_count", "captures", "warnings", "unproven_reviews")  # not problems
+            said = {k: v for k, v in doctor.items() if v and k not in quiet}
+            problems.append(f"doctor on {machine.name}: {json.dumps(said)[:2000]}")
     return problems
 
 
@@ -352,10 +354,16 @@ def test_a_team_of_five_converges_over_ssh_and_http(tmp_path: Path, seed: int):
     soak(tmp_path, seed, rounds=3, ops=2)
 
 
+# The long soak: two seeds of six rounds in every full run (CI included: ~70 s each here); more
+# with JACKED_SOAK_SEEDS=2,3,4,5 JACKED_SOAK_ROUNDS=40 (the issue's 40 rounds: ~8 min a seed).
+LONG_SEEDS = [int(seed) for seed in os.environ.get("JACKED_SOAK_SEEDS", "2,3").split(",")]
+LONG_ROUNDS = int(os.environ.get("JACKED_SOAK_ROUNDS", "6"))
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("seed", [2, 3, 4])
+@pytest.mark.parametrize("seed", LONG_SEEDS)
 def test_a_team_of_five_converges_over_many_rounds(tmp_path: Path, seed: int):
-    soak(tmp_path, seed, rounds=8, ops=4)
+    soak(tmp_path, seed, rounds=LONG_ROUNDS, ops=4)
 
 
 def test_the_plan_is_a_function_of_the_seed():
