@@ -436,3 +436,40 @@ def test_a_request_still_running_when_stdin_closes_is_answered_before_exit(vault
     assert sorted(replies, key=str) == sorted([0, "save", "doctor", "list"], key=str), out.decode()
     assert replies["save"]["result"]["isError"] is False and replies["doctor"]["result"]["isError"] is False
     assert proc.returncode == 0 and b"Traceback" not in errors
+
+
+# -- issue 33.8: a client hanging up is a normal end ---------------------------------------------
+
+
+@pytest.mark.parametrize("when", ["before-the-answer", "after-the-answer"])
+def test_a_client_that_hangs_up_ends_the_server_as_an_ordinary_end(vault_path, work, when: str):
+    """A client that closes its end of both pipes (a killed harness, a closed terminal) while an
+    answer is on its way, or after it: the server ends, exit 0, no traceback, and its log (what
+    `status` shows) says it ended, never `failed ExceptionGroup`."""
+    from helpers.state import state_dir
+
+    proc = subprocess.Popen(
+        SERVER_ARGV, cwd=work, env=server_env(vault_path),
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write(json.dumps(INITIALIZE).encode() + b"\n")
+    proc.stdin.flush()
+    json.loads(proc.stdout.readline())
+    proc.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}).encode() + b"\n")
+    listing = {"jsonrpc": "2.0", "id": "list", "method": "tools/list"}
+    if when == "after-the-answer":
+        proc.stdin.write(json.dumps(listing).encode() + b"\n")
+        proc.stdin.flush()
+        json.loads(proc.stdout.readline())
+    else:
+        proc.stdout.close()  # nobody reads the answer: its write finds a broken pipe
+        proc.stdin.write(b"".join(json.dumps({**listing, "id": n}).encode() + b"\n" for n in range(20)))
+        proc.stdin.flush()
+    proc.stdin.close()
+    proc.stdout.close()
+    errors = proc.stderr.read() if proc.stderr is not None else b""
+    assert proc.wait(timeout=READ_DEADLINE_S) == 0, errors.decode()
+    assert b"Traceback" not in errors and b"ExceptionGroup" not in errors, errors.decode()
+    last = [line for line in (state_dir(vault_path) / "log").read_text().splitlines() if "mcp" in line][-1]
+    assert "failed" not in last and "ended" in last, last

@@ -203,11 +203,25 @@ def run_stdio(settings: Settings) -> None:
     try:
         anyio.run(serve_screened, server)
     except BaseException as exc:
+        if _hung_up(exc):
+            ended = "ended (the client hung up)"
+            return
         interrupted = isinstance(exc, KeyboardInterrupt) or "Cancelled" in type(exc).__name__
         ended = "ended (interrupted)" if interrupted else f"failed {type(exc).__name__}"
         raise
     finally:
         settings.log(ended)
+
+
+def _hung_up(exc: BaseException) -> bool:
+    """Whether `exc` (an SDK task group's error, or one error) is only the client closing its end
+    of the pipes, a normal end of a session: a broken pipe, a reset, a stream closed under us."""
+    import anyio
+
+    ends = (BrokenPipeError, ConnectionResetError, anyio.BrokenResourceError, anyio.ClosedResourceError)
+    if isinstance(exc, BaseExceptionGroup):
+        return all(_hung_up(inner) for inner in exc.exceptions)
+    return isinstance(exc, ends)
 
 
 def serve(vault: str | None = None, refuse: Callable[[str], None] | None = None) -> int:
