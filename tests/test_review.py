@@ -70,6 +70,27 @@ def test_supersede_by_another_note(ctx: Context):
     assert err.value.code == "NOT_FOUND"
 
 
+@pytest.mark.parametrize("replacement", ["expired", "superseded", "rejected", "candidate", "itself"])
+def test_supersede_only_by_a_note_that_holds_now(ctx: Context, replacement: str):
+    """Issue 33.15: a supersede by a replacement that no longer holds (or never did) would take
+    the fact out of recall with nothing in its place: refused, nothing written."""
+    old = _add(ctx, "Old")
+    new = _add(ctx, "New", status="candidate", origin="mcp") if replacement == "candidate" else _add(ctx, "New")
+    if replacement == "expired":
+        transition(ctx, new.note.id, "expire")
+    elif replacement == "superseded":
+        transition(ctx, new.note.id, "supersede", by=_add(ctx, "Newer").note.id)
+    elif replacement == "rejected":
+        transition(ctx, new.note.id, "reject", reason="wrong")
+    by = old.note.id if replacement == "itself" else new.note.id
+    before = snapshot(ctx.vault.root)
+    with pytest.raises(VaultError) as err:
+        transition(ctx, old.note.id, "supersede", by=by)
+    assert err.value.code == "VALIDATION", err.value.message
+    assert "nothing was written" in err.value.message
+    assert snapshot(ctx.vault.root) == before
+
+
 def test_rejected_value_is_tombstoned_for_capture_and_for_add(ctx: Context):
     from jacked_vault.write.create import build_note, create_note
 

@@ -88,6 +88,30 @@ def _locate(ctx: Context, note_id: str):
     return the_one(found, diag, note_id)
 
 
+def _holds_now(ctx: Context, note_id: str, by: str) -> None:
+    """VALIDATION unless `by` may replace `note_id`: another note, active and not expired (a
+    supersede by one that no longer holds would take the fact out of recall with nothing there)."""
+    from jacked_vault.document import parse_note, utc_now
+    from jacked_vault.safety import fsio
+
+    if by == note_id:
+        raise VaultError("VALIDATION", f"cannot supersede {note_id} by itself; nothing was written")
+    store, rel, _ = _locate(ctx, by)
+    data = fsio.read_optional(store.root, rel, max_bytes=1 << 20)
+    new = parse_note(data, source=rel) if data is not None else None
+    if new is None:
+        raise VaultError("NOT_FOUND", f"{by}: its file is gone; nothing was written")
+    now = utc_now()
+    if new.status != "active":
+        hint = f" (accept it first: `jacked memory accept {by}`)" if new.status == "candidate" else ""
+        why = f"it is {new.status}{hint}"
+    elif new.valid_until is not None and new.valid_until <= now:
+        why = f"it expired at {new.valid_until}"
+    else:
+        return
+    raise VaultError("VALIDATION", f"cannot supersede {note_id} by {by}: {why}; nothing was written")
+
+
 def _changes(
     op: str, note, now: str, *, reason: str | None, valid_until: str | None, by: str | None, reviewed: bool
 ) -> dict:
@@ -136,7 +160,7 @@ def transition(
         raise VaultError("USAGE", "supersede needs --by NEW_ID")
     store, rel, verdict = _locate(ctx, note_id)
     if op == "supersede" and by is not None:  # None refused above
-        _locate(ctx, by)
+        _holds_now(ctx, note_id, by)
     with write_transaction(store, harness=ctx.harness, origin="cli", settings=ctx.settings, may_push=True) as tx:
         done = _apply(
             tx, rel, note_id, op, reviewed=verdict.reviewed, reason=reason, valid_until=valid_until, by=by,
