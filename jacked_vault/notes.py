@@ -58,7 +58,9 @@ def add(ctx: Context, req: AddRequest) -> Created:
     # outside a repo user scope works, project scope does not (it lives in a repo)
     otherwise = "or --scope user" if req.origin == "cli" else "or user scope"
     group = ctx.require_group(req.group, otherwise=otherwise) if req.scope == "group" else None
-    repos = list(req.repos) or ([ctx.repo.identity] if ctx.repo is not None else [])
+    # the cwd's repo is what the note is about unless the note is for another group than that repo's
+    about_cwd = ctx.repo is not None and (req.scope != "group" or group == ctx.group)
+    repos = list(req.repos) or ([ctx.repo.identity] if ctx.repo is not None and about_cwd else [])
     note = build_note(
         title=req.title,
         body=req.body,

@@ -250,6 +250,25 @@ def test_group_and_repo_from_cwd(cli_vault: Path, code_repo: Path):
     assert status.json["repo"] == {"identity": "github.com/acme/api", "group": "api", "path": str(code_repo.resolve())}
 
 
+def test_a_note_for_another_group_records_no_repo_of_this_one(cli_vault: Path, code_repo: Path):
+    """Issue 33.18: `add --group g` run inside a repo of another group is about g, not that repo;
+    the repo of the cwd is recorded only when it is the note's group's (or given with --repo)."""
+    other = run_cli(
+        "memory", "add", "--group", "tools", "--title", "Elsewhere", "--body", "b", "--json",
+        vault=cli_vault, cwd=code_repo,
+    )  # fmt: skip
+    assert other.json["memory"]["group"] == "tools" and other.json["memory"]["repos"] == [], other.json
+    same = run_cli(
+        "memory", "add", "--group", "api", "--title", "Here", "--body", "b", "--json", vault=cli_vault, cwd=code_repo
+    )
+    assert same.json["memory"]["repos"] == ["github.com/acme/api"]
+    given = run_cli(
+        "memory", "add", "--group", "tools", "--repo", "github.com/acme/api", "--title", "Named", "--body", "b",
+        "--json", vault=cli_vault, cwd=code_repo,
+    )  # fmt: skip
+    assert given.json["memory"]["repos"] == ["github.com/acme/api"]
+
+
 def test_doctor_exit_code_reflects_problems(cli_vault: Path):
     _add(cli_vault)
     (cli_vault / "groups" / "tools" / "note" / "stray.md").write_text("junk")
