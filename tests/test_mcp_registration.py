@@ -428,6 +428,26 @@ def test_cli_print_writes_nothing(tmp_path, vault_path):
     assert "claude mcp add" in human.stdout and '"mcpServers"' in human.stdout
 
 
+@pytest.mark.parametrize("family", [["--codex"], ["--claude"], ["--opencode"], ["--cursor"], ["--commands", "codex"]])
+def test_print_with_what_it_cannot_print_is_refused_and_writes_nothing(tmp_path, vault_path, family: list[str]):
+    """Issue 33.11: `--print` prints MCP entries only; `hooks install --codex --print` wrote Codex's
+    config.toml (and a backup) instead. Refused, nothing written anywhere under HOME or the cwd."""
+    work, codex_home = tmp_path / "proj", tmp_path / "codex-home"
+    work.mkdir()
+    codex_home.mkdir()
+    files = lambda: {p: p.read_bytes() for p in vault_path.parent.rglob("*") if p.is_file()}  # noqa: E731
+    home_before = files()
+    proc = jacked(
+        "memory", "hooks", "install", *family, "--print", "--json", cwd=work, vault=vault_path,
+        CODEX_HOME=str(codex_home),
+    )  # fmt: skip
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert json.loads(proc.stdout)["error"]["code"] == "JACKED_MEMORY_USAGE"
+    assert "--print" in json.loads(proc.stdout)["error"]["message"]
+    assert list(work.iterdir()) == [] and list(codex_home.iterdir()) == []
+    assert files() == home_before
+
+
 def test_cli_install_status_uninstall(tmp_path, vault_path):
     work = tmp_path / "proj"
     work.mkdir()

@@ -426,6 +426,17 @@ def manage(op: str, selection: Selection, vault: str | None = None) -> HooksRepo
             f"say what to {op}: --claude, --opencode, --cursor, --codex, --git REPO / --git-all GROUP, --mcp HARNESS "
             "(claude, codex, cursor, opencode) --commands HARNESS or --skills HARNESS (claude, codex, opencode)",
         )
+    writes = (
+        selection.claude, selection.codex, selection.git, selection.git_all, selection.opencode, selection.cursor,
+        selection.commands, selection.skills,
+    )  # fmt: skip
+    if selection.print_only and any(writes):
+        raise VaultError(
+            "USAGE",
+            "--print prints MCP entries only (--mcp HARNESS --print); hooks, commands and skills have no printed "
+            "form: run the install without --print, or `jacked memory hooks status` to see what is installed. "
+            "Nothing was written",
+        )
     from jacked_vault.hooks.installed import record_installs
 
     explicit = vault_path(vault)
