@@ -85,6 +85,27 @@ def test_errors_in_json_carry_the_schema_of_their_command(vault_path: Path):
     assert unknown.code == 2 and unknown.json["schema"] == "jacked.error.v1"
 
 
+@pytest.mark.parametrize("op", ["accept", "reject", "expire", "supersede"])
+def test_every_transition_answers_under_its_own_schema(vault_path: Path, op: str):
+    """Issue 33.21: `jacked.<command>.v1` as the README and SPEC 6 say (they answered jacked.review.v1)."""
+    note = _add_cli(vault_path)["id"]
+    extra = {"reject": ["--reason", "wrong"], "supersede": ["--by", _add_cli(vault_path, title="New")["id"]]}
+    done = run_cli("memory", op, note, *extra.get(op, []), "--json", vault=vault_path)
+    assert done.code == 0 and done.json["schema"] == f"jacked.{op}.v1", done.out
+
+
+def test_reject_without_a_reason_says_so_in_words(vault_path: Path):
+    """Issue 33.21: typer's raw `Missing option '--reason'` box is replaced by the command's own
+    usage error, in text and in JSON, and nothing is written."""
+    note = _add_cli(vault_path)["id"]
+    before = snapshot(vault_path)
+    text = run_cli("memory", "reject", note, vault=vault_path)
+    assert text.code == 2 and "reject needs --reason" in text.err and "╭" not in text.err, text.err
+    as_json = run_cli("memory", "reject", note, "--json", vault=vault_path)
+    assert as_json.code == 2 and as_json.json["error"]["code"] == "JACKED_MEMORY_USAGE", as_json.out
+    assert snapshot(vault_path) == before
+
+
 @pytest.fixture
 def hooks_path_repo(tmp_path: Path) -> Path:
     repo = tmp_path / "code" / "svc"

@@ -14,7 +14,7 @@ from jacked_vault.errors import VaultError
 from jacked_vault.render import Result
 
 # Commands that share another command's JSON schema (SPEC 8: add and handoff are jacked.add.v1).
-SCHEMA_ALIASES = {"handoff": "add", "accept": "review", "reject": "review", "supersede": "review", "expire": "review"}
+SCHEMA_ALIASES = {"handoff": "add"}  # SPEC 6: a handoff answers as the add it is
 ERROR_SCHEMA = "jacked.error.v1"  # a failure before any command was chosen (`jacked memory frobnicate`)
 
 

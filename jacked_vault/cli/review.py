@@ -115,7 +115,9 @@ def accept(ctx: typer.Context, note_id: NoteId, vault: VaultOpt = None, as_json:
 def reject(
     ctx: typer.Context,
     note_id: NoteId,
-    reason: Annotated[str, typer.Option("--reason", metavar="TEXT", help="Why (kept in the note and the commit).")],
+    reason: Annotated[
+        str | None, typer.Option("--reason", metavar="TEXT", help="Why, required (kept in the note and the commit).")
+    ] = None,
     vault: VaultOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
