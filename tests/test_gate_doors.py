@@ -984,8 +984,8 @@ def audit_transition(world: World, door: str) -> None:
     for args in (
         ["accept", a.note.id],
         ["reject", b.note.id, "--reason", "no"],
+        ["supersede", c.note.id, "--by", a.note.id],  # while a holds (a supersede by an expired note is refused)
         ["expire", a.note.id],
-        ["supersede", c.note.id, "--by", a.note.id],
     ):
         result = world.cli(*args, "--json")
         assert result.code == 0, (args, result.out)

@@ -354,10 +354,11 @@ def test_a_team_of_five_converges_over_ssh_and_http(tmp_path: Path, seed: int):
     soak(tmp_path, seed, rounds=3, ops=2)
 
 
-# The long soak: two seeds of six rounds in every full run (CI included: ~70 s each here); more
-# with JACKED_SOAK_SEEDS=2,3,4,5 JACKED_SOAK_ROUNDS=40 (the 40 rounds: ~8 min a seed).
-LONG_SEEDS = [int(seed) for seed in os.environ.get("JACKED_SOAK_SEEDS", "2,3").split(",")]
-LONG_ROUNDS = int(os.environ.get("JACKED_SOAK_ROUNDS", "6"))
+# The long soak: one seed of five rounds in every full run (CI included: ~60 s here, which keeps
+# .ci/run under 15 minutes); more with JACKED_SOAK_SEEDS=2,3,4,5 JACKED_SOAK_ROUNDS=40 (the
+# issue's 40 rounds: ~8 min a seed).
+LONG_SEEDS = [int(seed) for seed in os.environ.get("JACKED_SOAK_SEEDS", "2").split(",")]
+LONG_ROUNDS = int(os.environ.get("JACKED_SOAK_ROUNDS", "5"))
 
 
 @pytest.mark.slow
