@@ -82,3 +82,42 @@ def test_one_file_name_picked_twice_never_moves_a_note_the_remote_holds(tmp_path
     _same_everywhere(a, b, c)
     assert {_status(ctx, first.note.id) for ctx in (a, b, c)} == {"active"}
     assert {_status(ctx, second.note.id) for ctx in (a, b, c)} == {"candidate"}
+
+
+def _audit_ok(ctx: Context) -> None:
+    report = run_cli("memory", "doctor", "--json", vault=ctx.vault.root).json
+    assert not report["audit_problems"], report["audit_problems"]
+
+
+def test_a_settling_taken_from_the_remote_is_the_last_word_in_the_audit(tmp_path: Path):
+    """The soak's last finding (seed 2): m0 rejects N, m1 and m2 accept it, each apart. m0 settles
+    its reject against m2's accept (the reject wins) at t1; m1, which has not seen the reject yet,
+    settles its accept against m2's (the later accept wins) at t2 > t1. Their two merges share m2's
+    commit as merge base, so the next merge takes m0's reject cleanly, with no conflict, while the
+    latest audit line for N (t2) names m1's accept: doctor said EDITED_OUTSIDE_TOOL on every
+    machine. The machine whose merge takes a settling writes its own `resolve` line for it."""
+    import shutil
+    import subprocess
+
+    m0, m1, m2 = team([tmp_path / name for name in ("m0", "m1", "m2")], tmp_path / "remote.git")
+    note = add_note(m0, "Shared fact", status="candidate", origin="mcp")
+    for ctx in (m0, m1, m2):
+        sync(ctx)
+    transition(m1, note.note.id, "accept")
+    transition(m0, note.note.id, "reject", reason="wrong")
+    transition(m2, note.note.id, "accept")
+    sync(m2)  # the remote: m2's accept
+    snapshot = tmp_path / "before-m0.git"  # the remote as m1 fetched it, before m0 pushed
+    shutil.copytree(tmp_path / "remote.git", snapshot)
+    assert sync(m0).transitions[0]["kept"] == "rejected"  # m0: its reject wins over m2's accept (t1)
+    subprocess.run(["git", "-C", str(m1.vault.root), "remote", "set-url", "origin", f"file://{snapshot}"], check=True)
+    assert sync(m1).transitions[0]["kept"] == "active"  # m1: m2's later accept wins over its own (t2)
+    subprocess.run(
+        ["git", "-C", str(m1.vault.root), "remote", "set-url", "origin", f"file://{tmp_path / 'remote.git'}"],
+        check=True,
+    )
+    sync(m1)  # m0's reject arrives as a settling, merged cleanly (the base holds m2's accept)
+    assert _status(m1, note.note.id) == "rejected"
+    _audit_ok(m1)
+    _same_everywhere(m0, m1, m2)
+    assert {_status(ctx, note.note.id) for ctx in (m0, m1, m2)} == {"rejected"}

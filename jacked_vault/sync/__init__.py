@@ -455,6 +455,16 @@ def _plan(
     plan.events += [event("reject", note.id, rel, plan.edits[rel]) for rel, note in rejected.items()]
     removed = _forget_forgotten_values(ctx, repo, plan, arrivals)
     plan.events += [event("forget", note_id, rel, None) for rel, note_id in removed.items()]
+    if len(plan.parents) == 2:
+        # A settling taken by a clean merge: a line on this side (another settling of the note,
+        # made apart) may be later in time than the one vouching for it; the audit's last word
+        # for the note is this merge's (doctor: the last line names the bytes the note has).
+        vouched = {e.path for e in plan.events}
+        plan.events += [
+            event("resolve", arrivals.notes[rel].id, rel, data)
+            for rel, data in arrivals.settlings.items()
+            if rel not in removed and rel not in vouched and rel not in plan.edits
+        ]
     changed: dict[str, Note | None] = {**arrivals.notes, **dict.fromkeys(removed)}
     kept_rejected = {rel: note for rel, note in rejected.items() if rel not in removed}
     for rel, data in _expected_indexes(

@@ -78,6 +78,9 @@ class Arrivals:
     deleted: list[str] = field(default_factory=list)  # paths the remote removed (moved notes excluded)
     changed: list[str] = field(default_factory=list)
     notes: dict[str, Note] = field(default_factory=dict)  # rel -> Note taken from the remote (new or transitioned)
+    settlings: dict[str, bytes] = field(
+        default_factory=dict
+    )  # rel -> bytes of a note taken as another machine's settling (not a transition of the base's)
     derived: list[str] = field(default_factory=list)  # index.md paths the remote changed: regenerated, never taken
     tombstones: dict[str, bytes] = field(default_factory=dict)  # rel -> the arriving tombstone file (merged as a union)
     rejected_here: dict[str, Note] = field(
@@ -487,6 +490,8 @@ def _judge_note(judge: _Judge, rel: str, data: bytes) -> None:
             judge.out.quarantine(rel, "UNSIGNED_REVIEW", why, data, note_id=note.id, moved_from=moved_from)
             return
     judge.out.notes[rel] = note
+    if prior is not None and follows(prior, note) is not None:
+        judge.out.settlings[rel] = data  # a settling: this machine's merge vouches for it too (sync._plan)
     if moved_from:
         judge.moved_away.add(moved_from)
     if base_id is not None and base_id != note.id:
