@@ -121,3 +121,32 @@ def test_a_settling_taken_from_the_remote_is_the_last_word_in_the_audit(tmp_path
     _audit_ok(m1)
     _same_everywhere(m0, m1, m2)
     assert {_status(ctx, note.note.id) for ctx in (m0, m1, m2)} == {"rejected"}
+
+
+def test_a_hot_md_taken_from_the_remote_is_the_last_word_in_the_audit(tmp_path: Path):
+    """The same for hot.md (the soak's seed 1 in CI): m1's merge settles its hot.md against m2's
+    (m2's newer one wins) after m0 settled its own, newer still, against m2's; the next merge takes
+    m0's cleanly while m1's later line names m2's: the merge writes the last word."""
+    import shutil
+    import subprocess
+
+    from jacked_vault.write.hot import set_hot
+
+    m0, m1, m2 = team([tmp_path / name for name in ("m0", "m1", "m2")], tmp_path / "remote.git")
+    set_hot(m1, "m1: the oldest.", group="tools")
+    set_hot(m2, "m2: in between.", group="tools")
+    set_hot(m0, "m0: the newest.", group="tools")
+    sync(m2)
+    snapshot = tmp_path / "before-m0.git"
+    shutil.copytree(tmp_path / "remote.git", snapshot)
+    sync(m0)  # m0's newest wins over m2's (a line at t1)
+    subprocess.run(["git", "-C", str(m1.vault.root), "remote", "set-url", "origin", f"file://{snapshot}"], check=True)
+    sync(m1)  # m2's wins over m1's (a line at t2 > t1, for m2's)
+    subprocess.run(
+        ["git", "-C", str(m1.vault.root), "remote", "set-url", "origin", f"file://{tmp_path / 'remote.git'}"],
+        check=True,
+    )
+    sync(m1)  # m0's arrives over the merge base's (m2's): taken cleanly
+    assert "m0: the newest." in (m1.vault.root / "groups/tools/hot.md").read_text()
+    _audit_ok(m1)
+    _same_everywhere(m0, m1, m2)

@@ -456,14 +456,11 @@ def _plan(
     removed = _forget_forgotten_values(ctx, repo, plan, arrivals)
     plan.events += [event("forget", note_id, rel, None) for rel, note_id in removed.items()]
     if len(plan.parents) == 2:
-        # A settling taken by a clean merge: a line on this side (another settling of the note,
-        # made apart) may be later in time than the one vouching for it; the audit's last word
-        # for the note is this merge's (doctor: the last line names the bytes the note has).
-        vouched = {e.path for e in plan.events}
+        vouched = {e.path for e in plan.events} | set(plan.edits) | set(removed)
         plan.events += [
-            event("resolve", arrivals.notes[rel].id, rel, data)
-            for rel, data in arrivals.settlings.items()
-            if rel not in removed and rel not in vouched and rel not in plan.edits
+            event(op, key, rel, data)
+            for op, key, rel, data in _taken_over_own_lines(ctx, repo, base, ours, plan.tree, arrivals)
+            if rel not in vouched
         ]
     changed: dict[str, Note | None] = {**arrivals.notes, **dict.fromkeys(removed)}
     kept_rejected = {rel: note for rel, note in rejected.items() if rel not in removed}
@@ -474,6 +471,53 @@ def _plan(
             plan.edits[rel] = data
             plan.events.append(event("regenerate", rel, rel, data))
     return plan
+
+
+def _taken_over_own_lines(
+    ctx: Context, repo: pygit2.Repository, base, ours, merged_tree, arrivals: Arrivals
+) -> list[tuple[str, str, str, bytes]]:
+    """(op, note id or hot key, path, bytes) for each note or hot.md a merge takes from the remote
+    cleanly while this side's audit lines since the merge base also name it: such a line (another
+    settling made apart, a set of hot.md) may be later in time than the one vouching for the
+    taken bytes, so this merge writes the last word (doctor: a note's or hot.md's last audit line
+    names the bytes it holds)."""
+    from jacked_vault.store.layout import classify_hot
+    from jacked_vault.sync.arrivals import appended_records
+
+    base_tree = repo[base].tree if base is not None else None
+    ours_tree = repo[ours].tree
+    named: set[str] = set()  # note ids and paths this side's audit lines since the base name
+    for rel, blob in _audit_files(ours_tree):
+        before = git.blob_at(repo, base_tree, rel) if base_tree is not None else None
+        data = blob.data
+        if data != before:
+            for record in appended_records(data, before):
+                named.update(str(record.get(key) or "") for key in ("id", "path"))
+    out = []
+    for rel in sorted(set(arrivals.notes) | {rel for rel in arrivals.changed if classify_hot(ctx.vault, rel)}):
+        data = git.blob_at(repo, merged_tree, rel)
+        if data is None or data == git.blob_at(repo, ours_tree, rel):
+            continue  # not taken from the remote (or the same bytes here already)
+        note = arrivals.notes.get(rel)
+        if note is not None and (note.id in named or rel in named):
+            out.append(("resolve", note.id, rel, data))
+        elif note is None and rel in named:
+            group = rel.split("/")[1] if rel.startswith("groups/") else "project"
+            out.append(("hot", f"hot_{group}", rel, data))
+    return out
+
+
+def _audit_files(tree):
+    """(path, blob) of every machine's audit file in `tree`."""
+    from jacked_vault.store.layout import AUDIT_DIR
+
+    if tree is None or AUDIT_DIR not in tree:
+        return
+    for machine in tree[AUDIT_DIR]:
+        if machine.type_str == "tree":
+            for part in machine:
+                if part.type_str == "blob":
+                    yield f"{AUDIT_DIR}/{machine.name}/{part.name}", part
 
 
 def _merged_anew(ctx: Context, repo: pygit2.Repository, ours_tree, theirs_tree, merged_tree) -> list[tuple[str, bytes]]:

@@ -78,9 +78,6 @@ class Arrivals:
     deleted: list[str] = field(default_factory=list)  # paths the remote removed (moved notes excluded)
     changed: list[str] = field(default_factory=list)
     notes: dict[str, Note] = field(default_factory=dict)  # rel -> Note taken from the remote (new or transitioned)
-    settlings: dict[str, bytes] = field(
-        default_factory=dict
-    )  # rel -> bytes of a note taken as another machine's settling (not a transition of the base's)
     derived: list[str] = field(default_factory=list)  # index.md paths the remote changed: regenerated, never taken
     tombstones: dict[str, bytes] = field(default_factory=dict)  # rel -> the arriving tombstone file (merged as a union)
     rejected_here: dict[str, Note] = field(
@@ -145,7 +142,7 @@ def _structural(store: Store, rel: str, entry: pygit2.Object | None, machine: st
     return None
 
 
-def _appended_records(data: bytes, base: bytes | None) -> list[dict]:
+def appended_records(data: bytes, base: bytes | None) -> list[dict]:
     """The audit records an arriving audit file adds to its committed version (the gate has
     checked that it only appends and that every line is a record)."""
     from jacked_vault.store.statefile import json_lines
@@ -347,7 +344,7 @@ def forgotten_between(repo: pygit2.Repository, base_tree: pygit2.Tree | None, tr
     for rel, entry in changed_entries(repo, base_tree, tree):
         if entry is None or not rel.startswith(AUDIT_DIR + "/") or entry.filemode not in FILE_MODES:
             continue
-        for record in _appended_records(_blob(repo, entry), blob_at(repo, base_tree, rel)):
+        for record in appended_records(_blob(repo, entry), blob_at(repo, base_tree, rel)):
             if (
                 record.get("op") == "forget"
                 and isinstance(record.get("path"), str)
@@ -384,7 +381,7 @@ def _judge_audit(judge: _Judge, rel: str, data: bytes) -> None:
         code = exc.details.get("gate", exc.code)
         judge.out.refused.append({"path": rel, "why": f"{code}: {exc.message.removeprefix(rel + ': ')}"})
         return
-    for record in _appended_records(data, base):
+    for record in appended_records(data, base):
         if (
             isinstance(record.get("id"), str)
             and isinstance(record.get("sha256"), str)
@@ -490,8 +487,6 @@ def _judge_note(judge: _Judge, rel: str, data: bytes) -> None:
             judge.out.quarantine(rel, "UNSIGNED_REVIEW", why, data, note_id=note.id, moved_from=moved_from)
             return
     judge.out.notes[rel] = note
-    if prior is not None and follows(prior, note) is not None:
-        judge.out.settlings[rel] = data  # a settling: this machine's merge vouches for it too (sync._plan)
     if moved_from:
         judge.moved_away.add(moved_from)
     if base_id is not None and base_id != note.id:
