@@ -481,17 +481,22 @@ def _taken_over_own_lines(
     settling made apart, a set of hot.md) may be later in time than the one vouching for the
     taken bytes, so this merge writes the last word (doctor: a note's or hot.md's last audit line
     names the bytes it holds)."""
-    from jacked_vault.store.layout import classify_hot
+    from jacked_vault.search.treediff import changed_entries
+    from jacked_vault.store.layout import AUDIT_DIR, classify_hot
     from jacked_vault.sync.arrivals import appended_records
+    from jacked_vault.sync.merge import hot_key
 
     base_tree = repo[base].tree if base is not None else None
     ours_tree = repo[ours].tree
+
+    def audit(tree):
+        return tree[AUDIT_DIR] if tree is not None and AUDIT_DIR in tree else None
+
     named: set[str] = set()  # note ids and paths this side's audit lines since the base name
-    for rel, blob in _audit_files(ours_tree):
-        before = git.blob_at(repo, base_tree, rel) if base_tree is not None else None
-        data = blob.data
-        if data != before:
-            for record in appended_records(data, before):
+    for rel, entry in changed_entries(repo, audit(base_tree), audit(ours_tree), prefix=AUDIT_DIR + "/"):
+        data = git.blob_at(repo, ours_tree, rel) if entry is not None else None
+        if data is not None:
+            for record in appended_records(data, git.blob_at(repo, base_tree, rel)):
                 named.update(str(record.get(key) or "") for key in ("id", "path"))
     out = []
     for rel in sorted(set(arrivals.notes) | {rel for rel in arrivals.changed if classify_hot(ctx.vault, rel)}):
@@ -502,22 +507,8 @@ def _taken_over_own_lines(
         if note is not None and (note.id in named or rel in named):
             out.append(("resolve", note.id, rel, data))
         elif note is None and rel in named:
-            group = rel.split("/")[1] if rel.startswith("groups/") else "project"
-            out.append(("hot", f"hot_{group}", rel, data))
+            out.append(("hot", hot_key(rel), rel, data))
     return out
-
-
-def _audit_files(tree):
-    """(path, blob) of every machine's audit file in `tree`."""
-    from jacked_vault.store.layout import AUDIT_DIR
-
-    if tree is None or AUDIT_DIR not in tree:
-        return
-    for machine in tree[AUDIT_DIR]:
-        if machine.type_str == "tree":
-            for part in machine:
-                if part.type_str == "blob":
-                    yield f"{AUDIT_DIR}/{machine.name}/{part.name}", part
 
 
 def _merged_anew(ctx: Context, repo: pygit2.Repository, ours_tree, theirs_tree, merged_tree) -> list[tuple[str, bytes]]:

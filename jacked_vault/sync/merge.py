@@ -186,9 +186,14 @@ def _last_writer(
     remote_wins = stamp(theirs) > stamp(ours)
     kept, lost = (theirs, ours) if remote_wins else (ours, theirs)
     settle(rel, kept, mode)
-    group = rel.split("/")[1] if rel.startswith(GROUPS_DIR + "/") else "project"
     done.hot.append({"path": rel, "kept": "remote" if remote_wins else "here"})
-    done.events += [("hot-replaced", f"hot_{group}", rel, lost), ("hot", f"hot_{group}", rel, kept)]
+    done.events += [("hot-replaced", hot_key(rel), rel, lost), ("hot", hot_key(rel), rel, kept)]
+
+
+def hot_key(rel: str) -> str:
+    """The audit id of a hot.md: `hot_<group>` (`hot_project` for a project store's)."""
+    group = rel.split("/")[1] if rel.startswith(GROUPS_DIR + "/") else "project"
+    return f"hot_{group}"
 
 
 def _episodic(rel: str, base: bytes | None, ours: bytes, theirs: bytes) -> bytes:
