@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from jacked_vault.context import Context
-from jacked_vault.document.timestamps import parse_timestamp
+from jacked_vault.store.sync_state import shown_at
 from jacked_vault.search.index import SearchIndex
 from jacked_vault.store import git
 
@@ -73,7 +73,7 @@ class Status:
             for kind in ("pull", "push"):
                 last = v[f"last_{kind}"]
                 if last:
-                    when = parse_timestamp(last["at"]).strftime("%Y-%m-%d %H:%M UTC")
+                    when = shown_at(last["at"])
                     retry = " (tried again at the next trigger)" if kind == "push" and last["result"] != "ok" else ""
                     lines.append(
                         f"last {kind} {last['result']} at {when}"

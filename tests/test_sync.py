@@ -274,7 +274,11 @@ def test_failed_sync_shows_in_status_and_brief(tmp_path: Path):
     repo.mkdir()
     make_repo(repo, "git@github.com:o/code.git")
     brief = build_brief(Context.create(vault=str(ctx.vault.root), cwd=repo))
-    assert any(w.startswith("last sync failed") for w in brief.warnings)
+    said = [w for w in brief.warnings if w.startswith("last sync failed")]
+    assert len(said) == 1, brief.warnings
+    # one short line in every agent's context, git's own words only in `status` (issue 33.17)
+    assert len(said[0]) <= 100 and "fatal" not in said[0] and "`jacked memory status`" in said[0], said
+    assert "fatal" in status(ctx).to_text()
 
 
 @pytest.mark.parametrize("language", ["de", "fr"])

@@ -149,7 +149,7 @@ def _warnings(ctx: Context, diag) -> list[str]:
     from jacked_vault.store.log import failed_runs
     from jacked_vault.store.queue import queue_counts
     from jacked_vault.store.git import fast_head
-    from jacked_vault.store.sync_state import OK_RESULTS, read_states
+    from jacked_vault.store.sync_state import OK_RESULTS, read_states, shown_at
 
     out = []
     if diag.invalid_files:
@@ -159,10 +159,14 @@ def _warnings(ctx: Context, diag) -> list[str]:
     root = ctx.vault.root
     states = read_states(root)
     pulled, pushed = states["pull"], states["push"]
+    # one short line each: git's own words (often two errors, hundreds of characters) stay in `status`
     if pulled is not None and pulled.result not in OK_RESULTS:
-        out.append(f"last sync {pulled.result}: {pulled.message}")
+        out.append(f"last sync {pulled.result} at {shown_at(pulled.at)} (why: `jacked memory status`)")
     if pushed is not None and pushed.result not in OK_RESULTS:
-        out.append(f"last push {pushed.result} (tried again at the next trigger): {pushed.message}")
+        out.append(
+            f"last push {pushed.result} at {shown_at(pushed.at)}, tried again at the next trigger "
+            "(why: `jacked memory status`)"
+        )
     elif ctx.settings.push == "manual" and _differs_from_remote(root, fast_head(root)):
         out.append("the vault differs from its remote and pushes are manual (run `jacked memory sync`)")
     counts = queue_counts(ctx.vault.state)

@@ -27,6 +27,13 @@ class SyncState:
         return {"result": self.result, "message": self.message, "at": self.at}
 
 
+def shown_at(at: str) -> str:
+    """A recorded time as a person reads it (minutes, UTC)."""
+    from jacked_vault.document.timestamps import parse_timestamp
+
+    return parse_timestamp(at).strftime("%Y-%m-%d %H:%M UTC")
+
+
 def write_state(root: Path, result: str, message: str, *, kind: str = "pull") -> SyncState:
     """Record an outcome of this kind (never raises: the state is only a report)."""
     from jacked_vault.document.timestamps import utc_now
