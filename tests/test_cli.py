@@ -94,8 +94,17 @@ def test_read_search_log_status_doctor_json_shapes(cli_vault: Path):
     log = run_cli("memory", "log", note_id, "--json", vault=cli_vault)
     assert log.json["schema"] == "jacked.log.v1"
     assert [e["memory_id"] for e in log.json["entries"]] == [note_id]
+    rejected = run_cli("memory", "reject", note_id, "--reason", "stale", vault=cli_vault)
+    assert rejected.code == 0, rejected.err
+    told = run_cli("memory", "log", note_id, vault=cli_vault).out.splitlines()
+    # the create's line is an old commit: the mark beside it is the note's state now, and says so (issue 33.21)
+    assert len(told) == 2 and all("[now: rejected · " in line for line in told), told
     whole = run_cli("memory", "log", "--json", vault=cli_vault)
-    assert [e["summary"] for e in whole.json["entries"]] == ["memory(note): Use FTS5", "memory: init vault"]
+    assert [e["summary"] for e in whole.json["entries"]] == [
+        "memory(reject): Use FTS5",
+        "memory(note): Use FTS5",
+        "memory: init vault",
+    ]
     status = run_cli("memory", "status", "--json", vault=cli_vault)
     assert status.json["schema"] == "jacked.status.v1"
     assert status.json["vault"]["notes"] == 1 and status.json["repo"] is None

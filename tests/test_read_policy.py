@@ -824,7 +824,9 @@ def mark_person_log(label: str, note_says: Callable[[dict], bool], text_says: Ca
         entries = [e for e in seen.data["log --json"]["entries"] if e["memory_id"] == w.hidden]
         assert entries and all(e["note"] is not None and note_says(e["note"]) for e in entries), entries
         lines = _lines_naming(seen.outputs["log"], w)
-        assert lines and all(text_says(line.rsplit("[", 1)[-1].rstrip("]")) for line in lines), lines
+        marks = [line.rsplit("[", 1)[-1].rstrip("]") for line in lines]
+        # the mark is the note's state now, beside commits that may be old, and says so
+        assert marks and all(m.startswith("now: ") and text_says(m.removeprefix("now: ")) for m in marks), lines
         assert {e["commit"] for e in entries} <= {
             e["commit"] for e in seen.data["log ID --json"]["entries"]
         }  # its file's history

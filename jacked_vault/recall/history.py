@@ -122,7 +122,8 @@ def history_entries(
 
 
 def _mark(note: dict | None, now: str) -> str:
-    """How a person sees the note an entry names: `rejected · for codex · group api`."""
+    """How a person sees the note an entry names as it stands now, beside what may be an old
+    commit, so it says so: `now: rejected · for codex · group api`."""
     if note is None:
         return "not in the vault now"
     if note.get("quarantined"):
@@ -133,7 +134,7 @@ def _mark(note: dict | None, now: str) -> str:
     elif status == "active" and note["valid_from"] > now:
         status = f"valid from {note['valid_from']}"
     where = f"{note['scope']} {note['group']}" if note["group"] else note["scope"]
-    return " · ".join((status, "for " + ", ".join(note["targets"]), where))
+    return "now: " + " · ".join((status, "for " + ", ".join(note["targets"]), where))
 
 
 def _provenance(review: dict | None) -> str:
