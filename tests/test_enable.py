@@ -407,3 +407,28 @@ def test_disable_without_a_vault_still_removes_everything(tmp_path):
     assert not (home / ".claude" / "commands" / "remember.md").exists()
     assert json.loads((home / ".claude" / "settings.json").read_text()) == {}
     assert "no vault at" in result.stdout and not (home / "jacked-vault").exists()
+
+
+def test_enable_without_a_terminal_or_yes_turns_the_harnesses_on_and_only_offers_the_rest(tmp_path):
+    """Issue 33.22: what the guide says and what `enable` does agree. Running the switch is the
+    person's yes to its own part (each harness's hooks, MCP and commands, in per-person files that
+    `disable` removes); what reaches a code repo or the shared vault (groups, post-merge hooks,
+    imports) is only offered, each with the command that does it."""
+    home = _home(tmp_path)
+    steps = _steps(jacked(home, "memory", "enable", "--json", stdin=""))
+    assert {h: steps[h]["outcome"] for h in ("claude", "codex", "opencode", "cursor")} == dict.fromkeys(
+        ("claude", "codex", "opencode", "cursor"), "done"
+    )
+    groups = steps["groups"]
+    assert groups["outcome"] == "offered" and "api (2 repos)" in groups["detail"], groups
+    assert "`jacked memory group suggest --yes`" in groups["detail"], groups
+    # no group accepted, so no mapped repo to hook or import from
+    assert [steps[s]["outcome"] for s in ("post-merge", "migrate")] == ["skipped", "skipped"], steps
+    vault_json = json.loads((home / "jacked-vault" / "vault.json").read_text())
+    assert not vault_json.get("groups"), vault_json  # no group accepted on the person's behalf
+    for name in ("api", "api-web"):
+        assert not (home / "Github" / name / ".git" / "hooks" / "post-merge").exists()
+    assert set(_notes(home / "jacked-vault")) == {"README.md"}  # nothing imported
+    guide = (Path(__file__).parents[1] / "docs" / "user-guide.md").read_text()
+    said = " ".join(guide.split("Without a terminal and without `--yes`", 1)[1].split("\n\n", 1)[0].split())
+    assert "harness" in said and "offered" in said, said  # the guide says this, not "nothing is accepted"

@@ -304,7 +304,7 @@ def enable(
     try:
         if roots:
             report.steps.append(_guard("roots", lambda: _roots_step(roots, ledger)))
-        report.steps.append(_guard("groups", lambda: _groups_step(ctx, from_url, review)))
+        report.steps.append(_guard("groups", lambda: _groups_step(ctx, from_url, review, asked=ask is not None)))
         report.steps += _harness_steps(vault, ledger)
         repos, looked = _mapped_repos(ctx)
         report.steps.append(_guard("post-merge", lambda: _post_merge_step(vault, repos, looked, yes, ask)))
@@ -340,7 +340,8 @@ def _vault_step(ctx, from_url: str | None, named: bool) -> Step:
     return Step("vault", "done" if result.created else "unchanged", detail, [result.to_json()])
 
 
-def _groups_step(ctx, from_url: str | None, review: Callable[[Any], Any]) -> Step:
+def _groups_step(ctx, from_url: str | None, review: Callable[[Any], Any], *, asked: bool) -> Step:
+    """The group review; with nobody to ask (no terminal, no --yes) the suggestions are offered, never accepted."""
     if from_url is not None:
         return Step("groups", "skipped", "a joined vault keeps the groups it was shared with")
     suggested = review(ctx)
@@ -348,11 +349,15 @@ def _groups_step(ctx, from_url: str | None, review: Callable[[Any], Any]) -> Ste
     where = suggested.suggestion.where()
     if accepted:
         return Step("groups", "done", f"accepted {', '.join(accepted)}", [suggested.to_json()], where)
-    detail = (
-        "no groups to suggest"
-        if not suggested.suggestion.groups
-        else "none accepted (map repos later with `jacked memory group map`)"
-    )
+    groups = suggested.suggestion.groups
+    if groups and not asked:
+        named = ", ".join(f"{g.name} ({len(g.repos)} repo{'s' if len(g.repos) != 1 else ''})" for g in groups)
+        detail = (
+            f"suggested {named}: `jacked memory group suggest` reviews them on a terminal, "
+            "`jacked memory group suggest --yes` accepts them all"
+        )
+        return Step("groups", "offered", detail, [suggested.to_json()], where)
+    detail = "no groups to suggest" if not groups else "none accepted (map repos later with `jacked memory group map`)"
     return Step("groups", "unchanged", detail, [suggested.to_json()], where)
 
 
