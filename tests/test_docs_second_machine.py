@@ -42,7 +42,7 @@ def test_the_page_runs_as_written_on_two_machines(tmp_path: Path):
     url = f"file://{remote}"
     laptop, desktop = tmp_path / "laptop", tmp_path / "desktop"
     laptop.mkdir()
-    desktop.mkdir()
+    (desktop / ".claude").mkdir(parents=True)  # a person who uses Claude Code on the desktop
     shell(
         laptop,
         "jacked memory init --no-scan\n"
@@ -51,7 +51,9 @@ def test_the_page_runs_as_written_on_two_machines(tmp_path: Path):
     for block in first:
         shell(laptop, block.replace(PLACEHOLDER, url))
     out = [shell(desktop, block.replace(PLACEHOLDER, url)).stdout for block in second]
-    assert "optional on this machine" in out[0] and "hooks install --claude" in out[0]
+    said = {line.split()[0]: line for line in out[0].splitlines() if line and not line.startswith(" ")}
+    assert said["vault"].split()[1] == "done" and said["claude"].split()[1] == "done", out[0]  # `enable --from`
+    assert said["groups"].split()[1] == "skipped", out[0]  # a joined vault keeps the groups it was shared with
     vault = desktop / "jacked-vault"
     assert git(vault, "rev-parse", "HEAD") == git(laptop / "jacked-vault", "rev-parse", "HEAD")
     assert git(vault, "status", "--porcelain") == ""
