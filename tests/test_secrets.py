@@ -274,7 +274,6 @@ NEAR_MISSES = {
     "jinja": 'password: "{{ vault_db_password }}"',
     "windows env": "set PASSWORD=%DB_PASSWORD%",
     "aws doc key id": "AKIA" + "IOSFODNN7" + "EXAMPLE",
-    "aws doc secret": "aws_secret_access_" + "key = wJalrXUtnFEMI/K7MDENG/bPxRfiCY" + "EXAMPLEKEY",
     "example value": 'api_key = "sk_example_4f9a8b7c6d5e"',
     "dummy value": 'token = "dummy-T0ken-for-tests"',
     "fake value": 'password = "fake_Passw0rd!"',
@@ -401,6 +400,13 @@ NEAR_MISSES = {
     "password placeholders": 'password = "<your-password>"\nDB_PASSWORD=${DB_PASSWORD}\n'
     + "password: '****'\npwd=%DB_PWD%",
     "password flag placeholder": 'psql --password "$PGPASSWORD" and --db-pass ${DB_PASS}',
+    # issue 33.19's rules, where they must not reach: `-p` before a space (mysql asks), ports, paths
+    "mysql asks for the password": "mysql -u root -p app_db\nmysql -uroot -p < schema.sql",
+    "other -p flags": "psql -h db -p 5432 app\nmkdir -p /srv/app/releases2024\nssh -p 2222 deploy@host",
+    "redis-cli references": 'redis-cli -a "$REDIS_PASSWORD" ping; redis-cli -h cache -p 6380 -n 2 info',
+    "query string": "GET /search?token=abc&page=2&q=docs",
+    "one word a line": "Shopping:\napples\nbananas\ncherries\ndates\nelderberries\nfigs\n",
+    "short hex lines": "offsets:\n0x1f\n0x2a\n0x3c\n0x4d\n0x5e\n",
     "cli public tokens": "aws dynamodb list-tables --starting-token "
     + rand(60)
     + " --client-token "
@@ -636,3 +642,17 @@ def test_plain_words_scanned_together_give_the_word_by_word_answer(seed: int) ->
         fields = {"id": words[0], "tags": words[1:]}
         alone = [(f"tags[{i - 1}]" if i else "id", kind) for i, w in enumerate(words) for kind in scan_text(w)]
         assert scan_fields(fields) == alone, words
+
+
+@pytest.mark.parametrize(
+    ("kind", "width"),
+    [("GitHub token", w) for w in (4, 5, 6, 7, 9)] + [("AWS access key", w) for w in (3, 4, 5, 6)],
+)
+def test_a_token_cut_into_many_short_lines_is_found(kind: str, width: int) -> None:
+    """Issue 33.19: a token cut into 4 or more lines, each too short for a line break next to
+    it to look like a split (under SPLIT_TOKEN characters with its neighbour), is joined."""
+    token = {"GitHub token": GH, "AWS access key": AWS_KEY}[kind]
+    lines = [token[i : i + width] for i in range(0, len(token), width)]
+    assert len(lines) >= 4
+    for joint in ("\n", "\n    "):
+        assert kind in scan_text("the key:\n" + joint.join(lines) + "\nthat is all"), joint

@@ -79,7 +79,8 @@ Decisions about near misses:
   bot; not `--next-token`, `--client-token`, `--starting-token`...), `--api-key X` (same
   value rules as assignments), and `-u`/`--user user:pw` with a password-like `pw` (not
   `1000:1000`, `www-data:www-data`, `$USER:$PASS`); the short `-p` is too generic (ports,
-  paths) and is skipped.
+  paths) and counts only glued to its value after `mysql`/`mysqldump`/`mariadb` (`-pPW`; `-p
+  db` asks for the password), and `-a PW` only after `redis-cli`.
 - `.netrc` entries (`machine h login u password p`, one line or several) and `.pgpass`
   lines (`host:port:db:user:pw`: port digits or `*`, database and user names, a
   password-like `pw`; not `/etc/passwd` lines, IPv6 addresses or regexes with colons).
@@ -158,8 +159,12 @@ _NESTED = ("%25", "%5c", "%5C", "\\\\", "\\u0025", "\\u005", "\\x25", "\\x5")
 #   when its run and those it touches make SPLIT_TOKEN (`_SHORT_MIDDLE`): a token split over
 #   three lines whose middle part is too short for either break alone;
 # - quoted halves (`"abc" +\n "def"`, `'abc'\n 'def'`, `"abc"\n + "def"`: `_JOIN_QUOTED`,
-#   tried only when a line ends in a quote or a `+`), the quotes and `+` removed too.
+#   tried only when a line ends in a quote or a `+`), the quotes and `+` removed too;
+# - every break of 4 to MAX_SPLIT_LINES lines that are each one short run, making SPLIT_TOKEN
+#   together and holding a digit (`_SHORT_LINES`): a token cut into many short lines (one cut
+#   up inside a longer list of short lines is not found).
 SPLIT_TOKEN = 20  # the shortest token shape: an AWS access key id
+MAX_SPLIT_LINES = 64  # a longer series of short lines is a list of words, not one token cut up
 _T = r"[\w+/=.:-]"
 _HALF = SPLIT_TOKEN // 2
 _JOIN_BREAK = re.compile(
@@ -176,6 +181,13 @@ _SHORT_MIDDLE = re.compile(
     + rf"(?=(?P<second>\n[ \t]*+)(?P<after>{_T}{{1,{SPLIT_TOKEN}}}))"
 )
 _RUN_END = re.compile(rf"{_T}+\Z")
+# A series of 4 or more lines that are each one short run (a token cut into many short lines,
+# `_SHORT_LINES`): every break inside is a joint when the runs make SPLIT_TOKEN together.
+_SHORT_LINES = re.compile(
+    rf"^(?:[ \t]*+{_T}{{1,{SPLIT_TOKEN - 1}}}\n){{3,}}[ \t]*+{_T}{{1,{SPLIT_TOKEN - 1}}}$", re.MULTILINE
+)
+_LINE_BREAK = re.compile(r"\n[ \t]*+")
+_DIGIT = re.compile(r"[0-9]")
 _JOIN_QUOTED = re.compile(r"""["'`](?:[ \t]*\+)?\n[ \t]*\+?[ \t]*["'`]""")
 _QUOTED_LINE_ENDS = ('"\n', "'\n", "`\n", "+\n")
 
@@ -220,7 +232,8 @@ def _decoded(text: str) -> str:
 
 def _joints(lines: str) -> list[tuple[int, int]]:
     """The spans of `lines` whose removal joins a line to the next where a token may be split
-    (`_JOIN_BREAK`, `_SHORT_MIDDLE`, `_JOIN_QUOTED`), in order: at most one per line break."""
+    (`_JOIN_BREAK`, `_SHORT_MIDDLE`, `_SHORT_LINES`, `_JOIN_QUOTED`), in order: at most one per
+    line break."""
     joints = {match.start(): match.span() for match in _JOIN_BREAK.finditer(lines)}
     for match in _SHORT_MIDDLE.finditer(lines):
         start = match.start()
@@ -229,6 +242,17 @@ def _joints(lines: str) -> list[tuple[int, int]]:
         if run + len(match["middle"]) + len(match["after"]) >= SPLIT_TOKEN:
             joints[start] = (start, match.start("middle"))
             joints[match.start("second")] = match.span("second")
+    for match in _SHORT_LINES.finditer(lines):
+        series = match.group()
+        breaks = series.count("\n")
+        if (
+            breaks < MAX_SPLIT_LINES
+            and len(series) - breaks - series.count(" ") - series.count("\t") >= SPLIT_TOKEN
+            and _DIGIT.search(series)  # every token shape holds digits; a list of words does not
+        ):
+            offset = match.start()
+            for brk in _LINE_BREAK.finditer(series):
+                joints[offset + brk.start()] = (offset + brk.start(), offset + brk.end())
     if any(end in lines for end in _QUOTED_LINE_ENDS):
         for match in _JOIN_QUOTED.finditer(lines):
             joints[lines.index("\n", match.start())] = match.span()
@@ -325,6 +349,11 @@ def _real(value: str) -> bool:
         and value.lower() not in _BARE_SECRET_WORDS
         and not re.search(_PLACEHOLDER, value)
     )
+
+
+def _varied(value: str) -> bool:
+    """A generated value whatever words it spells (not a mask): 12 or more distinct characters."""
+    return len(set(value)) >= 12
 
 
 def _with_digit(value: str) -> bool:
@@ -561,9 +590,10 @@ _UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
 _KEY_END = r"""["']?\]?[ \t]*(?:=>|[:?+]?=|:(?=[ \t"'`]))[ \t]*"""
 _SEP = _KEY_END + r"""["']?"""  # ... and the value's opening quote, if any
 # Assigned value: a quoted string (quotes kept) or a bare word, which ends before an
-# escape (`\n`, `\"`: the text is a JSON dump, scanned decoded as well).
+# escape (`\n`, `\"`: the text is a JSON dump, scanned decoded as well) and before a `&`
+# that ends it in a shell (`&&`, `& `) or a query string (`&page=2`), not one inside (`x^&!Q`).
 _VALUE = r"""(?:[bru]{1,2}(?=["'`]))?""" + (
-    r"""(?P<v>"[^"\r\n]*"|'[^'\r\n]*'|`[^`\r\n]*`|(?:[^\s"'`,;&<)\]}\\]|\\[^\s"'`nrtux\\/])+)"""
+    r"""(?P<v>"[^"\r\n]*"|'[^'\r\n]*'|`[^`\r\n]*`|(?:[^\s"'`,;&<)\]}\\]|&(?![&\s]|[\w.-]*=|$)|\\[^\s"'`nrtux\\/])+)"""
 )
 _KEY_QUALIFIERS = ["api", "access", "secret", "private", "signing", "encryption", "master", "auth"]
 _PUBLIC_TOKENS = (
@@ -591,7 +621,7 @@ def _assignment(key: str, check: Callable[[str], bool] = _literal) -> _Rule:
 
 # A password told in prose: `the db password is X`, `password for the staging db is now X`,
 # `password was changed to X` (a verb is needed: `password X` alone is too often a term).
-# The value must hold a digit or a symbol
+# The value (on the same line or the next) must hold a digit or a symbol
 # (a quick necessary test, so a qualifier like `for the db` is tried word by word) and ends
 # before blanks, quotes or trailing punctuation.
 _PROSE_LINK = (
@@ -601,7 +631,7 @@ _PROSE_LINK = (
     r"(?:set|changed|reset|updated|rotated)[ \t]+to)[ \t]*:?)"
 )
 _PROSE_VALUE = (
-    r"""[ \t]+["'`]?(?=[^\s"'`]*[^\s"'`a-z_.-])(?P<v>[^\s"'`]*?[^\s"'`.,;:)])"""
+    r"""(?:[ \t]+|[ \t]*\n[ \t]*)["'`]?(?=[^\s"'`]*[^\s"'`a-z_.-])(?P<v>[^\s"'`]*?[^\s"'`.,;:)])"""
     r"""(?=[.,;:)]*(?:[\s"'`]|$))"""
 )
 
@@ -615,6 +645,7 @@ _RULES: tuple[_Rule, ...] = (
     _rule(
         "AWS secret access key",
         r"secret_?access_?key" + _SEP + r"(?P<v>[a-z0-9/+]{40})(?![a-z0-9/+=])",
+        _varied,  # in the key's exact shape, words inside excuse nothing (AWS's doc example too)
         fold=True,
     ),
     _rule(
@@ -785,6 +816,19 @@ _RULES: tuple[_Rule, ...] = (
         + _VALUE,
         _literal,
         fold=True,
+        fallback=True,
+    ),
+    _rule(
+        "credential in command-line flag",  # mysql -pPW (glued: `-p PW` asks, PW is the database)
+        r"m(?<![\w-]m)(?:ysql(?:dump|admin|import|check|slap)?|ariadb(?:-dump|-admin)?)(?![\w-])[^\n|;&]*?[ \t]-p"
+        + _VALUE,
+        _password_literal,
+        fallback=True,
+    ),
+    _rule(
+        "credential in command-line flag",  # redis-cli -a PW
+        _after("redis-cli", r"\w-") + r"(?![\w-])[^\n|;&]*?[ \t]-a[ \t]+" + _VALUE,
+        _password_literal,
         fallback=True,
     ),
     _rule(

@@ -112,6 +112,9 @@ FAMILIES: dict[str, list[str]] = {
         "aws_secret_access_key = " + rand(40, B64),
         "AWS_SECRET_ACCESS_KEY=" + rand(40, B64),
         '{"SecretAccessKey": "' + rand(40, B64) + '"}',
+        # issue 33.19: AWS's documented example secret key is a key in the key's exact shape
+        "aws_secret_access_" + "key = wJalrXUtnFEMI/K7MDENG/bPxRfiCY" + "EXAMPLEKEY",
+        "AWS_SECRET_ACCESS_" + "KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCY" + "EXAMPLEKEY",
     ],
     "GitHub token": [
         GH,
@@ -232,6 +235,9 @@ FAMILIES: dict[str, list[str]] = {
         "pass: " + PASSWORD,
         "$env:DB_PASSWORD = '" + "Hunter2" + "Secret'",
         "ConnectionString=Server=db;User Id=sa;Password=" + "Hunter2" + "Secret;",
+        # issue 33.19: shell-special characters inside an env file's value
+        "DB_PASSWORD=" + "x^&!Qz" + "9pLw",
+        "DB_PASSWORD=" + "Sup3r^&!" + "Secret",
     ],
     "password in prose": [
         "the db password is " + "Tr0ub4" + "dor3xyzQ",
@@ -241,6 +247,8 @@ FAMILIES: dict[str, list[str]] = {
         'our wifi passphrase was "' + "p@ssw0rd" + '-2024"',
         "DB password was changed to " + "Hunter2" + "Secret!",
         "Passwords are " + "Tr0ub4" + "dor3xyzQ, then the mail one",
+        "the db password is\n" + "Tr0ub4" + "dor3xyzQ",  # issue 33.19: the value on the next line
+        "The password for the staging db is now:\n  " + "p@ssw0rd" + "9x\n",
     ],
     "credential in command-line flag": [
         f"mysql --password {PASSWORD} app",
@@ -251,6 +259,12 @@ FAMILIES: dict[str, list[str]] = {
         f"wget --user=bob:{PASSWORD} https://files.acme.io",
         "psql --password " + "Hunter2" + "Secret",
         "tool --db-pass " + "Tr0ub4" + "dor3",
+        # issue 33.19: the password flags of mysql (glued `-pPW`) and redis-cli (`-a PW`)
+        "mysql -uroot -p" + "Hunter2" + "Secret! app",
+        "mysqldump -h db.internal -u app -p" + "S3cr3t" + "Pw9 app > dump.sql",
+        "mariadb --user=app -p'" + "Tr0ub4" + "dor3!'",
+        "redis-cli -h cache -a " + "Hunter2" + "Secret! ping",
+        "redis-cli -a '" + "Tr0ub4" + "dor3!' --no-auth-warning",
     ],
     "password in .netrc entry": [
         f"machine api.acme.io login bob password {PASSWORD}",
