@@ -55,13 +55,15 @@ def not_found(note_id: str) -> VaultError:
 
 
 def _shown(note_id: str) -> str | None:
-    """`note_id` as given, when an answer may repeat it: an id's (or a short id's) shape the secret
-    scan passes; None for a value that may be a credential pasted in its place."""
+    """`note_id` as given, when an answer may repeat it: an id's shape (or a bare short id's: letters
+    and digits, as a generated id's random part) the secret scan passes; None for a value that may be
+    a credential pasted in its place (`ghp_…`)."""
     import re
 
     from jacked_vault.document.ids import TYPED_ID
 
-    if re.fullmatch(TYPED_ID, note_id):
+    shaped = note_id.startswith("mem_") or re.fullmatch(r"[A-Za-z0-9]+", note_id)
+    if shaped and re.fullmatch(TYPED_ID, note_id):
         from jacked_vault.safety.secrets import scan_text  # only for what could be shown: its rules cost an import
 
         if not scan_text(note_id):
