@@ -220,7 +220,8 @@ class ReadResult:
 
 
 def read(ctx: Context, note_id: str, viewer: Viewer, *, by_id: bool = True) -> ReadResult:
-    """One note by id as `viewer` may see it, complete or fail about absence
+    """One note by id (or a short id among the notes `viewer` may see, `search.service.resolve_id`)
+    as `viewer` may see it, complete or fail about absence
     (`search.service.the_one`): a note found once answers whatever else was refused; one not
     found while a committed file was refused gives INCOMPLETE.
 
@@ -234,10 +235,12 @@ def read(ctx: Context, note_id: str, viewer: Viewer, *, by_id: bool = True) -> R
     when it is byte-identical, else the blob is read from git. An id that search gave for a
     derived file (hot.md, an episodic file) reads that file the same way.
     """
-    from jacked_vault.search.service import fresh_indexes, not_found, the_one
+    from jacked_vault.search.service import fresh_indexes, not_found, resolve_id, the_one
 
+    window = viewer.by_id() if by_id else viewer
     indexes, diag = fresh_indexes(ctx)
     try:
+        note_id = resolve_id(indexes, note_id, window)
         every = [(index, doc) for index in indexes for doc in index.lookup(note_id)]
         if not every:
             derived = [(index, doc) for index in indexes for doc in index.lookup(note_id, viewer, derived=True)]
@@ -245,7 +248,6 @@ def read(ctx: Context, note_id: str, viewer: Viewer, *, by_id: bool = True) -> R
                 index, doc = derived[0]
                 return ReadResult(doc, None, _derived_text(index, doc), [], False)
         the_one(every, diag, note_id)
-        window = viewer.by_id() if by_id else viewer
         found = [(index, doc) for index in indexes for doc in index.lookup(note_id, window)]
         if not found:
             if any(index.lookup(note_id, window.every_target()) for index in indexes):
@@ -333,12 +335,11 @@ def note_history(ctx: Context, note_id: str | None, limit: int) -> History:
     note for another harness; NOT_FOUND for one it may not see)."""
     from itertools import islice
 
-    from jacked_vault.document.model import UNKNOWN_HARNESS
     from jacked_vault.recall.history import History, history_entries
     from jacked_vault.search.index import open_fresh
-    from jacked_vault.search.policy import DEFAULT_SCOPES, EVERYTHING, reader
+    from jacked_vault.search.policy import DEFAULT_SCOPES, EVERYTHING, is_person, reader
 
-    person = ctx.harness == UNKNOWN_HARNESS
+    person = is_person(ctx.harness)
     if note_id is None:
         store, rel, path = ctx.vault, None, None
         viewer = EVERYTHING if person else reader(ctx.harness, scopes=DEFAULT_SCOPES)

@@ -249,7 +249,9 @@ class Surface:
 
 SURFACES: tuple[Surface, ...] = (
     Surface("cli-search", ("memory search",), "harness"),
+    Surface("cli-search-person", ("memory search",), "person"),  # a person sees every target, marked
     Surface("cli-read", ("memory read",), "harness"),
+    Surface("cli-read-person", ("memory read",), "person"),
     Surface("cli-brief", ("memory brief",), "harness"),
     Surface("cli-hot", ("memory hot show",), "harness"),
     Surface("cli-log", ("memory log",), "harness"),

@@ -117,6 +117,8 @@ def _scenes(s: Session) -> None:
     s.run("search", "memory", "search", "fts5")
     s.run("search-newest", "memory", "search")
     s.run("search-nothing", "memory", "search", "zeppelin")
+    s.run("search-nothing-narrowed", "memory", "search", "fts5", "--kind", "fact")  # says what --kind hides
+    s.run("search-person", "memory", "search", JACKED_MEMORY_HARNESS="")  # a person: every target, marked
     s.run("search-bad-filter", "memory", "search", "--kind", "opinion", "x")
     s.run("read-missing", "memory", "read", "mem_20260101_absent")
     s.run("status", "memory", "status", cwd=code)

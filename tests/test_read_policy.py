@@ -581,7 +581,9 @@ def drive_ui(w: World, reader: str) -> Seen:
 
 DRIVERS: dict[str, Callable[[World, str], Seen]] = {
     "cli-search": drive_cli_search,
+    "cli-search-person": drive_cli_search,  # the same command; a person (no harness) sees every target
     "cli-read": drive_cli_read,
+    "cli-read-person": drive_cli_read,
     "cli-brief": drive_cli_brief,
     "cli-hot": drive_cli_hot,
     "cli-log": drive_cli_log,
@@ -654,6 +656,20 @@ def mark_search_group(seen: Seen, w: World) -> None:
     assert [r["group"] for r in hits] == ["other"]
     lines = _hit_lines(seen.outputs["search"], w)
     assert lines and all("· group other ·" in line for line in lines)
+
+
+def mark_search_targets(seen: Seen, w: World) -> None:
+    """A person sees a note for another harness (SPEC 7, who reads), marked with its targets."""
+    hits = [r for r in seen.data["search --json"]["results"] if r["id"] == w.hidden]
+    assert [r["targets"] for r in hits] == [["codex"]]
+    lines = _hit_lines(seen.outputs["search"], w)
+    assert lines and all("· for codex" in line for line in lines), lines
+
+
+def mark_read_targets(seen: Seen, w: World) -> None:
+    memory = seen.data["read --json"]["memory"]
+    assert memory["id"] == w.hidden and memory["target_harnesses"] == ["codex"]
+    assert "for codex" in seen.asked["read"]
 
 
 def mark_mcp_search_group(seen: Seen, w: World) -> None:
@@ -1283,6 +1299,9 @@ EXPECT: dict[str, dict[str, object]] = {
         "as-of": NO_CLOCKS,
     },
 }
+# a person (no harness) at the CLI: the harness's window, but every target, each marked (SPEC 7, who reads)
+EXPECT["cli-search-person"] = {**EXPECT["cli-search"], "other-harness": Marked("for codex", mark_search_targets)}
+EXPECT["cli-read-person"] = {**EXPECT["cli-read"], "other-harness": Marked("by its id, for codex", mark_read_targets)}
 
 # (surface, case) -> the open hole, reported; strict, so the fix turns it red until this entry goes
 XFAIL: dict[tuple[str, str], str] = {}

@@ -151,7 +151,10 @@ def search(
     limit: int = 20,
     vault: str | None = None,
 ) -> Result:
-    """`search`: ranked notes matching the words, narrowed by the filters."""
+    """`search`: ranked notes matching the words, narrowed by the filters; read as `target`, else
+    this harness, else as a person (every target, `search.policy.is_person`); with no hit, how many
+    the narrowing filters hide."""
+    from jacked_vault.search.policy import is_person
     from jacked_vault.search.query import Filters
     from jacked_vault.search.service import search as run_search
 
@@ -170,8 +173,9 @@ def search(
     )
     context = context_for_options(outer_vault, vault)
     if not every_harness:
-        filters.target = target or context.harness
-    return run_search(context, " ".join(query or []), filters)
+        harness = target or context.harness
+        filters.target = None if is_person(harness) else harness
+    return run_search(context, " ".join(query or []), filters, hints=True)
 
 
 def brief(

@@ -234,7 +234,7 @@ def search(
         typer.Option(
             "--target",
             metavar="HARNESS",
-            help="Search as this harness (default $JACKED_MEMORY_HARNESS; none: notes for all).",
+            help="Search as this harness (default $JACKED_MEMORY_HARNESS; none: as a person, every harness's notes).",
         ),
     ] = None,
     every_harness: Annotated[bool, typer.Option("--all", help="Notes for every harness.")] = False,

@@ -1,10 +1,12 @@
-"""Names for notes: generated ids (`mem_<YYYYMMDD>_<ulid>`) and file-name stems from titles."""
+"""Names for notes: generated ids (`mem_<YYYYMMDD>_<ulid>`), the short ids a person may type for
+them (a prefix of the random part, like git's short hashes) and file-name stems from titles."""
 
 from __future__ import annotations
 
 import os
 import re
 import unicodedata
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 _CROCKFORD = "0123456789abcdefghjkmnpqrstvwxyz"
@@ -40,6 +42,56 @@ def new_note_id(now: datetime | None = None) -> str:
         raise ValueError("new_note_id needs an aware datetime")
     now = now.astimezone(UTC)
     return f"mem_{now:%Y%m%d}_{_ulid(now)}"
+
+
+MIN_SHORT = 4  # characters of the random part a short id gives at least (git's minimum)
+TYPED_ID = r"[A-Za-z0-9][A-Za-z0-9_-]{0,131}"  # what may be given for an id: a whole one or a short one
+_DATED = re.compile(r"mem_[0-9]{8}_")
+_DATING = re.compile(r"mem_[0-9]{0,8}_?")  # still inside `mem_<YYYYMMDD>_`: no random part yet
+
+
+def random_part(note_id: str) -> str:
+    """What follows `mem_<YYYYMMDD>_` in a generated id (what follows `mem_` in any other)."""
+    dated = _DATED.match(note_id)
+    return note_id[dated.end() if dated else len("mem_") :]
+
+
+@dataclass(frozen=True)
+class ShortId:
+    """A short id: a prefix of a note id's random part (`01jq7k2m`), or of the whole id with it
+    (`mem_20261201_01jq7k2m`); any case (ids are lowercase)."""
+
+    typed: str
+
+    def matches(self, note_id: str) -> bool:
+        if self.typed.startswith("mem_"):
+            return note_id.startswith(self.typed)
+        return random_part(note_id).startswith(self.typed)
+
+    def globs(self) -> tuple[str, ...]:
+        """SQLite GLOB patterns that find at least every id it matches (`matches` decides)."""
+        if self.typed.startswith("mem_"):
+            return (f"{self.typed}*",)
+        return (f"mem_{'[0-9]' * 8}_{self.typed}*", f"mem_{self.typed}*")
+
+
+def short_id(typed: str) -> ShortId | None:
+    """`typed` as a short id; None when it cannot be one (not an id's characters). USAGE when it
+    gives fewer than MIN_SHORT characters of the random part (ambiguous by design)."""
+    from jacked_vault.errors import VaultError
+
+    if not re.fullmatch(TYPED_ID, typed):
+        return None
+    typed = typed.lower()
+    whole = typed.startswith("mem_")
+    given = len(typed) if not whole else 0 if _DATING.fullmatch(typed) else len(random_part(typed))
+    if given < MIN_SHORT:
+        raise VaultError(
+            "USAGE",
+            f"a short id needs at least {MIN_SHORT} characters of the part after mem_<date>_ "
+            "(any unique start of it, like git's short hashes); nothing was changed",
+        )
+    return ShortId(typed)
 
 
 # Latin letters NFKD does not take apart (no base letter + accent), spelled as their languages

@@ -190,6 +190,7 @@ class Doc:
     excerpt: str = ""
     claim: str = "unreviewed"  # the trust its file claims (`trust` is what counts here)
     review: str | None = None  # the accept behind a claimed review, as the index recorded it (JSON)
+    targets: list[str] = field(default_factory=lambda: ["all"])  # the harnesses it is addressed to
 
     @property
     def verdict(self) -> Verdict:
@@ -231,6 +232,8 @@ class Doc:
             what.append(self.verdict.label())
             if self.origin != "cli":
                 what.append(f"from {self.origin}")
+            if self.targets != ["all"]:
+                what.append(f"for {', '.join(self.targets)}")
         excerpt = self.plain_excerpt()
         return f"{self.title}  [{' · '.join(what)}]  {self.id}" + (f"\n   {excerpt}" if excerpt else "")
 
@@ -250,6 +253,7 @@ class Doc:
             "path": self.display_path,
             "archived": self.archived,
             "tags": self.tags,
+            "targets": self.targets,
             "updated_at": self.updated_at,
         }
 

@@ -50,6 +50,7 @@ from jacked_vault.store.layout import (
 )
 
 if TYPE_CHECKING:
+    from jacked_vault.document.ids import ShortId
     from jacked_vault.store.deadline import Deadline
     from jacked_vault.store.tombstones import Stones
     from jacked_vault.store.reviews import Provenance, ReviewPolicy, Verdict
@@ -1111,6 +1112,7 @@ class SearchIndex:
             origin=row[15],
             claim=row[16],
             review=row[17],
+            targets=json.loads(row[18]),
             store=self.store,
             score=score,
             excerpt=excerpt,
@@ -1127,6 +1129,21 @@ class SearchIndex:
         return self._docs(
             f"SELECT {COLUMNS} FROM docs d WHERE d.id=? AND {tier} AND {policy} ORDER BY d.path", (note_id, *params)
         )
+
+    def carries(self, doc_id: str) -> bool:
+        """Whether some document (a note or a derived file) carries exactly this id."""
+        return self.db.execute("SELECT 1 FROM docs WHERE id=? LIMIT 1", (doc_id,)).fetchone() is not None
+
+    def starting(self, short: ShortId, viewer: Viewer | None = None) -> list[Doc]:
+        """The notes whose id `short` matches (`document.ids.ShortId`); with a viewer, those it may see."""
+        policy, params = viewer.where(self) if viewer is not None else ("1", [])
+        globs = short.globs()
+        found = self._docs(
+            f"SELECT {COLUMNS} FROM docs d WHERE d.tier='note' AND ({' OR '.join(['d.id GLOB ?'] * len(globs))})"
+            f" AND {policy} ORDER BY d.id",
+            (*globs, *params),
+        )
+        return [doc for doc in found if short.matches(doc.id)]
 
     def backlinks(self, note_id: str, limit: int, viewer: Viewer) -> list[Doc]:
         """Notes linking to `note_id` that `viewer` may see, newest first (limit + 1 rows to

@@ -47,18 +47,24 @@ FOREIGN_STONES = "foreign_stones"  # a connection's TEMP table: values rejected 
 DEFAULT_SCOPES = frozenset({"group", "project"})
 
 
+def is_person(harness: str | None) -> bool:
+    """SPEC 7, who reads: a reader at the CLI who names no harness (no `--target`/`--harness`, no
+    `$JACKED_MEMORY_HARNESS`) is a person, who sees every target, each marked with its targets."""
+    return harness is None or harness == UNKNOWN_HARNESS
+
+
 def reader(harness: str | None, **kwargs) -> Viewer:
     """The viewer for a reader who names a harness; an unknown one (no harness given) sees what
     every harness may see (notes for `all`), never another harness's notes."""
-    if harness is None or harness == UNKNOWN_HARNESS:
+    if is_person(harness):
         return Viewer(shared_only=True, **kwargs)
     return Viewer(harness=harness, **kwargs)
 
 
 def who_reads(harness: str | None, **kwargs) -> Viewer:
-    """A reader at the CLI (SPEC 7, who reads): a harness sees notes for it or `all`; a person (no
-    harness given) sees every target, each marked with its targets."""
-    if harness is None or harness == UNKNOWN_HARNESS:
+    """A reader at the CLI (SPEC 7, who reads): a harness sees notes for it or `all`; a person
+    (`is_person`) sees every target."""
+    if is_person(harness):
         return Viewer(**kwargs)
     return Viewer(harness=harness, **kwargs)
 

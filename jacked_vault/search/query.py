@@ -11,12 +11,12 @@ def columns(status: str = "d.status") -> str:
     """What a hit reads from `docs d` (`index.doc` takes them in this order); `status` as the reader sees it."""
     return (
         f"d.rowid, d.path, d.id, d.title, d.kind, d.scope, d.grp, {status}, d.tier, d.tags,"
-        " d.updated_at, d.created_at, d.trust, d.summary, d.sha, d.origin, d.claim, d.review"
+        " d.updated_at, d.created_at, d.trust, d.summary, d.sha, d.origin, d.claim, d.review, d.targets"
     )
 
 
 COLUMNS = columns()
-N_COLUMNS = 18
+N_COLUMNS = 19
 
 
 def require_slug(name: str, value: str) -> str:

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from functools import reduce
 from operator import or_
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from jacked_vault.context import Context
 from jacked_vault.errors import VaultError
 from jacked_vault.search.entries import Diagnostics, Doc
 from jacked_vault.search.index import SearchIndex
-from jacked_vault.search.policy import DEFAULT_SCOPES
+from jacked_vault.search.policy import DEFAULT_SCOPES, Viewer
 from jacked_vault.search.query import Filters
 from jacked_vault.store.layout import Store
 
@@ -54,17 +54,62 @@ def not_found(note_id: str) -> VaultError:
     return VaultError("NOT_FOUND", f"no note with {_named(note_id)}")
 
 
-def _named(note_id: str) -> str:
-    """How an answer names the id a person gave: itself when it is an id's shape the secret scan
-    passes; never a value that may be a credential pasted in its place."""
-    from jacked_vault.document.model import ID_RE
+def _shown(note_id: str) -> str | None:
+    """`note_id` as given, when an answer may repeat it: an id's shape (or a bare short id's: letters
+    and digits, as a generated id's random part) the secret scan passes; None for a value that may be
+    a credential pasted in its place (`ghp_…`)."""
+    import re
 
-    if ID_RE.fullmatch(note_id):
+    from jacked_vault.document.ids import TYPED_ID
+
+    shaped = note_id.startswith("mem_") or re.fullmatch(r"[A-Za-z0-9]+", note_id)
+    if shaped and re.fullmatch(TYPED_ID, note_id):
         from jacked_vault.safety.secrets import scan_text  # only for what could be shown: its rules cost an import
 
         if not scan_text(note_id):
-            return f"id {note_id}"
-    return "that id (an id looks like mem_…)"
+            return note_id
+    return None
+
+
+def _named(note_id: str) -> str:
+    """How an answer names the id a person gave (`_shown`)."""
+    from jacked_vault.document.model import ID_RE
+
+    shown = _shown(note_id)
+    if shown is None:
+        return "that id (an id looks like mem_…)"
+    return f"id {shown}" if ID_RE.fullmatch(shown) else f"an id starting {shown}"
+
+
+MAX_CANDIDATES = 10  # the notes an ambiguous short id lists
+
+
+def resolve_id(indexes: list[SearchIndex], typed: str, viewer: Viewer | None = None) -> str:
+    """The id `typed` names, the one rule of every door that takes an id (`read`, `log ID`, the
+    transitions, the page, MCP `memory_read`): itself when a document carries it; else the one
+    note, among those `viewer` may see (None: every note), that the short id matches
+    (`document.ids.short_id`: a prefix of the random part, like git's short hashes). Fewer than
+    MIN_SHORT characters, or several notes (listed): USAGE. No note: `typed` itself, for the
+    caller's rule of absence (`the_one`)."""
+    from jacked_vault.document.ids import short_id
+
+    if any(index.carries(typed) for index in indexes):
+        return typed
+    short = short_id(typed)
+    if short is None:
+        return typed
+    found = {doc.id: doc for index in indexes for doc in index.starting(short, viewer)}
+    if len(found) == 1:
+        return next(iter(found))
+    if found:
+        listed = [f"{doc.id} ({doc.title})" for doc in sorted(found.values(), key=lambda d: d.id)[:MAX_CANDIDATES]]
+        more = f" and {len(found) - MAX_CANDIDATES} more" if len(found) > MAX_CANDIDATES else ""
+        raise VaultError(
+            "USAGE",
+            f"{_shown(typed) or 'that short id'} is ambiguous: {len(found)} notes' ids start with it, "
+            f"give more of it: {'; '.join(listed)}{more}; nothing was changed",
+        )
+    return typed
 
 
 def the_one(found: list, diag: Diagnostics, note_id: str):
@@ -114,15 +159,41 @@ def rejected_elsewhere(ctx: Context, store: Store) -> Stones:
 
 
 @dataclass(frozen=True)
+class Elsewhere:
+    """What a search that found nothing would find with one filter changed."""
+
+    asking: str  # the change: `without --group`, `with --scope user`
+    hits: int  # at most MAX_COUNTED
+
+    def to_json(self) -> dict:
+        return {"asking": self.asking, "hits": self.hits}
+
+    def to_text(self) -> str:
+        return f"{self.hits}{'+' if self.hits >= MAX_COUNTED else ''} {self.asking}"
+
+
+MAX_COUNTED = 100  # the hits an Elsewhere counts
+
+
+@dataclass(frozen=True)
 class SearchResult:
     results: list[Doc]
     diagnostics: Diagnostics
+    elsewhere: list[Elsewhere] = field(default_factory=list)
+    group: str | None = None  # the --group asked for (a search that found nothing names it)
 
     def to_json(self) -> dict:
-        return {"results": [d.to_json() for d in self.results], "diagnostics": self.diagnostics.to_json()}
+        return {
+            "results": [d.to_json() for d in self.results],
+            "elsewhere": [e.to_json() for e in self.elsewhere],
+            "diagnostics": self.diagnostics.to_json(),
+        }
 
     def to_text(self) -> str:
-        lines = [f"{n}. {doc.to_text()}" for n, doc in enumerate(self.results, 1)] or ["no matches"]
+        nothing = "no matches" + (f" in group {self.group}" if self.group else "")
+        if self.elsewhere:
+            nothing += "; " + ", ".join(e.to_text() for e in self.elsewhere)
+        lines = [f"{n}. {doc.to_text()}" for n, doc in enumerate(self.results, 1)] or [nothing]
         d = self.diagnostics
         if not d.complete or d.skipped_symlinks:
             lines.append(
@@ -132,23 +203,48 @@ class SearchResult:
         return "\n".join(lines)
 
 
-def search(ctx: Context, query: str, filters: Filters) -> SearchResult:
+def search(ctx: Context, query: str, filters: Filters, *, hints: bool = False) -> SearchResult:
     """Ranked hits over every visible store; user scope only when the filters ask for it.
-    Filter values that can match nothing (an unknown kind, a bad slug) are usage errors."""
+    Filter values that can match nothing (an unknown kind, a bad slug) are usage errors. With
+    `hints`, a search that finds nothing counts what each narrowing filter hides (`_wider`)."""
     filters.check()
     if filters.scopes is None:
         filters.scopes = DEFAULT_SCOPES
     if filters.prefer_group is None and "group" in filters.scopes:
         filters.prefer_group = ctx.group
     indexes, diag = fresh_indexes(ctx)
+    elsewhere = []
     try:
         hits = [doc for index in indexes for doc in index.search(query, filters)]
+        if hints and not hits:
+            for asking, wider in _wider(filters):
+                found = {doc.rowid: doc for index in indexes for doc in index.search(query, wider)}
+                if found:
+                    elsewhere.append(Elsewhere(asking, min(len(found), MAX_COUNTED)))
     finally:
         for index in indexes:
             index.close()
     prefer = filters.prefer_group
     hits.sort(key=lambda d: (-d.score, d.group != prefer, _neg(d.updated_at), d.id))
-    return SearchResult(results=hits[: filters.limit], diagnostics=diag)
+    return SearchResult(results=hits[: filters.limit], diagnostics=diag, elsewhere=elsewhere, group=filters.group)
+
+
+def _wider(filters: Filters) -> list[tuple[str, Filters]]:
+    """The search again with one narrowing filter changed: each filter given left out, user scope,
+    candidates and archived notes taken in (a search with none of these has nothing to widen)."""
+    scopes = filters.scopes or DEFAULT_SCOPES
+    counted = replace(filters, limit=MAX_COUNTED)
+    changes: list[tuple[str, bool, dict[str, Any]]] = [
+        ("without --group", bool(filters.group), {"group": None}),
+        ("without --kind", bool(filters.kinds), {"kinds": ()}),
+        ("without --tag", bool(filters.tags), {"tags": ()}),
+        ("without --repo", bool(filters.repo), {"repo": None}),
+        ("with --scope user", "user" not in scopes, {"scopes": scopes | {"user"}}),
+        ("with --include-candidates", "candidate" not in filters.statuses,
+         {"statuses": (*filters.statuses, "candidate")}),
+        ("with --include-archived", not filters.include_archived, {"include_archived": True}),
+    ]  # fmt: skip
+    return [(asking, replace(counted, **change)) for asking, narrowed, change in changes if narrowed]
 
 
 def _neg(timestamp: str) -> tuple[int, ...]:

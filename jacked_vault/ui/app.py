@@ -283,10 +283,10 @@ class Page:
             if found.note is None:  # hot.md or an episodic file search gave an id for
                 return {"found": found, "note": None, "fields": found._fields()}
             note = found.note
-            history = note_history(ctx, note_id, HISTORY_LIMIT)
+            history = note_history(ctx, note.id, HISTORY_LIMIT)  # the whole id: the page's address may be a short one
             versions = {
                 v.commit: v
-                for v in note_versions(found.doc.store, found.doc.path, note_id, [e["commit"] for e in history.entries])
+                for v in note_versions(found.doc.store, found.doc.path, note.id, [e["commit"] for e in history.entries])
             }
             known = describe(ctx, [*note.links, *(b["id"] for b in found.backlinks), *note.supersedes])
             links = [{"id": i, **known.get(i, {"title": i}), "known": i in known} for i in note.links]

@@ -147,7 +147,7 @@ def forget(ctx: Context, note_id: str) -> Forgotten:
     from jacked_vault.write.transaction import write_transaction
     from jacked_vault.write.transitions import _locate
 
-    store, rel, _ = _locate(ctx, note_id)
+    store, rel, _, note_id = _locate(ctx, note_id)
     branch = git.require_branch(store.root)
     # no push starts from here: the person may want to purge history before anything is sent
     with write_transaction(store, harness=ctx.harness, origin="cli", settings=ctx.settings) as tx:

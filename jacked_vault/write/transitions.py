@@ -10,9 +10,10 @@ also records the note's tombstone so nothing automatic re-creates it.
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from jacked_vault.store.machine_state import machine_id
 from jacked_vault.context import Context
@@ -21,6 +22,7 @@ from jacked_vault.write.transaction import kept_aside
 
 if TYPE_CHECKING:
     from jacked_vault.document import Note
+    from jacked_vault.store.layout import Store
     from jacked_vault.store.reviews import Verdict
 
 from jacked_vault.document.lifecycle import ALLOWED_FROM
@@ -68,35 +70,46 @@ class Transitioned:
         return "\n".join(lines + kept_aside(self.quarantined))
 
 
-def _locate(ctx: Context, note_id: str):
-    """(store, rel, verdict) of one note, complete-or-fail like `read`; the verdict is what its
-    review is worth here (`store.reviews.Verdict`: a claimed review with no accept behind it that
-    counts here is `unreviewed`)."""
-    from jacked_vault.document.model import ID_RE
-    from jacked_vault.search.service import fresh_indexes, the_one
+class Located(NamedTuple):
+    """Where one note is, what its review is worth here, and its whole id."""
+
+    store: Store
+    rel: str
+    verdict: Verdict
+    id: str
+
+
+def _locate(ctx: Context, note_id: str) -> Located:
+    """One note by id or short id (`search.service.resolve_id`), complete-or-fail like `read`; the
+    verdict is what its review is worth here (`store.reviews.Verdict`: a claimed review with no
+    accept behind it that counts here is `unreviewed`)."""
+    from jacked_vault.document.ids import TYPED_ID
+    from jacked_vault.search.service import fresh_indexes, resolve_id, the_one
     from jacked_vault.store.gate import scan
 
     scan({"ID": note_id})  # answers name the id: a token given as one is refused, never printed
-    if not ID_RE.fullmatch(note_id):
+    if not re.fullmatch(TYPED_ID, note_id):
         raise VaultError("NOT_FOUND", "no note with that id (an id looks like mem_…); nothing was written")
     indexes, diag = fresh_indexes(ctx)
     try:
-        found = [(index.store, doc.path, doc.verdict) for index in indexes for doc in index.lookup(note_id)]
+        note_id = resolve_id(indexes, note_id)
+        found = [Located(i.store, doc.path, doc.verdict, doc.id) for i in indexes for doc in i.lookup(note_id)]
     finally:
         for index in indexes:
             index.close()
     return the_one(found, diag, note_id)
 
 
-def _holds_now(ctx: Context, note_id: str, by: str) -> None:
-    """VALIDATION unless `by` may replace `note_id`: another note, active and not expired (a
-    supersede by one that no longer holds would take the fact out of recall with nothing there)."""
+def _holds_now(ctx: Context, note_id: str, by: str) -> str:
+    """The whole id of `by` (an id or a short id); VALIDATION unless it may replace `note_id`: another
+    note, active and not expired (a supersede by one that no longer holds would take the fact out
+    of recall with nothing there)."""
     from jacked_vault.document import parse_note, utc_now
     from jacked_vault.safety import fsio
 
+    store, rel, _, by = _locate(ctx, by)
     if by == note_id:
         raise VaultError("VALIDATION", f"cannot supersede {note_id} by itself; nothing was written")
-    store, rel, _ = _locate(ctx, by)
     data = fsio.read_optional(store.root, rel, max_bytes=1 << 20)
     new = parse_note(data, source=rel) if data is not None else None
     if new is None:
@@ -108,7 +121,7 @@ def _holds_now(ctx: Context, note_id: str, by: str) -> None:
     elif new.valid_until is not None and new.valid_until <= now:
         why = f"it expired at {new.valid_until}"
     else:
-        return
+        return by
     raise VaultError("VALIDATION", f"cannot supersede {note_id} by {by}: {why}; nothing was written")
 
 
@@ -158,9 +171,9 @@ def transition(
         scan({"reason": reason})
     if op == "supersede" and not by:
         raise VaultError("USAGE", "supersede needs --by NEW_ID")
-    store, rel, verdict = _locate(ctx, note_id)
+    store, rel, verdict, note_id = _locate(ctx, note_id)
     if op == "supersede" and by is not None:  # None refused above
-        _holds_now(ctx, note_id, by)
+        by = _holds_now(ctx, note_id, by)
     with write_transaction(store, harness=ctx.harness, origin="cli", settings=ctx.settings, may_push=True) as tx:
         done = _apply(
             tx, rel, note_id, op, reviewed=verdict.reviewed, reason=reason, valid_until=valid_until, by=by,
@@ -175,7 +188,7 @@ def transition(
             note_id=note.id,
             reason=updated.status_reason if op != "accept" else None,
         )
-    now_worth = _locate(ctx, note_id)[2] if op == "accept" else verdict  # what it is worth, not what it claims
+    now_worth = _locate(ctx, note_id).verdict if op == "accept" else verdict  # what it is worth, not what it claims
     return Transitioned(
         note.id,
         note.title,
@@ -294,7 +307,7 @@ def edit_as_new(ctx: Context, note_id: str, *, title: str, body: str) -> EditedA
     from jacked_vault.write.create import build_note
     from jacked_vault.write.transaction import write_transaction
 
-    store, rel, verdict = _locate(ctx, note_id)
+    store, rel, verdict, note_id = _locate(ctx, note_id)
     with write_transaction(
         store,
         harness=ctx.harness,

@@ -5,7 +5,7 @@ from typing import Any
 
 from pydantic import ConfigDict, Field
 
-from jacked_vault.document.model import ID_RE
+from jacked_vault.document.ids import MIN_SHORT, TYPED_ID
 from jacked_vault.errors import VaultError
 from jacked_vault.mcp.tools.common import NOTICE, Scope, Session, StrictArguments
 
@@ -27,7 +27,10 @@ class Arguments(StrictArguments):
     model_config = ConfigDict(title=f"{NAME}Arguments")
 
     id: str = Field(
-        description="The note id (mem_…), as returned by memory_search.", pattern=f"^{ID_RE.pattern}$", max_length=132
+        description="The note id (mem_…), as returned by memory_search, or a unique start of the part after "
+        f"mem_<date>_ ({MIN_SHORT} characters at least).",
+        pattern=f"^{TYPED_ID}$",
+        max_length=132,
     )
     scope: Scope | None = Field(
         None, description="Where the note lives (default group or project; user only if enabled)."
