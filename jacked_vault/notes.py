@@ -340,6 +340,7 @@ def note_history(ctx: Context, note_id: str | None, limit: int) -> History:
     from jacked_vault.search.policy import DEFAULT_SCOPES, EVERYTHING, is_person, reader
 
     person = is_person(ctx.harness)
+    whose = None
     if note_id is None:
         store, rel, path = ctx.vault, None, None
         viewer = EVERYTHING if person else reader(ctx.harness, scopes=DEFAULT_SCOPES)
@@ -348,10 +349,10 @@ def note_history(ctx: Context, note_id: str | None, limit: int) -> History:
             EVERYTHING if person else reader(ctx.harness, scopes=DEFAULT_SCOPES | {"user"})
         )  # by id, as `read` asks
         doc = read(ctx, note_id, viewer, by_id=False).doc  # the log's window, not read's
-        store, rel, path = doc.store, doc.path, doc.display_path
+        store, rel, path, whose = doc.store, doc.path, doc.display_path, doc.id
     index = open_fresh(store)
     try:
-        entries = list(islice(history_entries(store, rel, index, viewer, person=person), limit))
+        entries = list(islice(history_entries(store, rel, index, viewer, person=person, note_id=whose), limit))
     finally:
         index.close()
     return History(note_id, path, entries)

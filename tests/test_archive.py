@@ -202,3 +202,16 @@ def test_a_note_moved_out_of_archive_is_quarantined(shared):
     assert (
         subprocess.run(["git", "-C", str(root), "status", "--porcelain"], capture_output=True, text=True).stdout == ""
     )
+
+
+def test_a_notes_history_keeps_to_that_note_after_another_takes_its_name(world):
+    """Issue 33.20: the old note is archived, a new note with its title takes its old path; each
+    one's history (`log ID`, the page's) lists only its own commits."""
+    vault, _repo, ctx, old, _new = world
+    archive(ctx, after_days=0)
+    again = add(ctx, AddRequest(title="Old port", kind="note", body="The port is 7070 now.")).note.id
+    assert (vault / OLD).is_file() and (vault / ARCHIVED).is_file()
+    mine = run_cli("memory", "log", old, "--json", vault=vault).json["entries"]
+    theirs = run_cli("memory", "log", again, "--json", vault=vault).json["entries"]
+    assert mine and {e["memory_id"] for e in mine} - {None} == {old}, [e["summary"] for e in mine]
+    assert [e["memory_id"] for e in theirs] == [again], [e["summary"] for e in theirs]

@@ -13,6 +13,7 @@ often a note it may not see changed. Commits that name no note are shown to ever
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -60,20 +61,40 @@ def _changed(commit, rel: str) -> bool:
     return not (parents and all(p == mine for p in parents))
 
 
-def _commits(store: Store, rel: str | None) -> Iterator:
-    """Newest first: every commit, or only those that changed `rel` (for a note the librarian
-    archived, also those that changed it where it was before: the move keeps its history)."""
+def _holds(repo, blob_id, id_line: re.Pattern[bytes]) -> bool:
+    """Whether the blob is the file of the note whose `id:` line is `id_line`."""
+    return blob_id is not None and id_line.search(repo[blob_id].data) is not None
+
+
+def _its_own(repo, commit, path: str, id_line: re.Pattern[bytes]) -> bool:
+    """Whether `commit`'s change at `path` is to this note's file: the file there after the commit,
+    or (a removal, a move away) before it, is this note's, not another that took the name."""
+    if _holds(repo, _blob_at(commit, path), id_line):
+        return True
+    return any(_holds(repo, _blob_at(parent, path), id_line) for parent in commit.parents)
+
+
+def _commits(store: Store, rel: str | None, note_id: str | None = None) -> Iterator:
+    """Newest first: every commit, or only those that changed note `note_id`'s file `rel` (for a
+    note the librarian archived, also those that changed it where it was before: the move keeps
+    its history); a change at one of those paths to another note's file (one that took the
+    name after a move) is not this note's."""
     import pygit2
 
     from jacked_vault.store.layout import ARCHIVE_DIR, archived
 
     paths = () if rel is None else (rel, rel[len(ARCHIVE_DIR) + 1 :]) if archived(rel) else (rel,)
+    id_line = None
+    if note_id is not None:
+        id_line = re.compile(rb"""^id:[ \t]*["']?""" + re.escape(note_id.encode()) + rb"""["']?[ \t]*$""", re.M)
     repo = git.open_repo(store.root)
     head = git.head_commit(repo)
     if head is None:
         return
     for commit in repo.walk(head.id, pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.TIME):
-        if rel is None or any(_changed(commit, path) for path in paths):
+        if rel is None or any(
+            _changed(commit, path) and (id_line is None or _its_own(repo, commit, path, id_line)) for path in paths
+        ):
             yield commit
 
 
@@ -100,12 +121,13 @@ def _refused_in(commit, problems: set[str]) -> str | None:
 
 
 def history_entries(
-    store: Store, rel: str | None, index: SearchIndex, viewer: Viewer, *, person: bool
+    store: Store, rel: str | None, index: SearchIndex, viewer: Viewer, *, person: bool, note_id: str | None = None
 ) -> Iterator[dict]:
-    """The entries `viewer` may see, each with its note's state (`note`; None when it names none)."""
+    """The entries `viewer` may see (of note `note_id`'s file `rel`, or all), each with its note's
+    state (`note`; None when it names none)."""
     states: dict[str, dict | None] = {}
     problems = index.problem_paths() if person else set()
-    for commit in _commits(store, rel):
+    for commit in _commits(store, rel, note_id):
         entry = _entry(commit)
         review = index.review_at(entry["commit"]) if entry["summary"].startswith(ACCEPT_SUBJECT) else None
         entry["review"] = review.to_json() if review is not None else None  # an accept, with where it came from
