@@ -41,6 +41,9 @@ def _bin(name: str, env: str) -> str | None:
 
 INSPECTOR = _bin("mcp-inspector", "JACKED_TEST_INSPECTOR")
 CLAUDE = _bin("claude", "JACKED_TEST_CLAUDE")
+CLAUDE_MISSING = (
+    "Claude Code's `claude` is not installed (npm install @anthropic-ai/claude-code; or set JACKED_TEST_CLAUDE)"
+)
 NODE = shutil.which("node")
 
 
@@ -230,10 +233,7 @@ def test_the_typescript_sdk_client_validates_every_schema_and_calls_everything(w
 # -- Claude Code ----------------------------------------------------------------------------------
 
 
-@pytest.mark.skipif(
-    CLAUDE is None,
-    reason="Claude Code's `claude` is not installed (npm install @anthropic-ai/claude-code; or set JACKED_TEST_CLAUDE)",
-)
+@pytest.mark.skipif(CLAUDE is None, reason=CLAUDE_MISSING)
 def test_claude_mcp_list_shows_the_server_connected_after_hooks_install(world):
     """`hooks install --claude --mcp claude --user` in a temp HOME, then Claude Code's own CLI
     connects to the server (offline) and `status` shows that run under claude's MCP row."""
@@ -271,3 +271,60 @@ def test_claude_mcp_list_shows_the_server_connected_after_hooks_install(world):
         and mcp["last_run"]["name"] == "mcp:claude"
         and mcp["last_run"]["outcome"].startswith("ended")
     )
+
+
+@pytest.mark.skipif(CLAUDE is None, reason=CLAUDE_MISSING)
+def test_the_default_distiller_sends_the_model_no_tools_no_mcp_and_no_vault_log(tmp_path: Path, monkeypatch):
+    """Issue 33.7: a capture with the default distiller runs the real `claude -p` against a
+    stand-in model (tests/helpers/anthropic_model.py). On a machine where jacked's MCP server is
+    registered for Claude Code and the person keeps a CLAUDE.md, the one request the model gets
+    offers no tool, names no MCP server, holds neither the vault's git log nor the CLAUDE.md, and
+    carries the transcript excerpt; the stand-in's answer becomes the episodic entry."""
+    from helpers.anthropic_model import serve
+    from helpers.capture import Builder
+    from jacked_vault.capture.session import capture_session
+    from jacked_vault.context import Context
+
+    home = tmp_path / "home"
+    (home / ".claude").mkdir(parents=True)
+    (home / ".claude" / "CLAUDE.md").write_text("PERSONAL-CLAUDE-MD: always answer in French.\n")
+    vault, repo = tmp_path / "vault", tmp_path / "code" / "api"
+    assert run_cli("memory", "init", "--no-scan", vault=vault).code == 0
+    repo.mkdir(parents=True)
+    make_repo(repo, "git@github.com:acme/api.git")
+    added = run_cli(
+        "memory", "add", "--kind", "decision", "--title", "VAULT-LOG-SUBJECT", "--body", "b", vault=vault, cwd=repo
+    )
+    assert added.code == 0, added.err
+    registered = run_cli(
+        "memory", "hooks", "install", "--mcp", "claude", "--user", vault=vault, cwd=repo, HOME=str(home)
+    )
+    assert registered.code == 0, registered.out + registered.err
+    sentence = "Distilled by the real claude against the stand-in."
+    server, url, requests = serve("```json\n" + json.dumps({"episodic": sentence, "note": None}) + "\n```")
+    try:
+        for name, value in {
+            "PATH": f"{Path(CLAUDE).parent}{os.pathsep}{os.environ['PATH']}",
+            "HOME": str(home),
+            "ANTHROPIC_BASE_URL": url,
+            "ANTHROPIC_API_KEY": "sk-ant-standin",
+            "XDG_CONFIG_HOME": str(home / ".config"),
+        }.items():
+            monkeypatch.setenv(name, value)
+        monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+        path = Builder(repo).realistic(last="TRANSCRIPT-EXCERPT-MARKER run the suite").write(tmp_path / "t.jsonl")
+        payload = {"session_id": "s-1", "transcript_path": str(path), "cwd": str(repo), "hook_event_name": "SessionEnd"}
+        result = capture_session(Context.create(vault=str(vault), cwd=repo, harness="claude"), payload)
+    finally:
+        server.shutdown()
+    assert result.fallback is None, result
+    [request] = requests
+    sent = json.dumps(request)
+    assert request.get("tools") in (None, []), [t.get("name") for t in request["tools"]]
+    assert "mcp__" not in sent and "jacked-memory" not in sent
+    assert "VAULT-LOG-SUBJECT" not in sent and "gitStatus" not in sent and str(vault) not in sent
+    assert "PERSONAL-CLAUDE-MD" not in sent
+    assert "TRANSCRIPT-EXCERPT-MARKER" in sent
+    assert len(json.dumps(request.get("system"))) < 2000  # the distiller's own few lines, not Claude Code's prompt
+    [day] = vault.glob("groups/*/episodic/*/today-*.md")
+    assert sentence in day.read_text()
