@@ -44,7 +44,10 @@ CLAUDE = _bin("claude", "JACKED_TEST_CLAUDE")
 CLAUDE_MISSING = (
     "Claude Code's `claude` is not installed (npm install @anthropic-ai/claude-code; or set JACKED_TEST_CLAUDE)"
 )
+CODEX = _bin("codex", "JACKED_TEST_CODEX")
+CODEX_MISSING = "OpenAI's `codex` is not installed (npm install @openai/codex; or set JACKED_TEST_CODEX)"
 NODE = shutil.which("node")
+FAKES = REPO_ROOT / "tests" / "fakes"
 
 
 def _ts_sdk() -> str | None:
@@ -328,3 +331,55 @@ def test_the_default_distiller_sends_the_model_no_tools_no_mcp_and_no_vault_log(
     assert len(json.dumps(request.get("system"))) < 2000  # the distiller's own few lines, not Claude Code's prompt
     [day] = vault.glob("groups/*/episodic/*/today-*.md")
     assert sentence in day.read_text()
+
+
+# -- Codex ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.skipif(CODEX is None, reason=CODEX_MISSING)
+def test_codex_loads_the_remember_skill_and_a_note_saved_through_it_records_codex(world):
+    """Issue 33.4, 33.5: after `hooks install --commands codex`, the real `codex exec '$remember …'`
+    (offline: its model is tests/fakes/codex_model.py) puts the skill's text into the model's input;
+    the stand-in follows it as an agent would (one `exec_command` running the line the skill
+    prescribes), and the note lands with `source_harness: codex`."""
+    tmp, vault, repo = world
+    codex_home = tmp / "codex-home"
+    codex_home.mkdir()
+    model_log = tmp / "model.log"
+    model = subprocess.Popen(
+        [sys.executable, str(FAKES / "codex_model.py"), "0"],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "CODEX_MODEL_LOG": str(model_log)},
+    )
+    try:
+        port = int(model.stdout.readline())
+        (codex_home / "config.toml").write_text(
+            'model = "gpt-5.5"\nmodel_provider = "fake"\n\n[model_providers.fake]\nname = "fake"\n'
+            f'base_url = "http://127.0.0.1:{port}/v1"\nwire_api = "responses"\n'
+            "requires_openai_auth = false\nsupports_websockets = false\n"
+        )
+        env = {"CODEX_HOME": str(codex_home), "HOME": str(tmp)}
+        installed = run_cli(
+            "memory", "hooks", "install", "--commands", "codex", "--vault", str(vault), vault=vault, **env
+        )
+        assert installed.code == 0, installed.out + installed.err
+        done = subprocess.run(
+            [CODEX, "exec", "--dangerously-bypass-approvals-and-sandbox", "$remember the build uses bazel"],
+            cwd=repo,
+            env=cli_env(vault, **env),
+            capture_output=True,
+            text=True,
+            timeout=180,
+            stdin=subprocess.DEVNULL,
+        )
+        assert done.returncode == 0, done.stderr[-2000:]
+    finally:
+        model.terminate()
+        model.wait(timeout=10)
+    requests = model_log.read_text()
+    assert "<name>remember</name>" in requests and "--harness codex" in requests  # the skill reached the model
+    found = run_cli("memory", "search", "Saved through a Codex skill", "--json", vault=vault, cwd=repo)
+    [hit] = found.json["results"]
+    note = run_cli("memory", "read", hit["id"], "--json", vault=vault, cwd=repo).json["memory"]
+    assert note["source_harness"] == "codex", note
