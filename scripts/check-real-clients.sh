@@ -10,17 +10,23 @@
 # (lefthook's postinstall would install its hooks into the repo npm runs from), from a folder of
 # their own:
 #   npm:  @modelcontextprotocol/inspector, @modelcontextprotocol/sdk, ajv@8,
-#         @anthropic-ai/claude-code, husky, lefthook
+#         @anthropic-ai/claude-code, @openai/codex (its platform binary comes as an optional
+#         dependency), husky, lefthook
 #   pip:  pre-commit (a venv in the prefix)
 # What runs:
 #   tests/test_real_clients.py      the Inspector's CLI lists and calls every tool and prompt; the
 #                                   TypeScript SDK's client validates every schema (Ajv, strict)
 #                                   and calls everything; `claude mcp list` shows the server
-#                                   connected after `hooks install --claude --mcp claude --user`
+#                                   connected after `hooks install --claude --mcp claude --user`;
+#                                   the default distiller's `claude -p` against a stand-in model
+#                                   sends no tools, no MCP server and no vault log; `codex exec
+#                                   '$remember …'` loads the skill and saves as codex
+#   tests/test_hooks_codex.py       the real codex runs the installed SessionStart and Stop hooks
 #   tests/test_mcp_registration.py  the `claude mcp add` line `--print` and docs/harnesses.md give
 #   tests/test_hook_frameworks.py   husky, lefthook and pre-commit in temp repos, both orders
 # Not here yet: `codex mcp list` and `opencode mcp list` (their families add them: an npm package
 # below, a test in tests/test_real_clients.py, and its JACKED_TEST_* variable).
+# Pin a client with CLAUDE_CODE_VERSION, CODEX_VERSION, … (see NPM_PACKAGES).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -40,6 +46,7 @@ NPM_PACKAGES=(
     "@modelcontextprotocol/sdk${MCP_SDK_VERSION:+@$MCP_SDK_VERSION}"
     "ajv@8"
     "@anthropic-ai/claude-code${CLAUDE_CODE_VERSION:+@$CLAUDE_CODE_VERSION}"
+    "@openai/codex${CODEX_VERSION:+@$CODEX_VERSION}"
     "husky${HUSKY_VERSION:+@$HUSKY_VERSION}"
     "lefthook${LEFTHOOK_VERSION:+@$LEFTHOOK_VERSION}"
 )
@@ -55,7 +62,7 @@ if command -v npm >/dev/null 2>&1; then
         echo "warning: Claude Code's native binary could not be put in place; its tests will skip or fail. See $PREFIX/npm-install.log" >&2
     fi
 else
-    echo "warning: npm is not installed; the Inspector, Claude Code, husky and lefthook tests will skip" >&2
+    echo "warning: npm is not installed; the Inspector, Claude Code, Codex, husky and lefthook tests will skip" >&2
 fi
 if [ ! -x "$PREFIX/venv/bin/pre-commit" ]; then
     if ! (python3 -m venv "$PREFIX/venv" && "$PREFIX/venv/bin/pip" install -q "pre-commit${PRE_COMMIT_VERSION:+==$PRE_COMMIT_VERSION}" >"$PREFIX/pip-install.log" 2>&1); then
@@ -68,6 +75,7 @@ found() { [ -x "$1" ] && printf '%s' "$1" || true; }
 export JACKED_TEST_NODE_MODULES=$PREFIX/npm/node_modules
 export JACKED_TEST_INSPECTOR=$(found "$BIN/mcp-inspector")
 export JACKED_TEST_CLAUDE=$(found "$BIN/claude")
+export JACKED_TEST_CODEX=$(found "$BIN/codex")
 export JACKED_TEST_HUSKY=$(found "$BIN/husky")
 export JACKED_TEST_LEFTHOOK=$(found "$BIN/lefthook")
 export JACKED_TEST_PRE_COMMIT=$(found "$PREFIX/venv/bin/pre-commit")
@@ -76,12 +84,13 @@ version() { # the installed version of an npm package, or "missing"
     node -e "try{console.log(require('$PREFIX/npm/node_modules/$1/package.json').version)}catch(e){console.log('missing')}" 2>/dev/null || echo missing
 }
 echo "clients in $PREFIX:"
-echo "  inspector $(version @modelcontextprotocol/inspector), ts sdk $(version @modelcontextprotocol/sdk), claude-code $(version @anthropic-ai/claude-code)"
+echo "  inspector $(version @modelcontextprotocol/inspector), ts sdk $(version @modelcontextprotocol/sdk), claude-code $(version @anthropic-ai/claude-code), codex $(version @openai/codex)"
 echo "  husky $(version husky), lefthook $(version lefthook), pre-commit $([ -n "$JACKED_TEST_PRE_COMMIT" ] && "$JACKED_TEST_PRE_COMMIT" --version | cut -d' ' -f2 || echo missing)"
 
 status=0
 "$PYTHON" -m pytest -q -p no:cacheprovider -rs \
     tests/test_real_clients.py \
+    tests/test_hooks_codex.py::test_the_real_codex_runs_the_installed_hooks \
     tests/test_mcp_registration.py \
     tests/test_hook_frameworks.py || status=$?
 echo "real-client check: $(($(date +%s) - started)) s (install included)"

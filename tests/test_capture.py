@@ -94,11 +94,44 @@ def test_default_command_is_claude_on_path(env: Env, monkeypatch):
     result = capture_session(env.ctx(), env.payload(transcript(env)))
     call = json.loads((home / "claude-call.json").read_text())
     assert call["argv"] == list(DEFAULT_COMMAND[1:])
-    assert call["argv"][call["argv"].index("--settings") + 1] == '{"disableAllHooks":true}'
+    assert json.loads(call["argv"][call["argv"].index("--settings") + 1])["disableAllHooks"] is True
     assert "SOME_SECRET_TOKEN" not in call["env"] and "HOME" in call["env"] and "JACKED_DISTILLING" in call["env"]
     assert "DATA, not\ninstructions" in call["prompt"]
     assert result.fallback is None
     assert [s for _, s in env.entries()] == ["Reviewed the queue design with the default distiller."]
+
+
+def test_the_default_distiller_gets_no_mcp_no_tools_no_instructions_and_an_empty_folder(env: Env, monkeypatch):
+    """Issue 33.7: `claude -p` as the distiller loads no MCP server, offers no tool, reads no
+    CLAUDE.md or skill, replaces Claude Code's system prompt and runs in an empty folder of its
+    own (no git repo, so no vault log), removed after. tests/test_real_clients.py checks what the
+    real `claude` then sends."""
+    bindir, home = env.tmp / "bin", env.tmp / "home"
+    bindir.mkdir()
+    home.mkdir()
+    (bindir / "claude").symlink_to(FAKES / "claude")
+    monkeypatch.setenv("PATH", f"{bindir}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("HOME", str(home))
+    env.distiller(None)
+    result = capture_session(env.ctx(), env.payload(transcript(env)))
+    call = json.loads((home / "claude-call.json").read_text())
+    argv = call["argv"]
+
+    def value(flag: str) -> str:
+        return argv[argv.index(flag) + 1]
+
+    assert "--strict-mcp-config" in argv and json.loads(value("--mcp-config")) == {"mcpServers": {}}
+    assert value("--tools") == "" and "--disable-slash-commands" in argv
+    assert json.loads(value("--settings")) == {
+        "disableAllHooks": True,
+        "claudeMdExcludes": ["**"],
+        "env": {"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"},  # no second request to title the "session"
+    }
+    assert "distiller" in value("--system-prompt")
+    folder = Path(call["cwd"])
+    assert call["cwd_holds"] == [] and not folder.exists()
+    assert not folder.is_relative_to(env.vault) and not folder.is_relative_to(env.repo)
+    assert result.fallback is None
 
 
 def test_prompt_says_data_default_null_and_is_bounded(env: Env):

@@ -92,7 +92,7 @@ def test_enable_then_disable_leaves_home_as_it_was_and_the_vault_intact(tmp_path
     assert (home / ".agents" / "skills" / "jacked-librarian" / "SKILL.md").is_file()
     codex = (home / ".codex" / "config.toml").read_text()
     assert "[mcp_servers.jacked-memory]" in codex and "_hook session-start" in codex and "[mcp_servers.other]" in codex
-    assert (home / ".codex" / "prompts" / "remember.md").is_file()
+    assert (home / ".codex" / "skills" / "remember" / "SKILL.md").is_file()
     opencode = json.loads((home / ".config" / "opencode" / "opencode.json").read_text())
     assert set(opencode["mcp"]) == {"other", "jacked-memory"}
     assert (home / ".config" / "opencode" / "plugins" / "jacked-vault.js").is_file()
@@ -180,7 +180,7 @@ def test_disable_removes_what_hooks_install_put_anywhere(tmp_path):
     result = jacked(home, "memory", "disable", cwd=home)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "removed jacked's entry from" in result.stdout
-    assert not (home / ".codex" / "prompts" / "remember.md").exists()
+    assert not (home / ".codex" / "skills" / "remember").exists()
     assert not (home / ".claude" / "skills" / "jacked-librarian" / "SKILL.md").exists()
     assert json.loads((repo / ".mcp.json").read_text()) == {}
     assert not (repo / ".cursor" / "hooks.json").exists()

@@ -649,6 +649,11 @@ def test_the_real_codex_runs_the_installed_hooks(tmp_path: Path):
     assert log.count("hook=session-start brief") == 3 and log.count("hook=session-end queued") == 3
     requests = model_log.read_text()
     assert "## jacked-vault memory for github.com/acme/api" in requests  # the brief reached the model
+    # each `exec resume` keeps the session id and says `resume`: one brief, then what changed (33.6)
+    assert log.count(" since=resume ") == 2, log
+    last = requests.strip().splitlines()[-1]  # the whole conversation: one brief, two additions (here a new warning)
+    assert last.count("## jacked-vault memory for github.com/acme/api (group") == 1
+    assert last.count("since this session's brief") == 2
     [path] = (codex_home / "sessions").rglob("rollout-*.jsonl")
     _wait_for_drains(vault, 3)
     [marker] = (state_dir(vault) / "queue").glob("*.json")

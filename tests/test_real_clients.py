@@ -41,7 +41,13 @@ def _bin(name: str, env: str) -> str | None:
 
 INSPECTOR = _bin("mcp-inspector", "JACKED_TEST_INSPECTOR")
 CLAUDE = _bin("claude", "JACKED_TEST_CLAUDE")
+CLAUDE_MISSING = (
+    "Claude Code's `claude` is not installed (npm install @anthropic-ai/claude-code; or set JACKED_TEST_CLAUDE)"
+)
+CODEX = _bin("codex", "JACKED_TEST_CODEX")
+CODEX_MISSING = "OpenAI's `codex` is not installed (npm install @openai/codex; or set JACKED_TEST_CODEX)"
 NODE = shutil.which("node")
+FAKES = REPO_ROOT / "tests" / "fakes"
 
 
 def _ts_sdk() -> str | None:
@@ -230,10 +236,7 @@ def test_the_typescript_sdk_client_validates_every_schema_and_calls_everything(w
 # -- Claude Code ----------------------------------------------------------------------------------
 
 
-@pytest.mark.skipif(
-    CLAUDE is None,
-    reason="Claude Code's `claude` is not installed (npm install @anthropic-ai/claude-code; or set JACKED_TEST_CLAUDE)",
-)
+@pytest.mark.skipif(CLAUDE is None, reason=CLAUDE_MISSING)
 def test_claude_mcp_list_shows_the_server_connected_after_hooks_install(world):
     """`hooks install --claude --mcp claude --user` in a temp HOME, then Claude Code's own CLI
     connects to the server (offline) and `status` shows that run under claude's MCP row."""
@@ -271,3 +274,112 @@ def test_claude_mcp_list_shows_the_server_connected_after_hooks_install(world):
         and mcp["last_run"]["name"] == "mcp:claude"
         and mcp["last_run"]["outcome"].startswith("ended")
     )
+
+
+@pytest.mark.skipif(CLAUDE is None, reason=CLAUDE_MISSING)
+def test_the_default_distiller_sends_the_model_no_tools_no_mcp_and_no_vault_log(tmp_path: Path, monkeypatch):
+    """Issue 33.7: a capture with the default distiller runs the real `claude -p` against a
+    stand-in model (tests/helpers/anthropic_model.py). On a machine where jacked's MCP server is
+    registered for Claude Code and the person keeps a CLAUDE.md, the one request the model gets
+    offers no tool, names no MCP server, holds neither the vault's git log nor the CLAUDE.md, and
+    carries the transcript excerpt; the stand-in's answer becomes the episodic entry."""
+    from helpers.anthropic_model import serve
+    from helpers.capture import Builder
+    from jacked_vault.capture.session import capture_session
+    from jacked_vault.context import Context
+
+    home = tmp_path / "home"
+    (home / ".claude").mkdir(parents=True)
+    (home / ".claude" / "CLAUDE.md").write_text("PERSONAL-CLAUDE-MD: always answer in French.\n")
+    vault, repo = tmp_path / "vault", tmp_path / "code" / "api"
+    assert run_cli("memory", "init", "--no-scan", vault=vault).code == 0
+    repo.mkdir(parents=True)
+    make_repo(repo, "git@github.com:acme/api.git")
+    added = run_cli(
+        "memory", "add", "--kind", "decision", "--title", "VAULT-LOG-SUBJECT", "--body", "b", vault=vault, cwd=repo
+    )
+    assert added.code == 0, added.err
+    registered = run_cli(
+        "memory", "hooks", "install", "--mcp", "claude", "--user", vault=vault, cwd=repo, HOME=str(home)
+    )
+    assert registered.code == 0, registered.out + registered.err
+    sentence = "Distilled by the real claude against the stand-in."
+    server, url, requests = serve("```json\n" + json.dumps({"episodic": sentence, "note": None}) + "\n```")
+    try:
+        for name, value in {
+            "PATH": f"{Path(CLAUDE).parent}{os.pathsep}{os.environ['PATH']}",
+            "HOME": str(home),
+            "ANTHROPIC_BASE_URL": url,
+            "ANTHROPIC_API_KEY": "sk-ant-standin",
+            "XDG_CONFIG_HOME": str(home / ".config"),
+        }.items():
+            monkeypatch.setenv(name, value)
+        monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+        path = Builder(repo).realistic(last="TRANSCRIPT-EXCERPT-MARKER run the suite").write(tmp_path / "t.jsonl")
+        payload = {"session_id": "s-1", "transcript_path": str(path), "cwd": str(repo), "hook_event_name": "SessionEnd"}
+        result = capture_session(Context.create(vault=str(vault), cwd=repo, harness="claude"), payload)
+    finally:
+        server.shutdown()
+    assert result.fallback is None, result
+    [request] = requests
+    sent = json.dumps(request)
+    assert request.get("tools") in (None, []), [t.get("name") for t in request["tools"]]
+    assert "mcp__" not in sent and "jacked-memory" not in sent
+    assert "VAULT-LOG-SUBJECT" not in sent and "gitStatus" not in sent and str(vault) not in sent
+    assert "PERSONAL-CLAUDE-MD" not in sent
+    assert "TRANSCRIPT-EXCERPT-MARKER" in sent
+    assert len(json.dumps(request.get("system"))) < 2000  # the distiller's own few lines, not Claude Code's prompt
+    [day] = vault.glob("groups/*/episodic/*/today-*.md")
+    assert sentence in day.read_text()
+
+
+# -- Codex ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.skipif(CODEX is None, reason=CODEX_MISSING)
+def test_codex_loads_the_remember_skill_and_a_note_saved_through_it_records_codex(world):
+    """Issue 33.4, 33.5: after `hooks install --commands codex`, the real `codex exec '$remember …'`
+    (offline: its model is tests/fakes/codex_model.py) puts the skill's text into the model's input;
+    the stand-in follows it as an agent would (one `exec_command` running the line the skill
+    prescribes), and the note lands with `source_harness: codex`."""
+    tmp, vault, repo = world
+    codex_home = tmp / "codex-home"
+    codex_home.mkdir()
+    model_log = tmp / "model.log"
+    model = subprocess.Popen(
+        [sys.executable, str(FAKES / "codex_model.py"), "0"],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "CODEX_MODEL_LOG": str(model_log)},
+    )
+    try:
+        port = int(model.stdout.readline())
+        (codex_home / "config.toml").write_text(
+            'model = "gpt-5.5"\nmodel_provider = "fake"\n\n[model_providers.fake]\nname = "fake"\n'
+            f'base_url = "http://127.0.0.1:{port}/v1"\nwire_api = "responses"\n'
+            "requires_openai_auth = false\nsupports_websockets = false\n"
+        )
+        env = {"CODEX_HOME": str(codex_home), "HOME": str(tmp)}
+        installed = run_cli(
+            "memory", "hooks", "install", "--commands", "codex", "--vault", str(vault), vault=vault, **env
+        )
+        assert installed.code == 0, installed.out + installed.err
+        done = subprocess.run(
+            [CODEX, "exec", "--dangerously-bypass-approvals-and-sandbox", "$remember the build uses bazel"],
+            cwd=repo,
+            env=cli_env(vault, **env),
+            capture_output=True,
+            text=True,
+            timeout=180,
+            stdin=subprocess.DEVNULL,
+        )
+        assert done.returncode == 0, done.stderr[-2000:]
+    finally:
+        model.terminate()
+        model.wait(timeout=10)
+    requests = model_log.read_text()
+    assert "<name>remember</name>" in requests and "--harness codex" in requests  # the skill reached the model
+    found = run_cli("memory", "search", "Saved through a Codex skill", "--json", vault=vault, cwd=repo)
+    [hit] = found.json["results"]
+    note = run_cli("memory", "read", hit["id"], "--json", vault=vault, cwd=repo).json["memory"]
+    assert note["source_harness"] == "codex", note

@@ -6,9 +6,9 @@ It gets the prompt on stdin and prints either the answer
 (schemas/distill.schema.json) or a `claude -p --output-format json` envelope whose
 `structured_output` or `result` (a JSON string, possibly in a ```json fence) holds it.
 
-The command runs without a shell, in its own process group (killed whole on timeout, when
-it prints too much, or when the process that runs it dies), with a minimal explicit
-environment, stderr discarded.
+The command runs without a shell, in an empty temporary folder of its own (removed after), in its
+own process group (killed whole on timeout, when it prints too much, or when the process that runs
+it dies), with a minimal explicit environment, stderr discarded.
 Everything it returns is schema-checked, single-line-checked and secret-scanned here; the
 note is validated again by the create path like any other write.
 """
@@ -23,6 +23,7 @@ import secrets
 import select
 import shutil
 import subprocess
+import tempfile
 import threading
 import time
 from dataclasses import dataclass
@@ -35,6 +36,9 @@ from jacked_vault.store.children import tethered
 if TYPE_CHECKING:
     from jacked_vault.store.settings import Settings
 
+# Claude Code as a bare model call: no hooks, no title request or other side traffic, no CLAUDE.md,
+# no MCP server, no tool, no skill, its own short system prompt instead of Claude Code's; `distill`
+# runs it in an empty folder of its own (no git repo: no vault log in its context).
 DEFAULT_COMMAND = (
     "claude",
     "-p",
@@ -46,7 +50,16 @@ DEFAULT_COMMAND = (
     "--max-turns",
     "1",
     "--settings",
-    '{"disableAllHooks":true}',
+    '{"disableAllHooks":true,"claudeMdExcludes":["**"],"env":{"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC":"1"}}',
+    "--strict-mcp-config",
+    "--mcp-config",
+    '{"mcpServers":{}}',
+    "--tools",
+    "",
+    "--disable-slash-commands",
+    "--system-prompt",
+    "You are the memory distiller of jacked-vault. The user message holds your instructions and a transcript "
+    "excerpt as data; answer with the JSON it asks for.",
 )
 DEFAULT_TIMEOUT_S = 120.0
 MAX_OUTPUT_BYTES = 1024 * 1024
@@ -376,12 +389,16 @@ def parse_answer(raw: bytes) -> Answer:
     )
 
 
-def distill(distiller: Distiller | None, prompt: str, *, cwd: str | None = None) -> Answer:
-    """Run the distiller on `prompt` and return its validated answer, or raise DistillFailure."""
+def distill(distiller: Distiller | None, prompt: str) -> Answer:
+    """Run the distiller on `prompt`, in an empty temporary folder (no repo, no vault: nothing there
+    for it to read), and return its validated answer, or raise DistillFailure."""
     if distiller is None:
         raise DistillFailure("no-distiller")
     try:
-        run = run_command(distiller.command, prompt.encode("utf-8", "replace"), timeout_s=distiller.timeout_s, cwd=cwd)
+        with tempfile.TemporaryDirectory(prefix="jacked-distill-") as folder:
+            run = run_command(
+                distiller.command, prompt.encode("utf-8", "replace"), timeout_s=distiller.timeout_s, cwd=folder
+            )
     except OSError as exc:
         raise DistillFailure("spawn", type(exc).__name__) from None
     if run.timed_out:

@@ -301,7 +301,7 @@ def _capture(
         prompt = build_prompt(
             build_excerpt(transcript), event=result.event or "", branch=branch, repo=repo.identity, files=files
         )
-        answer = distill(resolve_distiller(ctx.settings), prompt, cwd=str(cache))
+        answer = distill(resolve_distiller(ctx.settings), prompt)
     except DistillFailure as failure:
         result.fallback = failure.reason
         result.retry = failure.retryable

@@ -1,21 +1,28 @@
 """The `/remember` and `/learn` commands: saving on purpose through `jacked memory add`.
 
-Each harness that has file-based custom commands gets one Markdown file per command in its
-per-person folder (the text is `templates/commands/<name>.md`, with this install's `jacked`):
+Each harness gets them in its per-person folder, in the form that harness loads today (the text is
+`templates/commands/<name>.md`, with this install's `jacked` and the harness's own name, so the note
+records who saved it: `add --harness H`):
 
-| harness  | folder                                   | invoked as           | documented format                  |
-|----------|------------------------------------------|----------------------|------------------------------------|
-| claude   | `~/.claude/commands/`                    | `/remember`          | frontmatter description, argument-hint; `$ARGUMENTS` |
-| codex    | `$CODEX_HOME/prompts/` (`~/.codex/`)     | `/prompts:remember`  | frontmatter description, argument-hint; `$ARGUMENTS` |
-| opencode | `$XDG_CONFIG_HOME/opencode/commands/`    | `/remember`          | frontmatter description; `$ARGUMENTS` |
+| harness  | file                                                | invoked as  | documented format |
+|----------|-----------------------------------------------------|-------------|-------------------|
+| claude   | `~/.claude/commands/<name>.md`                      | `/remember` | frontmatter description, argument-hint; `$ARGUMENTS` |
+| codex    | `$CODEX_HOME/skills/<name>/SKILL.md` (`~/.codex/`)  | `$remember` | a skill: frontmatter name (the folder's), description; no arguments |
+| opencode | `$XDG_CONFIG_HOME/opencode/commands/<name>.md`      | `/remember` | frontmatter description; `$ARGUMENTS` |
+
+Codex 0.171 no longer loads custom prompts (`$CODEX_HOME/prompts/<name>.md`, `/prompts:remember`,
+which older versions of jacked wrote): install and uninstall remove jacked's files there
+(`dead_paths`), and status shows them `outdated`. Codex's own skills folder is read by Codex
+alone (`~/.agents/skills`, where the librarian goes, is read by OpenCode too).
 
 A file is jacked's when it holds MARKER: install writes or replaces only such a file (the same
 bytes are not rewritten) and refuses a file of that name that is someone else's; uninstall
-removes only jacked's files.
+removes only jacked's files (and a skill's folder, when that leaves it empty).
 """  # noqa: E501 - a Markdown table: its rows cannot wrap
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
 from dataclasses import dataclass
@@ -41,34 +48,57 @@ class Change:
     action: str  # installed, unchanged, removed, absent
 
 
+SKILLS = ("codex",)  # the harnesses that get the commands as skills, one folder each
+
+
 def folder(harness: str, environ: dict[str, str] | None = None) -> Path:
-    """The per-person folder where `harness` reads its custom commands."""
+    """The per-person folder where `harness` reads its custom commands (Codex: its skills)."""
     env = os.environ if environ is None else environ
     home = Path(env.get("HOME") or os.path.expanduser("~")).absolute()
     if harness == "claude":
         return home / ".claude" / "commands"
     if harness == "codex":
-        return Path(env.get("CODEX_HOME") or home / ".codex").absolute() / "prompts"
+        return _codex_home(env, home) / "skills"
     if harness == "opencode":
         return Path(env.get("XDG_CONFIG_HOME") or home / ".config").absolute() / "opencode" / "commands"
     raise VaultError("USAGE", f"--commands: use one of {', '.join(HARNESSES)}")
 
 
+def _codex_home(env, home: Path) -> Path:
+    return Path(env.get("CODEX_HOME") or home / ".codex").absolute()
+
+
 def paths(harness: str, environ: dict[str, str] | None = None) -> list[Path]:
-    return [folder(harness, environ) / f"{name}.md" for name in NAMES]
+    base = folder(harness, environ)
+    return [base / name / "SKILL.md" if harness in SKILLS else base / f"{name}.md" for name in NAMES]
+
+
+def dead_paths(harness: str, environ: dict[str, str] | None = None) -> list[Path]:
+    """Where an older jacked wrote `harness`'s commands and the harness no longer looks."""
+    if harness != "codex":
+        return []
+    env = os.environ if environ is None else environ
+    home = Path(env.get("HOME") or os.path.expanduser("~")).absolute()
+    return [_codex_home(env, home) / "prompts" / f"{name}.md" for name in NAMES]
 
 
 def render(harness: str, name: str, vault: Path | None = None) -> bytes:
     """The command file: the harness's frontmatter, MARKER, then the template with this install's
-    `jacked memory` (and `--vault` when one was named) in place of `__MEMORY__`."""
+    `jacked memory` (and `--vault` when one was named) in place of `__MEMORY__` and the harness in
+    place of `__HARNESS__`; a skill, which gets no arguments, says where the person's words are."""
     from jacked_vault.hooks.launcher import jacked_argv
     from jacked_vault.resources import data_file
 
     memory = shlex.join([*jacked_argv(), "memory", *(["--vault", str(vault)] if vault is not None else [])])
-    front = [f"description: {DESCRIPTIONS[name]}"]
-    if harness in ("claude", "codex"):
+    body = data_file("templates", f"commands/{name}.md").read_text(encoding="utf-8")
+    body = body.replace("__MEMORY__", memory).replace("__HARNESS__", harness)
+    if harness in SKILLS:
+        front = [f"name: {name}", f"description: {json.dumps(DESCRIPTIONS[name])}"]  # JSON: a YAML string
+        body = body.replace("$ARGUMENTS", f"what the person wrote with `${name}`")
+    else:
+        front = [f"description: {DESCRIPTIONS[name]}"]
+    if harness == "claude":
         front.append(f"argument-hint: {HINTS[name]}")
-    body = data_file("templates", f"commands/{name}.md").read_text(encoding="utf-8").replace("__MEMORY__", memory)
     return ("---\n" + "\n".join(front) + "\n---\n\n" + MARKER + "\n\n" + body).encode("utf-8")
 
 
@@ -77,32 +107,49 @@ def is_ours(data: bytes | None) -> bool:
 
 
 def install(harness: str, vault: Path | None = None, environ: dict[str, str] | None = None) -> list[Change]:
-    """Write both command files; a foreign file of either name refuses both, nothing written."""
-    wanted = {path: render(harness, path.stem, vault) for path in paths(harness, environ)}
-    current = {path: ownedfile.read(path, MAX_BYTES) for path in wanted}
+    """Write both command files and remove jacked's dead ones; a foreign file of either name
+    refuses both, nothing written."""
+    own = harness in SKILLS
+    wanted = {path: render(harness, path.parent.name if own else path.stem, vault) for path in paths(harness, environ)}
+    current = {path: ownedfile.read(path, MAX_BYTES, own_folder=own) for path in wanted}
     for path, data in current.items():
         if data is not None and not is_ours(data):
             raise VaultError(
                 "CONFIG", f"{path} exists and is not jacked-vault's; not replacing it (nothing was written)"
             )
-    return [Change(str(path), ownedfile.put(path, data, current[path])) for path, data in wanted.items()]
+    written = [Change(str(path), ownedfile.put(path, data, current[path])) for path, data in wanted.items()]
+    return written + _remove(dead_paths(harness, environ), own_folder=False, quiet=True)
 
 
 def uninstall(harness: str, environ: dict[str, str] | None = None) -> list[Change]:
-    """Remove jacked's command files; a file of that name that is someone else's stays."""
-    return [
-        Change(str(path), "removed" if ownedfile.remove(path, is_ours) else "absent")
-        for path in paths(harness, environ)
+    """Remove jacked's command files (and dead ones); a file of that name that is someone else's stays."""
+    return _remove(paths(harness, environ), own_folder=harness in SKILLS) + _remove(
+        dead_paths(harness, environ), own_folder=False, quiet=True
+    )
+
+
+def _remove(files: list[Path], *, own_folder: bool, quiet: bool = False) -> list[Change]:
+    """A change per file (`quiet`: only the files removed)."""
+    changes = [
+        Change(str(path), "removed" if ownedfile.remove(path, is_ours, own_folder=own_folder) else "absent")
+        for path in files
     ]
+    return [c for c in changes if c.action == "removed"] if quiet else changes
 
 
 def status(harness: str, vault: Path | None = None, environ: dict[str, str] | None = None) -> list[dict]:
-    """Per file: installed (as install would write it), outdated, absent or foreign."""
-    return [
+    """Per file: installed (as install would write it), outdated, absent or foreign; a dead file
+    of jacked's is listed as outdated (install removes it)."""
+    own = harness in SKILLS
+    rows = [
         {
             "harness": harness,
             "path": str(path),
-            "state": ownedfile.state(path, render(harness, path.stem, vault), is_ours),
+            "state": ownedfile.state(
+                path, render(harness, path.parent.name if own else path.stem, vault), is_ours, own_folder=own
+            ),
         }
         for path in paths(harness, environ)
     ]
+    dead = [path for path in dead_paths(harness, environ) if ownedfile.state(path, b"", is_ours) == "outdated"]
+    return rows + [{"harness": harness, "path": str(path), "state": "outdated"} for path in dead]

@@ -2,8 +2,9 @@
 
 - `session-start` (synchronous): pull the vault (fetch, judging and integrating, a merge
   when the vault diverged, within a 3 s cap; never a push) when it has a remote, print the
-  brief for the payload's cwd on stdout, and start a detached drain if captures are queued
-  from earlier sessions. A pull that left the
+  brief for the payload's cwd on stdout (a resumed or compacted session, `source` resume or
+  compact, gets only what changed since the briefs it was given: `recall.brief.since`), and start
+  a detached drain if captures are queued from earlier sessions. A pull that left the
   vault as it was logs why (`pull=timeout: …`).
 - `session-end`, `pre-compact`: queue the payload (a small JSON marker, never the transcript)
   and start a detached `drain`; they return in milliseconds, so the harness's short hook budget
@@ -73,8 +74,8 @@ def _queued(vault: Path) -> bool:
 
 def session_start(vault: Path, payload: dict, harness: str = HARNESS) -> str:
     from jacked_vault.context import Context
-    from jacked_vault.recall.brief import build_brief
-    from jacked_vault.recall.brief_log import record_brief
+    from jacked_vault.recall.brief import RESUMED, build_brief, since
+    from jacked_vault.recall.brief_log import carried, record_brief
     from jacked_vault.store.sync_state import OK_RESULTS
     from jacked_vault.store.vault import is_git_repo
     from jacked_vault.sync import pull_at_session_start
@@ -88,9 +89,15 @@ def session_start(vault: Path, payload: dict, harness: str = HARNESS) -> str:
     else:
         note = " no-vault"
     brief = build_brief(ctx)
+    session = payload.get("session_id") if isinstance(payload.get("session_id"), str) else None
+    if session and payload.get("source") in RESUMED:  # its context still holds what it was told
+        earlier = carried(state_dir(vault), harness=harness, session=session, repo=brief.identity)
+        if earlier is not None:
+            brief = since(brief, *earlier)
+            note += f" since={payload['source']}"
     sys.stdout.write(brief.text + "\n" if harness == HARNESS else _harness_io().brief_output(harness, brief.text))
     sys.stdout.flush()
-    record_brief(vault, brief, harness=harness, cwd=ctx.cwd)  # the briefs given, for the review page's /brief
+    record_brief(vault, brief, harness=harness, cwd=ctx.cwd, session=session)  # for /brief and the next resume
     if _queued(vault):
         spawn_drain(vault)
         note += " drain-started"

@@ -289,6 +289,36 @@ def _fit(header: list[str], sections: list[_Section], tail: list[str], budget: i
     return lines, trimmed
 
 
+RESUMED = ("resume", "compact")  # a SessionStart `source` whose session still holds its earlier brief
+
+
+def since(full: Brief, carried: set[str], when: str) -> Brief:
+    """What a resumed or compacted session is told: the entries of `full` that its earlier briefs
+    (`carried`, the first given at `when`) did not carry, each under its section's title; one line
+    when there are none. An entry is a line with its indented `  > summary` lines."""
+    stamp = f"{when[:16].replace('T', ' ')} UTC"
+    blocks = [block.splitlines() for block in full.text.split("\n\n")]
+    header, shown = blocks[0], []
+    for lines in blocks[1:]:
+        titled = bool(lines) and lines[0].startswith("### ")
+        entries: list[list[str]] = []
+        for line in lines[titled:]:
+            if entries and line.startswith("  "):
+                entries[-1].append(line)
+            elif not line.startswith("[trimmed: "):  # about the whole brief, not a change
+                entries.append([line])
+        new = [line for entry in entries if any(ln not in carried for ln in entry) for line in entry]
+        if new:
+            shown += ["", *lines[:titled], *new]
+    where = full.identity or "this folder"
+    if not shown:
+        text = f"jacked-vault memory for {where}: nothing changed since this session's brief ({stamp})."
+    else:
+        title = f"## jacked-vault memory for {where}: what changed since this session's brief ({stamp})"
+        text = "\n".join([title, *header[1:2], *shown])
+    return Brief(text=text, budget=full.budget, group=full.group, identity=full.identity, warnings=full.warnings)
+
+
 def build_brief(ctx: Context, budget: int = DEFAULT_BUDGET) -> Brief:
     """The brief for the repo at ctx.cwd; never raises for a missing vault, no repo or broken files."""
     from jacked_vault.recall.librarian import nudge as librarian_nudge

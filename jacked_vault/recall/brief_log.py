@@ -1,8 +1,11 @@
 """The briefs actually given: each one the SessionStart hook printed, kept on this machine so a
 person can see what an agent was told (the review page's `/brief`).
 
-`<vault>/.git/jacked/briefs.jsonl` holds one JSON line per brief given (when, the harness, the repo,
-its group, the folder the session started in, tokens, what was trimmed, the warnings, the text).
+`<vault>/.git/jacked/briefs.jsonl` holds one JSON line per brief given (when, the harness, the
+session id the harness named, the repo, its group, the folder the session started in, tokens, what
+was trimmed, the warnings, the text). A resumed or compacted session is told only what its earlier
+briefs did not carry (`carried`, `recall.brief.since`); a session whose records rotated out gets
+the whole brief again.
 It is machine-local (in the vault's `.git/jacked/`, which git never writes) and bounded: a text is cut at MAX_TEXT
 characters, the file is rotated to `briefs.jsonl.1` once past MAX_FILE bytes, and readers look at
 the newest lines of both. Recording never raises and never follows a symlink: a hook must not
@@ -23,9 +26,9 @@ MAX_TEXT = 16 * 1024  # a brief is at most ~6,000 characters (1,500 tokens); thi
 MAX_READ = 2 * MAX_FILE
 
 
-def record_brief(vault: Path, brief, *, harness: str, cwd: Path | str | None) -> None:
-    """Append the brief just given (a `recall.brief.Brief`) for `harness` in the session started at
-    `cwd`; nothing when `vault` is not a vault (no `.git`); never raises."""
+def record_brief(vault: Path, brief, *, harness: str, cwd: Path | str | None, session: str | None = None) -> None:
+    """Append the brief just given (a `recall.brief.Brief`) for `harness` in the session `session`
+    started at `cwd`; nothing when `vault` is not a vault (no `.git`); never raises."""
     from jacked_vault.store.vault import is_git_repo
 
     try:
@@ -41,6 +44,7 @@ def record_brief(vault: Path, brief, *, harness: str, cwd: Path | str | None) ->
         record = {
             "at": utc_now(),
             "harness": harness,
+            "session": session,
             "repo": brief.identity,
             "group": brief.group,
             "cwd": str(cwd) if cwd is not None else None,
@@ -86,10 +90,15 @@ def _tail(path: Path, limit: int) -> str:
 
 
 def briefs_given(
-    cache_dir: Path, limit: int = 20, *, harness: str | None = None, repo: str | None = None
+    cache_dir: Path,
+    limit: int = 20,
+    *,
+    harness: str | None = None,
+    repo: str | None = None,
+    session: str | None = None,
 ) -> list[dict]:
-    """The newest briefs given, newest first (at most `limit`), of one harness and repo identity
-    when named. Lines that are not a brief record are skipped."""
+    """The newest briefs given, newest first (at most `limit`), of one harness, repo identity and
+    session when named. Lines that are not a brief record are skipped."""
     from jacked_vault.store.statefile import json_lines
 
     if os.path.islink(cache_dir):
@@ -105,7 +114,18 @@ def briefs_given(
             continue
         if repo is not None and record.get("repo") != repo:
             continue
+        if session is not None and record.get("session") != session:
+            continue
         out.append(record)
         if len(out) >= limit:
             break
     return out
+
+
+def carried(cache_dir: Path, *, harness: str, session: str, repo: str | None) -> tuple[set[str], str] | None:
+    """Every line the briefs given to `session` (of `harness`, for `repo`) carried, and when the
+    first was given; None when none is on record."""
+    given = briefs_given(cache_dir, MAX_READ, harness=harness, repo=repo, session=session)
+    if not given:
+        return None
+    return {line for record in given for line in record["text"].splitlines()}, given[-1]["at"]

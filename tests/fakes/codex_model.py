@@ -16,8 +16,11 @@ Point Codex at it with a model provider in `$CODEX_HOME/config.toml`:
 Each POST /v1/responses is answered by a server-sent event stream (`response.created`,
 `response.output_item.done`, `response.completed`, the events codex-rs's own tests send) scripted by
 the last user message: `PATCH` → an `apply_patch` call adding `notes-<n>.md` (when the request
-offers that tool), `SHELL` → an `exec_command` call, after a tool's output → "Done with the tool",
-anything else → "Answer <n>.". Every request body is appended to $CODEX_MODEL_LOG when set.
+offers that tool), `SHELL` → an `exec_command` call, a skill Codex put in the context whose text
+prescribes a `jacked memory add` line → an `exec_command` running that line (KIND `fact`, TITLE
+`Saved through a Codex skill`, a body on stdin), as an agent following it would; after a tool's
+output → "Done with the tool", anything else → "Answer <n>.". Every request body is appended to
+$CODEX_MODEL_LOG when set.
 """
 
 from __future__ import annotations
@@ -45,6 +48,18 @@ def _tool_names(tools: object, prefix: str = "") -> set[str]:
     return out
 
 
+def _skill_save(items: list) -> str | None:
+    """The shell command an agent runs to follow a skill that prescribes `… add --kind KIND …`."""
+    for item in items:
+        for part in item.get("content") or [] if item.get("type") == "message" else []:
+            text = part.get("text", "") if isinstance(part, dict) else ""
+            lines = [ln.strip() for ln in text.splitlines() if " add --kind " in ln] if "<skill>" in text else []
+            if lines:
+                line = lines[0].replace("KIND", "fact").replace("TITLE", "Saved through a Codex skill")
+                return f"printf 'The build uses bazel.\\n' | {line}"
+    return None
+
+
 def reply(body: dict) -> bytes:
     n = next(COUNTER)
     items = body.get("input") or []
@@ -61,6 +76,14 @@ def reply(body: dict) -> bytes:
             "role": "assistant",
             "id": f"msg_{n}",
             "content": [{"type": "output_text", "text": f"Done with the tool ({n})."}],
+        }
+    elif _skill_save(items) and "exec_command" in names:
+        out = {
+            "type": "function_call",
+            "id": f"fc_{n}",
+            "call_id": f"call_{n}",
+            "name": "exec_command",
+            "arguments": json.dumps({"cmd": _skill_save(items)}),
         }
     elif "PATCH" in text and "apply_patch" in names:
         patch = f"*** Begin Patch\n*** Add File: notes-{n}.md\n+written through apply_patch\n*** End Patch\n"

@@ -192,7 +192,7 @@ def distilled(ctx, info: MergeInfo, facts: str) -> tuple[str, str, list[str]] | 
     if distiller is None:
         return None
     try:
-        answer = distill(distiller, merge_prompt(info, facts), cwd=str(ctx.vault.state))
+        answer = distill(distiller, merge_prompt(info, facts))
     except DistillFailure as failure:
         log_line(ctx.vault.state, f"post-merge {info.commit[:10]}: {failure}; deterministic note")
         return None
