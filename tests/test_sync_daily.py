@@ -193,3 +193,33 @@ def test_a_forget_and_a_new_note_never_wedge_a_transition_made_elsewhere(two_mac
         assert (ctx.vault.root / fresh.rel).read_bytes() == written, "the new note is the bytes its machine wrote"
         _doctor_ok(ctx)
     assert git(a.vault.root, "rev-parse", "HEAD") == git(b.vault.root, "rev-parse", "HEAD")
+
+
+@pytest.mark.parametrize("pushed_first", ["earlier", "later"], ids=["earlier-pushed-first", "later-pushed-first"])
+def test_one_note_saved_on_two_machines_before_a_sync_ends_a_duplicate_of_the_first(two_machines, pushed_first: str):
+    """Issue 33.13: the same note saved on two machines before either synced (SPEC 5.6). After the
+    merge the later one (created time, then id) is superseded as a duplicate of the first on every
+    machine, whichever pushed first, and both machines hold the same bytes."""
+    a, b, _ = two_machines
+    args = ("memory", "add", "--group", "tools", "--title", "Use FTS5 for search", "--body", "It ships with Python.")
+    first = run_cli(*args, "--json", vault=a.vault.root).json["memory"]["id"]
+    later = run_cli(*args, "--json", vault=b.vault.root).json["memory"]["id"]
+    x, y = (a, b) if pushed_first == "earlier" else (b, a)
+    assert run_cli("memory", "sync", "--json", vault=x.vault.root).code == 0
+    merged = run_cli("memory", "sync", "--json", vault=y.vault.root)
+    assert merged.code == 0 and merged.json["action"] == "merged", merged.out + merged.err
+    assert merged.json["duplicates"] == [{"id": later, "duplicate_of": first}]
+    back = run_cli("memory", "sync", "--json", vault=x.vault.root)
+    assert back.code == 0 and back.json["quarantined"] == [], back.out + back.err
+    assert git(a.vault.root, "rev-parse", "HEAD^{tree}") == git(b.vault.root, "rev-parse", "HEAD^{tree}")
+    for ctx in (a, b):
+        shown = {
+            note_id: run_cli("memory", "read", note_id, "--all", "--json", vault=ctx.vault.root).json["memory"]
+            for note_id in (first, later)
+        }
+        assert shown[first]["status"] == "active"
+        assert (shown[later]["status"], shown[later].get("status_reason")) == ("superseded", f"duplicate of {first}")
+        hits = run_cli("memory", "search", "FTS5", "--json", vault=ctx.vault.root).json["results"]
+        assert [hit["id"] for hit in hits] == [first]
+        _doctor_ok(ctx)
+
