@@ -223,3 +223,57 @@ def test_one_note_saved_on_two_machines_before_a_sync_ends_a_duplicate_of_the_fi
         assert [hit["id"] for hit in hits] == [first]
         _doctor_ok(ctx)
 
+
+PREFER_TABS = ("memory", "add", "--group", "tools", "--title", "Prefer tabs", "--body", "Tabs everywhere.", "--json")
+
+
+def _status_on(vault, note_id: str) -> str:
+    shown = run_cli("memory", "read", note_id, "--all", "--json", vault=vault)
+    assert shown.code == 0, shown.out + shown.err
+    return shown.json["memory"]["status"]
+
+
+def _joined_later(tmp_path, remote):
+    """A machine that joins the team afterwards: `init --from` the shared remote."""
+    joined = sync_world.vault_in(tmp_path / "joiner")
+    done = run_cli("memory", "init", "--from", f"file://{remote}", "--json", vault=joined)
+    assert done.code == 0, done.out + done.err
+    return joined
+
+
+def _rejected_then_re_added(vault) -> str:
+    """A person rejects a note, then adds its value again on purpose (`--allow-rejected`): the new id."""
+    old = run_cli(*PREFER_TABS, vault=vault).json["memory"]["id"]
+    assert run_cli("memory", "reject", old, "--reason", "not then", vault=vault).code == 0
+    again = run_cli(*PREFER_TABS, "--allow-rejected", vault=vault)
+    assert again.code == 0, again.out + again.err
+    return again.json["memory"]["id"]
+
+
+def test_a_person_re_adding_a_rejected_value_holds_on_every_machine_and_one_that_joins_later(two_machines, tmp_path):
+    """Issue 33.14: a person's `add --allow-rejected` is a newer decision than the reject it lifts;
+    no other machine (one that joins later included) undoes it as "rejected on another machine"."""
+    a, b, remote = two_machines
+    again = _rejected_then_re_added(a.vault.root)
+    for ctx in (a, b, a):
+        synced = run_cli("memory", "sync", "--json", vault=ctx.vault.root)
+        assert synced.code == 0 and synced.json["rejected"] == [], synced.out + synced.err
+    joined = _joined_later(tmp_path, remote)
+    for vault in (a.vault.root, b.vault.root, joined):
+        assert _status_on(vault, again) == "active", vault
+        assert run_cli("memory", "doctor", "--json", vault=vault).json["ok"], vault
+
+
+def test_a_reject_newer_than_a_person_re_adding_the_value_keeps_the_reject(two_machines, tmp_path):
+    """Issue 33.14, the other order: the re-add is older than a reject made on another machine
+    meanwhile; the newer decision (the reject) wins on every machine, one that joins later too."""
+    a, b, remote = two_machines
+    again = _rejected_then_re_added(a.vault.root)
+    mine = run_cli(*PREFER_TABS, vault=b.vault.root).json["memory"]["id"]  # the desktop knows of no reject yet
+    assert run_cli("memory", "reject", mine, "--reason", "still not", vault=b.vault.root).code == 0
+    for ctx in (a, b, a):
+        assert run_cli("memory", "sync", vault=ctx.vault.root).code == 0
+    joined = _joined_later(tmp_path, remote)
+    for vault in (a.vault.root, b.vault.root, joined):
+        assert _status_on(vault, again) == "rejected", vault
+        assert run_cli("memory", "doctor", "--json", vault=vault).json["ok"], vault

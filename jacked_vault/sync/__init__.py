@@ -339,7 +339,7 @@ def _judge(ctx: Context, repo, base_tree, theirs_tree, signed=None, deadline: De
         try:
             arrivals = inspect_arrivals(
                 ctx.vault, repo, base_tree, theirs_tree, known, local_path, index.verdicts, here,
-                signed=signed, deadline=deadline,
+                signed=signed, deadline=deadline, rejected_at=index.rejected_at,
             )  # fmt: skip
         finally:
             index.verdicts.save()
