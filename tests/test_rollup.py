@@ -195,6 +195,31 @@ def test_late_entries_for_a_rolled_day_are_appended_not_lost(vault_path: Path) -
     assert count_session_entries(done) == 2
 
 
+def test_a_day_file_left_beside_its_done_copy_is_resumed_never_repeated(vault_path: Path) -> None:
+    """Issue 33.16: an interrupted earlier run left the day file, its `.done.md` copy and recent.md
+    already holding that day's entries; the next rollup (the real CLI) adds each entry once, takes
+    a late entry the leftover also holds, and removes the leftover."""
+    first = day_text("2026-11-26", [("09:00", "main", "Morning."), ("12:00", "feat/x", "Noon.")])
+    write_days(vault_path, {"2026-11-26": first})
+    commit_all(vault_path)
+    assert jacked("memory", "rollup", "--today", "2026-11-27", "--json", vault=vault_path).json["changed"] is True
+    recent = read(vault_path, "recent.md")
+    assert recent.count("Morning.") == 1 and read(vault_path, "today-2026-11-26.done.md") == first
+    write_days(vault_path, {"2026-11-26": first + "\n## 23:50 | main\nLate.\n"})  # the leftover, and one late entry
+    commit_all(vault_path, "the interrupted run's leftover")
+
+    done = jacked("memory", "rollup", "--today", "2026-11-27", "--json", vault=vault_path)
+
+    assert done.code == 0, done.out + done.err
+    recent, copy = read(vault_path, "recent.md"), read(vault_path, "today-2026-11-26.done.md")
+    for sentence in ("Morning.", "Noon.", "Late."):
+        assert recent.count(sentence) == 1 and copy.count(sentence) == 1, (sentence, recent, copy)
+    assert recent.count("## 2026-11-26") == 1
+    assert not (vault_path / FOLDER / "today-2026-11-26.md").exists()
+    assert git(vault_path, "status", "--porcelain") == ""
+    assert jacked("memory", "rollup", "--today", "2026-11-27", "--json", vault=vault_path).json["changed"] is False
+
+
 def test_day_file_with_no_entries_is_renamed_without_a_section(vault_path: Path) -> None:
     write_days(vault_path, {
         "2026-11-25": f"# {IDENTITY} — 2026-11-25\n",
@@ -415,7 +440,8 @@ def test_rollup_killed_before_its_commit_is_completed_once_by_the_next_rollup(va
 
 def _seed_rolled_vault(vault: Path) -> dict[str, int]:
     """A vault a rollup already went through (recent.md with two days, their .done.md copies),
-    then late entries for one of those days, a new past day and today's file: what the next
+    then late entries for one of those days (in a leftover day file that holds a rolled entry too),
+    a leftover copy of the other, a new past day and today's file: what the next
     rollup has to append to a .done.md, fold into recent.md and move on to archive.md.
     Returns every sentence -> how many times the vault must hold it once rolled up."""
     write_days(
@@ -429,8 +455,13 @@ def _seed_rolled_vault(vault: Path) -> dict[str, int]:
     )
     commit_all(vault)
     assert rollup(open_vault(vault), today=date(2026, 11, 28)).changed
+    # Late entries for the 27th in a day file an interrupted earlier rollup left beside its .done.md
+    # copy (issue 33.16: the 27th's rolled entry again), and the 20th's leftover, byte for byte.
     write_days(vault, {
-        "2026-11-27": day_text("2026-11-27", [("23:50", "main", "Sentence four, late.")]),
+        "2026-11-20": read(vault, "today-2026-11-20.done.md"),
+        "2026-11-27": day_text(
+            "2026-11-27", [("08:30", "main", "Sentence three."), ("23:50", "main", "Sentence four, late.")]
+        ),
         "2026-12-02": day_text("2026-12-02", [("10:00", "main", "Sentence five.")]),
         "2026-12-05": day_text("2026-12-05", [("09:00", "main", "Sentence six, today.")]),
     })  # fmt: skip
@@ -495,6 +526,8 @@ def test_a_rollup_killed_at_any_step_is_resumed_never_repeated(vault_path: Path,
         assert (base / "today-2026-11-27.done.md").read_text(encoding="utf-8").count("Sentence three.") == 1
         assert (base / "today-2026-12-02.done.md").read_text(encoding="utf-8").count("Sentence five.") == 1
         assert not (base / "today-2026-11-27.md").exists() and not (base / "today-2026-12-02.md").exists()
+        assert not (base / "today-2026-11-20.md").exists()
+        assert (base / "today-2026-11-20.done.md").read_text(encoding="utf-8").count("Sentence one.") == 1
         assert git(vault, "status", "--porcelain") == "", f"killed at {point}, then {then}"
         assert git(vault, "rev-list", "--count", f"{head.strip()}..HEAD").strip() == ("2" if then == "add" else "1")
         doctor = run_cli("memory", "doctor", "--json", vault=vault)

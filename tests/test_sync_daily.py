@@ -193,3 +193,87 @@ def test_a_forget_and_a_new_note_never_wedge_a_transition_made_elsewhere(two_mac
         assert (ctx.vault.root / fresh.rel).read_bytes() == written, "the new note is the bytes its machine wrote"
         _doctor_ok(ctx)
     assert git(a.vault.root, "rev-parse", "HEAD") == git(b.vault.root, "rev-parse", "HEAD")
+
+
+@pytest.mark.parametrize("pushed_first", ["earlier", "later"], ids=["earlier-pushed-first", "later-pushed-first"])
+def test_one_note_saved_on_two_machines_before_a_sync_ends_a_duplicate_of_the_first(two_machines, pushed_first: str):
+    """Issue 33.13: the same note saved on two machines before either synced (SPEC 5.6). After the
+    merge the later one (created time, then id) is superseded as a duplicate of the first on every
+    machine, whichever pushed first, and both machines hold the same bytes."""
+    a, b, _ = two_machines
+    args = ("memory", "add", "--group", "tools", "--title", "Use FTS5 for search", "--body", "It ships with Python.")
+    first = run_cli(*args, "--json", vault=a.vault.root).json["memory"]["id"]
+    later = run_cli(*args, "--json", vault=b.vault.root).json["memory"]["id"]
+    x, y = (a, b) if pushed_first == "earlier" else (b, a)
+    assert run_cli("memory", "sync", "--json", vault=x.vault.root).code == 0
+    merged = run_cli("memory", "sync", "--json", vault=y.vault.root)
+    assert merged.code == 0 and merged.json["action"] == "merged", merged.out + merged.err
+    assert merged.json["duplicates"] == [{"id": later, "duplicate_of": first}]
+    back = run_cli("memory", "sync", "--json", vault=x.vault.root)
+    assert back.code == 0 and back.json["quarantined"] == [], back.out + back.err
+    assert git(a.vault.root, "rev-parse", "HEAD^{tree}") == git(b.vault.root, "rev-parse", "HEAD^{tree}")
+    for ctx in (a, b):
+        shown = {
+            note_id: run_cli("memory", "read", note_id, "--all", "--json", vault=ctx.vault.root).json["memory"]
+            for note_id in (first, later)
+        }
+        assert shown[first]["status"] == "active"
+        assert (shown[later]["status"], shown[later].get("status_reason")) == ("superseded", f"duplicate of {first}")
+        hits = run_cli("memory", "search", "FTS5", "--json", vault=ctx.vault.root).json["results"]
+        assert [hit["id"] for hit in hits] == [first]
+        _doctor_ok(ctx)
+
+
+PREFER_TABS = ("memory", "add", "--group", "tools", "--title", "Prefer tabs", "--body", "Tabs everywhere.", "--json")
+
+
+def _status_on(vault, note_id: str) -> str:
+    shown = run_cli("memory", "read", note_id, "--all", "--json", vault=vault)
+    assert shown.code == 0, shown.out + shown.err
+    return shown.json["memory"]["status"]
+
+
+def _joined_later(tmp_path, remote):
+    """A machine that joins the team afterwards: `init --from` the shared remote."""
+    joined = sync_world.vault_in(tmp_path / "joiner")
+    done = run_cli("memory", "init", "--from", f"file://{remote}", "--json", vault=joined)
+    assert done.code == 0, done.out + done.err
+    return joined
+
+
+def _rejected_then_re_added(vault) -> str:
+    """A person rejects a note, then adds its value again on purpose (`--allow-rejected`): the new id."""
+    old = run_cli(*PREFER_TABS, vault=vault).json["memory"]["id"]
+    assert run_cli("memory", "reject", old, "--reason", "not then", vault=vault).code == 0
+    again = run_cli(*PREFER_TABS, "--allow-rejected", vault=vault)
+    assert again.code == 0, again.out + again.err
+    return again.json["memory"]["id"]
+
+
+def test_a_person_re_adding_a_rejected_value_holds_on_every_machine_and_one_that_joins_later(two_machines, tmp_path):
+    """Issue 33.14: a person's `add --allow-rejected` is a newer decision than the reject it lifts;
+    no other machine (one that joins later included) undoes it as "rejected on another machine"."""
+    a, b, remote = two_machines
+    again = _rejected_then_re_added(a.vault.root)
+    for ctx in (a, b, a):
+        synced = run_cli("memory", "sync", "--json", vault=ctx.vault.root)
+        assert synced.code == 0 and synced.json["rejected"] == [], synced.out + synced.err
+    joined = _joined_later(tmp_path, remote)
+    for vault in (a.vault.root, b.vault.root, joined):
+        assert _status_on(vault, again) == "active", vault
+        assert run_cli("memory", "doctor", "--json", vault=vault).json["ok"], vault
+
+
+def test_a_reject_newer_than_a_person_re_adding_the_value_keeps_the_reject(two_machines, tmp_path):
+    """Issue 33.14, the other order: the re-add is older than a reject made on another machine
+    meanwhile; the newer decision (the reject) wins on every machine, one that joins later too."""
+    a, b, remote = two_machines
+    again = _rejected_then_re_added(a.vault.root)
+    mine = run_cli(*PREFER_TABS, vault=b.vault.root).json["memory"]["id"]  # the desktop knows of no reject yet
+    assert run_cli("memory", "reject", mine, "--reason", "still not", vault=b.vault.root).code == 0
+    for ctx in (a, b, a):
+        assert run_cli("memory", "sync", vault=ctx.vault.root).code == 0
+    joined = _joined_later(tmp_path, remote)
+    for vault in (a.vault.root, b.vault.root, joined):
+        assert _status_on(vault, again) == "rejected", vault
+        assert run_cli("memory", "doctor", "--json", vault=vault).json["ok"], vault

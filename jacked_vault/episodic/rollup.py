@@ -5,7 +5,9 @@ For each repo's episodic folder:
 - every `today-YYYY-MM-DD.md` dated before `today` becomes the `## YYYY-MM-DD` section of
   `recent.md` (its `# title` line dropped, its headers one level deeper: `## HH:MM | b` ->
   `### HH:MM | b`) and is renamed `today-YYYY-MM-DD.done.md` (byte for byte; when a `.done.md`
-  of that day exists already, the late entries are appended to it);
+  of that day exists already, the late entries are appended to it, less the entries that copy
+  already holds: an interrupted earlier run that left the day file beside its copy is resumed,
+  never repeated);
 - every `recent.md` section more than 7 days before `today` moves to `archive.md`, under
   `## Week of <Monday>` as a `### YYYY-MM-DD` subsection (its headers one level deeper again);
 - a day file with no entries is renamed and adds no section;
@@ -35,6 +37,7 @@ from datetime import date, timedelta
 from jacked_vault.episodic.headers import (
     DATE_SECTION,
     DAY_SUBSECTION,
+    ENTRY_HEADER,
     WEEK_SECTION,
     Doc,
     Section,
@@ -122,6 +125,25 @@ def _archive_day(doc: Doc, day: date, header: str, body: list[str]) -> None:
     target.body = out
 
 
+def _entries(lines: list[str]) -> list[tuple[str, ...]]:
+    """The entries of day-file lines (title dropped), each as its lines without blank ends;
+    text before the first entry header, when there is any, counts as one entry."""
+    head, sections = split_sections(lines, ENTRY_HEADER, None)
+    return ([tuple(head)] if head else []) + [(s.header, *s.body) for s in sections]
+
+
+def _not_yet_rolled(lines: list[str], done: bytes) -> list[str]:
+    """The day file's lines less the entries its `.done.md` copy already holds: those were rolled
+    by an earlier run (an interrupted one leaves the day file beside its copy), so a rollup
+    resumes and never adds an entry twice; entries written after that run stay."""
+    rolled = set(_entries(drop_title(done.decode("utf-8", errors="replace").splitlines())))
+    out: list[str] = []
+    for entry in _entries(lines):
+        if entry not in rolled:
+            out += [*([""] if out else []), *entry]
+    return out
+
+
 def roll_folder(today: date, files: dict[str, bytes]) -> FolderResult:
     """Roll one episodic folder given its relevant files (name -> bytes): day files before
     `today`, their `.done.md` when present, `recent.md` and `archive.md` when present.
@@ -157,16 +179,18 @@ def roll_folder(today: date, files: dict[str, bytes]) -> FolderResult:
             result.skipped.append({"file": name, "reason": "not valid UTF-8; left in place"})
             continue
         lines = drop_title(text.splitlines())
+        done = done_name(day)
+        if not has_content(lines):
+            result.empty.append(day.isoformat())
+        elif done in files:
+            lines = _not_yet_rolled(lines, files[done])
         if has_content(lines):
             _add_day(recent, day, f"## {day.isoformat()}", demote(strip_blank(lines), 3))
             changed_recent = True
-        else:
-            result.empty.append(day.isoformat())
-        done = done_name(day)
         if done in files:
             extra = "\n".join(strip_blank(lines))
-            previous = files[done].rstrip(b"\n")
-            result.writes[done] = previous + (b"\n\n" + extra.encode("utf-8") if extra else b"") + b"\n"
+            if extra:
+                result.writes[done] = files[done].rstrip(b"\n") + b"\n\n" + extra.encode("utf-8") + b"\n"
         else:
             result.writes[done] = data
         result.writes[name] = None

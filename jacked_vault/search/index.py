@@ -993,6 +993,14 @@ class SearchIndex:
         )
         return [path for (path,) in rows]
 
+    def rejected_at(self, value_hash: str) -> str | None:
+        """When the latest rejected note holding this value (normalised title and body hash) was
+        rejected (its `updated_at`), or None when no rejected note holds it."""
+        row = self.db.execute(
+            "SELECT MAX(updated_at) FROM docs WHERE thash=? AND tier='note' AND status='rejected'", (value_hash,)
+        ).fetchone()
+        return row[0] if row else None
+
     def live_in_place(
         self,
         scope: str,

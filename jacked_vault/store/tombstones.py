@@ -185,6 +185,19 @@ def blocks(status: str, origin: str, *, person_override: bool, verdict: str | No
     return not (person_override and origin == PERSON_ORIGIN)
 
 
+LIFT_OP = "allow-rejected"  # the audit op of a person's `add --allow-rejected` over a rejected value
+
+
+def lifts(status: str, origin: str, created_at: str, rejected_at: str | None) -> bool:
+    """Whether a note that arrives holding a rejected value, with its `LIFT_OP` audit line, is a
+    person's newer decision than the rejection (issue 33.14): a live note a person saved after the
+    latest rejected note of that value was rejected (`rejected_at`; None: no such note is known,
+    the rejection stands). The newer of the two decisions wins on every machine."""
+    return status in ("candidate", "active") and origin == PERSON_ORIGIN and rejected_at is not None and (
+        created_at > rejected_at
+    )
+
+
 RECORDS = ("rejected", "superseded")  # statuses that are the record of a rejection, not a live value
 PERSON_ORIGIN = "cli"  # a committed note with this origin was saved by a person (who may override)
 

@@ -60,6 +60,9 @@ class SyncResult:
     forgotten: list[str] = field(
         default_factory=list
     )  # notes a person forgot on another machine (or holding its text), gone here too
+    duplicates: list[dict] = field(
+        default_factory=list
+    )  # {"id", "duplicate_of"}: one note saved on two machines before a sync; the later superseded
     push_attempts: int = 1  # pushes tried: more than one when another machine pushed first (a race lost)
 
     def then(self, later: SyncResult) -> SyncResult:
@@ -69,7 +72,7 @@ class SyncResult:
         joined = SyncResult(max(self.action, later.action, key=order.index), self.ahead, self.behind, later.head)
         for name in (
             "renamed", "regenerated", "kept_deletions", "accepted_deletions", "quarantined", "hot", "transitions",
-            "rejected", "forgotten",
+            "rejected", "forgotten", "duplicates",
         ):  # fmt: skip
             mine = getattr(self, name)
             setattr(joined, name, mine + [item for item in getattr(later, name) if item not in mine])
@@ -90,6 +93,7 @@ class SyncResult:
             "transitions": self.transitions,
             "rejected": self.rejected,
             "forgotten": self.forgotten,
+            "duplicates": self.duplicates,
             "push_attempts": self.push_attempts,
         }
 
@@ -113,6 +117,10 @@ class SyncResult:
         ]
         lines += [f"rejected {note_id}: it holds a value rejected on another machine" for note_id in self.rejected]
         lines += [f"forgot {rel}: a person forgot its text on another machine" for rel in self.forgotten]
+        lines += [
+            f"{d['id']} is a duplicate of {d['duplicate_of']} (the same note saved on two machines): superseded by it"
+            for d in self.duplicates
+        ]
         if self.kept_deletions:
             lines.append(
                 f"kept {len(self.kept_deletions)} file(s) the remote deleted "
@@ -331,7 +339,7 @@ def _judge(ctx: Context, repo, base_tree, theirs_tree, signed=None, deadline: De
         try:
             arrivals = inspect_arrivals(
                 ctx.vault, repo, base_tree, theirs_tree, known, local_path, index.verdicts, here,
-                signed=signed, deadline=deadline,
+                signed=signed, deadline=deadline, rejected_at=index.rejected_at,
             )  # fmt: skip
         finally:
             index.verdicts.save()
@@ -455,6 +463,8 @@ def _plan(
     plan.events += [event("reject", note.id, rel, plan.edits[rel]) for rel, note in rejected.items()]
     removed = _forget_forgotten_values(ctx, repo, plan, arrivals)
     plan.events += [event("forget", note_id, rel, None) for rel, note_id in removed.items()]
+    duplicates = _supersede_duplicates(ctx, repo, plan, arrivals, moved, now)
+    plan.events += [event("supersede", note.id, rel, plan.edits[rel]) for rel, note in duplicates.items()]
     if len(plan.parents) == 2:
         vouched = {e.path for e in plan.events} | set(plan.edits) | set(removed)
         plan.events += [
@@ -463,9 +473,9 @@ def _plan(
             if rel not in vouched
         ]
     changed: dict[str, Note | None] = {**arrivals.notes, **dict.fromkeys(removed)}
-    kept_rejected = {rel: note for rel, note in rejected.items() if rel not in removed}
+    transitioned = {**{rel: note for rel, note in rejected.items() if rel not in removed}, **duplicates}
     for rel, data in _expected_indexes(
-        ctx, repo, plan, changed, kept_rejected, arrivals, moved, ours_bytes, deadline
+        ctx, repo, plan, changed, transitioned, arrivals, moved, ours_bytes, deadline
     ).items():
         if git.blob_at(repo, plan.tree, rel) != data:
             plan.edits[rel] = data
@@ -567,6 +577,56 @@ def _reject_rejected_values(
     return out
 
 
+def _supersede_duplicates(
+    ctx: Context, repo: pygit2.Repository, plan: _Plan, arrivals: Arrivals, moved: list, now: str
+) -> dict[str, Note]:
+    """SPEC 5.6 across machines (issue 33.13): a note that arrives new and repeats a live note of
+    this machine's (`write.create.duplicate_of`, the rule every create applies) was saved on both
+    before a sync. Of two such active notes the later (created time, then id: every machine picks
+    the same) is superseded as a duplicate of the first in the integration commit; returns the
+    superseded notes by path (their bytes are in `plan.edits`)."""
+    import dataclasses
+
+    from jacked_vault.document import parse_note, render_note
+    from jacked_vault.search.index import open_fresh
+    from jacked_vault.write.create import duplicate_of
+    from jacked_vault.write.transitions import transition_changes
+
+    arriving = {rel: note for rel, note in arrivals.notes.items() if note.status == "active"}
+    if not arriving:
+        return {}
+    moved_to = {note_id: rel for note_id, rel, _ in moved}  # this machine's notes moved aside in the merge
+    pairs = []
+    index = open_fresh(ctx.vault)
+    try:
+        for rel, note in sorted(arriving.items()):
+            twin = None if index.lookup(note.id) else duplicate_of(index, note)  # new here, repeating a live note
+            if twin is not None:
+                pairs.append((rel, moved_to.get(twin.id, twin.path)))
+    finally:
+        index.close()
+    out: dict[str, Note] = {}
+    for pair in pairs:
+        held = {rel: plan.edits.get(rel, git.blob_at(repo, plan.tree, rel)) for rel in pair}
+        notes = {rel: parse_note(data, source=rel) for rel, data in held.items() if data is not None}
+        if len(notes) != 2 or any(note.status != "active" for note in notes.values()):
+            continue  # one is gone, or no longer live (rejected, forgotten, superseded already) in the merge
+        first, later = sorted(notes.values(), key=lambda note: (note.created_at, note.id))
+        rel = next(rel for rel, note in notes.items() if note is later)
+        superseded = dataclasses.replace(
+            later,
+            updated_at=now,
+            **transition_changes(
+                "supersede", later, now, reason=f"duplicate of {first.id}", valid_until=None, by=first.id,
+                reviewed=False,
+            ),
+        )  # fmt: skip
+        plan.edits[rel] = render_note(superseded)
+        plan.result.duplicates.append({"id": later.id, "duplicate_of": first.id})
+        out[rel] = superseded
+    return out
+
+
 def _forget_forgotten_values(ctx: Context, repo: pygit2.Repository, plan: _Plan, arrivals: Arrivals) -> dict[str, str]:
     """A forget across machines (SPEC 5.2, issue 31.5): every note of this machine's that holds a
     value the remote newly forgot, whatever its status, is removed in the integration commit, as
@@ -608,13 +668,13 @@ MAX_PREVIEW_NOTES = 5000  # beyond it, index.md is kept as it was and regenerate
 
 
 def _expected_indexes(
-    ctx: Context, repo, plan: _Plan, notes: dict, rejected: dict, arrivals, moved, ours_bytes,
+    ctx: Context, repo, plan: _Plan, notes: dict, transitioned: dict, arrivals, moved, ours_bytes,
     deadline: Deadline | None = None,
 ) -> dict[str, bytes | None]:
     """index.md as this machine derives it once the arrivals are in (never the remote's bytes):
-    rendered from the search index with the arriving notes (`notes`), the notes this commit
-    rejects (`rejected`, a quarantined arrival's local version among them) and the tombstones
-    previewed."""
+    rendered from the search index with the arriving notes (`notes`), this machine's notes moved
+    aside, the notes this commit rejects or supersedes (`transitioned`, a quarantined arrival's
+    local version among them) and the tombstones previewed."""
     from jacked_vault.document import parse_note
     from jacked_vault.recall.index_md import index_path, render_index
     from jacked_vault.search.entries import Entry
@@ -626,10 +686,10 @@ def _expected_indexes(
     changes: dict[str, Entry | None] = {
         rel: Entry.from_note(note) if note is not None else None for rel, note in notes.items() if rel not in kept_out
     }
-    changes.update({rel: Entry.from_note(note) for rel, note in rejected.items()})  # kept here, and rejected
-    changes.update({rel: None for rel in [*plan.result.accepted_deletions, *arrivals.forgotten]})
     for _, rel, data in moved:  # this machine's notes moved aside for an arriving one of the same name
         changes[rel] = Entry.from_note(parse_note(data, source=rel))
+    changes.update({rel: Entry.from_note(note) for rel, note in transitioned.items()})  # as this commit leaves them
+    changes.update({rel: None for rel in [*plan.result.accepted_deletions, *arrivals.forgotten]})
     stones = Stones.read(arrivals.tombstones.items())
     groups = {found[1] for found in (classify_note(ctx.vault, rel) for rel in changes) if found}
     groups |= {rel.split("/")[1] for rel in arrivals.derived if "/" in rel}

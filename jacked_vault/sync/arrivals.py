@@ -197,6 +197,7 @@ def inspect_arrivals(
     here: Tombstoned | None = None,
     signed: Signed | None = None,
     deadline: Deadline | None = None,
+    rejected_at: Callable[[str], str | None] | None = None,
 ) -> Arrivals:
     """Judge every file that differs between the merge base (None: unrelated) and the remote.
 
@@ -205,7 +206,9 @@ def inspect_arrivals(
     finds a note id in this store (an arrival may not reuse one); `verdicts` (store.gate.Verdicts)
     is where the gate records what it passed, so the search index does not judge the same bytes
     again; `signed` (where this machine names trusted keys): the arriving accepts and forgets git
-    verifies, the only ones taken. `deadline` (store.deadline): past it, OutOfTime between two
+    verifies, the only ones taken. `rejected_at` (value hash -> when this store's latest rejected
+    note of it was rejected) weighs a person's re-add against the rejection. `deadline`
+    (store.deadline): past it, OutOfTime between two
     files (the workers judging ahead killed), saying how many were judged; what the gate passed
     until then is in `verdicts`."""
     from contextlib import closing
@@ -280,6 +283,7 @@ def inspect_arrivals(
     except OutOfTime:
         raise OutOfTime(f"judging the {len(audits) + len(later)} files the remote changed ({judged} judged)") from None
     _keep_replaced(judge)
+    _person_re_adds(judge, rejected_at)
     held = {item["moved_from"] for item in out.quarantined if item.get("moved_from")}
     out.forgotten = [
         rel for rel in out.deleted if judge.forgets.get(rel) is not None and judge.left.get(judge.forgets[rel]) == rel
@@ -491,6 +495,35 @@ def _judge_note(judge: _Judge, rel: str, data: bytes) -> None:
         judge.moved_away.add(moved_from)
     if base_id is not None and base_id != note.id:
         judge.replaced[rel] = (base_id, data)
+
+
+def latest_rejection(value: str, arrivals: Arrivals, rejected_at: Callable[[str], str | None] | None) -> str | None:
+    """When `value` was last rejected: the latest rejected note of it, arriving or held here."""
+    from jacked_vault.store.tombstones import tombstone_hash
+
+    times = [
+        note.updated_at
+        for note in arrivals.notes.values()
+        if note.status == "rejected" and tombstone_hash(note.title, note.body) == value
+    ]
+    held = rejected_at(value) if rejected_at is not None else None
+    if held is not None:
+        times.append(held)
+    return max(times, default=None)
+
+
+def _person_re_adds(judge: _Judge, rejected_at: Callable[[str], str | None] | None) -> None:
+    """An arriving note holding a rejected value that a person saved on purpose (its audit line
+    `tombstones.LIFT_OP`) after the value's latest rejection (`tombstones.lifts`) is taken as it
+    is, not rejected here: the newer decision wins."""
+    from jacked_vault.store.tombstones import LIFT_OP, lifts, tombstone_hash
+
+    out = judge.out
+    lifted = {note_id for (note_id, _), ops in judge.audited.items() if LIFT_OP in ops}
+    for rel, note in sorted(out.rejected_here.items()):
+        rejected = latest_rejection(tombstone_hash(note.title, note.body), out, rejected_at)
+        if note.id in lifted and lifts(note.status, note.origin, note.created_at, rejected):
+            out.notes[rel] = out.rejected_here.pop(rel)
 
 
 def _note_id(data: bytes | None, rel: str) -> str | None:

@@ -160,6 +160,7 @@ def create_note(
     from jacked_vault.recall.index_md import regenerate_index
     from jacked_vault.search.entries import Entry
     from jacked_vault.store.gate import check_note, check_tombstone
+    from jacked_vault.store.tombstones import LIFT_OP, tombstone_hash
 
     if checked is None or checked.note is not note:
         checked = check_note(note, tombstoned=None)
@@ -195,6 +196,8 @@ def create_note(
             allow_rejected=allow_rejected,
         )
         tx.event("create", note.id, rel, data, ts=note.created_at)
+        if allow_rejected and tx.rejected(tombstone_hash(note.title, note.body)) is not None:
+            tx.event(LIFT_OP, note.id, rel, data, ts=note.created_at)  # a person's decision, synced with its time
         changes = {rel: Entry.from_note(note)}
         for old_rel, after, new in superseded:
             tx.event("supersede", new.id, old_rel, after, ts=note.created_at)

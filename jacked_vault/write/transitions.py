@@ -125,9 +125,11 @@ def _holds_now(ctx: Context, note_id: str, by: str) -> str:
     raise VaultError("VALIDATION", f"cannot supersede {note_id} by {by}: {why}; nothing was written")
 
 
-def _changes(
+def transition_changes(
     op: str, note, now: str, *, reason: str | None, valid_until: str | None, by: str | None, reviewed: bool
 ) -> dict:
+    """The fields transition `op` sets on `note` (lifecycle: the statuses it may start from); a
+    supersede's reason says by what (`superseded by <id>` unless `reason` names it otherwise)."""
     if note.status not in ALLOWED_FROM[op]:
         raise VaultError("VALIDATION", f"cannot {op} {note.id}: it is {note.status}")
     if op == "accept":
@@ -139,7 +141,7 @@ def _changes(
     if op == "supersede":
         return {
             "status": "superseded",
-            "status_reason": f"superseded by {by}",
+            "status_reason": reason or f"superseded by {by}",
             "valid_until": note.valid_until or max(now, note.valid_from),
         }
     until = valid_until or now
@@ -240,7 +242,7 @@ def _apply(
     updated = dataclasses.replace(
         note,
         updated_at=now,
-        **_changes(op, note, now, reason=reason, valid_until=valid_until, by=by, reviewed=reviewed),
+        **transition_changes(op, note, now, reason=reason, valid_until=valid_until, by=by, reviewed=reviewed),
     )
     data = render_note(updated)
     changes: dict[tuple[str, str | None], dict] = {(note.scope, note.group): {rel: Entry.from_note(updated)}}
