@@ -26,6 +26,7 @@ from tests.helpers.state import state_dir
 
 from conftest import cli_env, git, run_cli, write_machine_config
 from helpers.ui_world import BASE, PORT, TOKEN, UiWorld, build_ui_world, page_client, session_start
+from jacked_vault.recall.overview import MIN_CHART_WEEKS
 
 BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
 
@@ -70,10 +71,24 @@ def test_overview_shows_counts_groups_health_and_the_weekly_chart(world: UiWorld
     assert 'id="hooks"' in html and "session-start" in html  # the hook's last run (the world ran it)
     chart = html.split('<svg class="chart" id="weekly-chart"')[1].split("</svg>")[0]
     weeks = re.findall(r'data-week="([\d-]+)" data-total="(\d+)"', chart)
-    assert len(weeks) == 26 and sum(int(n) for _, n in weeks) == 9
+    assert len(weeks) == MIN_CHART_WEEKS and sum(int(n) for _, n in weeks) == 9  # all of it this week
     this_week = re.search(r"<title>week of [\d-]+: 9 note\(s\)(.*?)</title>", chart)[1]
     assert "5 person" in this_week and "1 agent" in this_week and "3 capture" in this_week
     assert chart.count('class="bar bar-person"') >= 2  # a bar and the legend
+
+
+def test_the_weekly_chart_spans_the_weeks_that_have_notes(world: UiWorld):
+    """Issue 33.20: from the first week with a note (at most 26 weeks back) to this one, at least
+    MIN_CHART_WEEKS; never 26 weeks for one week of notes."""
+    from datetime import UTC, datetime, timedelta
+
+    from jacked_vault.recall.overview import overview
+
+    now = datetime.now(UTC)
+    spans = {later: len(overview(world.ctx(), now=now + timedelta(weeks=later)).weeks) for later in (0, 10, 40)}
+    assert spans == {0: MIN_CHART_WEEKS, 10: 11, 40: MIN_CHART_WEEKS}, spans
+    ten = overview(world.ctx(), now=now + timedelta(weeks=10)).weeks
+    assert sum(w[s] for w in ten[:1] for s in ("person", "agent", "capture", "import")) == 9  # the first has them
 
 
 def test_overview_counts_every_origin_and_status():

@@ -97,8 +97,12 @@ def week_of(day: date) -> date:
     return day - timedelta(days=day.weekday())
 
 
+MIN_CHART_WEEKS = 4  # the chart's least span: a month, so one week of notes has context
+
+
 def overview(ctx: Context, weeks: int = 26, now: datetime | None = None) -> Overview:
-    """The counts, and the notes created in each of the last `weeks` weeks (this one included)."""
+    """The counts, and the notes created in each week from the first with a note, at most
+    `weeks` weeks back, to this one (at least MIN_CHART_WEEKS)."""
     now = now or datetime.now(UTC)
     first = week_of(now.date()) - timedelta(weeks=weeks - 1)
     since = f"{first.isoformat()}T00:00:00.000Z"
@@ -147,9 +151,15 @@ def overview(ctx: Context, weeks: int = 26, now: datetime | None = None) -> Over
         by_status=ordered(totals["status"]),
         by_trust=ordered(totals["trust"]),
         expired=expired,
-        weeks=[{"week": week, **counts} for week, counts in per_week.items()],
+        weeks=_from_first_notes([{"week": week, **counts} for week, counts in per_week.items()]),
         diagnostics=diag.to_json(),
     )
+
+
+def _from_first_notes(weeks: list[dict]) -> list[dict]:
+    """The weeks (oldest first) from the first that has a note, keeping at least MIN_CHART_WEEKS."""
+    first = next((n for n, week in enumerate(weeks) if any(week[s] for s in SOURCES)), len(weeks))
+    return weeks[min(first, max(len(weeks) - MIN_CHART_WEEKS, 0)) :]
 
 
 def describe(ctx: Context, ids, viewer: Viewer = EVERYTHING) -> dict[str, dict]:
