@@ -441,6 +441,24 @@ def test_hostile_notes_are_escaped_on_every_page(world: UiWorld, client):
     assert "memory(note): gnp.exe &lt;b&gt;bold&lt;/b&gt; isolate" in timeline  # RTL_SUBJECT without its bidi controls
 
 
+def test_a_merge_notes_header_lines_are_shown_a_line_each():
+    """Issue 33.20: `Merge-Commit:`, `Repo:`, `Branch:`… (capture/merge/note.header) are one field a
+    line, not one run-on paragraph; a wrapped paragraph of prose stays one paragraph."""
+    from jacked_vault.ui.render import markdown
+
+    body = (
+        "Merge-Commit: 0123456789abcdef0123456789abcdef01234567\nRepo: github.com/acme/api\n"
+        "Branch: main\nKind: merge\n\nMerged into `main` of github.com/acme/api\nby a merge commit.\n"
+    )
+    html = str(markdown(body))
+    assert (
+        "<p>Merge-Commit: 0123456789abcdef0123456789abcdef01234567<br />\nRepo: github.com/acme/api<br />\n"
+        "Branch: main<br />\nKind: merge</p>" in html
+    ), html
+    assert "<p>Merged into <code>main</code> of github.com/acme/api\nby a merge commit.</p>" in html, html
+    assert "<br" not in str(markdown("Note: this is prose\nwrapped at a colon: still prose.\n"))
+
+
 def test_markdown_allows_only_http_links_and_note_ids():
     from jacked_vault.ui.render import excerpt, markdown
 

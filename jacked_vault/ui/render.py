@@ -81,7 +81,25 @@ def _markdown():
         return renderer.renderToken(tokens, idx, options, env)
 
     md.add_render_rule("link_open", link_open)
+    md.core.ruler.push("header_lines", _header_lines)
     return md
+
+
+# `Merge-Commit: …`, `Repo: …`: a field line of a header (capture/merge/note.header), mail-style
+_FIELD_LINE = re.compile(r"[A-Z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*: \S")
+
+
+def _header_lines(state) -> None:
+    """A paragraph whose every line is a field line (2 or more) shows a line each, as written."""
+    tokens = state.tokens
+    for n, token in enumerate(tokens):
+        if token.type != "inline" or n == 0 or tokens[n - 1].type != "paragraph_open":
+            continue
+        lines = token.content.split("\n")
+        if len(lines) > 1 and all(_FIELD_LINE.match(line) for line in lines):
+            for child in token.children or ():
+                if child.type == "softbreak":
+                    child.type, child.tag = "hardbreak", "br"
 
 
 def markdown(text: str | None) -> Markup:
