@@ -166,7 +166,7 @@ DOORS: tuple[Door, ...] = (
     ),  # a new note and the reject of the candidate, one commit
     Door(
         "forget",
-        ("memory forget",),
+        ("memory forget", "ui:POST /note/{id}/forget"),
         ("jacked_vault.write.forget:forget",),
         {
             "trust": "writes no note: it removes one (and its twins) and adds a tombstone line",

@@ -593,6 +593,27 @@ def test_supersede_expire_and_edit_as_new_each_make_one_commit(fresh: UiWorld):
     assert answer.json()["commit"] == fresh.head()
 
 
+def test_forget_from_the_page_is_the_clis_one_commit_and_asks_to_be_sure(fresh: UiWorld):
+    """Issue 33.20: the page has Forget (a note that should never have been saved): the CLI's
+    `forget`, one commit, and a box to tick first; unticked, it is refused and changes nothing."""
+    client = page_client(fresh.vault, fresh.repo)
+    target = fresh.ids["fact"]
+    page = client.get(f"/note/{target}").text
+    form = page.split(f'action="/note/{target}/forget"')[1].split("</form>")[0]
+    assert 'name="sure"' in form and "required" in form
+    head = fresh.head()
+    unsure = post(client, f"/note/{target}/forget", {})
+    assert unsure.status_code == 400 and "JACKED_MEMORY_USAGE" in unsure.text and fresh.head() == head
+    done = post(client, f"/note/{target}/forget", {"sure": "yes", "next": f"/note/{target}"})
+    assert done.status_code == 303 and done.headers["location"] == "/"  # its page is gone with it
+    assert fresh.subject() == f"memory(forget): {target}" and git(fresh.vault, "rev-parse", "HEAD~1").strip() == head
+    assert run_cli("memory", "read", target, vault=fresh.vault).code == 1
+    shown = client.get("/").text
+    assert "forgot " in shown and "Purge it yourself with git filter-" in shown  # the CLI's own answer
+    again = post(client, f"/note/{fresh.ids['decision']}/forget", {"sure": "yes"}, accept="application/json")
+    assert again.status_code == 200 and again.json()["schema"] == "jacked.forget.v1", again.text
+
+
 @pytest.mark.parametrize(
     ("op", "data", "status", "code"),
     [
@@ -792,4 +813,5 @@ def test_the_page_routes_are_what_the_registry_classifies():
     registered = {v for d in DOORS for v in d.via} | {v for s in SURFACES for v in s.via}
     assert set(route_entries()) <= registered
     posts = {e for e in route_entries() if e.startswith("ui:POST")}
-    assert posts <= {v for d in DOORS if d.name in ("transition", "edit-as-new") for v in d.via}
+    assert posts <= {v for d in DOORS if d.name in ("transition", "edit-as-new", "forget") for v in d.via}
+    assert "ui:POST /note/{id}/forget" in posts

@@ -430,6 +430,7 @@ class Page:
 
     async def change(self, request: Request) -> Response:
         from jacked_vault.cli.inputs import time_option
+        from jacked_vault.write.forget import forget
         from jacked_vault.write.transitions import edit_as_new, transition
 
         note_id = request.path_params["id"]
@@ -447,6 +448,10 @@ class Page:
         def act():
             with self.write_lock:
                 ctx = self.person()
+                if op == "forget":
+                    if text("sure") != "yes":
+                        raise VaultError("USAGE", "forget: tick the box that says to remove this note's text")
+                    return forget(ctx, note_id)
                 if op == "edit":
                     return edit_as_new(
                         ctx, note_id, title=text("title") or "", body=(text("body") or "").replace("\r\n", "\n")
@@ -463,11 +468,13 @@ class Page:
         done, failed = await self.call(request, act, title=f"{op.capitalize()} refused")
         if failed is not None:
             return failed
+        schema = "jacked.forget.v1" if op == "forget" else "jacked.review.v1"
         if _wants_json(request):
-            return JSONResponse({"schema": "jacked.review.v1", "ok": True, **done.to_json()})
+            return JSONResponse({"schema": schema, "ok": True, **done.to_json()})
         session = request.scope["state"]["session"]
         session.flash.append(("done", done.to_text()))
-        return RedirectResponse(_next(text("next"), f"/note/{note_id}"), status_code=303)
+        after = "/" if op == "forget" else _next(text("next"), f"/note/{note_id}")  # a forgotten note has no page
+        return RedirectResponse(after, status_code=303)
 
 
 def PlainRefusal(status: int, text: str) -> Response:  # a response, named like one
@@ -571,7 +578,7 @@ def create_app(config: UiConfig) -> Guard:
         Route("/", page.overview, methods=["GET"]),
         Route("/search", page.search, methods=["GET"]),
         Route("/note/{id}", page.note, methods=["GET"]),
-        *(Route(f"/note/{{id}}/{op}", page.change, methods=["POST"]) for op in (*TRANSITIONS, "edit")),
+        *(Route(f"/note/{{id}}/{op}", page.change, methods=["POST"]) for op in (*TRANSITIONS, "edit", "forget")),
         Route("/review", page.review, methods=["GET"]),
         Route("/brief", page.brief, methods=["GET"]),
         Route("/timeline", page.timeline, methods=["GET"]),
