@@ -64,4 +64,5 @@ def test_the_page_runs_as_written_on_two_machines(tmp_path: Path):
     assert server["env"]["JACKED_VAULT_DIR"] == str(vault)
     machine = (state_dir(vault) / "machine-id").read_text()
     assert machine != (state_dir(laptop / "jacked-vault") / "machine-id").read_text()
-    assert not (state_dir(vault) / "config.json").exists() and not (desktop / ".config" / "jacked").exists()
+    assert not (state_dir(vault) / "config.json").exists()
+    assert not (desktop / ".config" / "jacked" / "config.json").exists()  # no machine config written

@@ -182,10 +182,10 @@ def test_disable_removes_what_hooks_install_put_anywhere(tmp_path):
     assert "removed jacked's entry from" in result.stdout
     assert not (home / ".codex" / "skills" / "remember").exists()
     assert not (home / ".claude" / "skills" / "jacked-librarian" / "SKILL.md").exists()
-    assert json.loads((repo / ".mcp.json").read_text()) == {}
-    assert not (repo / ".cursor" / "hooks.json").exists()
+    assert not (repo / ".mcp.json").exists()  # files install created and that hold nothing else: gone (33.10)
+    assert not (repo / ".cursor").exists()
     assert not (repo / ".git" / "hooks" / "post-merge").exists()
-    assert json.loads((home / ".claude" / "settings.json").read_text()) == {}
+    assert not (home / ".claude" / "settings.json").exists()
     for args in (("--claude",), ("--commands", "codex"), ("--git", str(repo))):
         status = jacked(home, "memory", "hooks", "status", *args, "--json", cwd=repo).stdout
         assert '"installed"' not in status.replace('"installed": []', ""), status
@@ -405,7 +405,7 @@ def test_disable_without_a_vault_still_removes_everything(tmp_path):
     assert result.returncode == 0, result.stdout + result.stderr
     assert not (repo / ".git" / "hooks" / "post-merge").exists()
     assert not (home / ".claude" / "commands" / "remember.md").exists()
-    assert json.loads((home / ".claude" / "settings.json").read_text()) == {}
+    assert not (home / ".claude" / "settings.json").exists()  # install created it; it held nothing else
     assert "no vault at" in result.stdout and not (home / "jacked-vault").exists()
 
 

@@ -50,12 +50,12 @@ needs_pre_commit = pytest.mark.skipif(
 )
 
 
-def _env(world: World, tool: str) -> dict[str, str]:
+def _env(world: World, tool: str | None) -> dict[str, str]:
     """The world's environment with the framework on PATH (alone: its folder may hold `claude`,
-    which would start a distiller) and its caches in the temp HOME."""
+    which would start a distiller; None: no framework's command) and its caches in the temp HOME."""
     shim = world.tmp / "tools"
     shim.mkdir(exist_ok=True)
-    if not (shim / Path(tool).name).exists():
+    if tool is not None and not (shim / Path(tool).name).exists():
         (shim / Path(tool).name).symlink_to(tool)
     return dict(
         world.env,
@@ -89,7 +89,7 @@ def _hooks(world: World, *args: str) -> tuple[int, dict]:
     return result.code, result.json
 
 
-def _merge(world: World, tool: str, n: int) -> dict[str, str]:
+def _merge(world: World, tool: str | None, n: int) -> dict[str, str]:
     """Merge a new branch feat<n> through the framework's hooks; the run's mark (see helpers/processes.py)."""
     mark = run_mark()
     feature(world, f"feat{n}", {f"f{n}.txt": f"{n}\n"})
@@ -233,6 +233,158 @@ def test_a_hook_lefthook_moved_aside_is_found_stranded_and_install_moves_to_its_
         world.repo / ".git" / "hooks" / "post-merge.old"
     ).exists()  # taken back: nothing of jacked's where nothing runs it
     assert _hooks(world, "status")[1]["git"][0]["state"] == "foreign"
+
+
+# husky 9.1's runner (`.husky/_/h`) and the hook files `husky` writes, for the tests that run
+# without npm: what `husky` does to a repo, by hand
+HUSKY_RUNNER = """#!/usr/bin/env sh
+n=$(basename "$0")
+s=$(dirname "$(dirname "$0")")/$n
+[ ! -f "$s" ] && exit 0
+sh -e "$s" "$@"
+"""
+
+
+def _activate_husky(world: World, how: str) -> None:
+    """What `npx husky` (npm install's prepare script) does: core.hooksPath=.husky/_ and its runner there."""
+    if how == "real":
+        assert HUSKY is not None
+        _run(world, HUSKY)
+        return
+    runner = world.repo / ".husky" / "_"
+    runner.mkdir(parents=True, exist_ok=True)
+    (runner / ".gitignore").write_text("*")
+    (runner / "h").write_text(HUSKY_RUNNER)
+    (runner / "post-merge").write_text('#!/usr/bin/env sh\n. "$(dirname "$0")/h"')
+    (runner / "post-merge").chmod(0o755)
+    world.git("config", "core.hooksPath", ".husky/_")
+
+
+HUSKY_WAYS = [
+    pytest.param("by-hand", id="husky-by-hand"),
+    pytest.param("real", id="husky-real", marks=needs_husky),
+]
+
+
+@pytest.mark.parametrize("how", HUSKY_WAYS)
+def test_husky_activated_after_jacked_makes_status_fail_with_the_line_that_chains(world: World, how: str):
+    """Issue 33.9: husky's core.hooksPath takes over from .git/hooks, where jacked's hook stays and
+    never runs again: status says so, names the line for .husky/post-merge, and exits 1; the
+    install it names then moves jacked's hook to the script that line runs."""
+    hooks = world.repo / ".git" / "hooks"
+    assert _hooks(world, "install")[0] == 0
+    script = world.repo / ".husky" / "post-merge"
+    script.parent.mkdir(exist_ok=True)
+    script.write_text(f'echo husky-ran "$@" >> "{world.tmp / "trace"}"\n')
+    _activate_husky(world, how)
+
+    code, answer = _hooks(world, "status")
+    item = answer["git"][0]
+    message = item["error"]["message"]
+    assert code == 1 and answer["ok"] is False and item["state"] == "stranded", answer
+    assert item["jacked_hook"] == str(hooks / "post-merge"), answer
+    for needed in ("husky", "core.hooksPath", "not captured", str(script), FRAMEWORK_LINE, "hooks install --git"):
+        assert needed in message, (needed, message)
+    human = run_cli(
+        "memory", "hooks", "status", "--git", str(world.repo), vault=world.vault, HOME=str(world.tmp), PATH=world.path
+    )
+    assert human.code == 1 and "husky" in human.out + human.err and FRAMEWORK_LINE in human.out + human.err
+    assert "Traceback" not in human.err
+    quiet = _merge(world, None, 1)
+    assert _trace(world) == ["husky-ran 0"]
+    _no_new_capture(world, quiet, 0)
+
+    script.write_text(script.read_text() + FRAMEWORK_LINE + "\n")  # the fix status gave
+    code, answer = _hooks(world, "install")
+    item = answer["git"][0]
+    assert code == 0 and item["state"] == "installed" and item["via"] == "husky", answer
+    assert item["jacked_hook"] == str(hooks / LINE_SCRIPT) and not (hooks / "post-merge").exists(), answer
+    assert _hooks(world, "status")[0] == 0
+    _merge(world, None, 2)
+    world.wait_captures(1)
+    assert _trace(world) == ["husky-ran 0"] * 2
+
+
+@pytest.mark.parametrize("how", HUSKY_WAYS)
+def test_a_husky_folder_not_active_yet_is_told_how_the_hook_will_chain(world: World, how: str):
+    """Issue 33.9: a clone whose .husky folder husky has not activated yet (no core.hooksPath):
+    install and status say what happens when it activates and the line that keeps capture running;
+    once .husky/post-merge holds it, install also writes the script that line runs, so activating
+    husky later changes nothing for capture."""
+    script = world.repo / ".husky" / "post-merge"
+    world.commit(".husky/pre-commit", "exit 0\n")  # a clone before `npm install`
+    for op in ("install", "status"):
+        code, answer = _hooks(world, op)
+        item = answer["git"][0]
+        warning = " ".join(item.get("warnings") or [])
+        assert code == 0 and item["state"] == "installed", answer
+        for needed in ("husky", "core.hooksPath", str(script), FRAMEWORK_LINE):
+            assert needed in warning, (op, needed, answer)
+    hooks = world.repo / ".git" / "hooks"
+    assert not (hooks / LINE_SCRIPT).exists()
+
+    script.write_text(FRAMEWORK_LINE + "\n")
+    code, answer = _hooks(world, "install")
+    item = answer["git"][0]
+    assert code == 0 and item["state"] == "installed" and (hooks / LINE_SCRIPT).exists(), answer
+    assert any(str(script) in w and "runs jacked's hook" in w for w in item["warnings"]), answer
+    _merge(world, None, 1)  # husky not active: git runs .git/hooks/post-merge
+    world.wait_captures(1)
+
+    _activate_husky(world, how)
+    code, answer = _hooks(world, "status")
+    assert code == 0 and answer["git"][0]["state"] == "installed" and answer["git"][0]["via"] == "husky", answer
+    _merge(world, None, 2)
+    world.wait_captures(2)
+
+    code, answer = _hooks(world, "uninstall")
+    assert code == 0 and not (hooks / LINE_SCRIPT).exists() and not (hooks / "post-merge").exists(), answer
+
+
+LEFTHOOK_WAYS = [
+    pytest.param(None, id="lefthook-config-only"),
+    pytest.param("real", id="lefthook-real", marks=needs_lefthook),
+]
+
+
+@pytest.mark.parametrize("how", LEFTHOOK_WAYS)
+def test_the_line_in_lefthook_local_is_named_where_it_is(world: World, how: str | None):
+    """Issue 33.9: jacked's command kept in lefthook-local.yml (this machine's file) is named
+    there, not lefthook.yml, by install and uninstall."""
+    (world.repo / "lefthook.yml").write_text(LEFTHOOK_CONFIG.replace("TRACE", str(world.tmp / "trace")))
+    local = world.repo / "lefthook-local.yml"
+    local.write_text(LEFTHOOK_SNIPPET)
+    if how == "real":
+        _run(world, LEFTHOOK, "install")
+    code, answer = _hooks(world, "install")
+    item = answer["git"][0]
+    assert code == 0 and item["via"] == "lefthook" and item["state"] == "installed", answer
+    assert any("lefthook-local.yml" in action for action in item["actions"]), answer
+    assert not any("lefthook.yml" in action for action in item["actions"]), answer
+    if how == "real":
+        _merge(world, LEFTHOOK, 1)
+        world.wait_captures(1)
+        assert _trace(world) == ["lefthook-ran 0"]
+    code, answer = _hooks(world, "uninstall")
+    actions = answer["git"][0]["actions"]
+    assert code == 0 and any(str(local) in a and "now does nothing" in a for a in actions), answer
+
+
+@pytest.mark.parametrize("config", ["lefthook.yml", ".lefthook.toml", ".config/lefthook.yaml"])
+def test_the_lefthook_refusal_names_the_local_file_beside_the_config(world: World, config: str):
+    """Issue 33.9: lefthook reads `<its config's name>-local` beside it: the refusal names that file."""
+    hooks = world.repo / ".git" / "hooks"
+    hooks.mkdir(exist_ok=True)
+    (hooks / "post-merge").write_text('#!/bin/sh\ncall_lefthook()\n{\n  lefthook run post-merge "$@"\n}\n')
+    (world.repo / config).parent.mkdir(exist_ok=True)
+    (world.repo / config).write_text("")
+    before = _files(hooks)
+    code, answer = _hooks(world, "install")
+    message = answer["git"][0]["error"]["message"]
+    stem, ext = config.rsplit(".", 1)
+    assert code == 1 and str(world.repo / config) in message and str(world.repo / f"{stem}-local.{ext}") in message
+    assert "lefthook-local.yml" not in message or config == "lefthook.yml", message
+    assert _files(hooks) == before
 
 
 # -- pre-commit -----------------------------------------------------------------------------------

@@ -116,7 +116,8 @@ def test_cli_hooks_claude_and_git(tmp_path: Path):
         "--json",
         vault=vault,
     )
-    assert removed.json["claude"][0]["action"] == "removed" and not (repo / ".git" / "hooks" / "post-merge").exists()
+    assert removed.json["claude"][0]["action"] == "deleted" and not (repo / ".git" / "hooks" / "post-merge").exists()
+    assert not settings.exists()  # install created it and it held nothing else (33.10)
     assert run_cli("memory", "hooks", "install", "--json", vault=vault).code == 2
 
 

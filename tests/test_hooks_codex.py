@@ -106,8 +106,11 @@ def test_install_then_uninstall_gives_back_the_same_bytes(home: Path, original: 
     assert not again.changed and again.backup is None and path.read_text() == text
     assert len(list(home.glob("config.toml.jacked-backup-*"))) == (1 if original is not None else 0)
     gone = codex.uninstall()
-    assert gone.changed
-    assert path.read_bytes() == (original or "").encode()
+    assert gone.changed and not list(home.glob("config.toml.jacked-backup-*"))
+    if original is None:
+        assert gone.deleted and not path.exists()  # install created it and it held nothing else (33.10)
+    else:
+        assert gone.restored and path.read_bytes() == original.encode()
     assert not codex.uninstall().changed
 
 
@@ -255,7 +258,7 @@ def test_cli_install_status_uninstall(home: Path, tmp_path: Path):
     assert status["complete"] and status["trusted"] == ["SessionStart", "Stop"]
     assert "codex hooks in" in run_cli("memory", "hooks", "status", vault=vault, **env).out
     removed = run_cli("memory", "hooks", "uninstall", "--codex", vault=vault, **env)
-    assert removed.code == 0 and "codex hooks removed" in removed.out
+    assert removed.code == 0 and "codex hooks restored" in removed.out and "as it was before install" in removed.out
     assert (home / "config.toml").read_text() == USER_CONFIG
 
 

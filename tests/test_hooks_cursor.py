@@ -142,8 +142,9 @@ def test_a_file_jacked_created_goes_away_and_later_edits_of_the_person_are_kept(
     assert made.changed and made.backup is None
     jsonschema.validate(json.loads(path.read_text()), SCHEMA)
     removed = cursor.uninstall(path)
-    assert removed.deleted and not path.exists() and _backups(path) == []
+    assert removed.deleted and not path.parent.exists() and _backups(path) == []  # and the folder it made
 
+    path.parent.mkdir(parents=True)
     path.write_bytes(THEIRS)
     cursor.install(path, vault=tmp_path / "vault")
     cursor.install(path, vault=tmp_path / "other-vault")  # another vault: replaced, not added

@@ -26,7 +26,11 @@ Rules (the model is pre-commit's legacy mode):
     untracked, out of every framework's way; re-installing the framework never drops it.
   - A hook of ours that a framework moved where nothing runs it (lefthook renames a hook it
     replaces to `post-merge.old` and never runs it) is `stranded`: status says so (the command
-    exits 1) and install moves to the framework's way.
+    exits 1) and install moves to the framework's way. So is one left in `.git/hooks` when
+    core.hooksPath took over (husky activated after jacked): status gives the framework's line.
+  - A `.husky` folder not active yet (core.hooksPath unset): install and status warn how the hook
+    will chain when husky activates; with the line already in `.husky/post-merge`, install also
+    writes the line script, so activating husky keeps capture running.
 - Install is idempotent: our hook is rewritten only when its content would change (for
   example, jacked moved to another Python).
 
@@ -129,7 +133,11 @@ class LineHost:
     how: str  # the exact text to add, and where
 
     def has_line(self) -> bool:
-        return any(LINE_SCRIPT.encode() in _head_bytes(path) for path in self.files)
+        return self.line_file() is not None
+
+    def line_file(self) -> Path | None:
+        """The file that holds the line (lefthook's may be its -local file), None when none does."""
+        return next((path for path in self.files if LINE_SCRIPT.encode() in _head_bytes(path)), None)
 
 
 @dataclass(frozen=True)
@@ -313,12 +321,7 @@ def line_host(location: HookLocation) -> LineHost | None:
     """The framework that runs this repo's post-merge from its own configuration, if one does."""
     husky = _husky_dir(location)
     if husky is not None:
-        script = husky / HOOK_NAME
-        return LineHost(
-            "husky",
-            (script,),
-            f"add this line to {script} (create it if needed; husky runs it on every merge):\n{FRAMEWORK_LINE}",
-        )
+        return _husky_host(husky)
     hook = location.effective_dir / HOOK_NAME
     owner = None if is_ours(hook) else framework_of(hook) if _lexists(hook) else None
     if owner is None and _lexists(hook) and not is_ours(hook) and LINE_SCRIPT.encode() in _head_bytes(hook):
@@ -328,13 +331,7 @@ def line_host(location: HookLocation) -> LineHost | None:
     lefthook = [location.root / name for name in LEFTHOOK_CONFIGS if (location.root / name).is_file()]
     lefthook_runs = owner == "lefthook" or is_ours(location.effective_dir / LEFTHOOK_OLD)
     if lefthook_runs or (owner is None and any(LINE_SCRIPT.encode() in _head_bytes(path) for path in lefthook)):
-        files = tuple(lefthook) or (location.root / "lefthook.yml",)
-        return LineHost(
-            "lefthook",
-            files,
-            f"add this command to {files[0]} (or to lefthook-local.yml, which stays on this machine), "
-            f"merging it into a post-merge section already there:\n{LEFTHOOK_SNIPPET.rstrip()}",
-        )
+        return _lefthook_host(location, lefthook)
     if owner in ("husky", "overcommit", "yorkie", "simple-git-hooks"):  # husky 4 and older: its runner in .git/hooks
         files = (hook, *(location.root / name for name in OTHER_CONFIGS if (location.root / name).is_file()))
         return LineHost(
@@ -344,6 +341,72 @@ def line_host(location: HookLocation) -> LineHost | None:
             f"again:\n{FRAMEWORK_LINE}",
         )
     return None
+
+
+def _husky_host(husky: Path) -> LineHost:
+    script = husky / HOOK_NAME
+    return LineHost(
+        "husky",
+        (script,),
+        f"add this line to {script} (create it if needed; husky runs it on every merge):\n{FRAMEWORK_LINE}",
+    )
+
+
+def _lefthook_host(location: HookLocation, configs: list[Path]) -> LineHost:
+    """lefthook's configuration files; the command goes in the first, or in the -local file lefthook
+    reads beside it (same name and extension, kept on this machine)."""
+    files = tuple(configs) or (location.root / "lefthook.yml",)
+    main = files[0]
+    lead = "." if main.name.startswith(".") else ""
+    stem, _, ext = main.name[len(lead) :].partition(".")
+    local = main.with_name(f"{lead}{stem}-local.{ext}")
+    also = "" if stem.endswith("-local") else f" (or to {local}, which stays on this machine)"
+    return LineHost(
+        "lefthook",
+        files,
+        f"add this command to {main}{also}, merging it into a post-merge section already there:\n"
+        f"{LEFTHOOK_SNIPPET.rstrip()}",
+    )
+
+
+def _dormant_husky(location: HookLocation) -> LineHost | None:
+    """husky's folder in a repo where husky is not active yet (core.hooksPath unset: a clone before
+    `npm install` runs husky's prepare script)."""
+    folder = location.root / ".husky"
+    return _husky_host(folder) if location.hooks_path is None and folder.is_dir() else None
+
+
+def _dormant_note(location: HookLocation, host: LineHost) -> str:
+    """How jacked's hook chains once the dormant framework `host` activates."""
+    activates = (
+        f"{host.framework} is not active in this repo yet (core.hooksPath is unset); when it is (`npm install` "
+        f"runs husky, which sets core.hooksPath to .husky/_), git stops running {location.default_dir / HOOK_NAME}"
+    )
+    if host.has_line():
+        return f"{activates} and the line in {host.line_file()} runs jacked's hook {location.line_script} instead"
+    return (
+        f"{activates}, so merges would no longer be captured. To keep them captured then, {host.how}\n"
+        f"Then run `jacked memory hooks install --git {location.root}` again: it writes the script that line runs"
+    )
+
+
+def _took_over(location: HookLocation, path: Path) -> str:
+    """Why our hook at `path` (in .git/hooks) no longer runs: core.hooksPath points elsewhere, and the fix."""
+    over = (
+        f"core.hooksPath is {location.hooks_path!r}, so git runs hooks from {location.hooks_path_dir} and no longer "
+        f"runs jacked's hook {path}: merges are not captured"
+    )
+    host = line_host(location)
+    if host is not None:
+        return (
+            f"{host.framework} took over ({over}). To capture them again, {host.how}\n"
+            f"Then run `jacked memory hooks install --git {location.root}`, which moves jacked's hook to the "
+            "script that line runs"
+        )
+    return (
+        f"{over}. Run `jacked memory hooks install --git {location.root} --follow-hooks-path` to install it there "
+        "(a hook already there is chained), or unset core.hooksPath"
+    )
 
 
 @dataclass(frozen=True)
@@ -380,6 +443,10 @@ def _find_ours(location: HookLocation, hooks_dir: Path) -> _Found:
         if host is None:
             return _Found(script, problem=f"nothing runs {script}: no hook framework's configuration calls it")
         return _Found(script, problem=f"{host.framework} does not run jacked's hook yet: {host.how}")
+    if hooks_dir != location.default_dir:  # core.hooksPath took over from a hook of ours in .git/hooks
+        for name in (HOOK_NAME, PRE_COMMIT_SLOT):
+            if is_ours(location.default_dir / name):
+                return _Found(location.default_dir / name, problem=_took_over(location, location.default_dir / name))
     return _Found()
 
 
@@ -398,6 +465,9 @@ def _report(
         chains = found.path.name != LINE_SCRIPT and found.path.parent == hooks_dir  # the line script chains nothing
         state = "legacy-chained" if chains and _lexists(legacy) else "installed"
     framework = framework or (found.via if found.via != "repo-hook" else None)
+    dormant = _dormant_husky(location)
+    if dormant is not None and found.path is not None:
+        warnings = [*(warnings or []), _dormant_note(location, dormant)]
     return GitHookReport(
         repo=location.root,
         hooks_dir=hooks_dir,
@@ -542,6 +612,10 @@ def install_git_hook(
                 os.unlink(hooks_dir / name)
                 actions.append(f"removed {hooks_dir / name}")
         _place(hook, data, actions)
+    dormant = _dormant_husky(location)
+    if dormant is not None and dormant.has_line():
+        runs = f" (run by the line in {dormant.line_file()} once husky is active)"
+        _place(location.line_script, data, actions, runs=runs)
     return _report(location, hooks_dir, actions, warnings)
 
 
@@ -549,11 +623,13 @@ def _install_for_line(location: HookLocation, host: LineHost, data: bytes, actio
     """husky, lefthook and the like: our hook is the line script, run by the line the framework's
     configuration holds; a hook of ours left where the framework does not run it is taken back."""
     hooks_dir = location.effective_dir
-    for name in (HOOK_NAME, PRE_COMMIT_SLOT, LEFTHOOK_OLD):
-        if is_ours(hooks_dir / name):
-            actions += _remove_ours(
-                hooks_dir, name
-            )  # where the framework does not run it (an old --force over husky: husky's file goes back)
+    # .git/hooks too: git no longer runs a hook there once husky's core.hooksPath took over
+    for folder in dict.fromkeys((hooks_dir, location.default_dir)):
+        for name in (HOOK_NAME, PRE_COMMIT_SLOT, LEFTHOOK_OLD):
+            if is_ours(folder / name):
+                actions += _remove_ours(
+                    folder, name
+                )  # where the framework does not run it (an old --force over husky: husky's file goes back)
     if not host.has_line():
         done = (
             f"jacked's hook was where {host.framework} does not run it, so it was taken back ({'; '.join(actions)})"
@@ -573,7 +649,7 @@ def _install_for_line(location: HookLocation, host: LineHost, data: bytes, actio
         raise VaultError(
             "CONFIG", f"{script} exists and is not jacked's; nothing was changed. Move it away, then install again."
         )
-    _place(script, data, actions, runs=f" (run by the line in {host.files[0].name})")
+    _place(script, data, actions, runs=f" (run by the line in {host.line_file()})")
     return _report(location, hooks_dir, actions)
 
 
@@ -630,7 +706,8 @@ def uninstall_git_hook(repo: str | os.PathLike, *, follow_hooks_path: bool = Fal
     host = line_host(location)
     _uninstall_line_script(location, actions)
     if actions and host is not None and host.has_line():
-        actions.append(f"the line in {host.files[0]} now does nothing on this machine (remove it if no one needs it)")
+        line = host.line_file()
+        actions.append(f"the line in {line} now does nothing on this machine (remove it if no one needs it)")
     for hooks_dir in dirs:
         actions += _uninstall_in(hooks_dir)
     return _report(location, location.effective_dir, actions)

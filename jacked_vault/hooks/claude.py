@@ -134,7 +134,7 @@ def install(path: Path | None = None, vault: Path | None = None) -> Change:
     wanted = _with_ours(settings, vault)
     if wanted == settings:
         return Change(str(path), False, None, installed_events(settings))
-    backup = _write(path, wanted, raw)
+    backup = configfile.install_write(path, configfile.dump_json(wanted, None), raw)
     return Change(str(path), True, backup, installed_events(wanted))
 
 
@@ -144,8 +144,10 @@ def uninstall(path: Path | None = None) -> Change:
     if raw is None or not installed_events(settings):
         return Change(str(path), False, None, installed_events(settings))
     cleaned = _without_ours(settings)
-    backup = _write(path, cleaned, raw)
-    return Change(str(path), True, backup, [])
+    action, backup = configfile.uninstall_write(
+        path, configfile.dump_json(cleaned, None), lambda text: configfile.parse_json(text, path)
+    )
+    return Change.uninstalled(path, action, backup)
 
 
 PLUGINS = "enabledPlugins"  # plugin@marketplace -> true/false, how Claude Code turns a plugin (and its hooks) on

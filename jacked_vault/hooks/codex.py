@@ -283,7 +283,7 @@ def install(path: Path | None = None, vault: Path | None = None) -> Change:
     warnings = _warnings(_parse(wanted, path), path)
     if wanted == (text or "") and text is not None:
         return Change(str(path), False, None, installed_events(_parse(text, path)), warnings)
-    backup = configfile.write(path, wanted, text)
+    backup = configfile.install_write(path, wanted, text)
     return Change(str(path), True, backup, installed_events(_parse(wanted, path)), warnings)
 
 
@@ -298,8 +298,8 @@ def uninstall(path: Path | None = None) -> Change:
         return Change(str(path), False, None, installed_events(_parse(text, path)))
     base = _without_block(text, block)
     _parse(base, path)  # what is left must still be a config Codex can read
-    backup = configfile.write(path, base, text)
-    return Change(str(path), True, backup, [])
+    action, backup = configfile.uninstall_write(path, base, lambda left: configfile.toml_value(left, path))
+    return Change.uninstalled(path, action, backup)
 
 
 def installed_events(doc: dict) -> list[str]:

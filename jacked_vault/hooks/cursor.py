@@ -138,7 +138,9 @@ def install(path: Path, vault: Path | None = None) -> Change:
     if _is_current(doc, vault):
         return Change(str(path), False, None, installed_events(doc))
     wanted = _with_ours(doc, vault)
-    backup = configfile.write(path, configfile.dump_json(wanted, raw), raw, keep_backup=not installed_events(doc))
+    backup = configfile.install_write(
+        path, configfile.dump_json(wanted, raw), raw, keep_backup=not installed_events(doc)
+    )
     return Change(str(path), True, backup, installed_events(wanted))
 
 
@@ -147,19 +149,12 @@ def uninstall(path: Path) -> Change:
     if raw is None or not installed_events(doc):
         return Change(str(path), False, None, installed_events(doc))
     cleaned = _without_ours(doc)
-    for backup in configfile.backups(path):
-        try:
-            original, data = _load(backup)
-        except VaultError:
-            continue
-        if data is not None and original == cleaned and not installed_events(original):
-            configfile.write(path, data, None)
-            backup.unlink()
-            return Change(str(path), True, str(backup), [], restored=True)
-    if set(cleaned) <= {"version"} and cleaned.get("version", 1) == 1 and not path.is_symlink():
-        path.unlink()
-        return Change(str(path), True, None, [], deleted=True)
-    return Change(str(path), True, configfile.write(path, configfile.dump_json(cleaned, raw), raw), [])
+    def settings(text: str) -> dict:  # install's `"version": 1` is no setting of the person's
+        doc = configfile.parse_json(text, path)
+        return {k: v for k, v in doc.items() if (k, v) != ("version", 1)}
+
+    action, backup = configfile.uninstall_write(path, configfile.dump_json(cleaned, raw), settings)
+    return Change.uninstalled(path, action, backup)
 
 
 def status(path: Path) -> dict:

@@ -246,6 +246,7 @@ class Ledger:
         """Put back every managed file still as `enable` left it; the paths restored or removed, and
         each entry refused because it names a file `enable` never manages."""
         from jacked_vault.safety import fsio
+        from jacked_vault.store import configfile
 
         done = []
         managed = {str(p) for p in _managed()}
@@ -267,6 +268,7 @@ class Ledger:
         for folder in sorted(self.dirs, key=lambda f: f.count(os.sep), reverse=True):  # the deepest first
             with suppress(OSError):  # not empty (someone else's files), or gone already
                 Path(folder).rmdir()
+        configfile.prune_created()
         return done
 
     def forget(self) -> None:

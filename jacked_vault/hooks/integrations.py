@@ -70,10 +70,18 @@ class HooksReport:
         return "\n".join(render[key](item) for key, results in self.families.items() for item in results)
 
 
+def _backup_note(item: dict[str, Any]) -> str:
+    """The backup an install wrote, or the one an uninstall put back (and removed)."""
+    if not item.get("backup"):
+        return ""
+    if item["action"] == "restored":
+        return f" (as it was before install; its backup {item['backup']} removed)"
+    return f" (backup {item['backup']})" if item["action"] == "installed" else ""
+
+
 def _claude_text(item: dict[str, Any]) -> str:
     if "action" in item:
-        backup = f" (backup {item['backup']})" if item.get("backup") else ""
-        return f"claude hooks {item['action']} in {item['path']}{backup}"
+        return f"claude hooks {item['action']} in {item['path']}{_backup_note(item)}"
     events = ", ".join(item["installed"]) or "none"
     return f"claude hooks in {item['path']}: {events}{'' if item['complete'] else ' (incomplete)'}"
 
@@ -83,8 +91,7 @@ def _codex_text(item: dict[str, Any]) -> str:
         return f"error: codex hooks in {item['path']}: {item['error']['message']} [{item['error']['code']}]"
     warnings = "".join(f"\nwarning: {w}" for w in item.get("warnings") or [])
     if "action" in item:
-        backup = f" (backup {item['backup']})" if item.get("backup") else ""
-        return f"codex hooks {item['action']} in {item['path']}{backup}{warnings}"
+        return f"codex hooks {item['action']} in {item['path']}{_backup_note(item)}{warnings}"
     events = ", ".join(item["installed"]) or "none"
     untrusted = sorted(set(item["installed"]) - set(item["trusted"]))
     note = (
@@ -143,8 +150,7 @@ def _cursor_text(item: dict[str, Any]) -> str:
     if "error" in item:
         return f"error: cursor hooks {item['path']}: {item['error']['message']} [{item['error']['code']}]"
     if "action" in item:
-        backup = f" (backup {item['backup']})" if item.get("backup") and item["action"] == "installed" else ""
-        text = f"cursor hooks {item['action']} in {item['path']}{backup}"
+        text = f"cursor hooks {item['action']} in {item['path']}{_backup_note(item)}"
         text += f"\nwarning: {item['warning']}" if item.get("warning") else ""
         return text + (f"\nnote: {item['notice']}" if item.get("notice") else "")
     events = ", ".join(item["installed"]) or "none"
@@ -230,16 +236,7 @@ def _session_family(name: str, op: str, selection: Selection, vault: Path) -> li
             if name == "opencode":
                 item["action"] = change.action
             else:
-                action = (
-                    "restored"
-                    if change.restored
-                    else "deleted"
-                    if change.deleted
-                    else "removed"
-                    if change.changed
-                    else "unchanged"
-                )
-                item.update(action=action, backup=change.backup, events=[])
+                item.update(action=change.uninstall_action, backup=change.backup, events=[])
         else:
             item.update(module.status(path))
     except VaultError as exc:
@@ -282,7 +279,7 @@ def _claude(op: str, settings: str | None, vault: Path | None) -> list[dict[str,
         return [
             {
                 "path": change.path,
-                "action": "removed" if change.changed else "unchanged",
+                "action": change.uninstall_action,
                 "backup": change.backup,
                 "events": [],
             }
@@ -309,7 +306,7 @@ def _codex(op: str, vault: Path | None) -> list[dict[str, Any]]:
         return [
             {
                 "path": change.path,
-                "action": "removed" if change.changed else "unchanged",
+                "action": change.uninstall_action,
                 "backup": change.backup,
                 "events": [],
             }

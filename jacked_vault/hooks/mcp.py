@@ -59,7 +59,7 @@ class Change:
 
     harness: str
     path: Path
-    action: str  # created, updated, unchanged, removed, absent
+    action: str  # created, updated, unchanged, removed, restored, deleted, absent
 
     def to_json(self) -> dict:
         return {"harness": self.harness, "path": str(self.path), "action": self.action}
@@ -189,7 +189,9 @@ def install(harness: str, path: Path, launch: Launch) -> Change:
     new = _toml_install(old or "", launch, path) if harness == "codex" else _json_install(harness, old, launch, path)
     if old is not None and new == old:
         return Change(harness, path, "unchanged")
-    _write(target, new)
+    from jacked_vault.store import configfile
+
+    configfile.install_write(target, new, old, keep_backup=False)  # no backup: only our entry ever changes
     return Change(harness, path, "created" if old is None else "updated")
 
 
@@ -202,8 +204,12 @@ def uninstall(harness: str, path: Path) -> Change:
     new = _toml_uninstall(old, path) if harness == "codex" else _json_uninstall(harness, old, path)
     if new == old:
         return Change(harness, path, "absent")
-    _write(target, new)
-    return Change(harness, path, "removed")
+    from jacked_vault.store import configfile
+
+    def parse(text: str) -> dict:
+        return _toml_load(text, path) if harness == "codex" else _json_load(harness, text, path)
+
+    return Change(harness, path, configfile.uninstall_write(target, new, parse)[0])
 
 
 def status(harness: str, path: Path, launch: Launch) -> str:
@@ -249,13 +255,6 @@ def _read(path: Path) -> str | None:
     from jacked_vault.store import configfile
 
     return configfile.read(path, MAX_CONFIG_BYTES)
-
-
-def _write(path: Path, text: str) -> None:
-    """Atomic replace, keeping the old file's mode (no backup: only our entry ever changes)."""
-    from jacked_vault.store import configfile
-
-    configfile.write(path, text, None)
 
 
 # -- JSON configs (claude, cursor, opencode) ------------------------------------------------------

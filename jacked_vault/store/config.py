@@ -43,8 +43,9 @@ PROGRAM_KEYS = (("settings", "distill", "command"),)  # settings that run a prog
 
 def machine_config_path() -> Path:
     """`$XDG_CONFIG_HOME/jacked/config.json`, default `~/.config/jacked/config.json`."""
-    base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
-    return Path(base) / "jacked" / "config.json"
+    from jacked_vault.store.machine_dir import machine_dir
+
+    return machine_dir() / "config.json"
 
 
 @cache

@@ -5,13 +5,21 @@ atomically through a symlink, verify by re-parsing.
 Every installer goes through here, so every one refuses the same way (a file it cannot read or
 parse is named and left as it was), backs up the same way (`<file>.jacked-backup-<stamp>` beside
 it, the old file's mode) and writes the same way (`fsio.write_file`, through a symlinked dotfile to
-its target). JSON with comments and trailing commas (JSONC: OpenCode's `opencode.jsonc`, also
-accepted by Cursor and Claude) is parsed as such and edited in place, so the person's comments
-stay; TOML is parsed and edited with tomlkit, which keeps every byte it was not asked to change.
+its target). Install writes through `install_write`, which notes a file (and its folders) that did
+not exist (`created.json` beside the machine config); uninstall writes through `uninstall_write`,
+the one rule for what uninstall leaves: the person's file put back byte for byte from its backup
+(the backup removed), a file jacked created that holds nothing else removed (its folders too),
+else only jacked's entries gone (no new backup; an install backup whose every setting the file
+still holds is removed: it has nothing left to give back).
+
+JSON with comments and trailing commas (JSONC: OpenCode's `opencode.jsonc`, also accepted by
+Cursor and Claude) is parsed as such and edited in place, so the person's comments stay; TOML is
+parsed and edited with tomlkit, which keeps every byte it was not asked to change.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import time
@@ -25,6 +33,7 @@ from jacked_vault.safety import fsio
 
 MAX_BYTES = 4 * 1024 * 1024
 BACKUP = ".jacked-backup-"
+CREATED = "created.json"  # beside the machine config: the harness files jacked created
 
 
 @dataclass(frozen=True)
@@ -38,6 +47,18 @@ class Change:
     warnings: list[str] = field(default_factory=list)
     restored: bool = False  # uninstall put the person's own bytes back
     deleted: bool = False  # uninstall removed a file that held only jacked's entries
+
+    @classmethod
+    def uninstalled(cls, path: Path, action: str, backup: str | None) -> Change:
+        """What `uninstall_write` did (its action and the backup it restored), as a Change."""
+        return cls(str(path), True, backup, [], restored=action == "restored", deleted=action == "deleted")
+
+    @property
+    def uninstall_action(self) -> str:
+        """restored, deleted, removed or unchanged: what an uninstall did, as `hooks uninstall` says it."""
+        if self.restored or self.deleted:
+            return "restored" if self.restored else "deleted"
+        return "removed" if self.changed else "unchanged"
 
 
 # -- reading and writing ------------------------------------------------------------------------
@@ -79,6 +100,102 @@ def write(path: Path, text: str, original: str | None, *, keep_backup: bool = Tr
     saved = backup(path, original.encode("utf-8")) if original is not None and keep_backup else None
     fsio.write_file(path, text.encode("utf-8"), through_symlink=True)
     return saved
+
+
+def install_write(path: Path, text: str, original: str | None, *, keep_backup: bool = True) -> str | None:
+    """`write` for an install: a file that did not exist is noted as jacked's (with the folders
+    made for it), and a file jacked created is not backed up (nothing of the person's is in it)."""
+    record = _created()
+    key = os.path.realpath(path)
+    if original is None and not os.path.lexists(path):
+        missing, folder = [], Path(key).parent
+        while not folder.exists() and folder != folder.parent:
+            missing.append(str(folder))
+            folder = folder.parent
+        record[key] = missing
+        _save_created(record)
+    return write(path, text, original, keep_backup=keep_backup and key not in record)
+
+
+def uninstall_write(
+    path: Path, text: str, parse: Callable[[str], Any], empty: Callable[[Any], bool] = lambda value: not value
+) -> tuple[str, str | None]:
+    """Write `text` (the file without jacked's entries) the way uninstall leaves a file: `restored`
+    with the bytes of a backup that holds the same settings (that backup removed), `deleted` when
+    jacked created the file and `empty(parse(text))` (the folders made for it go too when empty),
+    else `removed` (only jacked's entries gone; no backup). Returns (action, the backup restored)."""
+    value = parse(text)
+    kept: list[Path] = []  # backups holding nothing the file does not: removed once it is written
+    for saved in backups(path):
+        try:
+            old = read(saved)
+            held = parse(old) if old is not None else None
+        except VaultError:
+            continue
+        if old is not None and held == value:
+            fsio.write_file(path, old.encode("utf-8"), through_symlink=True)
+            saved.unlink()
+            return "restored", str(saved)
+        if _within(held, value):
+            kept.append(saved)
+    record = _created()
+    key = os.path.realpath(path)
+    if key in record and empty(value):
+        os.unlink(key)
+        for folder in record.pop(key):  # the deepest first; a folder holding anything else stays
+            with contextlib.suppress(OSError):
+                os.rmdir(folder)
+        _save_created(record)
+        return "deleted", None
+    fsio.write_file(path, text.encode("utf-8"), through_symlink=True)
+    for saved in kept:
+        saved.unlink()
+    return "removed", None
+
+
+def _within(part: Any, whole: Any) -> bool:
+    """Every setting of `part` is in `whole` with the same value (tables compared key by key)."""
+    if isinstance(part, dict) and isinstance(whole, dict):
+        return all(key in whole and _within(value, whole[key]) for key, value in part.items())
+    return part == whole
+
+
+def prune_created() -> None:
+    """Forget the created files that are gone (removed by `disable`'s ledger, or by hand)."""
+    record = _created()
+    left = {path: folders for path, folders in record.items() if os.path.lexists(path)}
+    if left != record:
+        _save_created(left)
+
+
+def _created_path() -> Path:
+    from jacked_vault.store.machine_dir import machine_dir
+
+    return machine_dir() / CREATED
+
+
+def _created() -> dict[str, list[str]]:
+    """The harness files jacked created on this machine (real paths) and the folders made for each."""
+    from jacked_vault.store.statefile import read_json
+
+    data = read_json(_created_path()) or {}
+    files = data.get("files")
+    if not isinstance(files, dict):
+        return {}
+    return {k: [f for f in v if isinstance(f, str)] for k, v in files.items() if isinstance(v, list)}
+
+
+def _save_created(record: dict[str, list[str]]) -> None:
+    """Keep the record; with nothing left in it, remove it (and jacked's folder, when that is empty)."""
+    from jacked_vault.store.statefile import write_json
+
+    target = _created_path()
+    if record:
+        write_json(target, {"version": 1, "files": record})
+        return
+    with contextlib.suppress(OSError):
+        target.unlink()
+        target.parent.rmdir()
 
 
 def verified(text: str, parse: Callable[[str], Any], expected: Any, path: Path, what: str) -> str:
