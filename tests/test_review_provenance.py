@@ -302,6 +302,57 @@ def test_with_trusted_keys_a_signed_accept_and_forget_arriving_are_taken(shared,
     assert not (laptop.vault.root / doomed.rel).exists()
 
 
+def _rejected_and_known_everywhere(laptop: Context, desktop: Context, title: str) -> None:
+    noted = add(desktop, AddRequest(title=title, body="Tabs everywhere.", group="tools"))
+    transition(desktop, noted.note.id, "reject", reason="not then")
+    sync(desktop)
+    sync(laptop)
+
+
+def _re_add(title: str) -> AddRequest:
+    return AddRequest(title=title, body="Tabs everywhere.", group="tools", allow_rejected=True)
+
+
+def _status(root: Path, rel: str) -> str:
+    return next(line for line in (root / rel).read_text().splitlines() if line.startswith("status:"))
+
+
+@needs_ssh
+def test_with_trusted_keys_an_unsigned_re_add_lifting_a_reject_is_not_taken(shared, tmp_path: Path):
+    """Issue 33.14 under signing: a person's `add --allow-rejected` lifts a reject on other
+    machines as a review does, so where this machine names trusted keys, only when a trusted key
+    signed it; an unsigned one (forgeable by anyone who can push) leaves the reject standing."""
+    laptop, desktop, _, _ = shared
+    _rejected_and_known_everywhere(laptop, desktop, "Prefer zebratabs")
+    again = add(desktop, _re_add("Prefer zebratabs"))
+    sync(desktop)
+    _, pub = _ssh_key(tmp_path / "keys", "laptop")
+    signers = tmp_path / "allowed_signers"
+    signers.write_text(f"me@example.com {pub}\n")
+    write_machine_config({"review": {"allowed_signers": str(signers)}})
+    result = sync(_fresh(laptop))
+    assert again.note.id in result.rejected, result
+    assert _status(laptop.vault.root, again.rel) == 'status: "rejected"'
+
+
+@needs_ssh
+def test_with_trusted_keys_a_signed_re_add_lifting_a_reject_is_taken(shared, tmp_path: Path):
+    laptop, desktop, _, _ = shared
+    _rejected_and_known_everywhere(laptop, desktop, "Prefer okapitabs")
+    key, pub = _ssh_key(tmp_path / "keys", "desk")
+    signers = tmp_path / "allowed_signers"
+    signers.write_text(f"desk@example.com {pub}\n")
+    write_machine_config({"review": {"allowed_signers": str(signers)}})
+    _signs_with(desktop.vault.root, key)
+    again = add(_fresh(desktop), _re_add("Prefer okapitabs"))
+    assert "Memory-Lift: " + again.note.id in git(desktop.vault.root, "log", "-1", "--format=%B")
+    assert "gpgsig " in git(desktop.vault.root, "cat-file", "commit", "HEAD")  # signed, as an accept is
+    sync(_fresh(desktop))
+    result = sync(_fresh(laptop))
+    assert again.note.id not in result.rejected and result.quarantined == [], result
+    assert _status(laptop.vault.root, again.rel) == 'status: "active"'
+
+
 # -- the one step: `jacked memory signing` --------------------------------------------------------------
 
 

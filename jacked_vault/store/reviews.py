@@ -334,22 +334,28 @@ class Signed:
     accepts: frozenset[tuple[str, str]]
     forgets: frozenset[str]
     forgotten: frozenset[str] = frozenset()
+    lifts: frozenset[str] = frozenset()  # notes a person re-added over a reject (`add --allow-rejected`)
 
 
 def signed_between(root: Path, repo, head: str, since: str | None, signers: Path) -> Signed:
-    """The verified accepts and forgets in the commits reachable from `head` but not from `since`
-    (a forget names its notes in its `Memory-Forget` trailer)."""
+    """The verified accepts, forgets and lifts in the commits reachable from `head` but not from
+    `since` (a forget names its notes in its `Memory-Forget` trailer, a person's re-add over a
+    reject in `Memory-Lift`)."""
     reviews = list(reviews_between(repo, head, since))
     forgets: dict[str, list[str]] = {}
+    lifts: dict[str, str] = {}
     for commit in _commits_between(repo, head, since):
-        named = _trailers(commit.message or "").get("Memory-Forget")
-        if named:
-            forgets[str(commit.id)] = named.split()
-    verified = verified_by(root, repo, [r.commit for r in reviews] + list(forgets), signers)
+        trailers = _trailers(commit.message or "")
+        if trailers.get("Memory-Forget"):
+            forgets[str(commit.id)] = trailers["Memory-Forget"].split()
+        if trailers.get("Memory-Lift"):
+            lifts[str(commit.id)] = trailers["Memory-Lift"]
+    verified = verified_by(root, repo, [r.commit for r in reviews] + list(forgets) + list(lifts), signers)
     return Signed(
         frozenset((r.note_id, r.value) for r in reviews if r.commit in verified),
         frozenset(note_id for commit, ids in forgets.items() if commit in verified for note_id in ids),
         frozenset(value for commit in forgets if commit in verified for value in _forgotten_by(repo, commit)),
+        frozenset(note_id for commit, note_id in lifts.items() if commit in verified),
     )
 
 

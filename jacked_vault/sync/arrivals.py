@@ -515,11 +515,14 @@ def latest_rejection(value: str, arrivals: Arrivals, rejected_at: Callable[[str]
 def _person_re_adds(judge: _Judge, rejected_at: Callable[[str], str | None] | None) -> None:
     """An arriving note holding a rejected value that a person saved on purpose (its audit line
     `tombstones.LIFT_OP`) after the value's latest rejection (`tombstones.lifts`) is taken as it
-    is, not rejected here: the newer decision wins."""
+    is, not rejected here: the newer decision wins. Where this machine names trusted keys, only
+    a lift a trusted key signed counts, as for an accept (anyone who can push can write the line)."""
     from jacked_vault.store.tombstones import LIFT_OP, lifts, tombstone_hash
 
     out = judge.out
     lifted = {note_id for (note_id, _), ops in judge.audited.items() if LIFT_OP in ops}
+    if judge.signed is not None:
+        lifted &= judge.signed.lifts
     for rel, note in sorted(out.rejected_here.items()):
         rejected = latest_rejection(tombstone_hash(note.title, note.body), out, rejected_at)
         if note.id in lifted and lifts(note.status, note.origin, note.created_at, rejected):

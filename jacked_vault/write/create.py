@@ -160,6 +160,7 @@ def create_note(
     from jacked_vault.recall.index_md import regenerate_index
     from jacked_vault.search.entries import Entry
     from jacked_vault.store.gate import check_note, check_tombstone
+    from jacked_vault.store.reviews import person_signs
     from jacked_vault.store.tombstones import LIFT_OP, tombstone_hash
 
     if checked is None or checked.note is not note:
@@ -196,14 +197,20 @@ def create_note(
             allow_rejected=allow_rejected,
         )
         tx.event("create", note.id, rel, data, ts=note.created_at)
-        if allow_rejected and tx.rejected(tombstone_hash(note.title, note.body)) is not None:
-            tx.event(LIFT_OP, note.id, rel, data, ts=note.created_at)  # a person's decision, synced with its time
+        lifted = allow_rejected and tx.rejected(tombstone_hash(note.title, note.body)) is not None
+        if lifted:  # a person's decision, synced with its time; signed as a review is, where keys are trusted
+            tx.event(LIFT_OP, note.id, rel, data, ts=note.created_at)
         changes = {rel: Entry.from_note(note)}
         for old_rel, after, new in superseded:
             tx.event("supersede", new.id, old_rel, after, ts=note.created_at)
             changes[old_rel] = Entry.from_note(new)
         regenerate_index(tx, note.scope, note.group, changes)
-        commit = tx.commit(f"memory({note.kind}): {note.title}", note_id=note.id)
+        commit = tx.commit(
+            f"memory({note.kind}): {note.title}",
+            note_id=note.id,
+            lift=note.id if lifted else None,
+            sign=lifted and person_signs(settings.review, tx.repo),
+        )
     return Created(note=note, rel=rel, commit=commit, store=store, quarantined=quarantined, same_title=same_title)
 
 
