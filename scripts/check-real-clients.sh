@@ -11,7 +11,8 @@
 # their own:
 #   npm:  @modelcontextprotocol/inspector, @modelcontextprotocol/sdk, ajv@8,
 #         @anthropic-ai/claude-code, @openai/codex (its platform binary comes as an optional
-#         dependency), husky, lefthook
+#         dependency), opencode-ai (likewise; its postinstall.mjs, run by hand below, puts it in
+#         place), husky, lefthook
 #   pip:  pre-commit (a venv in the prefix)
 # What runs:
 #   tests/test_real_clients.py      the Inspector's CLI lists and calls every tool and prompt; the
@@ -20,7 +21,9 @@
 #                                   connected after `hooks install --claude --mcp claude --user`;
 #                                   the default distiller's `claude -p` against a stand-in model
 #                                   sends no tools, no MCP server and no vault log; `codex exec
-#                                   '$remember …'` loads the skill and saves as codex
+#                                   '$remember …'` loads the skill and saves as codex;
+#                                   `opencode debug skill` lists the librarian once (no
+#                                   "duplicate skill name") with every harness's installed
 #   tests/test_hooks_codex.py       the real codex runs the installed SessionStart and Stop hooks
 #   tests/test_mcp_registration.py  the `claude mcp add` line `--print` and docs/harnesses.md give
 #   tests/test_hook_frameworks.py   husky, lefthook and pre-commit in temp repos, both orders
@@ -47,6 +50,7 @@ NPM_PACKAGES=(
     "ajv@8"
     "@anthropic-ai/claude-code${CLAUDE_CODE_VERSION:+@$CLAUDE_CODE_VERSION}"
     "@openai/codex${CODEX_VERSION:+@$CODEX_VERSION}"
+    "opencode-ai${OPENCODE_VERSION:+@$OPENCODE_VERSION}"
     "husky${HUSKY_VERSION:+@$HUSKY_VERSION}"
     "lefthook${LEFTHOOK_VERSION:+@$LEFTHOOK_VERSION}"
 )
@@ -60,6 +64,11 @@ if command -v npm >/dev/null 2>&1; then
     claude_code=$PREFIX/npm/node_modules/@anthropic-ai/claude-code
     if [ -f "$claude_code/install.cjs" ] && ! (cd "$claude_code" && node install.cjs >>"$PREFIX/npm-install.log" 2>&1); then
         echo "warning: Claude Code's native binary could not be put in place; its tests will skip or fail. See $PREFIX/npm-install.log" >&2
+    fi
+    # OpenCode's likewise: its postinstall.mjs links its platform binary (already here) into bin/
+    opencode_ai=$PREFIX/npm/node_modules/opencode-ai
+    if [ -f "$opencode_ai/postinstall.mjs" ] && ! (cd "$opencode_ai" && node postinstall.mjs >>"$PREFIX/npm-install.log" 2>&1); then
+        echo "warning: OpenCode's binary could not be put in place; its tests will skip or fail. See $PREFIX/npm-install.log" >&2
     fi
 else
     echo "warning: npm is not installed; the Inspector, Claude Code, Codex, husky and lefthook tests will skip" >&2
@@ -76,6 +85,7 @@ export JACKED_TEST_NODE_MODULES=$PREFIX/npm/node_modules
 export JACKED_TEST_INSPECTOR=$(found "$BIN/mcp-inspector")
 export JACKED_TEST_CLAUDE=$(found "$BIN/claude")
 export JACKED_TEST_CODEX=$(found "$BIN/codex")
+export JACKED_TEST_OPENCODE=$(found "$BIN/opencode")
 export JACKED_TEST_HUSKY=$(found "$BIN/husky")
 export JACKED_TEST_LEFTHOOK=$(found "$BIN/lefthook")
 export JACKED_TEST_PRE_COMMIT=$(found "$PREFIX/venv/bin/pre-commit")
@@ -84,7 +94,7 @@ version() { # the installed version of an npm package, or "missing"
     node -e "try{console.log(require('$PREFIX/npm/node_modules/$1/package.json').version)}catch(e){console.log('missing')}" 2>/dev/null || echo missing
 }
 echo "clients in $PREFIX:"
-echo "  inspector $(version @modelcontextprotocol/inspector), ts sdk $(version @modelcontextprotocol/sdk), claude-code $(version @anthropic-ai/claude-code), codex $(version @openai/codex)"
+echo "  inspector $(version @modelcontextprotocol/inspector), ts sdk $(version @modelcontextprotocol/sdk), claude-code $(version @anthropic-ai/claude-code), codex $(version @openai/codex), opencode $(version opencode-ai)"
 echo "  husky $(version husky), lefthook $(version lefthook), pre-commit $([ -n "$JACKED_TEST_PRE_COMMIT" ] && "$JACKED_TEST_PRE_COMMIT" --version | cut -d' ' -f2 || echo missing)"
 
 status=0

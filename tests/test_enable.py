@@ -89,7 +89,10 @@ def test_enable_then_disable_leaves_home_as_it_was_and_the_vault_intact(tmp_path
     assert (
         home / ".claude" / "skills" / "jacked-librarian" / "SKILL.md"
     ).is_file()  # the librarian, where each harness reads skills
-    assert (home / ".agents" / "skills" / "jacked-librarian" / "SKILL.md").is_file()
+    assert (home / ".codex" / "skills" / "jacked-librarian" / "SKILL.md").is_file()  # Codex's alone
+    # OpenCode reads ~/.claude/skills: Claude's copy is its one (33.12), its own folder holds none
+    assert "OpenCode's copy too" in (home / ".claude" / "skills" / "jacked-librarian" / "SKILL.md").read_text()
+    assert not (home / ".config" / "opencode" / "skills").exists() and not (home / ".agents").exists()
     codex = (home / ".codex" / "config.toml").read_text()
     assert "[mcp_servers.jacked-memory]" in codex and "_hook session-start" in codex and "[mcp_servers.other]" in codex
     assert (home / ".codex" / "skills" / "remember" / "SKILL.md").is_file()

@@ -180,11 +180,11 @@ def test_a_bad_threshold_is_refused_naming_the_setting(world):
 
 
 def test_the_skill_is_installed_where_each_harness_reads_skills_and_removed_alone(tmp_path: Path):
-    from jacked_vault.hooks.skills import install_librarian, librarian_status, uninstall_librarian
+    from jacked_vault.hooks.skills import SHARED, install_librarian, librarian_status, uninstall_librarian
 
     home = tmp_path / "home"
     env = {"HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config")}
-    foreign = home / ".agents" / "skills" / "jacked-librarian" / "SKILL.md"
+    foreign = home / ".codex" / "skills" / "jacked-librarian" / "SKILL.md"
     foreign.parent.mkdir(parents=True)
     foreign.write_text("---\nname: jacked-librarian\ndescription: someone else's\n---\nmine\n")
     done = {c.harness: c for c in install_librarian(("claude", "codex", "opencode"), environ=env)}
@@ -197,13 +197,45 @@ def test_the_skill_is_installed_where_each_harness_reads_skills_and_removed_alon
         "description: "
     )
     assert "jacked memory librarian done" in text and "# Skill: jacked-vault librarian" in text
-    assert (home / ".config" / "opencode" / "skills" / "jacked-librarian" / "SKILL.md").read_text() == text
+    # OpenCode reads ~/.claude/skills: Claude's copy is OpenCode's too, its own folder holds none
+    assert SHARED in text and done["opencode"].path == str(claude)
+    assert not (home / ".config" / "opencode" / "skills").exists()
     assert [c.action for c in install_librarian(("claude",), environ=env)] == ["unchanged"]
     assert {s["harness"]: s["state"] for s in librarian_status(("claude", "codex", "opencode"), environ=env)} == {
         "claude": "installed", "codex": "foreign", "opencode": "installed"}  # fmt: skip
     removed = {c.harness: c.action for c in uninstall_librarian(("claude", "codex", "opencode"), environ=env)}
     assert removed == {"claude": "removed", "codex": "absent", "opencode": "removed"}
     assert not claude.exists() and not claude.parent.exists() and foreign.is_file()
+    assert not (home / ".config" / "opencode" / "skills").exists()  # both went: nothing moved
+
+
+def test_uninstalling_claudes_skill_moves_opencodes_to_its_own_folder_and_back(tmp_path: Path):
+    """Issue 33.12: OpenCode's copy follows Claude's, and a copy an older jacked wrote for Codex into
+    ~/.agents/skills (read by OpenCode too) is removed by install and listed outdated by status."""
+    from jacked_vault.hooks.skills import SHARED, install_librarian, librarian_status, render, uninstall_librarian
+
+    home = tmp_path / "home"
+    env = {"HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config")}
+    claude = home / ".claude" / "skills" / "jacked-librarian" / "SKILL.md"
+    own = home / ".config" / "opencode" / "skills" / "jacked-librarian" / "SKILL.md"
+    old = home / ".agents" / "skills" / "jacked-librarian" / "SKILL.md"
+    old.parent.mkdir(parents=True)
+    old.write_bytes(render())  # what an older jacked installed for Codex
+    assert [s["state"] for s in librarian_status(("opencode",), environ=env)] == ["absent", "outdated"]
+    assert [(c.path, c.action) for c in install_librarian(("opencode",), environ=env)] == [
+        (str(own), "installed"), (str(old), "removed")]  # fmt: skip
+    assert own.read_bytes() == render() and not old.parent.exists()
+    install_librarian(("claude",), environ=env)
+    assert SHARED in claude.read_text() and not own.exists()
+    uninstall_librarian(("claude",), environ=env)
+    assert not claude.exists() and own.read_bytes() == render()
+    install_librarian(("claude",), environ=env)
+    uninstall_librarian(("opencode",), environ=env)
+    assert claude.read_bytes() == render() and not own.exists()
+    assert {s["harness"]: s["state"] for s in librarian_status(("claude", "opencode"), environ=env)} == {
+        "claude": "installed",
+        "opencode": "outdated",
+    }  # fmt: skip - Claude's is jacked's: install makes it OpenCode's too
 
 
 def test_hooks_install_skills_writes_the_skill_naming_the_vault_and_uninstall_removes_it(world):
@@ -227,3 +259,66 @@ def test_hooks_install_skills_writes_the_skill_naming_the_vault_and_uninstall_re
     assert refused.code == 2 and refused.json["error"]["code"] == "JACKED_MEMORY_USAGE"
     removed = run_cli("memory", "hooks", "uninstall", "--skills", "claude", "--json", vault=vault)
     assert removed.code == 0 and [s["action"] for s in removed.json["skills"]] == ["removed"] and not path.exists()
+
+
+# -- one copy per harness, whatever else is installed (issue 33.12) --------------------------------
+
+SKILL_HARNESSES = ("claude", "codex", "opencode")
+SKILL_OPS = tuple((op, h) for op in ("install", "uninstall") for h in SKILL_HARNESSES)
+
+
+def _after(installed: frozenset[str], op: tuple[str, str]) -> frozenset[str]:
+    verb, harness = op
+    return installed | {harness} if verb == "install" else installed - {harness}
+
+
+def _every_step() -> list[tuple[str, str]]:
+    """A walk taking every operation (install or uninstall of each harness's skill) from every set of
+    harnesses holding it, once each, from nothing back to nothing: an Euler circuit (Hierholzer) of
+    the graph of those sets, each with 6 operations out and 6 in."""
+    sets = [frozenset(h for i, h in enumerate(SKILL_HARNESSES) if n >> i & 1) for n in range(8)]
+    left = {s: list(SKILL_OPS) for s in sets}
+    stack: list[tuple[frozenset[str], tuple[str, str] | None]] = [(frozenset(), None)]
+    walk = []
+    while stack:
+        node, came_by = stack[-1]
+        if left[node]:
+            op = left[node].pop()
+            stack.append((_after(node, op), op))
+        else:
+            stack.pop()
+            if came_by is not None:
+                walk.append(came_by)
+    return walk[::-1]
+
+
+def _librarians(*folders: Path) -> list[Path]:
+    return sorted(p for f in folders for p in f.glob("**/SKILL.md") if "\nname: jacked-librarian\n" in p.read_text())
+
+
+def test_each_harness_reads_exactly_one_librarian_in_every_order_of_install_and_uninstall(tmp_path: Path):
+    """Issue 33.12: OpenCode reads ~/.claude/skills and ~/.agents/skills besides its own folder, and
+    warns "duplicate skill name" at a second copy. After every install and uninstall of every
+    harness's skill, from every set installed: OpenCode reads exactly one copy while its skill or
+    Claude's is installed (none otherwise), Claude its own, Codex its own (in $CODEX_HOME/skills)."""
+    from tests.helpers.homes import jacked
+
+    home = tmp_path / "home"
+    home.mkdir()
+    walk = _every_step()
+    assert len(walk) == 48 and len(set(walk)) == 6
+    installed: frozenset[str] = frozenset()
+    for verb, harness in walk:
+        done = jacked(home, "memory", "hooks", verb, "--skills", harness)
+        assert done.returncode == 0, (verb, harness, done.stdout + done.stderr)
+        installed = _after(installed, (verb, harness))
+        config = home / ".config" / "opencode"
+        opencode = _librarians(
+            home / ".claude" / "skills", home / ".agents" / "skills", config / "skill", config / "skills"
+        )
+        claude = _librarians(home / ".claude" / "skills")
+        codex = _librarians(home / ".codex" / "skills", home / ".agents" / "skills")
+        seen = (len(opencode), len(claude), len(codex))
+        wanted = (int(bool({"claude", "opencode"} & installed)), int("claude" in installed), int("codex" in installed))
+        assert seen == wanted, (verb, harness, sorted(installed), opencode, claude, codex)
+    assert installed == frozenset()

@@ -10,6 +10,9 @@
 Each test skips, saying what to install, when its client is missing. `scripts/check-real-clients.sh`
 installs them all into a temp prefix and runs this file (with tests/test_hook_frameworks.py for
 husky, lefthook and pre-commit, and the `claude mcp add` line of tests/test_mcp_registration.py).
+- OpenCode's `opencode debug skill` lists the librarian once (no "duplicate skill name") with
+  Claude's, Codex's and OpenCode's installed, in a temp HOME (offline).
+
 Codex (`codex mcp list`) and OpenCode (`opencode mcp list`) belong here too; their families add them.
 """
 
@@ -46,6 +49,11 @@ CLAUDE_MISSING = (
 )
 CODEX = _bin("codex", "JACKED_TEST_CODEX")
 CODEX_MISSING = "OpenAI's `codex` is not installed (npm install @openai/codex; or set JACKED_TEST_CODEX)"
+OPENCODE = _bin("opencode", "JACKED_TEST_OPENCODE")
+OPENCODE_MISSING = (
+    "OpenCode's `opencode` is not installed (npm install opencode-ai, then its postinstall.mjs; "
+    "or set JACKED_TEST_OPENCODE)"
+)
 NODE = shutil.which("node")
 FAKES = REPO_ROOT / "tests" / "fakes"
 
@@ -383,3 +391,34 @@ def test_codex_loads_the_remember_skill_and_a_note_saved_through_it_records_code
     [hit] = found.json["results"]
     note = run_cli("memory", "read", hit["id"], "--json", vault=vault, cwd=repo).json["memory"]
     assert note["source_harness"] == "codex", note
+
+
+# -- OpenCode -------------------------------------------------------------------------------------
+
+
+@pytest.mark.skipif(OPENCODE is None, reason=OPENCODE_MISSING)
+def test_opencode_lists_the_librarian_once_with_every_harness_skill_installed(tmp_path: Path):
+    """Issue 33.12: OpenCode reads ~/.claude/skills and ~/.agents/skills besides its own folder and
+    warns "duplicate skill name" at a second copy. With Claude's, Codex's and OpenCode's librarian
+    installed, the real `opencode debug skill` (no model needed) lists it once, with no warning."""
+    from tests.helpers.homes import home_env, jacked
+
+    home = tmp_path / "home"
+    home.mkdir()
+    installed = jacked(
+        home, "memory", "hooks", "install", "--skills", "claude", "--skills", "codex", "--skills", "opencode"
+    )
+    assert installed.returncode == 0, installed.stdout + installed.stderr
+    listed = subprocess.run(
+        [OPENCODE, "debug", "skill", "--print-logs", "--log-level", "WARN"],
+        cwd=home,
+        env=home_env(home),
+        capture_output=True,
+        text=True,
+        timeout=180,
+        stdin=subprocess.DEVNULL,
+    )
+    assert listed.returncode == 0, listed.stderr[-2000:]
+    assert "duplicate skill name" not in listed.stdout + listed.stderr, listed.stderr[-2000:]
+    [librarian] = [s for s in json.loads(listed.stdout) if s["name"] == "jacked-librarian"]
+    assert librarian["location"] == str(home / ".claude" / "skills" / "jacked-librarian" / "SKILL.md")

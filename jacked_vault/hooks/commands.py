@@ -13,7 +13,8 @@ records who saved it: `add --harness H`):
 Codex 0.171 no longer loads custom prompts (`$CODEX_HOME/prompts/<name>.md`, `/prompts:remember`,
 which older versions of jacked wrote): install and uninstall remove jacked's files there
 (`dead_paths`), and status shows them `outdated`. Codex's own skills folder is read by Codex
-alone (`~/.agents/skills`, where the librarian goes, is read by OpenCode too).
+alone (`~/.agents/skills` is read by OpenCode too), so the librarian goes there as well
+(hooks/skills.py).
 
 A file is jacked's when it holds MARKER: install writes or replaces only such a file (the same
 bytes are not rewritten) and refuses a file of that name that is someone else's; uninstall

@@ -133,7 +133,7 @@ def _files(harness: str) -> list[Path]:
         ],
         "cursor": [cursor.default_path(user=True), reg.default_config_path("cursor", user=True)],
     }[harness]
-    files += [skills.skill_path(harness)] if harness in skills.HARNESSES else []
+    files += skills.install_paths(harness) if harness in skills.HARNESSES else []
     return [Path(os.path.realpath(p)) for p in files]
 
 

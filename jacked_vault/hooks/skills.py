@@ -3,20 +3,27 @@
 Every harness here reads the Agent Skills format (https://agentskills.io): a folder named after
 the skill holding `SKILL.md`, which starts with YAML frontmatter naming it (`name`, equal to the
 folder's name: lowercase words joined by single hyphens, 1-64 characters) and saying when to use
-it (`description`, 1-1024 characters). The per-person folders:
+it (`description`, 1-1024 characters). The per-person folders (`skill_path`):
 
-| harness  | folder                                          | documented at                                   |
-|----------|-------------------------------------------------|-------------------------------------------------|
-| claude   | `~/.claude/skills/<name>/SKILL.md`              | https://code.claude.com/docs/en/skills           |
-| codex    | `~/.agents/skills/<name>/SKILL.md` (user scope) | https://developers.openai.com/codex/skills       |
-| opencode | `$XDG_CONFIG_HOME/opencode/skills/<name>/SKILL.md` (`~/.config`) | https://opencode.ai/docs/skills |
+| harness  | folder                                                   | documented at                              |
+|----------|----------------------------------------------------------|--------------------------------------------|
+| claude   | `~/.claude/skills/<name>/SKILL.md`                       | https://code.claude.com/docs/en/skills      |
+| codex    | `$CODEX_HOME/skills/<name>/SKILL.md` (`~/.codex/`)       | https://developers.openai.com/codex/skills  |
+| opencode | `$XDG_CONFIG_HOME/opencode/skills/<name>/SKILL.md` (`~/.config`), or Claude's | https://opencode.ai/docs/skills |
 
-(OpenCode also reads `~/.claude/skills` and `~/.agents/skills`; Cursor documents no skills
-folder, so it gets none.) The file is jacked's when it holds MARKER: install writes or replaces
-only such a file (the same bytes are not rewritten) and leaves someone else's file of that name
-alone (`refused`); uninstall removes only jacked's file (and the folder, when that leaves it
-empty). `install_librarian` is what `hooks install --skills` and `enable` call.
-"""
+OpenCode also reads `~/.claude/skills` and `~/.agents/skills`, and warns "duplicate skill name" at
+a second copy. So Codex's goes to its own folder (read by Codex alone; the copy an older jacked
+wrote into `~/.agents/skills` is removed by codex's and opencode's install and uninstall, and
+status shows it `outdated`), and OpenCode's is Claude's copy whenever jacked's is there: that copy
+then says so (SHARED), OpenCode's own folder holds none, and uninstalling Claude's moves it back
+there. OpenCode reads one copy in every combination, order and uninstall (Cursor documents no
+skills folder, so it gets none).
+
+The file is jacked's when it holds MARKER: install writes or replaces only such a file (the same
+bytes are not rewritten) and leaves someone else's file of that name alone (`refused`); uninstall
+removes only jacked's file (and the folder, when that leaves it empty). `install_librarian` is
+what `hooks install --skills` and `enable` call.
+"""  # noqa: E501 - a Markdown table: its rows cannot wrap
 
 from __future__ import annotations
 
@@ -37,6 +44,10 @@ DESCRIPTION = (
     "expire and archive, review candidates. Use when the session brief says [librarian: ...] "
     "or when asked to tidy the vault."
 )
+SHARED = (
+    "<!-- OpenCode's copy too (it reads ~/.claude/skills): "
+    "`jacked memory hooks uninstall --skills claude` moves it to OpenCode's own folder -->"
+)
 MAX_BYTES = 256 * 1024
 
 
@@ -51,12 +62,16 @@ class Change:
 
 
 def skill_path(harness: str, environ: dict[str, str] | None = None) -> Path:
-    """Where `harness` reads the librarian skill for this person."""
+    """Where `harness` reads the librarian skill for this person (OpenCode: its own folder, which
+    holds it unless Claude's copy is jacked's: see `where`)."""
+    from jacked_vault.hooks import commands
+
     env = os.environ if environ is None else environ
     home = Path(env.get("HOME") or os.path.expanduser("~")).absolute()
+    if harness == "codex":
+        return commands.folder("codex", environ) / NAME / "SKILL.md"  # $CODEX_HOME/skills: Codex's alone
     folder = {
         "claude": home / ".claude" / "skills",
-        "codex": home / ".agents" / "skills",
         "opencode": Path(env.get("XDG_CONFIG_HOME") or home / ".config").absolute() / "opencode" / "skills",
     }.get(harness)
     if folder is None:
@@ -64,59 +79,158 @@ def skill_path(harness: str, environ: dict[str, str] | None = None) -> Path:
     return folder / NAME / "SKILL.md"
 
 
-def render(vault: Path | None = None) -> bytes:
-    """SKILL.md: the frontmatter, MARKER, then the template, its commands naming this install's
-    `jacked` (and the vault, when one was named)."""
+def dead_paths(harness: str, environ: dict[str, str] | None = None) -> list[Path]:
+    """Where an older jacked wrote Codex's copy (`~/.agents/skills`, read by OpenCode too): codex's
+    and opencode's install and uninstall remove jacked's file there."""
+    if harness not in ("codex", "opencode"):
+        return []
+    env = os.environ if environ is None else environ
+    home = Path(env.get("HOME") or os.path.expanduser("~")).absolute()
+    return [home / ".agents" / "skills" / NAME / "SKILL.md"]
+
+
+def install_paths(harness: str, environ: dict[str, str] | None = None) -> list[Path]:
+    """Every file installing or uninstalling `harness`'s skill may change (Claude's and OpenCode's
+    change each other's: OpenCode's copy is Claude's when that one is jacked's)."""
+    pair = ("claude", "opencode")
+    return [skill_path(h, environ) for h in (pair if harness in pair else (harness,))]
+
+
+def render(vault: Path | None = None, *, shared: bool = False) -> bytes:
+    """SKILL.md: the frontmatter, MARKER (and SHARED: Claude's copy serving OpenCode too), then the
+    template, its commands naming this install's `jacked` (and the vault, when one was named)."""
     from jacked_vault.hooks.launcher import jacked_argv
     from jacked_vault.resources import data_file
 
     command = shlex.join(jacked_argv() + ["memory"] + (["--vault", str(vault)] if vault is not None else []))
     body = data_file("templates", "librarian.md").read_text(encoding="utf-8").replace("jacked memory", command)
     front = f"---\nname: {NAME}\ndescription: {json.dumps(DESCRIPTION)}\n---\n\n"  # JSON: a YAML string
-    return f"{front}{MARKER}\n\n{body}".encode()
+    shared_line = f"{SHARED}\n" if shared else ""
+    return f"{front}{MARKER}\n{shared_line}\n{body}".encode()
 
 
 def _ours(data: bytes) -> bool:
     return MARKER.encode() in data
 
 
-def _install_one(path: Path, wanted: bytes) -> str:
+def _read(path: Path) -> bytes | None:
+    """The file's bytes, None when missing; b"" (never jacked's) when it is not a plain file."""
     try:
-        data = ownedfile.read(path, MAX_BYTES, own_folder=True)
+        return ownedfile.read(path, MAX_BYTES, own_folder=True)
     except VaultError:
-        return "refused"  # not a plain file: never followed nor replaced
+        return b""
+
+
+def _install_one(path: Path, wanted: bytes) -> str:
+    data = _read(path)
     return "refused" if data is not None and not _ours(data) else ownedfile.put(path, wanted, data)
+
+
+def _remove(path: Path) -> bool:
+    return ownedfile.remove(path, _ours, own_folder=True)
+
+
+@dataclass(frozen=True)
+class _Copies:
+    """jacked's copies of Claude and OpenCode, as they are now."""
+
+    claude: Path
+    opencode: Path
+    claude_ours: bool  # Claude's copy is jacked's
+    shared: bool  # ... and serves OpenCode too
+    opencode_ours: bool  # OpenCode's own copy is jacked's
+
+    @property
+    def opencode_installed(self) -> bool:
+        return self.shared or self.opencode_ours
+
+
+def _copies(environ: dict[str, str] | None) -> _Copies:
+    claude, opencode = skill_path("claude", environ), skill_path("opencode", environ)
+    data = _read(claude)
+    ours = data is not None and _ours(data)
+    own = _read(opencode)
+    shared = data is not None and ours and SHARED.encode() in data
+    return _Copies(claude, opencode, ours, shared, own is not None and _ours(own))
+
+
+def where(harness: str, environ: dict[str, str] | None = None) -> Path:
+    """The file holding `harness`'s copy: OpenCode's is Claude's when that one is jacked's."""
+    if harness == "opencode" and _copies(environ).claude_ours:
+        return skill_path("claude", environ)
+    return skill_path(harness, environ)
+
+
+def _install(harness: str, wanted: dict[bool, bytes], environ: dict[str, str] | None) -> Change:
+    now = _copies(environ)
+    if harness == "claude":
+        action = _install_one(now.claude, wanted[now.opencode_installed])
+        if action != "refused" and now.opencode_installed:
+            _remove(now.opencode)  # OpenCode reads Claude's copy now
+        return Change(harness, str(now.claude), action)
+    if harness == "opencode" and now.claude_ours:
+        action = _install_one(now.claude, wanted[True])
+        _remove(now.opencode)
+        return Change(harness, str(now.claude), action)
+    return Change(harness, str(skill_path(harness, environ)), _install_one(skill_path(harness, environ), wanted[False]))
 
 
 def install_librarian(
     harnesses: tuple[str, ...] = HARNESSES, vault: Path | None = None, environ: dict[str, str] | None = None
 ) -> list[Change]:
-    """Write the skill for each harness; a foreign file of that name is left alone (`refused`)."""
-    wanted = render(vault)
-    return [Change(h, str(skill_path(h, environ)), _install_one(skill_path(h, environ), wanted)) for h in harnesses]
+    """Write the skill for each harness (and remove jacked's dead copies); a foreign file of that
+    name is left alone (`refused`)."""
+    wanted = {shared: render(vault, shared=shared) for shared in (False, True)}
+    out = []
+    for harness in harnesses:
+        out.append(_install(harness, wanted, environ))
+        out += _remove_dead(harness, environ)
+    return out
 
 
 def uninstall_librarian(harnesses: tuple[str, ...] = HARNESSES, environ: dict[str, str] | None = None) -> list[Change]:
-    """Remove jacked's skill file for each harness (and its folder when that leaves it empty)."""
+    """Remove jacked's skill file for each harness (and its folder when that leaves it empty, and
+    jacked's dead copies). Claude's copy serving OpenCode too: uninstalling OpenCode's makes it
+    Claude's alone (first, so that both going moves nothing), uninstalling Claude's moves
+    OpenCode's to its own folder."""
     out = []
-    for harness in harnesses:
-        path = skill_path(harness, environ)
-        out.append(
-            Change(harness, str(path), "removed" if ownedfile.remove(path, _ours, own_folder=True) else "absent")
-        )
+    for harness in sorted(harnesses, key=lambda h: h != "opencode"):
+        out.append(_uninstall(harness, environ))
+        out += _remove_dead(harness, environ)
     return out
+
+
+def _uninstall(harness: str, environ: dict[str, str] | None) -> Change:
+    now = _copies(environ)
+    if now.shared and harness in ("claude", "opencode"):
+        data = _read(now.claude) or b""
+        alone = data.replace(SHARED.encode() + b"\n", b"")
+        if harness == "opencode":
+            ownedfile.put(now.claude, alone, data)
+            return Change(harness, str(now.claude), "removed")
+        _install_one(now.opencode, alone)
+    path = skill_path(harness, environ)
+    return Change(harness, str(path), "removed" if _remove(path) else "absent")
+
+
+def _remove_dead(harness: str, environ: dict[str, str] | None) -> list[Change]:
+    return [Change(harness, str(p), "removed") for p in dead_paths(harness, environ) if _remove(p)]
 
 
 def librarian_status(
     harnesses: tuple[str, ...] = HARNESSES, vault: Path | None = None, environ: dict[str, str] | None = None
 ) -> list[dict]:
-    """Per harness: installed (as install would write it), outdated, absent or foreign."""
-    wanted = render(vault)
-    return [
-        {
-            "harness": h,
-            "path": str(skill_path(h, environ)),
-            "state": ownedfile.state(skill_path(h, environ), wanted, _ours, own_folder=True),
-        }
-        for h in harnesses
-    ]
+    """Per harness: installed (as install would write it), outdated, absent or foreign; a dead copy
+    of jacked's is listed as outdated (install removes it)."""
+    rows = []
+    for harness in harnesses:
+        now = _copies(environ)
+        path = where(harness, environ)
+        shared = path == now.claude and (harness == "opencode" or now.opencode_installed)
+        state = ownedfile.state(path, render(vault, shared=shared), _ours, own_folder=True)
+        rows.append({"harness": harness, "path": str(path), "state": state})
+        dead = [
+            p for p in dead_paths(harness, environ) if ownedfile.state(p, b"", _ours, own_folder=True) == "outdated"
+        ]
+        rows += [{"harness": harness, "path": str(p), "state": "outdated"} for p in dead]
+    return rows
