@@ -176,7 +176,7 @@ def _query(text: str, loose: bool = False) -> Query:
         else:
             content = [part for part in parts if part not in STOPWORDS] or parts
             kept = [(stem(part), len(part) > FRAGMENT) for part in content]
-            whole = stem("".join(parts))
+            whole = _word_terms(word)[-1]  # the joined term, exactly as a note holding the word has it
             wholes[whole] = tuple(term for term, _ in kept)
             units = [*kept, (whole, True)]
         for term, anchor in units:
