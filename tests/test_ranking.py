@@ -138,10 +138,11 @@ def test_porter_stems_exactly_like_sqlite():
 
 
 def test_analyser_splits_identifiers_and_folds_case_and_accents():
+    # a split word is its parts and then the whole, joined (issue 33.1: `formdataparser` finds it)
     assert analyse("parse_form_data FormDataParser HTTPServer rfc2231 Café naïve") == [
-        "pars", "form", "data", "form", "data", "parser", "http", "server", "rfc", "2231", "cafe", "naiv",
+        "pars", "form", "data", "parseformdata", "form", "data", "parser", "formdatapars", "http", "server",
+        "httpserver", "rfc", "2231", "rfc2231", "cafe", "naiv",
     ]  # fmt: skip
-    # a word split into a fragment of one or two characters is a term whole too (issue 18.16)
     assert analyse("Hunter2 SQLite x509") == ["hunter", "2", "hunter2", "sq", "lite", "sqlite", "x", "509", "x509"]
     assert analyse("commit a3dff80 token tok0x1") == ["commit", "a3dff80", "token", "tok0x1"]  # ids stay whole
     assert analyse("Søren Straße Łódź") == ["soren", "strass", "lodz"]  # transliterated like file names
@@ -149,10 +150,22 @@ def test_analyser_splits_identifiers_and_folds_case_and_accents():
 
 def test_split_off_fragments_make_no_candidate_on_their_own():
     """Issue 18.16: `Hunter2` is hunter, 2 and hunter2; the fragment 2 only scores."""
-    terms, anchors = ranking._query("Hunter2 x509 v2")
+    terms, anchors, wholes = ranking._query("Hunter2 x509 v2")
     assert terms == ["hunter", "2", "hunter2", "x", "509", "x509", "v", "v2"]
     assert anchors == ["hunter", "hunter2", "509", "x509", "v2"]
-    assert ranking._query("2") == (["2"], ["2"])  # a whole word is never a fragment
+    assert wholes == {"hunter2": ("hunter", "2"), "x509": ("x", "509"), "v2": ("v", "2")}
+    assert ranking._query("2") == (["2"], ["2"], {})  # a whole word is never a fragment
+
+
+def test_a_split_query_word_scores_as_its_parts_or_its_whole_never_both():
+    """Issue 33.1: `PagerDuty` in a query is pager, duti and pagerduti; a note holding all three
+    scores what `pager duty` or `pagerduty` alone would give it, whichever is more."""
+    query = ranking._query("PagerDuty out-of-band")
+    assert query.wholes == {"pagerduti": ("pager", "duti"), "outofband": ("band",)}  # stopword parts dropped
+    stats = ranking.Stats(10, (4.0, 1.0, 8.0), {"pager": 2, "duti": 3, "pagerduti": 1, "band": 4, "outofband": 1})
+    held = ("alerts pager duti pagerduti", "", "")
+    split, joined = ranking._query("pager duty out-of-band"), ranking._query("pagerduty out-of-band")
+    assert stats.bm25f(query, held) == max(stats.bm25f(split, held), stats.bm25f(joined, held)) > 0
 
 
 def test_a_split_off_digit_does_not_find_unrelated_notes(ctx: Context):

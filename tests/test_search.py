@@ -288,6 +288,20 @@ def test_an_index_made_by_older_rules_is_rebuilt_with_todays_terms(ctx: Context)
     assert _ids(ctx, "数据库") == [hit.note.id]
 
 
+def test_an_index_without_joined_compounds_is_rebuilt(ctx: Context):
+    """Issue 33.1: compounds are indexed joined too (PagerDuty: pager duti pagerduti), so an index
+    file holding only the parts and an older schema mark is built afresh: `pagerduty` finds it."""
+    import sqlite3
+
+    hit = _add(ctx, "Alerts go to PagerDuty", body="the rota")
+    db = sqlite3.connect(ctx.vault.state / "index.sqlite")
+    with db:
+        db.execute("UPDATE docs_terms SET title = 'alert go to pager duti'")  # what the old analyser stored
+        db.execute("UPDATE meta SET value = 'older-rules' WHERE key = 'schema'")
+    db.close()
+    assert _ids(ctx, "pagerduty") == [hit.note.id]
+
+
 def test_names_and_search_spell_latin_letters_in_ascii(ctx: Context):
     """Issue 18.17: `Søren` made the file `sren-…md` and `Soren` did not find it."""
     hit = _add(ctx, "Søren and Łukasz pick Straße naming", body="Þór reviewed it")

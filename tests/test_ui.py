@@ -26,6 +26,7 @@ from tests.helpers.state import state_dir
 
 from conftest import cli_env, git, run_cli, write_machine_config
 from helpers.ui_world import BASE, PORT, TOKEN, UiWorld, build_ui_world, page_client, session_start
+from helpers.ui_world import page_hits as _hits  # the page's hits, in order
 from jacked_vault.recall.overview import MIN_CHART_WEEKS
 
 BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
@@ -96,10 +97,6 @@ def test_overview_counts_every_origin_and_status():
     from jacked_vault.recall.overview import SOURCE_OF_ORIGIN, SOURCES
 
     assert set(SOURCE_OF_ORIGIN) == set(ORIGINS) and set(SOURCE_OF_ORIGIN.values()) <= set(SOURCES)
-
-
-def _hits(html: str) -> dict[str, str]:
-    return dict(re.findall(r'<li class="hit" data-id="([^"]+)">(.*?)</li>', html, re.S))
 
 
 def test_search_ranks_as_the_cli_does_with_every_filter(world: UiWorld, client):

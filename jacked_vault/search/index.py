@@ -136,8 +136,9 @@ CREATE TABLE IF NOT EXISTS verdicts(key BLOB PRIMARY KEY) WITHOUT ROWID;
 
 # What goes into a row (summaries, which files are searched); bump it when that changes.
 INDEX_RULES = (
-    "3: summaries skip header blocks; rolled day files not searched; recent.md and archive.md dated by their newest "
-    "day; terms: split words kept whole, CJK bigrams, Latin letters spelled in ASCII (issue 18.16, 18.17)"
+    "4: summaries skip header blocks; rolled day files not searched; recent.md and archive.md dated by their newest "
+    "day; terms: CJK bigrams, Latin letters spelled in ASCII (issue 18.16, 18.17), camelCase, snake_case and "
+    "kebab-case words split and also kept joined (issue 33.1)"
 )
 # Any change to the DDL or the rules changes the version, so an old index file is rebuilt, never half-migrated.
 SCHEMA_VERSION = hashlib.sha256((_DDL + INDEX_RULES).encode()).hexdigest()[:16]

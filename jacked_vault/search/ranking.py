@@ -1,28 +1,32 @@
 """Lexical ranking: one analyser for notes and queries, BM25F over FTS5 candidates.
 
 Every document is analysed into terms per field (title, tags, body): words split at anything
-not a letter or digit and at camelCase/letter-digit boundaries (`rfc2231` is rfc and 2231), the
-whole word kept as a term too when a part has one or two characters (`Hunter2` is hunter, 2
-and hunter2; `SQLite` is sq, lite and sqlite, so `sqlite` finds it), lowercased, diacritics
-removed and other Latin letters spelled in ASCII (`Søren` is soren, as in file names),
-Porter-stemmed. Unspaced Chinese and Japanese (and Korean) runs are cut into overlapping
-character bigrams, plus the run's last character alone (`数据库` is 数据 据库 库). Those terms are
-kept in `docs_terms` (an FTS5 table of analysed text, `ascii` tokenizer: non-ASCII characters
-are token characters, so a bigram is one token) with the collection's field totals in
-`terms_stats` (both declared in index.py's DDL), maintained with each add and removal.
+not a letter, digit, `_` or `-`, and within a word at `_`, `-` and camelCase/letter-digit
+boundaries (`rfc2231` is rfc and 2231), a word so split kept joined as a term too (`PagerDuty`
+is pager, duty and pagerduty; `retry_budget` is retry, budget and retrybudget: every spelling
+finds it), lowercased, diacritics removed and other Latin letters spelled in ASCII (`Søren` is
+soren, as in file names), Porter-stemmed. Unspaced Chinese and Japanese (and Korean) runs are
+cut into overlapping character bigrams, plus the run's last character alone (`数据库` is 数据 据库
+库). Those terms are kept in `docs_terms` (an FTS5 table of analysed text, `ascii` tokenizer:
+non-ASCII characters are token characters, so a bigram is one token) with the collection's
+field totals in `terms_stats` (both declared in index.py's DDL), maintained with each add and
+removal.
 
 A query is analysed the same way, stopwords dropped (unless nothing else is left), into terms:
 a CJK run becomes the phrase of its bigrams (`数据 据库`: the characters in that order) or, one
 character alone, the prefix `猫*` (every bigram starting with it, or the run's last character);
-a split word's fragments of one or two characters (the `2` of `Hunter2`) only add to the score
-of a document found by another term, never make it a candidate. FTS5 picks the candidates
-holding any other term, ranked by its bm25(); the best `CANDIDATES` are re-scored with BM25F,
-where each field is length-normalised against its own average before the fields are weighted,
-so one long body cannot swamp a short title match. The work stays bounded at any vault size:
-bm25() ranks at most about `FULL_RANK_MAX` matches (past that, the newest-indexed: a window
-of rowids), and a term's document frequency is counted up to `DF_EXACT` documents, past that
-estimated from its share of the newest ones. A CJK phrase nothing holds is tried again as
-its separate bigrams (an unspaced sentence finds the notes sharing most of it).
+a split word is its parts but the stopwords and its whole joined, and scores as the one or the
+other, whichever is more (`GitHub` finds a note that wrote `github`, and a note holding
+`GitHub` gains nothing from matching it twice); its fragments of one or two characters (the
+`2` of `Hunter2`) only add to the score of a document found by another term, never make it a
+candidate. FTS5 picks the candidates holding any other term, ranked by its bm25(); the best
+`CANDIDATES` are re-scored with BM25F, where each field is length-normalised against its own
+average before the fields are weighted, so one long body cannot swamp a short title match.
+The work stays bounded at any vault size: bm25() ranks at most about `FULL_RANK_MAX` matches
+(past that, the newest-indexed: a window of rowids), and a term's document frequency is
+counted up to `DF_EXACT` documents, past that estimated from its share of the newest ones. A
+CJK phrase nothing holds is tried again as its separate bigrams (an unspaced sentence finds the
+notes sharing most of it).
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ import re
 import sqlite3
 import unicodedata
 from functools import cache, lru_cache
+from typing import NamedTuple
 
 from jacked_vault.document.ids import LETTERS
 from jacked_vault.search.entries import MARK
@@ -69,7 +74,7 @@ _CJK_RANGES = (
     "\u3005-\u3007\u3041-\u3096\u309d-\u309f\u30a1-\u30fa\u30fc-\u30ff\u31f0-\u31ff"
     "\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7a3\uf900-\ufaff\U00020000-\U0003134f"
 )
-_WORD_ASCII = re.compile(r"[^\W_]+")
+_WORD_ASCII = re.compile(r"[^\W_]+(?:[-_]+[^\W_]+)*")  # a snake_case or kebab-case word is one
 
 
 @cache
@@ -81,7 +86,7 @@ def _cjk() -> re.Pattern[str]:
 @cache
 def _word() -> re.Pattern[str]:
     """A CJK run, or a run of other letters and digits (compiled on first use, as `_cjk`)."""
-    return re.compile(f"[{_CJK_RANGES}]+|[^\\W_{_CJK_RANGES}]+")
+    return re.compile(f"[{_CJK_RANGES}]+|[^\\W_{_CJK_RANGES}]+(?:[-_]+[^\\W_{_CJK_RANGES}]+)*")
 
 
 def _is_cjk(word: str) -> bool:
@@ -91,24 +96,31 @@ def _is_cjk(word: str) -> bool:
 _KANA_MARKS = "\u3099\u309a"  # the voicing marks NFKD takes off デ, パ (and half-width ﾃﾞ): put back by NFC
 _PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 _OPAQUE = re.compile(r"[A-Za-z][0-9]+[A-Za-z]|[0-9][A-Za-z]+[0-9]")  # letters and digits alternate twice: an id, a hash
+_JOINERS = re.compile(r"[-_]+")  # what joins a snake_case or kebab-case word
 FRAGMENT = 2  # a split-off part this short (the `2` of `Hunter2`, the `v` of `v2`) makes no candidate
 
 
 @lru_cache(maxsize=65536)
+def _parts(word: str) -> tuple[str, ...]:
+    """A non-CJK word's parts, lowercased: split at `_` and `-` and at camelCase / letter-digit
+    boundaries (retry_budget, PagerDuty, rfc2231); a non-ASCII piece or an opaque one (a3dff80,
+    tok0x1) stays whole."""
+    return tuple(
+        part.lower()
+        for piece in _JOINERS.split(word)
+        for part in (_PART.findall(piece) if piece.isascii() and not _OPAQUE.search(piece) else [piece])
+    )
+
+
+@lru_cache(maxsize=65536)
 def _word_terms(word: str) -> tuple[str, ...]:
-    """Terms of one word: its camelCase / letter-digit parts (rfc2231, revindex0), and then the
-    whole word if a part is a fragment (Hunter2, SQLite, x509), lowercased and stemmed; a
-    non-ASCII word or an opaque one (a3dff80, tok0x1) stays whole; a CJK run is its overlapping
-    bigrams and its last character."""
+    """Terms of one word as a note holds it, stemmed: its parts, then the whole word joined when
+    it has more than one (PagerDuty is pager, duti and pagerduti: `pagerduty` and `pager duty`
+    both find it); a CJK run is its overlapping bigrams and its last character."""
     if _is_cjk(word):
         return (*(word[i : i + 2] for i in range(len(word) - 1)), word[-1])
-    parts = _PART.findall(word) if word.isascii() and not _OPAQUE.search(word) else []
-    if len(parts) > 1:
-        terms = tuple(stem(part.lower()) for part in parts)
-        # A part this short cannot stand for the word (the `2` of Hunter2, the `sq` of SQLite): the
-        # whole word is a term too. Only then: more terms per identifier cost retrieval quality.
-        return (*terms, stem(word.lower())) if any(len(term) <= FRAGMENT for term in terms) else terms
-    return (stem(word.lower()),)
+    parts = _parts(word)
+    return (*map(stem, parts), stem("".join(parts))) if len(parts) > 1 else (stem(parts[0]),)
 
 
 def _words(text: str) -> list[str]:
@@ -132,11 +144,23 @@ def _content_words(text: str) -> list[str]:
     return [w for w in words if w.lower() not in STOPWORDS] or words
 
 
-def _query(text: str, loose: bool = False) -> tuple[list[str], list[str]]:
-    """(terms, anchors) of a query: its distinct terms, and those that may make a candidate (all
-    but the fragments of split words). A CJK run is one term, the phrase of its bigrams
-    (`数据 据库`), or for one character the prefix `猫*`; `loose`: its bigrams apart."""
+class Query(NamedTuple):
+    """A query's distinct terms, those that may make a candidate (all but the fragments of split
+    words), and each split word's joined term with its parts' terms (one word: BM25F counts
+    whichever of the two scores more)."""
+
+    terms: list[str]
+    anchors: list[str]
+    wholes: dict[str, tuple[str, ...]]
+
+
+def _query(text: str, loose: bool = False) -> Query:
+    """The `Query` of a text. A CJK run is one term, the phrase of its bigrams (`数据 据库`), or
+    for one character the prefix `猫*`; `loose`: its bigrams apart. A split word is its parts
+    but the stopwords (`out-of-band`: band), a part of one or two characters not an anchor,
+    and its whole joined (outofband)."""
     found: dict[str, bool] = {}  # term -> anchors
+    wholes: dict[str, tuple[str, ...]] = {}
     for word in _content_words(text):
         if _is_cjk(word):
             bigrams = [word[i : i + 2] for i in range(len(word) - 1)]
@@ -147,17 +171,22 @@ def _query(text: str, loose: bool = False) -> tuple[list[str], list[str]]:
                 if loose
                 else [(" ".join(bigrams), True)]
             )
+        elif len(parts := _parts(word)) == 1:
+            units = [(stem(parts[0]), True)]
         else:
-            terms = _word_terms(word)
-            units = [(t, len(terms) == 1 or t == terms[-1] or len(t) > FRAGMENT) for t in terms]
+            content = [part for part in parts if part not in STOPWORDS] or parts
+            kept = [(stem(part), len(part) > FRAGMENT) for part in content]
+            whole = _word_terms(word)[-1]  # the joined term, exactly as a note holding the word has it
+            wholes[whole] = tuple(term for term, _ in kept)
+            units = [*kept, (whole, True)]
         for term, anchor in units:
             found[term] = found.get(term, False) or anchor
-    return list(found), [term for term, anchor in found.items() if anchor]
+    return Query(list(found), [term for term, anchor in found.items() if anchor], wholes)
 
 
 def query_terms(text: str) -> list[str]:
     """The distinct terms of a query's content words."""
-    return _query(text)[0]
+    return _query(text).terms
 
 
 # -- keeping the analysed fields and their totals ---------------------------------------------
@@ -198,21 +227,21 @@ def search(
     `columns` are read from `docs d` and start with d.rowid. Equal scores: the `prefer` group
     first, then the newest `updated_at`, then id.
     """
-    terms, anchors = _query(text)
-    if not terms:
+    query = _query(text)
+    if not query.terms:
         return []
     count = max(CANDIDATES, 2 * limit)
-    stats, rowids = _find(db, terms, anchors, where, params, count, limit)
-    if not rowids and any(" " in term for term in terms):  # no CJK phrase found: its bigrams apart
-        terms, anchors = _query(text, loose=True)
-        stats, rowids = _find(db, terms, anchors, where, params, count, limit)
+    stats, rowids = _find(db, query.terms, query.anchors, where, params, count, limit)
+    if not rowids and any(" " in term for term in query.terms):  # no CJK phrase found: its bigrams apart
+        query = _query(text, loose=True)
+        stats, rowids = _find(db, query.terms, query.anchors, where, params, count, limit)
     rows = db.execute(
         f"SELECT t.title, t.tags, t.body, d.grp IS ?, d.updated_at, d.id, {columns}"
         f" FROM docs d JOIN docs_terms t ON t.rowid = d.rowid WHERE d.rowid IN ({','.join('?' * len(rowids))})",
         (prefer, *rowids),
     ).fetchall()
     scored = [
-        (round(stats.bm25f(terms, row[:3]), 6), *row[3:]) for row in rows
+        (round(stats.bm25f(query, row[:3]), 6), *row[3:]) for row in rows
     ]  # (score, preferred, updated_at, id, rowid, …)
     scored.sort(key=lambda r: r[3])
     scored.sort(key=lambda r: r[2], reverse=True)
@@ -333,15 +362,18 @@ class Stats:
         """The terms that make a candidate: a document holding only common terms is a weak match."""
         return [t for t in terms if self.df[t] <= max(self.docs * COMMON, CANDIDATES)] or terms
 
-    def bm25f(self, terms: list[str], fields: tuple[str, str, str]) -> float:
-        """BM25F of analysed (title, tags, body): per-field length-normalised, weighted term counts, then saturated."""
-        weighted = dict.fromkeys(terms, 0.0)
+    def bm25f(self, query: Query, fields: tuple[str, str, str]) -> float:
+        """BM25F of analysed (title, tags, body): per-field length-normalised, weighted term counts,
+        then saturated; a split word scores as its parts or as its whole, whichever is more."""
+        weighted = dict.fromkeys(query.terms, 0.0)
         for text, weight, b, average in zip(fields, WEIGHTS, LENGTH_NORM, self.averages, strict=True):
             tokens = text.split()
             norm = weight / (1 - b + b * len(tokens) / average) if average else weight
-            for term in terms:
+            for term in query.terms:
                 weighted[term] += _count(tokens, term) * norm
-        return sum(self._idf(term) * tf / (K1 + tf) for term, tf in weighted.items() if tf)
+        score = {term: self._idf(term) * tf / (K1 + tf) for term, tf in weighted.items() if tf}
+        split = [max(score.pop(w, 0.0), sum(score.pop(p, 0.0) for p in parts)) for w, parts in query.wholes.items()]
+        return sum(split) + sum(score.values())
 
     def _idf(self, term: str) -> float:
         return math.log(1 + (self.docs - self.df[term] + 0.5) / (self.df[term] + 0.5))

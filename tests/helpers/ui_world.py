@@ -6,6 +6,7 @@ and a commit subject with an RTL override (a note's own text cannot hold one: th
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from dataclasses import dataclass, field
@@ -155,6 +156,11 @@ def session_start(w: UiWorld, harness: str = "claude") -> str:
 PORT = 8765
 TOKEN = "test-token-" + "x" * 32
 BASE = f"http://127.0.0.1:{PORT}"
+
+
+def page_hits(html: str) -> dict[str, str]:
+    """The hits of a page's search result list, in order: note id -> the hit's HTML."""
+    return dict(re.findall(r'<li class="hit" data-id="([^"]+)">(.*?)</li>', html, re.S))
 
 
 def page_client(vault: Path, cwd: Path, *, login: bool = True, base: str = BASE, port: int = PORT):
