@@ -142,12 +142,14 @@ def test_forget_after_a_push_says_force_push_and_every_clone_re_clones(tmp_path:
     assert status["notes"] == 0
 
 
-def test_forget_is_for_a_person_at_the_cli_only(tmp_path: Path):
-    """No MCP tool forgets; an unknown id is NOT_FOUND and writes nothing."""
+def test_forget_is_for_a_person_only(tmp_path: Path):
+    """A person forgets, at the CLI or on the review page (issue 33.20); no MCP tool or hook does;
+    an unknown id is NOT_FOUND and writes nothing."""
     from jacked_vault.registry import DOORS
 
     [door] = [d for d in DOORS if d.name == "forget"]
-    assert door.via == ("memory forget",) and door.functions == ("jacked_vault.write.forget:forget",)
+    assert door.via == ("memory forget", "ui:POST /note/{id}/forget")
+    assert door.functions == ("jacked_vault.write.forget:forget",)
     vault = _vault(tmp_path)
     head = git(vault, "rev-parse", "HEAD")
     missing = run_cli("memory", "forget", "mem_20260101_nothere", "--json", vault=vault)

@@ -923,6 +923,8 @@ def mark_ui(case: str) -> Marked:
             assert w.problem_path in seen.outputs["overview"] and "JACKED_MEMORY_INCOMPLETE" in seen.asked["note"]
             return
         note = _ui_note(seen)
+        assert all(m.startswith("now: ") for m in marks), marks  # the note's state now, beside old commits
+        marks = [m.removeprefix("now: ") for m in marks]
         if case == "other-harness":
             assert (
                 hit is not None and "for codex" in hit and "for codex" in note and all("for codex" in m for m in marks)
