@@ -28,6 +28,7 @@ NOTES = {
     "werkzeug.routing": ("URL rules come from werkzeug.routing", "Converters are registered once."),
     "main.py": ("The entry point is src/app/main.py", "It reads the settings first."),
     "flaky tests": ("Quarantine flaky tests", "They run in a separate job."),
+    "statuspage": ("Incidents are posted on statuspage", "Customers subscribe to it."),  # joined, lowercase
     # neighbours sharing a part of a compound: a spelling must still rank its own note first
     "pager": ("Old pager hardware", "The pager is kept in the drawer."),
     "budget": ("Cloud budget alarms", "Finance reviews the monthly budget."),
@@ -44,6 +45,7 @@ SPELLINGS = {
     "werkzeug.routing": ["werkzeug.routing", "WERKZEUG.ROUTING", "Werkzeug.Routing", "werkzeug routing", "routing"],
     "main.py": ["src/app/main.py", "app/main.py", "main.py", "MAIN.PY"],
     "flaky tests": ["flaky tests", "flaky test", "Flaky Tests", "FLAKY TEST", "flaky-tests"],
+    "statuspage": ["statuspage", "StatusPage", "status page", "Status Page", "status-page", "STATUS_PAGE"],
 }
 
 

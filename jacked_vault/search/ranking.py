@@ -36,6 +36,7 @@ import re
 import sqlite3
 import unicodedata
 from functools import cache, lru_cache
+from itertools import pairwise
 from typing import NamedTuple
 
 from jacked_vault.document.ids import LETTERS
@@ -158,10 +159,12 @@ def _query(text: str, loose: bool = False) -> Query:
     """The `Query` of a text. A CJK run is one term, the phrase of its bigrams (`数据 据库`), or
     for one character the prefix `猫*`; `loose`: its bigrams apart. A split word is its parts
     but the stopwords (`out-of-band`: band), a part of one or two characters not an anchor,
-    and its whole joined (outofband)."""
+    and its whole joined (outofband); so are two neighbouring words of a short query (`status
+    page`: statuspag), each pair scored as its parts or its whole."""
     found: dict[str, bool] = {}  # term -> anchors
     wholes: dict[str, tuple[str, ...]] = {}
-    for word in _content_words(text):
+    words = _content_words(text)
+    for word in words:
         if _is_cjk(word):
             bigrams = [word[i : i + 2] for i in range(len(word) - 1)]
             units = (
@@ -181,7 +184,24 @@ def _query(text: str, loose: bool = False) -> Query:
             units = [*kept, (whole, True)]
         for term, anchor in units:
             found[term] = found.get(term, False) or anchor
+    for first, second in _compound_pairs(words):  # `status page` finds a note that says `statuspage`
+        whole = _word_terms(first + second)[-1]
+        if whole not in found:
+            wholes[whole] = (stem(first), stem(second))
+            found[whole] = True
     return Query(list(found), [term for term, anchor in found.items() if anchor], wholes)
+
+
+MAX_PAIRED_WORDS = 4  # a compound typed apart is a short query: longer ones are sentences
+
+
+def _compound_pairs(words: list[str]) -> list[tuple[str, str]]:
+    """Neighbouring plain words of a short query that may be one compound typed apart (`pager
+    duty`), lower-cased; none in a query of more than MAX_PAIRED_WORDS words."""
+    if len(words) > MAX_PAIRED_WORDS:
+        return []
+    plain = [w.lower() if w.isascii() and w.isalpha() and len(w) > FRAGMENT else None for w in words]
+    return [(a, b) for a, b in pairwise(plain) if a is not None and b is not None and a != b]
 
 
 def query_terms(text: str) -> list[str]:
@@ -253,8 +273,12 @@ def search(
 def _find(
     db: sqlite3.Connection, terms: list[str], anchors: list[str], where: str, params: list, count: int, limit: int
 ) -> tuple[Stats, list[int]]:
-    """The statistics of `terms` and the candidates `anchors` find (see `_candidates`)."""
+    """The statistics of `terms` and the candidates `anchors` find (see `_candidates`); an anchor
+    no document holds (the joined form of two query words, mostly) finds nothing and is left out."""
     stats = Stats.read(db, terms)
+    anchors = [term for term in anchors if stats.df[term]]
+    if not anchors:
+        return stats, []
     selective = stats.selective(anchors)
     ranked = selective != anchors or sum(stats.df[t] for t in anchors) <= FULL_RANK_MAX
     rowids = _candidates(db, selective, where, params, count, stats, ranked=ranked)
