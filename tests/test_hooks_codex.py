@@ -29,10 +29,10 @@ from jacked_vault.errors import VaultError
 from jacked_vault.hooks import codex
 from tests.helpers.state import state_dir
 from helpers import capture as capture_world
+from helpers.codex_model import codex_offline
 from helpers.capture import INJECTION, SENTENCE, TOKEN, Env
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "codex"
-FAKES = Path(__file__).resolve().parent / "fakes"
 env = capture_world.env  # the fixture: a vault, a code repo, no real `claude` on PATH
 REAL = {  # fixture -> (session id, the person's messages, the file apply_patch wrote)
     "rollout-0.171.0.jsonl": (
@@ -606,22 +606,8 @@ def test_the_real_codex_runs_the_installed_hooks(tmp_path: Path):
     run_cli("memory", "init", "--no-scan", vault=vault)
     repo.mkdir()
     make_repo(repo, "git@github.com:acme/api.git")
-    codex_home.mkdir()
     model_log = tmp_path / "model.log"
-    model = subprocess.Popen(
-        [sys.executable, str(FAKES / "codex_model.py"), "0"],
-        stdout=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "CODEX_MODEL_LOG": str(model_log)},
-    )
-    try:
-        port = int(model.stdout.readline())
-        (codex_home / "config.toml").write_text(
-            "# offline: the model is tests/fakes/codex_model.py\n"
-            'model = "gpt-5.5"\nmodel_provider = "fake"\n\n'
-            f'[model_providers.fake]\nname = "fake"\nbase_url = "http://127.0.0.1:{port}/v1"\nwire_api = "responses"\n'
-            "requires_openai_auth = false\nsupports_websockets = false\n"
-        )
+    with codex_offline(codex_home, model_log):
         env = {"CODEX_HOME": str(codex_home)}
         installed = run_cli("memory", "hooks", "install", "--codex", "--vault", str(vault), vault=vault, **env)
         assert installed.code == 0, installed.err
@@ -645,9 +631,6 @@ def test_the_real_codex_runs_the_installed_hooks(tmp_path: Path):
             assert "hook: SessionStart Completed" in proc.stderr and "hook: Stop Completed" in proc.stderr, proc.stderr[
                 -2000:
             ]
-    finally:
-        model.terminate()
-        model.wait(timeout=10)
     log = (state_dir(vault) / "log").read_text()
     assert log.count("hook=session-start brief") == 3 and log.count("hook=session-end queued") == 3
     requests = model_log.read_text()

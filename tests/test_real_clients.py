@@ -28,6 +28,7 @@ from pathlib import Path
 
 import pytest
 from conftest import cli_env, make_repo, run_cli
+from helpers.codex_model import codex_offline
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SERVER = [sys.executable, "-m", "jacked_vault.mcp"]
@@ -55,7 +56,6 @@ OPENCODE_MISSING = (
     "or set JACKED_TEST_OPENCODE)"
 )
 NODE = shutil.which("node")
-FAKES = REPO_ROOT / "tests" / "fakes"
 
 
 def _ts_sdk() -> str | None:
@@ -352,21 +352,8 @@ def test_codex_loads_the_remember_skill_and_a_note_saved_through_it_records_code
     prescribes), and the note lands with `source_harness: codex`."""
     tmp, vault, repo = world
     codex_home = tmp / "codex-home"
-    codex_home.mkdir()
     model_log = tmp / "model.log"
-    model = subprocess.Popen(
-        [sys.executable, str(FAKES / "codex_model.py"), "0"],
-        stdout=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "CODEX_MODEL_LOG": str(model_log)},
-    )
-    try:
-        port = int(model.stdout.readline())
-        (codex_home / "config.toml").write_text(
-            'model = "gpt-5.5"\nmodel_provider = "fake"\n\n[model_providers.fake]\nname = "fake"\n'
-            f'base_url = "http://127.0.0.1:{port}/v1"\nwire_api = "responses"\n'
-            "requires_openai_auth = false\nsupports_websockets = false\n"
-        )
+    with codex_offline(codex_home, model_log):
         env = {"CODEX_HOME": str(codex_home), "HOME": str(tmp)}
         installed = run_cli(
             "memory", "hooks", "install", "--commands", "codex", "--vault", str(vault), vault=vault, **env
@@ -382,9 +369,6 @@ def test_codex_loads_the_remember_skill_and_a_note_saved_through_it_records_code
             stdin=subprocess.DEVNULL,
         )
         assert done.returncode == 0, done.stderr[-2000:]
-    finally:
-        model.terminate()
-        model.wait(timeout=10)
     requests = model_log.read_text()
     assert "<name>remember</name>" in requests and "--harness codex" in requests  # the skill reached the model
     found = run_cli("memory", "search", "Saved through a Codex skill", "--json", vault=vault, cwd=repo)
