@@ -766,17 +766,78 @@ def test_fast_schema_check_is_never_laxer_than_jsonschema(data):
         assert _validator().is_valid(fields)
 
 
-def test_the_shipped_fast_check_was_generated_from_this_schema():
-    """`_note_check.py` is generated (no fastjsonschema import or compile per process); it must
-    follow the schema: same digest, and byte for byte what this fastjsonschema generates."""
+@pytest.mark.parametrize("schema", ["note.schema.json", "vault.schema.json", "config.schema.json"])
+def test_the_shipped_fast_check_was_generated_from_this_schema(schema: str):
+    """`_note_check.py` (and the vault.json and machine config checks, issue 34.5) are generated
+    (no fastjsonschema import or compile per process); each must follow its schema: same digest,
+    and byte for byte what this fastjsonschema generates."""
     import fastjsonschema
 
     from jacked_vault.document import validate
 
-    shipped = validate.FAST_CHECK_MODULE.read_text(encoding="utf-8")
-    assert f"(sha256 {validate.schema_digest()})" in shipped.splitlines()[0], "regenerate: see the file's header"
+    shipped = validate.fast_check_module(schema).read_text(encoding="utf-8")
+    assert f"(sha256 {validate.schema_digest(schema)})" in shipped.splitlines()[0], "regenerate: see the file's header"
     if f'VERSION = "{fastjsonschema.VERSION}"' in shipped:
-        assert shipped == validate.fast_check_source()
+        assert shipped == validate.fast_check_source(schema)
+
+
+# A valid document of each configuration schema, and values to put anywhere in it.
+_CONFIGS = {
+    "vault.schema.json": {
+        "version": 1,
+        "roots": ["~/code"],
+        "groups": {"api": {"repos": ["github.com/acme/api"]}},
+        "settings": {"sync": {"push": "manual"}, "lock_timeout_s": 5, "writes": {"agents": "candidate"}},
+    },
+    "config.schema.json": {
+        "version": 1,
+        "roots": ["~/src"],
+        "settings": {"author": {"name": "Ada", "email": "ada@x"}, "librarian": {"added": 20},
+                     "review": {"allowed_signers": "/home/ada/.ssh/allowed_signers"}},
+    },
+}  # fmt: skip
+_CONFIG_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-5, 200_000) | st.floats(allow_nan=False, allow_infinity=False)
+    | st.sampled_from(["", "manual", "x" * 300, "github.com/acme/api", "~/code", "API", "a b"]),
+    lambda inner: st.lists(inner, max_size=3)
+    | st.dictionaries(st.sampled_from(["version", "repos", "push", "x"]), inner, max_size=2),
+    max_leaves=6,
+)  # fmt: skip
+
+
+def _paths(node, at=()):
+    """Every key path of a JSON document (mappings only)."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            yield (*at, key)
+            yield from _paths(value, (*at, key))
+
+
+@pytest.mark.parametrize("schema", sorted(_CONFIGS))
+@settings(max_examples=300, deadline=None)
+@given(data=st.data())
+def test_the_fast_config_checks_are_never_laxer_than_jsonschema(schema: str, data):
+    """Issue 34.5: what the generated vault.json / machine config check accepts, jsonschema accepts."""
+    import copy
+
+    import jsonschema
+
+    from jacked_vault.document.validate import _schema, fast_accepts
+
+    doc = copy.deepcopy(_CONFIGS[schema])
+    reference = jsonschema.Draft202012Validator(_schema(schema))
+    assert fast_accepts(schema, doc) and reference.is_valid(doc)
+    for _ in range(data.draw(st.integers(1, 3))):
+        path = data.draw(st.sampled_from([*_paths(doc), ("extra",)]))
+        parent = doc
+        for key in path[:-1]:
+            parent = parent[key]
+        if data.draw(st.booleans()) and path[-1] in parent:
+            del parent[path[-1]]
+        else:
+            parent[path[-1]] = data.draw(_CONFIG_VALUES)
+    if fast_accepts(schema, doc):
+        assert reference.is_valid(doc), doc
 
 
 # --- no message quotes a name or value the author wrote (issue 17.12) -------------------

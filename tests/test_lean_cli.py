@@ -310,3 +310,32 @@ def test_add_loads_git_but_never_typer(filled):
         [sys.executable, "-c", code], capture_output=True, text=True, cwd=work, env=cli_env(vault), timeout=120
     )
     assert proc.returncode == 0 and proc.stderr.strip().splitlines()[-1] == "pygit2"
+
+
+def _loaded_by(argv: list[str], vault, cwd) -> set[str]:
+    """The top-level modules a process running `argv` loaded."""
+    code = (
+        "import sys, json\n"
+        "from jacked_vault.cli.main import main\n"
+        "code = main(json.loads(sys.argv[1]))\n"
+        "sys.stderr.write('\\nLOADED ' + json.dumps(sorted({m.split('.')[0] for m in sys.modules})))\n"
+        "sys.exit(code)\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code, json.dumps(argv)], capture_output=True, text=True, cwd=cwd, env=cli_env(vault),
+        timeout=120,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    return set(json.loads(proc.stderr.rsplit("LOADED ", 1)[1]))
+
+
+def test_the_first_add_in_a_fresh_vault_loads_no_jsonschema(tmp_path):
+    """Issue 34.5: the configuration's schema check of a vault this machine has not read yet (a
+    fresh clone, a changed vault.json) and the note's both run the generated checks; jsonschema
+    only explains a refusal."""
+    vault = tmp_path / "vault"
+    assert run_cli("memory", "init", "--no-scan", vault=vault).code == 0
+    for stamp in (vault / ".git" / "jacked").rglob("config-ok"):
+        stamp.unlink()  # as in a fresh clone: nothing of this machine's config check is known yet
+    loaded = _loaded_by(["memory", "add", "--group", "g", "--title", "First", "--body", "b"], vault, tmp_path)
+    assert "jsonschema" not in loaded and "pygit2" in loaded, sorted(loaded)  # it ran, and wrote a commit

@@ -26,9 +26,16 @@ _TYPE_NAMES = {
 _TIMESTAMP_KEYS = ("valid_from", "valid_until", "created_at", "updated_at")
 
 
+NOTE_SCHEMA = "note.schema.json"
+# Each schema a command checks on its usual path -> the module its fast check is generated into
+# (beside this one): the note's, the shared vault.json's (and vault.local.json's) and the machine
+# config's, so no command imports jsonschema unless a document is refused (it explains why).
+FAST_CHECKS = {NOTE_SCHEMA: "_note_check", "vault.schema.json": "_vault_check", "config.schema.json": "_config_check"}
+
+
 @cache
-def _schema() -> dict:
-    return json.loads(data_file("schemas", "note.schema.json").read_text(encoding="utf-8"))
+def _schema(name: str = NOTE_SCHEMA) -> dict:
+    return json.loads(data_file("schemas", name).read_text(encoding="utf-8"))
 
 
 @cache
@@ -39,8 +46,12 @@ def _validator() -> Any:
     return jsonschema.Draft202012Validator(_schema())
 
 
-FAST_CHECK_MODULE = Path(__file__).with_name("_note_check.py")
-_FAST_CHECK_HEADER = """# Generated from schemas/note.schema.json (sha256 {digest}) by fastjsonschema: do not edit.
+def fast_check_module(name: str = NOTE_SCHEMA) -> Path:
+    """The generated fast check of schema `name` (a key of FAST_CHECKS)."""
+    return Path(__file__).with_name(FAST_CHECKS[name] + ".py")
+
+
+_FAST_CHECK_HEADER = """# Generated from schemas/{name} (sha256 {digest}) by fastjsonschema: do not edit.
 # Regenerate: python -c "from jacked_vault.document.validate import write_fast_check; write_fast_check()"
 # (tests/test_document.py fails while the digest differs from the schema's.)
 
@@ -56,8 +67,8 @@ JsonSchemaValuesException = JsonSchemaValueException
 """
 
 
-def fast_check_source() -> str:
-    """The note schema compiled to Python by fastjsonschema: ~40x faster than jsonschema on valid notes.
+def fast_check_source(name: str = NOTE_SCHEMA) -> str:
+    """Schema `name` compiled to Python by fastjsonschema: ~40x faster than jsonschema on valid notes.
 
     The schema is compiled as draft-07 (fastjsonschema's newest) after moving each `$ref` with
     siblings into `allOf`, which keeps its 2020-12 meaning. The code is generated once and
@@ -67,22 +78,25 @@ def fast_check_source() -> str:
     """
     import fastjsonschema
 
-    text = json.dumps({**_schema(), "$schema": "http://json-schema.org/draft-07/schema#"})
+    schema = {key: value for key, value in _schema(name).items() if key != "$id"}  # `validate`, not a name from $id
+    text = json.dumps({**schema, "$schema": "http://json-schema.org/draft-07/schema#"})
     draft7 = json.loads(text.replace('"$defs"', '"definitions"').replace("#/$defs/", "#/definitions/"))
     code = fastjsonschema.compile_to_code(_ref_siblings_to_all_of(draft7))
     code = code.replace("from fastjsonschema import JsonSchemaValueException, JsonSchemaValuesException\n", "")
-    return _FAST_CHECK_HEADER.replace("{digest}", schema_digest()) + code
+    return _FAST_CHECK_HEADER.replace("{name}", name).replace("{digest}", schema_digest(name)) + code
 
 
-def schema_digest() -> str:
-    """sha256 of the note schema file, recorded in the generated check."""
+def schema_digest(name: str = NOTE_SCHEMA) -> str:
+    """sha256 of schema file `name`, recorded in its generated check."""
     import hashlib
 
-    return hashlib.sha256(data_file("schemas", "note.schema.json").read_bytes()).hexdigest()
+    return hashlib.sha256(data_file("schemas", name).read_bytes()).hexdigest()
 
 
 def write_fast_check() -> None:
-    FAST_CHECK_MODULE.write_text(fast_check_source(), encoding="utf-8")
+    """Generate every fast check of FAST_CHECKS."""
+    for name in FAST_CHECKS:
+        fast_check_module(name).write_text(fast_check_source(name), encoding="utf-8")
 
 
 def _ref_siblings_to_all_of(node: Any) -> Any:
@@ -109,13 +123,20 @@ def _plain_json(value: object) -> bool:
 
 def schema_accepts(fields: dict) -> bool:
     """True when the fast validator (the generated `_note_check`) accepts `fields`."""
-    from jacked_vault.document._note_check import JsonSchemaValueException, validate
+    return fast_accepts(NOTE_SCHEMA, fields)
 
-    if not _plain_json(fields):
+
+def fast_accepts(name: str, data: object) -> bool:
+    """True when the generated fast check of schema `name` accepts `data` (never laxer than
+    jsonschema: a refusal is for the reference validator to confirm and explain)."""
+    from importlib import import_module
+
+    check = import_module(f"jacked_vault.document.{FAST_CHECKS[name]}")
+    if not _plain_json(data):
         return False
     try:
-        validate(fields)
-    except JsonSchemaValueException:
+        check.validate(data)
+    except check.JsonSchemaValueException:
         return False
     return True
 

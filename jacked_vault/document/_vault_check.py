@@ -1,0 +1,319 @@
+# Generated from schemas/vault.schema.json (sha256 935fc2b357a642df9eeecd5492cdaec064c0ea00a1bc83cb9a71202009dbc48f) by fastjsonschema: do not edit.
+# Regenerate: python -c "from jacked_vault.document.validate import write_fast_check; write_fast_check()"
+# (tests/test_document.py fails while the digest differs from the schema's.)
+
+
+class JsonSchemaValueException(ValueError):
+    """The schema refuses the value (the reference validator says why)."""
+
+    def __init__(self, message, value=None, name=None, definition=None, rule=None):
+        super().__init__(message)
+
+
+JsonSchemaValuesException = JsonSchemaValueException
+VERSION = "2.22.3"
+from decimal import Decimal
+import re
+
+
+REGEX_PATTERNS = {
+    '^[a-z0-9][a-z0-9._-]*(/[a-z0-9][a-z0-9._-]*){0,7}$': re.compile('^[a-z0-9][a-z0-9._-]*(/[a-z0-9][a-z0-9._-]*){0,7}\\Z'),
+    '^[a-z0-9][a-z0-9._-]{0,63}$': re.compile('^[a-z0-9][a-z0-9._-]{0,63}\\Z')
+}
+
+NoneType = type(None)
+
+def validate(data, custom_formats={}, name_prefix=None):
+    if not isinstance(data, (dict)):
+        raise JsonSchemaValueException("" + (name_prefix or "data") + " must be object", value=data, name="" + (name_prefix or "data") + "", definition={'$schema': 'http://json-schema.org/draft-07/schema#', 'title': 'jacked-vault vault.json', 'type': 'object', 'additionalProperties': False, 'required': ['version'], 'properties': {'version': {'const': 1}, 'roots': {'description': "Deprecated and ignored: where one machine keeps its clones is that machine's own config (~/.config/jacked/config.json roots). Still read so that a vault.json an older version wrote stays valid; jacked never writes it.", 'type': 'array', 'maxItems': 64, 'items': {'type': 'string', 'minLength': 1, 'maxLength': 1024}}, 'groups': {'type': 'object', 'maxProperties': 1000, 'propertyNames': {'pattern': '^[a-z0-9][a-z0-9._-]{0,63}$'}, 'additionalProperties': {'type': 'object', 'additionalProperties': False, 'required': ['repos'], 'properties': {'repos': {'type': 'array', 'uniqueItems': True, 'maxItems': 1000, 'items': {'type': 'string', 'maxLength': 255, 'pattern': '^[a-z0-9][a-z0-9._-]*(/[a-z0-9][a-z0-9._-]*){0,7}$'}}, 'description': {'type': 'string', 'maxLength': 500}}}}, 'settings': {'type': 'object', 'additionalProperties': False, 'properties': {'author': {'type': 'object', 'additionalProperties': False, 'properties': {'name': {'type': 'string', 'minLength': 1, 'maxLength': 200}, 'email': {'type': 'string', 'minLength': 1, 'maxLength': 200}}}, 'lock_timeout_s': {'type': 'number', 'minimum': 0, 'maximum': 600}, 'sync': {'type': 'object', 'additionalProperties': False, 'properties': {'push': {'enum': ['session-end', 'after-write', 'manual']}}}, 'librarian': {'type': 'object', 'additionalProperties': False, 'properties': {'added': {'type': 'integer', 'minimum': 1, 'maximum': 100000}, 'duplicates': {'type': 'integer', 'minimum': 1, 'maximum': 100000}, 'near_duplicates': {'type': 'integer', 'minimum': 1, 'maximum': 100000}, 'superseded': {'type': 'integer', 'minimum': 1, 'maximum': 100000}, 'archivable': {'type': 'integer', 'minimum': 1, 'maximum': 100000}, 'stale_hot': {'type': 'integer', 'minimum': 1, 'maximum': 100000}, 'stale_hot_days': {'type': 'integer', 'minimum': 1, 'maximum': 3650}, 'archive_after_days': {'type': 'integer', 'minimum': 0, 'maximum': 36500}}}, 'writes': {'type': 'object', 'additionalProperties': False, 'properties': {'agents': {'enum': ['active', 'candidate', 'off']}}}, 'distill': {'type': 'object', 'additionalProperties': False, 'properties': {'timeout_s': {'type': 'number', 'minimum': 1, 'maximum': 600}}}}}}}, rule='type')
+    data_is_dict = isinstance(data, dict)
+    if data_is_dict:
+        data__missing_keys = set(['version']) - data.keys()
+        if data__missing_keys:
+            raise JsonSchemaValueException("" + (name_prefix or "data") + " must contain " + (str(sorted(data__missing_keys)) + " properties"), value=data, name="" + (name_prefix or "data") + "", definition={'$schema': 'http://json-schema.org/draft-07/schema#', 'title': 'jacked-vault vault.json', 'type': 'object', 'additionalProperties': False, 'required': ['version'], 'properties': {'version': {'const': 1}, 'roots': {'description': "Deprecated and ignored: where one machine keeps its clones is that machine's own config (~/.config/jacked/config.json roots). Still read so that a vault.json an older version wrote stays valid; jacked never writes it.", 'type': 'array', 'maxItems': 64, 'items': {'type': 'string', 'minLength': 1, 'maxLength': 1024}}, 'groups': {'type': 'object', 'maxProperties': 1000, 'propertyNames': {'pattern': '^[a-z0-9][a-z0-9._-]{0,63}$'}, 'additionalProperties': {'type': 'object', 'additionalProperties': False, 'required': ['repos'], 'properties': {'repos': {'type': 'array', 'uniqueItems': True, 'maxItems': 1000, 'items': {'type': 'string', 'maxLength': 255, 'pattern': '^[a-z0-9][a-z0-9._-]*(/[a-z0-9][a-z0-9._-]*){0,7}$'}}, 'description': {'type': 'string', 'maxLength': 500}}}}, 'settings': {'type': 'object', 'additionalProperties': False, 'properties': {'author': {'type': 'object', 'additionalProperties': False, 'properties': {'name': {'type': 'string', 'minLength': 1, 'maxLength': 200}, 'email': {'type': 'string', 'minLength': 1, 'maxLength': 200}}}, 'lock_timeout_s': {'type': 'number', 'minimum': 0, 'maximum': 600}, 'sync': {'type': 'object', 'additionalProperties': False, 'properties': {'push': {'enum': ['session-end', 'after-write', 'manual']}}}, 'librarian': {'type': 'object', 'additionalProperties': False, 'properties': {'added': {'type': 'integer', 'minimum': 1, 'maximum': 100000}, 'duplicates': {'type': 'integer', 'minimum': 1, 'maximum': 100000}, 'near_duplicates': {'type': 'integer', 'minimum': 1, 'maximum': 100000}, 'superseded': {'type': 'integer', 'minimum': 1, 'maximum': 100000}, 'archivable': {'type': 'integer', 'minimum': 1, 'maximum': 100000}, 'stale_hot': {'type': 'integer', 'minimum': 1, 'maximum': 100000}, 'stale_hot_days': {'type': 'integer', 'minimum': 1, 'maximum': 3650}, 'archive_after_days': {'type': 'integer', 'minimum': 0, 'maximum': 36500}}}, 'writes': {'type': 'object', 'additionalProperties': False, 'properties': {'agents': {'enum': ['active', 'candidate', 'off']}}}, 'distill': {'type': 'object', 'additionalProperties': False, 'properties': {'timeout_s': {'type': 'number', 'minimum': 1, 'maximum': 600}}}}}}}, rule='required')
+        data_keys = set(data.keys())
+        if "version" in data_keys:
+            data_keys.remove("version")
+            data__version = data["version"]
+            if not (isinstance(data__version, (int, float)) and not isinstance(data__version, bool) and data__version == 1):
+                raise JsonSchemaValueException("" + (name_prefix or "data") + ".version must be same as const definition: 1", value=data__version, name="" + (name_prefix or "data") + ".version", definition={'const': 1}, rule='const')
+        if "roots" in data_keys:
+            data_keys.remove("roots")
+            data__roots = data["roots"]
+            if not isinstance(data__roots, (list, tuple)):
+                raise JsonSchemaValueException("" + (name_prefix or "data") + ".roots must be array", value=data__roots, name="" + (name_prefix or "data") + ".roots", definition={'description': "Deprecated and ignored: where one machine keeps its clones is that machine's own config (~/.config/jacked/config.json roots). Still read so that a vault.json an older version wrote stays valid; jacked never writes it.", 'type': 'array', 'maxItems': 64, 'items': {'type': 'string', 'minLength': 1, 'maxLength': 1024}}, rule='type')
+            data__roots_is_list = isinstance(data__roots, (list, tuple))
+            if data__roots_is_list:
+                data__roots_len = len(data__roots)
+                if data__roots_len > 64:
+                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".roots must contain less than or equal to 64 items", value=data__roots, name="" + (name_prefix or "data") + ".roots", definition={'description': "Deprecated and ignored: where one machine keeps its clones is that machine's own config (~/.config/jacked/config.json roots). Still read so that a vault.json an older version wrote stays valid; jacked never writes it.", 'type': 'array', 'maxItems': 64, 'items': {'type': 'string', 'minLength': 1, 'maxLength': 1024}}, rule='maxItems')
+                for data__roots_x, data__roots_item in enumerate(data__roots):
+                    if not isinstance(data__roots_item, (str)):
+                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".roots[{data__roots_x}]".format(**locals()) + " must be string", value=data__roots_item, name="" + (name_prefix or "data") + ".roots[{data__roots_x}]".format(**locals()) + "", definition={'type': 'string', 'minLength': 1, 'maxLength': 1024}, rule='type')
+                    if isinstance(data__roots_item, str):
+                        data__roots_item_len = len(data__roots_item)
+                        if data__roots_item_len < 1:
+                            raise JsonSchemaValueException("" + (name_prefix or "data") + ".roots[{data__roots_x}]".format(**locals()) + " must be longer than or equal to 1 characters", value=data__roots_item, name="" + (name_prefix or "data") + ".roots[{data__roots_x}]".format(**locals()) + "", definition={'type': 'string', 'minLength': 1, 'maxLength': 1024}, rule='minLength')
+                        if data__roots_item_len > 1024:
+                            raise JsonSchemaValueException("" + (name_prefix or "data") + ".roots[{data__roots_x}]".format(**locals()) + " must be shorter than or equal to 1024 characters", value=data__roots_item, name="" + (name_prefix or "data") + ".roots[{data__roots_x}]".format(**locals()) + "", definition={'type': 'string', 'minLength': 1, 'maxLength': 1024}, rule='maxLength')
+        if "groups" in data_keys:
+            data_keys.remove("groups")
+            data__groups = data["groups"]
+            if not isinstance(data__groups, (dict)):
+                raise JsonSchemaValueException("" + (name_prefix or "data") + ".groups must be object", value=data__groups, name="" + (name_prefix or "data") + ".groups", definition={'type': 'object', 'maxProperties': 1000, 'propertyNames': {'pattern': '^[a-z0-9][a-z0-9._-]{0,63}$'}, 'additionalProperties': {'type': 'object', 'additionalProperties': False, 'required': ['repos'], 'properties': {'repos': {'type': 'array', 'uniqueItems': True, 'maxItems': 1000, 'items': {'type': 'string', 'maxLength': 255, 'pattern': '^[a-z0-9][a-z0-9._-]*(/[a-z0-9][a-z0-9._-]*){0,7}$'}}, 'description': {'type': 'string', 'maxLength': 500}}}}, rule='type')
+            data__groups_is_dict = isinstance(data__groups, dict)
+            if data__groups_is_dict:
+                data__groups_len = len(data__groups)
+                if data__groups_len > 1000:
+                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".groups must contain less than or equal to 1000 properties", value=data__groups, name="" + (name_prefix or "data") + ".groups", definition={'type': 'object', 'maxProperties': 1000, 'propertyNames': {'pattern': '^[a-z0-9][a-z0-9._-]{0,63}$'}, 'additionalProperties': {'type': 'object', 'additionalProperties': False, 'required': ['repos'], 'properties': {'repos': {'type': 'array', 'uniqueItems': True, 'maxItems': 1000, 'items': {'type': 'string', 'maxLength': 255, 'pattern': '^[a-z0-9][a-z0-9._-]*(/[a-z0-9][a-z0-9._-]*){0,7}$'}}, 'description': {'type': 'string', 'maxLength': 500}}}}, rule='maxProperties')
+                data__groups_keys = set(data__groups.keys())
+                for data__groups_key in data__groups_keys:
+                    if data__groups_key not in []:
+                        data__groups_value = data__groups.get(data__groups_key)
+                        if not isinstance(data__groups_value, (dict)):
+                            raise JsonSchemaValueException("" + (name_prefix or "data") + ".groups.{data__groups_key}".format(**locals()) + " must be object", value=data__groups_value, name="" + (name_prefix or "data") + ".groups.{data__groups_key}".format(**locals()) + "", definition={'type': 'object', 'additionalProperties': False, 'required': ['repos'], 'properties': {'repos': {'type': 'array', 'uniqueItems': True, 'maxItems': 1000, 'items': {'type': 'string', 'maxLength': 255, 'pattern': '^[a-z0-9][a-z0-9._-]*(/[a-z0-9][a-z0-9._-]*){0,7}$'}}, 'description': {'type': 'string', 'maxLength': 500}}}, rule='type')
+                        data__groups_value_is_dict = isinstance(data__groups_value, dict)
+                        if data__groups_value_is_dict:
+                            data__groups_value__missing_keys = set(['repos']) - data__groups_value.keys()
+                            if data__groups_value__missing_keys:
+                                raise JsonSchemaValueException("" + (name_prefix or "data") + ".groups.{data__groups_key}".format(**locals()) + " must contain " + (str(sorted(data__groups_value__missing_keys)) + " properties"), value=data__groups_value, name="" + (name_prefix or "data") + ".groups.{data__groups_key}".format(**locals()) + "", definition={'type': 'object', 'additionalProperties': False, 'required': ['repos'], 'properties': {'repos': {'type': 'array', 'uniqueItems': True, 'maxItems': 1000, 'items': {'type': 'string', 'maxLength': 255, 'pattern': '^[a-z0-9][a-z0-9._-]*(/[a-z0-9][a-z0-9._-]*){0,7}$'}}, 'description': {'type': 'string', 'maxLength': 500}}}, rule='required')
+                            data__groups_value_keys = set(data__groups_value.keys())
+                            if "repos" in data__groups_value_keys:
+                                data__groups_value_keys.remove("repos")
+                                data__groups_value__repos = data__groups_value["repos"]
+                                if not isinstance(data__groups_value__repos, (list, tuple)):
+                                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".groups.{data__groups_key}.repos".format(**locals()) + " must be array", value=data__groups_value__repos, name="" + (name_prefix or "data") + ".groups.{data__groups_key}.repos".format(**locals()) + "", definition={'type': 'array', 'uniqueItems': True, 'maxItems': 1000, 'items': {'type': 'string', 'maxLength': 255, 'pattern': '^[a-z0-9][a-z0-9._-]*(/[a-z0-9][a-z0-9._-]*){0,7}$'}}, rule='type')
+                                data__groups_value__repos_is_list = isinstance(data__groups_value__repos, (list, tuple))
+                                if data__groups_value__repos_is_list:
+                                    data__groups_value__repos_len = len(data__groups_value__repos)
+                                    if data__groups_value__repos_len > 1000:
+                                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".groups.{data__groups_key}.repos".format(**locals()) + " must contain less than or equal to 1000 items", value=data__groups_value__repos, name="" + (name_prefix or "data") + ".groups.{data__groups_key}.repos".format(**locals()) + "", definition={'type': 'array', 'uniqueItems': True, 'maxItems': 1000, 'items': {'type': 'string', 'maxLength': 255, 'pattern': '^[a-z0-9][a-z0-9._-]*(/[a-z0-9][a-z0-9._-]*){0,7}$'}}, rule='maxItems')
+                                    def fn(var): return frozenset(dict((k, fn(v)) for k, v in var.items()).items()) if hasattr(var, "items") else tuple(fn(v) for v in var) if isinstance(var, (dict, list)) else (bool, var) if isinstance(var, bool) else var
+                                    if data__groups_value__repos_len > len(set(fn(data__groups_value__repos_x) for data__groups_value__repos_x in data__groups_value__repos)):
+                                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".groups.{data__groups_key}.repos".format(**locals()) + " must contain unique items", value=data__groups_value__repos, name="" + (name_prefix or "data") + ".groups.{data__groups_key}.repos".format(**locals()) + "", definition={'type': 'array', 'uniqueItems': True, 'maxItems': 1000, 'items': {'type': 'string', 'maxLength': 255, 'pattern': '^[a-z0-9][a-z0-9._-]*(/[a-z0-9][a-z0-9._-]*){0,7}$'}}, rule='uniqueItems')
+                                    for data__groups_value__repos_x, data__groups_value__repos_item in enumerate(data__groups_value__repos):
+                                        if not isinstance(data__groups_value__repos_item, (str)):
+                                            raise JsonSchemaValueException("" + (name_prefix or "data") + ".groups.{data__groups_key}.repos[{data__groups_value__repos_x}]".format(**locals()) + " must be string", value=data__groups_value__repos_item, name="" + (name_prefix or "data") + ".groups.{data__groups_key}.repos[{data__groups_value__repos_x}]".format(**locals()) + "", definition={'type': 'string', 'maxLength': 255, 'pattern': '^[a-z0-9][a-z0-9._-]*(/[a-z0-9][a-z0-9._-]*){0,7}$'}, rule='type')
+                                        if isinstance(data__groups_value__repos_item, str):
+                                            data__groups_value__repos_item_len = len(data__groups_value__repos_item)
+                                            if data__groups_value__repos_item_len > 255:
+                                                raise JsonSchemaValueException("" + (name_prefix or "data") + ".groups.{data__groups_key}.repos[{data__groups_value__repos_x}]".format(**locals()) + " must be shorter than or equal to 255 characters", value=data__groups_value__repos_item, name="" + (name_prefix or "data") + ".groups.{data__groups_key}.repos[{data__groups_value__repos_x}]".format(**locals()) + "", definition={'type': 'string', 'maxLength': 255, 'pattern': '^[a-z0-9][a-z0-9._-]*(/[a-z0-9][a-z0-9._-]*){0,7}$'}, rule='maxLength')
+                                            if not REGEX_PATTERNS['^[a-z0-9][a-z0-9._-]*(/[a-z0-9][a-z0-9._-]*){0,7}$'].search(data__groups_value__repos_item):
+                                                raise JsonSchemaValueException("" + (name_prefix or "data") + ".groups.{data__groups_key}.repos[{data__groups_value__repos_x}]".format(**locals()) + " must match pattern ^[a-z0-9][a-z0-9._-]*(/[a-z0-9][a-z0-9._-]*){0,7}$", value=data__groups_value__repos_item, name="" + (name_prefix or "data") + ".groups.{data__groups_key}.repos[{data__groups_value__repos_x}]".format(**locals()) + "", definition={'type': 'string', 'maxLength': 255, 'pattern': '^[a-z0-9][a-z0-9._-]*(/[a-z0-9][a-z0-9._-]*){0,7}$'}, rule='pattern')
+                            if "description" in data__groups_value_keys:
+                                data__groups_value_keys.remove("description")
+                                data__groups_value__description = data__groups_value["description"]
+                                if not isinstance(data__groups_value__description, (str)):
+                                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".groups.{data__groups_key}.description".format(**locals()) + " must be string", value=data__groups_value__description, name="" + (name_prefix or "data") + ".groups.{data__groups_key}.description".format(**locals()) + "", definition={'type': 'string', 'maxLength': 500}, rule='type')
+                                if isinstance(data__groups_value__description, str):
+                                    data__groups_value__description_len = len(data__groups_value__description)
+                                    if data__groups_value__description_len > 500:
+                                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".groups.{data__groups_key}.description".format(**locals()) + " must be shorter than or equal to 500 characters", value=data__groups_value__description, name="" + (name_prefix or "data") + ".groups.{data__groups_key}.description".format(**locals()) + "", definition={'type': 'string', 'maxLength': 500}, rule='maxLength')
+                            if data__groups_value_keys:
+                                raise JsonSchemaValueException("" + (name_prefix or "data") + ".groups.{data__groups_key}".format(**locals()) + " must not contain "+str(data__groups_value_keys)+" properties", value=data__groups_value, name="" + (name_prefix or "data") + ".groups.{data__groups_key}".format(**locals()) + "", definition={'type': 'object', 'additionalProperties': False, 'required': ['repos'], 'properties': {'repos': {'type': 'array', 'uniqueItems': True, 'maxItems': 1000, 'items': {'type': 'string', 'maxLength': 255, 'pattern': '^[a-z0-9][a-z0-9._-]*(/[a-z0-9][a-z0-9._-]*){0,7}$'}}, 'description': {'type': 'string', 'maxLength': 500}}}, rule='additionalProperties')
+                if data__groups_len != 0:
+                    data__groups_property_names = True
+                    for data__groups_key in data__groups:
+                        try:
+                            if isinstance(data__groups_key, str):
+                                if not REGEX_PATTERNS['^[a-z0-9][a-z0-9._-]{0,63}$'].search(data__groups_key):
+                                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".groups must match pattern ^[a-z0-9][a-z0-9._-]{0,63}$", value=data__groups_key, name="" + (name_prefix or "data") + ".groups", definition={'pattern': '^[a-z0-9][a-z0-9._-]{0,63}$'}, rule='pattern')
+                        except (JsonSchemaValueException, JsonSchemaValuesException):
+                            data__groups_property_names = False
+                    if not data__groups_property_names:
+                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".groups must be named by propertyName definition", value=data__groups, name="" + (name_prefix or "data") + ".groups", definition={'type': 'object', 'maxProperties': 1000, 'propertyNames': {'pattern': '^[a-z0-9][a-z0-9._-]{0,63}$'}, 'additionalProperties': {'type': 'object', 'additionalProperties': False, 'required': ['repos'], 'properties': {'repos': {'type': 'array', 'uniqueItems': True, 'maxItems': 1000, 'items': {'type': 'string', 'maxLength': 255, 'pattern': '^[a-z0-9][a-z0-9._-]*(/[a-z0-9][a-z0-9._-]*){0,7}$'}}, 'description': {'type': 'string', 'maxLength': 500}}}}, rule='propertyNames')
+        if "settings" in data_keys:
+            data_keys.remove("settings")
+            data__settings = data["settings"]
+            if not isinstance(data__settings, (dict)):
+                raise JsonSchemaValueException("" + (name_prefix or "data") + ".settings must be object", value=data__settings, name="" + (name_prefix or "data") + ".settings", definition={'type': 'object', 'additionalProperties': False, 'properties': {'author': {'type': 'object', 'additionalProperties': False, 'properties': {'name': {'type': 'string', 'minLength': 1, 'maxLength': 200}, 'email': {'type': 'string', 'minLength': 1, 'maxLength': 200}}}, 'lock_timeout_s': {'type': 'number', 'minimum': 0, 'maximum': 600}, 'sync': {'type': 'object', 'additionalProperties': False, 'properties': {'push': {'enum': ['session-end', 'after-write', 'manual']}}}, 'librarian': {'type': 'object', 'additionalProperties': False, 'properties': {'added': {'type': 'integer', 'minimum': 1, 'maximum': 100000}, 'duplicates': {'type': 'integer', 'minimum': 1, 'maximum': 100000}, 'near_duplicates': {'type': 'integer', 'minimum': 1, 'maximum': 100000}, 'superseded': {'type': 'integer', 'minimum': 1, 'maximum': 100000}, 'archivable': {'type': 'integer', 'minimum': 1, 'maximum': 100000}, 'stale_hot': {'type': 'integer', 'minimum': 1, 'maximum': 100000}, 'stale_hot_days': {'type': 'integer', 'minimum': 1, 'maximum': 3650}, 'archive_after_days': {'type': 'integer', 'minimum': 0, 'maximum': 36500}}}, 'writes': {'type': 'object', 'additionalProperties': False, 'properties': {'agents': {'enum': ['active', 'candidate', 'off']}}}, 'distill': {'type': 'object', 'additionalProperties': False, 'properties': {'timeout_s': {'type': 'number', 'minimum': 1, 'maximum': 600}}}}}, rule='type')
+            data__settings_is_dict = isinstance(data__settings, dict)
+            if data__settings_is_dict:
+                data__settings_keys = set(data__settings.keys())
+                if "author" in data__settings_keys:
+                    data__settings_keys.remove("author")
+                    data__settings__author = data__settings["author"]
+                    if not isinstance(data__settings__author, (dict)):
+                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".settings.author must be object", value=data__settings__author, name="" + (name_prefix or "data") + ".settings.author", definition={'type': 'object', 'additionalProperties': False, 'properties': {'name': {'type': 'string', 'minLength': 1, 'maxLength': 200}, 'email': {'type': 'string', 'minLength': 1, 'maxLength': 200}}}, rule='type')
+                    data__settings__author_is_dict = isinstance(data__settings__author, dict)
+                    if data__settings__author_is_dict:
+                        data__settings__author_keys = set(data__settings__author.keys())
+                        if "name" in data__settings__author_keys:
+                            data__settings__author_keys.remove("name")
+                            data__settings__author__name = data__settings__author["name"]
+                            if not isinstance(data__settings__author__name, (str)):
+                                raise JsonSchemaValueException("" + (name_prefix or "data") + ".settings.author.name must be string", value=data__settings__author__name, name="" + (name_prefix or "data") + ".settings.author.name", definition={'type': 'string', 'minLength': 1, 'maxLength': 200}, rule='type')
+                            if isinstance(data__settings__author__name, str):
+                                data__settings__author__name_len = len(data__settings__author__name)
+                                if data__settings__author__name_len < 1:
+                                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".settings.author.name must be longer than or equal to 1 characters", value=data__settings__author__name, name="" + (name_prefix or "data") + ".settings.author.name", definition={'type': 'string', 'minLength': 1, 'maxLength': 200}, rule='minLength')
+                                if data__settings__author__name_len > 200:
+                                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".settings.author.name must be shorter than or equal to 200 characters", value=data__settings__author__name, name="" + (name_prefix or "data") + ".settings.author.name", definition={'type': 'string', 'minLength': 1, 'maxLength': 200}, rule='maxLength')
+                        if "email" in data__settings__author_keys:
+                            data__settings__author_keys.remove("email")
+                            data__settings__author__email = data__settings__author["email"]
+                            if not isinstance(data__settings__author__email, (str)):
+                                raise JsonSchemaValueException("" + (name_prefix or "data") + ".settings.author.email must be string", value=data__settings__author__email, name="" + (name_prefix or "data") + ".settings.author.email", definition={'type': 'string', 'minLength': 1, 'maxLength': 200}, rule='type')
+                            if isinstance(data__settings__author__email, str):
+                                data__settings__author__email_len = len(data__settings__author__email)
+                                if data__settings__author__email_len < 1:
+                                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".settings.author.email must be longer than or equal to 1 characters", value=data__settings__author__email, name="" + (name_prefix or "data") + ".settings.author.email", definition={'type': 'string', 'minLength': 1, 'maxLength': 200}, rule='minLength')
+                                if data__settings__author__email_len > 200:
+                                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".settings.author.email must be shorter than or equal to 200 characters", value=data__settings__author__email, name="" + (name_prefix or "data") + ".settings.author.email", definition={'type': 'string', 'minLength': 1, 'maxLength': 200}, rule='maxLength')
+                        if data__settings__author_keys:
+                            raise JsonSchemaValueException("" + (name_prefix or "data") + ".settings.author must not contain "+str(data__settings__author_keys)+" properties", value=data__settings__author, name="" + (name_prefix or "data") + ".settings.author", definition={'type': 'object', 'additionalProperties': False, 'properties': {'name': {'type': 'string', 'minLength': 1, 'maxLength': 200}, 'email': {'type': 'string', 'minLength': 1, 'maxLength': 200}}}, rule='additionalProperties')
+                if "lock_timeout_s" in data__settings_keys:
+                    data__settings_keys.remove("lock_timeout_s")
+                    data__settings__locktimeouts = data__settings["lock_timeout_s"]
+                    if not isinstance(data__settings__locktimeouts, (int, float, Decimal)) or isinstance(data__settings__locktimeouts, bool):
+                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".settings.lock_timeout_s must be number", value=data__settings__locktimeouts, name="" + (name_prefix or "data") + ".settings.lock_timeout_s", definition={'type': 'number', 'minimum': 0, 'maximum': 600}, rule='type')
+                    if isinstance(data__settings__locktimeouts, (int, float, Decimal)) and not isinstance(data__settings__locktimeouts, bool):
+                        if data__settings__locktimeouts < 0:
+                            raise JsonSchemaValueException("" + (name_prefix or "data") + ".settings.lock_timeout_s must be bigger than or equal to 0", value=data__settings__locktimeouts, name="" + (name_prefix or "data") + ".settings.lock_timeout_s", definition={'type': 'number', 'minimum': 0, 'maximum': 600}, rule='minimum')
+                        if data__settings__locktimeouts > 600:
+                            raise JsonSchemaValueException("" + (name_prefix or "data") + ".settings.lock_timeout_s must be smaller than or equal to 600", value=data__settings__locktimeouts, name="" + (name_prefix or "data") + ".settings.lock_timeout_s", definition={'type': 'number', 'minimum': 0, 'maximum': 600}, rule='maximum')
+                if "sync" in data__settings_keys:
+                    data__settings_keys.remove("sync")
+                    data__settings__sync = data__settings["sync"]
+                    if not isinstance(data__settings__sync, (dict)):
+                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".settings.sync must be object", value=data__settings__sync, name="" + (name_prefix or "data") + ".settings.sync", definition={'type': 'object', 'additionalProperties': False, 'properties': {'push': {'enum': ['session-end', 'after-write', 'manual']}}}, rule='type')
+                    data__settings__sync_is_dict = isinstance(data__settings__sync, dict)
+                    if data__settings__sync_is_dict:
+                        data__settings__sync_keys = set(data__settings__sync.keys())
+                        if "push" in data__settings__sync_keys:
+                            data__settings__sync_keys.remove("push")
+                            data__settings__sync__push = data__settings__sync["push"]
+                            if not (isinstance(data__settings__sync__push, str) and data__settings__sync__push == 'session-end' or isinstance(data__settings__sync__push, str) and data__settings__sync__push == 'after-write' or isinstance(data__settings__sync__push, str) and data__settings__sync__push == 'manual'):
+                                raise JsonSchemaValueException("" + (name_prefix or "data") + ".settings.sync.push must be one of ['session-end', 'after-write', 'manual']", value=data__settings__sync__push, name="" + (name_prefix or "data") + ".settings.sync.push", definition={'enum': ['session-end', 'after-write', 'manual']}, rule='enum')
+                        if data__settings__sync_keys:
+                            raise JsonSchemaValueException("" + (name_prefix or "data") + ".settings.sync must not contain "+str(data__settings__sync_keys)+" properties", value=data__settings__sync, name="" + (name_prefix or "data") + ".settings.sync", definition={'type': 'object', 'additionalProperties': False, 'properties': {'push': {'enum': ['session-end', 'after-write', 'manual']}}}, rule='additionalProperties')
+                if "librarian" in data__settings_keys:
+                    data__settings_keys.remove("librarian")
+                    data__settings__librarian = data__settings["librarian"]
+                    if not isinstance(data__settings__librarian, (dict)):
+                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".settings.librarian must be object", value=data__settings__librarian, name="" + (name_prefix or "data") + ".settings.librarian", definition={'type': 'object', 'additionalProperties': False, 'properties': {'added': {'type': 'integer', 'minimum': 1, 'maximum': 100000}, 'duplicates': {'type': 'integer', 'minimum': 1, 'maximum': 100000}, 'near_duplicates': {'type': 'integer', 'minimum': 1, 'maximum': 100000}, 'superseded': {'type': 'integer', 'minimum': 1, 'maximum': 100000}, 'archivable': {'type': 'integer', 'minimum': 1, 'maximum': 100000}, 'stale_hot': {'type': 'integer', 'minimum': 1, 'maximum': 100000}, 'stale_hot_days': {'type': 'integer', 'minimum': 1, 'maximum': 3650}, 'archive_after_days': {'type': 'integer', 'minimum': 0, 'maximum': 36500}}}, rule='type')
+                    data__settings__librarian_is_dict = isinstance(data__settings__librarian, dict)
+                    if data__settings__librarian_is_dict:
+                        data__settings__librarian_keys = set(data__settings__librarian.keys())
+                        if "added" in data__settings__librarian_keys:
+                            data__settings__librarian_keys.remove("added")
+                            data__settings__librarian__added = data__settings__librarian["added"]
+                            if not isinstance(data__settings__librarian__added, (int)) and not (isinstance(data__settings__librarian__added, float) and data__settings__librarian__added.is_integer()) or isinstance(data__settings__librarian__added, bool):
+                                raise JsonSchemaValueException("" + (name_prefix or "data") + ".settings.librarian.added must be integer", value=data__settings__librarian__added, name="" + (name_prefix or "data") + ".settings.librarian.added", definition={'type': 'integer', 'minimum': 1, 'maximum': 100000}, rule='type')
+                            if isinstance(data__settings__librarian__added, (int, float, Decimal)) and not isinstance(data__settings__librarian__added, bool):
+                                if data__settings__librarian__added < 1:
+                                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".settings.librarian.added must be bigger than or equal to 1", value=data__settings__librarian__added, name="" + (name_prefix or "data") + ".settings.librarian.added", definition={'type': 'integer', 'minimum': 1, 'maximum': 100000}, rule='minimum')
+                                if data__settings__librarian__added > 100000:
+                                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".settings.librarian.added must be smaller than or equal to 100000", value=data__settings__librarian__added, name="" + (name_prefix or "data") + ".settings.librarian.added", definition={'type': 'integer', 'minimum': 1, 'maximum': 100000}, rule='maximum')
+                        if "duplicates" in data__settings__librarian_keys:
+                            data__settings__librarian_keys.remove("duplicates")
+                            data__settings__librarian__duplicates = data__settings__librarian["duplicates"]
+                            if not isinstance(data__settings__librarian__duplicates, (int)) and not (isinstance(data__settings__librarian__duplicates, float) and data__settings__librarian__duplicates.is_integer()) or isinstance(data__settings__librarian__duplicates, bool):
+                                raise JsonSchemaValueException("" + (name_prefix or "data") + ".settings.librarian.duplicates must be integer", value=data__settings__librarian__duplicates, name="" + (name_prefix or "data") + ".settings.librarian.duplicates", definition={'type': 'integer', 'minimum': 1, 'maximum': 100000}, rule='type')
+                            if isinstance(data__settings__librarian__duplicates, (int, float, Decimal)) and not isinstance(data__settings__librarian__duplicates, bool):
+                                if data__settings__librarian__duplicates < 1:
+                                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".settings.librarian.duplicates must be bigger than or equal to 1", value=data__settings__librarian__duplicates, name="" + (name_prefix or "data") + ".settings.librarian.duplicates", definition={'type': 'integer', 'minimum': 1, 'maximum': 100000}, rule='minimum')
+                                if data__settings__librarian__duplicates > 100000:
+                                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".settings.librarian.duplicates must be smaller than or equal to 100000", value=data__settings__librarian__duplicates, name="" + (name_prefix or "data") + ".settings.librarian.duplicates", definition={'type': 'integer', 'minimum': 1, 'maximum': 100000}, rule='maximum')
+                        if "near_duplicates" in data__settings__librarian_keys:
+                            data__settings__librarian_keys.remove("near_duplicates")
+                            data__settings__librarian__nearduplicates = data__settings__librarian["near_duplicates"]
+                            if not isinstance(data__settings__librarian__nearduplicates, (int)) and not (isinstance(data__settings__librarian__nearduplicates, float) and data__settings__librarian__nearduplicates.is_integer()) or isinstance(data__settings__librarian__nearduplicates, bool):
+                                raise JsonSchemaValueException("" + (name_prefix or "data") + ".settings.librarian.near_duplicates must be integer", value=data__settings__librarian__nearduplicates, name="" + (name_prefix or "data") + ".settings.librarian.near_duplicates", definition={'type': 'integer', 'minimum': 1, 'maximum': 100000}, rule='type')
+                            if isinstance(data__settings__librarian__nearduplicates, (int, float, Decimal)) and not isinstance(data__settings__librarian__nearduplicates, bool):
+                                if data__settings__librarian__nearduplicates < 1:
+                                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".settings.librarian.near_duplicates must be bigger than or equal to 1", value=data__settings__librarian__nearduplicates, name="" + (name_prefix or "data") + ".settings.librarian.near_duplicates", definition={'type': 'integer', 'minimum': 1, 'maximum': 100000}, rule='minimum')
+                                if data__settings__librarian__nearduplicates > 100000:
+                                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".settings.librarian.near_duplicates must be smaller than or equal to 100000", value=data__settings__librarian__nearduplicates, name="" + (name_prefix or "data") + ".settings.librarian.near_duplicates", definition={'type': 'integer', 'minimum': 1, 'maximum': 100000}, rule='maximum')
+                        if "superseded" in data__settings__librarian_keys:
+                            data__settings__librarian_keys.remove("superseded")
+                            data__settings__librarian__superseded = data__settings__librarian["superseded"]
+                            if not isinstance(data__settings__librarian__superseded, (int)) and not (isinstance(data__settings__librarian__superseded, float) and data__settings__librarian__superseded.is_integer()) or isinstance(data__settings__librarian__superseded, bool):
+                                raise JsonSchemaValueException("" + (name_prefix or "data") + ".settings.librarian.superseded must be integer", value=data__settings__librarian__superseded, name="" + (name_prefix or "data") + ".settings.librarian.superseded", definition={'type': 'integer', 'minimum': 1, 'maximum': 100000}, rule='type')
+                            if isinstance(data__settings__librarian__superseded, (int, float, Decimal)) and not isinstance(data__settings__librarian__superseded, bool):
+                                if data__settings__librarian__superseded < 1:
+                                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".settings.librarian.superseded must be bigger than or equal to 1", value=data__settings__librarian__superseded, name="" + (name_prefix or "data") + ".settings.librarian.superseded", definition={'type': 'integer', 'minimum': 1, 'maximum': 100000}, rule='minimum')
+                                if data__settings__librarian__superseded > 100000:
+                                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".settings.librarian.superseded must be smaller than or equal to 100000", value=data__settings__librarian__superseded, name="" + (name_prefix or "data") + ".settings.librarian.superseded", definition={'type': 'integer', 'minimum': 1, 'maximum': 100000}, rule='maximum')
+                        if "archivable" in data__settings__librarian_keys:
+                            data__settings__librarian_keys.remove("archivable")
+                            data__settings__librarian__archivable = data__settings__librarian["archivable"]
+                            if not isinstance(data__settings__librarian__archivable, (int)) and not (isinstance(data__settings__librarian__archivable, float) and data__settings__librarian__archivable.is_integer()) or isinstance(data__settings__librarian__archivable, bool):
+                                raise JsonSchemaValueException("" + (name_prefix or "data") + ".settings.librarian.archivable must be integer", value=data__settings__librarian__archivable, name="" + (name_prefix or "data") + ".settings.librarian.archivable", definition={'type': 'integer', 'minimum': 1, 'maximum': 100000}, rule='type')
+                            if isinstance(data__settings__librarian__archivable, (int, float, Decimal)) and not isinstance(data__settings__librarian__archivable, bool):
+                                if data__settings__librarian__archivable < 1:
+                                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".settings.librarian.archivable must be bigger than or equal to 1", value=data__settings__librarian__archivable, name="" + (name_prefix or "data") + ".settings.librarian.archivable", definition={'type': 'integer', 'minimum': 1, 'maximum': 100000}, rule='minimum')
+                                if data__settings__librarian__archivable > 100000:
+                                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".settings.librarian.archivable must be smaller than or equal to 100000", value=data__settings__librarian__archivable, name="" + (name_prefix or "data") + ".settings.librarian.archivable", definition={'type': 'integer', 'minimum': 1, 'maximum': 100000}, rule='maximum')
+                        if "stale_hot" in data__settings__librarian_keys:
+                            data__settings__librarian_keys.remove("stale_hot")
+                            data__settings__librarian__stalehot = data__settings__librarian["stale_hot"]
+                            if not isinstance(data__settings__librarian__stalehot, (int)) and not (isinstance(data__settings__librarian__stalehot, float) and data__settings__librarian__stalehot.is_integer()) or isinstance(data__settings__librarian__stalehot, bool):
+                                raise JsonSchemaValueException("" + (name_prefix or "data") + ".settings.librarian.stale_hot must be integer", value=data__settings__librarian__stalehot, name="" + (name_prefix or "data") + ".settings.librarian.stale_hot", definition={'type': 'integer', 'minimum': 1, 'maximum': 100000}, rule='type')
+                            if isinstance(data__settings__librarian__stalehot, (int, float, Decimal)) and not isinstance(data__settings__librarian__stalehot, bool):
+                                if data__settings__librarian__stalehot < 1:
+                                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".settings.librarian.stale_hot must be bigger than or equal to 1", value=data__settings__librarian__stalehot, name="" + (name_prefix or "data") + ".settings.librarian.stale_hot", definition={'type': 'integer', 'minimum': 1, 'maximum': 100000}, rule='minimum')
+                                if data__settings__librarian__stalehot > 100000:
+                                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".settings.librarian.stale_hot must be smaller than or equal to 100000", value=data__settings__librarian__stalehot, name="" + (name_prefix or "data") + ".settings.librarian.stale_hot", definition={'type': 'integer', 'minimum': 1, 'maximum': 100000}, rule='maximum')
+                        if "stale_hot_days" in data__settings__librarian_keys:
+                            data__settings__librarian_keys.remove("stale_hot_days")
+                            data__settings__librarian__stalehotdays = data__settings__librarian["stale_hot_days"]
+                            if not isinstance(data__settings__librarian__stalehotdays, (int)) and not (isinstance(data__settings__librarian__stalehotdays, float) and data__settings__librarian__stalehotdays.is_integer()) or isinstance(data__settings__librarian__stalehotdays, bool):
+                                raise JsonSchemaValueException("" + (name_prefix or "data") + ".settings.librarian.stale_hot_days must be integer", value=data__settings__librarian__stalehotdays, name="" + (name_prefix or "data") + ".settings.librarian.stale_hot_days", definition={'type': 'integer', 'minimum': 1, 'maximum': 3650}, rule='type')
+                            if isinstance(data__settings__librarian__stalehotdays, (int, float, Decimal)) and not isinstance(data__settings__librarian__stalehotdays, bool):
+                                if data__settings__librarian__stalehotdays < 1:
+                                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".settings.librarian.stale_hot_days must be bigger than or equal to 1", value=data__settings__librarian__stalehotdays, name="" + (name_prefix or "data") + ".settings.librarian.stale_hot_days", definition={'type': 'integer', 'minimum': 1, 'maximum': 3650}, rule='minimum')
+                                if data__settings__librarian__stalehotdays > 3650:
+                                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".settings.librarian.stale_hot_days must be smaller than or equal to 3650", value=data__settings__librarian__stalehotdays, name="" + (name_prefix or "data") + ".settings.librarian.stale_hot_days", definition={'type': 'integer', 'minimum': 1, 'maximum': 3650}, rule='maximum')
+                        if "archive_after_days" in data__settings__librarian_keys:
+                            data__settings__librarian_keys.remove("archive_after_days")
+                            data__settings__librarian__archiveafterdays = data__settings__librarian["archive_after_days"]
+                            if not isinstance(data__settings__librarian__archiveafterdays, (int)) and not (isinstance(data__settings__librarian__archiveafterdays, float) and data__settings__librarian__archiveafterdays.is_integer()) or isinstance(data__settings__librarian__archiveafterdays, bool):
+                                raise JsonSchemaValueException("" + (name_prefix or "data") + ".settings.librarian.archive_after_days must be integer", value=data__settings__librarian__archiveafterdays, name="" + (name_prefix or "data") + ".settings.librarian.archive_after_days", definition={'type': 'integer', 'minimum': 0, 'maximum': 36500}, rule='type')
+                            if isinstance(data__settings__librarian__archiveafterdays, (int, float, Decimal)) and not isinstance(data__settings__librarian__archiveafterdays, bool):
+                                if data__settings__librarian__archiveafterdays < 0:
+                                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".settings.librarian.archive_after_days must be bigger than or equal to 0", value=data__settings__librarian__archiveafterdays, name="" + (name_prefix or "data") + ".settings.librarian.archive_after_days", definition={'type': 'integer', 'minimum': 0, 'maximum': 36500}, rule='minimum')
+                                if data__settings__librarian__archiveafterdays > 36500:
+                                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".settings.librarian.archive_after_days must be smaller than or equal to 36500", value=data__settings__librarian__archiveafterdays, name="" + (name_prefix or "data") + ".settings.librarian.archive_after_days", definition={'type': 'integer', 'minimum': 0, 'maximum': 36500}, rule='maximum')
+                        if data__settings__librarian_keys:
+                            raise JsonSchemaValueException("" + (name_prefix or "data") + ".settings.librarian must not contain "+str(data__settings__librarian_keys)+" properties", value=data__settings__librarian, name="" + (name_prefix or "data") + ".settings.librarian", definition={'type': 'object', 'additionalProperties': False, 'properties': {'added': {'type': 'integer', 'minimum': 1, 'maximum': 100000}, 'duplicates': {'type': 'integer', 'minimum': 1, 'maximum': 100000}, 'near_duplicates': {'type': 'integer', 'minimum': 1, 'maximum': 100000}, 'superseded': {'type': 'integer', 'minimum': 1, 'maximum': 100000}, 'archivable': {'type': 'integer', 'minimum': 1, 'maximum': 100000}, 'stale_hot': {'type': 'integer', 'minimum': 1, 'maximum': 100000}, 'stale_hot_days': {'type': 'integer', 'minimum': 1, 'maximum': 3650}, 'archive_after_days': {'type': 'integer', 'minimum': 0, 'maximum': 36500}}}, rule='additionalProperties')
+                if "writes" in data__settings_keys:
+                    data__settings_keys.remove("writes")
+                    data__settings__writes = data__settings["writes"]
+                    if not isinstance(data__settings__writes, (dict)):
+                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".settings.writes must be object", value=data__settings__writes, name="" + (name_prefix or "data") + ".settings.writes", definition={'type': 'object', 'additionalProperties': False, 'properties': {'agents': {'enum': ['active', 'candidate', 'off']}}}, rule='type')
+                    data__settings__writes_is_dict = isinstance(data__settings__writes, dict)
+                    if data__settings__writes_is_dict:
+                        data__settings__writes_keys = set(data__settings__writes.keys())
+                        if "agents" in data__settings__writes_keys:
+                            data__settings__writes_keys.remove("agents")
+                            data__settings__writes__agents = data__settings__writes["agents"]
+                            if not (isinstance(data__settings__writes__agents, str) and data__settings__writes__agents == 'active' or isinstance(data__settings__writes__agents, str) and data__settings__writes__agents == 'candidate' or isinstance(data__settings__writes__agents, str) and data__settings__writes__agents == 'off'):
+                                raise JsonSchemaValueException("" + (name_prefix or "data") + ".settings.writes.agents must be one of ['active', 'candidate', 'off']", value=data__settings__writes__agents, name="" + (name_prefix or "data") + ".settings.writes.agents", definition={'enum': ['active', 'candidate', 'off']}, rule='enum')
+                        if data__settings__writes_keys:
+                            raise JsonSchemaValueException("" + (name_prefix or "data") + ".settings.writes must not contain "+str(data__settings__writes_keys)+" properties", value=data__settings__writes, name="" + (name_prefix or "data") + ".settings.writes", definition={'type': 'object', 'additionalProperties': False, 'properties': {'agents': {'enum': ['active', 'candidate', 'off']}}}, rule='additionalProperties')
+                if "distill" in data__settings_keys:
+                    data__settings_keys.remove("distill")
+                    data__settings__distill = data__settings["distill"]
+                    if not isinstance(data__settings__distill, (dict)):
+                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".settings.distill must be object", value=data__settings__distill, name="" + (name_prefix or "data") + ".settings.distill", definition={'type': 'object', 'additionalProperties': False, 'properties': {'timeout_s': {'type': 'number', 'minimum': 1, 'maximum': 600}}}, rule='type')
+                    data__settings__distill_is_dict = isinstance(data__settings__distill, dict)
+                    if data__settings__distill_is_dict:
+                        data__settings__distill_keys = set(data__settings__distill.keys())
+                        if "timeout_s" in data__settings__distill_keys:
+                            data__settings__distill_keys.remove("timeout_s")
+                            data__settings__distill__timeouts = data__settings__distill["timeout_s"]
+                            if not isinstance(data__settings__distill__timeouts, (int, float, Decimal)) or isinstance(data__settings__distill__timeouts, bool):
+                                raise JsonSchemaValueException("" + (name_prefix or "data") + ".settings.distill.timeout_s must be number", value=data__settings__distill__timeouts, name="" + (name_prefix or "data") + ".settings.distill.timeout_s", definition={'type': 'number', 'minimum': 1, 'maximum': 600}, rule='type')
+                            if isinstance(data__settings__distill__timeouts, (int, float, Decimal)) and not isinstance(data__settings__distill__timeouts, bool):
+                                if data__settings__distill__timeouts < 1:
+                                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".settings.distill.timeout_s must be bigger than or equal to 1", value=data__settings__distill__timeouts, name="" + (name_prefix or "data") + ".settings.distill.timeout_s", definition={'type': 'number', 'minimum': 1, 'maximum': 600}, rule='minimum')
+                                if data__settings__distill__timeouts > 600:
+                                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".settings.distill.timeout_s must be smaller than or equal to 600", value=data__settings__distill__timeouts, name="" + (name_prefix or "data") + ".settings.distill.timeout_s", definition={'type': 'number', 'minimum': 1, 'maximum': 600}, rule='maximum')
+                        if data__settings__distill_keys:
+                            raise JsonSchemaValueException("" + (name_prefix or "data") + ".settings.distill must not contain "+str(data__settings__distill_keys)+" properties", value=data__settings__distill, name="" + (name_prefix or "data") + ".settings.distill", definition={'type': 'object', 'additionalProperties': False, 'properties': {'timeout_s': {'type': 'number', 'minimum': 1, 'maximum': 600}}}, rule='additionalProperties')
+                if data__settings_keys:
+                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".settings must not contain "+str(data__settings_keys)+" properties", value=data__settings, name="" + (name_prefix or "data") + ".settings", definition={'type': 'object', 'additionalProperties': False, 'properties': {'author': {'type': 'object', 'additionalProperties': False, 'properties': {'name': {'type': 'string', 'minLength': 1, 'maxLength': 200}, 'email': {'type': 'string', 'minLength': 1, 'maxLength': 200}}}, 'lock_timeout_s': {'type': 'number', 'minimum': 0, 'maximum': 600}, 'sync': {'type': 'object', 'additionalProperties': False, 'properties': {'push': {'enum': ['session-end', 'after-write', 'manual']}}}, 'librarian': {'type': 'object', 'additionalProperties': False, 'properties': {'added': {'type': 'integer', 'minimum': 1, 'maximum': 100000}, 'duplicates': {'type': 'integer', 'minimum': 1, 'maximum': 100000}, 'near_duplicates': {'type': 'integer', 'minimum': 1, 'maximum': 100000}, 'superseded': {'type': 'integer', 'minimum': 1, 'maximum': 100000}, 'archivable': {'type': 'integer', 'minimum': 1, 'maximum': 100000}, 'stale_hot': {'type': 'integer', 'minimum': 1, 'maximum': 100000}, 'stale_hot_days': {'type': 'integer', 'minimum': 1, 'maximum': 3650}, 'archive_after_days': {'type': 'integer', 'minimum': 0, 'maximum': 36500}}}, 'writes': {'type': 'object', 'additionalProperties': False, 'properties': {'agents': {'enum': ['active', 'candidate', 'off']}}}, 'distill': {'type': 'object', 'additionalProperties': False, 'properties': {'timeout_s': {'type': 'number', 'minimum': 1, 'maximum': 600}}}}}, rule='additionalProperties')
+        if data_keys:
+            raise JsonSchemaValueException("" + (name_prefix or "data") + " must not contain "+str(data_keys)+" properties", value=data, name="" + (name_prefix or "data") + "", definition={'$schema': 'http://json-schema.org/draft-07/schema#', 'title': 'jacked-vault vault.json', 'type': 'object', 'additionalProperties': False, 'required': ['version'], 'properties': {'version': {'const': 1}, 'roots': {'description': "Deprecated and ignored: where one machine keeps its clones is that machine's own config (~/.config/jacked/config.json roots). Still read so that a vault.json an older version wrote stays valid; jacked never writes it.", 'type': 'array', 'maxItems': 64, 'items': {'type': 'string', 'minLength': 1, 'maxLength': 1024}}, 'groups': {'type': 'object', 'maxProperties': 1000, 'propertyNames': {'pattern': '^[a-z0-9][a-z0-9._-]{0,63}$'}, 'additionalProperties': {'type': 'object', 'additionalProperties': False, 'required': ['repos'], 'properties': {'repos': {'type': 'array', 'uniqueItems': True, 'maxItems': 1000, 'items': {'type': 'string', 'maxLength': 255, 'pattern': '^[a-z0-9][a-z0-9._-]*(/[a-z0-9][a-z0-9._-]*){0,7}$'}}, 'description': {'type': 'string', 'maxLength': 500}}}}, 'settings': {'type': 'object', 'additionalProperties': False, 'properties': {'author': {'type': 'object', 'additionalProperties': False, 'properties': {'name': {'type': 'string', 'minLength': 1, 'maxLength': 200}, 'email': {'type': 'string', 'minLength': 1, 'maxLength': 200}}}, 'lock_timeout_s': {'type': 'number', 'minimum': 0, 'maximum': 600}, 'sync': {'type': 'object', 'additionalProperties': False, 'properties': {'push': {'enum': ['session-end', 'after-write', 'manual']}}}, 'librarian': {'type': 'object', 'additionalProperties': False, 'properties': {'added': {'type': 'integer', 'minimum': 1, 'maximum': 100000}, 'duplicates': {'type': 'integer', 'minimum': 1, 'maximum': 100000}, 'near_duplicates': {'type': 'integer', 'minimum': 1, 'maximum': 100000}, 'superseded': {'type': 'integer', 'minimum': 1, 'maximum': 100000}, 'archivable': {'type': 'integer', 'minimum': 1, 'maximum': 100000}, 'stale_hot': {'type': 'integer', 'minimum': 1, 'maximum': 100000}, 'stale_hot_days': {'type': 'integer', 'minimum': 1, 'maximum': 3650}, 'archive_after_days': {'type': 'integer', 'minimum': 0, 'maximum': 36500}}}, 'writes': {'type': 'object', 'additionalProperties': False, 'properties': {'agents': {'enum': ['active', 'candidate', 'off']}}}, 'distill': {'type': 'object', 'additionalProperties': False, 'properties': {'timeout_s': {'type': 'number', 'minimum': 1, 'maximum': 600}}}}}}}, rule='additionalProperties')
+    return data
