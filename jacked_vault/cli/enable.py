@@ -58,16 +58,32 @@ def enable(
     remote. Safe to run again; `jacked memory disable` undoes it.
     """
     from jacked_vault.cli.groups import _suggest_and_apply
+    from jacked_vault.cli.output import tty_stages
     from jacked_vault.cli.prompts import confirm
     from jacked_vault.hooks.enable import enable as switch_on
 
     interactive = not as_json and not yes and sys.stdin.isatty()
     chosen = vault if vault is not None else outer_vault(ctx)
-    run(ctx, as_json, lambda: switch_on(
-        chosen, from_url=from_, yes=yes, ask=confirm if interactive else None,
-        ask_url=_ask_url if interactive else None,
-        review=lambda context: _suggest_and_apply(context, None, yes, as_json), roots=tuple(root or ()),
-    ))  # fmt: skip
+    stages = tty_stages(as_json) if from_ is not None else None
+
+    def asked(question: str) -> bool:
+        if stages:
+            stages.end()  # the joining's progress line ends before the first question
+        return confirm(question)
+
+    def action():
+        try:
+            return switch_on(
+                chosen, from_url=from_, yes=yes, ask=asked if interactive else None,
+                ask_url=_ask_url if interactive else None,
+                review=lambda context: _suggest_and_apply(context, None, yes, as_json), roots=tuple(root or ()),
+                stages=stages.stage if stages else None,
+            )  # fmt: skip
+        finally:
+            if stages:
+                stages.end()
+
+    run(ctx, as_json, action)
 
 
 @memory_app.command(cls=Command, rich_help_panel=HOOKS, epilog=example("jacked memory disable"))

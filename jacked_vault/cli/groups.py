@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from jacked_vault.cli.apps import GROUPS, Command, JsonOpt, VaultOpt, context_for, example, memory_app, run, sub_app
-from jacked_vault.cli.output import safe, tty_progress
+from jacked_vault.cli.output import safe, tty_progress, tty_stages
 
 group_app = sub_app(
     "group",
@@ -107,12 +107,18 @@ def init(
         if from_ is not None:
             from jacked_vault.sync.clone import clone_vault
 
-            return clone_vault(
-                from_,
-                context.vault_path,
-                harness=context.harness,
-                name_vault=(vault or (ctx.obj or {}).get("vault")) is not None,
-            )
+            stages = tty_stages(as_json)
+            try:
+                return clone_vault(
+                    from_,
+                    context.vault_path,
+                    harness=context.harness,
+                    name_vault=(vault or (ctx.obj or {}).get("vault")) is not None,
+                    stages=stages.stage if stages else None,
+                )
+            finally:
+                if stages:
+                    stages.end()
         result = init_vault(context.vault_path)
         return result if no_scan else replace(result, groups=_suggest_and_apply(context, root, yes, as_json))
 

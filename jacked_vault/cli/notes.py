@@ -341,7 +341,7 @@ def doctor(
     from jacked_vault.doctor import doctor as run_doctor
 
     def action():
-        progress = tty_progress("indexing notes")
+        progress = None if as_json else tty_progress("indexing files")
         try:
             return run_doctor(context_for(ctx, vault), repair=repair, reindex=reindex, full=full, progress=progress)
         finally:

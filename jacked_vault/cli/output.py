@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from collections.abc import Callable
 
 from jacked_vault.errors import VaultError
@@ -87,13 +88,64 @@ def emit_unexpected(exc: BaseException, as_json: bool, schema: str = ERROR_SCHEM
     return emit_error(from_unexpected(exc), as_json, schema)
 
 
-def tty_progress(label: str):
-    """A progress callback writing `label: N` on one stderr line, or None when not a terminal."""
-    if not sys.stderr.isatty():
-        return None
+PROGRESS_EVERY_S = 0.2  # at most five redraws of a progress line a second
+RATE_AFTER_S = 0.5  # a rate, and the time left, only once there is enough to measure
 
-    def show(count: int) -> None:
-        sys.stderr.write(f"\r{label}: {count}")
+
+def progress_text(label: str, done: int, total: int | None, elapsed: float) -> str:
+    """`indexing notes: 250/1000 (125/s, ~6s left)`: how far, of how many, how fast, how long left."""
+    text = f"{label}: {done}" + (f"/{total}" if total else "")
+    if elapsed >= RATE_AFTER_S and done:
+        rate = done / elapsed
+        left = f", ~{(total - done) / rate:.0f}s left" if total and total > done else ""
+        text += f" ({rate:,.0f}/s{left})"
+    return text
+
+
+class _Line:
+    """One progress line on a terminal's stderr, redrawn in place (see `progress_text`)."""
+
+    def __init__(self, label: str) -> None:
+        self.label = label
+        self.started = time.monotonic()
+        self.drawn = 0.0
+        self.shown = False
+
+    def __call__(self, done: int, total: int | None = None) -> None:
+        now = time.monotonic()
+        if self.shown and now - self.drawn < PROGRESS_EVERY_S and (total is None or done < total):
+            return
+        self.drawn, self.shown = now, True
+        sys.stderr.write("\r" + progress_text(self.label, done, total, now - self.started) + "\x1b[K")
         sys.stderr.flush()
 
-    return show
+
+def tty_progress(label: str):
+    """A progress callback `(done, total=None)` keeping `label: done/total (rate, time left)` on
+    one stderr line, or None when stderr is not a terminal."""
+    return _Line(label) if sys.stderr.isatty() else None
+
+
+class TtyStages:
+    """Progress of work done in stages, one line each (`judging files`, then `indexing notes`), on
+    a terminal's stderr: `stage(label)` ends the line before and gives the next callback; `end()`
+    ends the last line. Callers pass `stage` down where the work is; None without a terminal."""
+
+    def __init__(self) -> None:
+        self.line: _Line | None = None
+
+    def stage(self, label: str) -> _Line:
+        self.end()
+        self.line = _Line(label)
+        return self.line
+
+    def end(self) -> None:
+        if self.line is not None and self.line.shown:
+            sys.stderr.write("\n")
+            sys.stderr.flush()
+        self.line = None
+
+
+def tty_stages(as_json: bool) -> TtyStages | None:
+    """Stages of progress for a person at a terminal; None with --json or no terminal."""
+    return None if as_json or not sys.stderr.isatty() else TtyStages()

@@ -43,6 +43,7 @@ from jacked_vault.errors import VaultError
 
 if TYPE_CHECKING:
     from jacked_vault.store.config import Roots
+    from jacked_vault.store.progress import Stages
 
 HARNESSES = ("claude", "codex", "opencode", "cursor")
 LEDGER = "switch.json"
@@ -293,15 +294,17 @@ def enable(
     ask_url: Callable[[], str | None] | None,
     review: Callable[[Any], Any],
     roots: Sequence[str] = (),
+    stages: Stages | None = None,
 ) -> SwitchReport:
     """Turn memory on. `ask` (a yes/no question on a terminal) and `ask_url` are None when nobody
     can answer (JSON, no terminal); `review` runs init's group review (the CLI's own); `roots`, the
-    `--root` folders where this machine keeps its clones (else its configured or usual ones)."""
+    `--root` folders where this machine keeps its clones (else its configured or usual ones);
+    `stages`, told how joining a vault with --from goes (store.progress)."""
     from jacked_vault import environment
 
     ctx = environment.context(vault)
     report = SwitchReport("enable", str(ctx.vault_path))
-    report.steps.append(_vault_step(ctx, from_url, vault is not None))  # a refusal here stops everything
+    report.steps.append(_vault_step(ctx, from_url, vault is not None, stages))  # a refusal here stops everything
     ledger = _ledger(ctx.vault_path)
     try:
         if roots:
@@ -325,13 +328,13 @@ def _guard(name: str, run: Callable[[], Step]) -> Step:
         return Step(name, "error", f"{exc.message} [{exc.full_code}]")
 
 
-def _vault_step(ctx, from_url: str | None, named: bool) -> Step:
+def _vault_step(ctx, from_url: str | None, named: bool, stages: Stages | None = None) -> Step:
     from jacked_vault.write.init import init_vault
 
     if from_url is not None and not (ctx.vault_path / "vault.json").exists():
         from jacked_vault.sync.clone import clone_vault
 
-        cloned = clone_vault(from_url, ctx.vault_path, harness=ctx.harness, name_vault=named)
+        cloned = clone_vault(from_url, ctx.vault_path, harness=ctx.harness, name_vault=named, stages=stages)
         return Step(
             "vault", "done", f"joined {cloned.url}: {cloned.store.root} ({cloned.notes} notes)", [cloned.to_json()]
         )

@@ -36,6 +36,7 @@ from jacked_vault.search.policy import Viewer
 from jacked_vault.search.query import COLUMNS, Filters, run_search
 from jacked_vault.search.treediff import FILE_MODES, SYMLINK_MODE, TREE_MODE, changed_entries
 from jacked_vault.store.git import fast_head
+from jacked_vault.store.progress import PROGRESS_STEP
 from jacked_vault.store.layout import (
     STATE_DIR,
     ARCHIVE_DIR,
@@ -51,6 +52,7 @@ from jacked_vault.store.layout import (
 
 if TYPE_CHECKING:
     from jacked_vault.document.ids import ShortId
+    from jacked_vault.store.progress import Progress
     from jacked_vault.store.deadline import Deadline
     from jacked_vault.store.tombstones import Stones
     from jacked_vault.store.reviews import Provenance, ReviewPolicy, Verdict
@@ -246,12 +248,14 @@ class Verdicts:
 class SearchIndex:
     """The FTS5 index of one store."""
 
-    def __init__(self, store: Store, progress: Callable[[int], None] | None = None) -> None:
+    def __init__(self, store: Store, progress: Progress | None = None) -> None:
         self.store = store
         self.path = store.state / INDEX_DB
         self._db: sqlite3.Connection | None = None
         self._progress = progress
         self._indexed = 0
+        self._to_index: int | None = None  # the files of a whole-tree build (what progress counts toward)
+        self._read = 0  # of those, read so far
         self._head: str | None = None  # the commit being indexed (whose history holds the accepts)
         self._verdicts: Verdicts | None = None
         self._derived: dict[str, tuple[object, Derived]] = {}  # path -> a worker's parse and its Derived (a build)
@@ -347,8 +351,11 @@ class SearchIndex:
             self._catch_up()
         self._follow_review_policy()
 
-    def rebuild(self) -> int:
-        """Drop everything and index the whole HEAD tree; returns the number of notes indexed."""
+    def rebuild(self, progress: Progress | None = None) -> int:
+        """Drop everything and index the whole HEAD tree (`progress`: told as it goes); returns the
+        number of notes indexed."""
+        if progress is not None:
+            self._progress = progress
         self._reset(self.db)
         self._catch_up()
         return self.count()
@@ -430,6 +437,7 @@ class SearchIndex:
         from jacked_vault.search.parallel import ahead
 
         files = sorted(_walk(repo, tree, self.store))
+        self._to_index = len(files)
         by_root: dict[str, list] = {}
         for rel, entry in files:
             by_root.setdefault(root_of(self.store, rel), []).append((rel, entry))
@@ -440,6 +448,8 @@ class SearchIndex:
         ) as items:
             for root in roots:
                 self._index_root(repo, root, islice(items, len(by_root[root])))
+        if self._progress is not None:
+            self._progress(len(files), len(files))  # every file read (a root past its bound: skipped)
         from jacked_vault.store.tombstones import Stones
 
         self._sweep_tombstones(repo, tree, Stones())
@@ -473,6 +483,9 @@ class SearchIndex:
                 deque(files, maxlen=0)
                 break
             self._index_entry(repo, rel, entry, size)
+            self._read += 1
+            if self._progress is not None and self._read % PROGRESS_STEP == 0:
+                self._progress(self._read, self._to_index)
         self.db.execute(
             "INSERT INTO roots(prefix, truncated) VALUES(?, ?) ON CONFLICT(prefix) DO UPDATE SET truncated = "
             "excluded.truncated",
@@ -713,8 +726,6 @@ class SearchIndex:
 
     def _counted(self) -> None:
         self._indexed += 1
-        if self._progress is not None and self._indexed % 500 == 0:
-            self._progress(self._indexed)
 
     # -- what `reviewed` proves, and where each review came from (store/reviews.py) ----------------
 

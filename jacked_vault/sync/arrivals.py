@@ -49,6 +49,7 @@ from typing import TYPE_CHECKING
 from jacked_vault.errors import VaultError
 from jacked_vault.store.git import blob_at, offered_blob
 from jacked_vault.store.layout import AUDIT_DIR, Store, classify_path
+from jacked_vault.store.progress import PROGRESS_STEP, Progress
 from jacked_vault.store.tombstones import NO_STONES, Stones, Tombstoned
 
 if TYPE_CHECKING:
@@ -198,6 +199,7 @@ def inspect_arrivals(
     signed: Signed | None = None,
     deadline: Deadline | None = None,
     rejected_at: Callable[[str], str | None] | None = None,
+    progress: Progress | None = None,
 ) -> Arrivals:
     """Judge every file that differs between the merge base (None: unrelated) and the remote.
 
@@ -207,7 +209,8 @@ def inspect_arrivals(
     is where the gate records what it passed, so the search index does not judge the same bytes
     again; `signed` (where this machine names trusted keys): the arriving accepts and forgets git
     verifies, the only ones taken. `rejected_at` (value hash -> when this store's latest rejected
-    note of it was rejected) weighs a person's re-add against the rejection. `deadline`
+    note of it was rejected) weighs a person's re-add against the rejection; `progress` (store.progress)
+    is told how many files are judged, of how many. `deadline`
     (store.deadline): past it, OutOfTime between two
     files (the workers judging ahead killed), saying how many were judged; what the gate passed
     until then is in `verdicts`."""
@@ -254,10 +257,13 @@ def inspect_arrivals(
             later.append((rel, entry, kind))
 
     judged = 0  # files judged so far (OutOfTime says how many)
+    to_judge = len(audits) + len(later)
 
     def on_time() -> None:  # before each file: past the deadline, stop (nothing is written while judging)
         if deadline is not None:
             deadline.check("judging")
+        if progress is not None and judged % PROGRESS_STEP == 0:
+            progress(judged, to_judge)
 
     def audits_first() -> None:  # what the notes are judged against (their audit lines), while workers judge them
         nonlocal judged
@@ -281,7 +287,9 @@ def inspect_arrivals(
                     _judge_file(judge, rel, kind, data)
                 judged += 1
     except OutOfTime:
-        raise OutOfTime(f"judging the {len(audits) + len(later)} files the remote changed ({judged} judged)") from None
+        raise OutOfTime(f"judging the {to_judge} files the remote changed ({judged} judged)") from None
+    if progress is not None:
+        progress(judged, to_judge)
     _keep_replaced(judge)
     _person_re_adds(judge, rejected_at)
     held = {item["moved_from"] for item in out.quarantined if item.get("moved_from")}

@@ -21,6 +21,7 @@ from jacked_vault.errors import VaultError
 from jacked_vault.store import git
 from jacked_vault.store.machine_state import machine_id
 from jacked_vault.store.layout import VAULT_JSON, Store
+from jacked_vault.store.progress import Stages
 from jacked_vault.store.sync_state import write_state
 from jacked_vault.sync import remote
 
@@ -76,10 +77,13 @@ def _offers(root: Path, name_vault: bool) -> list[str]:
     return [f"jacked memory hooks install --claude{where}", f"jacked memory hooks install --mcp claude --user{where}"]
 
 
-def clone_vault(url: str, path: Path, *, harness: str = UNKNOWN_HARNESS, name_vault: bool = False) -> Cloned:
+def clone_vault(
+    url: str, path: Path, *, harness: str = UNKNOWN_HARNESS, name_vault: bool = False, stages: Stages | None = None
+) -> Cloned:
     """Clone the vault at `url` into `path` (absent or an empty folder); all or nothing, what this
     machine does not take committed as `harness`. With `name_vault` (the vault was not the
-    default), the offered commands carry `--vault`."""
+    default), the offered commands carry `--vault`; `stages` (label -> a store.progress callback)
+    is told each stage's progress: judging the files, indexing them."""
     url = remote.check_url(url)
     path = Path(path).absolute()
     _check_target(path)
@@ -89,7 +93,7 @@ def clone_vault(url: str, path: Path, *, harness: str = UNKNOWN_HARNESS, name_va
         temp = Path(tempfile.mkdtemp(prefix=f".{path.name[:40]}.jacked-clone-", dir=path.parent))
         _git_clone(url, temp)
         store = Store(temp)
-        branch, head, arrivals, reason, notes = _check_out(store)
+        branch, head, arrivals, reason, notes = _check_out(store, stages)
         machine = machine_id(store.state)
         quarantined = _settle(store, arrivals, harness)
         head = git.fast_head(temp) or head
@@ -162,7 +166,7 @@ def _git_clone(url: str, into: Path) -> None:
         raise VaultError("SYNC", f"clone failed: {remote.one_line(proc.stderr, url)}; nothing was left behind")
 
 
-def _check_out(store: Store):
+def _check_out(store: Store, stages: Stages | None = None):
     """Judge the cloned branch like any arrival, check it out, and build its search index from
     the notes just judged: (branch, head, arrivals, reason, notes indexed)."""
     import pygit2
@@ -186,8 +190,9 @@ def _check_out(store: Store):
     try:
         index.verdicts.keep_notes = True
         arrivals = inspect_arrivals(
-            store, repo, None, tree, arrival_tombstones(repo, None, tree), verdicts=index.verdicts, here=NO_STONES
-        )
+            store, repo, None, tree, arrival_tombstones(repo, None, tree), verdicts=index.verdicts, here=NO_STONES,
+            progress=stages("judging files") if stages else None,
+        )  # fmt: skip
         arrivals.refused += [  # what a vault needs cannot be kept out: there is no local version to keep
             {"path": item["path"], "why": f"{item['code']}: {item['why'].removeprefix(item['path'] + ': ')}"}
             for item in arrivals.quarantined
@@ -203,7 +208,7 @@ def _check_out(store: Store):
         git_index = repo.index
         git_index.read_tree(tree)
         git_index.write()
-        index.rebuild()
+        index.rebuild(progress=stages("indexing files") if stages else None)
         return branch, str(commit.id), arrivals, reason, index.count()
     finally:
         index.close()
