@@ -312,8 +312,8 @@ def test_add_loads_git_but_never_typer(filled):
     assert proc.returncode == 0 and proc.stderr.strip().splitlines()[-1] == "pygit2"
 
 
-def _loaded_by(argv: list[str], vault, cwd) -> set[str]:
-    """The top-level modules a process running `argv` loaded."""
+def _loaded_by(argv: list[str], vault, cwd, stdin: str | None = None) -> set[str]:
+    """The top-level modules a process running `argv` (fed `stdin`) loaded."""
     code = (
         "import sys, json\n"
         "from jacked_vault.cli.main import main\n"
@@ -323,7 +323,7 @@ def _loaded_by(argv: list[str], vault, cwd) -> set[str]:
     )
     proc = subprocess.run(
         [sys.executable, "-c", code, json.dumps(argv)], capture_output=True, text=True, cwd=cwd, env=cli_env(vault),
-        timeout=120,
+        timeout=120, input=stdin,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     return set(json.loads(proc.stderr.rsplit("LOADED ", 1)[1]))
@@ -339,3 +339,12 @@ def test_the_first_add_in_a_fresh_vault_loads_no_jsonschema(tmp_path):
         stamp.unlink()  # as in a fresh clone: nothing of this machine's config check is known yet
     loaded = _loaded_by(["memory", "add", "--group", "g", "--title", "First", "--body", "b"], vault, tmp_path)
     assert "jsonschema" not in loaded and "pygit2" in loaded, sorted(loaded)  # it ran, and wrote a commit
+
+
+def test_the_session_start_hook_loads_no_heavy_module(filled):
+    """Issue 34.5: the brief every session waits for reads the index and git's files only."""
+    vault, work, _note_id = filled
+    payload = json.dumps({"session_id": "s1", "source": "startup", "cwd": str(work), "hook_event_name": "SessionStart"})
+    loaded = _loaded_by(["_hook", "session-start", "--harness", "claude", "--vault", str(vault)], vault, work, payload)
+    assert loaded & HEAVY == set(), sorted(loaded & HEAVY)
+    assert "sqlite3" in loaded  # it ran: it read the index
