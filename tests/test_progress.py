@@ -123,3 +123,25 @@ def test_the_progress_line_says_rate_and_time_left():
     assert progress_text("indexing notes", 250, 1000, 2.0) == "indexing notes: 250/1000 (125/s, ~6s left)"
     assert progress_text("files read", 40, None, 2.0) == "files read: 40 (20/s)"
     assert progress_text("judging files", 3, 10, 0.1) == "judging files: 3/10"  # too early for a rate
+
+
+def test_a_big_sync_shows_its_judging_on_a_terminal(remote: Path, tmp_path: Path):
+    """`sync` bringing many notes (a machine that joined while the vault was new) says how far
+    judging them is; with `--json`, nothing."""
+    from conftest import run_cli
+
+    first = git(remote, "rev-list", "--max-parents=0", "HEAD").split()[0]  # the vault's first commit
+    early = tmp_path / "early.git"
+    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(early)], check=True)
+    shown_for = {}
+    for mode in ("text", "json"):
+        vault = tmp_path / mode
+        push = ["git", "-C", str(remote), "push", "-q", "-f", str(early)]
+        subprocess.run([*push, f"{first}:refs/heads/main"], check=True)  # the vault when this machine joined
+        assert run_cli("memory", "init", "--from", f"file://{early}", vault=vault).code == 0
+        subprocess.run([*push, "main:main"], check=True)  # then the team's notes
+        argv = ["memory", "sync", "--vault", str(vault)] + (["--json"] if mode == "json" else [])
+        code, out, shown_for[mode] = _on_a_tty(argv, vault, tmp_path)
+        assert code == 0 and ("fast-forward" in out), shown_for[mode] + out
+    assert re.search(r"judging files: (\d+)/\1\b", shown_for["text"]), shown_for["text"]
+    assert "judging" not in shown_for["json"], shown_for["json"]

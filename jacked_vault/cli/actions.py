@@ -198,6 +198,15 @@ def brief(
 
 def sync(outer_vault: str | None, *, accept_deletions: bool = False, vault: str | None = None) -> Result:
     """`sync`: fetch, integrate what arrives (judged by the gate), push."""
+    from jacked_vault.cli.output import tty_stages
     from jacked_vault.sync import sync as sync_vault
 
-    return sync_vault(context_for_options(outer_vault, vault), accept_deletions=accept_deletions)
+    stages = tty_stages()
+    try:
+        return sync_vault(
+            context_for_options(outer_vault, vault), accept_deletions=accept_deletions,
+            stages=stages.stage if stages else None,
+        )  # fmt: skip
+    finally:
+        if stages:
+            stages.end()

@@ -64,14 +64,15 @@ def enable(
 
     interactive = not as_json and not yes and sys.stdin.isatty()
     chosen = vault if vault is not None else outer_vault(ctx)
-    stages = tty_stages(as_json) if from_ is not None else None
-
-    def asked(question: str) -> bool:
-        if stages:
-            stages.end()  # the joining's progress line ends before the first question
-        return confirm(question)
 
     def action():
+        stages = tty_stages() if from_ is not None else None  # inside: none while answering in JSON
+
+        def asked(question: str) -> bool:
+            if stages:
+                stages.end()  # the joining's progress line ends before the first question
+            return confirm(question)
+
         try:
             return switch_on(
                 chosen, from_url=from_, yes=yes, ask=asked if interactive else None,

@@ -107,7 +107,7 @@ def init(
         if from_ is not None:
             from jacked_vault.sync.clone import clone_vault
 
-            stages = tty_stages(as_json)
+            stages = tty_stages()
             try:
                 return clone_vault(
                     from_,

@@ -10,6 +10,7 @@ import json
 import sys
 import time
 from collections.abc import Callable
+from contextvars import ContextVar
 
 from jacked_vault.errors import VaultError
 from jacked_vault.render import Result
@@ -17,6 +18,7 @@ from jacked_vault.render import Result
 # Commands that share another command's JSON schema (SPEC 8: add and handoff are jacked.add.v1).
 SCHEMA_ALIASES = {"handoff": "add"}  # SPEC 6: a handoff answers as the add it is
 ERROR_SCHEMA = "jacked.error.v1"  # a failure before any command was chosen (`jacked memory frobnicate`)
+_ANSWERING_JSON: ContextVar[bool] = ContextVar("answering_json", default=False)  # set by `execute`
 
 
 def schema_for(command_path: str) -> str:
@@ -54,6 +56,7 @@ def execute(
     (2 for usage errors). Never a traceback; `passthrough` exceptions (the CLI framework's own
     exits) and KeyboardInterrupt are raised as they are."""
     reraised: tuple[type[BaseException], ...] = (KeyboardInterrupt, *passthrough)
+    mode = _ANSWERING_JSON.set(as_json)  # progress lines stay off while a command answers in JSON
     try:
         result = action()
         emit(schema, as_json, result)
@@ -63,6 +66,8 @@ def execute(
         raise
     except Exception as exc:  # no traceback ever reaches a person
         return emit_unexpected(exc, as_json, schema)
+    finally:
+        _ANSWERING_JSON.reset(mode)
     return 1 if getattr(result, "ok", True) is False else 0
 
 
@@ -120,10 +125,15 @@ class _Line:
         sys.stderr.flush()
 
 
+def _progress_shown() -> bool:
+    """Progress is for a person at a terminal: never while the command answers in JSON."""
+    return not _ANSWERING_JSON.get() and sys.stderr.isatty()
+
+
 def tty_progress(label: str):
     """A progress callback `(done, total=None)` keeping `label: done/total (rate, time left)` on
-    one stderr line, or None when stderr is not a terminal."""
-    return _Line(label) if sys.stderr.isatty() else None
+    one stderr line, or None when stderr is not a terminal or the answer is JSON."""
+    return _Line(label) if _progress_shown() else None
 
 
 class TtyStages:
@@ -146,6 +156,6 @@ class TtyStages:
         self.line = None
 
 
-def tty_stages(as_json: bool) -> TtyStages | None:
+def tty_stages() -> TtyStages | None:
     """Stages of progress for a person at a terminal; None with --json or no terminal."""
-    return None if as_json or not sys.stderr.isatty() else TtyStages()
+    return TtyStages() if _progress_shown() else None

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 
     from jacked_vault.document import Note
     from jacked_vault.store.deadline import Deadline
+    from jacked_vault.store.progress import Stages
     from jacked_vault.sync.arrivals import Arrivals
 
 __all__ = ["SyncResult", "pull_at_session_start", "push", "read_state", "set_remote", "sync"]
@@ -319,10 +320,13 @@ def _quarantine(ctx: Context, arrivals) -> list[dict]:
     return keep_quarantined(ctx.vault, arrivals)
 
 
-def _judge(ctx: Context, repo, base_tree, theirs_tree, signed=None, deadline: Deadline | None = None):
-    """The arrivals, judged (`arrivals.inspect_arrivals`); what the gate passed is kept in this
-    machine's verdicts even when the deadline stops the judgement (a verdict is about bytes: the
-    next attempt skips their content rules)."""
+def _judge(
+    ctx: Context, repo, base_tree, theirs_tree, signed=None, deadline: Deadline | None = None,
+    stages: Stages | None = None,
+):  # fmt: skip
+    """The arrivals, judged (`arrivals.inspect_arrivals`; `stages` told how far); what the gate
+    passed is kept in this machine's verdicts even when the deadline stops the judgement (a verdict
+    is about bytes: the next attempt skips their content rules)."""
     from jacked_vault.search.index import open_fresh
     from jacked_vault.sync.arrivals import arrival_tombstones, inspect_arrivals
 
@@ -340,6 +344,7 @@ def _judge(ctx: Context, repo, base_tree, theirs_tree, signed=None, deadline: De
             arrivals = inspect_arrivals(
                 ctx.vault, repo, base_tree, theirs_tree, known, local_path, index.verdicts, here,
                 signed=signed, deadline=deadline, rejected_at=index.rejected_at,
+                progress=stages("judging files") if stages else None,
             )  # fmt: skip
         finally:
             index.verdicts.save()
@@ -725,6 +730,7 @@ def _integrate(
     join: bool = False,
     hold_deletions: bool = False,
     deadline: Deadline | None = None,
+    stages: Stages | None = None,
 ) -> SyncResult | None:
     """Judge the arrivals, then fast-forward, or commit what this machine keeps and regenerates on
     top of (or merged with) the remote's history, and move HEAD (lock held). With
@@ -741,7 +747,7 @@ def _integrate(
         else None
     )  # with trusted keys, only the accepts and forgets git verifies are taken (not on adopting a history)
     arrivals = _judge(
-        ctx, repo, repo[base].tree if base is not None else None, repo[theirs].tree, signed, deadline
+        ctx, repo, repo[base].tree if base is not None else None, repo[theirs].tree, signed, deadline, stages
     )
     if arrivals.refused:
         error = arrivals.refusal(str(theirs))
@@ -792,15 +798,16 @@ PUSH_ATTEMPTS = 5  # tries in all of a sync whose push keeps losing the race (fi
 RETRY_JITTER_S = 0.25  # the longest first wait before trying again, doubling with each try (random below it)
 
 
-def sync(ctx: Context, *, accept_deletions: bool = False) -> SyncResult:
+def sync(ctx: Context, *, accept_deletions: bool = False, stages: Stages | None = None) -> SyncResult:
     """Fetch; then fast-forward, push, or merge; then regenerate index.md and push. A push that
     loses a race (another machine pushed since the fetch) fetches, integrates and pushes again,
     `PUSH_ATTEMPTS` tries in all, after a random wait that spreads racing machines out. Every
-    outcome is recorded (the last pull, the last push), a failure included."""
+    outcome is recorded (the last pull, the last push), a failure included. `stages` (store.progress)
+    is told how judging what arrived goes."""
     root = ctx.vault.root
     before = read_state(root)
     try:
-        return _sync_until_pushed(ctx, accept_deletions)
+        return _sync_until_pushed(ctx, accept_deletions, stages)
     except VaultError as exc:
         if read_state(root) == before:  # not recorded where it failed: say so here
             write_state(root, "failed", exc.message)
@@ -861,7 +868,7 @@ def _rewritten(ctx: Context, branch: str, had: str) -> VaultError:
     )
 
 
-def _sync_until_pushed(ctx: Context, accept_deletions: bool) -> SyncResult:
+def _sync_until_pushed(ctx: Context, accept_deletions: bool, stages: Stages | None = None) -> SyncResult:
     """`_take` what the remote has, then push; again while the push loses a race. Never a server's
     refusal or a failed login again (they are no race: `remote.lost_race`)."""
     import random
@@ -871,7 +878,7 @@ def _sync_until_pushed(ctx: Context, accept_deletions: bool) -> SyncResult:
     branch = git.require_branch(root)
     done: SyncResult | None = None
     for attempt in range(1, PUSH_ATTEMPTS + 1):
-        taken = _take(ctx, branch, accept_deletions)
+        taken = _take(ctx, branch, accept_deletions, stages)
         done = taken if done is None else done.then(taken)
         done.push_attempts = attempt
         repo = git.open_repo(root)
@@ -898,7 +905,7 @@ def _sync_until_pushed(ctx: Context, accept_deletions: bool) -> SyncResult:
     return done
 
 
-def _take(ctx: Context, branch: str, accept_deletions: bool) -> SyncResult:
+def _take(ctx: Context, branch: str, accept_deletions: bool, stages: Stages | None = None) -> SyncResult:
     """Fetch, then fast-forward, merge or adopt what the remote has (judged by the gate), and
     regenerate index.md; the pull is recorded (never as a push: that is the push's record)."""
     from jacked_vault.store.lock import store_lock
@@ -933,7 +940,7 @@ def _take(ctx: Context, branch: str, accept_deletions: bool) -> SyncResult:
                 )
                 raise _join_needed(ctx)
             else:
-                integrated = _integrate(ctx, repo, ours, theirs, base, accept_deletions=accept_deletions)
+                integrated = _integrate(ctx, repo, ours, theirs, base, accept_deletions=accept_deletions, stages=stages)
                 assert integrated is not None, "only hold_deletions makes _integrate return None"
                 result = integrated
                 result.ahead, result.behind = ahead, behind
