@@ -274,24 +274,7 @@ def test_what_the_lean_path_does_not_take_goes_to_typer(vault_path: Path, argv: 
 )
 def test_read_commands_load_no_heavy_module(filled, argv: list[str]):
     vault, work, note_id = filled
-    argv = [a.format(id=note_id) for a in argv]
-    code = (
-        "import sys, json\n"
-        "from jacked_vault.cli.main import main\n"
-        "code = main(json.loads(sys.argv[1]))\n"
-        "sys.stderr.write('\\nLOADED ' + json.dumps(sorted({m.split('.')[0] for m in sys.modules})))\n"
-        "sys.exit(code)\n"
-    )
-    proc = subprocess.run(
-        [sys.executable, "-c", code, json.dumps(argv)],
-        capture_output=True,
-        text=True,
-        cwd=work,
-        env=cli_env(vault),
-        timeout=120,
-    )
-    assert proc.returncode == 0, proc.stderr
-    loaded = set(json.loads(proc.stderr.rsplit("LOADED ", 1)[1]))
+    loaded = _loaded_by([a.format(id=note_id) for a in argv], vault, work)
     assert loaded & HEAVY == set(), f"{argv} loaded {sorted(loaded & HEAVY)}"
     assert "jacked_vault" in loaded and "sqlite3" in loaded  # the check can fail: it sees what was loaded
 
