@@ -198,3 +198,20 @@ def test_what_the_agent_was_told_and_the_timeline(page, world: UiWorld, artifact
     ops = [row.get_attribute("data-op") for row in tab.locator("tr[data-commit]").all()]
     assert ops[-1] == "maintenance" and "create" in ops and "supersede" in ops  # the world's history, init last
     tab.screenshot(path=str(artifacts / "timeline.png"), full_page=True)
+
+
+def test_forget_needs_its_box_ticked_then_makes_one_commit(page, world: UiWorld, artifacts: Path):
+    """Issue 33.20 in a real browser: the note page's Forget does nothing until its box is ticked
+    (the form's `required`), then makes the CLI's one forget commit and lands on the overview."""
+    tab, base, _ = page
+    target = world.ids["codex"]
+    tab.goto(f"{base}/note/{target}")
+    before = world.head()
+    tab.locator("form.op-forget button").click()  # unticked: the browser keeps the form
+    assert tab.url == f"{base}/note/{target}" and world.head() == before
+    tab.locator("form.op-forget input[name=sure]").check()
+    with tab.expect_navigation(url=base + "/"):
+        tab.locator("form.op-forget button").click()
+    assert world.subject() == f"memory(forget): {target}" and git(world.vault, "rev-parse", "HEAD~1").strip() == before
+    assert "forgot " in tab.locator(".flash").inner_text()
+    tab.screenshot(path=str(artifacts / "forgotten.png"), full_page=True)
