@@ -126,12 +126,18 @@ def schema_accepts(fields: dict) -> bool:
     return fast_accepts(NOTE_SCHEMA, fields)
 
 
+@cache
+def _fast_check(name: str) -> Any:
+    """The generated module of schema `name` (imported once, on first use)."""
+    from importlib import import_module
+
+    return import_module(f"jacked_vault.document.{FAST_CHECKS[name]}")
+
+
 def fast_accepts(name: str, data: object) -> bool:
     """True when the generated fast check of schema `name` accepts `data` (never laxer than
     jsonschema: a refusal is for the reference validator to confirm and explain)."""
-    from importlib import import_module
-
-    check = import_module(f"jacked_vault.document.{FAST_CHECKS[name]}")
+    check = _fast_check(name)
     if not _plain_json(data):
         return False
     try:
