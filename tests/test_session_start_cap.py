@@ -37,8 +37,9 @@ from jacked_vault.store import deadline as deadline_module
 from jacked_vault.store.deadline import Deadline, OutOfTime
 from jacked_vault.store.git import open_repo
 from jacked_vault.store.layout import Store
-from jacked_vault.store.lock import store_lock
-from jacked_vault.sync import pull_at_session_start, push, sync
+from jacked_vault.store import detached
+from jacked_vault.store.lock import claim, store_lock
+from jacked_vault.sync import BACKGROUND_PULL_CLAIM, pull_at_session_start, push, sync
 
 two_machines = sync_world.two_machines  # (laptop, desktop, remote)
 NOTES = 8
@@ -88,6 +89,7 @@ def test_the_cap_runs_out_while_judging_the_session_starts_as_it_was_and_sync_ta
     root = desktop.vault.root
     head = _head(root)
     verdicts_before = _verdicts(root)
+    spawned = _spawns(monkeypatch)
     scanned = main_process_scans(monkeypatch)
     arriving = set(paths)
     # one second per arriving note scanned here: the 3 s cap runs out after the third
@@ -106,12 +108,13 @@ def test_the_cap_runs_out_while_judging_the_session_starts_as_it_was_and_sync_ta
     log = (state_dir(root) / "log").read_text().splitlines()
     assert "hook=session-start" in log[-1] and "pull=timeout" in log[-1], log[-1]
     assert "cap ran out while judging" in log[-1], log[-1]
+    assert spawned == [(root, "pull")]  # issue 34.3: the pull goes on in the background
 
     status = run_cli("memory", "status", "--json", vault=root).json["vault"]
     last = status["last_pull"]
     assert last["result"] == "timeout", last
     assert "session-start cap ran out while judging" in last["message"], last
-    assert "next `jacked memory sync` or session start" in last["message"], last
+    assert "goes on in the background" in last["message"], last
     assert status["behind"] == NOTES and status["head"] == head  # fetched (one commit a note), not taken
     text = run_cli("memory", "status", vault=root).out
     assert "last pull timeout" in text and "cap ran out" in text, text
@@ -126,6 +129,64 @@ def test_the_cap_runs_out_while_judging_the_session_starts_as_it_was_and_sync_ta
     rescanned = {rel for rel in scanned if rel in arriving}
     assert rescanned == arriving - set(judged_here)  # the verdicts reached in time were not judged again
     assert run_cli("memory", "status", "--json", vault=root).json["vault"]["last_pull"]["result"] == "ok"
+
+
+def _spawns(monkeypatch) -> list[tuple[Path, str]]:
+    """The detached hooks started from here, recorded instead of started."""
+    started: list[tuple[Path, str]] = []
+    monkeypatch.setattr(detached, "spawn_hook", lambda vault, hook: started.append((Path(vault), hook)))
+    return started
+
+
+def _log_lines(root: Path, hook: str) -> list[str]:
+    log = state_dir(root) / "log"
+    return [line for line in log.read_text().splitlines() if f"hook={hook} " in line] if log.is_file() else []
+
+
+def test_the_session_start_answers_at_the_cap_and_the_pull_finishes_in_the_background(
+    pushed, monkeypatch, capsys
+):
+    """Issue 34.3: the session start never waits for what arrives. Past the cap it answers with the
+    vault as it was and starts a detached `_hook pull` (a real process here, on the real clock),
+    which takes every note; the next command sees them."""
+    laptop, desktop, paths = pushed
+    root = desktop.vault.root
+    scanned = main_process_scans(monkeypatch)
+    arriving = set(paths)
+    monkeypatch.setattr(deadline_module, "now", lambda: float(sum(rel in arriving for rel in scanned)))
+    monkeypatch.setattr(sys, "stdin", None)
+    assert run_hook(["session-start", "--vault", str(root)]) == 0
+    assert "Token lines" not in capsys.readouterr().out  # answered with the state the session had
+    assert "pull=timeout" in _log_lines(root, "session-start")[-1]
+
+    waited = 0.0
+    while not _log_lines(root, "pull") and waited < 90:  # the detached pull's own log line
+        time.sleep(0.2)
+        waited += 0.2
+    finished = _log_lines(root, "pull")
+    assert finished and "pull=ok" in finished[-1], finished
+    assert _head(root) == _head(laptop.vault.root)
+    found = run_cli("memory", "search", "Token lines", "--all", "--limit", "20", "--json", vault=root).json
+    assert {hit["title"] for hit in found["results"]} >= {f"Token lines {i}" for i in range(NOTES)}, found
+    assert run_cli("memory", "status", "--json", vault=root).json["vault"]["last_pull"]["result"] == "ok"
+
+
+def test_a_session_start_leaves_the_pull_to_a_background_pull_already_going_on(pushed, monkeypatch, capsys):
+    """While a background pull holds its claim, a session start neither pulls nor starts another:
+    it answers at once with the vault as it is, and the log says why."""
+    _, desktop, paths = pushed
+    root = desktop.vault.root
+    head = _head(root)
+    spawned = _spawns(monkeypatch)
+    monkeypatch.setattr(sys, "stdin", None)
+    with claim(desktop.vault.state / BACKGROUND_PULL_CLAIM, create=True) as held:
+        assert held is not None
+        assert run_hook(["session-start", "--vault", str(root)]) == 0
+        assert run_hook(["pull", "--vault", str(root)]) == 0  # a second background pull stands down
+    assert "pull=background" in _log_lines(root, "session-start")[-1]
+    assert "already" in _log_lines(root, "pull")[-1]
+    assert spawned == [] and _head(root) == head
+    assert not any((root / rel).exists() for rel in paths)
 
 
 def test_a_later_session_start_with_time_enough_takes_the_notes(pushed, monkeypatch):

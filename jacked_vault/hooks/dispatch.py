@@ -5,13 +5,16 @@
   brief for the payload's cwd on stdout (a resumed or compacted session, `source` resume or
   compact, gets only what changed since the briefs it was given: `recall.brief.since`), and start
   a detached drain if captures are queued from earlier sessions. A pull that left the
-  vault as it was logs why (`pull=timeout: …`).
+  vault as it was logs why (`pull=timeout: …`); when the cap ran out it starts a detached `pull`
+  that finishes the job, so the session never waits for the vault's size (issue 34.3), and while
+  one runs a session start leaves the pull to it (`pull=background`).
 - `session-end`, `pre-compact`: queue the payload (a small JSON marker, never the transcript)
   and start a detached `drain`; they return in milliseconds, so the harness's short hook budget
   can never kill a capture half-way.
 - `drain` (detached): capture every queued session, roll up past day files, then sync and push
   when `settings.sync.push` is `session-end` (the default) or `after-write`.
 - `push` (detached, started by a write under `after-write`): sync and push.
+- `pull` (detached, started by a session start whose cap ran out): the same pull under a long cap.
 
 Each run logs one line to `<vault>/.git/jacked/log`. Under a distiller (`capture.marker`) no hook
 gets this far: `cli.main` returns 0 at once, without touching the vault or logging.
@@ -78,11 +81,13 @@ def session_start(vault: Path, payload: dict, harness: str = HARNESS) -> str:
     from jacked_vault.recall.brief_log import carried, record_brief
     from jacked_vault.store.sync_state import OK_RESULTS
     from jacked_vault.store.vault import is_git_repo
-    from jacked_vault.sync import pull_at_session_start
+    from jacked_vault.sync import background_pull_running, pull_at_session_start
 
     ctx = Context.for_payload(payload, vault=str(vault), harness=harness)
-    if is_git_repo(vault):
-        pulled = pull_at_session_start(ctx)
+    if is_git_repo(vault) and background_pull_running(ctx):  # it takes what arrives; the brief won't wait
+        note = " pull=background"
+    elif is_git_repo(vault):
+        pulled = pull_at_session_start(ctx, background=True)
         note = f" pull={pulled.result}"
         if pulled.result not in (*OK_RESULTS, "no-remote"):  # the vault was left as it was: say why
             note += f": {pulled.message[:LOGGED_REASON]}"
@@ -157,6 +162,14 @@ def _push(vault: Path, trigger: str) -> str:
     return push_pending(Context.create(vault=str(vault), cwd=vault, harness=HARNESS), trigger)
 
 
+def pull_behind(vault: Path, payload: dict, harness: str = HARNESS) -> str:
+    """`pull` (detached, started by a session start whose cap ran out): finish that pull."""
+    from jacked_vault.context import Context
+    from jacked_vault.sync import finish_pull
+
+    return finish_pull(Context.create(vault=str(vault), cwd=vault, harness=HARNESS))
+
+
 def push_after_write(vault: Path, payload: dict, harness: str = HARNESS) -> str:
     """`push` (detached, started by a write when `settings.sync.push` is `after-write`)."""
     return _push(vault, "after-write")
@@ -177,10 +190,11 @@ HOOKS = {
     "pre-compact": session_capture,
     "drain": drain,
     "push": push_after_write,
+    "pull": pull_behind,
 }
 
 
-SESSION_HOOKS = ("session-start", "session-end", "pre-compact")  # a harness's; drain and push are the vault's
+SESSION_HOOKS = ("session-start", "session-end", "pre-compact")  # a harness's; drain, push, pull are the vault's
 
 
 def run_hook(args: list[str]) -> int:
@@ -198,7 +212,7 @@ def run_hook(args: list[str]) -> int:
             outcome = f"unknown hook {name!r}"
         else:
             harness = _harness(args[1:])
-            payload = {} if name in ("drain", "push") else _read_payload()
+            payload = {} if name in ("drain", "push", "pull") else _read_payload()
             if payload and harness != HARNESS:
                 payload = _harness_io().adapt(harness, payload)
             outcome = handler(vault, payload, harness)

@@ -10,7 +10,10 @@
   with random jitter).
 - `pull_at_session_start`: fetch, judge and integrate (fast-forward, or merge a diverged vault)
   within a short cap, only when nothing is refused, deleted or in conflict; otherwise (the cap
-  run out included) record why and change nothing. It never pushes, and never raises.
+  run out included) record why and change nothing. It never pushes, and never raises. When the
+  hook asks (`background`), a cap run out starts the detached `_hook pull` (`finish_pull`): the
+  same pull under a long cap, so the session never waits for what arrives and the next command
+  sees it (issue 34.3).
 
 Network goes through the person's `git`; all local object work is pygit2, under the store lock.
 Detached HEAD is refused: sync works on the branch the vault is on.
@@ -35,9 +38,21 @@ if TYPE_CHECKING:
     from jacked_vault.store.progress import Stages
     from jacked_vault.sync.arrivals import Arrivals
 
-__all__ = ["SyncResult", "pull_at_session_start", "push", "read_state", "set_remote", "sync"]
+__all__ = [
+    "BACKGROUND_PULL_CLAIM",
+    "SyncResult",
+    "background_pull_running",
+    "finish_pull",
+    "pull_at_session_start",
+    "push",
+    "read_state",
+    "set_remote",
+    "sync",
+]
 
 SESSION_START_TIMEOUT_S = 3.0
+BACKGROUND_PULL_TIMEOUT_S = 600.0  # the detached pull a session start leaves: long, never unbounded
+BACKGROUND_PULL_CLAIM = "pull-running"  # held (in the state folder) while a background pull runs
 ADOPT_FETCH_TIMEOUT_S = 10.0  # `remote set` looks for history to adopt, but never waits long for it
 LOGGED_REASON = 280  # characters of a failure the hook's log line carries (its line holds 500)
 
@@ -975,13 +990,16 @@ def regenerate_indexes(ctx: Context) -> list[str]:
     return changed
 
 
-def pull_at_session_start(ctx: Context, timeout_s: float = SESSION_START_TIMEOUT_S):
+def pull_at_session_start(
+    ctx: Context, timeout_s: float = SESSION_START_TIMEOUT_S, *, background: bool = False, cap: str = "session-start"
+):
     """Fetch, judge what arrives and integrate it as `sync` does (a fast-forward, or a merge when
     this machine has commits of its own, never pushed from here) when nothing arriving is refused
-    or deleted and nothing conflicts; otherwise record why and change nothing. `timeout_s` caps
-    the whole pull: what is not judged and committed by then waits for the next sync or session
-    start (HEAD does not move; the verdicts reached are kept). Returns the recorded state; never
-    raises."""
+    or deleted and nothing conflicts; otherwise record why and change nothing. `timeout_s` (the
+    `cap`, named in messages) bounds the whole pull: what is not judged and committed by then
+    waits (HEAD does not move; the verdicts reached are kept), for the detached `_hook pull` this
+    starts when `background`, else for the next sync or session start. Returns the recorded
+    state; never raises."""
     from jacked_vault.document import utc_now
     from jacked_vault.store.deadline import Deadline, OutOfTime
     from jacked_vault.store.lock import store_lock
@@ -1013,12 +1031,20 @@ def pull_at_session_start(ctx: Context, timeout_s: float = SESSION_START_TIMEOUT
                     ctx, repo, ours, theirs, base, accept_deletions=False, hold_deletions=True, deadline=deadline
                 )
             except OutOfTime as late:
+                if background:
+                    from jacked_vault.store import detached
+
+                    detached.spawn_hook(root, "pull")
                 return write_state(
                     root,
                     "timeout",
-                    f"the {timeout_s:g} s session-start cap ran out while {late.doing}; nothing was changed "
-                    "(the verdicts reached are kept): the next `jacked memory sync` or session start takes "
-                    "what the remote brings",
+                    f"the {timeout_s:g} s {cap} cap ran out while {late.doing}; nothing was changed (the "
+                    "verdicts reached are kept): "
+                    + (
+                        "the pull goes on in the background, and the next command sees what the remote brings"
+                        if background
+                        else "the next `jacked memory sync` or session start takes what the remote brings"
+                    ),
                 )
             except VaultError as exc:
                 return write_state(root, "refused" if "never takes" in exc.message else "failed", exc.message)
@@ -1040,3 +1066,23 @@ def pull_at_session_start(ctx: Context, timeout_s: float = SESSION_START_TIMEOUT
         return write_state(root, "failed", exc.message)
     except Exception as exc:  # session start never fails
         return write_state(root, "failed", f"{type(exc).__name__}")
+
+
+def finish_pull(ctx: Context) -> str:
+    """The detached `_hook pull` a session start leaves when its cap runs out: the same pull under
+    `BACKGROUND_PULL_TIMEOUT_S`, one at a time (a second stands down). Returns its log outcome."""
+    from jacked_vault.store.lock import claim
+
+    with claim(ctx.vault.state / BACKGROUND_PULL_CLAIM, create=True) as held:
+        if held is None:
+            return "pull=skipped: another background pull is already going on"
+        state = pull_at_session_start(ctx, BACKGROUND_PULL_TIMEOUT_S, cap="background pull")
+        return f"pull={state.result}" + ("" if state.result in ("ok", "up-to-date") else f": {state.message}")
+
+
+def background_pull_running(ctx: Context) -> bool:
+    """Whether a detached pull holds its claim now (a session start then leaves the pull to it)."""
+    from jacked_vault.store.lock import claim
+
+    with claim(ctx.vault.state / BACKGROUND_PULL_CLAIM, create=True) as held:
+        return held is None
