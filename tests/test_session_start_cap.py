@@ -30,6 +30,7 @@ from helpers.main_process import main_process_scans
 from helpers.secret_samples import token_lines
 from helpers.state import state_dir
 from helpers.sync_world import add_note
+from jacked_vault.hooks import dispatch
 from jacked_vault.hooks.dispatch import run_hook
 from jacked_vault.search import parallel
 from jacked_vault.search.index import SearchIndex
@@ -299,3 +300,60 @@ def test_a_pull_within_the_cap_is_unchanged(pushed):
     assert all((desktop.vault.root / rel).is_file() for rel in paths)
     assert json.loads(run_cli("memory", "status", "--json", vault=desktop.vault.root).out)["vault"]["behind"] == 0
     assert git(desktop.vault.root, "status", "--porcelain") == ""
+
+
+def _index_commit(root: Path) -> str | None:
+    index = SearchIndex(Store(root))
+    try:
+        return index.commit
+    finally:
+        index.close()
+
+
+@pytest.fixture
+def behind(two_machines) -> tuple:
+    """(laptop, desktop): the desktop took the laptop's five new notes with plain `git pull`, so its
+    index (current before) is five notes and their audit lines behind HEAD."""
+    laptop, desktop, _ = two_machines
+    for i in range(5):
+        add_note(laptop, f"Arrived by plain git {i}")
+    push(laptop)
+    root = desktop.vault.root
+    _index_commit(root)  # the desktop's index exists, at its HEAD
+    git(root, "-c", "core.hooksPath=/dev/null", "pull", "-q", "--ff-only")  # git alone, no hook of ours
+    assert _index_commit(root) != _head(root)
+    return laptop, desktop
+
+
+def test_a_session_start_leaves_an_index_far_behind_to_a_background_catch_up(behind, monkeypatch, capsys):
+    """Issue 34.3: the brief does not wait for an index more files behind HEAD than the session start
+    catches up with (the cap, made 3 files here): it answers from the index as it was, says so, and a
+    detached `_hook catch-up` (run here as the real process) brings the index to HEAD for the next command."""
+    _, desktop = behind
+    root = desktop.vault.root
+    indexed = _index_commit(root)
+    monkeypatch.setattr(dispatch, "SESSION_START_CATCH_UP", 3)
+    spawned = _spawns(monkeypatch)
+    monkeypatch.setattr(sys, "stdin", None)
+    assert run_hook(["session-start", "--vault", str(root)]) == 0
+    out = capsys.readouterr().out
+    assert "the index is catching up" in out, out
+    assert _index_commit(root) == indexed  # left as it was
+    assert spawned == [(root, "catch-up")]
+    assert "index=behind" in _log_lines(root, "session-start")[-1]
+
+    assert run_cli("_hook", "catch-up", "--vault", str(root), vault=root).code == 0
+    assert _index_commit(root) == _head(root)
+    assert "index=" in _log_lines(root, "catch-up")[-1]
+    found = run_cli("memory", "search", "Arrived by plain git", "--all", "--json", vault=root).json
+    assert {hit["title"] for hit in found["results"]} >= {f"Arrived by plain git {i}" for i in range(5)}, found
+
+
+def test_a_session_start_catches_up_an_index_a_few_files_behind(behind, monkeypatch, capsys):
+    _, desktop = behind
+    root = desktop.vault.root
+    spawned = _spawns(monkeypatch)
+    monkeypatch.setattr(sys, "stdin", None)
+    assert run_hook(["session-start", "--vault", str(root)]) == 0
+    assert "catching up" not in capsys.readouterr().out
+    assert _index_commit(root) == _head(root) and spawned == []

@@ -15,6 +15,9 @@
   when `settings.sync.push` is `session-end` (the default) or `after-write`.
 - `push` (detached, started by a write under `after-write`): sync and push.
 - `pull` (detached, started by a session start whose cap ran out): the same pull under a long cap.
+- `catch-up` (detached, started by a session start whose brief found the index more than
+  `SESSION_START_CATCH_UP` files behind HEAD, e.g. after a plain `git pull`): the brief read the
+  index as it was; this brings it to HEAD.
 
 Each run logs one line to `<vault>/.git/jacked/log`. Under a distiller (`capture.marker`) no hook
 gets this far: `cli.main` returns 0 at once, without touching the vault or logging.
@@ -32,6 +35,7 @@ from jacked_vault.store.layout import state_dir
 MAX_PAYLOAD = 1024 * 1024
 HARNESS = "claude"
 LOGGED_REASON = 300  # characters of a pull's reason in the log line (which holds 500)
+SESSION_START_CATCH_UP = 2000  # files the brief's index catches up with first (~1 s); more: in the background
 
 
 def _read_payload() -> dict:
@@ -62,11 +66,12 @@ def _harness(args: list[str]) -> str:
     return named if SLUG_RE.fullmatch(named) else HARNESS
 
 
-def spawn_drain(vault: Path) -> None:
-    """Start `jacked _hook drain` fully detached (`store.detached`)."""
-    from jacked_vault.store.detached import spawn_hook
+def spawn_hook(vault: Path, hook: str) -> None:
+    """Start `jacked _hook <hook>` fully detached (`store.detached`)."""
+    from jacked_vault.store import detached
 
-    spawn_hook(vault, "drain")
+    detached.spawn_hook(vault, hook)
+
 
 
 def _queued(vault: Path) -> bool:
@@ -93,7 +98,10 @@ def session_start(vault: Path, payload: dict, harness: str = HARNESS) -> str:
             note += f": {pulled.message[:LOGGED_REASON]}"
     else:
         note = " no-vault"
-    brief = build_brief(ctx)
+    brief = build_brief(ctx, catch_up=SESSION_START_CATCH_UP)
+    if brief.behind:  # answered from the index as it was: the next command finds it caught up
+        spawn_hook(vault, "catch-up")
+        note += " index=behind"
     session = payload.get("session_id") if isinstance(payload.get("session_id"), str) else None
     if session and payload.get("source") in RESUMED:  # its context still holds what it was told
         earlier = carried(state_dir(vault), harness=harness, session=session, repo=brief.identity)
@@ -104,7 +112,7 @@ def session_start(vault: Path, payload: dict, harness: str = HARNESS) -> str:
     sys.stdout.flush()
     record_brief(vault, brief, harness=harness, cwd=ctx.cwd, session=session)  # for /brief and the next resume
     if _queued(vault):
-        spawn_drain(vault)
+        spawn_hook(vault, "drain")
         note += " drain-started"
     return f"brief {brief.tokens} tokens{note}"
 
@@ -121,7 +129,7 @@ def session_capture(vault: Path, payload: dict, harness: str = HARNESS) -> str:
         return "no vault: nothing captured"
     key = _harness_io().capture_key(harness, payload) if harness != HARNESS else None
     marker = enqueue(state_dir(vault), {**payload, HARNESS_KEY: harness}, key=key)
-    spawn_drain(vault)
+    spawn_hook(vault, "drain")
     return f"queued {Path(marker).name}"
 
 
@@ -170,6 +178,20 @@ def pull_behind(vault: Path, payload: dict, harness: str = HARNESS) -> str:
     return finish_pull(Context.create(vault=str(vault), cwd=vault, harness=HARNESS))
 
 
+def catch_up(vault: Path, payload: dict, harness: str = HARNESS) -> str:
+    """`catch-up` (detached, started by a session start whose brief read an index far behind HEAD):
+    bring the vault's index up to HEAD."""
+    from jacked_vault.search.index import SearchIndex
+    from jacked_vault.store.layout import Store
+
+    index = SearchIndex(Store(vault))
+    try:
+        index.refresh()
+        return f"index={index.count()} notes at {(index.commit or '')[:12]}"
+    finally:
+        index.close()
+
+
 def push_after_write(vault: Path, payload: dict, harness: str = HARNESS) -> str:
     """`push` (detached, started by a write when `settings.sync.push` is `after-write`)."""
     return _push(vault, "after-write")
@@ -191,10 +213,11 @@ HOOKS = {
     "drain": drain,
     "push": push_after_write,
     "pull": pull_behind,
+    "catch-up": catch_up,
 }
 
 
-SESSION_HOOKS = ("session-start", "session-end", "pre-compact")  # a harness's; drain, push, pull are the vault's
+SESSION_HOOKS = ("session-start", "session-end", "pre-compact")  # a harness's; the others are the vault's
 
 
 def run_hook(args: list[str]) -> int:
@@ -212,7 +235,7 @@ def run_hook(args: list[str]) -> int:
             outcome = f"unknown hook {name!r}"
         else:
             harness = _harness(args[1:])
-            payload = {} if name in ("drain", "push", "pull") else _read_payload()
+            payload = {} if name in ("drain", "push", "pull", "catch-up") else _read_payload()
             if payload and harness != HARNESS:
                 payload = _harness_io().adapt(harness, payload)
             outcome = handler(vault, payload, harness)

@@ -49,6 +49,7 @@ class Brief:
     identity: str | None = None
     trimmed: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    behind: bool = False  # read from an index left behind HEAD (`build_brief`'s `catch_up`)
 
     @property
     def tokens(self) -> int:
@@ -156,6 +157,8 @@ def _warnings(ctx: Context, diag) -> list[str]:
         out.append(f"{len(diag.invalid_files)} invalid or quarantined file(s) skipped (run `jacked memory doctor`)")
     if diag.truncated:
         out.append("a scan hit its bounds; recall may be incomplete")
+    if diag.behind:
+        out.append("the index is catching up with many new files in the background; recall may miss them for now")
     root = ctx.vault.root
     states = read_states(root)
     pulled, pushed = states["pull"], states["push"]
@@ -199,7 +202,7 @@ def _sections(ctx: Context, index, group: str, identity: str, viewer: Viewer) ->
     root = ctx.vault.root
     sections = []
     try:
-        hot, _ = show_hot(ctx, group=group)
+        hot, _ = show_hot(ctx, group=group, vault_index=index)
     except VaultError:
         hot = None
     if hot is not None and hot.body:
@@ -319,8 +322,10 @@ def since(full: Brief, carried: set[str], when: str) -> Brief:
     return Brief(text=text, budget=full.budget, group=full.group, identity=full.identity, warnings=full.warnings)
 
 
-def build_brief(ctx: Context, budget: int = DEFAULT_BUDGET) -> Brief:
-    """The brief for the repo at ctx.cwd; never raises for a missing vault, no repo or broken files."""
+def build_brief(ctx: Context, budget: int = DEFAULT_BUDGET, catch_up: int | None = None) -> Brief:
+    """The brief for the repo at ctx.cwd; never raises for a missing vault, no repo or broken files.
+    `catch_up`: the most files an index may be behind HEAD for the brief to bring it up first; one
+    further behind is read as it is (`Brief.behind`, and a warning says so)."""
     from jacked_vault.recall.librarian import nudge as librarian_nudge
     from jacked_vault.search.service import fresh_indexes
 
@@ -351,7 +356,7 @@ def build_brief(ctx: Context, budget: int = DEFAULT_BUDGET) -> Brief:
     group = ctx.group
     assert group is not None, "inside a repo there is always a group (mapped, else its solo group)"
     viewer = reader(ctx.harness, scopes=DEFAULT_SCOPES)
-    indexes, diag = fresh_indexes(ctx)
+    indexes, diag = fresh_indexes(ctx, catch_up)
     try:
         vault_index = indexes[0]
         sections = _sections(ctx, vault_index, group, repo.identity, viewer)
@@ -378,5 +383,11 @@ def build_brief(ctx: Context, budget: int = DEFAULT_BUDGET) -> Brief:
     if not any(section.notes and section.title in lines for section in sections):  # no note listed (none, or none fits)
         lines, trimmed = _fit(header, sections, [unlisted, *nudge, *warned], budget)
     return Brief(
-        text="\n".join(lines), budget=budget, group=group, identity=repo.identity, trimmed=trimmed, warnings=warnings
+        text="\n".join(lines),
+        budget=budget,
+        group=group,
+        identity=repo.identity,
+        trimmed=trimmed,
+        warnings=warnings,
+        behind=diag.behind,
     )

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from jacked_vault.context import Context
 from jacked_vault.document.hot import MAX_HOT_FILE_BYTES, Hot, read_hot_text
 from jacked_vault.errors import VaultError
 from jacked_vault.store.layout import GROUPS_DIR, HOT_FILE, Store
+
+if TYPE_CHECKING:
+    from jacked_vault.search.index import SearchIndex
 
 
 def hot_path(store: Store, group: str | None) -> str:
@@ -52,12 +55,15 @@ class HotView(NamedTuple):
         return self.hot.body
 
 
-def show_hot(ctx: Context, *, group: str | None = None, scope: str = "group") -> HotView:
+def show_hot(
+    ctx: Context, *, group: str | None = None, scope: str = "group", vault_index: SearchIndex | None = None
+) -> HotView:
     """The committed hot.md of a group (None when there is none yet) and its display path.
 
     What is shown is what the index holds (it passed the gate, which withholds any value a
     tombstone covers); a working copy that differs from it (a hand edit, never committed) is not
-    shown.
+    shown. `vault_index`: the vault's index as the caller holds it (the brief's, which may be left
+    behind HEAD on purpose), read instead of a fresh one.
     """
     from jacked_vault.search.index import open_fresh
     from jacked_vault.safety import fsio
@@ -65,11 +71,14 @@ def show_hot(ctx: Context, *, group: str | None = None, scope: str = "group") ->
 
     store, group = hot_target(ctx, scope, group)
     rel = hot_path(store, group)
-    index = open_fresh(store)
-    try:
-        indexed = index.indexed_text(rel, "hot")
-    finally:
-        index.close()
+    if vault_index is not None and store.root == vault_index.store.root:
+        indexed = vault_index.indexed_text(rel, "hot")
+    else:
+        index = open_fresh(store)
+        try:
+            indexed = index.indexed_text(rel, "hot")
+        finally:
+            index.close()
     data = fsio.read_optional(store.root, rel, max_bytes=MAX_HOT_FILE_BYTES) if indexed else None
     if indexed is None or data is None or content_hash(data) != indexed[0]:
         return HotView(None, store.display(rel, scope))

@@ -265,6 +265,7 @@ class Diagnostics:
     invalid_files: list[dict] = field(default_factory=list)
     skipped_symlinks: list[str] = field(default_factory=list)
     truncated: bool = False
+    behind: bool = False  # an index left behind HEAD, for a background catch-up (`fresh_indexes`)
 
     @property
     def complete(self) -> bool:
@@ -274,6 +275,7 @@ class Diagnostics:
         self.invalid_files += other.invalid_files
         self.skipped_symlinks += other.skipped_symlinks
         self.truncated = self.truncated or other.truncated
+        self.behind = self.behind or other.behind
 
     def to_json(self) -> dict:
         return {

@@ -351,6 +351,23 @@ class SearchIndex:
             self._catch_up()
         self._follow_review_policy()
 
+    def behind(self, limit: int) -> int:
+        """How many files HEAD changed since the commit this index mirrors (every file of HEAD when
+        there is none), counted up to `limit` + 1 and no further: 0 when current."""
+        from itertools import islice
+
+        from jacked_vault.store.git import head_commit, open_repo
+
+        indexed = self._meta("commit")
+        if fast_head(self.store.root) in (None, indexed):
+            return 0
+        repo = open_repo(self.store.root)
+        commit = head_commit(repo)
+        if commit is None:
+            return 0
+        changed = changed_entries(repo, _tree_or_none(repo, indexed), commit.tree)
+        return sum(1 for _ in islice(changed, limit + 1))
+
     def rebuild(self, progress: Progress | None = None) -> int:
         """Drop everything and index the whole HEAD tree (`progress`: told as it goes); returns the
         number of notes indexed."""

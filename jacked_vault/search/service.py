@@ -19,8 +19,10 @@ if TYPE_CHECKING:
     from jacked_vault.store.tombstones import Stones
 
 
-def fresh_indexes(ctx: Context) -> tuple[list[SearchIndex], Diagnostics]:
-    """Up-to-date indexes of every visible store, with their combined diagnostics."""
+def fresh_indexes(ctx: Context, catch_up: int | None = None) -> tuple[list[SearchIndex], Diagnostics]:
+    """Up-to-date indexes of every visible store, with their combined diagnostics. With `catch_up`,
+    an index more files behind HEAD than that is left as it is (`diag.behind`): the caller does
+    not wait for it (the session start's brief; a background catch-up follows)."""
     diag = Diagnostics()
     indexes = []
     stores = [ctx.vault]
@@ -35,7 +37,10 @@ def fresh_indexes(ctx: Context) -> tuple[list[SearchIndex], Diagnostics]:
         for store in stores:
             index = SearchIndex(store)
             indexes.append(index)
-            index.refresh()
+            if catch_up is not None and index.behind(catch_up) > catch_up:
+                diag.behind = True
+            else:
+                index.refresh()
             diag.merge(index.diagnostics())
         if len(indexes) > 1:
             from jacked_vault.store.tombstones import Stones
