@@ -6,13 +6,18 @@ from jacked_vault.context import Context
 from jacked_vault.errors import VaultError
 from jacked_vault.doctor.report import Report
 from jacked_vault.search.index import SearchIndex
+from jacked_vault.store.progress import Stages
 
 __all__ = ["Report", "doctor"]
 
 
-def doctor(ctx: Context, *, repair: bool = False, reindex: bool = False, full: bool = False, progress=None) -> Report:
-    """Check every visible store; `progress(n)` is called while a full index pass runs. `full`: git's
-    own `git fsck` over each store's whole history too (`doctor.damage.fsck`)."""
+def doctor(
+    ctx: Context, *, repair: bool = False, reindex: bool = False, full: bool = False, stages: Stages | None = None
+) -> Report:
+    """Check every visible store, taking the gate's verdicts from its index (caught up with HEAD
+    first) rather than judging every file again; `stages` (label -> progress callback) is told
+    how far each long check is. `full`: every object of the current tree read and checked, and
+    git's own `git fsck` over each store's whole history (`doctor.damage.fsck`)."""
     from jacked_vault.doctor.checks import check_git, check_history, check_local, check_store, held_repair
     from jacked_vault.search import wikilinks
     from jacked_vault.doctor.repair import repair as repair_store
@@ -22,13 +27,13 @@ def doctor(ctx: Context, *, repair: bool = False, reindex: bool = False, full: b
     from jacked_vault.store.config import read_config
     from jacked_vault.store.queue import queue_counts
 
-    report = Report(reindexed=reindex, captures=queue_counts(ctx.vault.state).to_json())
+    report = Report(reindexed=reindex, full=full, captures=queue_counts(ctx.vault.state).to_json())
     config = read_config(ctx.vault)
     report.config_problems = [{"code": "DUPLICATE_MAPPING", **d} for d in duplicate_mappings(config.effective)]
     report.config_warnings = config.warnings
     held: list[tuple[str, Digests]] = []  # each store's label and note ids (compact: 100k ids in a few MB)
     shared: dict[str, list[str]] = {}  # note id -> the stores holding it, for ids held by more than one
-    links: list[tuple[str, str]] = []
+    links: list[tuple[str, str]] = []  # (source, target) of the links no store checked so far holds
     wiki: list[tuple[str, str]] = []
     for store in ctx.stores():
         try:
@@ -38,7 +43,7 @@ def doctor(ctx: Context, *, repair: bool = False, reindex: bool = False, full: b
             report.git_problems.append({"path": store.label, "code": "HEAD_UNRESOLVABLE", "problem": exc.message})
             check_local(store, report)  # nothing of git can be read until HEAD resolves
             continue
-        walk = check_git(repo, store, report)
+        walk = check_git(repo, store, report, full=full, progress=stages("checking objects") if stages else None)
         if full:
             check_history(store, repo, report)
         if walk is None or walk.unsafe:
@@ -48,19 +53,20 @@ def doctor(ctx: Context, *, repair: bool = False, reindex: bool = False, full: b
             report.git_problems.append(held_repair(store))
         elif repair:
             repair_store(store, report, harness=ctx.harness, settings=ctx.settings)
-        index = SearchIndex(store, progress=progress)
+        index = SearchIndex(store, progress=stages("indexing files") if stages else None)
         try:
             index.rebuild() if reindex else index.refresh()
-            check_store(store, index, git.open_repo(store.root), report, walk.damaged_files())
+            audited = stages("checking notes against the audit log") if stages else None
+            check_store(store, index, repo, report, walk.damaged_files(), progress=audited)
             report.duplicate_ids += index.duplicate_ids()
             ids = Digests()
-            for doc_id in index.ids():
+            for doc_id in index.each_id():
                 ids.add(doc_id)
                 holders = shared.get(doc_id) or [label for label, other in held if doc_id in other]
                 if holders:
                     shared[doc_id] = [*holders, store.label]
             held.append((store.label, ids))
-            links += list(index.link_pairs())
+            links += [(src, dst) for src, dst in index.link_pairs() if dst not in ids]  # held here: never broken
             wiki += wikilinks.broken(index.db)
         finally:
             index.close()

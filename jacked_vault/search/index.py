@@ -1187,7 +1187,12 @@ class SearchIndex:
         return {grp: n for grp, n in rows}
 
     def ids(self) -> set[str]:
-        return {row[0] for row in self.db.execute("SELECT id FROM docs WHERE tier='note'")}
+        return set(self.each_id())
+
+    def each_id(self) -> Iterator[str]:
+        """The id of every indexed note, streamed (a note held twice: twice)."""
+        for (doc_id,) in self.db.execute("SELECT id FROM docs WHERE tier='note'"):
+            yield doc_id
 
     def duplicate_ids(self) -> list[dict]:
         rows = self.db.execute(
@@ -1224,6 +1229,10 @@ class SearchIndex:
         yield from self.db.execute(
             "SELECT path, sha, CASE WHEN tier='note' THEN id END FROM docs WHERE tier IN ('note', 'hot') ORDER BY path"
         )
+
+    def audited_count(self) -> int:
+        """How many files `audited` yields."""
+        return self.db.execute("SELECT COUNT(*) FROM docs WHERE tier IN ('note', 'hot')").fetchone()[0]
 
     def problem_paths(self) -> set[str]:
         return {row[0] for row in self.db.execute("SELECT path FROM problems")}
