@@ -113,6 +113,10 @@ def test_a_damaged_loose_note_blob_is_found_by_full_and_plain_doctor_says_how(tm
     assert code == 0 and report["ok"] and report["git_problems"] == [] and report["full"] is False, report
     text = run_cli("memory", "doctor", vault=vault)
     assert text.code == 0 and "`jacked memory doctor --full`" in text.out, text.out  # how to run the object check
+    (state_dir(vault) / "index.sqlite").unlink()  # the index reads every object again, and cannot read this one
+    code, report, err = _doctor(vault)  # its verdict (UNREADABLE) has plain doctor check that object in full
+    assert code == 1 and [p["object"] for p in report["git_problems"]] == [sha], report
+    assert report["invalid_files"] == [] and "Traceback" not in err, report  # said once, with its fix
 
     code, report, err = _doctor(vault, "--full")
 

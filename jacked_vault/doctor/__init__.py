@@ -18,7 +18,14 @@ def doctor(
     first) rather than judging every file again; `stages` (label -> progress callback) is told
     how far each long check is. `full`: every object of the current tree read and checked, and
     git's own `git fsck` over each store's whole history (`doctor.damage.fsck`)."""
-    from jacked_vault.doctor.checks import check_git, check_history, check_local, check_store, held_repair
+    from jacked_vault.doctor.checks import (
+        check_git,
+        check_history,
+        check_local,
+        check_store,
+        check_unreadable,
+        held_repair,
+    )
     from jacked_vault.search import wikilinks
     from jacked_vault.doctor.repair import repair as repair_store
     from jacked_vault.groups.suggest import duplicate_mappings
@@ -56,6 +63,7 @@ def doctor(
         index = SearchIndex(store, progress=stages("indexing files") if stages else None)
         try:
             index.rebuild() if reindex else index.refresh()
+            check_unreadable(repo, store, index, report, walk)  # what the index could not read: read in full
             audited = stages("checking notes against the audit log") if stages else None
             check_store(store, index, repo, report, walk.damaged_files(), progress=audited)
             report.duplicate_ids += index.duplicate_ids()

@@ -203,6 +203,41 @@ def check_git(
     return walk
 
 
+def check_unreadable(repo, store: Store, index: SearchIndex, report: Report, walk: HeadWalk) -> None:
+    """The index's verdicts put to use: each committed file whose git object the index could not
+    read (UNREADABLE) has that object read and checked in full (plain doctor's walk only found it
+    there), so a damaged one is named by its id and path with its fix, once (`walk.damaged` gets
+    it), and one restored since is indexed again."""
+    from pathlib import Path
+
+    import pygit2
+
+    from jacked_vault.doctor.damage import problem
+
+    commit = git.head_commit(repo)
+    if commit is None:
+        return
+    said = {item.oid for item in walk.damaged}
+    objects = Path(repo.path) / "objects"
+    restored = []
+    for rel in sorted(index.problem_paths("UNREADABLE")):
+        try:
+            entry = commit.tree[rel]
+        except (KeyError, pygit2.GitError):
+            continue  # no longer in HEAD, or a folder on the way that cannot be read (the walk said so)
+        if str(entry.id) in said:
+            continue
+        state = _sound(repo, objects, entry.id, blob=True)
+        if state == "ok":
+            restored.append(rel)
+            continue
+        item = Damaged(str(entry.id), rel, "blob", state)
+        walk.damaged.append(item)
+        report.git_problems.append(problem(store, item, _where(store, item)))
+    if restored:
+        index.reread(restored)
+
+
 def _where(store: Store, item: Damaged) -> str:
     return shown(store, item.rel) if item.rel else store.label
 

@@ -386,6 +386,29 @@ class SearchIndex:
             db.execute("ROLLBACK")
             raise
 
+    def reread(self, rels: Iterable[str]) -> None:
+        """Index again the committed files at `rels` (HEAD's; the index is at HEAD): those whose git
+        object it could not read, since restored (`doctor`)."""
+        from jacked_vault.store.git import head_commit, open_repo
+
+        repo = open_repo(self.store.root)
+        commit = head_commit(repo)
+        if commit is None or str(commit.id) != self._meta("commit"):
+            return
+        self._head = str(commit.id)
+        db = self.db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            for rel in rels:
+                self._forget(rel)
+                entry = commit.tree[rel]
+                self._index_entry(repo, rel, entry)
+            self.verdicts.save()
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+
     def apply_commit(self, parent: str | None, head: str, files: dict[str, bytes | None]) -> bool:
         """Catch up with a commit whose changes are known (a write transaction's own) without
         reading git: True when applied; False (nothing changed) when the index was not at
@@ -1234,7 +1257,10 @@ class SearchIndex:
         """How many files `audited` yields."""
         return self.db.execute("SELECT COUNT(*) FROM docs WHERE tier IN ('note', 'hot')").fetchone()[0]
 
-    def problem_paths(self) -> set[str]:
+    def problem_paths(self, code: str | None = None) -> set[str]:
+        """The paths of the committed files the index refused (for one reason, `code`, if given)."""
+        if code is not None:
+            return {row[0] for row in self.db.execute("SELECT path FROM problems WHERE code=?", (code,))}
         return {row[0] for row in self.db.execute("SELECT path FROM problems")}
 
     def search(self, text: str, filters: Filters) -> list[Doc]:
