@@ -307,6 +307,7 @@ def walk_head(repo, commit, store: Store, *, full: bool = False, progress: Progr
     stack: list[tuple[object, str]] = [(commit.tree_id, "")]
     seen = files = 0
     total = git.index_entries(store.root) if progress is not None else None
+    classify = classify_path.__wrapped__  # each path once: the cache would only churn
     while stack and seen < MAX_OBJECTS_CHECKED:
         oid, prefix = stack.pop()
         seen += 1
@@ -320,7 +321,7 @@ def walk_head(repo, commit, store: Store, *, full: bool = False, progress: Progr
             if entry.filemode == 0o040000:
                 stack.append((entry.id, rel + "/"))
                 continue
-            kind = classify_path(store, rel)
+            kind = classify(store, rel)
             if kind is None:
                 count += 1
                 if len(outside) < MAX_OUTSIDE_SHOWN:
