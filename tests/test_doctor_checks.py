@@ -1,8 +1,9 @@
 """doctor sees what the index never reads (issue 18.15): committed files outside the vault layout
-(reported, bounded and counted, never ok), and the git objects of the current tree checked like
-`git fsck` does for loose objects (inflated and hashed here), so a truncated or otherwise damaged
-object is reported with its fix instead of hanging doctor or failing it with "run doctor".
-Real vaults, real git, the real CLI in a subprocess."""
+(reported, bounded and counted, never ok), and the git objects of the current tree: plain doctor
+finds each one there and reads the trees and the blobs it needs itself, `--full` reads every one
+(issue 34.4), checked like `git fsck` does for loose objects (inflated and hashed here), so a
+truncated or otherwise damaged object is reported with its fix instead of hanging doctor or
+failing it with "run doctor". Real vaults, real git, the real CLI in a subprocess."""
 
 from __future__ import annotations
 

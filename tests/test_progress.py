@@ -1,5 +1,5 @@
 """Issue 34.6: long work shows its progress. On a terminal, `init --from` (and `enable --from`,
-which joins the same way) and `doctor --reindex` keep one line on stderr saying what they do,
+which joins the same way), `doctor` and `doctor --reindex` keep one line on stderr saying what they do,
 how far along (done/total), how fast and how long is left; nothing of it with `--json` or
 without a terminal. Driven on a real pty against a real bare remote."""
 

@@ -6,6 +6,7 @@ from jacked_vault.context import Context
 from jacked_vault.errors import VaultError
 from jacked_vault.doctor.report import Report
 from jacked_vault.search.index import SearchIndex
+from jacked_vault.store.digests import Digests
 from jacked_vault.store.progress import Stages
 
 __all__ = ["Report", "doctor"]
@@ -30,7 +31,6 @@ def doctor(
     from jacked_vault.doctor.repair import repair as repair_store
     from jacked_vault.groups.suggest import duplicate_mappings
     from jacked_vault.store import git
-    from jacked_vault.store.digests import Digests
     from jacked_vault.store.config import read_config
     from jacked_vault.store.queue import queue_counts
 
@@ -38,11 +38,12 @@ def doctor(
     config = read_config(ctx.vault)
     report.config_problems = [{"code": "DUPLICATE_MAPPING", **d} for d in duplicate_mappings(config.effective)]
     report.config_warnings = config.warnings
-    held: list[tuple[str, Digests]] = []  # each store's label and note ids (compact: 100k ids in a few MB)
+    stores = ctx.stores()
+    held: list[tuple[str, Digests]] = []  # each store's label and note ids but the last's (compact: 100k in a few MB)
     shared: dict[str, list[str]] = {}  # note id -> the stores holding it, for ids held by more than one
     links: list[tuple[str, str]] = []  # (source, target) of the links no store checked so far holds
-    wiki: list[tuple[str, str]] = []
-    for store in ctx.stores():
+    wiki: list[tuple[str, str]] = []  # (source, target) of the [[wikilinks]] likewise
+    for position, store in enumerate(stores):
         try:
             repo = git.open_repo(store.root)
             git.head_commit(repo)
@@ -67,24 +68,28 @@ def doctor(
             audited = stages("checking notes against the audit log") if stages else None
             check_store(store, index, repo, report, walk.damaged_files(), progress=audited)
             report.duplicate_ids += index.duplicate_ids()
-            ids = Digests()
-            for doc_id in index.each_id():
-                ids.add(doc_id)
+            links = [(src, dst) for src, dst in links if not index.holds_note(dst)]  # the earlier stores' links
+            wiki = [(src, target) for src, target in wiki if not index.holds_note(target)]
+            ids = Digests() if position < len(stores) - 1 else None  # the last store's: asked of its index
+            for doc_id in index.each_id() if held or ids is not None else ():
+                if ids is not None:
+                    ids.add(doc_id)
                 holders = shared.get(doc_id) or [label for label, other in held if doc_id in other]
                 if holders:
                     shared[doc_id] = [*holders, store.label]
-            held.append((store.label, ids))
-            links += [(src, dst) for src, dst in index.link_pairs() if dst not in ids]  # held here: never broken
-            wiki += wikilinks.broken(index.db)
+            links += [(src, dst) for src, dst in index.unresolved_links() if not _held(held, dst)]
+            wiki += [(src, target) for src, target in wikilinks.broken(index.db) if not _held(held, target)]
+            if ids is not None:
+                held.append((store.label, ids))
         finally:
             index.close()
-    def known(doc_id: str) -> bool:
-        return any(doc_id in ids for _, ids in held)
-
-    report.broken_links = [{"id": src, "missing": dst} for src, dst in links if not known(dst)]
-    report.broken_wikilinks = [
-        {"id": src, "target": target} for src, target in wiki if not known(target)
-    ]  # an id held by another store
+    report.broken_links = [{"id": src, "missing": dst} for src, dst in links]
+    report.broken_wikilinks = [{"id": src, "target": target} for src, target in wiki]
     report.duplicate_ids += [{"id": doc_id, "stores": labels} for doc_id, labels in sorted(shared.items())]
     report.skipped_symlinks = sorted(set(report.skipped_symlinks))
     return report
+
+
+def _held(held: list[tuple[str, Digests]], doc_id: str) -> bool:
+    """Whether one of the stores checked before holds a note with this id."""
+    return any(doc_id in ids for _, ids in held)

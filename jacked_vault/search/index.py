@@ -1227,10 +1227,17 @@ class SearchIndex:
             for i, paths in rows
         ]
 
-    def link_pairs(self) -> Iterator[tuple[str, str]]:
+    def unresolved_links(self) -> Iterator[tuple[str, str]]:
+        """(source id, target) of each link whose target is no note of this store, streamed."""
         yield from self.db.execute(
-            "SELECT d.id, l.dst FROM links l JOIN docs d ON d.rowid = l.src ORDER BY d.id, l.dst"
+            "SELECT d.id, l.dst FROM links l JOIN docs d ON d.rowid = l.src WHERE NOT EXISTS (SELECT 1 FROM docs t "
+            "WHERE t.id = l.dst AND t.tier = 'note') ORDER BY d.id, l.dst"
         )
+
+    def holds_note(self, note_id: str) -> bool:
+        """Whether a note of this store has this id."""
+        found = self.db.execute("SELECT 1 FROM docs WHERE id=? AND tier='note' LIMIT 1", (note_id,)).fetchone()
+        return found is not None
 
     def indexed_files(self, tiers: tuple[str, ...] = ("note",)) -> dict[str, str]:
         """Store-relative path -> sha256 of every indexed document of these tiers."""
