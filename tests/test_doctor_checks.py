@@ -1,8 +1,9 @@
 """doctor sees what the index never reads (issue 18.15): committed files outside the vault layout
-(reported, bounded and counted, never ok), and the git objects of the current tree checked like
-`git fsck` does for loose objects (inflated and hashed here), so a truncated or otherwise damaged
-object is reported with its fix instead of hanging doctor or failing it with "run doctor".
-Real vaults, real git, the real CLI in a subprocess."""
+(reported, bounded and counted, never ok), and the git objects of the current tree: plain doctor
+finds each one there and reads the trees and the blobs it needs itself, `--full` reads every one
+(issue 34.4), checked like `git fsck` does for loose objects (inflated and hashed here), so a
+truncated or otherwise damaged object is reported with its fix instead of hanging doctor or
+failing it with "run doctor". Real vaults, real git, the real CLI in a subprocess."""
 
 from __future__ import annotations
 
@@ -88,7 +89,10 @@ def _loose(vault: Path, sha: str) -> Path:
     "damage",
     ["truncated", "flipped-byte", "other-content", "trailing-garbage"],
 )
-def test_a_damaged_loose_blob_of_the_current_tree_is_reported_promptly(tmp_path: Path, damage: str):
+def test_a_damaged_loose_note_blob_is_found_by_full_and_plain_doctor_says_how(tmp_path: Path, damage: str):
+    """Issue 34.4: plain doctor reads no note's object (the index already judged each one); it
+    checks every object of the current tree is there, and says `--full` reads and checks each
+    (promptly: libgit2 1.9 never returns from reading some truncated ones)."""
     import zlib
 
     vault, rel = _vault_with_a_note(tmp_path)
@@ -107,16 +111,41 @@ def test_a_damaged_loose_blob_of_the_current_tree_is_reported_promptly(tmp_path:
     assert subprocess.run(["git", "-C", str(vault), "fsck"], capture_output=True).returncode != 0
 
     code, report, err = _doctor(vault)
+    assert code == 0 and report["ok"] and report["git_problems"] == [] and report["full"] is False, report
+    text = run_cli("memory", "doctor", vault=vault)
+    assert text.code == 0 and "`jacked memory doctor --full`" in text.out, text.out  # how to run the object check
+    (state_dir(vault) / "index.sqlite").unlink()  # the index reads every object again, and cannot read this one
+    code, report, err = _doctor(vault)  # its verdict (UNREADABLE) has plain doctor check that object in full
+    assert code == 1 and [p["object"] for p in report["git_problems"]] == [sha], report
+    assert report["invalid_files"] == [] and "Traceback" not in err, report  # said once, with its fix
 
-    assert code == 1 and report["ok"] is False, err
-    [problem] = report["git_problems"]
+    code, report, err = _doctor(vault, "--full")
+
+    assert code == 1 and report["ok"] is False and report["full"] is True, err
+    [problem] = [p for p in report["git_problems"] if p.get("object") == sha]
     assert problem["code"] == "OBJECTS_MISSING_OR_CORRUPT" and sha[:12] in problem["problem"], problem
     assert problem["path"] == f"group:{rel}" and "Traceback" not in err, problem
+    assert "in history" not in problem["problem"], problem  # of the current tree, said once
     # `git fetch` never sends an object the vault already claims: the fix writes it again from the working file
     assert f"hash-object -w -- {rel}" in problem["fix"], problem
     _fixed_by(problem["fix"])
-    code, report, err = _doctor(vault)
+    code, report, err = _doctor(vault, "--full")
     assert code == 0 and report["ok"], report
+
+
+def test_a_missing_note_blob_of_the_current_tree_is_found_by_plain_doctor(tmp_path: Path):
+    """Plain doctor reads no note's object, but every one of the current tree must be there
+    (as `git fsck --connectivity-only` checks)."""
+    vault, rel = _vault_with_a_note(tmp_path)
+    sha = git(vault, "rev-parse", f"HEAD:{rel}").strip()
+    _loose(vault, sha).unlink()
+
+    code, report, err = _doctor(vault)
+
+    assert code == 1 and "Traceback" not in err, report
+    [problem] = report["git_problems"]
+    assert problem["code"] == "OBJECTS_MISSING_OR_CORRUPT" and problem["path"] == f"group:{rel}", problem
+    assert sha[:12] in problem["problem"] and "missing" in problem["problem"], problem
 
 
 def test_a_damaged_tree_object_is_reported_not_a_failure_that_points_to_doctor(tmp_path: Path):

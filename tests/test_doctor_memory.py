@@ -37,3 +37,32 @@ def test_doctor_finds_changes_without_libgit2_status(ctx, monkeypatch):
     }  # not the kept note, nor the one only git's index lost (its file is HEAD's)
     assert f"group:{kept}" not in uncommitted
     assert report.git_index_stale == [f"group:{unstaged}"], report.git_index_stale
+
+
+def test_doctor_reuses_the_index_and_reads_no_note_object(ctx, monkeypatch):
+    """Issue 34.4: with the index current for HEAD, plain doctor takes the gate's verdicts from it:
+    no note is judged again and no note's git object is read (each is only checked to be there);
+    `--full` reads every object of the tree."""
+    from jacked_vault.store import gate, git as store_git
+
+    added = [add(ctx, AddRequest(title=f"Note {n}", body=f"body {n}", group="g")).rel for n in range(3)]
+    repo = pygit2.Repository(str(ctx.vault.root))
+    tree = repo.head.peel().tree
+    notes = {str(tree[rel].id) for rel in added}
+    read: list[str] = []
+    loose = store_git.loose_object
+
+    def counted(path, hexsha, **kw):
+        read.append(hexsha)
+        return loose(path, hexsha, **kw)
+
+    monkeypatch.setattr(store_git, "loose_object", counted)
+    monkeypatch.setattr(gate, "inspect", _unreachable)
+
+    report = doctor(ctx)
+
+    assert report.ok and report.memory_count == 3, report.to_json()
+    assert read and not notes & set(read), read  # the trees, vault.json and index.md: read; the notes: not
+    read.clear()
+    assert doctor(ctx, full=True).ok
+    assert notes <= set(read), read

@@ -1,5 +1,5 @@
 """Issue 34.6: long work shows its progress. On a terminal, `init --from` (and `enable --from`,
-which joins the same way) and `doctor --reindex` keep one line on stderr saying what they do,
+which joins the same way), `doctor` and `doctor --reindex` keep one line on stderr saying what they do,
 how far along (done/total), how fast and how long is left; nothing of it with `--json` or
 without a terminal. Driven on a real pty against a real bare remote."""
 
@@ -145,3 +145,20 @@ def test_a_big_sync_shows_its_judging_on_a_terminal(remote: Path, tmp_path: Path
         assert code == 0 and ("fast-forward" in out), shown_for[mode] + out
     assert re.search(r"judging files: (\d+)/\1\b", shown_for["text"]), shown_for["text"]
     assert "judging" not in shown_for["json"], shown_for["json"]
+
+
+def test_plain_doctor_shows_its_checks_on_a_terminal_and_nothing_with_json(remote: Path, tmp_path: Path):
+    """Issue 34.4/34.6: plain doctor (the index current) says how far its object check and its
+    audit check are; with --json, nothing."""
+    vault = tmp_path / "checked"
+    subprocess.run(["git", "clone", "-q", str(remote), str(vault)], check=True)
+    code, _out, _shown = _on_a_tty(["memory", "doctor", "--vault", str(vault)], vault, tmp_path)  # builds the index
+    code, out, shown = _on_a_tty(["memory", "doctor", "--vault", str(vault)], vault, tmp_path)
+    assert code == 0, shown + out
+    objects = re.search(r"checking objects: (\d+)/\1\b", shown)
+    assert objects and int(objects[1]) > NOTES, shown  # every file of the tree: the notes, index.md, the audit log
+    assert re.search(rf"checking notes against the audit log: {NOTES}/{NOTES}\b", shown), shown
+    assert "indexing files" not in shown, shown  # the index was current
+    assert "checking" not in out and (shown.endswith("\n") or shown.endswith("\r\n")), repr(shown[-80:])
+    code, out, shown = _on_a_tty(["memory", "doctor", "--json", "--vault", str(vault)], vault, tmp_path)
+    assert code == 0 and '"schema": "jacked.doctor.v1"' in out and "checking" not in shown, shown

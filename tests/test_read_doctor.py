@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from pathlib import Path
@@ -217,3 +218,27 @@ def test_stale_index_md_is_reported_and_regenerated_by_repair(ctx: Context):
     assert "vault:groups/tools/index.md" in repaired.repaired
     assert index_md.read_bytes() == good
     assert doctor(ctx).ok and git(ctx.vault.root, "status", "--porcelain") == ""
+
+
+def test_doctor_links_and_ids_across_the_vault_and_a_project_store(vault_path: Path, code_repo: Path):
+    """A link to a note of the other store is no broken link, one to no note is; an id both stores
+    hold is a duplicate naming both (each store's ids asked of its own index, issue 34.4)."""
+    inside = Context.create(vault=str(vault_path), cwd=code_repo, harness="t")
+    group = add(inside, AddRequest(title="Group one", body="b"))
+    project = add(inside, AddRequest(title="Project one", body="b", scope="project", links=(group.note.id,)))
+    dangling = (project.note.id, "mem_20260101_nowhere")
+    add(inside, AddRequest(title="Group two", body="b", links=dangling, allow_dangling_links=True))
+    store = inside.project_store()
+    assert store is not None
+    twin = build_note(
+        title="Twin", body="b", kind="note", scope="project", group=None, repos=[], source_harness="t", origin="cli"
+    )
+    (store.root / "note" / "twin.md").write_bytes(render_note(dataclasses.replace(twin, id=group.note.id)))
+    _commit_all(store.root, "a note of the same id, by hand")
+
+    report = doctor(inside)
+
+    linker = [n for n in report.to_json()["broken_links"]]
+    assert [link["missing"] for link in linker] == ["mem_20260101_nowhere"], linker
+    [shared] = [d for d in report.duplicate_ids if "stores" in d]
+    assert shared["id"] == group.note.id and len(shared["stores"]) == 2, report.duplicate_ids

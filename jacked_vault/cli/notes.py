@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from typing import Annotated
 
 import typer
@@ -27,7 +26,7 @@ from jacked_vault.cli.apps import (
 from jacked_vault.cli import actions
 from jacked_vault.cli.actions import MAX_SEARCH_LIMIT
 from jacked_vault.cli.inputs import check_limit
-from jacked_vault.cli.output import tty_progress
+from jacked_vault.cli.output import tty_stages
 
 MAX_LOG_LIMIT = 10_000
 
@@ -327,7 +326,11 @@ def doctor(
     ] = False,
     reindex: Annotated[bool, typer.Option("--reindex", help="Rebuild the search index from scratch.")] = False,
     full: Annotated[
-        bool, typer.Option("--full", help="Also run git's own `git fsck` over the whole history (slower).")
+        bool,
+        typer.Option(
+            "--full",
+            help="Read and check every git object, and run git's own `git fsck` over the whole history (slower).",
+        ),
     ] = False,
     vault: VaultOpt = None,
     as_json: JsonOpt = False,
@@ -335,17 +338,18 @@ def doctor(
     """Check the vault and say how to fix each problem.
 
     Invalid or uncommitted files, duplicate ids, symlinks, the audit log, git's state (every
-    object of the current tree; with --full, of the whole history) and vault.json; exits 1 when
-    there is a problem (broken links are only warnings).
+    object of the current tree is there; with --full, each one read and checked, and the whole
+    history) and vault.json; exits 1 when there is a problem (broken links are only warnings).
     """
     from jacked_vault.doctor import doctor as run_doctor
 
     def action():
-        progress = None if as_json else tty_progress("indexing files")
+        stages = tty_stages()  # none while answering in JSON
         try:
-            return run_doctor(context_for(ctx, vault), repair=repair, reindex=reindex, full=full, progress=progress)
+            told = stages.stage if stages else None
+            return run_doctor(context_for(ctx, vault), repair=repair, reindex=reindex, full=full, stages=told)
         finally:
-            if progress is not None:
-                sys.stderr.write("\n")
+            if stages is not None:
+                stages.end()
 
     run(ctx, as_json, action)

@@ -6,31 +6,44 @@ from jacked_vault.context import Context
 from jacked_vault.errors import VaultError
 from jacked_vault.doctor.report import Report
 from jacked_vault.search.index import SearchIndex
+from jacked_vault.store.digests import Digests
+from jacked_vault.store.progress import Stages
 
 __all__ = ["Report", "doctor"]
 
 
-def doctor(ctx: Context, *, repair: bool = False, reindex: bool = False, full: bool = False, progress=None) -> Report:
-    """Check every visible store; `progress(n)` is called while a full index pass runs. `full`: git's
-    own `git fsck` over each store's whole history too (`doctor.damage.fsck`)."""
-    from jacked_vault.doctor.checks import check_git, check_history, check_local, check_store, held_repair
+def doctor(
+    ctx: Context, *, repair: bool = False, reindex: bool = False, full: bool = False, stages: Stages | None = None
+) -> Report:
+    """Check every visible store, taking the gate's verdicts from its index (caught up with HEAD
+    first) rather than judging every file again; `stages` (label -> progress callback) is told
+    how far each long check is. `full`: every object of the current tree read and checked, and
+    git's own `git fsck` over each store's whole history (`doctor.damage.fsck`)."""
+    from jacked_vault.doctor.checks import (
+        check_git,
+        check_history,
+        check_local,
+        check_store,
+        check_unreadable,
+        held_repair,
+    )
     from jacked_vault.search import wikilinks
     from jacked_vault.doctor.repair import repair as repair_store
     from jacked_vault.groups.suggest import duplicate_mappings
     from jacked_vault.store import git
-    from jacked_vault.store.digests import Digests
     from jacked_vault.store.config import read_config
     from jacked_vault.store.queue import queue_counts
 
-    report = Report(reindexed=reindex, captures=queue_counts(ctx.vault.state).to_json())
+    report = Report(reindexed=reindex, full=full, captures=queue_counts(ctx.vault.state).to_json())
     config = read_config(ctx.vault)
     report.config_problems = [{"code": "DUPLICATE_MAPPING", **d} for d in duplicate_mappings(config.effective)]
     report.config_warnings = config.warnings
-    held: list[tuple[str, Digests]] = []  # each store's label and note ids (compact: 100k ids in a few MB)
+    stores = ctx.stores()
+    held: list[tuple[str, Digests]] = []  # each store's label and note ids but the last's (compact: 100k in a few MB)
     shared: dict[str, list[str]] = {}  # note id -> the stores holding it, for ids held by more than one
-    links: list[tuple[str, str]] = []
-    wiki: list[tuple[str, str]] = []
-    for store in ctx.stores():
+    links: list[tuple[str, str]] = []  # (source, target) of the links no store checked so far holds
+    wiki: list[tuple[str, str]] = []  # (source, target) of the [[wikilinks]] likewise
+    for position, store in enumerate(stores):
         try:
             repo = git.open_repo(store.root)
             git.head_commit(repo)
@@ -38,7 +51,7 @@ def doctor(ctx: Context, *, repair: bool = False, reindex: bool = False, full: b
             report.git_problems.append({"path": store.label, "code": "HEAD_UNRESOLVABLE", "problem": exc.message})
             check_local(store, report)  # nothing of git can be read until HEAD resolves
             continue
-        walk = check_git(repo, store, report)
+        walk = check_git(repo, store, report, full=full, progress=stages("checking objects") if stages else None)
         if full:
             check_history(store, repo, report)
         if walk is None or walk.unsafe:
@@ -48,29 +61,35 @@ def doctor(ctx: Context, *, repair: bool = False, reindex: bool = False, full: b
             report.git_problems.append(held_repair(store))
         elif repair:
             repair_store(store, report, harness=ctx.harness, settings=ctx.settings)
-        index = SearchIndex(store, progress=progress)
+        index = SearchIndex(store, progress=stages("indexing files") if stages else None)
         try:
             index.rebuild() if reindex else index.refresh()
-            check_store(store, index, git.open_repo(store.root), report, walk.damaged_files())
+            check_unreadable(repo, store, index, report, walk)  # what the index could not read: read in full
+            audited = stages("checking notes against the audit log") if stages else None
+            check_store(store, index, repo, report, walk.damaged_files(), progress=audited)
             report.duplicate_ids += index.duplicate_ids()
-            ids = Digests()
-            for doc_id in index.ids():
-                ids.add(doc_id)
+            links = [(src, dst) for src, dst in links if not index.holds_note(dst)]  # the earlier stores' links
+            wiki = [(src, target) for src, target in wiki if not index.holds_note(target)]
+            ids = Digests() if position < len(stores) - 1 else None  # the last store's: asked of its index
+            for doc_id in index.each_id() if held or ids is not None else ():
+                if ids is not None:
+                    ids.add(doc_id)
                 holders = shared.get(doc_id) or [label for label, other in held if doc_id in other]
                 if holders:
                     shared[doc_id] = [*holders, store.label]
-            held.append((store.label, ids))
-            links += list(index.link_pairs())
-            wiki += wikilinks.broken(index.db)
+            links += [(src, dst) for src, dst in index.unresolved_links() if not _held(held, dst)]
+            wiki += [(src, target) for src, target in wikilinks.broken(index.db) if not _held(held, target)]
+            if ids is not None:
+                held.append((store.label, ids))
         finally:
             index.close()
-    def known(doc_id: str) -> bool:
-        return any(doc_id in ids for _, ids in held)
-
-    report.broken_links = [{"id": src, "missing": dst} for src, dst in links if not known(dst)]
-    report.broken_wikilinks = [
-        {"id": src, "target": target} for src, target in wiki if not known(target)
-    ]  # an id held by another store
+    report.broken_links = [{"id": src, "missing": dst} for src, dst in links]
+    report.broken_wikilinks = [{"id": src, "target": target} for src, target in wiki]
     report.duplicate_ids += [{"id": doc_id, "stores": labels} for doc_id, labels in sorted(shared.items())]
     report.skipped_symlinks = sorted(set(report.skipped_symlinks))
     return report
+
+
+def _held(held: list[tuple[str, Digests]], doc_id: str) -> bool:
+    """Whether one of the stores checked before holds a note with this id."""
+    return any(doc_id in ids for _, ids in held)

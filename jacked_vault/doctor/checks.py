@@ -14,8 +14,10 @@ from jacked_vault.errors import VaultError
 from jacked_vault.search.index import SearchIndex
 from jacked_vault.store import audit, git
 from jacked_vault.store.layout import GROUPS_DIR, Store, classify_note, classify_path
+from jacked_vault.store.progress import PROGRESS_STEP, Progress
 
 TEMP_PREFIX = ".jacked-tmp-"
+READ_BY_DOCTOR = frozenset({"config", "index"})  # kinds whose committed blob plain doctor reads (vault.json, index.md)
 MAX_OBJECTS_CHECKED = 200_000
 MAX_OUTSIDE_SHOWN = 100  # committed paths outside the layout named in the report (all are counted)
 
@@ -165,13 +167,15 @@ def note_id_of(data: bytes | None) -> str | None:
         return None
 
 
-def check_git(repo, store: Store, report: Report) -> HeadWalk | None:
-    """HEAD resolves, and every object HEAD's tree needs is there and sound (bounded), each damaged
-    one reported by its id and path with its fix (`doctor.damage`); on the way, the committed files
-    outside the vault layout are counted (the index never reads them). The walk, or None when HEAD
-    does not resolve; `walk.unsafe` when the store's objects cannot be trusted: the checks that
-    read them wait then (a damaged tree or truncated object can fail or, in libgit2, hang every
-    reader)."""
+def check_git(
+    repo, store: Store, report: Report, *, full: bool = False, progress: Progress | None = None
+) -> HeadWalk | None:
+    """HEAD resolves, and every object HEAD's tree needs is there (`full`: and sound) (bounded),
+    each damaged one reported by its id and path with its fix (`doctor.damage`); on the way, the
+    committed files outside the vault layout are counted (the index never reads them). The walk,
+    or None when HEAD does not resolve; `walk.unsafe` when the store's objects cannot be trusted:
+    the checks that read them wait then (a damaged tree or truncated object can fail or, in
+    libgit2, hang every reader)."""
     from jacked_vault.doctor.damage import problem
 
     try:
@@ -189,7 +193,7 @@ def check_git(repo, store: Store, report: Report) -> HeadWalk | None:
         return None
     if commit is None:
         return HeadWalk([], False, [], 0, True)
-    walk = walk_head(repo, commit, store)
+    walk = walk_head(repo, commit, store, full=full, progress=progress)
     report.outside_layout += [
         store.display(rel, scope_of(store, rel))
         for rel in walk.outside[: MAX_OUTSIDE_SHOWN - len(report.outside_layout)]
@@ -197,6 +201,41 @@ def check_git(repo, store: Store, report: Report) -> HeadWalk | None:
     report.outside_layout_count += walk.outside_count
     report.git_problems += [problem(store, item, _where(store, item), held_back=walk.unsafe) for item in walk.damaged]
     return walk
+
+
+def check_unreadable(repo, store: Store, index: SearchIndex, report: Report, walk: HeadWalk) -> None:
+    """The index's verdicts put to use: each committed file whose git object the index could not
+    read (UNREADABLE) has that object read and checked in full (plain doctor's walk only found it
+    there), so a damaged one is named by its id and path with its fix, once (`walk.damaged` gets
+    it), and one restored since is indexed again."""
+    from pathlib import Path
+
+    import pygit2
+
+    from jacked_vault.doctor.damage import problem
+
+    commit = git.head_commit(repo)
+    if commit is None:
+        return
+    said = {item.oid for item in walk.damaged}
+    objects = Path(repo.path) / "objects"
+    restored = []
+    for rel in sorted(index.problem_paths("UNREADABLE")):
+        try:
+            entry = commit.tree[rel]
+        except (KeyError, pygit2.GitError):
+            continue  # no longer in HEAD, or a folder on the way that cannot be read (the walk said so)
+        if str(entry.id) in said:
+            continue
+        state = _sound(repo, objects, entry.id, blob=True)
+        if state == "ok":
+            restored.append(rel)
+            continue
+        item = Damaged(str(entry.id), rel, "blob", state)
+        walk.damaged.append(item)
+        report.git_problems.append(problem(store, item, _where(store, item)))
+    if restored:
+        index.reread(restored)
 
 
 def _where(store: Store, item: Damaged) -> str:
@@ -249,20 +288,26 @@ class HeadWalk:
         return frozenset(item.rel for item in self.damaged if item.kind == "blob" and item.rel)
 
 
-def walk_head(repo, commit, store: Store) -> HeadWalk:
-    """Every object of HEAD's tree, checked as `git fsck` checks it (bounded): a loose object is
-    inflated and hashed here before libgit2 reads it (libgit2 1.9 never returns from some
-    truncated ones), a packed one is read in full by libgit2. Each file's path is classified on the
-    way: one outside the layout is never indexed, so only this walk can see it."""
+def walk_head(repo, commit, store: Store, *, full: bool = False, progress: Progress | None = None) -> HeadWalk:
+    """Every object of HEAD's tree, checked (bounded): each tree, and each blob doctor reads itself
+    (`READ_BY_DOCTOR`), as `git fsck` checks it: a loose object is inflated and hashed here before
+    libgit2 reads it (libgit2 1.9 never returns from some truncated ones), a packed one is read in
+    full by libgit2; every other blob is only found there, as `git fsck --connectivity-only` does
+    (the index judged its content when it read it), unless `full`. Each file's path is classified
+    on the way: one outside the layout is never indexed, so only this walk can see it. `progress`:
+    told the files walked, of the git index's count."""
     from pathlib import Path
 
     objects = Path(repo.path) / "objects"
+    odb = repo.odb
     damaged: list[Damaged] = []
     unsafe = False
     outside: list[str] = []
     count = 0
     stack: list[tuple[object, str]] = [(commit.tree_id, "")]
-    seen = 0
+    seen = files = 0
+    total = git.index_entries(store.root) if progress is not None else None
+    classify = classify_path.__wrapped__  # each path once: the cache would only churn
     while stack and seen < MAX_OBJECTS_CHECKED:
         oid, prefix = stack.pop()
         seen += 1
@@ -276,17 +321,26 @@ def walk_head(repo, commit, store: Store) -> HeadWalk:
             if entry.filemode == 0o040000:
                 stack.append((entry.id, rel + "/"))
                 continue
-            if classify_path(store, rel) is None:
+            kind = classify(store, rel)
+            if kind is None:
                 count += 1
                 if len(outside) < MAX_OUTSIDE_SHOWN:
                     outside.append(rel)
             if entry.filemode == 0o160000:
                 continue  # a submodule: its commit lives in another repository
             seen += 1
-            state = _sound(repo, objects, entry.id, blob=True)
+            files += 1
+            if progress is not None and files % PROGRESS_STEP == 0:
+                progress(files, total)
+            if full or kind in READ_BY_DOCTOR:
+                state = _sound(repo, objects, entry.id, blob=True)
+            else:
+                state = "ok" if odb.exists(entry.id) else "missing"
             if state != "ok":
                 damaged.append(Damaged(str(entry.id), rel, "blob", state))
                 unsafe |= state == "truncated"
+    if progress is not None:
+        progress(files, files)
     return HeadWalk(damaged, unsafe, sorted(outside), count, not stack)
 
 
@@ -309,11 +363,17 @@ def _sound(repo, objects, oid, *, blob: bool = False) -> str:
 
 
 def check_store(
-    store: Store, index: SearchIndex, repo, report: Report, damaged: frozenset[str] = frozenset()
+    store: Store,
+    index: SearchIndex,
+    repo,
+    report: Report,
+    damaged: frozenset[str] = frozenset(),
+    progress: Progress | None = None,
 ) -> None:
-    """Everything doctor knows about one store, except repair. `damaged`: the files whose blob in
-    HEAD is damaged (reported by `check_git`), which the checks pass by; a git object a check
-    cannot read stops that check only (`_reading`), never the others."""
+    """Everything doctor knows about one store, except repair, the gate's verdicts taken from the
+    index. `damaged`: the files whose blob in HEAD is damaged (reported by `check_git`), which
+    the checks pass by; a git object a check cannot read stops that check only (`_reading`),
+    never the others. `progress`: told the notes compared with their audit lines."""
     from jacked_vault.write.transaction import interrupted
 
     diag = index.diagnostics()
@@ -345,7 +405,7 @@ def check_store(
                 {**p, "path": store.display(p["path"], store.label)} for p in audit.verify_trailers(repo, chain)
             ]
         with _reading(report, store, "the notes against their audit lines"):
-            _audited(store, index, repo, report, chain, leftovers, damaged)
+            _audited(store, index, repo, report, chain, leftovers, damaged, progress)
     check_local(store, report)
     with _reading(report, store, "the derived index.md files"):
         report.derived_stale += [
@@ -372,10 +432,23 @@ def check_local(store: Store, report: Report) -> None:
 
 
 def _audited(
-    store: Store, index: SearchIndex, repo, report: Report, chain, leftovers, damaged: frozenset[str]
+    store: Store,
+    index: SearchIndex,
+    repo,
+    report: Report,
+    chain,
+    leftovers,
+    damaged: frozenset[str],
+    progress: Progress | None = None,
 ) -> None:
-    """Committed notes (and vault.json) that are not their last audited version."""
+    """Committed notes (and vault.json) that are not their last audited version (streamed from
+    the index; `progress` told how many of its notes and hot.md files)."""
+    total = index.audited_count() if progress is not None else None
+    done = 0
     for rel, sha, note_id in index.audited():
+        done += 1
+        if progress is not None and done % PROGRESS_STEP == 0:
+            progress(done, total)
         if rel in leftovers:
             continue  # the working audit log holds the interrupted write's line: reported above, rolled back
         last = chain.last_by_id.matches(note_id, sha) if note_id is not None else chain.last_by_path.matches(rel, sha)
@@ -383,6 +456,8 @@ def _audited(
             report.audit_problems.append({"path": shown(store, rel), "code": "NO_AUDIT_RECORD"})
         elif not last:
             report.audit_problems.append({"path": shown(store, rel), "code": "EDITED_OUTSIDE_TOOL"})
+    if progress is not None:
+        progress(done, done)
     if store.is_project or "vault.json" in damaged:
         return
     config = git.tree_blob(repo, "vault.json")

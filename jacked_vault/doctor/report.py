@@ -56,6 +56,12 @@ def _audit(item: dict) -> tuple[str, str]:
     )
 
 
+FULL_HINT = (  # plain doctor checks each object of the current tree is there, never its content
+    "git objects: all there, their contents not read (`jacked memory doctor --full` checks each one and the "
+    "whole history)"
+)
+
+
 @dataclass
 class Report:
     memory_count: int = 0
@@ -84,6 +90,7 @@ class Report:
     )  # {"path", "id", "review"}: claims `reviewed`, no accept that counts here behind it (a warning)
     repaired: list[str] = field(default_factory=list)
     reindexed: bool = False
+    full: bool = False  # every object read and checked, and git fsck over the history (`doctor --full`)
     captures: dict = field(default_factory=dict)  # store.queue.QueueCounts.to_json()
 
     @property
@@ -260,6 +267,7 @@ class Report:
             "unproven_reviews": self.unproven_reviews,
             "repaired": self.repaired,
             "reindexed": self.reindexed,
+            "full": self.full,
             "captures": self.captures,
         }
 
@@ -287,5 +295,7 @@ class Report:
                 f"  {q.get('store', '')}:{q.get('path', '?')} ({q.get('source', '?')}: {q.get('reason', '')})"
                 for q in self.quarantine[-5:]
             ]
+        if not self.full:
+            lines.append(FULL_HINT)
         lines.append("ok" if not problems else f"{plural(len(problems), 'problem')} found")
         return "\n".join(lines)

@@ -403,6 +403,29 @@ class SearchIndex:
             db.execute("ROLLBACK")
             raise
 
+    def reread(self, rels: Iterable[str]) -> None:
+        """Index again the committed files at `rels` (HEAD's; the index is at HEAD): those whose git
+        object it could not read, since restored (`doctor`)."""
+        from jacked_vault.store.git import head_commit, open_repo
+
+        repo = open_repo(self.store.root)
+        commit = head_commit(repo)
+        if commit is None or str(commit.id) != self._meta("commit"):
+            return
+        self._head = str(commit.id)
+        db = self.db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            for rel in rels:
+                self._forget(rel)
+                entry = commit.tree[rel]
+                self._index_entry(repo, rel, entry)
+            self.verdicts.save()
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+
     def apply_commit(self, parent: str | None, head: str, files: dict[str, bytes | None]) -> bool:
         """Catch up with a commit whose changes are known (a write transaction's own) without
         reading git: True when applied; False (nothing changed) when the index was not at
@@ -1204,7 +1227,12 @@ class SearchIndex:
         return {grp: n for grp, n in rows}
 
     def ids(self) -> set[str]:
-        return {row[0] for row in self.db.execute("SELECT id FROM docs WHERE tier='note'")}
+        return set(self.each_id())
+
+    def each_id(self) -> Iterator[str]:
+        """The id of every indexed note, streamed (a note held twice: twice)."""
+        for (doc_id,) in self.db.execute("SELECT id FROM docs WHERE tier='note'"):
+            yield doc_id
 
     def duplicate_ids(self) -> list[dict]:
         rows = self.db.execute(
@@ -1216,10 +1244,17 @@ class SearchIndex:
             for i, paths in rows
         ]
 
-    def link_pairs(self) -> Iterator[tuple[str, str]]:
+    def unresolved_links(self) -> Iterator[tuple[str, str]]:
+        """(source id, target) of each link whose target is no note of this store, streamed."""
         yield from self.db.execute(
-            "SELECT d.id, l.dst FROM links l JOIN docs d ON d.rowid = l.src ORDER BY d.id, l.dst"
+            "SELECT d.id, l.dst FROM links l JOIN docs d ON d.rowid = l.src WHERE NOT EXISTS (SELECT 1 FROM docs t "
+            "WHERE t.id = l.dst AND t.tier = 'note') ORDER BY d.id, l.dst"
         )
+
+    def holds_note(self, note_id: str) -> bool:
+        """Whether a note of this store has this id."""
+        found = self.db.execute("SELECT 1 FROM docs WHERE id=? AND tier='note' LIMIT 1", (note_id,)).fetchone()
+        return found is not None
 
     def indexed_files(self, tiers: tuple[str, ...] = ("note",)) -> dict[str, str]:
         """Store-relative path -> sha256 of every indexed document of these tiers."""
@@ -1242,7 +1277,14 @@ class SearchIndex:
             "SELECT path, sha, CASE WHEN tier='note' THEN id END FROM docs WHERE tier IN ('note', 'hot') ORDER BY path"
         )
 
-    def problem_paths(self) -> set[str]:
+    def audited_count(self) -> int:
+        """How many files `audited` yields."""
+        return self.db.execute("SELECT COUNT(*) FROM docs WHERE tier IN ('note', 'hot')").fetchone()[0]
+
+    def problem_paths(self, code: str | None = None) -> set[str]:
+        """The paths of the committed files the index refused (for one reason, `code`, if given)."""
+        if code is not None:
+            return {row[0] for row in self.db.execute("SELECT path FROM problems WHERE code=?", (code,))}
         return {row[0] for row in self.db.execute("SELECT path FROM problems")}
 
     def search(self, text: str, filters: Filters) -> list[Doc]:

@@ -456,6 +456,17 @@ def stale_git_locks(root: Path, min_age_s: float = STALE_LOCK_AGE_S) -> list[str
     return sorted(out)
 
 
+def index_entries(root: Path) -> int | None:
+    """How many entries git's index holds (its header's count: nothing else is read), or None
+    when it cannot be read; what a walk of HEAD's files counts toward."""
+    try:
+        with open(_git_dir(root) / "index", "rb") as handle:
+            header = handle.read(12)
+    except OSError:
+        return None
+    return int.from_bytes(header[8:12], "big") if len(header) == 12 and header[:4] == b"DIRC" else None
+
+
 def skip_worktree(root: Path):
     """The paths git's index marks skip-worktree (a sparse checkout leaves them out of the working
     tree: present and unchanged for git), as `Digests` (100k of them in a few MB). libgit2
