@@ -25,11 +25,15 @@ character or line break is scanned once. The raw view keeps the bare-word value 
 assignment from running through an escape (`\\n`) and does not count a backslash as a
 symbol: the decoded view sees what the escape stands for.
 
-Speed: rules run on the UTF-8 bytes (one byte per character whatever the text holds),
-and most ungated patterns start with a literal, so `re` skips ahead with its fast prefix
-search: one cheap pass per rule. Left boundaries are therefore lookbehinds placed *after*
-that literal. Rules marked `fold` run on the ASCII-lowercased bytes (same offsets); `gated`
-rules run only if a context word occurs at all.
+Speed: rules run on the UTF-8 bytes (one byte per character whatever the text holds).
+Each view first goes through one RE2 set of every rule's prefilter (`_superset` of its
+pattern: lookarounds dropped, counts loosened; google-re2, linear time, imported on the first
+scan): only the rules it hits run as exact `re` patterns. Most start with a literal, so `re`
+skips ahead with its fast prefix search; left boundaries are lookbehinds placed *after* that
+literal. A scan that runs on to the end of a line or name stops at the next place the rule
+starts (`_until_next`), so no rule rescans a line once per start. Rules marked `fold` run on
+the ASCII-lowercased bytes (same offsets); `gated` rules run only if a context word occurs.
+The joined windows are the costly view: up to ~9 times the text for short token-like lines.
 
 Decisions about near misses:
 
