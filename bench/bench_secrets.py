@@ -8,7 +8,10 @@ character or line break: the single-pass case), a 64 KiB body of such notes, the
 hard-wrapped at 80 columns (every line break sits between two words: the joined views are
 built, and scanned if a break could split a token), the note as a JSON string (`\\n`,
 `\\"`: decoded view), and a 64 KiB body full of backslash escapes and percent signs,
-nested ones included (`%25`, `\\\\`: every view, two decoding rounds).
+nested ones included (`%25`, `\\\\`: every view, two decoding rounds). Then the worst shapes
+(issue 34.1: token-like lines, long runs, split lines, base64, lines that start a rule's scan
+over and over) at 64 KiB each, against the budget of 10 ms per 64 KiB of any shape: the worst
+is printed with MET or MISSED.
 `--baseline REF` also times the scanner as it was at git REF (`git show
 REF:jacked_vault/safety/secrets.py`), side by side. Each figure is the median wall time of
 one call, with the median CPU time of this process in brackets (the two differ when other
@@ -19,10 +22,12 @@ claims.
 from __future__ import annotations
 
 import argparse
+import base64
 import json
 import os
 import random
 import statistics
+import string
 import subprocess
 import sys
 import textwrap
@@ -80,6 +85,36 @@ def bodies(seed: int = 7) -> dict[str, str]:
     }
 
 
+WORST_BUDGET_MS = 10.0  # per 64 KiB, any shape
+
+
+def worst_shapes(seed: int = 7, size: int = 64 * KIB) -> dict[str, str]:
+    """Shapes that cost most per byte (tests/test_secret_engine.py counts the same ones)."""
+    rng = random.Random(seed)
+    alnum = string.ascii_letters + string.digits
+
+    def rand(n: int) -> str:
+        return "".join(rng.choice(alnum) for _ in range(n))
+
+    def repeat(piece: str) -> str:
+        return (piece * (size // len(piece) + 1))[:size]
+
+    return {
+        "token lines 10": "\n".join(rand(10) for _ in range(size // 11)),
+        "token lines 3": "\n".join(rand(3) for _ in range(size // 4)),
+        "token lines 1-19": "\n".join(rand(rng.randint(1, 19)) for _ in range(size // 11)),
+        "long run": rand(size),
+        "base64 76 lines": "\n".join(base64.b64encode(rng.randbytes(57)).decode() for _ in range(size // 77)),
+        "split quoted": "".join(f'"{rand(10)}" +\n' for _ in range(size // 15)),
+        "password lines": "".join(f"password = x{rand(6)}1\n" for _ in range(size // 20)),
+        "mysql words": repeat("mysql x "),
+        "redis-cli words": repeat("redis-cli x "),
+        "heroku name": repeat("herokukey"),
+        "cookie header": "cookie: " + rand(size - 8),
+        "sk- words": "".join("sk-" + rand(3) for _ in range(size // 6)),
+    }
+
+
 def load_baseline(ref: str) -> types.ModuleType:
     """The scanner module as it was at git `ref`, loaded under a private name."""
     root = Path(__file__).resolve().parent.parent
@@ -114,6 +149,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--baseline", metavar="REF", help="also time the scanner at git REF")
     parser.add_argument("--repeat", type=int, default=700, help="calls per 1 KiB body")
+    parser.add_argument("--no-worst", action="store_true", help="skip the worst shapes")
     args = parser.parse_args()
     scanners = {"now": secrets.scan_text}
     if args.baseline:
@@ -131,6 +167,20 @@ def main() -> None:
             verdict = f"   <= {budget} ms {'PASS' if figures[-1][0] <= budget else 'MISS'}"
         cells = "".join(f"{f'{wall:.4f} ({cpu:.4f})':>22}" for wall, cpu in figures)
         print(f"{name:<18}{cells}{verdict}")
+    if args.no_worst:
+        return
+    print(f"worst shapes, 64 KiB each (budget <= {WORST_BUDGET_MS} ms any shape)")
+    worst = dict.fromkeys(scanners, 0.0)
+    for name, text in worst_shapes().items():
+        cells = ""
+        for scanner, scan in scanners.items():
+            wall, cpu = per_call_ms(scan, text, 7)
+            worst[scanner] = max(worst[scanner], wall)
+            cells += f"{f'{wall:.2f} ({cpu:.2f})':>22}"
+        print(f"{name:<18}{cells}")
+    for scanner, wall in worst.items():
+        verdict = "MET" if wall <= WORST_BUDGET_MS else "MISSED"
+        print(f"worst ms per 64 KiB ({scanner}): {wall:.2f}  <= {WORST_BUDGET_MS} ms {verdict}")
 
 
 if __name__ == "__main__":

@@ -25,11 +25,15 @@ character or line break is scanned once. The raw view keeps the bare-word value 
 assignment from running through an escape (`\\n`) and does not count a backslash as a
 symbol: the decoded view sees what the escape stands for.
 
-Speed: rules run on the UTF-8 bytes (one byte per character whatever the text holds),
-and most ungated patterns start with a literal, so `re` skips ahead with its fast prefix
-search: one cheap pass per rule. Left boundaries are therefore lookbehinds placed *after*
-that literal. Rules marked `fold` run on the ASCII-lowercased bytes (same offsets); `gated`
-rules run only if a context word occurs at all.
+Speed: rules run on the UTF-8 bytes (one byte per character whatever the text holds).
+Each view first goes through one RE2 set of every rule's prefilter (`_superset` of its
+pattern: lookarounds dropped, counts loosened; google-re2, linear time, imported on the first
+scan): only the rules it hits run as exact `re` patterns. Most start with a literal, so `re`
+skips ahead with its fast prefix search; left boundaries are lookbehinds placed *after* that
+literal. A scan that runs on to the end of a line or name stops at the next place the rule
+starts (`_until_next`), so no rule rescans a line once per start. Rules marked `fold` run on
+the ASCII-lowercased bytes (same offsets); `gated` rules run only if a context word occurs.
+The joined windows are the costly view: up to ~9 times the text for short token-like lines.
 
 Decisions about near misses:
 
@@ -108,7 +112,8 @@ import binascii
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cache, cached_property
+from typing import Any
 
 from jacked_vault.errors import VaultError
 
@@ -466,7 +471,8 @@ def _user_password(value: str) -> bool:
     return _credible(value.partition(":")[2])
 
 
-_COOKIE_PAIR = re.compile(r"([^\s=;]+)=([^\s;]*)")
+# A name starts a run (`(?<!...)`): a try from inside a run without `=` would rescan it (quadratic).
+_COOKIE_PAIR = re.compile(r"(?<![^\s=;])([^\s=;]+)=([^\s;]*)")
 
 
 def _random(value: str) -> bool:
@@ -556,6 +562,87 @@ class _Rule:
     def pattern(self) -> re.Pattern[bytes]:
         return re.compile(self.regex)
 
+    @cached_property
+    def prefilter(self) -> bytes:
+        """The RE2 pattern of the engine's set (`_superset` of `regex`)."""
+        return _superset(self.regex)
+
+
+COUNT_CAP = 8  # a prefilter's counts: enough to skip most rules, few enough DFA states
+_LOOKAROUNDS = (b"(?=", b"(?!", b"(?<=", b"(?<!")
+_QUANTIFIERS = b"*+?}"
+_SPACE = rb"\t\n\x0b\f\r "  # Python's `\s` on bytes; RE2's lacks `\v`
+
+
+def _superset(regex: bytes) -> bytes:
+    """`regex` as an RE2 pattern that matches every string it matches: lookarounds dropped (each
+    only narrows a match), possessive quantifiers made greedy, counts loosened (`{m,n}` as
+    `{min(m, COUNT_CAP),}`: a DFA of a few states per loop, fast on any text), `\\s`/`\\S`
+    spelled out, `\\Z` as `\\z`. Every match of the rule is a match of this pattern
+    (tests/test_secret_engine.py checks it)."""
+    out = bytearray()
+    at, in_class, quantified = 0, False, False
+    while at < len(regex):
+        char = regex[at : at + 1]
+        if char == b"\\":
+            escape = regex[at : at + 2]
+            if escape == rb"\s":
+                escape = _SPACE if in_class else b"[" + _SPACE + b"]"
+            elif escape == rb"\S":
+                escape = b"[^" + _SPACE + b"]"
+            elif escape == rb"\Z":
+                escape = rb"\z"
+            out += escape
+            at, quantified = at + 2, False
+            continue
+        if in_class:
+            in_class = char != b"]" or regex[at - 1 : at] == b"["
+            out += char
+        elif regex.startswith(_LOOKAROUNDS, at):
+            at = _group_end(regex, at)
+            continue
+        elif char == b"+" and quantified:  # possessive: `*+`, `}+`
+            quantified = False
+        elif char == b"{":  # `{m,n}`, `{m}`: at least min(m, COUNT_CAP), as many as may come
+            end = regex.index(b"}", at)
+            least = min(int(regex[at + 1 : end].partition(b",")[0]), COUNT_CAP)
+            out += b"{%d,}" % least if least else b"*"
+            at, quantified = end + 1, True
+            continue
+        else:
+            in_class = char == b"["
+            if in_class and regex[at + 1 : at + 2] == b"^":  # `[^]...]`: the `^` is not the end
+                out += b"[^"
+                at += 2
+                continue
+            quantified = char in _QUANTIFIERS and regex[at - 1 : at] != b"(" and not quantified
+            out += char
+        at += 1
+    return bytes(out)
+
+
+def _group_end(regex: bytes, at: int) -> int:
+    """The offset just after the group that opens at `at` (escapes and classes skipped)."""
+    depth, in_class = 0, False
+    while True:
+        char = regex[at : at + 1]
+        if char == b"\\":
+            at += 2
+            continue
+        if in_class:
+            in_class = char != b"]"
+        elif char == b"[":
+            in_class = True
+            if regex[at + 1 : at + 2] == b"^":
+                at += 1
+        elif char == b"(":
+            depth += 1
+        elif char == b")":
+            depth -= 1
+            if depth == 0:
+                return at + 1
+        at += 1
+
 
 def _rule(
     kind: str,
@@ -600,6 +687,15 @@ _PUBLIC_TOKENS = (
     ["next", "page", "continuation", "pagination", "change", "lock", "client", "idempotency", "publickey"]
 )
 _WS = r"[ \t\r\n]+"
+_MYSQL = r"m(?<![\w-]m)(?:ysql(?:dump|admin|import|check|slap)?|ariadb(?:-dump|-admin)?)(?![\w-])"
+_REDIS = _after("redis-cli", r"\w-") + r"(?![\w-])"
+
+
+def _until_next(start: str, char: str) -> str:
+    """`char` unless a next `start` begins there: a scan from one start stops at the next (tried
+    from there), so many starts on one long line cost its length, not its length squared."""
+    return f"(?:(?!{start}){char})"
+
 # `scheme:user@host` addresses that are not credentials.
 _ADDRESS_SCHEMES = ["mailto", "sip", "sips", "xmpp", "acct", "from", "to", "cc", "bcc"]
 # A host after `@`: dotted, bracketed (IPv6), localhost, or a name with a port.
@@ -720,7 +816,7 @@ _RULES: tuple[_Rule, ...] = (
     ),
     _rule(
         "Heroku API key",
-        r"heroku[\w .-]{0,24}?(?:key|token|secret|auth)\w*"
+        r"heroku[\w .-]{0,24}?(?:key|token|secret|auth)" + _until_next("heroku", r"\w") + "*"
         + _SEP
         + f"(?P<v>{_UUID})(?![0-9a-z-])",
         None,
@@ -820,14 +916,13 @@ _RULES: tuple[_Rule, ...] = (
     ),
     _rule(
         "credential in command-line flag",  # mysql -pPW (glued: `-p PW` asks, PW is the database)
-        r"m(?<![\w-]m)(?:ysql(?:dump|admin|import|check|slap)?|ariadb(?:-dump|-admin)?)(?![\w-])[^\n|;&]*?[ \t]-p"
-        + _VALUE,
+        _MYSQL + _until_next(_MYSQL, r"[^\n|;&]") + r"*?[ \t]-p" + _VALUE,
         _password_literal,
         fallback=True,
     ),
     _rule(
         "credential in command-line flag",  # redis-cli -a PW
-        _after("redis-cli", r"\w-") + r"(?![\w-])[^\n|;&]*?[ \t]-a[ \t]+" + _VALUE,
+        _REDIS + _until_next(_REDIS, r"[^\n|;&]") + r"*?[ \t]-a[ \t]+" + _VALUE,
         _password_literal,
         fallback=True,
     ),
@@ -880,6 +975,44 @@ _RULES: tuple[_Rule, ...] = (
 )
 
 _GATE_WORDS = frozenset(word for rule in _RULES if rule.gated for word in rule.context)
+_ALL_RULES = frozenset(range(len(_RULES)))
+
+
+@cache
+def _engine() -> tuple[Any, list[int], Any, list[int]]:
+    """Two RE2 sets of the rules' prefilters (`_Rule.prefilter`), built on first use: the plain
+    rules' for the bytes, the `fold` rules' for the lowercased bytes; each with the index in
+    `_RULES` of its pattern k at k - 1. Pattern 0 (`\\z`) matches every text: a set that gave
+    up (its DFA out of memory) is told from one that found nothing."""
+    import re2  # google-re2: linear time whatever the text; imported only by a process that scans
+
+    options = re2.Options()
+    options.encoding = re2.Options.Encoding.LATIN1  # bytes as bytes, as `re` sees them
+    options.max_mem = 64 << 20
+    options.log_errors = False
+    built: list[Any] = []
+    for fold in (False, True):
+        rules = re2.Set.SearchSet(options)
+        rules.Add(rb"\z")
+        indices = [index for index, rule in enumerate(_RULES) if rule.fold == fold]
+        for index in indices:
+            rules.Add(_RULES[index].prefilter)
+        rules.Compile()
+        built += [rules, indices]
+    return built[0], built[1], built[2], built[3]
+
+
+def _candidates(data: bytes, lower: bytes) -> frozenset[int]:
+    """Indices in `_RULES` of the rules that may match: their prefilter occurs in `data` (in
+    `lower` for `fold` rules); all of them if a set gave up."""
+    plain, plain_rules, folded, folded_rules = _engine()
+    found: set[int] = set()
+    for rules, indices, text in ((plain, plain_rules, data), (folded, folded_rules, lower)):
+        hits = rules.Match(text) or ()
+        if 0 not in hits:
+            return _ALL_RULES
+        found.update(indices[hit - 1] for hit in hits if hit)
+    return frozenset(found)
 
 
 def _findings_in(text: str, context: str | None = None) -> Iterator[str]:
@@ -891,7 +1024,10 @@ def _findings_in(text: str, context: str | None = None) -> Iterator[str]:
     around = lower if context is None else lower + b"\n" + context.encode("utf-8", "surrogatepass").lower()
     present = {word for word in _GATE_WORDS if word in around}
     covered = bytearray(len(data))  # 1 where an earlier rule already matched
-    for rule in _RULES:
+    candidates = _candidates(data, lower)
+    for index, rule in enumerate(_RULES):
+        if index not in candidates:
+            continue
         if (rule.fallback and context is not None) or (rule.gated and present.isdisjoint(rule.context)):
             continue
         for match in rule.pattern.finditer(lower if rule.fold else data):

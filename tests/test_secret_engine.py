@@ -1,0 +1,152 @@
+"""The secret engine (issue 34.1): the RE2 set of prefilters is a superset of every exact rule,
+and no input shape feeds the exact rules more than a fixed multiple of its length (counted in
+bytes, never timed)."""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import re2
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+import test_secret_shapes as shapes
+from test_secrets import NEAR_MISSES
+
+from helpers.secret_samples import ALNUM, FAMILIES, token_lines
+from jacked_vault.safety import secrets
+
+KIB = 1024
+# Bytes fed to the exact `re` rules (all views, every rule the set let through) per byte of input.
+EXACT_BYTES_PER_BYTE = 64
+# Bytes of all views together per byte of input (the joined windows are the largest).
+VIEW_BYTES_PER_BYTE = 12
+
+
+def _exact_matches(text: str) -> Iterator[tuple[int, bytes, frozenset[int]]]:
+    """(rule index, matched bytes, the rules the engine let through) for every exact match of
+    every rule in every view of `text`, whatever the engine said."""
+    for view, _ in secrets._views(text):
+        data = view.encode("utf-8", "surrogatepass")
+        lower = data.lower()
+        candidates = secrets._candidates(data, lower)
+        for index, rule in enumerate(secrets._RULES):
+            for match in rule.pattern.finditer(lower if rule.fold else data):
+                yield index, match.group(), candidates
+
+
+def _options() -> Any:
+    options = re2.Options()
+    options.encoding = re2.Options.Encoding.LATIN1
+    return options
+
+
+PREFILTERS = [re2.compile(rule.prefilter, _options()) for rule in secrets._RULES]
+
+
+def _assert_superset(text: str) -> None:
+    for index, matched, candidates in _exact_matches(text):
+        rule = secrets._RULES[index]
+        assert index in candidates, f"{rule.kind}: the set missed {matched[:60]!r}"
+        assert PREFILTERS[index].fullmatch(matched), f"{rule.kind}: prefilter misses {matched[:60]!r}"
+
+
+CORPUS = [text for texts in FAMILIES.values() for text in texts] + [
+    text for text in NEAR_MISSES.values() if isinstance(text, str)
+]
+
+
+def test_the_set_never_gives_up_on_the_corpus() -> None:
+    plain, _, folded, _ = secrets._engine()
+    for text in CORPUS:
+        data = text.encode("utf-8", "surrogatepass")
+        assert 0 in plain.Match(data) and 0 in folded.Match(data.lower())
+
+
+def test_prefilters_are_a_superset_on_the_secret_and_near_miss_corpus() -> None:
+    for text in CORPUS:
+        _assert_superset(text)
+
+
+def test_prefilters_are_a_superset_on_split_shapes() -> None:
+    rng = random.Random(34)
+    makers = [make for makers in shapes.FAMILIES.values() for make in makers] + shapes.NEAR_MISSES
+    for make in makers:
+        for _ in range(4):
+            _assert_superset(shapes.split_shape(rng, make(rng)))
+
+
+# Fragments every rule starts with or needs, among token characters, blanks, quotes and breaks.
+_FRAGMENTS = [
+    "ghp_", "github_pat_", "glpat-", "xoxb-", "sk-", "sk-ant-", "sk_live_", "AKIA", "AIza", "eyJ", "hf_",
+    "npm_", "SG.", "MII", "MD", "b3BlbnNzaC1rZXktdjEA", "-----BEGIN ", "PRIVATE KEY-----", "password",
+    "passwd", "pwd", "secret", "token", "api_key", "key-", "heroku_api_key", "dd_api_key", "mysql -p",
+    "redis-cli -a ", "cookie: ", "machine h login u password ", "://u:", "@host.com", "localhost:5432:",
+    "--password ", "--token ", "-u ", "authorization: bearer ", " is ", " = ", ": ", "12345678:", "hvs.",
+    "s.", "shpat_", "dop_v1_", "PuTTY-User-Key-File-2:", "AGE-SECRET-KEY-1", "\\n", "%3D", "\n", "\n  ",
+    '" +\n "', " ", '"', "'", "=",
+]
+_TEXTS = st.lists(
+    st.one_of(st.sampled_from(_FRAGMENTS), st.text(alphabet=ALNUM + "+/=_.-:@", min_size=1, max_size=40)),
+    max_size=30,
+).map("".join)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_TEXTS)
+def test_prefilters_are_a_superset_on_generated_text(text: str) -> None:
+    _assert_superset(text)
+
+
+def _lines(size: int, line: str) -> str:
+    return (line * (size // len(line) + 1))[:size]
+
+
+def _worst_shapes(size: int) -> dict[str, str]:
+    """The shapes that cost most per byte (bench/bench_secrets.py times the same ones)."""
+    rng = random.Random(7)
+
+    def rand(n: int) -> str:
+        return "".join(rng.choice(ALNUM) for _ in range(n))
+
+    return {
+        "token lines": token_lines(size),
+        "short token lines": "\n".join(rand(3) for _ in range(size // 4)),
+        "long run": rand(size),
+        "split quoted lines": "".join(f'"{rand(10)}" +\n' for _ in range(size // 15)),
+        "password lines": "".join(f"password = x{rand(6)}1\n" for _ in range(size // 20)),
+        "mysql words": _lines(size, "mysql x "),
+        "redis-cli words": _lines(size, "redis-cli x "),
+        "heroku name": _lines(size, "herokukey"),
+        "cookie header": "cookie: " + rand(size),
+        "short lines mixed": "\n".join(rand(rng.randint(1, 19)) for _ in range(size // 11)),
+    }
+
+
+class _Counting:
+    """A compiled rule that counts the bytes it is given."""
+
+    def __init__(self, pattern: re.Pattern[bytes], counter: list[int]) -> None:
+        self.pattern, self.counter = pattern, counter
+        self.groupindex = pattern.groupindex
+
+    def finditer(self, data: bytes) -> Iterator[re.Match[bytes]]:
+        self.counter[0] += len(data)
+        return self.pattern.finditer(data)
+
+
+@pytest.mark.parametrize("shape", list(_worst_shapes(KIB)))
+def test_no_shape_feeds_the_exact_rules_more_than_a_multiple_of_its_length(
+    shape: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    text = _worst_shapes(64 * KIB)[shape]
+    counter = [0]
+    for rule in secrets._RULES:
+        monkeypatch.setitem(vars(rule), "pattern", _Counting(rule.pattern, counter))
+    assert secrets.scan_text(text) in ([], ["password or secret assignment"])
+    views = sum(len(view) for view, _ in secrets._views(text))
+    assert views <= VIEW_BYTES_PER_BYTE * len(text)
+    assert counter[0] <= EXACT_BYTES_PER_BYTE * len(text), counter[0] / len(text)
