@@ -553,6 +553,19 @@ def mcp_import_costs(runner: Runner, vault: Path) -> None:
 # -- budgets and projection ------------------------------------------------------------------
 
 
+def worst_scan(repeat: int) -> dict:
+    """The secret scanner's worst shape (`bench_secrets.worst_shapes`, 64 KiB each): its CPU ms per
+    call, in this process (the scanner is a library call; CPU, since the machine is shared)."""
+    from bench.bench_secrets import per_call_ms, worst_shapes
+    from jacked_vault.safety.secrets import scan_text
+
+    figures = {name: per_call_ms(scan_text, text, repeat)[1] for name, text in worst_shapes().items()}
+    shape = max(figures, key=figures.__getitem__)
+    log(f"\n## worst-case secret scan, 64 KiB shapes (cpu ms a call; load average {load()})")
+    log("  " + " | ".join(f"{name}: {cpu:.2f}" for name, cpu in figures.items()))
+    return {"worst_ms_per_64k": figures[shape], "shape": shape}
+
+
 def budgets(rows: list[dict], audit: dict | None, scan: dict | None) -> list[tuple[str, bool | None, str]]:
     """(budget, met (None: not measured in this run), the figure) for each budget of issue 34, then
     issue 21's that still hold (the audit month, sync fast-forward)."""
@@ -784,6 +797,8 @@ def main() -> None:
         "--arrive-big", type=int, default=10_000,
         help="notes that then arrive in one commit through sync, before the first search (0: skip)",
     )  # fmt: skip
+    parser.add_argument("--no-scan", dest="scan", action="store_false",
+                        help="skip the worst-case secret scan (bench_secrets.py's worst shapes)")  # fmt: skip
     parser.add_argument("--json", type=Path, help="also write the figures here")
     parser.add_argument("--interleaved", type=int, default=7, metavar="ROUNDS",
                         help="brief and search on every cached vault in turn, ROUNDS times "
@@ -816,7 +831,6 @@ def main() -> None:
     made: list[Path] = []
     rows: list[dict] = []
     audit_row = None
-    scan_row = None
     try:
         if args.audit_lines and not (ROOT / "bench" / "_audit_bench.py").is_file():
             log("\naudit row: bench/_audit_bench.py (engineer A's) is not here; skipped")
@@ -893,6 +907,7 @@ def main() -> None:
     log(" | ".join(["notes", *(label for _, label in cpu_cols)]))
     for r in rows:
         log(" | ".join([f"{r['size']:,}", *(ms(r.get(k, float("nan"))) for k, _ in cpu_cols)]))
+    scan_row = worst_scan(args.repeat * 3) if args.scan else None
     log("\n## Budgets")
     for name, met, figure in budgets(rows, audit_row, scan_row):
         log(f"{'PASS' if met else 'MISS' if met is not None else 'n/a '}  {name}: {figure}")
