@@ -247,6 +247,36 @@ class Verdicts:
         self._new.clear()
 
 
+def _save_roots(db: sqlite3.Connection, rows: list[tuple[str, int, int]]) -> None:
+    """Add (root, files, bytes) to the scope roots' totals."""
+    db.executemany(
+        "INSERT INTO roots(prefix, files, bytes) VALUES(?, ?, ?) ON CONFLICT(prefix) DO UPDATE SET"
+        " files = files + excluded.files, bytes = bytes + excluded.bytes",
+        rows,
+    )
+
+
+class _Tally:
+    """A bulk insert's totals (the scope roots', ranking's), kept here and written once: nothing
+    reads them until the insert ends (`SearchIndex._bulk`)."""
+
+    def __init__(self) -> None:
+        self.roots: dict[str, list[int]] = {}
+        self.terms = [0, 0, 0, 0]  # ranking.add_doc's: documents, title, tags and body terms
+
+    def count(self, root: str, files: int, size: int) -> None:
+        totals = self.roots.setdefault(root, [0, 0])
+        totals[0] += files
+        totals[1] += size
+
+    def save(self, db: sqlite3.Connection) -> None:
+        from jacked_vault.search import ranking
+
+        _save_roots(db, [(root, files, size) for root, (files, size) in self.roots.items()])
+        if self.terms[0]:
+            ranking.add_totals(db, self.terms[0], self.terms[1:])
+
+
 class SearchIndex:
     """The FTS5 index of one store."""
 
@@ -264,6 +294,7 @@ class SearchIndex:
         self._blobs: dict[str, bytes] = {}  # path -> the bytes a worker read for it (taken when they are its blob)
         self.foreign_stones = False  # values rejected in other stores are hidden (`hide_rejected_elsewhere`)
         self._review_policy: ReviewPolicy | None = None
+        self._tally: _Tally | None = None  # a bulk insert's totals, written once at its end (`_bulk`)
 
     # -- connection -------------------------------------------------------------------------
 
@@ -473,9 +504,12 @@ class SearchIndex:
         self.verdicts.known()  # read once: no query per note
         for name in _SECONDARY:
             self.db.execute(f"DROP INDEX IF EXISTS {name}")
+        self._tally = _Tally()
         try:
             yield
+            self._tally.save(self.db)
         finally:
+            self._tally = None
             for statement in _SECONDARY.values():
                 self.db.execute(statement)
 
@@ -559,11 +593,11 @@ class SearchIndex:
 
     def _count(self, rel: str, size: int, sign: int) -> None:
         """Keep the scope root's file and byte totals (what the bounds are checked against)."""
-        self.db.execute(
-            "INSERT INTO roots(prefix, files, bytes) VALUES(?, ?, ?) ON CONFLICT(prefix) DO UPDATE SET"
-            " files = files + excluded.files, bytes = bytes + excluded.bytes",
-            (root_of(self.store, rel), sign, sign * size),
-        )
+        root = root_of(self.store, rel)
+        if self._tally is not None:
+            self._tally.count(root, sign, sign * size)
+            return
+        _save_roots(self.db, [(root, sign, sign * size)])
 
     def _reindex_root(self, repo, tree, root: str) -> None:
         for (rel,) in self.db.execute(
@@ -932,7 +966,7 @@ class SearchIndex:
         )
         from jacked_vault.search import ranking
 
-        ranking.add_doc(db, rowid, derived.terms, derived.lengths)
+        ranking.add_doc(db, rowid, derived.terms, derived.lengths, self._tally.terms if self._tally else None)
         db.executemany("INSERT INTO links(src, dst) VALUES(?,?)", [(rowid, dst) for dst in entry.links])
         if entry.tier == "note":
             wikilinks.index_note(db, rowid, rel, entry.title, derived.wikilinks)

@@ -613,35 +613,40 @@ def _loose(path: str | Path, hexsha: str, keep: bool, cap: int | None) -> tuple[
     got = 0
     kept: list[bytes] = []
     try:
-        with open(path, "rb") as handle:
-            while chunk := handle.read(1 << 16):
-                if inflate.eof:
-                    return "corrupt", None, size  # garbage after the object
-                out = inflate.decompress(chunk)
-                if size is None:
-                    header += out
-                    if b"\0" not in header:
-                        if len(header) > 64:
-                            return "corrupt", None, None
-                        continue
-                    head, _, out = header.partition(b"\0")
-                    kind, _, length = head.partition(b" ")
-                    if kind not in (b"blob", b"tree", b"commit", b"tag") or not length.isdigit():
-                        return "corrupt", None, None
-                    size = int(length)
-                    if cap is not None and size > cap:
-                        return "large", None, size
-                    digest.update(head + b"\0")
-                got += len(out)
-                if got > size:
-                    return "corrupt", None, size
-                digest.update(out)
-                if keep:
-                    kept.append(out)
+        handle = os.open(path, os.O_RDONLY)  # unbuffered: a build reads thousands of small files
     except FileNotFoundError:
         return "missing", None, None
+    except OSError:
+        return "corrupt", None, None
+    try:
+        while chunk := os.read(handle, 1 << 16):
+            if inflate.eof:
+                return "corrupt", None, size  # garbage after the object
+            out = inflate.decompress(chunk)
+            if size is None:
+                header += out
+                if b"\0" not in header:
+                    if len(header) > 64:
+                        return "corrupt", None, None
+                    continue
+                head, _, out = header.partition(b"\0")
+                kind, _, length = head.partition(b" ")
+                if kind not in (b"blob", b"tree", b"commit", b"tag") or not length.isdigit():
+                    return "corrupt", None, None
+                size = int(length)
+                if cap is not None and size > cap:
+                    return "large", None, size
+                digest.update(head + b"\0")
+            got += len(out)
+            if got > size:
+                return "corrupt", None, size
+            digest.update(out)
+            if keep:
+                kept.append(out)
     except (OSError, zlib.error):
         return "corrupt", None, size
+    finally:
+        os.close(handle)
     if not inflate.eof:
         return "truncated", None, size
     if inflate.unused_data or size is None or got != size or digest.hexdigest() != hexsha:
