@@ -211,6 +211,10 @@ class Verdicts:
             self._stored = {key for (key,) in self._db.execute("SELECT key FROM verdicts")}
         return frozenset(self._stored | self._new)
 
+    def release(self) -> None:
+        """Drop what `known` read (a build's snapshot: the table may change after it)."""
+        self._stored = None
+
     def remember(self, key: bytes, note: object) -> None:
         self._new.add(key)
         if self.keep_notes:
@@ -425,6 +429,8 @@ class SearchIndex:
         except BaseException:
             db.execute("ROLLBACK")
             raise
+        finally:
+            self.verdicts.release()
 
     def apply_commit(self, parent: str | None, head: str, files: dict[str, bytes | None]) -> bool:
         """Catch up with a commit whose changes are known (a write transaction's own) without
