@@ -17,7 +17,8 @@ diff; this machine's gate never saw them) beside `git grep -l` over the tree; an
 `--repeat`: reading the blobs (pygit2), parsing (fences, frontmatter), validation, the secret
 scan, and the inserts (`SearchIndex.add_entry`: docs, FTS, terms, links, in one transaction);
 then the whole cold build (`rebuild()` with the verdicts dropped) in one process, and with the
-worker (search/parallel.py): the main process's CPU (best of `--repeat`) and the worker's (mean).
+worker (search/parallel.py): the main process's CPU (best of `--repeat`) and the worker's (mean);
+and what the one-process build costs outside the stages (its CPU less their sum).
 
 Generates a vault of `--notes` English notes (bench/_vaultgen.py, as bench_core.py does) plus
 `--cjk` notes written in unspaced Chinese or Japanese with a few English words mixed in (one
@@ -211,6 +212,8 @@ def stage_figures(vault: Path, work: Path, repeat: int) -> None:
     for name, value in figures.items():
         print(f"  {name:<18} {value:6.3f}")
     print(f"  {'sum of stages':<18} {stages:6.3f}")
+    outside = figures["cold build, one process"] - stages
+    print(f"  {'outside the stages':<18} {outside:6.3f}  (the one-process build less the sum)")
 
 
 def _run(argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float]:

@@ -85,3 +85,22 @@ def test_a_big_diff_gives_the_index_a_rebuild_gives(ctx, monkeypatch, bulk: int)
     assert _state(index) == caught_up
     assert _secondary(index) >= set(index_module._SECONDARY)
     index.close()
+
+
+@pytest.mark.parametrize("packed", [False, True])
+def test_one_read_gives_a_blob_and_its_size_and_none_over_the_cap(tmp_path: Path, packed: bool):
+    """`store.git.read_capped` (what a build reads each file with): the blob's size and bytes, the
+    bytes None over the cap; loose (inflated here) or packed (libgit2)."""
+    from jacked_vault.store.git import open_repo, read_blob, read_capped
+
+    git(tmp_path, "init", "-q")
+    (tmp_path / "a.md").write_bytes(b"x" * 100)
+    git(tmp_path, "add", "a.md")
+    git(tmp_path, "commit", "-qm", "a")
+    if packed:
+        git(tmp_path, "gc", "-q")
+    oid = git(tmp_path, "rev-parse", "HEAD:a.md").strip()
+    assert (tmp_path / ".git" / "objects" / oid[:2] / oid[2:]).exists() is not packed
+    repo = open_repo(tmp_path)
+    assert read_capped(repo, oid, 1000) == (100, b"x" * 100) == (100, read_blob(repo, oid))
+    assert read_capped(repo, oid, 99) == (100, None)

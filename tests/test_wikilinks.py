@@ -126,3 +126,27 @@ def test_backlinks_by_wikilink_pass_the_read_policy(vault_path: Path):
     assert seen["backlinks"] == [] and hidden["id"] not in str(seen)
     person = run_cli("memory", "read", target["id"], "--json", vault=vault_path).json
     assert [b["id"] for b in person["backlinks"]] == [hidden["id"]]
+
+
+def _full_reading(body: str) -> list[str]:
+    """`targets` without its shortcut for a body that can hold no link (no `[[`, no code)."""
+    from jacked_vault.document import wikilinks as read
+
+    text = read._CODE_SPAN.sub("", read._FENCE.sub("", body))
+    seen: dict[str, None] = {}
+    for match in read._LINK.finditer(text):
+        name = read.normalise(match.group(1))
+        if name and len(name) <= read.MAX_TARGET:
+            seen.setdefault(name)
+    return list(seen)
+
+
+def test_the_shortcut_for_a_body_without_links_reads_every_body_as_the_full_reading():
+    import random
+
+    odd = ["[`x`[name]]", "[``[a]]``[b]]", "~~~\n[[in code]]\n~~~\n[[out]]", "```\n[[a]]", "[ [a]]", "[[a|b#c]]", ""]
+    rng = random.Random(34)
+    fuzzed = ["".join(rng.choice("[]`~|#\n ab.") for _ in range(rng.randint(0, 40))) for _ in range(5000)]
+    for body in odd + fuzzed:
+        assert targets(body) == _full_reading(body), body
+    assert targets("[`x`[name]]") == ["name"]  # removing a code span can make a link

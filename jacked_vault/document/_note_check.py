@@ -87,8 +87,8 @@ def validate(data, custom_formats={}, name_prefix=None):
                     raise JsonSchemaValueException("" + (name_prefix or "data") + ".repos must contain unique items", value=data__repos, name="" + (name_prefix or "data") + ".repos", definition={'type': 'array', 'maxItems': 64, 'uniqueItems': True, 'items': {'type': 'string', 'allOf': [{'title': 'repo identity', 'maxLength': 255, 'pattern': '^[a-z0-9][a-z0-9._-]*(/[a-z0-9][a-z0-9._-]*){0,7}$'}]}}, rule='uniqueItems')
                 for data__repos_x, data__repos_item in enumerate(data__repos):
                     if not isinstance(data__repos_item, (str)):
-                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".repos[{data__repos_x}]".format(**locals()) + " must be string", value=data__repos_item, name="" + (name_prefix or "data") + ".repos[{data__repos_x}]".format(**locals()) + "", definition={'type': 'string', 'allOf': [{'title': 'repo identity', 'maxLength': 255, 'pattern': '^[a-z0-9][a-z0-9._-]*(/[a-z0-9][a-z0-9._-]*){0,7}$'}]}, rule='type')
-                    validate___definitions_repo(data__repos_item, custom_formats, (name_prefix or "data") + ".repos[{data__repos_x}]".format(**locals()))
+                        raise JsonSchemaValueException("" + (name_prefix or "data") + f".repos[{data__repos_x}]" + " must be string", value=data__repos_item, name="" + (name_prefix or "data") + f".repos[{data__repos_x}]" + "", definition={'type': 'string', 'allOf': [{'title': 'repo identity', 'maxLength': 255, 'pattern': '^[a-z0-9][a-z0-9._-]*(/[a-z0-9][a-z0-9._-]*){0,7}$'}]}, rule='type')
+                    validate___definitions_repo(data__repos_item, custom_formats, (name_prefix or "data") + f".repos[{data__repos_x}]")
         if "trust" in data_keys:
             data_keys.remove("trust")
             data__trust = data["trust"]
@@ -138,8 +138,8 @@ def validate(data, custom_formats={}, name_prefix=None):
                     raise JsonSchemaValueException("" + (name_prefix or "data") + ".target_harnesses must contain unique items", value=data__targetharnesses, name="" + (name_prefix or "data") + ".target_harnesses", definition={'type': 'array', 'minItems': 1, 'maxItems': 32, 'uniqueItems': True, 'items': {'type': 'string', 'allOf': [{'title': 'slug', 'pattern': '^[a-z0-9][a-z0-9._-]{0,63}$'}]}}, rule='uniqueItems')
                 for data__targetharnesses_x, data__targetharnesses_item in enumerate(data__targetharnesses):
                     if not isinstance(data__targetharnesses_item, (str)):
-                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".target_harnesses[{data__targetharnesses_x}]".format(**locals()) + " must be string", value=data__targetharnesses_item, name="" + (name_prefix or "data") + ".target_harnesses[{data__targetharnesses_x}]".format(**locals()) + "", definition={'type': 'string', 'allOf': [{'title': 'slug', 'pattern': '^[a-z0-9][a-z0-9._-]{0,63}$'}]}, rule='type')
-                    validate___definitions_slug(data__targetharnesses_item, custom_formats, (name_prefix or "data") + ".target_harnesses[{data__targetharnesses_x}]".format(**locals()))
+                        raise JsonSchemaValueException("" + (name_prefix or "data") + f".target_harnesses[{data__targetharnesses_x}]" + " must be string", value=data__targetharnesses_item, name="" + (name_prefix or "data") + f".target_harnesses[{data__targetharnesses_x}]" + "", definition={'type': 'string', 'allOf': [{'title': 'slug', 'pattern': '^[a-z0-9][a-z0-9._-]{0,63}$'}]}, rule='type')
+                    validate___definitions_slug(data__targetharnesses_item, custom_formats, (name_prefix or "data") + f".target_harnesses[{data__targetharnesses_x}]")
         if "tags" in data_keys:
             data_keys.remove("tags")
             data__tags = data["tags"]
@@ -155,8 +155,8 @@ def validate(data, custom_formats={}, name_prefix=None):
                     raise JsonSchemaValueException("" + (name_prefix or "data") + ".tags must contain unique items", value=data__tags, name="" + (name_prefix or "data") + ".tags", definition={'type': 'array', 'maxItems': 32, 'uniqueItems': True, 'items': {'type': 'string', 'allOf': [{'title': 'slug', 'pattern': '^[a-z0-9][a-z0-9._-]{0,63}$'}]}}, rule='uniqueItems')
                 for data__tags_x, data__tags_item in enumerate(data__tags):
                     if not isinstance(data__tags_item, (str)):
-                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".tags[{data__tags_x}]".format(**locals()) + " must be string", value=data__tags_item, name="" + (name_prefix or "data") + ".tags[{data__tags_x}]".format(**locals()) + "", definition={'type': 'string', 'allOf': [{'title': 'slug', 'pattern': '^[a-z0-9][a-z0-9._-]{0,63}$'}]}, rule='type')
-                    validate___definitions_slug(data__tags_item, custom_formats, (name_prefix or "data") + ".tags[{data__tags_x}]".format(**locals()))
+                        raise JsonSchemaValueException("" + (name_prefix or "data") + f".tags[{data__tags_x}]" + " must be string", value=data__tags_item, name="" + (name_prefix or "data") + f".tags[{data__tags_x}]" + "", definition={'type': 'string', 'allOf': [{'title': 'slug', 'pattern': '^[a-z0-9][a-z0-9._-]{0,63}$'}]}, rule='type')
+                    validate___definitions_slug(data__tags_item, custom_formats, (name_prefix or "data") + f".tags[{data__tags_x}]")
         if "links" in data_keys:
             data_keys.remove("links")
             data__links = data["links"]
@@ -169,8 +169,8 @@ def validate(data, custom_formats={}, name_prefix=None):
                     raise JsonSchemaValueException("" + (name_prefix or "data") + ".links must contain less than or equal to 64 items", value=data__links, name="" + (name_prefix or "data") + ".links", definition={'type': 'array', 'maxItems': 64, 'items': {'type': 'string', 'allOf': [{'title': 'memory id', 'pattern': '^mem_[a-z0-9][a-z0-9_-]{2,127}$'}]}}, rule='maxItems')
                 for data__links_x, data__links_item in enumerate(data__links):
                     if not isinstance(data__links_item, (str)):
-                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".links[{data__links_x}]".format(**locals()) + " must be string", value=data__links_item, name="" + (name_prefix or "data") + ".links[{data__links_x}]".format(**locals()) + "", definition={'type': 'string', 'allOf': [{'title': 'memory id', 'pattern': '^mem_[a-z0-9][a-z0-9_-]{2,127}$'}]}, rule='type')
-                    validate___definitions_memory_id(data__links_item, custom_formats, (name_prefix or "data") + ".links[{data__links_x}]".format(**locals()))
+                        raise JsonSchemaValueException("" + (name_prefix or "data") + f".links[{data__links_x}]" + " must be string", value=data__links_item, name="" + (name_prefix or "data") + f".links[{data__links_x}]" + "", definition={'type': 'string', 'allOf': [{'title': 'memory id', 'pattern': '^mem_[a-z0-9][a-z0-9_-]{2,127}$'}]}, rule='type')
+                    validate___definitions_memory_id(data__links_item, custom_formats, (name_prefix or "data") + f".links[{data__links_x}]")
         if "supersedes" in data_keys:
             data_keys.remove("supersedes")
             data__supersedes = data["supersedes"]
@@ -183,8 +183,8 @@ def validate(data, custom_formats={}, name_prefix=None):
                     raise JsonSchemaValueException("" + (name_prefix or "data") + ".supersedes must contain less than or equal to 64 items", value=data__supersedes, name="" + (name_prefix or "data") + ".supersedes", definition={'type': 'array', 'maxItems': 64, 'items': {'type': 'string', 'allOf': [{'title': 'memory id', 'pattern': '^mem_[a-z0-9][a-z0-9_-]{2,127}$'}]}}, rule='maxItems')
                 for data__supersedes_x, data__supersedes_item in enumerate(data__supersedes):
                     if not isinstance(data__supersedes_item, (str)):
-                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".supersedes[{data__supersedes_x}]".format(**locals()) + " must be string", value=data__supersedes_item, name="" + (name_prefix or "data") + ".supersedes[{data__supersedes_x}]".format(**locals()) + "", definition={'type': 'string', 'allOf': [{'title': 'memory id', 'pattern': '^mem_[a-z0-9][a-z0-9_-]{2,127}$'}]}, rule='type')
-                    validate___definitions_memory_id(data__supersedes_item, custom_formats, (name_prefix or "data") + ".supersedes[{data__supersedes_x}]".format(**locals()))
+                        raise JsonSchemaValueException("" + (name_prefix or "data") + f".supersedes[{data__supersedes_x}]" + " must be string", value=data__supersedes_item, name="" + (name_prefix or "data") + f".supersedes[{data__supersedes_x}]" + "", definition={'type': 'string', 'allOf': [{'title': 'memory id', 'pattern': '^mem_[a-z0-9][a-z0-9_-]{2,127}$'}]}, rule='type')
+                    validate___definitions_memory_id(data__supersedes_item, custom_formats, (name_prefix or "data") + f".supersedes[{data__supersedes_x}]")
         if "valid_from" in data_keys:
             data_keys.remove("valid_from")
             data__validfrom = data["valid_from"]

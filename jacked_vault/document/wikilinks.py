@@ -31,6 +31,8 @@ def normalise(text: str) -> str:
 
 def targets(body: str) -> list[str]:
     """The distinct targets of the body's wikilinks, in order of first appearance (code excluded)."""
+    if "[[" not in body and "`" not in body and "~~~" not in body:  # no link, and no code whose removal makes one
+        return []
     text = _CODE_SPAN.sub("", _FENCE.sub("", body))
     seen: dict[str, None] = {}
     for match in _LINK.finditer(text):

@@ -146,6 +146,8 @@ INDEX_RULES = (
 SCHEMA_VERSION = hashlib.sha256((_DDL + INDEX_RULES).encode()).hexdigest()[:16]
 # How many active notes link to the note `d` (its id's links, by the links_dst index).
 _INBOUND = "(SELECT COUNT(*) FROM links l JOIN docs s ON s.rowid = l.src WHERE l.dst = d.id AND s.status = 'active')"
+# The DDL's statements, one at a time (`execute` runs them inside a transaction; `executescript` commits first).
+_STATEMENTS = [part for part in (p.strip() for p in re.sub(r"--[^\n]*", "", _DDL).split(";")) if part]
 # The secondary indexes (name -> its DDL): dropped while a whole tree is inserted, then made again.
 _SECONDARY = {m.group(1): m.group(0) for m in re.finditer(r"CREATE INDEX IF NOT EXISTS (\w+) ON [^;]+", _DDL)}
 _TABLES = (
@@ -209,6 +211,10 @@ class Verdicts:
             self._stored = {key for (key,) in self._db.execute("SELECT key FROM verdicts")}
         return frozenset(self._stored | self._new)
 
+    def release(self) -> None:
+        """Drop what `known` read (a build's snapshot: the table may change after it)."""
+        self._stored = None
+
     def remember(self, key: bytes, note: object) -> None:
         self._new.add(key)
         if self.keep_notes:
@@ -245,6 +251,36 @@ class Verdicts:
         self._new.clear()
 
 
+def _save_roots(db: sqlite3.Connection, rows: list[tuple[str, int, int]]) -> None:
+    """Add (root, files, bytes) to the scope roots' totals."""
+    db.executemany(
+        "INSERT INTO roots(prefix, files, bytes) VALUES(?, ?, ?) ON CONFLICT(prefix) DO UPDATE SET"
+        " files = files + excluded.files, bytes = bytes + excluded.bytes",
+        rows,
+    )
+
+
+class _Tally:
+    """A bulk insert's totals (the scope roots', ranking's), kept here and written once: nothing
+    reads them until the insert ends (`SearchIndex._bulk`)."""
+
+    def __init__(self) -> None:
+        self.roots: dict[str, list[int]] = {}
+        self.terms = [0, 0, 0, 0]  # ranking.add_doc's: documents, title, tags and body terms
+
+    def count(self, root: str, files: int, size: int) -> None:
+        totals = self.roots.setdefault(root, [0, 0])
+        totals[0] += files
+        totals[1] += size
+
+    def save(self, db: sqlite3.Connection) -> None:
+        from jacked_vault.search import ranking
+
+        _save_roots(db, [(root, files, size) for root, (files, size) in self.roots.items()])
+        if self.terms[0]:
+            ranking.add_totals(db, self.terms[0], self.terms[1:])
+
+
 class SearchIndex:
     """The FTS5 index of one store."""
 
@@ -262,6 +298,7 @@ class SearchIndex:
         self._blobs: dict[str, bytes] = {}  # path -> the bytes a worker read for it (taken when they are its blob)
         self.foreign_stones = False  # values rejected in other stores are hidden (`hide_rejected_elsewhere`)
         self._review_policy: ReviewPolicy | None = None
+        self._tally: _Tally | None = None  # a bulk insert's totals, written once at its end (`_bulk`)
 
     # -- connection -------------------------------------------------------------------------
 
@@ -293,7 +330,6 @@ class SearchIndex:
                 db.execute("PRAGMA journal_mode=WAL")
                 db.execute("PRAGMA synchronous=NORMAL")
                 if _schema_version(db) != SCHEMA_VERSION:  # new, old or half-made: build it afresh
-                    db.executescript("".join(f"DROP TABLE IF EXISTS {t};" for t in _TABLES) + _DDL)
                     self._reset(db)
                 return db
             except sqlite3.DatabaseError:
@@ -310,11 +346,19 @@ class SearchIndex:
         raise AssertionError("unreachable")
 
     def _reset(self, db: sqlite3.Connection) -> None:
+        """Empty every table but the verdicts: dropped and made again (deleting an FTS5 table's
+        rows one by one cost a rebuild 0.05 ms a note)."""
         db.execute("BEGIN IMMEDIATE")
-        for table in _TABLES:
-            db.execute(f"DELETE FROM {table}")
-        db.execute("INSERT INTO meta(key, value) VALUES('schema', ?)", (SCHEMA_VERSION,))
-        db.execute("COMMIT")
+        try:
+            for table in _TABLES:
+                db.execute(f"DROP TABLE IF EXISTS {table}")
+            for statement in _STATEMENTS:
+                db.execute(statement)
+            db.execute("INSERT INTO meta(key, value) VALUES('schema', ?)", (SCHEMA_VERSION,))
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
 
     @property
     def verdicts(self) -> Verdicts:
@@ -402,6 +446,8 @@ class SearchIndex:
         except BaseException:
             db.execute("ROLLBACK")
             raise
+        finally:
+            self.verdicts.release()
 
     def reread(self, rels: Iterable[str]) -> None:
         """Index again the committed files at `rels` (HEAD's; the index is at HEAD): those whose git
@@ -501,11 +547,15 @@ class SearchIndex:
         if not many:
             yield
             return
+        self.verdicts.known()  # read once: no query per note
         for name in _SECONDARY:
             self.db.execute(f"DROP INDEX IF EXISTS {name}")
+        self._tally = _Tally()
         try:
             yield
+            self._tally.save(self.db)
         finally:
+            self._tally = None
             for statement in _SECONDARY.values():
                 self.db.execute(statement)
 
@@ -515,14 +565,14 @@ class SearchIndex:
         count = total = 0
         truncated = False
         for rel, entry in files:
-            size = _size(repo, entry)
+            blob = self._blob(repo, rel, entry)
             count += 1  # noqa: SIM113 - counts the files read so far, against MAX_ROOT_FILES
-            total += size
+            total += blob[0]
             if count > MAX_ROOT_FILES or total > MAX_ROOT_BYTES:
                 truncated = True
                 deque(files, maxlen=0)
                 break
-            self._index_entry(repo, rel, entry, size)
+            self._index_entry(repo, rel, entry, blob)
             self._read += 1
             if self._progress is not None and self._read % PROGRESS_STEP == 0:
                 self._progress(self._read, self._to_index)
@@ -589,11 +639,11 @@ class SearchIndex:
 
     def _count(self, rel: str, size: int, sign: int) -> None:
         """Keep the scope root's file and byte totals (what the bounds are checked against)."""
-        self.db.execute(
-            "INSERT INTO roots(prefix, files, bytes) VALUES(?, ?, ?) ON CONFLICT(prefix) DO UPDATE SET"
-            " files = files + excluded.files, bytes = bytes + excluded.bytes",
-            (root_of(self.store, rel), sign, sign * size),
-        )
+        root = root_of(self.store, rel)
+        if self._tally is not None:
+            self._tally.count(root, sign, sign * size)
+            return
+        _save_roots(self.db, [(root, sign, sign * size)])
 
     def _reindex_root(self, repo, tree, root: str) -> None:
         for (rel,) in self.db.execute(
@@ -693,10 +743,10 @@ class SearchIndex:
             (rel, root_of(self.store, rel), code, message, size),
         )
 
-    def _index_entry(self, repo, rel: str, entry, size: int | None = None) -> None:
-        """Index one committed tree entry through the gate (problems for what it refuses)."""
+    def _index_entry(self, repo, rel: str, entry, blob: tuple[int, bytes | None] | None = None) -> None:
+        """Index one committed tree entry through the gate (problems for what it refuses);
+        `blob`: its `_blob`, when the caller read it already."""
         from jacked_vault.store.gate import cap_for
-        from jacked_vault.store.git import offered_blob, read_blob
 
         if entry.filemode == SYMLINK_MODE:
             self._problem(rel, "SYMLINK", f"{rel}: a symlink, skipped and never followed")
@@ -705,22 +755,32 @@ class SearchIndex:
             self._problem(rel, "NOT_A_FILE", f"{rel}: not a regular file (git mode {entry.filemode:o})")
             return
         kind = classify_path(self.store, rel)
-        data = offered_blob(self._blobs.pop(rel, None), entry.id)
-        if data is not None:
-            size = len(data)
-        elif size is None:
-            size = _size(repo, entry)
+        size, data = blob if blob is not None else self._blob(repo, rel, entry)
         if size > cap_for(kind):
             self._problem(rel, "TOO_LARGE", f"{rel}: {size} bytes is over the {cap_for(kind)}-byte cap", size)
             return
-        if data is None:
-            try:
-                data = read_blob(repo, entry.id, rel)
-            except VaultError:  # a missing or corrupt object
-                message = f"{rel}: its git object {str(entry.id)[:12]} is missing or corrupt"
-                self._problem(rel, "UNREADABLE", message, size)
-                return
+        if data is None:  # a missing or corrupt object
+            message = f"{rel}: its git object {str(entry.id)[:12]} is missing or corrupt"
+            self._problem(rel, "UNREADABLE", message, size)
+            return
         self._index_bytes(rel, kind, data)
+
+    def _blob(self, repo, rel: str, entry) -> tuple[int, bytes | None]:
+        """(size, bytes) of a tree entry: the bytes a worker read for it when they are its blob,
+        else its blob read up to its kind's cap (bytes None: over the cap, or missing or corrupt,
+        then its size as its header gives it, 0 if none does); (0, None) for what is not a file."""
+        from jacked_vault.store.gate import cap_for
+        from jacked_vault.store.git import offered_blob, read_capped
+
+        if entry.filemode not in FILE_MODES:
+            return 0, None
+        data = offered_blob(self._blobs.pop(rel, None), entry.id)
+        if data is not None:
+            return len(data), data
+        try:
+            return read_capped(repo, entry.id, cap_for(classify_path(self.store, rel)), rel)
+        except VaultError:
+            return _size(repo, entry), None
 
     def _index_bytes(self, rel: str, kind: str | None, data: bytes) -> None:
         """Index one committed file's bytes (within its size cap) through the gate."""
@@ -952,7 +1012,7 @@ class SearchIndex:
         )
         from jacked_vault.search import ranking
 
-        ranking.add_doc(db, rowid, derived.terms, derived.lengths)
+        ranking.add_doc(db, rowid, derived.terms, derived.lengths, self._tally.terms if self._tally else None)
         db.executemany("INSERT INTO links(src, dst) VALUES(?,?)", [(rowid, dst) for dst in entry.links])
         if entry.tier == "note":
             wikilinks.index_note(db, rowid, rel, entry.title, derived.wikilinks)
@@ -1024,11 +1084,12 @@ class SearchIndex:
 
     def tombstoned(self, value_hash: str) -> str | None:
         """The tombstone oracle of this store (`store.tombstones.Tombstoned`): REJECTED, FORGOTTEN or None."""
+        rows = self.db.execute("SELECT hash, source FROM tombstones WHERE hash=?", (value_hash,)).fetchall()
+        if not rows:  # most notes (a build asks of every one)
+            return None
         from jacked_vault.store.tombstones import Stones
 
-        return Stones.of_sources(self.db.execute("SELECT hash, source FROM tombstones WHERE hash=?", (value_hash,)))(
-            value_hash
-        )
+        return Stones.of_sources(rows)(value_hash)
 
     def notes_with_value(self, value_hash: str) -> list[tuple[str, str]]:
         """(path, id) of the notes, in any status, whose normalised title and body hash to

@@ -71,16 +71,17 @@ def _judge(batch: list[tuple[str, str]]) -> list[tuple[str, bytes, object, objec
     from jacked_vault.search.derived import derive
     from jacked_vault.search.entries import Entry
     from jacked_vault.store.gate import cap_for, inspect
-    from jacked_vault.store.git import read_blob
+    from jacked_vault.store.git import read_capped
 
     store, repo, known, deriving = _STATE["store"], _STATE["repo"], _STATE["known"], _STATE["deriving"]
     passed: list[tuple[str, bytes, object, object, bytes]] = []
     for rel, oid in batch:
         kept, checked, data = _Kept(known, parse_known=deriving), None, b""
         try:
-            if repo.odb.read_header(oid)[1] > cap_for("note"):
+            blob = read_capped(repo, oid, cap_for("note"), rel)[1]
+            if blob is None:  # over the cap
                 continue
-            data = read_blob(repo, oid, rel)
+            data = blob
             checked = inspect(store, rel, data, verdicts=kept)
         except Exception:  # any refusal or read error: the main process says why (a content pass still counts)
             pass

@@ -212,22 +212,35 @@ def query_terms(text: str) -> list[str]:
 # -- keeping the analysed fields and their totals ---------------------------------------------
 
 
-def add_doc(db: sqlite3.Connection, rowid: int, terms: tuple[str, str, str], lengths: tuple[int, int, int]) -> None:
+def add_doc(
+    db: sqlite3.Connection,
+    rowid: int,
+    terms: tuple[str, str, str],
+    lengths: tuple[int, int, int],
+    totals: list[int] | None = None,
+) -> None:
     """Store one document's analysed fields (`analyse` of title, tags and body, each joined by
     spaces, with their term counts: search/derived.py) and add them to the totals (inside the
-    caller's transaction)."""
+    caller's transaction); with `totals` (a bulk insert's [documents, title, tags, body] so far),
+    to those, which the caller writes with `add_totals` once."""
     db.execute("INSERT INTO docs_terms(rowid, title, tags, body) VALUES(?,?,?,?)", (rowid, *terms))
-    _add_totals(db, 1, list(lengths))
+    if totals is None:
+        add_totals(db, 1, list(lengths))
+        return
+    totals[0] += 1
+    for field, length in enumerate(lengths, 1):
+        totals[field] += length
 
 
 def remove_doc(db: sqlite3.Connection, rowid: int) -> None:
     row = db.execute("SELECT title, tags, body FROM docs_terms WHERE rowid=?", (rowid,)).fetchone()
     if row is not None:
         db.execute("DELETE FROM docs_terms WHERE rowid=?", (rowid,))
-        _add_totals(db, -1, [-len(f.split()) for f in row])
+        add_totals(db, -1, [-len(f.split()) for f in row])
 
 
-def _add_totals(db: sqlite3.Connection, docs: int, lengths: list[int]) -> None:
+def add_totals(db: sqlite3.Connection, docs: int, lengths: list[int]) -> None:
+    """Add `docs` documents and their field lengths (title, tags, body) to the collection's totals."""
     db.execute(
         "INSERT INTO terms_stats(id, docs, title, tags, body) VALUES(0,?,?,?,?) ON CONFLICT(id) DO UPDATE SET"
         " docs = docs + excluded.docs, title = title + excluded.title, tags = tags + excluded.tags, body = body + "

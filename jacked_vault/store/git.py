@@ -570,17 +570,31 @@ def read_blob(repo: pygit2.Repository, oid, rel: str | None = None) -> bytes:
     cannot read them. A loose object is inflated and checked here as `git fsck` does
     (`loose_object`), never handed to libgit2, which never returns from some truncated ones; a
     packed one is read by libgit2."""
+    _, data = read_capped(repo, oid, None, rel)
+    assert data is not None, "no cap: the bytes, or GIT"
+    return data
+
+
+def read_capped(repo: pygit2.Repository, oid, cap: int | None, rel: str | None = None) -> tuple[int, bytes | None]:
+    """(size, bytes) of the blob `oid` as `read_blob` reads it; the bytes None when its size is
+    over `cap` (then never inflated whole: a loose object's size is its header's, a packed one's
+    libgit2's). One read of a loose object gives both (an index build asks each file's size for
+    its bounds, then its bytes)."""
     import pygit2
 
     hexsha = str(oid)
-    state, data = loose_object(Path(repo.path) / "objects" / hexsha[:2] / hexsha[2:], hexsha, keep=True)
-    if state == "ok" and data is not None:
-        return data
+    state, data, size = _loose(os.path.join(repo.path, "objects", hexsha[:2], hexsha[2:]), hexsha, True, cap)
+    if state == "ok" and data is not None and size is not None:
+        return size, data
+    if state == "large" and size is not None:
+        return size, None
     if state == "missing":  # not loose: packed (or in an alternate object store)
         try:
+            if cap is not None and (packed := repo.odb.read_header(oid)[1]) > cap:
+                return packed, None
             found = repo[oid]
             if isinstance(found, pygit2.Blob):
-                return found.data
+                return found.size, found.data
         except (KeyError, pygit2.GitError):
             pass
     raise damaged_object(repo, oid, rel)
@@ -592,6 +606,13 @@ def loose_object(path: Path, hexsha: str, *, keep: bool = False) -> tuple[str, b
     exactly that many bytes, which hash to its name (the content only with `keep`, and only of a
     blob); `missing` when there is no such file; `truncated` when its stream ends early;
     `corrupt` otherwise. Read a chunk at a time: a large object never sits in memory unkept."""
+    state, data, _ = _loose(path, hexsha, keep, None)
+    return state, data
+
+
+def _loose(path: str | Path, hexsha: str, keep: bool, cap: int | None) -> tuple[str, bytes | None, int | None]:
+    """`loose_object`'s (state, content) and the size its header gives; with `cap`, the state
+    `large` (nothing more inflated) once the header gives a size over it."""
     import hashlib
     import zlib
 
@@ -603,38 +624,45 @@ def loose_object(path: Path, hexsha: str, *, keep: bool = False) -> tuple[str, b
     got = 0
     kept: list[bytes] = []
     try:
-        with open(path, "rb") as handle:
-            while chunk := handle.read(1 << 16):
-                if inflate.eof:
-                    return "corrupt", None  # garbage after the object
-                out = inflate.decompress(chunk)
-                if size is None:
-                    header += out
-                    if b"\0" not in header:
-                        if len(header) > 64:
-                            return "corrupt", None
-                        continue
-                    head, _, out = header.partition(b"\0")
-                    kind, _, length = head.partition(b" ")
-                    if kind not in (b"blob", b"tree", b"commit", b"tag") or not length.isdigit():
-                        return "corrupt", None
-                    size = int(length)
-                    digest.update(head + b"\0")
-                got += len(out)
-                if got > size:
-                    return "corrupt", None
-                digest.update(out)
-                if keep:
-                    kept.append(out)
+        handle = os.open(path, os.O_RDONLY)  # unbuffered: a build reads thousands of small files
     except FileNotFoundError:
-        return "missing", None
+        return "missing", None, None
+    except OSError:
+        return "corrupt", None, None
+    try:
+        while chunk := os.read(handle, 1 << 16):
+            if inflate.eof:
+                return "corrupt", None, size  # garbage after the object
+            out = inflate.decompress(chunk)
+            if size is None:
+                header += out
+                if b"\0" not in header:
+                    if len(header) > 64:
+                        return "corrupt", None, None
+                    continue
+                head, _, out = header.partition(b"\0")
+                kind, _, length = head.partition(b" ")
+                if kind not in (b"blob", b"tree", b"commit", b"tag") or not length.isdigit():
+                    return "corrupt", None, None
+                size = int(length)
+                if cap is not None and size > cap:
+                    return "large", None, size
+                digest.update(head + b"\0")
+            got += len(out)
+            if got > size:
+                return "corrupt", None, size
+            digest.update(out)
+            if keep:
+                kept.append(out)
     except (OSError, zlib.error):
-        return "corrupt", None
+        return "corrupt", None, size
+    finally:
+        os.close(handle)
     if not inflate.eof:
-        return "truncated", None
+        return "truncated", None, size
     if inflate.unused_data or size is None or got != size or digest.hexdigest() != hexsha:
-        return "corrupt", None
-    return "ok", b"".join(kept) if keep and kind == b"blob" else None
+        return "corrupt", None, size
+    return "ok", b"".join(kept) if keep and kind == b"blob" else None, size
 
 
 def damaged_object(repo: pygit2.Repository, oid, rel: str | None) -> VaultError:

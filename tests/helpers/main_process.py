@@ -38,16 +38,17 @@ def main_process_derivations(monkeypatch) -> list[str]:
 
 
 def main_process_blob_reads(monkeypatch) -> list[str]:
-    """The ids of the blobs this process reads from git (`store.git.read_blob`, the one reader), from now on."""
+    """The ids of the blobs this process reads from git (`store.git.read_capped`, the one reader:
+    `read_blob` reads through it), from now on."""
     from jacked_vault.store import git
 
     main, read = os.getpid(), []
-    plain = git.read_blob
+    plain = git.read_capped
 
-    def read_blob(repo, oid, rel=None):
+    def read_capped(repo, oid, cap, rel=None):
         if os.getpid() == main:
             read.append(str(oid))
-        return plain(repo, oid, rel)
+        return plain(repo, oid, cap, rel)
 
-    monkeypatch.setattr(git, "read_blob", read_blob)
+    monkeypatch.setattr(git, "read_capped", read_capped)
     return read
