@@ -210,7 +210,7 @@ DOORS: tuple[Door, ...] = (
         ("memory sync", "hook:push", "hook:drain"),
         ("jacked_vault.sync.__init__:_integrate", "jacked_vault.sync.__init__:regenerate_indexes"),
     ),
-    Door("session-start-pull", ("hook:session-start",), ("jacked_vault.sync.__init__:_integrate",)),
+    Door("session-start-pull", ("hook:session-start", "hook:pull"), ("jacked_vault.sync.__init__:_integrate",)),
     Door(
         "init-from",
         ("memory init", "memory enable"),
@@ -291,6 +291,7 @@ NEITHER = {
     "memory push": "sends commits already made; writes nothing locally",
     "memory group suggest": "scans repo folders for groups; reads no note",
     "memory disable": "removes jacked's hooks, registrations and command files outside the vault; writes nothing in it",
+    "hook:catch-up": "brings this machine's index (derived, machine-local) up to HEAD; makes no commit, shows nothing",
     "memory signing": "sets up this machine's review signing (the machine config, its allowed-signers file, the "
     "vault's git config); writes nothing in the vault",
 }

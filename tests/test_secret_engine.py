@@ -13,10 +13,9 @@ import pytest
 import re2
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-import test_secret_shapes as shapes
-from test_secrets import NEAR_MISSES
 
-from helpers.secret_samples import ALNUM, FAMILIES, token_lines
+from helpers import secret_shapes as shapes
+from helpers.secret_samples import ALNUM, FAMILIES, NEAR_MISSES, token_lines
 from jacked_vault.safety import secrets
 
 KIB = 1024

@@ -6,7 +6,6 @@ file never contains a literal that other scanners (e.g. push protection) would f
 
 from __future__ import annotations
 
-import base64
 import datetime
 import glob
 import json
@@ -24,8 +23,8 @@ from jacked_vault.safety import secrets
 from jacked_vault.safety.secrets import assert_no_secrets, scan_fields, scan_text
 
 from helpers.secret_samples import (
-    AWS_KEY, B64, B64URL, BECH32_UPPER, CERTIFICATE, CSR, DIGITS, FAMILIES, GH, HEX, JWT, OPENAI, PASSWORD,
-    RSA_PUBLIC, SLACK, SPKI, der_b64, pem, rand, rng, uuid,
+    AWS_KEY, B64, DIGITS, FAMILIES, GH, JWT, OPENAI, PASSWORD,
+    NEAR_MISSES, SLACK, pem, rand,
 )
 
 
@@ -231,191 +230,6 @@ def test_decoding_is_bounded() -> None:
     assert scan_text("q" + _percent_layers("=" + AWS_KEY, rounds + 1)) == []
 
 
-def _lockfile() -> str:
-    integrity = "sha512-" + base64.b64encode(rng.randbytes(64)).decode()
-    return json.dumps(
-        {
-            "node_modules/lodash": {
-                "version": "4.17.21",
-                "resolved": "https://registry.npmjs.org/lodash/-/lodash-4.17.21.tgz",
-                "integrity": integrity,
-            }
-        },
-        indent=2,
-    ) + f"\n  integrity: {integrity}\n"
-
-
-NEAR_MISSES = {
-    "git sha": "fixed in " + rand(40, HEX) + " (see also " + rand(40, HEX) + ")",
-    "short shas": f"cherry-picked {rand(7, HEX)}, {rand(10, HEX)} and {rand(12, HEX)}",
-    "uuid": f"request id {uuid()} failed",
-    "ulid": "01JDZ5K6X9F3Q8W2V7N4M1C0AB and 01jdz5k6x9f3q8w2v7n4m1c0ab",
-    "note id": "links: [mem_20261129_01jdz5k6x9f3q8w2v7n4m1c0ab]",
-    "sha256": "sha256:" + rand(64, HEX),
-    "sha512": "sha512 " + rand(128, HEX),
-    "lockfile": _lockfile(),
-    "ssh-rsa public key": "ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABgQ" + rand(500, B64) + " me@host",
-    "ssh-ed25519 public key": "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI" + rand(43, B64) + " me@host",
-    "public key pem": pem("PUBLIC KEY") + "\n" + rand(64, B64) + "\n-----END PUBLIC KEY-----",
-    "rsa public key pem": pem("RSA PUBLIC KEY"),
-    "certificate pem": pem("CERTIFICATE") + "\nMIID" + rand(60, B64),
-    "pgp public key": pem("PGP PUBLIC KEY BLOCK"),
-    "env var reference": "password = ${DB_PASSWORD}",
-    "dollar var": "export TOKEN=$GITHUB_TOKEN",
-    "angle placeholder": 'api_key = "<your-api-key>"',
-    "mask": "password: ****************",
-    "x mask": 'secret = "xxxxxxxxxxxxxxxx"',
-    "changeme": 'password = "changeme"',
-    "changeme with digits": 'password = "changeme123"',
-    "os.environ": 'password = os.environ["DB_PASSWORD"]',
-    "os.getenv": 'token = os.getenv("GITHUB_TOKEN")',
-    "process.env": "const token = process.env.GITHUB_TOKEN;",
-    "actions secret": "token: ${{ secrets.GITHUB_TOKEN }}",
-    "jinja": 'password: "{{ vault_db_password }}"',
-    "windows env": "set PASSWORD=%DB_PASSWORD%",
-    "aws doc key id": "AKIA" + "IOSFODNN7" + "EXAMPLE",
-    "example value": 'api_key = "sk_example_4f9a8b7c6d5e"',
-    "dummy value": 'token = "dummy-T0ken-for-tests"',
-    "fake value": 'password = "fake_Passw0rd!"',
-    "sample value": "secret: Sample-S3cret-value",
-    "placeholder github token": "gh" + "p_" + "x" * 36,
-    "empty password": 'password = ""',
-    "null password": "password: null",
-    "none password": "password = None",
-    "min length setting": "password_min_length = 12",
-    "token url": "token_url: https://auth.acme.io/oauth/token",
-    "max tokens": "max_tokens: 4096",
-    "prose": "The password field is required. Rotate the API key and the token monthly.",
-    "validation message": '{"password": "This field is required."}',
-    "url without password": "https://user@host.example.org/path",
-    "url with port": "https://git.acme.io:8443/org/repo",
-    "scp-style git url": "git@github.com:org/repo.git",
-    "url placeholder password": "https://user:pass@host/path and https://u:password@h/",
-    "url env password": "postgres://app:${DB_PASSWORD}@db/app",
-    "stripe publishable": "pk" + "_live_" + rand(24),
-    "base64 image": "![chart](data:image/png;base64,"
-    + base64.b64encode(rng.randbytes(6000)).decode()
-    + ")",
-    "function call": "token = get_token()",
-    "request form": 'password = request.form["password"]',
-    "variable reference": "password = user_password\napiKey = config.apiKey",
-    "slug starting sk-": "tags: [sk-learn-pipeline-tuning-notes]",
-    "task ids": "task-0123456789abcdefghij and disk-usage-monitoring-dashboard",
-    "hf-like identifier": "hf_tokenizer_config_loader_module",
-    "twilio sid without context": "SK" + rand(32, HEX),
-    "heroku uuid without key": f"heroku app id {uuid()}",
-    "mailgun shape without context": "key-" + rand(32),
-    "vault-like without context": "s." + rand(24),
-    "pagination token": '{"NextToken": "' + rand(60, B64) + '"}',
-    "secret arn": "arn:aws:secretsmanager:us-west-2:123456789012:secret:prod/db-AbC123",
-    "type annotations": "def login(password: str, token: Optional[str]) -> None:",
-    "secret named in value": 'password: "generatedwebdavpassword1"',
-    ".NET public key token": '<assemblyIdentity publicKeyToken="1fc8b3b9a1e18e3b"/>',
-    "html": "<code>tokens: true</code>",
-    "timestamps": "2026-11-29T17:00:00.000Z 12:34:56",
-    "date-colon slug": "20261129:deploy-notes-for-release-abc",
-    # placeholders must *be* placeholders
-    "your password here": 'password = "your_password_here1"',
-    "YOUR TOKEN": "TOKEN=YOUR_TOKEN_123",
-    "your prefix": "password: yourpassword123",
-    "example segment": 'secret = "my-example-S3cret"',
-    "code call": "password = get_password()",
-    "names naming secrets": 'password = "DB_PASSWORD2"\nsecret: vault_db_secret_v2',
-    "type naming a key": "private_key: PKCS7PrivateKeyTypes,",
-    "escaped secret word": "events={'(?i)password':'secret\\\\n'}",
-    "aws doc suffixes": 'authKey=asdf34example,\n"authKey": "0xC_ukbCerl6EYA0example"\n'
-    + '"clientRequestToken": "123Example"',
-    "ipv6 in xml": "<addr>2001:db8:1100:2f0:0:1:9cb4:4216/125</addr>",
-    "regex with colons": '"pattern": "(?:([0-1](\\\\d)|[2][0-3]):[0-5](\\\\d):'
-    + '[0-5](\\\\d)|23:59:60)'
-    + '(?:\\\\.(\\\\d)+)?([Z]|[+-](\\\\d\\\\d)(:?(\\\\d\\\\d))?)$"',
-    # command-line flags
-    "password flag with variable": 'mysql --password "$DB_PASSWORD" app',
-    "password flag prose": "pass the --password flag and --token option",
-    "password stdin": "docker login --password-stdin < token.txt",
-    "token file flag": "gh auth login --with-token --token-file ~/.tok",
-    "short -p skipped": "docker run -p 5432:5432 -p 8080:80 postgres",
-    "curl user without password": "curl -u admin https://api.acme.io",
-    "curl user variables": 'curl -u "$USER:$PASS" https://api.acme.io',
-    "docker uid gid": "docker run -u 1000:1000 --user www-data:www-data img",
-    # .netrc and .pgpass look-alikes
-    "netrc prose": "the build machine login page asks for a password reset",
-    "netrc placeholder": "machine api.acme.io login bob password ${NETRC_PASSWORD}",
-    "ipv6": "listen on 2001:0db8:85a3:0000:0000:8a2e:0370:7334 and fe80::1:2:3:4",
-    "passwd line": "root:x:0:0:root:/root:/bin/bash",
-    "pgpass mask": "localhost:5432:*:postgres:********",
-    "times": "12:30:45:67:89 and 2026-11-29T17:00:00.000Z:ok",
-    # cookies
-    "cookie prose": "The Cookie: header and Set-Cookie: header carry the session",
-    "short cookies": "Set-" + "Cookie: theme=dark; Path=/; Max-Age=3600; SameSite=Lax",
-    "analytics cookies": "Cookie: _ga=GA1.2.1234567890.1600000000; "
-    + "_fbp=fb.1.1596403881668.1116446470",
-    "cookie variable": "Cookie: session=${SESSION_ID}",
-    "cookie redacted": "Cookie: sessionid=<redacted>; csrftoken=****",
-    # base64 bodies of public material
-    "certificate body": der_b64(CERTIFICATE),
-    "public key body": der_b64(SPKI, 270),
-    "rsa public key body": der_b64(RSA_PUBLIC, 260),
-    "csr body": der_b64(CSR),
-    "certificate body in json": '{"cert": "' + der_b64(CERTIFICATE).replace("\n", "\\n") + '"}',
-    "short M word": "MIGRATION_LOCK and MAX_BODY_BYTES and MIIIIIIIII",
-    # user:pass@host look-alikes
-    "email": "mail alice@example.com or bob.smith99@corp.com",
-    "user at host": "ssh deploy@build.internal and scp f.txt deploy@host:/tmp",
-    "mailto": "mailto:Bob.Smith99@corp.com and sip:Alice.B2@voip.acme.io",
-    "image digest": "nginx:1.25-alpine@sha256:" + rand(64, HEX),
-    "purl": "pkg:npm/lodash@4.17.21 and pkg:pypi/Django2x@4.2",
-    "time at host": "12:30@db.internal",
-    # age, twilio, discord look-alikes
-    "age public key": "age1" + rand(58, BECH32_UPPER.lower()),
-    "age secret placeholder": "AGE-" + "SECRET-KEY-1...",
-    "hex after SK in a word": "TASK" + rand(32, HEX) + " and DISK " + rand(32, HEX),
-    "dotted base64 not an id": "M" + rand(23, B64URL) + "." + rand(6, B64URL) + "." + rand(27),
-    # AWS documentation: EXAMPLE inside, in capitals
-    "aws doc session token": '"SessionToken": "AQoEXAMPLEH4aoAH0gNCAPyJxz4BlCFFxWNE1OPTgk5Tth'
-    + 'T+FvwqnKwRcOIfrRh3c/LTo6UDdyJwOOvEVPvLXCrrrUtdnniCEXAMPLE/IvU1dYUg2RVAJBanLiHb4IgRmpRV3"',
-    "aws doc key in presigned url": "X-Amz-Credential=AKIA" + "EXAMPLEPBUMBC3GA%2F20170824%2F",
-    # pagination, idempotency and request tokens passed on a command line
-    # passwords (issue 18.13): names, code, placeholders and words, in assignments and prose
-    "password prose words": "The password is required. The password is hashed with bcrypt and "
-    + "the password was reset; passwords are never logged. The password is 8 characters long.",
-    "password prose technical": "the password is sha256-hashed, the password is PBKDF2-SHA256, "
-    + "the password is base64-encoded and the passphrase is argon2id-derived",
-    "password prose terms": "the password is Argon2id-hashed, the password is OAuth2-based, the "
-    + "password is Base64Encoded; password Argon2id hashing; password reset for User42Account",
-    "password prose placeholders": "the password is <your-password>, the password is ${DB_PASSWORD}, "
-    + "the password is $PASSWORD, the password is ****, the password is `os.environ['DB_PASSWORD']`",
-    "password prose reference": "the password is in vault:secret/db and the password is ~/.pgpass",
-    "password prose name": "the password is DB_PASSWORD2, set by the password_reset_v2 job",
-    "password prose short": "my password is hunter2 and the password is abc12",
-    "pass prose": "the first pass is O(n2) and the second pass was 2x faster; pass it Tr0ub4dor3",
-    "password named by a word": "password = DB_PASSWORD2\npassword: generatedwebdavpassword1\n"
-    + "password=userPass1\npasswd = old_passwd2\npassword = token_v2",
-    "password code": "password = get_password()\npassword: str\npwd = os.getcwd()\n"
-    + "password = self.password2\npassword = kwargs['password1']",
-    "pwd path": "PWD=/home/user/project2 and pwd: ~/src2 and cd $PWD",
-    "bypass and compass": "bypass = True2x\ncompass = North3East\nsurpass: Level4Boss",
-    "pass in python": "if ok:\n    pass\nelse:  # pass\n    pass  # noqa: E501",
-    "pass booleans": '{"pass": true, "passed": 12, "pass_rate": "95.5%"}',
-    "password placeholders": 'password = "<your-password>"\nDB_PASSWORD=${DB_PASSWORD}\n'
-    + "password: '****'\npwd=%DB_PWD%",
-    "password flag placeholder": 'psql --password "$PGPASSWORD" and --db-pass ${DB_PASS}',
-    # issue 33.19's rules, where they must not reach: `-p` before a space (mysql asks), ports, paths
-    "mysql asks for the password": "mysql -u root -p app_db\nmysql -uroot -p < schema.sql",
-    "other -p flags": "psql -h db -p 5432 app\nmkdir -p /srv/app/releases2024\nssh -p 2222 deploy@host",
-    "redis-cli references": 'redis-cli -a "$REDIS_PASSWORD" ping; redis-cli -h cache -p 6380 -n 2 info',
-    "query string": "GET /search?token=abc&page=2&q=docs",
-    "one word a line": "Shopping:\napples\nbananas\ncherries\ndates\nelderberries\nfigs\n",
-    "short hex lines": "offsets:\n0x1f\n0x2a\n0x3c\n0x4d\n0x5e\n",
-    "cli public tokens": "aws dynamodb list-tables --starting-token "
-    + rand(60)
-    + " --client-token "
-    + uuid()
-    + " --next-token "
-    + rand(40)
-    + " --idempotency-token 91adc45q --registration-token "
-    + uuid(),
-}
 
 
 @pytest.mark.parametrize("text", NEAR_MISSES.values(), ids=NEAR_MISSES.keys())
