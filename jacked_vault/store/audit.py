@@ -22,7 +22,7 @@ from typing import IO, TYPE_CHECKING
 
 from jacked_vault.errors import VaultError
 from jacked_vault.safety import fsio
-from jacked_vault.store.digests import Digests, digest
+from jacked_vault.store.digests import DIGEST_BYTES, Digests, digest
 from jacked_vault.store.layout import AUDIT_DIR, audit_part
 
 if TYPE_CHECKING:
@@ -209,18 +209,18 @@ class LastRecorded:
     __slots__ = ("_last",)
 
     def __init__(self) -> None:
-        self._last: dict[bytes, bytes] = {}  # key digest -> sha digest (16 bytes) + ts
+        self._last: dict[int, bytes] = {}  # key digest -> sha digest (DIGEST_BYTES) + ts
 
     def record(self, key: str, ts: str, sha: str) -> None:
         slot = digest(key)
         held = self._last.get(slot)
-        if held is None or ts >= held[16:].decode("utf-8", "surrogatepass"):
-            self._last[slot] = digest(sha) + ts.encode("utf-8", "surrogatepass")
+        if held is None or ts >= held[DIGEST_BYTES:].decode("utf-8", "surrogatepass"):
+            self._last[slot] = digest(sha).to_bytes(DIGEST_BYTES, "big") + ts.encode("utf-8", "surrogatepass")
 
     def matches(self, key: str, sha: str) -> bool | None:
         """Whether `key` was last recorded with `sha`; None when it was never recorded."""
         held = self._last.get(digest(key))
-        return None if held is None else held[:16] == digest(sha)
+        return None if held is None else held[:DIGEST_BYTES] == digest(sha).to_bytes(DIGEST_BYTES, "big")
 
 
 @dataclass
