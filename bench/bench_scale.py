@@ -585,9 +585,10 @@ def budgets(rows: list[dict], audit: dict | None, scan: dict | None) -> list[tup
         def check(r: dict) -> tuple[bool, str]:
             # each month's adds against the git runs interleaved with them (an older --rows file
             # has no busy-month git figure: its busy adds are set against the small month's)
-            small = (r["add_s"], r["git_add_commit_s"], "small")
-            busy = (r["add_busy_s"], r.get("git_add_commit_busy_s", r["git_add_commit_s"]), "busy")
-            worst = max((small, busy) if "add_busy_s" in r else (small,), key=lambda m: m[0] / m[1])
+            months = [(r["add_s"], r["git_add_commit_s"], "small")]
+            if "add_busy_s" in r:  # not measured under --month-lines 0
+                months.append((r["add_busy_s"], r.get("git_add_commit_busy_s", r["git_add_commit_s"]), "busy"))
+            worst = max(months, key=lambda m: m[0] / m[1])
             cpu = (
                 f"; cpu {r['add_cpu'] / r['git_add_commit_cpu']:.2f}x, small month" if "git_add_commit_cpu" in r else ""
             )
