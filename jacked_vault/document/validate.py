@@ -125,9 +125,10 @@ def _plain_json(value: object) -> bool:
     return value is None or type(value) in (str, int, float, bool)
 
 
-def schema_accepts(fields: dict) -> bool:
-    """True when the fast validator (the generated `_note_check`) accepts `fields`."""
-    return fast_accepts(NOTE_SCHEMA, fields)
+def schema_accepts(fields: dict, *, plain: bool = False) -> bool:
+    """True when the fast validator (the generated `_note_check`) accepts `fields` (`plain`: see
+    `fast_accepts`)."""
+    return fast_accepts(NOTE_SCHEMA, fields, plain=plain)
 
 
 @cache
@@ -138,11 +139,13 @@ def _fast_check(name: str) -> Any:
     return import_module(f"jacked_vault.document.{FAST_CHECKS[name]}")
 
 
-def fast_accepts(name: str, data: object) -> bool:
+def fast_accepts(name: str, data: object, *, plain: bool = False) -> bool:
     """True when the generated fast check of schema `name` accepts `data` (never laxer than
-    jsonschema: a refusal is for the reference validator to confirm and explain)."""
+    jsonschema: a refusal is for the reference validator to confirm and explain). `plain`: the
+    caller knows `data` holds only JSON's own Python types (the canonical frontmatter reader's
+    strings, None and lists of strings), so they are not checked again."""
     check = _fast_check(name)
-    if not _plain_json(data):
+    if not plain and not _plain_json(data):
         return False
     try:
         check.validate(data)
@@ -256,10 +259,11 @@ def _check_body(body: object, source: str | None) -> None:
         raise invalid(source, "body is empty")
 
 
-def check_fields(fields: dict, body: object, source: str | None) -> None:
+def check_fields(fields: dict, body: object, source: str | None, *, plain: bool = False) -> None:
     """Validate frontmatter `fields` (JSON values) and `body`; raise VALIDATION naming
-    `source` and the first problem."""
-    if not schema_accepts(fields):  # the fast check is never laxer; the reference one explains
+    `source` and the first problem. `plain`: `fields` hold only strings, None and lists of
+    strings (as `document.reader` reads canonical frontmatter), whose types need no check."""
+    if not schema_accepts(fields, plain=plain):  # the fast check is never laxer; the reference one explains
         errors = sorted(_validator().iter_errors(fields), key=_error_order)
         if errors:
             raise invalid(source, _describe(errors[0]))
