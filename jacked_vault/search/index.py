@@ -804,9 +804,16 @@ class SearchIndex:
         if kind == "tombstones":
             self._add_stones([(h, rel) for h in parse_tombstones(data)])
             return
+        # a bulk insert that holds no tombstone yet: no note is tombstoned (the rule's hash not needed)
+        nothing_tombstoned = kind == "note" and self._tally is not None and not self._tally.stones
         try:
             checked = inspect(
-                self.store, rel, data, tombstoned=self.tombstoned, committed=True, verdicts=self.verdicts
+                self.store,
+                rel,
+                data,
+                tombstoned=None if nothing_tombstoned else self.tombstoned,
+                committed=True,
+                verdicts=self.verdicts,
             )
         except VaultError as exc:
             self._problem(rel, exc.details.get("gate", "INVALID"), exc.message, size)
