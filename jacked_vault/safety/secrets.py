@@ -1070,7 +1070,10 @@ def _strings(path: _Path, value: object) -> Iterator[tuple[_Path, str, bool]]:
         yield path, value, False
     elif isinstance(value, (list, tuple)):
         for index, item in enumerate(value):
-            yield from _strings((*path, index), item)
+            if isinstance(item, str):  # most items (a note's tags, repos, links): no generator each
+                yield (*path, index), item, False
+            else:
+                yield from _strings((*path, index), item)
     elif isinstance(value, Mapping):
         for key, item in value.items():
             if isinstance(key, str):
