@@ -104,3 +104,40 @@ def test_one_read_gives_a_blob_and_its_size_and_none_over_the_cap(tmp_path: Path
     repo = open_repo(tmp_path)
     assert read_capped(repo, oid, 1000) == (100, b"x" * 100) == (100, read_blob(repo, oid))
     assert read_capped(repo, oid, 99) == (100, None)
+
+
+def test_a_whole_tree_build_asks_no_query_a_note_and_gives_what_one_insert_at_a_time_gives(ctx, monkeypatch):
+    """A bulk insert holds the tombstoned values in memory (the gate's tombstone rule then asks no
+    query of each note) and writes the rows of the tables beside `docs` (links, wikilinks, names,
+    targets, values) once at its end; the index is the one the inserts one at a time make."""
+    root = ctx.vault.root
+    made = _write(root, 12)
+    rel, title, body = made[4]
+    (root / "tombstones").mkdir(exist_ok=True)
+    (root / "tombstones/m-other.txt").write_text(tombstone_hash(title, body) + "\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "twelve notes and a rejection")
+    index = SearchIndex(ctx.vault)
+    statements: list[str] = []
+    index.db.set_trace_callback(statements.append)
+    index.rebuild()
+    index.db.set_trace_callback(None)
+    assert not [s for s in statements if s.startswith("SELECT hash, source FROM tombstones WHERE hash=")][1:]
+    last_doc = max(n for n, s in enumerate(statements) if s.startswith("INSERT INTO docs("))
+    for table in ("note_names", "doc_targets"):  # every note has rows there
+        rows = [n for n, s in enumerate(statements) if s.startswith(f"INSERT INTO {table}(")]
+        assert rows and min(rows) > last_doc, table
+    built = _state(index), index.db.execute(
+        "SELECT (SELECT COUNT(*) FROM note_names), (SELECT COUNT(*) FROM doc_targets), (SELECT COUNT(*) FROM links)"
+    ).fetchone()
+    assert (rel, "TOMBSTONED") in built[0][1]
+    monkeypatch.setattr(index_module, "BULK_DIFF", 10_000)  # a diff from nothing, one insert at a time
+    index.db.execute("DELETE FROM meta WHERE key='commit'")
+    index._reset(index.db)
+    index.close()
+    one_by_one = SearchIndex(ctx.vault)
+    one_by_one.refresh()
+    assert (_state(one_by_one), one_by_one.db.execute(
+        "SELECT (SELECT COUNT(*) FROM note_names), (SELECT COUNT(*) FROM doc_targets), (SELECT COUNT(*) FROM links)"
+    ).fetchone()) == built
+    one_by_one.close()

@@ -135,8 +135,9 @@ def parse_note(data: bytes, *, source: str = "<note>", checked: bool = False) ->
         raise invalid(source, f"file is {len(data)} bytes; the limit is {MAX_FILE_BYTES}")
     yaml_text, body = _split(_decode(data, source), source)
     fields = _canonical_fields(yaml_text)
+    plain = fields is not None  # strings, None and lists of strings only
     if fields is None:
         fields = load_frontmatter(yaml_text, source)
     if not checked:
-        check_fields(fields, body, source)
+        check_fields(fields, body, source, plain=plain)
     return Note(**fields, body=body)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 import re
-from functools import cache
+from datetime import datetime
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -125,9 +126,10 @@ def _plain_json(value: object) -> bool:
     return value is None or type(value) in (str, int, float, bool)
 
 
-def schema_accepts(fields: dict) -> bool:
-    """True when the fast validator (the generated `_note_check`) accepts `fields`."""
-    return fast_accepts(NOTE_SCHEMA, fields)
+def schema_accepts(fields: dict, *, plain: bool = False) -> bool:
+    """True when the fast validator (the generated `_note_check`) accepts `fields` (`plain`: see
+    `fast_accepts`)."""
+    return fast_accepts(NOTE_SCHEMA, fields, plain=plain)
 
 
 @cache
@@ -138,11 +140,13 @@ def _fast_check(name: str) -> Any:
     return import_module(f"jacked_vault.document.{FAST_CHECKS[name]}")
 
 
-def fast_accepts(name: str, data: object) -> bool:
+def fast_accepts(name: str, data: object, *, plain: bool = False) -> bool:
     """True when the generated fast check of schema `name` accepts `data` (never laxer than
-    jsonschema: a refusal is for the reference validator to confirm and explain)."""
+    jsonschema: a refusal is for the reference validator to confirm and explain). `plain`: the
+    caller knows `data` holds only JSON's own Python types (the canonical frontmatter reader's
+    strings, None and lists of strings), so they are not checked again."""
     check = _fast_check(name)
-    if not _plain_json(data):
+    if not plain and not _plain_json(data):
         return False
     try:
         check.validate(data)
@@ -233,12 +237,20 @@ def _check_no_line_breaks(fields: dict, source: str | None) -> None:
                 raise invalid(source, f"field '{where}': line breaks are not allowed")
 
 
+@lru_cache(maxsize=1024)
+def _parsed_time(text: str) -> datetime:
+    """`parse_timestamp` of a string, kept: a note's timestamps are often one value (created,
+    updated and valid from at once), and a build checks every note."""
+    return parse_timestamp(text)
+
+
 def _check_times(fields: dict, source: str | None) -> None:
     times = {}
     for key in _TIMESTAMP_KEYS:
-        if fields[key] is not None:
+        value = fields[key]
+        if value is not None:
             try:
-                times[key] = parse_timestamp(fields[key])
+                times[key] = _parsed_time(value) if type(value) is str else parse_timestamp(value)
             except VaultError:  # its message quotes the value
                 raise invalid(source, f"field '{key}': not a real date and time") from None
     if "valid_until" in times and times["valid_until"] < times["valid_from"]:
@@ -256,10 +268,11 @@ def _check_body(body: object, source: str | None) -> None:
         raise invalid(source, "body is empty")
 
 
-def check_fields(fields: dict, body: object, source: str | None) -> None:
+def check_fields(fields: dict, body: object, source: str | None, *, plain: bool = False) -> None:
     """Validate frontmatter `fields` (JSON values) and `body`; raise VALIDATION naming
-    `source` and the first problem."""
-    if not schema_accepts(fields):  # the fast check is never laxer; the reference one explains
+    `source` and the first problem. `plain`: `fields` hold only strings, None and lists of
+    strings (as `document.reader` reads canonical frontmatter), whose types need no check."""
+    if not schema_accepts(fields, plain=plain):  # the fast check is never laxer; the reference one explains
         errors = sorted(_validator().iter_errors(fields), key=_error_order)
         if errors:
             raise invalid(source, _describe(errors[0]))

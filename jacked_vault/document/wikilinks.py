@@ -31,7 +31,10 @@ def normalise(text: str) -> str:
 
 def targets(body: str) -> list[str]:
     """The distinct targets of the body's wikilinks, in order of first appearance (code excluded)."""
-    if "[[" not in body and "`" not in body and "~~~" not in body:  # no link, and no code whose removal makes one
+    # No link, and no code whose removal makes one: taking out a fenced block joins two line
+    # ends, and taking out a code span joins what is around it, which makes a `[[` only where a
+    # `[` stands just before the span's first backtick
+    if "[[" not in body and "[`" not in body:
         return []
     text = _CODE_SPAN.sub("", _FENCE.sub("", body))
     seen: dict[str, None] = {}

@@ -1022,14 +1022,18 @@ def _findings_in(text: str, context: str | None = None) -> Iterator[str]:
     data = text.encode("utf-8", "surrogatepass")
     lower = data.lower()  # ASCII only, so offsets are unchanged
     around = lower if context is None else lower + b"\n" + context.encode("utf-8", "surrogatepass").lower()
-    present = {word for word in _GATE_WORDS if word in around}
+    present: set[bytes] | None = None  # the gate words in `around`, once a gated rule may match
     covered = bytearray(len(data))  # 1 where an earlier rule already matched
     candidates = _candidates(data, lower)
-    for index, rule in enumerate(_RULES):
-        if index not in candidates:
+    for index in range(len(_RULES)) if candidates is _ALL_RULES else sorted(candidates):  # in the rules' order
+        rule = _RULES[index]
+        if rule.fallback and context is not None:
             continue
-        if (rule.fallback and context is not None) or (rule.gated and present.isdisjoint(rule.context)):
-            continue
+        if rule.gated:
+            if present is None:
+                present = {word for word in _GATE_WORDS if word in around}
+            if present.isdisjoint(rule.context):
+                continue
         for match in rule.pattern.finditer(lower if rule.fold else data):
             start, end = match.span("v") if "v" in rule.pattern.groupindex else match.span()
             if rule.fallback and covered.find(1, start, end) != -1:
@@ -1066,7 +1070,10 @@ def _strings(path: _Path, value: object) -> Iterator[tuple[_Path, str, bool]]:
         yield path, value, False
     elif isinstance(value, (list, tuple)):
         for index, item in enumerate(value):
-            yield from _strings((*path, index), item)
+            if isinstance(item, str):  # most items (a note's tags, repos, links): no generator each
+                yield (*path, index), item, False
+            else:
+                yield from _strings((*path, index), item)
     elif isinstance(value, Mapping):
         for key, item in value.items():
             if isinstance(key, str):

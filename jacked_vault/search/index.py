@@ -25,6 +25,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import closing, contextmanager
 from dataclasses import replace
+from functools import lru_cache
 from itertools import islice
 from typing import TYPE_CHECKING
 
@@ -260,13 +261,22 @@ def _save_roots(db: sqlite3.Connection, rows: list[tuple[str, int, int]]) -> Non
     )
 
 
+# The tables beside docs a document adds rows to (nothing reads them while a bulk insert runs).
+_LINKS = "INSERT INTO links(src, dst) VALUES(?,?)"
+_TARGETS = "INSERT INTO doc_targets(doc, target) VALUES(?,?)"
+_VALUES = "INSERT INTO doc_values(doc, hash) VALUES(?, ?)"
+_BESIDE = (_LINKS, wikilinks.WIKILINKS, wikilinks.NAMES, _TARGETS, _VALUES)
+
+
 class _Tally:
     """A bulk insert's totals (the scope roots', ranking's), kept here and written once: nothing
     reads them until the insert ends (`SearchIndex._bulk`)."""
 
-    def __init__(self) -> None:
+    def __init__(self, stones: set[str]) -> None:
         self.roots: dict[str, list[int]] = {}
         self.terms = [0, 0, 0, 0]  # ranking.add_doc's: documents, title, tags and body terms
+        self.stones = stones  # every hash in the tombstones table (a value not here has no tombstone)
+        self.rows: dict[str, list[tuple]] = {sql: [] for sql in _BESIDE}  # the rows of the tables beside docs
 
     def count(self, root: str, files: int, size: int) -> None:
         totals = self.roots.setdefault(root, [0, 0])
@@ -276,6 +286,8 @@ class _Tally:
     def save(self, db: sqlite3.Connection) -> None:
         from jacked_vault.search import ranking
 
+        for sql, rows in self.rows.items():
+            db.executemany(sql, rows)
         _save_roots(db, [(root, files, size) for root, (files, size) in self.roots.items()])
         if self.terms[0]:
             ranking.add_totals(db, self.terms[0], self.terms[1:])
@@ -550,7 +562,7 @@ class SearchIndex:
         self.verdicts.known()  # read once: no query per note
         for name in _SECONDARY:
             self.db.execute(f"DROP INDEX IF EXISTS {name}")
-        self._tally = _Tally()
+        self._tally = _Tally({h for (h,) in self.db.execute("SELECT DISTINCT hash FROM tombstones")})
         try:
             yield
             self._tally.save(self.db)
@@ -790,14 +802,18 @@ class SearchIndex:
 
         size = len(data)
         if kind == "tombstones":
-            self.db.executemany(
-                "INSERT OR IGNORE INTO tombstones(hash, source) VALUES(?, ?)",
-                [(h, rel) for h in parse_tombstones(data)],
-            )
+            self._add_stones([(h, rel) for h in parse_tombstones(data)])
             return
+        # a bulk insert that holds no tombstone yet: no note is tombstoned (the rule's hash not needed)
+        nothing_tombstoned = kind == "note" and self._tally is not None and not self._tally.stones
         try:
             checked = inspect(
-                self.store, rel, data, tombstoned=self.tombstoned, committed=True, verdicts=self.verdicts
+                self.store,
+                rel,
+                data,
+                tombstoned=None if nothing_tombstoned else self.tombstoned,
+                committed=True,
+                verdicts=self.verdicts,
             )
         except VaultError as exc:
             self._problem(rel, exc.details.get("gate", "INVALID"), exc.message, size)
@@ -821,7 +837,8 @@ class SearchIndex:
             group, folder = classify_episodic(self.store, rel)  # type: ignore[misc]
             found = Entry.from_episodic(checked.text or "", group, folder, rel)
         rowid = self.add_entry(rel, found, content_hash(data), size, claim=claim, review=review, derived=derived)
-        self.db.executemany("INSERT INTO doc_values(doc, hash) VALUES(?, ?)", [(rowid, v) for v in checked.values])
+        if checked.values:
+            self._rows(_VALUES, [(rowid, v) for v in checked.values])
         self._counted()
 
     def _counted(self) -> None:
@@ -991,9 +1008,9 @@ class SearchIndex:
                 _review_json(review),
                 entry.origin,
                 entry.tier,
-                json.dumps(entry.tags),
-                json.dumps(entry.repos),
-                json.dumps(entry.targets),
+                _json_list(tuple(entry.tags)),
+                _json_list(tuple(entry.repos)),
+                _json_list(tuple(entry.targets)),
                 entry.valid_from,
                 entry.valid_until,
                 entry.created_at,
@@ -1013,16 +1030,29 @@ class SearchIndex:
         from jacked_vault.search import ranking
 
         ranking.add_doc(db, rowid, derived.terms, derived.lengths, self._tally.terms if self._tally else None)
-        db.executemany("INSERT INTO links(src, dst) VALUES(?,?)", [(rowid, dst) for dst in entry.links])
+        if entry.links:
+            self._rows(_LINKS, [(rowid, dst) for dst in entry.links])
         if entry.tier == "note":
-            wikilinks.index_note(db, rowid, rel, entry.title, derived.wikilinks)
-        db.executemany(
-            "INSERT INTO doc_targets(doc, target) VALUES(?,?)",
-            [(rowid, target) for target in dict.fromkeys(entry.targets)],
-        )
+            if derived.wikilinks:
+                self._rows(wikilinks.WIKILINKS, [(rowid, t) for t in derived.wikilinks])
+            self._rows(wikilinks.NAMES, wikilinks.names(rowid, rel, entry.title))
+        self._rows(_TARGETS, [(rowid, target) for target in dict.fromkeys(entry.targets)])
         if entry.status == "rejected" and thash:
-            db.execute("INSERT OR IGNORE INTO tombstones(hash, source) VALUES(?, ?)", (thash, rel))
+            self._add_stones([(thash, rel)])
         return rowid
+
+    def _rows(self, sql: str, rows: list[tuple]) -> None:
+        """Add rows to a table beside docs (`_BESIDE`): at once, or in a bulk insert at its end."""
+        if self._tally is not None:
+            self._tally.rows[sql] += rows
+        else:
+            self.db.executemany(sql, rows)
+
+    def _add_stones(self, rows: list[tuple[str, str]]) -> None:
+        """Add (hash, source) rows to the tombstones (a bulk insert's set of hashes too)."""
+        self.db.executemany("INSERT OR IGNORE INTO tombstones(hash, source) VALUES(?, ?)", rows)
+        if self._tally is not None:
+            self._tally.stones.update(h for h, _ in rows)
 
     @contextmanager
     def preview(
@@ -1084,6 +1114,8 @@ class SearchIndex:
 
     def tombstoned(self, value_hash: str) -> str | None:
         """The tombstone oracle of this store (`store.tombstones.Tombstoned`): REJECTED, FORGOTTEN or None."""
+        if self._tally is not None and value_hash not in self._tally.stones:
+            return None  # a bulk insert holds every tombstoned hash: no query
         rows = self.db.execute("SELECT hash, source FROM tombstones WHERE hash=?", (value_hash,)).fetchall()
         if not rows:  # most notes (a build asks of every one)
             return None
@@ -1350,6 +1382,12 @@ class SearchIndex:
 
     def search(self, text: str, filters: Filters) -> list[Doc]:
         return run_search(self, text, filters)
+
+
+@lru_cache(maxsize=4096)
+def _json_list(items: tuple[str, ...]) -> str:
+    """`json.dumps` of a list of strings (a note's tags, repos, targets: few distinct lists in a vault)."""
+    return json.dumps(list(items))
 
 
 def _review_json(review: Provenance | None) -> str | None:

@@ -18,7 +18,6 @@ stay what they are: ids, checked when written.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable
 
 
 def _stem(rel: str) -> str:
@@ -30,14 +29,13 @@ def title_name(title: str) -> str:
     return " ".join(title.split()).lower()
 
 
-def index_note(db: sqlite3.Connection, rowid: int, rel: str, title: str, links: Iterable[str]) -> None:
-    """Record a note's wikilink targets (`document.wikilinks.targets` of its body) and the names a
-    wikilink may give it (its file name, its title)."""
-    db.executemany("INSERT INTO wikilinks(src, target) VALUES(?,?)", [(rowid, t) for t in links])
-    db.executemany(
-        "INSERT INTO note_names(doc, name, by_title) VALUES(?,?,?)",
-        [(rowid, _stem(rel), 0), (rowid, title_name(title), 1)],
-    )
+WIKILINKS = "INSERT INTO wikilinks(src, target) VALUES(?,?)"  # a note's wikilink targets
+NAMES = "INSERT INTO note_names(doc, name, by_title) VALUES(?,?,?)"  # the names a wikilink may give a note
+
+
+def names(rowid: int, rel: str, title: str) -> list[tuple[int, str, int]]:
+    """The `note_names` rows of a note: the names a wikilink may give it (its file name, its title)."""
+    return [(rowid, _stem(rel), 0), (rowid, title_name(title), 1)]
 
 
 def forget(db: sqlite3.Connection, rowid: int) -> None:

@@ -145,8 +145,21 @@ CLOSED_FIELDS = frozenset(
 
 
 def note_fields(note: Note) -> dict[str, object]:
-    """Every free-form string a note carries, named as its field (what the secret scan looks at)."""
-    return {**{k: v for k, v in note.frontmatter().items() if k not in CLOSED_FIELDS}, "body": note.body}
+    """Every free-form string a note carries, named as its field (what the secret scan looks at):
+    its frontmatter's (`Note.frontmatter`, `status_reason` only when set) but the closed fields,
+    then the body."""
+    found = {key: getattr(note, key) for key in _open_keys()}
+    if found.get("status_reason", "") is None:
+        del found["status_reason"]
+    found["body"] = note.body
+    return found
+
+
+@cache
+def _open_keys() -> tuple[str, ...]:
+    from jacked_vault.document.model import FRONTMATTER_KEYS
+
+    return tuple(key for key in FRONTMATTER_KEYS if key not in CLOSED_FIELDS)
 
 
 def scan(fields: dict[str, object], rel: str | None = None) -> None:
