@@ -273,32 +273,34 @@ def test_derived_documents_read_by_their_id_as_files_not_notes(ctx: Context):
     assert result.note is None and result.body == "Working on the walrus parser."
     assert result.to_json()["memory"]["tier"] == "hot" and result.display_path == hit.display_path
 
+
 def test_an_index_made_by_older_rules_is_rebuilt_with_todays_terms(ctx: Context):
     """Issue 18.17: the analyser changed (CJK bigrams), so INDEX_RULES changed: an index file of
     another version (here: its old whole-run term and another schema mark) is built afresh."""
-    import sqlite3
-
     hit = _add(ctx, "存储的决定", body="我们决定使用数据库存储记忆")
     assert _ids(ctx, "数据库") == [hit.note.id]
+    _as_older_index(ctx, "body", "我们决定使用数据库存储记忆")
+    assert _ids(ctx, "数据库") == [hit.note.id]
+
+
+def _as_older_index(ctx: Context, column: str, stored: str) -> None:
+    """Make the index file look built by older rules: `column` of docs_terms holds what the old
+    analyser stored, and the schema mark is another."""
+    import sqlite3
+
     db = sqlite3.connect(ctx.vault.state / "index.sqlite")
     with db:
-        db.execute("UPDATE docs_terms SET body = '我们决定使用数据库存储记忆'")  # what the old analyser stored
+        db.execute(f"UPDATE docs_terms SET {column} = ?", (stored,))
         db.execute("UPDATE meta SET value = 'older-rules' WHERE key = 'schema'")
     db.close()
-    assert _ids(ctx, "数据库") == [hit.note.id]
 
 
 def test_an_index_without_joined_compounds_is_rebuilt(ctx: Context):
     """Issue 33.1: compounds are indexed joined too (PagerDuty: pager duti pagerduti), so an index
     file holding only the parts and an older schema mark is built afresh: `pagerduty` finds it."""
-    import sqlite3
 
     hit = _add(ctx, "Alerts go to PagerDuty", body="the rota")
-    db = sqlite3.connect(ctx.vault.state / "index.sqlite")
-    with db:
-        db.execute("UPDATE docs_terms SET title = 'alert go to pager duti'")  # what the old analyser stored
-        db.execute("UPDATE meta SET value = 'older-rules' WHERE key = 'schema'")
-    db.close()
+    _as_older_index(ctx, "title", "alert go to pager duti")
     assert _ids(ctx, "pagerduty") == [hit.note.id]
 
 
