@@ -39,8 +39,8 @@ from jacked_vault.store.deadline import Deadline, OutOfTime
 from jacked_vault.store.git import open_repo
 from jacked_vault.store.layout import Store
 from jacked_vault.store import detached
-from jacked_vault.store.lock import claim, store_lock
-from jacked_vault.sync import BACKGROUND_PULL_CLAIM, pull_at_session_start, push, sync
+from jacked_vault.store.lock import store_lock
+from jacked_vault.sync import BACKGROUND_PULL_LOCK, finish_pull, pull_at_session_start, push, sync
 
 two_machines = sync_world.two_machines  # (laptop, desktop, remote)
 NOTES = 8
@@ -180,8 +180,7 @@ def test_a_session_start_leaves_the_pull_to_a_background_pull_already_going_on(p
     head = _head(root)
     spawned = _spawns(monkeypatch)
     monkeypatch.setattr(sys, "stdin", None)
-    with claim(desktop.vault.state / BACKGROUND_PULL_CLAIM, create=True) as held:
-        assert held is not None
+    with store_lock(desktop.vault.state, timeout_s=0, name=BACKGROUND_PULL_LOCK):
         assert run_hook(["session-start", "--vault", str(root)]) == 0
         assert run_hook(["pull", "--vault", str(root)]) == 0  # a second background pull stands down
     assert "pull=background" in _log_lines(root, "session-start")[-1]
@@ -357,3 +356,23 @@ def test_a_session_start_catches_up_an_index_a_few_files_behind(behind, monkeypa
     assert run_hook(["session-start", "--vault", str(root)]) == 0
     assert "catching up" not in capsys.readouterr().out
     assert _index_commit(root) == _head(root) and spawned == []
+
+
+def test_a_background_pull_waits_out_a_session_starts_look_at_its_lock(pushed):
+    """A session start looks at the background pull's lock by taking it for an instant; a pull
+    starting at that moment waits it out and takes the notes instead of standing down."""
+    _, desktop, paths = pushed
+    looked = threading.Event()
+
+    def look() -> None:
+        with store_lock(desktop.vault.state, timeout_s=0, name=BACKGROUND_PULL_LOCK):
+            looked.set()
+            time.sleep(0.5)
+
+    looker = threading.Thread(target=look)
+    looker.start()
+    looked.wait(10)
+    outcome = finish_pull(desktop)
+    looker.join()
+    assert outcome == "pull=ok", outcome
+    assert all((desktop.vault.root / rel).is_file() for rel in paths)

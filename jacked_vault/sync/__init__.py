@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from jacked_vault.sync.arrivals import Arrivals
 
 __all__ = [
-    "BACKGROUND_PULL_CLAIM",
+    "BACKGROUND_PULL_LOCK",
     "SyncResult",
     "background_pull_running",
     "finish_pull",
@@ -52,7 +52,8 @@ __all__ = [
 
 SESSION_START_TIMEOUT_S = 3.0
 BACKGROUND_PULL_TIMEOUT_S = 600.0  # the detached pull a session start leaves: long, never unbounded
-BACKGROUND_PULL_CLAIM = "pull-running"  # held (in the state folder) while a background pull runs
+BACKGROUND_PULL_LOCK = "pull-running"  # held (in the state folder) while a background pull runs
+BACKGROUND_PULL_WAIT_S = 2.0
 ADOPT_FETCH_TIMEOUT_S = 10.0  # `remote set` looks for history to adopt, but never waits long for it
 LOGGED_REASON = 280  # characters of a failure the hook's log line carries (its line holds 500)
 
@@ -1070,19 +1071,30 @@ def pull_at_session_start(
 
 def finish_pull(ctx: Context) -> str:
     """The detached `_hook pull` a session start leaves when its cap runs out: the same pull under
-    `BACKGROUND_PULL_TIMEOUT_S`, one at a time (a second stands down). Returns its log outcome."""
-    from jacked_vault.store.lock import claim
+    `BACKGROUND_PULL_TIMEOUT_S`, one at a time (`BACKGROUND_PULL_LOCK`; a second stands down after
+    `BACKGROUND_PULL_WAIT_S`, which a session start's look at the lock never outlasts). Returns its
+    log outcome."""
+    from jacked_vault.store.lock import store_lock
 
-    with claim(ctx.vault.state / BACKGROUND_PULL_CLAIM, create=True) as held:
-        if held is None:
-            return "pull=skipped: another background pull is already going on"
-        state = pull_at_session_start(ctx, BACKGROUND_PULL_TIMEOUT_S, cap="background pull")
-        return f"pull={state.result}" + ("" if state.result in ("ok", "up-to-date") else f": {state.message}")
+    try:
+        with store_lock(ctx.vault.state, timeout_s=BACKGROUND_PULL_WAIT_S, name=BACKGROUND_PULL_LOCK):
+            state = pull_at_session_start(ctx, BACKGROUND_PULL_TIMEOUT_S, cap="background pull")
+    except VaultError as exc:
+        if exc.code != "LOCKED":
+            raise
+        return "pull=skipped: another background pull is already going on"
+    return f"pull={state.result}" + ("" if state.result in ("ok", "up-to-date") else f": {state.message}")
 
 
 def background_pull_running(ctx: Context) -> bool:
-    """Whether a detached pull holds its claim now (a session start then leaves the pull to it)."""
-    from jacked_vault.store.lock import claim
+    """Whether a detached pull holds `BACKGROUND_PULL_LOCK` now (a session start then leaves the
+    pull to it). Looking takes the lock for an instant; a pull starting then waits it out."""
+    from jacked_vault.store.lock import store_lock
 
-    with claim(ctx.vault.state / BACKGROUND_PULL_CLAIM, create=True) as held:
-        return held is None
+    try:
+        with store_lock(ctx.vault.state, timeout_s=0, name=BACKGROUND_PULL_LOCK):
+            return False
+    except VaultError as exc:
+        if exc.code != "LOCKED":
+            raise
+        return True
