@@ -40,7 +40,14 @@ from jacked_vault.store.git import open_repo
 from jacked_vault.store.layout import Store
 from jacked_vault.store import detached
 from jacked_vault.store.lock import store_lock
-from jacked_vault.sync import BACKGROUND_PULL_LOCK, finish_pull, pull_at_session_start, push, sync
+from jacked_vault.sync import (
+    BACKGROUND_PULL_LOCK,
+    SESSION_START_TIMEOUT_S,
+    finish_pull,
+    pull_at_session_start,
+    push,
+    sync,
+)
 
 two_machines = sync_world.two_machines  # (laptop, desktop, remote)
 NOTES = 8
@@ -170,6 +177,32 @@ def test_the_session_start_answers_at_the_cap_and_the_pull_finishes_in_the_backg
     found = run_cli("memory", "search", "Token lines", "--all", "--limit", "20", "--json", vault=root).json
     assert {hit["title"] for hit in found["results"]} >= {f"Token lines {i}" for i in range(NOTES)}, found
     assert run_cli("memory", "status", "--json", vault=root).json["vault"]["last_pull"]["result"] == "ok"
+
+
+def test_a_fetch_still_running_at_the_cap_finishes_in_the_background(pushed, monkeypatch, tmp_path, capsys):
+    """Issue 34.3: a fetch the cap cuts short (a big pack, a slow link) is not left for a manual
+    sync: the session start answers as it was and the detached pull fetches and takes the notes.
+    The remote here answers only after a pause longer than the cap (its upload-pack waits first)."""
+    laptop, desktop, paths = pushed
+    root = desktop.vault.root
+    slow = tmp_path / "slow-upload-pack"
+    slow.write_text(f'#!/bin/sh\nsleep {SESSION_START_TIMEOUT_S + 1:g}\nexec git-upload-pack "$@"\n')
+    slow.chmod(0o755)
+    git(root, "config", "remote.origin.uploadpack", str(slow))
+    monkeypatch.setattr(sys, "stdin", None)
+    assert run_hook(["session-start", "--vault", str(root)]) == 0
+    assert "Token lines" not in capsys.readouterr().out
+    started = _log_lines(root, "session-start")[-1]
+    assert "pull=timeout" in started and "in the background" in started, started
+
+    waited = 0.0
+    while not _log_lines(root, "pull") and waited < 90:  # the detached pull's own log line
+        time.sleep(0.2)
+        waited += 0.2
+    finished = _log_lines(root, "pull")
+    assert finished and "pull=ok" in finished[-1], finished
+    assert _head(root) == _head(laptop.vault.root)
+    assert all((root / rel).is_file() for rel in paths)
 
 
 def test_a_session_start_leaves_the_pull_to_a_background_pull_already_going_on(pushed, monkeypatch, capsys):

@@ -17,7 +17,6 @@ Each of these failed on the code before issue 32's fixes (then marked xfail for 
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import signal
 import subprocess
@@ -306,18 +305,30 @@ def test_a_bad_link_at_session_start_costs_the_cap_and_is_said(team, via, mode, 
     head = _head(machine)
     with server.proxy(via).switched(mode, delay_s=2.0):
         ended = wait_all([machine.hook("session-start", machine.start_payload("s"))], 60)[0]
+        moved = _head(machine) != head  # looked at before the link is back
     assert ended.code == 0 and ended.out.startswith(b"## jacked-vault memory for github.com/acme/api"), ended
     line = [entry for entry in machine.log() if "hook=session-start" in entry][-1]
     assert said in line, line
+    result = "failed" if mode == "refuse" else "timeout"
+    assert f"last sync {result} at ".encode() in ended.out, ended.out  # the brief says so, in one line
+    assert _hook_ms(line) < (SESSION_START_CAP_S + 4) * 1000, line  # the cap, the brief and a loaded machine
+    assert not moved
     if mode == "refuse":
         assert "Connection refused" in line or "Couldn't connect to server" in line, line  # ssh's, curl's words
-    else:  # the fetch got what was left of the cap (a hair under it)
-        assert re.search(r"`git fetch` took longer than \d+(\.\d+)?s", line), line
-    assert _hook_ms(line) < (SESSION_START_CAP_S + 4) * 1000, line  # the cap, the brief and a loaded machine
-    assert _head(machine) == head
-    status = machine.cli_json("status")["vault"]["last_pull"]
-    assert status["result"] in ("failed", "timeout") and status["message"], status
-    assert f"last sync {status['result']} at ".encode() in ended.out, ended.out  # the brief says so, in one line
+        assert machine.cli_json("status")["vault"]["last_pull"]["result"] == "failed"
+        assert _head(machine) == head
+        return
+    # the cap ran out while fetching: the pull goes on in the background (issue 34.3), and takes the
+    # notes once the link is back (a background fetch begun on the bad link gives up at its own bound)
+    assert "ran out while fetching" in line and "in the background" in line, line
+    waited = 0.0
+    while not (finished := [entry for entry in machine.log() if "hook=pull " in entry]) and waited < 90:
+        time.sleep(0.2)
+        waited += 0.2
+    assert finished, machine.log()
+    assert "pull=ok" in finished[-1] or "pull=timeout" in finished[-1], finished
+    if "pull=ok" in finished[-1]:
+        assert _head(machine) != head and machine.cli_json("status")["vault"]["last_pull"]["result"] == "ok"
 
 
 @pytest.mark.parametrize("via", ["ssh", "http"])

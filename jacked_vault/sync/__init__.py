@@ -31,6 +31,8 @@ from jacked_vault.store.sync_state import SyncState, read_state, write_state
 from jacked_vault.sync import remote
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     import pygit2
 
     from jacked_vault.document import Note
@@ -1012,9 +1014,11 @@ def pull_at_session_start(
             return SyncState("no-remote", "no remote is set", utc_now())  # nothing happened: nothing recorded
         branch = git.require_branch(root)
         try:
-            remote.fetch(root, branch, timeout=deadline.left())
+            remote.fetch(root, branch, timeout=min(deadline.left(), remote.NETWORK_TIMEOUT_S))  # a dead link is no pull
         except VaultError as exc:
-            return write_state(root, "timeout" if "longer than" in exc.message else "failed", exc.message)
+            if "longer than" not in exc.message:
+                return write_state(root, "failed", exc.message)
+            return _cut_short(root, timeout_s, cap, "fetching", background)
         with store_lock(ctx.vault.state, timeout_s=deadline.left()):
             repo = git.open_repo(root)
             tracking = repo.references.get(f"refs/remotes/origin/{branch}")
@@ -1032,21 +1036,7 @@ def pull_at_session_start(
                     ctx, repo, ours, theirs, base, accept_deletions=False, hold_deletions=True, deadline=deadline
                 )
             except OutOfTime as late:
-                if background:
-                    from jacked_vault.store import detached
-
-                    detached.spawn_hook(root, "pull")
-                return write_state(
-                    root,
-                    "timeout",
-                    f"the {timeout_s:g} s {cap} cap ran out while {late.doing}; nothing was changed (the "
-                    "verdicts reached are kept): "
-                    + (
-                        "the pull goes on in the background, and the next command sees what the remote brings"
-                        if background
-                        else "the next `jacked memory sync` or session start takes what the remote brings"
-                    ),
-                )
+                return _cut_short(root, timeout_s, cap, late.doing, background)
             except VaultError as exc:
                 return write_state(root, "refused" if "never takes" in exc.message else "failed", exc.message)
             if result is None:
@@ -1067,6 +1057,26 @@ def pull_at_session_start(
         return write_state(root, "failed", exc.message)
     except Exception as exc:  # session start never fails
         return write_state(root, "failed", f"{type(exc).__name__}")
+
+
+def _cut_short(root: Path, timeout_s: float, cap: str, doing: str, background: bool) -> SyncState:
+    """The pull's state when its cap ran out while `doing` (HEAD not moved, the verdicts reached
+    kept); when `background`, the detached `_hook pull` that finishes it is started."""
+    if background:
+        from jacked_vault.store import detached
+
+        detached.spawn_hook(root, "pull")
+    then = (
+        "the pull goes on in the background, and the next command sees what the remote brings"
+        if background
+        else "the next `jacked memory sync` or session start takes what the remote brings"
+    )
+    return write_state(
+        root,
+        "timeout",
+        f"the {timeout_s:g} s {cap} cap ran out while {doing}; nothing was changed (the verdicts reached are kept): "
+        + then,
+    )
 
 
 def finish_pull(ctx: Context) -> str:

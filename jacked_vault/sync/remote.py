@@ -140,7 +140,7 @@ def run_git(
         raise VaultError("SYNC", f"git could not run: {exc.strerror}") from None
     except subprocess.TimeoutExpired:
         raise VaultError(
-            "SYNC", f"`git {args[0]}` took longer than {timeout:g}s; nothing was changed locally"
+            "SYNC", f"`git {args[0]}` took longer than {round(timeout, 1):g} s; nothing was changed locally"
         ) from None
 
 
