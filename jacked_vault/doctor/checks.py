@@ -13,6 +13,7 @@ from jacked_vault.document.model import SLUG_RE
 from jacked_vault.errors import VaultError
 from jacked_vault.search.index import SearchIndex
 from jacked_vault.store import audit, git
+from jacked_vault.store.audit_cache import AuditParts
 from jacked_vault.store.layout import GROUPS_DIR, Store, classify_note, classify_path
 from jacked_vault.store.progress import PROGRESS_STEP, Progress
 
@@ -388,7 +389,7 @@ def check_store(
     report.truncated |= diag.truncated
     chain = None
     with _reading(report, store, "the audit log"):
-        chain = audit.verify(store.root)
+        chain = audit.verify(store.root, AuditParts(index.db))  # a part verified before is not read again
         leftovers = interrupted(store, repo)
     if chain is not None:
         with _reading(report, store, "the working tree"):

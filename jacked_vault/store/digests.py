@@ -7,6 +7,7 @@ with odds of about n/2^64 per question, 1e-14 at 200k."""
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable
 
 
 DIGEST_BYTES = 8
@@ -28,6 +29,10 @@ class Digests:
 
     def add(self, value: str) -> None:
         self._keys.add(digest(value))
+
+    def add_digests(self, keys: Iterable[int]) -> None:
+        """Add strings already held as their `digest`."""
+        self._keys.update(keys)
 
     def __contains__(self, value: object) -> bool:
         return isinstance(value, str) and digest(value) in self._keys
