@@ -14,7 +14,7 @@ from jacked_vault.errors import VaultError
 from jacked_vault.search.index import SearchIndex
 from jacked_vault.store import audit, git
 from jacked_vault.store.audit_cache import AuditParts
-from jacked_vault.store.layout import GROUPS_DIR, Store, classify_note, classify_path
+from jacked_vault.store.layout import GROUPS_DIR, Store, classify_note, classify_path, note_folder, note_name
 from jacked_vault.store.progress import PROGRESS_STEP, Progress
 
 TEMP_PREFIX = ".jacked-tmp-"
@@ -317,12 +317,13 @@ def walk_head(repo, commit, store: Store, *, full: bool = False, progress: Progr
             damaged.append(Damaged(str(oid), prefix.rstrip("/"), "tree", state))
             unsafe = True  # every reader walks the trees: one that cannot be read stops them all
             continue
+        notes_here = note_folder(store, prefix[:-1]) is not None  # a folder of notes: each name decides alone
         for entry in repo[oid]:
             rel = f"{prefix}{entry.name}"
             if entry.filemode == 0o040000:
                 stack.append((entry.id, rel + "/"))
                 continue
-            kind = classify(store, rel)
+            kind = "note" if notes_here and note_name(entry.name) else classify(store, rel)
             if kind is None:
                 count += 1
                 if len(outside) < MAX_OUTSIDE_SHOWN:
