@@ -299,6 +299,8 @@ def walk_head(repo, commit, store: Store, *, full: bool = False, progress: Progr
     told the files walked, of the git index's count."""
     from pathlib import Path
 
+    import pygit2
+
     objects = Path(repo.path) / "objects"
     odb = repo.odb
     damaged: list[Damaged] = []
@@ -320,15 +322,15 @@ def walk_head(repo, commit, store: Store, *, full: bool = False, progress: Progr
         notes_here = note_folder(store, prefix[:-1]) is not None  # a folder of notes: each name decides alone
         for entry in repo[oid]:
             rel = f"{prefix}{entry.name}"
-            if entry.filemode == 0o040000:
+            if isinstance(entry, pygit2.Tree):  # by type: each `filemode` read builds an enum
                 stack.append((entry.id, rel + "/"))
                 continue
-            kind = "note" if notes_here and note_name(entry.name) else classify(store, rel)
+            kind = "note" if notes_here and note_name(entry.name or "") else classify(store, rel)
             if kind is None:
                 count += 1
                 if len(outside) < MAX_OUTSIDE_SHOWN:
                     outside.append(rel)
-            if entry.filemode == 0o160000:
+            if entry.type_str == "commit":
                 continue  # a submodule: its commit lives in another repository
             seen += 1
             files += 1
