@@ -24,7 +24,7 @@ from typing import IO, TYPE_CHECKING, Protocol
 
 from jacked_vault.errors import VaultError
 from jacked_vault.safety import fsio
-from jacked_vault.store.digests import DIGEST_BYTES, Digests, digest
+from jacked_vault.store.digests import DIGEST_BYTES, Digests, digest, digest_bytes
 from jacked_vault.store.layout import AUDIT_DIR, audit_part
 
 if TYPE_CHECKING:
@@ -258,14 +258,15 @@ class LastRecorded:
 
     def put(self, slot: int, sha: int, ts: str) -> None:
         """`record` of digests (`store.digests.digest`): the key's and the sha256's."""
+        stamp = ts.encode("utf-8", "surrogatepass")  # UTF-8 bytes sort as their text does
         held = self._last.get(slot)
-        if held is None or ts >= held[DIGEST_BYTES:].decode("utf-8", "surrogatepass"):
-            self._last[slot] = sha.to_bytes(DIGEST_BYTES, "big") + ts.encode("utf-8", "surrogatepass")
+        if held is None or stamp >= held[DIGEST_BYTES:]:
+            self._last[slot] = sha.to_bytes(DIGEST_BYTES, "big") + stamp
 
     def matches(self, key: str, sha: str) -> bool | None:
         """Whether `key` was last recorded with `sha`; None when it was never recorded."""
         held = self._last.get(digest(key))
-        return None if held is None else held[:DIGEST_BYTES] == digest(sha).to_bytes(DIGEST_BYTES, "big")
+        return None if held is None else held[:DIGEST_BYTES] == digest_bytes(sha)
 
 
 @dataclass

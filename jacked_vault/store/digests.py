@@ -15,7 +15,12 @@ DIGEST_BYTES = 8
 
 def digest(value: str) -> int:
     """The first `DIGEST_BYTES` bytes of the sha256 of `value`, as an int."""
-    return int.from_bytes(hashlib.sha256(value.encode("utf-8", "surrogatepass")).digest()[:DIGEST_BYTES], "big")
+    return int.from_bytes(digest_bytes(value), "big")
+
+
+def digest_bytes(value: str) -> bytes:
+    """`digest` as its big-endian bytes."""
+    return hashlib.sha256(value.encode("utf-8", "surrogatepass")).digest()[:DIGEST_BYTES]
 
 
 class Digests:
