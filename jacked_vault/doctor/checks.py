@@ -522,7 +522,7 @@ def stale_derived(
     if store.is_project:
         groups: set[str | None] = {None}
     else:
-        groups = set(index.notes_per_group())
+        groups = set(index.note_groups())
         with contextlib.suppress(OSError):
             groups |= {
                 e.name
