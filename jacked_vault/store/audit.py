@@ -253,11 +253,8 @@ class LastRecorded:
     def __init__(self) -> None:
         self._last: dict[int, bytes] = {}  # key digest -> sha digest (DIGEST_BYTES) + ts
 
-    def record(self, key: str, ts: str, sha: str) -> None:
-        self.put(digest(key), digest(sha), ts)
-
     def put(self, slot: int, sha: int, ts: str) -> None:
-        """`record` of digests (`store.digests.digest`): the key's and the sha256's."""
+        """Record that the key whose `digest` is `slot` had the sha256 whose digest is `sha` at `ts`."""
         stamp = ts.encode("utf-8", "surrogatepass")  # UTF-8 bytes sort as their text does
         held = self._last.get(slot)
         if held is None or stamp >= held[DIGEST_BYTES:]:
