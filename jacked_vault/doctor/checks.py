@@ -13,7 +13,8 @@ from jacked_vault.document.model import SLUG_RE
 from jacked_vault.errors import VaultError
 from jacked_vault.search.index import SearchIndex
 from jacked_vault.store import audit, git
-from jacked_vault.store.layout import GROUPS_DIR, Store, classify_note, classify_path
+from jacked_vault.store.audit_cache import AuditParts
+from jacked_vault.store.layout import GROUPS_DIR, Store, classify_note, classify_path, note_folder, note_name
 from jacked_vault.store.progress import PROGRESS_STEP, Progress
 
 TEMP_PREFIX = ".jacked-tmp-"
@@ -298,6 +299,8 @@ def walk_head(repo, commit, store: Store, *, full: bool = False, progress: Progr
     told the files walked, of the git index's count."""
     from pathlib import Path
 
+    import pygit2
+
     objects = Path(repo.path) / "objects"
     odb = repo.odb
     damaged: list[Damaged] = []
@@ -316,17 +319,18 @@ def walk_head(repo, commit, store: Store, *, full: bool = False, progress: Progr
             damaged.append(Damaged(str(oid), prefix.rstrip("/"), "tree", state))
             unsafe = True  # every reader walks the trees: one that cannot be read stops them all
             continue
+        notes_here = note_folder(store, prefix[:-1]) is not None  # a folder of notes: each name decides alone
         for entry in repo[oid]:
             rel = f"{prefix}{entry.name}"
-            if entry.filemode == 0o040000:
+            if isinstance(entry, pygit2.Tree):  # by type: each `filemode` read builds an enum
                 stack.append((entry.id, rel + "/"))
                 continue
-            kind = classify(store, rel)
+            kind = "note" if notes_here and note_name(entry.name or "") else classify(store, rel)
             if kind is None:
                 count += 1
                 if len(outside) < MAX_OUTSIDE_SHOWN:
                     outside.append(rel)
-            if entry.filemode == 0o160000:
+            if entry.type_str == "commit":
                 continue  # a submodule: its commit lives in another repository
             seen += 1
             files += 1
@@ -388,7 +392,7 @@ def check_store(
     report.truncated |= diag.truncated
     chain = None
     with _reading(report, store, "the audit log"):
-        chain = audit.verify(store.root)
+        chain = audit.verify(store.root, AuditParts(index.db))  # a part verified before is not read again
         leftovers = interrupted(store, repo)
     if chain is not None:
         with _reading(report, store, "the working tree"):
@@ -518,7 +522,7 @@ def stale_derived(
     if store.is_project:
         groups: set[str | None] = {None}
     else:
-        groups = set(index.notes_per_group())
+        groups = set(index.note_groups())
         with contextlib.suppress(OSError):
             groups |= {
                 e.name

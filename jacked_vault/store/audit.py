@@ -12,17 +12,19 @@ The chain runs through the parts in order (month, then part number).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
+from array import array
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, Protocol
 
 from jacked_vault.errors import VaultError
 from jacked_vault.safety import fsio
-from jacked_vault.store.digests import DIGEST_BYTES, Digests, digest
+from jacked_vault.store.digests import DIGEST_BYTES, Digests, digest, digest_bytes
 from jacked_vault.store.layout import AUDIT_DIR, audit_part
 
 if TYPE_CHECKING:
@@ -70,6 +72,14 @@ class _Committed:
 
         return blob_at(self.repo, self.tree, rel)
 
+    def blob_id(self, rel: str) -> str | None:
+        """The git blob id HEAD holds at `rel` (None: none there)."""
+        try:
+            entry = self.tree[rel] if self.tree is not None else None
+        except KeyError:
+            return None
+        return str(entry.id) if entry is not None and entry.type_str == "blob" else None
+
 
 def parts(root: Path, machine: str, committed: _Committed | None = None) -> list[str]:
     """The store-relative paths of `machine`'s audit files (on disk or in HEAD), in chain order."""
@@ -111,16 +121,48 @@ def _tail(root: Path, rel: str, committed: _Committed) -> tuple[str | None, int]
 def lines(root: Path, rel: str, committed: _Committed | None = None) -> Iterator[str | None]:
     """Every line of an audit file, streamed from disk (None for one over MAX_LINE, never read
     whole), or HEAD's version when the working tree does not hold it."""
-    import io
-
-    if not os.path.lexists(root / rel):
-        yield from _stream(io.BytesIO((committed or _Committed(root)).blob(rel) or b""))
-        return
-    with fsio.open_regular(root, rel) as (fd, _), os.fdopen(os.dup(fd), "rb", buffering=1 << 16) as handle:
+    with _opened(root, rel, committed or _Committed(root)) as (handle, _):
         yield from _stream(handle)
 
 
-def _stream(handle: IO[bytes]) -> Iterator[str | None]:
+@contextlib.contextmanager
+def _opened(root: Path, rel: str, committed: _Committed) -> Iterator[tuple[IO[bytes], str | None]]:
+    """(a reader of the audit file, HEAD's blob id when the working tree does not hold it)."""
+    import io
+
+    if not os.path.lexists(root / rel):
+        yield io.BytesIO(committed.blob(rel) or b""), committed.blob_id(rel)
+        return
+    with fsio.open_regular(root, rel) as (fd, _), os.fdopen(os.dup(fd), "rb", buffering=1 << 16) as handle:
+        yield handle, None
+
+
+def _blob_id(root: Path, rel: str, committed: _Committed) -> str | None:
+    """The git blob id of an audit file's bytes (on disk: hashed here, never read from git's
+    index or its stat cache), or HEAD's when the working tree does not hold it."""
+    if not os.path.lexists(root / rel):
+        return committed.blob_id(rel)
+    with fsio.open_regular(root, rel) as (fd, size):
+        sha = hashlib.sha1(b"blob %d\0" % size)  # git's object id
+        while chunk := os.read(fd, 1 << 20):
+            sha.update(chunk)
+    return sha.hexdigest()
+
+
+class _Hashing:
+    """A reader that hashes what is read through it as git hashes a blob of `size` bytes."""
+
+    def __init__(self, handle: IO[bytes], size: int) -> None:
+        self.handle = handle
+        self.sha = hashlib.sha1(b"blob %d\0" % size)  # git's object id
+
+    def readline(self, limit: int) -> bytes:
+        raw = self.handle.readline(limit)
+        self.sha.update(raw)
+        return raw
+
+
+def _stream(handle: IO[bytes] | _Hashing) -> Iterator[str | None]:
     while raw := handle.readline(MAX_LINE + 1):
         if len(raw) > MAX_LINE and not raw.endswith(b"\n"):
             while (more := handle.readline(MAX_LINE + 1)) and not more.endswith(b"\n"):
@@ -211,16 +253,17 @@ class LastRecorded:
     def __init__(self) -> None:
         self._last: dict[int, bytes] = {}  # key digest -> sha digest (DIGEST_BYTES) + ts
 
-    def record(self, key: str, ts: str, sha: str) -> None:
-        slot = digest(key)
+    def put(self, slot: int, sha: int, ts: str) -> None:
+        """Record that the key whose `digest` is `slot` had the sha256 whose digest is `sha` at `ts`."""
+        stamp = ts.encode("utf-8", "surrogatepass")  # UTF-8 bytes sort as their text does
         held = self._last.get(slot)
-        if held is None or ts >= held[DIGEST_BYTES:].decode("utf-8", "surrogatepass"):
-            self._last[slot] = digest(sha).to_bytes(DIGEST_BYTES, "big") + ts.encode("utf-8", "surrogatepass")
+        if held is None or stamp >= held[DIGEST_BYTES:]:
+            self._last[slot] = sha.to_bytes(DIGEST_BYTES, "big") + stamp
 
     def matches(self, key: str, sha: str) -> bool | None:
         """Whether `key` was last recorded with `sha`; None when it was never recorded."""
         held = self._last.get(digest(key))
-        return None if held is None else held[:DIGEST_BYTES] == digest(sha).to_bytes(DIGEST_BYTES, "big")
+        return None if held is None else held[:DIGEST_BYTES] == digest_bytes(sha)
 
 
 @dataclass
@@ -232,6 +275,98 @@ class AuditReport:
     last_by_id: LastRecorded = field(default_factory=LastRecorded)  # notes, by id (mem_…)
     hashes: dict[str, Digests] = field(default_factory=dict)  # machine -> hash of every line
     last: dict[str, str] = field(default_factory=dict)  # machine -> hash of its last line
+    lines_verified: int = 0  # lines read and hashed this time (a part's kept verdict reads none)
+
+
+class PartCache(Protocol):
+    """Verdicts of audit parts verified before (`store.audit_cache.AuditParts`), by the part's
+    git blob id and the chain hash it starts from."""
+
+    def get(self, rel: str, blob: str, prev: str | None) -> bytes | None: ...
+
+    def put(self, rel: str, blob: str, prev: str | None, verdict: bytes) -> None: ...
+
+
+@dataclass
+class PartVerdict:
+    """What one audit part says, given the chain hash it starts from: its problems, the hash of
+    its last line, and (as digests) every line's hash and every sha256 it records."""
+
+    problems: list[dict] = field(default_factory=list)
+    tail: str | None = None  # the chain hash after the part (its start's when it has no line)
+    lines: int = 0
+    hashes: array = field(default_factory=lambda: array("Q"))  # the digest of each line's hash
+    keys: array = field(default_factory=lambda: array("Q"))  # per record: the digest of its id or path
+    shas: array = field(default_factory=lambda: array("Q"))  # per record: the digest of its sha256
+    by_id: list[bool] = field(default_factory=list)  # per record: a note's (by id) or by path
+    stamps: list[str] = field(default_factory=list)  # per record: its `ts`
+
+    def check(self, rel: str, line: str | None) -> None:
+        """Check the part's next line against the chain and collect what it records."""
+        self.lines += 1
+        if line is None:
+            self.problems.append({"path": rel, "line": self.lines, "code": "UNPARSABLE"})
+            self._chain("")
+            return
+        try:
+            entry = json.loads(line)
+        except json.JSONDecodeError:
+            self.problems.append({"path": rel, "line": self.lines, "code": "UNPARSABLE"})
+            self._chain(line_hash(line))
+            return
+        if not isinstance(entry, dict) or entry.get("prev") != self.tail:
+            self.problems.append({"path": rel, "line": self.lines, "code": "CHAIN_BROKEN"})
+        if isinstance(entry, dict):
+            self._collect(entry)
+        self._chain(line_hash(line))
+
+    def _chain(self, hashed: str) -> None:
+        self.tail = hashed
+        self.hashes.append(digest(hashed))
+
+    def _collect(self, entry: dict) -> None:
+        """A line about a note (a `mem_` id) counts by id (a sync rename is no edit); any other by path."""
+        path, sha, ts, note_id = entry.get("path"), entry.get("sha256"), str(entry.get("ts", "")), entry.get("id")
+        if not isinstance(sha, str) or not sha:
+            return
+        if isinstance(note_id, str) and note_id.startswith("mem_"):
+            key, by_id = note_id, True
+        elif isinstance(path, str):
+            key, by_id = path, False
+        else:
+            return
+        self.keys.append(digest(key))
+        self.shas.append(digest(sha))
+        self.by_id.append(by_id)
+        self.stamps.append(ts)
+
+    def apply(self, report: AuditReport, seen: Digests) -> None:
+        """Add what the part says to the whole chain's report (`seen`: its machine's line hashes)."""
+        report.problems += self.problems
+        seen.add_digests(self.hashes)
+        for key, sha, by_id, ts in zip(self.keys, self.shas, self.by_id, self.stamps, strict=True):
+            (report.last_by_id if by_id else report.last_by_path).put(key, sha, ts)
+
+    def pack(self) -> bytes:
+        head = json.dumps([self.problems, self.tail, self.lines, self.stamps, self.by_id]).encode("utf-8")
+        return len(head).to_bytes(4, "big") + head + self.hashes.tobytes() + self.keys.tobytes() + self.shas.tobytes()
+
+    @classmethod
+    def unpack(cls, data: bytes) -> PartVerdict | None:
+        """The verdict `pack` wrote; None for bytes it did not write (the part is verified again)."""
+        try:
+            size = int.from_bytes(data[:4], "big")
+            problems, tail, count, stamps, by_id = json.loads(data[4 : 4 + size])
+            numbers = array("Q", data[4 + size :])
+        except (ValueError, TypeError):  # a JSON or size error
+            return None
+        records = len(stamps)
+        if len(numbers) != count + 2 * records or len(by_id) != records:
+            return None
+        return cls(
+            problems, tail, count, numbers[:count], numbers[count : count + records], numbers[count + records :],
+            by_id, stamps,
+        )  # fmt: skip
 
 
 def _machines(root: Path, committed: _Committed) -> list[str]:
@@ -243,25 +378,52 @@ def _machines(root: Path, committed: _Committed) -> list[str]:
     return sorted(n for n in found if not n.startswith("."))
 
 
-def verify(root: Path) -> AuditReport:
+def verify(root: Path, cache: PartCache | None = None) -> AuditReport:
     """Check every machine's chain; collect the last recorded sha256 of each path and note id.
     Each file is streamed: no size of history stops it. A file the working tree does not hold
-    (a sparse checkout) is read as HEAD has it."""
+    (a sparse checkout) is read as HEAD has it. With `cache`, a part whose bytes (by git blob
+    id) and starting hash were verified before is not read again: its kept verdict is used."""
     report = AuditReport()
     committed = _Committed(root)
     for machine in _machines(root, committed):
         prev: str | None = None
         seen = report.hashes.setdefault(machine, Digests())
         for rel in parts(root, machine, committed):
+            verdict, fresh, unreadable = None, False, False
             try:
-                for number, line in enumerate(lines(root, rel, committed), 1):
-                    prev = _check_line(report, rel, number, line, prev)
-                    seen.add(prev)
+                blob = _blob_id(root, rel, committed) if cache is not None else None
+                stored = cache.get(rel, blob, prev) if cache is not None and blob is not None else None
+                verdict = PartVerdict.unpack(stored) if stored is not None else None
+                if verdict is None:
+                    verdict, fresh = PartVerdict(tail=prev), True
+                    blob = _verify_part(root, rel, committed, verdict)
+                    if cache is not None and blob is not None:
+                        cache.put(rel, blob, prev, verdict.pack())
             except (OSError, VaultError):
+                unreadable = True
+            if verdict is not None:
+                verdict.apply(report, seen)
+                report.lines_verified += verdict.lines if fresh else 0
+                prev = verdict.tail
+            if unreadable:
                 report.problems.append({"path": rel, "code": "UNREADABLE"})
         if prev:
             report.last[machine] = prev
     return report
+
+
+def _verify_part(root: Path, rel: str, committed: _Committed, verdict: PartVerdict) -> str | None:
+    """Check every line of one part into `verdict` (a part cut short by an error keeps the lines
+    read before it); the git blob id of the bytes it read."""
+    with _opened(root, rel, committed) as (handle, head_id):
+        if head_id is not None:
+            for line in _stream(handle):
+                verdict.check(rel, line)
+            return head_id
+        reader = _Hashing(handle, os.fstat(handle.fileno()).st_size)
+        for line in _stream(reader):
+            verdict.check(rel, line)
+        return reader.sha.hexdigest()
 
 
 def recorded_ids(root: Path) -> Digests:
@@ -278,34 +440,6 @@ def recorded_ids(root: Path) -> Digests:
                 if isinstance(entry, dict) and isinstance(entry.get("id"), str):
                     found.add(entry["id"])
     return found
-
-
-def _check_line(report: AuditReport, rel: str, number: int, line: str | None, prev: str | None) -> str:
-    """Check one line against the chain and collect what it records; returns its hash."""
-    if line is None:
-        report.problems.append({"path": rel, "line": number, "code": "UNPARSABLE"})
-        return ""
-    try:
-        entry = json.loads(line)
-    except json.JSONDecodeError:
-        report.problems.append({"path": rel, "line": number, "code": "UNPARSABLE"})
-        return line_hash(line)
-    if not isinstance(entry, dict) or entry.get("prev") != prev:
-        report.problems.append({"path": rel, "line": number, "code": "CHAIN_BROKEN"})
-    if isinstance(entry, dict):
-        _collect(report, entry)
-    return line_hash(line)
-
-
-def _collect(report: AuditReport, entry: dict) -> None:
-    """A line about a note (a `mem_` id) counts by id (a sync rename is no edit); any other by path."""
-    path, sha, ts, note_id = entry.get("path"), entry.get("sha256"), str(entry.get("ts", "")), entry.get("id")
-    if not isinstance(sha, str) or not sha:
-        return
-    if isinstance(note_id, str) and note_id.startswith("mem_"):
-        report.last_by_id.record(note_id, ts, sha)
-    elif isinstance(path, str):
-        report.last_by_path.record(path, ts, sha)
 
 
 TRAILER = "Memory-Audit: "

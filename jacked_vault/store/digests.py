@@ -7,6 +7,7 @@ with odds of about n/2^64 per question, 1e-14 at 200k."""
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable
 
 
 DIGEST_BYTES = 8
@@ -14,7 +15,12 @@ DIGEST_BYTES = 8
 
 def digest(value: str) -> int:
     """The first `DIGEST_BYTES` bytes of the sha256 of `value`, as an int."""
-    return int.from_bytes(hashlib.sha256(value.encode("utf-8", "surrogatepass")).digest()[:DIGEST_BYTES], "big")
+    return int.from_bytes(digest_bytes(value), "big")
+
+
+def digest_bytes(value: str) -> bytes:
+    """`digest` as its big-endian bytes."""
+    return hashlib.sha256(value.encode("utf-8", "surrogatepass")).digest()[:DIGEST_BYTES]
 
 
 class Digests:
@@ -28,6 +34,10 @@ class Digests:
 
     def add(self, value: str) -> None:
         self._keys.add(digest(value))
+
+    def add_digests(self, keys: Iterable[int]) -> None:
+        """Add strings already held as their `digest`."""
+        self._keys.update(keys)
 
     def __contains__(self, value: object) -> bool:
         return isinstance(value, str) and digest(value) in self._keys

@@ -120,16 +120,28 @@ def _name_ok(name: str, suffix: str) -> bool:
 def classify_note(store: Store, rel: str) -> tuple[str, str | None, str] | None:
     """(scope, group, kind) for a note path of this store, or None if `rel` is not a note. A
     vault note the librarian archived keeps its path under `archive/` (`archived`)."""
-    parts = rel.split("/")
-    if not _name_ok(parts[-1], ".md") or any(p.startswith(".") or not p for p in parts):
+    folder, _, name = rel.rpartition("/")
+    return note_folder(store, folder) if note_name(name) else None
+
+
+def note_name(name: str) -> bool:
+    """Whether a file of a note folder (`note_folder`) with this name is a note."""
+    return _name_ok(name, ".md")
+
+
+@lru_cache(maxsize=4096)  # a few folders hold every note
+def note_folder(store: Store, folder: str) -> tuple[str, str | None, str] | None:
+    """(scope, group, kind) of the notes a folder holds (`note_name`), or None when it holds none."""
+    parts = folder.split("/")
+    if any(p.startswith(".") or not p for p in parts):
         return None
     if store.is_project:
-        return ("project", None, parts[0]) if len(parts) == 2 and parts[0] in _KINDS else None
+        return ("project", None, parts[0]) if len(parts) == 1 and parts[0] in _KINDS else None
     if parts[0] == ARCHIVE_DIR:
         parts = parts[1:]
-    if len(parts) == 4 and parts[0] == GROUPS_DIR and parts[2] in _KINDS and _group_ok(parts[1]):
+    if len(parts) == 3 and parts[0] == GROUPS_DIR and parts[2] in _KINDS and _group_ok(parts[1]):
         return "group", parts[1], parts[2]
-    if len(parts) == 3 and parts[0] == USER_SCOPE_DIR and parts[1] in _KINDS:
+    if len(parts) == 2 and parts[0] == USER_SCOPE_DIR and parts[1] in _KINDS:
         return "user", None, parts[1]
     return None
 
