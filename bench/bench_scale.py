@@ -255,6 +255,8 @@ def run_size(n: int, cached: Path, work: Path, runner: Runner, args: argparse.Na
         f"first search (index build): {ms(r['first_search_s'])} (cpu {ms(r['first_search_cpu'])}), {cold_rss} MiB  | "
         f"git grep -l: {ms(r['git_grep_s'])}"
     )
+    if args.only == "first-search":
+        return r
 
     # search (warm) and brief
     search, grep, brief, cpu = [], [], [], {"search": [], "grep": [], "brief": []}
@@ -579,7 +581,10 @@ def budgets(rows: list[dict], audit: dict | None, scan: dict | None) -> list[tup
         elif any(key not in by[n] for key in _needs(check)):
             out.append((name, None, "not measured at this size in this run"))
         else:
-            out.append((name, *check(by[n])))
+            try:
+                out.append((name, *check(by[n])))
+            except KeyError:  # a figure its check reads was not measured in this run (--only)
+                out.append((name, None, "not measured at this size in this run"))
 
     def add_ratio(limit: float):
         def check(r: dict) -> tuple[bool, str]:
@@ -696,7 +701,7 @@ def budgets(rows: list[dict], audit: dict | None, scan: dict | None) -> list[tup
         out.append((f"(issue 21) add with {audit['lines']:,} audit lines this month ≤ 1.2× an empty month",  # noqa: RUF001 - the multiplication sign is meant
                     audit["met"], f"{audit['ratio']}x ({audit['add_busy_month_ms']} vs "
                     f"{audit['add_empty_month_ms']} ms)"))  # fmt: skip
-    for r in rows:
+    for r in (r for r in rows if "sync_ff_s" in r):  # measured (not with --only)
         out.append(
             (
                 f"(issue 21) sync fast-forward of {ARRIVING} notes ≤ 10× git pull at {r['size']:,}",  # noqa: RUF001 - the multiplication sign is meant
@@ -806,6 +811,8 @@ def main() -> None:
     parser.add_argument("--no-scan", dest="scan", action="store_false",
                         help="skip the worst-case secret scan (bench_secrets.py's worst shapes)")  # fmt: skip
     parser.add_argument("--json", type=Path, help="also write the figures here")
+    parser.add_argument("--only", choices=["first-search"],
+                        help="only this row at each size (no audit, scan or interleaved rows)")  # fmt: skip
     parser.add_argument("--interleaved", type=int, default=7, metavar="ROUNDS",
                         help="brief and search on every cached vault in turn, ROUNDS times "
                              "(0: skip; needs two cached sizes)")  # fmt: skip
@@ -813,6 +820,8 @@ def main() -> None:
                         help="a --json file of an earlier run: its sizes join the table, budgets and projection "
                              "(marked)")  # fmt: skip
     args = parser.parse_args()
+    if args.only:
+        args.audit_lines, args.scan, args.interleaved = 0, False, 0
     sizes = [int(s) for s in args.sizes.split(",") if s]
     args.vault_dir.mkdir(parents=True, exist_ok=True)
     head = subprocess.run(
@@ -856,7 +865,7 @@ def main() -> None:
             )
         for n in sizes:
             cached = cached_vault(args.vault_dir, n, args.seed, made)
-            if n == sizes[0]:
+            if n == sizes[0] and not args.only:
                 mcp_import_costs(Runner(args.vault_dir / "home-imports"), cached)
             with tempfile.TemporaryDirectory(prefix=f"scale-{n}-", dir=args.vault_dir) as tmp:
                 work = Path(tmp)
@@ -899,7 +908,7 @@ def main() -> None:
     for r in rows:
         log(
             " | ".join(
-                f"{r[k]:,}{'*' if k == 'size' and 'from' in r else ''}" if k in ("size", "doctor_rss")
+                f"{r[k]:,}{'*' if k == 'size' and 'from' in r else ''}" if k in ("size", "doctor_rss") and k in r
                 else ms(r.get(k, math.nan))
                 for k, _ in cols
             )

@@ -11,6 +11,8 @@ from __future__ import annotations
 import os
 import random
 import string
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -218,3 +220,46 @@ def test_bytes_a_worker_hands_over_count_only_as_the_blob_they_hash_to(ctx, monk
     assert shared[:2] == alone[:2]  # the index holds the committed bytes, not the forged ones
     assert not any("Forged" in str(row) for row in shared[0][0])
     assert len(read) > 10  # each note was read from git instead
+
+
+# A whole process: what this one (pytest) imported already would hide what a worker imports.
+_WORKER_IMPORTS = """
+import sys
+from pathlib import Path
+from jacked_vault.search import parallel
+from jacked_vault.search.index import SearchIndex
+from jacked_vault.store.layout import Store
+
+parallel.PARALLEL_MIN, parallel.BATCH = 2, 3
+judge = parallel._judge
+
+
+def _judge(batch):
+    before = set(sys.modules)
+    judged = judge(batch)
+    with open(sys.argv[2], "a") as out:
+        out.writelines(f"{name}\\n" for name in sorted(set(sys.modules) - before))
+    return judged
+
+
+_judge.__module__, _judge.__qualname__ = parallel.__name__, "_judge"  # sent to the workers by this name
+parallel._judge = _judge
+index = SearchIndex(Store(Path(sys.argv[1])))
+index.refresh()
+print(index.count())
+"""
+
+
+def test_a_worker_imports_nothing_while_it_judges(ctx, tmp_path):
+    """The modules a worker's judgement uses are loaded before the fork: once, not once a worker."""
+    _write(ctx.vault.root, 12)
+    git(ctx.vault.root, "add", "-A")
+    git(ctx.vault.root, "commit", "-qm", "notes")
+    imported = tmp_path / "imported.txt"
+    proc = subprocess.run(
+        [sys.executable, "-c", _WORKER_IMPORTS, str(ctx.vault.root), str(imported)],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert int(proc.stdout) == 12 and imported.exists()  # built, with the workers judging
+    assert imported.read_text() == ""

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import re
 import sqlite3
 
 from conftest import git, trace_index_statements
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from jacked_vault.context import Context
 from jacked_vault.document import render_note
@@ -384,3 +387,28 @@ def test_the_candidate_filter_looks_rowids_up(ctx: Context, monkeypatch):
         and any("INTEGER PRIMARY KEY" in step for step in plans)
         and not any("USING INDEX docs_" in step for step in plans)
     ), plans
+
+
+# -- the build's form of the analysis (search/derived.py) ----------------------------------------
+
+_ASCII_WORD_BEFORE = re.compile(r"[^\W_]+(?:[-_]+[^\W_]+)*")  # the word regex as first written (a Unicode class)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.characters(max_codepoint=127), max_size=200))
+def test_ascii_words_are_the_ones_the_unicode_class_found(text: str) -> None:
+    """The ASCII word regex spells `[^\\W_]` as the ASCII letters and digits: the same words."""
+    assert ranking._words(text) == _ASCII_WORD_BEFORE.findall(text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from("aZ9_-. 'é数据库Søren\tPagerDuty rfc2231 a3dff80 の"), max_size=60))
+def test_analysed_is_analyse_joined_and_counted(text: str) -> None:
+    terms = analyse(text)
+    assert ranking.analysed(text) == (" ".join(terms), len(terms))
+
+
+def test_analysed_of_every_porter_word_and_a_text_without_words() -> None:
+    text = " ".join(WORDS) + " PagerDuty retry_budget 数据库"
+    assert ranking.analysed(text) == (" ".join(analyse(text)), len(analyse(text)))
+    assert ranking.analysed(" -- ") == ("", 0)

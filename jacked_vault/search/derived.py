@@ -23,14 +23,18 @@ class Derived:
 
 def derive(entry: Entry) -> Derived:
     from jacked_vault.document.wikilinks import targets
-    from jacked_vault.search.ranking import analyse
+    from jacked_vault.search.ranking import analysed
     from jacked_vault.store.tombstones import tombstone_hash
 
-    fields = (analyse(entry.title), analyse(" ".join(entry.tags)), analyse(entry.body))
+    (title, titles), (tags, tagged), (body, words) = (
+        analysed(entry.title),
+        analysed(" ".join(entry.tags)),
+        analysed(entry.body),
+    )
     note = entry.tier == "note"
     return Derived(
-        terms=(" ".join(fields[0]), " ".join(fields[1]), " ".join(fields[2])),
-        lengths=(len(fields[0]), len(fields[1]), len(fields[2])),
+        terms=(title, tags, body),
+        lengths=(titles, tagged, words),
         thash=tombstone_hash(entry.title, entry.body) if note else None,
         wikilinks=tuple(targets(entry.body)) if note else (),
         summary=first_sentence(entry.body),

@@ -577,14 +577,15 @@ class SearchIndex:
         count = total = 0
         truncated = False
         for rel, entry in files:
-            blob = self._blob(repo, rel, entry)
+            mode = entry.filemode  # pygit2 makes an enum each time it is asked
+            blob = self._blob(repo, rel, entry, mode)
             count += 1  # noqa: SIM113 - counts the files read so far, against MAX_ROOT_FILES
             total += blob[0]
             if count > MAX_ROOT_FILES or total > MAX_ROOT_BYTES:
                 truncated = True
                 deque(files, maxlen=0)
                 break
-            self._index_entry(repo, rel, entry, blob)
+            self._index_entry(repo, rel, entry, blob, mode)
             self._read += 1
             if self._progress is not None and self._read % PROGRESS_STEP == 0:
                 self._progress(self._read, self._to_index)
@@ -755,19 +756,22 @@ class SearchIndex:
             (rel, root_of(self.store, rel), code, message, size),
         )
 
-    def _index_entry(self, repo, rel: str, entry, blob: tuple[int, bytes | None] | None = None) -> None:
+    def _index_entry(
+        self, repo, rel: str, entry, blob: tuple[int, bytes | None] | None = None, mode: int | None = None
+    ) -> None:
         """Index one committed tree entry through the gate (problems for what it refuses);
-        `blob`: its `_blob`, when the caller read it already."""
+        `blob`: its `_blob`, when the caller read it already; `mode`: its `filemode`, when asked."""
         from jacked_vault.store.gate import cap_for
 
-        if entry.filemode == SYMLINK_MODE:
+        mode = entry.filemode if mode is None else mode
+        if mode == SYMLINK_MODE:
             self._problem(rel, "SYMLINK", f"{rel}: a symlink, skipped and never followed")
             return
-        if entry.filemode not in FILE_MODES:
-            self._problem(rel, "NOT_A_FILE", f"{rel}: not a regular file (git mode {entry.filemode:o})")
+        if mode not in FILE_MODES:
+            self._problem(rel, "NOT_A_FILE", f"{rel}: not a regular file (git mode {mode:o})")
             return
         kind = classify_path(self.store, rel)
-        size, data = blob if blob is not None else self._blob(repo, rel, entry)
+        size, data = blob if blob is not None else self._blob(repo, rel, entry, mode)
         if size > cap_for(kind):
             self._problem(rel, "TOO_LARGE", f"{rel}: {size} bytes is over the {cap_for(kind)}-byte cap", size)
             return
@@ -777,14 +781,15 @@ class SearchIndex:
             return
         self._index_bytes(rel, kind, data)
 
-    def _blob(self, repo, rel: str, entry) -> tuple[int, bytes | None]:
-        """(size, bytes) of a tree entry: the bytes a worker read for it when they are its blob,
-        else its blob read up to its kind's cap (bytes None: over the cap, or missing or corrupt,
-        then its size as its header gives it, 0 if none does); (0, None) for what is not a file."""
+    def _blob(self, repo, rel: str, entry, mode: int | None = None) -> tuple[int, bytes | None]:
+        """(size, bytes) of a tree entry (`mode`: its `filemode`, when asked): the bytes a worker
+        read for it when they are its blob, else its blob read up to its kind's cap (bytes None:
+        over the cap, or missing or corrupt, then its size as its header gives it, 0 if none
+        does); (0, None) for what is not a file."""
         from jacked_vault.store.gate import cap_for
         from jacked_vault.store.git import offered_blob, read_capped
 
-        if entry.filemode not in FILE_MODES:
+        if (entry.filemode if mode is None else mode) not in FILE_MODES:
             return 0, None
         data = offered_blob(self._blobs.pop(rel, None), entry.id)
         if data is not None:
@@ -1027,9 +1032,9 @@ class SearchIndex:
             "INSERT INTO docs_fts(rowid, title, tags, body) VALUES(?,?,?,?)",
             (rowid, entry.title, " ".join(entry.tags), entry.body),
         )
-        from jacked_vault.search import ranking
+        from jacked_vault.search.ranking import add_doc  # a module, not a package: no import machinery a note
 
-        ranking.add_doc(db, rowid, derived.terms, derived.lengths, self._tally.terms if self._tally else None)
+        add_doc(db, rowid, derived.terms, derived.lengths, self._tally.terms if self._tally else None)
         if entry.links:
             self._rows(_LINKS, [(rowid, dst) for dst in entry.links])
         if entry.tier == "note":

@@ -19,6 +19,7 @@ OutOfTime, and workers a caller no longer reads from are killed and reaped, neve
 
 from __future__ import annotations
 
+import gc
 import os
 from collections.abc import Callable, Generator
 from typing import Any
@@ -95,6 +96,18 @@ def _judge(batch: list[tuple[str, str]]) -> list[tuple[str, bytes, object, objec
     return passed
 
 
+def _load_for_workers() -> None:
+    """Import, before the fork, what a worker's judgement imports on its first note (the gate,
+    the reader and its generated check, the secret rules and RE2, the index's analysis): once
+    here, not once in each worker."""
+    import re2  # noqa: F401
+
+    from jacked_vault.document import _note_check, hot, reader, wikilinks  # noqa: F401
+    from jacked_vault.safety import secrets  # noqa: F401
+    from jacked_vault.search import derived, ranking  # noqa: F401
+    from jacked_vault.store import gate, git  # noqa: F401
+
+
 def workers() -> int:
     """How many worker processes a large build may use here: 1 with a spare core and `fork` in a
     process with one thread (a fork copies no other thread, and any lock one held stays held:
@@ -155,6 +168,7 @@ def ahead(
     batches = [notes[i : i + BATCH] for i in range(0, len(notes), BATCH)]
     first = {batch[0][0]: number for number, batch in enumerate(batches)}  # a batch is needed from its first note on
     _STATE.update(store=store, repo=repo, known=verdicts.known(), deriving=derived is not None)
+    _load_for_workers()
     pool = ProcessPoolExecutor(max_workers=count, mp_context=multiprocessing.get_context("fork"))
 
     def submit(number: int) -> Future:
@@ -162,7 +176,13 @@ def ahead(
 
     finished = False
     try:
-        pending = {number: submit(number) for number in range(min(AHEAD, len(batches)))}
+        # what is loaded so far is the workers' too: frozen, no collection in a worker writes to
+        # (so copies) its pages; the first submit forks every worker
+        gc.freeze()
+        try:
+            pending = {number: submit(number) for number in range(min(AHEAD, len(batches)))}
+        finally:
+            gc.unfreeze()
         if meanwhile is not None:
             meanwhile()
         for position, item in enumerate(files):
