@@ -274,13 +274,13 @@ def _window(lines: str, joints: list[tuple[int, int]], first: int, last: int) ->
     return "".join(parts)
 
 
-def _rejoined(text: str) -> str | None:
-    """Windows of `text` with split tokens joined, separated by blank lines; None if no line
-    break may split a token. For each series of joints on consecutive lines: every 2 and 3
-    lines around them joined (a token split in two or three, whatever the lines before and
-    after hold: a word there would be glued to it), and the whole series joined, also without
-    its first line, its last line or both (a longer token)."""
-    lines = "\n".join(line.rstrip(" \t\r") for line in text.split("\n"))
+def _rejoined(lines: str) -> str | None:
+    """Windows of `lines` (trimmed: `_TRAILING_BLANKS` removed) with split tokens joined, each
+    on lines of its own between lines holding a NUL (no rule reads across one, so no match spans
+    two windows); None if no line break may split a token. For each series of joints on
+    consecutive lines: every 2 and 3 lines around them joined (a token split in two or three,
+    whatever the lines before and after hold: a word there would be glued to it), and the whole
+    series joined, also without its first line, its last line or both (a longer token)."""
     joints = _joints(lines)
     windows: set[tuple[int, int]] = set()
     first = 0  # the first joint of the current series
@@ -294,21 +294,54 @@ def _rejoined(text: str) -> str | None:
             first = index + 1
     if not windows:
         return None
-    return "\n\n".join(_window(lines, joints, a, b) for a, b in sorted(windows))
+    return _WINDOW_SEPARATOR.join(_window(lines, joints, a, b) for a, b in sorted(windows))
+
+
+_WINDOW_SEPARATOR = "\n\x00\n"
+_TRAILING_BLANKS = re.compile(r"(?<![ \t\r])[ \t\r]+$", re.MULTILINE)
+# Every line break a window may join, with what a joint removes around it (`_joints`: the next
+# line's blanks; the quotes and `+` between quoted halves).
+_BREAK = re.compile(f"{_JOIN_QUOTED.pattern}|\\n[ \\t]*")
+# An `M` that starts a run of 64 base64 characters when line breaks (here NUL) are skipped.
+_KEY_BODY_RUN = re.compile(r"M(?<![A-Za-z0-9+/]M)(?=((?:\x00*[A-Za-z0-9+/]){63}))")
+
+
+def _may_join(lines: str) -> bool:
+    """Whether a token rule may match in the windows of `lines` (`_rejoined`), told without
+    finding the joints: a window is a piece of `lines` with every line break in it joined, that
+    is a piece of `lines` with all of them joined (`_BREAK` removed), but for the blanks, `+` and
+    quote its first line starts with and the quote (and `+`) its last line ends with; no token
+    rule's match starts with those or ends with a quote. So the RE2 set over the fully joined
+    text hits every token rule that may match in a window, but the base64 key body's (its
+    prefilter hits any long run; there an `M` need not start one): that rule counts only for an
+    `M` starting a run in `lines` with 63 base64 characters after it across the breaks, whose
+    first 32 pass its check."""
+    if "\x00" in lines:
+        return True
+    joined = _BREAK.sub("", lines).encode("utf-8", "surrogatepass")
+    hits = _candidates(joined, joined.lower())
+    if any(not _RULES[index].fallback and _RULES[index] is not _KEY_BODY for index in hits):
+        return True
+    if not any(_RULES[index] is _KEY_BODY for index in hits):
+        return False
+    marked = _BREAK.sub("\x00", lines)
+    return any(_der_private_key("M" + run.replace("\x00", "")) for run in _KEY_BODY_RUN.findall(marked))
 
 
 def _views(text: str) -> Iterator[tuple[str, str | None]]:
     """(view, context): `text`, then its decoded form when it differs, scanned by every rule
-    (no context); then, when a line break may split a token, the decoded text's windows with
-    split tokens joined (`_rejoined`), scanned for token shapes only, the context words some
-    of them need looked up in the whole decoded text."""
+    (no context); then, when a line break may split a token that a token rule may find
+    (`_may_join`), the decoded text's windows with split tokens joined (`_rejoined`), scanned
+    for token shapes only, the context words some of them need looked up in the whole decoded
+    text."""
     yield text, None
     decodable = "\\" in text or "%" in text or (not text.isascii() and _MAYBE_FORMAT.search(text))
     clean = _decoded(text) if decodable else text
     if clean != text:
         yield clean, None
     if "\n" in clean:
-        windows = _rejoined(clean)
+        lines = _TRAILING_BLANKS.sub("", clean)
+        windows = _rejoined(lines) if _may_join(lines) else None
         if windows is not None:
             yield windows, clean
 
@@ -347,12 +380,27 @@ def _symbol(c: str) -> bool:
     return not c.isalnum() and not c.isspace() and c not in "_-.+"
 
 
+# What every match of `_PLACEHOLDER` in an ASCII value holds (lowercased) or starts with: most
+# values are cleared with a few substring searches (a 64 KiB token would cost 9 ms in the regex).
+_PLACEHOLDER_HINTS = ("***", "...", "xxxx", *_PLACEHOLDER_WORDS)
+_PLACEHOLDER_STARTS = tuple("$%{<[(")
+
+
+def _placeholder(value: str) -> bool:
+    """`value` is (or holds, as its own word) a placeholder or a mask (`_PLACEHOLDER`)."""
+    if value.isascii() and not value.startswith(_PLACEHOLDER_STARTS):
+        lower = value.lower()
+        if not any(hint in lower for hint in _PLACEHOLDER_HINTS):
+            return False
+    return re.search(_PLACEHOLDER, value) is not None
+
+
 def _real(value: str) -> bool:
     """Not a placeholder, a bare secret word or a mask of a few repeated characters."""
     return (
         len(set(value)) >= 4
         and value.lower() not in _BARE_SECRET_WORDS
-        and not re.search(_PLACEHOLDER, value)
+        and not _placeholder(value)
     )
 
 
@@ -732,6 +780,12 @@ _PROSE_VALUE = (
 )
 
 
+_KEY_BODY = _rule(  # its prefilter hits any long base64 run: `_may_join` tells it apart
+    "private key (base64 body)",  # DER SEQUENCE: "M" + a length, >= 64 characters
+    r"M(?<![A-Za-z0-9+/]M)(?=[A-H]|I[G-L])[A-Za-z0-9+/]{63,}",
+    _der_private_key,
+)
+
 # Specific shapes first; fallback rules last, so they only label what nothing else did.
 _RULES: tuple[_Rule, ...] = (
     _rule(
@@ -864,11 +918,7 @@ _RULES: tuple[_Rule, ...] = (
         + rf"(?:\s*{_spaced('BLOCK')})?\s*{_spaced('-----')}",
         None,
     ),
-    _rule(
-        "private key (base64 body)",  # DER SEQUENCE: "M" + a length, >= 64 characters
-        r"M(?<![A-Za-z0-9+/]M)(?=[A-H]|I[G-L])[A-Za-z0-9+/]{63,}",
-        _der_private_key,
-    ),
+    _KEY_BODY,
     _rule(
         "private key (base64 body)",  # base64 of "openssh-key-v1\0"
         _after("b3BlbnNzaC1rZXktdjEA", "A-Za-z0-9+/") + r"[A-Za-z0-9+/]{40,}",
@@ -1015,19 +1065,31 @@ def _candidates(data: bytes, lower: bytes) -> frozenset[int]:
     return frozenset(found)
 
 
-def _findings_in(text: str, context: str | None = None) -> Iterator[str]:
-    """Yield the kind of every secret in one view of a text (repeats possible). With a
-    `context` (the text that windows of joined lines come from), fallback rules are skipped
-    and context words are looked for anywhere in the windows or in `context`."""
+def _findings_in(text: str, context: str | None, found: set[str]) -> None:
+    """Add to `found` the kind of every secret in one view of a text. With a `context` (the text
+    that windows of joined lines come from), fallback rules are skipped and context words are
+    looked for anywhere in the windows or in `context`.
+
+    A rule whose kind is in `found` runs on only while a later fallback rule of a kind not yet
+    found may run: its matches only mark what those skip (`covered`); so a text of a thousand
+    assignments checks one."""
     data = text.encode("utf-8", "surrogatepass")
     lower = data.lower()  # ASCII only, so offsets are unchanged
     around = lower if context is None else lower + b"\n" + context.encode("utf-8", "surrogatepass").lower()
     present: set[bytes] | None = None  # the gate words in `around`, once a gated rule may match
     covered = bytearray(len(data))  # 1 where an earlier rule already matched
     candidates = _candidates(data, lower)
-    for index in range(len(_RULES)) if candidates is _ALL_RULES else sorted(candidates):  # in the rules' order
+    order = range(len(_RULES)) if candidates is _ALL_RULES else sorted(candidates)  # in the rules' order
+
+    def settled(at: int) -> bool:
+        """No fallback rule after `order[at]` may find a kind not yet found (none runs on windows)."""
+        return context is not None or all(
+            _RULES[i].kind in found for i in order[at + 1 :] if _RULES[i].fallback
+        )
+
+    for at, index in enumerate(order):
         rule = _RULES[index]
-        if rule.fallback and context is not None:
+        if (rule.fallback and context is not None) or (rule.kind in found and settled(at)):
             continue
         if rule.gated:
             if present is None:
@@ -1049,15 +1111,19 @@ def _findings_in(text: str, context: str | None = None) -> Iterator[str]:
                 if not any(word in near for word in rule.context):
                     continue
             covered[match.start() : match.end()] = b"\x01" * (match.end() - match.start())
-            yield rule.kind
+            if rule.kind not in found:  # `found` grows only here: once per rule is enough to ask
+                found.add(rule.kind)
+                if settled(at):
+                    break
 
 
 def scan_text(text: str) -> list[str]:
     """Sorted unique kinds of secret found in `text` or its decoded and joined views
     (never the values)."""
-    return sorted(
-        {kind for view, context in _views(text) for kind in _findings_in(view, context)}
-    )
+    found: set[str] = set()
+    for view, context in _views(text):
+        _findings_in(view, context, found)
+    return sorted(found)
 
 
 _Path = tuple[str | int, ...]
