@@ -105,6 +105,56 @@ def test_prefilters_are_a_superset_on_generated_text(text: str) -> None:
     _assert_superset(text)
 
 
+def _assert_joining_told(text: str) -> None:
+    """When `_may_join` says no token rule may match in the windows of joined lines, none does
+    (an exact match of a token rule, the key body's only when its check passes)."""
+    clean = secrets._decoded(text)
+    lines = secrets._TRAILING_BLANKS.sub("", clean)
+    windows = secrets._rejoined(lines) if "\n" in lines else None
+    if windows is None or secrets._may_join(lines):
+        return
+    data = windows.encode("utf-8", "surrogatepass")
+    for rule in secrets._RULES:
+        if rule.fallback:
+            continue
+        for match in rule.pattern.finditer(data.lower() if rule.fold else data):
+            told = rule is not secrets._KEY_BODY or secrets._der_private_key(match.group().decode())
+            assert not told, f"{rule.kind}: {match.group()[:60]!r} in a window, not told"
+
+
+def test_every_key_body_the_rule_finds_starts_a_run_the_joining_test_reads() -> None:
+    rng = random.Random(36)
+    pbe = [bytes.fromhex("2a864886f70d0105"), bytes.fromhex("2a864886f70d010c01")]
+    for _ in range(3000):
+        length = rng.choice([bytes([rng.randrange(0x80)]), bytes([0x81, rng.randrange(256)]),
+                             bytes([0x82, rng.randrange(256), rng.randrange(256)])])  # fmt: skip
+        algorithm = bytes([0x30, rng.randrange(0x80), 0x06, rng.randrange(256)]) + rng.choice(pbe)
+        version = bytes([0x02, 0x01, rng.randrange(2), rng.choice([0x30, 0x02, 0x04])])
+        der = b"\x30" + length + rng.choice([version, algorithm]) + rng.randbytes(60)
+        body = base64.b64encode(der).decode().rstrip("=")
+        if not secrets._KEY_BODY.pattern.fullmatch(body.encode()) or not secrets._der_private_key(body):
+            continue
+        breaks = sorted(rng.sample(range(1, 70), 5))
+        marked = "".join("\x00" * (at in breaks) + char for at, char in enumerate(body))
+        found = secrets._KEY_BODY_RUN.match(marked)
+        assert found, marked[:40]
+        assert secrets._der_private_key("M" + found[1].replace("\x00", ""))
+
+
+def test_the_windows_are_skipped_only_when_no_token_rule_may_match() -> None:
+    rng = random.Random(35)
+    makers = [make for makers in shapes.FAMILIES.values() for make in makers] + shapes.NEAR_MISSES
+    texts = CORPUS + [shapes.split_shape(rng, make(rng)) for make in makers for _ in range(4)]
+    for text in texts:
+        _assert_joining_told(text)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_TEXTS)
+def test_the_windows_are_skipped_only_when_no_token_rule_may_match_generated(text: str) -> None:
+    _assert_joining_told(text)
+
+
 def _lines(size: int, line: str) -> str:
     return (line * (size // len(line) + 1))[:size]
 

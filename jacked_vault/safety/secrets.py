@@ -302,8 +302,25 @@ _TRAILING_BLANKS = re.compile(r"(?<![ \t\r])[ \t\r]+$", re.MULTILINE)
 # Every line break a window may join, with what a joint removes around it (`_joints`: the next
 # line's blanks; the quotes and `+` between quoted halves).
 _BREAK = re.compile(f"{_JOIN_QUOTED.pattern}|\\n[ \\t]*")
-# An `M` that starts a run of 64 base64 characters when line breaks (here NUL) are skipped.
-_KEY_BODY_RUN = re.compile(r"M(?<![A-Za-z0-9+/]M)(?=((?:\x00*[A-Za-z0-9+/]){63}))")
+# An `M` that starts a run of 64 base64 characters when line breaks (here NUL) are skipped,
+# whose first characters may pass `_der_private_key` (what base64 makes of its DER: SEQUENCE with
+# a short length, then 02 or 30; with 0x81 and a length >= 0x80, then 02 or 30 in the fourth
+# byte; with 0x82, in the fifth), so a line of random characters after an `M` is seldom read on.
+_B64 = r"\x00*[A-Za-z0-9+/]"
+_KEY_BODY_RUN = re.compile(
+    r"M(?<![A-Za-z0-9+/]M)"
+    + r"(?=\x00*(?:[A-H]\x00*[AEIMQUYcgkosw048]\x00*[Cw]"  # 30 LL (02|30)
+    + rf"|I\x00*(?:[GH]{_B64}\x00*[AM]"  # 30 81 LL (02|30)
+    + rf"|[I-L]{_B64}{_B64}\x00*[AQgwDTjz])))"  # 30 82 LL LL (02|30)
+    + rf"(?=((?:{_B64}){{63}}))"
+)
+
+
+def _glued(lines: str, glue: str) -> str:
+    """`lines` with every `_BREAK` replaced by `glue` (by `str.replace` when each is a bare `\\n`)."""
+    if "\n " in lines or "\n\t" in lines or any(end in lines for end in _QUOTED_LINE_ENDS):
+        return _BREAK.sub(glue, lines)
+    return lines.replace("\n", glue)
 
 
 def _may_join(lines: str) -> bool:
@@ -318,13 +335,13 @@ def _may_join(lines: str) -> bool:
     first 32 pass its check."""
     if "\x00" in lines:
         return True
-    joined = _BREAK.sub("", lines).encode("utf-8", "surrogatepass")
+    joined = _glued(lines, "").encode("utf-8", "surrogatepass")
     hits = _candidates(joined, joined.lower())
     if any(not _RULES[index].fallback and _RULES[index] is not _KEY_BODY for index in hits):
         return True
     if not any(_RULES[index] is _KEY_BODY for index in hits):
         return False
-    marked = _BREAK.sub("\x00", lines)
+    marked = _glued(lines, "\x00")
     return any(_der_private_key("M" + run.replace("\x00", "")) for run in _KEY_BODY_RUN.findall(marked))
 
 
