@@ -14,7 +14,8 @@ drives everything; every field is scanned over up to three views of its text:
    by `+` or juxtaposition), windows of whole lines are scanned with those breaks removed:
    every 2 and 3 lines, so a word on the line before or after is never glued to a token
    split in two or three, and each whole series of such lines (with and without its first
-   and last line) for longer ones. Only token shapes are looked for here: generic rules (a
+   and last line) for longer ones, each window on lines of its own between lines holding a
+   NUL (no match spans two windows). Only token shapes are looked for here: generic rules (a
    secret told by the key or syntax around it, `fallback` in the table) would read glued
    lines of code (`x = token` + `self.y = 1`) as assignments. Context words are looked for
    in the windows and anywhere in the text. A PEM header is found in every view whatever
@@ -33,7 +34,12 @@ skips ahead with its fast prefix search; left boundaries are lookbehinds placed 
 literal. A scan that runs on to the end of a line or name stops at the next place the rule
 starts (`_until_next`), so no rule rescans a line once per start. Rules marked `fold` run on
 the ASCII-lowercased bytes (same offsets); `gated` rules run only if a context word occurs.
-The joined windows are the costly view: up to ~9 times the text for short token-like lines.
+The joined windows are the costly view (up to ~9 times the text for short token-like lines,
+built in Python), so they are built only when a token rule may match in them (`_may_join`: the
+set over the text with every line break joined, which holds every window but for the blanks
+and quotes at its ends; the base64 key body, whose prefilter hits any long run, only from an
+`M` whose first characters may pass its check). Once a kind is found, a rule's further matches
+are checked only while a later fallback rule of another kind still reads what they cover.
 
 Decisions about near misses:
 
