@@ -304,6 +304,7 @@ def _rejoined(lines: str) -> str | None:
 
 
 _WINDOW_SEPARATOR = "\n\x00\n"
+_BLANK_LINE_ENDS = (" \n", "\t\n", "\r\n")
 _TRAILING_BLANKS = re.compile(r"(?<![ \t\r])[ \t\r]+$", re.MULTILINE)
 # Every line break a window may join, with what a joint removes around it (`_joints`: the next
 # line's blanks; the quotes and `+` between quoted halves).
@@ -342,10 +343,14 @@ def _may_join(lines: str) -> bool:
     if "\x00" in lines:
         return True
     joined = _glued(lines, "").encode("utf-8", "surrogatepass")
-    hits = _candidates(joined, joined.lower())
-    if any(not _RULES[index].fallback and _RULES[index] is not _KEY_BODY for index in hits):
+    lower = joined.lower()
+    rules = [_RULES[index] for index in _candidates(joined, lower) if not _RULES[index].fallback]
+    if any(rule.gated for rule in rules):  # it runs on the windows only with a context word in them or the text
+        around = lower + b"\n" + lines.encode("utf-8", "surrogatepass").lower()
+        rules = [rule for rule in rules if not rule.gated or any(word in around for word in rule.context)]
+    if any(rule is not _KEY_BODY for rule in rules):
         return True
-    if not any(_RULES[index] is _KEY_BODY for index in hits):
+    if _KEY_BODY not in rules:
         return False
     marked = _glued(lines, "\x00")
     return any(_der_private_key("M" + run.replace("\x00", "")) for run in _KEY_BODY_RUN.findall(marked))
@@ -363,7 +368,8 @@ def _views(text: str) -> Iterator[tuple[str, str | None]]:
     if clean != text:
         yield clean, None
     if "\n" in clean:
-        lines = _TRAILING_BLANKS.sub("", clean)
+        trailing = any(end in clean for end in _BLANK_LINE_ENDS) or clean.endswith((" ", "\t", "\r"))
+        lines = _TRAILING_BLANKS.sub("", clean) if trailing else clean
         windows = _rejoined(lines) if _may_join(lines) else None
         if windows is not None:
             yield windows, clean
