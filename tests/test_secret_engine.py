@@ -15,6 +15,7 @@ import re2
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from helpers import secret_joints as joined_oracle
 from helpers import secret_shapes as shapes
 from helpers.secret_samples import ALNUM, FAMILIES, NEAR_MISSES, token_lines
 from jacked_vault.safety import secrets
@@ -219,3 +220,87 @@ def test_no_shape_feeds_the_exact_rules_more_than_a_multiple_of_its_length(
     assert views <= VIEW_BYTES_PER_BYTE * len(text), views / len(text)
     assert counter[0] <= EXACT_BYTES_PER_BYTE * len(text), counter[0] / len(text)
     assert checks[0] <= CHECKS_PER_KIB * len(text) // KIB, checks[0]
+
+
+# Shapes in which a token rule's prefilter hits the joined lines, so windows are built: short
+# token-like lines that join into `AKIA` + 16 (everywhere, or in a few places), quoted halves.
+# Windows of joined lines built per KiB of input, and bytes of the joined view per byte.
+WINDOWS_PER_KIB = 16
+JOINED_BYTES_PER_BYTE = 5
+
+
+def _hit_shapes(size: int) -> dict[str, str]:
+    rng = random.Random(8)
+
+    def rand(n: int, alphabet: str = ALNUM) -> str:
+        return "".join(rng.choice(alphabet) for _ in range(n))
+
+    sparse = [rand(10) for _ in range(size // 11)]
+    for at in range(0, len(sparse) - 1, 300):
+        sparse[at : at + 2] = ["AKIA" + rand(6, shapes.UPPER_DIGITS), rand(10, shapes.UPPER_DIGITS)]
+    return {
+        "token lines, hit": "\n".join("AKIA" + rand(6) for _ in range(size // 11)),
+        "upper token lines": "\n".join("AKIA" + rand(6, shapes.UPPER_DIGITS) for _ in range(size // 11)),
+        "token lines, a few hits": "\n".join(sparse),
+        "quoted lines, hit": "".join(f'"AKIA{rand(6)}" +\n' for _ in range(size // 15)),
+        "indented lines, hit": "\n".join("  AKIA" + rand(6) for _ in range(size // 13)),
+    }
+
+
+@pytest.mark.parametrize("shape", list(_hit_shapes(KIB)))
+def test_the_windows_of_shapes_a_token_rule_hits_are_bounded(shape: str) -> None:
+    text = _hit_shapes(64 * KIB)[shape]
+    views = list(secrets._views(text))
+    windows = views[-1][0] if views[-1][1] is not None else ""
+    assert windows.count("\x00") + 1 <= WINDOWS_PER_KIB * len(text) // KIB, windows.count("\x00")
+    assert len(windows) <= JOINED_BYTES_PER_BYTE * len(text), len(windows) / len(text)
+
+
+@pytest.mark.parametrize("shape", list(_hit_shapes(KIB)))
+def test_hit_shapes_get_the_verdict_every_window_gives(shape: str) -> None:
+    text = _hit_shapes(8 * KIB)[shape]
+    assert secrets.scan_text(text) == joined_oracle.scan_text(text)
+
+
+def _split_texts() -> list[str]:
+    rng = random.Random(37)
+    makers = [make for makers in shapes.FAMILIES.values() for make in makers] + shapes.NEAR_MISSES
+    return CORPUS + [shapes.split_shape(rng, make(rng)) for make in makers for _ in range(4)]
+
+
+def _trimmed(text: str) -> str:
+    return secrets._TRAILING_BLANKS.sub("", secrets._decoded(text))
+
+
+def test_joints_are_the_ones_the_regexes_find() -> None:
+    texts = _split_texts() + list(_hit_shapes(4 * KIB).values()) + list(_worst_shapes(4 * KIB).values())
+    for text in texts:
+        lines = _trimmed(text)
+        assert secrets._joints(lines) == joined_oracle.joints(lines), text[:80]
+
+
+_LINE_SOUP = st.lists(
+    st.one_of(
+        st.sampled_from(["\n", "\n  ", "\n\t", " ", "\t", '"', "'", "`", "+", " + ", "AKIA", "é", "!", "0"]),
+        st.text(alphabet=ALNUM + "+/=_.-:", min_size=1, max_size=25),
+    ),
+    max_size=40,
+).map("".join)
+
+
+@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(_LINE_SOUP, _TEXTS))
+def test_joints_are_the_ones_the_regexes_find_generated(text: str) -> None:
+    lines = _trimmed(text)
+    assert secrets._joints(lines) == joined_oracle.joints(lines)
+
+
+def test_verdicts_are_the_ones_every_window_gives() -> None:
+    for text in _split_texts():
+        assert secrets.scan_text(text) == joined_oracle.scan_text(text), text[:80]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(_LINE_SOUP, _TEXTS))
+def test_verdicts_are_the_ones_every_window_gives_generated(text: str) -> None:
+    assert secrets.scan_text(text) == joined_oracle.scan_text(text)
