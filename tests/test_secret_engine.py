@@ -276,7 +276,7 @@ def test_joints_are_the_ones_the_regexes_find() -> None:
     texts = _split_texts() + list(_hit_shapes(4 * KIB).values()) + list(_worst_shapes(4 * KIB).values())
     for text in texts:
         lines = _trimmed(text)
-        assert secrets._joints(lines) == joined_oracle.joints(lines), text[:80]
+        assert secrets._joints(lines)[0] == joined_oracle.joints(lines), text[:80]
 
 
 _LINE_SOUP = st.lists(
@@ -292,7 +292,7 @@ _LINE_SOUP = st.lists(
 @given(st.one_of(_LINE_SOUP, _TEXTS))
 def test_joints_are_the_ones_the_regexes_find_generated(text: str) -> None:
     lines = _trimmed(text)
-    assert secrets._joints(lines) == joined_oracle.joints(lines)
+    assert secrets._joints(lines)[0] == joined_oracle.joints(lines)
 
 
 def test_verdicts_are_the_ones_every_window_gives() -> None:

@@ -116,9 +116,11 @@ from __future__ import annotations
 
 import binascii
 import re
+from bisect import bisect_right
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache, cached_property
+from itertools import accumulate
 from typing import Any
 
 from jacked_vault.errors import VaultError
@@ -164,11 +166,11 @@ _NESTED = ("%25", "%5c", "%5C", "\\\\", "\\u0025", "\\u005", "\\x25", "\\x5")
 # A line break inside a token. Only the decoded text's breaks that may split one are joined
 # ("joints"), and only in windows of whole lines (`_rejoined`):
 # - a break between two runs of token characters (`_T`) that make at least SPLIT_TOKEN
-#   together, with the next line's indentation (`_JOIN_BREAK`), so wrapped prose and lines of
-#   code are rarely joined;
+#   together, each at least one, with the next line's indentation, so wrapped prose and lines
+#   of code are rarely joined;
 # - both breaks around a line that is one short run (fewer than SPLIT_TOKEN - 1 characters)
-#   when its run and those it touches make SPLIT_TOKEN (`_SHORT_MIDDLE`): a token split over
-#   three lines whose middle part is too short for either break alone;
+#   when its run and those it touches make SPLIT_TOKEN: a token split over three lines whose
+#   middle part is too short for either break alone;
 # - quoted halves (`"abc" +\n "def"`, `'abc'\n 'def'`, `"abc"\n + "def"`: `_JOIN_QUOTED`,
 #   tried only when a line ends in a quote or a `+`), the quotes and `+` removed too;
 # - every break of 4 to MAX_SPLIT_LINES lines that are each one short run, making SPLIT_TOKEN
@@ -177,27 +179,18 @@ _NESTED = ("%25", "%5c", "%5C", "\\\\", "\\u0025", "\\u005", "\\x25", "\\x5")
 SPLIT_TOKEN = 20  # the shortest token shape: an AWS access key id
 MAX_SPLIT_LINES = 64  # a longer series of short lines is a list of words, not one token cut up
 _T = r"[\w+/=.:-]"
-_HALF = SPLIT_TOKEN // 2
-_JOIN_BREAK = re.compile(
-    r"\n"  # a literal first, for speed; then a quick necessary test: one side has half
-    + rf"(?:(?<={_T}{{{_HALF}}}\n)|(?=[ \t]*{_T}{{{_HALF}}}))"
-    + "(?:"  # then the exact one: k characters before and SPLIT_TOKEN - k after
-    + "|".join(
-        f"(?<={_T}{{{k}}}\n)(?=[ \t]*{_T}{{{SPLIT_TOKEN - k}}})" for k in range(1, SPLIT_TOKEN)
-    )
-    + r")[ \t]*"
-)
-_SHORT_MIDDLE = re.compile(
-    rf"\n(?<={_T}\n)[ \t]*+(?P<middle>{_T}{{1,{SPLIT_TOKEN - 2}}}+)"
-    + rf"(?=(?P<second>\n[ \t]*+)(?P<after>{_T}{{1,{SPLIT_TOKEN}}}))"
-)
-_RUN_END = re.compile(rf"{_T}+\Z")
+# The blanks and token run each line starts with, its blanks; on the reversed text, the run each
+# line ends with (each found at every line start, so once per line; SPLIT_TOKEN is as long as a
+# run need be).
+_LINE_HEAD = re.compile(rf"^[ \t]*+{_T}{{0,{SPLIT_TOKEN}}}", re.MULTILINE)
+_LINE_BLANKS = re.compile(r"^[ \t]*", re.MULTILINE)
+_LINE_TAIL = re.compile(rf"^{_T}{{0,{SPLIT_TOKEN}}}", re.MULTILINE)
+_JOINT_RUN = re.compile(rb"\x01+")  # joints on consecutive lines, in the per-break flags
 # A series of 4 or more lines that are each one short run (a token cut into many short lines,
 # `_SHORT_LINES`): every break inside is a joint when the runs make SPLIT_TOKEN together.
 _SHORT_LINES = re.compile(
     rf"^(?:[ \t]*+{_T}{{1,{SPLIT_TOKEN - 1}}}\n){{3,}}[ \t]*+{_T}{{1,{SPLIT_TOKEN - 1}}}$", re.MULTILINE
 )
-_LINE_BREAK = re.compile(r"\n[ \t]*+")
 _DIGIT = re.compile(r"[0-9]")
 _JOIN_QUOTED = re.compile(r"""["'`](?:[ \t]*\+)?\n[ \t]*\+?[ \t]*["'`]""")
 _QUOTED_LINE_ENDS = ('"\n', "'\n", "`\n", "+\n")
@@ -241,33 +234,57 @@ def _decoded(text: str) -> str:
     return text if text.isascii() else _FORMAT.sub("", text)
 
 
-def _joints(lines: str) -> list[tuple[int, int]]:
-    """The spans of `lines` whose removal joins a line to the next where a token may be split
-    (`_JOIN_BREAK`, `_SHORT_MIDDLE`, `_SHORT_LINES`, `_JOIN_QUOTED`), in order: at most one per
-    line break."""
-    joints = {match.start(): match.span() for match in _JOIN_BREAK.finditer(lines)}
-    for match in _SHORT_MIDDLE.finditer(lines):
-        start = match.start()
-        before = _RUN_END.search(lines, max(0, start - SPLIT_TOKEN), start)
-        run = len(before.group()) if before else 0
-        if run + len(match["middle"]) + len(match["after"]) >= SPLIT_TOKEN:
-            joints[start] = (start, match.start("middle"))
-            joints[match.start("second")] = match.span("second")
+def _joints(lines: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """The spans of `lines` whose removal joins a line to the next where a token may be split, in
+    order (at most one per line break), and each series of them on consecutive lines as (first,
+    last) indices in those spans. One pass over the lines' ends (`_LINE_HEAD`, `_LINE_TAIL`),
+    then arithmetic on their lengths; `_SHORT_LINES` and `_JOIN_QUOTED` add theirs."""
+    heads = list(map(len, _LINE_HEAD.findall(lines)))  # blanks and run
+    if lines.startswith((" ", "\t")) or "\n " in lines or "\n\t" in lines:
+        blanks = list(map(len, _LINE_BLANKS.findall(lines)))
+        runs = [head - blank for head, blank in zip(heads, blanks, strict=True)]
+    else:
+        blanks, runs = [0] * len(heads), heads
+    ends = [len(run) for run in _LINE_TAIL.findall(lines[::-1])]
+    ends.reverse()
+    sizes = [len(line) for line in lines.split("\n")]
+    # a middle line of one short run: the runs before, in and after it make SPLIT_TOKEN
+    middle = [
+        end > 0 and after > 0 and 0 < run < SPLIT_TOKEN - 1 and blank + run == size
+        and end + run + after >= SPLIT_TOKEN
+        for end, blank, run, size, after in zip(ends, blanks[1:], runs[1:], sizes[1:], runs[2:], strict=False)
+    ]
+    joined = [  # per break: the runs before and after it make SPLIT_TOKEN, or around a middle line
+        (end > 0 and run > 0 and end + run >= SPLIT_TOKEN) or before or after
+        for end, run, before, after in zip(ends, runs[1:], [False, *middle], [*middle, False], strict=False)
+    ]
+    flags = bytearray(joined)  # 1 for every break that is a joint
     for match in _SHORT_LINES.finditer(lines):
-        series = match.group()
-        breaks = series.count("\n")
+        block = match.group()
+        breaks = block.count("\n")
         if (
             breaks < MAX_SPLIT_LINES
-            and len(series) - breaks - series.count(" ") - series.count("\t") >= SPLIT_TOKEN
-            and _DIGIT.search(series)  # every token shape holds digits; a list of words does not
+            and len(block) - breaks - block.count(" ") - block.count("\t") >= SPLIT_TOKEN
+            and _DIGIT.search(block)  # every token shape holds digits; a list of words does not
         ):
-            offset = match.start()
-            for brk in _LINE_BREAK.finditer(series):
-                joints[offset + brk.start()] = (offset + brk.start(), offset + brk.end())
+            first = lines.count("\n", 0, match.start())
+            flags[first : first + breaks] = b"\x01" * breaks
+    starts = list(accumulate([size + 1 for size in sizes]))  # where each line after a break starts
+    quoted: dict[int, tuple[int, int]] = {}
     if any(end in lines for end in _QUOTED_LINE_ENDS):
-        for match in _JOIN_QUOTED.finditer(lines):
-            joints[lines.index("\n", match.start())] = match.span()
-    return [joints[key] for key in sorted(joints)]
+        quoted = {lines.index("\n", match.start()): match.span() for match in _JOIN_QUOTED.finditer(lines)}
+        for at in quoted:
+            flags[bisect_right(starts, at)] = 1
+    after = zip(starts, blanks[1:], flags, strict=False)  # per break: the next line's start and blanks
+    if quoted:
+        spans = [quoted.get(start - 1) or (start - 1, start + blank) for start, blank, join in after if join]
+    else:
+        spans = [(start - 1, start + blank) for start, blank, join in after if join]
+    series, count = [], 0
+    for run in _JOINT_RUN.finditer(flags):
+        series.append((count, count + run.end() - run.start() - 1))
+        count += run.end() - run.start()
+    return spans, series
 
 
 def _window(lines: str, joints: list[tuple[int, int]], first: int, last: int) -> str:
@@ -280,30 +297,78 @@ def _window(lines: str, joints: list[tuple[int, int]], first: int, last: int) ->
     return "".join(parts)
 
 
-def _rejoined(lines: str) -> str | None:
+def _cut(lines: str, joints: list[tuple[int, int]], first: int, last: int, whole: str) -> dict[tuple[int, int], str]:
+    """The windows of the series of joints `first` to `last` without its first line, its last line
+    or both, cut from `whole` (its window): what the first joint removed from the start of the
+    line after it and the last joint from the end of the line before it put back."""
+    (start, end), (last_start, last_end) = joints[first], joints[last]
+    head = start - lines.rfind("\n", 0, start) - 1  # the first line, up to its joint
+    line_end = lines.find("\n", last_end)
+    tail = len(whole) - ((line_end if line_end >= 0 else len(lines)) - last_end)  # up to the last joint
+    lead = lines[lines.index("\n", start) + 1 : end]
+    trail = lines[last_start : lines.index("\n", last_start)]
+    return {
+        (first + 1, last): lead + whole[head:],
+        (first, last - 1): whole[:tail] + trail,
+        (first + 1, last - 1): lead + whole[head:tail] + trail,
+    }
+
+
+def _groups(series: list[tuple[int, int]]) -> Iterator[list[tuple[int, int]]]:
+    """`series` in groups of consecutive ones with _CHUNK joints together at most, or one longer."""
+    group: list[tuple[int, int]] = []
+    count = 0
+    for first, last in series:
+        if group and count + last - first + 1 > _CHUNK:
+            yield group
+            group, count = [], 0
+        group.append((first, last))
+        count += last - first + 1
+    if group:
+        yield group
+
+
+def _rejoined(lines: str, rules: frozenset[int] | None = None) -> str | None:
     """Windows of `lines` (trimmed: `_TRAILING_BLANKS` removed) with split tokens joined, each
     on lines of its own between lines holding a NUL (no rule reads across one, so no match spans
     two windows); None if no line break may split a token. For each series of joints on
     consecutive lines: every 2 and 3 lines around them joined (a token split in two or three,
     whatever the lines before and after hold: a word there would be glued to it), and the whole
-    series joined, also without its first line, its last line or both (a longer token)."""
-    joints = _joints(lines)
-    windows: set[tuple[int, int]] = set()
-    first = 0  # the first joint of the current series
-    for index, (_, end) in enumerate(joints):
-        windows.add((index, index))
-        if index > first:
-            windows.add((index - 1, index))
-        if index + 1 == len(joints) or "\n" in lines[end : joints[index + 1][0]]:
-            if index - first >= 2:
-                windows |= {(first, index), (first + 1, index), (first, index - 1), (first + 1, index - 1)}
-            first = index + 1
-    if not windows:
+    series joined, also without its first line, its last line or both (a longer token).
+
+    Only the windows in which one of `rules` (default: every token rule) may match are built
+    (`_may_join` of a group of series, then of every _CHUNK joints of a long one), but each whole
+    series always is: it holds every word of the others (for the context words)."""
+    joints, series = _joints(lines)
+    if not joints:
         return None
-    return _WINDOW_SEPARATOR.join(_window(lines, joints, a, b) for a, b in sorted(windows))
+    rules = _TOKEN_RULES if rules is None else rules
+
+    def whole_lines(first: int, last: int) -> str:
+        """The lines of `lines` around joints `first` to `last`, as they are."""
+        start = lines.rfind("\n", 0, joints[first][0]) + 1
+        end = lines.find("\n", joints[last][1])
+        return lines[start : end if end >= 0 else len(lines)]
+
+    windows: dict[tuple[int, int], str] = {}
+    for group in _groups(series):
+        hit = bool(_may_join(whole_lines(group[0][0], group[-1][1]), rules))
+        for first, last in group:
+            whole = windows[first, last] = _window(lines, joints, first, last)
+            if hit and last - first >= 2:
+                windows.update(_cut(lines, joints, first, last, whole))
+            for start in range(first, last + 1, _CHUNK) if hit else ():
+                end = min(start + _CHUNK, last + 1)
+                if last - first < _CHUNK or _may_join(whole_lines(max(start - 1, first), end - 1), rules):
+                    for index in range(start, end):
+                        windows.setdefault((index, index), _window(lines, joints, index, index))
+                        if index > first:
+                            windows.setdefault((index - 1, index), _window(lines, joints, index - 1, index))
+    return _WINDOW_SEPARATOR.join(windows[key] for key in sorted(windows))
 
 
 _WINDOW_SEPARATOR = "\n\x00\n"
+_CHUNK = 32  # joints whose 2- and 3-line windows are built, or not, together (`_rejoined`)
 _BLANK_LINE_ENDS = (" \n", "\t\n", "\r\n")
 _TRAILING_BLANKS = re.compile(r"(?<![ \t\r])[ \t\r]+$", re.MULTILINE)
 # Every line break a window may join, with what a joint removes around it (`_joints`: the next
@@ -330,30 +395,35 @@ def _glued(lines: str, glue: str) -> str:
     return lines.replace("\n", glue)
 
 
-def _may_join(lines: str) -> bool:
-    """Whether a token rule may match in the windows of `lines` (`_rejoined`), told without
-    finding the joints: a window is a piece of `lines` with every line break in it joined, that
-    is a piece of `lines` with all of them joined (`_BREAK` removed), but for the blanks, `+` and
-    quote its first line starts with and the quote (and `+`) its last line ends with; no token
-    rule's match starts with those or ends with a quote. So the RE2 set over the fully joined
-    text hits every token rule that may match in a window, but the base64 key body's (its
-    prefilter hits any long run; there an `M` need not start one): that rule counts only for an
-    `M` starting a run in `lines` with 63 base64 characters after it across the breaks, whose
-    first 32 pass its check."""
+def _may_join(lines: str, rules: frozenset[int] | None = None) -> frozenset[int]:
+    """The token rules (indices in `_RULES`; of `rules` if given) that may match in the windows of
+    `lines` (`_rejoined`), told without finding the joints; none: the windows need not be built. A
+    window is a piece of `lines` with every line break in it joined, that is a piece of `lines`
+    with all of them joined (`_BREAK` removed), but for the blanks, `+` and quote its first line
+    starts with and the quote (and `+`) its last line ends with; no token rule's match starts with
+    those or ends with a quote. So the RE2 set over the fully joined text hits every token rule
+    that may match in a window (without `rules`, a gated one only with its context word in that
+    text or in `lines`), but the base64 key body's (its prefilter hits any long run; there an `M`
+    need not start one): that rule counts only for an `M` starting a run in `lines` with 63 base64
+    characters after it across the breaks, whose first 32 pass its check."""
     if "\x00" in lines:
-        return True
+        return _TOKEN_RULES if rules is None else rules
     joined = _glued(lines, "").encode("utf-8", "surrogatepass")
     lower = joined.lower()
-    rules = [_RULES[index] for index in _candidates(joined, lower) if not _RULES[index].fallback]
-    if any(rule.gated for rule in rules):  # it runs on the windows only with a context word in them or the text
-        around = lower + b"\n" + lines.encode("utf-8", "surrogatepass").lower()
-        rules = [rule for rule in rules if not rule.gated or any(word in around for word in rule.context)]
-    if any(rule is not _KEY_BODY for rule in rules):
-        return True
-    if _KEY_BODY not in rules:
-        return False
+    if rules is None:
+        rules = _TOKEN_RULES & _candidates(joined, lower)
+        if any(_RULES[index].gated for index in rules):  # it runs only with a context word in the windows or text
+            around = lower + b"\n" + lines.encode("utf-8", "surrogatepass").lower()
+            rules = frozenset(
+                index for index in rules
+                if not _RULES[index].gated or any(word in around for word in _RULES[index].context)
+            )
+    hits = frozenset(index for index in rules if _RULES[index].core.search(lower if _RULES[index].fold else joined))
+    if hits != {_KEY_BODY_AT}:
+        return hits
     marked = _glued(lines, "\x00")
-    return any(_der_private_key("M" + run.replace("\x00", "")) for run in _KEY_BODY_RUN.findall(marked))
+    found = any(_der_private_key("M" + run.replace("\x00", "")) for run in _KEY_BODY_RUN.findall(marked))
+    return hits if found else frozenset()
 
 
 def _views(text: str) -> Iterator[tuple[str, str | None]]:
@@ -370,7 +440,8 @@ def _views(text: str) -> Iterator[tuple[str, str | None]]:
     if "\n" in clean:
         trailing = any(end in clean for end in _BLANK_LINE_ENDS) or clean.endswith((" ", "\t", "\r"))
         lines = _TRAILING_BLANKS.sub("", clean) if trailing else clean
-        windows = _rejoined(lines) if _may_join(lines) else None
+        rules = _may_join(lines)
+        windows = _rejoined(lines, rules) if rules else None
         if windows is not None:
             yield windows, clean
 
@@ -644,6 +715,14 @@ class _Rule:
         """The RE2 pattern of the engine's set (`_superset` of `regex`)."""
         return _superset(self.regex)
 
+    @cached_property
+    def core(self) -> Any:
+        """`regex` without its lookarounds but with its counts (`_superset` uncapped), compiled by
+        RE2: it finds every match of the rule in any text that holds it (`_may_join`)."""
+        import re2
+
+        return re2.compile(_superset(self.regex, None), _re2_options())
+
 
 COUNT_CAP = 8  # a prefilter's counts: enough to skip most rules, few enough DFA states
 _LOOKAROUNDS = (b"(?=", b"(?!", b"(?<=", b"(?<!")
@@ -651,10 +730,10 @@ _QUANTIFIERS = b"*+?}"
 _SPACE = rb"\t\n\x0b\f\r "  # Python's `\s` on bytes; RE2's lacks `\v`
 
 
-def _superset(regex: bytes) -> bytes:
+def _superset(regex: bytes, cap: int | None = COUNT_CAP) -> bytes:
     """`regex` as an RE2 pattern that matches every string it matches: lookarounds dropped (each
     only narrows a match), possessive quantifiers made greedy, counts loosened (`{m,n}` as
-    `{min(m, COUNT_CAP),}`: a DFA of a few states per loop, fast on any text), `\\s`/`\\S`
+    `{min(m, cap),}`: a DFA of a few states per loop, fast on any text; kept with no cap), `\\s`/`\\S`
     spelled out, `\\Z` as `\\z`. Every match of the rule is a match of this pattern
     (tests/test_secret_engine.py checks it)."""
     out = bytearray()
@@ -680,9 +759,9 @@ def _superset(regex: bytes) -> bytes:
             continue
         elif char == b"+" and quantified:  # possessive: `*+`, `}+`
             quantified = False
-        elif char == b"{":  # `{m,n}`, `{m}`: at least min(m, COUNT_CAP), as many as may come
+        elif char == b"{" and cap is not None:  # `{m,n}`, `{m}`: at least min(m, cap), as many as may come
             end = regex.index(b"}", at)
-            least = min(int(regex[at + 1 : end].partition(b",")[0]), COUNT_CAP)
+            least = min(int(regex[at + 1 : end].partition(b",")[0]), cap)
             out += b"{%d,}" % least if least else b"*"
             at, quantified = end + 1, True
             continue
@@ -1055,6 +1134,19 @@ _RULES: tuple[_Rule, ...] = (
 
 _GATE_WORDS = frozenset(word for rule in _RULES if rule.gated for word in rule.context)
 _ALL_RULES = frozenset(range(len(_RULES)))
+_TOKEN_RULES = frozenset(index for index, rule in enumerate(_RULES) if not rule.fallback)  # run on the windows
+_KEY_BODY_AT = _RULES.index(_KEY_BODY)
+
+
+def _re2_options() -> Any:
+    """RE2 options: bytes as bytes (as `re` sees them), 64 MiB for a DFA, no logging."""
+    import re2
+
+    options = re2.Options()
+    options.encoding = re2.Options.Encoding.LATIN1
+    options.max_mem = 64 << 20
+    options.log_errors = False
+    return options
 
 
 @cache
@@ -1065,10 +1157,7 @@ def _engine() -> tuple[Any, list[int], Any, list[int]]:
     up (its DFA out of memory) is told from one that found nothing."""
     import re2  # google-re2: linear time whatever the text; imported only by a process that scans
 
-    options = re2.Options()
-    options.encoding = re2.Options.Encoding.LATIN1  # bytes as bytes, as `re` sees them
-    options.max_mem = 64 << 20
-    options.log_errors = False
+    options = _re2_options()
     built: list[Any] = []
     for fold in (False, True):
         rules = re2.Set.SearchSet(options)
