@@ -287,14 +287,46 @@ def _joints(lines: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
     return spans, series
 
 
-def _window(lines: str, joints: list[tuple[int, int]], first: int, last: int) -> str:
-    """The whole lines around joints `first` to `last` (consecutive lines), those joints removed."""
+def _pieces(lines: str, joints: list[tuple[int, int]], first: int, last: int) -> list[str]:
+    """The whole lines around joints `first` to `last` (consecutive lines), each without what
+    those joints remove: joined, their window."""
     start = lines.rfind("\n", 0, joints[first][0]) + 1
     end = lines.find("\n", joints[last][1])
-    parts = [lines[start : joints[first][0]]]
-    parts += [lines[joints[k][1] : joints[k + 1][0]] for k in range(first, last)]
-    parts.append(lines[joints[last][1] : end if end >= 0 else len(lines)])
-    return "".join(parts)
+    return [
+        lines[start : joints[first][0]],
+        *[lines[joints[k][1] : joints[k + 1][0]] for k in range(first, last)],
+        lines[joints[last][1] : end if end >= 0 else len(lines)],
+    ]
+
+
+def _window(lines: str, joints: list[tuple[int, int]], first: int, last: int) -> str:
+    """The whole lines around joints `first` to `last` (consecutive lines), those joints removed."""
+    return "".join(_pieces(lines, joints, first, last))
+
+
+def _hit_pieces(pieces: list[str], rules: frozenset[int]) -> set[int]:
+    """The pieces of a series (`_pieces`) in which a match of one of `rules` may start in one of
+    its windows: wherever a rule's `core` matches in the series joined (every start: a window's
+    match is one of them, its window holding that piece), the base64 key body's only at an `M`
+    `_KEY_BODY_RUN` reads (each piece after a NUL)."""
+    whole = "".join(pieces)
+    data = whole.encode("utf-8", "surrogatepass")
+    sizes = map(len, pieces) if len(data) == len(whole) else (len(p.encode("utf-8", "surrogatepass")) for p in pieces)
+    ends = list(accumulate(sizes))  # in `data`
+    starts: set[int] = set()
+    for index in rules - {_KEY_BODY_AT}:
+        rule = _RULES[index]
+        text = data.lower() if rule.fold else data
+        match = rule.core.search(text)
+        while match is not None:
+            starts.add(bisect_right(ends, match.start()))
+            match = rule.core.search(text, match.start() + 1)
+    if _KEY_BODY_AT in rules:
+        marked = list(accumulate(len(piece) + 1 for piece in pieces))  # ends in the NUL-joined text
+        for run in _KEY_BODY_RUN.finditer("\x00".join(pieces)):
+            if _der_private_key("M" + run[1].replace("\x00", "")):
+                starts.add(bisect_right(marked, run.start()))
+    return starts
 
 
 def _cut(lines: str, joints: list[tuple[int, int]], first: int, last: int, whole: str) -> dict[tuple[int, int], str]:
@@ -336,9 +368,11 @@ def _rejoined(lines: str, rules: frozenset[int] | None = None) -> str | None:
     whatever the lines before and after hold: a word there would be glued to it), and the whole
     series joined, also without its first line, its last line or both (a longer token).
 
-    Only the windows in which one of `rules` (default: every token rule) may match are built
-    (`_may_join` of a group of series, then of every _CHUNK joints of a long one), but each whole
-    series always is: it holds every word of the others (for the context words)."""
+    Only the windows in which one of `rules` (default: every token rule) may match are built:
+    none in a group of series `_may_join` rules out; in the others, the whole series with and
+    without its ends, and the 2 and 3 lines around each line where a match may start
+    (`_hit_pieces`). Each whole series is always built: it holds every word of the windows left
+    out (the context words)."""
     joints, series = _joints(lines)
     if not joints:
         return None
@@ -352,23 +386,26 @@ def _rejoined(lines: str, rules: frozenset[int] | None = None) -> str | None:
 
     windows: dict[tuple[int, int], str] = {}
     for group in _groups(series):
-        hit = bool(_may_join(whole_lines(group[0][0], group[-1][1]), rules))
+        # one series alone is told apart by `_hit_pieces`
+        hit = len(group) == 1 or bool(_may_join(whole_lines(group[0][0], group[-1][1]), rules))
         for first, last in group:
-            whole = windows[first, last] = _window(lines, joints, first, last)
-            if hit and last - first >= 2:
+            pieces = _pieces(lines, joints, first, last)
+            whole = windows[first, last] = "".join(pieces)
+            starts = _hit_pieces(pieces, rules) if hit else set()
+            if starts and last - first >= 2:  # a match in them starts where one in the whole series may
                 windows.update(_cut(lines, joints, first, last, whole))
-            for start in range(first, last + 1, _CHUNK) if hit else ():
-                end = min(start + _CHUNK, last + 1)
-                if last - first < _CHUNK or _may_join(whole_lines(max(start - 1, first), end - 1), rules):
-                    for index in range(start, end):
-                        windows.setdefault((index, index), _window(lines, joints, index, index))
-                        if index > first:
-                            windows.setdefault((index - 1, index), _window(lines, joints, index - 1, index))
+            for piece in starts:
+                for a, b in _AROUND:
+                    a, b = first + piece + a, first + piece + b
+                    if first <= a <= b <= last and (a, b) not in windows:
+                        windows[a, b] = _window(lines, joints, a, b)
     return _WINDOW_SEPARATOR.join(windows[key] for key in sorted(windows))
 
 
 _WINDOW_SEPARATOR = "\n\x00\n"
-_CHUNK = 32  # joints whose 2- and 3-line windows are built, or not, together (`_rejoined`)
+_CHUNK = 32  # joints of the series `_rejoined` tells apart together (`_groups`)
+# The 2- and 3-line windows (first and last joint) holding a line, the line after joint k - 1.
+_AROUND = ((-1, -1), (0, 0), (-2, -1), (-1, 0), (0, 1))
 _BLANK_LINE_ENDS = (" \n", "\t\n", "\r\n")
 _TRAILING_BLANKS = re.compile(r"(?<![ \t\r])[ \t\r]+$", re.MULTILINE)
 # Every line break a window may join, with what a joint removes around it (`_joints`: the next
@@ -426,6 +463,13 @@ def _may_join(lines: str, rules: frozenset[int] | None = None) -> frozenset[int]
     return hits if found else frozenset()
 
 
+class _Source(str):
+    """The decoded text that windows of joined lines come from (their context), with the token
+    rules that may match in them (`_may_join`): the engine's set need not read the windows."""
+
+    rules: frozenset[int]
+
+
 def _views(text: str) -> Iterator[tuple[str, str | None]]:
     """(view, context): `text`, then its decoded form when it differs, scanned by every rule
     (no context); then, when a line break may split a token that a token rule may find
@@ -443,7 +487,9 @@ def _views(text: str) -> Iterator[tuple[str, str | None]]:
         rules = _may_join(lines)
         windows = _rejoined(lines, rules) if rules else None
         if windows is not None:
-            yield windows, clean
+            source = _Source(clean)
+            source.rules = rules
+            yield windows, source
 
 
 # --- value checks ------------------------------------------------------------------------
@@ -1196,7 +1242,7 @@ def _findings_in(text: str, context: str | None, found: set[str]) -> None:
     around = lower if context is None else lower + b"\n" + context.encode("utf-8", "surrogatepass").lower()
     present: set[bytes] | None = None  # the gate words in `around`, once a gated rule may match
     covered = bytearray(len(data))  # 1 where an earlier rule already matched
-    candidates = _candidates(data, lower)
+    candidates = context.rules if isinstance(context, _Source) else _candidates(data, lower)
     order = range(len(_RULES)) if candidates is _ALL_RULES else sorted(candidates)  # in the rules' order
 
     def settled(at: int) -> bool:
