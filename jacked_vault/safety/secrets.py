@@ -15,11 +15,12 @@ drives everything; every field is scanned over up to three views of its text:
    every 2 and 3 lines, so a word on the line before or after is never glued to a token
    split in two or three, and each whole series of such lines (with and without its first
    and last line) for longer ones, each window on lines of its own between lines holding a
-   NUL (no match spans two windows). Only token shapes are looked for here: generic rules (a
-   secret told by the key or syntax around it, `fallback` in the table) would read glued
-   lines of code (`x = token` + `self.y = 1`) as assignments. Context words are looked for
-   in the windows and anywhere in the text. A PEM header is found in every view whatever
-   blanks or line breaks split it.
+   NUL (no match spans two windows); only those a match may be in are built (below), and
+   every whole series (it holds every word of the others). Only token shapes are looked for
+   here: generic rules (a secret told by the key or syntax around it, `fallback` in the
+   table) would read glued lines of code (`x = token` + `self.y = 1`) as assignments.
+   Context words are looked for in the windows and anywhere in the text. A PEM header is
+   found in every view whatever blanks or line breaks split it.
 
 A view is built only when it can differ: plain text without a backslash, `%`, format
 character or line break is scanned once. The raw view keeps the bare-word value of an
@@ -34,12 +35,19 @@ skips ahead with its fast prefix search; left boundaries are lookbehinds placed 
 literal. A scan that runs on to the end of a line or name stops at the next place the rule
 starts (`_until_next`), so no rule rescans a line once per start. Rules marked `fold` run on
 the ASCII-lowercased bytes (same offsets); `gated` rules run only if a context word occurs.
-The joined windows are the costly view (up to ~9 times the text for short token-like lines,
-built in Python), so they are built only when a token rule may match in them (`_may_join`: the
-set over the text with every line break joined, which holds every window but for the blanks
-and quotes at its ends; the base64 key body, whose prefilter hits any long run, only from an
-`M` whose first characters may pass its check). Once a kind is found, a rule's further matches
-are checked only while a later fallback rule of another kind still reads what they cover.
+The joined windows are the costly view (all of them: up to ~9 times the text for short
+token-like lines, built in Python), so only those a token rule may match in are built. The
+joints are found in one pass over the lines' ends (`_joints`: run lengths, then arithmetic).
+`_may_join` tells which token rules may match in a window of some lines: the set over those
+lines with every line break joined, which holds every window but for the blanks and quotes
+at its ends, then each rule's `core` (its pattern without lookarounds, counts kept, by RE2);
+the base64 key body, whose prefilter hits any long run, only from an `M` whose first
+characters may pass its check. Nothing is built if none may; else, for each group of series
+it does not rule out, the whole series, and where a rule's core matches in a series joined
+(`_hit_pieces`), its cut ends and the 2 and 3 lines around each line a match may start on.
+The windows view carries the rules found (`_Source`): the set does not read it again. Once a
+kind is found, a rule's further matches are checked only while a later fallback rule of
+another kind still reads what they cover.
 
 Decisions about near misses:
 
@@ -120,7 +128,7 @@ from bisect import bisect_right
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache, cached_property
-from itertools import accumulate
+from itertools import accumulate, compress
 from typing import Any
 
 from jacked_vault.errors import VaultError
@@ -240,25 +248,24 @@ def _joints(lines: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
     last) indices in those spans. One pass over the lines' ends (`_LINE_HEAD`, `_LINE_TAIL`),
     then arithmetic on their lengths; `_SHORT_LINES` and `_JOIN_QUOTED` add theirs."""
     heads = list(map(len, _LINE_HEAD.findall(lines)))  # blanks and run
-    if lines.startswith((" ", "\t")) or "\n " in lines or "\n\t" in lines:
+    indented = lines.startswith((" ", "\t")) or "\n " in lines or "\n\t" in lines
+    if indented:
         blanks = list(map(len, _LINE_BLANKS.findall(lines)))
         runs = [head - blank for head, blank in zip(heads, blanks, strict=True)]
     else:
         blanks, runs = [0] * len(heads), heads
-    ends = [len(run) for run in _LINE_TAIL.findall(lines[::-1])]
+    ends = list(map(len, _LINE_TAIL.findall(lines[::-1])))
     ends.reverse()
-    sizes = [len(line) for line in lines.split("\n")]
-    # a middle line of one short run: the runs before, in and after it make SPLIT_TOKEN
-    middle = [
-        end > 0 and after > 0 and 0 < run < SPLIT_TOKEN - 1 and blank + run == size
-        and end + run + after >= SPLIT_TOKEN
-        for end, blank, run, size, after in zip(ends, blanks[1:], runs[1:], sizes[1:], runs[2:], strict=False)
-    ]
-    joined = [  # per break: the runs before and after it make SPLIT_TOKEN, or around a middle line
-        (end > 0 and run > 0 and end + run >= SPLIT_TOKEN) or before or after
-        for end, run, before, after in zip(ends, runs[1:], [False, *middle], [*middle, False], strict=False)
-    ]
-    flags = bytearray(joined)  # 1 for every break that is a joint
+    sizes = list(map(len, lines.split("\n")))
+    short = SPLIT_TOKEN - 1  # a middle line's run is shorter: the runs before, in and after it make SPLIT_TOKEN
+    flags = bytearray([  # 1 for every break that is a joint: line `i` to line `i + 1`
+        (end > 0 and run1 > 0 and end + run1 >= SPLIT_TOKEN)  # the runs before and after it
+        or (end > 0 and run2 > 0 and 0 < run1 < short and head1 == size1 and end + run1 + run2 >= SPLIT_TOKEN)
+        or (end0 > 0 and run1 > 0 and 0 < run < short and head == size and end0 + run + run1 >= SPLIT_TOKEN)
+        for end0, end, head, size, run, head1, size1, run1, run2 in zip(
+            [0, *ends], ends, heads, sizes, runs, heads[1:], sizes[1:], runs[1:], [*runs[2:], 0], strict=False
+        )
+    ])
     for match in _SHORT_LINES.finditer(lines):
         block = match.group()
         breaks = block.count("\n")
@@ -269,17 +276,19 @@ def _joints(lines: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
         ):
             first = lines.count("\n", 0, match.start())
             flags[first : first + breaks] = b"\x01" * breaks
-    starts = list(accumulate([size + 1 for size in sizes]))  # where each line after a break starts
+    starts = list(accumulate(map((1).__add__, sizes)))  # where each line after a break starts
     quoted: dict[int, tuple[int, int]] = {}
     if any(end in lines for end in _QUOTED_LINE_ENDS):
         quoted = {lines.index("\n", match.start()): match.span() for match in _JOIN_QUOTED.finditer(lines)}
         for at in quoted:
             flags[bisect_right(starts, at)] = 1
-    after = zip(starts, blanks[1:], flags, strict=False)  # per break: the next line's start and blanks
     if quoted:
-        spans = [quoted.get(start - 1) or (start - 1, start + blank) for start, blank, join in after if join]
+        after = compress(zip(starts, blanks[1:], strict=False), flags)  # per joint: the next line's start, blanks
+        spans = [quoted.get(start - 1) or (start - 1, start + blank) for start, blank in after]
+    elif indented:
+        spans = [(start - 1, start + blank) for start, blank in compress(zip(starts, blanks[1:], strict=False), flags)]
     else:
-        spans = [(start - 1, start + blank) for start, blank, join in after if join]
+        spans = [(start - 1, start) for start in compress(starts, flags)]
     series, count = [], 0
     for run in _JOINT_RUN.finditer(flags):
         series.append((count, count + run.end() - run.start() - 1))
@@ -1232,7 +1241,8 @@ def _candidates(data: bytes, lower: bytes) -> frozenset[int]:
 def _findings_in(text: str, context: str | None, found: set[str]) -> None:
     """Add to `found` the kind of every secret in one view of a text. With a `context` (the text
     that windows of joined lines come from), fallback rules are skipped and context words are
-    looked for anywhere in the windows or in `context`.
+    looked for anywhere in the windows or in `context`; a `_Source` context names the rules to
+    run (no set over the windows).
 
     A rule whose kind is in `found` runs on only while a later fallback rule of a kind not yet
     found may run: its matches only mark what those skip (`covered`); so a text of a thousand
