@@ -115,6 +115,8 @@ def worst_shapes(seed: int = 7, size: int = 64 * KIB) -> dict[str, str]:
         "sk- words": "".join("sk-" + rand(3) for _ in range(size // 6)),
         # a token rule's prefilter hits the joined lines (`AKIA` + 16 more): the windows are built
         "token lines, hit": "\n".join("AKIA" + rand(6) for _ in range(size // 11)),
+        "quoted lines, hit": "".join(f'"AKIA{rand(6)}" +\n' for _ in range(size // 15)),
+        "indented, hit": "\n".join("  AKIA" + rand(6) for _ in range(size // 13)),
     }
 
 

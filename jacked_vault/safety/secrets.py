@@ -200,7 +200,8 @@ _SHORT_LINES = re.compile(
     rf"^(?:[ \t]*+{_T}{{1,{SPLIT_TOKEN - 1}}}\n){{3,}}[ \t]*+{_T}{{1,{SPLIT_TOKEN - 1}}}$", re.MULTILINE
 )
 _DIGIT = re.compile(r"[0-9]")
-_JOIN_QUOTED = re.compile(r"""["'`](?:[ \t]*\+)?\n[ \t]*\+?[ \t]*["'`]""")
+_QUOTED_JOINT = r"""(?:[ \t]*\+)?(\n)[ \t]*\+?[ \t]*["'`]"""  # after a quote; the break in a group
+_JOIN_QUOTED = re.compile(f"[\"'`]{_QUOTED_JOINT}")
 _QUOTED_LINE_ENDS = ('"\n', "'\n", "`\n", "+\n")
 
 
@@ -279,7 +280,7 @@ def _joints(lines: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
     starts = list(accumulate(map((1).__add__, sizes)))  # where each line after a break starts
     quoted: dict[int, tuple[int, int]] = {}
     if any(end in lines for end in _QUOTED_LINE_ENDS):
-        quoted = {lines.index("\n", match.start()): match.span() for match in _JOIN_QUOTED.finditer(lines)}
+        quoted = {match.start(1): match.span() for match in _JOIN_QUOTED.finditer(lines)}
         for at in quoted:
             flags[bisect_right(starts, at)] = 1
     if quoted:
@@ -419,7 +420,8 @@ _BLANK_LINE_ENDS = (" \n", "\t\n", "\r\n")
 _TRAILING_BLANKS = re.compile(r"(?<![ \t\r])[ \t\r]+$", re.MULTILINE)
 # Every line break a window may join, with what a joint removes around it (`_joints`: the next
 # line's blanks; the quotes and `+` between quoted halves).
-_BREAK = re.compile(f"{_JOIN_QUOTED.pattern}|\\n[ \\t]*")
+# One character class first: `re` skips to the next quote or break at once.
+_BREAK = re.compile(f"[\\n\"'`](?:(?<=\\n)[ \\t]*|(?<=[\"'`]){_QUOTED_JOINT})")
 # An `M` that starts a run of 64 base64 characters when line breaks (here NUL) are skipped,
 # whose first characters may pass `_der_private_key` (what base64 makes of its DER: SEQUENCE with
 # a short length, then 02 or 30; with 0x81 and a length >= 0x80, then 02 or 30 in the fourth
