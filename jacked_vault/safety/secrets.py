@@ -302,9 +302,10 @@ def _pieces(lines: str, joints: list[tuple[int, int]], first: int, last: int) ->
     those joints remove: joined, their window."""
     start = lines.rfind("\n", 0, joints[first][0]) + 1
     end = lines.find("\n", joints[last][1])
+    between = zip(joints[first:last], joints[first + 1 : last + 1], strict=True)
     return [
         lines[start : joints[first][0]],
-        *[lines[joints[k][1] : joints[k + 1][0]] for k in range(first, last)],
+        *[lines[after:before] for (_, after), (before, _) in between],
         lines[joints[last][1] : end if end >= 0 else len(lines)],
     ]
 
@@ -314,12 +315,11 @@ def _window(lines: str, joints: list[tuple[int, int]], first: int, last: int) ->
     return "".join(_pieces(lines, joints, first, last))
 
 
-def _hit_pieces(pieces: list[str], rules: frozenset[int]) -> set[int]:
+def _hit_pieces(pieces: list[str], whole: str, rules: frozenset[int]) -> set[int]:
     """The pieces of a series (`_pieces`) in which a match of one of `rules` may start in one of
     its windows: wherever a rule's `core` matches in the series joined (every start: a window's
     match is one of them, its window holding that piece), the base64 key body's only at an `M`
-    `_KEY_BODY_RUN` reads (each piece after a NUL)."""
-    whole = "".join(pieces)
+    `_KEY_BODY_RUN` reads (each piece after a NUL). `whole`: the pieces joined."""
     data = whole.encode("utf-8", "surrogatepass")
     sizes = map(len, pieces) if len(data) == len(whole) else (len(p.encode("utf-8", "surrogatepass")) for p in pieces)
     ends = list(accumulate(sizes))  # in `data`
@@ -332,7 +332,7 @@ def _hit_pieces(pieces: list[str], rules: frozenset[int]) -> set[int]:
             starts.add(bisect_right(ends, match.start()))
             match = rule.core.search(text, match.start() + 1)
     if _KEY_BODY_AT in rules:
-        marked = list(accumulate(len(piece) + 1 for piece in pieces))  # ends in the NUL-joined text
+        marked = list(accumulate(map((1).__add__, map(len, pieces))))  # ends in the NUL-joined text
         for run in _KEY_BODY_RUN.finditer("\x00".join(pieces)):
             if _der_private_key("M" + run[1].replace("\x00", "")):
                 starts.add(bisect_right(marked, run.start()))
@@ -401,7 +401,7 @@ def _rejoined(lines: str, rules: frozenset[int] | None = None) -> str | None:
         for first, last in group:
             pieces = _pieces(lines, joints, first, last)
             whole = windows[first, last] = "".join(pieces)
-            starts = _hit_pieces(pieces, rules) if hit else set()
+            starts = _hit_pieces(pieces, whole, rules) if hit else set()
             if starts and last - first >= 2:  # a match in them starts where one in the whole series may
                 windows.update(_cut(lines, joints, first, last, whole))
             for piece in starts:
