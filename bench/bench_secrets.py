@@ -5,13 +5,14 @@
 Times `jacked_vault.safety.secrets.scan_text` (the imported one) on: a 1 KiB note body
 (paragraphs, so it has line breaks), the same 1 KiB as one line (no backslash, `%`, format
 character or line break: the single-pass case), a 64 KiB body of such notes, the same
-hard-wrapped at 80 columns (every line break sits between two words: the joined views are
-built, and scanned if a break could split a token), the note as a JSON string (`\\n`,
+hard-wrapped at 80 columns (every line break sits between two words: the windows of joined
+lines are built only if a token rule may match in them), the note as a JSON string (`\\n`,
 `\\"`: decoded view), and a 64 KiB body full of backslash escapes and percent signs,
 nested ones included (`%25`, `\\\\`: every view, two decoding rounds). Then the worst shapes
 (issue 34.1: token-like lines, long runs, split lines, base64, lines that start a rule's scan
-over and over) at 64 KiB each, against the budget of 10 ms per 64 KiB of any shape: the worst
-is printed with MET or MISSED.
+over and over, token-like lines in which a token rule's prefilter hits once they are joined)
+at 64 KiB each, against the budget of 10 ms CPU per 64 KiB of any shape: the worst is printed
+with MET or MISSED.
 `--baseline REF` also times the scanner as it was at git REF (`git show
 REF:jacked_vault/safety/secrets.py`), side by side. Each figure is the median wall time of
 one call, with the median CPU time of this process in brackets (the two differ when other
@@ -112,6 +113,10 @@ def worst_shapes(seed: int = 7, size: int = 64 * KIB) -> dict[str, str]:
         "heroku name": repeat("herokukey"),
         "cookie header": "cookie: " + rand(size - 8),
         "sk- words": "".join("sk-" + rand(3) for _ in range(size // 6)),
+        # a token rule's prefilter hits the joined lines (`AKIA` + 16 more): the windows are built
+        "token lines, hit": "\n".join("AKIA" + rand(6) for _ in range(size // 11)),
+        "quoted lines, hit": "".join(f'"AKIA{rand(6)}" +\n' for _ in range(size // 15)),
+        "indented, hit": "\n".join("  AKIA" + rand(6) for _ in range(size // 13)),
     }
 
 
@@ -175,12 +180,12 @@ def main() -> None:
         cells = ""
         for scanner, scan in scanners.items():
             wall, cpu = per_call_ms(scan, text, 7)
-            worst[scanner] = max(worst[scanner], wall)
+            worst[scanner] = max(worst[scanner], cpu)  # CPU: the machine may be shared
             cells += f"{f'{wall:.2f} ({cpu:.2f})':>22}"
         print(f"{name:<18}{cells}")
-    for scanner, wall in worst.items():
-        verdict = "MET" if wall <= WORST_BUDGET_MS else "MISSED"
-        print(f"worst ms per 64 KiB ({scanner}): {wall:.2f}  <= {WORST_BUDGET_MS} ms {verdict}")
+    for scanner, cpu in worst.items():
+        verdict = "MET" if cpu <= WORST_BUDGET_MS else "MISSED"
+        print(f"worst cpu ms per 64 KiB ({scanner}): {cpu:.2f}  <= {WORST_BUDGET_MS} ms {verdict}")
 
 
 if __name__ == "__main__":

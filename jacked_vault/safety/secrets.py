@@ -14,11 +14,13 @@ drives everything; every field is scanned over up to three views of its text:
    by `+` or juxtaposition), windows of whole lines are scanned with those breaks removed:
    every 2 and 3 lines, so a word on the line before or after is never glued to a token
    split in two or three, and each whole series of such lines (with and without its first
-   and last line) for longer ones. Only token shapes are looked for here: generic rules (a
-   secret told by the key or syntax around it, `fallback` in the table) would read glued
-   lines of code (`x = token` + `self.y = 1`) as assignments. Context words are looked for
-   in the windows and anywhere in the text. A PEM header is found in every view whatever
-   blanks or line breaks split it.
+   and last line) for longer ones, each window on lines of its own between lines holding a
+   NUL (no match spans two windows); only those a match may be in are built (below), and
+   every whole series (it holds every word of the others). Only token shapes are looked for
+   here: generic rules (a secret told by the key or syntax around it, `fallback` in the
+   table) would read glued lines of code (`x = token` + `self.y = 1`) as assignments.
+   Context words are looked for in the windows and anywhere in the text. A PEM header is
+   found in every view whatever blanks or line breaks split it.
 
 A view is built only when it can differ: plain text without a backslash, `%`, format
 character or line break is scanned once. The raw view keeps the bare-word value of an
@@ -33,7 +35,19 @@ skips ahead with its fast prefix search; left boundaries are lookbehinds placed 
 literal. A scan that runs on to the end of a line or name stops at the next place the rule
 starts (`_until_next`), so no rule rescans a line once per start. Rules marked `fold` run on
 the ASCII-lowercased bytes (same offsets); `gated` rules run only if a context word occurs.
-The joined windows are the costly view: up to ~9 times the text for short token-like lines.
+The joined windows are the costly view (all of them: up to ~9 times the text for short
+token-like lines, built in Python), so only those a token rule may match in are built. The
+joints are found in one pass over the lines' ends (`_joints`: run lengths, then arithmetic).
+`_may_join` tells which token rules may match in a window of some lines: the set over those
+lines with every line break joined, which holds every window but for the blanks and quotes
+at its ends, then each rule's `core` (its pattern without lookarounds, counts kept, by RE2);
+the base64 key body, whose prefilter hits any long run, only from an `M` whose first
+characters may pass its check. Nothing is built if none may; else, for each group of series
+it does not rule out, the whole series, and where a rule's core matches in a series joined
+(`_hit_pieces`), its cut ends and the 2 and 3 lines around each line a match may start on.
+The windows view carries the rules found (`_Source`): the set does not read it again. Once a
+kind is found, a rule's further matches are checked only while a later fallback rule of
+another kind still reads what they cover.
 
 Decisions about near misses:
 
@@ -110,9 +124,11 @@ from __future__ import annotations
 
 import binascii
 import re
+from bisect import bisect_right
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache, cached_property
+from itertools import accumulate, compress
 from typing import Any
 
 from jacked_vault.errors import VaultError
@@ -158,11 +174,11 @@ _NESTED = ("%25", "%5c", "%5C", "\\\\", "\\u0025", "\\u005", "\\x25", "\\x5")
 # A line break inside a token. Only the decoded text's breaks that may split one are joined
 # ("joints"), and only in windows of whole lines (`_rejoined`):
 # - a break between two runs of token characters (`_T`) that make at least SPLIT_TOKEN
-#   together, with the next line's indentation (`_JOIN_BREAK`), so wrapped prose and lines of
-#   code are rarely joined;
+#   together, each at least one, with the next line's indentation, so wrapped prose and lines
+#   of code are rarely joined;
 # - both breaks around a line that is one short run (fewer than SPLIT_TOKEN - 1 characters)
-#   when its run and those it touches make SPLIT_TOKEN (`_SHORT_MIDDLE`): a token split over
-#   three lines whose middle part is too short for either break alone;
+#   when its run and those it touches make SPLIT_TOKEN: a token split over three lines whose
+#   middle part is too short for either break alone;
 # - quoted halves (`"abc" +\n "def"`, `'abc'\n 'def'`, `"abc"\n + "def"`: `_JOIN_QUOTED`,
 #   tried only when a line ends in a quote or a `+`), the quotes and `+` removed too;
 # - every break of 4 to MAX_SPLIT_LINES lines that are each one short run, making SPLIT_TOKEN
@@ -171,29 +187,21 @@ _NESTED = ("%25", "%5c", "%5C", "\\\\", "\\u0025", "\\u005", "\\x25", "\\x5")
 SPLIT_TOKEN = 20  # the shortest token shape: an AWS access key id
 MAX_SPLIT_LINES = 64  # a longer series of short lines is a list of words, not one token cut up
 _T = r"[\w+/=.:-]"
-_HALF = SPLIT_TOKEN // 2
-_JOIN_BREAK = re.compile(
-    r"\n"  # a literal first, for speed; then a quick necessary test: one side has half
-    + rf"(?:(?<={_T}{{{_HALF}}}\n)|(?=[ \t]*{_T}{{{_HALF}}}))"
-    + "(?:"  # then the exact one: k characters before and SPLIT_TOKEN - k after
-    + "|".join(
-        f"(?<={_T}{{{k}}}\n)(?=[ \t]*{_T}{{{SPLIT_TOKEN - k}}})" for k in range(1, SPLIT_TOKEN)
-    )
-    + r")[ \t]*"
-)
-_SHORT_MIDDLE = re.compile(
-    rf"\n(?<={_T}\n)[ \t]*+(?P<middle>{_T}{{1,{SPLIT_TOKEN - 2}}}+)"
-    + rf"(?=(?P<second>\n[ \t]*+)(?P<after>{_T}{{1,{SPLIT_TOKEN}}}))"
-)
-_RUN_END = re.compile(rf"{_T}+\Z")
+# The blanks and token run each line starts with, its blanks; on the reversed text, the run each
+# line ends with (each found at every line start, so once per line; SPLIT_TOKEN is as long as a
+# run need be).
+_LINE_HEAD = re.compile(rf"^[ \t]*+{_T}{{0,{SPLIT_TOKEN}}}", re.MULTILINE)
+_LINE_BLANKS = re.compile(r"^[ \t]*", re.MULTILINE)
+_LINE_TAIL = re.compile(rf"^{_T}{{0,{SPLIT_TOKEN}}}", re.MULTILINE)
+_JOINT_RUN = re.compile(rb"\x01+")  # joints on consecutive lines, in the per-break flags
 # A series of 4 or more lines that are each one short run (a token cut into many short lines,
 # `_SHORT_LINES`): every break inside is a joint when the runs make SPLIT_TOKEN together.
 _SHORT_LINES = re.compile(
     rf"^(?:[ \t]*+{_T}{{1,{SPLIT_TOKEN - 1}}}\n){{3,}}[ \t]*+{_T}{{1,{SPLIT_TOKEN - 1}}}$", re.MULTILINE
 )
-_LINE_BREAK = re.compile(r"\n[ \t]*+")
 _DIGIT = re.compile(r"[0-9]")
-_JOIN_QUOTED = re.compile(r"""["'`](?:[ \t]*\+)?\n[ \t]*\+?[ \t]*["'`]""")
+_QUOTED_JOINT = r"""(?:[ \t]*\+)?(\n)[ \t]*\+?[ \t]*["'`]"""  # after a quote; the break in a group
+_JOIN_QUOTED = re.compile(f"[\"'`]{_QUOTED_JOINT}")
 _QUOTED_LINE_ENDS = ('"\n', "'\n", "`\n", "+\n")
 
 
@@ -235,82 +243,264 @@ def _decoded(text: str) -> str:
     return text if text.isascii() else _FORMAT.sub("", text)
 
 
-def _joints(lines: str) -> list[tuple[int, int]]:
-    """The spans of `lines` whose removal joins a line to the next where a token may be split
-    (`_JOIN_BREAK`, `_SHORT_MIDDLE`, `_SHORT_LINES`, `_JOIN_QUOTED`), in order: at most one per
-    line break."""
-    joints = {match.start(): match.span() for match in _JOIN_BREAK.finditer(lines)}
-    for match in _SHORT_MIDDLE.finditer(lines):
-        start = match.start()
-        before = _RUN_END.search(lines, max(0, start - SPLIT_TOKEN), start)
-        run = len(before.group()) if before else 0
-        if run + len(match["middle"]) + len(match["after"]) >= SPLIT_TOKEN:
-            joints[start] = (start, match.start("middle"))
-            joints[match.start("second")] = match.span("second")
+def _joints(lines: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """The spans of `lines` whose removal joins a line to the next where a token may be split, in
+    order (at most one per line break), and each series of them on consecutive lines as (first,
+    last) indices in those spans. One pass over the lines' ends (`_LINE_HEAD`, `_LINE_TAIL`),
+    then arithmetic on their lengths; `_SHORT_LINES` and `_JOIN_QUOTED` add theirs."""
+    heads = list(map(len, _LINE_HEAD.findall(lines)))  # blanks and run
+    indented = lines.startswith((" ", "\t")) or "\n " in lines or "\n\t" in lines
+    if indented:
+        blanks = list(map(len, _LINE_BLANKS.findall(lines)))
+        runs = [head - blank for head, blank in zip(heads, blanks, strict=True)]
+    else:
+        blanks, runs = [0] * len(heads), heads
+    ends = list(map(len, _LINE_TAIL.findall(lines[::-1])))
+    ends.reverse()
+    sizes = list(map(len, lines.split("\n")))
+    short = SPLIT_TOKEN - 1  # a middle line's run is shorter: the runs before, in and after it make SPLIT_TOKEN
+    flags = bytearray([  # 1 for every break that is a joint: line `i` to line `i + 1`
+        (end > 0 and run1 > 0 and end + run1 >= SPLIT_TOKEN)  # the runs before and after it
+        or (end > 0 and run2 > 0 and 0 < run1 < short and head1 == size1 and end + run1 + run2 >= SPLIT_TOKEN)
+        or (end0 > 0 and run1 > 0 and 0 < run < short and head == size and end0 + run + run1 >= SPLIT_TOKEN)
+        for end0, end, head, size, run, head1, size1, run1, run2 in zip(
+            [0, *ends], ends, heads, sizes, runs, heads[1:], sizes[1:], runs[1:], [*runs[2:], 0], strict=False
+        )
+    ])
     for match in _SHORT_LINES.finditer(lines):
-        series = match.group()
-        breaks = series.count("\n")
+        block = match.group()
+        breaks = block.count("\n")
         if (
             breaks < MAX_SPLIT_LINES
-            and len(series) - breaks - series.count(" ") - series.count("\t") >= SPLIT_TOKEN
-            and _DIGIT.search(series)  # every token shape holds digits; a list of words does not
+            and len(block) - breaks - block.count(" ") - block.count("\t") >= SPLIT_TOKEN
+            and _DIGIT.search(block)  # every token shape holds digits; a list of words does not
         ):
-            offset = match.start()
-            for brk in _LINE_BREAK.finditer(series):
-                joints[offset + brk.start()] = (offset + brk.start(), offset + brk.end())
+            first = lines.count("\n", 0, match.start())
+            flags[first : first + breaks] = b"\x01" * breaks
+    starts = list(accumulate(map((1).__add__, sizes)))  # where each line after a break starts
+    quoted: dict[int, tuple[int, int]] = {}
     if any(end in lines for end in _QUOTED_LINE_ENDS):
-        for match in _JOIN_QUOTED.finditer(lines):
-            joints[lines.index("\n", match.start())] = match.span()
-    return [joints[key] for key in sorted(joints)]
+        quoted = {match.start(1): match.span() for match in _JOIN_QUOTED.finditer(lines)}
+        for at in quoted:
+            flags[bisect_right(starts, at)] = 1
+    if quoted:
+        after = compress(zip(starts, blanks[1:], strict=False), flags)  # per joint: the next line's start, blanks
+        spans = [quoted.get(start - 1) or (start - 1, start + blank) for start, blank in after]
+    elif indented:
+        spans = [(start - 1, start + blank) for start, blank in compress(zip(starts, blanks[1:], strict=False), flags)]
+    else:
+        spans = [(start - 1, start) for start in compress(starts, flags)]
+    series, count = [], 0
+    for run in _JOINT_RUN.finditer(flags):
+        series.append((count, count + run.end() - run.start() - 1))
+        count += run.end() - run.start()
+    return spans, series
+
+
+def _pieces(lines: str, joints: list[tuple[int, int]], first: int, last: int) -> list[str]:
+    """The whole lines around joints `first` to `last` (consecutive lines), each without what
+    those joints remove: joined, their window."""
+    start = lines.rfind("\n", 0, joints[first][0]) + 1
+    end = lines.find("\n", joints[last][1])
+    between = zip(joints[first:last], joints[first + 1 : last + 1], strict=True)
+    return [
+        lines[start : joints[first][0]],
+        *[lines[after:before] for (_, after), (before, _) in between],
+        lines[joints[last][1] : end if end >= 0 else len(lines)],
+    ]
 
 
 def _window(lines: str, joints: list[tuple[int, int]], first: int, last: int) -> str:
     """The whole lines around joints `first` to `last` (consecutive lines), those joints removed."""
-    start = lines.rfind("\n", 0, joints[first][0]) + 1
-    end = lines.find("\n", joints[last][1])
-    parts = [lines[start : joints[first][0]]]
-    parts += [lines[joints[k][1] : joints[k + 1][0]] for k in range(first, last)]
-    parts.append(lines[joints[last][1] : end if end >= 0 else len(lines)])
-    return "".join(parts)
+    return "".join(_pieces(lines, joints, first, last))
 
 
-def _rejoined(text: str) -> str | None:
-    """Windows of `text` with split tokens joined, separated by blank lines; None if no line
-    break may split a token. For each series of joints on consecutive lines: every 2 and 3
-    lines around them joined (a token split in two or three, whatever the lines before and
-    after hold: a word there would be glued to it), and the whole series joined, also without
-    its first line, its last line or both (a longer token)."""
-    lines = "\n".join(line.rstrip(" \t\r") for line in text.split("\n"))
-    joints = _joints(lines)
-    windows: set[tuple[int, int]] = set()
-    first = 0  # the first joint of the current series
-    for index, (_, end) in enumerate(joints):
-        windows.add((index, index))
-        if index > first:
-            windows.add((index - 1, index))
-        if index + 1 == len(joints) or "\n" in lines[end : joints[index + 1][0]]:
-            if index - first >= 2:
-                windows |= {(first, index), (first + 1, index), (first, index - 1), (first + 1, index - 1)}
-            first = index + 1
-    if not windows:
+def _hit_pieces(pieces: list[str], whole: str, rules: frozenset[int]) -> set[int]:
+    """The pieces of a series (`_pieces`) in which a match of one of `rules` may start in one of
+    its windows: wherever a rule's `core` matches in the series joined (every start: a window's
+    match is one of them, its window holding that piece), the base64 key body's only at an `M`
+    `_KEY_BODY_RUN` reads (each piece after a NUL). `whole`: the pieces joined."""
+    data = whole.encode("utf-8", "surrogatepass")
+    sizes = map(len, pieces) if len(data) == len(whole) else (len(p.encode("utf-8", "surrogatepass")) for p in pieces)
+    ends = list(accumulate(sizes))  # in `data`
+    starts: set[int] = set()
+    for index in rules - {_KEY_BODY_AT}:
+        rule = _RULES[index]
+        text = data.lower() if rule.fold else data
+        match = rule.core.search(text)
+        while match is not None:
+            starts.add(bisect_right(ends, match.start()))
+            match = rule.core.search(text, match.start() + 1)
+    if _KEY_BODY_AT in rules:
+        marked = list(accumulate(map((1).__add__, map(len, pieces))))  # ends in the NUL-joined text
+        for run in _KEY_BODY_RUN.finditer("\x00".join(pieces)):
+            if _der_private_key("M" + run[1].replace("\x00", "")):
+                starts.add(bisect_right(marked, run.start()))
+    return starts
+
+
+def _cut(lines: str, joints: list[tuple[int, int]], first: int, last: int, whole: str) -> dict[tuple[int, int], str]:
+    """The windows of the series of joints `first` to `last` without its first line, its last line
+    or both, cut from `whole` (its window): what the first joint removed from the start of the
+    line after it and the last joint from the end of the line before it put back."""
+    (start, end), (last_start, last_end) = joints[first], joints[last]
+    head = start - lines.rfind("\n", 0, start) - 1  # the first line, up to its joint
+    line_end = lines.find("\n", last_end)
+    tail = len(whole) - ((line_end if line_end >= 0 else len(lines)) - last_end)  # up to the last joint
+    lead = lines[lines.index("\n", start) + 1 : end]
+    trail = lines[last_start : lines.index("\n", last_start)]
+    return {
+        (first + 1, last): lead + whole[head:],
+        (first, last - 1): whole[:tail] + trail,
+        (first + 1, last - 1): lead + whole[head:tail] + trail,
+    }
+
+
+def _groups(series: list[tuple[int, int]]) -> Iterator[list[tuple[int, int]]]:
+    """`series` in groups of consecutive ones with _CHUNK joints together at most, or one longer."""
+    group: list[tuple[int, int]] = []
+    count = 0
+    for first, last in series:
+        if group and count + last - first + 1 > _CHUNK:
+            yield group
+            group, count = [], 0
+        group.append((first, last))
+        count += last - first + 1
+    if group:
+        yield group
+
+
+def _rejoined(lines: str, rules: frozenset[int] | None = None) -> str | None:
+    """Windows of `lines` (trimmed: `_TRAILING_BLANKS` removed) with split tokens joined, each
+    on lines of its own between lines holding a NUL (no rule reads across one, so no match spans
+    two windows); None if no line break may split a token. For each series of joints on
+    consecutive lines: every 2 and 3 lines around them joined (a token split in two or three,
+    whatever the lines before and after hold: a word there would be glued to it), and the whole
+    series joined, also without its first line, its last line or both (a longer token).
+
+    Only the windows in which one of `rules` (default: every token rule) may match are built:
+    none in a group of series `_may_join` rules out; in the others, the whole series with and
+    without its ends, and the 2 and 3 lines around each line where a match may start
+    (`_hit_pieces`). Each whole series is always built: it holds every word of the windows left
+    out (the context words)."""
+    joints, series = _joints(lines)
+    if not joints:
         return None
-    return "\n\n".join(_window(lines, joints, a, b) for a, b in sorted(windows))
+    rules = _TOKEN_RULES if rules is None else rules
+
+    def whole_lines(first: int, last: int) -> str:
+        """The lines of `lines` around joints `first` to `last`, as they are."""
+        start = lines.rfind("\n", 0, joints[first][0]) + 1
+        end = lines.find("\n", joints[last][1])
+        return lines[start : end if end >= 0 else len(lines)]
+
+    windows: dict[tuple[int, int], str] = {}
+    for group in _groups(series):
+        # one series alone is told apart by `_hit_pieces`
+        hit = len(group) == 1 or bool(_may_join(whole_lines(group[0][0], group[-1][1]), rules))
+        for first, last in group:
+            pieces = _pieces(lines, joints, first, last)
+            whole = windows[first, last] = "".join(pieces)
+            starts = _hit_pieces(pieces, whole, rules) if hit else set()
+            if starts and last - first >= 2:  # a match in them starts where one in the whole series may
+                windows.update(_cut(lines, joints, first, last, whole))
+            for piece in starts:
+                for a, b in _AROUND:
+                    a, b = first + piece + a, first + piece + b
+                    if first <= a <= b <= last and (a, b) not in windows:
+                        windows[a, b] = _window(lines, joints, a, b)
+    return _WINDOW_SEPARATOR.join(windows[key] for key in sorted(windows))
+
+
+_WINDOW_SEPARATOR = "\n\x00\n"
+_CHUNK = 32  # joints of the series `_rejoined` tells apart together (`_groups`)
+# The 2- and 3-line windows (first and last joint) holding a line, the line after joint k - 1.
+_AROUND = ((-1, -1), (0, 0), (-2, -1), (-1, 0), (0, 1))
+_BLANK_LINE_ENDS = (" \n", "\t\n", "\r\n")
+_TRAILING_BLANKS = re.compile(r"(?<![ \t\r])[ \t\r]+$", re.MULTILINE)
+# Every line break a window may join, with what a joint removes around it (`_joints`: the next
+# line's blanks; the quotes and `+` between quoted halves).
+# One character class first: `re` skips to the next quote or break at once.
+_BREAK = re.compile(f"[\\n\"'`](?:(?<=\\n)[ \\t]*|(?<=[\"'`]){_QUOTED_JOINT})")
+# An `M` that starts a run of 64 base64 characters when line breaks (here NUL) are skipped,
+# whose first characters may pass `_der_private_key` (what base64 makes of its DER: SEQUENCE with
+# a short length, then 02 or 30; with 0x81 and a length >= 0x80, then 02 or 30 in the fourth
+# byte; with 0x82, in the fifth), so a line of random characters after an `M` is seldom read on.
+_B64 = r"\x00*[A-Za-z0-9+/]"
+_KEY_BODY_RUN = re.compile(
+    r"M(?<![A-Za-z0-9+/]M)"
+    + r"(?=\x00*(?:[A-H]\x00*[AEIMQUYcgkosw048]\x00*[Cw]"  # 30 LL (02|30)
+    + rf"|I\x00*(?:[GH]{_B64}\x00*[AM]"  # 30 81 LL (02|30)
+    + rf"|[I-L]{_B64}{_B64}\x00*[AQgwDTjz])))"  # 30 82 LL LL (02|30)
+    + rf"(?=((?:{_B64}){{63}}))"
+)
+
+
+def _glued(lines: str, glue: str) -> str:
+    """`lines` with every `_BREAK` replaced by `glue` (by `str.replace` when each is a bare `\\n`)."""
+    if "\n " in lines or "\n\t" in lines or any(end in lines for end in _QUOTED_LINE_ENDS):
+        return _BREAK.sub(glue, lines)
+    return lines.replace("\n", glue)
+
+
+def _may_join(lines: str, rules: frozenset[int] | None = None) -> frozenset[int]:
+    """The token rules (indices in `_RULES`; of `rules` if given) that may match in the windows of
+    `lines` (`_rejoined`), told without finding the joints; none: the windows need not be built. A
+    window is a piece of `lines` with every line break in it joined, that is a piece of `lines`
+    with all of them joined (`_BREAK` removed), but for the blanks, `+` and quote its first line
+    starts with and the quote (and `+`) its last line ends with; no token rule's match starts with
+    those or ends with a quote. So the RE2 set over the fully joined text hits every token rule
+    that may match in a window (without `rules`, a gated one only with its context word in that
+    text or in `lines`), but the base64 key body's (its prefilter hits any long run; there an `M`
+    need not start one): that rule counts only for an `M` starting a run in `lines` with 63 base64
+    characters after it across the breaks, whose first 32 pass its check."""
+    if "\x00" in lines:
+        return _TOKEN_RULES if rules is None else rules
+    joined = _glued(lines, "").encode("utf-8", "surrogatepass")
+    lower = joined.lower()
+    if rules is None:
+        rules = _TOKEN_RULES & _candidates(joined, lower)
+        if any(_RULES[index].gated for index in rules):  # it runs only with a context word in the windows or text
+            around = lower + b"\n" + lines.encode("utf-8", "surrogatepass").lower()
+            rules = frozenset(
+                index for index in rules
+                if not _RULES[index].gated or any(word in around for word in _RULES[index].context)
+            )
+    hits = frozenset(index for index in rules if _RULES[index].core.search(lower if _RULES[index].fold else joined))
+    if hits != {_KEY_BODY_AT}:
+        return hits
+    marked = _glued(lines, "\x00")
+    found = any(_der_private_key("M" + run.replace("\x00", "")) for run in _KEY_BODY_RUN.findall(marked))
+    return hits if found else frozenset()
+
+
+class _Source(str):
+    """The decoded text that windows of joined lines come from (their context), with the token
+    rules that may match in them (`_may_join`): the engine's set need not read the windows."""
+
+    rules: frozenset[int]
 
 
 def _views(text: str) -> Iterator[tuple[str, str | None]]:
     """(view, context): `text`, then its decoded form when it differs, scanned by every rule
-    (no context); then, when a line break may split a token, the decoded text's windows with
-    split tokens joined (`_rejoined`), scanned for token shapes only, the context words some
-    of them need looked up in the whole decoded text."""
+    (no context); then, when a line break may split a token that a token rule may find
+    (`_may_join`), the decoded text's windows with split tokens joined (`_rejoined`), scanned
+    for token shapes only, the context words some of them need looked up in the whole decoded
+    text."""
     yield text, None
     decodable = "\\" in text or "%" in text or (not text.isascii() and _MAYBE_FORMAT.search(text))
     clean = _decoded(text) if decodable else text
     if clean != text:
         yield clean, None
     if "\n" in clean:
-        windows = _rejoined(clean)
+        trailing = any(end in clean for end in _BLANK_LINE_ENDS) or clean.endswith((" ", "\t", "\r"))
+        lines = _TRAILING_BLANKS.sub("", clean) if trailing else clean
+        rules = _may_join(lines)
+        windows = _rejoined(lines, rules) if rules else None
         if windows is not None:
-            yield windows, clean
+            source = _Source(clean)
+            source.rules = rules
+            yield windows, source
 
 
 # --- value checks ------------------------------------------------------------------------
@@ -347,12 +537,27 @@ def _symbol(c: str) -> bool:
     return not c.isalnum() and not c.isspace() and c not in "_-.+"
 
 
+# What every match of `_PLACEHOLDER` in an ASCII value holds (lowercased) or starts with: most
+# values are cleared with a few substring searches (a 64 KiB token would cost 9 ms in the regex).
+_PLACEHOLDER_HINTS = ("***", "...", "xxxx", *_PLACEHOLDER_WORDS)
+_PLACEHOLDER_STARTS = tuple("$%{<[(")
+
+
+def _placeholder(value: str) -> bool:
+    """`value` is (or holds, as its own word) a placeholder or a mask (`_PLACEHOLDER`)."""
+    if value.isascii() and not value.startswith(_PLACEHOLDER_STARTS):
+        lower = value.lower()
+        if not any(hint in lower for hint in _PLACEHOLDER_HINTS):
+            return False
+    return re.search(_PLACEHOLDER, value) is not None
+
+
 def _real(value: str) -> bool:
     """Not a placeholder, a bare secret word or a mask of a few repeated characters."""
     return (
         len(set(value)) >= 4
         and value.lower() not in _BARE_SECRET_WORDS
-        and not re.search(_PLACEHOLDER, value)
+        and not _placeholder(value)
     )
 
 
@@ -567,6 +772,14 @@ class _Rule:
         """The RE2 pattern of the engine's set (`_superset` of `regex`)."""
         return _superset(self.regex)
 
+    @cached_property
+    def core(self) -> Any:
+        """`regex` without its lookarounds but with its counts (`_superset` uncapped), compiled by
+        RE2: it finds every match of the rule in any text that holds it (`_may_join`)."""
+        import re2
+
+        return re2.compile(_superset(self.regex, None), _re2_options())
+
 
 COUNT_CAP = 8  # a prefilter's counts: enough to skip most rules, few enough DFA states
 _LOOKAROUNDS = (b"(?=", b"(?!", b"(?<=", b"(?<!")
@@ -574,10 +787,10 @@ _QUANTIFIERS = b"*+?}"
 _SPACE = rb"\t\n\x0b\f\r "  # Python's `\s` on bytes; RE2's lacks `\v`
 
 
-def _superset(regex: bytes) -> bytes:
+def _superset(regex: bytes, cap: int | None = COUNT_CAP) -> bytes:
     """`regex` as an RE2 pattern that matches every string it matches: lookarounds dropped (each
     only narrows a match), possessive quantifiers made greedy, counts loosened (`{m,n}` as
-    `{min(m, COUNT_CAP),}`: a DFA of a few states per loop, fast on any text), `\\s`/`\\S`
+    `{min(m, cap),}`: a DFA of a few states per loop, fast on any text; kept with no cap), `\\s`/`\\S`
     spelled out, `\\Z` as `\\z`. Every match of the rule is a match of this pattern
     (tests/test_secret_engine.py checks it)."""
     out = bytearray()
@@ -603,9 +816,9 @@ def _superset(regex: bytes) -> bytes:
             continue
         elif char == b"+" and quantified:  # possessive: `*+`, `}+`
             quantified = False
-        elif char == b"{":  # `{m,n}`, `{m}`: at least min(m, COUNT_CAP), as many as may come
+        elif char == b"{" and cap is not None:  # `{m,n}`, `{m}`: at least min(m, cap), as many as may come
             end = regex.index(b"}", at)
-            least = min(int(regex[at + 1 : end].partition(b",")[0]), COUNT_CAP)
+            least = min(int(regex[at + 1 : end].partition(b",")[0]), cap)
             out += b"{%d,}" % least if least else b"*"
             at, quantified = end + 1, True
             continue
@@ -731,6 +944,12 @@ _PROSE_VALUE = (
     r"""(?=[.,;:)]*(?:[\s"'`]|$))"""
 )
 
+
+_KEY_BODY = _rule(  # its prefilter hits any long base64 run: `_may_join` tells it apart
+    "private key (base64 body)",  # DER SEQUENCE: "M" + a length, >= 64 characters
+    r"M(?<![A-Za-z0-9+/]M)(?=[A-H]|I[G-L])[A-Za-z0-9+/]{63,}",
+    _der_private_key,
+)
 
 # Specific shapes first; fallback rules last, so they only label what nothing else did.
 _RULES: tuple[_Rule, ...] = (
@@ -864,11 +1083,7 @@ _RULES: tuple[_Rule, ...] = (
         + rf"(?:\s*{_spaced('BLOCK')})?\s*{_spaced('-----')}",
         None,
     ),
-    _rule(
-        "private key (base64 body)",  # DER SEQUENCE: "M" + a length, >= 64 characters
-        r"M(?<![A-Za-z0-9+/]M)(?=[A-H]|I[G-L])[A-Za-z0-9+/]{63,}",
-        _der_private_key,
-    ),
+    _KEY_BODY,
     _rule(
         "private key (base64 body)",  # base64 of "openssh-key-v1\0"
         _after("b3BlbnNzaC1rZXktdjEA", "A-Za-z0-9+/") + r"[A-Za-z0-9+/]{40,}",
@@ -976,6 +1191,19 @@ _RULES: tuple[_Rule, ...] = (
 
 _GATE_WORDS = frozenset(word for rule in _RULES if rule.gated for word in rule.context)
 _ALL_RULES = frozenset(range(len(_RULES)))
+_TOKEN_RULES = frozenset(index for index, rule in enumerate(_RULES) if not rule.fallback)  # run on the windows
+_KEY_BODY_AT = _RULES.index(_KEY_BODY)
+
+
+def _re2_options() -> Any:
+    """RE2 options: bytes as bytes (as `re` sees them), 64 MiB for a DFA, no logging."""
+    import re2
+
+    options = re2.Options()
+    options.encoding = re2.Options.Encoding.LATIN1
+    options.max_mem = 64 << 20
+    options.log_errors = False
+    return options
 
 
 @cache
@@ -986,10 +1214,7 @@ def _engine() -> tuple[Any, list[int], Any, list[int]]:
     up (its DFA out of memory) is told from one that found nothing."""
     import re2  # google-re2: linear time whatever the text; imported only by a process that scans
 
-    options = re2.Options()
-    options.encoding = re2.Options.Encoding.LATIN1  # bytes as bytes, as `re` sees them
-    options.max_mem = 64 << 20
-    options.log_errors = False
+    options = _re2_options()
     built: list[Any] = []
     for fold in (False, True):
         rules = re2.Set.SearchSet(options)
@@ -1015,19 +1240,32 @@ def _candidates(data: bytes, lower: bytes) -> frozenset[int]:
     return frozenset(found)
 
 
-def _findings_in(text: str, context: str | None = None) -> Iterator[str]:
-    """Yield the kind of every secret in one view of a text (repeats possible). With a
-    `context` (the text that windows of joined lines come from), fallback rules are skipped
-    and context words are looked for anywhere in the windows or in `context`."""
+def _findings_in(text: str, context: str | None, found: set[str]) -> None:
+    """Add to `found` the kind of every secret in one view of a text. With a `context` (the text
+    that windows of joined lines come from), fallback rules are skipped and context words are
+    looked for anywhere in the windows or in `context`; a `_Source` context names the rules to
+    run (no set over the windows).
+
+    A rule whose kind is in `found` runs on only while a later fallback rule of a kind not yet
+    found may run: its matches only mark what those skip (`covered`); so a text of a thousand
+    assignments checks one."""
     data = text.encode("utf-8", "surrogatepass")
     lower = data.lower()  # ASCII only, so offsets are unchanged
     around = lower if context is None else lower + b"\n" + context.encode("utf-8", "surrogatepass").lower()
     present: set[bytes] | None = None  # the gate words in `around`, once a gated rule may match
     covered = bytearray(len(data))  # 1 where an earlier rule already matched
-    candidates = _candidates(data, lower)
-    for index in range(len(_RULES)) if candidates is _ALL_RULES else sorted(candidates):  # in the rules' order
+    candidates = context.rules if isinstance(context, _Source) else _candidates(data, lower)
+    order = range(len(_RULES)) if candidates is _ALL_RULES else sorted(candidates)  # in the rules' order
+
+    def settled(at: int) -> bool:
+        """No fallback rule after `order[at]` may find a kind not yet found (none runs on windows)."""
+        return context is not None or all(
+            _RULES[i].kind in found for i in order[at + 1 :] if _RULES[i].fallback
+        )
+
+    for at, index in enumerate(order):
         rule = _RULES[index]
-        if rule.fallback and context is not None:
+        if (rule.fallback and context is not None) or (rule.kind in found and settled(at)):
             continue
         if rule.gated:
             if present is None:
@@ -1049,15 +1287,19 @@ def _findings_in(text: str, context: str | None = None) -> Iterator[str]:
                 if not any(word in near for word in rule.context):
                     continue
             covered[match.start() : match.end()] = b"\x01" * (match.end() - match.start())
-            yield rule.kind
+            if rule.kind not in found:  # `found` grows only here: once per rule is enough to ask
+                found.add(rule.kind)
+                if settled(at):
+                    break
 
 
 def scan_text(text: str) -> list[str]:
     """Sorted unique kinds of secret found in `text` or its decoded and joined views
     (never the values)."""
-    return sorted(
-        {kind for view, context in _views(text) for kind in _findings_in(view, context)}
-    )
+    found: set[str] = set()
+    for view, context in _views(text):
+        _findings_in(view, context, found)
+    return sorted(found)
 
 
 _Path = tuple[str | int, ...]
