@@ -1,4 +1,4 @@
-"""`init --from` beside `git clone` of the same bare remote (issue 34: ≤ 5× at 50k), alone.
+"""`init --from` beside `git clone` of the same bare remote (issue 34: at most 5x at 50k), alone.
 
     python bench/bench_init_from.py [--sizes 10000,50000] [--vault-dir /tmp/bench-vaults] [--repeat 3]
                                     [--code before=/tmp/old-checkout --code after=.]
@@ -62,7 +62,8 @@ def main() -> None:
                     cpus[label].append(_children_cpu() - before)
                     shutil.rmtree(target)
                 target = work / f"git-clone-{i}"
-                walls["git clone"].append(runner.run([*GIT, "clone", "-q", "--no-local", str(bare), str(target)], work)[0])
+                wall, _ = runner.run([*GIT, "clone", "-q", "--no-local", str(bare), str(target)], work)
+                walls["git clone"].append(wall)
                 cpus["git clone"].append(runner.cpu)
                 shutil.rmtree(target)
             git_wall, git_cpu = med(walls["git clone"]), med(cpus["git clone"])
