@@ -29,7 +29,7 @@ from jacked_vault.sync.clone import clone_vault
 from jacked_vault.write.create import build_note
 from jacked_vault.write.transitions import transition
 from helpers import sync_world
-from helpers.main_process import main_process_blob_reads
+from helpers.main_process import main_process_blob_reads, main_process_derivations
 from helpers.sync_world import add_note, push_from
 
 shared = sync_world.shared  # (laptop, desktop, hostile clone, remote)
@@ -67,7 +67,7 @@ def _arriving_notes(root: Path) -> dict[str, str]:
 
 
 @pytest.mark.parametrize("worker", [False, True], ids=["alone", "with-a-worker"])
-def test_init_from_consults_the_gate_once_per_note_and_reads_each_blob_at_most_once(
+def test_init_from_consults_the_gate_once_per_note_and_reads_and_derives_each_at_most_once(
     shared, tmp_path, monkeypatch, worker
 ):
     laptop, _, _, remote = shared
@@ -81,6 +81,7 @@ def test_init_from_consults_the_gate_once_per_note_and_reads_each_blob_at_most_o
     monkeypatch.setattr(threading, "active_count", lambda: 1)  # pytest-xdist's idle reader thread
     calls = _main_process_gate_calls(monkeypatch)
     read = main_process_blob_reads(monkeypatch)
+    derived = main_process_derivations(monkeypatch)
     done = clone_vault(f"file://{remote}", tmp_path / "second", harness="tester")
     notes = _arriving_notes(done.store.root)
     assert len(notes) >= 9 and done.quarantined == []
@@ -88,6 +89,8 @@ def test_init_from_consults_the_gate_once_per_note_and_reads_each_blob_at_most_o
     reads = Counter(read)
     once = 0 if worker else 1  # with a worker, the main process takes the bytes it read
     assert {rel: reads[oid] for rel, oid in notes.items()} == dict.fromkeys(notes, once)
+    honest = Counter(title for title in derived if title.startswith("Honest note"))
+    assert honest == Counter({f"Honest note {i}": once for i in range(8)} if once else {})  # a worker's, handed on
     index = SearchIndex(Store(done.store.root))
     try:
         indexed = {path for (path,) in index.db.execute("SELECT path FROM docs WHERE tier='note'")}

@@ -187,8 +187,7 @@ def _indexable(store: Store, rel: str) -> bool:
 
 class Verdicts:
     """The gate's content verdicts on this machine (`store.gate.Verdicts`), kept in the index
-    file: new ones are held in memory until `save()`, which writes them in one transaction.
-    """
+    file: new ones are held in memory until `save()`, which writes them in one transaction."""
 
     def __init__(self, db: sqlite3.Connection) -> None:
         self._db = db
