@@ -23,7 +23,7 @@ import sqlite3
 import stat
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import closing, contextmanager
+from contextlib import closing, contextmanager, nullcontext
 from dataclasses import replace
 from functools import lru_cache
 from itertools import islice
@@ -55,6 +55,7 @@ if TYPE_CHECKING:
     from jacked_vault.document.ids import ShortId
     from jacked_vault.store.progress import Progress
     from jacked_vault.store.deadline import Deadline
+    from jacked_vault.store.gate import Checked, Passed
     from jacked_vault.store.tombstones import Stones
     from jacked_vault.store.reviews import Provenance, ReviewPolicy, Verdict
 
@@ -186,15 +187,11 @@ def _indexable(store: Store, rel: str) -> bool:
 
 class Verdicts:
     """The gate's content verdicts on this machine (`store.gate.Verdicts`), kept in the index
-    file: new ones are held in memory until `save()`, which writes them in one transaction.
-    With `keep_notes` (a clone: the build follows the judgement in one process) the parsed notes
-    are kept too, until `close()`, so the build does not parse the same bytes again."""
+    file: new ones are held in memory until `save()`, which writes them in one transaction."""
 
     def __init__(self, db: sqlite3.Connection) -> None:
         self._db = db
         self._new: set[bytes] = set()
-        self.keep_notes = False
-        self._notes: dict[bytes, object] = {}
         self._stored: set[bytes] | None = None  # every stored key, once a large build read them (`known`)
         self._offered: dict[bytes, object] = {}
 
@@ -218,17 +215,15 @@ class Verdicts:
 
     def remember(self, key: bytes, note: object) -> None:
         self._new.add(key)
-        if self.keep_notes:
-            self._notes[key] = note
 
     def note(self, key: bytes) -> object | None:
-        """The kept or offered parse of these bytes, handed out once (the build that asks uses it
-        once); an offered verdict is remembered when taken."""
+        """The offered parse of these bytes, handed out once (the build that asks uses it once);
+        an offered verdict is remembered when taken."""
         if key in self._offered:
             note = self._offered.pop(key)
             self.remember(key, note)
             return note
-        return self._notes.pop(key, None)
+        return None
 
     def offer(self, key: bytes, note: object) -> None:
         """A pass this machine's gate reached in a worker process (search/parallel.py): it counts
@@ -308,6 +303,7 @@ class SearchIndex:
         self._verdicts: Verdicts | None = None
         self._derived: dict[str, tuple[object, Derived]] = {}  # path -> a worker's parse and its Derived (a build)
         self._blobs: dict[str, bytes] = {}  # path -> the bytes a worker read for it (taken when they are its blob)
+        self._passed: dict[str, Passed] = {}  # path -> the gate's pass of its blob, judged already (a rebuild's)
         self.foreign_stones = False  # values rejected in other stores are hidden (`hide_rejected_elsewhere`)
         self._review_policy: ReviewPolicy | None = None
         self._tally: _Tally | None = None  # a bulk insert's totals, written once at its end (`_bulk`)
@@ -424,13 +420,19 @@ class SearchIndex:
         changed = changed_entries(repo, _tree_or_none(repo, indexed), commit.tree)
         return sum(1 for _ in islice(changed, limit + 1))
 
-    def rebuild(self, progress: Progress | None = None) -> int:
+    def rebuild(self, progress: Progress | None = None, passed: dict[str, Passed] | None = None) -> int:
         """Drop everything and index the whole HEAD tree (`progress`: told as it goes); returns the
-        number of notes indexed."""
+        number of notes indexed. `passed`: path -> the gate's pass (`store.gate.Passed`) of a file
+        judged already (an arrival), taken for that very blob instead of reading and judging it
+        again (the index's own rules, bounds and tombstone sweep still apply); emptied."""
         if progress is not None:
             self._progress = progress
         self._reset(self.db)
-        self._catch_up()
+        self._passed = passed if passed is not None else {}
+        try:
+            self._catch_up()
+        finally:
+            self._passed = {}
         return self.count()
 
     def _catch_up(self) -> None:
@@ -541,8 +543,11 @@ class SearchIndex:
             by_root.setdefault(root_of(self.store, rel), []).append((rel, entry))
         roots = sorted(by_root, key=lambda r: r != "tombstones")
         ordered = [item for root in roots for item in by_root[root]]
-        with self._bulk(True), closing(
-            ahead(self.store, repo, ordered, self.verdicts, self._derived, blobs=self._blobs)
+        judged = nullcontext(iter(ordered))  # judged already (`rebuild`): nothing for workers to do
+        with self._bulk(True), (
+            judged
+            if self._passed
+            else closing(ahead(self.store, repo, ordered, self.verdicts, self._derived, blobs=self._blobs))
         ) as items:
             for root in roots:
                 self._index_root(repo, root, islice(items, len(by_root[root])))
@@ -577,15 +582,21 @@ class SearchIndex:
         count = total = 0
         truncated = False
         for rel, entry in files:
-            mode = entry.filemode  # pygit2 makes an enum each time it is asked
-            blob = self._blob(repo, rel, entry, mode)
+            passed = self._passed.pop(rel, None)
+            if passed is not None and passed.oid != entry.id:
+                passed = None
+            mode = entry.filemode if passed is None else None  # pygit2 makes an enum each time it is asked
+            blob = (passed.size, None) if passed is not None else self._blob(repo, rel, entry, mode)
             count += 1  # noqa: SIM113 - counts the files read so far, against MAX_ROOT_FILES
             total += blob[0]
             if count > MAX_ROOT_FILES or total > MAX_ROOT_BYTES:
                 truncated = True
                 deque(files, maxlen=0)
                 break
-            self._index_entry(repo, rel, entry, blob, mode)
+            if passed is not None:
+                self._index_checked(rel, passed.checked, passed.sha, passed.size, passed.derived)
+            else:
+                self._index_entry(repo, rel, entry, blob, mode)
             self._read += 1
             if self._progress is not None and self._read % PROGRESS_STEP == 0:
                 self._progress(self._read, self._to_index)
@@ -823,11 +834,16 @@ class SearchIndex:
         except VaultError as exc:
             self._problem(rel, exc.details.get("gate", "INVALID"), exc.message, size)
             return
-        claim, review, derived = None, None, None
+        self._index_checked(rel, checked, content_hash(data), size)
+
+    def _index_checked(self, rel: str, checked: Checked, sha: str, size: int, derived: Derived | None = None) -> None:
+        """Index one committed file the gate passed (`checked`: its verdict; `sha`, `size`: its
+        bytes'); `derived`: what a worker derived from `checked.note`."""
+        claim, review = None, None
         if checked.note is not None:
             found = Entry.from_note(checked.note)
             ready = self._derived.pop(rel, None)
-            if ready is not None and ready[0] is checked.note:  # a worker derived it from this very parse
+            if derived is None and ready is not None and ready[0] is checked.note:  # a worker's, from this very parse
                 derived = ready[1]
             claim = found.trust
             review = self._review_of(checked.note) if claim == "reviewed" else None
@@ -841,7 +857,7 @@ class SearchIndex:
         else:
             group, folder = classify_episodic(self.store, rel)  # type: ignore[misc]
             found = Entry.from_episodic(checked.text or "", group, folder, rel)
-        rowid = self.add_entry(rel, found, content_hash(data), size, claim=claim, review=review, derived=derived)
+        rowid = self.add_entry(rel, found, sha, size, claim=claim, review=review, derived=derived)
         if checked.values:
             self._rows(_VALUES, [(rowid, v) for v in checked.values])
         self._counted()

@@ -56,8 +56,9 @@ if TYPE_CHECKING:
     import pygit2
 
     from jacked_vault.document import Note
+    from jacked_vault.search.derived import Derived
     from jacked_vault.store.deadline import Deadline
-    from jacked_vault.store.gate import Checked, Verdicts
+    from jacked_vault.store.gate import Checked, Passed, Verdicts
     from jacked_vault.store.reviews import Signed
 
 FILE_MODES = (0o100644, 0o100755)
@@ -177,14 +178,18 @@ class _Judge:
     )  # path -> (the base note's id, arriving bytes): another note there
     verdicts: Verdicts | None = None  # store.gate.Verdicts: this machine's record of what its gate passed
     signed: Signed | None = None  # with trusted keys: the arriving accepts and forgets git verifies
+    passes: dict[str, Checked] | None = None  # path -> the gate's pass of a note (kept when asked: `passed`)
 
     def gate(self, rel: str, data: bytes, base: bytes | None, *, new: bool, kind: str = "note") -> Checked:
         from jacked_vault.store.gate import inspect
 
         tombstoned = self.here if kind in MARKDOWN_KINDS and self.here is not None else self.tombstoned
-        return inspect(
+        checked = inspect(
             self.store, rel, data, tombstoned=tombstoned, base=base, new=new, arrival=True, verdicts=self.verdicts
         )
+        if self.passes is not None and checked.note is not None:
+            self.passes[rel] = checked
+        return checked
 
 
 def inspect_arrivals(
@@ -200,6 +205,7 @@ def inspect_arrivals(
     deadline: Deadline | None = None,
     rejected_at: Callable[[str], str | None] | None = None,
     progress: Progress | None = None,
+    passed: dict[str, Passed] | None = None,
 ) -> Arrivals:
     """Judge every file that differs between the merge base (None: unrelated) and the remote.
 
@@ -210,7 +216,10 @@ def inspect_arrivals(
     again; `signed` (where this machine names trusted keys): the arriving accepts and forgets git
     verifies, the only ones taken. `rejected_at` (value hash -> when this store's latest rejected
     note of it was rejected) weighs a person's re-add against the rejection; `progress` (store.progress)
-    is told how many files are judged, of how many. `deadline`
+    is told how many files are judged, of how many. `passed`: each arriving note the gate passes
+    (whatever a later arrival rule says), as `store.gate.Passed`, with what a worker derived from it
+    for the search index, so an index built from the same tree takes the verdict instead of
+    reading and judging the note again (`init --from`). `deadline`
     (store.deadline): past it, OutOfTime between two
     files (the workers judging ahead killed), saying how many were judged; what the gate passed
     until then is in `verdicts`."""
@@ -224,7 +233,7 @@ def inspect_arrivals(
     machine = machine_id(store.state)
     judge = _Judge(
         store, repo, base_tree, tombstoned, local_path or (lambda _id: None), verdicts=verdicts, here=here,
-        signed=signed,
+        signed=signed, passes=None if passed is None else {},
     )  # fmt: skip
     out = judge.out
     audits: list[tuple[str, pygit2.Object]] = []
@@ -274,13 +283,16 @@ def inspect_arrivals(
         judge.left = _left_ids(judge)
 
     blobs: dict[str, bytes] = {}  # the bytes a worker read for a note (taken when they are its blob)
+    derived: dict[str, tuple[object, Derived]] | None = None if passed is None else {}  # path -> a worker's derivation
     try:
-        with closing(_judged_ahead(store, repo, later, verdicts, audits_first, blobs, deadline)) as items:
+        with closing(_judged_ahead(store, repo, later, verdicts, audits_first, blobs, deadline, derived)) as items:
             for rel, entry, kind in items:
                 on_time()
                 data = offered_blob(blobs.pop(rel, None), entry.id) or _blob(repo, entry)
                 if kind == "note":
                     _judge_note(judge, rel, data)
+                    if passed is not None and derived is not None:
+                        _keep_pass(judge, passed, derived, rel, entry.id, data)
                 elif kind == "tombstones":
                     _judge_tombstones(judge, rel, data)
                 else:
@@ -310,6 +322,28 @@ def inspect_arrivals(
     return out
 
 
+def _keep_pass(
+    judge: _Judge,
+    passed: dict[str, Passed],
+    derived: dict[str, tuple[object, Derived]],
+    rel: str,
+    oid: pygit2.Oid,
+    data: bytes,
+) -> None:
+    """Hand on the gate's pass of the note just judged at `rel` (if it passed), with what a worker
+    derived from that very parse."""
+    from jacked_vault.store.audit import content_hash
+    from jacked_vault.store.gate import Passed
+
+    assert judge.passes is not None, "kept only when asked"
+    checked = judge.passes.pop(rel, None)
+    ready = derived.pop(rel, None)
+    if checked is None:
+        return
+    made = ready[1] if ready is not None and ready[0] is checked.note else None
+    passed[rel] = Passed(oid, len(data), content_hash(data), checked, made)
+
+
 def _judged_ahead(
     store: Store,
     repo: pygit2.Repository,
@@ -318,12 +352,13 @@ def _judged_ahead(
     first: Callable[[], None],
     blobs: dict[str, bytes],
     deadline: Deadline | None = None,
+    derived: dict[str, tuple[object, Derived]] | None = None,
 ) -> Generator[tuple[str, pygit2.Object, str], None, None]:
     """`later` in its order, after `first()`; with `verdicts`, each note's content verdict is judged
     ahead in a worker process where a spare core allows (search/parallel.py: the gate here then
     finds the verdict and the parse instead of judging the bytes again, and a wait for the workers
     ends at `deadline`), `first()` running while the workers start; `blobs` gets the bytes the
-    workers read."""
+    workers read, `derived` (when given) what they derive from each note for the search index."""
     if verdicts is None:
         first()
         yield from later
@@ -338,6 +373,7 @@ def _judged_ahead(
             repo,
             [(rel, entry) for rel, entry, _ in later],
             verdicts,
+            derived,
             meanwhile=first,
             blobs=blobs,
             deadline=deadline,

@@ -172,6 +172,7 @@ def _check_out(store: Store, stages: Stages | None = None):
     import pygit2
 
     from jacked_vault.search.index import SearchIndex
+    from jacked_vault.store.gate import Passed
     from jacked_vault.store.tombstones import NO_STONES
     from jacked_vault.sync.arrivals import arrival_tombstones, inspect_arrivals
 
@@ -186,12 +187,12 @@ def _check_out(store: Store, stages: Stages | None = None):
             "nothing was left behind",
         )
     tree = commit.tree
-    index = SearchIndex(store)  # where the gate records what it passed (and, here, its parse): the build then trusts it
+    index = SearchIndex(store)  # where the gate records what it passed
+    passed: dict[str, Passed] = {}  # each note judged once: the build takes the gate's pass, its parse, its derivation
     try:
-        index.verdicts.keep_notes = True
         arrivals = inspect_arrivals(
             store, repo, None, tree, arrival_tombstones(repo, None, tree), verdicts=index.verdicts, here=NO_STONES,
-            progress=stages("judging files") if stages else None,
+            progress=stages("judging files") if stages else None, passed=passed,
         )  # fmt: skip
         arrivals.refused += [  # what a vault needs cannot be kept out: there is no local version to keep
             {"path": item["path"], "why": f"{item['code']}: {item['why'].removeprefix(item['path'] + ': ')}"}
@@ -208,7 +209,7 @@ def _check_out(store: Store, stages: Stages | None = None):
         git_index = repo.index
         git_index.read_tree(tree)
         git_index.write()
-        index.rebuild(progress=stages("indexing files") if stages else None)
+        index.rebuild(progress=stages("indexing files") if stages else None, passed=passed)
         return branch, str(commit.id), arrivals, reason, index.count()
     finally:
         index.close()

@@ -1,0 +1,139 @@
+"""`init --from` judges each arriving note once (issue 34.2): the gate's verdict on a note the
+arrival judged, its parse and what it gives the index are handed to the search index as values,
+so the index build neither reads the note's blob again nor consults the gate again. What the
+gate refuses (a secret, an invalid frontmatter, a rejected value) is reported as before and is
+in neither the working tree, git's index nor the search index. Real vaults, a real bare remote,
+the hostile commits made with plain git, the real CLI for the refusals; work is counted, never
+timed."""
+
+from __future__ import annotations
+
+import os
+import random
+import string
+import threading
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from conftest import git, run_cli
+from jacked_vault.document import render_note
+from jacked_vault.notes import AddRequest, add
+from jacked_vault.search import parallel
+from jacked_vault.search.index import SearchIndex
+from jacked_vault.store import gate
+from jacked_vault.store.layout import Store
+from jacked_vault.sync import sync
+from jacked_vault.sync.clone import clone_vault
+from jacked_vault.write.create import build_note
+from jacked_vault.write.transitions import transition
+from helpers import sync_world
+from helpers.main_process import main_process_blob_reads, main_process_derivations
+from helpers.sync_world import add_note, push_from
+
+shared = sync_world.shared  # (laptop, desktop, hostile clone, remote)
+TOKEN = "ghp_" + "".join(random.Random(5).choices(string.ascii_letters + string.digits, k=36))
+SECRET = "groups/tools/note/a-token.md"
+INVALID = "groups/tools/note/no-frontmatter.md"
+STONED = "groups/tools/note/use-tabs-again.md"
+
+
+def _rendered(title: str, body: str, origin: str = "mcp") -> str:
+    note = build_note(
+        title=title, body=body, kind="note", scope="group", group="tools", repos=[], source_harness="x", origin=origin
+    )
+    return render_note(note).decode()
+
+
+def _main_process_gate_calls(monkeypatch) -> Counter[str]:
+    """How many times this process consults the gate (`store.gate.inspect`) for each path, from now on."""
+    main, calls = os.getpid(), Counter[str]()
+    plain = gate.inspect
+
+    def inspect(store, rel, data, **kw):
+        if os.getpid() == main:
+            calls[rel] += 1
+        return plain(store, rel, data, **kw)
+
+    monkeypatch.setattr(gate, "inspect", inspect)
+    return calls
+
+
+def _arriving_notes(root: Path) -> dict[str, str]:
+    """path -> blob id of every note the clone's HEAD holds."""
+    listed = git(root, "ls-tree", "-r", "HEAD", "groups").splitlines()
+    return {line.split("\t")[1]: line.split()[2] for line in listed if "/note/" in line}
+
+
+@pytest.mark.parametrize("worker", [False, True], ids=["alone", "with-a-worker"])
+def test_init_from_consults_the_gate_once_per_note_and_reads_and_derives_each_at_most_once(
+    shared, tmp_path, monkeypatch, worker
+):
+    laptop, _, _, remote = shared
+    for i in range(8):
+        add_note(laptop, f"Honest note {i}", body=f"Retry the upload {i} times after a timeout.")
+    sync(laptop)
+    if worker and len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("needs a second core")
+    monkeypatch.setattr(parallel, "PARALLEL_MIN", 2 if worker else 10**9)
+    monkeypatch.setattr(parallel, "BATCH", 2)
+    monkeypatch.setattr(threading, "active_count", lambda: 1)  # pytest-xdist's idle reader thread
+    calls = _main_process_gate_calls(monkeypatch)
+    read = main_process_blob_reads(monkeypatch)
+    derived = main_process_derivations(monkeypatch)
+    done = clone_vault(f"file://{remote}", tmp_path / "second", harness="tester")
+    notes = _arriving_notes(done.store.root)
+    assert len(notes) >= 9 and done.quarantined == []
+    assert {rel: calls[rel] for rel in notes} == dict.fromkeys(notes, 1)  # judged once, by the arrival
+    reads = Counter(read)
+    once = 0 if worker else 1  # with a worker, the main process takes the bytes it read
+    assert {rel: reads[oid] for rel, oid in notes.items()} == dict.fromkeys(notes, once)
+    honest = Counter(title for title in derived if title.startswith("Honest note"))
+    assert honest == Counter({f"Honest note {i}": once for i in range(8)} if once else {})  # a worker's, handed on
+    index = SearchIndex(Store(done.store.root))
+    try:
+        indexed = {path for (path,) in index.db.execute("SELECT path FROM docs WHERE tier='note'")}
+    finally:
+        index.close()
+    assert indexed == set(notes)
+
+
+def test_init_from_keeps_what_the_gate_refuses_out_of_the_tree_and_both_indexes(shared, tmp_path):
+    laptop, _, hostile, remote = shared
+    rejected = add(laptop, AddRequest(title="Use tabs", body="Indent with tabs.", group="tools"))
+    transition(laptop, rejected.note.id, "reject", reason="spaces")
+    for i in range(3):
+        add_note(laptop, f"Honest note {i}")
+    sync(laptop)
+    git(hostile, "pull", "-q", "--no-rebase", "origin", "main")
+    push_from(
+        hostile,
+        {
+            SECRET: _rendered("A token", f"ci uses {TOKEN} now"),
+            INVALID: "# No frontmatter\n\nJust text.\n",
+            STONED: _rendered("Use tabs", "Indent with tabs."),
+        },
+        "by hand",
+    )
+    vault = tmp_path / "home" / "vault"
+    vault.parent.mkdir()
+    done = run_cli("memory", "init", "--from", f"file://{remote}", "--json", vault=vault)
+    assert done.code == 0, done.stderr
+    assert sorted((q["path"], q["code"]) for q in done.json["quarantined"]) == [
+        (SECRET, "SECRET"),
+        (INVALID, "VALIDATION"),
+        (STONED, "TOMBSTONED"),
+    ]
+    refused = {SECRET, INVALID, STONED}
+    assert not any((vault / rel).exists() for rel in refused)
+    assert not refused & set(git(vault, "ls-files").splitlines())
+    assert git(vault, "status", "--porcelain") == ""
+    index = SearchIndex(Store(vault))
+    try:
+        indexed = dict(index.db.execute("SELECT path, status FROM docs"))
+    finally:
+        index.close()
+    assert not refused & set(indexed)
+    assert {f"groups/tools/note/honest-note-{i}.md" for i in range(3)} <= set(indexed)
+    assert "rejected" in indexed.values()  # the rejection itself arrived and is indexed
