@@ -151,6 +151,15 @@ def _log_lines(root: Path, hook: str) -> list[str]:
     return [line for line in log.read_text().splitlines() if f"hook={hook} " in line] if log.is_file() else []
 
 
+def _background_pull_ended(root: Path) -> list[str]:
+    """The log lines of the detached `_hook pull` once it has written its own (90 s at most)."""
+    waited = 0.0
+    while not _log_lines(root, "pull") and waited < 90:
+        time.sleep(0.2)
+        waited += 0.2
+    return _log_lines(root, "pull")
+
+
 def test_the_session_start_answers_at_the_cap_and_the_pull_finishes_in_the_background(
     pushed, monkeypatch, capsys
 ):
@@ -167,11 +176,7 @@ def test_the_session_start_answers_at_the_cap_and_the_pull_finishes_in_the_backg
     assert "Token lines" not in capsys.readouterr().out  # answered with the state the session had
     assert "pull=timeout" in _log_lines(root, "session-start")[-1]
 
-    waited = 0.0
-    while not _log_lines(root, "pull") and waited < 90:  # the detached pull's own log line
-        time.sleep(0.2)
-        waited += 0.2
-    finished = _log_lines(root, "pull")
+    finished = _background_pull_ended(root)
     assert finished and "pull=ok" in finished[-1], finished
     assert _head(root) == _head(laptop.vault.root)
     found = run_cli("memory", "search", "Token lines", "--all", "--limit", "20", "--json", vault=root).json
@@ -195,11 +200,7 @@ def test_a_fetch_still_running_at_the_cap_finishes_in_the_background(pushed, mon
     started = _log_lines(root, "session-start")[-1]
     assert "pull=timeout" in started and "in the background" in started, started
 
-    waited = 0.0
-    while not _log_lines(root, "pull") and waited < 90:  # the detached pull's own log line
-        time.sleep(0.2)
-        waited += 0.2
-    finished = _log_lines(root, "pull")
+    finished = _background_pull_ended(root)
     assert finished and "pull=ok" in finished[-1], finished
     assert _head(root) == _head(laptop.vault.root)
     assert all((root / rel).is_file() for rel in paths)
