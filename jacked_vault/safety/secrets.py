@@ -44,7 +44,7 @@ at its ends, then each rule's `core` (its pattern without lookarounds, counts ke
 the base64 key body, whose prefilter hits any long run, only from an `M` whose first
 characters may pass its check. Nothing is built if none may; else, for each group of series
 it does not rule out, the whole series, and where a rule's core matches in a series joined
-(`_hit_pieces`), its cut ends and the 2 and 3 lines around each line a match may start on.
+(`_starts`), its cut ends and the 2 and 3 lines around each line a match may start on.
 The windows view carries the rules found (`_Source`): the set does not read it again. Once a
 kind is found, a rule's further matches are checked only while a later fallback rule of
 another kind still reads what they cover.
@@ -315,28 +315,27 @@ def _window(lines: str, joints: list[tuple[int, int]], first: int, last: int) ->
     return "".join(_pieces(lines, joints, first, last))
 
 
-def _hit_pieces(pieces: list[str], whole: str, rules: frozenset[int]) -> set[int]:
-    """The pieces of a series (`_pieces`) in which a match of one of `rules` may start in one of
-    its windows: wherever a rule's `core` matches in the series joined (every start: a window's
-    match is one of them, its window holding that piece), the base64 key body's only at an `M`
-    `_KEY_BODY_RUN` reads (each piece after a NUL). `whole`: the pieces joined."""
-    data = whole.encode("utf-8", "surrogatepass")
-    sizes = map(len, pieces) if len(data) == len(whole) else (len(p.encode("utf-8", "surrogatepass")) for p in pieces)
-    ends = list(accumulate(sizes))  # in `data`
-    starts: set[int] = set()
-    for index in rules - {_KEY_BODY_AT}:
-        rule = _RULES[index]
-        text = data.lower() if rule.fold else data
-        match = rule.core.search(text)
-        while match is not None:
-            starts.add(bisect_right(ends, match.start()))
-            match = rule.core.search(text, match.start() + 1)
-    if _KEY_BODY_AT in rules:
+def _starts(pieces: list[str], data: bytes, ends: list[int], index: int) -> Iterator[int]:
+    """The pieces of a series (`_pieces`) in which a match of rule `index` may start in one of its
+    windows, in order, found as they are read: wherever the rule's `core` matches in the series
+    joined (`data`, its bytes; `ends`: where each piece ends in it), the base64 key body's only at
+    an `M` `_KEY_BODY_RUN` reads (each piece after a NUL). A window's match is one of them, its
+    window holding that piece."""
+    if index == _KEY_BODY_AT:
         marked = list(accumulate(map((1).__add__, map(len, pieces))))  # ends in the NUL-joined text
         for run in _KEY_BODY_RUN.finditer("\x00".join(pieces)):
             if _der_private_key("M" + run[1].replace("\x00", "")):
-                starts.add(bisect_right(marked, run.start()))
-    return starts
+                yield bisect_right(marked, run.start())
+        return
+    rule = _RULES[index]
+    text = data.lower() if rule.fold else data
+    match = rule.core.search(text)
+    while match is not None:
+        piece = bisect_right(ends, match.start())
+        yield piece
+        if piece >= len(ends) - 1:
+            return
+        match = rule.core.search(text, ends[piece])  # the next piece's first start
 
 
 def _cut(lines: str, joints: list[tuple[int, int]], first: int, last: int, whole: str) -> dict[tuple[int, int], str]:
@@ -383,7 +382,7 @@ def _rejoined(
     Only the windows in which one of `rules` (default: every token rule) may match are built:
     none in a group of series `_may_join` rules out; in the others, the whole series, then its
     windows with and without its ends and the 2 and 3 lines around each line where a match may
-    start (`_hit_pieces`). Returned: every whole series joined, one a line (it holds every word
+    start (`_starts`). Returned: every whole series joined, one a line (it holds every word
     of every window: the context words), and the windows in batches (`_batches`), built as they
     are read; with `found`, only around lines where a rule of a kind not in it may start."""
     joints, series = _joints(lines)
@@ -394,7 +393,7 @@ def _rejoined(
     for group in _groups(series):
         start = lines.rfind("\n", 0, joints[group[0][0]][0]) + 1
         end = lines.find("\n", joints[group[-1][1]][1])
-        # one series alone is told apart by `_hit_pieces`
+        # one series alone is told apart by `_starts`
         hit = len(group) == 1 or bool(_may_join(lines[start : end if end >= 0 else len(lines)], rules))
         for first, last in group:
             pieces = _pieces(lines, joints, first, last)
@@ -411,18 +410,20 @@ def _batches(
 ) -> Iterator[str]:
     """The windows `_rejoined` builds, in batches of at least `_BATCH` characters (doubling from
     one of several windows to the next): each whole series a match may be in first, then in each
-    the 2 and 3 lines around the lines where a match may start, then its cut ends. With `found` (the kinds its
-    reader has found, growing between batches), a window is built only around a line where a
-    rule of a kind not yet found may start: any other one could only add a kind found."""
+    the 2 and 3 lines around the lines where a match may start (`_starts`, in order), then its cut
+    ends. With `found` (the kinds its reader has found, growing between batches), a window is
+    built only around a line where a rule of a kind not yet found may start: any other one could
+    only add a kind found."""
     windows: list[str] = []
-    size, batch = 0, _BATCH
+    size, batch, read = 0, _BATCH, 0
 
     def add(window: str) -> Iterator[str]:
-        nonlocal size, batch, windows
+        nonlocal size, batch, windows, read
         windows.append(window)
         size += len(window)
         if size >= batch:
             yield _WINDOW_SEPARATOR.join(windows)
+            read += 1
             batch *= 2 if len(windows) > 1 else 1  # a long whole series alone leaves it
             windows, size = [], 0
 
@@ -437,25 +438,33 @@ def _batches(
         now = live()
         if not now:
             return
-        starts = {index: _hit_pieces(pieces, whole, frozenset({index})) for index in now} if hit else {}
-        wanted = set().union(*starts.values())
+        if not hit:
+            continue
+        data = whole.encode("utf-8", "surrogatepass")
+        ascii_ = len(data) == len(whole)
+        ends = list(accumulate(len(p if ascii_ else p.encode("utf-8", "surrogatepass")) for p in pieces))  # in `data`
+        starts = {index: _starts(pieces, data, ends, index) for index in now}
+        upcoming = {index: piece for index, found_at in starts.items() if (piece := next(found_at, None)) is not None}
+        hit_rules = set(upcoming)
         cuts = _cut(lines, joints, first, last, whole) if last - first >= 2 else {}
         seen = {(first, last), *cuts}
-        for piece in sorted(wanted):
-            if live() != now:  # a kind found in the batch just read: its rules' starts are left out
-                now = live()
-                wanted = set().union(*(starts[index] for index in now))
-            if piece not in wanted:
-                continue
+        while upcoming:
+            piece = min(upcoming.values())
+            before = read
             for a, b in _AROUND:
                 a, b = first + piece + a, first + piece + b
                 if first <= a <= b <= last and (a, b) not in seen:
                     seen.add((a, b))
                     yield from add(_window(lines, joints, a, b))
-        if live() != now:
-            now = live()
-            wanted = set().union(*(starts[index] for index in now))
-        if wanted:  # a match in them starts where one in the whole series may
+            if read != before:  # a kind found in the batch just read: its rules' starts are left out
+                now = live()
+            for index in list(upcoming):
+                at: int | None = upcoming.pop(index)
+                while at is not None and at <= piece:
+                    at = next(starts[index], None)
+                if at is not None and index in now:
+                    upcoming[index] = at
+        if hit_rules & live():  # a match in them starts where one in the whole series may
             for window in cuts.values():
                 yield from add(window)
     if windows:
