@@ -239,12 +239,17 @@ def _hit_shapes(size: int) -> dict[str, str]:
     sparse = [rand(10) for _ in range(size // 11)]
     for at in range(0, len(sparse) - 1, 300):
         sparse[at : at + 2] = ["AKIA" + rand(6, shapes.UPPER_DIGITS), rand(10, shapes.UPPER_DIGITS)]
+    # another kind on two lines near the end, found only once the access key id is (its windows
+    # still built though those of a kind found are not)
+    upper = ["AKIA" + rand(6, shapes.UPPER_DIGITS) for _ in range(size // 11)]
+    upper[-40:-38] = ["sk_live_" + rand(10), rand(10)]
     return {
         "token lines, hit": "\n".join("AKIA" + rand(6) for _ in range(size // 11)),
         "upper token lines": "\n".join("AKIA" + rand(6, shapes.UPPER_DIGITS) for _ in range(size // 11)),
         "token lines, a few hits": "\n".join(sparse),
         "quoted lines, hit": "".join(f'"AKIA{rand(6)}" +\n' for _ in range(size // 15)),
         "indented lines, hit": "\n".join("  AKIA" + rand(6) for _ in range(size // 13)),
+        "upper token lines, another kind": "\n".join(upper),
     }
 
 
