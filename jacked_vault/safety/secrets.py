@@ -15,12 +15,12 @@ drives everything; every field is scanned over up to three views of its text:
    every 2 and 3 lines, so a word on the line before or after is never glued to a token
    split in two or three, and each whole series of such lines (with and without its first
    and last line) for longer ones, each window on lines of its own between lines holding a
-   NUL (no match spans two windows); only those a match may be in are built (below), and
-   every whole series (it holds every word of the others). Only token shapes are looked for
-   here: generic rules (a secret told by the key or syntax around it, `fallback` in the
-   table) would read glued lines of code (`x = token` + `self.y = 1`) as assignments.
-   Context words are looked for in the windows and anywhere in the text. A PEM header is
-   found in every view whatever blanks or line breaks split it.
+   NUL (no match spans two windows); only those a match may be in are built (below), in
+   batches. Only token shapes are looked for here: generic rules (a secret told by the key
+   or syntax around it, `fallback` in the table) would read glued lines of code (`x = token`
+   + `self.y = 1`) as assignments. Context words are looked for in the windows, anywhere in
+   the text and in every whole series joined (it holds every word of every window). A PEM
+   header is found in every view whatever blanks or line breaks split it.
 
 A view is built only when it can differ: plain text without a backslash, `%`, format
 character or line break is scanned once. The raw view keeps the bare-word value of an
@@ -44,8 +44,12 @@ at its ends, then each rule's `core` (its pattern without lookarounds, counts ke
 the base64 key body, whose prefilter hits any long run, only from an `M` whose first
 characters may pass its check. Nothing is built if none may; else, for each group of series
 it does not rule out, the whole series, and where a rule's core matches in a series joined
-(`_starts`), its cut ends and the 2 and 3 lines around each line a match may start on.
-The windows view carries the rules found (`_Source`): the set does not read it again. Once a
+(`_starts`), the 2 and 3 lines around each line a match may start on and its cut ends. They
+are built in batches as the scan reads them (`_batches`), each only around a line where a rule
+of a kind not yet found may start, none once every kind they may hold is found: the kinds a
+scan reports (all any caller reads) are the same, and lines that each start a match of one rule
+build a few windows, not every one. The windows carry the rules found (`_Source`): the set
+does not read them again. Once a
 kind is found, a rule's further matches are checked only while a later fallback rule of
 another kind still reads what they cover.
 
