@@ -133,6 +133,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache, cached_property
 from itertools import accumulate, compress
+from operator import eq, or_
 from typing import Any
 
 from jacked_vault.errors import VaultError
@@ -271,7 +272,9 @@ def _joints(lines: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
             [0, *ends], ends, heads, sizes, runs, heads[1:], sizes[1:], runs[1:], [*runs[2:], 0], strict=False
         )
     ])
-    for match in _SHORT_LINES.finditer(lines):
+    # 4 lines on end that are each one short run are 4 on end whose blanks and run are the line
+    whole_runs = bytes(map(eq, heads, sizes))
+    for match in _SHORT_LINES.finditer(lines) if b"\x01" * 4 in whole_runs else ():
         block = match.group()
         breaks = block.count("\n")
         if (
@@ -285,8 +288,8 @@ def _joints(lines: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
     quoted: dict[int, tuple[int, int]] = {}
     if any(end in lines for end in _QUOTED_LINE_ENDS):
         quoted = {match.start(1): match.span() for match in _JOIN_QUOTED.finditer(lines)}
-        for at in quoted:
-            flags[bisect_right(starts, at)] = 1
+        if quoted:  # break k (before `starts[k]`) is a joint if it is a quoted one
+            flags = bytearray(map(or_, flags, map(quoted.__contains__, map((-1).__add__, starts))))
     if quoted:
         after = compress(zip(starts, blanks[1:], strict=False), flags)  # per joint: the next line's start, blanks
         spans = [quoted.get(start - 1) or (start - 1, start + blank) for start, blank in after]
@@ -445,8 +448,8 @@ def _batches(
         if not hit:
             continue
         data = whole.encode("utf-8", "surrogatepass")
-        ascii_ = len(data) == len(whole)
-        ends = list(accumulate(len(p if ascii_ else p.encode("utf-8", "surrogatepass")) for p in pieces))  # in `data`
+        sizes = map(len, pieces if len(data) == len(whole) else (p.encode("utf-8", "surrogatepass") for p in pieces))
+        ends = list(accumulate(sizes))  # in `data`
         starts = {index: _starts(pieces, data, ends, index) for index in now}
         upcoming = {index: piece for index, found_at in starts.items() if (piece := next(found_at, None)) is not None}
         hit_rules = set(upcoming)
