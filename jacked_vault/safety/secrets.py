@@ -396,30 +396,22 @@ def _rejoined(
     if not joints:
         return None
     rules = _TOKEN_RULES if rules is None else rules
-    built: list[tuple[int, int, str, bool]] = []
+    built: list[tuple[int, int, list[str], str, bool]] = []
     for group in _groups(series):
+        start = lines.rfind("\n", 0, joints[group[0][0]][0]) + 1
+        end = lines.find("\n", joints[group[-1][1]][1])
         # one series alone is told apart by `_starts`
-        hit = len(group) == 1 or bool(_may_join(_lines_of(lines, joints, group[0][0], group[-1][1]), rules))
+        hit = len(group) == 1 or bool(_may_join(lines[start : end if end >= 0 else len(lines)], rules))
         for first, last in group:
-            some = _lines_of(lines, joints, first, last)
-            bare = "\n " not in some and "\n\t" not in some and not any(end in some for end in _QUOTED_LINE_ENDS)
-            # every break in a series is a joint: there just the break if no blank or quote is around it
-            whole = some.replace("\n", "") if bare else _window(lines, joints, first, last)
-            built.append((first, last, whole, hit))
-    return "\n".join(whole for _, _, whole, _ in built), _batches(lines, joints, built, rules, found)
-
-
-def _lines_of(lines: str, joints: list[tuple[int, int]], first: int, last: int) -> str:
-    """The whole lines of `lines` around joints `first` to `last`, as they are."""
-    start = lines.rfind("\n", 0, joints[first][0]) + 1
-    end = lines.find("\n", joints[last][1])
-    return lines[start : end if end >= 0 else len(lines)]
+            pieces = _pieces(lines, joints, first, last)
+            built.append((first, last, pieces, "".join(pieces), hit))
+    return "\n".join(whole for _, _, _, whole, _ in built), _batches(lines, joints, built, rules, found)
 
 
 def _batches(
     lines: str,
     joints: list[tuple[int, int]],
-    built: list[tuple[int, int, str, bool]],
+    built: list[tuple[int, int, list[str], str, bool]],
     rules: frozenset[int],
     found: set[str] | None,
 ) -> Iterator[str]:
@@ -446,16 +438,15 @@ def _batches(
         """The rules of a kind not yet found."""
         return rules if found is None else frozenset(i for i in rules if _RULES[i].kind not in found)
 
-    for _, _, whole, hit in built:
+    for _, _, _, whole, hit in built:
         if hit:
             yield from add(whole)
-    for first, last, whole, hit in built:
+    for first, last, pieces, whole, hit in built:
         now = live()
         if not now:
             return
         if not hit:
             continue
-        pieces = _pieces(lines, joints, first, last)
         data = whole.encode("utf-8", "surrogatepass")
         sizes = map(len, pieces if len(data) == len(whole) else (p.encode("utf-8", "surrogatepass") for p in pieces))
         ends = list(accumulate(sizes))  # in `data`
