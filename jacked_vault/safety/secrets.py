@@ -15,12 +15,12 @@ drives everything; every field is scanned over up to three views of its text:
    every 2 and 3 lines, so a word on the line before or after is never glued to a token
    split in two or three, and each whole series of such lines (with and without its first
    and last line) for longer ones, each window on lines of its own between lines holding a
-   NUL (no match spans two windows); only those a match may be in are built (below), and
-   every whole series (it holds every word of the others). Only token shapes are looked for
-   here: generic rules (a secret told by the key or syntax around it, `fallback` in the
-   table) would read glued lines of code (`x = token` + `self.y = 1`) as assignments.
-   Context words are looked for in the windows and anywhere in the text. A PEM header is
-   found in every view whatever blanks or line breaks split it.
+   NUL (no match spans two windows); only those a match may be in are built (below), in
+   batches. Only token shapes are looked for here: generic rules (a secret told by the key
+   or syntax around it, `fallback` in the table) would read glued lines of code (`x = token`
+   + `self.y = 1`) as assignments. Context words are looked for in the windows, anywhere in
+   the text and in every whole series joined (it holds every word of every window). A PEM
+   header is found in every view whatever blanks or line breaks split it.
 
 A view is built only when it can differ: plain text without a backslash, `%`, format
 character or line break is scanned once. The raw view keeps the bare-word value of an
@@ -44,8 +44,12 @@ at its ends, then each rule's `core` (its pattern without lookarounds, counts ke
 the base64 key body, whose prefilter hits any long run, only from an `M` whose first
 characters may pass its check. Nothing is built if none may; else, for each group of series
 it does not rule out, the whole series, and where a rule's core matches in a series joined
-(`_hit_pieces`), its cut ends and the 2 and 3 lines around each line a match may start on.
-The windows view carries the rules found (`_Source`): the set does not read it again. Once a
+(`_starts`), the 2 and 3 lines around each line a match may start on and its cut ends. They
+are built in batches as the scan reads them (`_batches`), each only around a line where a rule
+of a kind not yet found may start, none once every kind they may hold is found: the kinds a
+scan reports (all any caller reads) are the same, and lines that each start a match of one rule
+build a few windows, not every one. The windows carry the rules found (`_Source`): the set
+does not read them again. Once a
 kind is found, a rule's further matches are checked only while a later fallback rule of
 another kind still reads what they cover.
 
@@ -129,6 +133,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache, cached_property
 from itertools import accumulate, compress
+from operator import eq, or_
 from typing import Any
 
 from jacked_vault.errors import VaultError
@@ -267,7 +272,9 @@ def _joints(lines: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
             [0, *ends], ends, heads, sizes, runs, heads[1:], sizes[1:], runs[1:], [*runs[2:], 0], strict=False
         )
     ])
-    for match in _SHORT_LINES.finditer(lines):
+    # 4 lines on end that are each one short run are 4 on end whose blanks and run are the line
+    whole_runs = bytes(map(eq, heads, sizes))
+    for match in _SHORT_LINES.finditer(lines) if b"\x01" * 4 in whole_runs else ():
         block = match.group()
         breaks = block.count("\n")
         if (
@@ -281,8 +288,8 @@ def _joints(lines: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
     quoted: dict[int, tuple[int, int]] = {}
     if any(end in lines for end in _QUOTED_LINE_ENDS):
         quoted = {match.start(1): match.span() for match in _JOIN_QUOTED.finditer(lines)}
-        for at in quoted:
-            flags[bisect_right(starts, at)] = 1
+        if quoted:  # break k (before `starts[k]`) is a joint if it is a quoted one
+            flags = bytearray(map(or_, flags, map(quoted.__contains__, map((-1).__add__, starts))))
     if quoted:
         after = compress(zip(starts, blanks[1:], strict=False), flags)  # per joint: the next line's start, blanks
         spans = [quoted.get(start - 1) or (start - 1, start + blank) for start, blank in after]
@@ -315,28 +322,27 @@ def _window(lines: str, joints: list[tuple[int, int]], first: int, last: int) ->
     return "".join(_pieces(lines, joints, first, last))
 
 
-def _hit_pieces(pieces: list[str], whole: str, rules: frozenset[int]) -> set[int]:
-    """The pieces of a series (`_pieces`) in which a match of one of `rules` may start in one of
-    its windows: wherever a rule's `core` matches in the series joined (every start: a window's
-    match is one of them, its window holding that piece), the base64 key body's only at an `M`
-    `_KEY_BODY_RUN` reads (each piece after a NUL). `whole`: the pieces joined."""
-    data = whole.encode("utf-8", "surrogatepass")
-    sizes = map(len, pieces) if len(data) == len(whole) else (len(p.encode("utf-8", "surrogatepass")) for p in pieces)
-    ends = list(accumulate(sizes))  # in `data`
-    starts: set[int] = set()
-    for index in rules - {_KEY_BODY_AT}:
-        rule = _RULES[index]
-        text = data.lower() if rule.fold else data
-        match = rule.core.search(text)
-        while match is not None:
-            starts.add(bisect_right(ends, match.start()))
-            match = rule.core.search(text, match.start() + 1)
-    if _KEY_BODY_AT in rules:
+def _starts(pieces: list[str], data: bytes, ends: list[int], index: int) -> Iterator[int]:
+    """The pieces of a series (`_pieces`) in which a match of rule `index` may start in one of its
+    windows, in order, found as they are read: wherever the rule's `core` matches in the series
+    joined (`data`, its bytes; `ends`: where each piece ends in it), the base64 key body's only at
+    an `M` `_KEY_BODY_RUN` reads (each piece after a NUL). A window's match is one of them, its
+    window holding that piece."""
+    if index == _KEY_BODY_AT:
         marked = list(accumulate(map((1).__add__, map(len, pieces))))  # ends in the NUL-joined text
         for run in _KEY_BODY_RUN.finditer("\x00".join(pieces)):
             if _der_private_key("M" + run[1].replace("\x00", "")):
-                starts.add(bisect_right(marked, run.start()))
-    return starts
+                yield bisect_right(marked, run.start())
+        return
+    rule = _RULES[index]
+    text = data.lower() if rule.fold else data
+    match = rule.core.search(text)
+    while match is not None:
+        piece = bisect_right(ends, match.start())
+        yield piece
+        if piece >= len(ends) - 1:
+            return
+        match = rule.core.search(text, ends[piece])  # the next piece's first start
 
 
 def _cut(lines: str, joints: list[tuple[int, int]], first: int, last: int, whole: str) -> dict[tuple[int, int], str]:
@@ -370,7 +376,9 @@ def _groups(series: list[tuple[int, int]]) -> Iterator[list[tuple[int, int]]]:
         yield group
 
 
-def _rejoined(lines: str, rules: frozenset[int] | None = None) -> str | None:
+def _rejoined(
+    lines: str, rules: frozenset[int] | None = None, found: set[str] | None = None
+) -> tuple[str, Iterator[str]] | None:
     """Windows of `lines` (trimmed: `_TRAILING_BLANKS` removed) with split tokens joined, each
     on lines of its own between lines holding a NUL (no rule reads across one, so no match spans
     two windows); None if no line break may split a token. For each series of joints on
@@ -379,41 +387,100 @@ def _rejoined(lines: str, rules: frozenset[int] | None = None) -> str | None:
     series joined, also without its first line, its last line or both (a longer token).
 
     Only the windows in which one of `rules` (default: every token rule) may match are built:
-    none in a group of series `_may_join` rules out; in the others, the whole series with and
-    without its ends, and the 2 and 3 lines around each line where a match may start
-    (`_hit_pieces`). Each whole series is always built: it holds every word of the windows left
-    out (the context words)."""
+    none in a group of series `_may_join` rules out; in the others, the whole series, then its
+    windows with and without its ends and the 2 and 3 lines around each line where a match may
+    start (`_starts`). Returned: every whole series joined, one a line (it holds every word
+    of every window: the context words), and the windows in batches (`_batches`), built as they
+    are read; with `found`, only around lines where a rule of a kind not in it may start."""
     joints, series = _joints(lines)
     if not joints:
         return None
     rules = _TOKEN_RULES if rules is None else rules
-
-    def whole_lines(first: int, last: int) -> str:
-        """The lines of `lines` around joints `first` to `last`, as they are."""
-        start = lines.rfind("\n", 0, joints[first][0]) + 1
-        end = lines.find("\n", joints[last][1])
-        return lines[start : end if end >= 0 else len(lines)]
-
-    windows: dict[tuple[int, int], str] = {}
+    built: list[tuple[int, int, list[str], str, bool]] = []
     for group in _groups(series):
-        # one series alone is told apart by `_hit_pieces`
-        hit = len(group) == 1 or bool(_may_join(whole_lines(group[0][0], group[-1][1]), rules))
+        start = lines.rfind("\n", 0, joints[group[0][0]][0]) + 1
+        end = lines.find("\n", joints[group[-1][1]][1])
+        # one series alone is told apart by `_starts`
+        hit = len(group) == 1 or bool(_may_join(lines[start : end if end >= 0 else len(lines)], rules))
         for first, last in group:
             pieces = _pieces(lines, joints, first, last)
-            whole = windows[first, last] = "".join(pieces)
-            starts = _hit_pieces(pieces, whole, rules) if hit else set()
-            if starts and last - first >= 2:  # a match in them starts where one in the whole series may
-                windows.update(_cut(lines, joints, first, last, whole))
-            for piece in starts:
-                for a, b in _AROUND:
-                    a, b = first + piece + a, first + piece + b
-                    if first <= a <= b <= last and (a, b) not in windows:
-                        windows[a, b] = _window(lines, joints, a, b)
-    return _WINDOW_SEPARATOR.join(windows[key] for key in sorted(windows))
+            built.append((first, last, pieces, "".join(pieces), hit))
+    return "\n".join(whole for _, _, _, whole, _ in built), _batches(lines, joints, built, rules, found)
+
+
+def _batches(
+    lines: str,
+    joints: list[tuple[int, int]],
+    built: list[tuple[int, int, list[str], str, bool]],
+    rules: frozenset[int],
+    found: set[str] | None,
+) -> Iterator[str]:
+    """The windows `_rejoined` builds, in batches of at least `_BATCH` characters (doubling from
+    one of several windows to the next): each whole series a match may be in first, then in each
+    the 2 and 3 lines around the lines where a match may start (`_starts`, in order), then its cut
+    ends. With `found` (the kinds its reader has found, growing between batches), a window is
+    built only around a line where a rule of a kind not yet found may start: any other one could
+    only add a kind found."""
+    windows: list[str] = []
+    size, batch, read = 0, _BATCH, 0
+
+    def add(window: str) -> Iterator[str]:
+        nonlocal size, batch, windows, read
+        windows.append(window)
+        size += len(window)
+        if size >= batch:
+            yield _WINDOW_SEPARATOR.join(windows)
+            read += 1
+            batch *= 2 if len(windows) > 1 else 1  # a long whole series alone leaves it
+            windows, size = [], 0
+
+    def live() -> frozenset[int]:
+        """The rules of a kind not yet found."""
+        return rules if found is None else frozenset(i for i in rules if _RULES[i].kind not in found)
+
+    for _, _, _, whole, hit in built:
+        if hit:
+            yield from add(whole)
+    for first, last, pieces, whole, hit in built:
+        now = live()
+        if not now:
+            return
+        if not hit:
+            continue
+        data = whole.encode("utf-8", "surrogatepass")
+        sizes = map(len, pieces if len(data) == len(whole) else (p.encode("utf-8", "surrogatepass") for p in pieces))
+        ends = list(accumulate(sizes))  # in `data`
+        starts = {index: _starts(pieces, data, ends, index) for index in now}
+        upcoming = {index: piece for index, found_at in starts.items() if (piece := next(found_at, None)) is not None}
+        hit_rules = set(upcoming)
+        cuts = _cut(lines, joints, first, last, whole) if last - first >= 2 else {}
+        seen = {(first, last), *cuts}
+        while upcoming:
+            piece = min(upcoming.values())
+            before = read
+            for a, b in _AROUND:
+                a, b = first + piece + a, first + piece + b
+                if first <= a <= b <= last and (a, b) not in seen:
+                    seen.add((a, b))
+                    yield from add(_window(lines, joints, a, b))
+            if read != before:  # a kind found in the batch just read: its rules' starts are left out
+                now = live()
+            for index in list(upcoming):
+                at: int | None = upcoming.pop(index)
+                while at is not None and at <= piece:
+                    at = next(starts[index], None)
+                if at is not None and index in now:
+                    upcoming[index] = at
+        if hit_rules & live():  # a match in them starts where one in the whole series may
+            for window in cuts.values():
+                yield from add(window)
+    if windows:
+        yield _WINDOW_SEPARATOR.join(windows)
 
 
 _WINDOW_SEPARATOR = "\n\x00\n"
 _CHUNK = 32  # joints of the series `_rejoined` tells apart together (`_groups`)
+_BATCH = 4096  # characters of windows in the first batch `_batches` yields
 # The 2- and 3-line windows (first and last joint) holding a line, the line after joint k - 1.
 _AROUND = ((-1, -1), (0, 0), (-2, -1), (-1, 0), (0, 1))
 _BLANK_LINE_ENDS = (" \n", "\t\n", "\r\n")
@@ -475,18 +542,22 @@ def _may_join(lines: str, rules: frozenset[int] | None = None) -> frozenset[int]
 
 
 class _Source(str):
-    """The decoded text that windows of joined lines come from (their context), with the token
-    rules that may match in them (`_may_join`): the engine's set need not read the windows."""
+    """The decoded text that windows of joined lines come from, and every whole series joined
+    (their context: every word of the windows, whichever batch holds them), with the token rules
+    that may match in them (`_may_join`: the engine's set need not read the windows) and its
+    lowercased bytes (read once for every batch)."""
 
     rules: frozenset[int]
+    folded: bytes
 
 
-def _views(text: str) -> Iterator[tuple[str, str | None]]:
+def _views(text: str, found: set[str] | None = None) -> Iterator[tuple[str, str | None]]:
     """(view, context): `text`, then its decoded form when it differs, scanned by every rule
     (no context); then, when a line break may split a token that a token rule may find
-    (`_may_join`), the decoded text's windows with split tokens joined (`_rejoined`), scanned
-    for token shapes only, the context words some of them need looked up in the whole decoded
-    text."""
+    (`_may_join`), the decoded text's windows with split tokens joined (`_rejoined`), in batches,
+    scanned for token shapes only, the context words some of them need looked up in the whole
+    decoded text and series. With `found` (the kinds the views read so far hold), no batch is
+    built once it holds every kind the windows' rules report: the kinds found are the same."""
     yield text, None
     decodable = "\\" in text or "%" in text or (not text.isascii() and _MAYBE_FORMAT.search(text))
     clean = _decoded(text) if decodable else text
@@ -496,11 +567,18 @@ def _views(text: str) -> Iterator[tuple[str, str | None]]:
         trailing = any(end in clean for end in _BLANK_LINE_ENDS) or clean.endswith((" ", "\t", "\r"))
         lines = _TRAILING_BLANKS.sub("", clean) if trailing else clean
         rules = _may_join(lines)
-        windows = _rejoined(lines, rules) if rules else None
-        if windows is not None:
-            source = _Source(clean)
-            source.rules = rules
-            yield windows, source
+        joined = _rejoined(lines, rules, found) if rules else None
+        if joined is None:
+            return
+        series, batches = joined
+        source = _Source(clean + "\n" + series)
+        source.rules = rules
+        source.folded = source.encode("utf-8", "surrogatepass").lower()
+        kinds = {_RULES[index].kind for index in rules}
+        for batch in batches:
+            if found is not None and kinds <= found:
+                return
+            yield batch, source
 
 
 # --- value checks ------------------------------------------------------------------------
@@ -1251,7 +1329,11 @@ def _findings_in(text: str, context: str | None, found: set[str]) -> None:
     assignments checks one."""
     data = text.encode("utf-8", "surrogatepass")
     lower = data.lower()  # ASCII only, so offsets are unchanged
-    around = lower if context is None else lower + b"\n" + context.encode("utf-8", "surrogatepass").lower()
+    if context is None:
+        around = lower
+    else:
+        source = context.folded if isinstance(context, _Source) else context.encode("utf-8", "surrogatepass").lower()
+        around = lower + b"\n" + source
     present: set[bytes] | None = None  # the gate words in `around`, once a gated rule may match
     covered = bytearray(len(data))  # 1 where an earlier rule already matched
     candidates = context.rules if isinstance(context, _Source) else _candidates(data, lower)
@@ -1297,7 +1379,7 @@ def scan_text(text: str) -> list[str]:
     """Sorted unique kinds of secret found in `text` or its decoded and joined views
     (never the values)."""
     found: set[str] = set()
-    for view, context in _views(text):
+    for view, context in _views(text, found):
         _findings_in(view, context, found)
     return sorted(found)
 
