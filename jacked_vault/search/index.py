@@ -55,7 +55,8 @@ if TYPE_CHECKING:
     from jacked_vault.document.ids import ShortId
     from jacked_vault.store.progress import Progress
     from jacked_vault.store.deadline import Deadline
-    from jacked_vault.store.gate import Checked, Passed
+    from jacked_vault.search.passed import Passed
+    from jacked_vault.store.gate import Checked
     from jacked_vault.store.tombstones import Stones
     from jacked_vault.store.reviews import Provenance, ReviewPolicy, Verdict
 
@@ -422,7 +423,7 @@ class SearchIndex:
 
     def rebuild(self, progress: Progress | None = None, passed: dict[str, Passed] | None = None) -> int:
         """Drop everything and index the whole HEAD tree (`progress`: told as it goes); returns the
-        number of notes indexed. `passed`: path -> the gate's pass (`store.gate.Passed`) of a file
+        number of notes indexed. `passed`: path -> the gate's pass (`search.passed.Passed`) of a file
         judged already (an arrival), taken for that very blob instead of reading and judging it
         again (the index's own rules, bounds and tombstone sweep still apply); emptied."""
         if progress is not None:

@@ -35,7 +35,6 @@ from jacked_vault.store.tombstones import Tombstoned
 if TYPE_CHECKING:
     from jacked_vault.document import Note
     from jacked_vault.document.hot import Hot
-    from jacked_vault.search.derived import Derived
 
 MAX_EPISODIC_FILE = 4 * 1024 * 1024  # archive.md grows for years
 MAX_DERIVED_FILE = 1024 * 1024
@@ -107,19 +106,6 @@ class Checked:
     values: tuple[str, ...] = ()  # hot.md, episodic: the values the text holds (store.tombstones.Held)
     data: bytes = b""  # check_note: the canonical bytes
     key: bytes | None = None  # check_note: verdict_key("note", data) (None: the bytes parse to another note)
-
-
-@dataclass(frozen=True)
-class Passed:
-    """The gate's pass of one committed file's bytes, handed on as a value (an arrival judged by
-    `init --from`, then indexed): whoever takes it for the same blob neither reads nor judges the
-    bytes again."""
-
-    oid: object  # the blob id of the bytes judged (pygit2.Oid)
-    size: int
-    sha: str  # store.audit.content_hash of the bytes
-    checked: Checked
-    derived: Derived | None = None  # what the search index derives from checked.note, when a worker made it
 
 
 def refuse(code: str, rel: str, problem: str, *, error: str = "VALIDATION", details: dict | None = None) -> VaultError:

@@ -58,7 +58,8 @@ if TYPE_CHECKING:
     from jacked_vault.document import Note
     from jacked_vault.search.derived import Derived
     from jacked_vault.store.deadline import Deadline
-    from jacked_vault.store.gate import Checked, Passed, Verdicts
+    from jacked_vault.search.passed import Passed
+    from jacked_vault.store.gate import Checked, Verdicts
     from jacked_vault.store.reviews import Signed
 
 FILE_MODES = (0o100644, 0o100755)
@@ -217,7 +218,7 @@ def inspect_arrivals(
     verifies, the only ones taken. `rejected_at` (value hash -> when this store's latest rejected
     note of it was rejected) weighs a person's re-add against the rejection; `progress` (store.progress)
     is told how many files are judged, of how many. `passed`: each arriving note the gate passes
-    (whatever a later arrival rule says), as `store.gate.Passed`, with what a worker derived from it
+    (whatever a later arrival rule says), as `search.passed.Passed`, with what a worker derived from it
     for the search index, so an index built from the same tree takes the verdict instead of
     reading and judging the note again (`init --from`). `deadline`
     (store.deadline): past it, OutOfTime between two
@@ -333,7 +334,7 @@ def _keep_pass(
     """Hand on the gate's pass of the note just judged at `rel` (if it passed), with what a worker
     derived from that very parse."""
     from jacked_vault.store.audit import content_hash
-    from jacked_vault.store.gate import Passed
+    from jacked_vault.search.passed import Passed
 
     assert judge.passes is not None, "kept only when asked"
     checked = judge.passes.pop(rel, None)

@@ -172,7 +172,7 @@ def _check_out(store: Store, stages: Stages | None = None):
     import pygit2
 
     from jacked_vault.search.index import SearchIndex
-    from jacked_vault.store.gate import Passed
+    from jacked_vault.search.passed import Passed
     from jacked_vault.store.tombstones import NO_STONES
     from jacked_vault.sync.arrivals import arrival_tombstones, inspect_arrivals
 
