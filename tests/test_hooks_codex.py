@@ -651,7 +651,12 @@ def test_the_real_codex_runs_the_installed_hooks(tmp_path: Path):
         timeout=60,
         check=True,
     )
-    [day] = (vault / "groups" / "api" / "episodic" / "github.com__acme__api").glob("today-*.md")
+    days, waited = [], 0.0
+    while not days and waited < 30:  # a drain a hook started may hold the queue: ours is then busy, and it writes
+        days = list((vault / "groups" / "api" / "episodic" / "github.com__acme__api").glob("today-*.md"))
+        time.sleep(0.1 if not days else 0)
+        waited += 0.1
+    [day] = days
     assert (
         "| main\nWorked on main" in day.read_text() and "(3 requests)" in day.read_text()
     )  # notes-N.md edited where apply_patch is offered
