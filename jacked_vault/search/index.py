@@ -303,6 +303,7 @@ class SearchIndex:
         self._verdicts: Verdicts | None = None
         self._derived: dict[str, tuple[object, Derived]] = {}  # path -> a worker's parse and its Derived (a build)
         self._blobs: dict[str, bytes] = {}  # path -> the bytes a worker read for it (taken when they are its blob)
+        self._passes: dict[str, tuple[bytes, Checked]] = {}  # path -> (verdict key, a worker's verdict on its bytes)
         self._passed: dict[str, Passed] = {}  # path -> the gate's pass of its blob, judged already (a rebuild's)
         self.foreign_stones = False  # values rejected in other stores are hidden (`hide_rejected_elsewhere`)
         self._review_policy: ReviewPolicy | None = None
@@ -547,7 +548,9 @@ class SearchIndex:
         with self._bulk(True), (
             judged
             if self._passed
-            else closing(ahead(self.store, repo, ordered, self.verdicts, self._derived, blobs=self._blobs))
+            else closing(
+                ahead(self.store, repo, ordered, self.verdicts, self._derived, blobs=self._blobs, passes=self._passes)
+            )
         ) as items:
             for root in roots:
                 self._index_root(repo, root, islice(items, len(by_root[root])))
@@ -630,7 +633,7 @@ class SearchIndex:
         bulk = len(added) > BULK_DIFF and len(added) > self.count()
         files = [(rel, entry) for _, rel, entry in added]
         with self._bulk(bulk), closing(
-            ahead(self.store, repo, files, self.verdicts, self._derived, blobs=self._blobs)
+            ahead(self.store, repo, files, self.verdicts, self._derived, blobs=self._blobs, passes=self._passes)
         ) as items:
             for rel, entry in items:
                 self._index_entry(repo, rel, entry)
@@ -805,6 +808,7 @@ class SearchIndex:
         data = offered_blob(self._blobs.pop(rel, None), entry.id)
         if data is not None:
             return len(data), data
+        self._passes.pop(rel, None)  # a worker's verdict, on bytes that are not this blob
         try:
             return read_capped(repo, entry.id, cap_for(classify_path(self.store, rel)), rel)
         except VaultError:
@@ -822,18 +826,23 @@ class SearchIndex:
             return
         # a bulk insert that holds no tombstone yet: no note is tombstoned (the rule's hash not needed)
         nothing_tombstoned = kind == "note" and self._tally is not None and not self._tally.stones
-        try:
-            checked = inspect(
-                self.store,
-                rel,
-                data,
-                tombstoned=None if nothing_tombstoned else self.tombstoned,
-                committed=True,
-                verdicts=self.verdicts,
-            )
-        except VaultError as exc:
-            self._problem(rel, exc.details.get("gate", "INVALID"), exc.message, size)
-            return
+        passed = self._passes.pop(rel, None)  # a worker's, on these very bytes (`_blob`), judged with no tombstone
+        if passed is not None and nothing_tombstoned:  # so the gate's whole verdict here: taken as a value
+            key, checked = passed
+            self.verdicts.note(key)  # its offer taken, so the verdict recorded (or already: the same bytes elsewhere)
+        else:
+            try:
+                checked = inspect(
+                    self.store,
+                    rel,
+                    data,
+                    tombstoned=None if nothing_tombstoned else self.tombstoned,
+                    committed=True,
+                    verdicts=self.verdicts,
+                )
+            except VaultError as exc:
+                self._problem(rel, exc.details.get("gate", "INVALID"), exc.message, size)
+                return
         self._index_checked(rel, checked, content_hash(data), size)
 
     def _index_checked(self, rel: str, checked: Checked, sha: str, size: int, derived: Derived | None = None) -> None:
