@@ -263,15 +263,46 @@ _VALUES = "INSERT INTO doc_values(doc, hash) VALUES(?, ?)"
 _BESIDE = (_LINKS, wikilinks.WIKILINKS, wikilinks.NAMES, _TARGETS, _VALUES)
 
 
+# A document's own rows (docs, its text for FTS5, its analysed fields): a bulk insert writes them
+# `WIDE_BATCH` documents at a time (they hold its text), the rowids counted from the table's next.
+_COLUMNS = (
+    "path, root, id, title, kind, scope, grp, status, trust, claim, review, origin, tier, tags, repos, targets,"
+    " valid_from, valid_until, created_at, updated_at, summary, sha, thash, size"
+)
+_DOC = f"INSERT INTO docs({_COLUMNS}) VALUES({','.join('?' * 24)})"
+_DOCS = f"INSERT INTO docs(rowid, {_COLUMNS}) VALUES({','.join('?' * 25)})"  # a bulk insert's, rowids given
+_FTS = "INSERT INTO docs_fts(rowid, title, tags, body) VALUES(?,?,?,?)"
+WIDE_BATCH = 500
+
+
 class _Tally:
     """A bulk insert's totals (the scope roots', ranking's), kept here and written once: nothing
-    reads them until the insert ends (`SearchIndex._bulk`)."""
+    reads them until the insert ends (`SearchIndex._bulk`); and its documents' own rows, written
+    `WIDE_BATCH` at a time (nothing reads those either), each with the rowid SQLite would give it."""
 
-    def __init__(self, stones: set[str]) -> None:
+    def __init__(self, stones: set[str], rowid: int) -> None:
+        from jacked_vault.search.ranking import TERMS
+
         self.roots: dict[str, list[int]] = {}
         self.terms = [0, 0, 0, 0]  # ranking.add_doc's: documents, title, tags and body terms
         self.stones = stones  # every hash in the tombstones table (a value not here has no tombstone)
         self.rows: dict[str, list[tuple]] = {sql: [] for sql in _BESIDE}  # the rows of the tables beside docs
+        self.wide: dict[str, list[tuple]] = {sql: [] for sql in (_DOCS, _FTS, TERMS)}
+        self.rowid = rowid  # the next document's (docs is a rowid table: max + 1, and only this insert adds to it)
+
+    def document(self, db: sqlite3.Connection, row: tuple, text: tuple[str, str, str]) -> int:
+        """Add one document's docs row (without its rowid) and its text for FTS5; returns its rowid."""
+        rowid, self.rowid = self.rowid, self.rowid + 1
+        self.wide[_DOCS].append((rowid, *row))
+        self.wide[_FTS].append((rowid, *text))
+        if len(self.wide[_DOCS]) >= WIDE_BATCH:
+            self.flush(db)
+        return rowid
+
+    def flush(self, db: sqlite3.Connection) -> None:
+        for sql, rows in self.wide.items():
+            db.executemany(sql, rows)
+            rows.clear()
 
     def count(self, root: str, files: int, size: int) -> None:
         totals = self.roots.setdefault(root, [0, 0])
@@ -281,6 +312,7 @@ class _Tally:
     def save(self, db: sqlite3.Connection) -> None:
         from jacked_vault.search import ranking
 
+        self.flush(db)
         for sql, rows in self.rows.items():
             db.executemany(sql, rows)
         _save_roots(db, [(root, files, size) for root, (files, size) in self.roots.items()])
@@ -570,7 +602,8 @@ class SearchIndex:
         self.verdicts.known()  # read once: no query per note
         for name in _SECONDARY:
             self.db.execute(f"DROP INDEX IF EXISTS {name}")
-        self._tally = _Tally({h for (h,) in self.db.execute("SELECT DISTINCT hash FROM tombstones")})
+        stones = {h for (h,) in self.db.execute("SELECT DISTINCT hash FROM tombstones")}
+        self._tally = _Tally(stones, self.db.execute("SELECT COALESCE(MAX(rowid), 0) + 1 FROM docs").fetchone()[0])
         try:
             yield
             self._tally.save(self.db)
@@ -1019,47 +1052,44 @@ class SearchIndex:
         derived = derived or derive(entry)
         thash = derived.thash
         self._count(rel, size, +1)
-        cur = db.execute(
-            "INSERT INTO docs(path, root, id, title, kind, scope, grp, status, trust, claim, review, origin, tier, "
-            "tags, repos, targets,"
-            " valid_from, valid_until, created_at, updated_at, summary, sha, thash, size)"
-            " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-            (
-                rel,
-                root_of(self.store, rel),
-                entry.id,
-                entry.title,
-                entry.kind,
-                entry.scope,
-                entry.group,
-                entry.status,
-                entry.trust,
-                claim or entry.trust,
-                _review_json(review),
-                entry.origin,
-                entry.tier,
-                _json_list(tuple(entry.tags)),
-                _json_list(tuple(entry.repos)),
-                _json_list(tuple(entry.targets)),
-                entry.valid_from,
-                entry.valid_until,
-                entry.created_at,
-                entry.updated_at,
-                derived.summary,
-                sha,
-                thash,
-                size,
-            ),
+        row = (
+            rel,
+            root_of(self.store, rel),
+            entry.id,
+            entry.title,
+            entry.kind,
+            entry.scope,
+            entry.group,
+            entry.status,
+            entry.trust,
+            claim or entry.trust,
+            _review_json(review),
+            entry.origin,
+            entry.tier,
+            _json_list(tuple(entry.tags)),
+            _json_list(tuple(entry.repos)),
+            _json_list(tuple(entry.targets)),
+            entry.valid_from,
+            entry.valid_until,
+            entry.created_at,
+            entry.updated_at,
+            derived.summary,
+            sha,
+            thash,
+            size,
         )
-        rowid = cur.lastrowid
-        assert rowid is not None, "an INSERT into a rowid table sets lastrowid"
-        db.execute(
-            "INSERT INTO docs_fts(rowid, title, tags, body) VALUES(?,?,?,?)",
-            (rowid, entry.title, " ".join(entry.tags), entry.body),
-        )
+        text = (entry.title, " ".join(entry.tags), entry.body)
+        if self._tally is not None:
+            rowid = self._tally.document(db, row, text)
+        else:
+            added = db.execute(_DOC, row).lastrowid
+            assert added is not None, "an INSERT into a rowid table sets lastrowid"
+            rowid = added
+            db.execute(_FTS, (rowid, *text))
         from jacked_vault.search.ranking import add_doc  # a module, not a package: no import machinery a note
 
-        add_doc(db, rowid, derived.terms, derived.lengths, self._tally.terms if self._tally else None)
+        tally = self._tally
+        add_doc(db, rowid, derived.terms, derived.lengths, *((tally.terms, tally.wide) if tally else ()))
         if entry.links:
             self._rows(_LINKS, [(rowid, dst) for dst in entry.links])
         if entry.tier == "note":
