@@ -52,6 +52,7 @@ from jacked_vault.store.layout import (
 )
 
 if TYPE_CHECKING:
+    from jacked_vault.document import Note
     from jacked_vault.document.ids import ShortId
     from jacked_vault.store.progress import Progress
     from jacked_vault.store.deadline import Deadline
@@ -335,7 +336,7 @@ class SearchIndex:
         self._verdicts: Verdicts | None = None
         self._derived: dict[str, tuple[object, Derived]] = {}  # path -> a worker's parse and its Derived (a build)
         self._blobs: dict[str, bytes] = {}  # path -> the bytes a worker read for it (taken when they are its blob)
-        self._passes: dict[str, tuple[bytes, Checked]] = {}  # path -> (verdict key, a worker's verdict on its bytes)
+        self._passes: dict[str, tuple[bytes, Note]] = {}  # path -> (verdict key, parse) of bytes a worker passed whole
         self._passed: dict[str, Passed] = {}  # path -> the gate's pass of its blob, judged already (a rebuild's)
         self.foreign_stones = False  # values rejected in other stores are hidden (`hide_rejected_elsewhere`)
         self._review_policy: ReviewPolicy | None = None
@@ -861,37 +862,31 @@ class SearchIndex:
         nothing_tombstoned = kind == "note" and self._tally is not None and not self._tally.stones
         passed = self._passes.pop(rel, None)  # a worker's, on these very bytes (`_blob`), judged with no tombstone
         if passed is not None and nothing_tombstoned:  # so the gate's whole verdict here: taken as a value
-            key, checked = passed
+            key, note = passed
             self.verdicts.note(key)  # its offer taken, so the verdict recorded (or already: the same bytes elsewhere)
-        else:
-            try:
-                checked = inspect(
-                    self.store,
-                    rel,
-                    data,
-                    tombstoned=None if nothing_tombstoned else self.tombstoned,
-                    committed=True,
-                    verdicts=self.verdicts,
-                )
-            except VaultError as exc:
-                self._problem(rel, exc.details.get("gate", "INVALID"), exc.message, size)
-                return
+            self._index_note(rel, note, content_hash(data), size)
+            return
+        try:
+            checked = inspect(
+                self.store,
+                rel,
+                data,
+                tombstoned=None if nothing_tombstoned else self.tombstoned,
+                committed=True,
+                verdicts=self.verdicts,
+            )
+        except VaultError as exc:
+            self._problem(rel, exc.details.get("gate", "INVALID"), exc.message, size)
+            return
         self._index_checked(rel, checked, content_hash(data), size)
 
     def _index_checked(self, rel: str, checked: Checked, sha: str, size: int, derived: Derived | None = None) -> None:
         """Index one committed file the gate passed (`checked`: its verdict; `sha`, `size`: its
         bytes'); `derived`: what a worker derived from `checked.note`."""
-        claim, review = None, None
         if checked.note is not None:
-            found = Entry.from_note(checked.note)
-            ready = self._derived.pop(rel, None)
-            if derived is None and ready is not None and ready[0] is checked.note:  # a worker's, from this very parse
-                derived = ready[1]
-            claim = found.trust
-            review = self._review_of(checked.note) if claim == "reviewed" else None
-            if claim == "reviewed" and (review is None or not review.counts):
-                found = replace(found, trust="unreviewed")
-        elif checked.hot is not None:
+            self._index_note(rel, checked.note, sha, size, derived)
+            return
+        if checked.hot is not None:
             scope, group = classify_hot(self.store, rel)  # type: ignore[misc]
             found = Entry.from_hot(checked.hot, scope, group)
         elif not searchable_episodic(rel):
@@ -899,9 +894,23 @@ class SearchIndex:
         else:
             group, folder = classify_episodic(self.store, rel)  # type: ignore[misc]
             found = Entry.from_episodic(checked.text or "", group, folder, rel)
-        rowid = self.add_entry(rel, found, sha, size, claim=claim, review=review, derived=derived)
+        rowid = self.add_entry(rel, found, sha, size, derived=derived)
         if checked.values:
             self._rows(_VALUES, [(rowid, v) for v in checked.values])
+        self._counted()
+
+    def _index_note(self, rel: str, note: Note, sha: str, size: int, derived: Derived | None = None) -> None:
+        """Index one committed note the gate passed (`note`: its parse; `sha`, `size`: its bytes');
+        `derived`: what a worker derived from `note`."""
+        found = Entry.from_note(note)
+        ready = self._derived.pop(rel, None)
+        if derived is None and ready is not None and ready[0] is note:  # a worker's, from this very parse
+            derived = ready[1]
+        claim = found.trust
+        review = self._review_of(note) if claim == "reviewed" else None
+        if claim == "reviewed" and (review is None or not review.counts):
+            found = replace(found, trust="unreviewed")
+        self.add_entry(rel, found, sha, size, claim=claim, review=review, derived=derived)
         self._counted()
 
     def _counted(self) -> None:

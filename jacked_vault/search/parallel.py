@@ -63,10 +63,10 @@ class _Kept:
         return None
 
 
-def _judge(batch: list[tuple[str, str]]) -> list[tuple[str, bytes, object, Any, object, bytes]]:
-    """(path, verdict key, note, the gate's `Checked` or None, derived, bytes) of each note in
-    `batch` ((path, blob id)) whose bytes pass the gate's content rules (its `Checked` when the
-    later rules, judged with no tombstone, passed it too: else the main process applies them),
+def _judge(batch: list[tuple[str, str]]) -> list[tuple[str, bytes, object, bool, object, bytes]]:
+    """(path, verdict key, note, whole, derived, bytes) of each note in `batch` ((path, blob id))
+    whose bytes pass the gate's content rules (`whole` when the later rules, judged with no
+    tombstone, passed them too: else the main process applies those again),
     or, when the main process indexes, whose verdict it holds (then parsed unjudged); with the
     index's `Derived` (search/derived.py) when it asked for it, else None. Refused, unreadable
     or over-size notes are left to the main process."""
@@ -76,7 +76,7 @@ def _judge(batch: list[tuple[str, str]]) -> list[tuple[str, bytes, object, Any, 
     from jacked_vault.store.git import read_capped
 
     store, repo, known, deriving = _STATE["store"], _STATE["repo"], _STATE["known"], _STATE["deriving"]
-    passed: list[tuple[str, bytes, object, Any, object, bytes]] = []
+    passed: list[tuple[str, bytes, object, bool, object, bytes]] = []
     for rel, oid in batch:
         kept, checked, data = _Kept(known, parse_known=deriving), None, b""
         try:
@@ -93,7 +93,7 @@ def _judge(batch: list[tuple[str, str]]) -> list[tuple[str, bytes, object, Any, 
             key, note = kept.known_key, checked.note
         else:
             continue
-        whole = checked if checked is not None and checked.note is note else None
+        whole = checked is not None and checked.note is note
         passed.append((rel, key, note, whole, derive(Entry.from_note(note)) if deriving else None, data))
     return passed
 
@@ -147,8 +147,8 @@ def ahead(
     each note's text gives the index: `derived[path] = (the parse offered, search.derived.Derived)`,
     emptied at the end. `blobs`: `blobs[path]` = the bytes a worker read for a note it passed (for
     the caller to take through `store.git.offered_blob`), emptied at the end. `passes`: `passes[path]`
-    = (verdict key, the gate's `Checked`) a worker reached on those bytes, judging with no
-    tombstone (its whole verdict where the store holds none), emptied at the end. `meanwhile`: the main
+    = (verdict key, parse) of the bytes a worker read for a note the gate passed whole, judging
+    with no tombstone (so its whole verdict where the store holds none), emptied at the end. `meanwhile`: the main
     process's own work that must come before the first file (an arrival's audit lines), done once
     the workers have started (without them, at once). `deadline` (store.deadline): a wait for the
     workers past it raises OutOfTime. Close it (`contextlib.closing`) when leaving early: the
@@ -200,14 +200,14 @@ def ahead(
                 except Exception:  # a worker that died (killed, out of memory): the main process judges the rest
                     pending.clear()
                 else:
-                    for rel, key, note, checked, made, data in judged:
+                    for rel, key, note, whole, made, data in judged:
                         verdicts.offer(key, note)
                         if derived is not None:
                             derived[rel] = (note, made)
                         if blobs is not None:
                             blobs[rel] = data
-                        if passes is not None and checked is not None:
-                            passes[rel] = (key, checked)
+                        if passes is not None and whole:
+                            passes[rel] = (key, note)
                     if number + AHEAD < len(batches):
                         pending[number + AHEAD] = submit(number + AHEAD)
             yield item
