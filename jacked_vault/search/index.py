@@ -1058,7 +1058,7 @@ class SearchIndex:
         claimed review; `derived`: what its text gives (search/derived.py), when a worker derived it
         ahead. Returns its rowid."""
         db = self.db
-        derived = derived or derive(entry)
+        derived = derived or derive(entry.title, entry.tags, entry.body, entry.tier == "note")
         thash = derived.thash
         self._count(rel, size, +1)
         row = (

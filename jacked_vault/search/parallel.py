@@ -45,7 +45,7 @@ class _Kept:
     def __init__(self, known: frozenset[bytes], parse_known: bool) -> None:
         self._known = known
         self._parse_known = parse_known
-        self.passed_now: tuple[bytes, object] | None = None
+        self.passed_now: tuple[bytes, Any] | None = None
         self.known_key: bytes | None = None
 
     def passed(self, key: bytes) -> bool:
@@ -71,7 +71,6 @@ def _judge(batch: list[tuple[str, str]]) -> list[tuple[str, bytes, object, bool,
     index's `Derived` (search/derived.py) when it asked for it, else None. Refused, unreadable
     or over-size notes are left to the main process."""
     from jacked_vault.search.derived import derive
-    from jacked_vault.search.entries import Entry
     from jacked_vault.store.gate import cap_for, inspect
     from jacked_vault.store.git import read_capped
 
@@ -94,7 +93,8 @@ def _judge(batch: list[tuple[str, str]]) -> list[tuple[str, bytes, object, bool,
         else:
             continue
         whole = checked is not None and checked.note is note
-        passed.append((rel, key, note, whole, derive(Entry.from_note(note)) if deriving else None, data))
+        made = derive(note.title, note.tags, note.body, True) if deriving else None  # as its Entry.from_note would
+        passed.append((rel, key, note, whole, made, data))
     return passed
 
 
