@@ -145,3 +145,15 @@ def test_a_whole_tree_build_asks_no_query_a_note_and_gives_what_one_insert_at_a_
         "SELECT (SELECT COUNT(*) FROM note_names), (SELECT COUNT(*) FROM doc_targets), (SELECT COUNT(*) FROM links)"
     ).fetchone(), one_by_one.db.execute("SELECT rowid, path FROM docs ORDER BY rowid").fetchall()) == built
     one_by_one.close()
+
+
+def test_a_documents_json_lists_are_what_json_dumps_writes():
+    """docs.tags, repos and targets: written without making an encoder, byte for byte json.dumps'."""
+    import json
+    import random
+
+    pick = random.Random(3)
+    letters = [chr(c) for c in range(0x300)] + ["\u2028", "\ud800", "\U0001f600", '"', "\\", "/"]
+    for _ in range(5000):
+        items = tuple("".join(pick.choices(letters, k=pick.randint(0, 8))) for _ in range(pick.randint(0, 4)))
+        assert index_module._json_list.__wrapped__(items) == json.dumps(list(items))
