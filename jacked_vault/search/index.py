@@ -699,9 +699,10 @@ class SearchIndex:
         row = self.db.execute("SELECT truncated, files, bytes FROM roots WHERE prefix=?", (root,)).fetchone()
         return bool(row) and (bool(row[0]) or row[1] > MAX_ROOT_FILES or row[2] > MAX_ROOT_BYTES)
 
-    def _count(self, rel: str, size: int, sign: int) -> None:
-        """Keep the scope root's file and byte totals (what the bounds are checked against)."""
-        root = root_of(self.store, rel)
+    def _count(self, rel: str, size: int, sign: int, root: str | None = None) -> None:
+        """Keep the scope root's file and byte totals (what the bounds are checked against);
+        `root`: `rel`'s, when the caller has it."""
+        root = root_of(self.store, rel) if root is None else root
         if self._tally is not None:
             self._tally.count(root, sign, sign * size)
             return
@@ -835,8 +836,7 @@ class SearchIndex:
         read for it when they are its blob, else its blob read up to its kind's cap (bytes None:
         over the cap, or missing or corrupt, then its size as its header gives it, 0 if none
         does); (0, None) for what is not a file."""
-        from jacked_vault.store.gate import cap_for
-        from jacked_vault.store.git import offered_blob, read_capped
+        from jacked_vault.store.git import offered_blob
 
         if (entry.filemode if mode is None else mode) not in FILE_MODES:
             return 0, None
@@ -844,6 +844,9 @@ class SearchIndex:
         if data is not None:
             return len(data), data
         self._passes.pop(rel, None)  # a worker's verdict, on bytes that are not this blob
+        from jacked_vault.store.gate import cap_for
+        from jacked_vault.store.git import read_capped
+
         try:
             return read_capped(repo, entry.id, cap_for(classify_path(self.store, rel)), rel)
         except VaultError:
@@ -1063,10 +1066,11 @@ class SearchIndex:
         db = self.db
         derived = derived or derive(entry.title, entry.tags, entry.body, entry.tier == "note")
         thash = derived.thash
-        self._count(rel, size, +1)
+        root = root_of(self.store, rel)
+        self._count(rel, size, +1, root)
         row = (
             rel,
-            root_of(self.store, rel),
+            root,
             entry.id,
             entry.title,
             entry.kind,
