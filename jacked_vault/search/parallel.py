@@ -8,8 +8,11 @@ build, what its text gives the index: search/derived.py) and the bytes they read
 process takes for the file only when git's hash of them is the file's blob id (`store.git.offered_blob`:
 hashing costs a tenth of reading the object again). The main process's `Verdicts` holds them as offers,
 so its own `inspect` of the same bytes finds the verdict and the parse (and records the
-verdict) and applies only the rules a verdict never skips (path, size, place, tombstones). A
-note the worker refused is judged again by the main process, which records why. Only the main
+verdict) and applies only the rules a verdict never skips (path, size, place, tombstones); a
+worker also says when the gate passed a note whole (its later rules too, judged with no
+tombstone), which an index build of a store without tombstones takes as the verdict itself
+(`passes`: no consultation of the gate there). A note the worker refused is judged again by
+the main process, which records why. Only the main
 process writes SQLite. Used only with `fork` (the worker inherits the loaded code) from a
 single-threaded process, a second core and at least `PARALLEL_MIN` notes; the workers run at
 most `AHEAD` batches ahead, so memory stays bounded. Arrivals (sync/arrivals.py) are judged
