@@ -109,7 +109,10 @@ def test_one_read_gives_a_blob_and_its_size_and_none_over_the_cap(tmp_path: Path
 def test_a_whole_tree_build_asks_no_query_a_note_and_gives_what_one_insert_at_a_time_gives(ctx, monkeypatch):
     """A bulk insert holds the tombstoned values in memory (the gate's tombstone rule then asks no
     query of each note) and writes the rows of the tables beside `docs` (links, wikilinks, names,
-    targets, values) once at its end; the index is the one the inserts one at a time make."""
+    targets, values) once at its end, and each document's own rows (docs, its FTS5 text, its
+    analysed fields) a few documents at a time, with the rowids SQLite gives them one at a time;
+    the index is the one the inserts one at a time make."""
+    monkeypatch.setattr(index_module, "WIDE_BATCH", 5)  # 12 notes: written in three goes
     root = ctx.vault.root
     made = _write(root, 12)
     rel, title, body = made[4]
@@ -129,9 +132,10 @@ def test_a_whole_tree_build_asks_no_query_a_note_and_gives_what_one_insert_at_a_
         assert rows and min(rows) > last_doc, table
     built = _state(index), index.db.execute(
         "SELECT (SELECT COUNT(*) FROM note_names), (SELECT COUNT(*) FROM doc_targets), (SELECT COUNT(*) FROM links)"
-    ).fetchone()
+    ).fetchone(), index.db.execute("SELECT rowid, path FROM docs ORDER BY rowid").fetchall()
     assert (rel, "TOMBSTONED") in built[0][1]
-    monkeypatch.setattr(index_module, "BULK_DIFF", 10_000)  # a diff from nothing, one insert at a time
+    bulk = SearchIndex._bulk  # the whole tree again, one insert at a time (no index was, so no diff)
+    monkeypatch.setattr(SearchIndex, "_bulk", lambda self, many: bulk(self, False))
     index.db.execute("DELETE FROM meta WHERE key='commit'")
     index._reset(index.db)
     index.close()
@@ -139,5 +143,17 @@ def test_a_whole_tree_build_asks_no_query_a_note_and_gives_what_one_insert_at_a_
     one_by_one.refresh()
     assert (_state(one_by_one), one_by_one.db.execute(
         "SELECT (SELECT COUNT(*) FROM note_names), (SELECT COUNT(*) FROM doc_targets), (SELECT COUNT(*) FROM links)"
-    ).fetchone()) == built
+    ).fetchone(), one_by_one.db.execute("SELECT rowid, path FROM docs ORDER BY rowid").fetchall()) == built
     one_by_one.close()
+
+
+def test_a_documents_json_lists_are_what_json_dumps_writes():
+    """docs.tags, repos and targets: written without making an encoder, byte for byte json.dumps'."""
+    import json
+    import random
+
+    pick = random.Random(3)
+    letters = [chr(c) for c in range(0x300)] + ["\u2028", "\ud800", "\U0001f600", '"', "\\", "/"]
+    for _ in range(5000):
+        items = tuple("".join(pick.choices(letters, k=pick.randint(0, 8))) for _ in range(pick.randint(0, 4)))
+        assert index_module._json_list.__wrapped__(items) == json.dumps(list(items))

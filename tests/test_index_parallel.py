@@ -14,6 +14,7 @@ import string
 import subprocess
 import sys
 import threading
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -195,7 +196,7 @@ _JUDGE = parallel._judge
 def _forging_judge(batch):
     """The worker's judgement, handing over other bytes for every note it passed (module level:
     the pool sends it to the worker by name)."""
-    return [(*passed[:4], passed[4].replace(b"Arriving", b"Forged!!")) for passed in _JUDGE(batch)]
+    return [(*passed[:-1], passed[-1].replace(b"Arriving", b"Forged!!")) for passed in _JUDGE(batch)]
 
 
 def test_bytes_a_worker_hands_over_count_only_as_the_blob_they_hash_to(ctx, monkeypatch):
@@ -220,6 +221,57 @@ def test_bytes_a_worker_hands_over_count_only_as_the_blob_they_hash_to(ctx, monk
     assert shared[:2] == alone[:2]  # the index holds the committed bytes, not the forged ones
     assert not any("Forged" in str(row) for row in shared[0][0])
     assert len(read) > 10  # each note was read from git instead
+
+
+def _main_process_gate_calls(monkeypatch) -> Counter[str]:
+    """How many times this process consults the gate (`store.gate.inspect`) for each path, from now on."""
+    from jacked_vault.store import gate
+
+    main, calls = os.getpid(), Counter[str]()
+    plain = gate.inspect
+
+    def inspect(store, rel, data, **kw):
+        if os.getpid() == main:
+            calls[rel] += 1
+        return plain(store, rel, data, **kw)
+
+    monkeypatch.setattr(gate, "inspect", inspect)
+    return calls
+
+
+@pytest.mark.parametrize("forged", [False, True], ids=["honest", "forged-bytes"])
+def test_without_tombstones_the_main_process_takes_the_workers_verdicts_as_values(ctx, monkeypatch, forged):
+    """A store with no tombstone: the gate's verdict a worker reached on a note's bytes is its
+    whole verdict here, so the main process does not consult the gate on them again (only on
+    what the worker refused, to say why; or on bytes that are not the note's blob)."""
+    root = ctx.vault.root
+    made = _write(root, 12)
+    secret = "groups/g0/note/a-token.md"
+    (root / secret).write_bytes(_note(f"ci uses {TOKEN} now", group="g0"))
+    (root / "groups/g1/note/misplaced.md").write_bytes(_note(group="g2"))
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "notes")
+    alone = _build(ctx, monkeypatch, worker=False)
+    if forged:
+        monkeypatch.setattr(parallel, "_judge", _forging_judge)
+    calls = _main_process_gate_calls(monkeypatch)
+    shared = _build(ctx, monkeypatch, worker=True)
+    assert shared[:2] == alone[:2]
+    refused = {secret: "SECRET", "groups/g1/note/misplaced.md": "MISPLACED"}
+    assert {path: code for path, code, _ in shared[0][1]} == refused
+    passed = {rel for rel, _, _ in made}
+    assert {rel: calls[rel] for rel in passed} == dict.fromkeys(passed, 1 if forged else 0)
+    assert calls[secret] == calls["groups/g1/note/misplaced.md"] == 1
+
+
+def test_with_a_tombstone_the_main_process_judges_what_the_workers_passed(ctx, monkeypatch):
+    """A tombstone in the store: the workers judge without it, so the gate here judges each note
+    (finding the workers' content verdict and parse)."""
+    _vault(ctx.vault.root)
+    calls = _main_process_gate_calls(monkeypatch)
+    _build(ctx, monkeypatch, worker=True)
+    notes = [rel for rel in calls if "/note/" in rel]
+    assert len(notes) > 10 and all(calls[rel] == 1 for rel in notes)
 
 
 # A whole process: what this one (pytest) imported already would hide what a worker imports.

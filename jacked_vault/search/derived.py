@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from jacked_vault.search.entries import Entry, first_sentence
+from jacked_vault.search.entries import first_sentence
 
 
 @dataclass(frozen=True)
@@ -21,21 +21,22 @@ class Derived:
     summary: str
 
 
-def derive(entry: Entry) -> Derived:
+def derive(title: str, tags: list[str], body: str, note: bool) -> Derived:
+    """What an entry (`search.entries.Entry`: its title, tags and body, and whether it is a note)
+    gives the index."""
     from jacked_vault.document.wikilinks import targets
     from jacked_vault.search.ranking import analysed
     from jacked_vault.store.tombstones import tombstone_hash
 
-    (title, titles), (tags, tagged), (body, words) = (
-        analysed(entry.title),
-        analysed(" ".join(entry.tags)),
-        analysed(entry.body),
+    (title_terms, titles), (tag_terms, tagged), (body_terms, words) = (
+        analysed(title),
+        analysed(" ".join(tags)),
+        analysed(body),
     )
-    note = entry.tier == "note"
     return Derived(
-        terms=(title, tags, body),
+        terms=(title_terms, tag_terms, body_terms),
         lengths=(titles, tagged, words),
-        thash=tombstone_hash(entry.title, entry.body) if note else None,
-        wikilinks=tuple(targets(entry.body)) if note else (),
-        summary=first_sentence(entry.body),
+        thash=tombstone_hash(title, body) if note else None,
+        wikilinks=tuple(targets(body)) if note else (),
+        summary=first_sentence(body),
     )

@@ -27,6 +27,7 @@ from contextlib import closing, contextmanager, nullcontext
 from dataclasses import replace
 from functools import lru_cache
 from itertools import islice
+from json.encoder import encode_basestring_ascii
 from typing import TYPE_CHECKING
 
 from jacked_vault.errors import VaultError
@@ -52,6 +53,7 @@ from jacked_vault.store.layout import (
 )
 
 if TYPE_CHECKING:
+    from jacked_vault.document import Note
     from jacked_vault.document.ids import ShortId
     from jacked_vault.store.progress import Progress
     from jacked_vault.store.deadline import Deadline
@@ -264,15 +266,46 @@ _VALUES = "INSERT INTO doc_values(doc, hash) VALUES(?, ?)"
 _BESIDE = (_LINKS, wikilinks.WIKILINKS, wikilinks.NAMES, _TARGETS, _VALUES)
 
 
+# A document's own rows (docs, its text for FTS5, its analysed fields): a bulk insert writes them
+# `WIDE_BATCH` documents at a time (they hold its text), the rowids counted from the table's next.
+_COLUMNS = (
+    "path, root, id, title, kind, scope, grp, status, trust, claim, review, origin, tier, tags, repos, targets,"
+    " valid_from, valid_until, created_at, updated_at, summary, sha, thash, size"
+)
+_DOC = f"INSERT INTO docs({_COLUMNS}) VALUES({','.join('?' * 24)})"
+_DOCS = f"INSERT INTO docs(rowid, {_COLUMNS}) VALUES({','.join('?' * 25)})"  # a bulk insert's, rowids given
+_FTS = "INSERT INTO docs_fts(rowid, title, tags, body) VALUES(?,?,?,?)"
+WIDE_BATCH = 500
+
+
 class _Tally:
     """A bulk insert's totals (the scope roots', ranking's), kept here and written once: nothing
-    reads them until the insert ends (`SearchIndex._bulk`)."""
+    reads them until the insert ends (`SearchIndex._bulk`); and its documents' own rows, written
+    `WIDE_BATCH` at a time (nothing reads those either), each with the rowid SQLite would give it."""
 
-    def __init__(self, stones: set[str]) -> None:
+    def __init__(self, stones: set[str], rowid: int) -> None:
+        from jacked_vault.search.ranking import TERMS
+
         self.roots: dict[str, list[int]] = {}
         self.terms = [0, 0, 0, 0]  # ranking.add_doc's: documents, title, tags and body terms
         self.stones = stones  # every hash in the tombstones table (a value not here has no tombstone)
         self.rows: dict[str, list[tuple]] = {sql: [] for sql in _BESIDE}  # the rows of the tables beside docs
+        self.wide: dict[str, list[tuple]] = {sql: [] for sql in (_DOCS, _FTS, TERMS)}
+        self.rowid = rowid  # the next document's (docs is a rowid table: max + 1, and only this insert adds to it)
+
+    def document(self, db: sqlite3.Connection, row: tuple, text: tuple[str, str, str]) -> int:
+        """Add one document's docs row (without its rowid) and its text for FTS5; returns its rowid."""
+        rowid, self.rowid = self.rowid, self.rowid + 1
+        self.wide[_DOCS].append((rowid, *row))
+        self.wide[_FTS].append((rowid, *text))
+        if len(self.wide[_DOCS]) >= WIDE_BATCH:
+            self.flush(db)
+        return rowid
+
+    def flush(self, db: sqlite3.Connection) -> None:
+        for sql, rows in self.wide.items():
+            db.executemany(sql, rows)
+            rows.clear()
 
     def count(self, root: str, files: int, size: int) -> None:
         totals = self.roots.setdefault(root, [0, 0])
@@ -282,6 +315,7 @@ class _Tally:
     def save(self, db: sqlite3.Connection) -> None:
         from jacked_vault.search import ranking
 
+        self.flush(db)
         for sql, rows in self.rows.items():
             db.executemany(sql, rows)
         _save_roots(db, [(root, files, size) for root, (files, size) in self.roots.items()])
@@ -304,6 +338,7 @@ class SearchIndex:
         self._verdicts: Verdicts | None = None
         self._derived: dict[str, tuple[object, Derived]] = {}  # path -> a worker's parse and its Derived (a build)
         self._blobs: dict[str, bytes] = {}  # path -> the bytes a worker read for it (taken when they are its blob)
+        self._passes: dict[str, tuple[bytes, Note]] = {}  # path -> (verdict key, parse) of bytes a worker passed whole
         self._passed: dict[str, Passed] = {}  # path -> the gate's pass of its blob, judged already (a rebuild's)
         self.foreign_stones = False  # values rejected in other stores are hidden (`hide_rejected_elsewhere`)
         self._review_policy: ReviewPolicy | None = None
@@ -548,7 +583,9 @@ class SearchIndex:
         with self._bulk(True), (
             judged
             if self._passed
-            else closing(ahead(self.store, repo, ordered, self.verdicts, self._derived, blobs=self._blobs))
+            else closing(
+                ahead(self.store, repo, ordered, self.verdicts, self._derived, blobs=self._blobs, passes=self._passes)
+            )
         ) as items:
             for root in roots:
                 self._index_root(repo, root, islice(items, len(by_root[root])))
@@ -568,7 +605,8 @@ class SearchIndex:
         self.verdicts.known()  # read once: no query per note
         for name in _SECONDARY:
             self.db.execute(f"DROP INDEX IF EXISTS {name}")
-        self._tally = _Tally({h for (h,) in self.db.execute("SELECT DISTINCT hash FROM tombstones")})
+        stones = {h for (h,) in self.db.execute("SELECT DISTINCT hash FROM tombstones")}
+        self._tally = _Tally(stones, self.db.execute("SELECT COALESCE(MAX(rowid), 0) + 1 FROM docs").fetchone()[0])
         try:
             yield
             self._tally.save(self.db)
@@ -631,7 +669,7 @@ class SearchIndex:
         bulk = len(added) > BULK_DIFF and len(added) > self.count()
         files = [(rel, entry) for _, rel, entry in added]
         with self._bulk(bulk), closing(
-            ahead(self.store, repo, files, self.verdicts, self._derived, blobs=self._blobs)
+            ahead(self.store, repo, files, self.verdicts, self._derived, blobs=self._blobs, passes=self._passes)
         ) as items:
             for rel, entry in items:
                 self._index_entry(repo, rel, entry)
@@ -662,9 +700,10 @@ class SearchIndex:
         row = self.db.execute("SELECT truncated, files, bytes FROM roots WHERE prefix=?", (root,)).fetchone()
         return bool(row) and (bool(row[0]) or row[1] > MAX_ROOT_FILES or row[2] > MAX_ROOT_BYTES)
 
-    def _count(self, rel: str, size: int, sign: int) -> None:
-        """Keep the scope root's file and byte totals (what the bounds are checked against)."""
-        root = root_of(self.store, rel)
+    def _count(self, rel: str, size: int, sign: int, root: str | None = None) -> None:
+        """Keep the scope root's file and byte totals (what the bounds are checked against);
+        `root`: `rel`'s, when the caller has it."""
+        root = root_of(self.store, rel) if root is None else root
         if self._tally is not None:
             self._tally.count(root, sign, sign * size)
             return
@@ -798,14 +837,17 @@ class SearchIndex:
         read for it when they are its blob, else its blob read up to its kind's cap (bytes None:
         over the cap, or missing or corrupt, then its size as its header gives it, 0 if none
         does); (0, None) for what is not a file."""
-        from jacked_vault.store.gate import cap_for
-        from jacked_vault.store.git import offered_blob, read_capped
+        from jacked_vault.store.git import offered_blob
 
         if (entry.filemode if mode is None else mode) not in FILE_MODES:
             return 0, None
         data = offered_blob(self._blobs.pop(rel, None), entry.id)
         if data is not None:
             return len(data), data
+        self._passes.pop(rel, None)  # a worker's verdict, on bytes that are not this blob
+        from jacked_vault.store.gate import cap_for
+        from jacked_vault.store.git import read_capped
+
         try:
             return read_capped(repo, entry.id, cap_for(classify_path(self.store, rel)), rel)
         except VaultError:
@@ -814,15 +856,23 @@ class SearchIndex:
     def _index_bytes(self, rel: str, kind: str | None, data: bytes) -> None:
         """Index one committed file's bytes (within its size cap) through the gate."""
         from jacked_vault.store.audit import content_hash
-        from jacked_vault.store.gate import inspect
-        from jacked_vault.store.tombstones import parse_tombstones
 
         size = len(data)
         if kind == "tombstones":
+            from jacked_vault.store.tombstones import parse_tombstones
+
             self._add_stones([(h, rel) for h in parse_tombstones(data)])
             return
         # a bulk insert that holds no tombstone yet: no note is tombstoned (the rule's hash not needed)
         nothing_tombstoned = kind == "note" and self._tally is not None and not self._tally.stones
+        passed = self._passes.pop(rel, None)  # a worker's, on these very bytes (`_blob`), judged with no tombstone
+        if passed is not None and nothing_tombstoned:  # so the gate's whole verdict here: taken as a value
+            key, note = passed
+            self.verdicts.note(key)  # its offer taken, so the verdict recorded (or already: the same bytes elsewhere)
+            self._index_note(rel, note, content_hash(data), size)
+            return
+        from jacked_vault.store.gate import inspect
+
         try:
             checked = inspect(
                 self.store,
@@ -840,17 +890,10 @@ class SearchIndex:
     def _index_checked(self, rel: str, checked: Checked, sha: str, size: int, derived: Derived | None = None) -> None:
         """Index one committed file the gate passed (`checked`: its verdict; `sha`, `size`: its
         bytes'); `derived`: what a worker derived from `checked.note`."""
-        claim, review = None, None
         if checked.note is not None:
-            found = Entry.from_note(checked.note)
-            ready = self._derived.pop(rel, None)
-            if derived is None and ready is not None and ready[0] is checked.note:  # a worker's, from this very parse
-                derived = ready[1]
-            claim = found.trust
-            review = self._review_of(checked.note) if claim == "reviewed" else None
-            if claim == "reviewed" and (review is None or not review.counts):
-                found = replace(found, trust="unreviewed")
-        elif checked.hot is not None:
+            self._index_note(rel, checked.note, sha, size, derived)
+            return
+        if checked.hot is not None:
             scope, group = classify_hot(self.store, rel)  # type: ignore[misc]
             found = Entry.from_hot(checked.hot, scope, group)
         elif not searchable_episodic(rel):
@@ -858,9 +901,23 @@ class SearchIndex:
         else:
             group, folder = classify_episodic(self.store, rel)  # type: ignore[misc]
             found = Entry.from_episodic(checked.text or "", group, folder, rel)
-        rowid = self.add_entry(rel, found, sha, size, claim=claim, review=review, derived=derived)
+        rowid = self.add_entry(rel, found, sha, size, derived=derived)
         if checked.values:
             self._rows(_VALUES, [(rowid, v) for v in checked.values])
+        self._counted()
+
+    def _index_note(self, rel: str, note: Note, sha: str, size: int, derived: Derived | None = None) -> None:
+        """Index one committed note the gate passed (`note`: its parse; `sha`, `size`: its bytes');
+        `derived`: what a worker derived from `note`."""
+        found = Entry.from_note(note)
+        ready = self._derived.pop(rel, None)
+        if derived is None and ready is not None and ready[0] is note:  # a worker's, from this very parse
+            derived = ready[1]
+        claim = found.trust
+        review = self._review_of(note) if claim == "reviewed" else None
+        if claim == "reviewed" and (review is None or not review.counts):
+            found = replace(found, trust="unreviewed")
+        self.add_entry(rel, found, sha, size, claim=claim, review=review, derived=derived)
         self._counted()
 
     def _counted(self) -> None:
@@ -1008,50 +1065,48 @@ class SearchIndex:
         claimed review; `derived`: what its text gives (search/derived.py), when a worker derived it
         ahead. Returns its rowid."""
         db = self.db
-        derived = derived or derive(entry)
+        derived = derived or derive(entry.title, entry.tags, entry.body, entry.tier == "note")
         thash = derived.thash
-        self._count(rel, size, +1)
-        cur = db.execute(
-            "INSERT INTO docs(path, root, id, title, kind, scope, grp, status, trust, claim, review, origin, tier, "
-            "tags, repos, targets,"
-            " valid_from, valid_until, created_at, updated_at, summary, sha, thash, size)"
-            " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-            (
-                rel,
-                root_of(self.store, rel),
-                entry.id,
-                entry.title,
-                entry.kind,
-                entry.scope,
-                entry.group,
-                entry.status,
-                entry.trust,
-                claim or entry.trust,
-                _review_json(review),
-                entry.origin,
-                entry.tier,
-                _json_list(tuple(entry.tags)),
-                _json_list(tuple(entry.repos)),
-                _json_list(tuple(entry.targets)),
-                entry.valid_from,
-                entry.valid_until,
-                entry.created_at,
-                entry.updated_at,
-                derived.summary,
-                sha,
-                thash,
-                size,
-            ),
+        root = root_of(self.store, rel)
+        self._count(rel, size, +1, root)
+        row = (
+            rel,
+            root,
+            entry.id,
+            entry.title,
+            entry.kind,
+            entry.scope,
+            entry.group,
+            entry.status,
+            entry.trust,
+            claim or entry.trust,
+            _review_json(review),
+            entry.origin,
+            entry.tier,
+            _json_list(tuple(entry.tags)),
+            _json_list(tuple(entry.repos)),
+            _json_list(tuple(entry.targets)),
+            entry.valid_from,
+            entry.valid_until,
+            entry.created_at,
+            entry.updated_at,
+            derived.summary,
+            sha,
+            thash,
+            size,
         )
-        rowid = cur.lastrowid
-        assert rowid is not None, "an INSERT into a rowid table sets lastrowid"
-        db.execute(
-            "INSERT INTO docs_fts(rowid, title, tags, body) VALUES(?,?,?,?)",
-            (rowid, entry.title, " ".join(entry.tags), entry.body),
-        )
+        text = (entry.title, " ".join(entry.tags), entry.body)
+        if self._tally is not None:
+            rowid = self._tally.document(db, row, text)
+        else:
+            added = db.execute(_DOC, row).lastrowid
+            assert added is not None, "an INSERT into a rowid table sets lastrowid"
+            rowid = added
+            db.execute(_FTS, (rowid, *text))
         from jacked_vault.search.ranking import add_doc  # a module, not a package: no import machinery a note
 
-        add_doc(db, rowid, derived.terms, derived.lengths, self._tally.terms if self._tally else None)
+        tally = self._tally
+        add_doc(db, rowid, derived.terms, derived.lengths, *((tally.terms, tally.wide) if tally else ()))
         if entry.links:
             self._rows(_LINKS, [(rowid, dst) for dst in entry.links])
         if entry.tier == "note":
@@ -1419,8 +1474,9 @@ class SearchIndex:
 
 @lru_cache(maxsize=4096)
 def _json_list(items: tuple[str, ...]) -> str:
-    """`json.dumps` of a list of strings (a note's tags, repos, targets: few distinct lists in a vault)."""
-    return json.dumps(list(items))
+    """`json.dumps` of a list of strings (a note's tags, repos, targets: few distinct lists in a
+    vault), written as its C encoder writes one (without making an encoder a call)."""
+    return "[" + ", ".join(map(encode_basestring_ascii, items)) + "]"
 
 
 def _review_json(review: Provenance | None) -> str | None:

@@ -8,8 +8,11 @@ build, what its text gives the index: search/derived.py) and the bytes they read
 process takes for the file only when git's hash of them is the file's blob id (`store.git.offered_blob`:
 hashing costs a tenth of reading the object again). The main process's `Verdicts` holds them as offers,
 so its own `inspect` of the same bytes finds the verdict and the parse (and records the
-verdict) and applies only the rules a verdict never skips (path, size, place, tombstones). A
-note the worker refused is judged again by the main process, which records why. Only the main
+verdict) and applies only the rules a verdict never skips (path, size, place, tombstones); a
+worker also says when the gate passed a note whole (its later rules too, judged with no
+tombstone), which an index build of a store without tombstones takes as the verdict itself
+(`passes`: no consultation of the gate there). A note the worker refused is judged again by
+the main process, which records why. Only the main
 process writes SQLite. Used only with `fork` (the worker inherits the loaded code) from a
 single-threaded process, a second core and at least `PARALLEL_MIN` notes; the workers run at
 most `AHEAD` batches ahead, so memory stays bounded. Arrivals (sync/arrivals.py) are judged
@@ -45,7 +48,7 @@ class _Kept:
     def __init__(self, known: frozenset[bytes], parse_known: bool) -> None:
         self._known = known
         self._parse_known = parse_known
-        self.passed_now: tuple[bytes, object] | None = None
+        self.passed_now: tuple[bytes, Any] | None = None
         self.known_key: bytes | None = None
 
     def passed(self, key: bytes) -> bool:
@@ -63,19 +66,19 @@ class _Kept:
         return None
 
 
-def _judge(batch: list[tuple[str, str]]) -> list[tuple[str, bytes, object, object, bytes]]:
-    """(path, verdict key, note, derived, bytes) of each note in `batch` ((path, blob id)) whose bytes
-    pass the gate's content rules (whatever a later rule says: the main process applies those
-    again), or, when the main process indexes, whose verdict it holds (then parsed unjudged); with
-    the index's `Derived` (search/derived.py) when it asked for it, else None. Refused,
-    unreadable or over-size notes are left to the main process."""
+def _judge(batch: list[tuple[str, str]]) -> list[tuple[str, bytes, object, bool, object, bytes]]:
+    """(path, verdict key, note, whole, derived, bytes) of each note in `batch` ((path, blob id))
+    whose bytes pass the gate's content rules (`whole` when the later rules, judged with no
+    tombstone, passed them too: else the main process applies those again),
+    or, when the main process indexes, whose verdict it holds (then parsed unjudged); with the
+    index's `Derived` (search/derived.py) when it asked for it, else None. Refused, unreadable
+    or over-size notes are left to the main process."""
     from jacked_vault.search.derived import derive
-    from jacked_vault.search.entries import Entry
     from jacked_vault.store.gate import cap_for, inspect
     from jacked_vault.store.git import read_capped
 
     store, repo, known, deriving = _STATE["store"], _STATE["repo"], _STATE["known"], _STATE["deriving"]
-    passed: list[tuple[str, bytes, object, object, bytes]] = []
+    passed: list[tuple[str, bytes, object, bool, object, bytes]] = []
     for rel, oid in batch:
         kept, checked, data = _Kept(known, parse_known=deriving), None, b""
         try:
@@ -92,7 +95,9 @@ def _judge(batch: list[tuple[str, str]]) -> list[tuple[str, bytes, object, objec
             key, note = kept.known_key, checked.note
         else:
             continue
-        passed.append((rel, key, note, derive(Entry.from_note(note)) if deriving else None, data))
+        whole = checked is not None and checked.note is note
+        made = derive(note.title, note.tags, note.body, True) if deriving else None  # as its Entry.from_note would
+        passed.append((rel, key, note, whole, made, data))
     return passed
 
 
@@ -134,6 +139,7 @@ def ahead(
     meanwhile: Callable[[], None] | None = None,
     blobs: dict[str, bytes] | None = None,
     deadline: Deadline | None = None,
+    passes: dict[str, tuple[bytes, Any]] | None = None,
 ) -> Generator[tuple[str, Any], None, None]:
     """`files` ((path, tree entry), in the order the caller indexes them), each yielded once the
     workers' verdict on it is offered to `verdicts` (the index's `Verdicts`: taken when the gate
@@ -143,7 +149,9 @@ def ahead(
     (an index building), the workers also parse the notes whose verdict is held and derive what
     each note's text gives the index: `derived[path] = (the parse offered, search.derived.Derived)`,
     emptied at the end. `blobs`: `blobs[path]` = the bytes a worker read for a note it passed (for
-    the caller to take through `store.git.offered_blob`), emptied at the end. `meanwhile`: the main
+    the caller to take through `store.git.offered_blob`), emptied at the end. `passes`: `passes[path]`
+    = (verdict key, parse) of the bytes a worker read for a note the gate passed whole, judging
+    with no tombstone (so its whole verdict where the store holds none), emptied at the end. `meanwhile`: the main
     process's own work that must come before the first file (an arrival's audit lines), done once
     the workers have started (without them, at once). `deadline` (store.deadline): a wait for the
     workers past it raises OutOfTime. Close it (`contextlib.closing`) when leaving early: the
@@ -195,12 +203,14 @@ def ahead(
                 except Exception:  # a worker that died (killed, out of memory): the main process judges the rest
                     pending.clear()
                 else:
-                    for rel, key, note, made, data in judged:
+                    for rel, key, note, whole, made, data in judged:
                         verdicts.offer(key, note)
                         if derived is not None:
                             derived[rel] = (note, made)
                         if blobs is not None:
                             blobs[rel] = data
+                        if passes is not None and whole:
+                            passes[rel] = (key, note)
                     if number + AHEAD < len(batches):
                         pending[number + AHEAD] = submit(number + AHEAD)
             yield item
@@ -214,6 +224,8 @@ def ahead(
             derived.clear()
         if blobs is not None:
             blobs.clear()
+        if passes is not None:
+            passes.clear()
         _STATE.clear()
 
 

@@ -227,18 +227,26 @@ def query_terms(text: str) -> list[str]:
 # -- keeping the analysed fields and their totals ---------------------------------------------
 
 
+TERMS = "INSERT INTO docs_terms(rowid, title, tags, body) VALUES(?,?,?,?)"
+
+
 def add_doc(
     db: sqlite3.Connection,
     rowid: int,
     terms: tuple[str, str, str],
     lengths: tuple[int, int, int],
     totals: list[int] | None = None,
+    rows: dict[str, list[tuple]] | None = None,
 ) -> None:
     """Store one document's analysed fields (`analyse` of title, tags and body, each joined by
     spaces, with their term counts: search/derived.py) and add them to the totals (inside the
     caller's transaction); with `totals` (a bulk insert's [documents, title, tags, body] so far),
-    to those, which the caller writes with `add_totals` once."""
-    db.execute("INSERT INTO docs_terms(rowid, title, tags, body) VALUES(?,?,?,?)", (rowid, *terms))
+    to those, which the caller writes with `add_totals` once; with `rows` (a bulk insert's rows
+    by statement), its row goes to `rows[TERMS]` for the caller to insert."""
+    if rows is None:
+        db.execute(TERMS, (rowid, *terms))
+    else:
+        rows[TERMS].append((rowid, *terms))
     if totals is None:
         add_totals(db, 1, list(lengths))
         return

@@ -28,10 +28,10 @@ def main_process_derivations(monkeypatch) -> list[str]:
     main, titles = os.getpid(), []
     plain = index_module.derive
 
-    def derive(entry):
+    def derive(title, tags, body, note):
         if os.getpid() == main:
-            titles.append(entry.title)
-        return plain(entry)
+            titles.append(title)
+        return plain(title, tags, body, note)
 
     monkeypatch.setattr(index_module, "derive", derive)
     return titles
