@@ -14,7 +14,6 @@ import string
 import subprocess
 import sys
 import threading
-from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -26,7 +25,12 @@ from jacked_vault.search import parallel
 from jacked_vault.search.index import SearchIndex
 from jacked_vault.store.tombstones import tombstone_hash
 from jacked_vault.write.create import build_note
-from helpers.main_process import main_process_blob_reads, main_process_derivations, main_process_scans
+from helpers.main_process import (
+    main_process_blob_reads,
+    main_process_derivations,
+    main_process_gate_calls,
+    main_process_scans,
+)
 
 TOKEN = "ghp_" + "".join(random.Random(7).choices(string.ascii_letters + string.digits, k=36))
 
@@ -223,22 +227,6 @@ def test_bytes_a_worker_hands_over_count_only_as_the_blob_they_hash_to(ctx, monk
     assert len(read) > 10  # each note was read from git instead
 
 
-def _main_process_gate_calls(monkeypatch) -> Counter[str]:
-    """How many times this process consults the gate (`store.gate.inspect`) for each path, from now on."""
-    from jacked_vault.store import gate
-
-    main, calls = os.getpid(), Counter[str]()
-    plain = gate.inspect
-
-    def inspect(store, rel, data, **kw):
-        if os.getpid() == main:
-            calls[rel] += 1
-        return plain(store, rel, data, **kw)
-
-    monkeypatch.setattr(gate, "inspect", inspect)
-    return calls
-
-
 @pytest.mark.parametrize("forged", [False, True], ids=["honest", "forged-bytes"])
 def test_without_tombstones_the_main_process_takes_the_workers_verdicts_as_values(ctx, monkeypatch, forged):
     """A store with no tombstone: the gate's verdict a worker reached on a note's bytes is its
@@ -254,7 +242,7 @@ def test_without_tombstones_the_main_process_takes_the_workers_verdicts_as_value
     alone = _build(ctx, monkeypatch, worker=False)
     if forged:
         monkeypatch.setattr(parallel, "_judge", _forging_judge)
-    calls = _main_process_gate_calls(monkeypatch)
+    calls = main_process_gate_calls(monkeypatch)
     shared = _build(ctx, monkeypatch, worker=True)
     assert shared[:2] == alone[:2]
     refused = {secret: "SECRET", "groups/g1/note/misplaced.md": "MISPLACED"}
@@ -268,7 +256,7 @@ def test_with_a_tombstone_the_main_process_judges_what_the_workers_passed(ctx, m
     """A tombstone in the store: the workers judge without it, so the gate here judges each note
     (finding the workers' content verdict and parse)."""
     _vault(ctx.vault.root)
-    calls = _main_process_gate_calls(monkeypatch)
+    calls = main_process_gate_calls(monkeypatch)
     _build(ctx, monkeypatch, worker=True)
     notes = [rel for rel in calls if "/note/" in rel]
     assert len(notes) > 10 and all(calls[rel] == 1 for rel in notes)

@@ -22,14 +22,13 @@ from jacked_vault.document import render_note
 from jacked_vault.notes import AddRequest, add
 from jacked_vault.search import parallel
 from jacked_vault.search.index import SearchIndex
-from jacked_vault.store import gate
 from jacked_vault.store.layout import Store
 from jacked_vault.sync import sync
 from jacked_vault.sync.clone import clone_vault
 from jacked_vault.write.create import build_note
 from jacked_vault.write.transitions import transition
 from helpers import sync_world
-from helpers.main_process import main_process_blob_reads, main_process_derivations
+from helpers.main_process import main_process_blob_reads, main_process_derivations, main_process_gate_calls
 from helpers.sync_world import add_note, push_from
 
 shared = sync_world.shared  # (laptop, desktop, hostile clone, remote)
@@ -44,20 +43,6 @@ def _rendered(title: str, body: str, origin: str = "mcp") -> str:
         title=title, body=body, kind="note", scope="group", group="tools", repos=[], source_harness="x", origin=origin
     )
     return render_note(note).decode()
-
-
-def _main_process_gate_calls(monkeypatch) -> Counter[str]:
-    """How many times this process consults the gate (`store.gate.inspect`) for each path, from now on."""
-    main, calls = os.getpid(), Counter[str]()
-    plain = gate.inspect
-
-    def inspect(store, rel, data, **kw):
-        if os.getpid() == main:
-            calls[rel] += 1
-        return plain(store, rel, data, **kw)
-
-    monkeypatch.setattr(gate, "inspect", inspect)
-    return calls
 
 
 def _arriving_notes(root: Path) -> dict[str, str]:
@@ -79,7 +64,7 @@ def test_init_from_consults_the_gate_once_per_note_and_reads_and_derives_each_at
     monkeypatch.setattr(parallel, "PARALLEL_MIN", 2 if worker else 10**9)
     monkeypatch.setattr(parallel, "BATCH", 2)
     monkeypatch.setattr(threading, "active_count", lambda: 1)  # pytest-xdist's idle reader thread
-    calls = _main_process_gate_calls(monkeypatch)
+    calls = main_process_gate_calls(monkeypatch)
     read = main_process_blob_reads(monkeypatch)
     derived = main_process_derivations(monkeypatch)
     done = clone_vault(f"file://{remote}", tmp_path / "second", harness="tester")

@@ -4,6 +4,7 @@ pytest's monkeypatch."""
 from __future__ import annotations
 
 import os
+from collections import Counter
 
 from jacked_vault.search import index as index_module
 from jacked_vault.store import gate
@@ -52,3 +53,17 @@ def main_process_blob_reads(monkeypatch) -> list[str]:
 
     monkeypatch.setattr(git, "read_capped", read_capped)
     return read
+
+
+def main_process_gate_calls(monkeypatch) -> Counter[str]:
+    """How many times this process consults the gate (`store.gate.inspect`) for each path, from now on."""
+    main, calls = os.getpid(), Counter[str]()
+    plain = gate.inspect
+
+    def inspect(store, rel, data, **kw):
+        if os.getpid() == main:
+            calls[rel] += 1
+        return plain(store, rel, data, **kw)
+
+    monkeypatch.setattr(gate, "inspect", inspect)
+    return calls
