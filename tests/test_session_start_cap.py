@@ -199,6 +199,7 @@ def test_a_fetch_still_running_at_the_cap_finishes_in_the_background(pushed, mon
     assert "Token lines" not in capsys.readouterr().out
     started = _log_lines(root, "session-start")[-1]
     assert "pull=timeout" in started and "in the background" in started, started
+    assert "verdicts" not in started, started  # nothing was judged yet: nothing to keep
 
     finished = _background_pull_ended(root)
     assert finished and "pull=ok" in finished[-1], finished

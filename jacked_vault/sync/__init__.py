@@ -1018,7 +1018,7 @@ def pull_at_session_start(
         except VaultError as exc:
             if "longer than" not in exc.message:
                 return write_state(root, "failed", exc.message)
-            return _cut_short(root, timeout_s, cap, "fetching", background)
+            return _cut_short(root, timeout_s, cap, "fetching", background, judged=False)
         with store_lock(ctx.vault.state, timeout_s=deadline.left()):
             repo = git.open_repo(root)
             tracking = repo.references.get(f"refs/remotes/origin/{branch}")
@@ -1059,24 +1059,23 @@ def pull_at_session_start(
         return write_state(root, "failed", f"{type(exc).__name__}")
 
 
-def _cut_short(root: Path, timeout_s: float, cap: str, doing: str, background: bool) -> SyncState:
-    """The pull's state when its cap ran out while `doing` (HEAD not moved, the verdicts reached
-    kept); when `background`, the detached `_hook pull` that finishes it is started."""
+def _cut_short(
+    root: Path, timeout_s: float, cap: str, doing: str, background: bool, *, judged: bool = True
+) -> SyncState:
+    """The pull's state when its cap ran out while `doing` (HEAD not moved; when `judged`, the
+    verdicts reached kept); when `background`, the detached `_hook pull` that finishes it is started."""
     if background:
         from jacked_vault.store import detached
 
         detached.spawn_hook(root, "pull")
+    kept = " (the verdicts reached are kept)" if judged else ""
     then = (
         "the pull goes on in the background, and the next command sees what the remote brings"
         if background
         else "the next `jacked memory sync` or session start takes what the remote brings"
     )
-    return write_state(
-        root,
-        "timeout",
-        f"the {timeout_s:g} s {cap} cap ran out while {doing}; nothing was changed (the verdicts reached are kept): "
-        + then,
-    )
+    message = f"the {timeout_s:g} s {cap} cap ran out while {doing}; nothing was changed{kept}: {then}"
+    return write_state(root, "timeout", message)
 
 
 def finish_pull(ctx: Context) -> str:
