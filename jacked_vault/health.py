@@ -24,8 +24,6 @@ from jacked_vault.errors import VaultError
 from jacked_vault.store.layout import state_dir
 from jacked_vault.store.log import LastRun, last_runs
 
-PART_NAMES = ("mcp", "brief", "capture")
-
 # (harness, part, "module:function"): each family's probe of one part. Families add theirs here.
 PARTS: tuple[tuple[str, str, str], ...] = (
     ("claude", "brief", "jacked_vault.health:claude_brief"),

@@ -141,6 +141,16 @@ def test_harness_from_environment(cli_vault: Path):
     assert result.json["memory"]["source_harness"] == "cursor"
 
 
+def test_init_records_the_harness_it_runs_in(tmp_path: Path):
+    """`init` names its harness the way `add` does ($JACKED_MEMORY_HARNESS, else unknown), never `cli`."""
+    for harness, env in (("codex", {"JACKED_MEMORY_HARNESS": "codex"}), ("unknown", {})):
+        vault = tmp_path / f"vault-{harness}"
+        result = run_cli("memory", "init", "--no-scan", "--json", vault=vault, **env)
+        assert result.code == 0, result.err
+        trailers = git(vault, "log", "--format=%(trailers:key=Memory-Harness,valueonly)").split()
+        assert trailers and set(trailers) == {harness}
+
+
 @pytest.mark.parametrize(
     ("args", "code", "exit_code"),
     [

@@ -781,6 +781,29 @@ def test_the_shipped_fast_check_was_generated_from_this_schema(schema: str):
         assert shipped == validate.fast_check_source(schema)
 
 
+def test_notes_and_configs_are_checked_without_fastjsonschema(tmp_path):
+    """fastjsonschema only generates the checks (a test extra, not a run-time dependency): the real
+    CLI makes a vault and adds a note, and every generated check loads, with it unimportable."""
+    from conftest import cli_env
+
+    vault = tmp_path / "vault"
+    code = (
+        "import sys\n"
+        "sys.modules['fastjsonschema'] = None  # import fastjsonschema now raises ImportError\n"
+        "from jacked_vault.cli.main import main\n"
+        "from jacked_vault.document import validate\n"
+        "for name in validate.FAST_CHECKS: validate._fast_check(name)\n"
+        "assert main(['memory', 'init', '--no-scan', '--json']) in (0, None)\n"
+        "sys.exit(main(['memory', 'add', '--group', 'g', '--title', 'Checked', '--body', 'b', '--json']))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=cli_env(vault), timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    decoder = json.JSONDecoder()
+    made, end = decoder.raw_decode(proc.stdout)
+    added, _ = decoder.raw_decode(proc.stdout[end:].lstrip())
+    assert made["created"] and added["memory"]["title"] == "Checked"
+
+
 # A valid document of each configuration schema, and values to put anywhere in it.
 _CONFIGS = {
     "vault.schema.json": {

@@ -5,12 +5,14 @@ from __future__ import annotations
 import os
 import subprocess
 from pathlib import Path
+from urllib.parse import quote
 
 import pygit2
 import pytest
 
 from jacked_vault.errors import VaultError
 from jacked_vault.groups.identity import RepoInfo, normalise_remote, repo_for, slugify
+from jacked_vault.safety.text import check_text
 from jacked_vault.store.gitfiles import MAX_CONFIG_BYTES, MAX_LEVELS, find_work_tree, origin_url
 
 URL_SHAPES = [
@@ -119,6 +121,27 @@ def test_hostile_urls_raise_config_without_raw_controls(url: str) -> None:
     assert caught.value.code == "CONFIG"
     assert _no_raw_control(caught.value.message)
     assert len(caught.value.message) < 300
+
+
+def test_a_remote_url_refuses_what_single_line_text_refuses_plus_tab_and_bidi_marks() -> None:
+    """One rule owner (safety/text.py): a remote URL, raw or percent-encoded, is refused for every
+    control and bidi control a single-line note field refuses, and also for tab and the invisible
+    bidi marks (ALM, LRM, RLM), which a note's prose may hold."""
+    controls = [chr(c) for c in (*range(0x20), *range(0x7F, 0xA0), *range(0x202A, 0x202F), *range(0x2066, 0x206A))]
+    marks = ["\u061c", "\u200e", "\u200f"]
+    for char in controls + marks:
+        in_text = char != "\t" and char not in marks
+        try:
+            check_text("title", f"a{char}b", multiline=False)
+        except VaultError:
+            refused_in_text = True
+        else:
+            refused_in_text = False
+        assert refused_in_text == in_text, f"U+{ord(char):04X}"
+        for url in (f"https://github.com/o/r{char}x", f"https://github.com/o/r{quote(char)}x"):
+            with pytest.raises(VaultError) as caught:
+                normalise_remote(url)
+            assert caught.value.code == "CONFIG", f"U+{ord(char):04X}"
 
 
 def test_hostile_message_hides_credentials() -> None:

@@ -171,6 +171,38 @@ def test_mcp_doctor_counts_a_duplicate_only_when_the_harness_may_read_the_note(v
     assert run(doctor, "alpha")["duplicate_id_count"] == 0 and note_id not in json.dumps(run(doctor, "alpha"))
 
 
+def test_mcp_doctor_reads_no_note_row_beyond_what_doctor_itself_reads(vault_path, tmp_path, monkeypatch):
+    """memory_doctor's own work is bounded by the findings, not the vault: it counts the notes the
+    harness may read without building a row for each (before, it searched every note, unbounded);
+    the count is the same, and a duplicate is still counted for a harness that may read it."""
+    from jacked_vault.context import Context
+    from jacked_vault.doctor import doctor as library_doctor
+    from jacked_vault.search.index import SearchIndex
+
+    for n in range(12):
+        lib_add(vault_path, tmp_path, "alpha", f"Plain note {n}", "b")
+    lib_add(vault_path, tmp_path, "alpha", "For beta only", "b", targets=("beta",))
+    rows: list[str] = []
+    real = SearchIndex.doc
+
+    def counted(self, row, *args, **kwargs):
+        rows.append(row[2])
+        return real(self, row, *args, **kwargs)
+
+    monkeypatch.setattr(SearchIndex, "doc", counted)
+    library_doctor(Context.create(vault=str(vault_path), cwd=tmp_path, harness="alpha"))
+    doctors_own = len(rows)
+
+    async def doctor(harness: str):
+        async with Client(inproc(vault_path, tmp_path, harness=harness)) as client:
+            return ok(await call(client, "memory_doctor", {}))
+
+    rows.clear()
+    answer = run(doctor, "alpha")
+    assert (answer["ok"], answer["memory_count"], len(rows)) == (True, 12, doctors_own)
+    assert run(doctor, "beta")["memory_count"] == 13
+
+
 # -- the CLI runs serve() ---------------------------------------------------------------------------
 
 

@@ -317,3 +317,13 @@ def test_search_hunter2_finds_no_note_for_its_digit(ctx: Context):
     hit = _add(ctx, "The hunter2 joke", body="an old chat log")
     _add(ctx, "Release 2 notes", body="version 2 is out")
     assert _ids(ctx, "Hunter2") == [hit.note.id]
+
+
+def test_search_leaves_the_callers_filters_as_given(ctx: Context):
+    """The defaults a search fills in (scopes, the group to prefer) are its own: the caller's
+    `Filters` is unchanged, so the same one can be asked again elsewhere with its own defaults."""
+    hit = _add(ctx, "Parquet layout")
+    filters = Filters()
+    given = Filters()
+    assert [d.id for d in search(ctx, "parquet", filters).results] == [hit.note.id]
+    assert filters == given

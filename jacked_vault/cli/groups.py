@@ -119,7 +119,7 @@ def init(
             finally:
                 if stages:
                     stages.end()
-        result = init_vault(context.vault_path)
+        result = init_vault(context.vault_path, harness=context.harness)
         return result if no_scan else replace(result, groups=_suggest_and_apply(context, root, yes, as_json))
 
     run(ctx, as_json, action)

@@ -7,9 +7,7 @@ from dataclasses import dataclass, field, fields
 
 SCHEMA = "jacked.memory.v1"
 TRUST = "unreviewed"  # every write; only a person's `accept` sets "reviewed"
-TRUST_LEVELS = ("unreviewed", "reviewed")
 UNKNOWN_HARNESS = "unknown"  # a writer or reader who did not say which harness it is
-ALL_HARNESSES = "all"  # the target that addresses every harness
 
 KINDS = (
     "decision",

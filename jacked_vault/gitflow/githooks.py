@@ -101,8 +101,6 @@ FRAMEWORKS: tuple[tuple[str, tuple[bytes, ...]], ...] = (
     ("simple-git-hooks", (b"simple-git-hooks", b"SIMPLE_GIT_HOOKS")),
 )
 
-STATES = ("installed", "legacy-chained", "stranded", "foreign", "not-installed")
-
 
 @dataclass(frozen=True)
 class HookLocation:
@@ -146,7 +144,7 @@ class GitHookReport:
 
     repo: Path
     hooks_dir: Path
-    state: str  # one of STATES
+    state: str  # installed, legacy-chained, stranded, foreign or not-installed
     active: bool  # git runs hooks from hooks_dir (false when core.hooksPath points elsewhere)
     hooks_path: str | None
     framework: str | None  # the framework owning the post-merge git runs, if recognised

@@ -23,6 +23,7 @@ from pathlib import Path
 from urllib.parse import unquote
 
 from jacked_vault.errors import VaultError
+from jacked_vault.safety.text import hostile_in_name
 from jacked_vault.store import gitfiles
 
 MAX_URL_CHARS = 2048
@@ -31,7 +32,6 @@ MAX_IDENTITY_CHARS = 255
 MAX_SLUG_CHARS = 64
 LOCAL_HOST = "local"
 
-_UNSAFE_CHAR = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 _NOT_SLUG_CHAR = re.compile(r"[^a-z0-9._-]")
 _LEADING_NON_ALNUM = re.compile(r"^[^a-z0-9]+")
 _SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*)://")
@@ -97,7 +97,7 @@ def _is_local(url: str) -> bool:
 def _segment(raw: str, url: str) -> str:
     """One identity segment from a raw path part; "" when it has no letter or digit."""
     text = unquote(raw)
-    if _UNSAFE_CHAR.search(text):
+    if hostile_in_name(text):
         raise _hostile(url, "encoded control or bidi character")
     if text in (".", ".."):
         raise _hostile(url, "'.' or '..' path segment")
@@ -168,7 +168,7 @@ def normalise_remote(url: str) -> str:
     if len(url) > MAX_URL_CHARS:
         message = f"remote URL is too long ({len(url)} > {MAX_URL_CHARS} characters)"
         raise VaultError("CONFIG", message)
-    if _UNSAFE_CHAR.search(url):
+    if hostile_in_name(url):
         raise _hostile(url, "control or bidi character")
     text = url.strip(" ")
     if not text:

@@ -12,17 +12,12 @@ import os
 import stat
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from jacked_vault.errors import VaultError
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _FILE_READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | getattr(os, "O_NONBLOCK", 0)
-
-MAX_SCAN_ENTRIES = 5000
-MAX_SCAN_DEPTH = 8
-MAX_SCAN_BYTES = 16 * 1024 * 1024
 
 
 def split_relative(rel: str | PurePosixPath) -> tuple[str, ...]:
@@ -262,70 +257,3 @@ def read_optional(root: Path, rel: str, *, max_bytes: int) -> bytes | None:
         return read_file(root, rel, max_bytes=max_bytes)
     except FileNotFoundError:
         return None
-
-
-@dataclass
-class ScanResult:
-    """Files found by a bounded scan, with everything that was skipped or cut."""
-
-    files: list[str] = field(default_factory=list)
-    sizes: dict[str, int] = field(default_factory=dict)
-    skipped_symlinks: list[str] = field(default_factory=list)
-    unreadable: list[str] = field(default_factory=list)
-    truncated: bool = False
-
-    @property
-    def complete(self) -> bool:
-        return not self.truncated and not self.unreadable
-
-
-def scan(
-    root: Path,
-    start: str = "",
-    *,
-    suffix: str = ".md",
-    max_entries: int = MAX_SCAN_ENTRIES,
-    max_depth: int = MAX_SCAN_DEPTH,
-    max_bytes: int = MAX_SCAN_BYTES,
-) -> ScanResult:
-    """Walk root/start for `suffix` files: hidden entries skipped, symlinks reported, bounded."""
-    result = ScanResult()
-    entries = 0
-    total = 0
-    stack: list[tuple[str, int]] = [(start, 0)]
-    while stack:
-        rel_dir, depth = stack.pop()
-        try:
-            with os.scandir(root / rel_dir if rel_dir else root) as it:
-                children = sorted(it, key=lambda e: e.name)
-        except FileNotFoundError:
-            continue
-        except OSError:
-            result.unreadable.append(rel_dir or ".")
-            continue
-        subdirs = []
-        for entry in children:
-            if entry.name.startswith("."):
-                continue
-            entries += 1
-            if entries > max_entries:
-                result.truncated = True
-                return result
-            rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
-            if entry.is_symlink():
-                result.skipped_symlinks.append(rel)
-            elif entry.is_dir(follow_symlinks=False):
-                if depth + 1 >= max_depth:
-                    result.truncated = True
-                else:
-                    subdirs.append((rel, depth + 1))
-            elif entry.name.endswith(suffix) and entry.is_file(follow_symlinks=False):
-                size = entry.stat(follow_symlinks=False).st_size
-                total += size
-                if total > max_bytes:
-                    result.truncated = True
-                    return result
-                result.files.append(rel)
-                result.sizes[rel] = size
-        stack.extend(reversed(subdirs))
-    return result

@@ -9,16 +9,18 @@ import re
 
 from jacked_vault.errors import VaultError
 
-_BIDI = "\u202a-\u202e\u2066-\u2069"
-# Always refused: C0 except tab/LF/CR, DEL, C1, bidi overrides/isolates, surrogates (not encodable
-# as UTF-8) and U+FFFE/U+FFFF (YAML readers refuse them).
-_REFUSED_MULTILINE = re.compile(
-    f"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f{_BIDI}\ud800-\udfff\ufffe\uffff]"
-)
+# The character classes every rule below is made of (one owner: other modules ask this one).
+_DEL_C1 = "\x7f-\x9f"
+_BIDI = "\u202a-\u202e\u2066-\u2069"  # overrides and isolates
+_BIDI_MARKS = "\u061c\u200e\u200f"  # ALM, LRM, RLM: invisible, and right in prose
+_UNENCODABLE = "\ud800-\udfff\ufffe\uffff"  # surrogates (not UTF-8) and U+FFFE/U+FFFF (YAML refuses them)
+# Always refused: C0 except tab/LF/CR, DEL, C1, bidi overrides/isolates, surrogates and U+FFFE/U+FFFF.
+_REFUSED_MULTILINE = re.compile(f"[\x00-\x08\x0b\x0c\x0e-\x1f{_DEL_C1}{_BIDI}{_UNENCODABLE}]")
 # Single-line text also refuses every line break: LF, CR, U+2028, U+2029 (tab is allowed).
-_REFUSED_SINGLE_LINE = re.compile(
-    f"[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029{_BIDI}\ud800-\udfff\ufffe\uffff]"
-)
+_REFUSED_SINGLE_LINE = re.compile(f"[\x00-\x08\x0a-\x1f{_DEL_C1}\u2028\u2029{_BIDI}{_UNENCODABLE}]")
+# A name read from outside (a remote URL and its decoded parts): no C0 at all (tab too), no DEL or
+# C1, no bidi control and no bidi mark either, since nothing in a name may be invisible.
+_HOSTILE_IN_NAME = re.compile(f"[\x00-\x1f{_DEL_C1}{_BIDI_MARKS}{_BIDI}]")
 
 _TERMINAL_NOISE = re.compile(
     # CSI (ESC [ or U+009B): parameters, intermediates, one final byte.
@@ -29,7 +31,7 @@ _TERMINAL_NOISE = re.compile(
     # Any other escape sequence: ESC, intermediates, final byte.
     "|\x1b[\x20-\x2f]*[\x30-\x7e]"
     # Leftovers: C0 except tab/LF, DEL, C1, bidi overrides/isolates.
-    f"|[\x00-\x08\x0b-\x1f\x7f-\x9f{_BIDI}]"
+    f"|[\x00-\x08\x0b-\x1f{_DEL_C1}{_BIDI}]"
 )
 
 
@@ -58,6 +60,12 @@ def check_text(field: str, value: str, *, multiline: bool) -> None:
     match = pattern.search(value)
     if match:
         raise VaultError("VALIDATION", f"{field} contains {_describe(match.group())}")
+
+
+def hostile_in_name(text: str) -> bool:
+    """Whether `text`, a name read from outside (a remote URL, one of its decoded parts), holds a
+    control character (tab included), DEL, a C1 control, or a bidi control or mark."""
+    return _HOSTILE_IN_NAME.search(text) is not None
 
 
 def strip_terminal(text: str) -> str:

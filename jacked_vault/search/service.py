@@ -213,10 +213,9 @@ def search(ctx: Context, query: str, filters: Filters, *, hints: bool = False) -
     Filter values that can match nothing (an unknown kind, a bad slug) are usage errors. With
     `hints`, a search that finds nothing counts what each narrowing filter hides (`_wider`)."""
     filters.check()
-    if filters.scopes is None:
-        filters.scopes = DEFAULT_SCOPES
-    if filters.prefer_group is None and "group" in filters.scopes:
-        filters.prefer_group = ctx.group
+    scopes = DEFAULT_SCOPES if filters.scopes is None else filters.scopes
+    prefer = ctx.group if filters.prefer_group is None and "group" in scopes else filters.prefer_group
+    filters = replace(filters, scopes=scopes, prefer_group=prefer)  # the caller's stays as given
     indexes, diag = fresh_indexes(ctx)
     elsewhere = []
     try:
@@ -229,7 +228,6 @@ def search(ctx: Context, query: str, filters: Filters, *, hints: bool = False) -
     finally:
         for index in indexes:
             index.close()
-    prefer = filters.prefer_group
     hits.sort(key=lambda d: (-d.score, d.group != prefer, _neg(d.updated_at), d.id))
     return SearchResult(results=hits[: filters.limit], diagnostics=diag, elsewhere=elsewhere, group=filters.group)
 

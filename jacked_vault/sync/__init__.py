@@ -439,7 +439,7 @@ def _plan(
             repo, base_tree, repo[theirs].tree
         )
         index = git.merge_histories(repo, ours, theirs)
-        settled = resolve(ctx.vault, repo, index, unrelated=base is None, join=join, forgotten=forgotten)
+        settled = resolve(ctx.vault, repo, index, join=join, forgotten=forgotten)
         moved = settled.moved
         result = SyncResult(
             "merged", 0, 0, "", renamed=settled.renamed, hot=settled.hot, transitions=settled.transitions

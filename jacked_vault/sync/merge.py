@@ -63,7 +63,6 @@ def resolve(
     repo: pygit2.Repository,
     index: pygit2.Index,
     *,
-    unrelated: bool,
     join: bool = False,
     forgotten: dict[str, str] | None = None,
 ) -> Resolved:

@@ -12,6 +12,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from jacked_vault.document.model import UNKNOWN_HARNESS
 from jacked_vault.errors import VaultError
 from jacked_vault.render import Result
 from jacked_vault.resources import data_file
@@ -56,7 +57,7 @@ class InitResult:
         return "\n".join(lines)
 
 
-def init_vault(path: Path, *, harness: str = "cli", settings: Settings = DEFAULT_SETTINGS) -> InitResult:
+def init_vault(path: Path, *, harness: str = UNKNOWN_HARNESS, settings: Settings = DEFAULT_SETTINGS) -> InitResult:
     """Create the vault repo (README, vault.json, .gitignore, first commit); idempotent. A vault
     being made has no settings of its own yet: `settings` are what the front end has (none)."""
     if path.is_symlink():
@@ -123,7 +124,9 @@ def _init_store(store: Store, files: dict[str, bytes], subject: str, harness: st
     return InitResult(store=store, created=True, commit=commit)
 
 
-def create_project_store(repo_root: Path, *, harness: str = "cli", settings: Settings = DEFAULT_SETTINGS) -> Store:
+def create_project_store(
+    repo_root: Path, *, harness: str = UNKNOWN_HARNESS, settings: Settings = DEFAULT_SETTINGS
+) -> Store:
     """The project store of `repo_root`, made on the first project-scope write: the fail-closed
     `<repo>/.jacked/.gitignore` (`*`) first, so the code repo never sees anything of it."""
     from jacked_vault.store.vault import find_project_store
