@@ -67,7 +67,7 @@ class Context:
     @cached_property
     def repo(self):
         """The code repo containing cwd (RepoInfo), or None outside any repo."""
-        from jacked_vault.groups.identity import repo_for
+        from jacked_vault.store.identity import repo_for
 
         if self._inside_vault():
             return None

@@ -11,9 +11,9 @@ import pygit2
 import pytest
 
 from jacked_vault.errors import VaultError
-from jacked_vault.groups.identity import RepoInfo, normalise_remote, repo_for, slugify
 from jacked_vault.safety.text import check_text
 from jacked_vault.store.gitfiles import MAX_CONFIG_BYTES, MAX_LEVELS, find_work_tree, origin_url
+from jacked_vault.store.identity import RepoInfo, normalise_remote, repo_for, slugify
 
 URL_SHAPES = [
     ("git@github.com:O/R.git", "github.com/o/r"),

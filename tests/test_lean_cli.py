@@ -20,7 +20,8 @@ from pathlib import Path
 import pytest
 
 from conftest import cli_env, run_cli
-from jacked_vault.cli import actions, lean
+from jacked_vault.cli import lean
+from jacked_vault.frontend import actions
 
 HEAVY = {"typer", "click", "pygit2", "jsonschema", "fastjsonschema", "pydantic", "ruamel", "mcp", "rich"}
 

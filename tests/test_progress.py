@@ -118,7 +118,7 @@ def test_doctor_reindex_says_how_many_of_how_many(remote: Path, tmp_path: Path):
 
 
 def test_the_progress_line_says_rate_and_time_left():
-    from jacked_vault.cli.output import progress_text
+    from jacked_vault.frontend.output import progress_text
 
     assert progress_text("indexing notes", 250, 1000, 2.0) == "indexing notes: 250/1000 (125/s, ~6s left)"
     assert progress_text("files read", 40, None, 2.0) == "files read: 40 (20/s)"

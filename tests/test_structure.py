@@ -12,13 +12,13 @@ PACKAGE = Path(__file__).resolve().parent.parent / "jacked_vault"
 # Lowest first: a module may import its own layer and the ones before it, never one after. A
 # module's layer is that of the longest name below that is it or a package holding it, and every
 # module has one (`test_every_module_has_a_layer`).
-# `context` (which vault, repo, group and harness a command acts for) and repo identity sit with
-# the store: they read configuration and git metadata, nothing above.
+# `context` (which vault, repo, group and harness a command acts for) sits with the store, as
+# repo identity (`store.identity`) does: they read configuration and git metadata, nothing above.
 LAYERS = [
     ("jacked_vault", "jacked_vault.errors", "jacked_vault.resources", "jacked_vault.render", "jacked_vault.registry"),
     ("jacked_vault.safety",),
     ("jacked_vault.document",),
-    ("jacked_vault.store", "jacked_vault.context", "jacked_vault.groups.identity"),
+    ("jacked_vault.store", "jacked_vault.context"),
     ("jacked_vault.search",),
     ("jacked_vault.recall",),
     ("jacked_vault.write",),
@@ -44,7 +44,7 @@ LAYERS = [
         "jacked_vault.mcp",
     ),
     # --- front ends: option values turned into library calls (the CLI's and the review page's)
-    ("jacked_vault.cli.inputs", "jacked_vault.cli.actions", "jacked_vault.cli.output"),
+    ("jacked_vault.frontend",),
     # --- the MCP server and the review page, then the CLI that can start either
     (
         "jacked_vault.mcp.server",
@@ -134,6 +134,25 @@ def _layer(module: str) -> int | None:
 def test_no_module_imports_itself_back():
     modules = _modules()
     assert _cycles(_imports(modules), sorted(modules)) == []
+
+
+def _package(module: str) -> str:
+    """The package a module's folder makes (`jacked_vault.X`), or the top-level module itself."""
+    return ".".join(module.split(".")[:2])
+
+
+def test_no_package_imports_itself_back():
+    """Folders are layers (issue 35.4): no cycle between packages either, so a package can be read,
+    moved or tested with only the packages below it."""
+    graph: dict[str, set[str]] = defaultdict(set)
+    for source, targets in _imports(_modules()).items():
+        graph[_package(source)] |= {_package(t) for t in targets} - {_package(source)}
+    assert _cycles(graph, sorted(graph)) == []
+
+
+def test_the_package_check_sees_a_package_cycle():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert _cycles(defaultdict(set, graph), ["a", "b", "c", "d"]) == [["a", "b", "c"]]
 
 
 def test_every_module_has_a_layer():

@@ -8,8 +8,8 @@ from typing import Annotated
 import typer
 from typer.core import TyperCommand, TyperGroup
 
-from jacked_vault.cli.inputs import context_for_options
-from jacked_vault.cli.output import Result, execute, schema_for
+from jacked_vault.frontend.inputs import context_for_options
+from jacked_vault.frontend.output import Result, execute, schema_for
 
 # Help sections of `jacked memory --help`, in the order they are listed.
 NOTES, RECALL, REVIEW, GROUPS, SYNC, HOOKS, MAINTENANCE = (

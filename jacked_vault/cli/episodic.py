@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from jacked_vault.cli.apps import MAINTENANCE, Command, JsonOpt, VaultOpt, context_for, example, memory_app, run
-from jacked_vault.cli.output import tty_progress
+from jacked_vault.frontend.output import tty_progress
 from jacked_vault.errors import VaultError
 
 

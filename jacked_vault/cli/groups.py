@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from jacked_vault.cli.apps import GROUPS, Command, JsonOpt, VaultOpt, context_for, example, memory_app, run, sub_app
-from jacked_vault.cli.output import safe, tty_progress, tty_stages
+from jacked_vault.frontend.output import safe, tty_progress, tty_stages
 
 group_app = sub_app(
     "group",

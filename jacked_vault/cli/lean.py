@@ -3,7 +3,7 @@
 Agents call these on every turn, and importing typer (and click under it) costs more than the
 work itself; `sync` is the network command a person times against plain git (issue 32).
 `run_lean` parses exactly the argument shapes typer would accept for these
-commands and calls the same `cli.actions` function the typer command calls; anything else
+commands and calls the same `frontend.actions` function the typer command calls; anything else
 (`--help`, an unknown option, a missing value, a value that needs converting typer's way) returns
 None and the command goes through typer, which prints its usual help or usage error.
 
@@ -18,7 +18,7 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass, field
 
-from jacked_vault.cli import actions
+from jacked_vault.frontend import actions
 
 
 @dataclass(frozen=True)
@@ -123,7 +123,7 @@ def parse(command: str, words: list[str]) -> tuple[dict, bool] | None:
 
 def run_lean(args: list[str]) -> int | None:
     """Run `memory [--vault PATH] COMMAND …` for a lean command; None when typer must handle it."""
-    from jacked_vault.cli.output import execute, schema_for
+    from jacked_vault.frontend.output import execute, schema_for
 
     if args[:1] != ["memory"]:
         return None

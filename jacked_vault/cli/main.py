@@ -23,7 +23,7 @@ def _run_typer(args: list[str]) -> int:
         notes, recall, review, ui, groups, sync, enable, hooks, mcp, gitflow, episodic, librarian,
     )
     from jacked_vault.cli.apps import app
-    from jacked_vault.cli.output import ERROR_SCHEMA, emit_error, emit_unexpected, schema_for
+    from jacked_vault.frontend.output import ERROR_SCHEMA, emit_error, emit_unexpected, schema_for
     from jacked_vault.errors import VaultError
 
     as_json = "--json" in args

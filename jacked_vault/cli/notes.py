@@ -23,10 +23,10 @@ from jacked_vault.cli.apps import (
     memory_app,
     run,
 )
-from jacked_vault.cli import actions
-from jacked_vault.cli.actions import MAX_SEARCH_LIMIT
-from jacked_vault.cli.inputs import check_limit
-from jacked_vault.cli.output import tty_stages
+from jacked_vault.frontend import actions
+from jacked_vault.frontend.actions import MAX_SEARCH_LIMIT
+from jacked_vault.frontend.inputs import check_limit
+from jacked_vault.frontend.output import tty_stages
 
 MAX_LOG_LIMIT = 10_000
 

@@ -23,8 +23,8 @@ from jacked_vault.cli.apps import (
     run,
     sub_app,
 )
-from jacked_vault.cli import actions
-from jacked_vault.cli.inputs import read_text_input
+from jacked_vault.frontend import actions
+from jacked_vault.frontend.inputs import read_text_input
 
 hot_app = sub_app(
     "hot",

@@ -8,8 +8,8 @@ from typing import Annotated
 import typer
 
 from jacked_vault.cli.apps import REVIEW, Command, JsonOpt, VaultOpt, context_for, example, memory_app, run
-from jacked_vault.cli.inputs import time_option
-from jacked_vault.cli.output import safe
+from jacked_vault.frontend.inputs import time_option
+from jacked_vault.frontend.output import safe
 from jacked_vault.errors import VaultError
 
 NoteId = Annotated[str, typer.Argument(metavar="ID", help="The note's id (mem_…).")]

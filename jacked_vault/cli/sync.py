@@ -100,7 +100,7 @@ def sync(
     (again, after fetching and merging, when another machine pushed first); otherwise it stops
     and explains. What arrives passes the same gate as every write.
     """
-    from jacked_vault.cli import actions
+    from jacked_vault.frontend import actions
 
     run(ctx, as_json, lambda: actions.sync(outer_vault(ctx), accept_deletions=accept_deletions, vault=vault))
 

@@ -30,7 +30,7 @@ def _identity_of(repo: str, mapped: set[str]) -> str:
     that does not exist is refused, unless it is an identity already in `mapped`. Refusals name
     the argument, never what was given (a URL may hold a password)."""
     from jacked_vault.document import REPO_RE
-    from jacked_vault.groups.identity import repo_for
+    from jacked_vault.store.identity import repo_for
 
     path = Path(os.path.expanduser(repo))
     if path.exists():

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from jacked_vault.errors import VaultError
-from jacked_vault.groups.identity import repo_for, slugify
+from jacked_vault.store.identity import repo_for, slugify
 
 if TYPE_CHECKING:
     from jacked_vault.store.config import Roots

@@ -42,7 +42,7 @@ from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, replace
 
 from jacked_vault.errors import VaultError
-from jacked_vault.groups.identity import MAX_SLUG_CHARS, slugify
+from jacked_vault.store.identity import MAX_SLUG_CHARS, slugify
 from jacked_vault.groups.scan import ScannedRepo
 
 PREFIX_GROUP_MAX = 12

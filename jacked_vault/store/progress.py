@@ -1,5 +1,5 @@
 """How long work says how far it is: a callback `(done, total)` the front end draws (on a
-terminal: cli.output.tty_progress), called every PROGRESS_STEP items and once at the end."""
+terminal: frontend.output.tty_progress), called every PROGRESS_STEP items and once at the end."""
 
 from __future__ import annotations
 

@@ -204,8 +204,8 @@ class Page:
         return self.html(request, "overview.html", doctor=run, doctor_current=current, **data)
 
     async def search(self, request: Request) -> Response:
-        from jacked_vault.cli.actions import MAX_SEARCH_LIMIT
-        from jacked_vault.cli.inputs import check_limit, time_option
+        from jacked_vault.frontend.actions import MAX_SEARCH_LIMIT
+        from jacked_vault.frontend.inputs import check_limit, time_option
         from jacked_vault.document.model import KINDS, STATUSES
         from jacked_vault.recall.overview import describe
         from jacked_vault.search.policy import SCOPES
@@ -429,7 +429,7 @@ class Page:
         return form
 
     async def change(self, request: Request) -> Response:
-        from jacked_vault.cli.inputs import time_option
+        from jacked_vault.frontend.inputs import time_option
         from jacked_vault.write.forget import forget
         from jacked_vault.write.transitions import edit_as_new, transition
 

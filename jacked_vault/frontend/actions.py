@@ -7,7 +7,7 @@ the same default (`tests/test_lean_cli.py` checks both). No typer here.
 
 from __future__ import annotations
 
-from jacked_vault.cli.inputs import check_limit, context_for_options, read_text_input, time_option
+from jacked_vault.frontend.inputs import check_limit, context_for_options, read_text_input, time_option
 from jacked_vault.render import Result
 
 MAX_SEARCH_LIMIT = 200
@@ -198,7 +198,7 @@ def brief(
 
 def sync(outer_vault: str | None, *, accept_deletions: bool = False, vault: str | None = None) -> Result:
     """`sync`: fetch, integrate what arrives (judged by the gate), push."""
-    from jacked_vault.cli.output import tty_stages
+    from jacked_vault.frontend.output import tty_stages
     from jacked_vault.sync import sync as sync_vault
 
     stages = tty_stages()
