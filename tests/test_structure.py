@@ -209,3 +209,21 @@ def test_the_import_check_sees_a_test_module_import(tmp_path: Path):
         "def f():\n    from test_sync import x\n    import tests.test_ui\n    from tests import test_capture\n"
     )
     assert sorted(_test_module_imports(module)) == ["test_sync", "tests.test_capture", "tests.test_ui"]
+
+
+def _mapped_test_modules(readme: str) -> list[str]:
+    """The test modules tests/README.md lists (`- \\`test_x.py\\`: …` lines), in its order."""
+    return [line.split("`")[1] for line in readme.splitlines() if line.startswith("- `test_")]
+
+
+def test_the_tests_map_lists_every_test_module_once():
+    """Tests a reader can find (issue 35.6): tests/README.md places every test module under the
+    package it tests first; a new module goes there too."""
+    listed = _mapped_test_modules((TESTS / "README.md").read_text())
+    present = sorted(p.name for p in TESTS.glob("test_*.py"))
+    assert sorted(set(listed)) == present and len(listed) == len(set(listed))
+
+
+def test_the_tests_map_check_sees_a_missing_and_a_doubled_module():
+    listed = _mapped_test_modules("## store\n- `test_a.py`: one\n- `test_a.py`: again\ntext `test_b.py`\n")
+    assert listed == ["test_a.py", "test_a.py"]
