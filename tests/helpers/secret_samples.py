@@ -21,7 +21,9 @@ rng = random.Random(20261129)
 
 
 def rand(n: int, alphabet: str = ALNUM) -> str:
-    """Seeded random characters; ALNUM strings always mix upper, lower and digits."""
+    """Seeded random characters; ALNUM strings always mix upper, lower and digits (so at least 3)."""
+    if alphabet == ALNUM and n < 3:
+        raise ValueError(f"rand({n}): an ALNUM string mixing upper, lower and digits needs 3 characters")
     while True:
         value = "".join(rng.choice(alphabet) for _ in range(n))
         if alphabet != ALNUM or (
