@@ -541,17 +541,18 @@ def _may_join(lines: str, rules: frozenset[int] | None = None) -> frozenset[int]
     return hits if found else frozenset()
 
 
-class _Source(str):
-    """The decoded text that windows of joined lines come from, and every whole series joined
-    (their context: every word of the windows, whichever batch holds them), with the token rules
-    that may match in them (`_may_join`: the engine's set need not read the windows) and its
-    lowercased bytes (read once for every batch)."""
+@dataclass(frozen=True)
+class _Source:
+    """Where windows of joined lines come from: the decoded text and every whole series joined,
+    lowercased as bytes once for every batch (their context: every word of the windows, whichever
+    batch holds them), and the token rules that may match in them (`_may_join`: the engine's set
+    need not read the windows)."""
 
-    rules: frozenset[int]
     folded: bytes
+    rules: frozenset[int]
 
 
-def _views(text: str, found: set[str] | None = None) -> Iterator[tuple[str, str | None]]:
+def _views(text: str, found: set[str] | None = None) -> Iterator[tuple[str, _Source | None]]:
     """(view, context): `text`, then its decoded form when it differs, scanned by every rule
     (no context); then, when a line break may split a token that a token rule may find
     (`_may_join`), the decoded text's windows with split tokens joined (`_rejoined`), in batches,
@@ -571,9 +572,7 @@ def _views(text: str, found: set[str] | None = None) -> Iterator[tuple[str, str 
         if joined is None:
             return
         series, batches = joined
-        source = _Source(clean + "\n" + series)
-        source.rules = rules
-        source.folded = source.encode("utf-8", "surrogatepass").lower()
+        source = _Source((clean + "\n" + series).encode("utf-8", "surrogatepass").lower(), rules)
         kinds = {_RULES[index].kind for index in rules}
         for batch in batches:
             if found is not None and kinds <= found:
@@ -1318,25 +1317,20 @@ def _candidates(data: bytes, lower: bytes) -> frozenset[int]:
     return frozenset(found)
 
 
-def _findings_in(text: str, context: str | None, found: set[str]) -> None:
-    """Add to `found` the kind of every secret in one view of a text. With a `context` (the text
-    that windows of joined lines come from), fallback rules are skipped and context words are
-    looked for anywhere in the windows or in `context`; a `_Source` context names the rules to
-    run (no set over the windows).
+def _findings_in(text: str, context: _Source | None, found: set[str]) -> None:
+    """Add to `found` the kind of every secret in one view of a text. With a `context` (where
+    windows of joined lines come from), only its rules run (no set over the windows), fallback
+    rules are skipped, and context words are looked for anywhere in the windows or in it.
 
     A rule whose kind is in `found` runs on only while a later fallback rule of a kind not yet
     found may run: its matches only mark what those skip (`covered`); so a text of a thousand
     assignments checks one."""
     data = text.encode("utf-8", "surrogatepass")
     lower = data.lower()  # ASCII only, so offsets are unchanged
-    if context is None:
-        around = lower
-    else:
-        source = context.folded if isinstance(context, _Source) else context.encode("utf-8", "surrogatepass").lower()
-        around = lower + b"\n" + source
+    around = lower if context is None else lower + b"\n" + context.folded
     present: set[bytes] | None = None  # the gate words in `around`, once a gated rule may match
     covered = bytearray(len(data))  # 1 where an earlier rule already matched
-    candidates = context.rules if isinstance(context, _Source) else _candidates(data, lower)
+    candidates = context.rules if context is not None else _candidates(data, lower)
     order = range(len(_RULES)) if candidates is _ALL_RULES else sorted(candidates)  # in the rules' order
 
     def settled(at: int) -> bool:

@@ -99,6 +99,9 @@ def scan_text(text: str) -> list[str]:
         secrets._findings_in(view, None, found)
     if "\n" in clean:
         windows = rejoined(secrets._TRAILING_BLANKS.sub("", clean))
-        if windows is not None:
-            secrets._findings_in(windows, clean, found)
+        if windows is not None:  # the rules the engine's set finds over these windows, `clean` their context
+            data = windows.encode("utf-8", "surrogatepass")
+            rules = secrets._candidates(data, data.lower())
+            context = secrets._Source(clean.encode("utf-8", "surrogatepass").lower(), rules)
+            secrets._findings_in(windows, context, found)
     return sorted(found)
