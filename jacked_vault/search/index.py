@@ -14,13 +14,8 @@ path up to it and marked truncated (and is then re-indexed whole whenever it cha
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
 import json
-import os
-import re
 import sqlite3
-import stat
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import closing, contextmanager, nullcontext
@@ -36,11 +31,13 @@ from jacked_vault.search.derived import Derived, derive
 from jacked_vault.search.entries import Diagnostics, Doc, Entry
 from jacked_vault.search.policy import Viewer
 from jacked_vault.search.query import COLUMNS, Filters, run_search
+from jacked_vault.search.schema import INDEX_DB, TABLES, connect, meta, reset, set_meta
+from jacked_vault.search.schema import SECONDARY as _SECONDARY
+from jacked_vault.search.verdicts import Verdicts
 from jacked_vault.search.treediff import FILE_MODES, SYMLINK_MODE, TREE_MODE, changed_entries
 from jacked_vault.store.git import fast_head
 from jacked_vault.store.progress import PROGRESS_STEP
 from jacked_vault.store.layout import (
-    STATE_DIR,
     ARCHIVE_DIR,
     GROUPS_DIR,
     USER_SCOPE_DIR,
@@ -62,115 +59,13 @@ if TYPE_CHECKING:
     from jacked_vault.store.tombstones import Stones
     from jacked_vault.store.reviews import Provenance, ReviewPolicy, Verdict
 
-INDEX_DB = "index.sqlite"  # the search index in the cache (not index.md: layout.INDEX_FILE)
 MAX_ROOT_FILES = 200_000  # 4x a big team's 50k-note group (bench_cli); beyond it reads fail as INCOMPLETE
 MAX_ROOT_BYTES = 1024 * 1024 * 1024
 INDEXED_KINDS = frozenset({"note", "hot", "episodic", "tombstones"})
 BULK_DIFF = 2000  # a diff adding more files than this, and than the index holds, is inserted as a bulk build
 
-_DDL = """
-CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
-CREATE TABLE IF NOT EXISTS docs(
-    rowid INTEGER PRIMARY KEY,
-    path TEXT NOT NULL UNIQUE,
-    root TEXT NOT NULL,
-    id TEXT NOT NULL,
-    title TEXT NOT NULL,
-    kind TEXT NOT NULL,
-    scope TEXT NOT NULL,
-    grp TEXT,
-    status TEXT NOT NULL,
-    trust TEXT NOT NULL,
-    claim TEXT NOT NULL,
-    review TEXT,
-    origin TEXT NOT NULL,
-    tier TEXT NOT NULL,
-    tags TEXT NOT NULL,
-    repos TEXT NOT NULL,
-    targets TEXT NOT NULL,
-    valid_from TEXT NOT NULL,
-    valid_until TEXT,
-    created_at TEXT NOT NULL,
-    updated_at TEXT NOT NULL,
-    summary TEXT NOT NULL,
-    sha TEXT NOT NULL,
-    thash TEXT,
-    size INTEGER NOT NULL
-);
-CREATE INDEX IF NOT EXISTS docs_group ON docs(grp, status, tier);
-CREATE INDEX IF NOT EXISTS docs_id ON docs(id);
-CREATE INDEX IF NOT EXISTS docs_updated ON docs(updated_at);
-CREATE INDEX IF NOT EXISTS docs_group_updated ON docs(grp, updated_at);
-CREATE INDEX IF NOT EXISTS docs_thash ON docs(thash);
-CREATE INDEX IF NOT EXISTS docs_status ON docs(status, tier, valid_until);
-CREATE INDEX IF NOT EXISTS docs_root ON docs(root, path);
-CREATE TABLE IF NOT EXISTS doc_targets(doc INTEGER NOT NULL, target TEXT NOT NULL);
-CREATE INDEX IF NOT EXISTS doc_targets_doc ON doc_targets(doc, target);
-CREATE TABLE IF NOT EXISTS links(src INTEGER NOT NULL, dst TEXT NOT NULL);
-CREATE INDEX IF NOT EXISTS links_dst ON links(dst);
-CREATE INDEX IF NOT EXISTS links_src ON links(src);
--- search/wikilinks.py: each note's [[wikilink]] targets, and the names a wikilink may give a note
-CREATE TABLE IF NOT EXISTS wikilinks(src INTEGER NOT NULL, target TEXT NOT NULL);
-CREATE INDEX IF NOT EXISTS wikilinks_target ON wikilinks(target);
-CREATE INDEX IF NOT EXISTS wikilinks_src ON wikilinks(src);
-CREATE TABLE IF NOT EXISTS note_names(doc INTEGER NOT NULL, name TEXT NOT NULL, by_title INTEGER NOT NULL);
-CREATE INDEX IF NOT EXISTS note_names_name ON note_names(name, by_title);
-CREATE INDEX IF NOT EXISTS note_names_doc ON note_names(doc);
--- store/tombstones.py: the values each hot.md and episodic document holds (a tombstone added later withholds them)
-CREATE TABLE IF NOT EXISTS doc_values(doc INTEGER NOT NULL, hash TEXT NOT NULL);
-CREATE INDEX IF NOT EXISTS doc_values_hash ON doc_values(hash);
-CREATE INDEX IF NOT EXISTS doc_values_doc ON doc_values(doc);
-CREATE TABLE IF NOT EXISTS problems(path TEXT PRIMARY KEY, root TEXT NOT NULL, code TEXT NOT NULL, message TEXT NOT NULL, size INTEGER NOT NULL);
-CREATE TABLE IF NOT EXISTS tombstones(hash TEXT NOT NULL, source TEXT NOT NULL, PRIMARY KEY(hash, source));
--- store/reviews.py: the accepts history holds (what `trust: reviewed` needs behind it)
-CREATE TABLE IF NOT EXISTS reviews(id TEXT NOT NULL, value TEXT NOT NULL, commit_id TEXT NOT NULL, machine TEXT NOT NULL, author TEXT NOT NULL, signed INTEGER NOT NULL, verified INTEGER NOT NULL, PRIMARY KEY(id, value, commit_id));
-CREATE INDEX IF NOT EXISTS reviews_commit ON reviews(commit_id);
-CREATE INDEX IF NOT EXISTS docs_claim ON docs(claim);
-CREATE TABLE IF NOT EXISTS roots(
-    prefix TEXT PRIMARY KEY, truncated INTEGER NOT NULL DEFAULT 0, files INTEGER NOT NULL DEFAULT 0, bytes INTEGER NOT NULL DEFAULT 0
-);
-CREATE VIRTUAL TABLE IF NOT EXISTS docs_fts USING fts5(
-    title, tags, body, tokenize = 'porter unicode61 remove_diacritics 2'
-);
--- search/ranking.py: each document's analysed fields, and their totals; kept with every add and removal
-CREATE VIRTUAL TABLE IF NOT EXISTS docs_terms USING fts5(title, tags, body, tokenize = 'ascii');
-CREATE TABLE IF NOT EXISTS terms_stats(
-    id INTEGER PRIMARY KEY CHECK (id = 0), docs INTEGER NOT NULL, title INTEGER NOT NULL, tags INTEGER NOT NULL, body INTEGER NOT NULL
-);
--- store/gate.py: the content verdicts this machine's gate reached (kept through a rebuild; not in _TABLES)
-CREATE TABLE IF NOT EXISTS verdicts(key BLOB PRIMARY KEY) WITHOUT ROWID;
-"""  # noqa: E501 - its bytes make SCHEMA_VERSION: re-wrapping them would rebuild every index
-
-# What goes into a row (summaries, which files are searched); bump it when that changes.
-INDEX_RULES = (
-    "4: summaries skip header blocks; rolled day files not searched; recent.md and archive.md dated by their newest "
-    "day; terms: CJK bigrams, Latin letters spelled in ASCII (issue 18.16, 18.17), camelCase, snake_case and "
-    "kebab-case words split and also kept joined (issue 33.1)"
-)
-# Any change to the DDL or the rules changes the version, so an old index file is rebuilt, never half-migrated.
-SCHEMA_VERSION = hashlib.sha256((_DDL + INDEX_RULES).encode()).hexdigest()[:16]
 # How many active notes link to the note `d` (its id's links, by the links_dst index).
 _INBOUND = "(SELECT COUNT(*) FROM links l JOIN docs s ON s.rowid = l.src WHERE l.dst = d.id AND s.status = 'active')"
-# The DDL's statements, one at a time (`execute` runs them inside a transaction; `executescript` commits first).
-_STATEMENTS = [part for part in (p.strip() for p in re.sub(r"--[^\n]*", "", _DDL).split(";")) if part]
-# The secondary indexes (name -> its DDL): dropped while a whole tree is inserted, then made again.
-_SECONDARY = {m.group(1): m.group(0) for m in re.finditer(r"CREATE INDEX IF NOT EXISTS (\w+) ON [^;]+", _DDL)}
-_TABLES = (
-    "docs",
-    "doc_targets",
-    "links",
-    "wikilinks",
-    "note_names",
-    "doc_values",
-    "problems",
-    "tombstones",
-    "reviews",
-    "roots",
-    "docs_fts",
-    "docs_terms",
-    "terms_stats",
-    "meta",
-)
 
 
 def root_of(store: Store, rel: str) -> str:
@@ -186,68 +81,6 @@ def root_of(store: Store, rel: str) -> str:
 
 def _indexable(store: Store, rel: str) -> bool:
     return classify_path(store, rel) in INDEXED_KINDS
-
-
-class Verdicts:
-    """The gate's content verdicts on this machine (`store.gate.Verdicts`), kept in the index
-    file: new ones are held in memory until `save()`, which writes them in one transaction."""
-
-    def __init__(self, db: sqlite3.Connection) -> None:
-        self._db = db
-        self._new: set[bytes] = set()
-        self._stored: set[bytes] | None = None  # every stored key, once a large build read them (`known`)
-        self._offered: dict[bytes, object] = {}
-
-    def passed(self, key: bytes) -> bool:
-        if key in self._new or key in self._offered or (self._stored is not None and key in self._stored):
-            return True
-        if self._stored is not None:
-            return False
-        return self._db.execute("SELECT 1 FROM verdicts WHERE key=?", (key,)).fetchone() is not None
-
-    def known(self) -> frozenset[bytes]:
-        """Every key held (read once: a large build then asks no query per note; keys another
-        process stores meanwhile are missed, so their bytes are judged again, never the reverse)."""
-        if self._stored is None:
-            self._stored = {key for (key,) in self._db.execute("SELECT key FROM verdicts")}
-        return frozenset(self._stored | self._new)
-
-    def release(self) -> None:
-        """Drop what `known` read (a build's snapshot: the table may change after it)."""
-        self._stored = None
-
-    def remember(self, key: bytes, note: object) -> None:
-        self._new.add(key)
-
-    def note(self, key: bytes) -> object | None:
-        """The offered parse of these bytes, handed out once (the build that asks uses it once);
-        an offered verdict is remembered when taken."""
-        if key in self._offered:
-            note = self._offered.pop(key)
-            self.remember(key, note)
-            return note
-        return None
-
-    def offer(self, key: bytes, note: object) -> None:
-        """A pass this machine's gate reached in a worker process (search/parallel.py): it counts
-        once the gate here meets the same bytes (`note`), never for bytes it does not meet."""
-        self._offered[key] = note
-
-    def withdraw(self) -> None:
-        self._offered.clear()
-
-    def save(self) -> None:
-        if not self._new:
-            return
-        own = not self._db.in_transaction
-        if own:
-            self._db.execute("BEGIN IMMEDIATE")
-        self._db.executemany("INSERT OR IGNORE INTO verdicts(key) VALUES(?)", [(key,) for key in self._new])
-        if own:
-            self._db.execute("COMMIT")
-        if self._stored is not None:
-            self._stored |= self._new
-        self._new.clear()
 
 
 def _save_roots(db: sqlite3.Connection, rows: list[tuple[str, int, int]]) -> None:
@@ -353,56 +186,9 @@ class SearchIndex:
         return self._db
 
     def _connect(self) -> sqlite3.Connection:
-        from jacked_vault.safety import fsio
+        return connect(self.store, self.path)
 
-        with fsio.open_dir(self.store.root, STATE_DIR, create=True):
-            pass  # a symlinked state folder is refused, never followed
-        for path in (str(self.path), *(f"{self.path}{s}" for s in ("-wal", "-shm"))):
-            try:
-                mode = os.lstat(path).st_mode
-            except FileNotFoundError:
-                continue
-            if not stat.S_ISREG(mode):
-                raise VaultError(
-                    "UNSAFE_PATH",
-                    f"{path} is not a regular file (a folder or a symlink); the search index is derived, "
-                    f"so move it away and it is rebuilt: `mv {path} {path}.broken`",
-                )
-        for attempt in range(2):
-            db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
-            try:
-                db.execute("PRAGMA journal_mode=WAL")
-                db.execute("PRAGMA synchronous=NORMAL")
-                if _schema_version(db) != SCHEMA_VERSION:  # new, old or half-made: build it afresh
-                    self._reset(db)
-                return db
-            except sqlite3.DatabaseError:
-                db.close()
-                if attempt:
-                    raise VaultError(
-                        "INCOMPLETE",
-                        f"{self.path} cannot be opened as the search index; remove it and run `jacked memory doctor "
-                        "--reindex`",
-                    ) from None
-                for suffix in ("", "-wal", "-shm"):
-                    with contextlib.suppress(FileNotFoundError):
-                        os.unlink(f"{self.path}{suffix}")
-        raise AssertionError("unreachable")
-
-    def _reset(self, db: sqlite3.Connection) -> None:
-        """Empty every table but the verdicts: dropped and made again (deleting an FTS5 table's
-        rows one by one cost a rebuild 0.05 ms a note)."""
-        db.execute("BEGIN IMMEDIATE")
-        try:
-            for table in _TABLES:
-                db.execute(f"DROP TABLE IF EXISTS {table}")
-            for statement in _STATEMENTS:
-                db.execute(statement)
-            db.execute("INSERT INTO meta(key, value) VALUES('schema', ?)", (SCHEMA_VERSION,))
-            db.execute("COMMIT")
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
+    _reset = staticmethod(reset)  # empty the index file (its verdicts kept): search/schema.py
 
     @property
     def verdicts(self) -> Verdicts:
@@ -418,11 +204,10 @@ class SearchIndex:
             self._db = None
 
     def _meta(self, key: str) -> str | None:
-        row = self.db.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
-        return row[0] if row else None
+        return meta(self.db, key)
 
     def _set_meta(self, key: str, value: str) -> None:
-        self.db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)", (key, value))
+        set_meta(self.db, key, value)
 
     # -- keeping up with git ----------------------------------------------------------------
 
@@ -563,7 +348,7 @@ class SearchIndex:
             raise
 
     def _clear(self) -> None:
-        for table in _TABLES[:-1]:  # all but meta
+        for table in TABLES[:-1]:  # all but meta
             self.db.execute(f"DELETE FROM {table}")
         self.db.execute("DELETE FROM meta WHERE key='reviews'")
 
@@ -1525,14 +1310,6 @@ def _tree_entry(repo, tree, rel: str):
         return tree[rel]
     except KeyError:
         return None
-
-
-def _schema_version(db: sqlite3.Connection) -> str | None:
-    try:
-        row = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
-    except sqlite3.OperationalError:  # no meta table yet
-        return None
-    return row[0] if row else None
 
 
 def _tree_or_none(repo, commit_id: str | None):
