@@ -14,7 +14,6 @@ path up to it and marked truncated (and is then re-indexed whole whenever it cha
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
@@ -28,10 +27,11 @@ from typing import TYPE_CHECKING
 from jacked_vault.errors import VaultError
 from jacked_vault.search import wikilinks
 from jacked_vault.search.derived import Derived, derive
-from jacked_vault.search.entries import Diagnostics, Doc, Entry
-from jacked_vault.search.policy import Viewer
-from jacked_vault.search.query import COLUMNS, Filters, run_search
-from jacked_vault.search.schema import INDEX_DB, TABLES, connect, meta, reset, set_meta
+from jacked_vault.search.entries import Entry
+from jacked_vault.search.proofs import ReviewProofs, review_json
+from jacked_vault.search.readmodel import ReadModel
+from jacked_vault.search.schema import TABLES, reset, set_meta
+from jacked_vault.search.schema import INDEX_DB as INDEX_DB  # where the file is, as callers have read it
 from jacked_vault.search.schema import SECONDARY as _SECONDARY
 from jacked_vault.search.verdicts import Verdicts
 from jacked_vault.search.treediff import FILE_MODES, SYMLINK_MODE, TREE_MODE, changed_entries
@@ -44,28 +44,23 @@ from jacked_vault.store.layout import (
     Store,
     classify_episodic,
     classify_hot,
-    classify_note,
     classify_path,
     searchable_episodic,
 )
 
 if TYPE_CHECKING:
     from jacked_vault.document import Note
-    from jacked_vault.document.ids import ShortId
     from jacked_vault.store.progress import Progress
     from jacked_vault.store.deadline import Deadline
     from jacked_vault.search.passed import Passed
     from jacked_vault.store.gate import Checked
     from jacked_vault.store.tombstones import Stones
-    from jacked_vault.store.reviews import Provenance, ReviewPolicy, Verdict
+    from jacked_vault.store.reviews import Provenance
 
 MAX_ROOT_FILES = 200_000  # 4x a big team's 50k-note group (bench_cli); beyond it reads fail as INCOMPLETE
 MAX_ROOT_BYTES = 1024 * 1024 * 1024
 INDEXED_KINDS = frozenset({"note", "hot", "episodic", "tombstones"})
 BULK_DIFF = 2000  # a diff adding more files than this, and than the index holds, is inserted as a bulk build
-
-# How many active notes link to the note `d` (its id's links, by the links_dst index).
-_INBOUND = "(SELECT COUNT(*) FROM links l JOIN docs s ON s.rowid = l.src WHERE l.dst = d.id AND s.status = 'active')"
 
 
 def root_of(store: Store, rel: str) -> str:
@@ -156,37 +151,21 @@ class _Tally:
             ranking.add_totals(db, self.terms[0], self.terms[1:])
 
 
-class SearchIndex:
-    """The FTS5 index of one store."""
+class SearchIndex(ReadModel):
+    """The FTS5 index of one store: its reads (`ReadModel`), kept a mirror of git here."""
 
     def __init__(self, store: Store, progress: Progress | None = None) -> None:
-        self.store = store
-        self.path = store.state / INDEX_DB
-        self._db: sqlite3.Connection | None = None
+        super().__init__(store)
+        self.proofs = ReviewProofs(self)  # what each `reviewed` shown is backed by
         self._progress = progress
-        self._indexed = 0
         self._to_index: int | None = None  # the files of a whole-tree build (what progress counts toward)
         self._read = 0  # of those, read so far
-        self._head: str | None = None  # the commit being indexed (whose history holds the accepts)
         self._verdicts: Verdicts | None = None
         self._derived: dict[str, tuple[object, Derived]] = {}  # path -> a worker's parse and its Derived (a build)
         self._blobs: dict[str, bytes] = {}  # path -> the bytes a worker read for it (taken when they are its blob)
         self._passes: dict[str, tuple[bytes, Note]] = {}  # path -> (verdict key, parse) of bytes a worker passed whole
         self._passed: dict[str, Passed] = {}  # path -> the gate's pass of its blob, judged already (a rebuild's)
-        self.foreign_stones = False  # values rejected in other stores are hidden (`hide_rejected_elsewhere`)
-        self._review_policy: ReviewPolicy | None = None
         self._tally: _Tally | None = None  # a bulk insert's totals, written once at its end (`_bulk`)
-
-    # -- connection -------------------------------------------------------------------------
-
-    @property
-    def db(self) -> sqlite3.Connection:
-        if self._db is None:
-            self._db = self._connect()
-        return self._db
-
-    def _connect(self) -> sqlite3.Connection:
-        return connect(self.store, self.path)
 
     _reset = staticmethod(reset)  # empty the index file (its verdicts kept): search/schema.py
 
@@ -199,22 +178,12 @@ class SearchIndex:
 
     def close(self) -> None:
         self._verdicts = None
-        if self._db is not None:
-            self._db.close()
-            self._db = None
-
-    def _meta(self, key: str) -> str | None:
-        return meta(self.db, key)
+        super().close()
 
     def _set_meta(self, key: str, value: str) -> None:
         set_meta(self.db, key, value)
 
     # -- keeping up with git ----------------------------------------------------------------
-
-    @property
-    def commit(self) -> str | None:
-        """The commit this index mirrors."""
-        return self._meta("commit")
 
     def refresh(self) -> None:
         """Bring the index up to HEAD: nothing to do if current (no pygit2 import), else a diff;
@@ -222,7 +191,7 @@ class SearchIndex:
         head = fast_head(self.store.root)
         if head is None or head != self._meta("commit"):
             self._catch_up()
-        self._follow_review_policy()
+        self.proofs.follow_policy()
 
     def behind(self, limit: int) -> int:
         """How many files HEAD changed since the commit this index mirrors (every file of HEAD when
@@ -266,7 +235,7 @@ class SearchIndex:
             commit = head_commit(repo)
             indexed = self._meta("commit")
             head = str(commit.id) if commit is not None else ""
-            self._head = head
+            self.proofs.head = head
             if indexed != head:
                 old_tree = _tree_or_none(repo, indexed)
                 if commit is None or old_tree is None:
@@ -293,7 +262,7 @@ class SearchIndex:
         commit = head_commit(repo)
         if commit is None or str(commit.id) != self._meta("commit"):
             return
-        self._head = str(commit.id)
+        self.proofs.head = str(commit.id)
         db = self.db
         db.execute("BEGIN IMMEDIATE")
         try:
@@ -315,7 +284,7 @@ class SearchIndex:
 
         if (self._meta("commit") or "") != (parent or ""):
             return False
-        self._head = head
+        self.proofs.head = head
         db = self.db
         db.execute("BEGIN IMMEDIATE")
         try:
@@ -689,7 +658,6 @@ class SearchIndex:
         rowid = self.add_entry(rel, found, sha, size, derived=derived)
         if checked.values:
             self._rows(_VALUES, [(rowid, v) for v in checked.values])
-        self._counted()
 
     def _index_note(self, rel: str, note: Note, sha: str, size: int, derived: Derived | None = None) -> None:
         """Index one committed note the gate passed (`note`: its parse; `sha`, `size`: its bytes');
@@ -699,140 +667,10 @@ class SearchIndex:
         if derived is None and ready is not None and ready[0] is note:  # a worker's, from this very parse
             derived = ready[1]
         claim = found.trust
-        review = self._review_of(note) if claim == "reviewed" else None
+        review = self.proofs.review_of(note) if claim == "reviewed" else None
         if claim == "reviewed" and (review is None or not review.counts):
             found = replace(found, trust="unreviewed")
         self.add_entry(rel, found, sha, size, claim=claim, review=review, derived=derived)
-        self._counted()
-
-    def _counted(self) -> None:
-        self._indexed += 1
-
-    # -- what `reviewed` proves, and where each review came from (store/reviews.py) ----------------
-
-    @property
-    def review_policy(self) -> ReviewPolicy:
-        """How this machine judges an accept (its machine config and machine id), read once."""
-        if self._review_policy is None:
-            from jacked_vault.store.reviews import ReviewPolicy
-
-            self._review_policy = ReviewPolicy.of(self.store)
-        return self._review_policy
-
-    def _review_of(self, note) -> Provenance | None:
-        """The accept of this note's value history holds that this machine shows it by (one that
-        counts first), judged by this machine's policy; None when there is none."""
-        from jacked_vault.store.reviews import best, value_key
-
-        self._find_reviews()
-        rows = self.db.execute(
-            "SELECT commit_id, machine, author, signed, verified FROM reviews WHERE id=? AND value=?",
-            (note.id, value_key(note)),
-        ).fetchall()
-        return best([self._judged(note.id, *row) for row in rows])
-
-    def _judged(self, note_id: str, commit: str, machine: str, author: str, signed: int, verified: int) -> Provenance:
-        from jacked_vault.store.reviews import Review
-
-        review = Review(note_id, "", commit, machine, author, bool(signed))
-        return self.review_policy.judge(review, bool(verified))
-
-    def review_at(self, commit: str) -> Provenance | None:
-        """The accept `commit` is (with its evidence), as this machine weighs it; None otherwise
-        (the accepts up to the indexed commit are recorded first)."""
-        self._head = self._head or self.commit
-        self._find_reviews()
-        row = self.db.execute(
-            "SELECT id, commit_id, machine, author, signed, verified FROM reviews WHERE commit_id=? LIMIT 1", (commit,)
-        ).fetchone()
-        return self._judged(*row) if row else None
-
-    def _find_reviews(self) -> None:
-        """Record the accepts in the commits up to the one being indexed that were not looked at yet
-        (each verified against the trusted keys, when this machine names any)."""
-        from jacked_vault.store.git import open_repo
-        from jacked_vault.store.reviews import reviews_between, verified_by
-
-        head, walked = self._head, self._meta("reviews")
-        if not head or head == walked:
-            return
-        repo = open_repo(self.store.root)
-        policy = self.review_policy
-        if self._meta("review_policy") is None:
-            self._set_meta("review_policy", policy.digest())
-        found = list(reviews_between(repo, head, walked))
-        signers = policy.trust.signers
-        verified = verified_by(self.store.root, repo, [r.commit for r in found], signers) if signers else set()
-        self.db.executemany(
-            "INSERT OR REPLACE INTO reviews(id, value, commit_id, machine, author, signed, verified)"
-            " VALUES(?,?,?,?,?,?,?)",
-            [
-                (r.note_id, r.value, r.commit, r.machine, r.author, int(r.signed), int(r.commit in verified))
-                for r in found
-            ],
-        )
-        self._set_meta("reviews", head)
-
-    def _follow_review_policy(self) -> None:
-        """When this machine's review policy changed (its allowed-signers file named, unnamed or
-        changed; the machines it trusts unsigned), verify every recorded accept against it again
-        and re-derive every claimed review."""
-        policy = self.review_policy
-        digest = policy.digest()
-        known = self._meta("review_policy")
-        if known is None or known == digest:
-            if known is None:
-                self._set_meta("review_policy", digest)
-            return
-        from jacked_vault.document import parse_note
-        from jacked_vault.store.git import open_repo, tree_blob
-        from jacked_vault.store.reviews import verified_by
-
-        repo = open_repo(self.store.root)
-        db = self.db
-        db.execute("BEGIN IMMEDIATE")
-        try:
-            commits = [commit for (commit,) in db.execute("SELECT DISTINCT commit_id FROM reviews").fetchall()]
-            signers = policy.trust.signers
-            verified = verified_by(self.store.root, repo, commits, signers) if signers else set()
-            db.executemany(
-                "UPDATE reviews SET verified=? WHERE commit_id=?", [(int(c in verified), c) for c in commits]
-            )
-            self._set_meta("review_policy", digest)
-            for rowid, path in db.execute("SELECT rowid, path FROM docs WHERE claim='reviewed'").fetchall():
-                data = tree_blob(repo, path)
-                review = self._review_of(parse_note(data, source=path, checked=True)) if data is not None else None
-                db.execute(
-                    "UPDATE docs SET trust=?, review=? WHERE rowid=?",
-                    ("reviewed" if review and review.counts else "unreviewed", _review_json(review), rowid),
-                )
-            db.execute("COMMIT")
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
-
-    def review_counts(self) -> dict[str, int]:
-        """How the notes whose files claim `reviewed` stand here: counted, by provenance (`here`,
-        `verified`, `machine`: another machine's unsigned accept this machine trusts), and not
-        counted (`not_counted`: an accept that does not count here; `unproven`: no accept at all)."""
-        counts = dict.fromkeys(("here", "verified", "machine", "not_counted", "unproven"), 0)
-        for trust, provenance, n in self.db.execute(
-            "SELECT trust, json_extract(review, '$.provenance'), COUNT(*) FROM docs WHERE tier='note' AND "
-            "claim='reviewed' GROUP BY 1, 2"
-        ):
-            key = provenance if trust == "reviewed" else "not_counted" if provenance else "unproven"
-            counts[key] += n
-        return counts
-
-    def unproven_reviews(self) -> list[tuple[str, str, Provenance | None]]:
-        """(path, id, the accept behind it if any) of every note whose file claims `reviewed` with
-        no accept behind it that counts here."""
-        from jacked_vault.store.reviews import Verdict
-
-        rows = self.db.execute(
-            "SELECT path, id, trust, claim, review FROM docs WHERE claim='reviewed' AND trust<>'reviewed' ORDER BY path"
-        )
-        return [(path, note_id, Verdict.from_row(*verdict).review) for path, note_id, *verdict in rows]
 
     def add_entry(
         self,
@@ -865,7 +703,7 @@ class SearchIndex:
             entry.status,
             entry.trust,
             claim or entry.trust,
-            _review_json(review),
+            review_json(review),
             entry.origin,
             entry.tier,
             _json_list(tuple(entry.tags)),
@@ -949,31 +787,6 @@ class SearchIndex:
         finally:
             db.execute("ROLLBACK")
 
-    # -- tombstones ---------------------------------------------------------------------------
-
-    def hide_rejected_elsewhere(self, stones: Stones) -> None:
-        """Hide, for the queries of this connection, the live notes holding a value rejected in
-        another store read with this one, and every note holding a value forgotten there (SPEC
-        5.3: one rejection holds in every store)."""
-        from jacked_vault.search.policy import FOREIGN_STONES
-
-        db = self.db
-        db.execute(
-            f"CREATE TEMP TABLE IF NOT EXISTS {FOREIGN_STONES}(hash TEXT PRIMARY KEY, forgotten INTEGER NOT NULL)"
-        )
-        db.execute(f"DELETE FROM temp.{FOREIGN_STONES}")
-        db.executemany(
-            f"INSERT OR IGNORE INTO temp.{FOREIGN_STONES}(hash, forgotten) VALUES(?, ?)",
-            [(h, int(h in stones.forgotten)) for h in stones.values | stones.forgotten],
-        )
-        self.foreign_stones = bool(stones)
-
-    def stones(self) -> Stones:
-        """What this store's tombstones say: every tombstoned value, and which were forgotten."""
-        from jacked_vault.store.tombstones import Stones
-
-        return Stones.of_sources(self.db.execute("SELECT hash, source FROM tombstones"))
-
     def tombstoned(self, value_hash: str) -> str | None:
         """The tombstone oracle of this store (`store.tombstones.Tombstoned`): REJECTED, FORGOTTEN or None."""
         if self._tally is not None and value_hash not in self._tally.stones:
@@ -985,288 +798,12 @@ class SearchIndex:
 
         return Stones.of_sources(rows)(value_hash)
 
-    def notes_with_value(self, value_hash: str) -> list[tuple[str, str]]:
-        """(path, id) of the notes, in any status, whose normalised title and body hash to
-        `value_hash` (what holds a value's text: `forget` takes it back from each)."""
-        return list(
-            self.db.execute("SELECT path, id FROM docs WHERE thash=? AND tier='note' ORDER BY path", (value_hash,))
-        )
-
-    def live_with_value(self, value_hash: str) -> list[str]:
-        """Paths of the candidate and active notes whose normalised title and body hash to `value_hash`."""
-        rows = self.db.execute(
-            "SELECT path FROM docs WHERE thash=? AND tier='note' AND status IN ('candidate', 'active') ORDER BY path",
-            (value_hash,),
-        )
-        return [path for (path,) in rows]
-
-    def rejected_at(self, value_hash: str) -> str | None:
-        """When the latest rejected note holding this value (normalised title and body hash) was
-        rejected (its `updated_at`), or None when no rejected note holds it."""
-        row = self.db.execute(
-            "SELECT MAX(updated_at) FROM docs WHERE thash=? AND tier='note' AND status='rejected'", (value_hash,)
-        ).fetchone()
-        return row[0] if row else None
-
-    def live_in_place(
-        self,
-        scope: str,
-        group: str | None,
-        targets: list[str],
-        now: str,
-        *,
-        value_hash: str | None = None,
-        title: str | None = None,
-    ) -> list[Doc]:
-        """Candidate and active notes not expired at `now`, of one scope and group and for exactly
-        these target harnesses, holding this value (normalised title and body hash) or carrying
-        this title (ASCII case aside): what a create there would repeat (write/create.py)."""
-        same = "d.thash = ?" if value_hash is not None else "d.title = ? COLLATE NOCASE"
-        wanted = sorted(set(targets))
-        marks = ",".join("?" * len(wanted))
-        rows = self.db.execute(
-            f"SELECT {COLUMNS} FROM docs d WHERE d.tier='note' AND d.status IN ('candidate', 'active') AND d.scope = "
-            "? AND d.grp IS ?"
-            f" AND (d.valid_until IS NULL OR d.valid_until > ?) AND {same}"
-            " AND (SELECT COUNT(*) FROM doc_targets t WHERE t.doc = d.rowid) = ?"
-            f" AND NOT EXISTS (SELECT 1 FROM doc_targets t WHERE t.doc = d.rowid AND t.target NOT IN ({marks}))"
-            " ORDER BY d.created_at, d.id",
-            (scope, group, now, value_hash if value_hash is not None else title, len(wanted), *wanted),
-        )  # fmt: skip
-        return [self.doc(row) for row in rows]
-
-    # -- queries ----------------------------------------------------------------------------
-
-    def count(self, status: str | None = None) -> int:
-        """Number of indexed notes (derived files such as hot.md not counted), of one status if given."""
-        if status is None:
-            return self.db.execute("SELECT COUNT(*) FROM docs WHERE tier='note'").fetchone()[0]
-        return self.db.execute("SELECT COUNT(*) FROM docs WHERE tier='note' AND status=?", (status,)).fetchone()[0]
-
-    def group_index(
-        self, group: str | None, limit: int, viewer: Viewer
-    ) -> tuple[list[tuple[str, str, str, str, int]], int]:
-        """Notes of a group that `viewer` may see, for index.md and the brief:
-        (title, path, summary, updated_at, inbound links), newest day first, then the most
-        linked, then title; also the total count."""
-        policy, params = viewer.where(self)
-        where = f"d.tier='note' AND d.grp IS ? AND {policy}"
-        total = self.db.execute(f"SELECT COUNT(*) FROM docs d WHERE {where}", (group, *params)).fetchone()[0]
-        # Newest first by the (grp, updated_at) index, stopping once `limit` rows are in and the day
-        # changes: the order within a day (most linked, title) needs only that day's rows.
-        picked: list[tuple] = []
-        for row in self.db.execute(
-            f"SELECT d.title, d.path, d.summary, d.updated_at, d.id FROM docs d WHERE {where} ORDER BY d.updated_at "
-            "DESC",
-            (group, *params),
-        ):
-            if len(picked) >= limit and row[3][:10] != picked[-1][3][:10]:
-                break
-            picked.append(row)
-        marks = ",".join("?" * len(picked))
-        # CROSS JOIN keeps links (by links_dst) the outer loop: left to itself the planner walked every
-        # active note for their links (O(n): 7.6 ms at 100k notes, 0.1 ms this way)
-        inbound = dict(
-            self.db.execute(
-                f"SELECT l.dst, COUNT(*) FROM links l CROSS JOIN docs s ON s.rowid = l.src WHERE l.dst IN ({marks})"
-                " AND s.status = 'active' GROUP BY l.dst",
-                [row[4] for row in picked],
-            )
-        )
-        picked.sort(key=lambda r: r[4])
-        picked.sort(key=lambda r: r[0])
-        picked.sort(key=lambda r: inbound.get(r[4], 0), reverse=True)
-        picked.sort(key=lambda r: r[3][:10], reverse=True)
-        return [(t, p, s, u, inbound.get(i, 0)) for t, p, s, u, i in picked[:limit]], total
-
-    def top_decisions(self, group: str | None, limit: int, viewer: Viewer) -> list[tuple[str, str, str, Verdict, int]]:
-        """Decisions of a group that `viewer` may see, most linked first, then newest:
-        (title, path, summary, its trust verdict, how many active notes link to it)."""
-        from jacked_vault.store.reviews import Verdict
-
-        policy, params = viewer.where(self)
-        rows = self.db.execute(
-            f"SELECT d.title, d.path, d.summary, d.trust, d.claim, d.review, {_INBOUND} AS inbound FROM docs d"
-            f" WHERE d.tier='note' AND d.kind='decision' AND d.grp IS ? AND {policy}"
-            " ORDER BY inbound DESC, d.updated_at DESC, d.id LIMIT ?",
-            (group, *params, limit),
-        ).fetchall()
-        return [(title, path, summary, Verdict.from_row(*v), inbound) for title, path, summary, *v, inbound in rows]
-
-    def diagnostics(self) -> Diagnostics:
-        truncated = self.db.execute("SELECT 1 FROM roots WHERE truncated=1 LIMIT 1").fetchone() is not None
-        diag = Diagnostics(truncated=truncated)
-        for path, code in self.db.execute("SELECT path, code FROM problems ORDER BY path"):
-            if code == "SYMLINK":
-                diag.skipped_symlinks.append(path)
-            else:
-                diag.invalid_files.append({"path": self.store.display(path, _scope_of(self.store, path)), "code": code})
-        return diag
-
-    def problems(self) -> list[tuple[str, str, str]]:
-        """(path, code, message) of every committed file the index refused."""
-        return list(self.db.execute("SELECT path, code, message FROM problems ORDER BY path"))
-
-    def doc(self, row, score: float = 0.0, excerpt: str = "") -> Doc:
-        return Doc(
-            rowid=row[0],
-            path=row[1],
-            id=row[2],
-            title=row[3],
-            kind=row[4],
-            scope=row[5],
-            group=row[6],
-            status=row[7],
-            tier=row[8],
-            tags=json.loads(row[9]),
-            updated_at=row[10],
-            created_at=row[11],
-            trust=row[12],
-            summary=row[13],
-            sha=row[14],
-            origin=row[15],
-            claim=row[16],
-            review=row[17],
-            targets=json.loads(row[18]),
-            store=self.store,
-            score=score,
-            excerpt=excerpt,
-        )
-
-    def _docs(self, sql: str, params: Iterable) -> list[Doc]:
-        return [self.doc(row) for row in self.db.execute(sql, tuple(params))]
-
-    def lookup(self, note_id: str, viewer: Viewer | None = None, *, derived: bool = False) -> list[Doc]:
-        """Every note carrying `note_id` (or, with `derived`, every derived document: hot.md, an
-        episodic file); with a viewer, only those it may see."""
-        policy, params = viewer.where(self) if viewer is not None else ("1", [])
-        tier = "d.tier<>'note'" if derived else "d.tier='note'"
-        return self._docs(
-            f"SELECT {COLUMNS} FROM docs d WHERE d.id=? AND {tier} AND {policy} ORDER BY d.path", (note_id, *params)
-        )
-
-    def carries(self, doc_id: str) -> bool:
-        """Whether some document (a note or a derived file) carries exactly this id."""
-        return self.db.execute("SELECT 1 FROM docs WHERE id=? LIMIT 1", (doc_id,)).fetchone() is not None
-
-    def starting(self, short: ShortId, viewer: Viewer | None = None) -> list[Doc]:
-        """The notes whose id `short` matches (`document.ids.ShortId`); with a viewer, those it may see."""
-        policy, params = viewer.where(self) if viewer is not None else ("1", [])
-        globs = short.globs()
-        found = self._docs(
-            f"SELECT {COLUMNS} FROM docs d WHERE d.tier='note' AND ({' OR '.join(['d.id GLOB ?'] * len(globs))})"
-            f" AND {policy} ORDER BY d.id",
-            (*globs, *params),
-        )
-        return [doc for doc in found if short.matches(doc.id)]
-
-    def backlinks(self, note_id: str, limit: int, viewer: Viewer) -> list[Doc]:
-        """Notes linking to `note_id` that `viewer` may see, newest first (limit + 1 rows to
-        detect a cut); the policy applies before the limit, so hidden ones never crowd out visible ones."""
-        policy, params = viewer.where(self)
-        wiki = [
-            src
-            for (rowid,) in self.db.execute("SELECT rowid FROM docs WHERE id=? AND tier='note'", (note_id,))
-            for src in wikilinks.linking(self.db, rowid)
-        ]
-        # frontmatter links (ids), and [[wikilinks]] in bodies resolved as Obsidian does (search/wikilinks.py)
-        return self._docs(
-            f"SELECT {COLUMNS} FROM docs d WHERE (d.rowid IN (SELECT src FROM links WHERE dst=?) OR d.rowid IN "
-            f"({','.join('?' * len(wiki))}))"
-            f" AND d.tier='note' AND {policy} ORDER BY d.updated_at DESC, d.id LIMIT ?",
-            (note_id, *wiki, *params, limit + 1),
-        )
-
-    def notes_per_group(self) -> dict[str, int]:
-        rows = self.db.execute("SELECT grp, COUNT(*) FROM docs WHERE tier='note' AND scope='group' GROUP BY grp")
-        return {grp: n for grp, n in rows}
-
-    def note_groups(self) -> set[str]:
-        """The groups `notes_per_group` counts, without counting: each group once from the
-        (grp, updated_at) index, then one row of it (5 ms at 100k notes where counting read them all)."""
-        rows = self.db.execute(
-            "SELECT g.grp FROM (SELECT DISTINCT grp FROM docs) g WHERE EXISTS (SELECT 1 FROM docs d WHERE d.grp IS "
-            "g.grp AND d.tier='note' AND d.scope='group')"
-        )
-        return {grp for (grp,) in rows}
-
-    def ids(self) -> set[str]:
-        return set(self.each_id())
-
-    def each_id(self) -> Iterator[str]:
-        """The id of every indexed note, streamed (a note held twice: twice)."""
-        for (doc_id,) in self.db.execute("SELECT id FROM docs WHERE tier='note'"):
-            yield doc_id
-
-    def duplicate_ids(self) -> list[dict]:
-        # the ids held twice found in the docs_id index alone (covering: 0.02 s at 100k notes, where
-        # grouping the note rows read every row, 0.2 s); only their rows are read
-        rows = self.db.execute(
-            "SELECT id, group_concat(path, '\n') FROM docs WHERE tier='note' AND id IN (SELECT id FROM docs GROUP BY "
-            "id HAVING COUNT(*) > 1) GROUP BY id HAVING COUNT(*) > 1 ORDER BY id"
-        )
-        return [
-            {"id": i, "paths": [self.store.display(p, _scope_of(self.store, p)) for p in paths.split("\n")]}
-            for i, paths in rows
-        ]
-
-    def unresolved_links(self) -> Iterator[tuple[str, str]]:
-        """(source id, target) of each link whose target is no note of this store, streamed."""
-        yield from self.db.execute(
-            "SELECT d.id, l.dst FROM links l JOIN docs d ON d.rowid = l.src WHERE NOT EXISTS (SELECT 1 FROM docs t "
-            "WHERE t.id = l.dst AND t.tier = 'note') ORDER BY d.id, l.dst"
-        )
-
-    def holds_note(self, note_id: str) -> bool:
-        """Whether a note of this store has this id."""
-        found = self.db.execute("SELECT 1 FROM docs WHERE id=? AND tier='note' LIMIT 1", (note_id,)).fetchone()
-        return found is not None
-
-    def indexed_files(self, tiers: tuple[str, ...] = ("note",)) -> dict[str, str]:
-        """Store-relative path -> sha256 of every indexed document of these tiers."""
-        marks = ",".join("?" * len(tiers))
-        return dict(self.db.execute(f"SELECT path, sha FROM docs WHERE tier IN ({marks})", tiers))
-
-    def indexed_text(self, rel: str, tier: str) -> tuple[str, str] | None:
-        """(sha256, the text recall may show) of one indexed document of `tier`, found by its path:
-        the gate's text, without any value a tombstone covers (store.gate)."""
-        row = self.db.execute(
-            "SELECT d.sha, f.body FROM docs d JOIN docs_fts f ON f.rowid = d.rowid WHERE d.path=? AND d.tier=?",
-            (rel, tier),
-        ).fetchone()
-        return (row[0], row[1]) if row else None
-
-    def audited(self) -> Iterator[tuple[str, str, str | None]]:
-        """(path, sha256, note id; None for hot.md) of every indexed note and hot.md, by path,
-        streamed (doctor compares each with its last audit line)."""
-        yield from self.db.execute(
-            "SELECT path, sha, CASE WHEN tier='note' THEN id END FROM docs WHERE tier IN ('note', 'hot') ORDER BY path"
-        )
-
-    def audited_count(self) -> int:
-        """How many files `audited` yields."""
-        return self.db.execute("SELECT COUNT(*) FROM docs WHERE tier IN ('note', 'hot')").fetchone()[0]
-
-    def problem_paths(self, code: str | None = None) -> set[str]:
-        """The paths of the committed files the index refused (for one reason, `code`, if given)."""
-        if code is not None:
-            return {row[0] for row in self.db.execute("SELECT path FROM problems WHERE code=?", (code,))}
-        return {row[0] for row in self.db.execute("SELECT path FROM problems")}
-
-    def search(self, text: str, filters: Filters) -> list[Doc]:
-        return run_search(self, text, filters)
-
 
 @lru_cache(maxsize=4096)
 def _json_list(items: tuple[str, ...]) -> str:
     """`json.dumps` of a list of strings (a note's tags, repos, targets: few distinct lists in a
     vault), written as its C encoder writes one (without making an encoder a call)."""
     return "[" + ", ".join(map(encode_basestring_ascii, items)) + "]"
-
-
-def _review_json(review: Provenance | None) -> str | None:
-    """`docs.review`: the accept behind a claimed review, as `store.reviews.Verdict.from_row` reads it."""
-    return json.dumps(review.to_json(), sort_keys=True) if review is not None else None
 
 
 def _walk(repo, tree, store: Store, prefix: str = "", depth: int = 0) -> Iterator[tuple[str, object]]:
@@ -1319,13 +856,6 @@ def _tree_or_none(repo, commit_id: str | None):
         return repo[commit_id].tree
     except (KeyError, ValueError, AttributeError):
         return None
-
-
-def _scope_of(store: Store, rel: str) -> str:
-    found = classify_note(store, rel)
-    if found:
-        return found[0]
-    return "project" if store.is_project else ("user" if rel.startswith(USER_SCOPE_DIR + "/") else "group")
 
 
 def open_fresh(store: Store) -> SearchIndex:
