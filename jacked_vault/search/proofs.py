@@ -11,7 +11,8 @@ from jacked_vault.search.schema import meta, set_meta
 
 if TYPE_CHECKING:
     from jacked_vault.search.readmodel import ReadModel
-    from jacked_vault.store.reviews import Provenance, ReviewPolicy
+    from jacked_vault.document import Note
+    from jacked_vault.store.reviews import Provenance, ReviewPolicy, Verdict
 
 
 class ReviewProofs:
@@ -42,6 +43,12 @@ class ReviewProofs:
             (note.id, value_key(note)),
         ).fetchall()
         return best([self._judged(note.id, *row) for row in rows])
+
+    def verdict(self, note: Note, claim: str) -> Verdict:
+        """What the trust `note`'s file claims counts for here (the accept behind a claimed review)."""
+        from jacked_vault.store.reviews import Verdict
+
+        return Verdict.of_claim(claim, lambda: self.review_of(note))
 
     def _judged(self, note_id: str, commit: str, machine: str, author: str, signed: int, verified: int) -> Provenance:
         from jacked_vault.store.reviews import Review

@@ -50,13 +50,13 @@ class ReadModel:
             self._db.close()
             self._db = None
 
-    def _meta(self, key: str) -> str | None:
+    def meta(self, key: str) -> str | None:
         return meta(self.db, key)
 
     @property
     def commit(self) -> str | None:
         """The commit this index mirrors."""
-        return self._meta("commit")
+        return self.meta("commit")
 
     def stones(self) -> Stones:
         """What this store's tombstones say: every tombstoned value, and which were forgotten."""
