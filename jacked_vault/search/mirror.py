@@ -44,6 +44,7 @@ from jacked_vault.store.progress import PROGRESS_STEP
 if TYPE_CHECKING:
     from jacked_vault.document import Note
     from jacked_vault.search.derived import Derived
+    from jacked_vault.search.parallel import Handed
     from jacked_vault.search.passed import Passed
     from jacked_vault.search.proofs import ReviewProofs
     from jacked_vault.search.verdicts import Verdicts
@@ -124,9 +125,7 @@ class GitMirror:
         self.progress = progress
         self._to_index: int | None = None  # the files of a whole-tree build (what progress counts toward)
         self._read = 0  # of those, read so far
-        self._derived: dict[str, tuple[object, Derived]] = {}  # path -> a worker's parse and its Derived (a build)
-        self._blobs: dict[str, bytes] = {}  # path -> the bytes a worker read for it (taken when they are its blob)
-        self._passes: dict[str, tuple[bytes, Note]] = {}  # path -> (verdict key, parse) of bytes a worker passed whole
+        self._handed: dict[str, Handed] = {}  # path -> what a worker handed over for it (a build's)
         self._passed: dict[str, Passed] = {}  # path -> the gate's pass of its blob, judged already (a rebuild's)
 
     def behind(self, limit: int) -> int:
@@ -279,7 +278,8 @@ class GitMirror:
             if passed is not None and passed.oid != entry.id:
                 passed = None
             mode = entry.filemode if passed is None else None  # pygit2 makes an enum each time it is asked
-            blob = (passed.size, None) if passed is not None else self._blob(repo, rel, entry, mode)
+            handed = self._handed_for(rel, entry) if passed is None else None
+            blob = (passed.size, None) if passed is not None else self._blob(repo, rel, entry, mode, handed)
             count += 1  # noqa: SIM113 - counts the files read so far, against the bound
             total += blob[0]
             if count > bounds.root_files or total > bounds.root_bytes:
@@ -289,7 +289,7 @@ class GitMirror:
             if passed is not None:
                 self._index_checked(rel, passed.checked, passed.sha, passed.size, passed.derived)
             else:
-                self._index_entry(repo, rel, entry, blob, mode)
+                self._index_entry(repo, rel, entry, blob, mode, handed)
             self._read += 1
             if self.progress is not None and self._read % PROGRESS_STEP == 0:
                 self.progress(self._read, self._to_index)
@@ -329,12 +329,12 @@ class GitMirror:
         self._sweep_tombstones(repo, new_tree, before)
 
     def _judged_ahead(self, repo, files: list) -> closing:
-        """`files`, their notes judged ahead by workers (search/parallel.py), each worker's parse,
-        what it derived, the bytes it read and its whole passes kept here for the file's turn."""
+        """`files`, their notes judged ahead by workers (search/parallel.py), what each worker
+        hands over kept here for the file's turn (`_handed_for`)."""
         from jacked_vault.search.parallel import ahead
 
         verdicts = self.index.verdicts
-        return closing(ahead(self.store, repo, files, verdicts, self._derived, blobs=self._blobs, passes=self._passes))
+        return closing(ahead(self.store, repo, files, verdicts, self._handed, deriving=True))
 
     def _known_of(self, rels: list[str]) -> set[str]:
         """Those of `rels` the index holds a document or a problem for (a query per 500 paths)."""
@@ -432,10 +432,17 @@ class GitMirror:
         return tree_blob(open_repo(self.store.root), rel)
 
     def _index_entry(
-        self, repo, rel: str, entry, blob: tuple[int, bytes | None] | None = None, mode: int | None = None
+        self,
+        repo,
+        rel: str,
+        entry,
+        blob: tuple[int, bytes | None] | None = None,
+        mode: int | None = None,
+        handed: Handed | None = None,
     ) -> None:
         """Index one committed tree entry through the gate (problems for what it refuses);
-        `blob`: its `_blob`, when the caller read it already; `mode`: its `filemode`, when asked."""
+        `blob`: its `_blob`, when the caller read it already (with `handed`, what a worker handed
+        over for its very bytes); `mode`: its `filemode`, when asked."""
         from jacked_vault.store.gate import cap_for
 
         mode = entry.filemode if mode is None else mode
@@ -446,7 +453,10 @@ class GitMirror:
             self.index.problem(rel, "NOT_A_FILE", f"{rel}: not a regular file (git mode {mode:o})")
             return
         kind = classify_path(self.store, rel)
-        size, data = blob if blob is not None else self._blob(repo, rel, entry, mode)
+        if blob is None:
+            handed = self._handed_for(rel, entry)
+            blob = self._blob(repo, rel, entry, mode, handed)
+        size, data = blob
         if size > cap_for(kind):
             self.index.problem(rel, "TOO_LARGE", f"{rel}: {size} bytes is over the {cap_for(kind)}-byte cap", size)
             return
@@ -454,21 +464,27 @@ class GitMirror:
             message = f"{rel}: its git object {str(entry.id)[:12]} is missing or corrupt"
             self.index.problem(rel, "UNREADABLE", message, size)
             return
-        self._index_bytes(rel, kind, data)
+        self._index_bytes(rel, kind, data, handed)
 
-    def _blob(self, repo, rel: str, entry, mode: int | None = None) -> tuple[int, bytes | None]:
-        """(size, bytes) of a tree entry (`mode`: its `filemode`, when asked): the bytes a worker
-        read for it when they are its blob, else its blob read up to its kind's cap (bytes None:
-        over the cap, or missing or corrupt, then its size as its header gives it, 0 if none
-        does); (0, None) for what is not a file."""
+    def _handed_for(self, rel: str, entry) -> Handed | None:
+        """What a worker handed over for `rel`, when the bytes it read are `entry`'s blob (else
+        dropped: its verdict and parse are of other bytes); taken once."""
         from jacked_vault.store.git import offered_blob
 
+        handed = self._handed.pop(rel, None)
+        return handed if handed is not None and offered_blob(handed.data, entry.id) is not None else None
+
+    def _blob(
+        self, repo, rel: str, entry, mode: int | None = None, handed: Handed | None = None
+    ) -> tuple[int, bytes | None]:
+        """(size, bytes) of a tree entry (`mode`: its `filemode`, when asked): the bytes a worker
+        read for it (`handed`, taken for its blob), else its blob read up to its kind's cap (bytes
+        None: over the cap, or missing or corrupt, then its size as its header gives it, 0 if none
+        does); (0, None) for what is not a file."""
         if (entry.filemode if mode is None else mode) not in FILE_MODES:
             return 0, None
-        data = offered_blob(self._blobs.pop(rel, None), entry.id)
-        if data is not None:
-            return len(data), data
-        self._passes.pop(rel, None)  # a worker's verdict, on bytes that are not this blob
+        if handed is not None:
+            return len(handed.data), handed.data
         from jacked_vault.store.gate import cap_for
         from jacked_vault.store.git import read_capped
 
@@ -477,8 +493,9 @@ class GitMirror:
         except VaultError:
             return _size(repo, entry), None
 
-    def _index_bytes(self, rel: str, kind: str | None, data: bytes) -> None:
-        """Index one committed file's bytes (within its size cap) through the gate."""
+    def _index_bytes(self, rel: str, kind: str | None, data: bytes, handed: Handed | None = None) -> None:
+        """Index one committed file's bytes (within its size cap) through the gate; `handed`: what a
+        worker handed over for these very bytes."""
         from jacked_vault.store.audit import content_hash
 
         size = len(data)
@@ -489,11 +506,10 @@ class GitMirror:
             return
         # a bulk insert that holds no tombstone yet: no note is tombstoned (the rule's hash not needed)
         nothing_tombstoned = kind == "note" and self.index.holds_no_stone()
-        passed = self._passes.pop(rel, None)  # a worker's, on these very bytes (`_blob`), judged with no tombstone
-        if passed is not None and nothing_tombstoned:  # so the gate's whole verdict here: taken as a value
-            key, note = passed
-            self.index.verdicts.note(key)  # its offer taken: the verdict recorded (or already: same bytes elsewhere)
-            self._index_note(rel, note, content_hash(data), size)
+        # a worker's whole pass, judged with no tombstone: so the gate's whole verdict here, taken as a value
+        if handed is not None and handed.whole and nothing_tombstoned:
+            self.index.verdicts.note(handed.key)  # its offer taken: the verdict recorded (or already: same bytes)
+            self._index_note(rel, handed.note, content_hash(data), size, handed.derived)
             return
         from jacked_vault.store.gate import inspect
 
@@ -509,7 +525,8 @@ class GitMirror:
         except VaultError as exc:
             self.index.problem(rel, exc.details.get("gate", "INVALID"), exc.message, size)
             return
-        self._index_checked(rel, checked, content_hash(data), size)
+        derived = handed.derived if handed is not None and handed.note is checked.note else None  # of this parse
+        self._index_checked(rel, checked, content_hash(data), size, derived)
 
     def _index_checked(self, rel: str, checked: Checked, sha: str, size: int, derived: Derived | None = None) -> None:
         """Index one committed file the gate passed (`checked`: its verdict; `sha`, `size`: its
@@ -531,9 +548,6 @@ class GitMirror:
         """Index one committed note the gate passed (`note`: its parse; `sha`, `size`: its bytes');
         `derived`: what a worker derived from `note`."""
         found = Entry.from_note(note)
-        ready = self._derived.pop(rel, None)
-        if derived is None and ready is not None and ready[0] is note:  # a worker's, from this very parse
-            derived = ready[1]
         verdict = self.index.proofs.verdict(note, found.trust)
         if verdict.trust != found.trust:
             found = replace(found, trust=verdict.trust)
