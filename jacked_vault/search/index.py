@@ -173,20 +173,19 @@ class SearchIndex(ReadModel):
         return self.count()
 
     def behind(self, limit: int) -> int:
-        """How many files HEAD changed since the commit this index mirrors (every file of HEAD when
-        there is none), counted up to `limit` + 1 and no further: 0 when current."""
+        """How many files HEAD changed since the mirrored commit, up to `limit` + 1 (`GitMirror.behind`)."""
         return self.mirror.behind(limit)
 
     def reread(self, rels: Iterable[str]) -> None:
-        """Index again the committed files at `rels` (HEAD's; the index is at HEAD): those whose git
-        object it could not read, since restored (`doctor`)."""
+        """Index again the committed files at `rels` (`GitMirror.reread`)."""
         self.mirror.reread(rels)
 
     def apply_commit(self, parent: str | None, head: str, files: dict[str, bytes | None]) -> bool:
-        """Catch up with a commit whose changes are known (a write transaction's own) without
-        reading git: True when applied; False (nothing changed) when the index was not at
-        `parent`, a scope root reaches a bound or the tombstone set shrank — then `refresh()`."""
+        """Catch up with a commit whose changes are known, without reading git; False: `refresh()`
+        instead (`GitMirror.apply_commit`)."""
         return self.mirror.apply_commit(parent, head, files)
+
+    # -- one document's rows (what the mirror writes through: `mirror.Rows`) ----------------
 
     def clear(self) -> None:
         for table in TABLES[:-1]:  # all but meta
