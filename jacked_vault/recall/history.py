@@ -129,7 +129,7 @@ def history_entries(
     problems = index.problem_paths() if person else set()
     for commit in _commits(store, rel, note_id):
         entry = _entry(commit)
-        review = index.review_at(entry["commit"]) if entry["summary"].startswith(ACCEPT_SUBJECT) else None
+        review = index.proofs.review_at(entry["commit"]) if entry["summary"].startswith(ACCEPT_SUBJECT) else None
         entry["review"] = review.to_json() if review is not None else None  # an accept, with where it came from
         note_id = entry["memory_id"]
         if note_id is not None and note_id not in states:

@@ -1,5 +1,6 @@
-"""What the search index stores and returns: `Entry` (one indexable document), `Doc` (one hit),
-`Diagnostics` (what could not be used). Pure data, no I/O."""
+"""What the search index stores and returns: `NoteRow` (the fields of a document's `docs` row that
+both sides carry), `Entry` (that row plus the text indexed: one indexable document), `Doc` (that row
+as read back: one hit), `Diagnostics` (what could not be used). Pure data, no I/O."""
 
 from __future__ import annotations
 
@@ -24,9 +25,9 @@ MAX_EPISODIC_TEXT = 1024 * 1024  # the searchable head of an episodic file (arch
 MARK = "**"  # what search puts around matched words in an excerpt (JSON keeps it)
 
 
-@dataclass(frozen=True)
-class Entry:
-    """One indexable document: a note, or a derived file such as hot.md or an episodic file."""
+@dataclass(frozen=True, kw_only=True)
+class NoteRow:
+    """The fields of a document's `docs` row that are written from an `Entry` and read back as a `Doc`."""
 
     id: str
     title: str
@@ -36,16 +37,23 @@ class Entry:
     status: str
     tier: str
     tags: list[str]
-    repos: list[str]
-    targets: list[str]
-    valid_from: str
-    valid_until: str | None
     created_at: str
     updated_at: str
+    trust: str = "unreviewed"  # an Entry's: as it is shown (a Doc's: what counts here; `claim` what its file says)
+    origin: str = "cli"
+    targets: list[str] = field(default_factory=lambda: ["all"])  # the harnesses it is addressed to
+
+
+@dataclass(frozen=True, kw_only=True)
+class Entry(NoteRow):
+    """One indexable document: a note, or a derived file such as hot.md or an episodic file; its
+    row's fields and the text indexed."""
+
+    repos: list[str]
+    valid_from: str
+    valid_until: str | None
     body: str
     links: list[str]
-    origin: str = "cli"
-    trust: str = "unreviewed"
 
     @classmethod
     def from_note(cls, note) -> Entry:
@@ -165,32 +173,19 @@ def first_sentence(body: str, limit: int = 160) -> str:
     return ""
 
 
-@dataclass(frozen=True)
-class Doc:
-    """One indexed document as search, read and recall see it."""
+@dataclass(frozen=True, kw_only=True)
+class Doc(NoteRow):
+    """One indexed document as search, read and recall see it: its row's fields as read back."""
 
     rowid: int
     path: str
-    id: str
-    title: str
-    kind: str
-    scope: str
-    group: str | None
-    status: str
-    tier: str
-    tags: list[str]
-    updated_at: str
-    created_at: str
-    trust: str
     summary: str
     sha: str
-    origin: str
     store: Store
     score: float = 0.0
     excerpt: str = ""
     claim: str = "unreviewed"  # the trust its file claims (`trust` is what counts here)
     review: str | None = None  # the accept behind a claimed review, as the index recorded it (JSON)
-    targets: list[str] = field(default_factory=lambda: ["all"])  # the harnesses it is addressed to
 
     @property
     def verdict(self) -> Verdict:

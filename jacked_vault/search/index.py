@@ -1,253 +1,50 @@
-"""The derived search index: SQLite FTS5 in `<store>/.git/jacked/index.sqlite`, fed from git.
+"""The derived search index of one store: SQLite FTS5 in `<store>/.git/jacked/index.sqlite`, fed
+from git (`rebuild()` starts from scratch; deleting the file loses nothing).
 
-The index mirrors the committed tree of a store, and only what passes the gate
-(`store.gate.inspect`): invalid, misplaced, secret-bearing, tombstoned and symlinked files are
-kept as `problems` (quarantined: diagnosed, never recalled). It remembers which commit it
-reflects and catches up by diffing that commit's tree against HEAD, so a refresh after one
-create reads one blob. `rebuild()` starts from scratch; deleting the file loses nothing.
+`SearchIndex` is what callers hold, made of the index's jobs, each in its module:
 
-Bounds (the same on a rebuild and on an incremental refresh, so a vault always gives the same
-answer): each scope root (a group, `strategy/`, a project store) is indexed up to
-`MAX_ROOT_FILES` files and `MAX_ROOT_BYTES` bytes; a root over a bound is indexed by sorted
-path up to it and marked truncated (and is then re-indexed whole whenever it changes).
+- search/schema.py: the file, its connection and schema (`SCHEMA_VERSION`) and its `meta` rows;
+- search/mirror.py: git mirrored into rows (catch-up, diffs, the bulk build, tombstone sweeps, bounds);
+- search/verdicts.py: the gate's verdict cache this machine keeps in the file;
+- search/proofs.py: what `trust: reviewed` proves here (the accepts and this machine's policy);
+- search/readmodel.py: the typed reads (`ReadModel`, which `SearchIndex` extends).
+
+What stays here writes one document's rows (`add_entry`: docs, its text, its analysed fields and
+the tables beside it), one at a time or, for a whole tree, in bulk (`_bulk`).
 """
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
-import json
-import os
-import re
 import sqlite3
-import stat
-from collections import deque
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import closing, contextmanager, nullcontext
-from dataclasses import replace
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from functools import lru_cache
-from itertools import islice
 from json.encoder import encode_basestring_ascii
 from typing import TYPE_CHECKING
 
-from jacked_vault.errors import VaultError
 from jacked_vault.search import wikilinks
 from jacked_vault.search.derived import Derived, derive
-from jacked_vault.search.entries import Diagnostics, Doc, Entry
-from jacked_vault.search.policy import Viewer
-from jacked_vault.search.query import COLUMNS, Filters, run_search
-from jacked_vault.search.treediff import FILE_MODES, SYMLINK_MODE, TREE_MODE, changed_entries
+from jacked_vault.search.entries import Entry
+from jacked_vault.search.proofs import ReviewProofs, review_json
+from jacked_vault.search.mirror import Bounds, GitMirror, root_of
+from jacked_vault.search.readmodel import ReadModel
+from jacked_vault.search.schema import TABLES, reset, set_meta
+from jacked_vault.search.schema import INDEX_DB as INDEX_DB  # where the file is, as callers have read it
+from jacked_vault.search.schema import SECONDARY as _SECONDARY
+from jacked_vault.search.verdicts import Verdicts
 from jacked_vault.store.git import fast_head
-from jacked_vault.store.progress import PROGRESS_STEP
-from jacked_vault.store.layout import (
-    STATE_DIR,
-    ARCHIVE_DIR,
-    GROUPS_DIR,
-    USER_SCOPE_DIR,
-    Store,
-    classify_episodic,
-    classify_hot,
-    classify_note,
-    classify_path,
-    searchable_episodic,
-)
+from jacked_vault.store.layout import Store
 
 if TYPE_CHECKING:
-    from jacked_vault.document import Note
-    from jacked_vault.document.ids import ShortId
     from jacked_vault.store.progress import Progress
     from jacked_vault.store.deadline import Deadline
     from jacked_vault.search.passed import Passed
-    from jacked_vault.store.gate import Checked
     from jacked_vault.store.tombstones import Stones
-    from jacked_vault.store.reviews import Provenance, ReviewPolicy, Verdict
+    from jacked_vault.store.reviews import Provenance
 
-INDEX_DB = "index.sqlite"  # the search index in the cache (not index.md: layout.INDEX_FILE)
 MAX_ROOT_FILES = 200_000  # 4x a big team's 50k-note group (bench_cli); beyond it reads fail as INCOMPLETE
 MAX_ROOT_BYTES = 1024 * 1024 * 1024
-INDEXED_KINDS = frozenset({"note", "hot", "episodic", "tombstones"})
 BULK_DIFF = 2000  # a diff adding more files than this, and than the index holds, is inserted as a bulk build
-
-_DDL = """
-CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
-CREATE TABLE IF NOT EXISTS docs(
-    rowid INTEGER PRIMARY KEY,
-    path TEXT NOT NULL UNIQUE,
-    root TEXT NOT NULL,
-    id TEXT NOT NULL,
-    title TEXT NOT NULL,
-    kind TEXT NOT NULL,
-    scope TEXT NOT NULL,
-    grp TEXT,
-    status TEXT NOT NULL,
-    trust TEXT NOT NULL,
-    claim TEXT NOT NULL,
-    review TEXT,
-    origin TEXT NOT NULL,
-    tier TEXT NOT NULL,
-    tags TEXT NOT NULL,
-    repos TEXT NOT NULL,
-    targets TEXT NOT NULL,
-    valid_from TEXT NOT NULL,
-    valid_until TEXT,
-    created_at TEXT NOT NULL,
-    updated_at TEXT NOT NULL,
-    summary TEXT NOT NULL,
-    sha TEXT NOT NULL,
-    thash TEXT,
-    size INTEGER NOT NULL
-);
-CREATE INDEX IF NOT EXISTS docs_group ON docs(grp, status, tier);
-CREATE INDEX IF NOT EXISTS docs_id ON docs(id);
-CREATE INDEX IF NOT EXISTS docs_updated ON docs(updated_at);
-CREATE INDEX IF NOT EXISTS docs_group_updated ON docs(grp, updated_at);
-CREATE INDEX IF NOT EXISTS docs_thash ON docs(thash);
-CREATE INDEX IF NOT EXISTS docs_status ON docs(status, tier, valid_until);
-CREATE INDEX IF NOT EXISTS docs_root ON docs(root, path);
-CREATE TABLE IF NOT EXISTS doc_targets(doc INTEGER NOT NULL, target TEXT NOT NULL);
-CREATE INDEX IF NOT EXISTS doc_targets_doc ON doc_targets(doc, target);
-CREATE TABLE IF NOT EXISTS links(src INTEGER NOT NULL, dst TEXT NOT NULL);
-CREATE INDEX IF NOT EXISTS links_dst ON links(dst);
-CREATE INDEX IF NOT EXISTS links_src ON links(src);
--- search/wikilinks.py: each note's [[wikilink]] targets, and the names a wikilink may give a note
-CREATE TABLE IF NOT EXISTS wikilinks(src INTEGER NOT NULL, target TEXT NOT NULL);
-CREATE INDEX IF NOT EXISTS wikilinks_target ON wikilinks(target);
-CREATE INDEX IF NOT EXISTS wikilinks_src ON wikilinks(src);
-CREATE TABLE IF NOT EXISTS note_names(doc INTEGER NOT NULL, name TEXT NOT NULL, by_title INTEGER NOT NULL);
-CREATE INDEX IF NOT EXISTS note_names_name ON note_names(name, by_title);
-CREATE INDEX IF NOT EXISTS note_names_doc ON note_names(doc);
--- store/tombstones.py: the values each hot.md and episodic document holds (a tombstone added later withholds them)
-CREATE TABLE IF NOT EXISTS doc_values(doc INTEGER NOT NULL, hash TEXT NOT NULL);
-CREATE INDEX IF NOT EXISTS doc_values_hash ON doc_values(hash);
-CREATE INDEX IF NOT EXISTS doc_values_doc ON doc_values(doc);
-CREATE TABLE IF NOT EXISTS problems(path TEXT PRIMARY KEY, root TEXT NOT NULL, code TEXT NOT NULL, message TEXT NOT NULL, size INTEGER NOT NULL);
-CREATE TABLE IF NOT EXISTS tombstones(hash TEXT NOT NULL, source TEXT NOT NULL, PRIMARY KEY(hash, source));
--- store/reviews.py: the accepts history holds (what `trust: reviewed` needs behind it)
-CREATE TABLE IF NOT EXISTS reviews(id TEXT NOT NULL, value TEXT NOT NULL, commit_id TEXT NOT NULL, machine TEXT NOT NULL, author TEXT NOT NULL, signed INTEGER NOT NULL, verified INTEGER NOT NULL, PRIMARY KEY(id, value, commit_id));
-CREATE INDEX IF NOT EXISTS reviews_commit ON reviews(commit_id);
-CREATE INDEX IF NOT EXISTS docs_claim ON docs(claim);
-CREATE TABLE IF NOT EXISTS roots(
-    prefix TEXT PRIMARY KEY, truncated INTEGER NOT NULL DEFAULT 0, files INTEGER NOT NULL DEFAULT 0, bytes INTEGER NOT NULL DEFAULT 0
-);
-CREATE VIRTUAL TABLE IF NOT EXISTS docs_fts USING fts5(
-    title, tags, body, tokenize = 'porter unicode61 remove_diacritics 2'
-);
--- search/ranking.py: each document's analysed fields, and their totals; kept with every add and removal
-CREATE VIRTUAL TABLE IF NOT EXISTS docs_terms USING fts5(title, tags, body, tokenize = 'ascii');
-CREATE TABLE IF NOT EXISTS terms_stats(
-    id INTEGER PRIMARY KEY CHECK (id = 0), docs INTEGER NOT NULL, title INTEGER NOT NULL, tags INTEGER NOT NULL, body INTEGER NOT NULL
-);
--- store/gate.py: the content verdicts this machine's gate reached (kept through a rebuild; not in _TABLES)
-CREATE TABLE IF NOT EXISTS verdicts(key BLOB PRIMARY KEY) WITHOUT ROWID;
-"""  # noqa: E501 - its bytes make SCHEMA_VERSION: re-wrapping them would rebuild every index
-
-# What goes into a row (summaries, which files are searched); bump it when that changes.
-INDEX_RULES = (
-    "4: summaries skip header blocks; rolled day files not searched; recent.md and archive.md dated by their newest "
-    "day; terms: CJK bigrams, Latin letters spelled in ASCII (issue 18.16, 18.17), camelCase, snake_case and "
-    "kebab-case words split and also kept joined (issue 33.1)"
-)
-# Any change to the DDL or the rules changes the version, so an old index file is rebuilt, never half-migrated.
-SCHEMA_VERSION = hashlib.sha256((_DDL + INDEX_RULES).encode()).hexdigest()[:16]
-# How many active notes link to the note `d` (its id's links, by the links_dst index).
-_INBOUND = "(SELECT COUNT(*) FROM links l JOIN docs s ON s.rowid = l.src WHERE l.dst = d.id AND s.status = 'active')"
-# The DDL's statements, one at a time (`execute` runs them inside a transaction; `executescript` commits first).
-_STATEMENTS = [part for part in (p.strip() for p in re.sub(r"--[^\n]*", "", _DDL).split(";")) if part]
-# The secondary indexes (name -> its DDL): dropped while a whole tree is inserted, then made again.
-_SECONDARY = {m.group(1): m.group(0) for m in re.finditer(r"CREATE INDEX IF NOT EXISTS (\w+) ON [^;]+", _DDL)}
-_TABLES = (
-    "docs",
-    "doc_targets",
-    "links",
-    "wikilinks",
-    "note_names",
-    "doc_values",
-    "problems",
-    "tombstones",
-    "reviews",
-    "roots",
-    "docs_fts",
-    "docs_terms",
-    "terms_stats",
-    "meta",
-)
-
-
-def root_of(store: Store, rel: str) -> str:
-    """The scope root a path belongs to (bounds are kept per root): a group folder, `strategy`,
-    the project store (``), or `tombstones`."""
-    if store.is_project:
-        return ""
-    parts = rel.split("/")
-    if parts[0] == GROUPS_DIR and len(parts) > 2:
-        return f"{GROUPS_DIR}/{parts[1]}"
-    return parts[0]
-
-
-def _indexable(store: Store, rel: str) -> bool:
-    return classify_path(store, rel) in INDEXED_KINDS
-
-
-class Verdicts:
-    """The gate's content verdicts on this machine (`store.gate.Verdicts`), kept in the index
-    file: new ones are held in memory until `save()`, which writes them in one transaction."""
-
-    def __init__(self, db: sqlite3.Connection) -> None:
-        self._db = db
-        self._new: set[bytes] = set()
-        self._stored: set[bytes] | None = None  # every stored key, once a large build read them (`known`)
-        self._offered: dict[bytes, object] = {}
-
-    def passed(self, key: bytes) -> bool:
-        if key in self._new or key in self._offered or (self._stored is not None and key in self._stored):
-            return True
-        if self._stored is not None:
-            return False
-        return self._db.execute("SELECT 1 FROM verdicts WHERE key=?", (key,)).fetchone() is not None
-
-    def known(self) -> frozenset[bytes]:
-        """Every key held (read once: a large build then asks no query per note; keys another
-        process stores meanwhile are missed, so their bytes are judged again, never the reverse)."""
-        if self._stored is None:
-            self._stored = {key for (key,) in self._db.execute("SELECT key FROM verdicts")}
-        return frozenset(self._stored | self._new)
-
-    def release(self) -> None:
-        """Drop what `known` read (a build's snapshot: the table may change after it)."""
-        self._stored = None
-
-    def remember(self, key: bytes, note: object) -> None:
-        self._new.add(key)
-
-    def note(self, key: bytes) -> object | None:
-        """The offered parse of these bytes, handed out once (the build that asks uses it once);
-        an offered verdict is remembered when taken."""
-        if key in self._offered:
-            note = self._offered.pop(key)
-            self.remember(key, note)
-            return note
-        return None
-
-    def offer(self, key: bytes, note: object) -> None:
-        """A pass this machine's gate reached in a worker process (search/parallel.py): it counts
-        once the gate here meets the same bytes (`note`), never for bytes it does not meet."""
-        self._offered[key] = note
-
-    def withdraw(self) -> None:
-        self._offered.clear()
-
-    def save(self) -> None:
-        if not self._new:
-            return
-        own = not self._db.in_transaction
-        if own:
-            self._db.execute("BEGIN IMMEDIATE")
-        self._db.executemany("INSERT OR IGNORE INTO verdicts(key) VALUES(?)", [(key,) for key in self._new])
-        if own:
-            self._db.execute("COMMIT")
-        if self._stored is not None:
-            self._stored |= self._new
-        self._new.clear()
 
 
 def _save_roots(db: sqlite3.Connection, rows: list[tuple[str, int, int]]) -> None:
@@ -323,86 +120,22 @@ class _Tally:
             ranking.add_totals(db, self.terms[0], self.terms[1:])
 
 
-class SearchIndex:
-    """The FTS5 index of one store."""
+class SearchIndex(ReadModel):
+    """The FTS5 index of one store: its reads (`ReadModel`), kept a mirror of git here."""
 
     def __init__(self, store: Store, progress: Progress | None = None) -> None:
-        self.store = store
-        self.path = store.state / INDEX_DB
-        self._db: sqlite3.Connection | None = None
-        self._progress = progress
-        self._indexed = 0
-        self._to_index: int | None = None  # the files of a whole-tree build (what progress counts toward)
-        self._read = 0  # of those, read so far
-        self._head: str | None = None  # the commit being indexed (whose history holds the accepts)
+        super().__init__(store)
+        self.proofs = ReviewProofs(self)  # what each `reviewed` shown is backed by
+        self.mirror = GitMirror(self, progress)  # what keeps the rows the mirror of git
         self._verdicts: Verdicts | None = None
-        self._derived: dict[str, tuple[object, Derived]] = {}  # path -> a worker's parse and its Derived (a build)
-        self._blobs: dict[str, bytes] = {}  # path -> the bytes a worker read for it (taken when they are its blob)
-        self._passes: dict[str, tuple[bytes, Note]] = {}  # path -> (verdict key, parse) of bytes a worker passed whole
-        self._passed: dict[str, Passed] = {}  # path -> the gate's pass of its blob, judged already (a rebuild's)
-        self.foreign_stones = False  # values rejected in other stores are hidden (`hide_rejected_elsewhere`)
-        self._review_policy: ReviewPolicy | None = None
         self._tally: _Tally | None = None  # a bulk insert's totals, written once at its end (`_bulk`)
 
-    # -- connection -------------------------------------------------------------------------
-
     @property
-    def db(self) -> sqlite3.Connection:
-        if self._db is None:
-            self._db = self._connect()
-        return self._db
+    def bounds(self) -> Bounds:
+        """The bounds the mirror keeps (this module's, read when asked)."""
+        return Bounds(MAX_ROOT_FILES, MAX_ROOT_BYTES, BULK_DIFF)
 
-    def _connect(self) -> sqlite3.Connection:
-        from jacked_vault.safety import fsio
-
-        with fsio.open_dir(self.store.root, STATE_DIR, create=True):
-            pass  # a symlinked state folder is refused, never followed
-        for path in (str(self.path), *(f"{self.path}{s}" for s in ("-wal", "-shm"))):
-            try:
-                mode = os.lstat(path).st_mode
-            except FileNotFoundError:
-                continue
-            if not stat.S_ISREG(mode):
-                raise VaultError(
-                    "UNSAFE_PATH",
-                    f"{path} is not a regular file (a folder or a symlink); the search index is derived, "
-                    f"so move it away and it is rebuilt: `mv {path} {path}.broken`",
-                )
-        for attempt in range(2):
-            db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
-            try:
-                db.execute("PRAGMA journal_mode=WAL")
-                db.execute("PRAGMA synchronous=NORMAL")
-                if _schema_version(db) != SCHEMA_VERSION:  # new, old or half-made: build it afresh
-                    self._reset(db)
-                return db
-            except sqlite3.DatabaseError:
-                db.close()
-                if attempt:
-                    raise VaultError(
-                        "INCOMPLETE",
-                        f"{self.path} cannot be opened as the search index; remove it and run `jacked memory doctor "
-                        "--reindex`",
-                    ) from None
-                for suffix in ("", "-wal", "-shm"):
-                    with contextlib.suppress(FileNotFoundError):
-                        os.unlink(f"{self.path}{suffix}")
-        raise AssertionError("unreachable")
-
-    def _reset(self, db: sqlite3.Connection) -> None:
-        """Empty every table but the verdicts: dropped and made again (deleting an FTS5 table's
-        rows one by one cost a rebuild 0.05 ms a note)."""
-        db.execute("BEGIN IMMEDIATE")
-        try:
-            for table in _TABLES:
-                db.execute(f"DROP TABLE IF EXISTS {table}")
-            for statement in _STATEMENTS:
-                db.execute(statement)
-            db.execute("INSERT INTO meta(key, value) VALUES('schema', ?)", (SCHEMA_VERSION,))
-            db.execute("COMMIT")
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
+    _reset = staticmethod(reset)  # empty the index file (its verdicts kept): search/schema.py
 
     @property
     def verdicts(self) -> Verdicts:
@@ -413,48 +146,20 @@ class SearchIndex:
 
     def close(self) -> None:
         self._verdicts = None
-        if self._db is not None:
-            self._db.close()
-            self._db = None
+        super().close()
 
-    def _meta(self, key: str) -> str | None:
-        row = self.db.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
-        return row[0] if row else None
-
-    def _set_meta(self, key: str, value: str) -> None:
-        self.db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)", (key, value))
+    def set_meta(self, key: str, value: str) -> None:
+        set_meta(self.db, key, value)
 
     # -- keeping up with git ----------------------------------------------------------------
-
-    @property
-    def commit(self) -> str | None:
-        """The commit this index mirrors."""
-        return self._meta("commit")
 
     def refresh(self) -> None:
         """Bring the index up to HEAD: nothing to do if current (no pygit2 import), else a diff;
         and to this machine's review-signing policy."""
         head = fast_head(self.store.root)
-        if head is None or head != self._meta("commit"):
-            self._catch_up()
-        self._follow_review_policy()
-
-    def behind(self, limit: int) -> int:
-        """How many files HEAD changed since the commit this index mirrors (every file of HEAD when
-        there is none), counted up to `limit` + 1 and no further: 0 when current."""
-        from itertools import islice
-
-        from jacked_vault.store.git import head_commit, open_repo
-
-        indexed = self._meta("commit")
-        if fast_head(self.store.root) in (None, indexed):
-            return 0
-        repo = open_repo(self.store.root)
-        commit = head_commit(repo)
-        if commit is None:
-            return 0
-        changed = changed_entries(repo, _tree_or_none(repo, indexed), commit.tree)
-        return sum(1 for _ in islice(changed, limit + 1))
+        if head is None or head != self.meta("commit"):
+            self.mirror.catch_up()
+        self.proofs.follow_policy()
 
     def rebuild(self, progress: Progress | None = None, passed: dict[str, Passed] | None = None) -> int:
         """Drop everything and index the whole HEAD tree (`progress`: told as it goes); returns the
@@ -462,138 +167,30 @@ class SearchIndex:
         judged already (an arrival), taken for that very blob instead of reading and judging it
         again (the index's own rules, bounds and tombstone sweep still apply); emptied."""
         if progress is not None:
-            self._progress = progress
+            self.mirror.progress = progress
         self._reset(self.db)
-        self._passed = passed if passed is not None else {}
-        try:
-            self._catch_up()
-        finally:
-            self._passed = {}
+        self.mirror.catch_up(passed)
         return self.count()
 
-    def _catch_up(self) -> None:
-        from jacked_vault.store.git import head_commit, open_repo
-
-        repo = open_repo(self.store.root)
-        db = self.db
-        db.execute("BEGIN IMMEDIATE")
-        try:
-            commit = head_commit(repo)
-            indexed = self._meta("commit")
-            head = str(commit.id) if commit is not None else ""
-            self._head = head
-            if indexed != head:
-                old_tree = _tree_or_none(repo, indexed)
-                if commit is None or old_tree is None:
-                    self._clear()
-                    if commit is not None:
-                        self._index_tree(repo, commit.tree)
-                else:
-                    self._apply_diff(repo, old_tree, commit.tree)
-                self._set_meta("commit", head)
-            self.verdicts.save()
-            db.execute("COMMIT")
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
-        finally:
-            self.verdicts.release()
+    def behind(self, limit: int) -> int:
+        """How many files HEAD changed since the mirrored commit, up to `limit` + 1 (`GitMirror.behind`)."""
+        return self.mirror.behind(limit)
 
     def reread(self, rels: Iterable[str]) -> None:
-        """Index again the committed files at `rels` (HEAD's; the index is at HEAD): those whose git
-        object it could not read, since restored (`doctor`)."""
-        from jacked_vault.store.git import head_commit, open_repo
-
-        repo = open_repo(self.store.root)
-        commit = head_commit(repo)
-        if commit is None or str(commit.id) != self._meta("commit"):
-            return
-        self._head = str(commit.id)
-        db = self.db
-        db.execute("BEGIN IMMEDIATE")
-        try:
-            for rel in rels:
-                self._forget(rel)
-                entry = commit.tree[rel]
-                self._index_entry(repo, rel, entry)
-            self.verdicts.save()
-            db.execute("COMMIT")
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
+        """Index again the committed files at `rels` (`GitMirror.reread`)."""
+        self.mirror.reread(rels)
 
     def apply_commit(self, parent: str | None, head: str, files: dict[str, bytes | None]) -> bool:
-        """Catch up with a commit whose changes are known (a write transaction's own) without
-        reading git: True when applied; False (nothing changed) when the index was not at
-        `parent`, a scope root reaches a bound or the tombstone set shrank — then `refresh()`."""
-        from jacked_vault.store.gate import cap_for
+        """Catch up with a commit whose changes are known, without reading git; False: `refresh()`
+        instead (`GitMirror.apply_commit`)."""
+        return self.mirror.apply_commit(parent, head, files)
 
-        if (self._meta("commit") or "") != (parent or ""):
-            return False
-        self._head = head
-        db = self.db
-        db.execute("BEGIN IMMEDIATE")
-        try:
-            before = self.stones()
-            touched: set[str] = set()
-            for rel, data in files.items():
-                kind = classify_path(self.store, rel)
-                if kind not in INDEXED_KINDS and not self._known(rel):
-                    continue
-                touched.add(root_of(self.store, rel))
-                self._forget(rel)
-                if data is None or kind not in INDEXED_KINDS:
-                    continue
-                if len(data) > cap_for(kind):
-                    self._problem(
-                        rel, "TOO_LARGE", f"{rel}: {len(data)} bytes is over the {cap_for(kind)}-byte cap", len(data)
-                    )
-                else:
-                    self._index_bytes(rel, kind, data)
-            if any(self._over_bounds(root) for root in touched) or not before.within(self.stones()):
-                db.execute("ROLLBACK")
-                return False
-            self._sweep_added_tombstones(before, self._head_blob)
-            self._set_meta("commit", head)
-            self.verdicts.save()
-            db.execute("COMMIT")
-            return True
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
+    # -- one document's rows (what the mirror writes through: `mirror.Rows`) ----------------
 
-    def _clear(self) -> None:
-        for table in _TABLES[:-1]:  # all but meta
+    def clear(self) -> None:
+        for table in TABLES[:-1]:  # all but meta
             self.db.execute(f"DELETE FROM {table}")
         self.db.execute("DELETE FROM meta WHERE key='reviews'")
-
-    def _index_tree(self, repo, tree) -> None:
-        """Index every indexable file of a full tree: tombstones first, then each scope root. The
-        secondary indexes are dropped for the bulk insert and made again once (a sort each)."""
-        from jacked_vault.search.parallel import ahead
-
-        files = sorted(_walk(repo, tree, self.store))
-        self._to_index = len(files)
-        by_root: dict[str, list] = {}
-        for rel, entry in files:
-            by_root.setdefault(root_of(self.store, rel), []).append((rel, entry))
-        roots = sorted(by_root, key=lambda r: r != "tombstones")
-        ordered = [item for root in roots for item in by_root[root]]
-        judged = nullcontext(iter(ordered))  # judged already (`rebuild`): nothing for workers to do
-        with self._bulk(True), (
-            judged
-            if self._passed
-            else closing(
-                ahead(self.store, repo, ordered, self.verdicts, self._derived, blobs=self._blobs, passes=self._passes)
-            )
-        ) as items:
-            for root in roots:
-                self._index_root(repo, root, islice(items, len(by_root[root])))
-        if self._progress is not None:
-            self._progress(len(files), len(files))  # every file read (a root past its bound: skipped)
-        from jacked_vault.store.tombstones import Stones
-
-        self._sweep_tombstones(repo, tree, Stones())
 
     @contextmanager
     def _bulk(self, many: bool) -> Iterator[None]:
@@ -615,91 +212,6 @@ class SearchIndex:
             for statement in _SECONDARY.values():
                 self.db.execute(statement)
 
-    def _index_root(self, repo, root: str, files: Iterable) -> None:
-        """Index one scope root's files in path order, up to the bounds (then mark it truncated);
-        `files` is read to its end either way."""
-        count = total = 0
-        truncated = False
-        for rel, entry in files:
-            passed = self._passed.pop(rel, None)
-            if passed is not None and passed.oid != entry.id:
-                passed = None
-            mode = entry.filemode if passed is None else None  # pygit2 makes an enum each time it is asked
-            blob = (passed.size, None) if passed is not None else self._blob(repo, rel, entry, mode)
-            count += 1  # noqa: SIM113 - counts the files read so far, against MAX_ROOT_FILES
-            total += blob[0]
-            if count > MAX_ROOT_FILES or total > MAX_ROOT_BYTES:
-                truncated = True
-                deque(files, maxlen=0)
-                break
-            if passed is not None:
-                self._index_checked(rel, passed.checked, passed.sha, passed.size, passed.derived)
-            else:
-                self._index_entry(repo, rel, entry, blob, mode)
-            self._read += 1
-            if self._progress is not None and self._read % PROGRESS_STEP == 0:
-                self._progress(self._read, self._to_index)
-        self.db.execute(
-            "INSERT INTO roots(prefix, truncated) VALUES(?, ?) ON CONFLICT(prefix) DO UPDATE SET truncated = "
-            "excluded.truncated",
-            (root, int(truncated)),
-        )
-
-    def _apply_diff(self, repo, old_tree, new_tree) -> None:
-        """Forget every changed path, then index what the new tree holds there: tombstone files
-        first (as a whole-tree build does), then the rest in path order."""
-        from jacked_vault.search.parallel import ahead
-
-        touched: set[str] = set()
-        before = self.stones()
-        added: list[tuple[bool, str, object]] = []
-        changed = list(changed_entries(repo, old_tree, new_tree))
-        indexed = self._known_of([rel for rel, _ in changed])
-        for rel, entry in changed:
-            kind = classify_path(self.store, rel)
-            known = rel in indexed
-            if kind not in INDEXED_KINDS and not known:
-                continue
-            touched.add(root_of(self.store, rel))
-            if known or kind == "tombstones":  # a tombstone file has rows by its path, never a document
-                self._forget(rel)
-            if entry is not None and kind in INDEXED_KINDS:
-                added.append((kind != "tombstones", rel, entry))
-        added.sort(key=lambda item: item[:2])
-        bulk = len(added) > BULK_DIFF and len(added) > self.count()
-        files = [(rel, entry) for _, rel, entry in added]
-        with self._bulk(bulk), closing(
-            ahead(self.store, repo, files, self.verdicts, self._derived, blobs=self._blobs, passes=self._passes)
-        ) as items:
-            for rel, entry in items:
-                self._index_entry(repo, rel, entry)
-        for root in sorted(touched):
-            if self._over_bounds(root):
-                self._reindex_root(repo, new_tree, root)
-        self._sweep_tombstones(repo, new_tree, before)
-
-    def _known_of(self, rels: list[str]) -> set[str]:
-        """Those of `rels` the index holds a document or a problem for (a query per 500 paths)."""
-        found: set[str] = set()
-        for start in range(0, len(rels), 500):
-            chunk = rels[start : start + 500]
-            marks = ",".join("?" * len(chunk))
-            rows = self.db.execute(f"SELECT path FROM docs WHERE path IN ({marks}) UNION SELECT path FROM problems WHERE path IN ({marks})", chunk + chunk)  # noqa: E501
-            found.update(path for (path,) in rows)
-        return found
-
-    def _known(self, rel: str) -> bool:
-        db = self.db
-        return bool(
-            db.execute("SELECT 1 FROM docs WHERE path=?", (rel,)).fetchone()
-            or db.execute("SELECT 1 FROM problems WHERE path=?", (rel,)).fetchone()
-        )
-
-    def _over_bounds(self, root: str) -> bool:
-        """True if `root` was cut before or holds more than the bounds now (re-index it whole)."""
-        row = self.db.execute("SELECT truncated, files, bytes FROM roots WHERE prefix=?", (root,)).fetchone()
-        return bool(row) and (bool(row[0]) or row[1] > MAX_ROOT_FILES or row[2] > MAX_ROOT_BYTES)
-
     def _count(self, rel: str, size: int, sign: int, root: str | None = None) -> None:
         """Keep the scope root's file and byte totals (what the bounds are checked against);
         `root`: `rel`'s, when the caller has it."""
@@ -709,78 +221,7 @@ class SearchIndex:
             return
         _save_roots(self.db, [(root, sign, sign * size)])
 
-    def _reindex_root(self, repo, tree, root: str) -> None:
-        for (rel,) in self.db.execute(
-            "SELECT path FROM docs WHERE root=? UNION SELECT path FROM problems WHERE root=?", (root, root)
-        ).fetchall():
-            self._forget(rel)
-        files = sorted((rel, e) for rel, e in _walk(repo, tree, self.store) if root_of(self.store, rel) == root)
-        self._index_root(repo, root, files)
-
-    def _sweep_tombstones(self, repo, tree, before: Stones) -> None:
-        """After the tombstone set changed: hide the notes it now covers, show again those it no
-        longer covers (each decided by the gate's rule)."""
-        from jacked_vault.store.git import blob_at
-
-        removed = before - self.stones()
-        self._sweep_added_tombstones(before, lambda rel: blob_at(repo, tree, rel))
-        if removed:
-            for (path,) in self.db.execute(
-                "SELECT path FROM problems WHERE code IN ('TOMBSTONED', 'FORGOTTEN')"
-            ).fetchall():
-                entry = _tree_entry(repo, tree, path)
-                self._forget(path)
-                if entry is not None:
-                    self._index_entry(repo, path, entry)
-            self._rejudge_holders(removed.values | removed.forgotten, lambda rel: blob_at(repo, tree, rel))
-
-    def _sweep_added_tombstones(self, before: Stones, blob_of: Callable[[str], bytes | None] | None = None) -> None:
-        """Hide the notes that tombstones added since `before` (or values forgotten since) now
-        cover (the gate's rule); with `blob_of` (a committed file's bytes), judge again every
-        hot.md and episodic document holding such a value (recall then withholds it)."""
-        from jacked_vault.store.tombstones import FORGOTTEN, blocks
-
-        db = self.db
-        now = self.stones()
-        added = now - before
-        for hash_ in sorted(added.values | added.forgotten):
-            verdict = now(hash_)
-            for path, status, origin in db.execute(
-                "SELECT path, status, origin FROM docs WHERE thash=? AND tier='note'", (hash_,)
-            ).fetchall():
-                if blocks(status, origin, person_override=True, verdict=verdict):
-                    size = db.execute("SELECT size FROM docs WHERE path=?", (path,)).fetchone()[0]
-                    self._forget(path)
-                    if verdict == FORGOTTEN:
-                        self._problem(path, "FORGOTTEN", f"{path}: a forgotten value (taken back by a person)", size)
-                    else:
-                        self._problem(path, "TOMBSTONED", f"{path}: a rejected value (tombstoned)", size)
-        if blob_of is not None:
-            self._rejudge_holders(added.values | added.forgotten, blob_of)
-
-    def _rejudge_holders(self, values: set[str] | frozenset[str], blob_of: Callable[[str], bytes | None]) -> None:
-        """Index again every hot.md and episodic document that holds one of `values` (what it may
-        show changed: store.gate withholds a tombstoned value)."""
-        paths: set[str] = set()
-        for value in values:
-            paths.update(
-                path
-                for (path,) in self.db.execute(
-                    "SELECT d.path FROM doc_values v JOIN docs d ON d.rowid = v.doc WHERE v.hash=?", (value,)
-                )
-            )
-        for path in sorted(paths):
-            data = blob_of(path)
-            self._forget(path)
-            if data is not None:
-                self._index_bytes(path, classify_path(self.store, path), data)
-
-    def _head_blob(self, rel: str) -> bytes | None:
-        from jacked_vault.store.git import open_repo, tree_blob
-
-        return tree_blob(open_repo(self.store.root), rel)
-
-    def _forget(self, rel: str) -> None:
+    def forget(self, rel: str) -> None:
         db = self.db
         for (size,) in db.execute(
             "SELECT size FROM docs WHERE path=? UNION ALL SELECT size FROM problems WHERE path=?", (rel, rel)
@@ -800,254 +241,12 @@ class SearchIndex:
         db.execute("DELETE FROM problems WHERE path=?", (rel,))
         db.execute("DELETE FROM tombstones WHERE source=?", (rel,))
 
-    def _problem(self, rel: str, code: str, message: str, size: int = 0) -> None:
+    def problem(self, rel: str, code: str, message: str, size: int = 0) -> None:
         self._count(rel, size, +1)
         self.db.execute(
             "INSERT OR REPLACE INTO problems(path, root, code, message, size) VALUES(?,?,?,?,?)",
             (rel, root_of(self.store, rel), code, message, size),
         )
-
-    def _index_entry(
-        self, repo, rel: str, entry, blob: tuple[int, bytes | None] | None = None, mode: int | None = None
-    ) -> None:
-        """Index one committed tree entry through the gate (problems for what it refuses);
-        `blob`: its `_blob`, when the caller read it already; `mode`: its `filemode`, when asked."""
-        from jacked_vault.store.gate import cap_for
-
-        mode = entry.filemode if mode is None else mode
-        if mode == SYMLINK_MODE:
-            self._problem(rel, "SYMLINK", f"{rel}: a symlink, skipped and never followed")
-            return
-        if mode not in FILE_MODES:
-            self._problem(rel, "NOT_A_FILE", f"{rel}: not a regular file (git mode {mode:o})")
-            return
-        kind = classify_path(self.store, rel)
-        size, data = blob if blob is not None else self._blob(repo, rel, entry, mode)
-        if size > cap_for(kind):
-            self._problem(rel, "TOO_LARGE", f"{rel}: {size} bytes is over the {cap_for(kind)}-byte cap", size)
-            return
-        if data is None:  # a missing or corrupt object
-            message = f"{rel}: its git object {str(entry.id)[:12]} is missing or corrupt"
-            self._problem(rel, "UNREADABLE", message, size)
-            return
-        self._index_bytes(rel, kind, data)
-
-    def _blob(self, repo, rel: str, entry, mode: int | None = None) -> tuple[int, bytes | None]:
-        """(size, bytes) of a tree entry (`mode`: its `filemode`, when asked): the bytes a worker
-        read for it when they are its blob, else its blob read up to its kind's cap (bytes None:
-        over the cap, or missing or corrupt, then its size as its header gives it, 0 if none
-        does); (0, None) for what is not a file."""
-        from jacked_vault.store.git import offered_blob
-
-        if (entry.filemode if mode is None else mode) not in FILE_MODES:
-            return 0, None
-        data = offered_blob(self._blobs.pop(rel, None), entry.id)
-        if data is not None:
-            return len(data), data
-        self._passes.pop(rel, None)  # a worker's verdict, on bytes that are not this blob
-        from jacked_vault.store.gate import cap_for
-        from jacked_vault.store.git import read_capped
-
-        try:
-            return read_capped(repo, entry.id, cap_for(classify_path(self.store, rel)), rel)
-        except VaultError:
-            return _size(repo, entry), None
-
-    def _index_bytes(self, rel: str, kind: str | None, data: bytes) -> None:
-        """Index one committed file's bytes (within its size cap) through the gate."""
-        from jacked_vault.store.audit import content_hash
-
-        size = len(data)
-        if kind == "tombstones":
-            from jacked_vault.store.tombstones import parse_tombstones
-
-            self._add_stones([(h, rel) for h in parse_tombstones(data)])
-            return
-        # a bulk insert that holds no tombstone yet: no note is tombstoned (the rule's hash not needed)
-        nothing_tombstoned = kind == "note" and self._tally is not None and not self._tally.stones
-        passed = self._passes.pop(rel, None)  # a worker's, on these very bytes (`_blob`), judged with no tombstone
-        if passed is not None and nothing_tombstoned:  # so the gate's whole verdict here: taken as a value
-            key, note = passed
-            self.verdicts.note(key)  # its offer taken, so the verdict recorded (or already: the same bytes elsewhere)
-            self._index_note(rel, note, content_hash(data), size)
-            return
-        from jacked_vault.store.gate import inspect
-
-        try:
-            checked = inspect(
-                self.store,
-                rel,
-                data,
-                tombstoned=None if nothing_tombstoned else self.tombstoned,
-                committed=True,
-                verdicts=self.verdicts,
-            )
-        except VaultError as exc:
-            self._problem(rel, exc.details.get("gate", "INVALID"), exc.message, size)
-            return
-        self._index_checked(rel, checked, content_hash(data), size)
-
-    def _index_checked(self, rel: str, checked: Checked, sha: str, size: int, derived: Derived | None = None) -> None:
-        """Index one committed file the gate passed (`checked`: its verdict; `sha`, `size`: its
-        bytes'); `derived`: what a worker derived from `checked.note`."""
-        if checked.note is not None:
-            self._index_note(rel, checked.note, sha, size, derived)
-            return
-        if checked.hot is not None:
-            scope, group = classify_hot(self.store, rel)  # type: ignore[misc]
-            found = Entry.from_hot(checked.hot, scope, group)
-        elif not searchable_episodic(rel):
-            return  # gated above; its entries are searched in recent.md or archive.md
-        else:
-            group, folder = classify_episodic(self.store, rel)  # type: ignore[misc]
-            found = Entry.from_episodic(checked.text or "", group, folder, rel)
-        rowid = self.add_entry(rel, found, sha, size, derived=derived)
-        if checked.values:
-            self._rows(_VALUES, [(rowid, v) for v in checked.values])
-        self._counted()
-
-    def _index_note(self, rel: str, note: Note, sha: str, size: int, derived: Derived | None = None) -> None:
-        """Index one committed note the gate passed (`note`: its parse; `sha`, `size`: its bytes');
-        `derived`: what a worker derived from `note`."""
-        found = Entry.from_note(note)
-        ready = self._derived.pop(rel, None)
-        if derived is None and ready is not None and ready[0] is note:  # a worker's, from this very parse
-            derived = ready[1]
-        claim = found.trust
-        review = self._review_of(note) if claim == "reviewed" else None
-        if claim == "reviewed" and (review is None or not review.counts):
-            found = replace(found, trust="unreviewed")
-        self.add_entry(rel, found, sha, size, claim=claim, review=review, derived=derived)
-        self._counted()
-
-    def _counted(self) -> None:
-        self._indexed += 1
-
-    # -- what `reviewed` proves, and where each review came from (store/reviews.py) ----------------
-
-    @property
-    def review_policy(self) -> ReviewPolicy:
-        """How this machine judges an accept (its machine config and machine id), read once."""
-        if self._review_policy is None:
-            from jacked_vault.store.reviews import ReviewPolicy
-
-            self._review_policy = ReviewPolicy.of(self.store)
-        return self._review_policy
-
-    def _review_of(self, note) -> Provenance | None:
-        """The accept of this note's value history holds that this machine shows it by (one that
-        counts first), judged by this machine's policy; None when there is none."""
-        from jacked_vault.store.reviews import best, value_key
-
-        self._find_reviews()
-        rows = self.db.execute(
-            "SELECT commit_id, machine, author, signed, verified FROM reviews WHERE id=? AND value=?",
-            (note.id, value_key(note)),
-        ).fetchall()
-        return best([self._judged(note.id, *row) for row in rows])
-
-    def _judged(self, note_id: str, commit: str, machine: str, author: str, signed: int, verified: int) -> Provenance:
-        from jacked_vault.store.reviews import Review
-
-        review = Review(note_id, "", commit, machine, author, bool(signed))
-        return self.review_policy.judge(review, bool(verified))
-
-    def review_at(self, commit: str) -> Provenance | None:
-        """The accept `commit` is (with its evidence), as this machine weighs it; None otherwise
-        (the accepts up to the indexed commit are recorded first)."""
-        self._head = self._head or self.commit
-        self._find_reviews()
-        row = self.db.execute(
-            "SELECT id, commit_id, machine, author, signed, verified FROM reviews WHERE commit_id=? LIMIT 1", (commit,)
-        ).fetchone()
-        return self._judged(*row) if row else None
-
-    def _find_reviews(self) -> None:
-        """Record the accepts in the commits up to the one being indexed that were not looked at yet
-        (each verified against the trusted keys, when this machine names any)."""
-        from jacked_vault.store.git import open_repo
-        from jacked_vault.store.reviews import reviews_between, verified_by
-
-        head, walked = self._head, self._meta("reviews")
-        if not head or head == walked:
-            return
-        repo = open_repo(self.store.root)
-        policy = self.review_policy
-        if self._meta("review_policy") is None:
-            self._set_meta("review_policy", policy.digest())
-        found = list(reviews_between(repo, head, walked))
-        signers = policy.trust.signers
-        verified = verified_by(self.store.root, repo, [r.commit for r in found], signers) if signers else set()
-        self.db.executemany(
-            "INSERT OR REPLACE INTO reviews(id, value, commit_id, machine, author, signed, verified)"
-            " VALUES(?,?,?,?,?,?,?)",
-            [
-                (r.note_id, r.value, r.commit, r.machine, r.author, int(r.signed), int(r.commit in verified))
-                for r in found
-            ],
-        )
-        self._set_meta("reviews", head)
-
-    def _follow_review_policy(self) -> None:
-        """When this machine's review policy changed (its allowed-signers file named, unnamed or
-        changed; the machines it trusts unsigned), verify every recorded accept against it again
-        and re-derive every claimed review."""
-        policy = self.review_policy
-        digest = policy.digest()
-        known = self._meta("review_policy")
-        if known is None or known == digest:
-            if known is None:
-                self._set_meta("review_policy", digest)
-            return
-        from jacked_vault.document import parse_note
-        from jacked_vault.store.git import open_repo, tree_blob
-        from jacked_vault.store.reviews import verified_by
-
-        repo = open_repo(self.store.root)
-        db = self.db
-        db.execute("BEGIN IMMEDIATE")
-        try:
-            commits = [commit for (commit,) in db.execute("SELECT DISTINCT commit_id FROM reviews").fetchall()]
-            signers = policy.trust.signers
-            verified = verified_by(self.store.root, repo, commits, signers) if signers else set()
-            db.executemany(
-                "UPDATE reviews SET verified=? WHERE commit_id=?", [(int(c in verified), c) for c in commits]
-            )
-            self._set_meta("review_policy", digest)
-            for rowid, path in db.execute("SELECT rowid, path FROM docs WHERE claim='reviewed'").fetchall():
-                data = tree_blob(repo, path)
-                review = self._review_of(parse_note(data, source=path, checked=True)) if data is not None else None
-                db.execute(
-                    "UPDATE docs SET trust=?, review=? WHERE rowid=?",
-                    ("reviewed" if review and review.counts else "unreviewed", _review_json(review), rowid),
-                )
-            db.execute("COMMIT")
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
-
-    def review_counts(self) -> dict[str, int]:
-        """How the notes whose files claim `reviewed` stand here: counted, by provenance (`here`,
-        `verified`, `machine`: another machine's unsigned accept this machine trusts), and not
-        counted (`not_counted`: an accept that does not count here; `unproven`: no accept at all)."""
-        counts = dict.fromkeys(("here", "verified", "machine", "not_counted", "unproven"), 0)
-        for trust, provenance, n in self.db.execute(
-            "SELECT trust, json_extract(review, '$.provenance'), COUNT(*) FROM docs WHERE tier='note' AND "
-            "claim='reviewed' GROUP BY 1, 2"
-        ):
-            key = provenance if trust == "reviewed" else "not_counted" if provenance else "unproven"
-            counts[key] += n
-        return counts
-
-    def unproven_reviews(self) -> list[tuple[str, str, Provenance | None]]:
-        """(path, id, the accept behind it if any) of every note whose file claims `reviewed` with
-        no accept behind it that counts here."""
-        from jacked_vault.store.reviews import Verdict
-
-        rows = self.db.execute(
-            "SELECT path, id, trust, claim, review FROM docs WHERE claim='reviewed' AND trust<>'reviewed' ORDER BY path"
-        )
-        return [(path, note_id, Verdict.from_row(*verdict).review) for path, note_id, *verdict in rows]
 
     def add_entry(
         self,
@@ -1059,11 +258,13 @@ class SearchIndex:
         claim: str | None = None,
         review: Provenance | None = None,
         derived: Derived | None = None,
+        values: tuple[str, ...] = (),
     ) -> int:
         """Insert one document (the caller is inside a transaction); `claim` is the trust the file
         claims when it differs from the one the entry is shown with, `review` the accept behind a
         claimed review; `derived`: what its text gives (search/derived.py), when a worker derived it
-        ahead. Returns its rowid."""
+        ahead; `values`: the values a hot.md or episodic text holds (`store.gate.Checked.values`).
+        Returns its rowid."""
         db = self.db
         derived = derived or derive(entry.title, entry.tags, entry.body, entry.tier == "note")
         thash = derived.thash
@@ -1080,7 +281,7 @@ class SearchIndex:
             entry.status,
             entry.trust,
             claim or entry.trust,
-            _review_json(review),
+            review_json(review),
             entry.origin,
             entry.tier,
             _json_list(tuple(entry.tags)),
@@ -1115,7 +316,9 @@ class SearchIndex:
             self._rows(wikilinks.NAMES, wikilinks.names(rowid, rel, entry.title))
         self._rows(_TARGETS, [(rowid, target) for target in dict.fromkeys(entry.targets)])
         if entry.status == "rejected" and thash:
-            self._add_stones([(thash, rel)])
+            self.add_stones([(thash, rel)])
+        if values:
+            self._rows(_VALUES, [(rowid, v) for v in values])
         return rowid
 
     def _rows(self, sql: str, rows: list[tuple]) -> None:
@@ -1125,7 +328,7 @@ class SearchIndex:
         else:
             self.db.executemany(sql, rows)
 
-    def _add_stones(self, rows: list[tuple[str, str]]) -> None:
+    def add_stones(self, rows: list[tuple[str, str]]) -> None:
         """Add (hash, source) rows to the tombstones (a bulk insert's set of hashes too)."""
         self.db.executemany("INSERT OR IGNORE INTO tombstones(hash, source) VALUES(?, ?)", rows)
         if self._tally is not None:
@@ -1147,7 +350,7 @@ class SearchIndex:
             for rel, entry in changes.items():
                 if deadline is not None:
                     deadline.check("regenerating index.md for what arrived")
-                self._forget(rel)
+                self.forget(rel)
                 if entry is not None:
                     self.add_entry(rel, entry, "")
             if tombstones:
@@ -1159,35 +362,14 @@ class SearchIndex:
                     [(h, forgotten_path("preview") if h in tombstones.forgotten else "preview")
                      for h in tombstones.values | tombstones.forgotten],
                 )  # fmt: skip
-                self._sweep_added_tombstones(before)
+                self.mirror.sweep_added_tombstones(before)
             yield self
         finally:
             db.execute("ROLLBACK")
 
-    # -- tombstones ---------------------------------------------------------------------------
-
-    def hide_rejected_elsewhere(self, stones: Stones) -> None:
-        """Hide, for the queries of this connection, the live notes holding a value rejected in
-        another store read with this one, and every note holding a value forgotten there (SPEC
-        5.3: one rejection holds in every store)."""
-        from jacked_vault.search.policy import FOREIGN_STONES
-
-        db = self.db
-        db.execute(
-            f"CREATE TEMP TABLE IF NOT EXISTS {FOREIGN_STONES}(hash TEXT PRIMARY KEY, forgotten INTEGER NOT NULL)"
-        )
-        db.execute(f"DELETE FROM temp.{FOREIGN_STONES}")
-        db.executemany(
-            f"INSERT OR IGNORE INTO temp.{FOREIGN_STONES}(hash, forgotten) VALUES(?, ?)",
-            [(h, int(h in stones.forgotten)) for h in stones.values | stones.forgotten],
-        )
-        self.foreign_stones = bool(stones)
-
-    def stones(self) -> Stones:
-        """What this store's tombstones say: every tombstoned value, and which were forgotten."""
-        from jacked_vault.store.tombstones import Stones
-
-        return Stones.of_sources(self.db.execute("SELECT hash, source FROM tombstones"))
+    def holds_no_stone(self) -> bool:
+        """In a bulk insert that holds no tombstone yet: no note is tombstoned (the rule's hash not needed)."""
+        return self._tally is not None and not self._tally.stones
 
     def tombstoned(self, value_hash: str) -> str | None:
         """The tombstone oracle of this store (`store.tombstones.Tombstoned`): REJECTED, FORGOTTEN or None."""
@@ -1200,355 +382,12 @@ class SearchIndex:
 
         return Stones.of_sources(rows)(value_hash)
 
-    def notes_with_value(self, value_hash: str) -> list[tuple[str, str]]:
-        """(path, id) of the notes, in any status, whose normalised title and body hash to
-        `value_hash` (what holds a value's text: `forget` takes it back from each)."""
-        return list(
-            self.db.execute("SELECT path, id FROM docs WHERE thash=? AND tier='note' ORDER BY path", (value_hash,))
-        )
-
-    def live_with_value(self, value_hash: str) -> list[str]:
-        """Paths of the candidate and active notes whose normalised title and body hash to `value_hash`."""
-        rows = self.db.execute(
-            "SELECT path FROM docs WHERE thash=? AND tier='note' AND status IN ('candidate', 'active') ORDER BY path",
-            (value_hash,),
-        )
-        return [path for (path,) in rows]
-
-    def rejected_at(self, value_hash: str) -> str | None:
-        """When the latest rejected note holding this value (normalised title and body hash) was
-        rejected (its `updated_at`), or None when no rejected note holds it."""
-        row = self.db.execute(
-            "SELECT MAX(updated_at) FROM docs WHERE thash=? AND tier='note' AND status='rejected'", (value_hash,)
-        ).fetchone()
-        return row[0] if row else None
-
-    def live_in_place(
-        self,
-        scope: str,
-        group: str | None,
-        targets: list[str],
-        now: str,
-        *,
-        value_hash: str | None = None,
-        title: str | None = None,
-    ) -> list[Doc]:
-        """Candidate and active notes not expired at `now`, of one scope and group and for exactly
-        these target harnesses, holding this value (normalised title and body hash) or carrying
-        this title (ASCII case aside): what a create there would repeat (write/create.py)."""
-        same = "d.thash = ?" if value_hash is not None else "d.title = ? COLLATE NOCASE"
-        wanted = sorted(set(targets))
-        marks = ",".join("?" * len(wanted))
-        rows = self.db.execute(
-            f"SELECT {COLUMNS} FROM docs d WHERE d.tier='note' AND d.status IN ('candidate', 'active') AND d.scope = "
-            "? AND d.grp IS ?"
-            f" AND (d.valid_until IS NULL OR d.valid_until > ?) AND {same}"
-            " AND (SELECT COUNT(*) FROM doc_targets t WHERE t.doc = d.rowid) = ?"
-            f" AND NOT EXISTS (SELECT 1 FROM doc_targets t WHERE t.doc = d.rowid AND t.target NOT IN ({marks}))"
-            " ORDER BY d.created_at, d.id",
-            (scope, group, now, value_hash if value_hash is not None else title, len(wanted), *wanted),
-        )  # fmt: skip
-        return [self.doc(row) for row in rows]
-
-    # -- queries ----------------------------------------------------------------------------
-
-    def count(self, status: str | None = None) -> int:
-        """Number of indexed notes (derived files such as hot.md not counted), of one status if given."""
-        if status is None:
-            return self.db.execute("SELECT COUNT(*) FROM docs WHERE tier='note'").fetchone()[0]
-        return self.db.execute("SELECT COUNT(*) FROM docs WHERE tier='note' AND status=?", (status,)).fetchone()[0]
-
-    def group_index(
-        self, group: str | None, limit: int, viewer: Viewer
-    ) -> tuple[list[tuple[str, str, str, str, int]], int]:
-        """Notes of a group that `viewer` may see, for index.md and the brief:
-        (title, path, summary, updated_at, inbound links), newest day first, then the most
-        linked, then title; also the total count."""
-        policy, params = viewer.where(self)
-        where = f"d.tier='note' AND d.grp IS ? AND {policy}"
-        total = self.db.execute(f"SELECT COUNT(*) FROM docs d WHERE {where}", (group, *params)).fetchone()[0]
-        # Newest first by the (grp, updated_at) index, stopping once `limit` rows are in and the day
-        # changes: the order within a day (most linked, title) needs only that day's rows.
-        picked: list[tuple] = []
-        for row in self.db.execute(
-            f"SELECT d.title, d.path, d.summary, d.updated_at, d.id FROM docs d WHERE {where} ORDER BY d.updated_at "
-            "DESC",
-            (group, *params),
-        ):
-            if len(picked) >= limit and row[3][:10] != picked[-1][3][:10]:
-                break
-            picked.append(row)
-        marks = ",".join("?" * len(picked))
-        # CROSS JOIN keeps links (by links_dst) the outer loop: left to itself the planner walked every
-        # active note for their links (O(n): 7.6 ms at 100k notes, 0.1 ms this way)
-        inbound = dict(
-            self.db.execute(
-                f"SELECT l.dst, COUNT(*) FROM links l CROSS JOIN docs s ON s.rowid = l.src WHERE l.dst IN ({marks})"
-                " AND s.status = 'active' GROUP BY l.dst",
-                [row[4] for row in picked],
-            )
-        )
-        picked.sort(key=lambda r: r[4])
-        picked.sort(key=lambda r: r[0])
-        picked.sort(key=lambda r: inbound.get(r[4], 0), reverse=True)
-        picked.sort(key=lambda r: r[3][:10], reverse=True)
-        return [(t, p, s, u, inbound.get(i, 0)) for t, p, s, u, i in picked[:limit]], total
-
-    def top_decisions(self, group: str | None, limit: int, viewer: Viewer) -> list[tuple[str, str, str, Verdict, int]]:
-        """Decisions of a group that `viewer` may see, most linked first, then newest:
-        (title, path, summary, its trust verdict, how many active notes link to it)."""
-        from jacked_vault.store.reviews import Verdict
-
-        policy, params = viewer.where(self)
-        rows = self.db.execute(
-            f"SELECT d.title, d.path, d.summary, d.trust, d.claim, d.review, {_INBOUND} AS inbound FROM docs d"
-            f" WHERE d.tier='note' AND d.kind='decision' AND d.grp IS ? AND {policy}"
-            " ORDER BY inbound DESC, d.updated_at DESC, d.id LIMIT ?",
-            (group, *params, limit),
-        ).fetchall()
-        return [(title, path, summary, Verdict.from_row(*v), inbound) for title, path, summary, *v, inbound in rows]
-
-    def diagnostics(self) -> Diagnostics:
-        truncated = self.db.execute("SELECT 1 FROM roots WHERE truncated=1 LIMIT 1").fetchone() is not None
-        diag = Diagnostics(truncated=truncated)
-        for path, code in self.db.execute("SELECT path, code FROM problems ORDER BY path"):
-            if code == "SYMLINK":
-                diag.skipped_symlinks.append(path)
-            else:
-                diag.invalid_files.append({"path": self.store.display(path, _scope_of(self.store, path)), "code": code})
-        return diag
-
-    def problems(self) -> list[tuple[str, str, str]]:
-        """(path, code, message) of every committed file the index refused."""
-        return list(self.db.execute("SELECT path, code, message FROM problems ORDER BY path"))
-
-    def doc(self, row, score: float = 0.0, excerpt: str = "") -> Doc:
-        return Doc(
-            rowid=row[0],
-            path=row[1],
-            id=row[2],
-            title=row[3],
-            kind=row[4],
-            scope=row[5],
-            group=row[6],
-            status=row[7],
-            tier=row[8],
-            tags=json.loads(row[9]),
-            updated_at=row[10],
-            created_at=row[11],
-            trust=row[12],
-            summary=row[13],
-            sha=row[14],
-            origin=row[15],
-            claim=row[16],
-            review=row[17],
-            targets=json.loads(row[18]),
-            store=self.store,
-            score=score,
-            excerpt=excerpt,
-        )
-
-    def _docs(self, sql: str, params: Iterable) -> list[Doc]:
-        return [self.doc(row) for row in self.db.execute(sql, tuple(params))]
-
-    def lookup(self, note_id: str, viewer: Viewer | None = None, *, derived: bool = False) -> list[Doc]:
-        """Every note carrying `note_id` (or, with `derived`, every derived document: hot.md, an
-        episodic file); with a viewer, only those it may see."""
-        policy, params = viewer.where(self) if viewer is not None else ("1", [])
-        tier = "d.tier<>'note'" if derived else "d.tier='note'"
-        return self._docs(
-            f"SELECT {COLUMNS} FROM docs d WHERE d.id=? AND {tier} AND {policy} ORDER BY d.path", (note_id, *params)
-        )
-
-    def carries(self, doc_id: str) -> bool:
-        """Whether some document (a note or a derived file) carries exactly this id."""
-        return self.db.execute("SELECT 1 FROM docs WHERE id=? LIMIT 1", (doc_id,)).fetchone() is not None
-
-    def starting(self, short: ShortId, viewer: Viewer | None = None) -> list[Doc]:
-        """The notes whose id `short` matches (`document.ids.ShortId`); with a viewer, those it may see."""
-        policy, params = viewer.where(self) if viewer is not None else ("1", [])
-        globs = short.globs()
-        found = self._docs(
-            f"SELECT {COLUMNS} FROM docs d WHERE d.tier='note' AND ({' OR '.join(['d.id GLOB ?'] * len(globs))})"
-            f" AND {policy} ORDER BY d.id",
-            (*globs, *params),
-        )
-        return [doc for doc in found if short.matches(doc.id)]
-
-    def backlinks(self, note_id: str, limit: int, viewer: Viewer) -> list[Doc]:
-        """Notes linking to `note_id` that `viewer` may see, newest first (limit + 1 rows to
-        detect a cut); the policy applies before the limit, so hidden ones never crowd out visible ones."""
-        policy, params = viewer.where(self)
-        wiki = [
-            src
-            for (rowid,) in self.db.execute("SELECT rowid FROM docs WHERE id=? AND tier='note'", (note_id,))
-            for src in wikilinks.linking(self.db, rowid)
-        ]
-        # frontmatter links (ids), and [[wikilinks]] in bodies resolved as Obsidian does (search/wikilinks.py)
-        return self._docs(
-            f"SELECT {COLUMNS} FROM docs d WHERE (d.rowid IN (SELECT src FROM links WHERE dst=?) OR d.rowid IN "
-            f"({','.join('?' * len(wiki))}))"
-            f" AND d.tier='note' AND {policy} ORDER BY d.updated_at DESC, d.id LIMIT ?",
-            (note_id, *wiki, *params, limit + 1),
-        )
-
-    def notes_per_group(self) -> dict[str, int]:
-        rows = self.db.execute("SELECT grp, COUNT(*) FROM docs WHERE tier='note' AND scope='group' GROUP BY grp")
-        return {grp: n for grp, n in rows}
-
-    def note_groups(self) -> set[str]:
-        """The groups `notes_per_group` counts, without counting: each group once from the
-        (grp, updated_at) index, then one row of it (5 ms at 100k notes where counting read them all)."""
-        rows = self.db.execute(
-            "SELECT g.grp FROM (SELECT DISTINCT grp FROM docs) g WHERE EXISTS (SELECT 1 FROM docs d WHERE d.grp IS "
-            "g.grp AND d.tier='note' AND d.scope='group')"
-        )
-        return {grp for (grp,) in rows}
-
-    def ids(self) -> set[str]:
-        return set(self.each_id())
-
-    def each_id(self) -> Iterator[str]:
-        """The id of every indexed note, streamed (a note held twice: twice)."""
-        for (doc_id,) in self.db.execute("SELECT id FROM docs WHERE tier='note'"):
-            yield doc_id
-
-    def duplicate_ids(self) -> list[dict]:
-        # the ids held twice found in the docs_id index alone (covering: 0.02 s at 100k notes, where
-        # grouping the note rows read every row, 0.2 s); only their rows are read
-        rows = self.db.execute(
-            "SELECT id, group_concat(path, '\n') FROM docs WHERE tier='note' AND id IN (SELECT id FROM docs GROUP BY "
-            "id HAVING COUNT(*) > 1) GROUP BY id HAVING COUNT(*) > 1 ORDER BY id"
-        )
-        return [
-            {"id": i, "paths": [self.store.display(p, _scope_of(self.store, p)) for p in paths.split("\n")]}
-            for i, paths in rows
-        ]
-
-    def unresolved_links(self) -> Iterator[tuple[str, str]]:
-        """(source id, target) of each link whose target is no note of this store, streamed."""
-        yield from self.db.execute(
-            "SELECT d.id, l.dst FROM links l JOIN docs d ON d.rowid = l.src WHERE NOT EXISTS (SELECT 1 FROM docs t "
-            "WHERE t.id = l.dst AND t.tier = 'note') ORDER BY d.id, l.dst"
-        )
-
-    def holds_note(self, note_id: str) -> bool:
-        """Whether a note of this store has this id."""
-        found = self.db.execute("SELECT 1 FROM docs WHERE id=? AND tier='note' LIMIT 1", (note_id,)).fetchone()
-        return found is not None
-
-    def indexed_files(self, tiers: tuple[str, ...] = ("note",)) -> dict[str, str]:
-        """Store-relative path -> sha256 of every indexed document of these tiers."""
-        marks = ",".join("?" * len(tiers))
-        return dict(self.db.execute(f"SELECT path, sha FROM docs WHERE tier IN ({marks})", tiers))
-
-    def indexed_text(self, rel: str, tier: str) -> tuple[str, str] | None:
-        """(sha256, the text recall may show) of one indexed document of `tier`, found by its path:
-        the gate's text, without any value a tombstone covers (store.gate)."""
-        row = self.db.execute(
-            "SELECT d.sha, f.body FROM docs d JOIN docs_fts f ON f.rowid = d.rowid WHERE d.path=? AND d.tier=?",
-            (rel, tier),
-        ).fetchone()
-        return (row[0], row[1]) if row else None
-
-    def audited(self) -> Iterator[tuple[str, str, str | None]]:
-        """(path, sha256, note id; None for hot.md) of every indexed note and hot.md, by path,
-        streamed (doctor compares each with its last audit line)."""
-        yield from self.db.execute(
-            "SELECT path, sha, CASE WHEN tier='note' THEN id END FROM docs WHERE tier IN ('note', 'hot') ORDER BY path"
-        )
-
-    def audited_count(self) -> int:
-        """How many files `audited` yields."""
-        return self.db.execute("SELECT COUNT(*) FROM docs WHERE tier IN ('note', 'hot')").fetchone()[0]
-
-    def problem_paths(self, code: str | None = None) -> set[str]:
-        """The paths of the committed files the index refused (for one reason, `code`, if given)."""
-        if code is not None:
-            return {row[0] for row in self.db.execute("SELECT path FROM problems WHERE code=?", (code,))}
-        return {row[0] for row in self.db.execute("SELECT path FROM problems")}
-
-    def search(self, text: str, filters: Filters) -> list[Doc]:
-        return run_search(self, text, filters)
-
 
 @lru_cache(maxsize=4096)
 def _json_list(items: tuple[str, ...]) -> str:
     """`json.dumps` of a list of strings (a note's tags, repos, targets: few distinct lists in a
     vault), written as its C encoder writes one (without making an encoder a call)."""
     return "[" + ", ".join(map(encode_basestring_ascii, items)) + "]"
-
-
-def _review_json(review: Provenance | None) -> str | None:
-    """`docs.review`: the accept behind a claimed review, as `store.reviews.Verdict.from_row` reads it."""
-    return json.dumps(review.to_json(), sort_keys=True) if review is not None else None
-
-
-def _walk(repo, tree, store: Store, prefix: str = "", depth: int = 0) -> Iterator[tuple[str, object]]:
-    """(path, entry) of every indexable file (and symlink where one should be) in `tree`.
-
-    Only the layout's folders are entered (groups, strategy, tombstones; everything in a project
-    store), and never deeper than the layout goes, so a hostile tree costs what the layout holds.
-    """
-    for entry in tree:
-        if entry.name.startswith("."):
-            continue
-        rel = f"{prefix}{entry.name}"
-        if entry.filemode == TREE_MODE:
-            if depth < 4 and _may_hold_files(store, rel):
-                yield from _walk(repo, repo[entry.id], store, f"{rel}/", depth + 1)
-        elif _indexable(store, rel):
-            yield rel, entry
-
-
-def _may_hold_files(store: Store, rel: str) -> bool:
-    parts = rel.split("/")
-    if store.is_project:
-        return len(parts) == 1
-    if parts[0] == ARCHIVE_DIR:  # archived notes keep their vault path under archive/
-        return len(parts) == 1 or (_may_hold_files(store, "/".join(parts[1:])) and parts[1] != "tombstones")
-    return parts[0] in (GROUPS_DIR, USER_SCOPE_DIR, "tombstones") and len(parts) <= (4 if parts[0] == GROUPS_DIR else 2)
-
-
-def _size(repo, entry) -> int:
-    """The blob's size from its header (the content is not read); 0 for what is not a readable blob."""
-    if entry.filemode not in FILE_MODES:
-        return 0
-    try:
-        return repo.odb.read_header(entry.id)[1]
-    except Exception:  # a missing or corrupt object: reported when it is read
-        return 0
-
-
-def _tree_entry(repo, tree, rel: str):
-    try:
-        return tree[rel]
-    except KeyError:
-        return None
-
-
-def _schema_version(db: sqlite3.Connection) -> str | None:
-    try:
-        row = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
-    except sqlite3.OperationalError:  # no meta table yet
-        return None
-    return row[0] if row else None
-
-
-def _tree_or_none(repo, commit_id: str | None):
-    if not commit_id:
-        return None
-    try:
-        return repo[commit_id].tree
-    except (KeyError, ValueError, AttributeError):
-        return None
-
-
-def _scope_of(store: Store, rel: str) -> str:
-    found = classify_note(store, rel)
-    if found:
-        return found[0]
-    return "project" if store.is_project else ("user" if rel.startswith(USER_SCOPE_DIR + "/") else "group")
 
 
 def open_fresh(store: Store) -> SearchIndex:

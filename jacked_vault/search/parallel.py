@@ -11,7 +11,7 @@ so its own `inspect` of the same bytes finds the verdict and the parse (and reco
 verdict) and applies only the rules a verdict never skips (path, size, place, tombstones); a
 worker also says when the gate passed a note whole (its later rules too, judged with no
 tombstone), which an index build of a store without tombstones takes as the verdict itself
-(`passes`: no consultation of the gate there). A note the worker refused is judged again by
+(`Handed.whole`: no consultation of the gate there). A note the worker refused is judged again by
 the main process, which records why. Only the main
 process writes SQLite. Used only with `fork` (the worker inherits the loaded code) from a
 single-threaded process, a second core and at least `PARALLEL_MIN` notes; the workers run at
@@ -25,9 +25,13 @@ from __future__ import annotations
 import gc
 import os
 from collections.abc import Callable, Generator
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from jacked_vault.store.deadline import Deadline, OutOfTime
+
+if TYPE_CHECKING:
+    from jacked_vault.search.derived import Derived
 
 PARALLEL_MIN = 1000  # fewer notes: starting a worker costs more than it saves
 BATCH = 200
@@ -35,6 +39,21 @@ AHEAD = 8  # batches the workers may be ahead of the main process
 MAX_WORKERS = 4
 
 _STATE: dict[str, Any] = {}  # the worker's store and repository (set in the parent before the fork)
+
+
+@dataclass(frozen=True)
+class Handed:
+    """What a worker hands over for one note whose bytes the gate passed (or whose verdict this
+    machine holds): the bytes it read (take them only when they are the file's blob:
+    `store.git.offered_blob`), their verdict key and parse, whether the gate passed them whole (its
+    later rules too, judged with no tombstone), and what the note's text gives the index
+    (search/derived.py) when the caller asked for it (`deriving`)."""
+
+    data: bytes
+    key: bytes
+    note: Any
+    whole: bool
+    derived: Derived | None
 
 
 class _Known(Exception):
@@ -135,23 +154,20 @@ def ahead(
     repo,
     files: list[tuple[str, Any]],
     verdicts,
-    derived: dict[str, tuple[object, Any]] | None = None,
+    handed: dict[str, Handed] | None = None,
     meanwhile: Callable[[], None] | None = None,
-    blobs: dict[str, bytes] | None = None,
     deadline: Deadline | None = None,
-    passes: dict[str, tuple[bytes, Any]] | None = None,
+    *,
+    deriving: bool = False,
 ) -> Generator[tuple[str, Any], None, None]:
     """`files` ((path, tree entry), in the order the caller indexes them), each yielded once the
     workers' verdict on it is offered to `verdicts` (the index's `Verdicts`: taken when the gate
     there meets those bytes, withdrawn at the end for files the caller did not index);
     without a worker (`workers()`, under `PARALLEL_MIN` notes) just `files`. The workers do not
-    judge again the bytes whose verdict this machine holds (`verdicts.known()`). With `derived`
-    (an index building), the workers also parse the notes whose verdict is held and derive what
-    each note's text gives the index: `derived[path] = (the parse offered, search.derived.Derived)`,
-    emptied at the end. `blobs`: `blobs[path]` = the bytes a worker read for a note it passed (for
-    the caller to take through `store.git.offered_blob`), emptied at the end. `passes`: `passes[path]`
-    = (verdict key, parse) of the bytes a worker read for a note the gate passed whole, judging
-    with no tombstone (so its whole verdict where the store holds none), emptied at the end. `meanwhile`: the main
+    judge again the bytes whose verdict this machine holds (`verdicts.known()`), unless `deriving`
+    (an index building): then they parse those notes too and derive what each note's text gives
+    the index. `handed`: `handed[path]` = what a worker hands over for the note there (`Handed`),
+    for the caller to take at the file's turn; emptied at the end. `meanwhile`: the main
     process's own work that must come before the first file (an arrival's audit lines), done once
     the workers have started (without them, at once). `deadline` (store.deadline): a wait for the
     workers past it raises OutOfTime. Close it (`contextlib.closing`) when leaving early: the
@@ -175,7 +191,7 @@ def ahead(
         return
     batches = [notes[i : i + BATCH] for i in range(0, len(notes), BATCH)]
     first = {batch[0][0]: number for number, batch in enumerate(batches)}  # a batch is needed from its first note on
-    _STATE.update(store=store, repo=repo, known=verdicts.known(), deriving=derived is not None)
+    _STATE.update(store=store, repo=repo, known=verdicts.known(), deriving=deriving)
     _load_for_workers()
     pool = ProcessPoolExecutor(max_workers=count, mp_context=multiprocessing.get_context("fork"))
 
@@ -205,12 +221,8 @@ def ahead(
                 else:
                     for rel, key, note, whole, made, data in judged:
                         verdicts.offer(key, note)
-                        if derived is not None:
-                            derived[rel] = (note, made)
-                        if blobs is not None:
-                            blobs[rel] = data
-                        if passes is not None and whole:
-                            passes[rel] = (key, note)
+                        if handed is not None:
+                            handed[rel] = Handed(data, key, note, whole, made)
                     if number + AHEAD < len(batches):
                         pending[number + AHEAD] = submit(number + AHEAD)
             yield item
@@ -220,12 +232,8 @@ def ahead(
             _kill_workers(pool)
         pool.shutdown(wait=True, cancel_futures=True)
         verdicts.withdraw()
-        if derived is not None:
-            derived.clear()
-        if blobs is not None:
-            blobs.clear()
-        if passes is not None:
-            passes.clear()
+        if handed is not None:
+            handed.clear()
         _STATE.clear()
 
 

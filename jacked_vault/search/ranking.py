@@ -9,7 +9,7 @@ soren, as in file names), Porter-stemmed. Unspaced Chinese and Japanese (and Kor
 cut into overlapping character bigrams, plus the run's last character alone (`数据库` is 数据 据库
 库). Those terms are kept in `docs_terms` (an FTS5 table of analysed text, `ascii` tokenizer:
 non-ASCII characters are token characters, so a bigram is one token) with the collection's
-field totals in `terms_stats` (both declared in index.py's DDL), maintained with each add and
+field totals in `terms_stats` (both declared in schema.py's DDL), maintained with each add and
 removal.
 
 A query is analysed the same way, stopwords dropped (unless nothing else is left), into terms:

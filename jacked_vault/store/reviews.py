@@ -26,7 +26,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -160,6 +160,15 @@ class Verdict:
     def from_row(cls, trust: str, claim: str, review: str | None) -> Verdict:
         """The verdict the search index recorded (`docs.trust`, `docs.claim`, `docs.review`)."""
         return cls(trust, claim, Provenance.from_json(json.loads(review)) if review else None)
+
+    @classmethod
+    def of_claim(cls, claim: str, accept: Callable[[], Provenance | None]) -> Verdict:
+        """The verdict on a file claiming `claim`: a claimed review counts only with the accept
+        behind it (`accept()`, asked only then) counting here."""
+        if claim != "reviewed":
+            return cls(claim, claim)
+        review = accept()
+        return cls("reviewed" if review is not None and review.counts else "unreviewed", claim, review)
 
     @property
     def reviewed(self) -> bool:

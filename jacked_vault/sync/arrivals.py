@@ -56,7 +56,7 @@ if TYPE_CHECKING:
     import pygit2
 
     from jacked_vault.document import Note
-    from jacked_vault.search.derived import Derived
+    from jacked_vault.search.parallel import Handed
     from jacked_vault.store.deadline import Deadline
     from jacked_vault.search.passed import Passed
     from jacked_vault.store.gate import Checked, Verdicts
@@ -283,17 +283,18 @@ def inspect_arrivals(
             judged += 1
         judge.left = _left_ids(judge)
 
-    blobs: dict[str, bytes] = {}  # the bytes a worker read for a note (taken when they are its blob)
-    derived: dict[str, tuple[object, Derived]] | None = None if passed is None else {}  # path -> a worker's derivation
+    handed: dict[str, Handed] = {}  # path -> what a worker handed over for a note (its bytes: taken when its blob)
+    deriving = passed is not None  # what each note gives the index, derived by the workers for it
     try:
-        with closing(_judged_ahead(store, repo, later, verdicts, audits_first, blobs, deadline, derived)) as items:
+        with closing(_judged_ahead(store, repo, later, verdicts, audits_first, handed, deadline, deriving)) as items:
             for rel, entry, kind in items:
                 on_time()
-                data = offered_blob(blobs.pop(rel, None), entry.id) or _blob(repo, entry)
+                given = handed.pop(rel, None)
+                data = offered_blob(given.data if given is not None else None, entry.id) or _blob(repo, entry)
                 if kind == "note":
                     _judge_note(judge, rel, data)
-                    if passed is not None and derived is not None:
-                        _keep_pass(judge, passed, derived, rel, entry.id, data)
+                    if passed is not None:
+                        _keep_pass(judge, passed, given, rel, entry.id, data)
                 elif kind == "tombstones":
                     _judge_tombstones(judge, rel, data)
                 else:
@@ -326,22 +327,21 @@ def inspect_arrivals(
 def _keep_pass(
     judge: _Judge,
     passed: dict[str, Passed],
-    derived: dict[str, tuple[object, Derived]],
+    given: Handed | None,
     rel: str,
     oid: pygit2.Oid,
     data: bytes,
 ) -> None:
     """Hand on the gate's pass of the note just judged at `rel` (if it passed), with what a worker
-    derived from that very parse."""
+    derived from that very parse (`given`: what it handed over for the note)."""
     from jacked_vault.store.audit import content_hash
     from jacked_vault.search.passed import Passed
 
     assert judge.passes is not None, "kept only when asked"
     checked = judge.passes.pop(rel, None)
-    ready = derived.pop(rel, None)
     if checked is None:
         return
-    made = ready[1] if ready is not None and ready[0] is checked.note else None
+    made = given.derived if given is not None and given.note is checked.note else None
     passed[rel] = Passed(oid, len(data), content_hash(data), checked, made)
 
 
@@ -351,15 +351,15 @@ def _judged_ahead(
     later: list[tuple[str, pygit2.Object, str]],
     verdicts: Verdicts | None,
     first: Callable[[], None],
-    blobs: dict[str, bytes],
+    handed: dict[str, Handed],
     deadline: Deadline | None = None,
-    derived: dict[str, tuple[object, Derived]] | None = None,
+    deriving: bool = False,
 ) -> Generator[tuple[str, pygit2.Object, str], None, None]:
     """`later` in its order, after `first()`; with `verdicts`, each note's content verdict is judged
     ahead in a worker process where a spare core allows (search/parallel.py: the gate here then
     finds the verdict and the parse instead of judging the bytes again, and a wait for the workers
-    ends at `deadline`), `first()` running while the workers start; `blobs` gets the bytes the
-    workers read, `derived` (when given) what they derive from each note for the search index."""
+    ends at `deadline`), `first()` running while the workers start; `handed` gets what the workers
+    hand over for each note (the bytes they read; with `deriving`, what the note gives the search index)."""
     if verdicts is None:
         first()
         yield from later
@@ -374,10 +374,10 @@ def _judged_ahead(
             repo,
             [(rel, entry) for rel, entry, _ in later],
             verdicts,
-            derived,
+            handed,
             meanwhile=first,
-            blobs=blobs,
             deadline=deadline,
+            deriving=deriving,
         )
     ) as items:
         for (rel, entry), (_, _, kind) in zip(items, later, strict=True):

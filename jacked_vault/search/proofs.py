@@ -1,0 +1,136 @@
+"""What `trust: reviewed` proves here: the accepts in a store's history (store/reviews.py finds and
+weighs them) recorded in the index file's `reviews` table, judged by this machine's review policy,
+and every claimed review judged again when that policy changes."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+from jacked_vault.search.schema import meta, set_meta
+
+if TYPE_CHECKING:
+    from jacked_vault.search.readmodel import ReadModel
+    from jacked_vault.document import Note
+    from jacked_vault.store.reviews import Provenance, ReviewPolicy, Verdict
+
+
+class ReviewProofs:
+    """The accepts behind the reviews an index shows (its `reviews` table), as this machine weighs them."""
+
+    def __init__(self, index: ReadModel) -> None:
+        self._index = index
+        self.head: str | None = None  # the commit being indexed (whose history holds the accepts)
+        self._policy: ReviewPolicy | None = None
+
+    @property
+    def policy(self) -> ReviewPolicy:
+        """How this machine judges an accept (its machine config and machine id), read once."""
+        if self._policy is None:
+            from jacked_vault.store.reviews import ReviewPolicy
+
+            self._policy = ReviewPolicy.of(self._index.store)
+        return self._policy
+
+    def review_of(self, note) -> Provenance | None:
+        """The accept of this note's value history holds that this machine shows it by (one that
+        counts first), judged by this machine's policy; None when there is none."""
+        from jacked_vault.store.reviews import best, value_key
+
+        self._find_reviews()
+        rows = self._index.db.execute(
+            "SELECT commit_id, machine, author, signed, verified FROM reviews WHERE id=? AND value=?",
+            (note.id, value_key(note)),
+        ).fetchall()
+        return best([self._judged(note.id, *row) for row in rows])
+
+    def verdict(self, note: Note, claim: str) -> Verdict:
+        """What the trust `note`'s file claims counts for here (the accept behind a claimed review)."""
+        from jacked_vault.store.reviews import Verdict
+
+        return Verdict.of_claim(claim, lambda: self.review_of(note))
+
+    def _judged(self, note_id: str, commit: str, machine: str, author: str, signed: int, verified: int) -> Provenance:
+        from jacked_vault.store.reviews import Review
+
+        review = Review(note_id, "", commit, machine, author, bool(signed))
+        return self.policy.judge(review, bool(verified))
+
+    def review_at(self, commit: str) -> Provenance | None:
+        """The accept `commit` is (with its evidence), as this machine weighs it; None otherwise
+        (the accepts up to the indexed commit are recorded first)."""
+        self.head = self.head or self._index.commit
+        self._find_reviews()
+        row = self._index.db.execute(
+            "SELECT id, commit_id, machine, author, signed, verified FROM reviews WHERE commit_id=? LIMIT 1", (commit,)
+        ).fetchone()
+        return self._judged(*row) if row else None
+
+    def _find_reviews(self) -> None:
+        """Record the accepts in the commits up to the one being indexed that were not looked at yet
+        (each verified against the trusted keys, when this machine names any)."""
+        from jacked_vault.store.git import open_repo
+        from jacked_vault.store.reviews import reviews_between, verified_by
+
+        head, walked = self.head, meta(self._index.db, "reviews")
+        if not head or head == walked:
+            return
+        repo = open_repo(self._index.store.root)
+        policy = self.policy
+        if meta(self._index.db, "review_policy") is None:
+            set_meta(self._index.db, "review_policy", policy.digest())
+        found = list(reviews_between(repo, head, walked))
+        signers = policy.trust.signers
+        verified = verified_by(self._index.store.root, repo, [r.commit for r in found], signers) if signers else set()
+        self._index.db.executemany(
+            "INSERT OR REPLACE INTO reviews(id, value, commit_id, machine, author, signed, verified)"
+            " VALUES(?,?,?,?,?,?,?)",
+            [
+                (r.note_id, r.value, r.commit, r.machine, r.author, int(r.signed), int(r.commit in verified))
+                for r in found
+            ],
+        )
+        set_meta(self._index.db, "reviews", head)
+
+    def follow_policy(self) -> None:
+        """When this machine's review policy changed (its allowed-signers file named, unnamed or
+        changed; the machines it trusts unsigned), verify every recorded accept against it again
+        and re-derive every claimed review."""
+        policy = self.policy
+        digest = policy.digest()
+        known = meta(self._index.db, "review_policy")
+        if known is None or known == digest:
+            if known is None:
+                set_meta(self._index.db, "review_policy", digest)
+            return
+        from jacked_vault.document import parse_note
+        from jacked_vault.store.git import open_repo, tree_blob
+        from jacked_vault.store.reviews import verified_by
+
+        repo = open_repo(self._index.store.root)
+        db = self._index.db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            commits = [commit for (commit,) in db.execute("SELECT DISTINCT commit_id FROM reviews").fetchall()]
+            signers = policy.trust.signers
+            verified = verified_by(self._index.store.root, repo, commits, signers) if signers else set()
+            db.executemany(
+                "UPDATE reviews SET verified=? WHERE commit_id=?", [(int(c in verified), c) for c in commits]
+            )
+            set_meta(self._index.db, "review_policy", digest)
+            for rowid, path in db.execute("SELECT rowid, path FROM docs WHERE claim='reviewed'").fetchall():
+                data = tree_blob(repo, path)
+                review = self.review_of(parse_note(data, source=path, checked=True)) if data is not None else None
+                db.execute(
+                    "UPDATE docs SET trust=?, review=? WHERE rowid=?",
+                    ("reviewed" if review and review.counts else "unreviewed", review_json(review), rowid),
+                )
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+
+
+def review_json(review: Provenance | None) -> str | None:
+    """`docs.review`: the accept behind a claimed review, as `store.reviews.Verdict.from_row` reads it."""
+    return json.dumps(review.to_json(), sort_keys=True) if review is not None else None
