@@ -17,6 +17,9 @@ the file untouched), touches nothing but our entry, and writes atomically (temp 
 rename, through a symlinked config to its target). A file we cannot parse, or where our entry
 cannot be edited without touching anything else, is refused with nothing written.
 
+Each harness's file, container and entry come from its adapter (`jacked_vault.harnesses`); this
+module knows no harness by name, only the three forms a file takes (JSON, JSONC, TOML).
+
 Files are read, edited and written by `store.configfile`: JSON entries are set in place (every
 other byte kept; OpenCode's comments and trailing commas too, since it reads JSONC); Codex's
 table is rendered with tomlkit's escapes and spliced into the text, its headers found by tomlkit,
@@ -28,29 +31,24 @@ from __future__ import annotations
 
 import json
 import os
-import shlex
 import shutil
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from jacked_vault import harnesses
 from jacked_vault.errors import VaultError
+from jacked_vault.harnesses.base import Harness, Launch, repo_file
+from jacked_vault.harnesses.claude import claude_cli
 from jacked_vault.mcp import SERVER_NAME
 
-HARNESSES = ("claude", "codex", "cursor", "opencode")
+__all__ = ["Launch", "claude_cli", "repo_file"]  # where the callers of the registration have always found them
+
+HARNESSES = harnesses.names(sort=True)  # the registered harnesses as loaded (the registry answers live)
 SCRIPT = "jacked-memory-mcp"
 MAX_CONFIG_BYTES = 4 << 20
 CODEX_MARKER = "# jacked-vault memory server (jacked memory hooks install --mcp codex)"
-
-
-@dataclass(frozen=True)
-class Launch:
-    """How a harness starts the server: the command, its arguments and its environment."""
-
-    command: str
-    args: list[str] = field(default_factory=list)
-    env: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -79,7 +77,7 @@ def server_command() -> tuple[str, list[str]]:
 def launch_for(
     harness: str, vault_path: Path, *, allow_user_scope: bool = False, command: tuple[str, list[str]] | None = None
 ) -> Launch:
-    _check_harness(harness)
+    _harness(harness)
     cmd, args = command or server_command()
     env = {"JACKED_MEMORY_HARNESS": harness, "JACKED_VAULT_DIR": str(vault_path)}
     if allow_user_scope:
@@ -92,51 +90,16 @@ def default_config_path(
 ) -> Path:
     """Where each harness reads its MCP servers: project files at the repo root, or with `user`
     the file that serves every project of this person."""
-    _check_harness(harness)
-    env = os.environ if environ is None else environ
-    home = Path(env.get("HOME") or os.path.expanduser("~")).absolute()
-    if harness == "codex":
-        return Path(env.get("CODEX_HOME") or home / ".codex").absolute() / "config.toml"
-    if harness == "claude":
-        return home / ".claude.json" if user else _project_root(cwd) / ".mcp.json"
-    if harness == "cursor":
-        return (home if user else _project_root(cwd)) / ".cursor" / "mcp.json"
-    folder = (
-        Path(env.get("XDG_CONFIG_HOME") or home / ".config").absolute() / "opencode" if user else _project_root(cwd)
-    )
-    jsonc = folder / "opencode.jsonc"
-    return jsonc if jsonc.exists() and not (folder / "opencode.json").exists() else folder / "opencode.json"
+    return _harness(harness).mcp_path(cwd, environ, user=user)
 
 
-def repo_file(path: Path) -> dict | None:
-    """`{"repo", "state"}` when `path` lies in a git work tree: `tracked`, `ignored` or `untracked`."""
-    import pygit2
-
-    from jacked_vault.store.gitfiles import find_work_tree
-
-    real = _real(path)
-    root = find_work_tree(real.parent)
-    if root is None or not real.is_relative_to(root):
-        return None
-    rel = real.relative_to(root).as_posix()
-    try:
-        repo = pygit2.Repository(str(root))
-        state = "tracked" if rel in repo.index else "ignored" if repo.path_is_ignored(rel) else "untracked"
-    except (pygit2.GitError, KeyError, ValueError):
-        return None
-    return {"repo": str(root), "state": state}
+def _harness(harness: str) -> Harness:
+    return harnesses.get(harness)
 
 
-def _project_root(cwd: Path | None) -> Path:
-    from jacked_vault.store.gitfiles import find_work_tree
-
-    cwd = Path(cwd or Path.cwd()).absolute()
-    return find_work_tree(cwd) or cwd
-
-
-def _check_harness(harness: str) -> None:
-    if harness not in HARNESSES:
-        raise VaultError("USAGE", f"unknown harness: use one of {', '.join(HARNESSES)}")
+def has_project_file(harness: str) -> bool:
+    """Whether `harness` reads a project's MCP file (else only its per-person one)."""
+    return _harness(harness).mcp_project_file
 
 
 # -- the entries ----------------------------------------------------------------------------------
@@ -144,49 +107,38 @@ def _check_harness(harness: str) -> None:
 
 def entry(harness: str, launch: Launch) -> dict[str, Any]:
     """Our entry as the harness's config spells it (codex: the TOML table as a dict)."""
-    _check_harness(harness)
-    if harness == "opencode":
-        return {
-            "type": "local",
-            "command": [launch.command, *launch.args],
-            "environment": dict(launch.env),
-            "enabled": True,
-        }
-    if harness == "claude":  # as `claude mcp add` writes it (without the type, `claude mcp get` shows no command)
-        return {"type": "stdio", "command": launch.command, "args": list(launch.args), "env": dict(launch.env)}
-    return {"command": launch.command, "args": list(launch.args), "env": dict(launch.env)}
+    return _harness(harness).mcp_entry(launch)
 
 
 def _container(harness: str) -> str:
-    return {"claude": "mcpServers", "cursor": "mcpServers", "opencode": "mcp", "codex": "mcp_servers"}[harness]
+    return _harness(harness).mcp_container
+
+
+def _toml(harness: str) -> bool:
+    return _harness(harness).mcp_format == "toml"
 
 
 def render(harness: str, launch: Launch) -> str:
     """What `--print` shows: the snippet to paste into the harness's config."""
-    if harness == "codex":
+    if _toml(harness):
         return codex_block(launch)
     doc = {_container(harness): {SERVER_NAME: entry(harness, launch)}}
     return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
 
 
-def claude_cli(launch: Launch, scope: str = "user") -> str:
-    """The same entry as a `claude mcp add` command line. The server's name comes right after
-    `add`: Claude's `--env` takes several values, so a name after it would be read as one more."""
-    parts = ["claude", "mcp", "add", SERVER_NAME, "--transport", "stdio", "--scope", scope]
-    for key, value in launch.env.items():
-        parts += ["--env", f"{key}={value}"]
-    parts += ["--", launch.command, *launch.args]
-    return " ".join(shlex.quote(p) for p in parts)
+def cli_line(harness: str, launch: Launch) -> str | None:
+    """The same entry as the harness's own command line adds it, when it has one."""
+    return _harness(harness).mcp_cli(launch)
 
 
 # -- install / uninstall / status -----------------------------------------------------------------
 
 
 def install(harness: str, path: Path, launch: Launch) -> Change:
-    _check_harness(harness)
+    toml = _toml(harness)
     target = _real(path)
     old = _read(target)
-    new = _toml_install(old or "", launch, path) if harness == "codex" else _json_install(harness, old, launch, path)
+    new = _toml_install(harness, old or "", launch, path) if toml else _json_install(harness, old, launch, path)
     if old is not None and new == old:
         return Change(harness, path, "unchanged")
     from jacked_vault.store import configfile
@@ -196,25 +148,25 @@ def install(harness: str, path: Path, launch: Launch) -> Change:
 
 
 def uninstall(harness: str, path: Path) -> Change:
-    _check_harness(harness)
+    toml = _toml(harness)
     target = _real(path)
     old = _read(target)
     if old is None:
         return Change(harness, path, "absent")
-    new = _toml_uninstall(old, path) if harness == "codex" else _json_uninstall(harness, old, path)
+    new = _toml_uninstall(old, path) if toml else _json_uninstall(harness, old, path)
     if new == old:
         return Change(harness, path, "absent")
     from jacked_vault.store import configfile
 
     def parse(text: str) -> dict:
-        return _toml_load(text, path) if harness == "codex" else _json_load(harness, text, path)
+        return _toml_load(text, path) if toml else _json_load(harness, text, path)
 
     return Change(harness, path, configfile.uninstall_write(target, new, parse)[0])
 
 
 def status(harness: str, path: Path, launch: Launch) -> str:
     """installed (as install would write it), outdated (ours, but different), or absent."""
-    _check_harness(harness)
+    _harness(harness)
     text = _read(_real(path))
     if text is None:
         return "absent"
@@ -227,7 +179,7 @@ def status(harness: str, path: Path, launch: Launch) -> str:
 def _same_entry(harness: str, current: dict, wanted: dict) -> bool:
     """Our entry as we write it, or as the harness's own CLI writes it: `"type": "stdio"` is what
     no type means (`claude mcp add` writes it; entries written before we did have none)."""
-    if harness in ("claude", "cursor"):
+    if _harness(harness).mcp_stdio_implied:
         current, wanted = (
             {k: v for k, v in d.items() if not (k == "type" and v == "stdio")} for d in (current, wanted)
         )
@@ -235,7 +187,7 @@ def _same_entry(harness: str, current: dict, wanted: dict) -> bool:
 
 
 def _current_entry(harness: str, text: str, path: Path) -> dict | None:
-    doc = _toml_load(text, path) if harness == "codex" else _json_load(harness, text, path)
+    doc = _toml_load(text, path) if _toml(harness) else _json_load(harness, text, path)
     container = doc.get(_container(harness))
     if not isinstance(container, dict):
         return None
@@ -261,8 +213,8 @@ def _read(path: Path) -> str | None:
 
 
 def _jsonc(harness: str) -> bool:
-    """OpenCode reads comments and trailing commas (opencode.jsonc); Claude and Cursor read JSON."""
-    return harness == "opencode"
+    """Whether the harness reads comments and trailing commas (OpenCode's opencode.jsonc)."""
+    return _harness(harness).mcp_format == "jsonc"
 
 
 def _json_load(harness: str, text: str, path: Path) -> dict:
@@ -295,7 +247,7 @@ def _json_uninstall(harness: str, old: str, path: Path) -> str:
     return configfile.delete_json(old, [_container(harness), SERVER_NAME], path, jsonc=_jsonc(harness))
 
 
-# -- TOML (codex) ---------------------------------------------------------------------------------
+# -- TOML (Codex) ---------------------------------------------------------------------------------
 
 
 def codex_block(launch: Launch) -> str:
@@ -362,9 +314,9 @@ def _toml_expected(doc: dict, wanted: dict | None) -> dict:
     return expected
 
 
-def _toml_install(old: str, launch: Launch, path: Path) -> str:
+def _toml_install(harness: str, old: str, launch: Launch, path: Path) -> str:
     doc = _toml_load(old, path)
-    wanted = entry("codex", launch)
+    wanted = entry(harness, launch)
     servers = doc.get("mcp_servers", {})
     if not isinstance(servers, dict):
         raise VaultError("CONFIG", f"{path}: mcp_servers is not a table; not editing it")

@@ -28,15 +28,15 @@ what `hooks install --skills` and `enable` call.
 from __future__ import annotations
 
 import json
-import os
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
+from jacked_vault import harnesses
 from jacked_vault.errors import VaultError
+from jacked_vault.harnesses.base import Harness
 from jacked_vault.hooks import ownedfile
 
-HARNESSES = ("claude", "codex", "opencode")
 NAME = "jacked-librarian"
 MARKER = "<!-- jacked-vault skill: `jacked memory hooks uninstall --skills HARNESS` removes this file -->"
 DESCRIPTION = (
@@ -61,32 +61,30 @@ class Change:
         return {"harness": self.harness, "path": self.path, "action": self.action}
 
 
+def _has_skills(harness: Harness) -> bool:
+    return harness.skills_folder() is not None
+
+
+def names() -> tuple[str, ...]:
+    """The harnesses that get the skill (their adapter names a skills folder)."""
+    return harnesses.names(_has_skills)
+
+
+HARNESSES = names()  # the default of the functions below: every harness with skills, as loaded
+
+
 def skill_path(harness: str, environ: dict[str, str] | None = None) -> Path:
     """Where `harness` reads the librarian skill for this person (OpenCode: its own folder, which
     holds it unless Claude's copy is jacked's: see `where`)."""
-    from jacked_vault.hooks import commands
-
-    env = os.environ if environ is None else environ
-    home = Path(env.get("HOME") or os.path.expanduser("~")).absolute()
-    if harness == "codex":
-        return commands.folder("codex", environ) / NAME / "SKILL.md"  # $CODEX_HOME/skills: Codex's alone
-    folder = {
-        "claude": home / ".claude" / "skills",
-        "opencode": Path(env.get("XDG_CONFIG_HOME") or home / ".config").absolute() / "opencode" / "skills",
-    }.get(harness)
-    if folder is None:
-        raise VaultError("USAGE", f"--skills: use one of {', '.join(HARNESSES)}")
+    folder = harnesses.get(harness, "--skills", _has_skills).skills_folder(environ)
+    assert folder is not None  # `get` takes only the harnesses that have one
     return folder / NAME / "SKILL.md"
 
 
 def dead_paths(harness: str, environ: dict[str, str] | None = None) -> list[Path]:
     """Where an older jacked wrote Codex's copy (`~/.agents/skills`, read by OpenCode too): codex's
     and opencode's install and uninstall remove jacked's file there."""
-    if harness not in ("codex", "opencode"):
-        return []
-    env = os.environ if environ is None else environ
-    home = Path(env.get("HOME") or os.path.expanduser("~")).absolute()
-    return [home / ".agents" / "skills" / NAME / "SKILL.md"]
+    return harnesses.get(harness, "--skills", _has_skills).dead_skill_paths(NAME, environ)
 
 
 def install_paths(harness: str, environ: dict[str, str] | None = None) -> list[Path]:
