@@ -123,6 +123,8 @@ class Harness:
     mcp_container: ClassVar[str] = "mcpServers"  # the top-level key (TOML: the table) of MCP servers
     mcp_project_file: ClassVar[bool] = True  # False: one per-person file only, never a code repo's
     mcp_stdio_implied: ClassVar[bool] = False  # an entry without `"type": "stdio"` means the same
+    # -- its session hooks
+    hooks_project_file: ClassVar[bool] = False  # without --user they go into the code repo's files
     # -- its /remember and /learn commands (hooks.commands)
     commands_as_skills: ClassVar[bool] = False  # the commands are skills, one folder each
     command_argument_hint: ClassVar[bool] = False  # its command frontmatter takes `argument-hint`

@@ -39,6 +39,7 @@ class Cursor(Harness):
     name = "cursor"
     binaries = ("cursor", "cursor-agent")
     mcp_stdio_implied = True
+    hooks_project_file = True
 
     def config_home(self, environ: Env | None = None) -> Path:
         return home_of(environ_of(environ)) / ".cursor"

@@ -34,6 +34,7 @@ class OpenCode(Harness):
     binaries = ("opencode",)
     mcp_format = "jsonc"
     mcp_container = "mcp"
+    hooks_project_file = True
 
     def config_home(self, environ: Env | None = None) -> Path:
         return xdg_config(environ_of(environ)) / "opencode"
