@@ -16,7 +16,8 @@ import pytest
 
 from jacked_vault import harnesses
 from jacked_vault.errors import VaultError
-from jacked_vault.harnesses.base import Env, Harness, Launch, environ_of, home_of, project_root
+from jacked_vault.harnesses.base import Env, Harness, environ_of, home_of, project_root
+from jacked_vault.harnesses.launch import Launch
 from jacked_vault.harnesses.probe import Part, Probe
 
 MARKER = "jacked-vault"

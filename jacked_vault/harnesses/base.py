@@ -7,8 +7,10 @@ capture keys differ from Claude Code's (the reference). The machinery that insta
 dispatches (`hooks.mcp`, `hooks.commands`, `hooks.skills`, `hooks.enable`, `hooks.dispatch`) asks
 the registry (`jacked_vault.harnesses`) for these objects instead of branching on names.
 
-A harness module holds only what is its own; everything else is the default here. This module
-imports nothing heavy: the hook dispatcher loads the registry on every hook.
+A harness module holds only what is its own; everything else is the default here. The hook
+dispatcher loads the registry on every hook, so the adapters load at their top only what a hook
+needs: the status table's types (`probe`) and the MCP entry's (`launch`) are loaded by the code
+that uses them (`health`, `hooks.mcp`), and an adapter's probe imports its helpers when called.
 """
 
 from __future__ import annotations
@@ -16,24 +18,17 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from jacked_vault.errors import VaultError
-from jacked_vault.harnesses.probe import Part, Probe
 from jacked_vault.store.gitfiles import find_work_tree
 
+if TYPE_CHECKING:
+    from jacked_vault.harnesses.launch import Launch
+    from jacked_vault.harnesses.probe import Part, Probe
+
 Env = Mapping[str, str]
-
-
-@dataclass(frozen=True)
-class Launch:
-    """How a harness starts the MCP server: the command, its arguments and its environment."""
-
-    command: str
-    args: list[str] = field(default_factory=list)
-    env: dict[str, str] = field(default_factory=dict)
 
 
 def environ_of(environ: Env | None) -> Env:

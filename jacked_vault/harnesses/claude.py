@@ -7,15 +7,17 @@ Session hooks in `~/.claude/settings.json` (`hooks.claude`); the MCP server in t
 
 from __future__ import annotations
 
-import shlex
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from jacked_vault.errors import VaultError
-from jacked_vault.harnesses.base import Env, Harness, Launch, backup_note, environ_of, home_of, project_root
-from jacked_vault.harnesses.probe import Part, Probe, latest
-from jacked_vault.store.log import LastRun
+from jacked_vault.harnesses.base import Env, Harness, backup_note, environ_of, home_of, project_root
 from jacked_vault.mcp import SERVER_NAME
+
+if TYPE_CHECKING:
+    from jacked_vault.harnesses.launch import Launch
+    from jacked_vault.harnesses.probe import Part, Probe
+    from jacked_vault.store.log import LastRun
 
 
 class Claude(Harness):
@@ -52,6 +54,8 @@ class Claude(Harness):
         return f"claude hooks in {item['path']}: {events}{'' if item['complete'] else ' (incomplete)'}"
 
     def probe(self, part: str, probe: Probe) -> Part | None:
+        from jacked_vault.harnesses.probe import latest
+
         if part == "brief":  # its SessionStart hook (and the MCP prompt, if the server is registered)
             last = latest([r for r in (probe.hook_run("session-start"), probe.mcp_brief_run()) if r])
             return _settings_part(probe, ("SessionStart",), "hook", last)
@@ -77,6 +81,7 @@ class Claude(Harness):
 
 
 def _settings_part(probe: Probe, events: tuple[str, ...], via: str, last: LastRun | None) -> Part:
+    from jacked_vault.harnesses.probe import Part
     from jacked_vault.hooks import claude
 
     try:
@@ -102,6 +107,8 @@ def _settings_part(probe: Probe, events: tuple[str, ...], via: str, last: LastRu
 def claude_cli(launch: Launch, scope: str = "user") -> str:
     """Our MCP entry as a `claude mcp add` command line. The server's name comes right after
     `add`: Claude's `--env` takes several values, so a name after it would be read as one more."""
+    import shlex  # printing only: never on a hook's path
+
     parts = ["claude", "mcp", "add", SERVER_NAME, "--transport", "stdio", "--scope", scope]
     for key, value in launch.env.items():
         parts += ["--env", f"{key}={value}"]

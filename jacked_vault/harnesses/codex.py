@@ -10,11 +10,13 @@ as `hookSpecificOutput.additionalContext`.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from jacked_vault.errors import VaultError
 from jacked_vault.harnesses.base import Env, Harness, agents_skill, backup_note, environ_of, error_item, home_of
-from jacked_vault.harnesses.probe import Part, Probe, events_part
+
+if TYPE_CHECKING:
+    from jacked_vault.harnesses.probe import Part, Probe
 
 
 class Codex(Harness):
@@ -75,6 +77,7 @@ class Codex(Harness):
     def probe(self, part: str, probe: Probe) -> Part | None:
         """Its SessionStart hook in config.toml; its Stop hook (each turn's end queues the session;
         the drain captures it once quiet)."""
+        from jacked_vault.harnesses.probe import events_part
         from jacked_vault.hooks import codex
 
         event, hook = ("SessionStart", "session-start") if part == "brief" else ("Stop", "session-end")

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from jacked_vault.errors import VaultError
 from jacked_vault.harnesses.base import (
@@ -30,7 +30,9 @@ from jacked_vault.harnesses.base import (
     project_hooks_item,
     project_root,
 )
-from jacked_vault.harnesses.probe import Part, Probe, events_part
+
+if TYPE_CHECKING:
+    from jacked_vault.harnesses.probe import Part, Probe
 
 EVENTS = {"sessionStart": "SessionStart", "sessionEnd": "SessionEnd", "preCompact": "PreCompact", "stop": "Stop"}
 
@@ -87,6 +89,7 @@ class Cursor(Harness):
 
     def probe(self, part: str, probe: Probe) -> Part | None:
         """Its sessionStart / sessionEnd hook in hooks.json (the person's and the project's)."""
+        from jacked_vault.harnesses.probe import events_part
         from jacked_vault.hooks import cursor
 
         event, hook = ("sessionStart", "session-start") if part == "brief" else ("sessionEnd", "session-end")

@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from jacked_vault.errors import VaultError
 from jacked_vault.harnesses.base import (
     agents_skill,
     Env,
     Harness,
-    Launch,
     environ_of,
     error_item,
     notes,
@@ -26,7 +25,10 @@ from jacked_vault.harnesses.base import (
     project_root,
     xdg_config,
 )
-from jacked_vault.harnesses.probe import Part, Probe, latest
+
+if TYPE_CHECKING:
+    from jacked_vault.harnesses.launch import Launch
+    from jacked_vault.harnesses.probe import Part, Probe
 
 
 class OpenCode(Harness):
@@ -78,6 +80,7 @@ class OpenCode(Harness):
     def probe(self, part: str, probe: Probe) -> Part | None:
         """Its plugin (the person's and the project's): the brief in the system prompt; a session
         queued once it has gone quiet (or OpenCode exits)."""
+        from jacked_vault.harnesses.probe import Part, latest
         from jacked_vault.hooks import opencode
 
         hook = "session-start" if part == "brief" else "session-end"

@@ -112,7 +112,7 @@ def session_start(vault: Path, payload: dict, harness: str = HARNESS) -> str:
         if earlier is not None:
             brief = since(brief, *earlier)
             note += f" since={payload['source']}"
-    sys.stdout.write(_adapter(harness).brief_output(brief.text))
+    sys.stdout.write(brief.text + "\n" if harness == HARNESS else _adapter(harness).brief_output(brief.text))
     sys.stdout.flush()
     record_brief(vault, brief, harness=harness, cwd=ctx.cwd, session=session)  # for /brief and the next resume
     if _queued(vault):
@@ -131,7 +131,7 @@ def session_capture(vault: Path, payload: dict, harness: str = HARNESS) -> str:
 
     if not is_git_repo(vault):
         return "no vault: nothing captured"
-    key = _adapter(harness).capture_key(payload)
+    key = _adapter(harness).capture_key(payload) if harness != HARNESS else None
     marker = enqueue(state_dir(vault), {**payload, HARNESS_KEY: harness}, key=key)
     spawn_hook(vault, "drain")
     return f"queued {Path(marker).name}"
@@ -154,8 +154,9 @@ def drain(vault: Path, payload: dict, harness: str = HARNESS) -> str:
 
 
 def _adapter(harness: str) -> Harness:
-    """The harness's payload, brief and capture key (its `jacked_vault.harnesses` adapter); a
-    harness no adapter knows gets Claude's, the reference."""
+    """Another harness's payload, brief and capture key (its `jacked_vault.harnesses` adapter); a
+    harness no adapter knows gets Claude's, the reference. Claude's own hooks never load the
+    registry: its payload, brief and key are the reference shapes (the adapter's defaults)."""
     from jacked_vault import harnesses
 
     return harnesses.find(harness) or harnesses.get(HARNESS)
@@ -241,7 +242,7 @@ def run_hook(args: list[str]) -> int:
         else:
             harness = _harness(args[1:])
             payload = {} if name in ("drain", "push", "pull", "catch-up") else _read_payload()
-            if payload:
+            if payload and harness != HARNESS:
                 payload = _adapter(harness).adapt(payload)
             outcome = handler(vault, payload, harness)
     except BaseException as exc:

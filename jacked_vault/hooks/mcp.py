@@ -39,8 +39,9 @@ from typing import Any
 
 from jacked_vault import harnesses
 from jacked_vault.errors import VaultError
-from jacked_vault.harnesses.base import Harness, Launch, repo_file
+from jacked_vault.harnesses.base import Harness, repo_file
 from jacked_vault.harnesses.claude import claude_cli
+from jacked_vault.harnesses.launch import Launch
 from jacked_vault.mcp import SERVER_NAME
 
 __all__ = ["Launch", "claude_cli", "repo_file"]  # where the callers of the registration have always found them
