@@ -123,6 +123,7 @@ class Harness:
     # -- its /remember and /learn commands (hooks.commands)
     commands_as_skills: ClassVar[bool] = False  # the commands are skills, one folder each
     command_argument_hint: ClassVar[bool] = False  # its command frontmatter takes `argument-hint`
+    reads_skills_of: ClassVar[str | None] = None  # it also reads that harness's skills folder
 
     # -- on this machine
 

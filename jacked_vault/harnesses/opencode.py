@@ -37,6 +37,7 @@ class OpenCode(Harness):
     mcp_format = "jsonc"
     mcp_container = "mcp"
     hooks_project_file = True
+    reads_skills_of = "claude"  # ~/.claude/skills: one copy of a skill serves both (hooks.skills)
 
     def config_home(self, environ: Env | None = None) -> Path:
         return xdg_config(environ_of(environ)) / "opencode"
