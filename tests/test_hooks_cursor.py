@@ -392,7 +392,9 @@ def test_a_background_agents_session_is_not_captured(project, tmp_path: Path):
 def test_a_session_end_without_a_transcript_path_finds_the_conversations_transcript(tmp_path: Path, monkeypatch):
     """Cursor's CLI was seen to send `transcript_path: null`: the transcript is looked up by
     conversation id where Cursor writes them (the newest of `<id>.jsonl`, `<id>/<id>.jsonl`, `<id>.txt`)."""
-    from jacked_vault.hooks.harness_io import adapt
+    from jacked_vault.harnesses.cursor import HARNESS
+
+    adapt = HARNESS.adapt
 
     monkeypatch.setenv("HOME", str(tmp_path))
     monkeypatch.delenv("CURSOR_TRANSCRIPT_PATH", raising=False)
@@ -408,10 +410,10 @@ def test_a_session_end_without_a_transcript_path_finds_the_conversations_transcr
         "workspace_roots": ["/w"],
         "transcript_path": None,
     }
-    assert adapt("cursor", payload)["transcript_path"] == str(newer)
-    assert adapt("cursor", {**payload, "conversation_id": "../c0ffee"})["transcript_path"] is None
-    assert adapt("cursor", {**payload, "conversation_id": "elsewhere"})["transcript_path"] is None
-    assert adapt("cursor", {**payload, "transcript_path": "/given.jsonl"})["transcript_path"] == "/given.jsonl"
+    assert adapt(payload)["transcript_path"] == str(newer)
+    assert adapt({**payload, "conversation_id": "../c0ffee"})["transcript_path"] is None
+    assert adapt({**payload, "conversation_id": "elsewhere"})["transcript_path"] is None
+    assert adapt({**payload, "transcript_path": "/given.jsonl"})["transcript_path"] == "/given.jsonl"
 
 
 # --- the transcript reader --------------------------------------------------------------------------

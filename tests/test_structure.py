@@ -37,6 +37,7 @@ LAYERS = [
     # only the server's name, which a registration writes
     (
         "jacked_vault.hooks",
+        "jacked_vault.harnesses",
         "jacked_vault.gitflow",
         "jacked_vault.health",
         "jacked_vault.status",

@@ -17,6 +17,11 @@ file stays as it is; the result is parsed (tomllib) and compared with the docume
 before anything is written; the old file is backed up first and the new one written atomically.
 Installing again changes nothing; `uninstall` removes the block (and the separator it added), so
 the file is byte for byte what it was, plus whatever the person changed elsewhere meanwhile.
+
+The same file holds the MCP server's `[mcp_servers.jacked-memory]` table (`hooks.mcp` registers
+it through `with_mcp` / `without_mcp`): every splice of Codex's TOML is in this module. Both are
+text splices verified by re-parsing because tomlkit's table API does not give the person's bytes
+back on uninstall (docs/design.md, "One adapter per harness").
 """
 
 from __future__ import annotations
@@ -30,10 +35,15 @@ import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from jacked_vault.errors import VaultError
+from jacked_vault.mcp import SERVER_NAME
 from jacked_vault.store import configfile
 from jacked_vault.store.configfile import Change
+
+if TYPE_CHECKING:
+    from jacked_vault.harnesses.launch import Launch
 
 HARNESS = "codex"
 MARKER = "# jacked-vault"
@@ -44,6 +54,7 @@ BEGIN = (
 BEGIN_NO_EOL = BEGIN + " (the line above had no newline)"
 END = "# <<< jacked-vault: Codex hooks <<<"
 MAX_CONFIG = 4 * 1024 * 1024
+MCP_MARKER = "# jacked-vault memory server (jacked memory hooks install --mcp codex)"
 # event -> (jacked hook, timeout seconds, the event's label in Codex's hook-state keys)
 EVENTS = {
     "SessionStart": ("session-start", 15, "session_start"),
@@ -381,3 +392,130 @@ def installed_version(timeout_s: float = 5.0) -> tuple[int, int, int] | None:
         return None
     match = re.search(r"(\d+)\.(\d+)\.(\d+)", proc.stdout or "")
     return (int(match[1]), int(match[2]), int(match[3])) if match else None
+
+
+# -- the MCP server's table (`hooks.mcp` registers the server here) ---------------------------------
+
+
+def mcp_block(launch: Launch) -> str:
+    """Our `[mcp_servers.jacked-memory]` table, with the marker comment above it."""
+    toml_key, toml_string = configfile.toml_key, configfile.toml_string
+    env = ", ".join(f"{toml_key(k)} = {toml_string(v)}" for k, v in launch.env.items())
+    args = ", ".join(toml_string(a) for a in launch.args)
+    return (
+        f"{MCP_MARKER}\n"
+        f"[mcp_servers.{SERVER_NAME}]\n"
+        f"command = {toml_string(launch.command)}\n"
+        f"args = [{args}]\n"
+        f"env = {{ {env} }}\n"
+    )
+
+
+def _mcp_header(line: str) -> bool | None:
+    """Whether a line is a table header of our entry (True), another table's (False), or no header."""
+    key = configfile.toml_header(line)
+    return None if key is None else key[:2] == ["mcp_servers", SERVER_NAME]
+
+
+def _mcp_span(lines: list[str]) -> tuple[int, int] | None:
+    """[start, end) of our table (marker comment and sub-tables included) in `lines`, or None.
+
+    The block ends at the next table header that is not ours, less any comment or blank lines
+    right before it (they belong to what follows), plus blank lines right after our last line.
+    """
+    start = next((i for i, line in enumerate(lines) if _mcp_header(line)), None)
+    if start is None:
+        return None
+    end = next((j for j in range(start + 1, len(lines)) if _mcp_header(lines[j]) is False), len(lines))
+    last = end
+    while last > start + 1 and (not lines[last - 1].strip() or lines[last - 1].lstrip().startswith("#")):
+        last -= 1
+    while last < end and not lines[last].strip():
+        last += 1
+    if start > 0 and lines[start - 1].rstrip("\r\n") == MCP_MARKER:
+        start -= 1
+    return start, last
+
+
+def _mcp_expected(doc: dict, wanted: dict | None) -> dict:
+    expected = copy.deepcopy(doc)
+    servers = expected.get("mcp_servers")
+    if wanted is None:
+        if isinstance(servers, dict):
+            servers.pop(SERVER_NAME, None)
+            if not servers:
+                expected.pop("mcp_servers")
+    else:
+        expected.setdefault("mcp_servers", {})[SERVER_NAME] = wanted
+    return expected
+
+
+def with_mcp(old: str, wanted: dict, launch: Launch, path: Path) -> str:
+    """`old` (config.toml's text) with our table holding `wanted` (`launch`, as TOML): in place of
+    ours, else appended after a blank line; every other byte kept, the result verified."""
+    doc = _parse(old, path)
+    servers = doc.get("mcp_servers", {})
+    if not isinstance(servers, dict):
+        raise VaultError("CONFIG", f"{path}: mcp_servers is not a table; not editing it")
+    if servers.get(SERVER_NAME) == wanted:
+        return old
+    block = mcp_block(launch)
+    lines = old.splitlines(keepends=True)
+    found = _mcp_span(lines)
+    if found is not None:
+        start, end = found
+        tail = "\n" if end < len(lines) else ""
+        new = "".join(lines[:start]) + block + tail + "".join(lines[end:])
+    else:
+        if SERVER_NAME in servers:
+            raise VaultError(
+                "CONFIG",
+                f"{path}: mcp_servers.{SERVER_NAME} is written in a form we do not edit; "
+                "change it by hand (see --print)",
+            )
+        new = old
+        if new and not new.endswith("\n"):
+            new += "\n"
+        if new.strip():
+            new += "\n"
+        new += block
+    _check_mcp(new, _mcp_expected(doc, wanted), path)
+    return new
+
+
+def without_mcp(old: str, path: Path) -> str:
+    """`old` without our table (and the blank line install put before it), verified; `old` itself
+    when it holds no entry of ours."""
+    doc = _parse(old, path)
+    servers = doc.get("mcp_servers")
+    if not isinstance(servers, dict) or SERVER_NAME not in servers:
+        return old
+    lines = old.splitlines(keepends=True)
+    found = _mcp_span(lines)
+    if found is None:
+        raise VaultError(
+            "CONFIG", f"{path}: mcp_servers.{SERVER_NAME} is written in a form we do not edit; remove it by hand"
+        )
+    start, end = found
+    if end == len(lines) and start > 0 and not lines[start - 1].strip():
+        start -= 1  # the blank line install put before a block it appended
+    new = "".join(lines[:start]) + "".join(lines[end:])
+    _check_mcp(new, _mcp_expected(doc, None), path)
+    return new
+
+
+def _check_mcp(text: str, expected: dict, path: Path) -> None:
+    """Refuse any edit whose result is not exactly the document we meant to produce."""
+
+    def normal(doc: dict) -> dict:
+        if doc.get("mcp_servers") == {}:
+            doc = {k: v for k, v in doc.items() if k != "mcp_servers"}  # an empty [mcp_servers] is no setting
+        return doc
+
+    configfile.verified(
+        text,
+        lambda t: normal(configfile.toml_value(t, path)),
+        normal(expected),
+        path,
+        f"place [mcp_servers.{SERVER_NAME}]",
+    )

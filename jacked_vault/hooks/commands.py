@@ -24,15 +24,15 @@ removes only jacked's files (and a skill's folder, when that leaves it empty).
 from __future__ import annotations
 
 import json
-import os
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
+from jacked_vault import harnesses
 from jacked_vault.errors import VaultError
+from jacked_vault.harnesses.base import Harness
 from jacked_vault.hooks import ownedfile
 
-HARNESSES = ("claude", "codex", "opencode")
 NAMES = ("remember", "learn")
 MARKER = "<!-- jacked-vault command: `jacked memory hooks uninstall --commands HARNESS` removes this file -->"
 MAX_BYTES = 256 * 1024
@@ -49,38 +49,39 @@ class Change:
     action: str  # installed, unchanged, removed, absent
 
 
-SKILLS = ("codex",)  # the harnesses that get the commands as skills, one folder each
+def _has_commands(harness: Harness) -> bool:
+    return harness.commands_folder() is not None
+
+
+def names() -> tuple[str, ...]:
+    """The harnesses that get the commands (their adapter names a commands folder)."""
+    return harnesses.names(_has_commands)
+
+
+def _harness(harness: str) -> Harness:
+    return harnesses.get(harness, "--commands", _has_commands)
+
+
+def _as_skills(harness: str) -> bool:
+    """Whether `harness` gets the commands as skills, one folder each (Codex)."""
+    return _harness(harness).commands_as_skills
 
 
 def folder(harness: str, environ: dict[str, str] | None = None) -> Path:
     """The per-person folder where `harness` reads its custom commands (Codex: its skills)."""
-    env = os.environ if environ is None else environ
-    home = Path(env.get("HOME") or os.path.expanduser("~")).absolute()
-    if harness == "claude":
-        return home / ".claude" / "commands"
-    if harness == "codex":
-        return _codex_home(env, home) / "skills"
-    if harness == "opencode":
-        return Path(env.get("XDG_CONFIG_HOME") or home / ".config").absolute() / "opencode" / "commands"
-    raise VaultError("USAGE", f"--commands: use one of {', '.join(HARNESSES)}")
-
-
-def _codex_home(env, home: Path) -> Path:
-    return Path(env.get("CODEX_HOME") or home / ".codex").absolute()
+    found = _harness(harness).commands_folder(environ)
+    assert found is not None  # _harness takes only the harnesses that have one
+    return found
 
 
 def paths(harness: str, environ: dict[str, str] | None = None) -> list[Path]:
     base = folder(harness, environ)
-    return [base / name / "SKILL.md" if harness in SKILLS else base / f"{name}.md" for name in NAMES]
+    return [base / name / "SKILL.md" if _as_skills(harness) else base / f"{name}.md" for name in NAMES]
 
 
 def dead_paths(harness: str, environ: dict[str, str] | None = None) -> list[Path]:
     """Where an older jacked wrote `harness`'s commands and the harness no longer looks."""
-    if harness != "codex":
-        return []
-    env = os.environ if environ is None else environ
-    home = Path(env.get("HOME") or os.path.expanduser("~")).absolute()
-    return [_codex_home(env, home) / "prompts" / f"{name}.md" for name in NAMES]
+    return _harness(harness).dead_command_paths(NAMES, environ)
 
 
 def render(harness: str, name: str, vault: Path | None = None) -> bytes:
@@ -93,12 +94,12 @@ def render(harness: str, name: str, vault: Path | None = None) -> bytes:
     memory = shlex.join([*jacked_argv(), "memory", *(["--vault", str(vault)] if vault is not None else [])])
     body = data_file("templates", f"commands/{name}.md").read_text(encoding="utf-8")
     body = body.replace("__MEMORY__", memory).replace("__HARNESS__", harness)
-    if harness in SKILLS:
+    if _as_skills(harness):
         front = [f"name: {name}", f"description: {json.dumps(DESCRIPTIONS[name])}"]  # JSON: a YAML string
         body = body.replace("$ARGUMENTS", f"what the person wrote with `${name}`")
     else:
         front = [f"description: {DESCRIPTIONS[name]}"]
-    if harness == "claude":
+    if _harness(harness).command_argument_hint:
         front.append(f"argument-hint: {HINTS[name]}")
     return ("---\n" + "\n".join(front) + "\n---\n\n" + MARKER + "\n\n" + body).encode("utf-8")
 
@@ -110,7 +111,7 @@ def is_ours(data: bytes | None) -> bool:
 def install(harness: str, vault: Path | None = None, environ: dict[str, str] | None = None) -> list[Change]:
     """Write both command files and remove jacked's dead ones; a foreign file of either name
     refuses both, nothing written."""
-    own = harness in SKILLS
+    own = _as_skills(harness)
     wanted = {path: render(harness, path.parent.name if own else path.stem, vault) for path in paths(harness, environ)}
     current = {path: ownedfile.read(path, MAX_BYTES, own_folder=own) for path in wanted}
     for path, data in current.items():
@@ -124,7 +125,7 @@ def install(harness: str, vault: Path | None = None, environ: dict[str, str] | N
 
 def uninstall(harness: str, environ: dict[str, str] | None = None) -> list[Change]:
     """Remove jacked's command files (and dead ones); a file of that name that is someone else's stays."""
-    return _remove(paths(harness, environ), own_folder=harness in SKILLS) + _remove(
+    return _remove(paths(harness, environ), own_folder=_as_skills(harness)) + _remove(
         dead_paths(harness, environ), own_folder=False, quiet=True
     )
 
@@ -141,7 +142,7 @@ def _remove(files: list[Path], *, own_folder: bool, quiet: bool = False) -> list
 def status(harness: str, vault: Path | None = None, environ: dict[str, str] | None = None) -> list[dict]:
     """Per file: installed (as install would write it), outdated, absent or foreign; a dead file
     of jacked's is listed as outdated (install removes it)."""
-    own = harness in SKILLS
+    own = _as_skills(harness)
     rows = [
         {
             "harness": harness,

@@ -29,8 +29,12 @@ import json
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from jacked_vault.store.layout import state_dir
+
+if TYPE_CHECKING:
+    from jacked_vault.harnesses.base import Harness
 
 MAX_PAYLOAD = 1024 * 1024
 HARNESS = "claude"
@@ -108,7 +112,7 @@ def session_start(vault: Path, payload: dict, harness: str = HARNESS) -> str:
         if earlier is not None:
             brief = since(brief, *earlier)
             note += f" since={payload['source']}"
-    sys.stdout.write(brief.text + "\n" if harness == HARNESS else _harness_io().brief_output(harness, brief.text))
+    sys.stdout.write(brief.text + "\n" if harness == HARNESS else _adapter(harness).brief_output(brief.text))
     sys.stdout.flush()
     record_brief(vault, brief, harness=harness, cwd=ctx.cwd, session=session)  # for /brief and the next resume
     if _queued(vault):
@@ -127,7 +131,7 @@ def session_capture(vault: Path, payload: dict, harness: str = HARNESS) -> str:
 
     if not is_git_repo(vault):
         return "no vault: nothing captured"
-    key = _harness_io().capture_key(harness, payload) if harness != HARNESS else None
+    key = _adapter(harness).capture_key(payload) if harness != HARNESS else None
     marker = enqueue(state_dir(vault), {**payload, HARNESS_KEY: harness}, key=key)
     spawn_hook(vault, "drain")
     return f"queued {Path(marker).name}"
@@ -149,11 +153,13 @@ def drain(vault: Path, payload: dict, harness: str = HARNESS) -> str:
     return f"drained {report}; {rolled}; {_push(vault, 'session-end')}"
 
 
-def _harness_io():
-    """Another harness's payload, brief and capture key (`hooks.harness_io`); Claude's are the reference."""
-    from jacked_vault.hooks import harness_io
+def _adapter(harness: str) -> Harness:
+    """Another harness's payload, brief and capture key (its `jacked_vault.harnesses` adapter); a
+    harness no adapter knows gets Claude's, the reference. Claude's own hooks never load the
+    registry: its payload, brief and key are the reference shapes (the adapter's defaults)."""
+    from jacked_vault import harnesses
 
-    return harness_io
+    return harnesses.find(harness) or harnesses.get(HARNESS)
 
 
 def _queued_harness(payload: dict) -> str:
@@ -237,7 +243,7 @@ def run_hook(args: list[str]) -> int:
             harness = _harness(args[1:])
             payload = {} if name in ("drain", "push", "pull", "catch-up") else _read_payload()
             if payload and harness != HARNESS:
-                payload = _harness_io().adapt(harness, payload)
+                payload = _adapter(harness).adapt(payload)
             outcome = handler(vault, payload, harness)
     except BaseException as exc:
         outcome = f"error {type(exc).__name__}: {exc}"

@@ -39,16 +39,14 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from jacked_vault import harnesses
 from jacked_vault.errors import VaultError
 
 if TYPE_CHECKING:
     from jacked_vault.store.config import Roots
     from jacked_vault.store.progress import Stages
 
-HARNESSES = ("claude", "codex", "opencode", "cursor")
 LEDGER = "switch.json"
-# A harness is on this machine when its per-person config folder exists or its binary is on PATH.
-BINARIES = {"claude": ("claude",), "codex": ("codex",), "opencode": ("opencode",), "cursor": ("cursor", "cursor-agent")}
 
 Ask = Callable[[str], bool]
 
@@ -102,40 +100,24 @@ class SwitchReport:
 
 def harnesses_found(environ: dict[str, str] | None = None) -> list[str]:
     """The harnesses on this machine: their per-person config folder exists, or their binary is on PATH."""
-    from jacked_vault.hooks import commands, cursor
-
     env = dict(os.environ) if environ is None else environ
-    folders = {
-        "claude": commands.folder("claude", env).parent,
-        "codex": commands.folder("codex", env).parent,
-        "opencode": commands.folder("opencode", env).parent,
-        "cursor": cursor.default_path(user=True, environ=env).parent,
-    }
     path = env.get("PATH", "")
-    return [h for h in HARNESSES if folders[h].is_dir() or any(shutil.which(b, path=path) for b in BINARIES[h])]
+    return list(
+        harnesses.names(lambda h: h.config_home(env).is_dir() or any(shutil.which(b, path=path) for b in h.binaries))
+    )
 
 
 def _files(harness: str) -> list[Path]:
-    """Every per-person file `enable` may change for `harness`."""
-    from jacked_vault.hooks import claude, codex, commands, cursor, opencode, skills
+    """Every per-person file `enable` may change for `harness`: its session hooks', its MCP
+    config, its commands and skills (one path once: Codex keeps hooks and MCP in one file)."""
+    from jacked_vault.hooks import commands, skills
     from jacked_vault.hooks import mcp as reg
 
-    files = {
-        "claude": [
-            claude.default_settings_path(),
-            reg.default_config_path("claude", user=True),
-            *commands.paths("claude"),
-        ],
-        "codex": [codex.default_config_path(), *commands.paths("codex")],
-        "opencode": [
-            opencode.plugin_path(user=True),
-            reg.default_config_path("opencode", user=True),
-            *commands.paths("opencode"),
-        ],
-        "cursor": [cursor.default_path(user=True), reg.default_config_path("cursor", user=True)],
-    }[harness]
-    files += skills.install_paths(harness) if harness in skills.HARNESSES else []
-    return [Path(os.path.realpath(p)) for p in files]
+    adapter = harnesses.get(harness)
+    files = [*adapter.hook_files(), reg.default_config_path(harness, user=True)]
+    files += commands.paths(harness) if harness in commands.names() else []
+    files += skills.install_paths(harness) if harness in skills.names() else []
+    return list(dict.fromkeys(Path(os.path.realpath(p)) for p in files))
 
 
 def _machine_config() -> Path:
@@ -151,7 +133,7 @@ def _managed() -> list[Path]:
 
     config = _machine_config()
     own = [config, config.parent / SIGNERS_NAME]
-    return [*(p for harness in HARNESSES for p in _files(harness)), *(Path(os.path.realpath(p)) for p in own)]
+    return [*(p for harness in harnesses.names() for p in _files(harness)), *(Path(os.path.realpath(p)) for p in own)]
 
 
 def _selection(harness: str):
@@ -161,14 +143,11 @@ def _selection(harness: str):
     from jacked_vault.hooks.integrations import Selection
 
     return Selection(
-        claude=harness == "claude",
-        codex=harness == "codex",
-        opencode=harness == "opencode",
-        cursor=harness == "cursor",
+        hooks=(harness,),
         mcp=(harness,),
         user=True,
-        commands=(harness,) if harness in commands.HARNESSES else (),
-        skills=(harness,) if harness in skills.HARNESSES else (),
+        commands=(harness,) if harness in commands.names() else (),
+        skills=(harness,) if harness in skills.names() else (),
     )
 
 
@@ -463,7 +442,7 @@ def _post_merge_step(vault: str | None, repos: list[Path], looked: Roots, yes: b
 def _migrate_step(vault: str | None, repos: list[Path], yes: bool, ask: Ask | None, ledger: Ledger) -> Step:
     from jacked_vault import environment
     from jacked_vault.episodic.migrate import default_sources, migrate
-    from jacked_vault.hooks.claude import retire_plugin
+    from jacked_vault.hooks.claude import default_settings_path, retire_plugin
 
     found = []
     for root in repos:
@@ -480,7 +459,7 @@ def _migrate_step(vault: str | None, repos: list[Path], yes: bool, ask: Ask | No
         ):
             result = migrate(ctx, None)
             before = ledger.snapshot(
-                _files("claude")[:1]
+                [Path(os.path.realpath(default_settings_path()))]
             )  # turning the plugin off edits Claude's settings: disable puts them back
             result = retire_plugin(result, lambda question: yes or (ask is not None and ask(question)))
             ledger.record(before)
@@ -562,7 +541,7 @@ def disable(vault: str | None) -> SwitchReport:
             lines=restored,
         )
     )
-    for harness in HARNESSES:
+    for harness in harnesses.names():
         report.steps.append(_guard(harness, partial(_uninstall_harness, harness, vault)))
     report.steps.append(_guard("projects", lambda: _uninstall_projects(ctx)))
     report.steps.append(_guard("post-merge", lambda: _uninstall_post_merge(ctx, ledger)))
@@ -608,21 +587,16 @@ def _repos_recorded(ctx, kind: str, legacy: list[str]) -> set[Path]:
 def _uninstall_projects(ctx) -> Step:
     """Project files (`.mcp.json`, `.cursor/`, `.opencode/`, `opencode.json`) of the current repo and
     of every repo this machine recorded one in."""
-    from jacked_vault.hooks import cursor, opencode
     from jacked_vault.hooks import mcp as reg
 
     roots = _repos_recorded(ctx, "project", [])
     items = []
     for root in sorted(roots):
-        changes = [reg.uninstall(h, reg.default_config_path(h, cwd=root)) for h in reg.HARNESSES if h != "codex"]
+        project = harnesses.all_harnesses(lambda h: h.mcp_project_file)
+        changes = [reg.uninstall(h.name, reg.default_config_path(h.name, cwd=root)) for h in project]
         items += [c.to_json() for c in changes if c.action == "removed"]
-        plugin = opencode.uninstall(opencode.plugin_path(user=False, cwd=root))
-        hooks = cursor.uninstall(cursor.default_path(user=False, cwd=root))
-        items += [
-            {"path": c.path, "action": "removed"}
-            for c, gone in ((plugin, plugin.action == "removed"), (hooks, hooks.changed))
-            if gone
-        ]
+        for adapter in harnesses.all_harnesses():
+            items += [{"path": path, "action": "removed"} for path in adapter.uninstall_project_hooks(root)]
     lines = [f"removed jacked's entry from {i['path']}" for i in items]
     return Step("projects", "removed" if items else "unchanged", f"{len(roots)} repo(s) checked", items, lines)
 

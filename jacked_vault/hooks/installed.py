@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from jacked_vault import harnesses
 from jacked_vault.errors import VaultError
 
 RECORD = "installed.json"
@@ -42,9 +43,6 @@ def read_installed(vault: Path) -> Installed:
     return Installed(post_merge, project)
 
 
-PROJECT_FAMILIES = ("mcp", "opencode", "cursor")  # the families that write a file into the code repo (no --user)
-
-
 def record_installs(vault: Path, op: str, families: dict[str, list[dict[str, Any]]], *, project: bool) -> None:
     """Note what `hooks install|uninstall` just did in code repos (`families`: its results;
     `project`: its project families wrote into the current repo, not per-person files); only for a
@@ -66,13 +64,23 @@ def record_installs(vault: Path, op: str, families: dict[str, list[dict[str, Any
     record.post_merge = sorted(set(record.post_merge) | hooked)
     written = [
         Path(item["path"])
-        for name in PROJECT_FAMILIES
-        for item in families.get(name, [])
-        if project and "error" not in item and "path" in item and item.get("harness") != "codex"
+        for name, items in families.items()
+        for item in items
+        if project and "error" not in item and "path" in item and _project_file(name, item)
     ]
     repos = {str(root) for root in (find_work_tree(path.parent) for path in written) if root is not None}
     record.project = sorted(set(record.project) | repos)
     _write(vault, record)
+
+
+def _project_file(family: str, item: dict[str, Any]) -> bool:
+    """Whether a family's item wrote a file into the code repo (without --user): an MCP entry of a
+    harness that reads a project file, or session hooks of one that keeps them in the project."""
+    if family == "mcp":
+        adapter = harnesses.find(item.get("harness", ""))
+        return adapter is not None and adapter.mcp_project_file
+    adapter = harnesses.find(family)
+    return adapter is not None and adapter.hooks_project_file
 
 
 def unrecorded_hooks() -> list[Path]:

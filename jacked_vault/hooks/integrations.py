@@ -2,7 +2,9 @@
 
 Each kind of entry is a family selected by its own option: `claude` (Claude Code's settings.json
 hooks), `codex` (Codex's hooks in its config.toml), `git` (the post-merge hook of code repos) and
-`mcp` (the MCP server registration of a harness). A family turns the selection into one result
+`mcp` (the MCP server registration of a harness). A harness's session hooks are its adapter's
+(`jacked_vault.harnesses`): `--claude`, `--codex`, `--opencode` and `--cursor` name them, as does
+`Selection.hooks` for any registered harness. A family turns the selection into one result
 dict per file or repo; `manage` runs every family selected and returns one `HooksReport`. A repo
 the git family cannot change is an `error` entry (the others are still done) and makes the report
 not ok: the command exits 1.
@@ -15,6 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from jacked_vault.errors import VaultError
+from jacked_vault.harnesses import all_harnesses
+from jacked_vault.harnesses import get as known_harness
+from jacked_vault.harnesses.base import Harness, repo_file
 
 OPS = ("install", "uninstall", "status")
 
@@ -40,6 +45,11 @@ class Selection:
     cursor: bool = False  # Cursor's session hooks in hooks.json (hooks/cursor.py); --user: ~/.cursor/hooks.json
     commands: tuple[str, ...] = ()  # the /remember and /learn command files of these harnesses (hooks/commands.py)
     skills: tuple[str, ...] = ()  # the librarian skill of these harnesses (hooks/skills.py)
+    hooks: tuple[str, ...] = ()  # the session hooks of these harnesses, as their own option names them
+
+    def session_harnesses(self) -> list[Harness]:
+        """The harnesses whose session hooks are asked for, in the registry's order."""
+        return all_harnesses(lambda h: h.name in self.hooks or getattr(self, h.name, None) is True)
 
 
 @dataclass
@@ -57,49 +67,17 @@ class HooksReport:
 
     def to_text(self) -> str:
         render = {
-            "claude": _claude_text,
-            "codex": _codex_text,
             "git": _git_text,
             "mcp": _mcp_text,
-            "opencode": _opencode_text,
-            "cursor": _cursor_text,
+            "harnesses": _harness_text,
+            "commands": _commands_text,
+            "skills": _skills_text,
         }
-        render["harnesses"] = _harness_text
-        render["commands"] = _commands_text
-        render["skills"] = _skills_text
-        return "\n".join(render[key](item) for key, results in self.families.items() for item in results)
-
-
-def _backup_note(item: dict[str, Any]) -> str:
-    """The backup an install wrote, or the one an uninstall put back (and removed)."""
-    if not item.get("backup"):
-        return ""
-    if item["action"] == "restored":
-        return f" (as it was before install; its backup {item['backup']} removed)"
-    return f" (backup {item['backup']})" if item["action"] == "installed" else ""
-
-
-def _claude_text(item: dict[str, Any]) -> str:
-    if "action" in item:
-        return f"claude hooks {item['action']} in {item['path']}{_backup_note(item)}"
-    events = ", ".join(item["installed"]) or "none"
-    return f"claude hooks in {item['path']}: {events}{'' if item['complete'] else ' (incomplete)'}"
-
-
-def _codex_text(item: dict[str, Any]) -> str:
-    if "error" in item:
-        return f"error: codex hooks in {item['path']}: {item['error']['message']} [{item['error']['code']}]"
-    warnings = "".join(f"\nwarning: {w}" for w in item.get("warnings") or [])
-    if "action" in item:
-        return f"codex hooks {item['action']} in {item['path']}{_backup_note(item)}{warnings}"
-    events = ", ".join(item["installed"]) or "none"
-    untrusted = sorted(set(item["installed"]) - set(item["trusted"]))
-    note = (
-        f" (not trusted by Codex: {', '.join(untrusted)})"
-        if untrusted
-        else ("" if item["complete"] else " (incomplete)")
-    )
-    return f"codex hooks in {item['path']}: {events}{note}{warnings}"
+        return "\n".join(
+            render[key](item) if key in render else known_harness(key).session_hooks_text(item)
+            for key, results in self.families.items()
+            for item in results
+        )
 
 
 def _git_text(item: dict[str, Any]) -> str:
@@ -138,25 +116,6 @@ def _mcp_text(item: dict[str, Any]) -> str:
     return text + (f"\nnote: {item['notice']}" if item.get("notice") else "")
 
 
-def _opencode_text(item: dict[str, Any]) -> str:
-    if "error" in item:
-        return f"error: opencode plugin {item['path']}: {item['error']['message']} [{item['error']['code']}]"
-    text = f"opencode plugin {item['action'] if 'action' in item else item['state']}: {item['path']}"
-    text += f"\nwarning: {item['warning']}" if item.get("warning") else ""
-    return text + (f"\nnote: {item['notice']}" if item.get("notice") else "")
-
-
-def _cursor_text(item: dict[str, Any]) -> str:
-    if "error" in item:
-        return f"error: cursor hooks {item['path']}: {item['error']['message']} [{item['error']['code']}]"
-    if "action" in item:
-        text = f"cursor hooks {item['action']} in {item['path']}{_backup_note(item)}"
-        text += f"\nwarning: {item['warning']}" if item.get("warning") else ""
-        return text + (f"\nnote: {item['notice']}" if item.get("notice") else "")
-    events = ", ".join(item["installed"]) or "none"
-    return f"cursor hooks in {item['path']}: {events}{'' if item['complete'] else ' (incomplete)'}"
-
-
 def _commands_text(item: dict[str, Any]) -> str:
     if "error" in item:
         return f"error: {item['harness']} commands: {item['error']['message']} [{item['error']['code']}]"
@@ -170,8 +129,7 @@ def _commands(op: str, harnesses: tuple[str, ...], vault: Path | None) -> list[d
 
     results: list[dict[str, Any]] = []
     for name in dict.fromkeys(h.strip().lower() for h in harnesses):
-        if name not in commands.HARNESSES:
-            raise VaultError("USAGE", f"--commands: use one of {', '.join(commands.HARNESSES)}")
+        commands.folder(name)  # USAGE for a harness without commands
         try:
             if op == "status":
                 results += commands.status(name, vault)
@@ -209,114 +167,6 @@ def _skills(op: str, harnesses: tuple[str, ...], vault: Path | None) -> list[dic
     ]  # fmt: skip
 
 
-def _session_family(name: str, op: str, selection: Selection, vault: Path) -> list[dict[str, Any]]:
-    """`--opencode` (the plugin file) or `--cursor` (hooks.json entries): the per-person file with
-    `--user`, else the project's at the root of the repo holding the working directory. A file
-    that cannot be changed is an `error` item (the command exits 1), the other families still run."""
-    from jacked_vault.hooks import cursor, opencode
-
-    module = opencode if name == "opencode" else cursor
-    path = opencode.plugin_path(user=selection.user) if name == "opencode" else cursor.default_path(user=selection.user)
-    item: dict[str, Any] = {"harness": name, "path": str(path)}
-    try:
-        if op == "install":
-            change = module.install(path, vault=vault)
-            if name == "opencode":
-                item["action"] = change.action
-            else:
-                item.update(
-                    action="installed" if change.changed else "unchanged", backup=change.backup, events=change.installed
-                )
-            if not (vault / "vault.json").exists():
-                item["warning"] = f"no vault at {vault} yet; run `jacked memory init`"
-            if not selection.user:
-                _say_where_hooks(item, name)
-        elif op == "uninstall":
-            change = module.uninstall(path)
-            if name == "opencode":
-                item["action"] = change.action
-            else:
-                item.update(action=change.uninstall_action, backup=change.backup, events=[])
-        else:
-            item.update(module.status(path))
-    except VaultError as exc:
-        item["error"] = {"code": exc.full_code, "message": exc.message}
-    return [item]
-
-
-def _say_where_hooks(item: dict[str, Any], harness: str) -> None:
-    """A project file written into a code repo holds this machine's absolute paths: say so."""
-    from jacked_vault.hooks.mcp import repo_file
-
-    found = repo_file(Path(item["path"]))
-    if found is None or found["state"] == "ignored":
-        return
-    item["repo_file"] = found
-    kept = "is tracked: committing it shares" if found["state"] == "tracked" else "is untracked and holds"
-    item["notice"] = (
-        f"{item['path']} {kept} this machine's absolute paths in the code repo {found['repo']}. "
-        f"For every project instead: `jacked memory hooks uninstall --{harness}`, then `jacked memory hooks install "
-        f"--{harness} --user`"
-    )
-
-
-def _claude(op: str, settings: str | None, vault: Path | None) -> list[dict[str, Any]]:
-    from jacked_vault.hooks import claude
-
-    path = Path(settings).absolute() if settings else None
-    if op == "install":
-        change = claude.install(path, vault=vault)
-        return [
-            {
-                "path": change.path,
-                "action": "installed" if change.changed else "unchanged",
-                "backup": change.backup,
-                "events": change.installed,
-            }
-        ]
-    if op == "uninstall":
-        change = claude.uninstall(path)
-        return [
-            {
-                "path": change.path,
-                "action": change.uninstall_action,
-                "backup": change.backup,
-                "events": [],
-            }
-        ]
-    return [claude.status(path)]
-
-
-def _codex(op: str, vault: Path | None) -> list[dict[str, Any]]:
-    from jacked_vault.hooks import codex
-
-    if op == "install":
-        change = codex.install(vault=vault)
-        return [
-            {
-                "path": change.path,
-                "action": "installed" if change.changed else "unchanged",
-                "backup": change.backup,
-                "events": change.installed,
-                "warnings": change.warnings,
-            }
-        ]
-    if op == "uninstall":
-        change = codex.uninstall()
-        return [
-            {
-                "path": change.path,
-                "action": change.uninstall_action,
-                "backup": change.backup,
-                "events": [],
-            }
-        ]
-    try:
-        return [codex.status()]
-    except VaultError as exc:  # a config.toml Codex itself could not read either
-        return [{"path": str(codex.default_config_path()), "error": {"code": exc.full_code, "message": exc.message}}]
-
-
 def _git(op: str, paths: list[Path], vault: Path | None, selection: Selection) -> list[dict[str, Any]]:
     from jacked_vault.gitflow import githooks
 
@@ -345,8 +195,7 @@ def _mcp(op: str, harnesses: tuple[str, ...], vault_path: Path, selection: Selec
 
     names = list(dict.fromkeys(h.strip().lower() for h in harnesses))
     for name in names:
-        if name not in reg.HARNESSES:
-            raise VaultError("USAGE", f"--mcp: use one of {', '.join(reg.HARNESSES)}")
+        known_harness(name, "--mcp")
     if selection.config and len(names) > 1:
         raise VaultError("USAGE", "--config names one file: give it with a single --mcp HARNESS")
     results: list[dict[str, Any]] = []
@@ -360,14 +209,15 @@ def _mcp(op: str, harnesses: tuple[str, ...], vault_path: Path, selection: Selec
         item: dict[str, Any] = {"harness": name, "path": str(path)}
         if op == "install" and selection.print_only:
             item.update(action="printed", snippet=reg.render(name, launch))
-            if name == "claude":
-                item["cli"] = reg.claude_cli(launch)
+            cli = reg.cli_line(name, launch)
+            if cli:
+                item["cli"] = cli
         elif op == "install":
             item["action"] = reg.install(name, path, launch).action
             if not (vault_path / "vault.json").exists():
                 item["warning"] = f"no vault at {vault_path} yet; run `jacked memory init`"
-            if not selection.user and name != "codex":  # codex has no project file
-                _say_where(item, reg.repo_file(path))
+            if not selection.user and reg.has_project_file(name):
+                _say_where(item, repo_file(path))
         elif op == "uninstall":
             item["action"] = reg.uninstall(name, path).action
         else:
@@ -407,26 +257,14 @@ def manage(op: str, selection: Selection, vault: str | None = None) -> HooksRepo
 
     if op not in OPS:
         raise VaultError("USAGE", f"{op}: use one of {', '.join(OPS)}")
-    if not (
-        selection.claude
-        or selection.codex
-        or selection.git
-        or selection.git_all
-        or selection.mcp
-        or selection.opencode
-        or selection.cursor
-        or selection.commands
-        or selection.skills
-    ):
+    hooked = selection.session_harnesses()
+    if not (hooked or selection.git or selection.git_all or selection.mcp or selection.commands or selection.skills):
         raise VaultError(
             "USAGE",
             f"say what to {op}: --claude, --opencode, --cursor, --codex, --git REPO / --git-all GROUP, --mcp HARNESS "
             "(claude, codex, cursor, opencode) --commands HARNESS or --skills HARNESS (claude, codex, opencode)",
         )
-    writes = (
-        selection.claude, selection.codex, selection.git, selection.git_all, selection.opencode, selection.cursor,
-        selection.commands, selection.skills,
-    )  # fmt: skip
+    writes = (hooked, selection.git, selection.git_all, selection.commands, selection.skills)
     if selection.print_only and any(writes):
         raise VaultError(
             "USAGE",
@@ -440,17 +278,14 @@ def manage(op: str, selection: Selection, vault: str | None = None) -> HooksRepo
     report = HooksReport()
     if selection.table:
         report.families["harnesses"] = _harness_rows(vault)
-    if selection.claude:
-        report.families["claude"] = _claude(op, selection.settings, explicit)
-    if selection.codex:
-        report.families["codex"] = _codex(op, explicit)
+    for harness in hooked:
+        report.families[harness.name] = harness.session_hooks(
+            op, user=selection.user, settings=selection.settings, vault=explicit
+        )
     if selection.git or selection.git_all:
         report.families["git"] = _git(op, _git_paths(selection, vault), explicit, selection)
     if selection.mcp:
         report.families["mcp"] = _mcp(op, selection.mcp, vault_path(vault), selection)
-    for name in ("opencode", "cursor"):
-        if getattr(selection, name):
-            report.families[name] = _session_family(name, op, selection, explicit)
     if selection.commands:
         report.families["commands"] = _commands(op, selection.commands, explicit)
     if selection.skills:

@@ -17,10 +17,14 @@ the file untouched), touches nothing but our entry, and writes atomically (temp 
 rename, through a symlinked config to its target). A file we cannot parse, or where our entry
 cannot be edited without touching anything else, is refused with nothing written.
 
+Each harness's file, container and entry come from its adapter (`jacked_vault.harnesses`); this
+module knows no harness by name, only the three forms a file takes (JSON, JSONC, TOML).
+
 Files are read, edited and written by `store.configfile`: JSON entries are set in place (every
-other byte kept; OpenCode's comments and trailing commas too, since it reads JSONC); Codex's
-table is rendered with tomlkit's escapes and spliced into the text, its headers found by tomlkit,
-so every other byte of the file stays as it was. Every edit is checked by parsing the result and
+other byte kept; OpenCode's comments and trailing commas too, since it reads JSONC); a TOML
+config is Codex's config.toml, whose every splice lives in `hooks.codex` (`with_mcp`,
+`without_mcp`: our table rendered with tomlkit's escapes and spliced into the text, its headers
+found by tomlkit), so every other byte of the file stays as it was. Every edit is checked by parsing the result and
 comparing it with the expected document before anything is written.
 """
 
@@ -28,29 +32,28 @@ from __future__ import annotations
 
 import json
 import os
-import shlex
 import shutil
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from jacked_vault import harnesses
 from jacked_vault.errors import VaultError
+from jacked_vault.harnesses.base import Harness, repo_file
+from jacked_vault.harnesses.claude import claude_cli
+from jacked_vault.harnesses.launch import Launch
+from jacked_vault.hooks import codex
+from jacked_vault.hooks.codex import mcp_block as codex_block
 from jacked_vault.mcp import SERVER_NAME
+from jacked_vault.store import configfile
 
-HARNESSES = ("claude", "codex", "cursor", "opencode")
+# where the callers of the registration have always found them
+__all__ = ["Launch", "claude_cli", "codex_block", "repo_file"]
+
+HARNESSES = harnesses.names(sort=True)  # the registered harnesses as loaded (the registry answers live)
 SCRIPT = "jacked-memory-mcp"
 MAX_CONFIG_BYTES = 4 << 20
-CODEX_MARKER = "# jacked-vault memory server (jacked memory hooks install --mcp codex)"
-
-
-@dataclass(frozen=True)
-class Launch:
-    """How a harness starts the server: the command, its arguments and its environment."""
-
-    command: str
-    args: list[str] = field(default_factory=list)
-    env: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -79,7 +82,7 @@ def server_command() -> tuple[str, list[str]]:
 def launch_for(
     harness: str, vault_path: Path, *, allow_user_scope: bool = False, command: tuple[str, list[str]] | None = None
 ) -> Launch:
-    _check_harness(harness)
+    _harness(harness)
     cmd, args = command or server_command()
     env = {"JACKED_MEMORY_HARNESS": harness, "JACKED_VAULT_DIR": str(vault_path)}
     if allow_user_scope:
@@ -92,51 +95,16 @@ def default_config_path(
 ) -> Path:
     """Where each harness reads its MCP servers: project files at the repo root, or with `user`
     the file that serves every project of this person."""
-    _check_harness(harness)
-    env = os.environ if environ is None else environ
-    home = Path(env.get("HOME") or os.path.expanduser("~")).absolute()
-    if harness == "codex":
-        return Path(env.get("CODEX_HOME") or home / ".codex").absolute() / "config.toml"
-    if harness == "claude":
-        return home / ".claude.json" if user else _project_root(cwd) / ".mcp.json"
-    if harness == "cursor":
-        return (home if user else _project_root(cwd)) / ".cursor" / "mcp.json"
-    folder = (
-        Path(env.get("XDG_CONFIG_HOME") or home / ".config").absolute() / "opencode" if user else _project_root(cwd)
-    )
-    jsonc = folder / "opencode.jsonc"
-    return jsonc if jsonc.exists() and not (folder / "opencode.json").exists() else folder / "opencode.json"
+    return _harness(harness).mcp_path(cwd, environ, user=user)
 
 
-def repo_file(path: Path) -> dict | None:
-    """`{"repo", "state"}` when `path` lies in a git work tree: `tracked`, `ignored` or `untracked`."""
-    import pygit2
-
-    from jacked_vault.store.gitfiles import find_work_tree
-
-    real = _real(path)
-    root = find_work_tree(real.parent)
-    if root is None or not real.is_relative_to(root):
-        return None
-    rel = real.relative_to(root).as_posix()
-    try:
-        repo = pygit2.Repository(str(root))
-        state = "tracked" if rel in repo.index else "ignored" if repo.path_is_ignored(rel) else "untracked"
-    except (pygit2.GitError, KeyError, ValueError):
-        return None
-    return {"repo": str(root), "state": state}
+def _harness(harness: str) -> Harness:
+    return harnesses.get(harness)
 
 
-def _project_root(cwd: Path | None) -> Path:
-    from jacked_vault.store.gitfiles import find_work_tree
-
-    cwd = Path(cwd or Path.cwd()).absolute()
-    return find_work_tree(cwd) or cwd
-
-
-def _check_harness(harness: str) -> None:
-    if harness not in HARNESSES:
-        raise VaultError("USAGE", f"unknown harness: use one of {', '.join(HARNESSES)}")
+def has_project_file(harness: str) -> bool:
+    """Whether `harness` reads a project's MCP file (else only its per-person one)."""
+    return _harness(harness).mcp_project_file
 
 
 # -- the entries ----------------------------------------------------------------------------------
@@ -144,77 +112,67 @@ def _check_harness(harness: str) -> None:
 
 def entry(harness: str, launch: Launch) -> dict[str, Any]:
     """Our entry as the harness's config spells it (codex: the TOML table as a dict)."""
-    _check_harness(harness)
-    if harness == "opencode":
-        return {
-            "type": "local",
-            "command": [launch.command, *launch.args],
-            "environment": dict(launch.env),
-            "enabled": True,
-        }
-    if harness == "claude":  # as `claude mcp add` writes it (without the type, `claude mcp get` shows no command)
-        return {"type": "stdio", "command": launch.command, "args": list(launch.args), "env": dict(launch.env)}
-    return {"command": launch.command, "args": list(launch.args), "env": dict(launch.env)}
+    return _harness(harness).mcp_entry(launch)
 
 
 def _container(harness: str) -> str:
-    return {"claude": "mcpServers", "cursor": "mcpServers", "opencode": "mcp", "codex": "mcp_servers"}[harness]
+    return _harness(harness).mcp_container
+
+
+def _toml(harness: str) -> bool:
+    return _harness(harness).mcp_format == "toml"
 
 
 def render(harness: str, launch: Launch) -> str:
     """What `--print` shows: the snippet to paste into the harness's config."""
-    if harness == "codex":
+    if _toml(harness):
         return codex_block(launch)
     doc = {_container(harness): {SERVER_NAME: entry(harness, launch)}}
     return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
 
 
-def claude_cli(launch: Launch, scope: str = "user") -> str:
-    """The same entry as a `claude mcp add` command line. The server's name comes right after
-    `add`: Claude's `--env` takes several values, so a name after it would be read as one more."""
-    parts = ["claude", "mcp", "add", SERVER_NAME, "--transport", "stdio", "--scope", scope]
-    for key, value in launch.env.items():
-        parts += ["--env", f"{key}={value}"]
-    parts += ["--", launch.command, *launch.args]
-    return " ".join(shlex.quote(p) for p in parts)
+def cli_line(harness: str, launch: Launch) -> str | None:
+    """The same entry as the harness's own command line adds it, when it has one."""
+    return _harness(harness).mcp_cli(launch)
 
 
 # -- install / uninstall / status -----------------------------------------------------------------
 
 
 def install(harness: str, path: Path, launch: Launch) -> Change:
-    _check_harness(harness)
+    toml = _toml(harness)
     target = _real(path)
     old = _read(target)
-    new = _toml_install(old or "", launch, path) if harness == "codex" else _json_install(harness, old, launch, path)
+    new = (
+        codex.with_mcp(old or "", entry(harness, launch), launch, path)
+        if toml
+        else _json_install(harness, old, launch, path)
+    )
     if old is not None and new == old:
         return Change(harness, path, "unchanged")
-    from jacked_vault.store import configfile
-
     configfile.install_write(target, new, old, keep_backup=False)  # no backup: only our entry ever changes
     return Change(harness, path, "created" if old is None else "updated")
 
 
 def uninstall(harness: str, path: Path) -> Change:
-    _check_harness(harness)
+    toml = _toml(harness)
     target = _real(path)
     old = _read(target)
     if old is None:
         return Change(harness, path, "absent")
-    new = _toml_uninstall(old, path) if harness == "codex" else _json_uninstall(harness, old, path)
+    new = codex.without_mcp(old, path) if toml else _json_uninstall(harness, old, path)
     if new == old:
         return Change(harness, path, "absent")
-    from jacked_vault.store import configfile
 
     def parse(text: str) -> dict:
-        return _toml_load(text, path) if harness == "codex" else _json_load(harness, text, path)
+        return configfile.toml_value(text, path) if toml else _json_load(harness, text, path)
 
     return Change(harness, path, configfile.uninstall_write(target, new, parse)[0])
 
 
 def status(harness: str, path: Path, launch: Launch) -> str:
     """installed (as install would write it), outdated (ours, but different), or absent."""
-    _check_harness(harness)
+    _harness(harness)
     text = _read(_real(path))
     if text is None:
         return "absent"
@@ -227,7 +185,7 @@ def status(harness: str, path: Path, launch: Launch) -> str:
 def _same_entry(harness: str, current: dict, wanted: dict) -> bool:
     """Our entry as we write it, or as the harness's own CLI writes it: `"type": "stdio"` is what
     no type means (`claude mcp add` writes it; entries written before we did have none)."""
-    if harness in ("claude", "cursor"):
+    if _harness(harness).mcp_stdio_implied:
         current, wanted = (
             {k: v for k, v in d.items() if not (k == "type" and v == "stdio")} for d in (current, wanted)
         )
@@ -235,7 +193,7 @@ def _same_entry(harness: str, current: dict, wanted: dict) -> bool:
 
 
 def _current_entry(harness: str, text: str, path: Path) -> dict | None:
-    doc = _toml_load(text, path) if harness == "codex" else _json_load(harness, text, path)
+    doc = configfile.toml_value(text, path) if _toml(harness) else _json_load(harness, text, path)
     container = doc.get(_container(harness))
     if not isinstance(container, dict):
         return None
@@ -252,8 +210,6 @@ def _real(path: Path) -> Path:
 
 
 def _read(path: Path) -> str | None:
-    from jacked_vault.store import configfile
-
     return configfile.read(path, MAX_CONFIG_BYTES)
 
 
@@ -261,19 +217,15 @@ def _read(path: Path) -> str | None:
 
 
 def _jsonc(harness: str) -> bool:
-    """OpenCode reads comments and trailing commas (opencode.jsonc); Claude and Cursor read JSON."""
-    return harness == "opencode"
+    """Whether the harness reads comments and trailing commas (OpenCode's opencode.jsonc)."""
+    return _harness(harness).mcp_format == "jsonc"
 
 
 def _json_load(harness: str, text: str, path: Path) -> dict:
-    from jacked_vault.store import configfile
-
     return configfile.parse_json(text, path, jsonc=_jsonc(harness))
 
 
 def _json_install(harness: str, old: str | None, launch: Launch, path: Path) -> str:
-    from jacked_vault.store import configfile
-
     doc = _json_load(harness, old or "", path)
     key = _container(harness)
     container = doc.get(key, {})
@@ -290,142 +242,4 @@ def _json_install(harness: str, old: str | None, launch: Launch, path: Path) -> 
 
 
 def _json_uninstall(harness: str, old: str, path: Path) -> str:
-    from jacked_vault.store import configfile
-
     return configfile.delete_json(old, [_container(harness), SERVER_NAME], path, jsonc=_jsonc(harness))
-
-
-# -- TOML (codex) ---------------------------------------------------------------------------------
-
-
-def codex_block(launch: Launch) -> str:
-    """Our `[mcp_servers.jacked-memory]` table, with the marker comment above it."""
-    from jacked_vault.store.configfile import toml_key, toml_string
-
-    env = ", ".join(f"{toml_key(k)} = {toml_string(v)}" for k, v in launch.env.items())
-    args = ", ".join(toml_string(a) for a in launch.args)
-    return (
-        f"{CODEX_MARKER}\n"
-        f"[mcp_servers.{SERVER_NAME}]\n"
-        f"command = {toml_string(launch.command)}\n"
-        f"args = [{args}]\n"
-        f"env = {{ {env} }}\n"
-    )
-
-
-def _toml_load(text: str, path: Path) -> dict:
-    from jacked_vault.store import configfile
-
-    return configfile.toml_value(text, path)
-
-
-def _ours(line: str) -> bool | None:
-    """Whether a line is a table header of our entry (True), another table's (False), or no header."""
-    from jacked_vault.store import configfile
-
-    key = configfile.toml_header(line)
-    return None if key is None else key[:2] == ["mcp_servers", SERVER_NAME]
-
-
-def _our_block(lines: list[str]) -> tuple[int, int] | None:
-    """[start, end) of our table (marker comment and sub-tables included) in `lines`, or None.
-
-    The block ends at the next table header that is not ours, less any comment or blank lines
-    right before it (they belong to what follows), plus blank lines right after our last line.
-    """
-    start = next((i for i, line in enumerate(lines) if _ours(line)), None)
-    if start is None:
-        return None
-    end = next((j for j in range(start + 1, len(lines)) if _ours(lines[j]) is False), len(lines))
-    last = end
-    while last > start + 1 and (not lines[last - 1].strip() or lines[last - 1].lstrip().startswith("#")):
-        last -= 1
-    while last < end and not lines[last].strip():
-        last += 1
-    if start > 0 and lines[start - 1].rstrip("\r\n") == CODEX_MARKER:
-        start -= 1
-    return start, last
-
-
-def _toml_expected(doc: dict, wanted: dict | None) -> dict:
-    import copy
-
-    expected = copy.deepcopy(doc)
-    servers = expected.get("mcp_servers")
-    if wanted is None:
-        if isinstance(servers, dict):
-            servers.pop(SERVER_NAME, None)
-            if not servers:
-                expected.pop("mcp_servers")
-    else:
-        expected.setdefault("mcp_servers", {})[SERVER_NAME] = wanted
-    return expected
-
-
-def _toml_install(old: str, launch: Launch, path: Path) -> str:
-    doc = _toml_load(old, path)
-    wanted = entry("codex", launch)
-    servers = doc.get("mcp_servers", {})
-    if not isinstance(servers, dict):
-        raise VaultError("CONFIG", f"{path}: mcp_servers is not a table; not editing it")
-    if servers.get(SERVER_NAME) == wanted:
-        return old
-    block = codex_block(launch)
-    lines = old.splitlines(keepends=True)
-    found = _our_block(lines)
-    if found is not None:
-        start, end = found
-        tail = "\n" if end < len(lines) else ""
-        new = "".join(lines[:start]) + block + tail + "".join(lines[end:])
-    else:
-        if SERVER_NAME in servers:
-            raise VaultError(
-                "CONFIG",
-                f"{path}: mcp_servers.{SERVER_NAME} is written in a form we do not edit; "
-                "change it by hand (see --print)",
-            )
-        new = old
-        if new and not new.endswith("\n"):
-            new += "\n"
-        if new.strip():
-            new += "\n"
-        new += block
-    _check_toml(new, _toml_expected(doc, wanted), path)
-    return new
-
-
-def _toml_uninstall(old: str, path: Path) -> str:
-    doc = _toml_load(old, path)
-    servers = doc.get("mcp_servers")
-    if not isinstance(servers, dict) or SERVER_NAME not in servers:
-        return old
-    lines = old.splitlines(keepends=True)
-    found = _our_block(lines)
-    if found is None:
-        raise VaultError(
-            "CONFIG", f"{path}: mcp_servers.{SERVER_NAME} is written in a form we do not edit; remove it by hand"
-        )
-    start, end = found
-    if end == len(lines) and start > 0 and not lines[start - 1].strip():
-        start -= 1  # the blank line install put before a block it appended
-    new = "".join(lines[:start]) + "".join(lines[end:])
-    _check_toml(new, _toml_expected(doc, None), path)
-    return new
-
-
-def _check_toml(text: str, expected: dict, path: Path) -> None:
-    """Refuse any edit whose result is not exactly the document we meant to produce."""
-    from jacked_vault.store import configfile
-
-    def normal(doc: dict) -> dict:
-        if doc.get("mcp_servers") == {}:
-            doc = {k: v for k, v in doc.items() if k != "mcp_servers"}  # an empty [mcp_servers] is no setting
-        return doc
-
-    configfile.verified(
-        text,
-        lambda t: normal(configfile.toml_value(t, path)),
-        normal(expected),
-        path,
-        f"place [mcp_servers.{SERVER_NAME}]",
-    )

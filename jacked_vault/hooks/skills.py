@@ -28,15 +28,15 @@ what `hooks install --skills` and `enable` call.
 from __future__ import annotations
 
 import json
-import os
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
+from jacked_vault import harnesses
 from jacked_vault.errors import VaultError
+from jacked_vault.harnesses.base import Harness
 from jacked_vault.hooks import ownedfile
 
-HARNESSES = ("claude", "codex", "opencode")
 NAME = "jacked-librarian"
 MARKER = "<!-- jacked-vault skill: `jacked memory hooks uninstall --skills HARNESS` removes this file -->"
 DESCRIPTION = (
@@ -61,39 +61,44 @@ class Change:
         return {"harness": self.harness, "path": self.path, "action": self.action}
 
 
+def _has_skills(harness: Harness) -> bool:
+    return harness.skills_folder() is not None
+
+
+def names() -> tuple[str, ...]:
+    """The harnesses that get the skill (their adapter names a skills folder)."""
+    return harnesses.names(_has_skills)
+
+
+HARNESSES = names()  # the default of the functions below: every harness with skills, as loaded
+
+
 def skill_path(harness: str, environ: dict[str, str] | None = None) -> Path:
     """Where `harness` reads the librarian skill for this person (OpenCode: its own folder, which
     holds it unless Claude's copy is jacked's: see `where`)."""
-    from jacked_vault.hooks import commands
-
-    env = os.environ if environ is None else environ
-    home = Path(env.get("HOME") or os.path.expanduser("~")).absolute()
-    if harness == "codex":
-        return commands.folder("codex", environ) / NAME / "SKILL.md"  # $CODEX_HOME/skills: Codex's alone
-    folder = {
-        "claude": home / ".claude" / "skills",
-        "opencode": Path(env.get("XDG_CONFIG_HOME") or home / ".config").absolute() / "opencode" / "skills",
-    }.get(harness)
-    if folder is None:
-        raise VaultError("USAGE", f"--skills: use one of {', '.join(HARNESSES)}")
+    folder = harnesses.get(harness, "--skills", _has_skills).skills_folder(environ)
+    assert folder is not None  # `get` takes only the harnesses that have one
     return folder / NAME / "SKILL.md"
 
 
 def dead_paths(harness: str, environ: dict[str, str] | None = None) -> list[Path]:
     """Where an older jacked wrote Codex's copy (`~/.agents/skills`, read by OpenCode too): codex's
     and opencode's install and uninstall remove jacked's file there."""
-    if harness not in ("codex", "opencode"):
-        return []
-    env = os.environ if environ is None else environ
-    home = Path(env.get("HOME") or os.path.expanduser("~")).absolute()
-    return [home / ".agents" / "skills" / NAME / "SKILL.md"]
+    return harnesses.get(harness, "--skills", _has_skills).dead_skill_paths(NAME, environ)
+
+
+def _pair() -> tuple[str, str] | None:
+    """(owner, reader): a harness that also reads another's skills folder (`Harness.reads_skills_of`:
+    OpenCode reads Claude's), whose copy is then the owner's when that one is jacked's."""
+    reader = next(iter(harnesses.all_harnesses(lambda h: h.reads_skills_of)), None)
+    return None if reader is None or reader.reads_skills_of is None else (reader.reads_skills_of, reader.name)
 
 
 def install_paths(harness: str, environ: dict[str, str] | None = None) -> list[Path]:
     """Every file installing or uninstalling `harness`'s skill may change (Claude's and OpenCode's
     change each other's: OpenCode's copy is Claude's when that one is jacked's)."""
-    pair = ("claude", "opencode")
-    return [skill_path(h, environ) for h in (pair if harness in pair else (harness,))]
+    pair = _pair()
+    return [skill_path(h, environ) for h in (pair if pair and harness in pair else (harness,))]
 
 
 def render(vault: Path | None = None, *, shared: bool = False) -> bytes:
@@ -132,46 +137,52 @@ def _remove(path: Path) -> bool:
 
 @dataclass(frozen=True)
 class _Copies:
-    """jacked's copies of Claude and OpenCode, as they are now."""
+    """jacked's copies of the owner (Claude) and the reader (OpenCode), as they are now."""
 
-    claude: Path
-    opencode: Path
-    claude_ours: bool  # Claude's copy is jacked's
-    shared: bool  # ... and serves OpenCode too
-    opencode_ours: bool  # OpenCode's own copy is jacked's
+    owner_name: str
+    reader_name: str
+    owner: Path
+    reader: Path
+    owner_ours: bool  # the owner's copy is jacked's
+    shared: bool  # ... and serves the reader too
+    reader_ours: bool  # the reader's own copy is jacked's
 
     @property
-    def opencode_installed(self) -> bool:
-        return self.shared or self.opencode_ours
+    def reader_installed(self) -> bool:
+        return self.shared or self.reader_ours
 
 
-def _copies(environ: dict[str, str] | None) -> _Copies:
-    claude, opencode = skill_path("claude", environ), skill_path("opencode", environ)
-    data = _read(claude)
+def _copies(environ: dict[str, str] | None) -> _Copies | None:
+    pair = _pair()
+    if pair is None:
+        return None
+    owner, reader = skill_path(pair[0], environ), skill_path(pair[1], environ)
+    data = _read(owner)
     ours = data is not None and _ours(data)
-    own = _read(opencode)
+    own = _read(reader)
     shared = data is not None and ours and SHARED.encode() in data
-    return _Copies(claude, opencode, ours, shared, own is not None and _ours(own))
+    return _Copies(*pair, owner, reader, ours, shared, own is not None and _ours(own))
 
 
 def where(harness: str, environ: dict[str, str] | None = None) -> Path:
     """The file holding `harness`'s copy: OpenCode's is Claude's when that one is jacked's."""
-    if harness == "opencode" and _copies(environ).claude_ours:
-        return skill_path("claude", environ)
+    now = _copies(environ)
+    if now is not None and harness == now.reader_name and now.owner_ours:
+        return now.owner
     return skill_path(harness, environ)
 
 
 def _install(harness: str, wanted: dict[bool, bytes], environ: dict[str, str] | None) -> Change:
     now = _copies(environ)
-    if harness == "claude":
-        action = _install_one(now.claude, wanted[now.opencode_installed])
-        if action != "refused" and now.opencode_installed:
-            _remove(now.opencode)  # OpenCode reads Claude's copy now
-        return Change(harness, str(now.claude), action)
-    if harness == "opencode" and now.claude_ours:
-        action = _install_one(now.claude, wanted[True])
-        _remove(now.opencode)
-        return Change(harness, str(now.claude), action)
+    if now is not None and harness == now.owner_name:
+        action = _install_one(now.owner, wanted[now.reader_installed])
+        if action != "refused" and now.reader_installed:
+            _remove(now.reader)  # the reader reads the owner's copy now
+        return Change(harness, str(now.owner), action)
+    if now is not None and harness == now.reader_name and now.owner_ours:
+        action = _install_one(now.owner, wanted[True])
+        _remove(now.reader)
+        return Change(harness, str(now.owner), action)
     return Change(harness, str(skill_path(harness, environ)), _install_one(skill_path(harness, environ), wanted[False]))
 
 
@@ -193,8 +204,9 @@ def uninstall_librarian(harnesses: tuple[str, ...] = HARNESSES, environ: dict[st
     jacked's dead copies). Claude's copy serving OpenCode too: uninstalling OpenCode's makes it
     Claude's alone (first, so that both going moves nothing), uninstalling Claude's moves
     OpenCode's to its own folder."""
+    pair = _pair()
     out = []
-    for harness in sorted(harnesses, key=lambda h: h != "opencode"):
+    for harness in sorted(harnesses, key=lambda h: pair is None or h != pair[1]):
         out.append(_uninstall(harness, environ))
         out += _remove_dead(harness, environ)
     return out
@@ -202,13 +214,13 @@ def uninstall_librarian(harnesses: tuple[str, ...] = HARNESSES, environ: dict[st
 
 def _uninstall(harness: str, environ: dict[str, str] | None) -> Change:
     now = _copies(environ)
-    if now.shared and harness in ("claude", "opencode"):
-        data = _read(now.claude) or b""
+    if now is not None and now.shared and harness in (now.owner_name, now.reader_name):
+        data = _read(now.owner) or b""
         alone = data.replace(SHARED.encode() + b"\n", b"")
-        if harness == "opencode":
-            ownedfile.put(now.claude, alone, data)
-            return Change(harness, str(now.claude), "removed")
-        _install_one(now.opencode, alone)
+        if harness == now.reader_name:
+            ownedfile.put(now.owner, alone, data)
+            return Change(harness, str(now.owner), "removed")
+        _install_one(now.reader, alone)
     path = skill_path(harness, environ)
     return Change(harness, str(path), "removed" if _remove(path) else "absent")
 
@@ -226,7 +238,7 @@ def librarian_status(
     for harness in harnesses:
         now = _copies(environ)
         path = where(harness, environ)
-        shared = path == now.claude and (harness == "opencode" or now.opencode_installed)
+        shared = now is not None and path == now.owner and (harness == now.reader_name or now.reader_installed)
         state = ownedfile.state(path, render(vault, shared=shared), _ours, own_folder=True)
         rows.append({"harness": harness, "path": str(path), "state": state})
         dead = [

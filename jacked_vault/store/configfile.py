@@ -14,7 +14,9 @@ still holds is removed: it has nothing left to give back).
 
 JSON with comments and trailing commas (JSONC: OpenCode's `opencode.jsonc`, also accepted by
 Cursor and Claude) is parsed as such and edited in place, so the person's comments stay; TOML is
-parsed and edited with tomlkit, which keeps every byte it was not asked to change.
+read with tomllib (the reader Codex's format follows), and jacked's own block is spliced into the
+text (`hooks.codex`, `hooks.mcp`) with tomlkit's escapes and header reader, so every byte it was not
+asked to change stays.
 """
 
 from __future__ import annotations
@@ -523,17 +525,6 @@ def _cut_member(text: str, parent: _Value, member: _Member) -> str:
 
 
 # -- TOML ---------------------------------------------------------------------------------------
-
-
-def parse_toml(text: str, path: Path) -> Any:
-    """A TOML config as a tomlkit document (edits keep every other byte); CONFIG when invalid."""
-    import tomlkit
-    from tomlkit.exceptions import TOMLKitError
-
-    try:
-        return tomlkit.parse(text)
-    except TOMLKitError as exc:
-        raise VaultError("CONFIG", f"{path} is not valid TOML ({exc}); fix it first, nothing was changed") from None
 
 
 def toml_value(text: str, path: Path) -> dict:

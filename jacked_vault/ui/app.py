@@ -30,6 +30,7 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import Mount, Route
 
 from jacked_vault.errors import VaultError
+from jacked_vault.harnesses import names as registered
 from jacked_vault.store.layout import state_dir
 from jacked_vault.ui import render as r
 from jacked_vault.ui.security import Guard, Sessions, check_csrf
@@ -357,15 +358,7 @@ class Page:
             shown = (
                 given if every else [g for g in given if g.get("harness") == harness and g.get("repo") == made.identity]
             )
-            harnesses = sorted(
-                {
-                    "claude",
-                    "codex",
-                    "cursor",
-                    "opencode",
-                    *(g["harness"] for g in given if isinstance(g.get("harness"), str)),
-                }
-            )
+            harnesses = sorted({*registered(), *(g["harness"] for g in given if isinstance(g.get("harness"), str))})
             return {
                 "brief": made,
                 "folder": folder,
