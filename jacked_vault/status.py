@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from jacked_vault.context import Context
-from jacked_vault.store.sync_state import shown_at
 from jacked_vault.search.index import SearchIndex
 from jacked_vault.store import git
+from jacked_vault.store.sync_state import shown_at
 
 
 def _remote_state(store) -> dict:
@@ -98,7 +98,7 @@ class Status:
             if repo
             else "repo: none (not inside a git repo)"
         )
-        from jacked_vault.health import summary
+        from jacked_vault.hooks.health import summary
 
         lines.append(summary(self.hooks, self.captures))
         return "\n".join(lines)
@@ -163,7 +163,7 @@ def status(ctx: Context) -> Status:
     repo = None
     if ctx.repo is not None:
         repo = {"identity": ctx.repo.identity, "group": ctx.group, "path": str(ctx.repo.root)}
-    from jacked_vault.health import hooks_health
+    from jacked_vault.hooks.health import hooks_health
     from jacked_vault.store.queue import queue_counts
 
     return Status(vault=vault, repo=repo, hooks=hooks_health(ctx), captures=queue_counts(store.state).to_json())

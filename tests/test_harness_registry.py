@@ -118,8 +118,8 @@ def test_the_mcp_registration_and_the_options_know_it(tinker: Path):
 
 
 def test_status_probes_it(tinker: Path):
-    from jacked_vault.health import harness_table
     from jacked_vault.hooks import mcp as reg
+    from jacked_vault.hooks.health import harness_table
 
     table = harness_table(tinker, Path.cwd(), None)
     assert table["tinker"]["brief"].state == "absent" and table["tinker"]["mcp"].state == "absent"

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from jacked_vault.errors import VaultError
-from jacked_vault.hooks import claude
+from jacked_vault.harnesses.installers import claude
 from tests.helpers.state import state_dir
 
 FOREIGN = {

@@ -19,18 +19,18 @@ import time
 from pathlib import Path
 
 import pytest
-
 from conftest import cli_env, git, make_repo, run_cli
+from helpers import capture as capture_world
+from helpers.capture import INJECTION, SENTENCE, TOKEN, Env
+from helpers.codex_model import codex_offline
+
 from jacked_vault.capture import codex as rollout
 from jacked_vault.capture.queue import drain, enqueue
 from jacked_vault.capture.session import capture_session, retry
 from jacked_vault.context import Context
 from jacked_vault.errors import VaultError
-from jacked_vault.hooks import codex
+from jacked_vault.harnesses.installers import codex
 from tests.helpers.state import state_dir
-from helpers import capture as capture_world
-from helpers.codex_model import codex_offline
-from helpers.capture import INJECTION, SENTENCE, TOKEN, Env
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "codex"
 env = capture_world.env  # the fixture: a vault, a code repo, no real `claude` on PATH

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-
 from conftest import cli_env, make_repo, run_cli, write_machine_config
+
 from jacked_vault.capture.cursor import read_transcript
-from jacked_vault.hooks import cursor
+from jacked_vault.harnesses.installers import cursor
 from tests.helpers.state import state_dir
 
 DISTILLER = Path(__file__).parent / "fakes" / "distiller.py"

@@ -14,10 +14,10 @@ import time
 from pathlib import Path
 
 import pytest
-
 from conftest import cli_env, make_repo, run_cli, write_machine_config
+
 from jacked_vault.capture.opencode import default_db, message_count, read_session
-from jacked_vault.hooks import opencode
+from jacked_vault.harnesses.installers import opencode
 from tests.helpers.state import state_dir
 
 FIXTURE = Path(__file__).parent / "fixtures" / "opencode" / "session.sql"

@@ -13,7 +13,7 @@ import pytest
 from tests.helpers.state import state_dir
 
 PACKAGE = Path(__file__).resolve().parent.parent / "jacked_vault"
-FRONT_ENDS = ("cli", "frontend", "hooks", "mcp", "ui", "health.py", "environment.py")
+FRONT_ENDS = ("cli", "frontend", "hooks", "mcp", "ui", "environment.py")
 FRONT_END_ENV = {"JACKED_VAULT_DIR", "JACKED_MEMORY_HARNESS"}
 
 

@@ -39,7 +39,6 @@ LAYERS = [
         "jacked_vault.hooks",
         "jacked_vault.harnesses",
         "jacked_vault.gitflow",
-        "jacked_vault.health",
         "jacked_vault.status",
         "jacked_vault.environment",
         "jacked_vault.mcp",

@@ -8,8 +8,8 @@ from typing import Annotated
 import typer
 
 from jacked_vault.cli.apps import MAINTENANCE, Command, JsonOpt, VaultOpt, context_for, example, memory_app, run
-from jacked_vault.frontend.output import tty_progress
 from jacked_vault.errors import VaultError
+from jacked_vault.frontend.output import tty_progress
 
 
 def _parse_day(text: str | None):
@@ -98,7 +98,7 @@ def migrate(
     """
     from jacked_vault.cli.prompts import confirm
     from jacked_vault.episodic.migrate import migrate as do_migrate
-    from jacked_vault.hooks.claude import retire_plugin as retire
+    from jacked_vault.harnesses.installers.claude import retire_plugin as retire
 
     def action():
         context = context_for(ctx, vault)

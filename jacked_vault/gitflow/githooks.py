@@ -487,7 +487,7 @@ def _report(
 
 def jacked_executable() -> str:
     """The `jacked` script of the running install (beside this Python), else one on PATH, else ""."""
-    from jacked_vault.hooks.launcher import jacked_script
+    from jacked_vault.store.launcher import jacked_script
 
     return jacked_script() or ""
 

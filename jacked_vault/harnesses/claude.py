@@ -30,12 +30,12 @@ class Claude(Harness):
         return home_of(environ_of(environ)) / ".claude"
 
     def hook_files(self) -> list[Path]:
-        from jacked_vault.hooks import claude
+        from jacked_vault.harnesses.installers import claude
 
         return [claude.default_settings_path()]
 
     def session_hooks(self, op: str, *, user: bool, settings: str | None, vault: Path) -> list[dict[str, Any]]:
-        from jacked_vault.hooks import claude
+        from jacked_vault.harnesses.installers import claude
 
         path = Path(settings).absolute() if settings else None
         if op == "install":
@@ -81,8 +81,8 @@ class Claude(Harness):
 
 
 def _settings_part(probe: Probe, events: tuple[str, ...], via: str, last: LastRun | None) -> Part:
+    from jacked_vault.harnesses.installers import claude
     from jacked_vault.harnesses.probe import Part
-    from jacked_vault.hooks import claude
 
     try:
         found = claude.status()

@@ -32,12 +32,12 @@ class Codex(Harness):
         return Path(env.get("CODEX_HOME") or home_of(env) / ".codex").absolute()
 
     def hook_files(self) -> list[Path]:
-        from jacked_vault.hooks import codex
+        from jacked_vault.harnesses.installers import codex
 
         return [codex.default_config_path()]
 
     def session_hooks(self, op: str, *, user: bool, settings: str | None, vault: Path) -> list[dict[str, Any]]:
-        from jacked_vault.hooks import codex
+        from jacked_vault.harnesses.installers import codex
 
         if op == "install":
             change = codex.install(vault=vault)
@@ -77,8 +77,8 @@ class Codex(Harness):
     def probe(self, part: str, probe: Probe) -> Part | None:
         """Its SessionStart hook in config.toml; its Stop hook (each turn's end queues the session;
         the drain captures it once quiet)."""
+        from jacked_vault.harnesses.installers import codex
         from jacked_vault.harnesses.probe import events_part
-        from jacked_vault.hooks import codex
 
         event, hook = ("SessionStart", "session-start") if part == "brief" else ("Stop", "session-end")
         found = codex.status()
@@ -112,7 +112,7 @@ class Codex(Harness):
         return prepare(payload)  # a Stop without a rollout path: found by session id
 
     def brief_output(self, text: str) -> str:
-        from jacked_vault.hooks.codex import session_start_output
+        from jacked_vault.harnesses.installers.codex import session_start_output
 
         return session_start_output(text)
 

@@ -47,14 +47,14 @@ class Cursor(Harness):
         return home_of(environ_of(environ)) / ".cursor"
 
     def hook_files(self) -> list[Path]:
-        from jacked_vault.hooks import cursor
+        from jacked_vault.harnesses.installers import cursor
 
         return [cursor.default_path(user=True)]
 
     def session_hooks(self, op: str, *, user: bool, settings: str | None, vault: Path) -> list[dict[str, Any]]:
         """hooks.json entries: the per-person file with `user`, else the project's at the root of
         the repo holding the working directory. A file that cannot be changed is an `error` item."""
-        from jacked_vault.hooks import cursor
+        from jacked_vault.harnesses.installers import cursor
 
         path = cursor.default_path(user=user)
         item: dict[str, Any] = {"harness": self.name, "path": str(path)}
@@ -82,15 +82,15 @@ class Cursor(Harness):
         return f"cursor hooks in {item['path']}: {events}{'' if item['complete'] else ' (incomplete)'}"
 
     def uninstall_project_hooks(self, root: Path) -> list[str]:
-        from jacked_vault.hooks import cursor
+        from jacked_vault.harnesses.installers import cursor
 
         change = cursor.uninstall(cursor.default_path(user=False, cwd=root))
         return [change.path] if change.changed else []
 
     def probe(self, part: str, probe: Probe) -> Part | None:
         """Its sessionStart / sessionEnd hook in hooks.json (the person's and the project's)."""
+        from jacked_vault.harnesses.installers import cursor
         from jacked_vault.harnesses.probe import events_part
-        from jacked_vault.hooks import cursor
 
         event, hook = ("sessionStart", "session-start") if part == "brief" else ("sessionEnd", "session-end")
         found = [cursor.status(cursor.default_path(user=user, cwd=probe.cwd)) for user in (True, False)]

@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Any
 
 from jacked_vault.errors import VaultError
 from jacked_vault.harnesses.base import (
-    agents_skill,
     Env,
     Harness,
+    agents_skill,
     environ_of,
     error_item,
     notes,
@@ -43,7 +43,7 @@ class OpenCode(Harness):
         return xdg_config(environ_of(environ)) / "opencode"
 
     def hook_files(self) -> list[Path]:
-        from jacked_vault.hooks import opencode
+        from jacked_vault.harnesses.installers import opencode
 
         return [opencode.plugin_path(user=True)]
 
@@ -51,7 +51,7 @@ class OpenCode(Harness):
         """The plugin file: the per-person folder's with `user`, else the project's `.opencode/` at
         the root of the repo holding the working directory. A file that cannot be changed is an
         `error` item."""
-        from jacked_vault.hooks import opencode
+        from jacked_vault.harnesses.installers import opencode
 
         path = opencode.plugin_path(user=user)
         item: dict[str, Any] = {"harness": self.name, "path": str(path)}
@@ -73,7 +73,7 @@ class OpenCode(Harness):
         return f"opencode plugin {item['action'] if 'action' in item else item['state']}: {item['path']}{notes(item)}"
 
     def uninstall_project_hooks(self, root: Path) -> list[str]:
-        from jacked_vault.hooks import opencode
+        from jacked_vault.harnesses.installers import opencode
 
         change = opencode.uninstall(opencode.plugin_path(user=False, cwd=root))
         return [change.path] if change.action == "removed" else []
@@ -81,8 +81,8 @@ class OpenCode(Harness):
     def probe(self, part: str, probe: Probe) -> Part | None:
         """Its plugin (the person's and the project's): the brief in the system prompt; a session
         queued once it has gone quiet (or OpenCode exits)."""
+        from jacked_vault.harnesses.installers import opencode
         from jacked_vault.harnesses.probe import Part, latest
-        from jacked_vault.hooks import opencode
 
         hook = "session-start" if part == "brief" else "session-end"
         found = [opencode.status(opencode.plugin_path(user=user, cwd=probe.cwd)) for user in (True, False)]

@@ -1,5 +1,5 @@
 """What a harness's health probe gets and gives: the table `status` and `hooks status` show
-(`jacked_vault.health`) has a row per harness and part, and a harness adapter answers for its own
+(`jacked_vault.hooks.health`) has a row per harness and part, and a harness adapter answers for its own
 `brief` and `capture` parts (`Harness.probe`) from these.
 """
 

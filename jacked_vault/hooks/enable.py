@@ -442,7 +442,7 @@ def _post_merge_step(vault: str | None, repos: list[Path], looked: Roots, yes: b
 def _migrate_step(vault: str | None, repos: list[Path], yes: bool, ask: Ask | None, ledger: Ledger) -> Step:
     from jacked_vault import environment
     from jacked_vault.episodic.migrate import default_sources, migrate
-    from jacked_vault.hooks.claude import default_settings_path, retire_plugin
+    from jacked_vault.harnesses.installers.claude import default_settings_path, retire_plugin
 
     found = []
     for root in repos:

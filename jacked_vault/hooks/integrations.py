@@ -92,13 +92,13 @@ def _git_text(item: dict[str, Any]) -> str:
 
 def _harness_rows(vault: str | None) -> list[dict[str, Any]]:
     """The per-harness table `status` shows (health.harness_table): one row per harness and part."""
-    from jacked_vault.health import cwd_table, table_rows
+    from jacked_vault.hooks.health import cwd_table, table_rows
 
     return table_rows(cwd_table(vault))
 
 
 def _harness_text(item: dict[str, Any]) -> str:
-    from jacked_vault.health import row_text
+    from jacked_vault.hooks.health import row_text
 
     return f"{item['harness']:<9} {item['part']:<8} {row_text(item)}"
 

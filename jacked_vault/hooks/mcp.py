@@ -42,9 +42,9 @@ from jacked_vault import harnesses
 from jacked_vault.errors import VaultError
 from jacked_vault.harnesses.base import Harness, repo_file
 from jacked_vault.harnesses.claude import claude_cli
+from jacked_vault.harnesses.installers import codex
+from jacked_vault.harnesses.installers.codex import mcp_block as codex_block
 from jacked_vault.harnesses.launch import Launch
-from jacked_vault.hooks import codex
-from jacked_vault.hooks.codex import mcp_block as codex_block
 from jacked_vault.mcp import SERVER_NAME
 from jacked_vault.store import configfile
 

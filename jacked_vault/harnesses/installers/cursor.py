@@ -49,7 +49,7 @@ def default_path(*, user: bool, cwd: Path | None = None, environ: dict[str, str]
 
 
 def hook_command(hook: str, vault: Path | None, argv: list[str] | None = None) -> str:
-    from jacked_vault.hooks.launcher import jacked_argv
+    from jacked_vault.store.launcher import jacked_argv
 
     parts = [*(argv or jacked_argv()), "_hook", hook, "--harness", HARNESS]
     if vault is not None:

@@ -174,7 +174,7 @@ def hooks_health(ctx) -> dict:
 
 
 def _claude_hooks() -> dict:
-    from jacked_vault.hooks import claude
+    from jacked_vault.harnesses.installers import claude
 
     try:
         found = claude.status()

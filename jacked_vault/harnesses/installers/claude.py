@@ -37,7 +37,7 @@ def default_settings_path() -> Path:
 
 def hook_command(hook: str, vault: Path | None) -> str:
     """The command line of one hook, each word shell-quoted (a path with a space stays one word)."""
-    from jacked_vault.hooks.launcher import jacked_argv
+    from jacked_vault.store.launcher import jacked_argv
 
     words = [*jacked_argv(), "_hook", hook] + (["--vault", str(vault)] if vault is not None else [])
     return f"{shlex.join(words)} {MARKER}"

@@ -71,7 +71,7 @@ def default_config_path(environ: dict[str, str] | None = None) -> Path:
 
 
 def hook_command(hook: str, vault: Path | None) -> str:
-    from jacked_vault.hooks.launcher import jacked_argv
+    from jacked_vault.store.launcher import jacked_argv
 
     argv = [*jacked_argv(), "_hook", hook, "--harness", HARNESS]
     if vault is not None:

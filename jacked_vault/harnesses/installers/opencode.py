@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from jacked_vault.errors import VaultError
-from jacked_vault.hooks import ownedfile
+from jacked_vault.store import ownedfile
 
 MARKER = "// jacked-vault:"
 FILENAME = "jacked-vault.js"
@@ -182,7 +182,7 @@ def plugin_path(*, user: bool, cwd: Path | None = None, environ: dict[str, str] 
 def render(vault: Path | None = None, argv: list[str] | None = None) -> str:
     """The plugin's source: `vault` (an explicit --vault) is baked in, else `jacked` follows
     $JACKED_VAULT_DIR / the default vault when it runs."""
-    from jacked_vault.hooks.launcher import jacked_argv
+    from jacked_vault.store.launcher import jacked_argv
 
     vault_args = ["--vault", str(vault)] if vault is not None else []
     return (
