@@ -435,3 +435,21 @@ def test_enable_without_a_terminal_or_yes_turns_the_harnesses_on_and_only_offers
     guide = (Path(__file__).parents[1] / "docs" / "user-guide.md").read_text()
     said = " ".join(guide.split("Without a terminal and without `--yes`", 1)[1].split("\n\n", 1)[0].split())
     assert "harness" in said and "offered" in said, said  # the guide says this, not "nothing is accepted"
+
+
+def test_enable_records_the_harness_it_runs_in(tmp_path):
+    """The vault `enable` makes names its harness in its first commit, as `init` does."""
+    home = _home(tmp_path)
+    result = subprocess.run(
+        [sys.executable, "-m", "jacked_vault.cli.main", "memory", "enable", "--yes", "--json"],
+        capture_output=True,
+        text=True,
+        cwd=home,
+        env=home_env(home, JACKED_MEMORY_HARNESS="codex"),
+        timeout=300,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    vault = home / "jacked-vault"
+    first = git(vault, "rev-list", "--max-parents=0", "HEAD").strip()
+    assert git(vault, "log", "-1", "--format=%(trailers:key=Memory-Harness,valueonly)", first).strip() == "codex"

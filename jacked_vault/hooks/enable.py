@@ -317,7 +317,7 @@ def _vault_step(ctx, from_url: str | None, named: bool, stages: Stages | None = 
         return Step(
             "vault", "done", f"joined {cloned.url}: {cloned.store.root} ({cloned.notes} notes)", [cloned.to_json()]
         )
-    result = init_vault(ctx.vault_path)
+    result = init_vault(ctx.vault_path, harness=ctx.harness)
     detail = f"created {result.store.root}" if result.created else f"already a vault: {result.store.root}"
     if from_url is not None and not result.created:
         detail += " (--from: nothing cloned over an existing vault)"
