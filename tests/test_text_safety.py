@@ -147,3 +147,19 @@ def test_strip_terminal_is_linear_on_hostile_input() -> None:
     out = strip_terminal(hostile)
     assert time.perf_counter() - start < 2.0
     assert "\x1b" not in out and "\x9d" not in out
+
+
+def test_a_transcript_keeps_exactly_what_the_store_accepts_in_multiline_text():
+    """capture.transcript.clean_text removes what check_text refuses in multi-line text, and
+    nothing else (one owner of the list: safety.text)."""
+    from jacked_vault.capture.transcript import clean_text
+
+    every = "".join(chr(cp) for cp in range(0x110000))
+    kept = clean_text(every)
+    check_text("text", kept, multiline=True)  # what is kept is accepted
+    removed = set(every) - set(kept)
+    for char in removed:
+        with pytest.raises(VaultError):
+            check_text("text", char, multiline=True)
+    # C0 but tab, LF and CR (29), DEL and C1 (33), bidi overrides and isolates (9), surrogates (2048), U+FFFE/F
+    assert {"\t", "\n", "\r"} <= set(kept) and len(removed) == 29 + 33 + 9 + 2048 + 2

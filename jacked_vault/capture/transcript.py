@@ -23,6 +23,8 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from jacked_vault.safety.text import without_refused
+
 MAX_TAIL_BYTES = 8 * 1024 * 1024
 MAX_TURN_CHARS = 2000  # one message's share of the excerpt
 MAX_EXCERPT_BYTES = 24 * 1024
@@ -44,7 +46,6 @@ _NOT_HUMAN_PREFIXES = (
 _SYSTEM_REMINDER = re.compile(r"<system-reminder>.*?</system-reminder>", re.DOTALL)
 _COMMAND = re.compile(r"<command-name>(?P<name>[^<]{0,200})</command-name>")
 _COMMAND_ARGS = re.compile(r"<command-args>(?P<args>.*?)</command-args>", re.DOTALL)
-_CONTROLS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff\ufffe\uffff]")
 
 
 @dataclass
@@ -81,8 +82,9 @@ class Transcript:
 
 
 def clean_text(text: str) -> str:
-    """Remove control and bidi characters (keeping tab and line breaks)."""
-    return _CONTROLS.sub("", text)
+    """Remove control and bidi characters (keeping tab and line breaks): what the store refuses
+    in multi-line text (`safety.text`, the one owner)."""
+    return without_refused(text)
 
 
 def _read_tail(path: str, max_bytes: int) -> tuple[bytes, int, bool, str | None]:

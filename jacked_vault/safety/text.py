@@ -62,6 +62,12 @@ def check_text(field: str, value: str, *, multiline: bool) -> None:
         raise VaultError("VALIDATION", f"{field} contains {_describe(match.group())}")
 
 
+def without_refused(text: str) -> str:
+    """`text` without every character `check_text` refuses in multi-line text (tab and line
+    breaks stay): what a transcript may hand on, whatever a harness wrote."""
+    return _REFUSED_MULTILINE.sub("", text)
+
+
 def hostile_in_name(text: str) -> bool:
     """Whether `text`, a name read from outside (a remote URL, one of its decoded parts), holds a
     control character (tab included), DEL, a C1 control, or a bidi control or mark."""

@@ -61,7 +61,6 @@ EVENTS = {
     "Stop": ("session-end", 10, "stop"),
 }
 MIN_VERSION = (0, 124, 0)  # the first Codex that reads [hooks] from config.toml
-TRUST_VERSION = (0, 130, 0)  # the first that runs a person's hooks only once trusted
 
 
 def default_config_path(environ: dict[str, str] | None = None) -> Path:
