@@ -392,7 +392,7 @@ class _Plan:
     """How the remote's history joins ours: the tree to start from, the parents, and the files
     this machine sets in it (what it keeps, what it regenerates), with their audit lines."""
 
-    tree: object
+    tree: pygit2.Tree
     parents: list
     edits: dict[str, bytes | None] = field(default_factory=dict)
     events: list = field(default_factory=list)

@@ -22,7 +22,7 @@ import json
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from jacked_vault.store.machine_state import machine_id
 from jacked_vault.errors import VaultError
@@ -286,7 +286,7 @@ def commit_tree(
     way `Transaction.commit` commits: the audit lines of `events` added to the tree (gated), the
     same trailers, the settings' author. Nothing moves: the caller checks the commit out and moves
     the branch (`store.git.advance_to`), which resets the git index to it."""
-    given = repo[tree]
+    given = cast("pygit2.Tree", repo[tree])
 
     def base(rel: str) -> bytes | None:
         return git.blob_at(repo, given, rel)
