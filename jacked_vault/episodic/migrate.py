@@ -659,7 +659,7 @@ def migrate(
                     "written",
                 )
             tx.event("migrate", f"migration:{plan.identity}:{file.sha}", file.target, written, ts=now)
-        changes = {}
+        changes: dict[str, Entry | None] = {}
         for candidate, note, checked in notes:
             data = checked.data  # the canonical bytes the gate judged: the commit does not judge them again
             rel = tx.create(store.note_dir("group", plan.group, note.kind), slugify_title(note.title), checked)

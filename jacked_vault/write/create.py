@@ -200,7 +200,7 @@ def create_note(
         lifted = allow_rejected and tx.rejected(tombstone_hash(note.title, note.body)) is not None
         if lifted:  # a person's decision, synced with its time; signed as a review is, where keys are trusted
             tx.event(LIFT_OP, note.id, rel, data, ts=note.created_at)
-        changes = {rel: Entry.from_note(note)}
+        changes: dict[str, Entry | None] = {rel: Entry.from_note(note)}
         for old_rel, after, new in superseded:
             tx.event("supersede", new.id, old_rel, after, ts=note.created_at)
             changes[old_rel] = Entry.from_note(new)
