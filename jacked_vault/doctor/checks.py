@@ -300,7 +300,12 @@ class HeadWalk:
 
 
 def walk_head(
-    repo: pygit2.Repository, commit: pygit2.Commit, store: Store, *, full: bool = False, progress: Progress | None = None
+    repo: pygit2.Repository,
+    commit: pygit2.Commit,
+    store: Store,
+    *,
+    full: bool = False,
+    progress: Progress | None = None,
 ) -> HeadWalk:
     """Every object of HEAD's tree, checked (bounded): each tree, and each blob doctor reads itself
     (`READ_BY_DOCTOR`), as `git fsck` checks it: a loose object is inflated and hashed here before
