@@ -39,6 +39,8 @@ if TYPE_CHECKING:
 
     import pygit2
 
+    from jacked_vault.search.index import SearchIndex
+
 MAX_NAME_TRIES = 1000
 MAX_SUBJECT = 200
 JOURNAL = "journal.jsonl"  # in the store's .git/jacked/: the writes of the transaction in progress
@@ -57,7 +59,9 @@ def commit_message(subject: str, trailers: dict[str, str | None]) -> str:
 class Transaction:
     """Writes staged for one commit; `undo()` reverses the ones already on disk."""
 
-    def __init__(self, store: Store, index, author: Mapping[str, str] | None, *, harness: str, origin: str) -> None:
+    def __init__(
+        self, store: Store, index: SearchIndex, author: Mapping[str, str] | None, *, harness: str, origin: str
+    ) -> None:
         self.store = store
         self.index = index  # the store's SearchIndex, refreshed to HEAD
         self.author = author
@@ -315,7 +319,7 @@ def _drop_journal(store: Store) -> None:
         os.unlink(store.state / JOURNAL)
 
 
-def interrupted(store: Store, repo) -> dict[str, bytes | None]:
+def interrupted(store: Store, repo: pygit2.Repository) -> dict[str, bytes | None]:
     """What rolling back a write that a kill interrupted puts in the working tree: path -> HEAD's
     bytes (None: the file goes). Empty when no journal is left.
 
