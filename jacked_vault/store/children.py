@@ -33,7 +33,7 @@ _LAUNCH = '{{ exec 3</dev/fd/{fd} || exit; read _ <&3; kill -KILL 0; }} </dev/nu
 @contextlib.contextmanager
 def tethered(
     argv: list[str], *, env: Mapping[str, str] | None = None, **popen: Any
-) -> Iterator[subprocess.Popen[bytes]]:
+) -> Iterator[subprocess.Popen[Any]]:
     """`subprocess.Popen(argv, env=env, **popen)`, in a process group of its own that dies with this
     process; on leaving, the group is killed and the child reaped. OSError as Popen's when the
     program cannot be found or run."""
@@ -56,7 +56,7 @@ def tethered(
         os.close(writer)
 
 
-def run_tethered(argv: list[str], *, timeout: float, **popen: Any) -> subprocess.CompletedProcess[bytes]:
+def run_tethered(argv: list[str], *, timeout: float, **popen: Any) -> subprocess.CompletedProcess[Any]:
     """`argv` run to its end like `subprocess.run(capture_output=True)`, tethered; past `timeout`
     its whole group is killed and TimeoutExpired raised."""
     with tethered(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, **popen) as proc:
