@@ -22,7 +22,7 @@ Detached HEAD is refused: sync works on the branch the vault is on.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from jacked_vault.context import Context
 from jacked_vault.errors import VaultError
@@ -70,16 +70,17 @@ class SyncResult:
     regenerated: list[str] = field(default_factory=list)
     kept_deletions: list[str] = field(default_factory=list)
     accepted_deletions: list[str] = field(default_factory=list)
-    quarantined: list[dict] = field(default_factory=list)  # {"path", "code"}
-    hot: list[dict] = field(default_factory=list)  # {"path", "kept": here|remote}: hot.md set on both machines
-    transitions: list[dict] = field(
+    quarantined: list[dict[str, Any]] = field(default_factory=list)  # {"path", "code"}
+    # {"path", "kept": here|remote}: hot.md set on both machines
+    hot: list[dict[str, Any]] = field(default_factory=list)
+    transitions: list[dict[str, Any]] = field(
         default_factory=list
     )  # {"id", "path", "kept", "lost", "kept_from"}: one note, two transitions
     rejected: list[str] = field(default_factory=list)  # live notes holding a value a rejection covers, rejected here
     forgotten: list[str] = field(
         default_factory=list
     )  # notes a person forgot on another machine (or holding its text), gone here too
-    duplicates: list[dict] = field(
+    duplicates: list[dict[str, Any]] = field(
         default_factory=list
     )  # {"id", "duplicate_of"}: one note saved on two machines before a sync; the later superseded
     push_attempts: int = 1  # pushes tried: more than one when another machine pushed first (a race lost)
@@ -97,7 +98,7 @@ class SyncResult:
             setattr(joined, name, mine + [item for item in getattr(later, name) if item not in mine])
         return joined
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "action": self.action,
             "ahead": self.ahead,
@@ -165,7 +166,7 @@ class RemoteSet:
     adopted: bool
     joined: bool = False
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"remote": self.url, "adopted": self.adopted, "joined": self.joined}
 
     def to_text(self) -> str:
@@ -185,7 +186,7 @@ class RemoteSet:
 class Pushed:
     head: str
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"head": self.head}
 
     def to_text(self) -> str:
@@ -332,7 +333,7 @@ def _adopt(ctx: Context, repo, branch: str) -> bool:
     return True
 
 
-def _quarantine(ctx: Context, arrivals) -> list[dict]:
+def _quarantine(ctx: Context, arrivals) -> list[dict[str, Any]]:
     from jacked_vault.sync.arrivals import keep_quarantined
 
     return keep_quarantined(ctx.vault, arrivals)
