@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeAlias
@@ -226,7 +226,11 @@ def signs_commits(repo: pygit2.Repository) -> bool:
 
 
 def _signed_commit(
-    repo: pygit2.Repository, tree_id: pygit2.Oid, parents: list[pygit2.Oid], message: str, sig: pygit2.Signature
+    repo: pygit2.Repository,
+    tree_id: pygit2.Oid,
+    parents: Sequence[pygit2.Oid | str],
+    message: str,
+    sig: pygit2.Signature,
 ) -> str:
     """A commit made and signed by the person's own git (`commit-tree -S`), then the branch moved
     to it only if it still points at the parent (`update-ref NEW OLD`)."""
@@ -283,7 +287,7 @@ def _signed_commit(
     return oid
 
 
-def merge_histories(repo: pygit2.Repository, ours: pygit2.Oid, theirs: pygit2.Oid) -> pygit2.Index:
+def merge_histories(repo: pygit2.Repository, ours: pygit2.Oid | str, theirs: pygit2.Oid | str) -> pygit2.Index:
     """The one merge of two histories of a vault (sync's, a join's): files are paired by path only,
     never by content (no rename or copy detection), so a forgotten note's file is never taken for
     another note created meanwhile (issue 32.1). The index may hold conflicts: `sync.merge` settles
@@ -293,7 +297,7 @@ def merge_histories(repo: pygit2.Repository, ours: pygit2.Oid, theirs: pygit2.Oi
     return repo.merge_commits(ours, theirs, flags=pygit2.enums.MergeFlag(0))
 
 
-def advance_to(repo: pygit2.Repository, commit_id: pygit2.Oid, expected_head: pygit2.Oid | None) -> None:
+def advance_to(repo: pygit2.Repository, commit_id: pygit2.Oid | str, expected_head: pygit2.Oid | None) -> None:
     """Check out `commit_id` and move the current branch to it, if HEAD is still `expected_head`.
 
     The checkout is git's safe one: a local change it would overwrite stops it (SYNC) before

@@ -277,7 +277,7 @@ def commit_tree(
     store: Store,
     repo: pygit2.Repository,
     tree: pygit2.Oid,
-    parents: list[pygit2.Oid],
+    parents: list[pygit2.Oid | str],
     events: list[audit.AuditEvent],
     subject: str,
     *,
