@@ -10,13 +10,14 @@ import os
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from jacked_vault.document.model import UNKNOWN_HARNESS
 from jacked_vault.errors import VaultError
 from jacked_vault.store.layout import Store, vault_path_of
 
 if TYPE_CHECKING:
+    from jacked_vault.store.identity import RepoInfo
     from jacked_vault.store.settings import Settings
 
 
@@ -30,7 +31,9 @@ class Context:
     harness: str = UNKNOWN_HARNESS
 
     @classmethod
-    def create(cls, vault: str | os.PathLike, cwd: str | Path | None = None, harness: str | None = None) -> Context:
+    def create(
+        cls, vault: str | os.PathLike[str], cwd: str | Path | None = None, harness: str | None = None
+    ) -> Context:
         return cls(
             vault_path=vault_path_of(vault),
             cwd=Path(cwd).absolute() if cwd else Path.cwd(),
@@ -38,7 +41,7 @@ class Context:
         )
 
     @classmethod
-    def for_payload(cls, payload: dict, *, vault: str | os.PathLike, harness: str) -> Context:
+    def for_payload(cls, payload: dict[str, Any], *, vault: str | os.PathLike[str], harness: str) -> Context:
         """The context a harness hook payload asks for: its `cwd` when that is a folder."""
         cwd = payload.get("cwd") if isinstance(payload, dict) else None
         folder = cwd if isinstance(cwd, str) and os.path.isdir(cwd) else None
@@ -51,7 +54,7 @@ class Context:
         return open_vault(self.vault_path)
 
     @cached_property
-    def config(self) -> dict:
+    def config(self) -> dict[str, Any]:
         from jacked_vault.store.config import load_config
 
         return load_config(self.vault)
@@ -65,7 +68,8 @@ class Context:
         return Settings.build(self.config, machine_review())
 
     @cached_property
-    def repo(self):
+    # RepoInfo | None, typed once hooks/enable.py and recall/brief.py narrow it (issue 35.5)
+    def repo(self):  # type: ignore[no-untyped-def]
         """The code repo containing cwd (RepoInfo), or None outside any repo."""
         from jacked_vault.store.identity import repo_for
 
@@ -105,7 +109,7 @@ class Context:
             return None
         return find_project_store(self.repo.root)
 
-    def require_repo(self):
+    def require_repo(self) -> RepoInfo:
         """The cwd's repo, or USAGE: project scope lives in a code repository."""
         if self.repo is None:
             raise VaultError("USAGE", "project scope needs a git repo: run inside one")

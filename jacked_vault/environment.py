@@ -8,15 +8,19 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from jacked_vault.document.model import UNKNOWN_HARNESS
 from jacked_vault.store.layout import DEFAULT_VAULT, vault_path_of
+
+if TYPE_CHECKING:
+    from jacked_vault.context import Context
 
 VAULT_ENV = "JACKED_VAULT_DIR"
 HARNESS_ENV = "JACKED_MEMORY_HARNESS"
 
 
-def vault_path(explicit: str | os.PathLike | None = None) -> Path:
+def vault_path(explicit: str | os.PathLike[str] | None = None) -> Path:
     """`--vault PATH` > `$JACKED_VAULT_DIR` > `~/jacked-vault`, checked (`store.layout.vault_path_of`)."""
     return vault_path_of(explicit if explicit is not None else (os.environ.get(VAULT_ENV) or DEFAULT_VAULT))
 
@@ -26,7 +30,9 @@ def harness() -> str:
     return os.environ.get(HARNESS_ENV) or UNKNOWN_HARNESS
 
 
-def context(vault: str | os.PathLike | None = None, cwd: str | Path | None = None, harness_name: str | None = None):
+def context(
+    vault: str | os.PathLike[str] | None = None, cwd: str | Path | None = None, harness_name: str | None = None
+) -> Context:
     """The library Context a front end acts in: the vault and harness above unless given."""
     from jacked_vault.context import Context
 

@@ -1,6 +1,7 @@
 """Stable error codes and the one exception type every front end renders."""
 
 from __future__ import annotations
+from typing import Any
 
 CODES = frozenset(
     {
@@ -31,7 +32,7 @@ class VaultError(Exception):
     Messages never contain note bodies or secret values.
     """
 
-    def __init__(self, code: str, message: str, *, details: dict | None = None) -> None:
+    def __init__(self, code: str, message: str, *, details: dict[str, Any] | None = None) -> None:
         if code not in CODES:
             raise ValueError(f"unknown error code {code!r}")
         super().__init__(message)
@@ -47,8 +48,8 @@ class VaultError(Exception):
     def exit_code(self) -> int:
         return 2 if self.code == "USAGE" else 1
 
-    def to_json(self) -> dict:
-        error: dict = {"code": self.full_code, "message": self.message}
+    def to_json(self) -> dict[str, Any]:
+        error: dict[str, Any] = {"code": self.full_code, "message": self.message}
         if self.details:
             error["details"] = self.details
         return {"ok": False, "error": error}

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from jacked_vault.context import Context
 from jacked_vault.document import Note
@@ -13,6 +13,8 @@ from jacked_vault.search.policy import Viewer
 
 if TYPE_CHECKING:  # the write path loads only when a note is added: `read` never pays for it
     from jacked_vault.recall.history import History
+    from jacked_vault.search.index import SearchIndex
+    from jacked_vault.store.layout import Store
     from jacked_vault.write.create import Created
 
 MAX_BACKLINKS = 50
@@ -129,9 +131,9 @@ class ReadResult:
     doc: Doc
     note: Note | None
     body: str
-    backlinks: list[dict]
+    backlinks: list[dict[str, str]]
     backlinks_truncated: bool
-    wikilinks: list[dict] = field(
+    wikilinks: list[dict[str, str | None]] = field(
         default_factory=list
     )  # {"target", "id", "title"}: its body's [[links]], resolved (id None: names no note it may see)
 
@@ -139,7 +141,7 @@ class ReadResult:
     def display_path(self) -> str:
         return self.doc.display_path
 
-    def memory(self) -> dict:
+    def memory(self) -> dict[str, Any]:
         """The note's fields and body, or what a derived file has of them. `trust` is what the
         note is worth here, `review` the accept behind it with where it came from, and
         `claimed_trust` what its file claims when that is more (`store.reviews.Verdict`)."""
@@ -149,7 +151,7 @@ class ReadResult:
         fields = {"id": d.id, "title": d.title, "kind": d.kind, "tier": d.tier, "scope": d.scope, "group": d.group}
         return {**fields, "status": d.status, **d.verdict.to_json(), "updated_at": d.updated_at, "body": self.body}
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "memory": self.memory(),
             "path": self.display_path,
@@ -274,7 +276,7 @@ def read(ctx: Context, note_id: str, viewer: Viewer, *, by_id: bool = True) -> R
             index.close()
 
 
-def _wikilinks(index, doc, viewer) -> list[dict]:
+def _wikilinks(index: SearchIndex, doc: Doc, viewer: Viewer | None) -> list[dict[str, str | None]]:
     """The note's [[wikilinks]], each with the note it names when `viewer` may see that one."""
     from jacked_vault.search.wikilinks import resolve
 
@@ -289,7 +291,7 @@ def _wikilinks(index, doc, viewer) -> list[dict]:
     return out
 
 
-def _committed_bytes(store, doc, cap: int) -> bytes:
+def _committed_bytes(store: Store, doc: Doc, cap: int) -> bytes:
     """The bytes the index checked for `doc`: the working file if it is byte-identical, else git's blob."""
     from jacked_vault.safety import fsio
     from jacked_vault.store import git
@@ -306,7 +308,7 @@ def _committed_bytes(store, doc, cap: int) -> bytes:
     return data
 
 
-def _committed_note(store, doc) -> Note:
+def _committed_note(store: Store, doc: Doc) -> Note:
     from jacked_vault.document import MAX_FILE_BYTES, parse_note
 
     note = parse_note(
@@ -317,7 +319,7 @@ def _committed_note(store, doc) -> Note:
     return note
 
 
-def _derived_text(index, doc) -> str:
+def _derived_text(index: SearchIndex, doc: Doc) -> str:
     """The text of a derived file the index holds (hot.md: its body without the header), as the
     gate lets recall show it: without any value a tombstone covers."""
     from jacked_vault.store.gate import cap_for, inspect

@@ -4,19 +4,23 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from jacked_vault.context import Context
+
+if TYPE_CHECKING:
+    from jacked_vault.search.entries import Doc
 
 
 @dataclass
 class Review:
     """The review queue and what a person decided while going through it."""
 
-    candidates: list  # search.entries.Doc, oldest first
-    decisions: list[dict] = field(default_factory=list)  # {"id", "op", "commit"[, "new_id"]}
+    candidates: list[Doc]  # oldest first
+    decisions: list[dict[str, str]] = field(default_factory=list)  # {"id", "op", "commit"[, "new_id"]}
     interactive: bool = False  # a person went through the queue (else it is only listed)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"candidates": [d.to_json() for d in self.candidates], "decisions": self.decisions}
 
     def to_text(self) -> str:
@@ -38,7 +42,7 @@ class Review:
         )
 
 
-def candidates(ctx: Context, limit: int = 200) -> list:
+def candidates(ctx: Context, limit: int = 200) -> list[Doc]:
     """The review queue: candidate notes in every visible store, oldest first."""
     from jacked_vault.search.query import Filters
     from jacked_vault.search.service import search

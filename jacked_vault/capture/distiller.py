@@ -34,6 +34,8 @@ from jacked_vault.capture.marker import MARKER_ENV  # set for the child: its hoo
 from jacked_vault.store.children import tethered
 
 if TYPE_CHECKING:
+    from jsonschema import Draft202012Validator
+
     from jacked_vault.store.settings import Settings
 
 # Claude Code as a bare model call: no hooks, no title request or other side traffic, no CLAUDE.md,
@@ -159,7 +161,7 @@ def _schema_text() -> str:
 
 
 @cache
-def _validator():
+def _validator() -> Draft202012Validator:
     import jsonschema
 
     schema = json.loads(_schema_text())

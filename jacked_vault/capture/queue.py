@@ -23,6 +23,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from jacked_vault.store import queue as store_queue
 from jacked_vault.store.log import log_line  # re-exported: the one `.git/jacked/log` writer
@@ -57,7 +58,7 @@ __all__ = [
 _UNSAFE_ID = re.compile(r"[^A-Za-z0-9._-]")
 
 
-def capture_key(payload: dict) -> str:
+def capture_key(payload: dict[str, Any]) -> str:
     """`<event>:<session id>:<transcript size>`: one capture per session end or compaction.
 
     The size tells a resumed session (or a second compaction) from the first; it is taken
@@ -75,7 +76,7 @@ def capture_key(payload: dict) -> str:
 
 def enqueue(
     cache_dir: Path,
-    payload: dict,
+    payload: dict[str, Any],
     *,
     kind: str = "session",
     key: str | None = None,
@@ -96,7 +97,7 @@ class Attempt:
     busy: bool = False
 
 
-Handler = Callable[[dict], Attempt]
+Handler = Callable[[dict[str, Any]], Attempt]
 
 
 @dataclass
@@ -112,7 +113,7 @@ class DrainReport:
     errors: int = 0  # exceptions (logged); the marker is kept or failed, never dropped
     pending: int = 0  # markers left in the queue afterwards
     failed_total: int = 0  # markers in queue/failed/ afterwards
-    results: list = field(default_factory=list, repr=False)
+    results: list[object] = field(default_factory=list, repr=False)
 
     def __str__(self) -> str:
         return (
@@ -121,7 +122,7 @@ class DrainReport:
         )
 
 
-def _parse(raw: bytes) -> dict | None:
+def _parse(raw: bytes) -> dict[str, Any] | None:
     try:
         marker = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError):
@@ -141,7 +142,7 @@ def _parse(raw: bytes) -> dict | None:
     return marker
 
 
-def _age_s(marker: dict) -> float:
+def _age_s(marker: dict[str, Any]) -> float:
     from jacked_vault.document.timestamps import parse_timestamp, utc_now
     from jacked_vault.errors import VaultError
 
@@ -157,7 +158,7 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}{'(' + code + ')' if isinstance(code, str) else ''}: {message}"[:300]
 
 
-def _fail(cache_dir: Path, name: str, marker: dict | bytes) -> None:
+def _fail(cache_dir: Path, name: str, marker: dict[str, Any] | bytes) -> None:
     """Keep a given-up marker in failed/ (never dropped); the queue copy goes."""
     from jacked_vault.safety import fsio
 

@@ -24,11 +24,12 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
 
 from jacked_vault.capture.distiller import (
     Answer,
@@ -44,6 +45,12 @@ from jacked_vault.capture.readers import harness_of, read_session
 from jacked_vault.capture.transcript import Transcript, build_excerpt, display_path
 from jacked_vault.errors import VaultError
 from jacked_vault.store.gitfiles import current_branch
+
+if TYPE_CHECKING:
+    from jacked_vault.capture.queue import Handler
+    from jacked_vault.context import Context
+    from jacked_vault.document import Note
+    from jacked_vault.store.identity import RepoInfo
 
 EVENTS = {"SessionEnd": "session-end", "PreCompact": "pre-compact"}
 TURN_END = {
@@ -108,7 +115,7 @@ def _hash(key: str) -> str:
     return hashlib.sha256(key.encode("utf-8", "replace")).hexdigest()[:32]
 
 
-def key_lock(cache: Path, key: str):
+def key_lock(cache: Path, key: str) -> AbstractContextManager[int | None]:
     """One capture of `key` at a time: a claim on `.git/jacked/capturing/<hash>.lock` (None if taken)."""
     from jacked_vault.store.lock import claim
 
@@ -116,7 +123,7 @@ def key_lock(cache: Path, key: str):
 
 
 @contextmanager
-def _ledger(cache: Path) -> Iterator[dict]:
+def _ledger(cache: Path) -> Iterator[dict[str, Any]]:
     """The capture ledger under its lock: {key: {"entry", "pending", "note", "at"}}; saved on exit."""
     from jacked_vault.store.lock import store_lock
     from jacked_vault.store.statefile import read_json, write_json
@@ -135,7 +142,7 @@ def _ledger(cache: Path) -> Iterator[dict]:
             write_json(cache / LEDGER, {"version": 1, "keys": keys})
 
 
-def _ledger_get(cache: Path, key: str) -> dict | None:
+def _ledger_get(cache: Path, key: str) -> dict[str, Any] | None:
     with _ledger(cache) as keys:
         value = keys.get(key)
     return value if isinstance(value, dict) else None
@@ -183,14 +190,14 @@ def fallback_sentence(transcript: Transcript, branch: str, cwd: str | None) -> s
 # --- helpers --------------------------------------------------------------------------------
 
 
-def _payload_is_subagent(payload: dict) -> bool:
+def _payload_is_subagent(payload: dict[str, Any]) -> bool:
     if payload.get("agent_id") or payload.get("isSidechain") is True:
         return True
     path = payload.get("transcript_path")
     return isinstance(path, str) and os.path.basename(path).startswith("agent-")
 
 
-def _note_from(ctx, answer_note: DistilledNote, origin: str, identity: str):
+def _note_from(ctx: Context, answer_note: DistilledNote, origin: str, identity: str) -> Note:
     from jacked_vault.write.create import build_note
 
     return build_note(
@@ -211,8 +218,8 @@ def _note_from(ctx, answer_note: DistilledNote, origin: str, identity: str):
 
 
 def capture_session(
-    ctx,
-    payload: dict,
+    ctx: Context,
+    payload: dict[str, Any],
     *,
     key: str | None = None,
     when: datetime | None = None,
@@ -283,7 +290,14 @@ def capture_session(
 
 
 def _capture(
-    ctx, payload: dict, result: CaptureResult, transcript: Transcript, prior: dict | None, origin: str, repo, when
+    ctx: Context,
+    payload: dict[str, Any],
+    result: CaptureResult,
+    transcript: Transcript,
+    prior: dict[str, Any] | None,
+    origin: str,
+    repo: RepoInfo,
+    when: datetime | None,
 ) -> None:
     from jacked_vault.episodic.entries import COMPACT_PREFIX, Entry, append_entry
     from jacked_vault.search.service import rejected_elsewhere
@@ -314,7 +328,8 @@ def _capture(
         for i, sentence in enumerate(sentences):
             if origin == "pre-compact" and not sentence.startswith(COMPACT_PREFIX):
                 sentence = COMPACT_PREFIX + sentence
-            entry = Entry(ctx.group, repo.identity, when or datetime.now().astimezone(), branch, sentence)
+            # a repo, so a group: ctx.group is None only outside a repo
+            entry = Entry(cast(str, ctx.group), repo.identity, when or datetime.now().astimezone(), branch, sentence)
             try:
                 result.entry_path, result.entry_commit = append_entry(
                     store, entry, harness=ctx.harness, origin=origin, settings=ctx.settings
@@ -353,12 +368,12 @@ def _capture(
         _ledger_set(cache, key, pending=result.retry, **({"note": result.note_id} if result.note_id else {}))
 
 
-def retry(ctx_factory):
+def retry(ctx_factory: Callable[[dict[str, Any]], Context]) -> Handler:
     """The queue's handler for session markers: capture again (the entry once, the note if it is
     still pending). `ctx_factory(payload)` builds the Context for the payload's `cwd`."""
     from jacked_vault.capture.queue import Attempt
 
-    def handle(marker: dict) -> Attempt:
+    def handle(marker: dict[str, Any]) -> Attempt:
         payload = marker["payload"]
         result = capture_session(
             ctx_factory(payload), payload, key=marker["key"], when=_first_seen(marker), enqueue_retry=False
@@ -370,7 +385,7 @@ def retry(ctx_factory):
     return handle
 
 
-def _first_seen(marker: dict) -> datetime | None:
+def _first_seen(marker: dict[str, Any]) -> datetime | None:
     """The local time the session ended (the marker's first_seen), for the entry's header."""
     from jacked_vault.document.timestamps import parse_timestamp
 

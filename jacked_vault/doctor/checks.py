@@ -6,6 +6,7 @@ import contextlib
 import os
 from collections.abc import Container, Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, cast
 
 from jacked_vault.doctor.damage import Damaged
 from jacked_vault.doctor.report import Report
@@ -16,6 +17,13 @@ from jacked_vault.store import audit, git
 from jacked_vault.store.audit_cache import AuditParts
 from jacked_vault.store.layout import GROUPS_DIR, Store, classify_note, classify_path, note_folder, note_name
 from jacked_vault.store.progress import PROGRESS_STEP, Progress
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    import pygit2
+
+    from jacked_vault.store.tombstones import Tombstoned
 
 TEMP_PREFIX = ".jacked-tmp-"
 READ_BY_DOCTOR = frozenset({"config", "index"})  # kinds whose committed blob plain doctor reads (vault.json, index.md)
@@ -44,14 +52,16 @@ class Stray:
     action: str  # commit | quarantine | restore | roll back | leave
     problem: str | None = None  # why it fails the gate (field and rule, never a value)
 
-    def to_json(self, store: Store) -> dict:
+    def to_json(self, store: Store) -> dict[str, Any]:
         out = {"path": shown(store, self.rel), "state": self.state, "kind": self.kind, "repair": self.action}
         if self.problem:
             out["problem"] = self.problem
         return out
 
 
-def working_tree_changes(store: Store, repo, damaged: Container[str] = frozenset()) -> list[tuple[str, str]]:
+def working_tree_changes(
+    store: Store, repo: pygit2.Repository, damaged: Container[str] = frozenset()
+) -> list[tuple[str, str]]:
     """(path, new|modified|missing) for every working-tree file that differs from HEAD. git status
     finds the candidates (`git.status_changes`: the git CLI, streamed); each is then compared with
     HEAD itself, so a git index a kill left behind (a commit landed, its index write did not) is
@@ -78,7 +88,7 @@ def working_tree_changes(store: Store, repo, damaged: Container[str] = frozenset
     return out
 
 
-def _same_as_head(store: Store, repo, rel: str) -> bool:
+def _same_as_head(store: Store, repo: pygit2.Repository, rel: str) -> bool:
     """Whether the working tree holds exactly what HEAD holds at `rel` (both nothing counts; a
     symlink or anything unreadable never does)."""
     from jacked_vault.document import MAX_FILE_BYTES
@@ -100,11 +110,11 @@ def _same_as_head(store: Store, repo, rel: str) -> bool:
 
 def judge(
     store: Store,
-    repo,
+    repo: pygit2.Repository,
     rel: str,
     state: str,
     chain: audit.AuditReport,
-    tombstoned,
+    tombstoned: Tombstoned,
     leftovers: Container[str] = frozenset(),
 ) -> Stray:
     """Decide what repair does with one changed working-tree file (through the gate). `leftovers`:
@@ -169,7 +179,7 @@ def note_id_of(data: bytes | None) -> str | None:
 
 
 def check_git(
-    repo, store: Store, report: Report, *, full: bool = False, progress: Progress | None = None
+    repo: pygit2.Repository, store: Store, report: Report, *, full: bool = False, progress: Progress | None = None
 ) -> HeadWalk | None:
     """HEAD resolves, and every object HEAD's tree needs is there (`full`: and sound) (bounded),
     each damaged one reported by its id and path with its fix (`doctor.damage`); on the way, the
@@ -204,7 +214,7 @@ def check_git(
     return walk
 
 
-def check_unreadable(repo, store: Store, index: SearchIndex, report: Report, walk: HeadWalk) -> None:
+def check_unreadable(repo: pygit2.Repository, store: Store, index: SearchIndex, report: Report, walk: HeadWalk) -> None:
     """The index's verdicts put to use: each committed file whose git object the index could not
     read (UNREADABLE) has that object read and checked in full (plain doctor's walk only found it
     there), so a damaged one is named by its id and path with its fix, once (`walk.damaged` gets
@@ -243,7 +253,7 @@ def _where(store: Store, item: Damaged) -> str:
     return shown(store, item.rel) if item.rel else store.label
 
 
-def check_history(store: Store, repo, report: Report) -> None:
+def check_history(store: Store, repo: pygit2.Repository, report: Report) -> None:
     """`doctor --full`: every object `git fsck` finds damaged in the store's history (those of the
     current tree `check_git` reported are not said again), and what else it says is wrong."""
     from jacked_vault.doctor.damage import fsck, problem
@@ -263,7 +273,7 @@ def check_history(store: Store, repo, report: Report) -> None:
     ]
 
 
-def held_repair(store: Store) -> dict:
+def held_repair(store: Store) -> dict[str, str]:
     """The finding that `--repair` left a store whose tree has damaged objects as it was."""
     return {
         "path": store.label,
@@ -289,7 +299,14 @@ class HeadWalk:
         return frozenset(item.rel for item in self.damaged if item.kind == "blob" and item.rel)
 
 
-def walk_head(repo, commit, store: Store, *, full: bool = False, progress: Progress | None = None) -> HeadWalk:
+def walk_head(
+    repo: pygit2.Repository,
+    commit: pygit2.Commit,
+    store: Store,
+    *,
+    full: bool = False,
+    progress: Progress | None = None,
+) -> HeadWalk:
     """Every object of HEAD's tree, checked (bounded): each tree, and each blob doctor reads itself
     (`READ_BY_DOCTOR`), as `git fsck` checks it: a loose object is inflated and hashed here before
     libgit2 reads it (libgit2 1.9 never returns from some truncated ones), a packed one is read in
@@ -307,7 +324,7 @@ def walk_head(repo, commit, store: Store, *, full: bool = False, progress: Progr
     unsafe = False
     outside: list[str] = []
     count = 0
-    stack: list[tuple[object, str]] = [(commit.tree_id, "")]
+    stack: list[tuple[pygit2.Oid, str]] = [(commit.tree_id, "")]
     seen = files = 0
     total = git.index_entries(store.root) if progress is not None else None
     classify = classify_path.__wrapped__  # each path once: the cache would only churn
@@ -320,7 +337,7 @@ def walk_head(repo, commit, store: Store, *, full: bool = False, progress: Progr
             unsafe = True  # every reader walks the trees: one that cannot be read stops them all
             continue
         notes_here = note_folder(store, prefix[:-1]) is not None  # a folder of notes: each name decides alone
-        for entry in repo[oid]:
+        for entry in cast(pygit2.Tree, repo[oid]):  # a tree: only trees are pushed
             rel = f"{prefix}{entry.name}"
             if isinstance(entry, pygit2.Tree):  # by type: each `filemode` read builds an enum
                 stack.append((entry.id, rel + "/"))
@@ -348,7 +365,7 @@ def walk_head(repo, commit, store: Store, *, full: bool = False, progress: Progr
     return HeadWalk(damaged, unsafe, sorted(outside), count, not stack)
 
 
-def _sound(repo, objects, oid, *, blob: bool = False) -> str:
+def _sound(repo: pygit2.Repository, objects: Path, oid: pygit2.Oid, *, blob: bool = False) -> str:
     """`ok`, `missing`, `corrupt` (libgit2 says so when it is read) or `truncated` (a loose object
     whose zlib stream ends early: libgit2 1.9 never returns from reading it)."""
     hexsha = str(oid)
@@ -369,7 +386,7 @@ def _sound(repo, objects, oid, *, blob: bool = False) -> str:
 def check_store(
     store: Store,
     index: SearchIndex,
-    repo,
+    repo: pygit2.Repository,
     report: Report,
     damaged: frozenset[str] = frozenset(),
     progress: Progress | None = None,
@@ -438,10 +455,10 @@ def check_local(store: Store, report: Report) -> None:
 def _audited(
     store: Store,
     index: SearchIndex,
-    repo,
+    repo: pygit2.Repository,
     report: Report,
-    chain,
-    leftovers,
+    chain: audit.AuditReport,
+    leftovers: Container[str],
     damaged: frozenset[str],
     progress: Progress | None = None,
 ) -> None:
@@ -502,7 +519,7 @@ def _object_in(message: str) -> str | None:
     return found.group() if found else None
 
 
-def temp_files(store: Store):
+def temp_files(store: Store) -> Iterator[str]:
     for dirpath, dirnames, filenames in os.walk(store.root):
         dirnames[:] = [d for d in dirnames if not d.startswith(".")]
         for name in filenames:
@@ -511,7 +528,7 @@ def temp_files(store: Store):
 
 
 def stale_derived(
-    store: Store, index: SearchIndex, repo, damaged: Container[str] = frozenset()
+    store: Store, index: SearchIndex, repo: pygit2.Repository, damaged: Container[str] = frozenset()
 ) -> list[tuple[str, bytes, str]]:
     """(path, expected bytes, state) for each index.md that the working tree or HEAD has wrong
     (HEAD's is not read where its blob is `damaged`); one a sparse checkout leaves out is for the

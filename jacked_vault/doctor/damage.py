@@ -17,8 +17,12 @@ import subprocess
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
 
 from jacked_vault.store.layout import Store
+
+if TYPE_CHECKING:
+    import pygit2
 
 CODE = "OBJECTS_MISSING_OR_CORRUPT"
 OTHER_CLONE = "OTHER_CLONE"  # the placeholder a fix names another clone by
@@ -39,7 +43,7 @@ class Damaged:
     detail: str = ""  # git fsck's reason for a malformed object
 
 
-def problem(store: Store, item: Damaged, where: str, *, held_back: bool = False) -> dict:
+def problem(store: Store, item: Damaged, where: str, *, held_back: bool = False) -> dict[str, Any]:
     """The report's entry for one damaged object (`where`: its path as doctor shows paths): what it
     is, and the fix."""
     if item.kind == "blob" and item.rel:
@@ -149,7 +153,7 @@ class FsckResult:
     other: list[str]  # what git fsck said that names no object (a damaged pack's checksum, …)
 
 
-def fsck(store: Store, repo) -> FsckResult:
+def fsck(store: Store, repo: pygit2.Repository) -> FsckResult:
     """`git fsck --full` over every object of the store (git's own CLI, the repository variables a
     hook sets dropped: `store.git.child_env`); each object it names, with the path a branch's
     history holds it at (`git rev-list --objects --all`; a missing one through the folder that
@@ -218,10 +222,10 @@ def _read_line(line: str) -> Damaged | None:
     return None
 
 
-def _named_in(repo, tree_id: str, oid: str, at: str) -> str | None:
+def _named_in(repo: pygit2.Repository, tree_id: str, oid: str, at: str) -> str | None:
     """The path of `oid` as an entry of the tree `tree_id` (itself at `at`), or None."""
     try:
-        for entry in repo[tree_id]:
+        for entry in cast("pygit2.Tree", repo[tree_id]):  # not a tree: the except below
             if str(entry.id) == oid:
                 return f"{at}/{entry.name}" if at else entry.name
     except Exception:  # pygit2: the tree cannot be read either

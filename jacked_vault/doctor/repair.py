@@ -18,6 +18,7 @@ Derived files (index.md) are regenerated in a second commit.
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 from jacked_vault.doctor.checks import judge, note_id_of, shown, stale_derived, temp_files, working_tree_changes
 from jacked_vault.doctor.report import Report
@@ -26,6 +27,9 @@ from jacked_vault.safety import fsio
 from jacked_vault.store import audit, git
 from jacked_vault.store.layout import Store, classify_path
 from jacked_vault.store.settings import DEFAULT_SETTINGS, Settings
+
+if TYPE_CHECKING:
+    from jacked_vault.write.transaction import Transaction
 
 
 def repair(store: Store, report: Report, *, harness: str, settings: Settings = DEFAULT_SETTINGS) -> None:
@@ -93,7 +97,7 @@ def _settle_working_tree(store: Store, report: Report, harness: str, settings: S
             report.repaired.append(store.display("audit", store.label))
 
 
-def _audit_ahead(store: Store, tx, changed: list[str]) -> bool:
+def _audit_ahead(store: Store, tx: Transaction, changed: list[str]) -> bool:
     """True when a changed audit file holds lines HEAD does not (a crash after the audit write);
     one too large to commit is left for doctor to report."""
     found = False

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from jacked_vault.render import plural
 
@@ -15,7 +16,7 @@ def _rel(path: str) -> str:
     return path.split(":", 1)[-1]
 
 
-def _uncommitted(item: dict) -> tuple[str, str]:
+def _uncommitted(item: dict[str, Any]) -> tuple[str, str]:
     path, problem, state = item["path"], item.get("problem"), item["state"]
     if item["repair"] == "commit":
         what = "valid note" if item.get("kind") == "note" else f"valid {item.get('kind')} file"
@@ -34,7 +35,7 @@ def _uncommitted(item: dict) -> tuple[str, str]:
     return f"{path}: {problem or 'not memory'}", "move it out of the vault yourself; jacked never commits it"
 
 
-def _audit(item: dict) -> tuple[str, str]:
+def _audit(item: dict[str, Any]) -> tuple[str, str]:
     path, code = item["path"], item["code"]
     history = f"`git log -p -- {_rel(path)}` (in its store) shows who changed it"
     if code == "EDITED_OUTSIDE_TOOL":
@@ -65,33 +66,33 @@ FULL_HINT = (  # plain doctor checks each object of the current tree is there, n
 @dataclass
 class Report:
     memory_count: int = 0
-    invalid_files: list[dict] = field(default_factory=list)  # committed files the gate refuses (quarantined)
-    duplicate_ids: list[dict] = field(default_factory=list)
-    broken_links: list[dict] = field(default_factory=list)  # a warning: links are hints
-    broken_wikilinks: list[dict] = field(
+    invalid_files: list[dict[str, Any]] = field(default_factory=list)  # committed files the gate refuses (quarantined)
+    duplicate_ids: list[dict[str, Any]] = field(default_factory=list)
+    broken_links: list[dict[str, Any]] = field(default_factory=list)  # a warning: links are hints
+    broken_wikilinks: list[dict[str, Any]] = field(
         default_factory=list
     )  # {"id", "target"}: a [[wikilink]] naming no note (search/wikilinks.py)
     skipped_symlinks: list[str] = field(default_factory=list)
-    uncommitted: list[dict] = field(default_factory=list)  # working-tree files that differ from HEAD, judged
-    audit_problems: list[dict] = field(default_factory=list)
+    uncommitted: list[dict[str, Any]] = field(default_factory=list)  # working-tree files that differ from HEAD, judged
+    audit_problems: list[dict[str, Any]] = field(default_factory=list)
     truncated: bool = False
     stale_temp_files: int = 0
     git_index_stale: list[str] = field(default_factory=list)
-    git_problems: list[dict] = field(default_factory=list)
-    config_problems: list[dict] = field(default_factory=list)
-    config_warnings: list[dict] = field(default_factory=list)
-    derived_stale: list[dict] = field(default_factory=list)
+    git_problems: list[dict[str, Any]] = field(default_factory=list)
+    config_problems: list[dict[str, Any]] = field(default_factory=list)
+    config_warnings: list[dict[str, Any]] = field(default_factory=list)
+    derived_stale: list[dict[str, Any]] = field(default_factory=list)
     stale_git_locks: list[str] = field(default_factory=list)
-    quarantine: list[dict] = field(default_factory=list)  # what was set aside (records, informational)
+    quarantine: list[dict[str, Any]] = field(default_factory=list)  # what was set aside (records, informational)
     outside_layout: list[str] = field(default_factory=list)  # committed paths outside the layout (the first 100)
     outside_layout_count: int = 0  # all of them
-    unproven_reviews: list[dict] = field(
+    unproven_reviews: list[dict[str, Any]] = field(
         default_factory=list
     )  # {"path", "id", "review"}: claims `reviewed`, no accept that counts here behind it (a warning)
     repaired: list[str] = field(default_factory=list)
     reindexed: bool = False
     full: bool = False  # every object read and checked, and git fsck over the history (`doctor --full`)
-    captures: dict = field(default_factory=dict)  # store.queue.QueueCounts.to_json()
+    captures: dict[str, Any] = field(default_factory=dict)  # store.queue.QueueCounts.to_json()
 
     @property
     def ok(self) -> bool:
@@ -164,7 +165,7 @@ class Report:
         ]
         return out
 
-    def warnings(self) -> list[dict]:
+    def warnings(self) -> list[dict[str, Any]]:
         """Findings that deserve a look but never make the vault unhealthy: each with its `code`,
         `what` it is and the `fix` (plus the data it is about)."""
         from jacked_vault.store.config import machine_config_path
@@ -241,7 +242,7 @@ class Report:
             })  # fmt: skip
         return out
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "ok": self.ok,
             "warnings": self.warnings(),

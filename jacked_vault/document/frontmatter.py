@@ -42,7 +42,7 @@ def _line(event: Any) -> int:
     return event.start_mark.line + _FIRST_LINE
 
 
-def _where(stack: list) -> str:
+def _where(stack: list[_Mapping | None]) -> str:
     """`field 'x' (line n): ` when the current event sits in the value of top-level field x."""
     top = stack[0] if stack else None
     if isinstance(top, _Mapping) and (len(stack) > 1 or not top.expecting_key):
@@ -137,7 +137,7 @@ def _yaml_problem(error: Exception) -> str:
     return f"frontmatter is not valid YAML{where}: {problem}"
 
 
-def load_frontmatter(text: str, source: str) -> dict:
+def load_frontmatter(text: str, source: str) -> dict[str, Any]:
     """Parse the YAML between the fences into a dict of JSON values; VALIDATION otherwise."""
     from ruamel.yaml import YAML
 

@@ -5,7 +5,7 @@ transitions start from it, and an arrival from a remote is judged by it.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from jacked_vault.document.model import Note
@@ -35,7 +35,7 @@ TRANSITION_FIELDS = frozenset({"status", "status_reason", "trust", "valid_until"
 OPERATIONS = tuple(ALLOWED_FROM)
 
 
-def value_fields(note: Note) -> dict:
+def value_fields(note: Note) -> dict[str, Any]:
     """What a transition never changes: every frontmatter field but the transition ones, and the body."""
     return {**{k: v for k, v in note.frontmatter().items() if k not in TRANSITION_FIELDS}, "body": note.body}
 

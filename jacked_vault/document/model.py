@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, fields
+from typing import Any
 
 SCHEMA = "jacked.memory.v1"
 TRUST = "unreviewed"  # every write; only a person's `accept` sets "reviewed"
@@ -80,10 +81,10 @@ class Note:
     updated_at: str
     body: str = field(repr=False)
 
-    def frontmatter(self) -> dict:
+    def frontmatter(self) -> dict[str, Any]:
         """The frontmatter as a dict in canonical key order (`status_reason` only when set);
         lists are copies."""
-        result: dict = {}
+        result: dict[str, Any] = {}
         for key in FRONTMATTER_KEYS:
             value = getattr(self, key)
             if key == "status_reason" and value is None:
@@ -91,7 +92,7 @@ class Note:
             result[key] = list(value) if isinstance(value, list) else value
         return result
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         """The frontmatter plus `body`."""
         return {**self.frontmatter(), "body": self.body}
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 from functools import cache
+from typing import Any
 
 from jacked_vault.document.frontmatter import MAX_VALUES, load_frontmatter
 from jacked_vault.document.model import FRONTMATTER_KEYS, MAX_FILE_BYTES, Note
@@ -98,7 +99,7 @@ def _canonical_value(raw: str) -> object:
     return value if json_line(value) == raw else _DECLINED
 
 
-def _canonical_fields(yaml_text: str) -> dict | None:
+def _canonical_fields(yaml_text: str) -> dict[str, Any] | None:
     """The frontmatter as written by `render_note` (one `key: <JSON>` line each, keys in order,
     values strings, null or lists of strings), read without YAML; None for anything else, which
     then takes the strict YAML path.
@@ -110,7 +111,7 @@ def _canonical_fields(yaml_text: str) -> dict | None:
     """
     if not yaml_text.endswith("\n") or _has_not_plain(yaml_text):
         return None
-    fields: dict = {}
+    fields: dict[str, Any] = {}
     last = -1
     values = 0
     for line in yaml_text[:-1].split("\n"):

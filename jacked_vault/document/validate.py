@@ -36,7 +36,7 @@ FAST_CHECKS = {NOTE_SCHEMA: "_note_check", "vault.schema.json": "_vault_check", 
 
 
 @cache
-def _schema(name: str = NOTE_SCHEMA) -> dict:
+def _schema(name: str = NOTE_SCHEMA) -> dict[str, Any]:
     return json.loads(data_file("schemas", name).read_text(encoding="utf-8"))
 
 
@@ -126,7 +126,7 @@ def _plain_json(value: object) -> bool:
     return value is None or type(value) in (str, int, float, bool)
 
 
-def schema_accepts(fields: dict, *, plain: bool = False) -> bool:
+def schema_accepts(fields: dict[str, Any], *, plain: bool = False) -> bool:
     """True when the fast validator (the generated `_note_check`) accepts `fields` (`plain`: see
     `fast_accepts`)."""
     return fast_accepts(NOTE_SCHEMA, fields, plain=plain)
@@ -226,7 +226,7 @@ def _check_text(source: str | None, label: str, value: str, *, multiline: bool) 
         raise invalid(source, error.message) from None
 
 
-def _check_no_line_breaks(fields: dict, source: str | None) -> None:
+def _check_no_line_breaks(fields: dict[str, Any], source: str | None) -> None:
     """Frontmatter values are single-line. This also closes a gap in the schema patterns:
     Python's `$` (used by jsonschema) accepts a trailing newline, ECMA-262's does not."""
     for key, value in fields.items():
@@ -244,7 +244,7 @@ def _parsed_time(text: str) -> datetime:
     return parse_timestamp(text)
 
 
-def _check_times(fields: dict, source: str | None) -> None:
+def _check_times(fields: dict[str, Any], source: str | None) -> None:
     times = {}
     for key in _TIMESTAMP_KEYS:
         value = fields[key]
@@ -268,7 +268,7 @@ def _check_body(body: object, source: str | None) -> None:
         raise invalid(source, "body is empty")
 
 
-def check_fields(fields: dict, body: object, source: str | None, *, plain: bool = False) -> None:
+def check_fields(fields: dict[str, Any], body: object, source: str | None, *, plain: bool = False) -> None:
     """Validate frontmatter `fields` (JSON values) and `body`; raise VALIDATION naming
     `source` and the first problem. `plain`: `fields` hold only strings, None and lists of
     strings (as `document.reader` reads canonical frontmatter), whose types need no check."""

@@ -104,7 +104,9 @@ class Doc:
     sections: list[Section] = field(default_factory=list)
 
 
-def split_sections(lines: list[str], start: re.Pattern, key: re.Pattern | None) -> tuple[list[str], list[Section]]:
+def split_sections(
+    lines: list[str], start: re.Pattern[str], key: re.Pattern[str] | None
+) -> tuple[list[str], list[Section]]:
     """Split `lines` at each line matching `start` (outside fences); keys parsed from `key`."""
     head: list[str] = []
     sections: list[Section] = []
@@ -122,7 +124,7 @@ def split_sections(lines: list[str], start: re.Pattern, key: re.Pattern | None) 
     return strip_blank(head), sections
 
 
-def parse_doc(text: str, key: re.Pattern) -> Doc:
+def parse_doc(text: str, key: re.Pattern[str]) -> Doc:
     preamble, sections = split_sections(text.splitlines(), SECTION, key)
     return Doc(preamble, sections)
 

@@ -41,9 +41,10 @@ import hashlib
 import os
 import re
 import stat
-from collections.abc import Callable
+from collections.abc import Callable, Container, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from jacked_vault.episodic.headers import (
     DATE_SECTION,
@@ -58,6 +59,15 @@ from jacked_vault.episodic.headers import (
 from jacked_vault.document.markdown import iter_fenced
 from jacked_vault.errors import VaultError
 from jacked_vault.store.layout import episodic_dir
+
+if TYPE_CHECKING:
+    from jacked_vault.context import Context
+    from jacked_vault.document import Note
+    from jacked_vault.search.index import SearchIndex
+    from jacked_vault.store.gate import Checked
+    from jacked_vault.store.identity import RepoInfo
+    from jacked_vault.store.layout import Store
+    from jacked_vault.store.tombstones import Tombstoned
 
 MAX_SOURCE_FILE = 4 * 1024 * 1024
 MAX_SOURCE_TOTAL = 16 * 1024 * 1024  # per source folder
@@ -108,7 +118,7 @@ class FilePlan:
     sha: str = ""
     data: bytes = b""
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "source": self.source,
             "kind": self.kind,
@@ -134,7 +144,7 @@ class CandidatePlan:
     id: str | None = None
     path: str | None = None
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "source": self.source,
             "kind": self.kind,
@@ -151,12 +161,12 @@ class Plan:
     identity: str
     group: str
     folder: str
-    sources: list[dict] = field(default_factory=list)  # {"path", "status", "reason"}
+    sources: list[dict[str, Any]] = field(default_factory=list)  # {"path", "status", "reason"}
     files: list[FilePlan] = field(default_factory=list)
     candidates: list[CandidatePlan] = field(default_factory=list)
 
-    def totals(self) -> dict:
-        def n(items, action):
+    def totals(self) -> dict[str, int]:
+        def n(items: Iterable[FilePlan | CandidatePlan], action: str) -> int:
             return sum(1 for x in items if x.action == action)
 
         imported = [f for f in self.files if f.action == "import"]
@@ -180,11 +190,11 @@ class MigrateResult:
     plan: Plan
     dry_run: bool
     commit: str | None
-    plugin: dict | None = (
+    plugin: dict[str, Any] | None = (
         None  # the remember plugin still on in Claude's settings: turned off, or offered (hooks.claude.retire_plugin)
     )
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         p = self.plan
         return {
             **({"plugin": self.plugin} if self.plugin else {}),
@@ -238,7 +248,7 @@ class MigrateResult:
         return "\n".join(lines)
 
 
-def _plugin_text(plugin: dict) -> str:
+def _plugin_text(plugin: dict[str, Any]) -> str:
     names = ", ".join(plugin["plugins"])
     if plugin["action"] == "disabled":
         return (
@@ -252,7 +262,7 @@ def _plugin_text(plugin: dict) -> str:
     )
 
 
-def default_sources(repo) -> list[Path]:
+def default_sources(repo: RepoInfo) -> list[Path]:
     """`<repo>/.remember` and `~/.remember/<slug>/` (repo folder name, or its lowercase slug)."""
     home = Path(os.path.expanduser("~")) / ".remember"
     out = [repo.root / ".remember"]
@@ -262,7 +272,7 @@ def default_sources(repo) -> list[Path]:
     return out
 
 
-def _resolve_sources(explicit: list[str] | None, repo, report: list[dict]) -> list[Path]:
+def _resolve_sources(explicit: list[str] | None, repo: RepoInfo, report: list[dict[str, Any]]) -> list[Path]:
     """Source folders to read: explicit ones must exist; default ones only when real directories."""
     out: list[Path] = []
     if explicit:
@@ -337,7 +347,7 @@ def _read_source(root: Path, name: str, plan: FilePlan, budget: list[int]) -> st
     return text
 
 
-def _shape_ok(text: str, key: re.Pattern) -> bool:
+def _shape_ok(text: str, key: re.Pattern[str]) -> bool:
     """`text` has `##` sections and every one is of the kind rollup maintains (dated days, or weeks)."""
     headers = [line for line, inside in iter_fenced(text.splitlines()) if not inside and SECTION.match(line)]
     return bool(headers) and all(key.match(line) for line in headers)
@@ -413,7 +423,7 @@ def _short_title(title: str) -> str:
     return title if len(title) <= MAX_TITLE_CHARS else title[: MAX_TITLE_CHARS - 1].rstrip() + "…"
 
 
-def build_plan(ctx, explicit: list[str] | None, *, progress: Callable[[int], None] | None = None) -> Plan:
+def build_plan(ctx: Context, explicit: list[str] | None, *, progress: Callable[[int], None] | None = None) -> Plan:
     """Read the sources and decide what each file becomes; writes nothing."""
     from jacked_vault.store import audit
     from jacked_vault.search.index import open_fresh
@@ -512,7 +522,7 @@ def build_plan(ctx, explicit: list[str] | None, *, progress: Callable[[int], Non
     return plan
 
 
-def _refusal(store, target: str, data: bytes, tombstones) -> str | None:
+def _refusal(store: Store, target: str, data: bytes, tombstones: Tombstoned) -> str | None:
     """Why the gate would refuse this file at its target (a value rejected or forgotten before, in
     one of its sections: its candidate is not made either), or None."""
     from jacked_vault.store.gate import inspect
@@ -527,7 +537,13 @@ def _refusal(store, target: str, data: bytes, tombstones) -> str | None:
 
 
 def _plan_candidates(
-    plan: Plan, file: FilePlan, text: str, identity: str, recorded, tombstones, tombstone_hash
+    plan: Plan,
+    file: FilePlan,
+    text: str,
+    identity: str,
+    recorded: Container[str],
+    tombstones: Container[str],
+    tombstone_hash: Callable[[str, str], str],
 ) -> None:
     if file.kind == "core":
         sections = core_sections(text)
@@ -559,7 +575,7 @@ def _plan_candidates(
 # -- applying it ----------------------------------------------------------------------------------
 
 
-def _note_for(ctx, plan: Plan, candidate: CandidatePlan, now: str):
+def _note_for(ctx: Context, plan: Plan, candidate: CandidatePlan, now: str) -> Note:
     from jacked_vault.write.create import build_note
 
     return build_note(
@@ -577,7 +593,9 @@ def _note_for(ctx, plan: Plan, candidate: CandidatePlan, now: str):
     )
 
 
-def _check_candidates(ctx, plan: Plan, now: str, index) -> list:
+def _check_candidates(
+    ctx: Context, plan: Plan, now: str, index: SearchIndex
+) -> list[tuple[CandidatePlan, Note, Checked]]:
     """Build and gate each candidate to create (its `Checked` verdict kept for the commit); invalid
     ones, and those repeating a live note of the group (SPEC 5.6, `write.create.duplicate_of`), are
     marked and skipped."""
@@ -603,7 +621,7 @@ def _check_candidates(ctx, plan: Plan, now: str, index) -> list:
 
 
 def migrate(
-    ctx,
+    ctx: Context,
     sources: list[str] | None = None,
     *,
     dry_run: bool = False,
@@ -659,7 +677,7 @@ def migrate(
                     "written",
                 )
             tx.event("migrate", f"migration:{plan.identity}:{file.sha}", file.target, written, ts=now)
-        changes = {}
+        changes: dict[str, Entry | None] = {}
         for candidate, note, checked in notes:
             data = checked.data  # the canonical bytes the gate judged: the commit does not judge them again
             rel = tx.create(store.note_dir("group", plan.group, note.kind), slugify_title(note.title), checked)

@@ -33,6 +33,8 @@ import re
 import stat
 from dataclasses import dataclass, field
 from datetime import date, timedelta
+from pathlib import Path
+from typing import Any
 
 from jacked_vault.episodic.headers import (
     DATE_SECTION,
@@ -87,7 +89,7 @@ class FolderResult:
     rolled: list[str] = field(default_factory=list)  # days moved out of day files
     empty: list[str] = field(default_factory=list)  # rolled days that had no entries
     archived: list[str] = field(default_factory=list)  # days moved from recent.md to archive.md
-    skipped: list[dict] = field(default_factory=list)  # {"file", "reason"}
+    skipped: list[dict[str, str]] = field(default_factory=list)  # {"file", "reason"}
 
 
 def _add_day(doc: Doc, day: date, header: str, body: list[str]) -> None:
@@ -229,9 +231,9 @@ class RepoRollup:
     empty: list[str]
     archived: list[str]
     files: list[str]  # store-relative paths changed (written or removed)
-    skipped: list[dict]
+    skipped: list[dict[str, str]]
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "group": self.group,
             "repo": self.folder.rsplit("/", 1)[-1].replace("__", "/"),
@@ -249,14 +251,14 @@ class RollupResult:
     today: str
     repos: list[RepoRollup]
     commit: str | None
-    skipped: list[dict]  # folders not looked at: {"path", "reason"}
+    skipped: list[dict[str, str]]  # folders not looked at: {"path", "reason"}
     recovered: list[str] = field(default_factory=list)  # files an interrupted write left, put back first
 
     @property
     def changed(self) -> bool:
         return self.commit is not None
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "today": self.today,
             "changed": self.changed,
@@ -295,7 +297,7 @@ class RollupResult:
         return "\n".join(lines)
 
 
-def _subdirs(root, rel: str, skipped: list[dict]) -> list[str]:
+def _subdirs(root: Path, rel: str, skipped: list[dict[str, str]]) -> list[str]:
     """Names of the real (non-symlink, non-hidden) directories in root/rel, sorted."""
     try:
         with os.scandir(root / rel) as it:
@@ -319,7 +321,9 @@ def _subdirs(root, rel: str, skipped: list[dict]) -> list[str]:
     return out
 
 
-def episodic_folders(store: Store, group: str | None, repo: str | None) -> tuple[list[tuple[str, str]], list[dict]]:
+def episodic_folders(
+    store: Store, group: str | None, repo: str | None
+) -> tuple[list[tuple[str, str]], list[dict[str, str]]]:
     """(group, store-relative folder) for every repo episodic folder in scope, and what was skipped."""
     if group is not None and not _SLUG.match(group):
         raise VaultError("USAGE", "--group is not a group name (a slug: a-z, 0-9, . _ -)")
@@ -328,7 +332,7 @@ def episodic_folders(store: Store, group: str | None, repo: str | None) -> tuple
         if not _IDENTITY.match(repo):
             raise VaultError("USAGE", "--repo is not a repo identity (like github.com/acme/api)")
         slug = repo.replace("/", "__")
-    skipped: list[dict] = []
+    skipped: list[dict[str, str]] = []
     groups = [group] if group is not None else _subdirs(store.root, GROUPS_DIR, skipped)
     out = []
     for name in groups:
@@ -343,11 +347,11 @@ def episodic_folders(store: Store, group: str | None, repo: str | None) -> tuple
     return out, skipped
 
 
-def _read_folder(store: Store, folder: str, today: date) -> tuple[dict[str, bytes], list[dict]]:
+def _read_folder(store: Store, folder: str, today: date) -> tuple[dict[str, bytes], list[dict[str, str]]]:
     """The files `roll_folder` needs, read without following symlinks; problems as skips."""
     from jacked_vault.safety import fsio
 
-    skipped: list[dict] = []
+    skipped: list[dict[str, str]] = []
     kinds: dict[str, int] = {}
     try:
         with os.scandir(store.root / folder) as it:

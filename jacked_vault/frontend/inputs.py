@@ -3,10 +3,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from jacked_vault.errors import VaultError
 
+if TYPE_CHECKING:
+    from jacked_vault.context import Context
 
-def context_for_options(outer_vault: str | None, vault: str | None, cwd: str | None = None):
+
+def context_for_options(outer_vault: str | None, vault: str | None, cwd: str | None = None) -> Context:
     """The library Context for a command: its own --vault wins over `jacked memory --vault`, then
     $JACKED_VAULT_DIR (`jacked_vault.environment`); the harness is $JACKED_MEMORY_HARNESS."""
     from jacked_vault import environment

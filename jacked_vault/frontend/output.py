@@ -130,7 +130,7 @@ def _progress_shown() -> bool:
     return not _ANSWERING_JSON.get() and sys.stderr.isatty()
 
 
-def tty_progress(label: str):
+def tty_progress(label: str) -> _Line | None:
     """A progress callback `(done, total=None)` keeping `label: done/total (rate, time left)` on
     one stderr line, or None when stderr is not a terminal or the answer is JSON."""
     return _Line(label) if _progress_shown() else None

@@ -46,9 +46,15 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from jacked_vault.errors import VaultError
 from jacked_vault.store import gitfiles
+
+if TYPE_CHECKING:
+    import pygit2
+
+    from jacked_vault.context import Context
 
 HOOK_NAME = "post-merge"
 MARKER = "# jacked-vault post-merge hook"
@@ -163,7 +169,7 @@ class GitHookReport:
     def changed(self) -> bool:
         return bool(self.actions)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         out = {
             "repo": str(self.repo),
             "hooks_dir": str(self.hooks_dir),
@@ -188,7 +194,7 @@ class GitHookReport:
 # --- locating -------------------------------------------------------------------------------
 
 
-def locate(repo: str | os.PathLike) -> HookLocation:
+def locate(repo: str | os.PathLike[str]) -> HookLocation:
     """The work tree containing `repo` and its hook folders; NOT_FOUND outside a work tree."""
     import pygit2
 
@@ -217,7 +223,7 @@ def locate(repo: str | os.PathLike) -> HookLocation:
     )
 
 
-def _config_value(handle, key: str) -> str | None:
+def _config_value(handle: pygit2.Repository, key: str) -> str | None:
     try:
         value = handle.config[key]
     except (KeyError, ValueError):
@@ -493,7 +499,7 @@ def jacked_executable() -> str:
 
 
 def render_hook(
-    jacked_bin: str | None = None, python: str | None = None, vault: str | os.PathLike | None = None
+    jacked_bin: str | None = None, python: str | None = None, vault: str | os.PathLike[str] | None = None
 ) -> bytes:
     """Our hook script with this install's jacked executable and Python (and a fixed vault, when
     given) substituted, shell-quoted."""
@@ -556,11 +562,11 @@ def _place(target: Path, data: bytes, actions: list[str], *, runs: str = "") -> 
 
 
 def install_git_hook(
-    repo: str | os.PathLike,
+    repo: str | os.PathLike[str],
     *,
     follow_hooks_path: bool = False,
     force: bool = False,
-    vault: str | os.PathLike | None = None,
+    vault: str | os.PathLike[str] | None = None,
     jacked_bin: str | None = None,
 ) -> GitHookReport:
     """Install our post-merge hook in `repo`, chaining any hook already there, the way its
@@ -681,7 +687,7 @@ def _uninstall_in(hooks_dir: Path) -> list[str]:
     return actions
 
 
-def uninstall_git_hook(repo: str | os.PathLike, *, follow_hooks_path: bool = False) -> GitHookReport:
+def uninstall_git_hook(repo: str | os.PathLike[str], *, follow_hooks_path: bool = False) -> GitHookReport:
     """Remove our post-merge hook from `repo`, wherever it is (git's slot, pre-commit's
     `post-merge.legacy`, lefthook's `.old`, the line script a framework runs), and put back the
     hook it chained (byte-identical, same mode: it is a rename). A foreign hook is never touched.
@@ -711,7 +717,7 @@ def uninstall_git_hook(repo: str | os.PathLike, *, follow_hooks_path: bool = Fal
     return _report(location, location.effective_dir, actions)
 
 
-def git_hook_status(repo: str | os.PathLike) -> GitHookReport:
+def git_hook_status(repo: str | os.PathLike[str]) -> GitHookReport:
     """The state of the hooks folder git actually uses (core.hooksPath when set), our hook found
     wherever a framework put it. Read-only."""
     location = locate(repo)
@@ -721,7 +727,7 @@ def git_hook_status(repo: str | os.PathLike) -> GitHookReport:
 # --- --git-all ------------------------------------------------------------------------------
 
 
-def group_repo_paths(ctx, group: str, roots: Sequence[str] = ()) -> list[Path]:
+def group_repo_paths(ctx: Context, group: str, roots: Sequence[str] = ()) -> list[Path]:
     """This machine's clones of the repos of `group` (mapped in vault.json, or `group` is their solo
     group), wherever under its roots (`groups.scan.local_clones`). Sorted; bounded by the scan."""
     from jacked_vault.groups.scan import local_clones

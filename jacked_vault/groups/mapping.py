@@ -7,13 +7,18 @@ import json
 import os
 import re
 import subprocess
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from jacked_vault.context import Context
 from jacked_vault.errors import VaultError
 from jacked_vault.render import plural
 from jacked_vault.store.layout import VAULT_JSON
+
+if TYPE_CHECKING:
+    from jacked_vault.groups.suggest import Cluster, GroupSuggestion
 
 
 def _looks_like_a_path(text: str) -> bool:
@@ -54,11 +59,11 @@ def _identity_of(repo: str, mapped: set[str]) -> str:
     return identity
 
 
-def _mapped(config: dict) -> set[str]:
+def _mapped(config: dict[str, Any]) -> set[str]:
     return {identity for g in config.get("groups", {}).values() for identity in g.get("repos", [])}
 
 
-def write_config(ctx: Context, config: dict, summary: str) -> str:
+def write_config(ctx: Context, config: dict[str, Any], summary: str) -> str:
     """Validate and commit a new vault.json (one commit, audit line op `config`)."""
     from jacked_vault.groups.suggest import duplicate_mappings
     from jacked_vault.store.config import validate_config
@@ -79,7 +84,7 @@ def write_config(ctx: Context, config: dict, summary: str) -> str:
         return tx.commit(f"memory(config): {summary}")
 
 
-def _shared_config(ctx: Context) -> dict:
+def _shared_config(ctx: Context) -> dict[str, Any]:
     """vault.json alone (not merged with the local override): what a mapping change rewrites."""
     from jacked_vault.safety import fsio
 
@@ -98,7 +103,7 @@ class Mapped:
     previous: str | None
     commit: str | None  # None when nothing had to change
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"repo": self.identity, "group": self.group, "previous": self.previous, "commit": self.commit}
 
     def to_text(self) -> str:
@@ -114,7 +119,7 @@ class Mapped:
         return f"Mapped {self.identity} to group {self.group}{moved} [{self.commit[:10]}]"
 
 
-def _take_out(groups: dict, identity: str) -> str | None:
+def _take_out(groups: dict[str, Any], identity: str) -> str | None:
     """Remove `identity` from every group; the (first) group it was in."""
     previous = next((name for name, g in sorted(groups.items()) if identity in g.get("repos", [])), None)
     for g in groups.values():
@@ -158,9 +163,9 @@ def unmap_repo(ctx: Context, repo: str) -> Mapped:
 class GroupList:
     """Every group that has a repo mapped to it or holds notes."""
 
-    groups: list[dict]  # {"name", "repos", "repo_count", "note_count", "mapped"}
+    groups: list[dict[str, Any]]  # {"name", "repos", "repo_count", "note_count", "mapped"}
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"groups": self.groups}
 
     def to_text(self) -> str:
@@ -209,12 +214,12 @@ class Suggestion:
     missing_roots: list[str]
     unreadable: int
     truncated: bool
-    errors: list[dict]
-    groups: list  # GroupSuggestion
-    considered: list  # Cluster: every cluster of unmapped repos, suggested or not, and why
+    errors: list[dict[str, str]]
+    groups: list[GroupSuggestion]
+    considered: list[Cluster]  # every cluster of unmapped repos, suggested or not, and why
     personal_handles: list[str]  # the person's own account names, from git config
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "roots": self.roots,
             "roots_source": self.roots_source,
@@ -258,7 +263,7 @@ class Suggested:
     commit: str | None
     remembered: str | None = None
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             **self.suggestion.to_json(), "accepted": self.accepted, "commit": self.commit, "remembered": self.remembered
         }  # fmt: skip
@@ -320,7 +325,9 @@ def personal_handles() -> list[str]:
     return sorted(handles)
 
 
-def suggest(ctx: Context, roots: list[str] | None = None, *, progress=None) -> Suggestion:
+def suggest(
+    ctx: Context, roots: list[str] | None = None, *, progress: Callable[[int], None] | None = None
+) -> Suggestion:
     """Scan this machine's roots (`store.config.machine_roots`: given, else the machine config's,
     else the usual folders) and suggest groups for unmapped repos."""
     from jacked_vault.groups.scan import scan_roots
@@ -346,7 +353,7 @@ def suggest(ctx: Context, roots: list[str] | None = None, *, progress=None) -> S
     )
 
 
-def accept(ctx: Context, chosen: list) -> str | None:
+def accept(ctx: Context, chosen: list[GroupSuggestion]) -> str | None:
     """Write the chosen suggestions to vault.json in one commit (None: nothing to change). Where the
     scan looked is this machine's business, never vault.json's (`store.config.machine_roots`)."""
     from jacked_vault.groups.suggest import apply_suggestions

@@ -40,6 +40,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, replace
+from typing import Any
 
 from jacked_vault.errors import VaultError
 from jacked_vault.store.identity import MAX_SLUG_CHARS, slugify
@@ -76,7 +77,7 @@ class Cluster:
     reason: str
     name: str | None = None  # the group name, once suggested
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "rule": self.rule,
             "owner": self.owner,
@@ -245,7 +246,7 @@ def suggest_groups(
     return suggestions(consider_groups(repos, existing, personal))
 
 
-def _check_new_name(name: str, groups: dict) -> None:
+def _check_new_name(name: str, groups: dict[str, Any]) -> None:
     """A suggested name must be a slug (slugify leaves only slugs unchanged), and new."""
     if slugify(name) != name:
         pattern = "[a-z0-9][a-z0-9._-]{0,63}"
@@ -254,7 +255,7 @@ def _check_new_name(name: str, groups: dict) -> None:
         raise VaultError("CONFIG", f"group {name!r} already exists; re-run the suggestion")
 
 
-def apply_suggestions(config: dict, suggestions: list[GroupSuggestion]) -> dict:
+def apply_suggestions(config: dict[str, Any], suggestions: list[GroupSuggestion]) -> dict[str, Any]:
     """A new config with the suggested groups added; `config` itself is not changed.
 
     Existing groups are untouched. An identity already mapped (by the config or an earlier
@@ -274,7 +275,7 @@ def apply_suggestions(config: dict, suggestions: list[GroupSuggestion]) -> dict:
     return result
 
 
-def duplicate_mappings(config: dict) -> list[dict]:
+def duplicate_mappings(config: dict[str, Any]) -> list[dict[str, Any]]:
     """`[{"repo": identity, "groups": [...]}]` for identities mapped in several groups."""
     owners: dict[str, set[str]] = {}
     for name, group in config.get("groups", {}).items():

@@ -17,11 +17,18 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from jacked_vault.context import Context
 from jacked_vault.errors import VaultError
 from jacked_vault.search.policy import DEFAULT_SCOPES, Viewer, reader
 from jacked_vault.store.layout import GROUPS_DIR, episodic_dir
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from jacked_vault.search.entries import Diagnostics, Doc
+    from jacked_vault.search.index import SearchIndex
 
 DEFAULT_BUDGET = 1500
 MIN_BUDGET = 200
@@ -58,7 +65,7 @@ class Brief:
     def to_text(self) -> str:
         return self.text
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "text": self.text,
             "tokens": self.tokens,
@@ -114,7 +121,7 @@ def last_entry(text: str) -> list[str]:
     return [line for line in entry[:end] if line.strip()]
 
 
-def _last_episodic(index, group: str, identity: str) -> list[str]:
+def _last_episodic(index: SearchIndex, group: str, identity: str) -> list[str]:
     """The newest entry for this repo, from the committed (gated) episodic files in the index."""
     folder = episodic_dir(group, identity)
     rows = index.db.execute(  # a range of the unique path index ('0' follows '/'): this folder's rows only
@@ -136,7 +143,7 @@ def topic_of(branch: str | None) -> str:
     return " ".join(w for w in words if w.lower() not in _BRANCH_NOISE and len(w) > 2)
 
 
-def _topic_notes(index, group: str, topic: str, harness: str) -> list:
+def _topic_notes(index: SearchIndex, group: str, topic: str, harness: str) -> list[Doc]:
     """The notes the ranker finds for the branch's topic in this group; none when nothing scores."""
     from jacked_vault.search.query import Filters
 
@@ -146,7 +153,7 @@ def _topic_notes(index, group: str, topic: str, harness: str) -> list:
     return [hit for hit in hits if hit.tier == "note" and hit.score > 0]
 
 
-def _warnings(ctx: Context, diag) -> list[str]:
+def _warnings(ctx: Context, diag: Diagnostics) -> list[str]:
     from jacked_vault.store.log import failed_runs
     from jacked_vault.store.queue import queue_counts
     from jacked_vault.store.git import fast_head
@@ -183,7 +190,7 @@ def _warnings(ctx: Context, diag) -> list[str]:
     return out
 
 
-def _differs_from_remote(root, head: str | None) -> bool:
+def _differs_from_remote(root: Path, head: str | None) -> bool:
     """Whether the branch the vault is on differs from its remote-tracking ref (read from git's files)."""
     from jacked_vault.store import gitfiles
 
@@ -192,7 +199,7 @@ def _differs_from_remote(root, head: str | None) -> bool:
     return tracked is not None and tracked != head
 
 
-def _sections(ctx: Context, index, group: str, identity: str, viewer: Viewer) -> list[_Section]:
+def _sections(ctx: Context, index: SearchIndex, group: str, identity: str, viewer: Viewer) -> list[_Section]:
     """The optional sections in priority order."""
     from jacked_vault.store.gitfiles import current_branch
     from jacked_vault.recall.hot import show_hot

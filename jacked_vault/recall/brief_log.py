@@ -17,8 +17,12 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from jacked_vault.store.layout import state_dir
+
+if TYPE_CHECKING:
+    from jacked_vault.recall.brief import Brief
 
 LOG = "briefs.jsonl"
 MAX_FILE = 256 * 1024  # then rotated: at most two files of this size
@@ -26,7 +30,9 @@ MAX_TEXT = 16 * 1024  # a brief is at most ~6,000 characters (1,500 tokens); thi
 MAX_READ = 2 * MAX_FILE
 
 
-def record_brief(vault: Path, brief, *, harness: str, cwd: Path | str | None, session: str | None = None) -> None:
+def record_brief(
+    vault: Path, brief: Brief, *, harness: str, cwd: Path | str | None, session: str | None = None
+) -> None:
     """Append the brief just given (a `recall.brief.Brief`) for `harness` in the session `session`
     started at `cwd`; nothing when `vault` is not a vault (no `.git`); never raises."""
     from jacked_vault.store.vault import is_git_repo
@@ -96,7 +102,7 @@ def briefs_given(
     harness: str | None = None,
     repo: str | None = None,
     session: str | None = None,
-) -> list[dict]:
+) -> list[dict[str, Any]]:
     """The newest briefs given, newest first (at most `limit`), of one harness, repo identity and
     session when named. Lines that are not a brief record are skipped."""
     from jacked_vault.store.statefile import json_lines

@@ -17,18 +17,20 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, cast
 
 from jacked_vault.store import git
 from jacked_vault.store.layout import Store
 from jacked_vault.store.reviews import ACCEPT_SUBJECT
 
 if TYPE_CHECKING:
+    import pygit2
+
     from jacked_vault.search.index import SearchIndex
     from jacked_vault.search.policy import Viewer
 
 
-def _entry(commit) -> dict:
+def _entry(commit: pygit2.Commit) -> dict[str, Any]:
     trailers = {}
     for line in commit.message.splitlines():
         key, sep, value = line.partition(": ")
@@ -46,14 +48,14 @@ def _entry(commit) -> dict:
     }
 
 
-def _blob_at(commit, rel: str):
+def _blob_at(commit: pygit2.Commit, rel: str) -> pygit2.Oid | None:
     try:
         return commit.tree[rel].id
     except KeyError:
         return None
 
 
-def _changed(commit, rel: str) -> bool:
+def _changed(commit: pygit2.Commit, rel: str) -> bool:
     mine = _blob_at(commit, rel)
     parents = [_blob_at(p, rel) for p in commit.parents]
     if mine is None and not any(parents):
@@ -61,12 +63,12 @@ def _changed(commit, rel: str) -> bool:
     return not (parents and all(p == mine for p in parents))
 
 
-def _holds(repo, blob_id, id_line: re.Pattern[bytes]) -> bool:
+def _holds(repo: pygit2.Repository, blob_id: pygit2.Oid | None, id_line: re.Pattern[bytes]) -> bool:
     """Whether the blob is the file of the note whose `id:` line is `id_line`."""
-    return blob_id is not None and id_line.search(repo[blob_id].data) is not None
+    return blob_id is not None and id_line.search(cast("pygit2.Blob", repo[blob_id]).data) is not None
 
 
-def _its_own(repo, commit, path: str, id_line: re.Pattern[bytes]) -> bool:
+def _its_own(repo: pygit2.Repository, commit: pygit2.Commit, path: str, id_line: re.Pattern[bytes]) -> bool:
     """Whether `commit`'s change at `path` is to this note's file: the file there after the commit,
     or (a removal, a move away) before it, is this note's, not another that took the name."""
     if _holds(repo, _blob_at(commit, path), id_line):
@@ -74,7 +76,7 @@ def _its_own(repo, commit, path: str, id_line: re.Pattern[bytes]) -> bool:
     return any(_holds(repo, _blob_at(parent, path), id_line) for parent in commit.parents)
 
 
-def _commits(store: Store, rel: str | None, note_id: str | None = None) -> Iterator:
+def _commits(store: Store, rel: str | None, note_id: str | None = None) -> Iterator[pygit2.Commit]:
     """Newest first: every commit, or only those that changed note `note_id`'s file `rel` (for a
     note the librarian archived, also those that changed it where it was before: the move keeps
     its history); a change at one of those paths to another note's file (one that took the
@@ -98,7 +100,7 @@ def _commits(store: Store, rel: str | None, note_id: str | None = None) -> Itera
             yield commit
 
 
-def _note_state(index: SearchIndex, note_id: str, viewer: Viewer) -> dict | None:
+def _note_state(index: SearchIndex, note_id: str, viewer: Viewer) -> dict[str, Any] | None:
     """The note as `viewer` may see it now (status, validity, targets, scope), or None."""
     for doc in index.lookup(note_id, viewer):
         since, until, targets = index.db.execute(
@@ -111,7 +113,7 @@ def _note_state(index: SearchIndex, note_id: str, viewer: Viewer) -> dict | None
     return None
 
 
-def _refused_in(commit, problems: set[str]) -> str | None:
+def _refused_in(commit: pygit2.Commit, problems: set[str]) -> str | None:
     """The committed file the gate refuses (quarantined: never recalled) that `commit` changed, if any."""
     for rel in sorted(problems):
         mine = _blob_at(commit, rel)
@@ -122,10 +124,10 @@ def _refused_in(commit, problems: set[str]) -> str | None:
 
 def history_entries(
     store: Store, rel: str | None, index: SearchIndex, viewer: Viewer, *, person: bool, note_id: str | None = None
-) -> Iterator[dict]:
+) -> Iterator[dict[str, Any]]:
     """The entries `viewer` may see (of note `note_id`'s file `rel`, or all), each with its note's
     state (`note`; None when it names none)."""
-    states: dict[str, dict | None] = {}
+    states: dict[str, dict[str, Any] | None] = {}
     problems = index.problem_paths() if person else set()
     for commit in _commits(store, rel, note_id):
         entry = _entry(commit)
@@ -143,7 +145,7 @@ def history_entries(
         yield entry
 
 
-def _mark(note: dict | None, now: str) -> str:
+def _mark(note: dict[str, Any] | None, now: str) -> str:
     """How a person sees the note an entry names as it stands now, beside what may be an old
     commit, so it says so: `now: rejected · for codex · group api`."""
     if note is None:
@@ -159,7 +161,7 @@ def _mark(note: dict | None, now: str) -> str:
     return "now: " + " · ".join((status, "for " + ", ".join(note["targets"]), where))
 
 
-def _provenance(review: dict | None) -> str:
+def _provenance(review: dict[str, Any] | None) -> str:
     """How an accept's entry says where it came from (store/reviews.py): ` · accepted here by Ada <ada@x>`."""
     from jacked_vault.store.reviews import Provenance
 
@@ -172,9 +174,9 @@ class History:
 
     id: str | None
     path: str | None
-    entries: list[dict]
+    entries: list[dict[str, Any]]
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"id": self.id, "path": self.path, "entries": self.entries}
 
     def to_text(self) -> str:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from jacked_vault.context import Context
 from jacked_vault.document.hot import MAX_HOT_FILE_BYTES, Hot, read_hot_text
@@ -40,7 +40,7 @@ class HotView(NamedTuple):
     hot: Hot | None
     path: str
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         hot = self.hot
         return {
             "path": self.path,

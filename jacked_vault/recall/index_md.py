@@ -6,8 +6,14 @@ valid now, addressed to `all` (`search.policy.Viewer(shared_only=True)`).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Protocol
+
 from jacked_vault.search.policy import Viewer
 from jacked_vault.store.layout import GROUPS_DIR, INDEX_FILE, Store
+
+if TYPE_CHECKING:
+    from jacked_vault.search.entries import Entry
+    from jacked_vault.search.index import SearchIndex
 
 MAX_LINES = 150
 SHARED = Viewer(shared_only=True)
@@ -25,7 +31,7 @@ def note_line(title: str, rel_in_group: str, summary: str, updated_at: str) -> s
     return f"- [{label}]({rel_in_group}){text} (updated {updated_at[:10]})"
 
 
-def render_index(index, store: Store, group: str | None) -> bytes:
+def render_index(index: SearchIndex, store: Store, group: str | None) -> bytes:
     """index.md for `group`: header, newest/most-linked notes first, at most MAX_LINES lines."""
     name = group or "project"
     header = f"# {name}: index of active notes (derived by jacked; do not edit)"
@@ -43,7 +49,17 @@ def render_index(index, store: Store, group: str | None) -> bytes:
     return ("\n".join(lines) + "\n").encode("utf-8")
 
 
-def regenerate_index(tx, scope: str, group: str | None, changes: dict) -> None:
+class Staging(Protocol):
+    """What `regenerate_index` asks of the write in progress (`write.transaction.Transaction`,
+    a layer above: named by its shape)."""
+
+    store: Store
+    index: SearchIndex
+
+    def replace(self, rel: str, data: bytes) -> None: ...
+
+
+def regenerate_index(tx: Staging, scope: str, group: str | None, changes: dict[str, Entry | None]) -> None:
     """Stage the group's index.md as it will be after `changes` (user scope has none)."""
     if scope == "user":
         return

@@ -33,10 +33,13 @@ from __future__ import annotations
 import contextlib
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from jacked_vault.context import Context
 from jacked_vault.store.layout import ARCHIVE_DIR
+
+if TYPE_CHECKING:
+    from jacked_vault.search.index import SearchIndex
 
 STATE_FILE = "librarian.json"
 DEFAULTS = {
@@ -60,7 +63,7 @@ LABELS = {
 }
 
 
-def settings(ctx: Context) -> dict:
+def settings(ctx: Context) -> dict[str, int]:
     """The thresholds and ages: `settings.librarian` (`Context.settings`) over DEFAULTS."""
     given = ctx.settings.librarian
     return {**DEFAULTS, **{k: v for k, v in given.items() if k in DEFAULTS}}
@@ -97,7 +100,7 @@ class _Closed(NamedTuple):
     valid_until: str | None
 
 
-def archive_candidates(index, cutoff: str, limit: int | None = None) -> list[str]:
+def archive_candidates(index: SearchIndex, cutoff: str, limit: int | None = None) -> list[str]:
     """Paths of the notes outside archive/ closed at or before `cutoff` (the first `limit` of
     them when given): `lifecycle.archivable` asked of each superseded note and each active one
     whose `valid_until` is at or before it (the only ones `closed_at` can close); the archive
@@ -116,7 +119,7 @@ def archive_candidates(index, cutoff: str, limit: int | None = None) -> list[str
     return sorted(islice(found, limit)) if limit is not None else sorted(found)
 
 
-def _count(index, conf: dict, since: str, now: str) -> dict[str, int]:
+def _count(index: SearchIndex, conf: dict[str, int], since: str, now: str) -> dict[str, int]:
     """The counters: one pass over the live notes' value hash, title and group (a Python pass
     over ~10k short rows costs less than SQLite's correlated lookups for the same answer), one
     count of superseded notes, the archive candidates and one lookup of the hot.md files."""
@@ -134,7 +137,7 @@ def _count(index, conf: dict, since: str, now: str) -> dict[str, int]:
         (thash, (title_name(title), scope, grp), (thash, scope, grp), new) for thash, title, scope, grp, new in rows
     ]
     values = Counter(value for _, _, value, _ in live)
-    titles: dict[tuple, set[str]] = defaultdict(set)
+    titles: dict[tuple[str, str, str | None], set[str]] = defaultdict(set)
     for thash, named, _, _ in live:
         titles[named].add(thash)
     recent = [(named, value) for _, named, value, new in live if new]
@@ -166,7 +169,7 @@ def _live(alias: str = "") -> str:
     return f"{a}tier='note' AND {a}status IN ('candidate', 'active') AND {a}root <> '{ARCHIVE_DIR}'"
 
 
-def _reached(index, conf: dict, since: str, now: str) -> dict[str, int]:
+def _reached(index: SearchIndex, conf: dict[str, int], since: str, now: str) -> dict[str, int]:
     """The counters for the brief, each counted up to its threshold and no further, through the
     index's b-trees (updated_at, thash, note names, status), so the work is bounded by the
     thresholds and `RECENT_WINDOW`, not by the vault's size. A counter below its threshold is
@@ -216,7 +219,7 @@ def _reached(index, conf: dict, since: str, now: str) -> dict[str, int]:
     }
 
 
-def counters(ctx: Context, index, now: str, *, bounded: bool = False) -> dict[str, int]:
+def counters(ctx: Context, index: SearchIndex, now: str, *, bounded: bool = False) -> dict[str, int]:
     """The drift counters over the vault's index (`bounded`: each only up to its threshold, for
     the brief), read back from the state file when they were counted the same way for the same
     commit, last run, settings and day."""
@@ -248,7 +251,7 @@ def tripped(ctx: Context, counts: dict[str, int]) -> list[str]:
     return [name for name in COUNTERS if counts[name] >= conf[name]]
 
 
-def nudge(ctx: Context, index) -> list[str]:
+def nudge(ctx: Context, index: SearchIndex) -> list[str]:
     """The brief's one line suggesting the librarian when a counter reached its threshold (none
     otherwise). Counts only: no vault text is quoted in it."""
     from jacked_vault.document.timestamps import utc_now
@@ -274,7 +277,7 @@ class LibrarianStatus:
     recorded: str | None = None  # `done`: the run just recorded
     over: list[str] = field(default_factory=list)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "counters": self.counts,
             "thresholds": {name: self.thresholds[name] for name in COUNTERS},

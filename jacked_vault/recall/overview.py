@@ -10,11 +10,19 @@ counted; doctor names them.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from jacked_vault.context import Context
 from jacked_vault.search.policy import EVERYTHING, Viewer
+
+if TYPE_CHECKING:
+    from jacked_vault.search.entries import Diagnostics
+    from jacked_vault.search.index import SearchIndex
+
+T = TypeVar("T")
 
 # Where a note came from, for the chart: a person (the CLI, a review edit), an agent (MCP save,
 # the librarian, milestones), automatic capture (session end, pre-compact, merges), or an import.
@@ -32,7 +40,7 @@ SOURCE_OF_ORIGIN = {
 MAX_IDS = 500  # ids described in one call (a note links at most 64; a page lists at most 200 hits)
 
 
-def _in_indexes(ctx: Context, ask):
+def _in_indexes(ctx: Context, ask: Callable[[SearchIndex, str, list[Any]], T]) -> tuple[list[T], Diagnostics]:
     """`ask(index, where, params)` over each visible store's fresh index (read as a person); the
     answers and the diagnostics."""
     from jacked_vault.search.service import fresh_indexes
@@ -58,14 +66,15 @@ class Overview:
     by_status: dict[str, int]
     by_trust: dict[str, int]
     expired: int  # active, but valid_until has passed
-    weeks: list[dict]  # oldest first: {"week": "YYYY-MM-DD", "person": n, "agent": n, "capture": n, "import": n}
-    diagnostics: dict = field(default_factory=dict)
+    # oldest first: {"week": "YYYY-MM-DD", "person": n, "agent": n, "capture": n, "import": n}
+    weeks: list[dict[str, Any]]
+    diagnostics: dict[str, Any] = field(default_factory=dict)
 
     @property
     def candidates(self) -> int:
         return self.by_status.get("candidate", 0)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "notes": self.notes,
             "by_kind": self.by_kind,
@@ -108,7 +117,7 @@ def overview(ctx: Context, weeks: int = 26, now: datetime | None = None) -> Over
     since = f"{first.isoformat()}T00:00:00.000Z"
     today = now.strftime("%Y-%m-%dT%H:%M:%S.000Z")
 
-    def ask(index, where, params):
+    def ask(index: SearchIndex, where: str, params: list[Any]) -> tuple[dict[str, list[Any]], int, list[Any]]:
         db = index.db
         notes = f"FROM docs d WHERE d.tier='note' AND {where}"
         grouped = {
@@ -156,13 +165,13 @@ def overview(ctx: Context, weeks: int = 26, now: datetime | None = None) -> Over
     )
 
 
-def _from_first_notes(weeks: list[dict]) -> list[dict]:
+def _from_first_notes(weeks: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The weeks (oldest first) from the first that has a note, keeping at least MIN_CHART_WEEKS."""
     first = next((n for n, week in enumerate(weeks) if any(week[s] for s in SOURCES)), len(weeks))
     return weeks[min(first, max(len(weeks) - MIN_CHART_WEEKS, 0)) :]
 
 
-def describe(ctx: Context, ids, viewer: Viewer = EVERYTHING) -> dict[str, dict]:
+def describe(ctx: Context, ids: Iterable[object], viewer: Viewer = EVERYTHING) -> dict[str, dict[str, Any]]:
     """What a page shows of each note it names (a search hit, a link, a backlink), as `viewer` may
     see it: id -> {"title", "kind", "status", "trust", "scope", "group", "targets", "valid_from",
     "valid_until"}. An id no visible store holds (or one `viewer` may not see) is left out."""
@@ -173,7 +182,7 @@ def describe(ctx: Context, ids, viewer: Viewer = EVERYTHING) -> dict[str, dict]:
         return {}
     from jacked_vault.search.service import fresh_indexes
 
-    out: dict[str, dict] = {}
+    out: dict[str, dict[str, Any]] = {}
     indexes, _ = fresh_indexes(ctx)
     try:
         for index in indexes:

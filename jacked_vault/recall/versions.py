@@ -12,6 +12,7 @@ from __future__ import annotations
 import difflib
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 from jacked_vault.store import git
 from jacked_vault.store.layout import Store
@@ -27,7 +28,7 @@ class Version:
     withheld: str | None = None  # why the diff is not shown
     cut: bool = False  # the diff was longer than MAX_DIFF_LINES
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "commit": self.commit,
             "diff": [sign + line for sign, line in self.diff],

@@ -20,7 +20,7 @@ from array import array
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Protocol
+from typing import IO, TYPE_CHECKING, Any, Protocol
 
 from jacked_vault.errors import VaultError
 from jacked_vault.safety import fsio
@@ -270,7 +270,7 @@ class LastRecorded:
 class AuditReport:
     """What verifying every machine's chain found."""
 
-    problems: list[dict] = field(default_factory=list)
+    problems: list[dict[str, Any]] = field(default_factory=list)
     last_by_path: LastRecorded = field(default_factory=LastRecorded)  # what is no note: hot.md, vault.json, …
     last_by_id: LastRecorded = field(default_factory=LastRecorded)  # notes, by id (mem_…)
     hashes: dict[str, Digests] = field(default_factory=dict)  # machine -> hash of every line
@@ -292,12 +292,12 @@ class PartVerdict:
     """What one audit part says, given the chain hash it starts from: its problems, the hash of
     its last line, and (as digests) every line's hash and every sha256 it records."""
 
-    problems: list[dict] = field(default_factory=list)
+    problems: list[dict[str, Any]] = field(default_factory=list)
     tail: str | None = None  # the chain hash after the part (its start's when it has no line)
     lines: int = 0
-    hashes: array = field(default_factory=lambda: array("Q"))  # the digest of each line's hash
-    keys: array = field(default_factory=lambda: array("Q"))  # per record: the digest of its id or path
-    shas: array = field(default_factory=lambda: array("Q"))  # per record: the digest of its sha256
+    hashes: array[int] = field(default_factory=lambda: array("Q"))  # the digest of each line's hash
+    keys: array[int] = field(default_factory=lambda: array("Q"))  # per record: the digest of its id or path
+    shas: array[int] = field(default_factory=lambda: array("Q"))  # per record: the digest of its sha256
     by_id: list[bool] = field(default_factory=list)  # per record: a note's (by id) or by path
     stamps: list[str] = field(default_factory=list)  # per record: its `ts`
 
@@ -324,7 +324,7 @@ class PartVerdict:
         self.tail = hashed
         self.hashes.append(digest(hashed))
 
-    def _collect(self, entry: dict) -> None:
+    def _collect(self, entry: dict[str, Any]) -> None:
         """A line about a note (a `mem_` id) counts by id (a sync rename is no edit); any other by path."""
         path, sha, ts, note_id = entry.get("path"), entry.get("sha256"), str(entry.get("ts", "")), entry.get("id")
         if not isinstance(sha, str) or not sha:
@@ -446,7 +446,7 @@ TRAILER = "Memory-Audit: "
 MAX_COMMITS_CHECKED = 200_000
 
 
-def verify_trailers(repo: pygit2.Repository, report: AuditReport) -> list[dict]:
+def verify_trailers(repo: pygit2.Repository, report: AuditReport) -> list[dict[str, Any]]:
     """Compare every commit's `Memory-Audit: <machine> <hash>` trailer with the chains.
 
     A trailer names the last line of that machine's chain when the commit was made, so its hash
@@ -456,7 +456,7 @@ def verify_trailers(repo: pygit2.Repository, report: AuditReport) -> list[dict]:
 
     from jacked_vault.store.git import head_commit
 
-    problems: list[dict] = []
+    problems: list[dict[str, Any]] = []
     head = head_commit(repo)
     if head is None:
         return problems

@@ -31,7 +31,9 @@ _LAUNCH = '{{ exec 3</dev/fd/{fd} || exit; read _ <&3; kill -KILL 0; }} </dev/nu
 
 
 @contextlib.contextmanager
-def tethered(argv: list[str], *, env: Mapping[str, str] | None = None, **popen: Any) -> Iterator[subprocess.Popen]:
+def tethered(
+    argv: list[str], *, env: Mapping[str, str] | None = None, **popen: Any
+) -> Iterator[subprocess.Popen[Any]]:
     """`subprocess.Popen(argv, env=env, **popen)`, in a process group of its own that dies with this
     process; on leaving, the group is killed and the child reaped. OSError as Popen's when the
     program cannot be found or run."""
@@ -54,7 +56,7 @@ def tethered(argv: list[str], *, env: Mapping[str, str] | None = None, **popen: 
         os.close(writer)
 
 
-def run_tethered(argv: list[str], *, timeout: float, **popen: Any) -> subprocess.CompletedProcess:
+def run_tethered(argv: list[str], *, timeout: float, **popen: Any) -> subprocess.CompletedProcess[Any]:
     """`argv` run to its end like `subprocess.run(capture_output=True)`, tethered; past `timeout`
     its whole group is killed and TimeoutExpired raised."""
     with tethered(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, **popen) as proc:
@@ -62,7 +64,7 @@ def run_tethered(argv: list[str], *, timeout: float, **popen: Any) -> subprocess
     return subprocess.CompletedProcess(argv, proc.returncode, out, err)
 
 
-def end_group(proc: subprocess.Popen) -> None:
+def end_group(proc: subprocess.Popen[Any]) -> None:
     """Kill the child's whole process group, reap the child, and close its pipes unread (a process
     that left the group could hold them open for ever). While the watcher lives the group's id
     cannot be anyone else's, even once the child itself has been reaped."""

@@ -119,7 +119,7 @@ def _schema_names(schema_name: str) -> frozenset[str]:
     return frozenset(names)
 
 
-def _merge(base: dict, override: dict) -> dict:
+def _merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
     """Objects merge key by key; any other value replaces the shared one."""
     out = dict(base)
     for key, value in override.items():
@@ -130,7 +130,7 @@ def _merge(base: dict, override: dict) -> dict:
     return out
 
 
-def without_programs(data: Any, source: str, warnings: list[dict]) -> Any:
+def without_programs(data: Any, source: str, warnings: list[dict[str, str]]) -> Any:
     """`data` minus every program-running key (each one named in `warnings`)."""
     if not isinstance(data, dict):
         return data
@@ -156,8 +156,8 @@ def without_programs(data: Any, source: str, warnings: list[dict]) -> Any:
 class ConfigRead:
     """The effective configuration and what was ignored on the way."""
 
-    effective: dict
-    warnings: list[dict] = field(default_factory=list)
+    effective: dict[str, Any]
+    warnings: list[dict[str, str]] = field(default_factory=list)
 
 
 def _machine_config() -> tuple[Any, bytes] | None:
@@ -298,7 +298,7 @@ def read_config(store: Store) -> ConfigRead:
         raise VaultError("NO_VAULT", f"{store.root}/{VAULT_JSON} is missing; run `jacked memory init`")
     local = _load_json(store.root, _in_state(store, LOCAL_NAME))
     machine = _machine_config()
-    warnings: list[dict] = [*_machine_paths_shared(shared[0]), *_legacy_state(store)]
+    warnings: list[dict[str, str]] = [*_machine_paths_shared(shared[0]), *_legacy_state(store)]
     shared_data = without_programs(shared[0], VAULT_JSON, warnings)
     local_data = without_programs(local[0], LOCAL_JSON, warnings) if local else None
     raw = shared[1] + b"\0" + (local[1] if local else b"") + b"\0" + (machine[1] if machine else b"")
@@ -324,7 +324,7 @@ def read_config(store: Store) -> ConfigRead:
     return ConfigRead(effective, warnings)
 
 
-def _machine_paths_shared(shared: Any) -> list[dict]:
+def _machine_paths_shared(shared: Any) -> list[dict[str, str]]:
     """An older version wrote one machine's `roots` into vault.json: never read, said by doctor."""
     if not (isinstance(shared, dict) and "roots" in shared):
         return []
@@ -335,7 +335,7 @@ def _machine_paths_shared(shared: Any) -> list[dict]:
     }]  # fmt: skip
 
 
-def _legacy_state(store: Store) -> list[dict]:
+def _legacy_state(store: Store) -> list[dict[str, str]]:
     """`<root>/.jacked/`, where an older version kept this machine's state: no longer read."""
     from jacked_vault.store.machine_state import LEGACY_DIR, legacy_dir
 
@@ -348,17 +348,17 @@ def _legacy_state(store: Store) -> list[dict]:
     }]  # fmt: skip
 
 
-def load_config(store: Store) -> dict:
+def load_config(store: Store) -> dict[str, Any]:
     """The effective configuration (see `read_config`)."""
     return read_config(store).effective
 
 
-def join_shared(ours: dict, theirs: dict) -> dict:
+def join_shared(ours: dict[str, Any], theirs: dict[str, Any]) -> dict[str, Any]:
     """vault.json for two vaults being joined (`remote set URL --join`): every group of both with
     the union of its repos and this machine's settings over the other's (never `roots`: one machine's
     paths, `machine_roots`).
     CONFIG when one repo would end up in two groups (the file and the repo named, to settle first)."""
-    groups: dict[str, dict] = {}
+    groups: dict[str, dict[str, Any]] = {}
     for config in (ours, theirs):
         for name, group in (config.get("groups") or {}).items():
             repos = groups.setdefault(name, {**group, "repos": []})["repos"]
@@ -379,7 +379,7 @@ def join_shared(ours: dict, theirs: dict) -> dict:
     return joined
 
 
-def group_for(config: dict, identity: str, solo_group: str) -> str:
+def group_for(config: dict[str, Any], identity: str, solo_group: str) -> str:
     """The group a repo identity is mapped to, or its solo group."""
     for name, group in sorted(config.get("groups", {}).items()):
         if identity in group.get("repos", ()):

@@ -26,7 +26,7 @@ import os
 from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from jacked_vault.errors import VaultError
 from jacked_vault.store.layout import Store, classify_note, classify_path
@@ -108,7 +108,9 @@ class Checked:
     key: bytes | None = None  # check_note: verdict_key("note", data) (None: the bytes parse to another note)
 
 
-def refuse(code: str, rel: str, problem: str, *, error: str = "VALIDATION", details: dict | None = None) -> VaultError:
+def refuse(
+    code: str, rel: str, problem: str, *, error: str = "VALIDATION", details: dict[str, Any] | None = None
+) -> VaultError:
     """A gate refusal: `error` is the VaultError code, `code` the gate's own (INVALID, SECRET, …)."""
     return VaultError(error, f"{rel}: {problem}", details={"gate": code, "path": rel, **(details or {})})
 
@@ -482,7 +484,7 @@ def _append_line(path: Path, line: str) -> None:
         os.close(fd)
 
 
-def quarantine_records(store: Store, limit: int = 1000) -> list[dict]:
+def quarantine_records(store: Store, limit: int = 1000) -> list[dict[str, Any]]:
     """The newest quarantine records of this store (what doctor shows)."""
     path = store.state / QUARANTINE_DIR / "records.jsonl"
     try:

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeAlias
 
 from jacked_vault.errors import VaultError
 from jacked_vault.store import gitfiles
@@ -19,6 +19,11 @@ from jacked_vault.store.gitfiles import child_env
 
 if TYPE_CHECKING:
     import pygit2
+
+    from jacked_vault.store.digests import Digests
+
+# `_tree_with_changes`'s edits: name -> blob id, None (remove), or the edits of a subtree.
+_Changes: TypeAlias = "dict[str, pygit2.Oid | _Changes | None]"
 
 DEFAULT_AUTHOR = ("jacked-vault", "jacked-vault@localhost")
 BRANCH = "main"
@@ -88,7 +93,7 @@ def signature(repo: pygit2.Repository, author: Mapping[str, str] | None = None) 
         return pygit2.Signature(*DEFAULT_AUTHOR)
 
 
-def _tree_with_changes(repo: pygit2.Repository, tree: pygit2.Tree | None, changes: dict) -> pygit2.Oid:
+def _tree_with_changes(repo: pygit2.Repository, tree: pygit2.Tree | None, changes: _Changes) -> pygit2.Oid:
     """A copy of `tree` with `changes` (name -> blob id, None = remove, or a dict for a subtree).
 
     Each touched tree is rebuilt once, so a commit of many files in one folder costs one rebuild
@@ -137,9 +142,9 @@ def head_commit(repo: pygit2.Repository) -> pygit2.Commit | None:
         ) from None
 
 
-def tree_with_files(repo: pygit2.Repository, tree, files: Mapping[str, bytes | None]):
+def tree_with_files(repo: pygit2.Repository, tree: pygit2.Tree | None, files: Mapping[str, bytes | None]) -> pygit2.Oid:
     """A copy of `tree` (or an empty tree) with `files` (path -> bytes, None = removed): O(depth) per file."""
-    changes: dict = {}
+    changes: _Changes = {}
     for rel, data in files.items():
         *dirs, name = rel.split("/")
         node = changes
@@ -220,7 +225,13 @@ def signs_commits(repo: pygit2.Repository) -> bool:
         return False
 
 
-def _signed_commit(repo: pygit2.Repository, tree_id, parents: list, message: str, sig: pygit2.Signature) -> str:
+def _signed_commit(
+    repo: pygit2.Repository,
+    tree_id: pygit2.Oid,
+    parents: Sequence[pygit2.Oid | str],
+    message: str,
+    sig: pygit2.Signature,
+) -> str:
     """A commit made and signed by the person's own git (`commit-tree -S`), then the branch moved
     to it only if it still points at the parent (`update-ref NEW OLD`)."""
     import subprocess
@@ -276,7 +287,7 @@ def _signed_commit(repo: pygit2.Repository, tree_id, parents: list, message: str
     return oid
 
 
-def merge_histories(repo: pygit2.Repository, ours, theirs) -> pygit2.Index:
+def merge_histories(repo: pygit2.Repository, ours: pygit2.Oid | str, theirs: pygit2.Oid | str) -> pygit2.Index:
     """The one merge of two histories of a vault (sync's, a join's): files are paired by path only,
     never by content (no rename or copy detection), so a forgotten note's file is never taken for
     another note created meanwhile (issue 32.1). The index may hold conflicts: `sync.merge` settles
@@ -286,7 +297,7 @@ def merge_histories(repo: pygit2.Repository, ours, theirs) -> pygit2.Index:
     return repo.merge_commits(ours, theirs, flags=pygit2.enums.MergeFlag(0))
 
 
-def advance_to(repo: pygit2.Repository, commit_id, expected_head) -> None:
+def advance_to(repo: pygit2.Repository, commit_id: pygit2.Oid | str, expected_head: pygit2.Oid | None) -> None:
     """Check out `commit_id` and move the current branch to it, if HEAD is still `expected_head`.
 
     The checkout is git's safe one: a local change it would overwrite stops it (SYNC) before
@@ -467,7 +478,7 @@ def index_entries(root: Path) -> int | None:
     return int.from_bytes(header[8:12], "big") if len(header) == 12 and header[:4] == b"DIRC" else None
 
 
-def skip_worktree(root: Path):
+def skip_worktree(root: Path) -> Digests:
     """The paths git's index marks skip-worktree (a sparse checkout leaves them out of the working
     tree: present and unchanged for git), as `Digests` (100k of them in a few MB). libgit2
     does not read the flag, so `git ls-files -t` does, streamed, and only when the index format
@@ -549,7 +560,7 @@ def tree_blob(repo: pygit2.Repository, rel: str) -> bytes | None:
     return blob_at(repo, commit.tree if commit is not None else None, rel)
 
 
-def blob_at(repo: pygit2.Repository, tree, rel: str) -> bytes | None:
+def blob_at(repo: pygit2.Repository, tree: pygit2.Tree | None, rel: str) -> bytes | None:
     """Content of `rel` in `tree` (None: no tree, no such file, or not a file); GIT naming the
     object and the path when git cannot read it (`read_blob`)."""
     if tree is None:
@@ -565,7 +576,7 @@ def blob_at(repo: pygit2.Repository, tree, rel: str) -> bytes | None:
     return read_blob(repo, entry.id, rel) if entry.type_str == "blob" else None
 
 
-def read_blob(repo: pygit2.Repository, oid, rel: str | None = None) -> bytes:
+def read_blob(repo: pygit2.Repository, oid: pygit2.Oid | str, rel: str | None = None) -> bytes:
     """The bytes of the blob `oid` (at `rel`, for the message); GIT (`damaged_object`) when git
     cannot read them. A loose object is inflated and checked here as `git fsck` does
     (`loose_object`), never handed to libgit2, which never returns from some truncated ones; a
@@ -575,7 +586,9 @@ def read_blob(repo: pygit2.Repository, oid, rel: str | None = None) -> bytes:
     return data
 
 
-def read_capped(repo: pygit2.Repository, oid, cap: int | None, rel: str | None = None) -> tuple[int, bytes | None]:
+def read_capped(
+    repo: pygit2.Repository, oid: pygit2.Oid | str, cap: int | None, rel: str | None = None
+) -> tuple[int, bytes | None]:
     """(size, bytes) of the blob `oid` as `read_blob` reads it; the bytes None when its size is
     over `cap` (then never inflated whole: a loose object's size is its header's, a packed one's
     libgit2's). One read of a loose object gives both (an index build asks each file's size for
@@ -665,7 +678,7 @@ def _loose(path: str | Path, hexsha: str, keep: bool, cap: int | None) -> tuple[
     return "ok", b"".join(kept) if keep and kind == b"blob" else None, size
 
 
-def damaged_object(repo: pygit2.Repository, oid, rel: str | None) -> VaultError:
+def damaged_object(repo: pygit2.Repository, oid: pygit2.Oid | str | None, rel: str | None) -> VaultError:
     """GIT: the git object `oid` (of `rel`; None: a folder on the way to `rel`) is missing or
     corrupt; `doctor` names it and the fix."""
     root = repo.workdir.rstrip("/") if repo.workdir else repo.path

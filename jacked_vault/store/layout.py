@@ -24,7 +24,7 @@ USER_SCOPE_DIR = "strategy"  # the user scope's folder: the spec names it `strat
 MAX_NAME_BYTES = 255
 
 
-def vault_path_of(raw: str | os.PathLike) -> Path:
+def vault_path_of(raw: str | os.PathLike[str]) -> Path:
     """The vault folder `raw` names (`~` expanded, absolute); an empty or impossible path is a
     usage error, never a silent fallback to the default. Which `raw` (the --vault option, the
     environment, the default) is the front end's choice: `jacked_vault.environment`."""

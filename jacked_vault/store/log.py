@@ -11,6 +11,7 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 MAX_LOG_BYTES = 1024 * 1024
 MAX_LINE = 500
@@ -61,7 +62,7 @@ class LastRun:
     outcome: str
     seq: int = 0  # the line's place in the tail read
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"name": self.name, "at": self.at, "ok": self.ok, "outcome": self.outcome}
 
 

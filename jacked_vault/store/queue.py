@@ -11,6 +11,7 @@ import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 QUEUE_DIR = "queue"
 FAILED_DIR = "failed"
@@ -55,7 +56,7 @@ def _key_hash(key: str) -> str:
     return hashlib.sha256(key.encode("utf-8", "replace")).hexdigest()[:16]
 
 
-def write_marker(path: Path, marker: dict, *, replace: bool) -> None:
+def write_marker(path: Path, marker: dict[str, Any], *, replace: bool) -> None:
     from jacked_vault.store.statefile import write_json
 
     write_json(path, marker, replace=replace)
@@ -63,7 +64,7 @@ def write_marker(path: Path, marker: dict, *, replace: bool) -> None:
 
 def enqueue(
     cache_dir: Path,
-    payload: dict,
+    payload: dict[str, Any],
     *,
     kind: str = "session",
     key: str,
@@ -108,9 +109,9 @@ def enqueue(
 class QueueCounts:
     pending: int
     failed: int
-    by_kind: dict = field(default_factory=dict, compare=False)  # kind -> {"pending", "failed"}
+    by_kind: dict[str, dict[str, int]] = field(default_factory=dict, compare=False)  # kind -> {"pending", "failed"}
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"pending": self.pending, "failed": self.failed, "by_kind": self.by_kind}
 
 
@@ -129,7 +130,7 @@ def queue_counts(cache_dir: Path) -> QueueCounts:
     return QueueCounts(sum(k["pending"] for k in by_kind.values()), sum(k["failed"] for k in by_kind.values()), by_kind)
 
 
-def read_marker(path: Path) -> dict | None:
+def read_marker(path: Path) -> dict[str, Any] | None:
     from jacked_vault.store.statefile import read_json
 
     return read_json(path, MAX_MARKER_BYTES)

@@ -30,13 +30,16 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, cast
 
 from jacked_vault.errors import VaultError
 from jacked_vault.store.machine_state import MACHINE_ID
 from jacked_vault.store.layout import AUDIT_DIR
 
 if TYPE_CHECKING:
+    import pygit2
+
+    from jacked_vault.document.model import Note
     from jacked_vault.store.layout import Store
     from jacked_vault.store.settings import ReviewTrust
 
@@ -72,7 +75,7 @@ class Provenance:
     verified: bool
     counts: bool
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "provenance": self.provenance,
             "machine": self.machine,
@@ -84,7 +87,7 @@ class Provenance:
         }
 
     @classmethod
-    def from_json(cls, data: dict) -> Provenance:
+    def from_json(cls, data: dict[str, Any]) -> Provenance:
         return cls(**{k: data[k] for k in cls.__dataclass_fields__})
 
     def said(self) -> str:
@@ -174,9 +177,9 @@ class Verdict:
     def reviewed(self) -> bool:
         return self.trust == "reviewed"
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         """`trust`, `review`, and `claimed_trust` when the file claims more than counts."""
-        out: dict = {"trust": self.trust, "review": self.review.to_json() if self.review else None}
+        out: dict[str, Any] = {"trust": self.trust, "review": self.review.to_json() if self.review else None}
         if self.claim != self.trust:
             out["claimed_trust"] = self.claim
         return out
@@ -204,7 +207,7 @@ class Verdict:
         return f" ({self.review.short()})" if self.review else ""
 
 
-def value_key(note) -> str:
+def value_key(note: Note) -> str:
     """The sha256 of what a person accepted: every field a transition never changes, and the body."""
     from jacked_vault.document.lifecycle import value_fields
 
@@ -222,7 +225,7 @@ def _trailers(message: str) -> dict[str, str]:
     return out
 
 
-def review_in(repo, commit) -> Review | None:
+def review_in(repo: pygit2.Repository, commit: pygit2.Commit) -> Review | None:
     """The accept `commit` is, if it is one with its evidence in place; else None."""
     from jacked_vault.document import parse_note
     from jacked_vault.document.lifecycle import follows
@@ -263,7 +266,7 @@ def review_in(repo, commit) -> Review | None:
     return Review(note_id, value_key(note), str(commit.id), machine, _author(commit), _ssh_signed(commit))
 
 
-def _author(commit) -> str:
+def _author(commit: pygit2.Commit) -> str:
     """The accept commit's author as a review shows it: git's `Name <email>`, terminal escapes removed, cut."""
     from jacked_vault.safety.text import strip_terminal
 
@@ -272,7 +275,7 @@ def _author(commit) -> str:
     return text[:MAX_AUTHOR]
 
 
-def _ssh_signed(commit) -> bool:
+def _ssh_signed(commit: pygit2.Commit) -> bool:
     """Whether the commit carries an ssh signature (what an allowed-signers file can verify)."""
     try:
         signature = commit.gpg_signature[0]
@@ -281,18 +284,20 @@ def _ssh_signed(commit) -> bool:
     return bool(signature) and signature.startswith(SSH_SIGNATURE)
 
 
-def _last_audit_record(repo, commit, machine: str, last_hash: str) -> dict | None:
+def _last_audit_record(
+    repo: pygit2.Repository, commit: pygit2.Commit, machine: str, last_hash: str
+) -> dict[str, Any] | None:
     """The record of the audit line the trailer names: the last line of a file of `machine` that
     this commit changed."""
     from jacked_vault.store.audit import line_hash
     from jacked_vault.store.git import read_blob
 
-    def folder(tree) -> dict:
+    def folder(tree: pygit2.Tree) -> dict[str | None, pygit2.Oid]:
         try:
             entry = tree[f"{AUDIT_DIR}/{machine}"]
         except KeyError:
             return {}
-        return {e.name: e.id for e in repo[entry.id]} if entry.type_str == "tree" else {}
+        return {e.name: e.id for e in cast("pygit2.Tree", repo[entry.id])} if entry.type_str == "tree" else {}
 
     before = folder(repo[commit.parent_ids[0]].tree)
     for name, oid in folder(commit.tree).items():
@@ -308,7 +313,7 @@ def _last_audit_record(repo, commit, machine: str, last_hash: str) -> dict | Non
     return None
 
 
-def _commits_between(repo, head: str, since: str | None) -> Iterator:
+def _commits_between(repo: pygit2.Repository, head: str, since: str | None) -> Iterator[pygit2.Commit]:
     """The commits reachable from `head` but not from `since` (at most MAX_COMMITS_WALKED)."""
     import pygit2
 
@@ -322,7 +327,7 @@ def _commits_between(repo, head: str, since: str | None) -> Iterator:
         yield commit
 
 
-def reviews_between(repo, head: str, since: str | None) -> Iterator[Review]:
+def reviews_between(repo: pygit2.Repository, head: str, since: str | None) -> Iterator[Review]:
     """Every accept with its evidence in the commits reachable from `head` but not from `since`."""
     for commit in _commits_between(repo, head, since):
         if (commit.message or "").startswith(ACCEPT_SUBJECT):
@@ -346,7 +351,7 @@ class Signed:
     lifts: frozenset[str] = frozenset()  # notes a person re-added over a reject (`add --allow-rejected`)
 
 
-def signed_between(root: Path, repo, head: str, since: str | None, signers: Path) -> Signed:
+def signed_between(root: Path, repo: pygit2.Repository, head: str, since: str | None, signers: Path) -> Signed:
     """The verified accepts, forgets and lifts in the commits reachable from `head` but not from
     `since` (a forget names its notes in its `Memory-Forget` trailer, a person's re-add over a
     reject in `Memory-Lift`)."""
@@ -368,18 +373,22 @@ def signed_between(root: Path, repo, head: str, since: str | None, signers: Path
     )
 
 
-def _forgotten_by(repo, commit_id: str) -> set[str]:
+def _forgotten_by(repo: pygit2.Repository, commit_id: str) -> set[str]:
     """The values a forget commit adds to the forgotten-tombstone files (against its first parent)."""
     from jacked_vault.store.tombstones import FORGOTTEN_SUFFIX, TOMBSTONE_DIR, parse_tombstones
 
-    def files(commit) -> dict[str, bytes]:
+    def files(commit: pygit2.Commit) -> dict[str, bytes]:
         try:
             folder = commit.tree[TOMBSTONE_DIR]
         except KeyError:
             return {}
-        return {e.name: repo[e.id].data for e in repo[folder.id] if e.name.endswith(FORGOTTEN_SUFFIX)}
+        return {
+            e.name: cast("pygit2.Blob", repo[e.id]).data
+            for e in cast("pygit2.Tree", repo[folder.id])
+            if e.name is not None and e.name.endswith(FORGOTTEN_SUFFIX)
+        }
 
-    commit = repo[commit_id]
+    commit = cast("pygit2.Commit", repo[commit_id])
     before = files(commit.parents[0]) if commit.parents else {}
     added: set[str] = set()
     for name, data in files(commit).items():
@@ -400,7 +409,7 @@ def policy_digest(signers: Path | None) -> str:
     return f"{signers}:{hashlib.sha256(content).hexdigest()}"
 
 
-def person_signs(trust: ReviewTrust, repo) -> bool:
+def person_signs(trust: ReviewTrust, repo: pygit2.Repository) -> bool:
     """Whether a person's accept or forget is signed by their git (`commit-tree -S`): always where
     this machine asks for trusted keys, and wherever their git is set up to sign."""
     from jacked_vault.store.git import signs_commits
@@ -408,7 +417,7 @@ def person_signs(trust: ReviewTrust, repo) -> bool:
     return trust.signers is not None or signs_commits(repo)
 
 
-def verified_by(root: Path, repo, commits: list[str], signers: Path) -> set[str]:
+def verified_by(root: Path, repo: pygit2.Repository, commits: list[str], signers: Path) -> set[str]:
     """Those of `commits` whose ssh signature git verifies against the allowed-signers file
     (`git log --format=%G?` is `G`), asked of one git process per 500 signed commits."""
     import subprocess
@@ -418,7 +427,7 @@ def verified_by(root: Path, repo, commits: list[str], signers: Path) -> set[str]
     signed = []
     for commit_id in dict.fromkeys(commits):
         try:
-            if _ssh_signed(repo[commit_id]):
+            if _ssh_signed(cast("pygit2.Commit", repo[commit_id])):
                 signed.append(commit_id)
         except (KeyError, ValueError):
             continue

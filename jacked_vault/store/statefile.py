@@ -6,11 +6,12 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 MAX_STATE_BYTES = 4 * 1024 * 1024
 
 
-def read_json(path: Path, limit: int = MAX_STATE_BYTES) -> dict | None:
+def read_json(path: Path, limit: int = MAX_STATE_BYTES) -> dict[str, Any] | None:
     """The JSON object at `path`, or None when missing, unreadable, too large, not JSON or not an object."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
@@ -31,7 +32,7 @@ def read_json(path: Path, limit: int = MAX_STATE_BYTES) -> dict | None:
     return data if isinstance(data, dict) else None
 
 
-def write_json(path: Path, data: dict, *, mode: int = 0o600, replace: bool = True) -> None:
+def write_json(path: Path, data: dict[str, Any], *, mode: int = 0o600, replace: bool = True) -> None:
     """Write `data` to `path` atomically (temp file, fsync, rename); `replace=False` never
     replaces an existing file (FileExistsError)."""
     from jacked_vault.safety import fsio
@@ -40,7 +41,7 @@ def write_json(path: Path, data: dict, *, mode: int = 0o600, replace: bool = Tru
     fsio.write_file(path, text.encode("utf-8"), mode=mode, replace=replace)
 
 
-def json_lines(text: str) -> list[dict]:
+def json_lines(text: str) -> list[dict[str, Any]]:
     """The JSON objects of a JSON-lines text (audit lines, quarantine records); other lines skipped."""
     out = []
     for line in text.splitlines():

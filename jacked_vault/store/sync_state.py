@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 from jacked_vault.errors import VaultError
 from jacked_vault.store.layout import state_dir
@@ -23,7 +24,7 @@ class SyncState:
     at: str  # canonical timestamp (document/timestamps.py)
     kind: str = "pull"  # pull (fetch and take what arrived) | push
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"result": self.result, "message": self.message, "at": self.at}
 
 
@@ -48,7 +49,7 @@ def write_state(root: Path, result: str, message: str, *, kind: str = "pull") ->
     return state
 
 
-def _states(data: dict | None) -> dict:
+def _states(data: dict[str, Any] | None) -> dict[str, Any]:
     if not data:
         return {}
     if "result" in data:  # the one-record format of earlier versions: a pull

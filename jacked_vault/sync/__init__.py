@@ -22,7 +22,7 @@ Detached HEAD is refused: sync works on the branch the vault is on.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, cast
 
 from jacked_vault.context import Context
 from jacked_vault.errors import VaultError
@@ -31,13 +31,16 @@ from jacked_vault.store.sync_state import SyncState, read_state, write_state
 from jacked_vault.sync import remote
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from pathlib import Path
 
     import pygit2
 
     from jacked_vault.document import Note
+    from jacked_vault.store.audit import AuditEvent
     from jacked_vault.store.deadline import Deadline
     from jacked_vault.store.progress import Stages
+    from jacked_vault.store.reviews import Signed
     from jacked_vault.sync.arrivals import Arrivals
 
 __all__ = [
@@ -70,16 +73,17 @@ class SyncResult:
     regenerated: list[str] = field(default_factory=list)
     kept_deletions: list[str] = field(default_factory=list)
     accepted_deletions: list[str] = field(default_factory=list)
-    quarantined: list[dict] = field(default_factory=list)  # {"path", "code"}
-    hot: list[dict] = field(default_factory=list)  # {"path", "kept": here|remote}: hot.md set on both machines
-    transitions: list[dict] = field(
+    quarantined: list[dict[str, Any]] = field(default_factory=list)  # {"path", "code"}
+    # {"path", "kept": here|remote}: hot.md set on both machines
+    hot: list[dict[str, Any]] = field(default_factory=list)
+    transitions: list[dict[str, Any]] = field(
         default_factory=list
     )  # {"id", "path", "kept", "lost", "kept_from"}: one note, two transitions
     rejected: list[str] = field(default_factory=list)  # live notes holding a value a rejection covers, rejected here
     forgotten: list[str] = field(
         default_factory=list
     )  # notes a person forgot on another machine (or holding its text), gone here too
-    duplicates: list[dict] = field(
+    duplicates: list[dict[str, Any]] = field(
         default_factory=list
     )  # {"id", "duplicate_of"}: one note saved on two machines before a sync; the later superseded
     push_attempts: int = 1  # pushes tried: more than one when another machine pushed first (a race lost)
@@ -97,7 +101,7 @@ class SyncResult:
             setattr(joined, name, mine + [item for item in getattr(later, name) if item not in mine])
         return joined
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "action": self.action,
             "ahead": self.ahead,
@@ -165,7 +169,7 @@ class RemoteSet:
     adopted: bool
     joined: bool = False
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"remote": self.url, "adopted": self.adopted, "joined": self.joined}
 
     def to_text(self) -> str:
@@ -185,7 +189,7 @@ class RemoteSet:
 class Pushed:
     head: str
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"head": self.head}
 
     def to_text(self) -> str:
@@ -245,7 +249,7 @@ def set_remote(ctx: Context, url: str, *, join: bool = False) -> RemoteSet:
     return RemoteSet(shown, False, joined=True)
 
 
-def _restore_remote(root, config: bytes, tracking: str, tracked_before) -> None:
+def _restore_remote(root: Path, config: bytes, tracking: str, tracked_before: pygit2.Reference | None) -> None:
     """Put `.git/config` and the remote-tracking ref back as they were before `remote set`."""
     from jacked_vault.safety import fsio
 
@@ -265,7 +269,7 @@ def push(ctx: Context) -> Pushed:
     return Pushed(git.fast_head(root) or "")
 
 
-def _push(root, branch: str, races_lost: int = 0) -> None:
+def _push(root: Path, branch: str, races_lost: int = 0) -> None:
     """The one push: never forced, its outcome recorded (the last push, for `status` and the brief;
     `races_lost`: the tries before it that other machines' pushes beat)."""
     try:
@@ -317,7 +321,7 @@ def _only_init(repo: pygit2.Repository) -> bool:
     return head is not None and not head.parent_ids and head.message.startswith("memory: init vault")
 
 
-def _adopt(ctx: Context, repo, branch: str) -> bool:
+def _adopt(ctx: Context, repo: pygit2.Repository, branch: str) -> bool:
     """Take the remote's history in place of a lone init commit (its arrivals judged first)."""
     from jacked_vault.store.lock import store_lock
 
@@ -332,16 +336,16 @@ def _adopt(ctx: Context, repo, branch: str) -> bool:
     return True
 
 
-def _quarantine(ctx: Context, arrivals) -> list[dict]:
+def _quarantine(ctx: Context, arrivals: Arrivals) -> list[dict[str, Any]]:
     from jacked_vault.sync.arrivals import keep_quarantined
 
     return keep_quarantined(ctx.vault, arrivals)
 
 
 def _judge(
-    ctx: Context, repo, base_tree, theirs_tree, signed=None, deadline: Deadline | None = None,
-    stages: Stages | None = None,
-):  # fmt: skip
+    ctx: Context, repo: pygit2.Repository, base_tree: pygit2.Tree | None, theirs_tree: pygit2.Tree,
+    signed: Signed | None = None, deadline: Deadline | None = None, stages: Stages | None = None,
+) -> Arrivals:  # fmt: skip
     """The arrivals, judged (`arrivals.inspect_arrivals`; `stages` told how far); what the gate
     passed is kept in this machine's verdicts even when the deadline stops the judgement (a verdict
     is about bytes: the next attempt skips their content rules)."""
@@ -392,20 +396,20 @@ class _Plan:
     """How the remote's history joins ours: the tree to start from, the parents, and the files
     this machine sets in it (what it keeps, what it regenerates), with their audit lines."""
 
-    tree: object
-    parents: list
+    tree: pygit2.Tree
+    parents: list[pygit2.Oid | str]
     edits: dict[str, bytes | None] = field(default_factory=dict)
-    events: list = field(default_factory=list)
+    events: list[AuditEvent] = field(default_factory=list)
     result: SyncResult = field(default_factory=lambda: SyncResult("fast-forward", 0, 0, ""))
 
 
 def _plan(
     ctx: Context,
-    repo,
-    ours,
-    theirs,
-    base,
-    arrivals,
+    repo: pygit2.Repository,
+    ours: pygit2.Oid,
+    theirs: pygit2.Oid | str,
+    base: pygit2.Oid | None,
+    arrivals: Arrivals,
     *,
     accept_deletions: bool,
     adopt: bool = False,
@@ -444,7 +448,7 @@ def _plan(
         result = SyncResult(
             "merged", 0, 0, "", renamed=settled.renamed, hot=settled.hot, transitions=settled.transitions
         )
-        plan = _Plan(repo[index.write_tree(repo)], [ours, theirs], result=result)
+        plan = _Plan(cast("pygit2.Tree", repo[index.write_tree(repo)]), [ours, theirs], result=result)
         plan.events += [event(op, note_id, rel, data) for op, note_id, rel, data in settled.events]
         settled_paths = {rel for _, _, rel, _ in settled.events}
         plan.events += [
@@ -476,6 +480,7 @@ def _plan(
             keep_ours(rel)
         if item["path"] not in arrivals.tombstones:
             plan.events.append(event("quarantine", item["id"], item["path"], ours_bytes(item["path"])))
+    data: bytes | None  # a tombstone file's bytes below, then an index.md's (None: it goes)
     for rel, data in arrivals.tombstones.items():
         merged = _union(ours_bytes(rel), data)
         if git.blob_at(repo, plan.tree, rel) != merged:
@@ -507,7 +512,12 @@ def _plan(
 
 
 def _taken_over_own_lines(
-    ctx: Context, repo: pygit2.Repository, base, ours, merged_tree, arrivals: Arrivals
+    ctx: Context,
+    repo: pygit2.Repository,
+    base: pygit2.Oid | None,
+    ours: pygit2.Oid,
+    merged_tree: pygit2.Tree,
+    arrivals: Arrivals,
 ) -> list[tuple[str, str, str, bytes]]:
     """(op, note id or hot key, path, bytes) for each note or hot.md a merge takes from the remote
     cleanly while this side's audit lines since the merge base also name it: such a line (another
@@ -522,8 +532,8 @@ def _taken_over_own_lines(
     base_tree = repo[base].tree if base is not None else None
     ours_tree = repo[ours].tree
 
-    def audit(tree):
-        return tree[AUDIT_DIR] if tree is not None and AUDIT_DIR in tree else None
+    def audit(tree: pygit2.Tree | None) -> pygit2.Tree | None:
+        return cast("pygit2.Tree", tree[AUDIT_DIR]) if tree is not None and AUDIT_DIR in tree else None
 
     named: set[str] = set()  # note ids and paths this side's audit lines since the base name
     for rel, entry in changed_entries(repo, audit(base_tree), audit(ours_tree), prefix=AUDIT_DIR + "/"):
@@ -544,7 +554,9 @@ def _taken_over_own_lines(
     return out
 
 
-def _merged_anew(ctx: Context, repo: pygit2.Repository, ours_tree, theirs_tree, merged_tree) -> list[tuple[str, bytes]]:
+def _merged_anew(
+    ctx: Context, repo: pygit2.Repository, ours_tree: pygit2.Tree, theirs_tree: pygit2.Tree, merged_tree: pygit2.Tree
+) -> list[tuple[str, bytes]]:
     """The files that arrive only with an audit line (`arrivals.VOUCHED_KINDS`: hot.md, episodic
     files, README.md, vault.json) whose merge git made cleanly into bytes neither side had: this
     machine's merge vouches for them (an audit line each), as it does for what it settles."""
@@ -601,7 +613,12 @@ def _reject_rejected_values(
 
 
 def _supersede_duplicates(
-    ctx: Context, repo: pygit2.Repository, plan: _Plan, arrivals: Arrivals, moved: list, now: str
+    ctx: Context,
+    repo: pygit2.Repository,
+    plan: _Plan,
+    arrivals: Arrivals,
+    moved: list[tuple[str, str, bytes]],
+    now: str,
 ) -> dict[str, Note]:
     """SPEC 5.6 across machines (issue 33.13): a note that arrives new and repeats a live note of
     this machine's (`write.create.duplicate_of`, the rule every create applies) was saved on both
@@ -691,7 +708,14 @@ MAX_PREVIEW_NOTES = 5000  # beyond it, index.md is kept as it was and regenerate
 
 
 def _expected_indexes(
-    ctx: Context, repo, plan: _Plan, notes: dict, transitioned: dict, arrivals, moved, ours_bytes,
+    ctx: Context,
+    repo: pygit2.Repository,
+    plan: _Plan,
+    notes: dict[str, Note | None],
+    transitioned: dict[str, Note],
+    arrivals: Arrivals,
+    moved: list[tuple[str, str, bytes]],
+    ours_bytes: Callable[[str], bytes | None],
     deadline: Deadline | None = None,
 ) -> dict[str, bytes | None]:
     """index.md as this machine derives it once the arrivals are in (never the remote's bytes):
@@ -738,10 +762,10 @@ def _expected_indexes(
 
 def _integrate(
     ctx: Context,
-    repo,
-    ours,
-    theirs,
-    base,
+    repo: pygit2.Repository,
+    ours: pygit2.Oid,
+    theirs: pygit2.Oid | str,
+    base: pygit2.Oid | None,
     *,
     accept_deletions: bool,
     adopt: bool = False,
@@ -832,7 +856,7 @@ def sync(ctx: Context, *, accept_deletions: bool = False, stages: Stages | None 
         raise
 
 
-def _rewritten_copy(repo: pygit2.Repository, ours, theirs) -> str | None:
+def _rewritten_copy(repo: pygit2.Repository, ours: pygit2.Oid, theirs: pygit2.Oid | str) -> str | None:
     """A commit of this vault's the remote no longer holds but holds a rewritten copy of (the same
     `Memory-Audit` trailer, which names one line of one machine's audit chain: one commit's), or
     None. That is a history rewritten and force-pushed (a purge, as `forget` tells a team to do):
@@ -844,7 +868,7 @@ def _rewritten_copy(repo: pygit2.Repository, ours, theirs) -> str | None:
     return next((str(commit.id) for commit in _only_in(repo, ours, theirs) if marks & _audit_marks(commit)), None)
 
 
-def _only_in(repo: pygit2.Repository, tip, other):
+def _only_in(repo: pygit2.Repository, tip: pygit2.Oid | str, other: pygit2.Oid | str) -> pygit2.Walker:
     """The commits reachable from `tip` and not from `other`."""
     walker = repo.walk(tip)
     walker.hide(other)
@@ -995,7 +1019,7 @@ def regenerate_indexes(ctx: Context) -> list[str]:
 
 def pull_at_session_start(
     ctx: Context, timeout_s: float = SESSION_START_TIMEOUT_S, *, background: bool = False, cap: str = "session-start"
-):
+) -> SyncState:
     """Fetch, judge what arrives and integrate it as `sync` does (a fast-forward, or a merge when
     this machine has commits of its own, never pushed from here) when nothing arriving is refused
     or deleted and nothing conflicts; otherwise record why and change nothing. `timeout_s` (the
@@ -1040,7 +1064,8 @@ def pull_at_session_start(
             except VaultError as exc:
                 return write_state(root, "refused" if "never takes" in exc.message else "failed", exc.message)
             if result is None:
-                return read_state(root)
+                # the state _integrate just wrote; None if that write failed (write_state swallows OSError)
+                return read_state(root)  # type: ignore[return-value]
             if result.quarantined:
                 return write_state(
                     root,

@@ -44,7 +44,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from jacked_vault.errors import VaultError
 from jacked_vault.store.git import blob_at, offered_blob
@@ -76,8 +76,9 @@ MARKDOWN_KINDS = frozenset({"hot", "episodic"})
 
 @dataclass
 class Arrivals:
-    refused: list[dict] = field(default_factory=list)  # {"path", "why"}: sync stops
-    quarantined: list[dict] = field(default_factory=list)  # {"path", "code", "why", "data", "id", "moved_from"}
+    refused: list[dict[str, Any]] = field(default_factory=list)  # {"path", "why"}: sync stops
+    # {"path", "code", "why", "data", "id", "moved_from"}
+    quarantined: list[dict[str, Any]] = field(default_factory=list)
     deleted: list[str] = field(default_factory=list)  # paths the remote removed (moved notes excluded)
     changed: list[str] = field(default_factory=list)
     notes: dict[str, Note] = field(default_factory=dict)  # rel -> Note taken from the remote (new or transitioned)
@@ -145,7 +146,7 @@ def _structural(store: Store, rel: str, entry: pygit2.Object | None, machine: st
     return None
 
 
-def appended_records(data: bytes, base: bytes | None) -> list[dict]:
+def appended_records(data: bytes, base: bytes | None) -> list[dict[str, Any]]:
     """The audit records an arriving audit file adds to its committed version (the gate has
     checked that it only appends and that every line is a record)."""
     from jacked_vault.store.statefile import json_lines
@@ -650,7 +651,7 @@ def _without(data: bytes, values: set[str]) -> bytes:
     return b"".join(line for line in lines if line.strip().decode("ascii", "replace") not in values)
 
 
-def keep_quarantined(store: Store, arrivals: Arrivals) -> list[dict]:
+def keep_quarantined(store: Store, arrivals: Arrivals) -> list[dict[str, Any]]:
     """Keep each quarantined arrival's bytes in `.git/jacked/quarantine/` (never recalled, never
     committed); returns `{"path", "code"}` for each."""
     from jacked_vault.store.gate import quarantine

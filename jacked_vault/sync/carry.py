@@ -21,7 +21,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from jacked_vault.context import Context
 from jacked_vault.errors import VaultError
@@ -43,12 +43,12 @@ class Carried:
     changes made there a person makes again here (`redo`: {"id", "there", "here", "command"})."""
 
     source: str
-    carried: list[dict] = field(default_factory=list)  # {"id", "path", "was_reviewed", "from"}
+    carried: list[dict[str, Any]] = field(default_factory=list)  # {"id", "path", "was_reviewed", "from"}
     already: list[str] = field(default_factory=list)  # ids held here with the same bytes, or a twin
-    not_carried: list[dict] = field(default_factory=list)  # {"id" or "path", "code"}
-    redo: list[dict] = field(default_factory=list)
+    not_carried: list[dict[str, Any]] = field(default_factory=list)  # {"id" or "path", "code"}
+    redo: list[dict[str, Any]] = field(default_factory=list)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "from": self.source,
             "carried": self.carried,
@@ -83,7 +83,7 @@ class _Old:
     """The old folder's committed notes and tombstones (HEAD, never its working tree)."""
 
     notes: dict[str, tuple[str, bytes, Note]]  # id -> (path, bytes, the note they hold)
-    invalid: list[dict]  # {"path", "code"}
+    invalid: list[dict[str, Any]]  # {"path", "code"}
     stones: Stones
 
 
@@ -130,7 +130,7 @@ def _read_old(ctx: Context, root: Path) -> _Old:
     repo = git.open_repo(root)
     head = git.head_commit(repo)
     notes: dict[str, tuple[str, bytes, Note]] = {}
-    invalid: list[dict] = []
+    invalid: list[dict[str, Any]] = []
     stones: list[tuple[str, bytes]] = []
     for rel, entry in changed_entries(repo, None, head.tree if head is not None else None):
         kind = classify_path(ctx.vault, rel)
@@ -151,7 +151,7 @@ def _read_old(ctx: Context, root: Path) -> _Old:
     return _Old(notes, invalid, Stones.read(stones))
 
 
-def _blob(repo: pygit2.Repository, entry, rel: str) -> bytes | None:
+def _blob(repo: pygit2.Repository, entry: pygit2.Object, rel: str) -> bytes | None:
     """The file's bytes; None for what is not a regular file or is over MAX_NOTE_FILE."""
     from jacked_vault.search.treediff import FILE_MODES
     from jacked_vault.store import git
@@ -185,7 +185,7 @@ def _sort(ctx: Context, index: SearchIndex, old: _Old, result: Carried) -> list[
     return wanted
 
 
-def _redo(note_id: str, there: str, here: str) -> dict:
+def _redo(note_id: str, there: str, here: str) -> dict[str, Any]:
     command = {
         "forgotten": f"jacked memory forget {note_id}",
         "rejected": f"jacked memory reject {note_id} --reason 'rejected on the old vault'",
@@ -195,10 +195,10 @@ def _redo(note_id: str, there: str, here: str) -> dict:
     return {"id": note_id, "there": there, "here": here, "command": command}
 
 
-def _values_to_redo(index: SearchIndex, old: _Old) -> list[dict]:
+def _values_to_redo(index: SearchIndex, old: _Old) -> list[dict[str, Any]]:
     """The notes here holding a value the old folder rejected or forgot and this vault does not."""
     here = index.stones()
-    out: dict[str, dict] = {}
+    out: dict[str, dict[str, Any]] = {}
     for value in sorted(old.stones.values - here.values):
         forgotten = value in old.stones.forgotten
         live = set(index.live_with_value(value))

@@ -15,6 +15,7 @@ import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from jacked_vault.document.model import UNKNOWN_HARNESS
 from jacked_vault.errors import VaultError
@@ -24,6 +25,11 @@ from jacked_vault.store.layout import VAULT_JSON, Store
 from jacked_vault.store.progress import Stages
 from jacked_vault.store.sync_state import write_state
 from jacked_vault.sync import remote
+
+if TYPE_CHECKING:
+    import pygit2
+
+    from jacked_vault.sync.arrivals import Arrivals
 
 CLONE_TIMEOUT_S = 600.0
 REQUIRED = (VAULT_JSON, ".gitignore")
@@ -37,11 +43,11 @@ class Cloned:
     head: str
     notes: int
     machine_id: str
-    quarantined: list[dict]
+    quarantined: list[dict[str, Any]]
     offers: list[str]  # this machine's hook installs, offered and never run here
     branch_reason: str = "the remote's default branch"  # why this branch holds the vault
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "path": str(self.store.root),
             "created": True,
@@ -166,7 +172,7 @@ def _git_clone(url: str, into: Path) -> None:
         raise VaultError("SYNC", f"clone failed: {remote.one_line(proc.stderr, url)}; nothing was left behind")
 
 
-def _check_out(store: Store, stages: Stages | None = None):
+def _check_out(store: Store, stages: Stages | None = None) -> tuple[str, str, Arrivals, str, int]:
     """Judge the cloned branch like any arrival, check it out, and build its search index from
     the notes just judged: (branch, head, arrivals, reason, notes indexed)."""
     import pygit2
@@ -215,7 +221,7 @@ def _check_out(store: Store, stages: Stages | None = None):
         index.close()
 
 
-def _vault_branch(repo) -> tuple[str, str]:
+def _vault_branch(repo: pygit2.Repository) -> tuple[str, str]:
     """The branch that holds the vault, checked out locally, and why it was taken: the remote's
     HEAD, else `main`, else `master`, else its only branch (a bare remote made with plain `git
     init --bare` may name a `master` that the vault, pushed as `main`, never had)."""
@@ -251,7 +257,7 @@ def _vault_branch(repo) -> tuple[str, str]:
     return branch, f"the remote's HEAD names {named or 'no branch'}, which holds nothing; took {branch}"
 
 
-def _settle(store: Store, arrivals, harness: str) -> list[dict]:
+def _settle(store: Store, arrivals: Arrivals, harness: str) -> list[dict[str, Any]]:
     """What this machine does not take from the clone, in one commit of its own: each quarantined
     file removed (its bytes kept in `.git/jacked/quarantine/`, an audit line each; a README.md is put
     back as the template `init` writes), each note holding a rejected value that was made before

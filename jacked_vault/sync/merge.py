@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from jacked_vault.errors import VaultError
 from jacked_vault.store.layout import GROUPS_DIR, TOMBSTONE_DIR, VAULT_JSON, Store, classify_episodic, classify_hot
@@ -40,8 +40,8 @@ class Resolved:
 
     renamed: list[str] = field(default_factory=list)
     moved: list[tuple[str, str, bytes]] = field(default_factory=list)  # this machine's notes: (id, new path, bytes)
-    hot: list[dict] = field(default_factory=list)  # {"path", "kept": here|remote}
-    transitions: list[dict] = field(default_factory=list)  # {"id", "path", "kept", "lost", "kept_from"}
+    hot: list[dict[str, Any]] = field(default_factory=list)  # {"path", "kept": here|remote}
+    transitions: list[dict[str, Any]] = field(default_factory=list)  # {"id", "path", "kept", "lost", "kept_from"}
     events: list[tuple[str, str, str, bytes | None]] = field(default_factory=list)  # (op, id, path, bytes)
 
 
@@ -216,7 +216,7 @@ def _episodic(rel: str, base: bytes | None, ours: bytes, theirs: bytes) -> bytes
 def _notes(
     done: Resolved,
     rel: str,
-    blob: dict,
+    blob: dict[str, Any],  # "base", "ours", "theirs" -> bytes (a note changed on both sides: ours and theirs set)
     settle: Settle,
     mode: pygit2.enums.FileMode,
     paths: set[str],

@@ -118,7 +118,7 @@ def _ssh_config(root: Path | None, timeout: float) -> dict[str, str]:
 
 def run_git(
     root: Path, *args: str, timeout: float = NETWORK_TIMEOUT_S, in_vault: bool = True
-) -> subprocess.CompletedProcess:
+) -> subprocess.CompletedProcess[str]:
     """`git -C root args…` with a hard timeout; SYNC if it cannot run or takes too long. git runs
     tethered (`store.children`): in a process group of its own, which a timeout ends, and which
     dies with this process however it dies (its ssh child too). `in_vault`: `root` is the vault

@@ -20,8 +20,10 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
@@ -34,6 +36,14 @@ from jacked_vault.harnesses import names as registered
 from jacked_vault.store.layout import state_dir
 from jacked_vault.ui import render as r
 from jacked_vault.ui.security import Guard, Sessions, check_csrf
+
+if TYPE_CHECKING:
+    from starlette.datastructures import FormData, QueryParams
+
+    from jacked_vault.context import Context
+    from jacked_vault.search.service import SearchResult
+    from jacked_vault.write.forget import Forgotten
+    from jacked_vault.write.transitions import EditedAsNew, Transitioned
 
 MAX_BODY = 512 * 1024  # a POST: an edited note (64 KiB) and its form fields, with room to spare
 REVIEW_BODIES = 25  # candidates shown with their whole body (the rest: their summary and a link)
@@ -72,7 +82,7 @@ class Doctor:
     """`doctor` for the overview, run in the background and kept for the HEAD it checked (it takes
     ~0.5 s at 10k notes, over a page's budget); a new HEAD starts a new run."""
 
-    def __init__(self, make_ctx, write_lock: threading.Lock) -> None:
+    def __init__(self, make_ctx: Callable[[], Context], write_lock: threading.Lock) -> None:
         self.make_ctx = make_ctx
         self.write_lock = write_lock
         self.last = DoctorRun()
@@ -126,7 +136,7 @@ class Page:
 
     # -- who reads and writes --------------------------------------------------------------------
 
-    def person(self, cwd: Path | None = None, harness: str | None = None):
+    def person(self, cwd: Path | None = None, harness: str | None = None) -> Context:
         """The context of a person at this vault (no harness: every note, each marked), or of
         `harness` when a page asks as one (the brief)."""
         from jacked_vault.context import Context
@@ -136,7 +146,7 @@ class Page:
             vault=str(self.config.vault), cwd=cwd or self.config.cwd, harness=harness or UNKNOWN_HARNESS
         )
 
-    def writes_blocked(self, ctx) -> str | None:
+    def writes_blocked(self, ctx: Context) -> str | None:
         """Why a transition would be refused before it starts (a detached HEAD, a changed
         .gitignore), as the write path itself says it; None when writes can go ahead."""
         from jacked_vault.store import git
@@ -151,7 +161,7 @@ class Page:
 
     # -- rendering -------------------------------------------------------------------------------
 
-    def html(self, request: Request, template: str, status: int = 200, **values) -> HTMLResponse:
+    def html(self, request: Request, template: str, status: int = 200, **values: Any) -> HTMLResponse:
         session = request.scope.get("state", {}).get("session")
         flash, session.flash[:] = list(session.flash), []
         return HTMLResponse(
@@ -164,7 +174,9 @@ class Page:
             return JSONResponse({"schema": "jacked.ui.v1", **exc.to_json()}, status_code=status)
         return self.html(request, "error.html", status, title=title, message=exc.message, code=exc.full_code)
 
-    async def call(self, request: Request, fn, *, title: str = "Not shown"):
+    async def call(
+        self, request: Request, fn: Callable[[], Any], *, title: str = "Not shown"
+    ) -> tuple[Any, Response | None]:
         """Run a library call off the event loop; (result, None) or (None, the error page)."""
         try:
             return await run_in_threadpool(fn), None
@@ -189,7 +201,7 @@ class Page:
         from jacked_vault.status import status
         from jacked_vault.store.git import fast_head
 
-        def build():
+        def build() -> dict[str, Any]:
             ctx = self.person()
             found = status(ctx)
             counts = overview(ctx)
@@ -216,7 +228,7 @@ class Page:
         params = request.query_params
         form = _search_form(params)
 
-        def build():
+        def build() -> tuple[SearchResult, dict[str, dict[str, Any]]]:
             statuses = tuple(form["status"] or ("active",)) + (("candidate",) if form["include-candidates"] else ())
             try:
                 limit = int(form["limit"] or 20)
@@ -278,7 +290,7 @@ class Page:
 
         note_id = request.path_params["id"]
 
-        def build():
+        def build() -> dict[str, Any]:
             ctx = self.person()
             found = read(ctx, note_id, EVERYTHING)
             if found.note is None:  # hot.md or an episodic file search gave an id for
@@ -315,7 +327,7 @@ class Page:
         from jacked_vault.review import candidates
         from jacked_vault.search.policy import EVERYTHING
 
-        def build():
+        def build() -> dict[str, Any]:
             ctx = self.person()
             queue = candidates(ctx)
             notes = {}
@@ -348,7 +360,7 @@ class Page:
         repo = params.get("repo") or ""
         every = params.get("given") == "all"
 
-        def build():
+        def build() -> dict[str, Any]:
             require_slug("harness", harness)
             cache = state_dir(self.config.vault)
             given = briefs_given(cache, 200)
@@ -381,7 +393,7 @@ class Page:
         params = request.query_params
         wanted = {k: params.get(k) or "" for k in ("group", "harness", "op")}
 
-        def build():
+        def build() -> dict[str, Any]:
             try:
                 limit = int(params.get("limit") or TIMELINE_LIMIT)
             except ValueError:
@@ -413,7 +425,7 @@ class Page:
 
     # -- POST ------------------------------------------------------------------------------------
 
-    async def _form(self, request: Request):
+    async def _form(self, request: Request) -> FormData | None:
         """The POST's form when it carries its session's CSRF token; else None."""
         form = await request.form()
         session = request.scope.get("state", {}).get("session")
@@ -438,7 +450,7 @@ class Page:
             value = form.get(name)
             return value if isinstance(value, str) else None
 
-        def act():
+        def act() -> Forgotten | EditedAsNew | Transitioned:
             with self.write_lock:
                 ctx = self.person()
                 if op == "forget":
@@ -503,10 +515,10 @@ SINGLE = ("q", "group", "repo", "target", "as-of", "known-at", "limit")
 FLAGS = ("include-candidates", "all")
 
 
-def _search_form(params) -> dict:
+def _search_form(params: QueryParams) -> dict[str, Any]:
     """The search parameters, named as the CLI's options (`--as-of` is `as-of`); repeatable ones
     may be repeated or given comma- or space-separated."""
-    form: dict = {name: (params.get(name) or "").strip() for name in SINGLE}
+    form: dict[str, Any] = {name: (params.get(name) or "").strip() for name in SINGLE}
     for name in MULTI:
         form[name] = [v for value in params.getlist(name) for v in value.replace(",", " ").split()]
     for name in FLAGS:
@@ -514,7 +526,7 @@ def _search_form(params) -> dict:
     return form
 
 
-def _command(form: dict) -> str:
+def _command(form: dict[str, Any]) -> str:
     """The CLI command that gives the same answer (shown under the form)."""
     import shlex
 
@@ -532,7 +544,7 @@ def _command(form: dict) -> str:
     return shlex.join(words)
 
 
-def _known_folders(cwd: Path, given: list[dict]) -> list[dict]:
+def _known_folders(cwd: Path, given: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Repo folders this machine has briefed ({"folder", "repo"}), the page's own first."""
     seen: dict[str, str | None] = {str(cwd): None}
     for record in given:
@@ -542,7 +554,7 @@ def _known_folders(cwd: Path, given: list[dict]) -> list[dict]:
     return [{"folder": f, "repo": repo} for f, repo in seen.items()]
 
 
-def _folder_for(repo: str, folders: list[dict]) -> Path:
+def _folder_for(repo: str, folders: list[dict[str, Any]]) -> Path:
     """The folder to brief: `repo` when it is a folder here, else a folder briefed before for the
     repo identity `repo`."""
     path = Path(repo).expanduser()
@@ -584,7 +596,7 @@ def create_app(config: UiConfig) -> Guard:
 
 def route_entries() -> list[str]:
     """`ui:<METHOD> <path>` of every page route (what jacked_vault/registry.py classifies)."""
-    app = create_app(UiConfig(vault=Path("."), cwd=Path("."), token="-", port=0)).app
+    app = cast(Starlette, create_app(UiConfig(vault=Path("."), cwd=Path("."), token="-", port=0)).app)
     return sorted(
         f"ui:{method} {route.path}"
         for route in app.routes

@@ -14,19 +14,29 @@ from __future__ import annotations
 
 import re
 from functools import cache
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
 
 from markupsafe import Markup, escape
 
 from jacked_vault.document.model import ID_RE
 from jacked_vault.safety.text import strip_terminal
 
+if TYPE_CHECKING:
+    from jinja2 import Environment
+    from markdown_it import MarkdownIt
+    from markdown_it.renderer import RendererHTML
+    from markdown_it.rules_core import StateCore
+    from markdown_it.token import Token
+    from markdown_it.utils import EnvType, OptionsDict
+
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 STATIC = Path(__file__).resolve().parent / "static"
 _SAFE_SCHEMES = ("http://", "https://")
 
 
-def clean(value):
+def clean(value: object) -> object:
     """Every value a template prints: vault text without control or bidi characters (an RTL
     override cannot reorder what a person reads); Markup (already escaped) and numbers as they are."""
     if value is None:
@@ -39,7 +49,7 @@ def clean(value):
 
 
 @cache
-def environment():
+def environment() -> Environment:
     from jinja2 import ChainableUndefined, Environment, FileSystemLoader, select_autoescape
 
     env = Environment(
@@ -64,16 +74,16 @@ def _link_allowed(url: str) -> bool:
 
 
 @cache
-def _markdown():
+def _markdown() -> MarkdownIt:
     from markdown_it import MarkdownIt
 
     md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
     md.disable("image")  # nothing is loaded from the network; an image's text stays readable
     md.validateLink = _link_allowed  # type: ignore[method-assign]  # markdown-it-py's way to set the link rule of one parser
 
-    def link_open(renderer, tokens, idx, options, env):
+    def link_open(renderer: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
         token = tokens[idx]
-        href = (token.attrGet("href") or "").strip()
+        href = (cast("str | None", token.attrGet("href")) or "").strip()  # a link's href is text
         if ID_RE.fullmatch(href):
             token.attrSet("href", f"/note/{href}")
         else:
@@ -89,7 +99,7 @@ def _markdown():
 _FIELD_LINE = re.compile(r"[A-Z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*: \S")
 
 
-def _header_lines(state) -> None:
+def _header_lines(state: StateCore) -> None:
     """A paragraph whose every line is a field line (2 or more) shows a line each, as written."""
     tokens = state.tokens
     for n, token in enumerate(tokens):
@@ -117,7 +127,7 @@ def excerpt(text: str | None) -> Markup:
     return Markup("".join(f"<mark>{escape(p)}</mark>" if n % 2 else str(escape(p)) for n, p in enumerate(parts)))
 
 
-def render(template: str, **values) -> str:
+def render(template: str, **values: Any) -> str:
     return environment().get_template(template).render(**values)
 
 
@@ -126,7 +136,7 @@ def render(template: str, **values) -> str:
 CHART_W, CHART_H, CHART_PAD = 640, 160, 24
 
 
-def chart(weeks: list[dict], sources: tuple[str, ...]) -> dict:
+def chart(weeks: list[dict[str, Any]], sources: tuple[str, ...]) -> dict[str, Any]:
     """Stacked bars, one per week:
     {"bars": [{"x", "w", "week", "total", "parts": [{"source", "y", "h", "n"}]}], "max", "w", "h"}."""
     top = max((sum(w[s] for s in sources) for w in weeks), default=0)
@@ -152,7 +162,9 @@ GRAPH_W, GRAPH_ROW, GRAPH_SIDE = 760, 30, 230  # the side columns leave ~220 px 
 MAX_NODES_A_SIDE = 16
 
 
-def neighbourhood(note_id: str, title: str, links: list[dict], backlinks: list[dict]) -> dict:
+def neighbourhood(
+    note_id: str, title: str, links: list[dict[str, Any]], backlinks: list[dict[str, Any]]
+) -> dict[str, Any]:
     """A note in the middle, the notes linking to it on the left, those it links to on the right:
     {"w", "h", "center": {...}, "nodes": [{"id", "title", "x", "y", "side", "status", "known"}], "more": {...}}."""
     left, right = backlinks[:MAX_NODES_A_SIDE], links[:MAX_NODES_A_SIDE]

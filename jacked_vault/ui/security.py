@@ -25,7 +25,11 @@ import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from http.cookies import SimpleCookie
+from typing import TYPE_CHECKING
 from urllib.parse import parse_qsl, urlencode, urlsplit
+
+if TYPE_CHECKING:
+    from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 CSP = (
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; font-src "
@@ -79,7 +83,7 @@ class Sessions:
         return None
 
 
-def _header(scope, name: bytes) -> str | None:
+def _header(scope: Scope, name: bytes) -> str | None:
     for key, value in scope.get("headers") or []:
         if key == name:
             return value.decode("latin-1")
@@ -89,7 +93,7 @@ def _header(scope, name: bytes) -> str | None:
 class Guard:
     """ASGI middleware: Host, Origin, token or session, and the security headers (module docstring)."""
 
-    def __init__(self, app, *, token: str, port: int, sessions: Sessions, max_body: int = 1024 * 1024) -> None:
+    def __init__(self, app: ASGIApp, *, token: str, port: int, sessions: Sessions, max_body: int = 1024 * 1024) -> None:
         self.app = app
         self.max_body = max_body
         self.token = token
@@ -99,7 +103,7 @@ class Guard:
         self.origins = {f"http://{host}" for host in self.hosts}
         self.cookie = f"jacked_ui_{port}"
 
-    async def __call__(self, scope, receive, send) -> None:
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
             await self.app(scope, receive, send)
             return
@@ -108,7 +112,7 @@ class Guard:
 
         started = time.perf_counter()
 
-        async def send_with_headers(message) -> None:
+        async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
                 names = {name for name, _ in HEADERS}
                 took = (
@@ -165,7 +169,7 @@ class Guard:
         scope.setdefault("state", {})["session"] = session
         await self.app(scope, receive, send_with_headers)
 
-    def too_large(self, scope) -> tuple[int, str] | None:
+    def too_large(self, scope: Scope) -> tuple[int, str] | None:
         """A POST must say its length (a form always does), at most `max_body` bytes; the server
         (h11) holds the body to what it says."""
         if scope.get("method") != "POST":
@@ -177,7 +181,7 @@ class Guard:
             return 413, "refused: the form is too large\n"
         return None
 
-    def refusal(self, scope) -> tuple[int, str] | None:
+    def refusal(self, scope: Scope) -> tuple[int, str] | None:
         """(status, text) when the request is refused before anything else: a foreign Host, Origin or Referer."""
         if _header(scope, b"host") not in self.hosts:
             return 403, "refused: this server answers only to http://127.0.0.1:PORT (Host)\n"
@@ -199,7 +203,7 @@ LOCKED_OUT = (
 )
 
 
-async def _plain(send, status: int, text: str) -> None:
+async def _plain(send: Send, status: int, text: str) -> None:
     body = text.encode()
     await send({"type": "http.response.start", "status": status,
                 "headers": [(b"content-type", b"text/plain; charset=utf-8"),
@@ -207,6 +211,6 @@ async def _plain(send, status: int, text: str) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
-def check_csrf(session, given: object) -> bool:
+def check_csrf(session: Session | None, given: object) -> bool:
     """Whether a POST carries its session's CSRF token."""
     return session is not None and bool(given) and secrets.compare_digest(str(given).encode(), session.csrf.encode())

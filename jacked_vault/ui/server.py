@@ -31,7 +31,7 @@ class Listening:
     port: int
     vault: str
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, str | int]:
         return {"url": self.url, "port": self.port, "vault": self.vault}
 
     def to_text(self) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from jacked_vault.document import Note, render_note, slugify_title, utc_now
 from jacked_vault.errors import VaultError
@@ -18,6 +19,11 @@ from jacked_vault.store.layout import Store
 from jacked_vault.store.settings import DEFAULT_SETTINGS, Settings
 from jacked_vault.store.tombstones import NO_STONES, Tombstoned
 from jacked_vault.write.transaction import kept_aside, write_transaction
+
+if TYPE_CHECKING:
+    from jacked_vault.search.entries import Doc
+    from jacked_vault.search.index import SearchIndex
+    from jacked_vault.write.transaction import Transaction
 
 
 @dataclass(frozen=True)
@@ -41,7 +47,7 @@ class Created:
     def display_path(self) -> str:
         return self.store.display(self.rel, self.note.scope)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         out = {
             "memory": self.note.frontmatter(),
             "path": self.display_path,
@@ -76,7 +82,7 @@ class Created:
         return "\n".join(lines + kept_aside(self.quarantined))
 
 
-def duplicate_of(index, note: Note):
+def duplicate_of(index: SearchIndex, note: Note) -> Doc | None:
     """SPEC 5.6: the live note (candidate or active, not expired) a create of `note` would repeat:
     the same normalised title and body (the tombstone normalisation) in the same scope and group,
     for the same target harnesses (a note for other readers is another note); else None."""
@@ -88,7 +94,7 @@ def duplicate_of(index, note: Note):
     return twins[0] if twins else None
 
 
-def _answer_with(tx, store: Store, note: Note, twin) -> Created:
+def _answer_with(tx: Transaction, store: Store, note: Note, twin: Doc) -> Created:
     """The answer to a create that repeats `twin`: that note as committed, nothing written. A
     create that also asks to supersede notes `twin` did not supersede is refused (EXISTS), never
     half done."""
@@ -108,7 +114,7 @@ def _answer_with(tx, store: Store, note: Note, twin) -> Created:
     return Created(note=existing, rel=twin.path, commit=None, store=store, duplicate_of=twin.id)
 
 
-def _superseded_copies(tx, note: Note, now: str) -> list[tuple[str, bytes, Note]]:
+def _superseded_copies(tx: Transaction, note: Note, now: str) -> list[tuple[str, bytes, Note]]:
     """(rel, new bytes, new note) for each note `note` supersedes; each must be active. Built from
     the committed blob; the old fact's validity ends where the new one's begins."""
     from jacked_vault.document import parse_note
@@ -200,7 +206,7 @@ def create_note(
         lifted = allow_rejected and tx.rejected(tombstone_hash(note.title, note.body)) is not None
         if lifted:  # a person's decision, synced with its time; signed as a review is, where keys are trusted
             tx.event(LIFT_OP, note.id, rel, data, ts=note.created_at)
-        changes = {rel: Entry.from_note(note)}
+        changes: dict[str, Entry | None] = {rel: Entry.from_note(note)}
         for old_rel, after, new in superseded:
             tx.event("supersede", new.id, old_rel, after, ts=note.created_at)
             changes[old_rel] = Entry.from_note(new)

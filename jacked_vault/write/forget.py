@@ -24,10 +24,16 @@ from __future__ import annotations
 import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from jacked_vault.store.machine_state import machine_id
 from jacked_vault.context import Context
 from jacked_vault.errors import VaultError
+
+if TYPE_CHECKING:
+    import pygit2
+
+    from jacked_vault.search.entries import Entry
 
 FILTER_REPO = "git filter-repo"
 FILTER_BRANCH = "git filter-branch"
@@ -41,7 +47,7 @@ class Forgotten:
     root: Path  # the store's folder (where the history to purge lives)
     branch: str
     commit: str
-    also_forgotten: list[dict] = field(default_factory=list)  # {"id", "path"}: notes holding the same value
+    also_forgotten: list[dict[str, str]] = field(default_factory=list)  # {"id", "path"}: notes holding the same value
     tombstoned: bool = True  # the value's tombstone is in this machine's file (added now or before)
     remote: bool = False  # the store has a remote
     pushed: bool = False  # a remote-tracking branch holds the note: the remote (and its clones) have the text
@@ -82,7 +88,7 @@ class Forgotten:
             out.append(f"git -C {root} push --force origin {shlex.quote(self.branch)}")
         return out
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "id": self.id,
             "path": self.path,
@@ -175,7 +181,7 @@ def forget(ctx: Context, note_id: str) -> Forgotten:
         if stones is not None:
             tx.replace(stones_rel, stones)
             tx.event("tombstone", note.id, stones_rel, stones)
-        changes: dict[tuple[str, str | None], dict] = {}
+        changes: dict[tuple[str, str | None], dict[str, Entry | None]] = {}
         for path, gone_note in gone:
             tx.remove(path)
             tx.event("forget", gone_note.id, path, None)
@@ -196,7 +202,7 @@ def forget(ctx: Context, note_id: str) -> Forgotten:
     )  # fmt: skip
 
 
-def _published(repo, paths: list[str]) -> tuple[bool, bool]:
+def _published(repo: pygit2.Repository, paths: list[str]) -> tuple[bool, bool]:
     """(the store has a remote, a remote-tracking branch holds one of `paths`): once pushed, the
     remote and every clone made since hold the text."""
     import pygit2

@@ -14,7 +14,7 @@ class HotSet:
     commit: str
     group: str | None
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, str | None]:
         return {"path": self.path, "commit": self.commit, "group": self.group}
 
     def to_text(self) -> str:

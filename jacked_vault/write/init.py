@@ -11,6 +11,7 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from jacked_vault.document.model import UNKNOWN_HARNESS
 from jacked_vault.errors import VaultError
@@ -45,7 +46,7 @@ class InitResult:
     commit: str | None
     groups: Result | None = None  # the repo scan that follows (groups.mapping.Suggested), unless --no-scan
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         groups = self.groups.to_json() if self.groups is not None else None
         return {"path": str(self.store.root), "created": self.created, "commit": self.commit, "groups": groups}
 

@@ -22,7 +22,7 @@ import json
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from jacked_vault.store.machine_state import machine_id
 from jacked_vault.errors import VaultError
@@ -38,6 +38,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
     import pygit2
+
+    from jacked_vault.search.index import SearchIndex
 
 MAX_NAME_TRIES = 1000
 MAX_SUBJECT = 200
@@ -57,7 +59,9 @@ def commit_message(subject: str, trailers: dict[str, str | None]) -> str:
 class Transaction:
     """Writes staged for one commit; `undo()` reverses the ones already on disk."""
 
-    def __init__(self, store: Store, index, author: Mapping[str, str] | None, *, harness: str, origin: str) -> None:
+    def __init__(
+        self, store: Store, index: SearchIndex, author: Mapping[str, str] | None, *, harness: str, origin: str
+    ) -> None:
         self.store = store
         self.index = index  # the store's SearchIndex, refreshed to HEAD
         self.author = author
@@ -273,7 +277,7 @@ def commit_tree(
     store: Store,
     repo: pygit2.Repository,
     tree: pygit2.Oid,
-    parents: list[pygit2.Oid],
+    parents: list[pygit2.Oid | str],
     events: list[audit.AuditEvent],
     subject: str,
     *,
@@ -286,7 +290,7 @@ def commit_tree(
     way `Transaction.commit` commits: the audit lines of `events` added to the tree (gated), the
     same trailers, the settings' author. Nothing moves: the caller checks the commit out and moves
     the branch (`store.git.advance_to`), which resets the git index to it."""
-    given = repo[tree]
+    given = cast("pygit2.Tree", repo[tree])
 
     def base(rel: str) -> bytes | None:
         return git.blob_at(repo, given, rel)
@@ -315,7 +319,7 @@ def _drop_journal(store: Store) -> None:
         os.unlink(store.state / JOURNAL)
 
 
-def interrupted(store: Store, repo) -> dict[str, bytes | None]:
+def interrupted(store: Store, repo: pygit2.Repository) -> dict[str, bytes | None]:
     """What rolling back a write that a kill interrupted puts in the working tree: path -> HEAD's
     bytes (None: the file goes). Empty when no journal is left.
 

@@ -13,7 +13,7 @@ import dataclasses
 import re
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeAlias
 
 from jacked_vault.store.machine_state import machine_id
 from jacked_vault.context import Context
@@ -22,10 +22,15 @@ from jacked_vault.write.transaction import kept_aside
 
 if TYPE_CHECKING:
     from jacked_vault.document import Note
+    from jacked_vault.search.entries import Entry
     from jacked_vault.store.layout import Store
     from jacked_vault.store.reviews import Verdict
+    from jacked_vault.write.transaction import Transaction
 
 from jacked_vault.document.lifecycle import ALLOWED_FROM
+
+# the index.md changes of a write, per (scope, group): path -> its entry, None when it goes
+IndexChanges: TypeAlias = "dict[tuple[str, str | None], dict[str, Entry | None]]"
 
 
 @dataclass(frozen=True)
@@ -45,7 +50,7 @@ class Transitioned:
     def trust(self) -> str:
         return self.verdict.trust
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "id": self.id,
             "op": self.op,
@@ -126,8 +131,8 @@ def _holds_now(ctx: Context, note_id: str, by: str) -> str:
 
 
 def transition_changes(
-    op: str, note, now: str, *, reason: str | None, valid_until: str | None, by: str | None, reviewed: bool
-) -> dict:
+    op: str, note: Note, now: str, *, reason: str | None, valid_until: str | None, by: str | None, reviewed: bool
+) -> dict[str, Any]:
     """The fields transition `op` sets on `note` (lifecycle: the statuses it may start from); a
     supersede's reason says by what (`superseded by <id>` unless `reason` names it otherwise)."""
     if note.status not in ALLOWED_FROM[op]:
@@ -214,11 +219,11 @@ class _Applied:
     updated: Note
     kept: list[str]
     twins: list[str]
-    changes: dict
+    changes: IndexChanges
 
 
 def _apply(
-    tx,
+    tx: Transaction,
     rel: str,
     note_id: str,
     op: str,
@@ -245,7 +250,7 @@ def _apply(
         **transition_changes(op, note, now, reason=reason, valid_until=valid_until, by=by, reviewed=reviewed),
     )
     data = render_note(updated)
-    changes: dict[tuple[str, str | None], dict] = {(note.scope, note.group): {rel: Entry.from_note(updated)}}
+    changes: IndexChanges = {(note.scope, note.group): {rel: Entry.from_note(updated)}}
     twins: list[str] = []
     if op == "reject":
         value = tombstone_hash(note.title, note.body)
@@ -272,7 +277,7 @@ class EditedAsNew:
     quarantined: list[str] = field(default_factory=list)
     also_rejected: list[str] = field(default_factory=list)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "id": self.id,
             "op": "edit",
@@ -360,7 +365,9 @@ def edit_as_new(ctx: Context, note_id: str, *, title: str, body: str) -> EditedA
     return EditedAsNew(old.id, new.id, new.title, store.display(new_rel, new.scope), commit, done.kept, done.twins)
 
 
-def _reject_twins(tx, value: str, rel: str, note_id: str, reason: str, now: str, changes: dict) -> list[str]:
+def _reject_twins(
+    tx: Transaction, value: str, rel: str, note_id: str, reason: str, now: str, changes: IndexChanges
+) -> list[str]:
     """SPEC 5.3: rejecting a value rejects, in the same commit, every other live note of this store
     that holds it (left live, each would be a refused file making every read incomplete). Their
     files are built from the committed blobs, like any transition; returns their ids."""
@@ -387,13 +394,13 @@ def _reject_twins(tx, value: str, rel: str, note_id: str, reason: str, now: str,
 class Archived:
     """The notes `archive` moved to archive/ (or would move, on a dry run), and its commit."""
 
-    moved: list[dict]  # {"id", "title", "status", "closed_at", "from", "to"} (paths as `<scope>:<path>`)
+    moved: list[dict[str, Any]]  # {"id", "title", "status", "closed_at", "from", "to"} (paths as `<scope>:<path>`)
     after_days: int
     commit: str | None = None
     dry_run: bool = False
     quarantined: list[str] = field(default_factory=list)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "moved": self.moved,
             "after_days": self.after_days,
@@ -436,9 +443,9 @@ def archive(ctx: Context, *, after_days: int | None = None, dry_run: bool = Fals
     cutoff = format_timestamp(parse_timestamp(now) - timedelta(days=days))
     store = ctx.vault
     with write_transaction(store, harness=ctx.harness, origin="librarian", settings=ctx.settings, may_push=True) as tx:
-        moved: list[dict] = []
+        moved: list[dict[str, Any]] = []
         kept: list[str] = []
-        changes: dict[tuple[str, str | None], dict] = {}
+        changes: IndexChanges = {}
         for rel in archive_candidates(tx.index, cutoff):
             committed = tx.committed(rel)
             if committed is None:

@@ -61,8 +61,10 @@ import os
 import re
 import time
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
 
 from jacked_vault.capture.merge.info import MergeInfo, collect
 from jacked_vault.capture.merge.note import (
@@ -86,6 +88,13 @@ from jacked_vault.capture.merge.walk import (
 from jacked_vault.capture.redact import clean_line
 from jacked_vault.errors import VaultError
 from jacked_vault.store.layout import state_dir
+
+if TYPE_CHECKING:
+    import pygit2
+
+    from jacked_vault.capture.queue import Attempt, Handler
+    from jacked_vault.context import Context
+    from jacked_vault.write.create import Created
 
 ORIGIN = "post-merge"
 HARNESS = "git"
@@ -126,7 +135,7 @@ class Outcome:
             + (f" ({self.reason})" if self.reason and self.action != "created" else "")
         )
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "commit": self.commit,
             "kind": self.kind,
@@ -161,7 +170,7 @@ class MergeCaptureReport:
     def created(self) -> list[str]:
         return [o.note_id for o in self.outcomes + self.retried if o.action == "created" and o.note_id]
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "repo": self.repo,
             "identity": self.identity,
@@ -212,7 +221,7 @@ class MergeCaptureReport:
         return "; ".join(parts) or "no merge in the new commits"
 
 
-def _capture_lock(cache: Path, wait_s: float = LOCK_WAIT_S):
+def _capture_lock(cache: Path, wait_s: float = LOCK_WAIT_S) -> AbstractContextManager[None]:
     """One capture-merge at a time per vault (beside, not instead of, the store lock)."""
     from jacked_vault.store.lock import store_lock
 
@@ -242,7 +251,7 @@ def _ledger_set(cache: Path, identity: str, head: str) -> None:
     write_json(cache / LEDGER, {"version": 1, "repos": repos})
 
 
-def already_captured(ctx, sha: str) -> tuple[str, str] | None:
+def already_captured(ctx: Context, sha: str) -> tuple[str, str] | None:
     """(id, title) of a vault note (any status) whose first `Merge-Commit:` line is `sha`, or None."""
     from jacked_vault.document import MAX_FILE_BYTES
     from jacked_vault.safety import fsio
@@ -273,7 +282,7 @@ def already_captured(ctx, sha: str) -> tuple[str, str] | None:
     return None
 
 
-def _create(ctx, info: MergeInfo, *, use_distiller: bool) -> Outcome:
+def _create(ctx: Context, info: MergeInfo, *, use_distiller: bool) -> Outcome:
     from jacked_vault.search.service import rejected_elsewhere
     from jacked_vault.write.create import build_note, create_note
 
@@ -304,7 +313,7 @@ def _create(ctx, info: MergeInfo, *, use_distiller: bool) -> Outcome:
         tags.append(f"pr-{info.pr.number}")
     outcome.dropped = dropped
 
-    def attempt(t: str, b: str):
+    def attempt(t: str, b: str) -> Created:
         note = build_note(
             title=t,
             body=b,
@@ -353,7 +362,7 @@ def _create(ctx, info: MergeInfo, *, use_distiller: bool) -> Outcome:
     raise last or VaultError("VALIDATION", "no note could be built")  # pragma: no cover
 
 
-def _repo_context(ctx, root: Path):
+def _repo_context(ctx: Context, root: Path) -> Context:
     from jacked_vault.context import Context
 
     if ctx.repo is not None and Path(ctx.repo.root).resolve() == root.resolve():
@@ -361,7 +370,7 @@ def _repo_context(ctx, root: Path):
     return Context.create(vault=str(ctx.vault_path), cwd=root, harness=HARNESS)
 
 
-def _open_repo(repo_path: str | os.PathLike):
+def _open_repo(repo_path: str | os.PathLike[str]) -> tuple[pygit2.Repository, Path]:
     import pygit2
 
     start = Path(repo_path).expanduser()
@@ -375,8 +384,8 @@ def _open_repo(repo_path: str | os.PathLike):
 
 
 def capture_merge(
-    ctx,
-    repo_path: str | os.PathLike,
+    ctx: Context,
+    repo_path: str | os.PathLike[str],
     *,
     merge_commit: str | None = None,
     head: str | None = None,
@@ -413,7 +422,7 @@ def capture_merge(
             oid = resolve(repo, merge_commit)
             if oid is None:
                 raise VaultError("NOT_FOUND", f"--commit names no commit in {root}")
-            commit = repo[oid]
+            commit = cast("pygit2.Commit", repo[oid])
             report.head = str(oid)
             report.branch = branch or _current_branch(repo) or "-"
             kind = kind_of(commit) or "commit"
@@ -432,7 +441,7 @@ def capture_merge(
     return report
 
 
-def _current_branch(repo) -> str | None:
+def _current_branch(repo: pygit2.Repository) -> str | None:
     try:
         if repo.head_is_detached or repo.head_is_unborn:
             return None
@@ -441,7 +450,16 @@ def _current_branch(repo) -> str | None:
         return None
 
 
-def _units_for_run(repo, report: MergeCaptureReport, cache: Path, *, head, since, branch, squash) -> list[Unit] | None:
+def _units_for_run(
+    repo: pygit2.Repository,
+    report: MergeCaptureReport,
+    cache: Path,
+    *,
+    head: str | None,
+    since: str | None,
+    branch: str | None,
+    squash: bool,
+) -> list[Unit] | None:
     report.branch = branch or _current_branch(repo)
     if report.branch is None:
         report.skipped = "HEAD is detached: not on a configured branch"
@@ -472,18 +490,20 @@ def _units_for_run(repo, report: MergeCaptureReport, cache: Path, *, head, since
     report.since = None if walk_base is None else str(walk_base)
     if walk_base is None:
         # No previous head known: only HEAD itself can be a merge unit.
-        kind = kind_of(repo[head_oid])
-        return [Unit(repo[head_oid], kind)] if kind else []
+        kind = kind_of(cast("pygit2.Commit", repo[head_oid]))
+        return [Unit(cast("pygit2.Commit", repo[head_oid]), kind)] if kind else []
     units, report.truncated = find_units(repo, head_oid, walk_base, branches=patterns, branch=report.branch)
     if not units:
         ff_base = orig if orig is not None else walk_base
         merged = reflog_fast_forward(repo, head_oid, report.branch)
         if merged is not None and ff_base != head_oid:
-            units = [Unit(repo[head_oid], "fast-forward", base=ff_base, merged_from=merged)]
+            units = [Unit(cast("pygit2.Commit", repo[head_oid]), "fast-forward", base=ff_base, merged_from=merged)]
     return units
 
 
-def _capture_unit(ctx, repo, root: Path, unit: Unit, branch: str, use_gh: bool, use_distiller: bool) -> Outcome:
+def _capture_unit(
+    ctx: Context, repo: pygit2.Repository, root: Path, unit: Unit, branch: str, use_gh: bool, use_distiller: bool
+) -> Outcome:
     """Capture one merge; a failure a retry may fix goes to the capture queue (kind `merge`)."""
     from jacked_vault.store.queue import enqueue
     from jacked_vault.store.log import log_line
@@ -508,7 +528,9 @@ def _capture_unit(ctx, repo, root: Path, unit: Unit, branch: str, use_gh: bool, 
         return Outcome(commit=sha, kind=unit.kind, action="queued", reason=why)
 
 
-def _capture_one(ctx, repo, unit: Unit, branch: str, use_gh: bool, use_distiller: bool) -> Outcome:
+def _capture_one(
+    ctx: Context, repo: pygit2.Repository, unit: Unit, branch: str, use_gh: bool, use_distiller: bool
+) -> Outcome:
     info = collect(
         repo,
         unit.commit,
@@ -522,7 +544,7 @@ def _capture_one(ctx, repo, unit: Unit, branch: str, use_gh: bool, use_distiller
     return _create(ctx, info, use_distiller=use_distiller)
 
 
-def retry(vault_path: Path, *, lock_held: bool = False):
+def retry(vault_path: Path, *, lock_held: bool = False) -> Handler:
     """The queue's handler for merge markers: capture that merge again (its repo and commit),
     under the capture lock unless the caller holds it. A merge whose repo or commit is gone is
     done for good: nothing is left to capture."""
@@ -531,7 +553,7 @@ def retry(vault_path: Path, *, lock_held: bool = False):
     from jacked_vault.capture.queue import Attempt
     from jacked_vault.context import Context
 
-    def handle(marker: dict) -> Attempt:
+    def handle(marker: dict[str, Any]) -> Attempt:
         payload = marker["payload"]
         sha = payload.get("commit", "")
         try:
@@ -544,14 +566,17 @@ def retry(vault_path: Path, *, lock_held: bool = False):
                 Outcome(commit=sha, kind="?", action="failed", reason="the commit is gone from the repository")
             )
         ctx = Context.create(vault=str(vault_path), cwd=root, harness=HARNESS)
-        unit = Unit(repo[oid], payload.get("merge_kind") or kind_of(repo[oid]) or "commit")
+        unit = Unit(
+            cast("pygit2.Commit", repo[oid]),
+            payload.get("merge_kind") or kind_of(cast("pygit2.Commit", repo[oid])) or "commit",
+        )
         with nullcontext() if lock_held else _capture_lock(ctx.vault.state, wait_s=5.0):
             return Attempt(_capture_one(ctx, repo, unit, payload.get("branch") or "-", True, True))
 
     return handle
 
 
-def _retry_queued(ctx) -> list[Outcome]:
+def _retry_queued(ctx: Context) -> list[Outcome]:
     """Retry this vault's queued merges (the caller holds the capture lock)."""
     from jacked_vault.capture.queue import drain
 
@@ -559,7 +584,9 @@ def _retry_queued(ctx) -> list[Outcome]:
     return [r for r in report.results if isinstance(r, Outcome)]
 
 
-def capture_merge_from_hook(vault: Callable[[], Path], repo_path: str, **kwargs) -> MergeCaptureReport | None:
+def capture_merge_from_hook(
+    vault: Callable[[], Path], repo_path: str, **kwargs: Any
+) -> MergeCaptureReport | None:
     """What the hook runs: capture, log one line, never raise (a merge must never fail). `vault`
     gives the vault's folder (the front end resolves it: --vault, else the environment's), called
     inside the guard so even that cannot fail the hook.

@@ -9,8 +9,12 @@ import shutil
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
 from jacked_vault.store.gitfiles import child_env
+
+if TYPE_CHECKING:
+    import pygit2
 
 MAX_COMMITS_SHOWN = 50
 MAX_COMMITS_COUNTED = 10_000
@@ -141,16 +145,17 @@ def gh_pull_request(root: Path, number: int) -> PullRequest | None:
     return PullRequest(number, data["title"], body, url, source="gh")
 
 
-def _status_char(delta) -> str:
+def _status_char(delta: pygit2.DiffDelta) -> str:
     try:
         return delta.status_char()
     except Exception:  # libgit2 may refuse an odd delta: shown as "?", the merge note still written
         return "?"
 
 
-def _diff_files(repo, base_tree, tree, info: MergeInfo) -> None:
+def _diff_files(repo: pygit2.Repository, base_tree: pygit2.Tree | None, tree: pygit2.Tree, info: MergeInfo) -> None:
     """Changed files base_tree -> tree: every file counted, MAX_FILES_SHOWN listed with stats."""
-    diff = repo.diff(base_tree, tree) if base_tree is not None else tree.diff_to_tree(swap=True)
+    # pygit2's stubs lack repo.diff(Tree, Tree), which libgit2 does
+    diff = repo.diff(base_tree, tree) if base_tree is not None else tree.diff_to_tree(swap=True)  # type: ignore[call-overload]
     if len(diff) <= RENAME_DETECTION_LIMIT:
         diff.find_similar()
     info.files_total = len(diff)
@@ -162,8 +167,10 @@ def _diff_files(repo, base_tree, tree, info: MergeInfo) -> None:
     stats = diff.stats
     info.insertions, info.deletions = stats.insertions, stats.deletions
     for i in range(min(len(diff), MAX_FILES_SHOWN)):
-        patch = diff[i]
+        patch = cast("pygit2.Patch", diff[i])  # None only for an index out of range
         delta = patch.delta
+        adds: int | None
+        dels: int | None
         try:
             _, adds, dels = patch.line_stats
         except Exception:  # a patch libgit2 cannot count (binary, unreadable): no line stats
@@ -174,7 +181,9 @@ def _diff_files(repo, base_tree, tree, info: MergeInfo) -> None:
         info.files.append(FileChange(_status_char(delta), delta.new_file.path, old, adds, dels))
 
 
-def _merged_commits(repo, include: list, exclude: list, info: MergeInfo) -> None:
+def _merged_commits(
+    repo: pygit2.Repository, include: list[pygit2.Oid], exclude: list[pygit2.Oid], info: MergeInfo
+) -> None:
     """Commits reachable from `include` but not `exclude`: newest first, bounded."""
     import pygit2
 
@@ -195,13 +204,13 @@ def _merged_commits(repo, include: list, exclude: list, info: MergeInfo) -> None
 
 
 def collect(
-    repo,
-    commit,
+    repo: pygit2.Repository,
+    commit: pygit2.Commit,
     kind: str,
     *,
     branch: str,
     identity: str,
-    base=None,
+    base: pygit2.Oid | None = None,
     merged_from: str | None = None,
     use_gh: bool = True,
 ) -> MergeInfo:
@@ -222,13 +231,13 @@ def collect(
     parents = list(commit.parent_ids)
     if kind in ("merge", "octopus"):
         _merged_commits(repo, parents[1:], parents[:1], info)
-        base_tree = repo[parents[0]].tree
+        base_tree: pygit2.Tree | None = cast("pygit2.Commit", repo[parents[0]]).tree
     elif kind == "fast-forward" and base is not None:
         _merged_commits(repo, [commit.id], [base], info)
-        base_tree = repo[base].tree
+        base_tree = cast("pygit2.Commit", repo[base]).tree
     else:
         info.commits, info.commits_total = [(str(commit.id), info.subject)], 1
-        base_tree = repo[parents[0]].tree if parents else None
+        base_tree = cast("pygit2.Commit", repo[parents[0]]).tree if parents else None
     _diff_files(repo, base_tree, commit.tree, info)
     if use_gh and pr is not None and pr.kind == "pull request":
         from_gh = gh_pull_request(Path(repo.workdir or "."), pr.number)

@@ -6,10 +6,14 @@ from __future__ import annotations
 
 import json
 import secrets
+from typing import TYPE_CHECKING
 
 from jacked_vault.capture.merge.info import MAX_COMMITS_SHOWN, MAX_FILES_SHOWN, MergeInfo, message_body
 from jacked_vault.capture.redact import clean_block, clean_line, scrub_block, scrub_line, unsafe_kinds
 from jacked_vault.errors import VaultError
+
+if TYPE_CHECKING:
+    from jacked_vault.context import Context
 
 MAX_FILES_SECTION_CHARS = 16_000
 MAX_SUBJECT_CHARS = 160
@@ -182,7 +186,7 @@ Reply with the JSON object only.
 """
 
 
-def distilled(ctx, info: MergeInfo, facts: str) -> tuple[str, str, list[str]] | None:
+def distilled(ctx: Context, info: MergeInfo, facts: str) -> tuple[str, str, list[str]] | None:
     """(title, body text, tags) from the distiller, or None (none configured, failed, refused)."""
     from jacked_vault.capture.distiller import DistillFailure, distill, resolve_distiller
     from jacked_vault.safety.text import check_text

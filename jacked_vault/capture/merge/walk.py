@@ -6,7 +6,7 @@ from __future__ import annotations
 import fnmatch
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from jacked_vault.capture.merge.info import BITBUCKET, LOCAL_SQUASH, SQUASH_PR, subject_of
 
@@ -31,7 +31,7 @@ class Unit:
     merged_from: str | None = None
 
 
-def configured_branches(repo) -> list[str]:
+def configured_branches(repo: pygit2.Repository) -> list[str]:
     """`git config jacked.branches` (space/comma separated patterns), else main and master."""
     try:
         value = repo.config["jacked.branches"]
@@ -46,7 +46,7 @@ def branch_matches(branch: str, patterns: list[str]) -> bool:
     return any(fnmatch.fnmatchcase(branch, pattern) for pattern in patterns)
 
 
-def kind_of(commit) -> str | None:
+def kind_of(commit: pygit2.Commit) -> str | None:
     """merge / octopus / squash for a commit that is a merge unit on the branch, else None."""
     parents = len(commit.parent_ids)
     if parents > 2:
@@ -59,7 +59,7 @@ def kind_of(commit) -> str | None:
     return None
 
 
-def _is_sync_merge(commit, branches: list[str], current: str) -> bool:
+def _is_sync_merge(commit: pygit2.Commit, branches: list[str], current: str) -> bool:
     subject = subject_of(commit.message or "")
     for pattern in SYNC_MERGE:
         found = pattern.match(subject)
@@ -68,7 +68,7 @@ def _is_sync_merge(commit, branches: list[str], current: str) -> bool:
     return False
 
 
-def _new_commits(repo, head, hidden: list) -> tuple[set, bool]:
+def _new_commits(repo: pygit2.Repository, head: pygit2.Oid, hidden: list[pygit2.Oid]) -> tuple[set[pygit2.Oid], bool]:
     """Oids reachable from head but from none of `hidden` (bounded)."""
     import pygit2
 
@@ -83,7 +83,9 @@ def _new_commits(repo, head, hidden: list) -> tuple[set, bool]:
     return out, False
 
 
-def find_units(repo, head, since, *, branches: list[str], branch: str) -> tuple[list[Unit], bool]:
+def find_units(
+    repo: pygit2.Repository, head: pygit2.Oid, since: pygit2.Oid | None, *, branches: list[str], branch: str
+) -> tuple[list[Unit], bool]:
     """The merge units among the new commits head brought since `since`, oldest first, and
     whether the walk stopped at a bound (`MAX_NEW_COMMITS`, `MAX_FIRST_PARENT_WALK`) with older
     new commits left unlooked at."""
@@ -92,16 +94,16 @@ def find_units(repo, head, since, *, branches: list[str], branch: str) -> tuple[
     new, truncated = _new_commits(repo, head, [since])
     units: list[Unit] = []
 
-    def walk(start, depth: int) -> bool:
+    def walk(start: pygit2.Oid, depth: int) -> bool:
         """True when the first-parent line was cut at its bound."""
-        oid = start
+        oid: pygit2.Oid | None = start
         steps = 0
         cut = False
         while oid is not None and oid in new:
             if steps >= MAX_FIRST_PARENT_WALK:
                 return True
             steps += 1
-            commit = repo[oid]
+            commit = cast("pygit2.Commit", repo[oid])  # the walk's oids are commits
             kind = kind_of(commit)
             if kind == "merge" and depth < MAX_SYNC_DEPTH and _is_sync_merge(commit, branches, branch):
                 cut = walk(commit.parent_ids[1], depth + 1) or cut
@@ -115,7 +117,7 @@ def find_units(repo, head, since, *, branches: list[str], branch: str) -> tuple[
     return units, truncated
 
 
-def reflog_fast_forward(repo, head, branch: str) -> str | None:
+def reflog_fast_forward(repo: pygit2.Repository, head: pygit2.Oid, branch: str) -> str | None:
     """The branch a local `git merge <name>` fast-forwarded from, per the reflog, or None."""
     for ref_name in (f"refs/heads/{branch}", "HEAD"):
         try:
@@ -134,7 +136,7 @@ def reflog_fast_forward(repo, head, branch: str) -> str | None:
     return None
 
 
-def resolve(repo, rev: str | None):
+def resolve(repo: pygit2.Repository, rev: str | None) -> pygit2.Oid | None:
     """The commit id `rev` names in `repo`, or None (unknown, not a commit, malformed)."""
     import pygit2
 
@@ -146,7 +148,7 @@ def resolve(repo, rev: str | None):
         return None
 
 
-def is_ancestor(repo, ancestor, descendant) -> bool:
+def is_ancestor(repo: pygit2.Repository, ancestor: pygit2.Oid, descendant: pygit2.Oid) -> bool:
     try:
         return ancestor == descendant or repo.descendant_of(descendant, ancestor)
     except Exception:  # a commit libgit2 cannot walk to: not an ancestor
