@@ -219,6 +219,19 @@ def test_session_start_never_applies_a_deletion(shared):
     assert (laptop.vault.root / "groups" / "tools" / "note" / "first-note.md").is_file()
 
 
+def test_session_start_says_it_held_deletions_when_its_state_cannot_be_written(shared):
+    """The state is only a report: a sync-state.json that cannot be written (here a folder in its
+    place) never turns the held pull's answer into nothing (the SessionStart hook reads it)."""
+    laptop, _, hostile, _ = shared
+    state_file = state_dir(laptop.vault.root) / "sync-state.json"
+    state_file.unlink(missing_ok=True)
+    state_file.mkdir(parents=True)
+    push_from(hostile, {"groups/tools/note/first-note.md": None}, "remove one note")
+    state = pull_at_session_start(laptop)
+    assert state is not None and state.result == "deletions"
+    assert (laptop.vault.root / "groups" / "tools" / "note" / "first-note.md").is_file()
+
+
 # -- finding 10: the branch the vault is on; detached HEAD refused ------------------------------------
 
 

@@ -760,6 +760,15 @@ def _expected_indexes(
         index.close()
 
 
+class _Held(Exception):
+    """The SessionStart pull held what arrived (the remote deletes files): the state it recorded,
+    as a value (the record itself may not have been written: it is only a report)."""
+
+    def __init__(self, state: SyncState) -> None:
+        super().__init__(state.message)
+        self.state = state
+
+
 def _integrate(
     ctx: Context,
     repo: pygit2.Repository,
@@ -773,10 +782,10 @@ def _integrate(
     hold_deletions: bool = False,
     deadline: Deadline | None = None,
     stages: Stages | None = None,
-) -> SyncResult | None:
+) -> SyncResult:
     """Judge the arrivals, then fast-forward, or commit what this machine keeps and regenerates on
     top of (or merged with) the remote's history, and move HEAD (lock held). With
-    `hold_deletions` (the SessionStart pull) nothing moves when the remote deletes files: None.
+    `hold_deletions` (the SessionStart pull) nothing moves when the remote deletes files: `_Held`.
     With `deadline`, OutOfTime when it passes before the commit: nothing written, HEAD where it was."""
     from jacked_vault.store import audit, reviews
     from jacked_vault.write.transaction import commit_tree
@@ -796,10 +805,13 @@ def _integrate(
         write_state(root, "refused", error.message)
         raise error
     if hold_deletions and arrivals.deleted:
-        write_state(
-            root, "deletions", f"the remote deletes {len(arrivals.deleted)} file(s); run `jacked memory sync` to review"
+        raise _Held(
+            write_state(
+                root,
+                "deletions",
+                f"the remote deletes {len(arrivals.deleted)} file(s); run `jacked memory sync` to review",
+            )
         )
-        return None
     plan = _plan(
         ctx, repo, ours, theirs, base, arrivals, accept_deletions=accept_deletions, adopt=adopt, join=join,
         deadline=deadline,
@@ -982,9 +994,7 @@ def _take(ctx: Context, branch: str, accept_deletions: bool, stages: Stages | No
                 )
                 raise _join_needed(ctx)
             else:
-                integrated = _integrate(ctx, repo, ours, theirs, base, accept_deletions=accept_deletions, stages=stages)
-                assert integrated is not None, "only hold_deletions makes _integrate return None"
-                result = integrated
+                result = _integrate(ctx, repo, ours, theirs, base, accept_deletions=accept_deletions, stages=stages)
                 result.ahead, result.behind = ahead, behind
     if result.action == "adopted":
         _adopt(ctx, git.open_repo(root), branch)
@@ -1061,11 +1071,10 @@ def pull_at_session_start(
                 )
             except OutOfTime as late:
                 return _cut_short(root, timeout_s, cap, late.doing, background)
+            except _Held as held:
+                return held.state
             except VaultError as exc:
                 return write_state(root, "refused" if "never takes" in exc.message else "failed", exc.message)
-            if result is None:
-                # the state _integrate just wrote; None if that write failed (write_state swallows OSError)
-                return read_state(root)  # type: ignore[return-value]
             if result.quarantined:
                 return write_state(
                     root,
