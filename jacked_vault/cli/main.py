@@ -18,10 +18,13 @@ def _run_typer(args: list[str]) -> int:
     """Typer in non-standalone mode so every failure gets our codes (and JSON with --json)."""
     import typer
 
-    # Importing a module registers its commands; the order is the order `jacked memory --help` lists them in.
+    # Importing a module registers its commands; the order is the order `jacked memory --help` lists them in
+    # (never sorted: `isort: off`).
+    # isort: off
     from jacked_vault.cli import (  # noqa: F401
         notes, recall, review, ui, groups, sync, enable, hooks, mcp, gitflow, episodic, librarian,
     )
+    # isort: on
     from jacked_vault.cli.apps import app
     from jacked_vault.frontend.output import ERROR_SCHEMA, emit_error, emit_unexpected, schema_for
     from jacked_vault.errors import VaultError
