@@ -14,7 +14,9 @@ from typing import TYPE_CHECKING, Any
 
 from jacked_vault.document.model import UNKNOWN_HARNESS
 from jacked_vault.errors import VaultError
+from jacked_vault.store.identity import repo_for
 from jacked_vault.store.layout import Store, vault_path_of
+from jacked_vault.store.vault import find_project_store, open_vault
 
 if TYPE_CHECKING:
     from jacked_vault.store.identity import RepoInfo
@@ -49,8 +51,6 @@ class Context:
 
     @cached_property
     def vault(self) -> Store:
-        from jacked_vault.store.vault import open_vault
-
         return open_vault(self.vault_path)
 
     @cached_property
@@ -71,7 +71,6 @@ class Context:
     # RepoInfo | None, typed once hooks/enable.py and recall/brief.py narrow it (issue 35.5)
     def repo(self):  # type: ignore[no-untyped-def]
         """The code repo containing cwd (RepoInfo), or None outside any repo."""
-        from jacked_vault.store.identity import repo_for
 
         if self._inside_vault():
             return None
@@ -103,7 +102,6 @@ class Context:
 
     def project_store(self) -> Store | None:
         """This repo's project store when it exists (`write.init.create_project_store` makes it)."""
-        from jacked_vault.store.vault import find_project_store
 
         if self.repo is None:
             return None

@@ -10,6 +10,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from jacked_vault.context import Context
 from jacked_vault.document.model import UNKNOWN_HARNESS
 from jacked_vault.store.layout import DEFAULT_VAULT, vault_path_of
 
@@ -34,6 +35,5 @@ def context(
     vault: str | os.PathLike[str] | None = None, cwd: str | Path | None = None, harness_name: str | None = None
 ) -> Context:
     """The library Context a front end acts in: the vault and harness above unless given."""
-    from jacked_vault.context import Context
 
     return Context.create(vault=vault_path(vault), cwd=cwd, harness=harness_name or harness())

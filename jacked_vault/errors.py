@@ -1,6 +1,7 @@
 """Stable error codes and the one exception type every front end renders."""
 
 from __future__ import annotations
+
 from typing import Any
 
 CODES = frozenset(

@@ -6,10 +6,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from jacked_vault.context import Context
-from jacked_vault.document import Note
+from jacked_vault.document import MAX_FILE_BYTES, Note, timestamps
 from jacked_vault.errors import VaultError
+from jacked_vault.render import fields_block
+from jacked_vault.safety import fsio
 from jacked_vault.search.entries import Doc
 from jacked_vault.search.policy import Viewer
+from jacked_vault.store import git
 
 if TYPE_CHECKING:  # the write path loads only when a note is added: `read` never pays for it
     from jacked_vault.recall.history import History
@@ -161,8 +164,6 @@ class ReadResult:
         }
 
     def to_text(self) -> str:
-        from jacked_vault.render import fields_block
-
         lines = [f"# {self.doc.title}", "", fields_block(self._fields()), "", self.body.rstrip("\n")]
         if self.wikilinks:
             lines += ["", "links to:"] + [
@@ -188,11 +189,10 @@ class ReadResult:
                 ("updated", d.updated_at),
                 ("path", self.display_path),
             ]
-        from jacked_vault.document import utc_now
 
         status = f"{note.status}: {note.status_reason}" if note.status_reason else note.status
         until = f"until {note.valid_until}" if note.valid_until else "(no end)"
-        now = utc_now()
+        now = timestamps.utc_now()
         until += (
             " (expired)"
             if note.valid_until and note.valid_until <= now
@@ -293,8 +293,6 @@ def _wikilinks(index: SearchIndex, doc: Doc, viewer: Viewer | None) -> list[dict
 
 def _committed_bytes(store: Store, doc: Doc, cap: int) -> bytes:
     """The bytes the index checked for `doc`: the working file if it is byte-identical, else git's blob."""
-    from jacked_vault.safety import fsio
-    from jacked_vault.store import git
     from jacked_vault.store.audit import content_hash
 
     try:
@@ -309,7 +307,7 @@ def _committed_bytes(store: Store, doc: Doc, cap: int) -> bytes:
 
 
 def _committed_note(store: Store, doc: Doc) -> Note:
-    from jacked_vault.document import MAX_FILE_BYTES, parse_note
+    from jacked_vault.document import parse_note
 
     note = parse_note(
         _committed_bytes(store, doc, MAX_FILE_BYTES), source=doc.path, checked=True

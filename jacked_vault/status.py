@@ -5,16 +5,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from jacked_vault.context import Context
+from jacked_vault.hooks.health import hooks_health, summary
 from jacked_vault.search.index import SearchIndex
 from jacked_vault.store import git
-from jacked_vault.store.sync_state import shown_at
+from jacked_vault.store.gitfiles import origin_url
+from jacked_vault.store.queue import queue_counts
+from jacked_vault.store.sync_state import read_states, shown_at
+from jacked_vault.sync.remote import display_url
 
 
 def _remote_state(store) -> dict:
     """Remote URL (credentials masked) and ahead/behind against the upstream of the current
     branch (no network)."""
-    from jacked_vault.store.gitfiles import origin_url
-    from jacked_vault.sync.remote import display_url
 
     repo = git.open_repo(store.root)
     state = {
@@ -98,7 +100,6 @@ class Status:
             if repo
             else "repo: none (not inside a git repo)"
         )
-        from jacked_vault.hooks.health import summary
 
         lines.append(summary(self.hooks, self.captures))
         return "\n".join(lines)
@@ -137,7 +138,6 @@ def status(ctx: Context) -> Status:
     finally:
         index.close()
     from jacked_vault.store.gate import quarantine_records
-    from jacked_vault.store.sync_state import read_states
 
     states = read_states(store.root)
     vault = {
@@ -163,7 +163,5 @@ def status(ctx: Context) -> Status:
     repo = None
     if ctx.repo is not None:
         repo = {"identity": ctx.repo.identity, "group": ctx.group, "path": str(ctx.repo.root)}
-    from jacked_vault.hooks.health import hooks_health
-    from jacked_vault.store.queue import queue_counts
 
     return Status(vault=vault, repo=repo, hooks=hooks_health(ctx), captures=queue_counts(store.state).to_json())

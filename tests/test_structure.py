@@ -155,6 +155,160 @@ def test_the_package_check_sees_a_package_cycle():
     assert _cycles(defaultdict(set, graph), ["a", "b", "c", "d"]) == [["a", "b", "c"]]
 
 
+# Dependencies at the top (issue 35.3). A function may import one of the package's own modules
+# only in an entry point, whose start decides how fast a command, a hook or the server answers, or
+# when that module is costly to load and a hot path does without it: it loads a HEAVY library at
+# its top, or it is DEFERRED (the work only some runs do), or it imports such a module at its top.
+# What each hot path loads is held by the tests that read its `sys.modules` (test_lean_cli,
+# test_help, test_mcp_protocol, test_document, test_secrets_lazy, test_index_parallel).
+ENTRY_POINTS = (
+    "jacked_vault.cli",  # typer's command modules and the lean parser: `--help` loads every one
+    "jacked_vault.frontend",  # the actions both parsers and the page call, one function a command
+    "jacked_vault.hooks.dispatch",  # every harness hook starts here
+    "jacked_vault.mcp.server",
+    "jacked_vault.mcp.__main__",
+)
+HEAVY = frozenset({
+    "pygit2", "jinja2", "markdown_it", "markupsafe", "starlette", "uvicorn", "anyio", "jsonschema",
+    "fastjsonschema", "ruamel", "re2", "typer", "click", "tomlkit", "pydantic", "mcp", "mcp_types", "sqlite3",
+    "multiprocessing", "concurrent", "decimal", "webbrowser",
+})  # fmt: skip
+DEFERRED = (
+    "jacked_vault.document._config_check",  # generated schema checks (document/validate.py writes them)
+    "jacked_vault.document._note_check",
+    "jacked_vault.document._vault_check",
+    "jacked_vault.document.reader",  # parsing and validating a note: only where bytes are read
+    "jacked_vault.document.validate",
+    "jacked_vault.safety.secrets",  # the scanner's rules: only where text may be stored or shown
+    "jacked_vault.store.gate",  # the gate: only where bytes arrive
+    "jacked_vault.store.audit",  # the audit chain: only where a write records or doctor verifies
+    "jacked_vault.store.config",  # the vault's and this machine's configuration: only when a group,
+    "jacked_vault.store.settings",  # a root or a setting is asked for (most hook starts ask none)
+    "jacked_vault.store.tombstones",  # the rejected values: only when a store holds some or one is written
+    "jacked_vault.store.configfile",  # editing a person's config files: only install, enable, settings
+    "jacked_vault.store.reviews",  # who reviewed what: only where a review is judged or proven
+    "jacked_vault.search.parallel",  # the workers of a big build
+    "jacked_vault.sync.arrivals",  # judging what a pull brought: only when something arrived
+    "jacked_vault.sync.merge",
+    "jacked_vault.write",  # every write: never on a read
+    "jacked_vault.recall.hot",
+)
+
+
+def _inside(module: str, prefixes: tuple[str, ...]) -> bool:
+    return any(module == p or module.startswith(p + ".") for p in prefixes)
+
+
+def _lazy_attributes(modules: dict[str, Path]) -> dict[str, str]:
+    """`package.name` -> the submodule a package's PEP 562 `__getattr__` (its `_LAZY`) loads for it."""
+    out = {}
+    for name, path in modules.items():
+        if path.name == "__init__.py":
+            for node in ast.parse(path.read_text()).body:
+                if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "_LAZY" for t in node.targets):
+                    out |= {f"{name}.{k}": f"{name}.{v}" for k, v in ast.literal_eval(node.value).items()}
+    return out
+
+
+def _import_targets(node: ast.Import | ast.ImportFrom, modules: dict[str, Path], lazy: dict[str, str]) -> set[str]:
+    """The package's modules an import statement names (a PEP 562 name: the submodule behind it)."""
+    if isinstance(node, ast.Import):
+        return {alias.name for alias in node.names if alias.name in modules}
+    found = set()
+    for alias in node.names:
+        full = f"{node.module}.{alias.name}"
+        found.add(lazy.get(full) or (full if full in modules else node.module or ""))
+    return {t for t in found if t in modules}
+
+
+def _loaded_with(target: str, importer: str, modules: dict[str, Path]) -> set[str]:
+    """`target` and the packages holding it that are not `importer`'s own (those load first)."""
+    parts = target.split(".")
+    own = {".".join(importer.split(".")[:i]) for i in range(1, importer.count(".") + 2)}
+    return {".".join(parts[:i]) for i in range(2, len(parts) + 1)} & set(modules) - own
+
+
+def _costly(modules: dict[str, Path], lazy: dict[str, str]) -> set[str]:
+    """The modules that load a HEAVY library or a DEFERRED module when imported (at their tops)."""
+    tops: dict[str, set[str]] = {}
+    costly = {name for name in modules if _inside(name, DEFERRED)}
+    for name, path in modules.items():
+        tops[name] = set()
+        for node in ast.parse(path.read_text()).body:
+            statements = [node] if isinstance(node, (ast.Import, ast.ImportFrom)) else []
+            if isinstance(node, ast.Try):
+                statements = [n for n in ast.walk(node) if isinstance(n, (ast.Import, ast.ImportFrom))]
+            for statement in statements:
+                if isinstance(statement, ast.ImportFrom) and statement.level:
+                    continue
+                roots = [statement.module or ""] if isinstance(statement, ast.ImportFrom) else [
+                    a.name for a in statement.names
+                ]  # fmt: skip
+                if any(r.split(".")[0] in HEAVY for r in roots):
+                    costly.add(name)
+                for target in _import_targets(statement, modules, lazy):
+                    tops[name] |= _loaded_with(target, name, modules)
+    while True:
+        more = {name for name, targets in tops.items() if name not in costly and targets & costly}
+        if not more:
+            return costly
+        costly |= more
+
+
+def _lazy_imports(path: Path) -> list[ast.Import | ast.ImportFrom]:
+    """The imports of the package's own modules made inside a function of one module."""
+    found: list[ast.Import | ast.ImportFrom] = []
+
+    def visit(node: ast.AST, in_function: bool) -> None:
+        for child in ast.iter_child_nodes(node):
+            if in_function and isinstance(child, (ast.Import, ast.ImportFrom)):
+                names = [child.module or ""] if isinstance(child, ast.ImportFrom) else [a.name for a in child.names]
+                if any(n.split(".")[0] == "jacked_vault" for n in names):
+                    found.append(child)
+            visit(child, in_function or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)))
+
+    visit(ast.parse(path.read_text()), False)
+    return found
+
+
+def _unjustified_lazy_imports(modules: dict[str, Path]) -> list[str]:
+    lazy = _lazy_attributes(modules)
+    costly = _costly(modules, lazy)
+    out = []
+    for name, path in sorted(modules.items()):
+        if _inside(name, ENTRY_POINTS):
+            continue
+        for node in _lazy_imports(path):
+            named = _import_targets(node, modules, lazy)
+            cheap = sorted(t for t in named if not _loaded_with(t, name, modules) & costly)
+            if cheap:
+                out.append(f"{name}:{node.lineno} imports {', '.join(cheap)} inside a function")
+    return out
+
+
+def test_the_library_imports_its_own_modules_at_the_top():
+    assert _unjustified_lazy_imports(_modules()) == []
+
+
+def test_the_lazy_import_check_sees_a_cheap_module_imported_in_a_function(tmp_path: Path):
+    package = tmp_path / "jacked_vault"
+    (package / "store").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "store" / "__init__.py").write_text("")
+    (package / "store" / "cheap.py").write_text("X = 1\n")
+    (package / "store" / "heavy.py").write_text("import pygit2\n")
+    (package / "store" / "user.py").write_text(
+        "def f():\n    from jacked_vault.store.heavy import Y\n    from jacked_vault.store.cheap import X\n"
+    )
+    modules = {
+        ".".join(p.relative_to(tmp_path).with_suffix("").parts).removesuffix(".__init__"): p
+        for p in package.rglob("*.py")
+    }
+    assert _unjustified_lazy_imports(modules) == [
+        "jacked_vault.store.user:3 imports jacked_vault.store.cheap inside a function"
+    ]
+
+
 def test_every_module_has_a_layer():
     """Every module is placed by its own package's name, not only by the bare `jacked_vault`."""
     named = [p for layer in LAYERS for p in layer if p != "jacked_vault"]

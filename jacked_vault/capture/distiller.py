@@ -31,6 +31,9 @@ from functools import cache
 from typing import TYPE_CHECKING
 
 from jacked_vault.capture.marker import MARKER_ENV  # set for the child: its hooks do nothing
+from jacked_vault.errors import VaultError
+from jacked_vault.resources import data_file
+from jacked_vault.safety.text import check_text
 from jacked_vault.store.children import tethered
 
 if TYPE_CHECKING:
@@ -155,8 +158,6 @@ def resolve_distiller(settings: Settings) -> Distiller | None:
 
 @cache
 def _schema_text() -> str:
-    from jacked_vault.resources import data_file
-
     return data_file("schemas", "distill.schema.json").read_text(encoding="utf-8")
 
 
@@ -352,8 +353,6 @@ def _unwrap(doc: object) -> object:
 def parse_answer(raw: bytes) -> Answer:
     """Validate a distiller's stdout; DistillFailure (invalid/error/schema/secret) otherwise."""
     from jacked_vault.safety.secrets import scan_fields
-    from jacked_vault.safety.text import check_text
-    from jacked_vault.errors import VaultError
 
     try:
         text = raw.decode("utf-8")

@@ -25,7 +25,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from jacked_vault.document import timestamps
+from jacked_vault.document.timestamps import parse_timestamp
+from jacked_vault.errors import VaultError
+from jacked_vault.safety import fsio
 from jacked_vault.store import queue as store_queue
+from jacked_vault.store.lock import claim
 from jacked_vault.store.log import log_line  # re-exported: the one `.git/jacked/log` writer
 from jacked_vault.store.queue import (
     FAILED_DIR,
@@ -143,11 +148,8 @@ def _parse(raw: bytes) -> dict[str, Any] | None:
 
 
 def _age_s(marker: dict[str, Any]) -> float:
-    from jacked_vault.document.timestamps import parse_timestamp, utc_now
-    from jacked_vault.errors import VaultError
-
     try:
-        return (parse_timestamp(utc_now()) - parse_timestamp(marker.get("last_try"))).total_seconds()
+        return (parse_timestamp(timestamps.utc_now()) - parse_timestamp(marker.get("last_try"))).total_seconds()
     except VaultError:
         return float("inf")
 
@@ -160,7 +162,6 @@ def _describe(exc: BaseException) -> str:
 
 def _fail(cache_dir: Path, name: str, marker: dict[str, Any] | bytes) -> None:
     """Keep a given-up marker in failed/ (never dropped); the queue copy goes."""
-    from jacked_vault.safety import fsio
 
     path = failed_dir(cache_dir) / name
     if isinstance(marker, dict):
@@ -171,9 +172,6 @@ def _fail(cache_dir: Path, name: str, marker: dict[str, Any] | bytes) -> None:
 
 
 def _drain_one(handlers: dict[str, Handler], cache_dir: Path, name: str, report: DrainReport, min_age_s: float) -> None:
-    from jacked_vault.document.timestamps import utc_now
-    from jacked_vault.store.lock import claim
-
     path = queue_dir(cache_dir) / name
     with claim(path) as fd:
         if fd is None:
@@ -208,7 +206,7 @@ def _drain_one(handlers: dict[str, Handler], cache_dir: Path, name: str, report:
             summary = attempt.result.summary() if hasattr(attempt.result, "summary") else "done"
             log_line(cache_dir, f"queue {name}: {marker['kind']} {summary}")
             return
-        marker.update(tries=marker["tries"] + 1, last_try=utc_now(), last_error=attempt.error[:300])
+        marker.update(tries=marker["tries"] + 1, last_try=timestamps.utc_now(), last_error=attempt.error[:300])
         if marker["tries"] >= MAX_TRIES:
             _fail(cache_dir, name, marker)
             report.failed += 1

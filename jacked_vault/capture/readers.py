@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import os
 
+from jacked_vault.capture.codex import read_rollout
+from jacked_vault.capture.cursor import read_transcript as read_cursor
 from jacked_vault.capture.transcript import Transcript, read_transcript
 
 HARNESS_KEY = "jacked_harness"
@@ -29,11 +31,7 @@ def read_session(harness: str, payload: dict) -> Transcript:
 
         return read_opencode(path, payload.get("session_id"))
     if harness == "cursor":
-        from jacked_vault.capture.cursor import read_transcript as read_cursor
-
         return read_cursor(path)
     if harness == "codex":
-        from jacked_vault.capture.codex import read_rollout
-
         return read_rollout(path)
     return read_transcript(path)

@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import re
 
+from jacked_vault.capture.guard import looks_like_instruction
+from jacked_vault.safety.text import strip_terminal
+
 # refused in stored text (SPEC 4) and not removed by strip_terminal: surrogates, non-characters
 _LEFTOVER = re.compile("[\ud800-\udfff\ufffe\uffff\u2028\u2029]")
 
 
 def clean_line(text: str, limit: int) -> str:
     """One line of merge text, safe to store: escapes/controls/bidi removed, spaces collapsed, bounded."""
-    from jacked_vault.safety.text import strip_terminal
 
     text = _LEFTOVER.sub(" ", strip_terminal(text))
     text = " ".join(text.split())
@@ -21,7 +23,6 @@ def clean_line(text: str, limit: int) -> str:
 
 def clean_block(text: str, limit: int) -> str:
     """A multi-line piece of merge text, safe to store and bounded; our header lines neutralised."""
-    from jacked_vault.safety.text import strip_terminal
 
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     text = _LEFTOVER.sub(" ", strip_terminal(text))
@@ -36,7 +37,6 @@ def clean_block(text: str, limit: int) -> str:
 
 def unsafe_kinds(text: str) -> list[str]:
     """What makes a piece of merge text unfit to store: credentials, or an instruction to a model."""
-    from jacked_vault.capture.guard import looks_like_instruction
     from jacked_vault.safety.secrets import scan_text
 
     if not text:

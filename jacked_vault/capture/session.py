@@ -31,6 +31,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
+from jacked_vault.capture import codex
 from jacked_vault.capture.distiller import (
     Answer,
     DistilledNote,
@@ -40,11 +41,16 @@ from jacked_vault.capture.distiller import (
     resolve_distiller,
 )
 from jacked_vault.capture.guard import parrots
-from jacked_vault.capture.queue import capture_key, enqueue, log_line
+from jacked_vault.capture.queue import Attempt, capture_key, enqueue, log_line
 from jacked_vault.capture.readers import harness_of, read_session
+from jacked_vault.capture.redact import clean_line, unsafe_kinds
 from jacked_vault.capture.transcript import Transcript, build_excerpt, display_path
+from jacked_vault.document import timestamps
+from jacked_vault.document.timestamps import parse_timestamp
 from jacked_vault.errors import VaultError
 from jacked_vault.store.gitfiles import current_branch
+from jacked_vault.store.lock import claim, store_lock
+from jacked_vault.store.statefile import read_json, write_json
 
 if TYPE_CHECKING:
     from jacked_vault.capture.queue import Handler
@@ -117,7 +123,6 @@ def _hash(key: str) -> str:
 
 def key_lock(cache: Path, key: str) -> AbstractContextManager[int | None]:
     """One capture of `key` at a time: a claim on `.git/jacked/capturing/<hash>.lock` (None if taken)."""
-    from jacked_vault.store.lock import claim
 
     return claim(cache / LOCK_DIR / f"{_hash(key)}.lock", create=True)
 
@@ -125,8 +130,6 @@ def key_lock(cache: Path, key: str) -> AbstractContextManager[int | None]:
 @contextmanager
 def _ledger(cache: Path) -> Iterator[dict[str, Any]]:
     """The capture ledger under its lock: {key: {"entry", "pending", "note", "at"}}; saved on exit."""
-    from jacked_vault.store.lock import store_lock
-    from jacked_vault.store.statefile import read_json, write_json
 
     with store_lock(cache, name=LEDGER_LOCK):
         data = read_json(cache / LEDGER, MAX_LEDGER_BYTES) or {}
@@ -149,11 +152,9 @@ def _ledger_get(cache: Path, key: str) -> dict[str, Any] | None:
 
 
 def _ledger_set(cache: Path, key: str, **fields: object) -> None:
-    from jacked_vault.document.timestamps import utc_now
-
     with _ledger(cache) as keys:
         current = found if isinstance(found := keys.get(key), dict) else {}
-        keys[key] = {**current, **fields, "at": utc_now()}
+        keys[key] = {**current, **fields, "at": timestamps.utc_now()}
 
 
 # --- the deterministic sentence and the parrot check ------------------------------------------
@@ -165,7 +166,6 @@ def fallback_sentence(transcript: Transcript, branch: str, cwd: str | None) -> s
     Nothing the person typed is copied: a pasted message may carry instructions (or a secret),
     and the next session's brief would show it.
     """
-    from jacked_vault.capture.redact import clean_line, unsafe_kinds
 
     edited = [p for p, was_edited in transcript.files if was_edited]
     verb, paths = ("edited", edited) if edited else ("touched", [p for p, _ in transcript.files])
@@ -251,7 +251,6 @@ def capture_session(
     if ctx.settings.agents == "off":
         return CaptureResult(event=event, skipped="read-only")
     if turn_end:  # the end of a turn, not of the session: wait until the session is quiet
-        from jacked_vault.capture import codex
 
         if not codex.settled(os.path.expanduser(path)):
             return CaptureResult(event=event, skipped="session-active")
@@ -371,7 +370,6 @@ def _capture(
 def retry(ctx_factory: Callable[[dict[str, Any]], Context]) -> Handler:
     """The queue's handler for session markers: capture again (the entry once, the note if it is
     still pending). `ctx_factory(payload)` builds the Context for the payload's `cwd`."""
-    from jacked_vault.capture.queue import Attempt
 
     def handle(marker: dict[str, Any]) -> Attempt:
         payload = marker["payload"]
@@ -387,7 +385,6 @@ def retry(ctx_factory: Callable[[dict[str, Any]], Context]) -> Handler:
 
 def _first_seen(marker: dict[str, Any]) -> datetime | None:
     """The local time the session ended (the marker's first_seen), for the entry's header."""
-    from jacked_vault.document.timestamps import parse_timestamp
 
     try:
         return parse_timestamp(marker.get("first_seen")).astimezone()

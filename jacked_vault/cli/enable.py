@@ -58,8 +58,8 @@ def enable(
     remote. Safe to run again; `jacked memory disable` undoes it.
     """
     from jacked_vault.cli.groups import _suggest_and_apply
-    from jacked_vault.frontend.output import tty_stages
     from jacked_vault.cli.prompts import confirm
+    from jacked_vault.frontend.output import tty_stages
     from jacked_vault.hooks.enable import enable as switch_on
 
     interactive = not as_json and not yes and sys.stdin.isatty()

@@ -26,8 +26,8 @@ def _run_typer(args: list[str]) -> int:
     )
     # isort: on
     from jacked_vault.cli.apps import app
-    from jacked_vault.frontend.output import ERROR_SCHEMA, emit_error, emit_unexpected, schema_for
     from jacked_vault.errors import VaultError
+    from jacked_vault.frontend.output import ERROR_SCHEMA, emit_error, emit_unexpected, schema_for
 
     as_json = "--json" in args
     try:

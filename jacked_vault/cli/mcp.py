@@ -5,8 +5,8 @@ from __future__ import annotations
 import typer
 
 from jacked_vault.cli.apps import HOOKS, Command, JsonOpt, VaultOpt, example, memory_app
-from jacked_vault.frontend.output import emit_error, schema_for
 from jacked_vault.errors import VaultError
+from jacked_vault.frontend.output import emit_error, schema_for
 
 
 @memory_app.command(

@@ -18,9 +18,9 @@ from jacked_vault.cli.apps import (
     Stdin,
     VaultOpt,
     context_for,
-    outer_vault,
     example,
     memory_app,
+    outer_vault,
     run,
 )
 from jacked_vault.frontend import actions

@@ -8,9 +8,9 @@ from typing import Annotated
 import typer
 
 from jacked_vault.cli.apps import REVIEW, Command, JsonOpt, VaultOpt, context_for, example, memory_app, run
+from jacked_vault.errors import VaultError
 from jacked_vault.frontend.inputs import time_option
 from jacked_vault.frontend.output import safe
-from jacked_vault.errors import VaultError
 
 NoteId = Annotated[str, typer.Argument(metavar="ID", help="The note's id (mem_…).")]
 EXAMPLE_ID = "mem_20261129_01jdz5k6x9f3q8w2v7n4m1c0ab"

@@ -9,8 +9,8 @@ from typing import Annotated
 import typer
 
 from jacked_vault.cli.apps import REVIEW, Command, JsonOpt, VaultOpt, context_for, example, memory_app
-from jacked_vault.frontend.output import emit_error, emit_unexpected, safe, schema_for
 from jacked_vault.errors import VaultError
+from jacked_vault.frontend.output import emit_error, emit_unexpected, safe, schema_for
 
 
 @memory_app.command(

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from jacked_vault.context import Context
-from jacked_vault.errors import VaultError
 from jacked_vault.doctor.report import Report
+from jacked_vault.errors import VaultError
+from jacked_vault.groups.suggest import duplicate_mappings
 from jacked_vault.search.index import SearchIndex
+from jacked_vault.store import git
 from jacked_vault.store.digests import Digests
 from jacked_vault.store.progress import Stages
+from jacked_vault.store.queue import queue_counts
 
 __all__ = ["Report", "doctor"]
 
@@ -27,12 +30,9 @@ def doctor(
         check_unreadable,
         held_repair,
     )
-    from jacked_vault.search import wikilinks
     from jacked_vault.doctor.repair import repair as repair_store
-    from jacked_vault.groups.suggest import duplicate_mappings
-    from jacked_vault.store import git
+    from jacked_vault.search import wikilinks
     from jacked_vault.store.config import read_config
-    from jacked_vault.store.queue import queue_counts
 
     report = Report(reindexed=reindex, full=full, captures=queue_counts(ctx.vault.state).to_json())
     config = read_config(ctx.vault)

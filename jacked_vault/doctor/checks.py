@@ -8,10 +8,12 @@ from collections.abc import Container, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
-from jacked_vault.doctor.damage import Damaged
+from jacked_vault.doctor.damage import Damaged, fsck, problem
 from jacked_vault.doctor.report import Report
+from jacked_vault.document import MAX_FILE_BYTES
 from jacked_vault.document.model import SLUG_RE
 from jacked_vault.errors import VaultError
+from jacked_vault.safety import fsio
 from jacked_vault.search.index import SearchIndex
 from jacked_vault.store import audit, git
 from jacked_vault.store.audit_cache import AuditParts
@@ -91,7 +93,6 @@ def working_tree_changes(
 def _same_as_head(store: Store, repo: pygit2.Repository, rel: str) -> bool:
     """Whether the working tree holds exactly what HEAD holds at `rel` (both nothing counts; a
     symlink or anything unreadable never does)."""
-    from jacked_vault.document import MAX_FILE_BYTES
 
     path = store.root / rel
     head = git.tree_blob(repo, rel)
@@ -120,8 +121,6 @@ def judge(
     """Decide what repair does with one changed working-tree file (through the gate). `leftovers`:
     the paths rolling back an interrupted write puts back (`write.transaction.interrupted`): such
     a file is that write's, never a hand edit."""
-    from jacked_vault.document import MAX_FILE_BYTES
-    from jacked_vault.safety import fsio
     from jacked_vault.store.gate import inspect
 
     kind = classify_path(store, rel)
@@ -187,7 +186,6 @@ def check_git(
     or None when HEAD does not resolve; `walk.unsafe` when the store's objects cannot be trusted:
     the checks that read them wait then (a damaged tree or truncated object can fail or, in
     libgit2, hang every reader)."""
-    from jacked_vault.doctor.damage import problem
 
     try:
         commit = git.head_commit(repo)
@@ -223,8 +221,6 @@ def check_unreadable(repo: pygit2.Repository, store: Store, index: SearchIndex, 
 
     import pygit2
 
-    from jacked_vault.doctor.damage import problem
-
     commit = git.head_commit(repo)
     if commit is None:
         return
@@ -256,7 +252,6 @@ def _where(store: Store, item: Damaged) -> str:
 def check_history(store: Store, repo: pygit2.Repository, report: Report) -> None:
     """`doctor --full`: every object `git fsck` finds damaged in the store's history (those of the
     current tree `check_git` reported are not said again), and what else it says is wrong."""
-    from jacked_vault.doctor.damage import fsck, problem
 
     said = {p.get("object") for p in report.git_problems}
     found = fsck(store, repo)
@@ -534,7 +529,6 @@ def stale_derived(
     (HEAD's is not read where its blob is `damaged`); one a sparse checkout leaves out is for the
     checkouts that hold its group."""
     from jacked_vault.recall.index_md import SHARED, index_path, render_index
-    from jacked_vault.safety import fsio
 
     if store.is_project:
         groups: set[str | None] = {None}

@@ -19,7 +19,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from jacked_vault.store.layout import Store
+from jacked_vault.errors import VaultError
+from jacked_vault.safety import fsio
+from jacked_vault.store import gitfiles
+from jacked_vault.store.gitfiles import child_env
+from jacked_vault.store.layout import Store, classify_path
 
 if TYPE_CHECKING:
     import pygit2
@@ -97,7 +101,6 @@ def _fix(store: Store, item: Damaged) -> str:
 
 def _git_dir(store: Store) -> Path:
     """The repository's own folder (a linked worktree's common one: where the objects are)."""
-    from jacked_vault.store import gitfiles
 
     found = gitfiles.git_dir(store.root)
     return gitfiles.common_dir(found) if found is not None else store.root / ".git"
@@ -112,10 +115,7 @@ def _working_copy_is(store: Store, item: Damaged) -> bool:
     """Whether the working file at the object's path is that very blob (git's hash of it is the id)."""
     import pygit2
 
-    from jacked_vault.errors import VaultError
-    from jacked_vault.safety import fsio
     from jacked_vault.store.gate import cap_for
-    from jacked_vault.store.layout import classify_path
 
     if item.kind != "blob" or not item.rel:
         return False
@@ -158,7 +158,6 @@ def fsck(store: Store, repo: pygit2.Repository) -> FsckResult:
     hook sets dropped: `store.git.child_env`); each object it names, with the path a branch's
     history holds it at (`git rev-list --objects --all`; a missing one through the folder that
     names it)."""
-    from jacked_vault.store.gitfiles import child_env
 
     try:
         proc = subprocess.run(
@@ -238,7 +237,6 @@ def _history_paths(store: Store, oids: Iterable[str]) -> tuple[dict[str, str | N
     commit), for each of `oids` a branch's history holds; whether that history was read to its
     end, so an object not found is in none of it). Read from `git rev-list --objects --all`
     (going on past missing objects; a corrupt one stops it), stopped once all are found."""
-    from jacked_vault.store.gitfiles import child_env
 
     wanted = set(oids)
     out: dict[str, str | None] = {}

@@ -26,15 +26,15 @@ from jacked_vault.errors import VaultError
 from jacked_vault.safety import fsio
 from jacked_vault.store import audit, git
 from jacked_vault.store.layout import Store, classify_path
+from jacked_vault.store.lock import store_lock
 from jacked_vault.store.settings import DEFAULT_SETTINGS, Settings
+from jacked_vault.store.vault import check_store_gitignore
 
 if TYPE_CHECKING:
     from jacked_vault.write.transaction import Transaction
 
 
 def repair(store: Store, report: Report, *, harness: str, settings: Settings = DEFAULT_SETTINGS) -> None:
-    from jacked_vault.store.lock import store_lock
-    from jacked_vault.store.vault import check_store_gitignore
     from jacked_vault.write.transaction import roll_back
 
     check_store_gitignore(store)

@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass
 
 from jacked_vault.errors import VaultError
+from jacked_vault.safety.text import check_text
 
 MAX_HOT_BYTES = 4096
 MAX_HOT_FILE_BYTES = MAX_HOT_BYTES + 1024
@@ -27,7 +28,6 @@ def render_hot(group: str | None, body: str, updated_at: str, harness: str) -> b
 
 def read_hot_text(data: bytes, source: str) -> Hot:
     """Parse a hot.md (ours, or hand-edited: then the whole text is the body)."""
-    from jacked_vault.safety.text import check_text
 
     if len(data) > MAX_HOT_FILE_BYTES:
         raise VaultError("VALIDATION", f"{source}: {len(data)} bytes is over the hot.md cap")

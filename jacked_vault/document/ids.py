@@ -9,6 +9,8 @@ import unicodedata
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
+from jacked_vault.errors import VaultError
+
 _CROCKFORD = "0123456789abcdefghjkmnpqrstvwxyz"
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MILLISECOND = timedelta(milliseconds=1)
@@ -78,7 +80,6 @@ class ShortId:
 def short_id(typed: str) -> ShortId | None:
     """`typed` as a short id; None when it cannot be one (not an id's characters). USAGE when it
     gives fewer than MIN_SHORT characters of the random part (ambiguous by design)."""
-    from jacked_vault.errors import VaultError
 
     if not re.fullmatch(TYPED_ID, typed):
         return None

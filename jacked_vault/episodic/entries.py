@@ -6,7 +6,9 @@ import re
 from dataclasses import dataclass
 from datetime import datetime
 
+from jacked_vault.document import format_timestamp
 from jacked_vault.errors import VaultError
+from jacked_vault.safety.text import check_text
 from jacked_vault.store.layout import Store, episodic_dir
 from jacked_vault.store.settings import DEFAULT_SETTINGS, Settings
 
@@ -30,7 +32,6 @@ def clean_branch(branch: str | None) -> str:
 def clean_sentence(sentence: str) -> str:
     """One line of text: whitespace folded, bounded, checked for controls and secrets."""
     from jacked_vault.safety.secrets import assert_no_secrets
-    from jacked_vault.safety.text import check_text
 
     text = " ".join(sentence.split())
     if not text:
@@ -63,7 +64,6 @@ def append_entry(
 ) -> tuple[str, str]:
     """Append the entry to its committed day file (created with a title line) in one commit:
     (path, commit). The append starts from HEAD's version, never from the working tree."""
-    from jacked_vault.document import format_timestamp
     from jacked_vault.write.transaction import write_transaction
 
     text = render_entry(entry)

@@ -46,6 +46,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from jacked_vault.document import slugify_title, timestamps
+from jacked_vault.document.markdown import iter_fenced
 from jacked_vault.episodic.headers import (
     DATE_SECTION,
     SECTION,
@@ -53,11 +55,14 @@ from jacked_vault.episodic.headers import (
     count_entries,
     drop_title,
     has_content,
+    parse_date,
     split_sections,
     strip_blank,
 )
-from jacked_vault.document.markdown import iter_fenced
 from jacked_vault.errors import VaultError
+from jacked_vault.safety import fsio
+from jacked_vault.safety.text import check_text
+from jacked_vault.search.entries import Entry
 from jacked_vault.store.layout import episodic_dir
 
 if TYPE_CHECKING:
@@ -87,7 +92,6 @@ _ROTATED = re.compile(r"^archive-[A-Za-z0-9][A-Za-z0-9._-]*\.md$")
 
 def source_kind(name: str) -> str | None:
     """Which remember file `name` is, or None for anything else."""
-    from jacked_vault.episodic.headers import parse_date
 
     match = _DAY.match(name)
     if match:
@@ -308,9 +312,7 @@ def _resolve_sources(explicit: list[str] | None, repo: RepoInfo, report: list[di
 
 def _read_source(root: Path, name: str, plan: FilePlan, budget: list[int]) -> str | None:
     """The file's text, or None with `plan` marked skipped (and why)."""
-    from jacked_vault.safety import fsio
     from jacked_vault.safety.secrets import scan_text
-    from jacked_vault.safety.text import check_text
 
     def skip(reason: str) -> None:
         plan.action, plan.reason = "skipped", reason
@@ -425,9 +427,9 @@ def _short_title(title: str) -> str:
 
 def build_plan(ctx: Context, explicit: list[str] | None, *, progress: Callable[[int], None] | None = None) -> Plan:
     """Read the sources and decide what each file becomes; writes nothing."""
-    from jacked_vault.store import audit
     from jacked_vault.search.index import open_fresh
     from jacked_vault.search.service import rejected_elsewhere
+    from jacked_vault.store import audit
     from jacked_vault.store.tombstones import tombstone_hash
 
     repo = ctx.repo
@@ -628,10 +630,7 @@ def migrate(
     progress: Callable[[int], None] | None = None,
 ) -> MigrateResult:
     """Plan (and unless `dry_run`, write in one commit) the import of the source folders."""
-    from jacked_vault.document import slugify_title, utc_now
     from jacked_vault.recall.index_md import regenerate_index
-    from jacked_vault.safety import fsio
-    from jacked_vault.search.entries import Entry
     from jacked_vault.search.service import rejected_elsewhere
     from jacked_vault.write.transaction import write_transaction
 
@@ -641,7 +640,7 @@ def migrate(
         plan = build_plan(ctx, sources, progress=progress)
         index = open_fresh(ctx.vault)
         try:
-            _check_candidates(ctx, plan, utc_now(), index)
+            _check_candidates(ctx, plan, timestamps.utc_now(), index)
         finally:
             index.close()
         return MigrateResult(plan, True, None)
@@ -657,7 +656,7 @@ def migrate(
         rejected_elsewhere=rejected_elsewhere(ctx, store),
     ) as tx:
         plan = build_plan(ctx, sources, progress=progress)
-        now = utc_now()
+        now = timestamps.utc_now()
         notes = _check_candidates(ctx, plan, now, tx.index)
         imports = [f for f in plan.files if f.action == "import"]
         if not imports and not notes:

@@ -36,6 +36,7 @@ from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
+from jacked_vault.document import timestamps
 from jacked_vault.episodic.headers import (
     DATE_SECTION,
     DAY_SUBSECTION,
@@ -54,6 +55,7 @@ from jacked_vault.episodic.headers import (
     strip_blank,
 )
 from jacked_vault.errors import VaultError
+from jacked_vault.safety import fsio
 from jacked_vault.store.layout import GROUPS_DIR, Store
 from jacked_vault.store.settings import DEFAULT_SETTINGS, Settings
 
@@ -349,7 +351,6 @@ def episodic_folders(
 
 def _read_folder(store: Store, folder: str, today: date) -> tuple[dict[str, bytes], list[dict[str, str]]]:
     """The files `roll_folder` needs, read without following symlinks; problems as skips."""
-    from jacked_vault.safety import fsio
 
     skipped: list[dict[str, str]] = []
     kinds: dict[str, int] = {}
@@ -408,7 +409,6 @@ def rollup(
     settings: Settings = DEFAULT_SETTINGS,
 ) -> RollupResult:
     """Roll up every episodic folder in scope in one commit (none when nothing changes)."""
-    from jacked_vault.document import utc_now
     from jacked_vault.store import audit
     from jacked_vault.write.transaction import write_transaction
 
@@ -418,7 +418,7 @@ def rollup(
     with write_transaction(store, harness=harness, origin=origin, settings=settings) as tx:
         recovered = tx.rolled_back
         folders, skipped = episodic_folders(store, group, repo)
-        stamp = utc_now()
+        stamp = timestamps.utc_now()
         rolled_folders = []
         for group_name, folder in folders:
             files, problems = _read_folder(store, folder, today)

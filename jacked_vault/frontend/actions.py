@@ -38,7 +38,8 @@ def add(
 ) -> Result:
     """`add`: one note, checked, secret-scanned and committed."""
     from jacked_vault.document import MAX_BODY_BYTES
-    from jacked_vault.notes import AddRequest, add as add_note
+    from jacked_vault.notes import AddRequest
+    from jacked_vault.notes import add as add_note
 
     if origin not in PERSON_ORIGINS:
         from jacked_vault.errors import VaultError
@@ -84,7 +85,8 @@ def handoff(
 ) -> Result:
     """`handoff`: a note of kind handoff, written as `from_`, for the `target` harnesses only."""
     from jacked_vault.document import MAX_BODY_BYTES
-    from jacked_vault.notes import AddRequest, add as add_note
+    from jacked_vault.notes import AddRequest
+    from jacked_vault.notes import add as add_note
 
     context = context_for_options(outer_vault, vault)
     context.harness = from_

@@ -49,7 +49,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from jacked_vault.errors import VaultError
+from jacked_vault.groups.scan import local_clones
+from jacked_vault.resources import data_file
+from jacked_vault.safety import fsio
 from jacked_vault.store import gitfiles
+from jacked_vault.store.launcher import jacked_script
 
 if TYPE_CHECKING:
     import pygit2
@@ -493,7 +497,6 @@ def _report(
 
 def jacked_executable() -> str:
     """The `jacked` script of the running install (beside this Python), else one on PATH, else ""."""
-    from jacked_vault.store.launcher import jacked_script
 
     return jacked_script() or ""
 
@@ -503,7 +506,6 @@ def render_hook(
 ) -> bytes:
     """Our hook script with this install's jacked executable and Python (and a fixed vault, when
     given) substituted, shell-quoted."""
-    from jacked_vault.resources import data_file
 
     template = data_file("git_hooks", HOOK_NAME).read_text(encoding="utf-8")
     jacked_bin = jacked_executable() if jacked_bin is None else jacked_bin
@@ -518,7 +520,6 @@ def render_hook(
 
 def _write_hook(target: Path, data: bytes, *, replace: bool) -> None:
     """Write our hook atomically (temp file, fsync, 0755); create-only unless `replace`."""
-    from jacked_vault.safety import fsio
 
     try:
         fsio.write_file(target, data, replace=replace, mode=0o755)
@@ -730,7 +731,6 @@ def git_hook_status(repo: str | os.PathLike[str]) -> GitHookReport:
 def group_repo_paths(ctx: Context, group: str, roots: Sequence[str] = ()) -> list[Path]:
     """This machine's clones of the repos of `group` (mapped in vault.json, or `group` is their solo
     group), wherever under its roots (`groups.scan.local_clones`). Sorted; bounded by the scan."""
-    from jacked_vault.groups.scan import local_clones
     from jacked_vault.store.config import group_for
 
     config = ctx.config

@@ -13,8 +13,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from jacked_vault.context import Context
+from jacked_vault.document import REPO_RE, SLUG_RE
 from jacked_vault.errors import VaultError
+from jacked_vault.groups.scan import scan_roots
+from jacked_vault.groups.suggest import apply_suggestions, consider_groups, duplicate_mappings, suggestions
 from jacked_vault.render import plural
+from jacked_vault.safety import fsio
+from jacked_vault.store.identity import repo_for
 from jacked_vault.store.layout import VAULT_JSON
 
 if TYPE_CHECKING:
@@ -34,8 +39,6 @@ def _identity_of(repo: str, mapped: set[str]) -> str:
     """A repo given as an existing folder (resolved through its origin) or as an identity; a path
     that does not exist is refused, unless it is an identity already in `mapped`. Refusals name
     the argument, never what was given (a URL may hold a password)."""
-    from jacked_vault.document import REPO_RE
-    from jacked_vault.store.identity import repo_for
 
     path = Path(os.path.expanduser(repo))
     if path.exists():
@@ -65,7 +68,6 @@ def _mapped(config: dict[str, Any]) -> set[str]:
 
 def write_config(ctx: Context, config: dict[str, Any], summary: str) -> str:
     """Validate and commit a new vault.json (one commit, audit line op `config`)."""
-    from jacked_vault.groups.suggest import duplicate_mappings
     from jacked_vault.store.config import validate_config
     from jacked_vault.write.transaction import write_transaction
 
@@ -86,7 +88,6 @@ def write_config(ctx: Context, config: dict[str, Any], summary: str) -> str:
 
 def _shared_config(ctx: Context) -> dict[str, Any]:
     """vault.json alone (not merged with the local override): what a mapping change rewrites."""
-    from jacked_vault.safety import fsio
 
     _ = ctx.config  # validates both files first
     shared = json.loads(fsio.read_file(ctx.vault.root, VAULT_JSON, max_bytes=1 << 20))
@@ -130,7 +131,6 @@ def _take_out(groups: dict[str, Any], identity: str) -> str | None:
 
 def map_repo(ctx: Context, repo: str, group: str) -> Mapped:
     """Map a repo (path or identity) to `group`, moving it out of any other group; idempotent."""
-    from jacked_vault.document import SLUG_RE
     from jacked_vault.store.gate import scan
 
     if not SLUG_RE.fullmatch(group):
@@ -330,8 +330,6 @@ def suggest(
 ) -> Suggestion:
     """Scan this machine's roots (`store.config.machine_roots`: given, else the machine config's,
     else the usual folders) and suggest groups for unmapped repos."""
-    from jacked_vault.groups.scan import scan_roots
-    from jacked_vault.groups.suggest import consider_groups, suggestions
     from jacked_vault.store.config import machine_roots
 
     looked = machine_roots(roots or ())
@@ -356,7 +354,6 @@ def suggest(
 def accept(ctx: Context, chosen: list[GroupSuggestion]) -> str | None:
     """Write the chosen suggestions to vault.json in one commit (None: nothing to change). Where the
     scan looked is this machine's business, never vault.json's (`store.config.machine_roots`)."""
-    from jacked_vault.groups.suggest import apply_suggestions
 
     config = apply_suggestions(copy.deepcopy(_shared_config(ctx)), chosen)
     if config == _shared_config(ctx):

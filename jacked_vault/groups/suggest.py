@@ -43,8 +43,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from jacked_vault.errors import VaultError
-from jacked_vault.store.identity import MAX_SLUG_CHARS, slugify
 from jacked_vault.groups.scan import ScannedRepo
+from jacked_vault.store.identity import MAX_SLUG_CHARS, slugify
 
 PREFIX_GROUP_MAX = 12
 OWNER_GROUP_MAX = 20

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from jacked_vault.errors import VaultError
 from jacked_vault.harnesses.base import Env, Harness, backup_note, environ_of, home_of, project_root
+from jacked_vault.harnesses.probe import Part, latest
 from jacked_vault.mcp import SERVER_NAME
 
 if TYPE_CHECKING:
@@ -54,8 +55,6 @@ class Claude(Harness):
         return f"claude hooks in {item['path']}: {events}{'' if item['complete'] else ' (incomplete)'}"
 
     def probe(self, part: str, probe: Probe) -> Part | None:
-        from jacked_vault.harnesses.probe import latest
-
         if part == "brief":  # its SessionStart hook (and the MCP prompt, if the server is registered)
             last = latest([r for r in (probe.hook_run("session-start"), probe.mcp_brief_run()) if r])
             return _settings_part(probe, ("SessionStart",), "hook", last)
@@ -82,7 +81,6 @@ class Claude(Harness):
 
 def _settings_part(probe: Probe, events: tuple[str, ...], via: str, last: LastRun | None) -> Part:
     from jacked_vault.harnesses.installers import claude
-    from jacked_vault.harnesses.probe import Part
 
     try:
         found = claude.status()

@@ -12,8 +12,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from jacked_vault.capture.codex import prepare, queue_key
 from jacked_vault.errors import VaultError
 from jacked_vault.harnesses.base import Env, Harness, agents_skill, backup_note, environ_of, error_item, home_of
+from jacked_vault.harnesses.probe import events_part
 
 if TYPE_CHECKING:
     from jacked_vault.harnesses.probe import Part, Probe
@@ -78,7 +80,6 @@ class Codex(Harness):
         """Its SessionStart hook in config.toml; its Stop hook (each turn's end queues the session;
         the drain captures it once quiet)."""
         from jacked_vault.harnesses.installers import codex
-        from jacked_vault.harnesses.probe import events_part
 
         event, hook = ("SessionStart", "session-start") if part == "brief" else ("Stop", "session-end")
         found = codex.status()
@@ -107,8 +108,6 @@ class Codex(Harness):
         return [agents_skill(name, environ)]
 
     def adapt(self, payload: dict) -> dict:
-        from jacked_vault.capture.codex import prepare
-
         return prepare(payload)  # a Stop without a rollout path: found by session id
 
     def brief_output(self, text: str) -> str:
@@ -117,8 +116,6 @@ class Codex(Harness):
         return session_start_output(text)
 
     def capture_key(self, payload: dict) -> str | None:
-        from jacked_vault.capture.codex import queue_key
-
         return queue_key(payload)  # Stop ends a turn: one waiting capture per session
 
 

@@ -17,6 +17,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from jacked_vault.capture.cursor import find_transcript
 from jacked_vault.errors import VaultError
 from jacked_vault.harnesses.base import (
     Env,
@@ -30,6 +31,7 @@ from jacked_vault.harnesses.base import (
     project_hooks_item,
     project_root,
 )
+from jacked_vault.harnesses.probe import events_part
 
 if TYPE_CHECKING:
     from jacked_vault.harnesses.probe import Part, Probe
@@ -90,7 +92,6 @@ class Cursor(Harness):
     def probe(self, part: str, probe: Probe) -> Part | None:
         """Its sessionStart / sessionEnd hook in hooks.json (the person's and the project's)."""
         from jacked_vault.harnesses.installers import cursor
-        from jacked_vault.harnesses.probe import events_part
 
         event, hook = ("sessionStart", "session-start") if part == "brief" else ("sessionEnd", "session-end")
         found = [cursor.status(cursor.default_path(user=user, cwd=probe.cwd)) for user in (True, False)]
@@ -120,8 +121,6 @@ class Cursor(Harness):
         if not _text(out.get("transcript_path")) and _text(os.environ.get("CURSOR_TRANSCRIPT_PATH")):
             out["transcript_path"] = os.environ["CURSOR_TRANSCRIPT_PATH"]
         if not _text(out.get("transcript_path")) and out.get("hook_event_name") == "SessionEnd":
-            from jacked_vault.capture.cursor import find_transcript
-
             out["transcript_path"] = find_transcript(out.get("session_id"))
         if payload.get("is_background_agent") is True:
             out["agent_id"] = "cursor-background-agent"

@@ -13,6 +13,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from jacked_vault.capture.queue import capture_key as default_key
 from jacked_vault.errors import VaultError
 from jacked_vault.harnesses.base import (
     Env,
@@ -25,6 +26,8 @@ from jacked_vault.harnesses.base import (
     project_root,
     xdg_config,
 )
+from jacked_vault.harnesses.installers import opencode
+from jacked_vault.harnesses.probe import Part, latest
 
 if TYPE_CHECKING:
     from jacked_vault.harnesses.launch import Launch
@@ -43,15 +46,12 @@ class OpenCode(Harness):
         return xdg_config(environ_of(environ)) / "opencode"
 
     def hook_files(self) -> list[Path]:
-        from jacked_vault.harnesses.installers import opencode
-
         return [opencode.plugin_path(user=True)]
 
     def session_hooks(self, op: str, *, user: bool, settings: str | None, vault: Path) -> list[dict[str, Any]]:
         """The plugin file: the per-person folder's with `user`, else the project's `.opencode/` at
         the root of the repo holding the working directory. A file that cannot be changed is an
         `error` item."""
-        from jacked_vault.harnesses.installers import opencode
 
         path = opencode.plugin_path(user=user)
         item: dict[str, Any] = {"harness": self.name, "path": str(path)}
@@ -73,16 +73,12 @@ class OpenCode(Harness):
         return f"opencode plugin {item['action'] if 'action' in item else item['state']}: {item['path']}{notes(item)}"
 
     def uninstall_project_hooks(self, root: Path) -> list[str]:
-        from jacked_vault.harnesses.installers import opencode
-
         change = opencode.uninstall(opencode.plugin_path(user=False, cwd=root))
         return [change.path] if change.action == "removed" else []
 
     def probe(self, part: str, probe: Probe) -> Part | None:
         """Its plugin (the person's and the project's): the brief in the system prompt; a session
         queued once it has gone quiet (or OpenCode exits)."""
-        from jacked_vault.harnesses.installers import opencode
-        from jacked_vault.harnesses.probe import Part, latest
 
         hook = "session-start" if part == "brief" else "session-end"
         found = [opencode.status(opencode.plugin_path(user=user, cwd=probe.cwd)) for user in (True, False)]
@@ -135,7 +131,6 @@ class OpenCode(Harness):
 
     def capture_key(self, payload: dict) -> str | None:
         from jacked_vault.capture.opencode import message_count
-        from jacked_vault.capture.queue import capture_key as default_key
 
         base = default_key({**payload, "transcript_path": None})  # "<event>:<session>:-"
         path, session = payload.get("transcript_path"), payload.get("session_id")

@@ -31,7 +31,9 @@ from pathlib import Path
 from jacked_vault import harnesses
 from jacked_vault.errors import VaultError
 from jacked_vault.harnesses.base import Harness
+from jacked_vault.resources import data_file
 from jacked_vault.store import ownedfile
+from jacked_vault.store.launcher import jacked_argv
 
 NAMES = ("remember", "learn")
 MARKER = "<!-- jacked-vault command: `jacked memory hooks uninstall --commands HARNESS` removes this file -->"
@@ -88,8 +90,6 @@ def render(harness: str, name: str, vault: Path | None = None) -> bytes:
     """The command file: the harness's frontmatter, MARKER, then the template with this install's
     `jacked memory` (and `--vault` when one was named) in place of `__MEMORY__` and the harness in
     place of `__HARNESS__`; a skill, which gets no arguments, says where the person's words are."""
-    from jacked_vault.resources import data_file
-    from jacked_vault.store.launcher import jacked_argv
 
     memory = shlex.join([*jacked_argv(), "memory", *(["--vault", str(vault)] if vault is not None else [])])
     body = data_file("templates", f"commands/{name}.md").read_text(encoding="utf-8")

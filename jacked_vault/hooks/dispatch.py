@@ -126,7 +126,6 @@ HARNESS_KEY = "jacked_harness"  # which harness's session a queued payload is (i
 
 def session_capture(vault: Path, payload: dict, harness: str = HARNESS) -> str:
     from jacked_vault.capture.queue import enqueue
-
     from jacked_vault.store.vault import is_git_repo
 
     if not is_git_repo(vault):

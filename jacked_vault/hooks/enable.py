@@ -39,8 +39,19 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from jacked_vault import harnesses
+from jacked_vault import environment, harnesses
+from jacked_vault.episodic.migrate import default_sources, migrate
 from jacked_vault.errors import VaultError
+from jacked_vault.gitflow import githooks
+from jacked_vault.groups.scan import local_clones
+from jacked_vault.hooks import commands, skills
+from jacked_vault.hooks.installed import drop_installs, read_installed, unrecorded_hooks
+from jacked_vault.hooks.integrations import Selection, manage
+from jacked_vault.hooks.signing import SIGNERS_NAME, plan_signing, setup_signing
+from jacked_vault.safety import fsio
+from jacked_vault.store.layout import state_dir
+from jacked_vault.sync import remote, set_remote
+from jacked_vault.sync.clone import clone_vault
 
 if TYPE_CHECKING:
     from jacked_vault.store.config import Roots
@@ -110,7 +121,6 @@ def harnesses_found(environ: dict[str, str] | None = None) -> list[str]:
 def _files(harness: str) -> list[Path]:
     """Every per-person file `enable` may change for `harness`: its session hooks', its MCP
     config, its commands and skills (one path once: Codex keeps hooks and MCP in one file)."""
-    from jacked_vault.hooks import commands, skills
     from jacked_vault.hooks import mcp as reg
 
     adapter = harnesses.get(harness)
@@ -129,7 +139,6 @@ def _machine_config() -> Path:
 def _managed() -> list[Path]:
     """Every per-person file `enable` may change: each harness's, the machine config (`--root`,
     signing) and the allowed-signers file beside it."""
-    from jacked_vault.hooks.signing import SIGNERS_NAME
 
     config = _machine_config()
     own = [config, config.parent / SIGNERS_NAME]
@@ -139,8 +148,6 @@ def _managed() -> list[Path]:
 def _selection(harness: str):
     """What `hooks install` is asked for one harness: its session hooks, its MCP server, its
     commands and the librarian skill, all in per-person files."""
-    from jacked_vault.hooks import commands, skills
-    from jacked_vault.hooks.integrations import Selection
 
     return Selection(
         hooks=(harness,),
@@ -217,15 +224,12 @@ class Ledger:
             self.dirs = list(dict.fromkeys([*self.dirs, *missing]))
 
     def save(self) -> None:
-        from jacked_vault.safety import fsio
-
         data = {"version": 1, "files": self.files, "dirs": self.dirs}
         fsio.write_file(self.path, (json.dumps(data, indent=2) + "\n").encode("utf-8"), mode=0o600)
 
     def restore(self) -> list[str]:
         """Put back every managed file still as `enable` left it; the paths restored or removed, and
         each entry refused because it names a file `enable` never manages."""
-        from jacked_vault.safety import fsio
         from jacked_vault.store import configfile
 
         done = []
@@ -256,8 +260,6 @@ class Ledger:
 
 
 def _ledger(vault_root: Path) -> Ledger:
-    from jacked_vault.store.layout import state_dir
-
     return Ledger(state_dir(vault_root) / LEDGER)
 
 
@@ -279,7 +281,6 @@ def enable(
     can answer (JSON, no terminal); `review` runs init's group review (the CLI's own); `roots`, the
     `--root` folders where this machine keeps its clones (else its configured or usual ones);
     `stages`, told how joining a vault with --from goes (store.progress)."""
-    from jacked_vault import environment
 
     ctx = environment.context(vault)
     report = SwitchReport("enable", str(ctx.vault_path))
@@ -311,8 +312,6 @@ def _vault_step(ctx, from_url: str | None, named: bool, stages: Stages | None = 
     from jacked_vault.write.init import init_vault
 
     if from_url is not None and not (ctx.vault_path / "vault.json").exists():
-        from jacked_vault.sync.clone import clone_vault
-
         cloned = clone_vault(from_url, ctx.vault_path, harness=ctx.harness, name_vault=named, stages=stages)
         return Step(
             "vault", "done", f"joined {cloned.url}: {cloned.store.root} ({cloned.notes} notes)", [cloned.to_json()]
@@ -346,8 +345,6 @@ def _groups_step(ctx, from_url: str | None, review: Callable[[Any], Any], *, ask
 
 
 def _harness_steps(vault: str | None, ledger: Ledger) -> list[Step]:
-    from jacked_vault.hooks.integrations import manage
-
     found = harnesses_found()
     if not found:
         return [
@@ -399,7 +396,6 @@ def _roots_step(roots: Sequence[str], ledger: Ledger) -> Step:
 def _mapped_repos(ctx) -> tuple[list[Path], Roots]:
     """This machine's clones of the repos vault.json maps to a group (read again: the group review
     may just have written it), wherever under its roots, and the roots looked in."""
-    from jacked_vault.groups.scan import local_clones
     from jacked_vault.store.config import load_config
 
     config = load_config(ctx.vault)
@@ -410,9 +406,6 @@ def _mapped_repos(ctx) -> tuple[list[Path], Roots]:
 
 
 def _post_merge_step(vault: str | None, repos: list[Path], looked: Roots, yes: bool, ask: Ask | None) -> Step:
-    from jacked_vault.gitflow import githooks
-    from jacked_vault.hooks.integrations import Selection, manage
-
     if not repos:
         where = "the usual folders" if looked.usual else looked.source
         return Step(
@@ -440,8 +433,6 @@ def _post_merge_step(vault: str | None, repos: list[Path], looked: Roots, yes: b
 
 
 def _migrate_step(vault: str | None, repos: list[Path], yes: bool, ask: Ask | None, ledger: Ledger) -> Step:
-    from jacked_vault import environment
-    from jacked_vault.episodic.migrate import default_sources, migrate
     from jacked_vault.harnesses.installers.claude import default_settings_path, retire_plugin
 
     found = []
@@ -479,8 +470,6 @@ def _migrate_step(vault: str | None, repos: list[Path], yes: bool, ask: Ask | No
 
 
 def _remote_step(ctx, ask_url: Callable[[], str | None] | None) -> Step:
-    from jacked_vault.sync import remote
-
     origin = remote.origin(ctx.vault_path)
     if origin is not None:
         return Step("remote", "unchanged", f"origin {remote.display_url(origin)}")
@@ -489,7 +478,6 @@ def _remote_step(ctx, ask_url: Callable[[], str | None] | None) -> Step:
         return Step(
             "remote", "offered", "no remote: `jacked memory remote set URL` shares the vault with your other machines"
         )
-    from jacked_vault.sync import set_remote
 
     result = set_remote(ctx, url)
     return Step("remote", "done", result.to_text().splitlines()[0], [result.to_json()])
@@ -500,7 +488,6 @@ def _signing_step(ctx, ask: Ask | None, ledger: Ledger) -> Step:
     done only on a person's yes (never by `--yes` alone: from then on only verified accepts count,
     so this machine's earlier unsigned ones stop counting); `disable` puts the machine config and
     the allowed-signers file back."""
-    from jacked_vault.hooks.signing import plan_signing, setup_signing
     from jacked_vault.store.config import machine_review
 
     if machine_review().signers is not None:
@@ -527,7 +514,6 @@ def _signing_step(ctx, ask: Ask | None, ledger: Ledger) -> Step:
 def disable(vault: str | None) -> SwitchReport:
     """Turn memory off: every hook, registration and command jacked installed is removed; the
     vault is left as it is."""
-    from jacked_vault import environment
 
     ctx = environment.context(vault)
     report = SwitchReport("disable", str(ctx.vault_path))
@@ -556,8 +542,6 @@ def _outcome(items: list[dict]) -> str:
 
 
 def _uninstall_harness(harness: str, vault: str | None) -> Step:
-    from jacked_vault.hooks.integrations import manage
-
     result = manage("uninstall", _selection(harness), vault)
     items = [item for results in result.families.values() for item in results]
     outcome = _outcome(items)
@@ -575,7 +559,6 @@ def _repos_recorded(ctx, kind: str, legacy: list[str]) -> set[Path]:
     """The repos this machine's record of installs names for `kind` (`hooks.installed`), the current
     repo, and `legacy` (an older ledger's). Without any record yet, the clones under this machine's
     roots that hold jacked's hook (an older version kept no record)."""
-    from jacked_vault.hooks.installed import read_installed, unrecorded_hooks
 
     record = read_installed(ctx.vault_path)
     repos = {Path(r) for r in [*getattr(record, kind), *legacy]}
@@ -604,8 +587,6 @@ def _uninstall_projects(ctx) -> Step:
 def _uninstall_post_merge(ctx, ledger: Ledger) -> Step:
     """The post-merge hook of every repo this machine recorded installing it in (and the current
     repo's); each taken off the record, and a recorded repo that is gone with it."""
-    from jacked_vault.gitflow import githooks
-    from jacked_vault.hooks.installed import drop_installs
 
     repos = _repos_recorded(ctx, "post_merge", ledger.repos)
     items, lines = [], []

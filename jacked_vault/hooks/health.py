@@ -18,8 +18,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from jacked_vault import harnesses
+from jacked_vault import environment, harnesses
 from jacked_vault.errors import VaultError
+from jacked_vault.gitflow.githooks import git_hook_status
 from jacked_vault.harnesses.probe import Part, Probe, latest
 from jacked_vault.store.layout import state_dir
 from jacked_vault.store.log import LastRun, last_runs
@@ -55,7 +56,6 @@ def harness_table(vault: Path, cwd: Path, repo: Path | None) -> dict[str, dict[s
 
 def cwd_table(vault: str | None = None) -> dict[str, dict]:
     """The table for the current folder and `vault` (`hooks status`), as JSON rows by harness."""
-    from jacked_vault import environment
 
     ctx = environment.context(vault)
     try:
@@ -130,7 +130,6 @@ def _mcp_state(reg, name: str, path: Path, launch) -> str:
 
 def _post_merge_part(root: Path | None, runs: dict[str, LastRun]) -> Part:
     """The cwd repo's post-merge hook, wherever a framework put it."""
-    from jacked_vault.gitflow.githooks import git_hook_status
 
     last = runs.get("post-merge")
     if root is None:
@@ -199,8 +198,6 @@ def _mcp(ctx) -> dict[str, dict]:
 
 
 def _post_merge(ctx) -> dict:
-    from jacked_vault.gitflow.githooks import git_hook_status
-
     try:
         repo = ctx.repo
     except VaultError:

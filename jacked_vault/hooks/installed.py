@@ -17,6 +17,12 @@ from typing import Any
 
 from jacked_vault import harnesses
 from jacked_vault.errors import VaultError
+from jacked_vault.gitflow.githooks import git_hook_status
+from jacked_vault.groups.scan import local_clones
+from jacked_vault.store.gitfiles import find_work_tree
+from jacked_vault.store.layout import state_dir
+from jacked_vault.store.statefile import read_json, write_json
+from jacked_vault.store.vault import is_git_repo
 
 RECORD = "installed.json"
 KINDS = ("post_merge", "project")  # repos holding jacked's post-merge hook; repos holding a project file
@@ -33,9 +39,6 @@ class Installed:
 
 
 def read_installed(vault: Path) -> Installed:
-    from jacked_vault.store.layout import state_dir
-    from jacked_vault.store.statefile import read_json
-
     data = read_json(state_dir(vault) / RECORD)
     if data is None:
         return Installed(known=False)
@@ -47,8 +50,6 @@ def record_installs(vault: Path, op: str, families: dict[str, list[dict[str, Any
     """Note what `hooks install|uninstall` just did in code repos (`families`: its results;
     `project`: its project families wrote into the current repo, not per-person files); only for a
     vault that exists (its state folder lives in its git directory). Never raises."""
-    from jacked_vault.store.gitfiles import find_work_tree
-    from jacked_vault.store.vault import is_git_repo
 
     if op not in ("install", "uninstall"):
         return
@@ -86,8 +87,6 @@ def _project_file(family: str, item: dict[str, Any]) -> bool:
 def unrecorded_hooks() -> list[Path]:
     """This machine's clones (under its roots) that hold jacked's post-merge hook: where an older
     version, which kept no record, may have installed it."""
-    from jacked_vault.gitflow.githooks import git_hook_status
-    from jacked_vault.groups.scan import local_clones
 
     def hooked(repo: Path) -> bool:
         try:
@@ -100,7 +99,6 @@ def unrecorded_hooks() -> list[Path]:
 
 def drop_installs(vault: Path, kind: str, repos: Iterable[str]) -> None:
     """Take `repos` off the record of `kind` (their hook was removed, or they are gone)."""
-    from jacked_vault.store.vault import is_git_repo
 
     record = read_installed(vault)
     if not record.known or not is_git_repo(vault):
@@ -110,8 +108,5 @@ def drop_installs(vault: Path, kind: str, repos: Iterable[str]) -> None:
 
 
 def _write(vault: Path, record: Installed) -> None:
-    from jacked_vault.store.layout import state_dir
-    from jacked_vault.store.statefile import write_json
-
     with suppress(OSError):  # the record only guides `disable`; a hook installed stays installed
         write_json(state_dir(vault) / RECORD, {"version": 1, **{kind: getattr(record, kind) for kind in KINDS}})

@@ -16,10 +16,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from jacked_vault import environment
+from jacked_vault.environment import vault_path
 from jacked_vault.errors import VaultError
+from jacked_vault.gitflow import githooks
 from jacked_vault.harnesses import all_harnesses
 from jacked_vault.harnesses import get as known_harness
 from jacked_vault.harnesses.base import Harness, repo_file
+from jacked_vault.hooks import commands, skills
+from jacked_vault.hooks.health import cwd_table, row_text, table_rows
+from jacked_vault.hooks.installed import record_installs
 
 OPS = ("install", "uninstall", "status")
 
@@ -92,14 +98,11 @@ def _git_text(item: dict[str, Any]) -> str:
 
 def _harness_rows(vault: str | None) -> list[dict[str, Any]]:
     """The per-harness table `status` shows (health.harness_table): one row per harness and part."""
-    from jacked_vault.hooks.health import cwd_table, table_rows
 
     return table_rows(cwd_table(vault))
 
 
 def _harness_text(item: dict[str, Any]) -> str:
-    from jacked_vault.hooks.health import row_text
-
     return f"{item['harness']:<9} {item['part']:<8} {row_text(item)}"
 
 
@@ -125,7 +128,6 @@ def _commands_text(item: dict[str, Any]) -> str:
 def _commands(op: str, harnesses: tuple[str, ...], vault: Path | None) -> list[dict[str, Any]]:
     """`--commands HARNESS`: the `/remember` and `/learn` files in the harness's per-person
     command folder. A foreign file of that name is an `error` item (the command exits 1)."""
-    from jacked_vault.hooks import commands
 
     results: list[dict[str, Any]] = []
     for name in dict.fromkeys(h.strip().lower() for h in harnesses):
@@ -150,7 +152,6 @@ def _skills_text(item: dict[str, Any]) -> str:
 def _skills(op: str, harnesses: tuple[str, ...], vault: Path | None) -> list[dict[str, Any]]:
     """`--skills HARNESS`: the jacked-librarian skill in the harness's per-person skills folder.
     Someone else's file of that name is an `error` item (the command exits 1), never replaced."""
-    from jacked_vault.hooks import skills
 
     names = tuple(dict.fromkeys(h.strip().lower() for h in harnesses))
     for name in names:
@@ -168,8 +169,6 @@ def _skills(op: str, harnesses: tuple[str, ...], vault: Path | None) -> list[dic
 
 
 def _git(op: str, paths: list[Path], vault: Path | None, selection: Selection) -> list[dict[str, Any]]:
-    from jacked_vault.gitflow import githooks
-
     results = []
     for path in dict.fromkeys(paths):
         try:
@@ -253,7 +252,6 @@ def manage(op: str, selection: Selection, vault: str | None = None) -> HooksRepo
     """Run `op` for every family `selection` names. `vault` is an explicit --vault; whether given,
     set by $JACKED_VAULT_DIR or the default, every registration names the vault it resolves to
     (issue 19.10), so hooks and MCP servers started without that variable still agree."""
-    from jacked_vault.environment import vault_path
 
     if op not in OPS:
         raise VaultError("USAGE", f"{op}: use one of {', '.join(OPS)}")
@@ -272,7 +270,6 @@ def manage(op: str, selection: Selection, vault: str | None = None) -> HooksRepo
             "form: run the install without --print, or `jacked memory hooks status` to see what is installed. "
             "Nothing was written",
         )
-    from jacked_vault.hooks.installed import record_installs
 
     explicit = vault_path(vault)
     report = HooksReport()
@@ -297,8 +294,6 @@ def manage(op: str, selection: Selection, vault: str | None = None) -> HooksRepo
 
 def _git_paths(selection: Selection, vault: str | None) -> list[Path]:
     """The repos `--git` names, plus this machine's clones of those of `--git-all GROUP`."""
-    from jacked_vault import environment
-    from jacked_vault.gitflow import githooks
 
     paths = [Path(r).expanduser().absolute() for r in selection.git]
     group = selection.git_all

@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from jacked_vault.errors import VaultError
+from jacked_vault.safety import fsio
+from jacked_vault.store.git import open_repo
 
 KEY_TYPES = frozenset(
     {
@@ -123,8 +125,6 @@ def plan_signing(vault: Path) -> SigningPlan:
     """This person's signing key and where trusted keys go; USAGE when there is no ssh key to use."""
     from jacked_vault.store.config import machine_config_path, machine_review
 
-    from jacked_vault.store.git import open_repo
-
     config = open_repo(vault).config  # git's own settings as they apply to the vault (global ones included)
     fmt = _setting(config, "gpg.format") or "openpgp"
     named = _setting(config, "user.signingkey")
@@ -176,8 +176,6 @@ def setup_signing(vault: Path, add: Sequence[str] = ()) -> SigningSetup:
     edit.write()
     settings = [("gpg.format", "ssh"), ("user.signingkey", plan.signing_key)] if plan.tell_git else []
     if settings:
-        from jacked_vault.store.git import open_repo
-
         config = open_repo(vault).config
         for name, value in settings:
             config[name] = value  # the vault's own .git/config: this machine, this vault only
@@ -215,8 +213,6 @@ def _keys_given(spec: str) -> list[Key]:
 
 
 def _keys_in(path: Path, principal: str) -> list[Key]:
-    from jacked_vault.safety import fsio
-
     try:
         raw = fsio.read_capped(path, MAX_KEY_FILE)
     except VaultError as exc:
@@ -263,8 +259,6 @@ def _held(signers: Path) -> list[Key]:
 
 
 def _write_signers(signers: Path, added: list[Key]) -> None:
-    from jacked_vault.safety import fsio
-
     before = fsio.read_capped(signers, MAX_KEY_FILE) or b""
     if before and not before.endswith(b"\n"):
         before += b"\n"

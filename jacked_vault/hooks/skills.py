@@ -35,7 +35,9 @@ from pathlib import Path
 from jacked_vault import harnesses
 from jacked_vault.errors import VaultError
 from jacked_vault.harnesses.base import Harness
+from jacked_vault.resources import data_file
 from jacked_vault.store import ownedfile
+from jacked_vault.store.launcher import jacked_argv
 
 NAME = "jacked-librarian"
 MARKER = "<!-- jacked-vault skill: `jacked memory hooks uninstall --skills HARNESS` removes this file -->"
@@ -104,8 +106,6 @@ def install_paths(harness: str, environ: dict[str, str] | None = None) -> list[P
 def render(vault: Path | None = None, *, shared: bool = False) -> bytes:
     """SKILL.md: the frontmatter, MARKER (and SHARED: Claude's copy serving OpenCode too), then the
     template, its commands naming this install's `jacked` (and the vault, when one was named)."""
-    from jacked_vault.resources import data_file
-    from jacked_vault.store.launcher import jacked_argv
 
     command = shlex.join(jacked_argv() + ["memory"] + (["--vault", str(vault)] if vault is not None else []))
     body = data_file("templates", "librarian.md").read_text(encoding="utf-8").replace("jacked memory", command)

@@ -8,7 +8,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from jacked_vault import environment
+from jacked_vault.document.model import SLUG_RE
 from jacked_vault.environment import HARNESS_ENV, VAULT_ENV
+from jacked_vault.store.layout import state_dir
+from jacked_vault.store.log import log_line
 
 REPO_ENV = "JACKED_MEMORY_REPO"
 ALLOW_USER_ENV = "JACKED_MEMORY_ALLOW_USER_SCOPE"
@@ -32,8 +35,6 @@ class Settings:
     def from_env(
         cls, vault: str | None = None, environ: dict[str, str] | None = None, cwd: str | Path | None = None
     ) -> Settings:
-        from jacked_vault.document.model import SLUG_RE
-
         env = os.environ if environ is None else environ
         harness = env.get(HARNESS_ENV, "")
         if not harness:
@@ -56,8 +57,6 @@ class Settings:
 
     def log(self, what: str) -> None:
         """One `mcp <harness> <what>` line in the vault's log, when there is a vault (never raises)."""
-        from jacked_vault.store.layout import state_dir
-        from jacked_vault.store.log import log_line
 
         if (self.vault_path / ".git").exists():
             log_line(state_dir(self.vault_path), f"mcp {self.harness} {what}")

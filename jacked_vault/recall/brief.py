@@ -21,8 +21,16 @@ from typing import TYPE_CHECKING, Any
 
 from jacked_vault.context import Context
 from jacked_vault.errors import VaultError
+from jacked_vault.recall.librarian import nudge as librarian_nudge
+from jacked_vault.safety.text import strip_terminal
 from jacked_vault.search.policy import DEFAULT_SCOPES, Viewer, reader
-from jacked_vault.store.layout import GROUPS_DIR, episodic_dir
+from jacked_vault.store import gitfiles
+from jacked_vault.store.git import fast_head
+from jacked_vault.store.gitfiles import current_branch
+from jacked_vault.store.layout import GROUPS_DIR, INDEX_FILE, episodic_dir
+from jacked_vault.store.log import failed_runs
+from jacked_vault.store.queue import queue_counts
+from jacked_vault.store.sync_state import OK_RESULTS, read_states, shown_at
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -87,14 +95,12 @@ class _Section:
 
 def quoted(text: str) -> list[str]:
     """Vault text as quoted data lines (`> …`), terminal escapes removed."""
-    from jacked_vault.safety.text import strip_terminal
 
     return [f"> {line}".rstrip() for line in strip_terminal(text).splitlines() if line.strip()]
 
 
 def title_of(title: str) -> str:
     """A note title as data: in quotes, its own quotes shown as such."""
-    from jacked_vault.safety.text import strip_terminal
 
     return json.dumps(" ".join(strip_terminal(title).split()), ensure_ascii=False)
 
@@ -154,11 +160,6 @@ def _topic_notes(index: SearchIndex, group: str, topic: str, harness: str) -> li
 
 
 def _warnings(ctx: Context, diag: Diagnostics) -> list[str]:
-    from jacked_vault.store.log import failed_runs
-    from jacked_vault.store.queue import queue_counts
-    from jacked_vault.store.git import fast_head
-    from jacked_vault.store.sync_state import OK_RESULTS, read_states, shown_at
-
     out = []
     if diag.invalid_files:
         out.append(f"{len(diag.invalid_files)} invalid or quarantined file(s) skipped (run `jacked memory doctor`)")
@@ -192,7 +193,6 @@ def _warnings(ctx: Context, diag: Diagnostics) -> list[str]:
 
 def _differs_from_remote(root: Path, head: str | None) -> bool:
     """Whether the branch the vault is on differs from its remote-tracking ref (read from git's files)."""
-    from jacked_vault.store import gitfiles
 
     branch = gitfiles.branch(root)
     tracked = gitfiles.resolve_ref(root, f"refs/remotes/origin/{branch}") if branch else None
@@ -201,10 +201,8 @@ def _differs_from_remote(root: Path, head: str | None) -> bool:
 
 def _sections(ctx: Context, index: SearchIndex, group: str, identity: str, viewer: Viewer) -> list[_Section]:
     """The optional sections in priority order."""
-    from jacked_vault.store.gitfiles import current_branch
     from jacked_vault.recall.hot import show_hot
     from jacked_vault.recall.index_md import note_line
-    from jacked_vault.store.layout import INDEX_FILE
 
     root = ctx.vault.root
     sections = []
@@ -333,7 +331,6 @@ def build_brief(ctx: Context, budget: int = DEFAULT_BUDGET, catch_up: int | None
     """The brief for the repo at ctx.cwd; never raises for a missing vault, no repo or broken files.
     `catch_up`: the most files an index may be behind HEAD for the brief to bring it up first; one
     further behind is read as it is (`Brief.behind`, and a warning says so)."""
-    from jacked_vault.recall.librarian import nudge as librarian_nudge
     from jacked_vault.search.service import fresh_indexes
 
     if budget < MIN_BUDGET:

@@ -19,7 +19,10 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from jacked_vault.document import timestamps
 from jacked_vault.store.layout import state_dir
+from jacked_vault.store.statefile import json_lines
+from jacked_vault.store.vault import is_git_repo
 
 if TYPE_CHECKING:
     from jacked_vault.recall.brief import Brief
@@ -35,7 +38,6 @@ def record_brief(
 ) -> None:
     """Append the brief just given (a `recall.brief.Brief`) for `harness` in the session `session`
     started at `cwd`; nothing when `vault` is not a vault (no `.git`); never raises."""
-    from jacked_vault.store.vault import is_git_repo
 
     try:
         vault = Path(vault)
@@ -44,11 +46,10 @@ def record_brief(
         cache = state_dir(vault)
         if os.path.islink(cache):
             return  # a symlinked .jacked is never followed
-        from jacked_vault.document.timestamps import utc_now
 
         text = brief.text
         record = {
-            "at": utc_now(),
+            "at": timestamps.utc_now(),
             "harness": harness,
             "session": session,
             "repo": brief.identity,
@@ -105,7 +106,6 @@ def briefs_given(
 ) -> list[dict[str, Any]]:
     """The newest briefs given, newest first (at most `limit`), of one harness, repo identity and
     session when named. Lines that are not a brief record are skipped."""
-    from jacked_vault.store.statefile import json_lines
 
     if os.path.islink(cache_dir):
         return []

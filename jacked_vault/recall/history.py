@@ -19,8 +19,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, cast
 
+from jacked_vault.document import timestamps
 from jacked_vault.store import git
-from jacked_vault.store.layout import Store
+from jacked_vault.store.layout import ARCHIVE_DIR, Store, archived
 from jacked_vault.store.reviews import ACCEPT_SUBJECT
 
 if TYPE_CHECKING:
@@ -82,8 +83,6 @@ def _commits(store: Store, rel: str | None, note_id: str | None = None) -> Itera
     its history); a change at one of those paths to another note's file (one that took the
     name after a move) is not this note's."""
     import pygit2
-
-    from jacked_vault.store.layout import ARCHIVE_DIR, archived
 
     paths = () if rel is None else (rel, rel[len(ARCHIVE_DIR) + 1 :]) if archived(rel) else (rel,)
     id_line = None
@@ -180,9 +179,7 @@ class History:
         return {"id": self.id, "path": self.path, "entries": self.entries}
 
     def to_text(self) -> str:
-        from jacked_vault.document.timestamps import utc_now
-
-        now = utc_now()
+        now = timestamps.utc_now()
         lines = [
             f"{e['commit'][:10]} {e['time']} {e['summary']}"
             + (f"  [{_mark(e['note'], now)}{_provenance(e['review'])}]" if e["memory_id"] else "")

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from jacked_vault.context import Context
 from jacked_vault.document.hot import MAX_HOT_FILE_BYTES, Hot, read_hot_text
 from jacked_vault.errors import VaultError
+from jacked_vault.safety import fsio
 from jacked_vault.store.layout import GROUPS_DIR, HOT_FILE, Store
 
 if TYPE_CHECKING:
@@ -66,7 +67,6 @@ def show_hot(
     behind HEAD on purpose), read instead of a fresh one.
     """
     from jacked_vault.search.index import open_fresh
-    from jacked_vault.safety import fsio
     from jacked_vault.store.audit import content_hash
 
     store, group = hot_target(ctx, scope, group)

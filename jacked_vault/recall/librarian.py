@@ -36,7 +36,10 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from jacked_vault.context import Context
+from jacked_vault.document import lifecycle, timestamps
+from jacked_vault.document.timestamps import format_timestamp, parse_timestamp
 from jacked_vault.store.layout import ARCHIVE_DIR
+from jacked_vault.store.statefile import read_json, write_json
 
 if TYPE_CHECKING:
     from jacked_vault.search.index import SearchIndex
@@ -75,8 +78,6 @@ def archive_after_days(ctx: Context) -> int:
 
 def last_run(ctx: Context) -> str | None:
     """When `jacked memory librarian done` last recorded a run on this machine (None: never)."""
-    from jacked_vault.document.timestamps import parse_timestamp
-    from jacked_vault.store.statefile import read_json
 
     found = (read_json(ctx.vault.state / STATE_FILE) or {}).get("last_run")
     try:
@@ -86,8 +87,6 @@ def last_run(ctx: Context) -> str | None:
 
 
 def _ago(now: str, days: int) -> str:
-    from jacked_vault.document.timestamps import format_timestamp, parse_timestamp
-
     return format_timestamp(parse_timestamp(now) - timedelta(days=days))
 
 
@@ -107,15 +106,13 @@ def archive_candidates(index: SearchIndex, cutoff: str, limit: int | None = None
     confirms each on the committed file."""
     from itertools import islice
 
-    from jacked_vault.document.lifecycle import archivable
-
     columns = f"SELECT path, status, updated_at, valid_until FROM docs WHERE tier='note' AND root <> '{ARCHIVE_DIR}'"
     queries = (
         (f"{columns} AND status='superseded'", ()),
         (f"{columns} AND status='active' AND valid_until <= ?", (cutoff,)),
     )
     rows = (row for sql, args in queries for row in map(_Closed._make, index.db.execute(sql, args)))
-    found = (row.path for row in rows if archivable(row, cutoff))
+    found = (row.path for row in rows if lifecycle.archivable(row, cutoff))
     return sorted(islice(found, limit)) if limit is not None else sorted(found)
 
 
@@ -223,7 +220,6 @@ def counters(ctx: Context, index: SearchIndex, now: str, *, bounded: bool = Fals
     """The drift counters over the vault's index (`bounded`: each only up to its threshold, for
     the brief), read back from the state file when they were counted the same way for the same
     commit, last run, settings and day."""
-    from jacked_vault.store.statefile import read_json, write_json
 
     conf = settings(ctx)
     path = ctx.vault.state / STATE_FILE
@@ -254,9 +250,8 @@ def tripped(ctx: Context, counts: dict[str, int]) -> list[str]:
 def nudge(ctx: Context, index: SearchIndex) -> list[str]:
     """The brief's one line suggesting the librarian when a counter reached its threshold (none
     otherwise). Counts only: no vault text is quoted in it."""
-    from jacked_vault.document.timestamps import utc_now
 
-    counts = counters(ctx, index, utc_now(), bounded=True)
+    counts = counters(ctx, index, timestamps.utc_now(), bounded=True)
     over = tripped(ctx, counts)
     if not over:
         return []
@@ -305,11 +300,9 @@ class LibrarianStatus:
 
 def librarian_status(ctx: Context, *, done: bool = False) -> LibrarianStatus:
     """The counters now; with `done`, first record a librarian run at this moment (machine-local)."""
-    from jacked_vault.document.timestamps import utc_now
     from jacked_vault.search.index import open_fresh
-    from jacked_vault.store.statefile import write_json
 
-    now = utc_now()
+    now = timestamps.utc_now()
     if done:
         write_json(ctx.vault.state / STATE_FILE, {"last_run": now})  # the counts kept for the previous run go with it
     index = open_fresh(ctx.vault)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from jacked_vault.document.wikilinks import targets
 from jacked_vault.search.entries import first_sentence
 
 
@@ -24,7 +25,6 @@ class Derived:
 def derive(title: str, tags: list[str], body: str, note: bool) -> Derived:
     """What an entry (`search.entries.Entry`: its title, tags and body, and whether it is a note)
     gives the index."""
-    from jacked_vault.document.wikilinks import targets
     from jacked_vault.search.ranking import analysed
     from jacked_vault.store.tombstones import tombstone_hash
 

@@ -25,22 +25,22 @@ from typing import TYPE_CHECKING
 from jacked_vault.search import wikilinks
 from jacked_vault.search.derived import Derived, derive
 from jacked_vault.search.entries import Entry
-from jacked_vault.search.proofs import ReviewProofs, review_json
 from jacked_vault.search.mirror import Bounds, GitMirror, root_of
+from jacked_vault.search.proofs import ReviewProofs, review_json
 from jacked_vault.search.readmodel import ReadModel
-from jacked_vault.search.schema import TABLES, reset, set_meta
 from jacked_vault.search.schema import INDEX_DB as INDEX_DB  # where the file is, as callers have read it
 from jacked_vault.search.schema import SECONDARY as _SECONDARY
+from jacked_vault.search.schema import TABLES, reset, set_meta
 from jacked_vault.search.verdicts import Verdicts
 from jacked_vault.store.git import fast_head
 from jacked_vault.store.layout import Store
 
 if TYPE_CHECKING:
-    from jacked_vault.store.progress import Progress
-    from jacked_vault.store.deadline import Deadline
     from jacked_vault.search.passed import Passed
-    from jacked_vault.store.tombstones import Stones
+    from jacked_vault.store.deadline import Deadline
+    from jacked_vault.store.progress import Progress
     from jacked_vault.store.reviews import Provenance
+    from jacked_vault.store.tombstones import Stones
 
 MAX_ROOT_FILES = 200_000  # 4x a big team's 50k-note group (bench_cli); beyond it reads fail as INCOMPLETE
 MAX_ROOT_BYTES = 1024 * 1024 * 1024

@@ -28,7 +28,8 @@ from typing import TYPE_CHECKING, Protocol
 from jacked_vault.errors import VaultError
 from jacked_vault.search.entries import Entry
 from jacked_vault.search.treediff import FILE_MODES, SYMLINK_MODE, TREE_MODE, changed_entries
-from jacked_vault.store.git import fast_head
+from jacked_vault.store import git
+from jacked_vault.store.git import blob_at, fast_head, head_commit, open_repo, tree_blob
 from jacked_vault.store.layout import (
     ARCHIVE_DIR,
     GROUPS_DIR,
@@ -131,7 +132,6 @@ class GitMirror:
     def behind(self, limit: int) -> int:
         """How many files HEAD changed since the commit this index mirrors (every file of HEAD when
         there is none), counted up to `limit` + 1 and no further: 0 when current."""
-        from jacked_vault.store.git import head_commit, open_repo
 
         indexed = self.index.meta("commit")
         if fast_head(self.store.root) in (None, indexed):
@@ -153,8 +153,6 @@ class GitMirror:
             self._passed = {}
 
     def _catch_up(self) -> None:
-        from jacked_vault.store.git import head_commit, open_repo
-
         repo = open_repo(self.store.root)
         db = self.index.db
         db.execute("BEGIN IMMEDIATE")
@@ -183,7 +181,6 @@ class GitMirror:
     def reread(self, rels: Iterable[str]) -> None:
         """Index again the committed files at `rels` (HEAD's; the index is at HEAD): those whose git
         object it could not read, since restored (`doctor`)."""
-        from jacked_vault.store.git import head_commit, open_repo
 
         repo = open_repo(self.store.root)
         commit = head_commit(repo)
@@ -370,7 +367,6 @@ class GitMirror:
     def _sweep_tombstones(self, repo, tree, before: Stones) -> None:
         """After the tombstone set changed: hide the notes it now covers, show again those it no
         longer covers (each decided by the gate's rule)."""
-        from jacked_vault.store.git import blob_at
 
         removed = before - self.index.stones()
         self.sweep_added_tombstones(before, lambda rel: blob_at(repo, tree, rel))
@@ -427,8 +423,6 @@ class GitMirror:
                 self._index_bytes(path, classify_path(self.store, path), data)
 
     def _head_blob(self, rel: str) -> bytes | None:
-        from jacked_vault.store.git import open_repo, tree_blob
-
         return tree_blob(open_repo(self.store.root), rel)
 
     def _index_entry(
@@ -469,10 +463,9 @@ class GitMirror:
     def _handed_for(self, rel: str, entry) -> Handed | None:
         """What a worker handed over for `rel`, when the bytes it read are `entry`'s blob (else
         dropped: its verdict and parse are of other bytes); taken once."""
-        from jacked_vault.store.git import offered_blob
 
         handed = self._handed.pop(rel, None)
-        return handed if handed is not None and offered_blob(handed.data, entry.id) is not None else None
+        return handed if handed is not None and git.offered_blob(handed.data, entry.id) is not None else None
 
     def _blob(
         self, repo, rel: str, entry, mode: int | None = None, handed: Handed | None = None
@@ -486,10 +479,9 @@ class GitMirror:
         if handed is not None:
             return len(handed.data), handed.data
         from jacked_vault.store.gate import cap_for
-        from jacked_vault.store.git import read_capped
 
         try:
-            return read_capped(repo, entry.id, cap_for(classify_path(self.store, rel)), rel)
+            return git.read_capped(repo, entry.id, cap_for(classify_path(self.store, rel)), rel)
         except VaultError:
             return _size(repo, entry), None
 

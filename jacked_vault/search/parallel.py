@@ -28,7 +28,11 @@ from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from jacked_vault.search.derived import derive
+from jacked_vault.search.treediff import FILE_MODES
+from jacked_vault.store import git
 from jacked_vault.store.deadline import Deadline, OutOfTime
+from jacked_vault.store.layout import classify_path
 
 if TYPE_CHECKING:
     from jacked_vault.search.derived import Derived
@@ -92,16 +96,14 @@ def _judge(batch: list[tuple[str, str]]) -> list[tuple[str, bytes, object, bool,
     or, when the main process indexes, whose verdict it holds (then parsed unjudged); with the
     index's `Derived` (search/derived.py) when it asked for it, else None. Refused, unreadable
     or over-size notes are left to the main process."""
-    from jacked_vault.search.derived import derive
     from jacked_vault.store.gate import cap_for, inspect
-    from jacked_vault.store.git import read_capped
 
     store, repo, known, deriving = _STATE["store"], _STATE["repo"], _STATE["known"], _STATE["deriving"]
     passed: list[tuple[str, bytes, object, bool, object, bytes]] = []
     for rel, oid in batch:
         kept, checked, data = _Kept(known, parse_known=deriving), None, b""
         try:
-            blob = read_capped(repo, oid, cap_for("note"), rel)[1]
+            blob = git.read_capped(repo, oid, cap_for("note"), rel)[1]
             if blob is None:  # over the cap
                 continue
             data = blob
@@ -126,10 +128,10 @@ def _load_for_workers() -> None:
     here, not once in each worker."""
     import re2  # noqa: F401
 
-    from jacked_vault.document import _note_check, hot, reader, wikilinks  # noqa: F401
+    from jacked_vault.document import _note_check, reader  # noqa: F401
     from jacked_vault.safety import secrets  # noqa: F401
-    from jacked_vault.search import derived, ranking  # noqa: F401
-    from jacked_vault.store import gate, git  # noqa: F401
+    from jacked_vault.search import ranking  # noqa: F401
+    from jacked_vault.store import gate  # noqa: F401
 
 
 def workers() -> int:
@@ -174,9 +176,6 @@ def ahead(
     workers are then killed and reaped, never left judging what no one will read."""
     import multiprocessing
     from concurrent.futures import Future, ProcessPoolExecutor
-
-    from jacked_vault.search.treediff import FILE_MODES
-    from jacked_vault.store.layout import classify_path
 
     notes = [
         (n, (rel, str(e.id)))

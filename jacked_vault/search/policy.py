@@ -21,13 +21,15 @@ Two clocks (bi-temporal):
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
-import sqlite3
 from typing import Any, Protocol
 
+from jacked_vault.document import timestamps
 from jacked_vault.document.model import STATUSES, UNKNOWN_HARNESS
 from jacked_vault.store.layout import ARCHIVE_DIR, Store
+
 
 class Asked(Protocol):
     """What the policy needs of the index it renders SQL for (search.index.SearchIndex)."""
@@ -87,9 +89,8 @@ class Viewer:
         """This viewer with its clock read (one `now` for every clause of one query)."""
         if self.now is not None:
             return self
-        from jacked_vault.document.timestamps import utc_now
 
-        return replace(self, now=utc_now())
+        return replace(self, now=timestamps.utc_now())
 
     def by_id(self) -> Viewer:
         """This reader asking for one note by its id (SPEC 7: read by id is explicit): the note in

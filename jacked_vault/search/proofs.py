@@ -8,10 +8,11 @@ import json
 from typing import TYPE_CHECKING
 
 from jacked_vault.search.schema import meta, set_meta
+from jacked_vault.store.git import open_repo, tree_blob
 
 if TYPE_CHECKING:
-    from jacked_vault.search.readmodel import ReadModel
     from jacked_vault.document import Note
+    from jacked_vault.search.readmodel import ReadModel
     from jacked_vault.store.reviews import Provenance, ReviewPolicy, Verdict
 
 
@@ -69,7 +70,6 @@ class ReviewProofs:
     def _find_reviews(self) -> None:
         """Record the accepts in the commits up to the one being indexed that were not looked at yet
         (each verified against the trusted keys, when this machine names any)."""
-        from jacked_vault.store.git import open_repo
         from jacked_vault.store.reviews import reviews_between, verified_by
 
         head, walked = self.head, meta(self._index.db, "reviews")
@@ -104,7 +104,6 @@ class ReviewProofs:
                 set_meta(self._index.db, "review_policy", digest)
             return
         from jacked_vault.document import parse_note
-        from jacked_vault.store.git import open_repo, tree_blob
         from jacked_vault.store.reviews import verified_by
 
         repo = open_repo(self._index.store.root)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from jacked_vault.document.model import KINDS, REPO_RE, SLUG_RE, STATUSES
+from jacked_vault.errors import VaultError
 from jacked_vault.search.policy import Viewer, reader
 
 
@@ -21,8 +23,6 @@ N_COLUMNS = 19
 
 def require_slug(name: str, value: str) -> str:
     """`value` when it is a slug (a group, tag or harness name); else a usage error naming the rule."""
-    from jacked_vault.document.model import SLUG_RE
-    from jacked_vault.errors import VaultError
 
     if not SLUG_RE.fullmatch(value):
         raise VaultError(
@@ -51,8 +51,6 @@ class Filters:
 
     def check(self) -> None:
         """Refuse (USAGE, naming the valid values) a filter value no document can ever match."""
-        from jacked_vault.document.model import KINDS, REPO_RE, STATUSES
-        from jacked_vault.errors import VaultError
         from jacked_vault.search.policy import SCOPES
 
         for name, values, allowed in (

@@ -14,6 +14,10 @@ from __future__ import annotations
 import sqlite3
 from typing import TYPE_CHECKING, Protocol
 
+from jacked_vault.document.timestamps import parse_timestamp
+from jacked_vault.errors import VaultError
+from jacked_vault.search.treediff import FILE_MODES
+from jacked_vault.store.git import open_repo, read_blob
 from jacked_vault.store.layout import Store
 
 if TYPE_CHECKING:
@@ -62,9 +66,6 @@ def _states_at(index: Asked, changed: dict[str, tuple[int, str]], known_at: str)
     """(rowid, status, valid_from, valid_until, updated_at) of each changed note as it stood at `known_at`."""
     import pygit2
 
-    from jacked_vault.document.timestamps import parse_timestamp
-    from jacked_vault.store.git import open_repo
-
     if not index.commit:
         return []
     repo = open_repo(index.store.root)
@@ -93,9 +94,6 @@ def _states_at(index: Asked, changed: dict[str, tuple[int, str]], known_at: str)
 def _version(repo, commit, path: str, parsed: dict[str, Note | None]) -> Note | None:
     """The note `path` holds in `commit` (None: absent, not a file, or not a valid note)."""
     from jacked_vault.document import parse_note
-    from jacked_vault.errors import VaultError
-    from jacked_vault.search.treediff import FILE_MODES
-    from jacked_vault.store.git import read_blob
 
     try:
         entry = commit.tree[path]

@@ -13,6 +13,7 @@ import stat
 from pathlib import Path
 
 from jacked_vault.errors import VaultError
+from jacked_vault.safety import fsio
 from jacked_vault.store.layout import STATE_DIR, Store
 
 INDEX_DB = "index.sqlite"  # the search index in the cache (not index.md: layout.INDEX_FILE)
@@ -125,7 +126,6 @@ TABLES = (
 def connect(store: Store, path: Path) -> sqlite3.Connection:
     """The index file at `path` (in `store`'s state folder), made or emptied when its schema is not
     `SCHEMA_VERSION`; a file SQLite cannot open is removed and made again once."""
-    from jacked_vault.safety import fsio
 
     with fsio.open_dir(store.root, STATE_DIR, create=True):
         pass  # a symlinked state folder is refused, never followed

@@ -8,6 +8,8 @@ from operator import or_
 from typing import TYPE_CHECKING, Any
 
 from jacked_vault.context import Context
+from jacked_vault.document.ids import TYPED_ID, short_id
+from jacked_vault.document.model import ID_RE
 from jacked_vault.errors import VaultError
 from jacked_vault.search.entries import Diagnostics, Doc
 from jacked_vault.search.index import SearchIndex
@@ -65,8 +67,6 @@ def _shown(note_id: str) -> str | None:
     a credential pasted in its place (`ghp_…`)."""
     import re
 
-    from jacked_vault.document.ids import TYPED_ID
-
     shaped = note_id.startswith("mem_") or re.fullmatch(r"[A-Za-z0-9]+", note_id)
     if shaped and re.fullmatch(TYPED_ID, note_id):
         from jacked_vault.safety.secrets import scan_text  # only for what could be shown: its rules cost an import
@@ -78,7 +78,6 @@ def _shown(note_id: str) -> str | None:
 
 def _named(note_id: str) -> str:
     """How an answer names the id a person gave (`_shown`)."""
-    from jacked_vault.document.model import ID_RE
 
     shown = _shown(note_id)
     if shown is None:
@@ -96,7 +95,6 @@ def resolve_id(indexes: list[SearchIndex], typed: str, viewer: Viewer | None = N
     (`document.ids.short_id`: a prefix of the random part, like git's short hashes). Fewer than
     MIN_SHORT characters, or several notes (listed): USAGE. No note: `typed` itself, for the
     caller's rule of absence (`the_one`)."""
-    from jacked_vault.document.ids import short_id
 
     if any(index.carries(typed) for index in indexes):
         return typed

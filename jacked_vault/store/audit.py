@@ -22,9 +22,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Protocol
 
+from jacked_vault.document import timestamps
 from jacked_vault.errors import VaultError
 from jacked_vault.safety import fsio
+from jacked_vault.store import git
 from jacked_vault.store.digests import DIGEST_BYTES, Digests, digest, digest_bytes
+from jacked_vault.store.git import blob_at, head_commit
 from jacked_vault.store.layout import AUDIT_DIR, audit_part
 
 if TYPE_CHECKING:
@@ -52,8 +55,6 @@ class _Committed:
     that leaves `audit/` out keeps it in git only)."""
 
     def __init__(self, root: Path) -> None:
-        from jacked_vault.store import git
-
         self.repo = git.open_repo(root)
         head = git.head_commit(self.repo)
         self.tree = head.tree if head is not None else None
@@ -68,8 +69,6 @@ class _Committed:
         return [e.name for e in entry if e.name is not None] if isinstance(entry, pygit2.Tree) else []
 
     def blob(self, rel: str) -> bytes | None:
-        from jacked_vault.store.git import blob_at
-
         return blob_at(self.repo, self.tree, rel)
 
     def blob_id(self, rel: str) -> str | None:
@@ -199,9 +198,8 @@ def stage(root: Path, machine: str, events: list[AuditEvent]) -> PendingAudit:
 
     The month is the write's (never earlier than the newest part's, so the chain keeps its
     order); a part over `ROLL_BYTES` is left as it is and the lines start the next one."""
-    from jacked_vault.document.timestamps import utc_now
 
-    month, part, prev, out = utc_now()[:7], 1, None, bytearray()
+    month, part, prev, out = timestamps.utc_now()[:7], 1, None, bytearray()
     committed = _Committed(root)
     existing = parts(root, machine, committed)
     if existing:
@@ -453,8 +451,6 @@ def verify_trailers(repo: pygit2.Repository, report: AuditReport) -> list[dict[s
     must be a line of the chain: one that is not means lines were cut or the chain rewritten.
     """
     import pygit2
-
-    from jacked_vault.store.git import head_commit
 
     problems: list[dict[str, Any]] = []
     head = head_commit(repo)

@@ -24,10 +24,13 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from jacked_vault.document.model import SLUG_RE
 from jacked_vault.errors import VaultError
 from jacked_vault.resources import data_file
 from jacked_vault.safety import fsio
 from jacked_vault.store.layout import STATE_DIR, VAULT_JSON, Store
+from jacked_vault.store.machine_dir import machine_dir
+from jacked_vault.store.machine_state import LEGACY_DIR, legacy_dir
 
 if TYPE_CHECKING:
     import jsonschema
@@ -43,7 +46,6 @@ PROGRAM_KEYS = (("settings", "distill", "command"),)  # settings that run a prog
 
 def machine_config_path() -> Path:
     """`$XDG_CONFIG_HOME/jacked/config.json`, default `~/.config/jacked/config.json`."""
-    from jacked_vault.store.machine_dir import machine_dir
 
     return machine_dir() / "config.json"
 
@@ -94,7 +96,6 @@ def validate_config(rel: str, data: Any, *, local: bool, schema: str = "vault.sc
 
 def _plain_name(key: object) -> bool:
     """A key of the writer's (a group's name) that may be quoted: a slug the secret scan passes."""
-    from jacked_vault.document.model import SLUG_RE
     from jacked_vault.safety.secrets import scan_text
 
     return isinstance(key, str) and SLUG_RE.fullmatch(key) is not None and not scan_text(key)
@@ -337,7 +338,6 @@ def _machine_paths_shared(shared: Any) -> list[dict[str, str]]:
 
 def _legacy_state(store: Store) -> list[dict[str, str]]:
     """`<root>/.jacked/`, where an older version kept this machine's state: no longer read."""
-    from jacked_vault.store.machine_state import LEGACY_DIR, legacy_dir
 
     if legacy_dir(store.root) is None:
         return []

@@ -32,6 +32,8 @@ from typing import Any
 
 from jacked_vault.errors import VaultError
 from jacked_vault.safety import fsio
+from jacked_vault.store.machine_dir import machine_dir
+from jacked_vault.store.statefile import read_json, write_json
 
 MAX_BYTES = 4 * 1024 * 1024
 BACKUP = ".jacked-backup-"
@@ -171,14 +173,11 @@ def prune_created() -> None:
 
 
 def _created_path() -> Path:
-    from jacked_vault.store.machine_dir import machine_dir
-
     return machine_dir() / CREATED
 
 
 def _created() -> dict[str, list[str]]:
     """The harness files jacked created on this machine (real paths) and the folders made for each."""
-    from jacked_vault.store.statefile import read_json
 
     data = read_json(_created_path()) or {}
     files = data.get("files")
@@ -189,7 +188,6 @@ def _created() -> dict[str, list[str]]:
 
 def _save_created(record: dict[str, list[str]]) -> None:
     """Keep the record; with nothing left in it, remove it (and jacked's folder, when that is empty)."""
-    from jacked_vault.store.statefile import write_json
 
     target = _created_path()
     if record:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable
 
-
 DIGEST_BYTES = 8
 
 

@@ -28,8 +28,14 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from jacked_vault.document import MAX_FILE_BYTES, Note, timestamps
+from jacked_vault.document.hot import MAX_HOT_FILE_BYTES, read_hot_text
+from jacked_vault.document.model import FRONTMATTER_KEYS, TIMESTAMP_RE
 from jacked_vault.errors import VaultError
-from jacked_vault.store.layout import Store, classify_note, classify_path
+from jacked_vault.safety import fsio
+from jacked_vault.safety.text import check_text
+from jacked_vault.store.layout import Store, classify_note, classify_path, gitignore_template
+from jacked_vault.store.statefile import json_lines
 from jacked_vault.store.tombstones import Tombstoned
 
 if TYPE_CHECKING:
@@ -122,9 +128,6 @@ def cap_for(kind: str | None) -> int:
 
 @cache
 def _caps() -> dict[str, int]:
-    from jacked_vault.document import MAX_FILE_BYTES
-    from jacked_vault.document.hot import MAX_HOT_FILE_BYTES
-
     return {
         "note": MAX_FILE_BYTES,
         "archive": MAX_FILE_BYTES,
@@ -159,8 +162,6 @@ def note_fields(note: Note) -> dict[str, object]:
 
 @cache
 def _open_keys() -> tuple[str, ...]:
-    from jacked_vault.document.model import FRONTMATTER_KEYS
-
     return tuple(key for key in FRONTMATTER_KEYS if key not in CLOSED_FIELDS)
 
 
@@ -228,7 +229,7 @@ def _note(
     allow_rejected: bool,
     verdicts: Verdicts | None,
 ) -> Checked:
-    from jacked_vault.document import Note, parse_note
+    from jacked_vault.document import parse_note
 
     key, known, kept = None, False, None
     if verdicts is not None:
@@ -281,8 +282,6 @@ def _markdown(
 
 
 def _text(rel: str, data: bytes) -> str:
-    from jacked_vault.safety.text import check_text
-
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
@@ -299,7 +298,6 @@ _AUDIT_SCAN_LINES = 1000  # audit lines scanned for secrets together (their plai
 
 def _audit(rel: str, data: bytes, first: int = 1) -> None:
     """The lines of an audit file (`data`, whose first line is line `first` of the file)."""
-    from jacked_vault.document.model import TIMESTAMP_RE
 
     values: dict[str, object] = {}
     for number, line in enumerate(data.decode("utf-8", "replace").splitlines(), first):
@@ -345,8 +343,6 @@ def _config(rel: str, data: bytes, arrival: bool) -> None:
 
 
 def _gitignore(rel: str, data: bytes) -> None:
-    from jacked_vault.store.layout import gitignore_template
-
     if data.decode("utf-8", "replace") != gitignore_template():
         raise refuse(
             "INVALID", rel, "differs from the template (the vault's .gitignore is fail-closed)", error="GITIGNORE"
@@ -398,8 +394,6 @@ def inspect(
     if kind == "note":
         return _note(store, rel, data, tombstoned, new, allow_rejected, verdicts)
     if kind == "hot":
-        from jacked_vault.document.hot import read_hot_text
-
         try:
             hot = read_hot_text(data, rel)
         except VaultError as exc:
@@ -457,14 +451,12 @@ def quarantine(store: Store, rel: str, data: bytes, reason: str, source: str) ->
     `source` says where the bytes came from: `repair` (a stray working-tree file), `sync` (an
     arrival from the remote), `transition` (a hand edit replaced by the committed version).
     """
-    from jacked_vault.document.timestamps import utc_now
-    from jacked_vault.safety import fsio
     from jacked_vault.store.audit import content_hash
 
     folder = store.state / QUARANTINE_DIR
     os.makedirs(folder, exist_ok=True)
     sha = content_hash(data)
-    now = utc_now()
+    now = timestamps.utc_now()
     name = f"{now.replace(':', '').replace('-', '')}-{sha[:12]}-{rel.replace('/', '__')[-120:]}"
     try:
         fsio.create_file(folder, name, data)
@@ -495,7 +487,6 @@ def quarantine_records(store: Store, limit: int = 1000) -> list[dict[str, Any]]:
         raw = os.read(fd, 4 * 1024 * 1024)
     finally:
         os.close(fd)
-    from jacked_vault.store.statefile import json_lines
 
     return json_lines("\n".join(raw.decode("utf-8", "replace").splitlines()[-limit:]))
 

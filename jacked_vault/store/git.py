@@ -15,7 +15,9 @@ from typing import TYPE_CHECKING, TypeAlias
 
 from jacked_vault.errors import VaultError
 from jacked_vault.store import gitfiles
+from jacked_vault.store.digests import Digests
 from jacked_vault.store.gitfiles import child_env
+from jacked_vault.store.layout import state_dir
 
 if TYPE_CHECKING:
     import pygit2
@@ -352,8 +354,6 @@ _GIT_LOCKS = ("index.lock", "HEAD.lock", "packed-refs.lock", f"refs/heads/{BRANC
 
 
 def _marker(root: Path) -> Path:
-    from jacked_vault.store.layout import state_dir
-
     return state_dir(root) / "committing"
 
 
@@ -484,8 +484,6 @@ def skip_worktree(root: Path) -> Digests:
     does not read the flag, so `git ls-files -t` does, streamed, and only when the index format
     can hold it (version 3 or later)."""
     import subprocess
-
-    from jacked_vault.store.digests import Digests
 
     found = Digests()
     try:

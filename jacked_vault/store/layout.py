@@ -10,6 +10,7 @@ from pathlib import Path
 from jacked_vault.document.model import KINDS, SLUG_RE
 from jacked_vault.errors import VaultError
 from jacked_vault.resources import data_file
+from jacked_vault.store.machine_state import adopt_legacy_state
 
 DEFAULT_VAULT = "~/jacked-vault"
 CACHE_DIR = ".jacked"  # a code repo's folder for its project store (`<repo>/.jacked/memory/`); ignored in a vault
@@ -81,7 +82,6 @@ def state_dir(root: Path) -> Path:
     id, sync state, ledgers, `vault.local.json`): `<root>/.git/jacked/`, inside the store's own git
     directory, where no checkout, pull or merge can write a file (git refuses a `.git` path in a
     tree). State an older version kept in `<root>/.jacked/` is adopted once (`store.machine_state`)."""
-    from jacked_vault.store.machine_state import adopt_legacy_state
 
     state = root.joinpath(*STATE_DIR)
     adopt_legacy_state(root, state)

@@ -16,6 +16,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from jacked_vault.errors import VaultError
+from jacked_vault.safety import fsio
 
 DEFAULT_TIMEOUT_S = 30.0
 _FLAGS = os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -25,7 +26,6 @@ _FLAGS = os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC
 def store_lock(cache_dir: Path, timeout_s: float = DEFAULT_TIMEOUT_S, *, name: str = "lock") -> Iterator[None]:
     """Hold `<cache>/<name>` (flock) for the block; LOCKED after `timeout_s` of waiting. A symlinked
     cache folder is refused (UNSAFE_PATH), never followed."""
-    from jacked_vault.safety import fsio
 
     cache_dir = Path(cache_dir)
     os.makedirs(cache_dir.parent, exist_ok=True)

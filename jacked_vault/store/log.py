@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from jacked_vault.document import timestamps
+
 MAX_LOG_BYTES = 1024 * 1024
 MAX_LINE = 500
 
@@ -20,9 +22,8 @@ MAX_LINE = 500
 def log_line(cache_dir: Path, text: str) -> None:
     """Append `<UTC time> <text>` (one line, control characters removed); never raises."""
     line = " ".join("".join(c if c.isprintable() else " " for c in text).split())[:MAX_LINE]
-    from jacked_vault.document.timestamps import utc_now
 
-    stamp = utc_now()
+    stamp = timestamps.utc_now()
     if os.path.islink(cache_dir):
         return  # a symlinked .jacked is never followed
     try:

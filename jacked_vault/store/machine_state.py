@@ -20,6 +20,9 @@ import os
 import re
 from pathlib import Path
 
+from jacked_vault.safety import fsio
+from jacked_vault.store.gitfiles import child_env
+
 LEGACY_DIR = ".jacked"
 # what an older version kept in `.jacked/` that is this machine's record, not a cache: the
 # machine id (its audit chain and tombstone file), the per-vault overrides, sync state, queued and
@@ -92,8 +95,6 @@ def _tracked(root: Path) -> set[str] | None:
     say, and then nothing is adopted."""
     import subprocess
 
-    from jacked_vault.store.gitfiles import child_env
-
     found: set[str] = set()
     index = ["ls-files", "-z", "--", LEGACY_DIR]
     head = ["ls-tree", "-r", "-z", "--name-only", "HEAD", "--", LEGACY_DIR]
@@ -116,7 +117,6 @@ MACHINE_ID = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")  # what `machine_id` mak
 def machine_id(state: Path) -> str:
     """This machine's id for this store (its audit folder, its tombstone files): `<state>/machine-id`
     (`Store.state`), created on first use."""
-    from jacked_vault.safety import fsio
 
     path = state / "machine-id"
     try:

@@ -13,6 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from jacked_vault.document import timestamps
+from jacked_vault.store.statefile import read_json, write_json
+
 QUEUE_DIR = "queue"
 FAILED_DIR = "failed"
 KINDS = ("session", "merge")
@@ -57,8 +60,6 @@ def _key_hash(key: str) -> str:
 
 
 def write_marker(path: Path, marker: dict[str, Any], *, replace: bool) -> None:
-    from jacked_vault.store.statefile import write_json
-
     write_json(path, marker, replace=replace)
 
 
@@ -74,7 +75,6 @@ def enqueue(
     """Queue `payload` of `kind` under `key` (atomic, small); the marker's path. A key already
     waiting is not queued twice: its marker's path is returned. Raises OSError only if it cannot
     be written."""
-    from jacked_vault.document.timestamps import utc_now
 
     payload = clean_payload(payload, kind)
     if os.path.islink(cache_dir):
@@ -85,7 +85,7 @@ def enqueue(
     for name in sorted(os.listdir(folder)):
         if name.endswith(suffix) and MARKER_NAME.match(name):
             return folder / name
-    now = utc_now()
+    now = timestamps.utc_now()
     marker = {
         "version": 1,
         "kind": kind,
@@ -131,6 +131,4 @@ def queue_counts(cache_dir: Path) -> QueueCounts:
 
 
 def read_marker(path: Path) -> dict[str, Any] | None:
-    from jacked_vault.store.statefile import read_json
-
     return read_json(path, MAX_MARKER_BYTES)

@@ -29,12 +29,15 @@ import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-
 from typing import TYPE_CHECKING, Any, cast
 
+from jacked_vault.document.lifecycle import follows, value_fields
 from jacked_vault.errors import VaultError
-from jacked_vault.store.machine_state import MACHINE_ID
+from jacked_vault.safety.text import strip_terminal
+from jacked_vault.store.git import blob_at, read_blob, signs_commits
+from jacked_vault.store.gitfiles import child_env
 from jacked_vault.store.layout import AUDIT_DIR
+from jacked_vault.store.machine_state import MACHINE_ID, machine_id
 
 if TYPE_CHECKING:
     import pygit2
@@ -123,7 +126,6 @@ class ReviewPolicy:
     @classmethod
     def of(cls, store: Store) -> ReviewPolicy:
         """The policy of the machine holding `store` (machine config, machine id)."""
-        from jacked_vault.store.machine_state import machine_id
         from jacked_vault.store.config import machine_review
 
         return cls(machine_id(store.state), machine_review())
@@ -209,7 +211,6 @@ class Verdict:
 
 def value_key(note: Note) -> str:
     """The sha256 of what a person accepted: every field a transition never changes, and the body."""
-    from jacked_vault.document.lifecycle import value_fields
 
     return hashlib.sha256(
         json.dumps(value_fields(note), sort_keys=True, ensure_ascii=False).encode("utf-8")
@@ -228,8 +229,6 @@ def _trailers(message: str) -> dict[str, str]:
 def review_in(repo: pygit2.Repository, commit: pygit2.Commit) -> Review | None:
     """The accept `commit` is, if it is one with its evidence in place; else None."""
     from jacked_vault.document import parse_note
-    from jacked_vault.document.lifecycle import follows
-    from jacked_vault.store.git import blob_at
 
     message = commit.message or ""
     if not message.startswith(ACCEPT_SUBJECT) or len(commit.parent_ids) != 1:
@@ -268,7 +267,6 @@ def review_in(repo: pygit2.Repository, commit: pygit2.Commit) -> Review | None:
 
 def _author(commit: pygit2.Commit) -> str:
     """The accept commit's author as a review shows it: git's `Name <email>`, terminal escapes removed, cut."""
-    from jacked_vault.safety.text import strip_terminal
 
     author = commit.author
     text = " ".join(strip_terminal(f"{author.name} <{author.email}>").split())
@@ -290,7 +288,6 @@ def _last_audit_record(
     """The record of the audit line the trailer names: the last line of a file of `machine` that
     this commit changed."""
     from jacked_vault.store.audit import line_hash
-    from jacked_vault.store.git import read_blob
 
     def folder(tree: pygit2.Tree) -> dict[str | None, pygit2.Oid]:
         try:
@@ -412,7 +409,6 @@ def policy_digest(signers: Path | None) -> str:
 def person_signs(trust: ReviewTrust, repo: pygit2.Repository) -> bool:
     """Whether a person's accept or forget is signed by their git (`commit-tree -S`): always where
     this machine asks for trusted keys, and wherever their git is set up to sign."""
-    from jacked_vault.store.git import signs_commits
 
     return trust.signers is not None or signs_commits(repo)
 
@@ -421,8 +417,6 @@ def verified_by(root: Path, repo: pygit2.Repository, commits: list[str], signers
     """Those of `commits` whose ssh signature git verifies against the allowed-signers file
     (`git log --format=%G?` is `G`), asked of one git process per 500 signed commits."""
     import subprocess
-
-    from jacked_vault.store.gitfiles import child_env
 
     signed = []
     for commit_id in dict.fromkeys(commits):

@@ -8,6 +8,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+from jacked_vault.safety import fsio
+
 MAX_STATE_BYTES = 4 * 1024 * 1024
 
 
@@ -35,7 +37,6 @@ def read_json(path: Path, limit: int = MAX_STATE_BYTES) -> dict[str, Any] | None
 def write_json(path: Path, data: dict[str, Any], *, mode: int = 0o600, replace: bool = True) -> None:
     """Write `data` to `path` atomically (temp file, fsync, rename); `replace=False` never
     replaces an existing file (FileExistsError)."""
-    from jacked_vault.safety import fsio
 
     text = json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
     fsio.write_file(path, text.encode("utf-8"), mode=mode, replace=replace)

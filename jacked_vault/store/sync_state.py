@@ -9,8 +9,11 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from jacked_vault.document import timestamps
+from jacked_vault.document.timestamps import format_timestamp, parse_timestamp
 from jacked_vault.errors import VaultError
 from jacked_vault.store.layout import state_dir
+from jacked_vault.store.statefile import read_json, write_json
 
 STATE_FILE = "sync-state.json"
 OK_RESULTS = ("ok", "up-to-date", "quarantined")
@@ -30,17 +33,14 @@ class SyncState:
 
 def shown_at(at: str) -> str:
     """A recorded time as a person reads it (minutes, UTC)."""
-    from jacked_vault.document.timestamps import parse_timestamp
 
     return parse_timestamp(at).strftime("%Y-%m-%d %H:%M UTC")
 
 
 def write_state(root: Path, result: str, message: str, *, kind: str = "pull") -> SyncState:
     """Record an outcome of this kind (never raises: the state is only a report)."""
-    from jacked_vault.document.timestamps import utc_now
-    from jacked_vault.store.statefile import read_json, write_json
 
-    state = SyncState(result, " ".join(message.split())[:400], utc_now(), kind)
+    state = SyncState(result, " ".join(message.split())[:400], timestamps.utc_now(), kind)
     path = state_dir(root) / STATE_FILE
     data = _states(read_json(path))
     data[kind] = {k: v for k, v in asdict(state).items() if k != "kind"}
@@ -59,7 +59,6 @@ def _states(data: dict[str, Any] | None) -> dict[str, Any]:
 
 def read_states(root: Path) -> dict[str, SyncState | None]:
     """The last pull and the last push, each None when none happened."""
-    from jacked_vault.store.statefile import read_json
 
     data = _states(read_json(state_dir(root) / STATE_FILE))
     out: dict[str, SyncState | None] = {}
@@ -76,8 +75,6 @@ def read_states(root: Path) -> dict[str, SyncState | None]:
 def _timestamp(value: object) -> str:
     """A recorded time as a canonical timestamp: as written, or from epoch seconds (earlier versions)."""
     from datetime import UTC, datetime
-
-    from jacked_vault.document.timestamps import format_timestamp, parse_timestamp
 
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return format_timestamp(datetime.fromtimestamp(value, UTC))

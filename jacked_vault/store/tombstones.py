@@ -26,6 +26,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
+from jacked_vault.document.markdown import headings
+
 TOMBSTONE_DIR = "tombstones"
 MAX_TOMBSTONE_FILE = 16 * 1024 * 1024
 _NOT_WORD = re.compile(r"[\W_]+")
@@ -229,7 +231,6 @@ def markdown_values(text: str) -> list[Held]:
     core-memories.md is exactly what `migrate` makes a candidate of); and the first line of the
     text before any heading with the lines after it, or with itself (a headerless text is one
     candidate, its first line the title). A heading with nothing under it is its own body."""
-    from jacked_vault.document.markdown import headings
 
     lines = text.split("\n")
     marks = headings(lines)

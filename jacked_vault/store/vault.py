@@ -7,6 +7,7 @@ from pathlib import Path
 
 from jacked_vault.errors import VaultError
 from jacked_vault.safety import fsio
+from jacked_vault.store import gitfiles
 from jacked_vault.store.layout import (
     CACHE_DIR,
     PROJECT_OUTER_GITIGNORE,
@@ -19,7 +20,6 @@ from jacked_vault.store.layout import (
 
 def is_git_repo(path: Path) -> bool:
     """`path` holds its own `.git` directory (not a `.git` file, not a symlink): what a vault has."""
-    from jacked_vault.store import gitfiles
 
     return gitfiles.git_dir(path) == path / ".git"
 

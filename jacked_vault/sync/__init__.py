@@ -25,9 +25,17 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
 from jacked_vault.context import Context
+from jacked_vault.document import timestamps
 from jacked_vault.errors import VaultError
-from jacked_vault.store import git
-from jacked_vault.store.sync_state import SyncState, read_state, write_state
+from jacked_vault.safety import fsio
+from jacked_vault.search.entries import Entry
+from jacked_vault.search.treediff import changed_entries
+from jacked_vault.store import detached, git
+from jacked_vault.store.deadline import Deadline, OutOfTime
+from jacked_vault.store.layout import AUDIT_DIR, classify_hot, classify_note, classify_path
+from jacked_vault.store.lock import store_lock
+from jacked_vault.store.sync_state import SyncState, read_state, read_states, write_state
+from jacked_vault.store.vault import check_store_gitignore
 from jacked_vault.sync import remote
 
 if TYPE_CHECKING:
@@ -236,7 +244,6 @@ def set_remote(ctx: Context, url: str, *, join: bool = False) -> RemoteSet:
     if not join:
         _restore_remote(root, config_before, tracking, tracked_before)
         raise _join_needed(ctx, url)
-    from jacked_vault.store.lock import store_lock
 
     try:
         with store_lock(ctx.vault.state):
@@ -251,7 +258,6 @@ def set_remote(ctx: Context, url: str, *, join: bool = False) -> RemoteSet:
 
 def _restore_remote(root: Path, config: bytes, tracking: str, tracked_before: pygit2.Reference | None) -> None:
     """Put `.git/config` and the remote-tracking ref back as they were before `remote set`."""
-    from jacked_vault.safety import fsio
 
     repo = git.open_repo(root)
     ref = repo.references.get(tracking)
@@ -288,7 +294,6 @@ def push_pending(ctx: Context, trigger: str) -> str:
     policy = ctx.settings.push
     if policy == "manual" or (trigger == "after-write" and policy != "after-write"):
         return f"push policy {policy}: not pushed"
-    from jacked_vault.store.sync_state import read_states
 
     root = ctx.vault.root
     if not remote.origin(root):
@@ -323,7 +328,6 @@ def _only_init(repo: pygit2.Repository) -> bool:
 
 def _adopt(ctx: Context, repo: pygit2.Repository, branch: str) -> bool:
     """Take the remote's history in place of a lone init commit (its arrivals judged first)."""
-    from jacked_vault.store.lock import store_lock
 
     theirs = repo.references.get(f"refs/remotes/origin/{branch}")
     if theirs is None:
@@ -419,11 +423,9 @@ def _plan(
     """Everything the integration commit holds, relative to the remote's tree (behind only, or
     adopting) or to the merge of both; no edits means a plain fast-forward will do. Nothing is
     written: past `deadline`, OutOfTime leaves nothing behind."""
-    from jacked_vault.document import utc_now
     from jacked_vault.store import audit
-    from jacked_vault.store.layout import classify_path
 
-    now = utc_now()
+    now = timestamps.utc_now()
     def event(op: str, note_id: str, rel: str, data: bytes | None) -> audit.AuditEvent:
         return audit.AuditEvent(
             now, op, note_id, rel, audit.content_hash(data) if data is not None else "", ctx.harness, "sync"
@@ -434,9 +436,8 @@ def _plan(
     if base == ours or adopt:
         plan = _Plan(repo[theirs].tree, [theirs])
     else:
-        from jacked_vault.sync.merge import resolve
-
         from jacked_vault.sync.arrivals import forgotten_between
+        from jacked_vault.sync.merge import resolve
 
         base_tree = repo[base].tree if base is not None else None
         forgotten = forgotten_between(repo, base_tree, repo[ours].tree) | forgotten_between(
@@ -524,8 +525,6 @@ def _taken_over_own_lines(
     settling made apart, a set of hot.md) may be later in time than the one vouching for the
     taken bytes, so this merge writes the last word (doctor: a note's or hot.md's last audit line
     names the bytes it holds)."""
-    from jacked_vault.search.treediff import changed_entries
-    from jacked_vault.store.layout import AUDIT_DIR, classify_hot
     from jacked_vault.sync.arrivals import appended_records
     from jacked_vault.sync.merge import hot_key
 
@@ -560,8 +559,6 @@ def _merged_anew(
     """The files that arrive only with an audit line (`arrivals.VOUCHED_KINDS`: hot.md, episodic
     files, README.md, vault.json) whose merge git made cleanly into bytes neither side had: this
     machine's merge vouches for them (an audit line each), as it does for what it settles."""
-    from jacked_vault.search.treediff import changed_entries
-    from jacked_vault.store.layout import classify_path
     from jacked_vault.sync.arrivals import VOUCHED_KINDS
 
     out = []
@@ -724,9 +721,7 @@ def _expected_indexes(
     local version among them) and the tombstones previewed."""
     from jacked_vault.document import parse_note
     from jacked_vault.recall.index_md import index_path, render_index
-    from jacked_vault.search.entries import Entry
     from jacked_vault.search.index import open_fresh
-    from jacked_vault.store.layout import classify_note
     from jacked_vault.store.tombstones import Stones
 
     kept_out = {item["path"] for item in arrivals.quarantined}  # not taken: the local version stays
@@ -843,9 +838,7 @@ def _integrate(
 
 
 def _now() -> str:
-    from jacked_vault.document import utc_now
-
-    return utc_now()
+    return timestamps.utc_now()
 
 
 PUSH_ATTEMPTS = 5  # tries in all of a sync whose push keeps losing the race (five machines at once all land)
@@ -962,8 +955,6 @@ def _sync_until_pushed(ctx: Context, accept_deletions: bool, stages: Stages | No
 def _take(ctx: Context, branch: str, accept_deletions: bool, stages: Stages | None = None) -> SyncResult:
     """Fetch, then fast-forward, merge or adopt what the remote has (judged by the gate), and
     regenerate index.md; the pull is recorded (never as a push: that is the push's record)."""
-    from jacked_vault.store.lock import store_lock
-    from jacked_vault.store.vault import check_store_gitignore
 
     root = ctx.vault.root
     check_store_gitignore(ctx.vault)
@@ -1009,7 +1000,6 @@ def _take(ctx: Context, branch: str, accept_deletions: bool, stages: Stages | No
 def regenerate_indexes(ctx: Context) -> list[str]:
     """Rewrite every group's index.md that differs from what the search index says; one commit."""
     from jacked_vault.recall.index_md import index_path, render_index
-    from jacked_vault.safety import fsio
     from jacked_vault.write.transaction import write_transaction
 
     store = ctx.vault
@@ -1037,15 +1027,13 @@ def pull_at_session_start(
     waits (HEAD does not move; the verdicts reached are kept), for the detached `_hook pull` this
     starts when `background`, else for the next sync or session start. Returns the recorded
     state; never raises."""
-    from jacked_vault.document import utc_now
-    from jacked_vault.store.deadline import Deadline, OutOfTime
-    from jacked_vault.store.lock import store_lock
 
     root = ctx.vault.root
     deadline = Deadline.after(timeout_s)
     try:
         if not remote.origin(root):
-            return SyncState("no-remote", "no remote is set", utc_now())  # nothing happened: nothing recorded
+            # nothing happened: nothing recorded
+            return SyncState("no-remote", "no remote is set", timestamps.utc_now())
         branch = git.require_branch(root)
         try:
             remote.fetch(root, branch, timeout=min(deadline.left(), remote.NETWORK_TIMEOUT_S))  # a dead link is no pull
@@ -1099,8 +1087,6 @@ def _cut_short(
     """The pull's state when its cap ran out while `doing` (HEAD not moved; when `judged`, the
     verdicts reached kept); when `background`, the detached `_hook pull` that finishes it is started."""
     if background:
-        from jacked_vault.store import detached
-
         detached.spawn_hook(root, "pull")
     kept = " (the verdicts reached are kept)" if judged else ""
     then = (
@@ -1117,7 +1103,6 @@ def finish_pull(ctx: Context) -> str:
     `BACKGROUND_PULL_TIMEOUT_S`, one at a time (`BACKGROUND_PULL_LOCK`; a second stands down after
     `BACKGROUND_PULL_WAIT_S`, which a session start's look at the lock never outlasts). Returns its
     log outcome."""
-    from jacked_vault.store.lock import store_lock
 
     try:
         with store_lock(ctx.vault.state, timeout_s=BACKGROUND_PULL_WAIT_S, name=BACKGROUND_PULL_LOCK):
@@ -1132,7 +1117,6 @@ def finish_pull(ctx: Context) -> str:
 def background_pull_running(ctx: Context) -> bool:
     """Whether a detached pull holds `BACKGROUND_PULL_LOCK` now (a session start then leaves the
     pull to it). Looking takes the lock for an instant; a pull starting then waits it out."""
-    from jacked_vault.store.lock import store_lock
 
     try:
         with store_lock(ctx.vault.state, timeout_s=0, name=BACKGROUND_PULL_LOCK):

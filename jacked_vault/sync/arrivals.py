@@ -46,10 +46,18 @@ from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from jacked_vault.document import timestamps
+from jacked_vault.document.lifecycle import follows, moves, settles
 from jacked_vault.errors import VaultError
-from jacked_vault.store.git import blob_at, offered_blob
-from jacked_vault.store.layout import AUDIT_DIR, Store, classify_path
+from jacked_vault.safety import fsio
+from jacked_vault.search.passed import Passed
+from jacked_vault.search.treediff import changed_entries
+from jacked_vault.store.deadline import OutOfTime
+from jacked_vault.store.git import blob_at, offered_blob, read_blob
+from jacked_vault.store.layout import AUDIT_DIR, Store, archived, classify_path
+from jacked_vault.store.machine_state import machine_id
 from jacked_vault.store.progress import PROGRESS_STEP, Progress
+from jacked_vault.store.statefile import json_lines
 from jacked_vault.store.tombstones import NO_STONES, Stones, Tombstoned
 
 if TYPE_CHECKING:
@@ -57,8 +65,8 @@ if TYPE_CHECKING:
 
     from jacked_vault.document import Note
     from jacked_vault.search.parallel import Handed
-    from jacked_vault.store.deadline import Deadline
     from jacked_vault.search.passed import Passed
+    from jacked_vault.store.deadline import Deadline
     from jacked_vault.store.gate import Checked, Verdicts
     from jacked_vault.store.reviews import Signed
 
@@ -114,14 +122,12 @@ class Arrivals:
 
 def _blob(repo: pygit2.Repository, entry: pygit2.Object) -> bytes:
     """The bytes of a plain-file tree entry (`_structural` refused every other mode)."""
-    from jacked_vault.store.git import read_blob
 
     return read_blob(repo, entry.id, entry.name)
 
 
 def _structural(store: Store, rel: str, entry: pygit2.Object | None, machine: str) -> str | None:
     """Why `rel` may never arrive, or None."""
-    from jacked_vault.safety import fsio
 
     parts = rel.split("/")
     if parts[0] == ".jacked":
@@ -149,7 +155,6 @@ def _structural(store: Store, rel: str, entry: pygit2.Object | None, machine: st
 def appended_records(data: bytes, base: bytes | None) -> list[dict[str, Any]]:
     """The audit records an arriving audit file adds to its committed version (the gate has
     checked that it only appends and that every line is a record)."""
-    from jacked_vault.store.statefile import json_lines
 
     new = data[len(base) :] if base and data.startswith(base) else data
     return json_lines(new.decode("utf-8", "replace"))
@@ -227,9 +232,6 @@ def inspect_arrivals(
     until then is in `verdicts`."""
     from contextlib import closing
 
-    from jacked_vault.search.treediff import changed_entries
-    from jacked_vault.store.deadline import OutOfTime
-    from jacked_vault.store.machine_state import machine_id
     from jacked_vault.store.gate import cap_for
 
     machine = machine_id(store.state)
@@ -336,7 +338,6 @@ def _keep_pass(
     """Hand on the gate's pass of the note just judged at `rel` (if it passed), with what a worker
     derived from that very parse (`given`: what it handed over for the note)."""
     from jacked_vault.store.audit import content_hash
-    from jacked_vault.search.passed import Passed
 
     assert judge.passes is not None, "kept only when asked"
     checked = judge.passes.pop(rel, None)
@@ -388,7 +389,6 @@ def _judged_ahead(
 def forgotten_between(repo: pygit2.Repository, base_tree: pygit2.Tree | None, tree: pygit2.Tree) -> dict[str, str]:
     """path -> note id for every `forget` audit line the audit files add from `base_tree` to `tree`
     (a person's forget, on either side of a merge)."""
-    from jacked_vault.search.treediff import changed_entries
 
     out: dict[str, str] = {}
     for rel, entry in changed_entries(repo, base_tree, tree):
@@ -485,10 +485,8 @@ def _judge_tombstones(judge: _Judge, rel: str, data: bytes) -> None:
 
 def _judge_note(judge: _Judge, rel: str, data: bytes) -> None:
     """A note may arrive new (with its audit line) or as the same note after transitions."""
-    from jacked_vault.document import parse_note, utc_now
-    from jacked_vault.document.lifecycle import follows, moves, settles
+    from jacked_vault.document import parse_note
     from jacked_vault.store.audit import content_hash
-    from jacked_vault.store.layout import archived
 
     base = blob_at(judge.repo, judge.base_tree, rel)
     base_id = _note_id(base, rel)
@@ -520,7 +518,7 @@ def _judge_note(judge: _Judge, rel: str, data: bytes) -> None:
                 rel, "NOT_A_TRANSITION", f"{rel}: {problem}", data, note_id=note.id, moved_from=moved_from
             )
             return
-    moved = moves(None if prior is None else archived(moved_from or rel), archived(rel), note, utc_now())
+    moved = moves(None if prior is None else archived(moved_from or rel), archived(rel), note, timestamps.utc_now())
     if moved:  # into archive/ only once closed, never out of it (lifecycle.moves)
         judge.out.quarantine(rel, "NOT_A_TRANSITION", f"{rel}: {moved}", data, note_id=note.id, moved_from=moved_from)
         return
@@ -622,7 +620,6 @@ def arrival_tombstones(
     rejected note, a forget a forgotten value), so an arrival is judged against every rejection
     and forget either side knows; with trusted keys (`signed`), only the forgotten values a
     verified forget records."""
-    from jacked_vault.search.treediff import changed_entries
     from jacked_vault.store.tombstones import TOMBSTONE_DIR
 
     files = []

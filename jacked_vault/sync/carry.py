@@ -24,7 +24,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from jacked_vault.context import Context
+from jacked_vault.document.model import TRUST
 from jacked_vault.errors import VaultError
+from jacked_vault.search.treediff import FILE_MODES, changed_entries
+from jacked_vault.store import git, gitfiles
+from jacked_vault.store.layout import classify_path
 
 if TYPE_CHECKING:
     import pygit2
@@ -110,7 +114,6 @@ def carry(ctx: Context, source: str | Path) -> Carried:
 
 def _old_root(ctx: Context, source: str | Path) -> Path:
     """The old vault's folder: a vault (a git repository with vault.json), not this one."""
-    from jacked_vault.store import gitfiles
 
     root = Path(source).expanduser().resolve()
     if root == ctx.vault.root.resolve():
@@ -122,9 +125,6 @@ def _old_root(ctx: Context, source: str | Path) -> Path:
 
 def _read_old(ctx: Context, root: Path) -> _Old:
     from jacked_vault.document import parse_note
-    from jacked_vault.search.treediff import changed_entries
-    from jacked_vault.store import git
-    from jacked_vault.store.layout import classify_path
     from jacked_vault.store.tombstones import Stones
 
     repo = git.open_repo(root)
@@ -153,8 +153,6 @@ def _read_old(ctx: Context, root: Path) -> _Old:
 
 def _blob(repo: pygit2.Repository, entry: pygit2.Object, rel: str) -> bytes | None:
     """The file's bytes; None for what is not a regular file or is over MAX_NOTE_FILE."""
-    from jacked_vault.search.treediff import FILE_MODES
-    from jacked_vault.store import git
 
     if entry.filemode not in FILE_MODES:
         return None
@@ -165,7 +163,6 @@ def _blob(repo: pygit2.Repository, entry: pygit2.Object, rel: str) -> bytes | No
 def _sort(ctx: Context, index: SearchIndex, old: _Old, result: Carried) -> list[tuple[Note, str]]:
     """The old notes this vault lacks (to carry), with the rest sorted into `result`."""
     from jacked_vault.document import parse_note
-    from jacked_vault.store import git
 
     repo = git.open_repo(ctx.vault.root)
     wanted = []
@@ -211,7 +208,6 @@ def _values_to_redo(index: SearchIndex, old: _Old) -> list[dict[str, Any]]:
 
 def _create(ctx: Context, note: Note, rel: str, result: Carried) -> None:
     """One old note through the one create path, as this vault's; its outcome into `result`."""
-    from jacked_vault.document.model import TRUST
     from jacked_vault.search.service import rejected_elsewhere
     from jacked_vault.write.create import create_note
 

@@ -17,11 +17,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from jacked_vault.document import timestamps
 from jacked_vault.document.model import UNKNOWN_HARNESS
 from jacked_vault.errors import VaultError
+from jacked_vault.safety import fsio
+from jacked_vault.search.entries import Entry
+from jacked_vault.search.passed import Passed
 from jacked_vault.store import git
+from jacked_vault.store.layout import GROUPS_DIR, VAULT_JSON, Store
 from jacked_vault.store.machine_state import machine_id
-from jacked_vault.store.layout import VAULT_JSON, Store
 from jacked_vault.store.progress import Stages
 from jacked_vault.store.sync_state import write_state
 from jacked_vault.sync import remote
@@ -178,7 +182,6 @@ def _check_out(store: Store, stages: Stages | None = None) -> tuple[str, str, Ar
     import pygit2
 
     from jacked_vault.search.index import SearchIndex
-    from jacked_vault.search.passed import Passed
     from jacked_vault.store.tombstones import NO_STONES
     from jacked_vault.sync.arrivals import arrival_tombstones, inspect_arrivals
 
@@ -265,11 +268,8 @@ def _settle(store: Store, arrivals: Arrivals, harness: str) -> list[dict[str, An
     regenerated here (derived files are never taken)."""
     import dataclasses
 
-    from jacked_vault.document import render_note, utc_now
+    from jacked_vault.document import render_note
     from jacked_vault.recall.index_md import index_path, render_index
-    from jacked_vault.safety import fsio
-    from jacked_vault.search.entries import Entry
-    from jacked_vault.store.layout import GROUPS_DIR
     from jacked_vault.sync.arrivals import keep_quarantined
     from jacked_vault.write.init import README, readme_template
     from jacked_vault.write.transaction import write_transaction
@@ -295,7 +295,7 @@ def _settle(store: Store, arrivals: Arrivals, harness: str) -> list[dict[str, An
                     note,
                     status="rejected",
                     status_reason="the same value was rejected on another machine",
-                    updated_at=utc_now(),
+                    updated_at=timestamps.utc_now(),
                 )
                 tx.replace(rel, render_note(note))
                 tx.event("reject", note.id, rel, render_note(note))

@@ -23,8 +23,20 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from jacked_vault.document.hot import read_hot_text
+from jacked_vault.document.lifecycle import follows, settles, winner
 from jacked_vault.errors import VaultError
-from jacked_vault.store.layout import GROUPS_DIR, TOMBSTONE_DIR, VAULT_JSON, Store, classify_episodic, classify_hot
+from jacked_vault.store import git
+from jacked_vault.store.git import read_blob
+from jacked_vault.store.layout import (
+    GROUPS_DIR,
+    ROLLED_DAY_SUFFIX,
+    TOMBSTONE_DIR,
+    VAULT_JSON,
+    Store,
+    classify_episodic,
+    classify_hot,
+)
 
 if TYPE_CHECKING:
     import pygit2
@@ -70,8 +82,6 @@ def resolve(
     `forgotten`: path -> note id a person forgot on either side (a forget wins over a transition)."""
     forgotten = forgotten or {}
     import pygit2
-
-    from jacked_vault.store.git import read_blob
 
     done = Resolved()
     blocking: dict[str, bool] = {}  # path -> whether the remote holds the file
@@ -145,8 +155,6 @@ def _settle_by_hand(store: Store, blocking: dict[str, bool]) -> VaultError:
     content. The commands are also in `details["commands"]`."""
     import shlex
 
-    from jacked_vault.store import git
-
     root, branch = shlex.quote(str(store.root)), git.require_branch(store.root)
     paths = sorted(blocking)
     take = " ".join(shlex.quote(rel) for rel in paths if blocking[rel])
@@ -174,7 +182,6 @@ def _last_writer(
     done: Resolved, rel: str, ours: bytes, theirs: bytes, settle: Settle, mode: pygit2.enums.FileMode
 ) -> None:
     """hot.md set on both machines: the newer `updated_at` wins (a tie keeps this machine's)."""
-    from jacked_vault.document.hot import read_hot_text
 
     def stamp(data: bytes) -> str:
         try:
@@ -198,7 +205,6 @@ def hot_key(rel: str) -> str:
 def _episodic(rel: str, base: bytes | None, ours: bytes, theirs: bytes) -> bytes:
     """A day file appended on both machines holds both entries; any other episodic file (a rollup's
     recent.md or archive.md) keeps this machine's version: the rolled day files keep every entry."""
-    from jacked_vault.store.layout import ROLLED_DAY_SUFFIX
 
     name = rel.rsplit("/", 1)[-1]
     start = base or b""
@@ -228,7 +234,6 @@ def _notes(
     import pygit2
 
     from jacked_vault.document import parse_note
-    from jacked_vault.document.lifecycle import winner
 
     try:
         mine, other = parse_note(blob["ours"], source=rel), parse_note(blob["theirs"], source=rel)
@@ -270,7 +275,6 @@ def _grew(prior: Note, side: Note) -> bool:
     """Whether one side's version of a note came from `prior` the ways the rules allow: transitions,
     or the settling of two transitions made apart (`lifecycle.settles`: a third machine meets a
     note two others already settled, whose winner need not follow the version it last saw)."""
-    from jacked_vault.document.lifecycle import follows, settles
 
     return follows(prior, side) is None or settles(prior, side)
 

@@ -10,7 +10,9 @@ import subprocess
 from pathlib import Path
 
 from jacked_vault.errors import VaultError
-from jacked_vault.store.gitfiles import child_env
+from jacked_vault.safety.text import check_text, strip_terminal
+from jacked_vault.store.children import run_tethered
+from jacked_vault.store.gitfiles import child_env, origin_url
 
 NETWORK_TIMEOUT_S = 60.0
 _USERINFO = re.compile(r"^(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)(?P<user>[^/@]*)@")
@@ -30,7 +32,6 @@ def display_url(url: str | None) -> str | None:
 
 def check_url(url: str) -> str:
     """`url` stripped, or USAGE/VALIDATION when empty, over-long or holding control characters."""
-    from jacked_vault.safety.text import check_text
 
     url = url.strip()
     if not url or len(url) > 2048:
@@ -126,8 +127,6 @@ def run_git(
     of its business)."""
     import time
 
-    from jacked_vault.store.children import run_tethered
-
     command = ["git", "-C", str(root), *args]
     started = time.monotonic()
     env = git_env(root if in_vault else None, timeout)  # within the same timeout: it is git's too
@@ -146,7 +145,6 @@ def run_git(
 
 def one_line(text: str, url: str | None = None) -> str:
     """git's stderr as one bounded line, terminal controls stripped, the remote's credentials masked."""
-    from jacked_vault.safety.text import strip_terminal
 
     text = " ".join(strip_terminal(text).split())[:400]
     if url and display_url(url) != url:
@@ -161,8 +159,6 @@ def quoted(text: str, limit: int = SERVER_WORDS_MAX) -> str:
     """Words a server chose, as data: terminal controls stripped, one line, bounded, in JSON quotes."""
     import json
 
-    from jacked_vault.safety.text import strip_terminal
-
     words = " ".join(strip_terminal(text).split())
     if len(words) > limit:
         words = words[:limit] + "…"
@@ -176,8 +172,6 @@ def server_said(stderr: str) -> str:
 
 
 def origin(root: Path) -> str | None:
-    from jacked_vault.store.gitfiles import origin_url
-
     return origin_url(root)
 
 

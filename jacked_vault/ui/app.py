@@ -31,9 +31,22 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 
-from jacked_vault.errors import VaultError
+from jacked_vault.context import Context
+from jacked_vault.document import timestamps
+from jacked_vault.document.lifecycle import ALLOWED_FROM
+from jacked_vault.document.model import KINDS, STATUSES, UNKNOWN_HARNESS
+from jacked_vault.errors import VaultError, from_unexpected
+from jacked_vault.frontend.actions import MAX_SEARCH_LIMIT
+from jacked_vault.frontend.inputs import check_limit, time_option
+from jacked_vault.groups.mapping import list_groups
 from jacked_vault.harnesses import names as registered
+from jacked_vault.recall.brief_log import briefs_given
+from jacked_vault.recall.versions import note_versions
+from jacked_vault.review import candidates
+from jacked_vault.store import git
+from jacked_vault.store.git import fast_head
 from jacked_vault.store.layout import state_dir
+from jacked_vault.store.vault import check_store_gitignore
 from jacked_vault.ui import render as r
 from jacked_vault.ui.security import Guard, Sessions, check_csrf
 
@@ -111,7 +124,6 @@ class Doctor:
         except VaultError as exc:
             run.error = f"{exc.message} [{exc.full_code}]"
         except Exception as exc:  # shown on the page, never a traceback
-            from jacked_vault.errors import from_unexpected
 
             error = from_unexpected(exc)
             run.error = f"{error.message} [{error.full_code}]"
@@ -139,8 +151,6 @@ class Page:
     def person(self, cwd: Path | None = None, harness: str | None = None) -> Context:
         """The context of a person at this vault (no harness: every note, each marked), or of
         `harness` when a page asks as one (the brief)."""
-        from jacked_vault.context import Context
-        from jacked_vault.document.model import UNKNOWN_HARNESS
 
         return Context.create(
             vault=str(self.config.vault), cwd=cwd or self.config.cwd, harness=harness or UNKNOWN_HARNESS
@@ -149,8 +159,6 @@ class Page:
     def writes_blocked(self, ctx: Context) -> str | None:
         """Why a transition would be refused before it starts (a detached HEAD, a changed
         .gitignore), as the write path itself says it; None when writes can go ahead."""
-        from jacked_vault.store import git
-        from jacked_vault.store.vault import check_store_gitignore
 
         try:
             git.require_branch(ctx.vault.root)
@@ -185,8 +193,6 @@ class Page:
         except Exception as exc:  # a coded error page, never a traceback (JACKED_DEBUG=1: on the server's stderr)
             import os
 
-            from jacked_vault.errors import from_unexpected
-
             if os.environ.get("JACKED_DEBUG") == "1":
                 import traceback
 
@@ -196,10 +202,8 @@ class Page:
     # -- GET -------------------------------------------------------------------------------------
 
     async def overview(self, request: Request) -> Response:
-        from jacked_vault.groups.mapping import list_groups
         from jacked_vault.recall.overview import SOURCES, overview
         from jacked_vault.status import status
-        from jacked_vault.store.git import fast_head
 
         def build() -> dict[str, Any]:
             ctx = self.person()
@@ -217,9 +221,6 @@ class Page:
         return self.html(request, "overview.html", doctor=run, doctor_current=current, **data)
 
     async def search(self, request: Request) -> Response:
-        from jacked_vault.frontend.actions import MAX_SEARCH_LIMIT
-        from jacked_vault.frontend.inputs import check_limit, time_option
-        from jacked_vault.document.model import KINDS, STATUSES
         from jacked_vault.recall.overview import describe
         from jacked_vault.search.policy import SCOPES
         from jacked_vault.search.query import Filters
@@ -282,10 +283,8 @@ class Page:
         )
 
     async def note(self, request: Request) -> Response:
-        from jacked_vault.document.lifecycle import ALLOWED_FROM
         from jacked_vault.notes import note_history, read
         from jacked_vault.recall.overview import describe
-        from jacked_vault.recall.versions import note_versions
         from jacked_vault.search.policy import EVERYTHING
 
         note_id = request.path_params["id"]
@@ -322,9 +321,7 @@ class Page:
         return self.html(request, "note.html", note_id=note_id, **data)
 
     async def review(self, request: Request) -> Response:
-        from jacked_vault.document.lifecycle import ALLOWED_FROM
         from jacked_vault.notes import read
-        from jacked_vault.review import candidates
         from jacked_vault.search.policy import EVERYTHING
 
         def build() -> dict[str, Any]:
@@ -352,7 +349,6 @@ class Page:
 
     async def brief(self, request: Request) -> Response:
         from jacked_vault.recall.brief import build_brief
-        from jacked_vault.recall.brief_log import briefs_given
         from jacked_vault.search.query import require_slug
 
         params = request.query_params
@@ -386,7 +382,6 @@ class Page:
         return self.html(request, "brief.html", harness=harness, repo=repo, **data)
 
     async def timeline(self, request: Request) -> Response:
-        from jacked_vault.document.timestamps import utc_now
         from jacked_vault.notes import note_history
         from jacked_vault.recall.history import _mark
 
@@ -402,7 +397,7 @@ class Page:
                 raise VaultError("USAGE", f"limit {limit}: give a number from 1 to {TIMELINE_MAX}")
             scan = TIMELINE_SCAN if any(wanted.values()) else limit
             history = note_history(self.person(), None, scan)
-            now = utc_now()
+            now = timestamps.utc_now()
             rows = []
             for entry in history.entries:
                 op = r.operation(entry["summary"])
@@ -434,7 +429,6 @@ class Page:
         return form
 
     async def change(self, request: Request) -> Response:
-        from jacked_vault.frontend.inputs import time_option
         from jacked_vault.write.forget import forget
         from jacked_vault.write.transitions import edit_as_new, transition
 
@@ -505,9 +499,7 @@ def _next(value: str | None, default: str) -> str:
 
 
 def _now() -> str:
-    from jacked_vault.document.timestamps import utc_now
-
-    return utc_now()
+    return timestamps.utc_now()
 
 
 MULTI = ("scope", "kind", "tag", "status")

@@ -13,15 +13,16 @@ excerpt, whose parts are escaped one by one.
 from __future__ import annotations
 
 import re
-from functools import cache
 from collections.abc import Sequence
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from markupsafe import Markup, escape
 
-from jacked_vault.document.model import ID_RE
+from jacked_vault.document.model import ID_RE, KINDS
 from jacked_vault.safety.text import strip_terminal
+from jacked_vault.search.entries import MARK
 
 if TYPE_CHECKING:
     from jinja2 import Environment
@@ -119,7 +120,6 @@ def markdown(text: str | None) -> Markup:
 
 def excerpt(text: str | None) -> Markup:
     """A search excerpt with its matched words (between the index's `**` marks) in <mark>."""
-    from jacked_vault.search.entries import MARK
 
     parts = strip_terminal(" ".join((text or "").split())).split(MARK)
     if len(parts) % 2 == 0:  # an odd number of marks: the text itself held one; show it plainly
@@ -200,7 +200,6 @@ _OP = re.compile(r"^memory\(([a-z-]+)\):")
 def operation(summary: str) -> str:
     """What a vault commit did, from its subject (`transaction.commit_message`): create, accept,
     reject, supersede, expire, edit, forget, hot, config, episodic, migrate, maintenance, other."""
-    from jacked_vault.document.model import KINDS
 
     found = _OP.match(summary or "")
     if found:

@@ -12,8 +12,9 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from jacked_vault.document import Note, render_note, slugify_title, utc_now
+from jacked_vault.document import Note, new_note_id, render_note, slugify_title, utc_now
 from jacked_vault.errors import VaultError
+from jacked_vault.search.entries import Entry
 from jacked_vault.store.gate import Checked
 from jacked_vault.store.layout import Store
 from jacked_vault.store.settings import DEFAULT_SETTINGS, Settings
@@ -164,7 +165,6 @@ def create_note(
     (`duplicate_of`) is answered with that note, and nothing is written.
     """
     from jacked_vault.recall.index_md import regenerate_index
-    from jacked_vault.search.entries import Entry
     from jacked_vault.store.gate import check_note, check_tombstone
     from jacked_vault.store.reviews import person_signs
     from jacked_vault.store.tombstones import LIFT_OP, tombstone_hash
@@ -239,7 +239,6 @@ def build_note(
     now: str | None = None,
 ) -> Note:
     """A new note with a fresh id and timestamps; body trimmed of outer blank space."""
-    from jacked_vault.document import new_note_id
 
     now = now or utc_now()
     return Note(

@@ -26,9 +26,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from jacked_vault.store.machine_state import machine_id
 from jacked_vault.context import Context
 from jacked_vault.errors import VaultError
+from jacked_vault.safety import fsio
+from jacked_vault.store import git
+from jacked_vault.store.machine_state import machine_id
 
 if TYPE_CHECKING:
     import pygit2
@@ -146,8 +148,7 @@ def forget(ctx: Context, note_id: str) -> Forgotten:
 
     from jacked_vault.document import parse_note
     from jacked_vault.recall.index_md import regenerate_index
-    from jacked_vault.safety import fsio
-    from jacked_vault.store import audit, git
+    from jacked_vault.store import audit
     from jacked_vault.store.reviews import person_signs
     from jacked_vault.store.tombstones import appended, forgotten_path, tombstone_hash
     from jacked_vault.write.transaction import write_transaction

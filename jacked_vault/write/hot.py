@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from jacked_vault.context import Context
+from jacked_vault.document import SLUG_RE, timestamps
+from jacked_vault.document.hot import MAX_HOT_BYTES, render_hot
 from jacked_vault.errors import VaultError
 
 
@@ -23,8 +25,6 @@ class HotSet:
 
 def set_hot(ctx: Context, body: str, *, group: str | None = None, scope: str = "group") -> HotSet:
     """Overwrite hot.md; the gate checks it in the commit; history keeps every version."""
-    from jacked_vault.document import SLUG_RE, utc_now
-    from jacked_vault.document.hot import MAX_HOT_BYTES, render_hot
     from jacked_vault.recall.hot import hot_path, hot_target
     from jacked_vault.store.gate import scan
     from jacked_vault.write.transaction import write_transaction
@@ -44,7 +44,7 @@ def set_hot(ctx: Context, body: str, *, group: str | None = None, scope: str = "
 
         create_project_store(ctx.require_repo().root, harness=ctx.harness, settings=ctx.settings)
     store, group = hot_target(ctx, scope, group)
-    now = utc_now()
+    now = timestamps.utc_now()
     data = render_hot(group, body, now, ctx.harness)
     rel = hot_path(store, group)
     with write_transaction(store, harness=ctx.harness, origin="cli", settings=ctx.settings, may_push=True) as tx:

@@ -28,7 +28,7 @@ from jacked_vault.store.layout import (
     project_store_root,
 )
 from jacked_vault.store.settings import DEFAULT_SETTINGS, Settings
-from jacked_vault.store.vault import check_gitignore_file, is_git_repo
+from jacked_vault.store.vault import check_gitignore_file, find_project_store, is_git_repo
 
 DEFAULT_VAULT_JSON = {"version": 1, "groups": {}, "settings": {}}
 README = "README.md"
@@ -130,7 +130,6 @@ def create_project_store(
 ) -> Store:
     """The project store of `repo_root`, made on the first project-scope write: the fail-closed
     `<repo>/.jacked/.gitignore` (`*`) first, so the code repo never sees anything of it."""
-    from jacked_vault.store.vault import find_project_store
 
     existing = find_project_store(repo_root)
     if existing is not None:

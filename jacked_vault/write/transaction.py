@@ -24,15 +24,17 @@ from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from typing import TYPE_CHECKING, cast
 
-from jacked_vault.store.machine_state import machine_id
+from jacked_vault.document import timestamps
 from jacked_vault.errors import VaultError
 from jacked_vault.safety import fsio
-from jacked_vault.store import audit, git
+from jacked_vault.store import audit, detached, git
 from jacked_vault.store.gate import Checked
-from jacked_vault.store.layout import Store
+from jacked_vault.store.layout import Store, classify_path
 from jacked_vault.store.lock import DEFAULT_TIMEOUT_S, store_lock
+from jacked_vault.store.machine_state import machine_id
 from jacked_vault.store.settings import DEFAULT_SETTINGS, Settings
 from jacked_vault.store.tombstones import NO_STONES, Tombstoned, stronger
+from jacked_vault.store.vault import check_store_gitignore
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
@@ -124,7 +126,6 @@ class Transaction:
     def replace(self, rel: str, data: bytes) -> None:
         """Write `rel` atomically (a derived file, a transition, an append-only file). A derived
         file (index.md) that a symlink or a folder took the place of is replaced, never followed."""
-        from jacked_vault.store.layout import classify_path
 
         derived = classify_path(self.store, rel) == "index"
         if rel not in self._before:
@@ -193,10 +194,9 @@ class Transaction:
 
     def event(self, op: str, note_id: str, rel: str, data: bytes | None, *, ts: str | None = None) -> None:
         """Record `op` on `rel` by this transaction's harness and origin (sha256 of the new bytes)."""
-        from jacked_vault.document import utc_now
 
         sha = audit.content_hash(data) if data is not None else ""
-        self.record(audit.AuditEvent(ts or utc_now(), op, note_id, rel, sha, self.harness, self.origin))
+        self.record(audit.AuditEvent(ts or timestamps.utc_now(), op, note_id, rel, sha, self.harness, self.origin))
 
     def commit(self, subject: str, *, sign: bool = False, **trailers: str | None) -> str:
         """Gate every staged file (a note's content only when its key was not checked: the index's
@@ -330,7 +330,6 @@ def interrupted(store: Store, repo: pygit2.Repository) -> dict[str, bytes | None
     the write and never committed is not brought back: a transition kept a hand edit in
     quarantine first.
     """
-    from jacked_vault.store.layout import classify_path
 
     try:
         raw = fsio.read_optional(store.state, JOURNAL, max_bytes=MAX_JOURNAL)
@@ -395,7 +394,6 @@ def write_transaction(
     `rejected_elsewhere`: the values rejected in the other stores the writer reads (SPEC 5.3: one
     rejection holds in every store; `search.service.rejected_elsewhere`)."""
     from jacked_vault.search.index import SearchIndex
-    from jacked_vault.store.vault import check_store_gitignore
 
     check_store_gitignore(store)
     git.require_branch(store.root)
@@ -423,7 +421,5 @@ def write_transaction(
         finally:
             index.close()
     if may_push and settings.push_after_write and tx.commit_id is not None and not store.is_project:
-        from jacked_vault.store.detached import spawn_hook
-
-        spawn_hook(store.root, "push")
+        detached.spawn_hook(store.root, "push")
 

@@ -15,9 +15,18 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeAlias
 
-from jacked_vault.store.machine_state import machine_id
 from jacked_vault.context import Context
+from jacked_vault.document import lifecycle, slugify_title, timestamps
+from jacked_vault.document.ids import TYPED_ID
+from jacked_vault.document.lifecycle import closed_at
+from jacked_vault.document.timestamps import format_timestamp, parse_timestamp
 from jacked_vault.errors import VaultError
+from jacked_vault.recall import librarian
+from jacked_vault.recall.librarian import archive_after_days
+from jacked_vault.safety import fsio
+from jacked_vault.search.entries import Entry
+from jacked_vault.store.layout import archived_path
+from jacked_vault.store.machine_state import machine_id
 from jacked_vault.write.transaction import kept_aside
 
 if TYPE_CHECKING:
@@ -88,7 +97,6 @@ def _locate(ctx: Context, note_id: str) -> Located:
     """One note by id or short id (`search.service.resolve_id`), complete-or-fail like `read`; the
     verdict is what its review is worth here (`store.reviews.Verdict`: a claimed review with no
     accept behind it that counts here is `unreviewed`)."""
-    from jacked_vault.document.ids import TYPED_ID
     from jacked_vault.search.service import fresh_indexes, resolve_id, the_one
     from jacked_vault.store.gate import scan
 
@@ -109,8 +117,7 @@ def _holds_now(ctx: Context, note_id: str, by: str) -> str:
     """The whole id of `by` (an id or a short id); VALIDATION unless it may replace `note_id`: another
     note, active and not expired (a supersede by one that no longer holds would take the fact out
     of recall with nothing there)."""
-    from jacked_vault.document import parse_note, utc_now
-    from jacked_vault.safety import fsio
+    from jacked_vault.document import parse_note
 
     store, rel, _, by = _locate(ctx, by)
     if by == note_id:
@@ -119,7 +126,7 @@ def _holds_now(ctx: Context, note_id: str, by: str) -> str:
     new = parse_note(data, source=rel) if data is not None else None
     if new is None:
         raise VaultError("NOT_FOUND", f"{by}: its file is gone; nothing was written")
-    now = utc_now()
+    now = timestamps.utc_now()
     if new.status != "active":
         hint = f" (accept it first: `jacked memory accept {by}`)" if new.status == "candidate" else ""
         why = f"it is {new.status}{hint}"
@@ -165,7 +172,6 @@ def transition(
     by: str | None = None,
 ) -> Transitioned:
     """Apply one transition in one commit (with audit line, index.md, and the tombstone on reject)."""
-    from jacked_vault.document import utc_now
     from jacked_vault.recall.index_md import regenerate_index
     from jacked_vault.store.reviews import person_signs
     from jacked_vault.write.transaction import write_transaction
@@ -184,7 +190,7 @@ def transition(
     with write_transaction(store, harness=ctx.harness, origin="cli", settings=ctx.settings, may_push=True) as tx:
         done = _apply(
             tx, rel, note_id, op, reviewed=verdict.reviewed, reason=reason, valid_until=valid_until, by=by,
-            now=utc_now(),
+            now=timestamps.utc_now(),
         )
         for (scope, group), group_changes in done.changes.items():
             regenerate_index(tx, scope, group, group_changes)
@@ -237,7 +243,6 @@ def _apply(
     """Stage transition `op` of the committed note `rel` in `tx`: its new file (built from the
     committed blob), its audit line, and on reject the tombstone and the live twins."""
     from jacked_vault.document import parse_note, render_note
-    from jacked_vault.search.entries import Entry
     from jacked_vault.store.tombstones import appended, tombstone_hash, tombstone_path
 
     committed = tx.committed(rel)
@@ -305,9 +310,8 @@ def edit_as_new(ctx: Context, note_id: str, *, title: str, body: str) -> EditedA
     create-only); an edit that leaves the value as it was is refused (accept the candidate
     instead): it would be rejected by its own tombstone. Nothing is written on a refusal.
     """
-    from jacked_vault.document import parse_note, slugify_title, utc_now
+    from jacked_vault.document import parse_note
     from jacked_vault.recall.index_md import regenerate_index
-    from jacked_vault.search.entries import Entry
     from jacked_vault.search.service import rejected_elsewhere
     from jacked_vault.store.gate import check_note, check_tombstone
     from jacked_vault.store.tombstones import tombstone_hash
@@ -329,7 +333,7 @@ def edit_as_new(ctx: Context, note_id: str, *, title: str, body: str) -> EditedA
                 "INCOMPLETE", f"{note_id}: its file is not committed yet; run `jacked memory doctor --repair`"
             )
         old = parse_note(committed, source=rel)
-        now = utc_now()
+        now = timestamps.utc_now()
         new = build_note(
             title=title,
             body=body,
@@ -372,7 +376,6 @@ def _reject_twins(
     that holds it (left live, each would be a refused file making every read incomplete). Their
     files are built from the committed blobs, like any transition; returns their ids."""
     from jacked_vault.document import parse_note, render_note
-    from jacked_vault.search.entries import Entry
 
     done = []
     for path in tx.index.live_with_value(value):
@@ -428,30 +431,26 @@ def archive(ctx: Context, *, after_days: int | None = None, dry_run: bool = Fals
     archive/, in one commit: each a rename with its audit line (`archive`), the file's bytes as
     committed, so its history follows it (`git log --follow`). Archived notes leave every recall
     surface (`search.policy`); `search --include-archived` and a read by id still find them."""
-    from jacked_vault.document import parse_note, utc_now
-    from jacked_vault.document.lifecycle import archivable, closed_at
-    from jacked_vault.document.timestamps import format_timestamp, parse_timestamp
-    from jacked_vault.recall.librarian import archive_after_days, archive_candidates
+    from jacked_vault.document import parse_note
     from jacked_vault.recall.index_md import regenerate_index
-    from jacked_vault.store.layout import archived_path
     from jacked_vault.write.transaction import write_transaction
 
     days = archive_after_days(ctx) if after_days is None else after_days
     if days < 0:
         raise VaultError("USAGE", "--older-than takes a number of days, 0 or more")
-    now = utc_now()
+    now = timestamps.utc_now()
     cutoff = format_timestamp(parse_timestamp(now) - timedelta(days=days))
     store = ctx.vault
     with write_transaction(store, harness=ctx.harness, origin="librarian", settings=ctx.settings, may_push=True) as tx:
         moved: list[dict[str, Any]] = []
         kept: list[str] = []
         changes: IndexChanges = {}
-        for rel in archive_candidates(tx.index, cutoff):
+        for rel in librarian.archive_candidates(tx.index, cutoff):
             committed = tx.committed(rel)
             if committed is None:
                 continue
             note = parse_note(committed, source=rel)
-            if not archivable(note, cutoff):
+            if not lifecycle.archivable(note, cutoff):
                 continue
             target = archived_path(rel)
             moved.append(

@@ -66,6 +66,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
+from jacked_vault.capture.marker import inside_distiller
 from jacked_vault.capture.merge.info import MergeInfo, collect
 from jacked_vault.capture.merge.note import (
     deterministic_body,
@@ -85,9 +86,18 @@ from jacked_vault.capture.merge.walk import (
     reflog_fast_forward,
     resolve,
 )
+from jacked_vault.capture.queue import Attempt, drain
 from jacked_vault.capture.redact import clean_line
+from jacked_vault.context import Context
+from jacked_vault.document import MAX_FILE_BYTES, timestamps
 from jacked_vault.errors import VaultError
+from jacked_vault.safety import fsio
 from jacked_vault.store.layout import state_dir
+from jacked_vault.store.lock import store_lock
+from jacked_vault.store.log import log_line
+from jacked_vault.store.queue import enqueue
+from jacked_vault.store.statefile import read_json, write_json
+from jacked_vault.store.vault import is_git_repo
 
 if TYPE_CHECKING:
     import pygit2
@@ -223,14 +233,11 @@ class MergeCaptureReport:
 
 def _capture_lock(cache: Path, wait_s: float = LOCK_WAIT_S) -> AbstractContextManager[None]:
     """One capture-merge at a time per vault (beside, not instead of, the store lock)."""
-    from jacked_vault.store.lock import store_lock
 
     return store_lock(cache, wait_s, name=LOCK_FILE)
 
 
 def _ledger_head(cache: Path, identity: str) -> str | None:
-    from jacked_vault.store.statefile import read_json
-
     data = read_json(cache / LEDGER, MAX_LEDGER_BYTES) or {}
     entry = (data.get("repos") or {}).get(identity) if isinstance(data.get("repos"), dict) else None
     head = entry.get("head") if isinstance(entry, dict) else None
@@ -238,14 +245,11 @@ def _ledger_head(cache: Path, identity: str) -> str | None:
 
 
 def _ledger_set(cache: Path, identity: str, head: str) -> None:
-    from jacked_vault.document.timestamps import utc_now
-    from jacked_vault.store.statefile import read_json, write_json
-
     data = read_json(cache / LEDGER, MAX_LEDGER_BYTES) or {}
     repos = data.get("repos")
     if not isinstance(repos, dict):
         repos = {}
-    repos[identity] = {"head": head, "at": utc_now()}
+    repos[identity] = {"head": head, "at": timestamps.utc_now()}
     if len(repos) > 5000:  # bounded: keep the most recently captured repos
         repos = dict(sorted(repos.items(), key=lambda kv: str((kv[1] or {}).get("at", "")))[-5000:])
     write_json(cache / LEDGER, {"version": 1, "repos": repos})
@@ -253,8 +257,6 @@ def _ledger_set(cache: Path, identity: str, head: str) -> None:
 
 def already_captured(ctx: Context, sha: str) -> tuple[str, str] | None:
     """(id, title) of a vault note (any status) whose first `Merge-Commit:` line is `sha`, or None."""
-    from jacked_vault.document import MAX_FILE_BYTES
-    from jacked_vault.safety import fsio
     from jacked_vault.search.index import open_fresh
     from jacked_vault.search.query import Filters
 
@@ -284,9 +286,8 @@ def already_captured(ctx: Context, sha: str) -> tuple[str, str] | None:
 
 def _create(ctx: Context, info: MergeInfo, *, use_distiller: bool) -> Outcome:
     from jacked_vault.search.service import rejected_elsewhere
-    from jacked_vault.write.create import build_note, create_note
-
     from jacked_vault.write.agents import status_for
+    from jacked_vault.write.create import build_note, create_note
 
     outcome = Outcome(commit=info.commit, kind=info.kind, action="created")
     try:
@@ -363,8 +364,6 @@ def _create(ctx: Context, info: MergeInfo, *, use_distiller: bool) -> Outcome:
 
 
 def _repo_context(ctx: Context, root: Path) -> Context:
-    from jacked_vault.context import Context
-
     if ctx.repo is not None and Path(ctx.repo.root).resolve() == root.resolve():
         return ctx
     return Context.create(vault=str(ctx.vault_path), cwd=root, harness=HARNESS)
@@ -505,8 +504,6 @@ def _capture_unit(
     ctx: Context, repo: pygit2.Repository, root: Path, unit: Unit, branch: str, use_gh: bool, use_distiller: bool
 ) -> Outcome:
     """Capture one merge; a failure a retry may fix goes to the capture queue (kind `merge`)."""
-    from jacked_vault.store.queue import enqueue
-    from jacked_vault.store.log import log_line
 
     sha = str(unit.commit.id)
     cache = ctx.vault.state
@@ -550,9 +547,6 @@ def retry(vault_path: Path, *, lock_held: bool = False) -> Handler:
     done for good: nothing is left to capture."""
     from contextlib import nullcontext
 
-    from jacked_vault.capture.queue import Attempt
-    from jacked_vault.context import Context
-
     def handle(marker: dict[str, Any]) -> Attempt:
         payload = marker["payload"]
         sha = payload.get("commit", "")
@@ -578,7 +572,6 @@ def retry(vault_path: Path, *, lock_held: bool = False) -> Handler:
 
 def _retry_queued(ctx: Context) -> list[Outcome]:
     """Retry this vault's queued merges (the caller holds the capture lock)."""
-    from jacked_vault.capture.queue import drain
 
     report = drain({"merge": retry(ctx.vault_path, lock_held=True)}, ctx.vault.state, max_items=MAX_UNITS_PER_RUN)
     return [r for r in report.results if isinstance(r, Outcome)]
@@ -593,13 +586,9 @@ def capture_merge_from_hook(
 
     Inside a distiller run (`capture.marker`) it does nothing at all: no vault access, no log line.
     """
-    from jacked_vault.capture.marker import inside_distiller
 
     if inside_distiller():
         return None
-    from jacked_vault.context import Context
-    from jacked_vault.store.log import log_line
-    from jacked_vault.store.vault import is_git_repo
 
     started = time.monotonic()
     cache: Path | None = None

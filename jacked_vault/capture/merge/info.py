@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
+from jacked_vault.store.children import run_tethered
 from jacked_vault.store.gitfiles import child_env
 
 if TYPE_CHECKING:
@@ -121,7 +122,6 @@ def gh_pull_request(root: Path, number: int) -> PullRequest | None:
     env = child_env(
         {"GH_PROMPT_DISABLED": "1", "GH_NO_UPDATE_NOTIFIER": "1", "NO_COLOR": "1", "GH_PAGER": "cat", "PAGER": "cat"}
     )
-    from jacked_vault.store.children import run_tethered
 
     try:  # gh's process group dies at the timeout, and with this process
         proc = run_tethered(

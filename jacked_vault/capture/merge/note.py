@@ -8,9 +8,14 @@ import json
 import secrets
 from typing import TYPE_CHECKING
 
+from jacked_vault.capture.distiller import DistillFailure, distill, resolve_distiller
+from jacked_vault.capture.guard import parrots
 from jacked_vault.capture.merge.info import MAX_COMMITS_SHOWN, MAX_FILES_SHOWN, MergeInfo, message_body
 from jacked_vault.capture.redact import clean_block, clean_line, scrub_block, scrub_line, unsafe_kinds
 from jacked_vault.errors import VaultError
+from jacked_vault.resources import data_file
+from jacked_vault.safety.text import check_text
+from jacked_vault.store.log import log_line
 
 if TYPE_CHECKING:
     from jacked_vault.context import Context
@@ -153,7 +158,6 @@ def minimal_body(info: MergeInfo) -> str:
 
 def merge_prompt(info: MergeInfo, facts: str) -> str:
     """The distiller prompt: instructions and schema, then the merge metadata fenced as data."""
-    from jacked_vault.resources import data_file
 
     fence = "MERGE-" + secrets.token_hex(8)
     schema = json.dumps(
@@ -188,9 +192,6 @@ Reply with the JSON object only.
 
 def distilled(ctx: Context, info: MergeInfo, facts: str) -> tuple[str, str, list[str]] | None:
     """(title, body text, tags) from the distiller, or None (none configured, failed, refused)."""
-    from jacked_vault.capture.distiller import DistillFailure, distill, resolve_distiller
-    from jacked_vault.safety.text import check_text
-    from jacked_vault.store.log import log_line
 
     distiller = resolve_distiller(ctx.settings)
     if distiller is None:
@@ -208,7 +209,6 @@ def distilled(ctx: Context, info: MergeInfo, facts: str) -> tuple[str, str, list
     note = answer.note
     if note is None:
         return None
-    from jacked_vault.capture.guard import parrots
 
     sources = [info.message] + ([info.pr.title or "", info.pr.body or ""] if info.pr else [])
     if parrots(note.title, note.body, sources):

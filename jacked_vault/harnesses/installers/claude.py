@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from jacked_vault.errors import VaultError
 from jacked_vault.store import configfile
 from jacked_vault.store.configfile import Change
+from jacked_vault.store.launcher import jacked_argv
 
 if TYPE_CHECKING:
     from jacked_vault.episodic.migrate import MigrateResult
@@ -37,7 +38,6 @@ def default_settings_path() -> Path:
 
 def hook_command(hook: str, vault: Path | None) -> str:
     """The command line of one hook, each word shell-quoted (a path with a space stays one word)."""
-    from jacked_vault.store.launcher import jacked_argv
 
     words = [*jacked_argv(), "_hook", hook] + (["--vault", str(vault)] if vault is not None else [])
     return f"{shlex.join(words)} {MARKER}"

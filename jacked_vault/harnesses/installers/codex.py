@@ -37,10 +37,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from jacked_vault.capture.codex import codex_home
 from jacked_vault.errors import VaultError
 from jacked_vault.mcp import SERVER_NAME
 from jacked_vault.store import configfile
 from jacked_vault.store.configfile import Change
+from jacked_vault.store.launcher import jacked_argv
 
 if TYPE_CHECKING:
     from jacked_vault.harnesses.launch import Launch
@@ -64,14 +66,10 @@ MIN_VERSION = (0, 124, 0)  # the first Codex that reads [hooks] from config.toml
 
 
 def default_config_path(environ: dict[str, str] | None = None) -> Path:
-    from jacked_vault.capture.codex import codex_home
-
     return codex_home(environ) / "config.toml"
 
 
 def hook_command(hook: str, vault: Path | None) -> str:
-    from jacked_vault.store.launcher import jacked_argv
-
     argv = [*jacked_argv(), "_hook", hook, "--harness", HARNESS]
     if vault is not None:
         argv += ["--vault", str(vault)]

@@ -30,6 +30,8 @@ from pathlib import Path
 from jacked_vault.errors import VaultError
 from jacked_vault.store import configfile
 from jacked_vault.store.configfile import Change
+from jacked_vault.store.gitfiles import find_work_tree
+from jacked_vault.store.launcher import jacked_argv
 
 HARNESS = "cursor"
 # event -> (hook name, timeout seconds)
@@ -41,7 +43,6 @@ def default_path(*, user: bool, cwd: Path | None = None, environ: dict[str, str]
     env = os.environ if environ is None else environ
     if user:
         return Path(env.get("HOME") or os.path.expanduser("~")).absolute() / ".cursor" / "hooks.json"
-    from jacked_vault.store.gitfiles import find_work_tree
 
     here = Path(cwd or Path.cwd()).absolute()
     root = find_work_tree(here)
@@ -49,8 +50,6 @@ def default_path(*, user: bool, cwd: Path | None = None, environ: dict[str, str]
 
 
 def hook_command(hook: str, vault: Path | None, argv: list[str] | None = None) -> str:
-    from jacked_vault.store.launcher import jacked_argv
-
     parts = [*(argv or jacked_argv()), "_hook", hook, "--harness", HARNESS]
     if vault is not None:
         parts += ["--vault", str(vault)]

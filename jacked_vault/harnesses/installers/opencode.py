@@ -29,6 +29,8 @@ from pathlib import Path
 
 from jacked_vault.errors import VaultError
 from jacked_vault.store import ownedfile
+from jacked_vault.store.gitfiles import find_work_tree
+from jacked_vault.store.launcher import jacked_argv
 
 MARKER = "// jacked-vault:"
 FILENAME = "jacked-vault.js"
@@ -168,7 +170,6 @@ def config_dir(*, user: bool, cwd: Path | None = None, environ: dict[str, str] |
     if user:
         home = Path(env.get("HOME") or os.path.expanduser("~")).absolute()
         return Path(env.get("XDG_CONFIG_HOME") or home / ".config").absolute() / "opencode"
-    from jacked_vault.store.gitfiles import find_work_tree
 
     here = Path(cwd or Path.cwd()).absolute()
     root = find_work_tree(here)
@@ -182,7 +183,6 @@ def plugin_path(*, user: bool, cwd: Path | None = None, environ: dict[str, str] 
 def render(vault: Path | None = None, argv: list[str] | None = None) -> str:
     """The plugin's source: `vault` (an explicit --vault) is baked in, else `jacked` follows
     $JACKED_VAULT_DIR / the default vault when it runs."""
-    from jacked_vault.store.launcher import jacked_argv
 
     vault_args = ["--vault", str(vault)] if vault is not None else []
     return (

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from jacked_vault.context import Context
 from jacked_vault.errors import VaultError
 from jacked_vault.mcp.settings import ALLOW_USER_ENV, Settings
 
@@ -53,8 +54,6 @@ class Session:
         self._redactions = _redactions(settings)
 
     def context(self, cwd: Path | None = None) -> Context:
-        from jacked_vault.context import Context
-
         return Context.create(
             vault=str(self.settings.vault_path), cwd=cwd or self.settings.cwd, harness=self.settings.harness
         )

@@ -5,6 +5,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ConfigDict, Field
 
+from jacked_vault.document.model import STATUSES
 from jacked_vault.errors import VaultError
 from jacked_vault.mcp.tools.common import Scope, Session, StrictArguments
 
@@ -47,7 +48,6 @@ def call(session: Session, args: Arguments) -> dict[str, Any]:
     Bounded by what doctor found, not by the vault: the readable notes are counted in SQL, and
     only those a finding names are read (never a row per note)."""
     from jacked_vault.doctor import doctor
-    from jacked_vault.document.model import STATUSES
     from jacked_vault.search.policy import DEFAULT_SCOPES, visible_findings
     from jacked_vault.search.query import Filters
 

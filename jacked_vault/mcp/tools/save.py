@@ -13,6 +13,7 @@ from jacked_vault.document.model import (
     MAX_TARGETS,
     MAX_TITLE,
     SLUG_RE,
+    STATUSES,
 )
 from jacked_vault.errors import VaultError
 from jacked_vault.mcp.tools.common import Scope, Session, StrictArguments
@@ -79,7 +80,6 @@ class Arguments(StrictArguments):
 
 def call(session: Session, args: Arguments) -> dict[str, Any]:
     """Save the note as this harness (origin mcp, unreviewed); a hidden note reads as missing."""
-    from jacked_vault.document.model import STATUSES
     from jacked_vault.notes import AddRequest, add
     from jacked_vault.search.policy import DEFAULT_SCOPES, Viewer
 

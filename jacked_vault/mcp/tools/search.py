@@ -4,6 +4,7 @@ from typing import Any
 
 from pydantic import ConfigDict, Field
 
+from jacked_vault.document.timestamps import normalise_timestamp
 from jacked_vault.errors import VaultError
 from jacked_vault.mcp.tools.common import NOTICE, Scope, Session, StrictArguments
 from jacked_vault.mcp.tools.save import Kind
@@ -43,7 +44,6 @@ class Arguments(StrictArguments):
 
 def call(session: Session, args: Arguments) -> dict[str, Any]:
     """Ranked results for this harness, with the counts of what the scan could not read."""
-    from jacked_vault.document.timestamps import normalise_timestamp
     from jacked_vault.search.query import Filters
     from jacked_vault.search.service import search
 
