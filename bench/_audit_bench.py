@@ -31,9 +31,9 @@ try:  # run as `python bench/_audit_bench.py`, this file's folder is on sys.path
     from _vaultgen import git_cli
 except ImportError:  # imported as bench._audit_bench
     from bench._vaultgen import git_cli
-from jacked_vault.store.machine_state import machine_id
 from jacked_vault.store import audit
 from jacked_vault.store.layout import AUDIT_DIR, audit_part, state_dir
+from jacked_vault.store.machine_state import machine_id
 from jacked_vault.write.init import init_vault
 
 LINE_BYTES = 330  # about what write_chained_lines writes per line

@@ -75,8 +75,26 @@ WORDS = tuple(
 MACHINES = ("m-bench-ana", "m-bench-ben", "m-bench-cho", "m-bench-dev")
 
 _TITLE_STARTS = (
-    "Use", "Prefer", "Avoid", "Always", "Never", "Keep", "Retry", "Pin", "Split", "Cache",
-    "Validate", "Document", "Run", "Skip", "Check", "Move", "Rename", "Limit", "Batch", "Log",
+    "Use",
+    "Prefer",
+    "Avoid",
+    "Always",
+    "Never",
+    "Keep",
+    "Retry",
+    "Pin",
+    "Split",
+    "Cache",
+    "Validate",
+    "Document",
+    "Run",
+    "Skip",
+    "Check",
+    "Move",
+    "Rename",
+    "Limit",
+    "Batch",
+    "Log",
 )
 _SENTENCE_GLUE = ("because", "so that", "when", "unless", "after", "before", "while", "and")
 
@@ -129,12 +147,18 @@ def git_cli(root: Path, *args: str, check: bool = True) -> subprocess.CompletedP
     (auto-gc would detach a background repack in the middle of a measurement)."""
     cmd = [
         "git",
-        "-c", "user.name=bench",
-        "-c", "user.email=bench@localhost",
-        "-c", "commit.gpgsign=false",
-        "-c", "core.hooksPath=/dev/null",
-        "-c", "gc.auto=0",
-        "-c", "maintenance.auto=false",
+        "-c",
+        "user.name=bench",
+        "-c",
+        "user.email=bench@localhost",
+        "-c",
+        "commit.gpgsign=false",
+        "-c",
+        "core.hooksPath=/dev/null",
+        "-c",
+        "gc.auto=0",
+        "-c",
+        "maintenance.auto=false",
         *args,
     ]
     return subprocess.run(cmd, cwd=root, check=check, capture_output=True, text=True)

@@ -65,8 +65,18 @@ def run(
 def commands(note_id: str, cwd: Path, counter) -> dict:
     """Each hot command's arguments (a fresh title per `add`, so no run is refused as a duplicate)."""
     return {
-        "add": lambda: ["memory", "add", "--group", "g0", "--kind", "decision", "--title",
-                        f"Bench path {next(counter)} {time.time_ns()}", "--body", "Measured."],
+        "add": lambda: [
+            "memory",
+            "add",
+            "--group",
+            "g0",
+            "--kind",
+            "decision",
+            "--title",
+            f"Bench path {next(counter)} {time.time_ns()}",
+            "--body",
+            "Measured.",
+        ],
         "search": lambda: ["memory", "search", "cache", "deploy"],
         "read": lambda: ["memory", "read", note_id, "--all"],
         "brief": lambda: ["memory", "brief", "--cwd", str(cwd)],
@@ -94,8 +104,13 @@ def main() -> int:
         vault = base / "vault"
         subprocess.run(["cp", "-a", args.vault, str(vault)], check=True)
         env, cwd = _env(vault), base
-        subprocess.run([PY, "-m", "jacked_vault.cli.main", "memory", "doctor", "--reindex"], env=env, cwd=cwd,
-                       capture_output=True, check=True)
+        subprocess.run(
+            [PY, "-m", "jacked_vault.cli.main", "memory", "doctor", "--reindex"],
+            env=env,
+            cwd=cwd,
+            capture_output=True,
+            check=True,
+        )
         found_argv = [PY, "-c", DRIVER, "lean", "memory", "search", "cache", "--all", "--json"]
         found = json.loads(run(found_argv, env, cwd)[2].stdout)
         counter = iter(range(10**6))
@@ -115,29 +130,39 @@ def main() -> int:
                     w, c, _ = run([PY, "-c", DRIVER, path, *argv()], env, cwd)
                     wall.setdefault((name, path), []).append(w)
                     cpu.setdefault((name, path), []).append(c)
-            for name, argv_ in (("hook session-start", [PY, "-c", DRIVER, "lean", "_hook", "session-start"]),
-                                ("git --version", ["git", "--version"])):
+            for name, argv_ in (
+                ("hook session-start", [PY, "-c", DRIVER, "lean", "_hook", "session-start"]),
+                ("git --version", ["git", "--version"]),
+            ):
                 w, c, _ = run(argv_, env, cwd, stdin=hook_in)
                 wall.setdefault((name, "-"), []).append(w)
                 cpu.setdefault((name, "-"), []).append(c)
         med = {key: statistics.median(v) for key, v in wall.items()}
         cmed = {key: statistics.median(v) for key, v in cpu.items()}
-        print(f"\n{'command':<20}{'lean wall':>11}{'typer wall':>12}{'saved':>9}"
-              f"{'lean cpu':>11}{'typer cpu':>11}{'saved':>9}  (ms, medians)")
+        print(
+            f"\n{'command':<20}{'lean wall':>11}{'typer wall':>12}{'saved':>9}"
+            f"{'lean cpu':>11}{'typer cpu':>11}{'saved':>9}  (ms, medians)"
+        )
         savings = []
         for name in cmds:
             lw, tw, lc, tc = med[(name, "lean")], med[(name, "typer")], cmed[(name, "lean")], cmed[(name, "typer")]
             savings.append(tw - lw)
-            print(f"{name:<20}{lw:>11.1f}{tw:>12.1f}{tw - lw:>9.1f}"
-                  f"{lc:>11.1f}{tc:>11.1f}{tc - lc:>9.1f}   typer/lean {tw / lw:.2f}")
+            print(
+                f"{name:<20}{lw:>11.1f}{tw:>12.1f}{tw - lw:>9.1f}"
+                f"{lc:>11.1f}{tc:>11.1f}{tc - lc:>9.1f}   typer/lean {tw / lw:.2f}"
+            )
         for name in ("hook session-start", "git --version"):
             print(f"{name:<20}{med[(name, '-')]:>11.1f}{'(no parser)':>12}{'':>9}{cmed[(name, '-')]:>11.1f}")
         least, typical = min(savings), statistics.median(savings)
-        print(f"\nlean saves {least:.1f} to {max(savings):.1f} ms wall per hot command "
-              f"(median {typical:.1f}); threshold {args.threshold:.0f} ms")
+        print(
+            f"\nlean saves {least:.1f} to {max(savings):.1f} ms wall per hot command "
+            f"(median {typical:.1f}); threshold {args.threshold:.0f} ms"
+        )
         if typical >= args.threshold:
-            print("decision: the lean path earns its place; keep it "
-                  "(tests/test_lean_cli.py and tests/test_parity.py hold it equal to typer)")
+            print(
+                "decision: the lean path earns its place; keep it "
+                "(tests/test_lean_cli.py and tests/test_parity.py hold it equal to typer)"
+            )
         else:
             print("decision: the lean path saves less than the threshold; propose removing it (typer alone)")
     finally:

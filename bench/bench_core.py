@@ -112,8 +112,9 @@ def source_description(package_dir: Path) -> str:
         head = subprocess.run(
             ["git", "-C", str(top), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
         ).stdout.strip()
-        dirty = subprocess.run(["git", "-C", str(top), "status", "--porcelain", "--", "jacked_vault"],
-                               capture_output=True, text=True).stdout.splitlines()
+        dirty = subprocess.run(
+            ["git", "-C", str(top), "status", "--porcelain", "--", "jacked_vault"], capture_output=True, text=True
+        ).stdout.splitlines()
         text += f" (git HEAD {head}, {len(dirty)} changed/untracked path(s) under jacked_vault/)"
     elif (top / "PROVENANCE").is_file():
         text += f" ({(top / 'PROVENANCE').read_text().splitlines()[0]})"
@@ -197,8 +198,21 @@ def bench_cli_add(vault: Path, work: Path, source: AddSource, repeat: int) -> li
     times = []
     for _ in range(repeat):
         req = source.request()
-        cmd = [exe, "memory", "add", "--vault", str(vault), "--group", req.group or "g0",
-               "--kind", req.kind, "--title", req.title, "--body", req.body]
+        cmd = [
+            exe,
+            "memory",
+            "add",
+            "--vault",
+            str(vault),
+            "--group",
+            req.group or "g0",
+            "--kind",
+            req.kind,
+            "--title",
+            req.title,
+            "--body",
+            req.body,
+        ]
         for tag in req.tags:
             cmd += ["--tag", tag]
         elapsed, _ = wall(cmd, work)
@@ -212,8 +226,17 @@ def bench_git_baseline(vault: Path, source: AddSource, repeat: int) -> list[floa
     times = []
     for _ in range(repeat):
         req = source.request()
-        note = build_note(title=req.title, body=req.body, kind=req.kind, scope="group", group=req.group,
-                          repos=[], source_harness=HARNESS, origin="cli", tags=list(req.tags))
+        note = build_note(
+            title=req.title,
+            body=req.body,
+            kind=req.kind,
+            scope="group",
+            group=req.group,
+            repos=[],
+            source_harness=HARNESS,
+            origin="cli",
+            tags=list(req.tags),
+        )
         data = render_note(note)
         rel = f"groups/{req.group}/{req.kind}/{slugify_title(req.title)}.md"
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -313,15 +336,19 @@ def run_size(n: int, base: Path, args: argparse.Namespace, do_profile: bool) -> 
     log(f"\n=== N = {n:,} notes === (load average {load()})")
     gen = generate_vault(vault, n, seed=args.seed, groups=args.groups, harness=HARNESS, pack=args.pack)
     r["gen_s"] = gen.total_s
-    log(f"generate: {gen.total_s:.1f} s (render+write {gen.render_write_s:.1f} s, git add {gen.git_add_s:.1f} s,"
+    log(
+        f"generate: {gen.total_s:.1f} s (render+write {gen.render_write_s:.1f} s, git add {gen.git_add_s:.1f} s,"
         f" git commit {gen.git_commit_s:.1f} s{f', gc {gen.pack_s:.1f} s' if args.pack else ''});"
-        f" {gen.bytes_written / n:.0f} B/note, git status clean")
+        f" {gen.bytes_written / n:.0f} B/note, git status clean"
+    )
 
     t = time.perf_counter()
     first = search(new_ctx(vault, work), "cache", Filters())
     r["index_build_s"] = time.perf_counter() - t
-    log(f"first search (builds the index from HEAD): {r['index_build_s']:.2f} s, {len(first.results)} hits,"
-        f" diagnostics complete={first.diagnostics.complete}")
+    log(
+        f"first search (builds the index from HEAD): {r['index_build_s']:.2f} s, {len(first.results)} hits,"
+        f" diagnostics complete={first.diagnostics.complete}"
+    )
 
     t = time.perf_counter()
     written = write_group_index_mds(vault, args.groups)
@@ -341,8 +368,10 @@ def run_size(n: int, base: Path, args: argparse.Namespace, do_profile: bool) -> 
     r["add_med_ms"], r["add_p90_ms"] = ms(median(adds)), ms(p90(adds))
     r["add_min_ms"], r["add_max_ms"] = ms(min(adds)), ms(max(adds))
     r["add_cpu_ms"] = ms(median(add_cpu))
-    log(f"in-process add x{len(adds)}: median {r['add_med_ms']:.1f} ms, p90 {r['add_p90_ms']:.1f} ms"
-        f" (min {r['add_min_ms']:.1f}, max {r['add_max_ms']:.1f}); median CPU time {r['add_cpu_ms']:.1f} ms")
+    log(
+        f"in-process add x{len(adds)}: median {r['add_med_ms']:.1f} ms, p90 {r['add_p90_ms']:.1f} ms"
+        f" (min {r['add_min_ms']:.1f}, max {r['add_max_ms']:.1f}); median CPU time {r['add_cpu_ms']:.1f} ms"
+    )
 
     cli_adds = bench_cli_add(vault, work, source, args.cli_repeat)
     r["cli_add_ms"] = ms(median(cli_adds))
@@ -354,8 +383,10 @@ def run_size(n: int, base: Path, args: argparse.Namespace, do_profile: bool) -> 
     base_times = bench_git_baseline(vault, source, args.cli_repeat)
     r["git_ms"] = ms(median(base_times))
     r["git_ratio"] = r["git_ms"] / r["add_med_ms"]
-    log(f"baseline write + `git add` + `git commit` x{len(base_times)}: median {r['git_ms']:.1f} ms"
-        f" -> {r['git_ratio']:.2f}x the in-process add")
+    log(
+        f"baseline write + `git add` + `git commit` x{len(base_times)}: median {r['git_ms']:.1f} ms"
+        f" -> {r['git_ratio']:.2f}x the in-process add"
+    )
 
     qs = queries(args.seed + 7 * n, args.search_repeat)
     s_times, s_cpu, hits = bench_search(vault, work, qs)
@@ -501,16 +532,22 @@ def main(argv: list[str] | None = None) -> int:
         cleanup = tempfile.TemporaryDirectory(prefix="jacked-bench-")
         base = Path(cleanup.name)
 
-    import jacked_vault
-    import pygit2
     import sqlite3
 
+    import pygit2
+
+    import jacked_vault
+
     git_version = subprocess.run(["git", "--version"], capture_output=True, text=True).stdout.strip()
-    log(f"jacked-vault bench_core: sizes {sizes}, repeat {args.repeat}, cli-repeat {args.cli_repeat},"
-        f" search-repeat {args.search_repeat}, groups {args.groups}, seed {args.seed}, pack {args.pack}")
-    log(f"python {sys.version.split()[0]}, jacked_vault {getattr(jacked_vault, '__version__', '?')},"
+    log(
+        f"jacked-vault bench_core: sizes {sizes}, repeat {args.repeat}, cli-repeat {args.cli_repeat},"
+        f" search-repeat {args.search_repeat}, groups {args.groups}, seed {args.seed}, pack {args.pack}"
+    )
+    log(
+        f"python {sys.version.split()[0]}, jacked_vault {getattr(jacked_vault, '__version__', '?')},"
         f" pygit2 {pygit2.__version__} (libgit2 {pygit2.LIBGIT2_VERSION}), sqlite {sqlite3.sqlite_version},"
-        f" {git_version}, {os.cpu_count()} CPUs, load average {load()}, work dir {base}")
+        f" {git_version}, {os.cpu_count()} CPUs, load average {load()}, work dir {base}"
+    )
     log(f"library under test: {source_description(Path(jacked_vault.__file__).resolve().parent)}")
 
     profile_at = {sizes[-1]}
@@ -521,8 +558,10 @@ def main(argv: list[str] | None = None) -> int:
     help_times: list[float] = []
     try:
         help_times = bench_help(base, args.cli_repeat)
-        log(f"jacked --help x{len(help_times)}: median {ms(median(help_times)):.0f} ms wall"
-            f" (min {ms(min(help_times)):.0f}, max {ms(max(help_times)):.0f})")
+        log(
+            f"jacked --help x{len(help_times)}: median {ms(median(help_times)):.0f} ms wall"
+            f" (min {ms(min(help_times)):.0f}, max {ms(max(help_times)):.0f})"
+        )
         for n in sizes:
             row, prof = run_size(n, base, args, args.profile_add and n in profile_at)
             rows.append(row)

@@ -41,8 +41,8 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import random
+import resource
 import shutil
 import statistics
 import tempfile
@@ -103,8 +103,17 @@ def add_cjk_notes(root: Path, count: int, seed: int) -> None:
         body = cjk_text(rng, words, glue, rng.randint(150, 400))
         group = f"g{i % 50}"
         tags = [rng.choice(WORDS)]
-        note = build_note(title=title, body=body, kind="note", scope="group", group=group, repos=[],
-                          source_harness=HARNESS, origin="cli", tags=tags)
+        note = build_note(
+            title=title,
+            body=body,
+            kind="note",
+            scope="group",
+            group=group,
+            repos=[],
+            source_harness=HARNESS,
+            origin="cli",
+            tags=tags,
+        )
         stem = slugify_title(title)
         rel, k = f"groups/{group}/note/{stem}.md", 2
         while rel in used:
@@ -280,7 +289,9 @@ def arrival_figures(vault: Path, remote: Path | None, arriving: int, repeat: int
                     shutil.rmtree(base / name)
     finally:
         shutil.rmtree(base, ignore_errors=True)
-    print(f"{arriving:,} notes arriving on {vault.name}; remote {remote}; median of {repeat}; load {os.getloadavg()[0]:.2f}")  # noqa: E501
+    print(
+        f"{arriving:,} notes arriving on {vault.name}; remote {remote}; median of {repeat}; load {os.getloadavg()[0]:.2f}"  # noqa: E501
+    )
     for name, runs in figures.items():
         wall, cpu = statistics.median(w for w, _ in runs), statistics.median(c for _, c in runs)
         print(f"  {name:<34} wall {wall:7.2f} s   cpu {cpu:7.2f} s   (walls: {', '.join(f'{w:.2f}' for w, _ in runs)})")
@@ -341,8 +352,10 @@ def main() -> None:
                 cpus.append(time.process_time() - c)
             finally:
                 index.close()
-        print(f"index build (rebuild), {count:,} documents: median {statistics.median(builds):.2f} s, "
-              f"cpu {statistics.median(cpus):.2f} s (runs: {', '.join(f'{b:.2f}' for b in builds)})")
+        print(
+            f"index build (rebuild), {count:,} documents: median {statistics.median(builds):.2f} s, "
+            f"cpu {statistics.median(cpus):.2f} s (runs: {', '.join(f'{b:.2f}' for b in builds)})"
+        )
         rng = random.Random(args.seed)
         cjk = ZH + JA
         cjk_queries = (cjk * 3)[:120]
@@ -350,9 +363,11 @@ def main() -> None:
         camel = ["".join(word.capitalize() for word in rng.sample(WORDS, 2)) for _ in range(40)]  # split words
         for name, queries in (("CJK", cjk_queries), ("English", english), ("CamelCase", camel)):
             times, cpus, found = time_queries(vault, work, queries)
-            print(f"{name:<9} queries: {len(queries)}, median {statistics.median(times):.2f} ms, "
-                  f"p90 {percentile(times, 0.9):.2f} ms, cpu median {statistics.median(cpus):.2f} ms, "
-                  f"with a hit {sum(1 for f in found if f)}")
+            print(
+                f"{name:<9} queries: {len(queries)}, median {statistics.median(times):.2f} ms, "
+                f"p90 {percentile(times, 0.9):.2f} ms, cpu median {statistics.median(cpus):.2f} ms, "
+                f"with a hit {sum(1 for f in found if f)}"
+            )
         root = vault.resolve()
         files = {str(p.relative_to(root)): p.read_text(encoding="utf-8") for p in root.glob("groups/*/*/*.md")}
         truth_total = found_total = 0
@@ -363,8 +378,10 @@ def main() -> None:
             hits = search(ctx(vault, work), q, Filters(limit=len(truth))).results
             truth_total += len(truth)
             found_total += len(truth & {d.path for d in hits})
-        print(f"CJK recall: {found_total:,} of {truth_total:,} notes holding a query word found "
-              f"({found_total / max(1, truth_total):.1%}, {len(cjk)} words)")
+        print(
+            f"CJK recall: {found_total:,} of {truth_total:,} notes holding a query word found "
+            f"({found_total / max(1, truth_total):.1%}, {len(cjk)} words)"
+        )
     finally:
         if args.keep is None:
             shutil.rmtree(base, ignore_errors=True)

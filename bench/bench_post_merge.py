@@ -41,10 +41,10 @@ except ImportError:  # imported as bench.bench_post_merge
 
 import pygit2
 
-from jacked_vault.context import Context
-from jacked_vault.store.layout import state_dir
-from jacked_vault.gitflow.githooks import install_git_hook
 from jacked_vault.capture.merge import capture_merge
+from jacked_vault.context import Context
+from jacked_vault.gitflow.githooks import install_git_hook
+from jacked_vault.store.layout import state_dir
 
 HOOK_BUDGET_MS = 50.0
 CAPTURE_BUDGET_S = 2.0

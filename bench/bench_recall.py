@@ -50,9 +50,9 @@ def make_repo(path: Path, origin: str) -> None:
 def prepare(vault: Path, n: int, work: Path) -> Path:
     from jacked_vault.context import Context
     from jacked_vault.groups.mapping import write_config
-    from jacked_vault.write.hot import set_hot
     from jacked_vault.search.index import SearchIndex
     from jacked_vault.store.vault import open_vault
+    from jacked_vault.write.hot import set_hot
 
     generate_vault(vault, n, groups=GROUPS)
     ctx = Context.create(vault=str(vault), cwd=work, harness="bench")

@@ -79,10 +79,10 @@ def main() -> int:
 
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
     from helpers.episodic import count_session_entries  # what rollup conserves (a test helper)
-    from jacked_vault.episodic.rollup import rollup
-    from jacked_vault.store.vault import open_vault
 
     import jacked_vault
+    from jacked_vault.episodic.rollup import rollup
+    from jacked_vault.store.vault import open_vault
 
     print(f"jacked_vault from {Path(jacked_vault.__file__).parent}")
     print(f"load average: {os.getloadavg()[0]:.2f}  cpus: {os.cpu_count()}")
@@ -110,9 +110,11 @@ def main() -> int:
             kept = sum(count_session_entries((folder / n).read_text()) for n in ("recent.md", "archive.md"))
             assert kept == args.days * args.entries, (kept, args.days * args.entries)
             if run == 0:
-                print(f"{args.days} day files x {args.entries} entries: rolled {len(result.repos[0].rolled)}, "
-                      f"archived {len(result.repos[0].archived)}, entries kept {kept}, "
-                      f"archive.md {(folder / 'archive.md').stat().st_size} bytes")
+                print(
+                    f"{args.days} day files x {args.entries} entries: rolled {len(result.repos[0].rolled)}, "
+                    f"archived {len(result.repos[0].archived)}, entries kept {kept}, "
+                    f"archive.md {(folder / 'archive.md').stat().st_size} bytes"
+                )
         cli_root = base / "cli"
         shutil.rmtree(cli_root, ignore_errors=True)
         cli_root.mkdir()
@@ -140,8 +142,10 @@ def main() -> int:
         if not args.keep:
             shutil.rmtree(base, ignore_errors=True)
     med = statistics.median(times)
-    print(f"rollup (in-process): median {med * 1000:.0f} ms  (runs: {', '.join(f'{t * 1000:.0f}' for t in times)} ms; "
-          f"cpu median {statistics.median(cpu) * 1000:.0f} ms)")
+    print(
+        f"rollup (in-process): median {med * 1000:.0f} ms  (runs: {', '.join(f'{t * 1000:.0f}' for t in times)} ms; "
+        f"cpu median {statistics.median(cpu) * 1000:.0f} ms)"
+    )
     print(f"second rollup (no-op, no commit): median {statistics.median(noop) * 1000:.0f} ms")
     print(f"CLI `jacked memory rollup` (subprocess, start-up included): {cli * 1000:.0f} ms")
     verdict = "PASS" if med <= BUDGET_S else "MISS"

@@ -36,8 +36,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench._vaultgen import generate_vault, git_cli, write_audit_history, write_notes  # noqa: E402 - after sys.path
-from jacked_vault.store.machine_state import machine_id  # noqa: E402 - after sys.path
 from jacked_vault.store.layout import state_dir  # noqa: E402 - after sys.path
+from jacked_vault.store.machine_state import machine_id  # noqa: E402 - after sys.path
 
 PY = sys.executable
 GIT = [
@@ -908,7 +908,8 @@ def main() -> None:
     for r in rows:
         log(
             " | ".join(
-                f"{r[k]:,}{'*' if k == 'size' and 'from' in r else ''}" if k in ("size", "doctor_rss") and k in r
+                f"{r[k]:,}{'*' if k == 'size' and 'from' in r else ''}"
+                if k in ("size", "doctor_rss") and k in r
                 else ms(r.get(k, math.nan))
                 for k, _ in cols
             )

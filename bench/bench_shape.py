@@ -44,7 +44,10 @@ HARNESS_NAMES = {"claude", "codex", "cursor", "opencode"}
 # The entry points that may import lazily (issue 35.3): what a command, a hook or the server loads
 # first decides how fast it starts.
 ENTRY_POINTS = (
-    "jacked_vault.cli", "jacked_vault.frontend", "jacked_vault.hooks.dispatch", "jacked_vault.mcp.server",
+    "jacked_vault.cli",
+    "jacked_vault.frontend",
+    "jacked_vault.hooks.dispatch",
+    "jacked_vault.mcp.server",
     "jacked_vault.mcp.__main__",
 )
 HARNESS_PACKAGES = ("jacked_vault.harnesses",)

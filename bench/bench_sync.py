@@ -95,9 +95,11 @@ def main() -> None:
         total = index.count()
         index.close()
         expected = args.base + 2 * args.notes
-        print(f"sync of two vaults diverged by {args.notes} new notes each (shared {args.base}): {result.action}, "
-              f"{took:.2f} s, {len(result.regenerated)} index.md regenerated, {total}/{expected} notes after  "
-              f"{'PASS' if took <= 5 and total == expected else 'MISS'} (budget 5 s)")
+        print(
+            f"sync of two vaults diverged by {args.notes} new notes each (shared {args.base}): {result.action}, "
+            f"{took:.2f} s, {len(result.regenerated)} index.md regenerated, {total}/{expected} notes after  "
+            f"{'PASS' if took <= 5 and total == expected else 'MISS'} (budget 5 s)"
+        )
 
         c, d, _ = machines(base / "plain", args.base)
         add_notes(c, args.notes, 1, "laptop")

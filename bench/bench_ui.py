@@ -78,7 +78,7 @@ def prepare(vault: Path, n: int, work: Path, history: int) -> tuple[Path, dict]:
         ).note.id
         for i in range(60)
     ]
-    for i, note_id in enumerate(candidates[:60 - 40]):  # 20 decided; 40 stay in the queue
+    for i, note_id in enumerate(candidates[: 60 - 40]):  # 20 decided; 40 stay in the queue
         transition(ctx, note_id, "accept" if i % 2 else "reject", reason="bench")
     active = [
         add(

@@ -12,14 +12,14 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from conftest import git, make_repo, run_cli
+from helpers import sync_world
+from helpers.sync_world import push_from
+
 from jacked_vault.context import Context
 from jacked_vault.notes import AddRequest, add
 from jacked_vault.sync import sync
 from jacked_vault.write.transitions import archive, transition
-from helpers import sync_world
-from helpers.sync_world import push_from
 
 shared = sync_world.shared  # the fixture: (laptop, desktop, hostile clone, remote)
 
@@ -88,9 +88,8 @@ def test_an_archived_note_leaves_recall_and_stays_searchable_on_request(world):
     read = run_cli("memory", "read", old, "--json", vault=vault, cwd=repo, **env)
     assert read.code == 0 and read.json["memory"]["id"] == old  # read by id is explicit
 
-    from mcp import Client
-
     from helpers.mcp_server import call, inproc, run
+    from mcp import Client
 
     async def go():
         async with Client(inproc(vault, repo, harness="claude")) as client:

@@ -14,11 +14,12 @@ import json
 from pathlib import Path
 
 from conftest import git, run_cli
+from helpers import sync_world
+from helpers.sync_world import push_from
+
 from jacked_vault.notes import AddRequest, add
 from jacked_vault.sync import pull_at_session_start, sync
 from jacked_vault.write.transitions import transition
-from helpers import sync_world
-from helpers.sync_world import push_from
 
 shared = sync_world.shared  # the fixture: (laptop, desktop, hostile clone, remote)
 
@@ -113,8 +114,16 @@ def test_a_new_note_without_an_audit_line_is_quarantined(shared):
     from jacked_vault.document import render_note
     from jacked_vault.write.create import build_note
 
-    planted = build_note(title="Planted by hand", body="No audit line.", kind="note", scope="group", group="tools",
-                         repos=[], source_harness="x", origin="cli")
+    planted = build_note(
+        title="Planted by hand",
+        body="No audit line.",
+        kind="note",
+        scope="group",
+        group="tools",
+        repos=[],
+        source_harness="x",
+        origin="cli",
+    )
     rel = "groups/tools/note/planted-by-hand.md"
     push_from(hostile, {rel: render_note(planted).decode()})
     result = sync(laptop)
@@ -227,8 +236,16 @@ def test_init_from_takes_no_unaudited_note_and_regenerates_index_md(shared, tmp_
 
     _, _, hostile, remote = shared
     _pull(hostile)
-    planted = build_note(title="Planted by hand", body="No audit line.", kind="note", scope="group", group="tools",
-                         repos=[], source_harness="x", origin="cli")
+    planted = build_note(
+        title="Planted by hand",
+        body="No audit line.",
+        kind="note",
+        scope="group",
+        group="tools",
+        repos=[],
+        source_harness="x",
+        origin="cli",
+    )
     rel = "groups/tools/note/planted-by-hand.md"
     push_from(
         hostile, {rel: render_note(planted).decode(), "groups/tools/index.md": f"# tools\n- {INJECTED}\n"}, "planted"

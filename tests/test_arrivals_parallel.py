@@ -9,13 +9,16 @@ lowered so a few notes count."""
 from __future__ import annotations
 
 import os
-import subprocess
 import random
 import string
+import subprocess
 import threading
 from pathlib import Path
 
 import pytest
+from helpers import sync_world
+from helpers.main_process import main_process_blob_reads, main_process_scans
+from helpers.sync_world import add_note, push_from
 
 from jacked_vault.document import render_note
 from jacked_vault.search import parallel
@@ -24,9 +27,6 @@ from jacked_vault.store.layout import Store
 from jacked_vault.sync import sync
 from jacked_vault.sync.clone import clone_vault
 from jacked_vault.write.create import build_note
-from helpers import sync_world
-from helpers.main_process import main_process_blob_reads, main_process_scans
-from helpers.sync_world import add_note, push_from
 
 shared = sync_world.shared  # (laptop, desktop, hostile clone, remote)
 TOKEN = "ghp_" + "".join(random.Random(11).choices(string.ascii_letters + string.digits, k=36))

@@ -13,10 +13,10 @@ import string
 import subprocess
 
 import pytest
-
 from conftest import git
 from helpers import sync_world
 from helpers.sync_world import push_from
+
 from jacked_vault.errors import VaultError
 from jacked_vault.store.gate import inspect
 from jacked_vault.sync import sync

@@ -9,14 +9,14 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from jacked_vault.store.machine_state import machine_id
 from conftest import git, run_cli
+
 from jacked_vault.context import Context
 from jacked_vault.doctor import doctor
 from jacked_vault.notes import AddRequest, add
 from jacked_vault.store import audit
 from jacked_vault.store.layout import AUDIT_DIR, audit_part
+from jacked_vault.store.machine_state import machine_id
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench._audit_bench import LINE_BYTES, write_chained_lines

@@ -12,6 +12,7 @@ import subprocess
 from pathlib import Path
 
 from conftest import git, run_cli
+
 from jacked_vault.context import Context
 from jacked_vault.doctor import doctor
 from jacked_vault.notes import AddRequest, add

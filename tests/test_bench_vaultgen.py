@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import json
 import sys
-from tests.helpers.state import state_dir
 from pathlib import Path
 
 from conftest import git, run_cli
+
+from tests.helpers.state import state_dir
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench._vaultgen import MACHINES, generate_vault

@@ -13,8 +13,8 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import cli_env, git, make_repo, run_cli
+
 from jacked_vault.write.init import init_vault
 
 HEADER = "## jacked-vault memory for github.com/acme/api (group api;"

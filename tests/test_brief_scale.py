@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 from conftest import git, trace_index_statements
+
 from jacked_vault.context import Context
 from jacked_vault.document import render_note
 from jacked_vault.notes import AddRequest, add
@@ -49,8 +50,16 @@ def test_the_brief_sections_read_only_the_groups_rows(vault_path: Path, code_rep
     episodic.mkdir(parents=True)
     (episodic / "today-2026-11-28.md").write_text("## 17:30 | main\nWired the brief budget.\n")
     for i in range(30):  # enough rows for the planner to weigh a lookup of every note by status
-        note = build_note(title=f"Note {i}", body=f"Body {i}.", kind="note", scope="group", group="api", repos=[],
-                          source_harness="t", origin="cli")
+        note = build_note(
+            title=f"Note {i}",
+            body=f"Body {i}.",
+            kind="note",
+            scope="group",
+            group="api",
+            repos=[],
+            source_harness="t",
+            origin="cli",
+        )
         (vault_path / "groups" / "api" / "note" / f"note-{i}.md").write_bytes(render_note(note))
     git(vault_path, "add", "-A")
     git(vault_path, "commit", "-qm", "a day file, more notes")

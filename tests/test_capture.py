@@ -13,22 +13,22 @@ import sys
 import time
 import tracemalloc
 import uuid
+from datetime import UTC
 from pathlib import Path
 
 import pytest
-
 from conftest import git, snapshot, write_machine_config
 from helpers import capture as capture_world
 from helpers.capture import BRANCH, FAKES, INJECTION, SENTENCE, TOKEN, Builder, Env, transcript
-from jacked_vault.capture.distiller import DEFAULT_COMMAND, DistilledNote, parse_answer, DistillFailure
-from jacked_vault.capture.queue import MAX_TRIES, capture_key, drain, enqueue, queue_counts
+
+from jacked_vault.capture.distiller import DEFAULT_COMMAND, DistilledNote, DistillFailure, parse_answer
 from jacked_vault.capture.guard import parrots
+from jacked_vault.capture.queue import MAX_TRIES, capture_key, drain, enqueue, queue_counts
 from jacked_vault.capture.session import capture_session, retry
 from jacked_vault.capture.transcript import MAX_EXCERPT_BYTES, build_excerpt, read_transcript
 from jacked_vault.context import Context
 from jacked_vault.errors import VaultError
 from jacked_vault.store.tombstones import tombstone_hash
-from datetime import UTC
 
 NOTE_TITLE = "Queue markers are claimed with flock"
 NOTE_BODY = (
@@ -652,4 +652,3 @@ def test_drain_entry_time_is_when_the_session_ended(env: Env):
     local = datetime(2024, 2, 29, 12, 34, 56, tzinfo=UTC).astimezone()
     assert [d.name for d in days] == [f"today-{local:%Y-%m-%d}.md"]
     assert env.entries()[0][0] == f"## {local:%H:%M} | {BRANCH}"
-

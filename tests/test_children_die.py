@@ -22,7 +22,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from conftest import cli_env, git, run_cli
 from helpers.capture import Env, env, transcript  # noqa: F401 (the fixture)
 from helpers.fake_ssh import calls, write_fake_ssh

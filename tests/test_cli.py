@@ -10,7 +10,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from conftest import cli_env, git, run_cli, snapshot
 
 
@@ -115,8 +114,20 @@ def test_read_search_log_status_doctor_json_shapes(cli_vault: Path):
 
 def test_handoff_targets_and_harness(cli_vault: Path):
     result = run_cli(
-        "memory", "handoff", "--from", "claude", "--target", "codex", "--group", "g",
-        "--title", "Pick up the bench", "--body", "run it", "--json", vault=cli_vault,
+        "memory",
+        "handoff",
+        "--from",
+        "claude",
+        "--target",
+        "codex",
+        "--group",
+        "g",
+        "--title",
+        "Pick up the bench",
+        "--body",
+        "run it",
+        "--json",
+        vault=cli_vault,
     )
     assert result.code == 0, result.err
     memory = result.json["memory"]

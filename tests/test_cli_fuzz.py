@@ -21,11 +21,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import git, make_repo
+from helpers.cli_tree import walk
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from helpers.cli_tree import walk
-from conftest import git, make_repo
 
 PATH_OPTIONS = {"--vault", "--settings", "--config", "--body-file", "--root", "--from", "--git", "--cwd"}
 TRICKY = [
@@ -74,8 +73,10 @@ def world(tmp_path_factory) -> dict:
     vault = tmp / "vault"
     init_vault(vault)
     ctx = Context.create(vault=str(vault), cwd=tmp, harness="fuzz")
-    ids = [add(ctx, AddRequest(title=f"Note {n}", body=f"Body {n}.", group="g", status=status)).note.id
-           for n, status in enumerate(["active", "active", "candidate"])]
+    ids = [
+        add(ctx, AddRequest(title=f"Note {n}", body=f"Body {n}.", group="g", status=status)).note.id
+        for n, status in enumerate(["active", "active", "candidate"])
+    ]
     code = tmp / "code"
     code.mkdir()
     make_repo(code, "git@github.com:acme/code.git")
@@ -137,8 +138,15 @@ def sandbox(world: dict, monkeypatch, tmp_path: Path):
     """Environment and cwd for in-process runs; fd 0 reads /dev/null."""
     from helpers.post_merge import clean_path
 
-    env = {"HOME": str(world["tmp"]), "JACKED_VAULT_DIR": str(world["vault"]), "GIT_ALLOW_PROTOCOL": "file",
-           "GIT_TERMINAL_PROMPT": "0", "GIT_SSH_COMMAND": "false", "PATH": clean_path(tmp_path), "COLUMNS": "80"}
+    env = {
+        "HOME": str(world["tmp"]),
+        "JACKED_VAULT_DIR": str(world["vault"]),
+        "GIT_ALLOW_PROTOCOL": "file",
+        "GIT_TERMINAL_PROMPT": "0",
+        "GIT_SSH_COMMAND": "false",
+        "PATH": clean_path(tmp_path),
+        "COLUMNS": "80",
+    }
     for key, value in env.items():
         monkeypatch.setenv(key, value)
     for key in [k for k in os.environ if k.startswith("JACKED_") and k not in env]:
@@ -175,8 +183,15 @@ def test_no_argument_of_any_command_gives_a_traceback_in_process(world, sandbox,
 @given(data=st.data())
 def test_no_argument_of_any_command_gives_a_traceback_as_a_subprocess(world, sandbox, data):
     args = [a for a in data.draw(argvs(world)) if "\x00" not in a]  # argv cannot carry NUL
-    proc = subprocess.run([sys.executable, "-m", "jacked_vault.cli.main", *args], capture_output=True, text=True,
-                          cwd=world["tmp"], env={**os.environ, **sandbox}, stdin=subprocess.DEVNULL, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "jacked_vault.cli.main", *args],
+        capture_output=True,
+        text=True,
+        cwd=world["tmp"],
+        env={**os.environ, **sandbox},
+        stdin=subprocess.DEVNULL,
+        timeout=120,
+    )
     _check(args, proc.returncode, proc.stdout, proc.stderr)
 
 
@@ -184,8 +199,15 @@ def test_no_argument_of_any_command_gives_a_traceback_as_a_subprocess(world, san
 @pytest.mark.parametrize("as_json", [False, True])
 def test_expire_at_a_bad_time_is_a_usage_error(world, sandbox, at: str, as_json: bool):
     args = ["memory", "expire", world["ids"][0], "--at", at] + (["--json"] if as_json else [])
-    proc = subprocess.run([sys.executable, "-m", "jacked_vault.cli.main", *args], capture_output=True, text=True,
-                          cwd=world["tmp"], env={**os.environ, **sandbox}, stdin=subprocess.DEVNULL, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "jacked_vault.cli.main", *args],
+        capture_output=True,
+        text=True,
+        cwd=world["tmp"],
+        env={**os.environ, **sandbox},
+        stdin=subprocess.DEVNULL,
+        timeout=120,
+    )
     _check(args, proc.returncode, proc.stdout, proc.stderr)
     assert proc.returncode == 2 and "\x1b" not in proc.stderr
     assert git(world["vault"], "status", "--porcelain") == ""

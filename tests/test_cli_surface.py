@@ -8,8 +8,8 @@ import re
 from pathlib import Path
 
 import pytest
-
 from conftest import git, make_repo, run_cli, snapshot
+
 from jacked_vault.context import Context
 from jacked_vault.notes import AddRequest, add
 
@@ -66,8 +66,24 @@ def test_other_commands_refuse_bad_names_as_usage_errors(vault_path: Path, code_
 
 def test_search_accepts_every_valid_filter_value(vault_path: Path):
     _add_cli(vault_path, "--tag", "database", "--repo", "github.com/acme/api")
-    args = ["--scope", "group", "--kind", "note", "--status", "active", "--tag", "database", "--target", "claude",
-            "--group", "g1", "--repo", "github.com/acme/api", "--limit", "200"]
+    args = [
+        "--scope",
+        "group",
+        "--kind",
+        "note",
+        "--status",
+        "active",
+        "--tag",
+        "database",
+        "--target",
+        "claude",
+        "--group",
+        "g1",
+        "--repo",
+        "github.com/acme/api",
+        "--limit",
+        "200",
+    ]
     found = run_cli("memory", "search", "postgres", *args, "--json", vault=vault_path)
     assert found.code == 0 and [r["title"] for r in found.json["results"]] == ["Use Postgres"]
 
@@ -225,8 +241,7 @@ def test_doctor_prints_every_problem_with_the_command_that_fixes_it(ctx: Context
     assert human.code == 1
     assert (
         "  - group:groups/tools/note/orphan.md: valid note, new and not committed yet\n"
-        "    fix: `jacked memory doctor --repair` will commit it"
-        in out
+        "    fix: `jacked memory doctor --repair` will commit it" in out
     )
     assert re.search(
         r"  - group:groups/tools/note/junk\.md: invalid \(.+\)\n"

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from conftest import make_repo
+
 from tests.helpers.homes import jacked, tree
 
 # (id, the `hooks install` options, the file it writes: relative to HOME, or "repo/…" in the code repo)

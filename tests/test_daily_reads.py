@@ -19,10 +19,9 @@ import re
 from pathlib import Path
 
 import pytest
-from mcp import Client
-
 from conftest import git, make_repo, run_cli, snapshot
 from helpers.mcp_server import call, inproc, run
+from mcp import Client
 
 GOOD_ID = "mem_20260101_01jdz5k6x9f3q8w2v7n4m1c0ab"
 ABSENT_ID = "mem_20260102_01jdz5k6x9f3q8w2v7n4m1c0zz"

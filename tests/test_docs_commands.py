@@ -32,7 +32,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-
 from conftest import git
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -8,10 +8,11 @@ import os
 import re
 import subprocess
 import sys
-from tests.helpers.state import state_dir
 from pathlib import Path
 
 from conftest import git
+
+from tests.helpers.state import state_dir
 
 PAGE = Path(__file__).resolve().parents[1] / "docs" / "second-machine.md"
 PLACEHOLDER = "git@github.com:you/jacked-vault.git"

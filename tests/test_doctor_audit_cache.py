@@ -10,8 +10,8 @@ import json
 from pathlib import Path
 
 import pytest
-
 from conftest import git
+
 from jacked_vault.context import Context
 from jacked_vault.doctor import doctor
 from jacked_vault.notes import AddRequest, add

@@ -13,9 +13,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from tests.helpers.state import state_dir
-
 from conftest import cli_env, git, run_cli
+
+from tests.helpers.state import state_dir
 
 STRAYS = 5001
 

@@ -7,8 +7,8 @@ a missing note and a git index out of step with HEAD. Real vault, real git."""
 from __future__ import annotations
 
 import pygit2
-
 from conftest import git
+
 from jacked_vault.doctor import doctor
 from jacked_vault.notes import AddRequest, add
 
@@ -43,7 +43,8 @@ def test_doctor_reuses_the_index_and_reads_no_note_object(ctx, monkeypatch):
     """Issue 34.4: with the index current for HEAD, plain doctor takes the gate's verdicts from it:
     no note is judged again and no note's git object is read (each is only checked to be there);
     `--full` reads every object of the tree."""
-    from jacked_vault.store import gate, git as store_git
+    from jacked_vault.store import gate
+    from jacked_vault.store import git as store_git
 
     added = [add(ctx, AddRequest(title=f"Note {n}", body=f"body {n}", group="g")).rel for n in range(3)]
     repo = pygit2.Repository(str(ctx.vault.root))

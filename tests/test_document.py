@@ -6,7 +6,7 @@ import json
 import re
 import subprocess
 import sys
-from datetime import datetime, timedelta, timezone, UTC
+from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 from hypothesis import given, settings
@@ -180,15 +180,13 @@ def test_note_api() -> None:
 
 _EXCLUDED = {*range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x2028, 0x2029, 0xFFFE, 0xFFFF}
 # Everything check_text allows on one line (plus tab, added where used), beyond the BMP too.
-safe_char = st.characters(blacklist_categories=("Cc", "Cs")).filter(
-    lambda c: ord(c) not in _EXCLUDED
-)
+safe_char = st.characters(blacklist_categories=("Cc", "Cs")).filter(lambda c: ord(c) not in _EXCLUDED)
 slugs = st.from_regex(SLUG_RE, fullmatch=True)
 ids = st.from_regex(ID_RE, fullmatch=True)
 repos = st.from_regex(REPO_RE, fullmatch=True).filter(lambda r: len(r) <= 255)
-timestamps = st.datetimes(
-    min_value=datetime(1970, 1, 1), max_value=datetime(9999, 12, 31), timezones=st.just(UTC)
-).map(format_timestamp)
+timestamps = st.datetimes(min_value=datetime(1970, 1, 1), max_value=datetime(9999, 12, 31), timezones=st.just(UTC)).map(
+    format_timestamp
+)
 titles = st.text(safe_char, min_size=1, max_size=MAX_TITLE).filter(str.strip)  # no tab in a title (issue 19.11)
 reasons = st.text(st.one_of(safe_char, st.just("\t")), min_size=1, max_size=500)
 bodies = (
@@ -264,9 +262,46 @@ def test_arbitrary_frontmatter_text_gives_a_clean_error(frontmatter: str, body: 
 
 
 yaml_bits = st.sampled_from(
-    ["&a ", "*a", "!!str ", "!x ", "<<: ", "? ", ": ", "- ", "[", "]", "{", "}", ",", "'", '"', "|",
-     ">", "%YAML 1.1", "---", "...", "#", "\n", "  ", "\t", "2026-02-30", ".nan", ".inf", "~", "0x1f",
-     "title", "tags", "kind", "null", "yes", "\\u0000", "\x00", "\ufeff", "é"]
+    [
+        "&a ",
+        "*a",
+        "!!str ",
+        "!x ",
+        "<<: ",
+        "? ",
+        ": ",
+        "- ",
+        "[",
+        "]",
+        "{",
+        "}",
+        ",",
+        "'",
+        '"',
+        "|",
+        ">",
+        "%YAML 1.1",
+        "---",
+        "...",
+        "#",
+        "\n",
+        "  ",
+        "\t",
+        "2026-02-30",
+        ".nan",
+        ".inf",
+        "~",
+        "0x1f",
+        "title",
+        "tags",
+        "kind",
+        "null",
+        "yes",
+        "\\u0000",
+        "\x00",
+        "\ufeff",
+        "é",
+    ]
 )
 
 

@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 from conftest import git, make_repo
+
 from tests.helpers.homes import home_env, jacked, tree
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -352,7 +353,16 @@ def test_enable_text_names_each_step_and_its_outcome(tmp_path):
     assert result.returncode == 0, result.stderr
     names = [re.split(r"\s+", line)[0] for line in result.stdout.splitlines() if line and not line.startswith(" ")]
     assert names == [
-        "vault", "groups", "claude", "codex", "opencode", "cursor", "post-merge", "migrate", "remote", "signing"
+        "vault",
+        "groups",
+        "claude",
+        "codex",
+        "opencode",
+        "cursor",
+        "post-merge",
+        "migrate",
+        "remote",
+        "signing",
     ]
     off = jacked(home, "memory", "disable")
     assert off.stdout.rstrip().endswith("and its notes are untouched")

@@ -12,7 +12,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from conftest import run_cli
 from helpers.mcp_server import call, lib_add, ok, run, stdio
 from helpers.ui_world import page_client, page_hits

@@ -11,9 +11,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from conftest import git, run_cli
 from helpers.state import state_dir
+
 from jacked_vault.store.audit import verify
 from jacked_vault.store.tombstones import tombstone_hash
 
@@ -213,8 +213,14 @@ def test_a_forget_killed_at_any_step_is_rolled_back_or_done_never_half(tmp_path:
         added = _add(vault)
         note_id, rel = added["memory"]["id"], added["path"].split(":", 1)[1]
         head = git(vault, "rev-parse", "HEAD").strip()
-        proc = subprocess.run([sys.executable, str(script), str(vault), str(point), "memory", "forget", note_id],
-                              env=cli_env(vault), cwd=tmp_path, capture_output=True, text=True, timeout=120)
+        proc = subprocess.run(
+            [sys.executable, str(script), str(vault), str(point), "memory", "forget", note_id],
+            env=cli_env(vault),
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         if proc.returncode == 0 and point != "commit":
             continue
         assert proc.returncode == -signal.SIGKILL, f"killed at {point}: rc={proc.returncode} {proc.stderr[-2000:]}"

@@ -24,7 +24,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from conftest import git, run_cli
 from helpers.state import state_dir
 from helpers.sync_world import bare_remote, push_from, vault_in

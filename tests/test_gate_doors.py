@@ -51,9 +51,15 @@ from jacked_vault.notes import AddRequest, add
 _rng = random.Random(20261201)
 AWS = "AK" + "IA" + "".join(_rng.choice(string.ascii_uppercase + string.digits) for _ in range(16))
 NEEDLE = AWS[:12]  # what must never be stored or printed (a zero-width space may follow it)
-SLACK_SLUG = "xo" + "xb-" + "".join(_rng.choice(string.digits) for _ in range(10)) + "-" + "".join(
-    _rng.choice(string.digits) for _ in range(13)
-) + "-" + "".join(_rng.choice(string.ascii_lowercase + string.digits) for _ in range(24))
+SLACK_SLUG = (
+    "xo"
+    + "xb-"
+    + "".join(_rng.choice(string.digits) for _ in range(10))
+    + "-"
+    + "".join(_rng.choice(string.digits) for _ in range(13))
+    + "-"
+    + "".join(_rng.choice(string.ascii_lowercase + string.digits) for _ in range(24))
+)
 
 # How a token hides: raw, behind a JSON escape (finding 2), percent-encoded, split by a zero-width
 # space, split over two lines (the line before ends in prose).
@@ -274,8 +280,8 @@ def submit_handoff(world: World, title: str, body: str, kind: str = "handoff", *
 
 
 def mcp_call(world: World, tool: str, arguments: dict) -> tuple[bool, dict]:
-    from mcp import Client
     from helpers.mcp_server import call, inproc, run
+    from mcp import Client
 
     async def go():
         async with Client(inproc(world.vault, world.repo)) as client:
@@ -1240,6 +1246,7 @@ def containment_migrate(world: World, door: str) -> None:
 @drives("rollup", "containment")
 def containment_rollup(world: World, door: str) -> None:
     rolled_days(world)
+
     def run() -> CliResult:  # refused, or (a folder it walks) skipped and said so
         result = world.cli("rollup", "--today", "2026-11-28", "--json")
         if result.code == 0:

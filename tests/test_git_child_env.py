@@ -9,6 +9,7 @@ import subprocess
 from pathlib import Path
 
 from conftest import git, run_cli
+
 from jacked_vault.store.gitfiles import REPO_ENV, child_env
 
 

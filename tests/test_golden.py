@@ -16,11 +16,10 @@ import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
-from datetime import date, datetime, UTC
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 import pytest
-
 from conftest import CliResult, git, make_repo, run_cli
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -109,10 +108,32 @@ def _scenes(s: Session) -> None:
         cwd=code,
     )
     first = _id(run_cli("memory", "search", "fts5", "--json", vault=vault, **s.env), "Use SQLite FTS5 for search")
-    s.run("add-linked", "memory", "add", "--title", "Index refresh diffs commits", "--link", first,
-          "--body", "The index catches up by diffing trees.", cwd=code)
-    s.run("handoff", "memory", "handoff", "--from", "claude", "--target", "codex", "--title", "Finish the parser",
-          "--body", "Tests in tests/test_parse.py fail on CRLF.", cwd=code)
+    s.run(
+        "add-linked",
+        "memory",
+        "add",
+        "--title",
+        "Index refresh diffs commits",
+        "--link",
+        first,
+        "--body",
+        "The index catches up by diffing trees.",
+        cwd=code,
+    )
+    s.run(
+        "handoff",
+        "memory",
+        "handoff",
+        "--from",
+        "claude",
+        "--target",
+        "codex",
+        "--title",
+        "Finish the parser",
+        "--body",
+        "Tests in tests/test_parse.py fail on CRLF.",
+        cwd=code,
+    )
     s.run("read", "memory", "read", first)
     s.run("search", "memory", "search", "fts5")
     s.run("search-newest", "memory", "search")
@@ -209,8 +230,20 @@ def _scenes(s: Session) -> None:
     s.run("doctor-after-repair", "memory", "doctor")
     # issue 18: a retried handoff answers the first; a harness reading another's note; the same
     # title with other text; asking for a status (these come last: their ids number nothing before)
-    s.run("handoff-again", "memory", "handoff", "--from", "claude", "--target", "codex", "--title", "Finish the parser",
-          "--body", "Tests in tests/test_parse.py fail on CRLF.", cwd=code)
+    s.run(
+        "handoff-again",
+        "memory",
+        "handoff",
+        "--from",
+        "claude",
+        "--target",
+        "codex",
+        "--title",
+        "Finish the parser",
+        "--body",
+        "Tests in tests/test_parse.py fail on CRLF.",
+        cwd=code,
+    )
     handoff_id = _id(
         run_cli("memory", "search", "parser", "--all", "--json", vault=vault, **s.env), "Finish the parser"
     )
@@ -302,7 +335,7 @@ def test_human_output_matches_its_golden_file(session: Session, name: str):
 def test_every_command_has_a_golden_step(session: Session):
     from helpers.cli_tree import leaf_commands
 
-    covered = {" ".join(a for a in step.args if not a.startswith("-"))[: 200] for step in session.steps.values()}
+    covered = {" ".join(a for a in step.args if not a.startswith("-"))[:200] for step in session.steps.values()}
     for path in leaf_commands():
         assert any(c.startswith(path) for c in covered), f"no golden step runs `jacked {path}`"
 

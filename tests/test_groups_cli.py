@@ -11,7 +11,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from conftest import cli_env, git, make_repo, run_cli, snapshot
 
 
@@ -72,7 +71,11 @@ def test_init_review_on_a_tty_accepts_edits_and_skips(tmp_path: Path, repos_root
     master, slave = pty.openpty()
     proc = subprocess.Popen(
         [sys.executable, "-m", "jacked_vault.cli.main", "memory", "init", "--root", str(repos_root)],
-        stdin=slave, stdout=subprocess.PIPE, stderr=slave, env=cli_env(vault), cwd=tmp_path,
+        stdin=slave,
+        stdout=subprocess.PIPE,
+        stderr=slave,
+        env=cli_env(vault),
+        cwd=tmp_path,
     )
     os.close(slave)
     transcript = b""
@@ -95,7 +98,7 @@ def test_init_review_on_a_tty_accepts_edits_and_skips(tmp_path: Path, repos_root
 def test_group_map_list_and_refusals(tmp_path: Path, repos_root: Path):
     vault = tmp_path / "vault"
     run_cli("memory", "init", "--no-scan", vault=vault)
-    mapped = run_cli("memory", "group", "map", str(repos_root / "shipping" ), "logistics", "--json", vault=vault)
+    mapped = run_cli("memory", "group", "map", str(repos_root / "shipping"), "logistics", "--json", vault=vault)
     assert mapped.code == 0, mapped.err
     assert (mapped.json["repo"], mapped.json["group"], mapped.json["previous"]) == (
         "github.com/globex/shipping",

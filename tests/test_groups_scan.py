@@ -269,9 +269,7 @@ def test_two_hundred_repos_are_all_found(tmp_path: Path) -> None:
 def test_suggestion_on_the_realistic_tree(tree: Path) -> None:
     assert suggest_groups(scan_roots([tree]).repos, personal=["Me"]) == [
         GroupSuggestion("acme", ACME, "6 repos of github.com/acme share the name prefix 'acme'"),
-        GroupSuggestion(
-            "bigco-platform", PLATFORM, "2 repos share the remote owner gitlab.com/bigco/platform"
-        ),
+        GroupSuggestion("bigco-platform", PLATFORM, "2 repos share the remote owner gitlab.com/bigco/platform"),
         # `globex` is the solo group of github.com/fans/globex, which stays unmapped
         GroupSuggestion("globex-2", GLOBEX, "2 repos share the remote owner github.com/globex"),
         GroupSuggestion("tools", TOOLS, "2 repos of github.com/me share the name prefix 'tools'"),
@@ -330,10 +328,20 @@ def test_owner_groups_are_bounded() -> None:
 
 def test_large_prefix_group_is_split_by_sub_prefix(tmp_path: Path) -> None:
     names = [
-        "initech-billing-api", "initech-billing-web", "initech-billing-jobs",
-        "initech-search-api", "initech-search-ui", "initech-auth", "initech-cli",
-        "initech-docs", "initech-infra", "initech-sdk", "initech-site", "initech-bots",
-        "initech", "initech_mobile_app",
+        "initech-billing-api",
+        "initech-billing-web",
+        "initech-billing-jobs",
+        "initech-search-api",
+        "initech-search-ui",
+        "initech-auth",
+        "initech-cli",
+        "initech-docs",
+        "initech-infra",
+        "initech-sdk",
+        "initech-site",
+        "initech-bots",
+        "initech",
+        "initech_mobile_app",
     ]
     for name in names:
         _init(tmp_path / name, f"https://github.com/initech/{name}.git")
@@ -353,9 +361,7 @@ def test_a_single_repo_left_by_a_split_goes_on_to_the_owner_rule() -> None:
     pairs = [f"h/o/x-{team}-{n}" for team in "abcdef" for n in (1, 2)]
     suggestions = suggest_groups(_scanned(*pairs, "h/o/x", "h/o/other"))
     assert [s.name for s in suggestions] == ["o", "x-a", "x-b", "x-c", "x-d", "x-e", "x-f"]
-    assert suggestions[0] == GroupSuggestion(
-        "o", ["h/o/other", "h/o/x"], "2 repos share the remote owner h/o"
-    )
+    assert suggestions[0] == GroupSuggestion("o", ["h/o/other", "h/o/x"], "2 repos share the remote owner h/o")
 
 
 def test_errors_and_duplicate_identities_are_skipped(tree: Path) -> None:
@@ -384,9 +390,7 @@ def test_apply_merges_without_double_mapping(tree: Path) -> None:
     result = apply_suggestions(config, stale)
     assert config == before
     assert result["groups"]["billing"] == {"repos": ["github.com/acme/acme-billing-api"]}
-    assert result["groups"]["acme"]["repos"] == [
-        i for i in ACME if i != "github.com/acme/acme-billing-api"
-    ]
+    assert result["groups"]["acme"]["repos"] == [i for i in ACME if i != "github.com/acme/acme-billing-api"]
     assert list(result["groups"]) == ["billing", "acme", "bigco-platform", "globex-2", "tools"]
     assert result["settings"] == before["settings"] and result["roots"] == before["roots"]
     assert duplicate_mappings(result) == []
@@ -404,8 +408,14 @@ def test_apply_drops_repeats_and_empty_suggestions() -> None:
 
 @pytest.mark.parametrize(
     ("name", "code"),
-    [("billing", "CONFIG"), ("Bad Name", "VALIDATION"), ("-x", "VALIDATION"), ("", "VALIDATION"),
-     ("a" * 65, "VALIDATION"), ("ok\x1b", "VALIDATION")],
+    [
+        ("billing", "CONFIG"),
+        ("Bad Name", "VALIDATION"),
+        ("-x", "VALIDATION"),
+        ("", "VALIDATION"),
+        ("a" * 65, "VALIDATION"),
+        ("ok\x1b", "VALIDATION"),
+    ],
 )
 def test_apply_refuses_bad_or_taken_names(name: str, code: str) -> None:
     config = _config({"billing": ["h/o/a"]})

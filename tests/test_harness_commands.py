@@ -15,8 +15,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from conftest import make_repo
+
 from jacked_vault.hooks import commands
 from tests.helpers.homes import home_env, jacked
 

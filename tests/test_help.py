@@ -10,9 +10,9 @@ import subprocess
 import sys
 
 import pytest
-
-from helpers.cli_tree import leaf_commands, walk
 from conftest import run_cli
+from helpers.cli_tree import leaf_commands, walk
+
 from jacked_vault.cli.main import main
 
 PYTHON_TYPE = re.compile(r"<\w+(?:\[\w+\])?(?: range)?>|\b(?:str|int|bool|float|list\[\w+\])\b|INTEGER|BOOLEAN")

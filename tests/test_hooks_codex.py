@@ -87,7 +87,7 @@ def home(tmp_path: Path, monkeypatch) -> Path:
         USER_CONFIG.rstrip("\n"),  # no newline at the end
         USER_CONFIG + "\n\n",
         USER_CONFIG.replace("\n", "\r\n"),
-        '# only a comment, no newline',
+        "# only a comment, no newline",
     ],
     ids=["missing", "empty", "comments", "no-final-newline", "trailing-blank-lines", "crlf", "comment-only"],
 )
@@ -158,14 +158,14 @@ def test_reinstall_replaces_the_block_in_place_and_keeps_what_follows(home: Path
     path.write_text(USER_CONFIG)
     codex.install(vault=home.parent / "one")
     with path.open("a") as handle:
-        handle.write('\n[tui]\nnotifications = true  # added after install\n')
+        handle.write("\n[tui]\nnotifications = true  # added after install\n")
     change = codex.install(vault=home.parent / "two")
     assert change.changed
     text = path.read_text()
     assert "--vault " + str(home.parent / "two") in text and str(home.parent / "one") not in text
-    assert text.endswith('[tui]\nnotifications = true  # added after install\n')
+    assert text.endswith("[tui]\nnotifications = true  # added after install\n")
     codex.uninstall()
-    assert path.read_text() == USER_CONFIG + '\n[tui]\nnotifications = true  # added after install\n'
+    assert path.read_text() == USER_CONFIG + "\n[tui]\nnotifications = true  # added after install\n"
 
 
 def test_a_group_added_before_ours_makes_the_trust_stale_until_reinstalled(home: Path):
@@ -185,7 +185,7 @@ def test_a_group_added_before_ours_makes_the_trust_stale_until_reinstalled(home:
     "content",
     [
         "model = [unclosed\n",
-        'hooks = { Stop = [] }\n',  # an inline table: nothing can be added to it without rewriting it
+        "hooks = { Stop = [] }\n",  # an inline table: nothing can be added to it without rewriting it
         '[hooks]\nSessionStart = [{ hooks = [{ type = "command", command = "x" }] }]\n',
         "\xff\xfe".encode("latin-1").decode("latin-1"),
     ],
@@ -287,7 +287,11 @@ def test_the_hooks_and_the_mcp_entry_share_the_file(home: Path, tmp_path: Path):
 def _hook(args: list[str], vault: Path, payload: dict, cwd: Path, **env: str) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "jacked_vault.cli.main", "_hook", *args, "--harness", "codex", "--vault", str(vault)],
-        input=json.dumps(payload).encode(), capture_output=True, cwd=cwd, env=cli_env(vault, **env), timeout=60,
+        input=json.dumps(payload).encode(),
+        capture_output=True,
+        cwd=cwd,
+        env=cli_env(vault, **env),
+        timeout=60,
     )
 
 
@@ -349,8 +353,12 @@ def test_stop_queues_one_capture_per_session_taken_once_the_session_is_quiet(env
     assert data["payload"]["jacked_harness"] == "codex" and data["payload"]["transcript_path"] == str(path)
     assert env.entries() == []  # the session is still going: nothing captured yet
     os.utime(path, (time.time() - OLD, time.time() - OLD))
-    proc = subprocess.run([sys.executable, "-m", "jacked_vault.cli.main", "_hook", "drain", "--vault", str(env.vault)],
-                          capture_output=True, env=cli_env(env.vault), timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-m", "jacked_vault.cli.main", "_hook", "drain", "--vault", str(env.vault)],
+        capture_output=True,
+        env=cli_env(env.vault),
+        timeout=60,
+    )
     assert proc.returncode == 0
     assert [s for _, s in env.entries()] == ["Worked on feature/queue: edited notes-2.md (4 requests)"]
     assert env.markers() == []
@@ -423,8 +431,12 @@ class Rollout:
         return self
 
     def human(self, text: str) -> Rollout:
-        return self.item("message", role="user", content=[{"type": "input_text", "text": text}],
-                         internal_chat_message_metadata_passthrough={"content_item_kinds": ["user.text"]})
+        return self.item(
+            "message",
+            role="user",
+            content=[{"type": "input_text", "text": text}],
+            internal_chat_message_metadata_passthrough={"content_item_kinds": ["user.text"]},
+        )
 
     def answer(self, text: str) -> Rollout:
         return self.item("message", role="assistant", content=[{"type": "output_text", "text": text}])

@@ -25,10 +25,27 @@ DISTILLER = Path(__file__).parent / "fakes" / "distiller.py"
 # "Per-Script Configuration Options", "Hook categories"): a version, and per event a list of hook
 # definitions with these options only.
 EVENTS = [
-    "sessionStart", "sessionEnd", "preToolUse", "postToolUse", "postToolUseFailure", "subagentStart", "subagentStop",
-    "beforeShellExecution", "afterShellExecution", "beforeMCPExecution", "afterMCPExecution", "beforeReadFile",
-    "afterFileEdit", "beforeSubmitPrompt", "preCompact", "stop", "afterAgentResponse", "afterAgentThought",
-    "beforeTabFileRead", "afterTabFileEdit", "workspaceOpen",
+    "sessionStart",
+    "sessionEnd",
+    "preToolUse",
+    "postToolUse",
+    "postToolUseFailure",
+    "subagentStart",
+    "subagentStop",
+    "beforeShellExecution",
+    "afterShellExecution",
+    "beforeMCPExecution",
+    "afterMCPExecution",
+    "beforeReadFile",
+    "afterFileEdit",
+    "beforeSubmitPrompt",
+    "preCompact",
+    "stop",
+    "afterAgentResponse",
+    "afterAgentThought",
+    "beforeTabFileRead",
+    "afterTabFileEdit",
+    "workspaceOpen",
 ]
 HOOK = {
     "type": "object",
@@ -336,8 +353,14 @@ def test_session_end_queues_the_transcript_and_it_is_captured_as_cursors(project
     write_machine_config(
         {"distill": {"command": [sys.executable, str(DISTILLER), "null", str(record)], "timeout_s": 20}}
     )
-    payload = {**_common(repo, "sessionEnd", transcript), "session_id": "c0ffee00-1111-2222-3333-444455556666",
-               "reason": "user_close", "duration_ms": 45000, "is_background_agent": False, "final_status": "completed"}
+    payload = {
+        **_common(repo, "sessionEnd", transcript),
+        "session_id": "c0ffee00-1111-2222-3333-444455556666",
+        "reason": "user_close",
+        "duration_ms": 45000,
+        "is_background_agent": False,
+        "final_status": "completed",
+    }
     proc = _jacked(
         "_hook",
         "session-end",

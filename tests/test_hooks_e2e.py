@@ -9,19 +9,23 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import cli_env, git, make_repo, write_machine_config
-from jacked_vault.write.init import init_vault
-from tests.helpers.state import state_dir
 from helpers.capture import Builder
 from helpers.processes import run_mark, wait_blocked_reading, wait_exited
+
+from jacked_vault.write.init import init_vault
+from tests.helpers.state import state_dir
 
 
 def _hook(name: str, vault: Path, stdin: bytes | str, cwd: Path, **env: str) -> subprocess.CompletedProcess:
     data = stdin.encode() if isinstance(stdin, str) else stdin
     return subprocess.run(
         [sys.executable, "-m", "jacked_vault.cli.main", "_hook", name, "--vault", str(vault)],
-        input=data, capture_output=True, cwd=cwd, env=cli_env(vault, **env), timeout=60,
+        input=data,
+        capture_output=True,
+        cwd=cwd,
+        env=cli_env(vault, **env),
+        timeout=60,
     )
 
 
@@ -73,7 +77,11 @@ def test_payload_arriving_late_on_a_non_blocking_stdin_is_read(setup, tmp_path: 
     os.set_blocking(read_end, False)
     proc = subprocess.Popen(
         [sys.executable, "-m", "jacked_vault.cli.main", "_hook", "session-start", "--vault", str(vault)],
-        stdin=read_end, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path, env=cli_env(vault),
+        stdin=read_end,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=tmp_path,
+        env=cli_env(vault),
     )
     os.close(read_end)
     wait_blocked_reading(proc.pid)  # the hook is reading by now, with nothing there yet
@@ -136,7 +144,7 @@ def test_session_end_returns_at_once_and_the_detached_capture_lands(setup, tmp_p
 
 # --- hooks fired inside the distiller ------------------------------------------------------------
 
-NESTED_AGENT = '''
+NESTED_AGENT = """
 import json, subprocess, sys
 python, vault, repo, transcript, record = sys.argv[1:6]
 sys.stdin.buffer.read()
@@ -150,7 +158,7 @@ for name in ("session-start", "session-end"):
     with open(record + ".stdout", "ab") as fh:
         fh.write(hook.stdout)
 print(json.dumps({"episodic": "Made the capture queue safe for concurrent drains.", "note": None}))
-'''
+"""
 
 
 def _marker_env() -> dict[str, str]:

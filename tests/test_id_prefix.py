@@ -12,11 +12,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
-import jacked_vault.document as document
 from conftest import git, make_repo, run_cli, snapshot
 from helpers.mcp_server import call, run, stdio
 from helpers.ui_world import page_client
+
+import jacked_vault.document as document
 from jacked_vault.context import Context
 from jacked_vault.notes import AddRequest, add
 from jacked_vault.write.init import init_vault

@@ -75,17 +75,13 @@ HOSTILE_URLS = [
 
 
 def _no_raw_control(text: str) -> bool:
-    return not any(
-        ord(c) < 32 or 0x7F <= ord(c) <= 0x9F or 0x202A <= ord(c) <= 0x202E for c in text
-    )
+    return not any(ord(c) < 32 or 0x7F <= ord(c) <= 0x9F or 0x202A <= ord(c) <= 0x202E for c in text)
 
 
 def _git(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     """The real git CLI, isolated from the user's global and system config."""
     env = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
-    return subprocess.run(
-        ["git", *args], cwd=cwd, env=env, capture_output=True, text=True, check=False
-    )
+    return subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, text=True, check=False)
 
 
 def _init(path: Path, url: str | None = None) -> pygit2.Repository:
@@ -251,11 +247,11 @@ def test_config_with_comments_spacing_and_quotes(tmp_path: Path) -> None:
     _write_config(
         tmp_path / "r",
         "# a comment\n"
-        "; another [remote \"origin\"]\n"
-        "[remote \"upstream\"]\n\turl = git@github.com:up/r.git\n"
-        "[REMOTE \"origin\"]   # trailing comment\n"
+        '; another [remote "origin"]\n'
+        '[remote "upstream"]\n\turl = git@github.com:up/r.git\n'
+        '[REMOTE "origin"]   # trailing comment\n'
         "\tFetch=+refs/heads/*:refs/remotes/origin/*\n"
-        "  URL   =   \"git@github.com:Acme/Quoted Repo.git\"   ; why not\n",
+        '  URL   =   "git@github.com:Acme/Quoted Repo.git"   ; why not\n',
     )
     assert origin_url(tmp_path / "r") == "git@github.com:Acme/Quoted Repo.git"
     info = repo_for(tmp_path / "r")
@@ -339,7 +335,7 @@ def test_origin_url_agrees_with_git_for_remotes(tmp_path: Path, url: str) -> Non
         '[remote "origin"]\n\turl = bad\\escape\n',
         '[remote "origin"]\n\turl # no equals\n',
         '[remote "origin" ]\n\turl = https://github.com/o/space\n',
-        "[remote \"origin\"]\n\turl = https://github.com/o/r.git\n[broken\n",
+        '[remote "origin"]\n\turl = https://github.com/o/r.git\n[broken\n',
     ],
 )
 def test_config_parser_agrees_with_git(tmp_path: Path, remote_lines: str) -> None:

@@ -8,8 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from conftest import git
+
 from jacked_vault.document import render_note
 from jacked_vault.search import index as index_module
 from jacked_vault.search.index import SearchIndex
@@ -130,9 +130,13 @@ def test_a_whole_tree_build_asks_no_query_a_note_and_gives_what_one_insert_at_a_
     for table in ("note_names", "doc_targets"):  # every note has rows there
         rows = [n for n, s in enumerate(statements) if s.startswith(f"INSERT INTO {table}(")]
         assert rows and min(rows) > last_doc, table
-    built = _state(index), index.db.execute(
-        "SELECT (SELECT COUNT(*) FROM note_names), (SELECT COUNT(*) FROM doc_targets), (SELECT COUNT(*) FROM links)"
-    ).fetchone(), index.db.execute("SELECT rowid, path FROM docs ORDER BY rowid").fetchall()
+    built = (
+        _state(index),
+        index.db.execute(
+            "SELECT (SELECT COUNT(*) FROM note_names), (SELECT COUNT(*) FROM doc_targets), (SELECT COUNT(*) FROM links)"
+        ).fetchone(),
+        index.db.execute("SELECT rowid, path FROM docs ORDER BY rowid").fetchall(),
+    )
     assert (rel, "TOMBSTONED") in built[0][1]
     bulk = SearchIndex._bulk  # the whole tree again, one insert at a time (no index was, so no diff)
     monkeypatch.setattr(SearchIndex, "_bulk", lambda self, many: bulk(self, False))
@@ -141,9 +145,13 @@ def test_a_whole_tree_build_asks_no_query_a_note_and_gives_what_one_insert_at_a_
     index.close()
     one_by_one = SearchIndex(ctx.vault)
     one_by_one.refresh()
-    assert (_state(one_by_one), one_by_one.db.execute(
-        "SELECT (SELECT COUNT(*) FROM note_names), (SELECT COUNT(*) FROM doc_targets), (SELECT COUNT(*) FROM links)"
-    ).fetchone(), one_by_one.db.execute("SELECT rowid, path FROM docs ORDER BY rowid").fetchall()) == built
+    assert (
+        _state(one_by_one),
+        one_by_one.db.execute(
+            "SELECT (SELECT COUNT(*) FROM note_names), (SELECT COUNT(*) FROM doc_targets), (SELECT COUNT(*) FROM links)"
+        ).fetchone(),
+        one_by_one.db.execute("SELECT rowid, path FROM docs ORDER BY rowid").fetchall(),
+    ) == built
     one_by_one.close()
 
 

@@ -17,20 +17,20 @@ import threading
 from pathlib import Path
 
 import pytest
-
 from conftest import git
-from jacked_vault.document import render_note
-from jacked_vault.search import index as index_module
-from jacked_vault.search import parallel
-from jacked_vault.search.index import SearchIndex
-from jacked_vault.store.tombstones import tombstone_hash
-from jacked_vault.write.create import build_note
 from helpers.main_process import (
     main_process_blob_reads,
     main_process_derivations,
     main_process_gate_calls,
     main_process_scans,
 )
+
+from jacked_vault.document import render_note
+from jacked_vault.search import index as index_module
+from jacked_vault.search import parallel
+from jacked_vault.search.index import SearchIndex
+from jacked_vault.store.tombstones import tombstone_hash
+from jacked_vault.write.create import build_note
 
 TOKEN = "ghp_" + "".join(random.Random(7).choices(string.ascii_letters + string.digits, k=36))
 
@@ -58,7 +58,9 @@ def _write(root: Path, n: int, start: int = 0) -> list[tuple[str, str, str]]:
 def _state(index: SearchIndex) -> tuple:
     db = index.db
     return (
-        db.execute("SELECT path, id, title, status, grp, summary, sha, thash, trust FROM docs ORDER BY path").fetchall(),  # noqa: E501
+        db.execute(
+            "SELECT path, id, title, status, grp, summary, sha, thash, trust FROM docs ORDER BY path"
+        ).fetchall(),
         db.execute("SELECT path, code, message FROM problems ORDER BY path").fetchall(),
         db.execute("SELECT DISTINCT hash FROM tombstones ORDER BY hash").fetchall(),
         db.execute("SELECT prefix, files, bytes, truncated FROM roots ORDER BY prefix").fetchall(),

@@ -16,8 +16,11 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-
 from conftest import git, run_cli
+from helpers import sync_world
+from helpers.main_process import main_process_blob_reads, main_process_derivations, main_process_gate_calls
+from helpers.sync_world import add_note, push_from
+
 from jacked_vault.document import render_note
 from jacked_vault.notes import AddRequest, add
 from jacked_vault.search import parallel
@@ -27,9 +30,6 @@ from jacked_vault.sync import sync
 from jacked_vault.sync.clone import clone_vault
 from jacked_vault.write.create import build_note
 from jacked_vault.write.transitions import transition
-from helpers import sync_world
-from helpers.main_process import main_process_blob_reads, main_process_derivations, main_process_gate_calls
-from helpers.sync_world import add_note, push_from
 
 shared = sync_world.shared  # (laptop, desktop, hostile clone, remote)
 TOKEN = "ghp_" + "".join(random.Random(5).choices(string.ascii_letters + string.digits, k=36))

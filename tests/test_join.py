@@ -9,7 +9,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from conftest import git, run_cli
 from helpers.sync_world import bare_remote, vault_in
 

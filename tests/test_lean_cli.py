@@ -18,8 +18,8 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import cli_env, run_cli
+
 from jacked_vault.cli import lean
 from jacked_vault.frontend import actions
 
@@ -29,9 +29,9 @@ HEAVY = {"typer", "click", "pygit2", "jsonschema", "fastjsonschema", "pydantic",
 def _typer_command(name: str):
     import typer.main
 
-    from jacked_vault.cli.main import _run_typer  # noqa: F401 - importing registers every command
     from jacked_vault.cli import notes, recall, sync  # noqa: F401
     from jacked_vault.cli.apps import app
+    from jacked_vault.cli.main import _run_typer  # noqa: F401 - importing registers every command
 
     root = typer.main.get_command(app)
     memory = root.commands["memory"]
@@ -78,8 +78,10 @@ def _both(
     """(exit, stdout, stderr) of argv through the lean path, then through typer (in `typer_vault`, a
     copy, for a write: the same write twice in one vault is a duplicate), as whole processes."""
     out = []
-    for entry, where in (("from jacked_vault.cli.lean import run_lean as go; code = go(args)", vault),
-                         ("from jacked_vault.cli.main import _run_typer as go; code = go(args)", typer_vault or vault)):
+    for entry, where in (
+        ("from jacked_vault.cli.lean import run_lean as go; code = go(args)", vault),
+        ("from jacked_vault.cli.main import _run_typer as go; code = go(args)", typer_vault or vault),
+    ):
         code = f"import sys, json; args = json.loads(sys.argv[1]); {entry}; sys.exit(-99 if code is None else code)"
         proc = subprocess.run(
             [sys.executable, "-c", code, json.dumps(argv)],

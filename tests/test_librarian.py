@@ -8,9 +8,9 @@ import json
 from pathlib import Path
 
 import pytest
-from tests.helpers.state import state_dir
-
 from conftest import git, make_repo, run_cli
+
+from tests.helpers.state import state_dir
 
 NUDGE = "[librarian:"
 

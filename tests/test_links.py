@@ -6,10 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mcp import Client
-
 from conftest import git, run_cli, snapshot
 from helpers.mcp_server import call, err, inproc, lib_add, ok, run
+from mcp import Client
 
 MISSING = "mem_20260101_doesnotexist"
 

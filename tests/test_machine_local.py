@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 from conftest import git, make_repo
+
 from tests.helpers.homes import home_env, jacked, tree
 from tests.helpers.state import state_dir
 from tests.helpers.terminal import drive

@@ -14,14 +14,13 @@ from pathlib import Path
 
 import anyio
 import pytest
+from conftest import git, make_repo, snapshot
+from helpers.mcp_server import SERVER_ARGV, call, err, inproc, lib_add, ok, run, server_env, stdio
 from mcp import Client, StdioServerParameters
 
 from jacked_vault.context import Context
 from jacked_vault.notes import AddRequest, add
 from tests.helpers.state import state_dir
-
-from conftest import git, make_repo, snapshot
-from helpers.mcp_server import SERVER_ARGV, call, err, inproc, lib_add, ok, run, server_env, stdio
 
 # -- helpers --------------------------------------------------------------------------------------
 
@@ -53,7 +52,15 @@ def test_tools_have_strict_schemas_and_say_unreviewed(vault_path, work):
             tool.input_schema["properties"]
         )
     assert set(tools["memory_save"].input_schema["properties"]) == {
-        "title", "body", "kind", "scope", "group", "tags", "links", "target_harnesses", "supersedes",
+        "title",
+        "body",
+        "kind",
+        "scope",
+        "group",
+        "tags",
+        "links",
+        "target_harnesses",
+        "supersedes",
     }
     assert set(tools["memory_search"].input_schema["properties"]) == {
         "query",
@@ -84,10 +91,19 @@ def test_tools_have_strict_schemas_and_say_unreviewed(vault_path, work):
 def test_inproc_save_search_read_doctor(vault_path, work):
     async def go():
         async with Client(inproc(vault_path, work, harness="claude")) as client:
-            saved = ok(await call(client, "memory_save", {
-                "title": "Use SQLite FTS5 for search", "body": "We chose FTS5: offline, no server.",
-                "kind": "decision", "group": "tools", "tags": ["search"],
-            }))
+            saved = ok(
+                await call(
+                    client,
+                    "memory_save",
+                    {
+                        "title": "Use SQLite FTS5 for search",
+                        "body": "We chose FTS5: offline, no server.",
+                        "kind": "decision",
+                        "group": "tools",
+                        "tags": ["search"],
+                    },
+                )
+            )
             found = ok(await call(client, "memory_search", {"query": "FTS5 offline"}))
             read = ok(await call(client, "memory_read", {"id": saved["memory"]["id"]}))
             doctor = ok(await call(client, "memory_doctor", {}))
@@ -347,7 +363,6 @@ def test_superseding_needs_a_note_this_harness_can_see(vault_path, work):
     assert run(allowed)["memory"]["id"]
     assert commit_count(vault_path) == start + 1
     from jacked_vault.notes import read
-
     from jacked_vault.search.policy import EVERYTHING
 
     ctx = Context.create(vault=str(vault_path), cwd=work, harness="beta")
@@ -363,10 +378,19 @@ def test_stdio_round_trip_concurrency_and_malformed_calls(vault_path, work):
 
     async def go():
         async with stdio(vault_path, work, harness="codex") as client:
-            saved = ok(await call(client, "memory_save", {
-                "title": "Retry flaky network calls", "body": "Use exponential backoff. tokroundx1",
-                "kind": "lesson", "group": "net", "tags": ["network"],
-            }))
+            saved = ok(
+                await call(
+                    client,
+                    "memory_save",
+                    {
+                        "title": "Retry flaky network calls",
+                        "body": "Use exponential backoff. tokroundx1",
+                        "kind": "lesson",
+                        "group": "net",
+                        "tags": ["network"],
+                    },
+                )
+            )
             found = ok(
                 await call(client, "memory_search", {"query": "tokroundx1", "kinds": ["lesson"], "tags": ["network"]})
             )
@@ -429,20 +453,33 @@ def test_stdio_harness_isolation_search_read_backlinks_doctor(vault_path, work):
 
     async def go():
         async with stdio(vault_path, work, harness="beta") as beta:
-            secret_note = ok(await call(beta, "memory_save", {
-                "title": "Beta private plan", "body": "only beta tokbetax1", "group": "g",
-                "target_harnesses": ["beta"],
-            }))
+            secret_note = ok(
+                await call(
+                    beta,
+                    "memory_save",
+                    {
+                        "title": "Beta private plan",
+                        "body": "only beta tokbetax1",
+                        "group": "g",
+                        "target_harnesses": ["beta"],
+                    },
+                )
+            )
             beta_read = ok(await call(beta, "memory_read", {"id": target}))
             beta_doctor = ok(await call(beta, "memory_doctor", {}))
         async with stdio(vault_path, work, harness="alpha") as alpha:
-            return secret_note, beta_read, beta_doctor, (
-                ok(await call(alpha, "memory_search", {"query": "tokbetax1"})),
-                ok(await call(alpha, "memory_search", {"query": "Beta", "limit": 100})),
-                await call(alpha, "memory_read", {"id": secret_note["memory"]["id"]}),
-                await call(alpha, "memory_read", {"id": "mem_20260101_neverexisted"}),
-                ok(await call(alpha, "memory_read", {"id": target})),
-                ok(await call(alpha, "memory_doctor", {})),
+            return (
+                secret_note,
+                beta_read,
+                beta_doctor,
+                (
+                    ok(await call(alpha, "memory_search", {"query": "tokbetax1"})),
+                    ok(await call(alpha, "memory_search", {"query": "Beta", "limit": 100})),
+                    await call(alpha, "memory_read", {"id": secret_note["memory"]["id"]}),
+                    await call(alpha, "memory_read", {"id": "mem_20260101_neverexisted"}),
+                    ok(await call(alpha, "memory_read", {"id": target})),
+                    ok(await call(alpha, "memory_doctor", {})),
+                ),
             )
 
     secret_note, beta_read, beta_doctor, (search, broad, hidden, missing, read, doctor) = run(go)
@@ -490,7 +527,9 @@ def test_stdio_raw_garbage_does_not_kill_the_server(vault_path, work):
         stderr=subprocess.PIPE,
     )
     init = {
-        "jsonrpc": "2.0", "id": 7, "method": "initialize",
+        "jsonrpc": "2.0",
+        "id": 7,
+        "method": "initialize",
         "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}},
     }
     lines = [
@@ -520,8 +559,13 @@ def test_missing_or_bad_harness_exits_1_with_one_line(vault_path, work, harness)
 def test_cli_mcp_command_checks_the_harness_too(vault_path, work):
     code = "import sys, jacked_vault.cli.mcp; from jacked_vault.cli.main import main; sys.exit(main(sys.argv[1:]))"
     proc = subprocess.run(
-        [sys.executable, "-c", code, "memory", "mcp"], cwd=work, env=server_env(vault_path, None),
-        stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60,
+        [sys.executable, "-c", code, "memory", "mcp"],
+        cwd=work,
+        env=server_env(vault_path, None),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert proc.returncode == 1
     assert len(proc.stderr.strip().splitlines()) == 1 and "JACKED_MEMORY_HARNESS" in proc.stderr
@@ -530,8 +574,10 @@ def test_cli_mcp_command_checks_the_harness_too(vault_path, work):
 def test_cli_mcp_command_serves(vault_path, work):
     code = "import sys, jacked_vault.cli.mcp; from jacked_vault.cli.main import main; sys.exit(main(sys.argv[1:]))"
     params = StdioServerParameters(
-        command=sys.executable, args=["-c", code, "memory", "mcp", "--vault", str(vault_path)],
-        env=server_env(vault_path.parent / "elsewhere", "cursor"), cwd=str(work),
+        command=sys.executable,
+        args=["-c", code, "memory", "mcp", "--vault", str(vault_path)],
+        env=server_env(vault_path.parent / "elsewhere", "cursor"),
+        cwd=str(work),
     )
 
     async def go():
@@ -544,7 +590,6 @@ def test_cli_mcp_command_serves(vault_path, work):
 
 
 def test_repo_scope_from_env(vault_path, tmp_path, work):
-
 
     repo = tmp_path / "code" / "api"
     repo.mkdir(parents=True)

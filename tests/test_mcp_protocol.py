@@ -18,16 +18,17 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+from conftest import snapshot
+from helpers.mcp_server import SERVER_ARGV, call, err, inproc, lib_add, ok, run, server_env
 from mcp import Client
 
 from jacked_vault.document.model import ID_RE, MAX_BODY_BYTES, MAX_LINKS, MAX_TAGS, MAX_TARGETS, MAX_TITLE, SLUG_RE
 
-from conftest import snapshot
-from helpers.mcp_server import SERVER_ARGV, call, err, inproc, lib_add, ok, run, server_env
-
 READ_DEADLINE_S = 30
 INITIALIZE = {
-    "jsonrpc": "2.0", "id": 0, "method": "initialize",
+    "jsonrpc": "2.0",
+    "id": 0,
+    "method": "initialize",
     "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}},
 }
 

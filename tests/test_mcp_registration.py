@@ -16,9 +16,9 @@ from pathlib import Path
 
 import anyio
 import pytest
+from conftest import cli_env
 from mcp import Client, StdioServerParameters
 
-from conftest import cli_env
 from jacked_vault.errors import VaultError
 from jacked_vault.hooks import mcp as reg
 
@@ -33,8 +33,12 @@ def launch(harness: str, vault: str = "/v") -> reg.Launch:
 
 def jacked(*args: str, cwd: Path, vault: Path, **env: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-c", CLI, *args], cwd=cwd, env=cli_env(vault, PYTHONPATH=str(REPO_ROOT), **env),
-        capture_output=True, text=True, timeout=60,
+        [sys.executable, "-c", CLI, *args],
+        cwd=cwd,
+        env=cli_env(vault, PYTHONPATH=str(REPO_ROOT), **env),
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
 
 
@@ -54,7 +58,9 @@ def test_each_entry_sets_its_own_harness(harness):
     elif harness == "opencode":
         entry = json.loads(text)["mcp"]["jacked-memory"]
         assert entry == {
-            "type": "local", "command": [LAUNCH_CMD[0]], "enabled": True,
+            "type": "local",
+            "command": [LAUNCH_CMD[0]],
+            "enabled": True,
             "environment": {"JACKED_MEMORY_HARNESS": "opencode", "JACKED_VAULT_DIR": "/v"},
         }
     else:

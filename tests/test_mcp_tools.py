@@ -10,14 +10,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+from conftest import snapshot
+from helpers.mcp_server import call, err, inproc, lib_add, ok, run, server_env
 from mcp import Client
 
 from jacked_vault.doctor.report import Report
 from jacked_vault.mcp import tools as tools_package
 from jacked_vault.search.policy import visible_findings
-
-from conftest import snapshot
-from helpers.mcp_server import call, err, inproc, lib_add, ok, run, server_env
 
 MCP_PACKAGE = Path(tools_package.__file__).resolve().parent.parent
 TOOL_FILES = sorted(p.stem for p in (MCP_PACKAGE / "tools").glob("*.py") if p.stem not in ("__init__", "common"))

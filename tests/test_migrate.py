@@ -12,7 +12,6 @@ from datetime import date
 from pathlib import Path
 
 import pytest
-from jacked_vault.store.machine_state import machine_id
 from conftest import CliResult, cli_env, git, snapshot
 
 from jacked_vault.context import Context
@@ -22,6 +21,7 @@ from jacked_vault.episodic.headers import count_entries
 from jacked_vault.episodic.migrate import core_sections, count_core, migrate
 from jacked_vault.episodic.rollup import rollup
 from jacked_vault.errors import VaultError
+from jacked_vault.store.machine_state import machine_id
 from jacked_vault.store.tombstones import tombstone_hash, tombstone_path
 from jacked_vault.store.vault import open_vault
 from tests.helpers.state import state_dir

@@ -8,8 +8,8 @@ import json
 from pathlib import Path
 
 import pytest
-
 from conftest import git, run_cli
+
 from jacked_vault.errors import VaultError
 from jacked_vault.store.layout import Store
 

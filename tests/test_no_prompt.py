@@ -17,7 +17,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from conftest import cli_env, git, run_cli
 from helpers.git_server import HTTP_PASSWORD, HTTP_USER, TeamServer, team_server  # noqa: F401 (the fixture)
 from helpers.state import state_dir

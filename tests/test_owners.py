@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 
 import pytest
+
 from tests.helpers.state import state_dir
 
 PACKAGE = Path(__file__).resolve().parent.parent / "jacked_vault"
@@ -80,8 +81,11 @@ def test_the_library_never_reads_the_front_ends_environment():
         imports = [
             n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module == "jacked_vault.environment"
         ] + [
-            a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module == "jacked_vault"
-            for a in n.names if a.name == "environment"
+            a.name
+            for n in ast.walk(tree)
+            if isinstance(n, ast.ImportFrom) and n.module == "jacked_vault"
+            for a in n.names
+            if a.name == "environment"
         ]
         if names or imports:
             found[rel] = names + imports

@@ -10,12 +10,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from conftest import git, run_cli, snapshot
+
 from jacked_vault.context import Context
 from jacked_vault.errors import VaultError
 from jacked_vault.notes import AddRequest, add
-
 
 # -- item 2: a refused project-scope add leaves the code repo exactly as it was --------------------
 
@@ -103,7 +102,6 @@ def test_incremental_refresh_and_rebuild_apply_the_same_bounds(ctx: Context, mon
     assert _read_code(ctx, notes[6].id) == "OK"
 
 
-
 def test_the_bound_leaves_room_for_a_big_teams_group():
     """bench_cli's 50,000 notes in one kind folder of one group (issue 12) once sat exactly on the
     bound: every read failed as INCOMPLETE and every add re-indexed the whole group (75 s)."""
@@ -111,6 +109,7 @@ def test_the_bound_leaves_room_for_a_big_teams_group():
 
     assert index_module.MAX_ROOT_FILES >= 4 * 50_000
     assert index_module.MAX_ROOT_BYTES >= 50_000 * 4096  # 4 KiB a note, far above a typical one
+
 
 # -- item 10: the brief's last session falls back to recent.md after a rollup -----------------------
 

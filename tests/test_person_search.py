@@ -9,7 +9,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from conftest import run_cli
 
 PERSON = {"JACKED_MEMORY_HARNESS": ""}

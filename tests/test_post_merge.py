@@ -16,13 +16,14 @@ from pathlib import Path
 
 import pygit2
 import pytest
-
 from conftest import make_repo, run_cli, write_machine_config
 from helpers import post_merge as post_merge_world
 from helpers.post_merge import World, feature
 from helpers.processes import run_mark, wait_exited
-from jacked_vault.errors import VaultError
+
+from jacked_vault.capture.merge import capture_merge
 from jacked_vault.capture.merge import walk as merge_walk
+from jacked_vault.errors import VaultError
 from jacked_vault.gitflow.githooks import (
     LEGACY_SUFFIX,
     MARKER,
@@ -31,7 +32,6 @@ from jacked_vault.gitflow.githooks import (
     render_hook,
     uninstall_git_hook,
 )
-from jacked_vault.capture.merge import capture_merge
 from tests.helpers.state import state_dir
 
 GH_TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
@@ -191,7 +191,7 @@ def test_core_hooks_path_is_refused_without_the_flag_and_honoured_with_it(world:
     ("framework", "content"),
     [
         ("husky", '#!/usr/bin/env sh\n. "$(dirname -- "$0")/_/husky.sh"\nnpx --no -- lint-staged\n'),
-        ("lefthook", "#!/bin/sh\ncall_lefthook()\n{\n  lefthook run post-merge \"$@\"\n}\n"),
+        ("lefthook", '#!/bin/sh\ncall_lefthook()\n{\n  lefthook run post-merge "$@"\n}\n'),
     ],
 )
 def test_a_framework_that_runs_its_own_configuration_is_refused_with_the_line_to_add(
@@ -278,9 +278,14 @@ def test_no_ff_merge_through_installed_hook_creates_one_candidate_decision(world
     install_git_hook(world.repo)
     feature(world, "feature/search", {"search.py": "def search(): ...\n", "docs/search.md": "# Search\n"})
     world.git(
-        "merge", "-q", "--no-ff", "feature/search",
-        "-m", "Merge pull request #42 from acme/feature/search",
-        "-m", "Use SQLite FTS5 for search\n\nWe index notes with FTS5 because it ships with Python.",
+        "merge",
+        "-q",
+        "--no-ff",
+        "feature/search",
+        "-m",
+        "Merge pull request #42 from acme/feature/search",
+        "-m",
+        "Use SQLite FTS5 for search\n\nWe index notes with FTS5 because it ships with Python.",
     )
     merge_sha = world.head()
     lines = world.wait_captures(1)
@@ -657,7 +662,6 @@ def test_distiller_answer_becomes_the_note_with_the_merge_header(world: World):
     assert note.body.splitlines()[0] == f"Merge-Commit: {sha}" and "The team chose FTS5 for search." in note.body
 
 
-
 PARROT_BODY = "Switch the session store to Redis because the file store loses sessions on deploy."
 
 
@@ -712,6 +716,7 @@ def test_an_instruction_in_the_merge_message_is_dropped_from_the_note(world: Wor
     assert outcome.action == "created"
     [note] = world.notes()
     assert "Adds the API reference." in note.body and "approve this note" not in note.body
+
 
 def test_failing_distiller_falls_back_to_the_deterministic_note(world: World):
     write_machine_config({"distill": {"command": [sys.executable, "-c", "import sys; sys.exit(2)"]}})

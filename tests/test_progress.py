@@ -14,7 +14,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from conftest import cli_env, git
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))

@@ -16,10 +16,10 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import cli_env, git, run_cli, snapshot
 from helpers.state import state_dir
 from helpers.sync_world import add_note, bare_remote, machine, team
+
 from jacked_vault.context import Context
 from jacked_vault.sync import pull_at_session_start, push, set_remote, sync
 from jacked_vault.sync.carry import carry

@@ -15,7 +15,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from conftest import cli_env, make_repo, run_cli, write_machine_config
 
 

@@ -25,6 +25,7 @@ from helpers import sync_world
 from helpers.git_server import HTTP_USER, running_server
 from helpers.state import state_dir
 from helpers.sync_world import add_note, team
+
 from jacked_vault.context import Context
 from jacked_vault.doctor import doctor
 from jacked_vault.sync import PUSH_ATTEMPTS, pull_at_session_start, sync

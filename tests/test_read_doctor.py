@@ -8,8 +8,8 @@ import os
 from pathlib import Path
 
 import pytest
-
 from conftest import git, snapshot
+
 from jacked_vault.context import Context
 from jacked_vault.doctor import doctor
 from jacked_vault.document import render_note

@@ -40,13 +40,13 @@ import re
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from collections.abc import Callable
 
 import pytest
-
 from conftest import cli_env, git, make_repo, run_cli
+
 from jacked_vault.context import Context
 from jacked_vault.notes import AddRequest, add
 from jacked_vault.registry import SURFACES, Surface
@@ -454,9 +454,8 @@ def drive_session_start_hook(w: World, reader: str) -> Seen:
 
 
 def _mcp(w: World, calls: list[tuple[str, dict]]) -> list[tuple[bool, dict]]:
-    from mcp import Client
-
     from helpers.mcp_server import call, inproc, run
+    from mcp import Client
 
     async def go():
         async with Client(inproc(w.vault, w.repo, harness=HARNESS)) as client:
@@ -504,7 +503,7 @@ def drive_mcp_read(w: World, reader: str) -> Seen:
 
 def drive_mcp_doctor(w: World, reader: str) -> Seen:
     seen = Seen()
-    (is_error, payload), = _mcp(w, [("memory_doctor", {})])
+    ((is_error, payload),) = _mcp(w, [("memory_doctor", {})])
     assert not is_error, payload
     seen.count = _mcp_seen(seen, "doctor", (is_error, payload))["memory_count"]
     seen.control = "shown" if seen.count >= 1 else "missing"
@@ -513,7 +512,7 @@ def drive_mcp_doctor(w: World, reader: str) -> Seen:
 
 def drive_mcp_brief(w: World, reader: str) -> Seen:
     seen = Seen()
-    (is_error, payload), = _mcp(w, [("memory_brief", {})])
+    ((is_error, payload),) = _mcp(w, [("memory_brief", {})])
     assert not is_error, payload
     text = _mcp_seen(seen, "brief", (is_error, payload))["text"]
     seen.control = "shown" if CONTROL in text else "missing"
@@ -521,9 +520,8 @@ def drive_mcp_brief(w: World, reader: str) -> Seen:
 
 
 def drive_mcp_prompt_brief(w: World, reader: str) -> Seen:
-    from mcp import Client
-
     from helpers.mcp_server import inproc, run
+    from mcp import Client
 
     async def go():
         async with Client(inproc(w.vault, w.repo, harness=HARNESS)) as client:

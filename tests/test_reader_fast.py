@@ -18,7 +18,7 @@ from jacked_vault.errors import VaultError
 
 # Characters where YAML and JSON part ways, or that end a value: quotes, escapes, brackets,
 # comment and flow signs, controls, DEL, C1 controls, NEL, line and paragraph separators, a BOM.
-SPECIAL = '"\\[]{},:# \'\t\r\x00\x1b\x7f\x80\x85\x9f\xa0\u2028\u2029\ufeff\ufffe\U0001f600aZ09nN-.'
+SPECIAL = "\"\\[]{},:# '\t\r\x00\x1b\x7f\x80\x85\x9f\xa0\u2028\u2029\ufeff\ufffe\U0001f600aZ09nN-."
 TEXT = st.text(alphabet=st.sampled_from(SPECIAL) | st.characters(codec="utf-8"), max_size=12)
 SCALARS = st.none() | st.booleans() | st.integers(-(10**20), 10**20) | st.floats(allow_nan=True) | TEXT
 VALUES = st.recursive(
@@ -123,10 +123,24 @@ def test_the_value_bound_is_the_strict_readers() -> None:
 
 def test_a_written_note_takes_the_fast_path() -> None:
     note = Note(
-        id="mem_20261129_01jdz5k6x9f3q8w2v7n4m1c0ab", title='Quotes " and \\ and «é»', kind="decision", scope="group",
-        group="vault-tools", repos=["github.com/acme/vault"], status="active", origin="cli", source_harness="claude",
-        target_harnesses=["all"], tags=["x-y", "z"], links=[], supersedes=[], valid_from="2026-11-29T17:00:00.000Z",
-        valid_until=None, created_at="2026-11-29T17:00:00.000Z", updated_at="2026-11-29T17:00:00.000Z", body="b",
+        id="mem_20261129_01jdz5k6x9f3q8w2v7n4m1c0ab",
+        title='Quotes " and \\ and «é»',
+        kind="decision",
+        scope="group",
+        group="vault-tools",
+        repos=["github.com/acme/vault"],
+        status="active",
+        origin="cli",
+        source_harness="claude",
+        target_harnesses=["all"],
+        tags=["x-y", "z"],
+        links=[],
+        supersedes=[],
+        valid_from="2026-11-29T17:00:00.000Z",
+        valid_until=None,
+        created_at="2026-11-29T17:00:00.000Z",
+        updated_at="2026-11-29T17:00:00.000Z",
+        body="b",
     )
     data = render_note(note)
     yaml_text = data.decode().split("---\n")[1]

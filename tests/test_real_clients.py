@@ -104,8 +104,8 @@ def _server_env(tmp: Path, vault: Path, repo: Path, harness: str) -> dict[str, s
 def _tool_names(vault: Path, repo: Path) -> tuple[list[str], list[str]]:
     """What the server offers, asked in-process: every one must be exercised below."""
     import anyio
-    from mcp import Client
     from helpers.mcp_server import inproc
+    from mcp import Client
 
     async def go():
         async with Client(inproc(vault, repo)) as client:
@@ -293,6 +293,7 @@ def test_the_default_distiller_sends_the_model_no_tools_no_mcp_and_no_vault_log(
     carries the transcript excerpt; the stand-in's answer becomes the episodic entry."""
     from helpers.anthropic_model import serve
     from helpers.capture import Builder
+
     from jacked_vault.capture.session import capture_session
     from jacked_vault.context import Context
 

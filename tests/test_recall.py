@@ -7,17 +7,17 @@ import json
 from pathlib import Path
 
 import pytest
+from conftest import git, run_cli, snapshot
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import git, run_cli, snapshot
 from jacked_vault.context import Context
 from jacked_vault.errors import VaultError
 from jacked_vault.notes import AddRequest, add
 from jacked_vault.recall.brief import build_brief, tokens
 from jacked_vault.recall.hot import show_hot
-from jacked_vault.write.hot import set_hot
 from jacked_vault.recall.index_md import MAX_LINES
+from jacked_vault.write.hot import set_hot
 
 
 def _add(ctx: Context, title: str, **kw):

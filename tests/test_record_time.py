@@ -14,14 +14,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from conftest import run_cli
+from helpers.mcp_server import call, inproc, ok, run
 from mcp import Client
 
-from conftest import run_cli
 from jacked_vault.context import Context
 from jacked_vault.document.timestamps import utc_now
 from jacked_vault.notes import AddRequest, add
 from jacked_vault.write.transitions import transition
-from helpers.mcp_server import call, inproc, ok, run
 
 
 @dataclass

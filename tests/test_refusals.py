@@ -6,14 +6,14 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-
 from conftest import snapshot
+from helpers.secret_samples import FAMILIES, GH
+
 from jacked_vault.context import Context
 from jacked_vault.document import parse_note
 from jacked_vault.errors import VaultError
 from jacked_vault.notes import AddRequest, add
 from jacked_vault.write.create import build_note, create_note
-from helpers.secret_samples import FAMILIES, GH
 
 
 def _refused(ctx: Context, code: str, **fields) -> VaultError:

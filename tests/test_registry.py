@@ -53,13 +53,13 @@ def test_every_function_that_makes_a_commit_belongs_to_a_registered_door():
 
 
 def test_every_front_end_entry_is_a_door_a_surface_or_says_why_not():
+    import anyio
     from helpers.cli_tree import leaf_commands
+    from helpers.mcp_server import inproc
+    from mcp import Client
+
     from jacked_vault.hooks.dispatch import HOOKS
     from jacked_vault.mcp.server import build_server  # noqa: F401 - the tools below are its own
-
-    import anyio
-    from mcp import Client
-    from helpers.mcp_server import inproc
 
     async def tools(vault: Path) -> list[str]:
         async with Client(inproc(vault, vault.parent)) as client:

@@ -7,6 +7,7 @@ SPEC 5.1: a crash at any step leaves either nothing or a complete, valid file th
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import random
@@ -19,16 +20,15 @@ from pathlib import Path
 
 import pygit2
 import pytest
-
 from conftest import cli_env, git, run_cli
 from helpers.faults import KILL_AT_WRITE
+
 from jacked_vault.context import Context
 from jacked_vault.document import parse_note
 from jacked_vault.notes import read as read_note
 from jacked_vault.search.policy import EVERYTHING
 from jacked_vault.search.query import Filters
 from jacked_vault.search.service import search as search_notes
-import contextlib
 from tests.helpers.state import state_dir
 
 HELPER = Path(__file__).parent / "helpers" / "add_loop.py"
@@ -705,8 +705,14 @@ def test_an_edit_made_after_an_interrupted_transition_is_still_a_hand_edit(vault
     )
     script = tmp_path / "kill_at_write.py"
     script.write_text(KILL_AT_WRITE)
-    proc = subprocess.run([sys.executable, str(script), str(vault), "2", "memory", "accept", target.note.id], cwd=work,
-                          env=cli_env(vault), capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, str(script), str(vault), "2", "memory", "accept", target.note.id],
+        cwd=work,
+        env=cli_env(vault),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == -signal.SIGKILL, proc.stderr[-2000:]
     assert git(vault, "status", "--porcelain").split() == ["M", "groups/g/index.md", "M", target.rel]
 

@@ -6,15 +6,15 @@ import json
 from pathlib import Path
 
 import pytest
-
 from conftest import git, run_cli, snapshot
+
 from jacked_vault.context import Context
 from jacked_vault.document import parse_note
 from jacked_vault.errors import VaultError
 from jacked_vault.notes import AddRequest, add
 from jacked_vault.review import candidates
-from jacked_vault.write.transitions import transition
 from jacked_vault.store.audit import verify
+from jacked_vault.write.transitions import transition
 from tests.helpers.state import state_dir
 
 ALLOWED = {"status", "status_reason", "trust", "valid_until", "updated_at"}
@@ -100,8 +100,17 @@ def test_rejected_value_is_tombstoned_for_capture_and_for_add(ctx: Context):
     with pytest.raises(VaultError) as err:
         _add(ctx, "tabs over  SPACES", body="Always indent   with tabs.")  # normalised: same value
     assert err.value.code == "TOMBSTONED" and "--allow-rejected" in err.value.message
-    captured = build_note(title="Tabs over spaces", body="Always indent with tabs.", kind="convention", scope="group",
-                          group="tools", repos=[], source_harness="claude", origin="session-end", status="candidate")
+    captured = build_note(
+        title="Tabs over spaces",
+        body="Always indent with tabs.",
+        kind="convention",
+        scope="group",
+        group="tools",
+        repos=[],
+        source_harness="claude",
+        origin="session-end",
+        status="candidate",
+    )
     with pytest.raises(VaultError) as err:
         create_note(ctx.vault, captured, allow_rejected=True)
     assert err.value.code == "TOMBSTONED"
@@ -188,7 +197,11 @@ def test_interactive_review_on_a_tty(tmp_path: Path):
     master, slave = pty.openpty()
     proc = subprocess.Popen(
         [sys.executable, "-m", "jacked_vault.cli.main", "memory", "review"],
-        stdin=slave, stdout=subprocess.PIPE, stderr=slave, env=cli_env(vault), cwd=tmp_path,
+        stdin=slave,
+        stdout=subprocess.PIPE,
+        stderr=slave,
+        env=cli_env(vault),
+        cwd=tmp_path,
     )
     os.close(slave)
     answers = [b"a\n", b"r\n", b"noise\n", b"q\n"]

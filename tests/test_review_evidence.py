@@ -14,13 +14,13 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from conftest import git, run_cli, write_machine_config
+from helpers import sync_world
+from helpers.sync_world import push_from
+
 from jacked_vault.context import Context
 from jacked_vault.notes import AddRequest, add
 from jacked_vault.sync import sync
-from helpers import sync_world
-from helpers.sync_world import push_from
 
 shared = sync_world.shared  # the fixture: (laptop, desktop, hostile clone, remote)
 
@@ -36,9 +36,8 @@ def _forge(vault: Path, rel: str) -> None:
 
 def _surfaces(vault: Path, cwd: Path, note_id: str, word: str) -> dict[str, object]:
     """The trust every recall surface shows for one note."""
-    from mcp import Client
-
     from helpers.mcp_server import call, inproc, run
+    from mcp import Client
 
     env = {"JACKED_MEMORY_HARNESS": HARNESS}
     found = run_cli("memory", "search", word, "--json", vault=vault, cwd=cwd, **env).json["results"]
@@ -121,6 +120,7 @@ def test_an_arriving_review_counts_only_with_its_accept_behind_it(shared, tmp_pa
     # another machine's unsigned accept counts only where this machine trusts it (issue 31.7;
     # tests/test_review_provenance.py): the laptop trusts the desktop's
     from conftest import write_machine_config
+
     from jacked_vault.store.machine_state import machine_id
 
     write_machine_config({"review": {"trust_unsigned": [machine_id(desktop.vault.state)]}})

@@ -9,13 +9,12 @@ import json
 from pathlib import Path
 
 import pytest
-
 from conftest import cli_env, git, make_repo, run_cli
 from helpers.terminal import drive
+
 from jacked_vault.context import Context
 from jacked_vault.document import parse_note
 from jacked_vault.notes import AddRequest, add
-
 
 REVIEW_PROMPT = b"[a]ccept [r]eject [s]kip [e]dit-as-new [q]uit"
 
@@ -42,7 +41,10 @@ def test_review_asks_again_on_an_answer_it_does_not_list(tmp_path: Path, unknown
 @pytest.fixture
 def repos_root(tmp_path: Path) -> Path:
     root = tmp_path / "Github"
-    for name, url in [("acme-api", "git@github.com:Acme/acme-api.git"), ("acme-web", "https://github.com/acme/acme-web.git")]:
+    for name, url in [
+        ("acme-api", "git@github.com:Acme/acme-api.git"),
+        ("acme-web", "https://github.com/acme/acme-web.git"),
+    ]:
         (root / name).mkdir(parents=True)
         make_repo(root / name, url)
     return root

@@ -17,10 +17,10 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import cli_env, git, make_repo, run_cli, write_machine_config
 from helpers import sync_world
 from helpers.forge import FORGER, forge_accept
+
 from jacked_vault.context import Context
 from jacked_vault.notes import AddRequest, add
 from jacked_vault.store.machine_state import machine_id
@@ -45,9 +45,8 @@ def _code_repo(root: Path) -> Path:
 
 def _everywhere(vault: Path, cwd: Path, note_id: str, word: str) -> dict[str, object]:
     """The trust and the provenance every surface shows for one note."""
-    from mcp import Client
-
     from helpers.mcp_server import call, inproc, run
+    from mcp import Client
 
     env = {"JACKED_MEMORY_HARNESS": HARNESS}
     found = run_cli("memory", "search", word, "--json", vault=vault, cwd=cwd, **env).json["results"]
@@ -126,7 +125,11 @@ def test_an_unsigned_accept_from_another_machine_is_shown_as_such_and_counts_now
     ]
     status = run_cli("memory", "status", "--json", vault=laptop.vault.root).json["vault"]["reviews"]
     assert {k: status[k] for k in ("here", "verified", "machine", "not_counted", "unproven")} == {
-        "here": 0, "verified": 0, "machine": 0, "not_counted": 1, "unproven": 0
+        "here": 0,
+        "verified": 0,
+        "machine": 0,
+        "not_counted": 1,
+        "unproven": 0,
     }
     said = "reviewed notes: 0 counted (0 accepted here, 0 verified); 1 accepted elsewhere, not verified, not counted"
     assert said in run_cli("memory", "status", vault=laptop.vault.root).out
@@ -139,8 +142,9 @@ def test_this_machines_config_may_trust_another_machines_unsigned_accepts_shown_
     seen = _everywhere(laptop.vault.root, repo, note_id, "zebrakeys")
     assert seen["search"] == [("reviewed", review)] and seen["read"] == ("reviewed", review)
     assert seen["mcp_read"] == ("reviewed", review) and seen["log"] == [review]
-    assert f"accepted on machine {FORGER} by {AUTHOR}, not verified (unsigned); counted: this machine trusts" in (
-        seen["read_text"]
+    assert (
+        f"accepted on machine {FORGER} by {AUTHOR}, not verified (unsigned); counted: this machine trusts"
+        in (seen["read_text"])
     )
     for surface in ("brief", "hook"):
         assert "[reviewed] (accepted on another machine, unsigned; trusted here)" in seen[surface][0]
@@ -230,7 +234,7 @@ def test_an_accept_verified_against_a_trusted_key_counts_on_every_machine(shared
     done = transition(desktop, note.note.id, "accept")
     sync(desktop)
     signers = tmp_path / "allowed_signers"
-    signers.write_text(f"desk@example.com namespaces=\"git\" {pub}\n")
+    signers.write_text(f'desk@example.com namespaces="git" {pub}\n')
     write_machine_config({"review": {"allowed_signers": str(signers)}})
     sync(laptop)
     desk = machine_id(desktop.vault.state)

@@ -9,8 +9,8 @@ import os
 from pathlib import Path
 
 import pytest
-
 from conftest import git, make_repo, run_cli
+
 from jacked_vault.context import Context
 from jacked_vault.notes import AddRequest, add
 from tests.helpers.state import state_dir

@@ -144,11 +144,14 @@ def test_out_of_order_days_and_rollups_keep_sections_sorted(vault_path: Path) ->
     commit_all(vault_path)
     rollup(store, today=date(2026, 11, 28))
     # Late day files for earlier days, one of them already old enough for the archive.
-    write_days(vault_path, {
-        "2026-11-22": day_text("2026-11-22", [("11:00", "main", "The 22nd.")]),
-        "2026-11-12": day_text("2026-11-12", [("12:00", "main", "The 12th.")]),
-        "2026-11-27": day_text("2026-11-27", [("13:00", "main", "The 27th.")]),
-    })
+    write_days(
+        vault_path,
+        {
+            "2026-11-22": day_text("2026-11-22", [("11:00", "main", "The 22nd.")]),
+            "2026-11-12": day_text("2026-11-12", [("12:00", "main", "The 12th.")]),
+            "2026-11-27": day_text("2026-11-27", [("13:00", "main", "The 27th.")]),
+        },
+    )
     commit_all(vault_path)
     rollup(store, today=date(2026, 11, 28))
     recent = read(vault_path, "recent.md")
@@ -167,11 +170,20 @@ def test_out_of_order_days_and_rollups_keep_sections_sorted(vault_path: Path) ->
     headers = [line for line in archive.splitlines() if line.startswith("#")]
     assert headers == [
         "# Archive",
-        "## Week of 2026-11-02", "### 2026-11-02", "#### 08:00 | main",
-        "## Week of 2026-11-09", "### 2026-11-12", "#### 12:00 | main",
-        "## Week of 2026-11-16", "### 2026-11-22", "#### 11:00 | main",
-        "## Week of 2026-11-23", "### 2026-11-25", "#### 09:00 | main",
-        "### 2026-11-27", "#### 13:00 | main",
+        "## Week of 2026-11-02",
+        "### 2026-11-02",
+        "#### 08:00 | main",
+        "## Week of 2026-11-09",
+        "### 2026-11-12",
+        "#### 12:00 | main",
+        "## Week of 2026-11-16",
+        "### 2026-11-22",
+        "#### 11:00 | main",
+        "## Week of 2026-11-23",
+        "### 2026-11-25",
+        "#### 09:00 | main",
+        "### 2026-11-27",
+        "#### 13:00 | main",
     ]
     assert read(vault_path, "recent.md") == "# Recent\n"
     assert all_entries(vault_path) == 5
@@ -221,11 +233,14 @@ def test_a_day_file_left_beside_its_done_copy_is_resumed_never_repeated(vault_pa
 
 
 def test_day_file_with_no_entries_is_renamed_without_a_section(vault_path: Path) -> None:
-    write_days(vault_path, {
-        "2026-11-25": f"# {IDENTITY} — 2026-11-25\n",
-        "2026-11-26": "",
-        "2026-11-27": day_text("2026-11-27", [("09:00", "main", "Something.")]),
-    })
+    write_days(
+        vault_path,
+        {
+            "2026-11-25": f"# {IDENTITY} — 2026-11-25\n",
+            "2026-11-26": "",
+            "2026-11-27": day_text("2026-11-27", [("09:00", "main", "Something.")]),
+        },
+    )
     commit_all(vault_path)
     result = rollup(open_vault(vault_path), today=date(2026, 11, 28))
     repo = result.to_json()["repos"][0]
@@ -264,7 +279,7 @@ def test_a_year_of_day_files_conserves_every_entry(vault_path: Path) -> None:
     recent_days = [line[3:] for line in read(vault_path, "recent.md").splitlines() if line.startswith("## ")]
     assert recent_days == [(today - timedelta(days=n)).isoformat() for n in range(7, 0, -1)]
     archive = read(vault_path, "archive.md").splitlines()
-    weeks = [date.fromisoformat(line[len("## Week of "):]) for line in archive if line.startswith("## Week of ")]
+    weeks = [date.fromisoformat(line[len("## Week of ") :]) for line in archive if line.startswith("## Week of ")]
     assert weeks == sorted(weeks) and all(w.weekday() == 0 for w in weeks)
     archived_days = [date.fromisoformat(line[4:]) for line in archive if line.startswith("### ")]
     assert archived_days == sorted(archived_days) and len(archived_days) == 358
@@ -307,8 +322,13 @@ def test_symlinked_day_file_is_skipped_and_never_followed(vault_path: Path, tmp_
 
 
 def test_a_failed_commit_puts_every_file_back(vault_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    write_days(vault_path, {"2026-11-10": day_text("2026-11-10", [("09:00", "main", "Old.")]),
-                            "2026-11-26": day_text("2026-11-26", [("09:00", "main", "New.")])})
+    write_days(
+        vault_path,
+        {
+            "2026-11-10": day_text("2026-11-10", [("09:00", "main", "Old.")]),
+            "2026-11-26": day_text("2026-11-26", [("09:00", "main", "New.")]),
+        },
+    )
     commit_all(vault_path)
     before = snapshot(vault_path)
 
@@ -501,8 +521,14 @@ def test_a_rollup_killed_at_any_step_is_resumed_never_repeated(vault_path: Path,
         init_vault(vault)
         expected = _seed_rolled_vault(vault)
         head = git(vault, "rev-parse", "HEAD")
-        proc = subprocess.run([sys.executable, str(script), str(vault), str(point), *rollup_args], env=cli_env(vault),
-                              cwd=vault.parent, capture_output=True, text=True, timeout=120)
+        proc = subprocess.run(
+            [sys.executable, str(script), str(vault), str(point), *rollup_args],
+            env=cli_env(vault),
+            cwd=vault.parent,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         if proc.returncode == 0 and point != "commit":
             continue  # fewer writes than `point`
         assert proc.returncode == -9, f"killed at {point}: rc={proc.returncode} {proc.stderr[-2000:]}"
@@ -513,8 +539,14 @@ def test_a_rollup_killed_at_any_step_is_resumed_never_repeated(vault_path: Path,
             )
             assert added.code == 0, added.out + added.err
         if then == "killed-again":
-            again = subprocess.run([sys.executable, str(script), str(vault), "1", *rollup_args], env=cli_env(vault),
-                                   cwd=vault.parent, capture_output=True, text=True, timeout=120)
+            again = subprocess.run(
+                [sys.executable, str(script), str(vault), "1", *rollup_args],
+                env=cli_env(vault),
+                cwd=vault.parent,
+                capture_output=True,
+                text=True,
+                timeout=120,
+            )
             assert again.returncode in (0, -9), again.stderr[-2000:]
         done = run_cli(*rollup_args, vault=vault)
         assert done.code == 0, done.out + done.err

@@ -14,8 +14,8 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-
 from conftest import cli_env, git, run_cli, snapshot
+
 from jacked_vault.document import render_note
 from jacked_vault.errors import VaultError
 from jacked_vault.store.gate import Checked, check_note, verdict_key

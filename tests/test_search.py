@@ -6,13 +6,13 @@ import os
 from pathlib import Path
 
 import pytest
-
 from conftest import git
+
 from jacked_vault.context import Context
 from jacked_vault.notes import AddRequest, add
 from jacked_vault.search.index import SearchIndex
-from jacked_vault.search.query import Filters
 from jacked_vault.search.policy import Viewer
+from jacked_vault.search.query import Filters
 from jacked_vault.search.service import search
 
 

@@ -8,10 +8,10 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from tests.helpers.state import state_dir
-
 from conftest import git, make_repo, run_cli
 from helpers.sync_world import bare_remote, vault_in
+
+from tests.helpers.state import state_dir
 
 NOTE = ("--group", "tools", "--title", "Laptop fact", "--body", "Written on the laptop.")
 

@@ -12,12 +12,12 @@ from typing import Any
 
 import pytest
 import re2
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-
 from helpers import secret_joints as joined_oracle
 from helpers import secret_shapes as shapes
 from helpers.secret_samples import ALNUM, FAMILIES, NEAR_MISSES, token_lines
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from jacked_vault.safety import secrets
 
 KIB = 1024
@@ -86,13 +86,63 @@ def test_prefilters_are_a_superset_on_split_shapes() -> None:
 
 # Fragments every rule starts with or needs, among token characters, blanks, quotes and breaks.
 _FRAGMENTS = [
-    "ghp_", "github_pat_", "glpat-", "xoxb-", "sk-", "sk-ant-", "sk_live_", "AKIA", "AIza", "eyJ", "hf_",
-    "npm_", "SG.", "MII", "MD", "b3BlbnNzaC1rZXktdjEA", "-----BEGIN ", "PRIVATE KEY-----", "password",
-    "passwd", "pwd", "secret", "token", "api_key", "key-", "heroku_api_key", "dd_api_key", "mysql -p",
-    "redis-cli -a ", "cookie: ", "machine h login u password ", "://u:", "@host.com", "localhost:5432:",
-    "--password ", "--token ", "-u ", "authorization: bearer ", " is ", " = ", ": ", "12345678:", "hvs.",
-    "s.", "shpat_", "dop_v1_", "PuTTY-User-Key-File-2:", "AGE-SECRET-KEY-1", "\\n", "%3D", "\n", "\n  ",
-    '" +\n "', " ", '"', "'", "=",
+    "ghp_",
+    "github_pat_",
+    "glpat-",
+    "xoxb-",
+    "sk-",
+    "sk-ant-",
+    "sk_live_",
+    "AKIA",
+    "AIza",
+    "eyJ",
+    "hf_",
+    "npm_",
+    "SG.",
+    "MII",
+    "MD",
+    "b3BlbnNzaC1rZXktdjEA",
+    "-----BEGIN ",
+    "PRIVATE KEY-----",
+    "password",
+    "passwd",
+    "pwd",
+    "secret",
+    "token",
+    "api_key",
+    "key-",
+    "heroku_api_key",
+    "dd_api_key",
+    "mysql -p",
+    "redis-cli -a ",
+    "cookie: ",
+    "machine h login u password ",
+    "://u:",
+    "@host.com",
+    "localhost:5432:",
+    "--password ",
+    "--token ",
+    "-u ",
+    "authorization: bearer ",
+    " is ",
+    " = ",
+    ": ",
+    "12345678:",
+    "hvs.",
+    "s.",
+    "shpat_",
+    "dop_v1_",
+    "PuTTY-User-Key-File-2:",
+    "AGE-SECRET-KEY-1",
+    "\\n",
+    "%3D",
+    "\n",
+    "\n  ",
+    '" +\n "',
+    " ",
+    '"',
+    "'",
+    "=",
 ]
 _TEXTS = st.lists(
     st.one_of(st.sampled_from(_FRAGMENTS), st.text(alphabet=ALNUM + "+/=_.-:@", min_size=1, max_size=40)),

@@ -11,11 +11,10 @@ stay clean. Fake secrets are assembled at run time from pieces and seeded random
 
 from __future__ import annotations
 
+from helpers.secret_shapes import FAMILIES, NEAR_MISSES, Rng, split_shape
 
 from jacked_vault.safety import secrets
 from jacked_vault.safety.secrets import scan_text
-
-from helpers.secret_shapes import FAMILIES, NEAR_MISSES, Rng, split_shape
 
 GENERIC = {rule.kind for rule in secrets._RULES if rule.fallback}
 

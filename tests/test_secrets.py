@@ -17,15 +17,24 @@ from pathlib import Path
 from urllib.parse import quote
 
 import pytest
+from helpers.secret_samples import (
+    AWS_KEY,
+    B64,
+    DIGITS,
+    FAMILIES,
+    GH,
+    JWT,
+    NEAR_MISSES,
+    OPENAI,
+    PASSWORD,
+    SLACK,
+    pem,
+    rand,
+)
 
 from jacked_vault.errors import VaultError
 from jacked_vault.safety import secrets
 from jacked_vault.safety.secrets import assert_no_secrets, scan_fields, scan_text
-
-from helpers.secret_samples import (
-    AWS_KEY, B64, DIGITS, FAMILIES, GH, JWT, OPENAI, PASSWORD,
-    NEAR_MISSES, SLACK, pem, rand,
-)
 
 
 @pytest.mark.parametrize(
@@ -230,8 +239,6 @@ def test_decoding_is_bounded() -> None:
     assert scan_text("q" + _percent_layers("=" + AWS_KEY, rounds + 1)) == []
 
 
-
-
 @pytest.mark.parametrize("text", NEAR_MISSES.values(), ids=NEAR_MISSES.keys())
 def test_near_miss_is_not_flagged(text: str) -> None:
     assert scan_text(text) == []
@@ -382,9 +389,7 @@ def test_refusal_names_field_and_kind_but_never_the_value() -> None:
         assert_no_secrets({"title": "deploy notes", "body": f"token is {GH}"})
     error = caught.value
     assert error.code == "SECRET"
-    assert error.message == (
-        "refused: body contains what looks like a GitHub token; nothing was written"
-    )
+    assert error.message == ("refused: body contains what looks like a GitHub token; nothing was written")
     assert error.details == {"findings": [{"field": "body", "kind": "GitHub token"}]}
 
 
@@ -401,9 +406,7 @@ def test_refusal_never_leaks_any_part_of_the_secret(secret: str) -> None:
 
 def test_refusal_lists_every_field_and_kind() -> None:
     with pytest.raises(VaultError) as caught:
-        assert_no_secrets(
-            {"body": f"{AWS_KEY} and {pem('RSA PRIVATE KEY')}", "tags": ["a", "deploy-" + GH]}
-        )
+        assert_no_secrets({"body": f"{AWS_KEY} and {pem('RSA PRIVATE KEY')}", "tags": ["a", "deploy-" + GH]})
     assert caught.value.message == (
         "refused: body contains what looks like an AWS access key and a private key "
         "(PEM header); tags[1] contains what looks like a GitHub token; nothing was written"

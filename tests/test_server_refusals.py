@@ -14,7 +14,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import cli_env, git, run_cli
 from helpers.state import state_dir
 from helpers.sync_world import bare_remote
@@ -26,12 +25,7 @@ HOSTILE = "\x1b]0;owned\x07\x1b[31mred\x1b[0m \x1b[2J" + "x" * 5000  # escapes, 
 def _decline_every_push(remote: Path) -> None:
     """Give the bare `remote` a pre-receive hook that prints REASON and a hostile line, then declines."""
     hook = remote / "hooks" / "pre-receive"
-    hook.write_text(
-        "#!/bin/sh\n"
-        f"echo '{REASON}' >&2\n"
-        f"printf '%s\\n' '{HOSTILE}' >&2\n"
-        "exit 1\n"
-    )
+    hook.write_text(f"#!/bin/sh\necho '{REASON}' >&2\nprintf '%s\\n' '{HOSTILE}' >&2\nexit 1\n")
     hook.chmod(0o755)
 
 

@@ -23,22 +23,22 @@ import time
 from pathlib import Path
 
 import pytest
-
 from conftest import git, run_cli
 from helpers import sync_world
 from helpers.main_process import main_process_scans
 from helpers.secret_samples import token_lines
 from helpers.state import state_dir
 from helpers.sync_world import add_note
+
 from jacked_vault.hooks import dispatch
 from jacked_vault.hooks.dispatch import run_hook
 from jacked_vault.search import parallel
 from jacked_vault.search.index import SearchIndex
 from jacked_vault.store import deadline as deadline_module
+from jacked_vault.store import detached
 from jacked_vault.store.deadline import Deadline, OutOfTime
 from jacked_vault.store.git import open_repo
 from jacked_vault.store.layout import Store
-from jacked_vault.store import detached
 from jacked_vault.store.lock import store_lock
 from jacked_vault.sync import (
     BACKGROUND_PULL_LOCK,
@@ -57,9 +57,7 @@ NOTES = 8
 def pushed(two_machines) -> tuple:
     """(laptop, desktop, the paths of the notes the laptop pushed): NOTES notes of token-like lines."""
     laptop, desktop, _ = two_machines
-    paths = [
-        add_note(laptop, f"Token lines {i}", body=token_lines(16_000, seed=i)).rel for i in range(NOTES)
-    ]
+    paths = [add_note(laptop, f"Token lines {i}", body=token_lines(16_000, seed=i)).rel for i in range(NOTES)]
     push(laptop)
     return laptop, desktop, paths
 
@@ -160,9 +158,7 @@ def _background_pull_ended(root: Path) -> list[str]:
     return _log_lines(root, "pull")
 
 
-def test_the_session_start_answers_at_the_cap_and_the_pull_finishes_in_the_background(
-    pushed, monkeypatch, capsys
-):
+def test_the_session_start_answers_at_the_cap_and_the_pull_finishes_in_the_background(pushed, monkeypatch, capsys):
     """Issue 34.3: the session start never waits for what arrives. Past the cap it answers with the
     vault as it was and starts a detached `_hook pull` (a real process here, on the real clock),
     which takes every note; the next command sees them."""

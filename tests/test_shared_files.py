@@ -21,10 +21,10 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 
 import pytest
-
 from conftest import git, make_repo, run_cli
 from helpers import sync_world
 from helpers.sync_world import add_note, push_from, vault_in
+
 from jacked_vault.context import Context
 from jacked_vault.episodic.entries import Entry, append_entry
 from jacked_vault.episodic.rollup import rollup

@@ -9,8 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from conftest import git, run_cli
+
 from jacked_vault.store import audit
 
 GROUPS = ("g1", "g2", "g3")

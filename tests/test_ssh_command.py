@@ -19,11 +19,11 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from conftest import git, run_cli
 from helpers.fake_ssh import calls, write_fake_ssh
 from helpers.git_server import TeamServer, team_server  # noqa: F401 (the fixture)
 from helpers.sync_world import bare_remote, remote_head
+
 from jacked_vault.sync import remote
 
 SSH_VARIABLES = ("GIT_SSH_COMMAND", "GIT_SSH", "GIT_SSH_VARIANT", "SSH_ASKPASS", "GIT_ASKPASS")

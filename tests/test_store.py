@@ -8,15 +8,15 @@ from pathlib import Path
 
 import pygit2
 import pytest
-
-from jacked_vault.store.machine_state import machine_id
 from conftest import git, make_repo, snapshot
+
 from jacked_vault.context import Context
 from jacked_vault.document import parse_note
 from jacked_vault.errors import VaultError
 from jacked_vault.notes import AddRequest, add
 from jacked_vault.store import audit
 from jacked_vault.store.layout import gitignore_template
+from jacked_vault.store.machine_state import machine_id
 from jacked_vault.write.init import init_vault
 from tests.helpers.state import state_dir
 

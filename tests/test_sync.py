@@ -10,18 +10,17 @@ import time
 from pathlib import Path
 
 import pytest
-
 from conftest import git, run_cli
 from helpers import sync_world
 from helpers.sync_world import add_note, machine
+
 from jacked_vault.context import Context
 from jacked_vault.doctor import doctor
 from jacked_vault.errors import VaultError
-from jacked_vault.write.transitions import transition
 from jacked_vault.store.audit import verify
 from jacked_vault.sync import push, set_remote, sync
+from jacked_vault.write.transitions import transition
 from tests.helpers.state import state_dir
-
 
 two_machines = sync_world.two_machines  # the fixture: (laptop, desktop, remote)
 
@@ -262,6 +261,7 @@ def test_cli_remote_set_push_sync_status(tmp_path: Path):
 
 def test_failed_sync_shows_in_status_and_brief(tmp_path: Path):
     from conftest import make_repo
+
     from jacked_vault.recall.brief import build_brief
     from jacked_vault.status import status
 

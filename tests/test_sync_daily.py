@@ -7,16 +7,16 @@ stops for it. Two real vaults on a real bare remote."""
 from __future__ import annotations
 
 import json
+from datetime import UTC
 
 import pytest
-
 from conftest import git, run_cli
+from helpers import sync_world
+from helpers.sync_world import add_note
+
 from jacked_vault.sync import sync
 from jacked_vault.write.hot import set_hot
 from jacked_vault.write.transitions import transition
-from helpers import sync_world
-from helpers.sync_world import add_note
-from datetime import UTC
 
 two_machines = sync_world.two_machines  # the fixture: (laptop, desktop, remote)
 

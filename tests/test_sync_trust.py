@@ -11,10 +11,10 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import git, make_repo, run_cli
 from helpers import sync_world
 from helpers.sync_world import push_from
+
 from jacked_vault.context import Context
 from jacked_vault.errors import VaultError
 from jacked_vault.notes import AddRequest, add
@@ -75,9 +75,10 @@ def test_a_symlink_arriving_stops_sync(shared):
 
 def test_a_distiller_command_from_the_remote_never_runs(shared, tmp_path: Path):
     """The shared vault.json may carry settings.distill.command: ignored on read, reported by doctor."""
+    from helpers.capture import Builder
+
     from jacked_vault.capture.session import capture_session
     from jacked_vault.doctor import doctor
-    from helpers.capture import Builder
 
     laptop, _, hostile, _ = shared
     marker = tmp_path / "ran"
@@ -116,8 +117,8 @@ def test_a_local_override_cannot_name_a_program_either(tmp_path: Path, vault_pat
 
 
 def test_a_secret_arriving_is_quarantined_and_never_recalled(shared):
-    from jacked_vault.document import render_note
     from jacked_vault.doctor import doctor
+    from jacked_vault.document import render_note
     from jacked_vault.write.create import build_note
 
     laptop, _, hostile, _ = shared

@@ -25,7 +25,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from helpers import git_server
 from helpers.git_server import HOST_ALIAS, ClientHome, TeamServer
 from helpers.processes import marked, run_mark, wait_exited

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from conftest import run_cli
 from helpers.sync_world import add_note, team
+
 from jacked_vault.context import Context
 from jacked_vault.sync import sync
 from jacked_vault.write.transitions import transition

@@ -30,7 +30,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-
 from helpers.capture import Builder
 from helpers.git_server import TeamServer, server_or_skip
 from helpers.processes import run_mark, wait_exited

@@ -7,8 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from conftest import run_cli
+
 from jacked_vault.context import Context
 from jacked_vault.errors import VaultError
 from jacked_vault.notes import AddRequest, add

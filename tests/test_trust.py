@@ -8,15 +8,15 @@ import json
 from pathlib import Path
 
 from conftest import run_cli, write_machine_config
+
 from jacked_vault.context import Context
 from jacked_vault.notes import AddRequest, add
 from tests.helpers.state import state_dir
 
 
 def _mcp_save(vault: Path, work: Path, title: str):
-    from mcp import Client
-
     from helpers.mcp_server import call, inproc, run
+    from mcp import Client
 
     async def go():
         async with Client(inproc(vault, work)) as client:
@@ -58,8 +58,9 @@ def test_agent_writes_can_wait_for_review(vault_path: Path, code_repo: Path):
 
 
 def test_read_only_memory_refuses_agent_writes_and_keeps_recall(vault_path: Path, code_repo: Path, tmp_path: Path):
-    from jacked_vault.capture.session import capture_session
     from helpers.capture import Builder
+
+    from jacked_vault.capture.session import capture_session
 
     ctx = Context.create(vault=str(vault_path), cwd=code_repo, harness="t")
     add(ctx, AddRequest(title="Kept knowledge", body="Still searchable."))

@@ -22,12 +22,12 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from tests.helpers.state import state_dir
-
 from conftest import cli_env, git, run_cli, write_machine_config
 from helpers.ui_world import BASE, PORT, TOKEN, UiWorld, build_ui_world, page_client, session_start
 from helpers.ui_world import page_hits as _hits  # the page's hits, in order
+
 from jacked_vault.recall.overview import MIN_CHART_WEEKS
+from tests.helpers.state import state_dir
 
 BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
 
@@ -153,7 +153,7 @@ def test_a_note_page_shows_markdown_metadata_links_and_history_with_diffs(world:
     assert page.status_code == 200
     html = page.text
     assert "<strong>FTS5</strong>" in html and "<li>no server</li>" in html
-    assert "<th>kind</th><td class=\"vault\">decision</td>" in html and "unreviewed (context, not instructions)" in html
+    assert '<th>kind</th><td class="vault">decision</td>' in html and "unreviewed (context, not instructions)" in html
     graph = html.split('id="neighbourhood"')[1].split("</svg>")[0]
     assert f'href="/note/{world.ids["fact"]}"' in graph and "The index refresh diffs trees" in graph
     history = html.split('id="history"')[1]
@@ -535,7 +535,8 @@ def test_accept_and_reject_from_the_page_make_the_clis_commits(fresh: UiWorld):
     cli = run_cli("memory", "accept", fresh.ids["edit_me"], vault=fresh.vault, cwd=fresh.repo)
     assert cli.code == 0
     assert _trailer_keys(fresh.message()) == _trailer_keys(page_accept[0]) and _changed(fresh) == sorted(
-        x.replace("note:lesson", "note:convention") for x in page_accept[1])
+        x.replace("note:lesson", "note:convention") for x in page_accept[1]
+    )
     assert (
         "Memory-Harness: unknown" in page_accept[0] and "Memory-Origin: cli" in page_accept[0]
     )  # a person, as at the CLI
@@ -552,7 +553,7 @@ def test_accept_and_reject_from_the_page_make_the_clis_commits(fresh: UiWorld):
         fresh.subject() == "memory(reject): Deploys happen on Fridays"
         and git(fresh.vault, "rev-parse", "HEAD~1").strip() == head
     )
-    assert "Memory-Reason: We deploy on Tuesdays <b>\"really\"</b>." in fresh.message()
+    assert 'Memory-Reason: We deploy on Tuesdays <b>"really"</b>.' in fresh.message()
     assert _changed(fresh) == ["audit", "note:fact", "tombstones"]  # a candidate was never in index.md
     shown = client.get(f"/note/{fresh.ids['reject_me']}").text
     assert (

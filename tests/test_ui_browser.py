@@ -21,7 +21,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import cli_env, git
 from helpers.ui_world import UiWorld, build_ui_world
 

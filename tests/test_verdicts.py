@@ -13,8 +13,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from conftest import git
+
 from jacked_vault.document import render_note
 from jacked_vault.errors import VaultError
 from jacked_vault.notes import AddRequest, add

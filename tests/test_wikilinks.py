@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from conftest import git, run_cli
+
 from jacked_vault.document.wikilinks import targets
 
 

@@ -261,15 +261,17 @@ def _from_json_storage(storage: Path, session_id: str, max_bytes: int, transcrip
             text = part.get("text")
             path = inputs.get("filePath") or inputs.get("path")
             files = part.get("files") if isinstance(part.get("files"), list) else []
-            parts.append({
-                "type": part.get("type"),
-                "text": text[: 4 * MAX_TURN_CHARS] if isinstance(text, str) else None,
-                "synthetic": part.get("synthetic"),
-                "ignored": part.get("ignored"),
-                "tool": part.get("tool"),
-                "path": path if isinstance(path, str) else None,
-                "files": files,
-            })
+            parts.append(
+                {
+                    "type": part.get("type"),
+                    "text": text[: 4 * MAX_TURN_CHARS] if isinstance(text, str) else None,
+                    "synthetic": part.get("synthetic"),
+                    "ignored": part.get("ignored"),
+                    "tool": part.get("tool"),
+                    "path": path if isinstance(path, str) else None,
+                    "files": files,
+                }
+            )
         size = sum(len(p["text"] or "") + len(p["path"] or "") + 64 for p in parts)
         if used + size > max_bytes:
             transcript.tail_only = True

@@ -251,7 +251,6 @@ def capture_session(
     if ctx.settings.agents == "off":
         return CaptureResult(event=event, skipped="read-only")
     if turn_end:  # the end of a turn, not of the session: wait until the session is quiet
-
         if not codex.settled(os.path.expanduser(path)):
             return CaptureResult(event=event, skipped="session-active")
         key = capture_key(payload)  # with the transcript's size now: a session resumed later is captured again

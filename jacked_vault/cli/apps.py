@@ -13,7 +13,13 @@ from jacked_vault.frontend.output import Result, execute, schema_for
 
 # Help sections of `jacked memory --help`, in the order they are listed.
 NOTES, RECALL, REVIEW, GROUPS, SYNC, HOOKS, MAINTENANCE = (
-    "Notes", "Recall", "Review", "Groups", "Sync", "Hooks & integrations", "Maintenance",
+    "Notes",
+    "Recall",
+    "Review",
+    "Groups",
+    "Sync",
+    "Hooks & integrations",
+    "Maintenance",
 )
 SECTIONS = (NOTES, RECALL, REVIEW, GROUPS, SYNC, HOOKS, MAINTENANCE)
 

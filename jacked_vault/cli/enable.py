@@ -15,7 +15,7 @@ YesOpt = Annotated[
     typer.Option(
         "--yes",
         help="Accept the suggested groups and every offer (post-merge hooks, migration, turning the remember plugin "
-             "off) without asking.",
+        "off) without asking.",
     ),
 ]
 FromOpt = Annotated[

@@ -85,7 +85,7 @@ def migrate(
         typer.Option(
             "--retire-plugin",
             help="Then turn off the remember plugin in Claude Code's settings without asking (backed up; its data "
-                 "kept).",
+            "kept).",
         ),
     ] = False,
     vault: VaultOpt = None,

@@ -22,8 +22,20 @@ def _run_typer(args: list[str]) -> int:
     # (never sorted: `isort: off`).
     # isort: off
     from jacked_vault.cli import (  # noqa: F401
-        notes, recall, review, ui, groups, sync, enable, hooks, mcp, gitflow, episodic, librarian,
+        notes,
+        recall,
+        review,
+        ui,
+        groups,
+        sync,
+        enable,
+        hooks,
+        mcp,
+        gitflow,
+        episodic,
+        librarian,
     )
+
     # isort: on
     from jacked_vault.cli.apps import app
     from jacked_vault.errors import VaultError

@@ -69,7 +69,7 @@ ValidFrom = Annotated[
     rich_help_panel=NOTES,
     epilog=example(
         'jacked memory add --kind decision --title "Use SQLite FTS5 for search" --body "It ships with Python." --tag '
-        'search',
+        "search",
         'git log -1 --format=%B | jacked memory add --title "Why we pinned typer" --stdin',
     ),
 )
@@ -82,7 +82,7 @@ def add(
             "--kind",
             metavar="KIND",
             help="decision, convention, vision, reference, progress, fact, handoff, lesson, note, preference, "
-                 "runbook or context.",
+            "runbook or context.",
         ),
     ] = "note",
     body: Body = None,

@@ -196,7 +196,7 @@ def check_git(
                 "code": "HEAD_UNRESOLVABLE",
                 "problem": f"HEAD cannot be resolved ({type(exc).__name__})",
                 "fix": f"find the last good commit with `git -C {store.root} reflog`, then `git -C {store.root} "
-                       "update-ref HEAD <commit>`",
+                "update-ref HEAD <commit>`",
             }
         )
         return None

@@ -103,8 +103,10 @@ class Report:
         """(what is wrong, how to fix it) for every problem, in the order doctor prints them."""
         out: list[tuple[str, str]] = []
         out += [
-            (f"{f['path']}: committed but refused ({f['code']}: {f.get('problem', 'invalid')}); never recalled",
-             f"fix or remove it in a commit of your own (`git rm {_rel(f['path'])}` in its store)")
+            (
+                f"{f['path']}: committed but refused ({f['code']}: {f.get('problem', 'invalid')}); never recalled",
+                f"fix or remove it in a commit of your own (`git rm {_rel(f['path'])}` in its store)",
+            )
             for f in self.invalid_files
         ]
         for d in self.duplicate_ids:

@@ -54,6 +54,7 @@ def __getattr__(name: str) -> object:
         return value
     raise AttributeError(f"module 'jacked_vault.document' has no attribute {name!r}")
 
+
 __all__ = [
     "FRONTMATTER_KEYS",
     "ID_RE",

@@ -17,9 +17,7 @@ _MILLISECOND = timedelta(milliseconds=1)
 _MAX_STEM = 80
 # Device names Windows reserves whatever the extension (a stem never holds a dot).
 _WINDOWS_RESERVED = frozenset(
-    {"con", "prn", "aux", "nul"}
-    | {f"com{n}" for n in range(10)}
-    | {f"lpt{n}" for n in range(10)}
+    {"con", "prn", "aux", "nul"} | {f"com{n}" for n in range(10)} | {f"lpt{n}" for n in range(10)}
 )
 
 

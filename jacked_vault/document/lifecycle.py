@@ -21,6 +21,7 @@ class Closable(Protocol):
     @property
     def valid_until(self) -> str | None: ...
 
+
 # operation -> statuses it may start from
 ALLOWED_FROM = {
     "accept": ("candidate", "active"),

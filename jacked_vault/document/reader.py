@@ -21,9 +21,7 @@ def _decode(data: bytes, source: str) -> str:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
-        raise invalid(
-            source, f"not valid UTF-8 (byte 0x{data[error.start]:02x} at offset {error.start})"
-        ) from None
+        raise invalid(source, f"not valid UTF-8 (byte 0x{data[error.start]:02x} at offset {error.start})") from None
     return text.removeprefix("\ufeff")
 
 
@@ -67,6 +65,8 @@ def _not_plain() -> re.Pattern[str]:
 
 def _has_not_plain(text: str) -> bool:
     return (_NOT_PLAIN_ASCII if text.isascii() else _not_plain()).search(text) is not None
+
+
 _KEY_ORDER = {key: position for position, key in enumerate(FRONTMATTER_KEYS)}
 _DECLINED = object()
 

@@ -75,10 +75,7 @@ FRAMEWORK_LINE = (
     'if [ -x "$jacked_hook" ]; then "$jacked_hook" "$@"; fi'
 )
 LEFTHOOK_SNIPPET = (
-    "post-merge:\n"
-    "  commands:\n"
-    "    jacked-vault:\n"
-    "      run: '" + FRAMEWORK_LINE.replace('"$@"', "{0}") + "'\n"
+    "post-merge:\n  commands:\n    jacked-vault:\n      run: '" + FRAMEWORK_LINE.replace('"$@"', "{0}") + "'\n"
 )
 LEFTHOOK_CONFIGS = tuple(
     f"{stem}{local}{ext}"

@@ -233,7 +233,6 @@ class Suggestion:
             "personal_handles": self.personal_handles,
         }
 
-
     def where(self) -> list[str]:
         """Where the scan looked, as a person reads it (the usual folders that are not on this
         machine are counted, not listed)."""
@@ -248,9 +247,7 @@ class Suggestion:
                 f"none of the usual folders for clones ({usual}) is on this machine: {found}; "
                 "pass --root DIR for yours (remembered for this machine)"
             ]
-        return [
-            f"looked in {', '.join(here)}: {found} (the usual folders for clones here; --root DIR for others)"
-        ]
+        return [f"looked in {', '.join(here)}: {found} (the usual folders for clones here; --root DIR for others)"]
 
 
 @dataclass(frozen=True)
@@ -311,7 +308,11 @@ def personal_handles() -> list[str]:
     try:
         found = subprocess.run(
             ["git", "config", "--global", "--get-regexp", r"^(github\.user|user\.email)$"],
-            capture_output=True, text=True, errors="replace", timeout=5, stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            errors="replace",
+            timeout=5,
+            stdin=subprocess.DEVNULL,
         ).stdout
     except (OSError, subprocess.SubprocessError):
         return []

@@ -281,8 +281,4 @@ def duplicate_mappings(config: dict[str, Any]) -> list[dict[str, Any]]:
     for name, group in config.get("groups", {}).items():
         for identity in group.get("repos", []):
             owners.setdefault(identity, set()).add(name)
-    return [
-        {"repo": identity, "groups": sorted(names)}
-        for identity, names in sorted(owners.items())
-        if len(names) > 1
-    ]
+    return [{"repo": identity, "groups": sorted(names)} for identity, names in sorted(owners.items()) if len(names) > 1]

@@ -77,7 +77,6 @@ def spawn_hook(vault: Path, hook: str) -> None:
     detached.spawn_hook(vault, hook)
 
 
-
 def _queued(vault: Path) -> bool:
     from jacked_vault.store.queue import queue_counts
 

@@ -105,8 +105,6 @@ def title_of(title: str) -> str:
     return json.dumps(" ".join(strip_terminal(title).split()), ensure_ascii=False)
 
 
-
-
 def last_entry(text: str) -> list[str]:
     """The newest `HH:MM | branch` entry of an episodic file: a day file's last `##` entry, the
     last `###` entry of recent.md's newest section, or archive.md's last `####` entry."""
@@ -223,10 +221,7 @@ def _sections(ctx: Context, index: SearchIndex, group: str, identity: str, viewe
     branch = current_branch(ctx.repo.root)
     topical = _topic_notes(index, group, topic_of(branch), ctx.harness)
     if topical:
-        lines = [
-            f"- {title_of(hit.title)}{hit.verdict.mark()}: {root / hit.path}"
-            for hit in topical
-        ]
+        lines = [f"- {title_of(hit.title)}{hit.verdict.mark()}: {root / hit.path}" for hit in topical]
         sections.append(_Section(f"### Notes on this branch's topic ({branch})", lines, "topic notes", notes=True))
     shown_paths = {hit.path for hit in topical}
     decisions = [
@@ -234,8 +229,7 @@ def _sections(ctx: Context, index: SearchIndex, group: str, identity: str, viewe
     ][:MAX_DECISIONS]
     if decisions:
         lines = [
-            f"- {title_of(title)}{verdict.mark()}: {root / path}"
-            + (f"\n  > {summary}" if summary else "")
+            f"- {title_of(title)}{verdict.mark()}: {root / path}" + (f"\n  > {summary}" if summary else "")
             for title, path, summary, verdict, _ in decisions
         ]
         linked = any(inbound for *_, inbound in decisions)  # "most linked to" only when something links to one
@@ -246,7 +240,7 @@ def _sections(ctx: Context, index: SearchIndex, group: str, identity: str, viewe
     rows, total = index.group_index(group, 40, viewer)
     prefix = f"{GROUPS_DIR}/{group}/"
     shown = {decision[1] for decision in decisions} | shown_paths
-    index_lines = [note_line(t, p[len(prefix):], s, u) for t, p, s, u, _ in rows if p not in shown]
+    index_lines = [note_line(t, p[len(prefix) :], s, u) for t, p, s, u, _ in rows if p not in shown]
     if index_lines:
         index_md = root / prefix / INDEX_FILE
         more = (

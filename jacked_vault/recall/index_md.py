@@ -42,7 +42,7 @@ def render_index(index: SearchIndex, store: Store, group: str | None) -> bytes:
         lines.append("- (no active notes yet)")
     shown = rows if total <= MAX_LINES - 1 else rows[: MAX_LINES - 2]
     for title, path, summary, updated_at, _inbound in shown:
-        lines.append(note_line(title, path[len(prefix):], summary, updated_at))
+        lines.append(note_line(title, path[len(prefix) :], summary, updated_at))
     if total > len(shown):
         where = "--scope project" if store.is_project else f"--group {group}"
         lines.append(f"- … and {total - len(shown)} more active notes: `jacked memory search {where} <words>`")

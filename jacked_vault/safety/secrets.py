@@ -150,8 +150,7 @@ _CF_BMP = (
     "\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb"
 )
 _CF_ASTRAL = (
-    "\U000110bd\U000110cd\U00013430-\U00013438\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
-    "\U000e0001\U000e0020-\U000e007f"
+    "\U000110bd\U000110cd\U00013430-\U00013438\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f"
 )
 _FORMAT = re.compile(f"[{_CF_BMP}{_CF_ASTRAL}]")
 # "May hold one": 3x faster to search for than `_FORMAT` (one range beyond the BMP).
@@ -264,14 +263,16 @@ def _joints(lines: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
     ends.reverse()
     sizes = list(map(len, lines.split("\n")))
     short = SPLIT_TOKEN - 1  # a middle line's run is shorter: the runs before, in and after it make SPLIT_TOKEN
-    flags = bytearray([  # 1 for every break that is a joint: line `i` to line `i + 1`
-        (end > 0 and run1 > 0 and end + run1 >= SPLIT_TOKEN)  # the runs before and after it
-        or (end > 0 and run2 > 0 and 0 < run1 < short and head1 == size1 and end + run1 + run2 >= SPLIT_TOKEN)
-        or (end0 > 0 and run1 > 0 and 0 < run < short and head == size and end0 + run + run1 >= SPLIT_TOKEN)
-        for end0, end, head, size, run, head1, size1, run1, run2 in zip(
-            [0, *ends], ends, heads, sizes, runs, heads[1:], sizes[1:], runs[1:], [*runs[2:], 0], strict=False
-        )
-    ])
+    flags = bytearray(
+        [  # 1 for every break that is a joint: line `i` to line `i + 1`
+            (end > 0 and run1 > 0 and end + run1 >= SPLIT_TOKEN)  # the runs before and after it
+            or (end > 0 and run2 > 0 and 0 < run1 < short and head1 == size1 and end + run1 + run2 >= SPLIT_TOKEN)
+            or (end0 > 0 and run1 > 0 and 0 < run < short and head == size and end0 + run + run1 >= SPLIT_TOKEN)
+            for end0, end, head, size, run, head1, size1, run1, run2 in zip(
+                [0, *ends], ends, heads, sizes, runs, heads[1:], sizes[1:], runs[1:], [*runs[2:], 0], strict=False
+            )
+        ]
+    )
     # 4 lines on end that are each one short run are 4 on end whose blanks and run are the line
     whole_runs = bytes(map(eq, heads, sizes))
     for match in _SHORT_LINES.finditer(lines) if b"\x01" * 4 in whole_runs else ():
@@ -530,7 +531,8 @@ def _may_join(lines: str, rules: frozenset[int] | None = None) -> frozenset[int]
         if any(_RULES[index].gated for index in rules):  # it runs only with a context word in the windows or text
             around = lower + b"\n" + lines.encode("utf-8", "surrogatepass").lower()
             rules = frozenset(
-                index for index in rules
+                index
+                for index in rules
                 if not _RULES[index].gated or any(word in around for word in _RULES[index].context)
             )
     hits = frozenset(index for index in rules if _RULES[index].core.search(lower if _RULES[index].fold else joined))
@@ -582,9 +584,18 @@ def _views(text: str, found: set[str] | None = None) -> Iterator[tuple[str, _Sou
 
 # --- value checks ------------------------------------------------------------------------
 
-_PLACEHOLDER_WORDS = (
-    ["example", "dummy", "fake", "sample", "placeholder", "redacted", "your", "changeme", "change_me", "replace_me"]
-)
+_PLACEHOLDER_WORDS = [
+    "example",
+    "dummy",
+    "fake",
+    "sample",
+    "placeholder",
+    "redacted",
+    "your",
+    "changeme",
+    "change_me",
+    "replace_me",
+]
 _PLACEHOLDER = (  # compiled on first use (9 ms)
     r"^[$%{<\[(]|\*\*\*|\.\.\.|xxxx|XXXX"  # references and masks
     + rf"|^(?i:{'|'.join(_PLACEHOLDER_WORDS)})"  # starts with one: `your_password_here`
@@ -631,11 +642,7 @@ def _placeholder(value: str) -> bool:
 
 def _real(value: str) -> bool:
     """Not a placeholder, a bare secret word or a mask of a few repeated characters."""
-    return (
-        len(set(value)) >= 4
-        and value.lower() not in _BARE_SECRET_WORDS
-        and not _placeholder(value)
-    )
+    return len(set(value)) >= 4 and value.lower() not in _BARE_SECRET_WORDS and not _placeholder(value)
 
 
 def _varied(value: str) -> bool:
@@ -717,12 +724,7 @@ def _password_literal(value: str) -> bool:
     """A value assigned to a password key (quotes included) is a credible literal, not code, a
     reference or a name of a password (`_names_password`)."""
     value = _unquoted(value)  # type: ignore[assignment]
-    return (
-        value is not None
-        and _credible(value)
-        and not _names_password(value)
-        and not _REFERENCE.match(value)
-    )
+    return value is not None and _credible(value) and not _names_password(value) and not _REFERENCE.match(value)
 
 
 # Capitalised words, acronyms and numbers run together: a name or a term (`Base64Encoded`,
@@ -973,9 +975,7 @@ _VALUE = r"""(?:[bru]{1,2}(?=["'`]))?""" + (
     r"""(?P<v>"[^"\r\n]*"|'[^'\r\n]*'|`[^`\r\n]*`|(?:[^\s"'`,;&<)\]}\\]|&(?![&\s]|[\w.-]*=|$)|\\[^\s"'`nrtux\\/])+)"""
 )
 _KEY_QUALIFIERS = ["api", "access", "secret", "private", "signing", "encryption", "master", "auth"]
-_PUBLIC_TOKENS = (
-    ["next", "page", "continuation", "pagination", "change", "lock", "client", "idempotency", "publickey"]
-)
+_PUBLIC_TOKENS = ["next", "page", "continuation", "pagination", "change", "lock", "client", "idempotency", "publickey"]
 _WS = r"[ \t\r\n]+"
 _MYSQL = r"m(?<![\w-]m)(?:ysql(?:dump|admin|import|check|slap)?|ariadb(?:-dump|-admin)?)(?![\w-])"
 _REDIS = _after("redis-cli", r"\w-") + r"(?![\w-])"
@@ -986,12 +986,11 @@ def _until_next(start: str, char: str) -> str:
     from there), so many starts on one long line cost its length, not its length squared."""
     return f"(?:(?!{start}){char})"
 
+
 # `scheme:user@host` addresses that are not credentials.
 _ADDRESS_SCHEMES = ["mailto", "sip", "sips", "xmpp", "acct", "from", "to", "cc", "bcc"]
 # A host after `@`: dotted, bracketed (IPv6), localhost, or a name with a port.
-_HOST = (
-    r"(?:[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+|\[[0-9A-Fa-f:.]+\]|localhost|[A-Za-z0-9-]+(?=:\d))"
-)
+_HOST = r"(?:[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+|\[[0-9A-Fa-f:.]+\]|localhost|[A-Za-z0-9-]+(?=:\d))"
 
 
 def _assignment(key: str, check: Callable[[str], bool] = _literal) -> _Rule:
@@ -1112,7 +1111,9 @@ _RULES: tuple[_Rule, ...] = (
     ),
     _rule(
         "Heroku API key",
-        r"heroku[\w .-]{0,24}?(?:key|token|secret|auth)" + _until_next("heroku", r"\w") + "*"
+        r"heroku[\w .-]{0,24}?(?:key|token|secret|auth)"
+        + _until_next("heroku", r"\w")
+        + "*"
         + _SEP
         + f"(?P<v>{_UUID})(?![0-9a-z-])",
         None,
@@ -1156,7 +1157,9 @@ _RULES: tuple[_Rule, ...] = (
     _rule("age secret key", _after("AGE-SECRET-KEY-1") + r"[02-9AC-HJ-NP-Z]{58}" + _E, None),
     _rule(
         "private key (PEM header)",  # the header alone, blanks and line breaks anywhere in it
-        _spaced("-----BEGIN") + r"[\sA-Z0-9]{0,48}?" + _spaced("PRIVATEKEY")
+        _spaced("-----BEGIN")
+        + r"[\sA-Z0-9]{0,48}?"
+        + _spaced("PRIVATEKEY")
         + rf"(?:\s*{_spaced('BLOCK')})?\s*{_spaced('-----')}",
         None,
     ),
@@ -1169,7 +1172,9 @@ _RULES: tuple[_Rule, ...] = (
     _rule("PuTTY private key", r"PuTTY-User-Key-File-\d+:", None),
     _rule(
         "password in .netrc entry",
-        r"machine(?<![\w-]machine)" + _WS + r"\S+"
+        r"machine(?<![\w-]machine)"
+        + _WS
+        + r"\S+"
         + rf"(?:{_WS}(?:login|account|port){_WS}\S+)*"
         + rf"{_WS}password{_WS}(?P<v>[^\s\"'`]+)",
         fold=True,
@@ -1177,8 +1182,7 @@ _RULES: tuple[_Rule, ...] = (
     ),
     _rule(
         "password in .pgpass line",  # host:port:database:user:password
-        r":(?<=[\w.*\]]:)(?:\d{1,5}|\*):(?:[\w.*-]+:){2}(?P<v>(?:\\.|[^\s:\\\"'`<>])+)"
-        + r"(?![^\s\"'`<])",
+        r":(?<=[\w.*\]]:)(?:\d{1,5}|\*):(?:[\w.*-]+:){2}(?P<v>(?:\\.|[^\s:\\\"'`<>])+)" + r"(?![^\s\"'`<])",
         _credible,
         fallback=True,
     ),
@@ -1253,9 +1257,7 @@ _RULES: tuple[_Rule, ...] = (
         + "".join(f"(?<!{word}{sep}token)" for word in _PUBLIC_TOKENS for sep in ("", "_", "-"))
     ),
     _assignment(  # api_key, secretKey, private-key, …
-        "key(?:"
-        + "|".join(f"(?<={word}{sep}key)" for word in _KEY_QUALIFIERS for sep in ("", "_", "-"))
-        + ")"
+        "key(?:" + "|".join(f"(?<={word}{sep}key)" for word in _KEY_QUALIFIERS for sep in ("", "_", "-")) + ")"
     ),
     _rule(
         "password in prose",
@@ -1335,9 +1337,7 @@ def _findings_in(text: str, context: _Source | None, found: set[str]) -> None:
 
     def settled(at: int) -> bool:
         """No fallback rule after `order[at]` may find a kind not yet found (none runs on windows)."""
-        return context is not None or all(
-            _RULES[i].kind in found for i in order[at + 1 :] if _RULES[i].fallback
-        )
+        return context is not None or all(_RULES[i].kind in found for i in order[at + 1 :] if _RULES[i].fallback)
 
     for at, index in enumerate(order):
         rule = _RULES[index]
@@ -1446,8 +1446,7 @@ def assert_no_secrets(fields: Mapping[str, object]) -> None:
     for path, kind in found:
         by_field.setdefault(path, []).append(kind)
     parts = [
-        f"{path} contains what looks like {' and '.join(map(_article, kinds))}"
-        for path, kinds in by_field.items()
+        f"{path} contains what looks like {' and '.join(map(_article, kinds))}" for path, kinds in by_field.items()
     ]
     raise VaultError(
         "SECRET",

@@ -251,11 +251,7 @@ class GitMirror:
         roots = sorted(by_root, key=lambda r: r != "tombstones")
         ordered = [item for root in roots for item in by_root[root]]
         judged = nullcontext(iter(ordered))  # judged already (`rebuild`): nothing for workers to do
-        with self.index._bulk(True), (
-            judged
-            if self._passed
-            else self._judged_ahead(repo, ordered)
-        ) as items:
+        with self.index._bulk(True), judged if self._passed else self._judged_ahead(repo, ordered) as items:
             for root in roots:
                 self._index_root(repo, root, islice(items, len(by_root[root])))
         if self.progress is not None:
@@ -339,7 +335,10 @@ class GitMirror:
         for start in range(0, len(rels), 500):
             chunk = rels[start : start + 500]
             marks = ",".join("?" * len(chunk))
-            rows = self.index.db.execute(f"SELECT path FROM docs WHERE path IN ({marks}) UNION SELECT path FROM problems WHERE path IN ({marks})", chunk + chunk)  # noqa: E501
+            rows = self.index.db.execute(
+                f"SELECT path FROM docs WHERE path IN ({marks}) UNION SELECT path FROM problems WHERE path IN ({marks})",  # noqa: E501
+                chunk + chunk,
+            )
             found.update(path for (path,) in rows)
         return found
 

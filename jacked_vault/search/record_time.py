@@ -35,6 +35,7 @@ class Asked(Protocol):
     @property
     def commit(self) -> str | None: ...
 
+
 TABLE = "temp.known_states"
 MAX_COMMITS = 200_000  # how far back the first-parent walk goes before it stops looking
 _DDL = (

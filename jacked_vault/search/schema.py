@@ -153,8 +153,7 @@ def connect(store: Store, path: Path) -> sqlite3.Connection:
             if attempt:
                 raise VaultError(
                     "INCOMPLETE",
-                    f"{path} cannot be opened as the search index; remove it and run `jacked memory doctor "
-                    "--reindex`",
+                    f"{path} cannot be opened as the search index; remove it and run `jacked memory doctor --reindex`",
                 ) from None
             for suffix in ("", "-wal", "-shm"):
                 with contextlib.suppress(FileNotFoundError):

@@ -37,6 +37,8 @@ MAX_AUDIT_FILE = 64 * 1024 * 1024
 ROLL_BYTES = 256 * 1024  # a part takes no line that would carry it past this (a lone line excepted)
 MAX_LINE = 1024 * 1024  # a longer line is no record: reported unparsable, never read whole
 _TAIL_CHUNK = 4096
+
+
 def line_hash(line: str) -> str:
     return hashlib.sha256(line.encode("utf-8")).hexdigest()
 

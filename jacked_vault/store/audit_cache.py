@@ -10,8 +10,7 @@ import contextlib
 import sqlite3
 
 TABLE = (
-    "CREATE TABLE IF NOT EXISTS audit_parts(rel TEXT PRIMARY KEY, blob TEXT NOT NULL, prev TEXT, "
-    "verdict BLOB NOT NULL)"
+    "CREATE TABLE IF NOT EXISTS audit_parts(rel TEXT PRIMARY KEY, blob TEXT NOT NULL, prev TEXT, verdict BLOB NOT NULL)"
 )
 
 

@@ -31,9 +31,7 @@ _LAUNCH = '{{ exec 3</dev/fd/{fd} || exit; read _ <&3; kill -KILL 0; }} </dev/nu
 
 
 @contextlib.contextmanager
-def tethered(
-    argv: list[str], *, env: Mapping[str, str] | None = None, **popen: Any
-) -> Iterator[subprocess.Popen[Any]]:
+def tethered(argv: list[str], *, env: Mapping[str, str] | None = None, **popen: Any) -> Iterator[subprocess.Popen[Any]]:
     """`subprocess.Popen(argv, env=env, **popen)`, in a process group of its own that dies with this
     process; on leaving, the group is killed and the child reaped. OSError as Popen's when the
     program cannot be found or run."""

@@ -489,4 +489,3 @@ def quarantine_records(store: Store, limit: int = 1000) -> list[dict[str, Any]]:
         os.close(fd)
 
     return json_lines("\n".join(raw.decode("utf-8", "replace").splitlines()[-limit:]))
-

@@ -406,8 +406,18 @@ def index_out_of_step(repo: pygit2.Repository) -> list[str]:
         return []
     root = repo.workdir
     done = subprocess.run(
-        ["git", "--no-optional-locks", "-C", root, "diff-index", "--cached", "--name-only", "-z", "--no-renames",
-         "HEAD"],
+        [
+            "git",
+            "--no-optional-locks",
+            "-C",
+            root,
+            "diff-index",
+            "--cached",
+            "--name-only",
+            "-z",
+            "--no-renames",
+            "HEAD",
+        ],
         capture_output=True,
         env=child_env(),
         check=False,

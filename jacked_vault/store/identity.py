@@ -203,9 +203,7 @@ def repo_for(path: Path) -> RepoInfo | None:
         try:
             identity = normalise_remote(url)
         except VaultError as exc:
-            raise VaultError(
-                "CONFIG", f"{exc.message} (origin of the repository at {str(root)!a})"
-            ) from exc
+            raise VaultError("CONFIG", f"{exc.message} (origin of the repository at {str(root)!a})") from exc
     return RepoInfo(
         root=root,
         identity=identity,

@@ -220,8 +220,9 @@ def audit_part(name: str) -> tuple[str, int] | None:
     if not name.endswith(".jsonl") or len(name) < 13:
         return None
     month, rest = name[:7], name[7:-6]
-    if not (month[:4].isdigit() and month[4] == "-" and month[5:7].isdigit()
-            and month[:4].isascii() and month[5:].isascii()):
+    if not (
+        month[:4].isdigit() and month[4] == "-" and month[5:7].isdigit() and month[:4].isascii() and month[5:].isascii()
+    ):
         return None
     if rest == "":
         return month, 1

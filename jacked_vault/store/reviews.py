@@ -393,7 +393,6 @@ def _forgotten_by(repo: pygit2.Repository, commit_id: str) -> set[str]:
     return added
 
 
-
 def policy_digest(signers: Path | None) -> str:
     """What the index remembers of the signing policy: '' when none, else the file and its
     content's hash (a missing or unreadable file counts nothing as signed)."""

@@ -195,8 +195,11 @@ def lifts(status: str, origin: str, created_at: str, rejected_at: str | None) ->
     person's newer decision than the rejection (issue 33.14): a live note a person saved after the
     latest rejected note of that value was rejected (`rejected_at`; None: no such note is known,
     the rejection stands). The newer of the two decisions wins on every machine."""
-    return status in ("candidate", "active") and origin == PERSON_ORIGIN and rejected_at is not None and (
-        created_at > rejected_at
+    return (
+        status in ("candidate", "active")
+        and origin == PERSON_ORIGIN
+        and rejected_at is not None
+        and (created_at > rejected_at)
     )
 
 

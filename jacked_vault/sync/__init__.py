@@ -426,6 +426,7 @@ def _plan(
     from jacked_vault.store import audit
 
     now = timestamps.utc_now()
+
     def event(op: str, note_id: str, rel: str, data: bytes | None) -> audit.AuditEvent:
         return audit.AuditEvent(
             now, op, note_id, rel, audit.content_hash(data) if data is not None else "", ctx.harness, "sync"

@@ -479,7 +479,7 @@ def _judge_tombstones(judge: _Judge, rel: str, data: bytes) -> None:
         judge.out.quarantine(
             rel, "TOMBSTONES_REWRITTEN", f"{rel}: the remote removed or rewrote rejections (tombstones only grow)", data
         )
-    elif check_tombstone_lines(data[len(base or b""):]):
+    elif check_tombstone_lines(data[len(base or b"") :]):
         judge.out.quarantine(rel, "INVALID", f"{rel}: lines that are not tombstones", data)
 
 

@@ -73,8 +73,7 @@ class Carried:
         if self.redo:
             lines.append("changed there and not here; make the change again:")
             lines += [
-                f"  {r['id']} ({r['there']} there, {r['here']} here)"
-                + (f": `{r['command']}`" if r["command"] else "")
+                f"  {r['id']} ({r['there']} there, {r['here']} here)" + (f": `{r['command']}`" if r["command"] else "")
                 for r in self.redo
             ]
         if self.carried:

@@ -319,4 +319,3 @@ def _settle(store: Store, arrivals: Arrivals, harness: str) -> list[dict[str, An
         if tx.files:
             tx.commit("memory: init --from keeps out what this machine does not take, regenerates index.md")
     return shown
-

@@ -27,7 +27,7 @@ def display_url(url: str | None) -> str | None:
         return url
     user = match.group("user")
     shown = "***" if ":" in user or len(user) > 20 else user  # a long bare "user" is a token
-    return f"{match.group('scheme')}{shown}@{url[match.end():]}"
+    return f"{match.group('scheme')}{shown}@{url[match.end() :]}"
 
 
 def check_url(url: str) -> str:

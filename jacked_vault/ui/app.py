@@ -124,7 +124,6 @@ class Doctor:
         except VaultError as exc:
             run.error = f"{exc.message} [{exc.full_code}]"
         except Exception as exc:  # shown on the page, never a traceback
-
             error = from_unexpected(exc)
             run.error = f"{error.message} [{error.full_code}]"
         run.seconds = time.perf_counter() - started

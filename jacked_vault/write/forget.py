@@ -127,7 +127,9 @@ class Forgotten:
         lines.append(f"Purge it yourself with {self.tool} (jacked never rewrites history):")
         lines += [f"  $ {command}" for command in self.purge_commands()]
         if not self.filter_repo:
-            lines.append("  (git filter-repo is the safer tool, and the one that also rewrites text: https://github.com/newren/git-filter-repo)")
+            lines.append(
+                "  (git filter-repo is the safer tool, and the one that also rewrites text: https://github.com/newren/git-filter-repo)"
+            )
         lines.append(
             "  Its title and first sentence are also in older versions of index.md and in commit subjects: add "
             "`--replace-text FILE --replace-message FILE` to filter-repo (FILE: those lines; delete it afterwards)."

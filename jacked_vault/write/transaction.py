@@ -422,4 +422,3 @@ def write_transaction(
             index.close()
     if may_push and settings.push_after_write and tx.commit_id is not None and not store.is_project:
         detached.spawn_hook(store.root, "push")
-

@@ -189,7 +189,14 @@ def transition(
         by = _holds_now(ctx, note_id, by)
     with write_transaction(store, harness=ctx.harness, origin="cli", settings=ctx.settings, may_push=True) as tx:
         done = _apply(
-            tx, rel, note_id, op, reviewed=verdict.reviewed, reason=reason, valid_until=valid_until, by=by,
+            tx,
+            rel,
+            note_id,
+            op,
+            reviewed=verdict.reviewed,
+            reason=reason,
+            valid_until=valid_until,
+            by=by,
             now=timestamps.utc_now(),
         )
         for (scope, group), group_changes in done.changes.items():
@@ -359,8 +366,15 @@ def edit_as_new(ctx: Context, note_id: str, *, title: str, body: str) -> EditedA
         new_rel = tx.create(store.note_dir(new.scope, new.group, new.kind), slugify_title(new.title), checked)
         tx.event("create", new.id, new_rel, checked.data, ts=now)
         done = _apply(
-            tx, rel, note_id, "reject", reviewed=verdict.reviewed, reason=f"edited as {new.id}", valid_until=None,
-            by=None, now=now,
+            tx,
+            rel,
+            note_id,
+            "reject",
+            reviewed=verdict.reviewed,
+            reason=f"edited as {new.id}",
+            valid_until=None,
+            by=None,
+            now=now,
         )
         done.changes.setdefault((new.scope, new.group), {})[new_rel] = Entry.from_note(new)
         for (scope, group), group_changes in done.changes.items():

@@ -116,11 +116,13 @@ def reply(body: dict) -> bytes:
         "output_tokens_details": None,
         "total_tokens": 0,
     }
-    return _sse([
-        {"type": "response.created", "response": {"id": f"resp_{n}"}},
-        {"type": "response.output_item.done", "item": out},
-        {"type": "response.completed", "response": {"id": f"resp_{n}", "usage": usage}},
-    ])
+    return _sse(
+        [
+            {"type": "response.created", "response": {"id": f"resp_{n}"}},
+            {"type": "response.output_item.done", "item": out},
+            {"type": "response.completed", "response": {"id": f"resp_{n}", "usage": usage}},
+        ]
+    )
 
 
 class Handler(BaseHTTPRequestHandler):

@@ -26,8 +26,14 @@ def _warm_up(ctx) -> None:
 
     _ = ctx.config  # read (and cache) the configuration
     note = build_note(
-        title="warm up", body="nothing", kind="note", scope="group", group="g", repos=[],
-        source_harness=ctx.harness, origin="cli",
+        title="warm up",
+        body="nothing",
+        kind="note",
+        scope="group",
+        group="g",
+        repos=[],
+        source_harness=ctx.harness,
+        origin="cli",
     )
     check_note(note, tombstoned=None)
     parse_note(render_note(note))

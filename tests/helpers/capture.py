@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-
 from conftest import make_repo, write_machine_config
+
 from jacked_vault.capture import distiller as distiller_mod
 from jacked_vault.capture.session import retry
 from jacked_vault.context import Context
@@ -111,7 +111,7 @@ class Builder:
             "Use flock on the marker itself, not claim files",
             "Add tests for two drains at once",
         ]
-        prompts = [*(prompts * 3)[:humans - 1], last]
+        prompts = [*(prompts * 3)[: humans - 1], last]
         for i, text in enumerate(prompts):
             self.human(text, blocks=i % 2 == 1)
             self.assistant(

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 def root_command():
     """The `jacked` click group with every command module registered."""
-    import typer
-
     import importlib
+
+    import typer
 
     for name in (
         "enable",

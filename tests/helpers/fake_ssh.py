@@ -17,7 +17,7 @@ from pathlib import Path
 
 SEEN_ENV = ("SSH_ASKPASS", "SSH_ASKPASS_REQUIRE", "DISPLAY", "GIT_ASKPASS", "GIT_TERMINAL_PROMPT")
 
-_SCRIPT = '''#!{python}
+_SCRIPT = """#!{python}
 import json, os, sys, time
 record = {{"argv": sys.argv[1:], "env": {{k: os.environ.get(k) for k in {seen!r}}}, "pid": os.getpid()}}
 command = sys.argv[-1] if len(sys.argv) > 1 else ""
@@ -29,7 +29,7 @@ if "-G" in sys.argv[1:-1]:
 if record["hung"]:
     time.sleep({delay_s!r})  # a server that answers late, or never
 os.execvp("sh", ["sh", "-c", command])
-'''
+"""
 
 
 def write_fake_ssh(

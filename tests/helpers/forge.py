@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 
 from conftest import git
+
 from jacked_vault.document import parse_note, render_note
 
 FORGER = "m-forger"  # the machine id the hand-built audit line claims

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-
 from conftest import cli_env, make_repo
+
 from jacked_vault.context import Context
 from jacked_vault.document import parse_note
 from tests.helpers.state import state_dir
@@ -76,9 +76,7 @@ class World:
 
     def log_lines(self) -> list[str]:
         try:
-            return [
-                line for line in (state_dir(self.vault) / "log").read_text().splitlines() if " post-merge " in line
-            ]
+            return [line for line in (state_dir(self.vault) / "log").read_text().splitlines() if " post-merge " in line]
         except FileNotFoundError:
             return []
 

@@ -17,9 +17,7 @@ _JOIN_BREAK = re.compile(
     r"\n"
     + rf"(?:(?<={_T}{{{_HALF}}}\n)|(?=[ \t]*{_T}{{{_HALF}}}))"
     + "(?:"
-    + "|".join(
-        f"(?<={_T}{{{k}}}\n)(?=[ \t]*{_T}{{{SPLIT_TOKEN - k}}})" for k in range(1, SPLIT_TOKEN)
-    )
+    + "|".join(f"(?<={_T}{{{k}}}\n)(?=[ \t]*{_T}{{{SPLIT_TOKEN - k}}})" for k in range(1, SPLIT_TOKEN))
     + r")[ \t]*"
 )
 _SHORT_MIDDLE = re.compile(

@@ -27,9 +27,7 @@ def rand(n: int, alphabet: str = ALNUM) -> str:
     while True:
         value = "".join(rng.choice(alphabet) for _ in range(n))
         if alphabet != ALNUM or (
-            any(c.isupper() for c in value)
-            and any(c.islower() for c in value)
-            and any(c.isdigit() for c in value)
+            any(c.isupper() for c in value) and any(c.islower() for c in value) and any(c.isdigit() for c in value)
         ):
             return value
 
@@ -87,6 +85,7 @@ JWT = (
 )
 PASSWORD = "Vq7#" + rand(12)
 URL_PASSWORD = rand(14) + "!7"  # no URL delimiters (# / ? @)
+
 
 def slack_webhook() -> str:
     team, bot = rand(8, UPPER_DIGITS), rand(10, UPPER_DIGITS)
@@ -164,9 +163,7 @@ FAMILIES: dict[str, list[str]] = {
         "discord bot: " + discord_token(),
         b64url(str(rng.randrange(10**16, 10**17)).encode()) + "." + rand(6) + "." + rand(27),
     ],
-    "Discord webhook URL": [
-        "https://discord.com/api/webhooks/" + rand(18, DIGITS) + "/" + rand(68, B64URL)
-    ],
+    "Discord webhook URL": ["https://discord.com/api/webhooks/" + rand(18, DIGITS) + "/" + rand(68, B64URL)],
     "Telegram bot token": ["bot " + rand(10, DIGITS) + ":AA" + rand(33)],
     "Heroku API key": ["HEROKU_API_KEY=" + uuid(), "HR" + "KU-AA" + rand(58, B64URL)],
     "Datadog API key": ["DD_API_KEY=" + rand(32, HEX), "datadog app key: " + rand(40, HEX)],
@@ -289,13 +286,10 @@ FAMILIES: dict[str, list[str]] = {
         der_b64(PKCS8_ED25519, 32),
         der_b64(ENCRYPTED_PKCS8),
         '{"key": "' + der_b64(PKCS8_RSA).replace("\n", "") + '"}',
-        "b3BlbnNzaC1" + "rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW"
-        + rand(300, B64),
+        "b3BlbnNzaC1" + "rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW" + rand(300, B64),
     ],
     "age secret key": ["AGE-" + "SECRET-KEY-1" + rand(58, BECH32_UPPER)],
-    "credential in Authorization header": [
-        'curl -H "Authorization: Bearer ' + rand(40) + '"'
-    ],
+    "credential in Authorization header": ['curl -H "Authorization: Bearer ' + rand(40) + '"'],
 }
 
 
@@ -310,16 +304,19 @@ def token_lines(size: int, seed: int = 0) -> str:
 
 def _lockfile() -> str:
     integrity = "sha512-" + base64.b64encode(rng.randbytes(64)).decode()
-    return json.dumps(
-        {
-            "node_modules/lodash": {
-                "version": "4.17.21",
-                "resolved": "https://registry.npmjs.org/lodash/-/lodash-4.17.21.tgz",
-                "integrity": integrity,
-            }
-        },
-        indent=2,
-    ) + f"\n  integrity: {integrity}\n"
+    return (
+        json.dumps(
+            {
+                "node_modules/lodash": {
+                    "version": "4.17.21",
+                    "resolved": "https://registry.npmjs.org/lodash/-/lodash-4.17.21.tgz",
+                    "integrity": integrity,
+                }
+            },
+            indent=2,
+        )
+        + f"\n  integrity: {integrity}\n"
+    )
 
 
 # Texts that look like secrets and are not: each must scan clean (tests/test_secrets.py,
@@ -372,9 +369,7 @@ NEAR_MISSES = {
     "url placeholder password": "https://user:pass@host/path and https://u:password@h/",
     "url env password": "postgres://app:${DB_PASSWORD}@db/app",
     "stripe publishable": "pk" + "_live_" + rand(24),
-    "base64 image": "![chart](data:image/png;base64,"
-    + base64.b64encode(rng.randbytes(6000)).decode()
-    + ")",
+    "base64 image": "![chart](data:image/png;base64," + base64.b64encode(rng.randbytes(6000)).decode() + ")",
     "function call": "token = get_token()",
     "request form": 'password = request.form["password"]',
     "variable reference": "password = user_password\napiKey = config.apiKey",
@@ -406,7 +401,7 @@ NEAR_MISSES = {
     + '"clientRequestToken": "123Example"',
     "ipv6 in xml": "<addr>2001:db8:1100:2f0:0:1:9cb4:4216/125</addr>",
     "regex with colons": '"pattern": "(?:([0-1](\\\\d)|[2][0-3]):[0-5](\\\\d):'
-    + '[0-5](\\\\d)|23:59:60)'
+    + "[0-5](\\\\d)|23:59:60)"
     + '(?:\\\\.(\\\\d)+)?([Z]|[+-](\\\\d\\\\d)(:?(\\\\d\\\\d))?)$"',
     # command-line flags
     "password flag with variable": 'mysql --password "$DB_PASSWORD" app',
@@ -427,8 +422,7 @@ NEAR_MISSES = {
     # cookies
     "cookie prose": "The Cookie: header and Set-Cookie: header carry the session",
     "short cookies": "Set-" + "Cookie: theme=dark; Path=/; Max-Age=3600; SameSite=Lax",
-    "analytics cookies": "Cookie: _ga=GA1.2.1234567890.1600000000; "
-    + "_fbp=fb.1.1596403881668.1116446470",
+    "analytics cookies": "Cookie: _ga=GA1.2.1234567890.1600000000; " + "_fbp=fb.1.1596403881668.1116446470",
     "cookie variable": "Cookie: session=${SESSION_ID}",
     "cookie redacted": "Cookie: sessionid=<redacted>; csrftoken=****",
     # base64 bodies of public material

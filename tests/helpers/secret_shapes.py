@@ -11,7 +11,6 @@ import random
 import string
 from collections.abc import Callable
 
-
 ALNUM = string.ascii_letters + string.digits
 UPPER_DIGITS = string.ascii_uppercase + string.digits
 HEX = "0123456789abcdef"
@@ -186,9 +185,25 @@ NEAR_MISSES: list[Callable[[Rng], Sample]] = [
 ]
 
 PROSE = [
-    "the", "deploy", "token", "rotated", "see", "key", "note", "a", "x", "config", "2026",
-    "next_line_of_a_log_file", "configuration_management", "README.md", "v1.2.3", "--verbose",
-    "deployment-pipeline-settings", "self._on_update", "https://docs.acme.io/setup",
+    "the",
+    "deploy",
+    "token",
+    "rotated",
+    "see",
+    "key",
+    "note",
+    "a",
+    "x",
+    "config",
+    "2026",
+    "next_line_of_a_log_file",
+    "configuration_management",
+    "README.md",
+    "v1.2.3",
+    "--verbose",
+    "deployment-pipeline-settings",
+    "self._on_update",
+    "https://docs.acme.io/setup",
 ]
 
 
@@ -204,21 +219,23 @@ def _cuts(rng: Rng, token: str, pieces: int, cut: int | None) -> list[str]:
 
 
 _PLAIN_BREAKS = ["\n", "\r\n", " \n", "\t\n", "\n  ", "\n\t", "  \n    ", "\r\n  "]
-_QUOTED_JOINS = ['{q} +\n{i}{q}', '{q}+\n{i}{q}', '{q}\n{i}+ {q}', '{q}\n{i}{q}']
+_QUOTED_JOINS = ["{q} +\n{i}{q}", "{q}+\n{i}{q}", "{q}\n{i}+ {q}", "{q}\n{i}{q}"]
 
 
 def _before(rng: Rng) -> str:
     """What comes before the token's first line: nothing, a line ending in a word (the
     shape the issue found), a long identifier alone on its line, prose on the same line."""
-    return rng.choice([
-        "",
-        _words(rng) + "\n",
-        _words(rng) + "\n" + rng.choice(["", "  ", "\t"]),
-        rng.choice(PROSE) + "\n",
-        _words(rng) + " ",
-        "key: ",
-        _words(rng) + "\n" + _words(rng) + " ",
-    ])
+    return rng.choice(
+        [
+            "",
+            _words(rng) + "\n",
+            _words(rng) + "\n" + rng.choice(["", "  ", "\t"]),
+            rng.choice(PROSE) + "\n",
+            _words(rng) + " ",
+            "key: ",
+            _words(rng) + "\n" + _words(rng) + " ",
+        ]
+    )
 
 
 def _after(rng: Rng) -> str:

@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from conftest import git
+
 from jacked_vault.context import Context
 from jacked_vault.notes import AddRequest, add
 from jacked_vault.sync import push, set_remote

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from conftest import make_repo
+
 from helpers.git_server import ClientHome, TeamServer
 
 GROUP = "api"

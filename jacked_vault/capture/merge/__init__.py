@@ -577,9 +577,7 @@ def _retry_queued(ctx: Context) -> list[Outcome]:
     return [r for r in report.results if isinstance(r, Outcome)]
 
 
-def capture_merge_from_hook(
-    vault: Callable[[], Path], repo_path: str, **kwargs: Any
-) -> MergeCaptureReport | None:
+def capture_merge_from_hook(vault: Callable[[], Path], repo_path: str, **kwargs: Any) -> MergeCaptureReport | None:
     """What the hook runs: capture, log one line, never raise (a merge must never fail). `vault`
     gives the vault's folder (the front end resolves it: --vault, else the environment's), called
     inside the guard so even that cannot fail the hook.

@@ -148,6 +148,7 @@ def uninstall(path: Path) -> Change:
     if raw is None or not installed_events(doc):
         return Change(str(path), False, None, installed_events(doc))
     cleaned = _without_ours(doc)
+
     def settings(text: str) -> dict:  # install's `"version": 1` is no setting of the person's
         doc = configfile.parse_json(text, path)
         return {k: v for k, v in doc.items() if (k, v) != ("version", 1)}
