@@ -142,26 +142,18 @@ def note_text(rng: random.Random, *, min_body: int = 300, max_body: int = 800) -
     return NoteText(title=title, body=body, kind=kind, tags=tags)
 
 
+# The real git CLI as every bench runs it: a fixed identity and no hooks, signing or auto-gc (auto-gc
+# would detach a background repack in the middle of a measurement).
+GIT = [
+    "git",
+    *("-c", "user.name=bench", "-c", "user.email=bench@localhost", "-c", "commit.gpgsign=false"),
+    *("-c", "core.hooksPath=/dev/null", "-c", "gc.auto=0", "-c", "maintenance.auto=false"),
+]
+
+
 def git_cli(root: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
-    """The real git CLI in `root`, with a fixed identity and no hooks, signing or auto-gc
-    (auto-gc would detach a background repack in the middle of a measurement)."""
-    cmd = [
-        "git",
-        "-c",
-        "user.name=bench",
-        "-c",
-        "user.email=bench@localhost",
-        "-c",
-        "commit.gpgsign=false",
-        "-c",
-        "core.hooksPath=/dev/null",
-        "-c",
-        "gc.auto=0",
-        "-c",
-        "maintenance.auto=false",
-        *args,
-    ]
-    return subprocess.run(cmd, cwd=root, check=check, capture_output=True, text=True)
+    """`GIT` in `root`."""
+    return subprocess.run([*GIT, *args], cwd=root, check=check, capture_output=True, text=True)
 
 
 @dataclass

@@ -35,24 +35,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench._vaultgen import generate_vault, git_cli, write_audit_history, write_notes  # noqa: E402 - after sys.path
+from bench._vaultgen import GIT, generate_vault, git_cli, write_audit_history, write_notes  # noqa: E402 - after sys.path
 from jacked_vault.store.layout import state_dir  # noqa: E402 - after sys.path
 from jacked_vault.store.machine_state import machine_id  # noqa: E402 - after sys.path
 
 PY = sys.executable
-GIT = [
-    "git",
-    "-c",
-    "user.name=bench",
-    "-c",
-    "user.email=bench@localhost",
-    "-c",
-    "commit.gpgsign=false",
-    "-c",
-    "core.hooksPath=/dev/null",
-    "-c",
-    "gc.auto=0",
-]
 WORD = "cache"  # a common word (in most notes)
 ARRIVING = 1000  # notes fast-forwarded by sync
 PROJECT_TO = (500_000, 1_000_000)

@@ -8,7 +8,7 @@ index façade (`SearchIndex`); literal harness names compared outside the harnes
 `in`, `match`: a branch on which harness); the import edges between the package's own modules (one
 module importing another, counted once) and those made inside a function (lazy; an edge imported
 both ways counts in both), and how many lazy edges start outside the entry points that need a
-fast start; cycles between packages (`jacked_vault.X`); and, unless
+fast start (cycles between packages: tests/test_structure.py holds there are none); and, unless
 `--no-mypy`, mypy's errors with `--disallow-untyped-defs --disallow-any-generics` added to the
 checkout's own configuration.
 
@@ -110,39 +110,6 @@ def _harness_branches(tree: ast.Module) -> int:
     return count
 
 
-def _package(name: str) -> str:
-    return ".".join(name.split(".")[:2])
-
-
-def _package_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
-    """Strongly connected sets of more than one package (Tarjan)."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    found: list[list[str]] = []
-
-    def visit(v: str) -> None:
-        index[v] = low[v] = len(index)
-        stack.append(v)
-        for w in sorted(graph.get(v, ())):
-            if w not in index:
-                visit(w)
-                low[v] = min(low[v], low[w])
-            elif w in stack:
-                low[v] = min(low[v], index[w])
-        if low[v] == index[v]:
-            component = []
-            while (w := stack.pop()) != v:
-                component.append(w)
-            if component:
-                found.append(sorted([v, *component]))
-
-    for v in sorted(graph):
-        if v not in index:
-            visit(v)
-    return found
-
-
 def shape(code: Path) -> dict:
     """Every figure of the package's shape for one checkout."""
     known = modules(code)
@@ -151,7 +118,6 @@ def shape(code: Path) -> dict:
     top: set[tuple[str, str]] = set()
     harness = 0
     harness_modules: Counter[str] = Counter()
-    packages: dict[str, set[str]] = defaultdict(set)
     methods = 0
     for name, path in known.items():
         tree = ast.parse(path.read_text())
@@ -159,8 +125,6 @@ def shape(code: Path) -> dict:
             if target == name:
                 continue
             (lazy if inside_function else top).add((name, target))
-            if _package(target) != _package(name):
-                packages[_package(name)].add(_package(target))
         if not _inside(name, HARNESS_PACKAGES) and (found := _harness_branches(tree)):
             harness += found
             harness_modules[name] = found
@@ -181,7 +145,6 @@ def shape(code: Path) -> dict:
         "lazy_edges": len(lazy),
         "lazy_per_1000_lines": round(1000 * len(lazy) / sum(sizes), 1),
         "lazy_outside_entry_points": sum(not _inside(source, ENTRY_POINTS) for source, _ in lazy),
-        "package_cycles": _package_cycles(packages),
     }
 
 
@@ -304,11 +267,7 @@ def print_shape(figures: dict[str, dict]) -> None:
         print(f"{key:<34}" + "".join(f"{figures[label].get(key, '-')!s:>16}" for label in labels))
     for label in labels:
         largest = ", ".join(f"{name.removeprefix('jacked_vault.')} {n}" for name, n in figures[label]["largest"])
-        cycles = "; ".join(
-            " <-> ".join(p.removeprefix("jacked_vault.") for p in cycle) for cycle in figures[label]["package_cycles"]
-        )
         print(f"{label}: largest modules: {largest}")
-        print(f"{label}: package cycles: {cycles or 'none'}")
 
 
 def main() -> int:
