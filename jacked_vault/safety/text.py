@@ -5,6 +5,7 @@ Dependency-free so every front end can import it cheaply.
 
 from __future__ import annotations
 
+import functools
 import re
 
 from jacked_vault.errors import VaultError
@@ -15,14 +16,14 @@ _BIDI = "\u202a-\u202e\u2066-\u2069"  # overrides and isolates
 _BIDI_MARKS = "\u061c\u200e\u200f"  # ALM, LRM, RLM: invisible, and right in prose
 _UNENCODABLE = "\ud800-\udfff\ufffe\uffff"  # surrogates (not UTF-8) and U+FFFE/U+FFFF (YAML refuses them)
 # Always refused: C0 except tab/LF/CR, DEL, C1, bidi overrides/isolates, surrogates and U+FFFE/U+FFFF.
-_REFUSED_MULTILINE = re.compile(f"[\x00-\x08\x0b\x0c\x0e-\x1f{_DEL_C1}{_BIDI}{_UNENCODABLE}]")
+_REFUSED_MULTILINE = f"[\x00-\x08\x0b\x0c\x0e-\x1f{_DEL_C1}{_BIDI}{_UNENCODABLE}]"
 # Single-line text also refuses every line break: LF, CR, U+2028, U+2029 (tab is allowed).
-_REFUSED_SINGLE_LINE = re.compile(f"[\x00-\x08\x0a-\x1f{_DEL_C1}\u2028\u2029{_BIDI}{_UNENCODABLE}]")
+_REFUSED_SINGLE_LINE = f"[\x00-\x08\x0a-\x1f{_DEL_C1}\u2028\u2029{_BIDI}{_UNENCODABLE}]"
 # A name read from outside (a remote URL and its decoded parts): no C0 at all (tab too), no DEL or
 # C1, no bidi control and no bidi mark either, since nothing in a name may be invisible.
-_HOSTILE_IN_NAME = re.compile(f"[\x00-\x1f{_DEL_C1}{_BIDI_MARKS}{_BIDI}]")
+_HOSTILE_IN_NAME = f"[\x00-\x1f{_DEL_C1}{_BIDI_MARKS}{_BIDI}]"
 
-_TERMINAL_NOISE = re.compile(
+_TERMINAL_NOISE = (
     # CSI (ESC [ or U+009B): parameters, intermediates, one final byte.
     "(?:\x1b\\[|\x9b)[\x30-\x3f]*[\x20-\x2f]*[\x40-\x7e]"
     # OSC, DCS, SOS, PM, APC (7-bit or C1 introducer) up to BEL or ST (ESC \\ or U+009C).
@@ -33,6 +34,12 @@ _TERMINAL_NOISE = re.compile(
     # Leftovers: C0 except tab/LF, DEL, C1, bidi overrides/isolates.
     f"|[\x00-\x08\x0b-\x1f{_DEL_C1}{_BIDI}]"
 )
+
+
+@functools.cache
+def _compiled(pattern: str) -> re.Pattern[str]:
+    """A rule's pattern, compiled on first use: most processes that import this check nothing."""
+    return re.compile(pattern)
 
 
 def _describe(char: str) -> str:
@@ -56,7 +63,7 @@ def check_text(field: str, value: str, *, multiline: bool) -> None:
 
     Multi-line text allows tab, LF and CR; single-line text allows tab only.
     """
-    pattern = _REFUSED_MULTILINE if multiline else _REFUSED_SINGLE_LINE
+    pattern = _compiled(_REFUSED_MULTILINE if multiline else _REFUSED_SINGLE_LINE)
     match = pattern.search(value)
     if match:
         raise VaultError("VALIDATION", f"{field} contains {_describe(match.group())}")
@@ -65,16 +72,16 @@ def check_text(field: str, value: str, *, multiline: bool) -> None:
 def without_refused(text: str) -> str:
     """`text` without every character `check_text` refuses in multi-line text (tab and line
     breaks stay): what a transcript may hand on, whatever a harness wrote."""
-    return _REFUSED_MULTILINE.sub("", text)
+    return _compiled(_REFUSED_MULTILINE).sub("", text)
 
 
 def hostile_in_name(text: str) -> bool:
     """Whether `text`, a name read from outside (a remote URL, one of its decoded parts), holds a
     control character (tab included), DEL, a C1 control, or a bidi control or mark."""
-    return _HOSTILE_IN_NAME.search(text) is not None
+    return _compiled(_HOSTILE_IN_NAME).search(text) is not None
 
 
 def strip_terminal(text: str) -> str:
     """Remove escape sequences (CSI, OSC, DCS, ...), bidi controls and C0/C1 controls except
     tab and LF, so vault content can be printed to a terminal safely."""
-    return _TERMINAL_NOISE.sub("", text)
+    return _compiled(_TERMINAL_NOISE).sub("", text)
