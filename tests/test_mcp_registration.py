@@ -20,6 +20,9 @@ from conftest import cli_env
 from mcp import Client, StdioServerParameters
 
 from jacked_vault.errors import VaultError
+from jacked_vault.harnesses.claude import claude_cli
+from jacked_vault.harnesses.installers.codex import mcp_block as codex_block
+from jacked_vault.harnesses.launch import Launch
 from jacked_vault.hooks import mcp as reg
 
 CLI = "import sys, jacked_vault.cli.mcp; from jacked_vault.cli.main import main; sys.exit(main(sys.argv[1:]))"
@@ -27,7 +30,7 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 LAUNCH_CMD = ("/opt/jacked/bin/jacked-memory-mcp", [])
 
 
-def launch(harness: str, vault: str = "/v") -> reg.Launch:
+def launch(harness: str, vault: str = "/v") -> Launch:
     return reg.launch_for(harness, Path(vault), command=LAUNCH_CMD)
 
 
@@ -87,9 +90,7 @@ def test_user_scope_only_when_the_operator_asks():
 def test_claude_cli_form():
     """The server's name comes first: Claude's `--env` takes several values and would swallow it
     (`error: missing required argument 'commandOrUrl'`, issue 19.6)."""
-    line = reg.claude_cli(
-        reg.launch_for("claude", Path("/my vault"), command=("/bin/python", ["-m", "jacked_vault.mcp"]))
-    )
+    line = claude_cli(reg.launch_for("claude", Path("/my vault"), command=("/bin/python", ["-m", "jacked_vault.mcp"])))
     assert line == (
         "claude mcp add jacked-memory --transport stdio --scope user --env JACKED_MEMORY_HARNESS=claude "
         "--env 'JACKED_VAULT_DIR=/my vault' -- /bin/python -m jacked_vault.mcp"
@@ -360,14 +361,13 @@ def test_codex_install_appends_and_uninstall_restores_byte_for_byte(tmp_path):
 
 def test_codex_outdated_entry_is_replaced_in_place(tmp_path):
     path = tmp_path / "config.toml"
-    ours = reg.codex_block(launch("codex", "/old vault"))
+    ours = codex_block(launch("codex", "/old vault"))
     before, after = CODEX_ORIGINAL.split("# a comment that belongs to profiles\n")
     path.write_text(before + ours + "\n# a comment that belongs to profiles\n" + after)
     assert reg.status("codex", path, launch("codex")) == "outdated"
     assert reg.install("codex", path, launch("codex")).action == "updated"
     assert (
-        path.read_text()
-        == before + reg.codex_block(launch("codex")) + "\n# a comment that belongs to profiles\n" + after
+        path.read_text() == before + codex_block(launch("codex")) + "\n# a comment that belongs to profiles\n" + after
     )
     reg.uninstall("codex", path)
     assert path.read_text() == before + "# a comment that belongs to profiles\n" + after

@@ -25,8 +25,6 @@ from jacked_vault.harnesses.probe import Part, Probe, latest
 from jacked_vault.store.layout import state_dir
 from jacked_vault.store.log import LastRun, last_runs
 
-__all__ = ["Part", "Probe", "latest"]  # the table's row and what a probe gets, where callers found them
-
 
 def _latest(runs: list[LastRun]) -> dict | None:
     run = latest(runs)

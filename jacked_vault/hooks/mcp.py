@@ -40,16 +40,12 @@ from typing import Any
 
 from jacked_vault import harnesses
 from jacked_vault.errors import VaultError
-from jacked_vault.harnesses.base import Harness, repo_file
-from jacked_vault.harnesses.claude import claude_cli
+from jacked_vault.harnesses.base import Harness
 from jacked_vault.harnesses.installers import codex
 from jacked_vault.harnesses.installers.codex import mcp_block as codex_block
 from jacked_vault.harnesses.launch import Launch
 from jacked_vault.mcp import SERVER_NAME
 from jacked_vault.store import configfile
-
-# where the callers of the registration have always found them
-__all__ = ["Launch", "claude_cli", "codex_block", "repo_file"]
 
 HARNESSES = harnesses.names(sort=True)  # the registered harnesses as loaded (the registry answers live)
 SCRIPT = "jacked-memory-mcp"
