@@ -3,18 +3,20 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from jacked_vault.context import Context
 from jacked_vault.hooks.health import hooks_health, summary
 from jacked_vault.search.index import SearchIndex
 from jacked_vault.store import git
 from jacked_vault.store.gitfiles import origin_url
+from jacked_vault.store.layout import Store
 from jacked_vault.store.queue import queue_counts
 from jacked_vault.store.sync_state import read_states, shown_at
 from jacked_vault.sync.remote import display_url
 
 
-def _remote_state(store) -> dict:
+def _remote_state(store: Store) -> dict[str, Any]:
     """Remote URL (credentials masked) and ahead/behind against the upstream of the current
     branch (no network)."""
 
@@ -44,12 +46,12 @@ class Status:
     """The vault (path, head, notes, remote state, last sync), the repo containing the cwd, the
     hooks (installed, last run: `health.hooks_health`) and the capture queue's counts."""
 
-    vault: dict
-    repo: dict | None
-    hooks: dict
-    captures: dict
+    vault: dict[str, Any]
+    repo: dict[str, Any] | None
+    hooks: dict[str, Any]
+    captures: dict[str, Any]
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"vault": self.vault, "repo": self.repo, "hooks": self.hooks, "captures": self.captures}
 
     def to_text(self) -> str:
@@ -105,7 +107,7 @@ class Status:
         return "\n".join(lines)
 
 
-def _reviews_text(reviews: dict) -> list[str]:
+def _reviews_text(reviews: dict[str, Any]) -> list[str]:
     """What the reviewed notes are worth here and how this machine weighs an accept (nothing to
     say: no line)."""
     lines = []

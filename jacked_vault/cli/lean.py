@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass, field
+from typing import Any
 
 from jacked_vault.frontend import actions
 
@@ -71,7 +72,7 @@ def parse(command: str, words: list[str]) -> tuple[dict, bool] | None:
     spec = params(command)
     by_flag = {p.flag: p for p in spec if p.flag is not None}
     argument = next((p for p in spec if p.flag is None), None)
-    values: dict = {}
+    values: dict[str, Any] = {}
     positional: list[str] = []
     as_json = False
     rest = iter(words)

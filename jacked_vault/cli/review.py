@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -39,7 +39,7 @@ def _ask(doc, note) -> str:
     return choose("[a]ccept [r]eject [s]kip [e]dit-as-new [q]uit", REVIEW_ANSWERS, default="s")
 
 
-def _decide(context, doc, note, answer: str) -> dict | None:
+def _decide(context, doc, note, answer: str) -> dict[str, Any] | None:
     """Carry out one answer about a candidate; the decision made (None: skipped)."""
     from jacked_vault.cli.prompts import ask, edit_text
     from jacked_vault.write.transitions import edit_as_new, transition

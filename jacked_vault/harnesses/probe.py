@@ -5,8 +5,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, NotRequired, TypedDict
 
 from jacked_vault.store.log import LastRun
 
@@ -31,6 +33,16 @@ class Probe:
         return self.runs.get(f"mcp-brief:{self.harness}")
 
 
+class PartJson(TypedDict):
+    """A row as `status --json` and `hooks status --json` give it (`Part.to_json`)."""
+
+    state: str
+    where: list[str]
+    via: str | None
+    last_run: dict[str, Any] | None  # LastRun.to_json
+    problem: NotRequired[str]
+
+
 @dataclass
 class Part:
     """One row: `state` (installed, partial, outdated, stranded, absent, unreadable, or `mcp`/
@@ -42,8 +54,8 @@ class Part:
     last_run: LastRun | None = None
     problem: str | None = None
 
-    def to_json(self) -> dict:
-        out = {
+    def to_json(self) -> PartJson:
+        out: PartJson = {
             "state": self.state,
             "where": list(self.where),
             "via": self.via,
@@ -59,7 +71,11 @@ def latest(runs: list[LastRun]) -> LastRun | None:
 
 
 def events_part(
-    found: list[dict], events: tuple[str, ...], via: str, last: LastRun | None, mcp_brief: LastRun | None = None
+    found: Sequence[Mapping[str, Any]],
+    events: tuple[str, ...],
+    via: str,
+    last: LastRun | None,
+    mcp_brief: LastRun | None = None,
 ) -> Part:
     """A hooks file's part (`found`: each file's status, `installed` its events) as one row."""
     where = [item["path"] for item in found if set(events) & set(item["installed"])]

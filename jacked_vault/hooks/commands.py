@@ -27,6 +27,7 @@ import json
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from jacked_vault import harnesses
 from jacked_vault.errors import VaultError
@@ -139,7 +140,7 @@ def _remove(files: list[Path], *, own_folder: bool, quiet: bool = False) -> list
     return [c for c in changes if c.action == "removed"] if quiet else changes
 
 
-def status(harness: str, vault: Path | None = None, environ: dict[str, str] | None = None) -> list[dict]:
+def status(harness: str, vault: Path | None = None, environ: dict[str, str] | None = None) -> list[dict[str, Any]]:
     """Per file: installed (as install would write it), outdated, absent or foreign; a dead file
     of jacked's is listed as outdated (install removes it)."""
     own = _as_skills(harness)

@@ -29,7 +29,7 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from jacked_vault.store.layout import state_dir
 
@@ -42,7 +42,7 @@ LOGGED_REASON = 300  # characters of a pull's reason in the log line (which hold
 SESSION_START_CATCH_UP = 2000  # files the brief's index catches up with first (~1 s); more: in the background
 
 
-def _read_payload() -> dict:
+def _read_payload() -> dict[str, Any]:
     """The hook's JSON from stdin read to EOF, blocking or not (bounded); {} when absent or invalid."""
     from jacked_vault.safety.fsio import read_stream
 
@@ -83,7 +83,7 @@ def _queued(vault: Path) -> bool:
     return queue_counts(state_dir(vault)).pending > 0
 
 
-def session_start(vault: Path, payload: dict, harness: str = HARNESS) -> str:
+def session_start(vault: Path, payload: dict[str, Any], harness: str = HARNESS) -> str:
     from jacked_vault.context import Context
     from jacked_vault.recall.brief import RESUMED, build_brief, since
     from jacked_vault.recall.brief_log import carried, record_brief
@@ -123,7 +123,7 @@ def session_start(vault: Path, payload: dict, harness: str = HARNESS) -> str:
 HARNESS_KEY = "jacked_harness"  # which harness's session a queued payload is (its transcript format, its identity)
 
 
-def session_capture(vault: Path, payload: dict, harness: str = HARNESS) -> str:
+def session_capture(vault: Path, payload: dict[str, Any], harness: str = HARNESS) -> str:
     from jacked_vault.capture.queue import enqueue
     from jacked_vault.store.vault import is_git_repo
 
@@ -135,7 +135,7 @@ def session_capture(vault: Path, payload: dict, harness: str = HARNESS) -> str:
     return f"queued {Path(marker).name}"
 
 
-def drain(vault: Path, payload: dict, harness: str = HARNESS) -> str:
+def drain(vault: Path, payload: dict[str, Any], harness: str = HARNESS) -> str:
     from jacked_vault.capture import merge, session
     from jacked_vault.capture.queue import drain as drain_queue
     from jacked_vault.context import Context
@@ -160,7 +160,7 @@ def _adapter(harness: str) -> Harness:
     return harnesses.find(harness) or harnesses.get(HARNESS)
 
 
-def _queued_harness(payload: dict) -> str:
+def _queued_harness(payload: dict[str, Any]) -> str:
     from jacked_vault.document.model import SLUG_RE
 
     named = payload.get(HARNESS_KEY)
@@ -174,7 +174,7 @@ def _push(vault: Path, trigger: str) -> str:
     return push_pending(Context.create(vault=str(vault), cwd=vault, harness=HARNESS), trigger)
 
 
-def pull_behind(vault: Path, payload: dict, harness: str = HARNESS) -> str:
+def pull_behind(vault: Path, payload: dict[str, Any], harness: str = HARNESS) -> str:
     """`pull` (detached, started by a session start whose cap ran out): finish that pull."""
     from jacked_vault.context import Context
     from jacked_vault.sync import finish_pull
@@ -182,7 +182,7 @@ def pull_behind(vault: Path, payload: dict, harness: str = HARNESS) -> str:
     return finish_pull(Context.create(vault=str(vault), cwd=vault, harness=HARNESS))
 
 
-def catch_up(vault: Path, payload: dict, harness: str = HARNESS) -> str:
+def catch_up(vault: Path, payload: dict[str, Any], harness: str = HARNESS) -> str:
     """`catch-up` (detached, started by a session start whose brief read an index far behind HEAD):
     bring the vault's index up to HEAD."""
     from jacked_vault.search.index import SearchIndex
@@ -196,7 +196,7 @@ def catch_up(vault: Path, payload: dict, harness: str = HARNESS) -> str:
         index.close()
 
 
-def push_after_write(vault: Path, payload: dict, harness: str = HARNESS) -> str:
+def push_after_write(vault: Path, payload: dict[str, Any], harness: str = HARNESS) -> str:
     """`push` (detached, started by a write when `settings.sync.push` is `after-write`)."""
     return _push(vault, "after-write")
 

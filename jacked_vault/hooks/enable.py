@@ -54,6 +54,7 @@ from jacked_vault.sync import remote, set_remote
 from jacked_vault.sync.clone import clone_vault
 
 if TYPE_CHECKING:
+    from jacked_vault.context import Context
     from jacked_vault.store.config import Roots
     from jacked_vault.store.progress import Stages
 
@@ -72,7 +73,7 @@ class Step:
     items: list[dict[str, Any]] = field(default_factory=list)
     lines: list[str] = field(default_factory=list)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"step": self.name, "outcome": self.outcome, "detail": self.detail, "items": self.items}
 
 
@@ -88,7 +89,7 @@ class SwitchReport:
     def ok(self) -> bool:
         return not any(step.outcome == "error" for step in self.steps)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"action": self.action, "vault": self.vault, "steps": [s.to_json() for s in self.steps]}
 
     def to_text(self) -> str:
@@ -145,7 +146,7 @@ def _managed() -> list[Path]:
     return [*(p for harness in harnesses.names() for p in _files(harness)), *(Path(os.path.realpath(p)) for p in own)]
 
 
-def _selection(harness: str):
+def _selection(harness: str) -> Selection:
     """What `hooks install` is asked for one harness: its session hooks, its MCP server, its
     commands and the librarian skill, all in per-person files."""
 
@@ -199,7 +200,7 @@ class Ledger:
         data = {}
         with suppress(OSError, ValueError):
             data = json.loads(path.read_text(encoding="utf-8"))
-        self.files: dict[str, dict] = data.get("files", {}) if isinstance(data, dict) else {}
+        self.files: dict[str, dict[str, Any]] = data.get("files", {}) if isinstance(data, dict) else {}
         self.dirs: list[str] = data.get("dirs", []) if isinstance(data, dict) else []
         # the repos an older version's enable hooked (its ledger kept them; `hooks.installed` does now)
         self.repos: list[str] = data.get("repos", []) if isinstance(data, dict) else []
@@ -308,7 +309,7 @@ def _guard(name: str, run: Callable[[], Step]) -> Step:
         return Step(name, "error", f"{exc.message} [{exc.full_code}]")
 
 
-def _vault_step(ctx, from_url: str | None, named: bool, stages: Stages | None = None) -> Step:
+def _vault_step(ctx: Context, from_url: str | None, named: bool, stages: Stages | None = None) -> Step:
     from jacked_vault.write.init import init_vault
 
     if from_url is not None and not (ctx.vault_path / "vault.json").exists():
@@ -323,7 +324,7 @@ def _vault_step(ctx, from_url: str | None, named: bool, stages: Stages | None = 
     return Step("vault", "done" if result.created else "unchanged", detail, [result.to_json()])
 
 
-def _groups_step(ctx, from_url: str | None, review: Callable[[Any], Any], *, asked: bool) -> Step:
+def _groups_step(ctx: Context, from_url: str | None, review: Callable[[Any], Any], *, asked: bool) -> Step:
     """The group review; with nobody to ask (no terminal, no --yes) the suggestions are offered, never accepted."""
     if from_url is not None:
         return Step("groups", "skipped", "a joined vault keeps the groups it was shared with")
@@ -393,7 +394,7 @@ def _roots_step(roots: Sequence[str], ledger: Ledger) -> Step:
     return Step("roots", "done", f"remembered {', '.join(roots)} as this machine's roots in {written}")
 
 
-def _mapped_repos(ctx) -> tuple[list[Path], Roots]:
+def _mapped_repos(ctx: Context) -> tuple[list[Path], Roots]:
     """This machine's clones of the repos vault.json maps to a group (read again: the group review
     may just have written it), wherever under its roots, and the roots looked in."""
     from jacked_vault.store.config import load_config
@@ -469,7 +470,7 @@ def _migrate_step(vault: str | None, repos: list[Path], yes: bool, ask: Ask | No
     )
 
 
-def _remote_step(ctx, ask_url: Callable[[], str | None] | None) -> Step:
+def _remote_step(ctx: Context, ask_url: Callable[[], str | None] | None) -> Step:
     origin = remote.origin(ctx.vault_path)
     if origin is not None:
         return Step("remote", "unchanged", f"origin {remote.display_url(origin)}")
@@ -483,7 +484,7 @@ def _remote_step(ctx, ask_url: Callable[[], str | None] | None) -> Step:
     return Step("remote", "done", result.to_text().splitlines()[0], [result.to_json()])
 
 
-def _signing_step(ctx, ask: Ask | None, ledger: Ledger) -> Step:
+def _signing_step(ctx: Context, ask: Ask | None, ledger: Ledger) -> Step:
     """Signed reviews in one step (`hooks.signing`): offered when this machine trusts no keys yet,
     done only on a person's yes (never by `--yes` alone: from then on only verified accepts count,
     so this machine's earlier unsigned ones stop counting); `disable` puts the machine config and
@@ -535,7 +536,7 @@ def disable(vault: str | None) -> SwitchReport:
     return report
 
 
-def _outcome(items: list[dict]) -> str:
+def _outcome(items: list[dict[str, Any]]) -> str:
     if any("error" in i for i in items):
         return "error"
     return "removed" if any(i.get("action") in ("removed", "restored", "deleted") for i in items) else "unchanged"
@@ -555,7 +556,7 @@ def _uninstall_harness(harness: str, vault: str | None) -> Step:
     )
 
 
-def _repos_recorded(ctx, kind: str, legacy: list[str]) -> set[Path]:
+def _repos_recorded(ctx: Context, kind: str, legacy: list[str]) -> set[Path]:
     """The repos this machine's record of installs names for `kind` (`hooks.installed`), the current
     repo, and `legacy` (an older ledger's). Without any record yet, the clones under this machine's
     roots that hold jacked's hook (an older version kept no record)."""
@@ -567,7 +568,7 @@ def _repos_recorded(ctx, kind: str, legacy: list[str]) -> set[Path]:
     return repos | ({ctx.repo.root} if ctx.repo is not None else set())
 
 
-def _uninstall_projects(ctx) -> Step:
+def _uninstall_projects(ctx: Context) -> Step:
     """Project files (`.mcp.json`, `.cursor/`, `.opencode/`, `opencode.json`) of the current repo and
     of every repo this machine recorded one in."""
     from jacked_vault.hooks import mcp as reg
@@ -584,7 +585,7 @@ def _uninstall_projects(ctx) -> Step:
     return Step("projects", "removed" if items else "unchanged", f"{len(roots)} repo(s) checked", items, lines)
 
 
-def _uninstall_post_merge(ctx, ledger: Ledger) -> Step:
+def _uninstall_post_merge(ctx: Context, ledger: Ledger) -> Step:
     """The post-merge hook of every repo this machine recorded installing it in (and the current
     repo's); each taken off the record, and a recorded repo that is gone with it."""
 

@@ -16,19 +16,28 @@ through the MCP prompt and tool when its server is registered; without a `captur
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from jacked_vault import environment, harnesses
 from jacked_vault.errors import VaultError
 from jacked_vault.gitflow.githooks import git_hook_status
-from jacked_vault.harnesses.probe import Part, Probe, latest
+from jacked_vault.harnesses.probe import Part, PartJson, Probe, latest
 from jacked_vault.store.layout import state_dir
 from jacked_vault.store.log import LastRun, last_runs
 
+if TYPE_CHECKING:
+    from jacked_vault.context import Context
+    from jacked_vault.harnesses.launch import Launch
 
-def _latest(runs: list[LastRun]) -> dict | None:
+
+def _latest(runs: list[LastRun]) -> dict[str, Any] | None:
     run = latest(runs)
     return run.to_json() if run else None
+
+
+Table = dict[str, dict[str, PartJson]]  # harness -> part -> row, as JSON
 
 
 # -- the table ------------------------------------------------------------------------------------
@@ -52,7 +61,7 @@ def harness_table(vault: Path, cwd: Path, repo: Path | None) -> dict[str, dict[s
     return table
 
 
-def cwd_table(vault: str | None = None) -> dict[str, dict]:
+def cwd_table(vault: str | None = None) -> Table:
     """The table for the current folder and `vault` (`hooks status`), as JSON rows by harness."""
 
     ctx = environment.context(vault)
@@ -97,8 +106,8 @@ def _mcp_part(probe: Probe) -> Part:
         )
     states = {}
     launch = reg.launch_for(probe.harness, probe.vault)
-    for where, path in _mcp_places(reg, probe).items():
-        states[where] = (_mcp_state(reg, probe.harness, path, launch), path)
+    for where, path in _mcp_places(probe).items():
+        states[where] = (_mcp_state(probe.harness, path, launch), path)
     for state in ("installed", "outdated"):
         places = [f"{where}: {path}" for where, (found, path) in states.items() if found == state]
         if places:
@@ -112,14 +121,18 @@ def _mcp_part(probe: Probe) -> Part:
     )
 
 
-def _mcp_places(reg, probe: Probe) -> dict[str, Path]:
+def _mcp_places(probe: Probe) -> dict[str, Path]:
+    from jacked_vault.hooks import mcp as reg
+
     places = {"user": reg.default_config_path(probe.harness, probe.cwd, user=True)}
     if reg.has_project_file(probe.harness):
         places["project"] = reg.default_config_path(probe.harness, probe.cwd)
     return places
 
 
-def _mcp_state(reg, name: str, path: Path, launch) -> str:
+def _mcp_state(name: str, path: Path, launch: Launch) -> str:
+    from jacked_vault.hooks import mcp as reg
+
     try:
         return reg.status(name, path, launch)
     except VaultError:
@@ -147,7 +160,7 @@ def _post_merge_part(root: Path | None, runs: dict[str, LastRun]) -> Part:
 # -- status -----------------------------------------------------------------------------------------
 
 
-def hooks_health(ctx) -> dict:
+def hooks_health(ctx: Context) -> dict[str, Any]:
     """`status --json`'s `hooks`: the per-harness table (`harnesses`), and the keys it had before
     (`claude`, `mcp`, `post_merge`)."""
     try:
@@ -170,7 +183,7 @@ def hooks_health(ctx) -> dict:
     }
 
 
-def _claude_hooks() -> dict:
+def _claude_hooks() -> dict[str, Any]:
     from jacked_vault.harnesses.installers import claude
 
     try:
@@ -181,7 +194,7 @@ def _claude_hooks() -> dict:
     return {"path": found["path"], "state": state, "events": found["installed"]}
 
 
-def _mcp(ctx) -> dict[str, dict]:
+def _mcp(ctx: Context) -> dict[str, dict[str, Any]]:
     """Each harness's registration: in the cwd repo's file (`project`) and the per-person one (`user`)."""
     from jacked_vault.hooks import mcp as reg
 
@@ -191,11 +204,11 @@ def _mcp(ctx) -> dict[str, dict]:
         places = {"user": reg.default_config_path(name, ctx.cwd, user=True)}
         if reg.has_project_file(name):
             places["project"] = reg.default_config_path(name, ctx.cwd)
-        out[name] = {where: _mcp_state(reg, name, path, launch) for where, path in places.items()}
+        out[name] = {where: _mcp_state(name, path, launch) for where, path in places.items()}
     return out
 
 
-def _post_merge(ctx) -> dict:
+def _post_merge(ctx: Context) -> dict[str, Any]:
     try:
         repo = ctx.repo
     except VaultError:
@@ -208,14 +221,14 @@ def _post_merge(ctx) -> dict:
         return {"repo": str(repo.root), "state": "unreadable"}
 
 
-def table_rows(harnesses: dict) -> list[dict]:
+def table_rows(harnesses: Table) -> list[dict[str, Any]]:
     """The table as rows (`hooks status`): one per harness and part, as `status --json` has them."""
     return [
         {"harness": harness, "part": part, **row} for harness, parts in harnesses.items() for part, row in parts.items()
     ]
 
 
-def table_text(harnesses: dict) -> list[str]:
+def table_text(harnesses: Table) -> list[str]:
     """The table as text lines: a row per installed or run part; harnesses with neither, on one line."""
     lines, idle = [], []
     for harness, parts in harnesses.items():
@@ -236,7 +249,8 @@ def table_text(harnesses: dict) -> list[str]:
     return lines
 
 
-def row_text(row: dict) -> str:
+def row_text(row: Mapping[str, Any]) -> str:
+    """A row (`PartJson`, or a `table_rows` row) as text."""
     text = row["state"]
     if row.get("via"):
         text += f" ({row['via']})"
@@ -254,7 +268,7 @@ def row_text(row: dict) -> str:
     return text
 
 
-def summary(hooks: dict, captures: dict) -> str:
+def summary(hooks: dict[str, Any], captures: dict[str, Any]) -> str:
     """What `status` prints for `hooks` and `captures` (as `status --json` has them)."""
     lines = ["hooks (per harness and part: state, where, last run):", *table_text(hooks["harnesses"])]
     lines.append(f"captures: {captures['pending']} pending, {captures['failed']} failed")

@@ -68,7 +68,7 @@ class HooksReport:
     def ok(self) -> bool:
         return not any("error" in item for results in self.families.values() for item in results)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"ok": self.ok, **self.families}
 
     def to_text(self) -> str:
@@ -225,7 +225,7 @@ def _mcp(op: str, harnesses: tuple[str, ...], vault_path: Path, selection: Selec
     return results
 
 
-def _say_where(item: dict[str, Any], found: dict | None) -> None:
+def _say_where(item: dict[str, Any], found: dict[str, Any] | None) -> None:
     """A config written into a code repo holds this machine's absolute paths: say so, and offer
     the per-person file instead (`--user`)."""
     if found is None or found["state"] == "ignored":

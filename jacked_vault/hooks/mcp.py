@@ -60,7 +60,7 @@ class Change:
     path: Path
     action: str  # created, updated, unchanged, removed, restored, deleted, absent
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"harness": self.harness, "path": str(self.path), "action": self.action}
 
 
@@ -160,7 +160,7 @@ def uninstall(harness: str, path: Path) -> Change:
     if new == old:
         return Change(harness, path, "absent")
 
-    def parse(text: str) -> dict:
+    def parse(text: str) -> dict[str, Any]:
         return configfile.toml_value(text, path) if toml else _json_load(harness, text, path)
 
     return Change(harness, path, configfile.uninstall_write(target, new, parse)[0])
@@ -178,7 +178,7 @@ def status(harness: str, path: Path, launch: Launch) -> str:
     return "installed" if _same_entry(harness, current, entry(harness, launch)) else "outdated"
 
 
-def _same_entry(harness: str, current: dict, wanted: dict) -> bool:
+def _same_entry(harness: str, current: dict[str, Any], wanted: dict[str, Any]) -> bool:
     """Our entry as we write it, or as the harness's own CLI writes it: `"type": "stdio"` is what
     no type means (`claude mcp add` writes it; entries written before we did have none)."""
     if _harness(harness).mcp_stdio_implied:
@@ -188,7 +188,7 @@ def _same_entry(harness: str, current: dict, wanted: dict) -> bool:
     return current == wanted
 
 
-def _current_entry(harness: str, text: str, path: Path) -> dict | None:
+def _current_entry(harness: str, text: str, path: Path) -> dict[str, Any] | None:
     doc = configfile.toml_value(text, path) if _toml(harness) else _json_load(harness, text, path)
     container = doc.get(_container(harness))
     if not isinstance(container, dict):
@@ -217,7 +217,7 @@ def _jsonc(harness: str) -> bool:
     return _harness(harness).mcp_format == "jsonc"
 
 
-def _json_load(harness: str, text: str, path: Path) -> dict:
+def _json_load(harness: str, text: str, path: Path) -> dict[str, Any]:
     return configfile.parse_json(text, path, jsonc=_jsonc(harness))
 
 

@@ -24,10 +24,14 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from jacked_vault.errors import VaultError
 from jacked_vault.safety import fsio
 from jacked_vault.store.git import open_repo
+
+if TYPE_CHECKING:
+    import pygit2
 
 KEY_TYPES = frozenset(
     {
@@ -63,7 +67,7 @@ class Key:
     def line(self) -> str:
         return f'{self.principal} namespaces="git" {self.kind} {self.blob}'
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"principal": self.principal, "type": self.kind, "fingerprint": self.fingerprint}
 
 
@@ -96,7 +100,7 @@ class SigningSetup:
     git_config: list[str] = field(default_factory=list)  # `key=value` set in the vault's git config
     config_changed: bool = False
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "signers": str(self.signers),
             "machine_config": str(self.machine_config),
@@ -265,7 +269,7 @@ def _write_signers(signers: Path, added: list[Key]) -> None:
     fsio.write_file(signers, before + "".join(k.line() + "\n" for k in added).encode(), through_symlink=True)
 
 
-def _setting(config, name: str) -> str | None:
+def _setting(config: pygit2.Config, name: str) -> str | None:
     try:
         value = config[name]
     except KeyError:

@@ -31,6 +31,7 @@ import json
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from jacked_vault import harnesses
 from jacked_vault.errors import VaultError
@@ -59,7 +60,7 @@ class Change:
     path: str
     action: str  # installed, unchanged, refused (someone else's file), removed, absent
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"harness": self.harness, "path": self.path, "action": self.action}
 
 
@@ -231,7 +232,7 @@ def _remove_dead(harness: str, environ: dict[str, str] | None) -> list[Change]:
 
 def librarian_status(
     harnesses: tuple[str, ...] = HARNESSES, vault: Path | None = None, environ: dict[str, str] | None = None
-) -> list[dict]:
+) -> list[dict[str, Any]]:
     """Per harness: installed (as install would write it), outdated, absent or foreign; a dead copy
     of jacked's is listed as outdated (install removes it)."""
     rows = []

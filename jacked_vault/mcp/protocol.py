@@ -78,7 +78,7 @@ def _valid_id(value: Any) -> bool:
     return isinstance(value, int) or (isinstance(value, str) and _is_unicode(value))
 
 
-def _params_problem(message: dict) -> str | None:
+def _params_problem(message: dict[str, Any]) -> str | None:
     """Why a request's (or notification's) params are unacceptable, or None."""
     method = message["method"]
     if "params" not in message:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
@@ -37,7 +37,7 @@ class Refusal(Exception):
         self.message = message
         self.reason = reason
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         body = {"code": self.code, "message": self.message}
         if self.reason:
             body["reason"] = self.reason
