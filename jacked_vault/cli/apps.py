@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from typer.core import TyperCommand, TyperGroup
+from typer.core import TyperArgument, TyperCommand, TyperGroup
 
 from jacked_vault.frontend.inputs import context_for_options
 from jacked_vault.frontend.output import Result, execute, schema_for
+
+if TYPE_CHECKING:
+    from typer import _click as click  # typer vendors click: its types are what typer's classes take
+
+    from jacked_vault.context import Context
 
 # Help sections of `jacked memory --help`, in the order they are listed.
 NOTES, RECALL, REVIEW, GROUPS, SYNC, HOOKS, MAINTENANCE = (
@@ -27,8 +32,8 @@ SECTIONS = (NOTES, RECALL, REVIEW, GROUPS, SYNC, HOOKS, MAINTENANCE)
 class SectionedGroup(TyperGroup):
     """A command group whose help lists its commands under headed sections (`rich_help_panel`)."""
 
-    def format_commands(self, ctx, formatter) -> None:
-        sections: dict[str, list] = {}
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        sections: dict[str, list[tuple[str, click.Command]]] = {}
         for name in self.list_commands(ctx):
             command = self.get_command(ctx, name)
             if command is not None and not command.hidden:
@@ -51,20 +56,21 @@ class Command(TyperCommand):
     """A command whose arguments show as git shows them: `ID`, `[ID]`, `[WORDS]...` (no braces, no types)."""
 
     @staticmethod
-    def _arguments(ctx) -> list:
-        return [p for p in ctx.command.params if p.param_type_name == "argument" and not p.hidden]
+    def _arguments(ctx: click.Context) -> list[TyperArgument]:
+        return [p for p in ctx.command.params if isinstance(p, TyperArgument) and not p.hidden]
 
     @staticmethod
-    def _usage(param) -> str:
+    def _usage(param: TyperArgument) -> str:
+        assert param.name is not None, "click names every argument"
         name = param.metavar or param.name.upper()
         name = name if param.required else f"[{name}]"
         return name + ("..." if param.nargs != 1 else "")
 
-    def collect_usage_pieces(self, ctx) -> list[str]:
+    def collect_usage_pieces(self, ctx: click.Context) -> list[str]:
         assert self.options_metavar is not None, "click's default is [OPTIONS] and no command here unsets it"
         return [self.options_metavar, *(self._usage(p) for p in self._arguments(ctx))]
 
-    def format_options(self, ctx, formatter) -> None:
+    def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         arguments = [(self._usage(p), p.help or "") for p in self._arguments(ctx)]
         options = [
             record for p in self.get_params(ctx) if p.param_type_name == "option" and (record := p.get_help_record(ctx))
@@ -153,7 +159,7 @@ def outer_vault(ctx: typer.Context) -> str | None:
     return (ctx.obj or {}).get("vault")
 
 
-def context_for(ctx: typer.Context, vault: str | None, cwd: str | None = None):
+def context_for(ctx: typer.Context, vault: str | None, cwd: str | None = None) -> Context:
     """The library Context for this command: --vault after the command wins over the one before it."""
     return context_for_options(outer_vault(ctx), vault, cwd)
 

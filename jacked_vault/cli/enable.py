@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import sys
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from jacked_vault.cli.apps import HOOKS, Command, JsonOpt, VaultOpt, example, memory_app, outer_vault, run
 from jacked_vault.cli.groups import Roots
+
+if TYPE_CHECKING:
+    from jacked_vault.render import Result
 
 YesOpt = Annotated[
     bool,
@@ -65,7 +68,7 @@ def enable(
     interactive = not as_json and not yes and sys.stdin.isatty()
     chosen = vault if vault is not None else outer_vault(ctx)
 
-    def action():
+    def action() -> Result:
         stages = tty_stages() if from_ is not None else None  # inside: none while answering in JSON
 
         def asked(question: str) -> bool:

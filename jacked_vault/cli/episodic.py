@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import sys
-from typing import Annotated
+from datetime import date
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -11,10 +12,11 @@ from jacked_vault.cli.apps import MAINTENANCE, Command, JsonOpt, VaultOpt, conte
 from jacked_vault.errors import VaultError
 from jacked_vault.frontend.output import tty_progress
 
+if TYPE_CHECKING:
+    from jacked_vault.render import Result
 
-def _parse_day(text: str | None):
-    from datetime import date
 
+def _parse_day(text: str | None) -> date | None:
     if text is None:
         return None
     try:
@@ -49,7 +51,7 @@ def rollup(
     """
     from jacked_vault.episodic.rollup import rollup as do_rollup
 
-    def action():
+    def action() -> Result:
         context = context_for(ctx, vault)
         return do_rollup(
             context.vault,
@@ -100,7 +102,7 @@ def migrate(
     from jacked_vault.episodic.migrate import migrate as do_migrate
     from jacked_vault.harnesses.installers.claude import retire_plugin as retire
 
-    def action():
+    def action() -> Result:
         context = context_for(ctx, vault)
         progress = None if as_json else tty_progress("files read")
         try:

@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import sys
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from jacked_vault.cli.apps import GROUPS, Command, JsonOpt, VaultOpt, context_for, example, memory_app, run, sub_app
 from jacked_vault.frontend.output import safe, tty_progress, tty_stages
+
+if TYPE_CHECKING:
+    from jacked_vault.context import Context
+    from jacked_vault.groups.mapping import Suggested, Suggestion
+    from jacked_vault.groups.suggest import GroupSuggestion
+    from jacked_vault.render import Result
 
 group_app = sub_app(
     "group",
@@ -32,7 +38,7 @@ Repo = Annotated[
 ]
 
 
-def _review(suggestion) -> list:
+def _review(suggestion: Suggestion) -> list[GroupSuggestion]:
     """Ask about each suggested group on a TTY: accept, edit the name, or skip (one of those
     keys or words; anything else asks again)."""
     from dataclasses import replace
@@ -51,7 +57,7 @@ def _review(suggestion) -> list:
     return chosen
 
 
-def _suggest_and_apply(context, roots, yes: bool, as_json: bool):
+def _suggest_and_apply(context: Context, roots: list[str] | None, yes: bool, as_json: bool) -> Suggested:
     """Scan, let a person choose (never without --yes or a TTY answer), write what was accepted, and
     remember `--root` folders as this machine's roots."""
     from jacked_vault.groups.mapping import Suggested, accept, suggest
@@ -102,7 +108,7 @@ def init(
 
     from jacked_vault.write.init import init_vault
 
-    def action():
+    def action() -> Result:
         context = context_for(ctx, vault)
         if from_ is not None:
             from jacked_vault.sync.clone import clone_vault

@@ -110,7 +110,9 @@ AllowUserOpt = Annotated[
 ]
 
 
-def _manage(ctx: typer.Context, op: str, as_json: bool, vault: str | None, **options) -> None:
+def _manage(
+    ctx: typer.Context, op: str, as_json: bool, vault: str | None, **options: bool | str | list[str] | None
+) -> None:
     from jacked_vault.hooks.integrations import Selection, manage
 
     # the options as typer parsed them (bool, str or list); Selection's own fields name and type them

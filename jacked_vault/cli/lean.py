@@ -67,7 +67,7 @@ def params(command: str) -> list[Param]:
     return out
 
 
-def parse(command: str, words: list[str]) -> tuple[dict, bool] | None:
+def parse(command: str, words: list[str]) -> tuple[dict[str, Any], bool] | None:
     """(keyword arguments, --json) for `words` after the command name, or None: leave it to typer."""
     spec = params(command)
     by_flag = {p.flag: p for p in spec if p.flag is not None}

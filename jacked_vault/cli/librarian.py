@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from jacked_vault.cli.apps import MAINTENANCE, Command, JsonOpt, VaultOpt, context_for, example, memory_app, run
 from jacked_vault.errors import VaultError
+
+if TYPE_CHECKING:
+    from jacked_vault.render import Result
 
 ACTIONS = ("status", "done", "archive")
 
@@ -43,7 +46,7 @@ def librarian(
     machine; archive: move notes superseded or expired long ago to archive/ (one commit).
     """
 
-    def action_():
+    def action_() -> Result:
         chosen = action or "status"
         if chosen not in ACTIONS:
             raise VaultError("USAGE", f"{chosen}: use one of {', '.join(ACTIONS)}")

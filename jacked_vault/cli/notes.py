@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -27,6 +27,9 @@ from jacked_vault.frontend import actions
 from jacked_vault.frontend.actions import MAX_SEARCH_LIMIT
 from jacked_vault.frontend.inputs import check_limit
 from jacked_vault.frontend.output import tty_stages
+
+if TYPE_CHECKING:
+    from jacked_vault.render import Result
 
 MAX_LOG_LIMIT = 10_000
 
@@ -343,7 +346,7 @@ def doctor(
     """
     from jacked_vault.doctor import doctor as run_doctor
 
-    def action():
+    def action() -> Result:
         stages = tty_stages()  # none while answering in JSON
         try:
             told = stages.stage if stages else None

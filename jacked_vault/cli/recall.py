@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -25,6 +25,9 @@ from jacked_vault.cli.apps import (
 )
 from jacked_vault.frontend import actions
 from jacked_vault.frontend.inputs import read_text_input
+
+if TYPE_CHECKING:
+    from jacked_vault.render import Result
 
 hot_app = sub_app(
     "hot",
@@ -66,7 +69,7 @@ def hot_set(
     from jacked_vault.document.hot import MAX_HOT_BYTES
     from jacked_vault.write.hot import set_hot
 
-    def action():
+    def action() -> Result:
         context = context_for(ctx, vault)
         if harness:
             context.harness = harness

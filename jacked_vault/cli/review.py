@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -12,14 +12,22 @@ from jacked_vault.errors import VaultError
 from jacked_vault.frontend.inputs import time_option
 from jacked_vault.frontend.output import safe
 
+if TYPE_CHECKING:
+    from jacked_vault.context import Context
+    from jacked_vault.document.model import Note
+    from jacked_vault.render import Result
+    from jacked_vault.search.entries import Doc
+
 NoteId = Annotated[str, typer.Argument(metavar="ID", help="The note's id (mem_…).")]
 EXAMPLE_ID = "mem_20261129_01jdz5k6x9f3q8w2v7n4m1c0ab"
 
 
-def _transition(ctx: typer.Context, vault: str | None, as_json: bool, note_id: str, op: str, **kwargs) -> None:
+def _transition(
+    ctx: typer.Context, vault: str | None, as_json: bool, note_id: str, op: str, **kwargs: str | None
+) -> None:
     from jacked_vault.write.transitions import transition
 
-    def action():
+    def action() -> Result:
         if "valid_until" in kwargs:
             kwargs["valid_until"] = time_option(kwargs["valid_until"], "--at")
         return transition(context_for(ctx, vault), note_id, op, **kwargs)
@@ -30,7 +38,7 @@ def _transition(ctx: typer.Context, vault: str | None, as_json: bool, note_id: s
 REVIEW_ANSWERS = {"a": "accept", "r": "reject", "s": "skip", "e": "edit|edit-as-new", "q": "quit"}
 
 
-def _ask(doc, note) -> str:
+def _ask(doc: Doc, note: Note) -> str:
     """Show one candidate on stderr and return the person's answer: one of REVIEW_ANSWERS' keys."""
     from jacked_vault.cli.prompts import choose
 
@@ -39,7 +47,7 @@ def _ask(doc, note) -> str:
     return choose("[a]ccept [r]eject [s]kip [e]dit-as-new [q]uit", REVIEW_ANSWERS, default="s")
 
 
-def _decide(context, doc, note, answer: str) -> dict[str, Any] | None:
+def _decide(context: Context, doc: Doc, note: Note, answer: str) -> dict[str, Any] | None:
     """Carry out one answer about a candidate; the decision made (None: skipped)."""
     from jacked_vault.cli.prompts import ask, edit_text
     from jacked_vault.write.transitions import edit_as_new, transition
@@ -73,7 +81,7 @@ def review(ctx: typer.Context, vault: VaultOpt = None, as_json: JsonOpt = False)
     from jacked_vault.review import Review, candidates
     from jacked_vault.search.policy import EVERYTHING
 
-    def action():
+    def action() -> Result:
         context = context_for(ctx, vault)
         queue = Review(candidates(context))
         if as_json or not sys.stdin.isatty():
@@ -81,6 +89,7 @@ def review(ctx: typer.Context, vault: VaultOpt = None, as_json: JsonOpt = False)
         queue.interactive = True
         for doc in queue.candidates:
             note = read(context, doc.id, EVERYTHING).note
+            assert note is not None, "a candidate is a note (only derived files have none)"
             while True:  # a refused decision (a secret in an edit, an unchanged edit) asks again
                 answer = _ask(doc, note)
                 if answer == "q":

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -18,6 +18,9 @@ from jacked_vault.cli.apps import (
     run,
     sub_app,
 )
+
+if TYPE_CHECKING:
+    from jacked_vault.render import Result
 
 remote_app = sub_app("remote", SYNC, "Set the vault's git remote.")
 
@@ -45,7 +48,7 @@ def remote_set(
     """
     from jacked_vault.sync import set_remote
 
-    def call():
+    def call() -> Result:
         from jacked_vault.errors import VaultError
 
         context = context_for(ctx, vault)

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from jacked_vault.cli.apps import REVIEW, Command, JsonOpt, VaultOpt, context_for, example, memory_app
 from jacked_vault.errors import VaultError
 from jacked_vault.frontend.output import emit_error, emit_unexpected, safe, schema_for
+
+if TYPE_CHECKING:
+    from jacked_vault.ui.server import Listening
 
 
 @memory_app.command(
@@ -38,7 +41,7 @@ def ui(
     """
     schema = schema_for(ctx.command_path)
 
-    def announce(listening) -> None:
+    def announce(listening: Listening) -> None:
         if as_json:
             sys.stdout.write(
                 json.dumps({"schema": schema, "ok": True, **listening.to_json()}, ensure_ascii=False) + "\n"
