@@ -55,6 +55,7 @@ from jacked_vault.sync.clone import clone_vault
 
 if TYPE_CHECKING:
     from jacked_vault.context import Context
+    from jacked_vault.groups.mapping import Suggested
     from jacked_vault.store.config import Roots
     from jacked_vault.store.progress import Stages
 
@@ -274,7 +275,7 @@ def enable(
     yes: bool,
     ask: Ask | None,
     ask_url: Callable[[], str | None] | None,
-    review: Callable[[Any], Any],
+    review: Callable[[Context], Suggested],
     roots: Sequence[str] = (),
     stages: Stages | None = None,
 ) -> SwitchReport:
@@ -324,7 +325,7 @@ def _vault_step(ctx: Context, from_url: str | None, named: bool, stages: Stages 
     return Step("vault", "done" if result.created else "unchanged", detail, [result.to_json()])
 
 
-def _groups_step(ctx: Context, from_url: str | None, review: Callable[[Any], Any], *, asked: bool) -> Step:
+def _groups_step(ctx: Context, from_url: str | None, review: Callable[[Context], Suggested], *, asked: bool) -> Step:
     """The group review; with nobody to ask (no terminal, no --yes) the suggestions are offered, never accepted."""
     if from_url is not None:
         return Step("groups", "skipped", "a joined vault keeps the groups it was shared with")
