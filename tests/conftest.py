@@ -14,6 +14,7 @@ import pytest
 
 from jacked_vault.context import Context
 from jacked_vault.write.init import init_vault
+from tests.helpers import cli_fork
 
 
 @pytest.fixture(autouse=True, scope="session")
@@ -106,16 +107,21 @@ def cli_env(vault: Path | None = None, **extra: str) -> dict[str, str]:
 def run_cli(
     *args: str, vault: Path | None = None, cwd: Path | None = None, stdin: str | None = None, **env: str
 ) -> CliResult:
-    """Run the real `jacked` console entry point in a subprocess (default cwd: beside the vault)."""
+    """Run the real `jacked` console entry point in a process of its own (default cwd: beside the
+    vault): forked from a warm one (helpers/cli_fork.py) unless the call needs a fresh interpreter."""
     if cwd is None and vault is not None:
         cwd = vault.parent
+    full_env = cli_env(vault, **env)
+    if cli_fork.forkable(full_env):
+        proc = cli_fork.run(list(args), env=full_env, cwd=cwd, stdin=stdin, timeout=120)
+        return CliResult(proc.returncode, proc.stdout, proc.stderr)
     proc = subprocess.run(
         [sys.executable, "-m", "jacked_vault.cli.main", *args],
         input=stdin,
         capture_output=True,
         text=True,
         cwd=cwd,
-        env=cli_env(vault, **env),
+        env=full_env,
         timeout=120,
     )
     return CliResult(proc.returncode, proc.stdout, proc.stderr)
