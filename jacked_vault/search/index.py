@@ -7,9 +7,11 @@ from git (`rebuild()` starts from scratch; deleting the file loses nothing).
 - search/mirror.py: git mirrored into rows (catch-up, diffs, the bulk build, tombstone sweeps, bounds);
 - search/verdicts.py: the gate's verdict cache this machine keeps in the file;
 - search/proofs.py: what `trust: reviewed` proves here (the accepts and this machine's policy);
-- search/readmodel.py: the typed reads (`ReadModel`, which `SearchIndex` extends).
+- search/readmodel.py: the typed reads and the connection they share (`ReadModel`: `index.read`).
 
-What stays here writes one document's rows (`add_entry`: docs, its text, its analysed fields and
+`SearchIndex` is a façade over them (`index.read`, `index.mirror`, `index.proofs`, `index.verdicts`):
+a caller that reads asks `index.read`. What stays here opens and catches the index up, and writes
+one document's rows (`add_entry`: docs, its text, its analysed fields and
 the tables beside it), one at a time or, for a whole tree, in bulk (`_bulk`).
 """
 
@@ -120,12 +122,13 @@ class _Tally:
             ranking.add_totals(db, self.terms[0], self.terms[1:])
 
 
-class SearchIndex(ReadModel):
-    """The FTS5 index of one store: its reads (`ReadModel`), kept a mirror of git here."""
+class SearchIndex:
+    """The FTS5 index of one store, kept a mirror of git: its reads are `read` (`ReadModel`)."""
 
     def __init__(self, store: Store, progress: Progress | None = None) -> None:
-        super().__init__(store)
-        self.proofs = ReviewProofs(self)  # what each `reviewed` shown is backed by
+        self.store = store
+        self.read = ReadModel(store)  # the reads, and the connection they and the writes share
+        self.proofs = ReviewProofs(self.read)  # what each `reviewed` shown is backed by
         self.mirror = GitMirror(self, progress)  # what keeps the rows the mirror of git
         self._verdicts: Verdicts | None = None
         self._tally: _Tally | None = None  # a bulk insert's totals, written once at its end (`_bulk`)
@@ -144,9 +147,14 @@ class SearchIndex(ReadModel):
             self._verdicts = Verdicts(self.db)
         return self._verdicts
 
+    @property
+    def db(self) -> sqlite3.Connection:
+        """The index file's connection (the read model's)."""
+        return self.read.db
+
     def close(self) -> None:
         self._verdicts = None
-        super().close()
+        self.read.close()
 
     def set_meta(self, key: str, value: str) -> None:
         set_meta(self.db, key, value)
@@ -157,7 +165,7 @@ class SearchIndex(ReadModel):
         """Bring the index up to HEAD: nothing to do if current (no pygit2 import), else a diff;
         and to this machine's review-signing policy."""
         head = fast_head(self.store.root)
-        if head is None or head != self.meta("commit"):
+        if head is None or head != self.read.commit:
             self.mirror.catch_up()
         self.proofs.follow_policy()
 
@@ -170,7 +178,7 @@ class SearchIndex(ReadModel):
             self.mirror.progress = progress
         self._reset(self.db)
         self.mirror.catch_up(passed)
-        return self.count()
+        return self.read.count()
 
     def behind(self, limit: int) -> int:
         """How many files HEAD changed since the mirrored commit, up to `limit` + 1 (`GitMirror.behind`)."""
@@ -337,8 +345,8 @@ class SearchIndex(ReadModel):
     @contextmanager
     def preview(
         self, changes: dict[str, Entry | None], tombstones: Stones | None = None, deadline: Deadline | None = None
-    ) -> Iterator[SearchIndex]:
-        """The index as it will be once `changes` (path -> entry, None = removed) and new
+    ) -> Iterator[ReadModel]:
+        """The reads of the index as it will be once `changes` (path -> entry, None = removed) and new
         `tombstones` are committed; past `deadline` (store.deadline), OutOfTime.
 
         Runs in a transaction that is always rolled back: derived files (index.md) can be
@@ -356,14 +364,14 @@ class SearchIndex(ReadModel):
             if tombstones:
                 from jacked_vault.store.tombstones import forgotten_path
 
-                before = self.stones()
+                before = self.read.stones()
                 db.executemany(
                     "INSERT OR IGNORE INTO tombstones(hash, source) VALUES(?, ?)",
                     [(h, forgotten_path("preview") if h in tombstones.forgotten else "preview")
                      for h in tombstones.values | tombstones.forgotten],
                 )  # fmt: skip
                 self.mirror.sweep_added_tombstones(before)
-            yield self
+            yield self.read
         finally:
             db.execute("ROLLBACK")
 

@@ -48,6 +48,7 @@ if TYPE_CHECKING:
     from jacked_vault.search.parallel import Handed
     from jacked_vault.search.passed import Passed
     from jacked_vault.search.proofs import ReviewProofs
+    from jacked_vault.search.readmodel import ReadModel
     from jacked_vault.search.verdicts import Verdicts
     from jacked_vault.store.gate import Checked
     from jacked_vault.store.progress import Progress
@@ -70,6 +71,7 @@ class Rows(Protocol):
     """What the mirror writes a store's rows through (search.index.SearchIndex)."""
 
     store: Store
+    read: ReadModel
     proofs: ReviewProofs
 
     @property
@@ -81,13 +83,7 @@ class Rows(Protocol):
     @property
     def verdicts(self) -> Verdicts: ...
 
-    def meta(self, key: str) -> str | None: ...
-
     def set_meta(self, key: str, value: str) -> None: ...
-
-    def count(self, status: str | None = None) -> int: ...
-
-    def stones(self) -> Stones: ...
 
     def tombstoned(self, value_hash: str) -> str | None: ...
 
@@ -133,7 +129,7 @@ class GitMirror:
         """How many files HEAD changed since the commit this index mirrors (every file of HEAD when
         there is none), counted up to `limit` + 1 and no further: 0 when current."""
 
-        indexed = self.index.meta("commit")
+        indexed = self.index.read.commit
         if fast_head(self.store.root) in (None, indexed):
             return 0
         repo = open_repo(self.store.root)
@@ -158,7 +154,7 @@ class GitMirror:
         db.execute("BEGIN IMMEDIATE")
         try:
             commit = head_commit(repo)
-            indexed = self.index.meta("commit")
+            indexed = self.index.read.commit
             head = str(commit.id) if commit is not None else ""
             self.index.proofs.head = head
             if indexed != head:
@@ -184,7 +180,7 @@ class GitMirror:
 
         repo = open_repo(self.store.root)
         commit = head_commit(repo)
-        if commit is None or str(commit.id) != self.index.meta("commit"):
+        if commit is None or str(commit.id) != self.index.read.commit:
             return
         self.index.proofs.head = str(commit.id)
         db = self.index.db
@@ -206,13 +202,13 @@ class GitMirror:
         `parent`, a scope root reaches a bound or the tombstone set shrank — then `refresh()`."""
         from jacked_vault.store.gate import cap_for
 
-        if (self.index.meta("commit") or "") != (parent or ""):
+        if (self.index.read.commit or "") != (parent or ""):
             return False
         self.index.proofs.head = head
         db = self.index.db
         db.execute("BEGIN IMMEDIATE")
         try:
-            before = self.index.stones()
+            before = self.index.read.stones()
             touched: set[str] = set()
             for rel, data in files.items():
                 kind = classify_path(self.store, rel)
@@ -228,7 +224,7 @@ class GitMirror:
                     )
                 else:
                     self._index_bytes(rel, kind, data)
-            if any(self._over_bounds(root) for root in touched) or not before.within(self.index.stones()):
+            if any(self._over_bounds(root) for root in touched) or not before.within(self.index.read.stones()):
                 db.execute("ROLLBACK")
                 return False
             self.sweep_added_tombstones(before, self._head_blob)
@@ -296,7 +292,7 @@ class GitMirror:
         """Forget every changed path, then index what the new tree holds there: tombstone files
         first (as a whole-tree build does), then the rest in path order."""
         touched: set[str] = set()
-        before = self.index.stones()
+        before = self.index.read.stones()
         added: list[tuple[bool, str, object]] = []
         changed = list(changed_entries(repo, old_tree, new_tree))
         indexed = self._known_of([rel for rel, _ in changed])
@@ -311,7 +307,7 @@ class GitMirror:
             if entry is not None and kind in INDEXED_KINDS:
                 added.append((kind != "tombstones", rel, entry))
         added.sort(key=lambda item: item[:2])
-        bulk = len(added) > self.index.bounds.bulk_diff and len(added) > self.index.count()
+        bulk = len(added) > self.index.bounds.bulk_diff and len(added) > self.index.read.count()
         files = [(rel, entry) for _, rel, entry in added]
         with self.index._bulk(bulk), self._judged_ahead(repo, files) as items:
             for rel, entry in items:
@@ -367,7 +363,7 @@ class GitMirror:
         """After the tombstone set changed: hide the notes it now covers, show again those it no
         longer covers (each decided by the gate's rule)."""
 
-        removed = before - self.index.stones()
+        removed = before - self.index.read.stones()
         self.sweep_added_tombstones(before, lambda rel: blob_at(repo, tree, rel))
         if removed:
             for (path,) in self.index.db.execute(
@@ -386,7 +382,7 @@ class GitMirror:
         from jacked_vault.store.tombstones import FORGOTTEN, blocks
 
         db = self.index.db
-        now = self.index.stones()
+        now = self.index.read.stones()
         added = now - before
         for hash_ in sorted(added.values | added.forgotten):
             verdict = now(hash_)

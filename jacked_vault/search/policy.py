@@ -32,7 +32,7 @@ from jacked_vault.store.layout import ARCHIVE_DIR, Store
 
 
 class Asked(Protocol):
-    """What the policy needs of the index it renders SQL for (search.index.SearchIndex)."""
+    """What the policy needs of the index it renders SQL for (search.readmodel.ReadModel)."""
 
     store: Store
     foreign_stones: bool
@@ -104,7 +104,7 @@ class Viewer:
     def where(self, index: Asked | None = None) -> tuple[str, list]:
         """SQL over `docs d`: the policy as a WHERE clause (`1` when nothing limits) and its params.
         `index` is the one asked: a value rejected in another store read with it is hidden
-        (`SearchIndex.hide_rejected_elsewhere`), and with `known_at` the states at that time are
+        (`ReadModel.hide_rejected_elsewhere`), and with `known_at` the states at that time are
         loaded into it."""
         viewer = self.at_now()
         sql: list[str] = []

@@ -2,7 +2,8 @@
 see, their links, values and problems), for search, read, recall, doctor and the write path.
 
 `ReadModel` owns the connection (search/schema.py makes the file) and reads only: what puts rows
-in is the mirror of git (`search.index.SearchIndex`, built on this class)."""
+in is the mirror of git (`search.index.SearchIndex`, which holds one as `index.read` and writes
+through its connection)."""
 
 from __future__ import annotations
 

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 
 class Asked(Protocol):
-    """What record time needs of an index (search.index.SearchIndex): its connection, store and commit."""
+    """What record time needs of an index (search.readmodel.ReadModel): its connection, store and commit."""
 
     store: Store
 

@@ -43,13 +43,13 @@ def fresh_indexes(ctx: Context, catch_up: int | None = None) -> tuple[list[Searc
                 diag.behind = True
             else:
                 index.refresh()
-            diag.merge(index.diagnostics())
+            diag.merge(index.read.diagnostics())
         if len(indexes) > 1:
             from jacked_vault.store.tombstones import Stones
 
-            stones = [index.stones() for index in indexes]
+            stones = [index.read.stones() for index in indexes]
             for n, index in enumerate(indexes):
-                index.hide_rejected_elsewhere(reduce(or_, (s for m, s in enumerate(stones) if m != n), Stones()))
+                index.read.hide_rejected_elsewhere(reduce(or_, (s for m, s in enumerate(stones) if m != n), Stones()))
     except BaseException:
         for index in indexes:
             index.close()
@@ -96,12 +96,12 @@ def resolve_id(indexes: list[SearchIndex], typed: str, viewer: Viewer | None = N
     MIN_SHORT characters, or several notes (listed): USAGE. No note: `typed` itself, for the
     caller's rule of absence (`the_one`)."""
 
-    if any(index.carries(typed) for index in indexes):
+    if any(index.read.carries(typed) for index in indexes):
         return typed
     short = short_id(typed)
     if short is None:
         return typed
-    found = {doc.id: doc for index in indexes for doc in index.starting(short, viewer)}
+    found = {doc.id: doc for index in indexes for doc in index.read.starting(short, viewer)}
     if len(found) == 1:
         return next(iter(found))
     if found:
@@ -155,7 +155,7 @@ def rejected_elsewhere(ctx: Context, store: Store) -> Stones:
         index = SearchIndex(other)
         try:
             index.refresh()
-            stones |= index.stones()
+            stones |= index.read.stones()
         finally:
             index.close()
     return stones
@@ -217,10 +217,10 @@ def search(ctx: Context, query: str, filters: Filters, *, hints: bool = False) -
     indexes, diag = fresh_indexes(ctx)
     elsewhere = []
     try:
-        hits = [doc for index in indexes for doc in index.search(query, filters)]
+        hits = [doc for index in indexes for doc in index.read.search(query, filters)]
         if hints and not hits:
             for asking, wider in _wider(filters):
-                found = {doc.rowid: doc for index in indexes for doc in index.search(query, wider)}
+                found = {doc.rowid: doc for index in indexes for doc in index.read.search(query, wider)}
                 if found:
                     elsewhere.append(Elsewhere(asking, min(len(found), MAX_COUNTED)))
     finally:
