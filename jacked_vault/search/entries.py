@@ -25,9 +25,10 @@ MAX_EPISODIC_TEXT = 1024 * 1024  # the searchable head of an episodic file (arch
 MARK = "**"  # what search puts around matched words in an excerpt (JSON keeps it)
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, init=False, repr=False, eq=False)
 class NoteRow:
-    """The fields of a document's `docs` row that are written from an `Entry` and read back as a `Doc`."""
+    """The fields of a document's `docs` row that are written from an `Entry` and read back as a `Doc`
+    (only those make one: no method generated here, each import pays for the two that are)."""
 
     id: str
     title: str

@@ -27,7 +27,6 @@ from typing import TYPE_CHECKING
 from jacked_vault.search import wikilinks
 from jacked_vault.search.derived import Derived, derive
 from jacked_vault.search.entries import Entry
-from jacked_vault.search.mirror import Bounds, GitMirror, root_of
 from jacked_vault.search.proofs import ReviewProofs, review_json
 from jacked_vault.search.readmodel import ReadModel
 from jacked_vault.search.schema import INDEX_DB as INDEX_DB  # where the file is, as callers have read it
@@ -35,9 +34,10 @@ from jacked_vault.search.schema import SECONDARY as _SECONDARY
 from jacked_vault.search.schema import TABLES, reset, set_meta
 from jacked_vault.search.verdicts import Verdicts
 from jacked_vault.store.git import fast_head
-from jacked_vault.store.layout import Store
+from jacked_vault.store.layout import Store, root_of
 
 if TYPE_CHECKING:
+    from jacked_vault.search.mirror import Bounds, GitMirror
     from jacked_vault.search.passed import Passed
     from jacked_vault.store.deadline import Deadline
     from jacked_vault.store.progress import Progress
@@ -129,13 +129,26 @@ class SearchIndex:
         self.store = store
         self.read = ReadModel(store)  # the reads, and the connection they and the writes share
         self.proofs = ReviewProofs(self.read)  # what each `reviewed` shown is backed by
-        self.mirror = GitMirror(self, progress)  # what keeps the rows the mirror of git
+        self._progress = progress
+        self._mirror: GitMirror | None = None
         self._verdicts: Verdicts | None = None
         self._tally: _Tally | None = None  # a bulk insert's totals, written once at its end (`_bulk`)
 
     @property
+    def mirror(self) -> GitMirror:
+        """What keeps the rows the mirror of git, made when first asked: an index already at HEAD
+        (a warm SessionStart brief) never loads search/mirror.py."""
+        if self._mirror is None:
+            from jacked_vault.search.mirror import GitMirror
+
+            self._mirror = GitMirror(self, self._progress)
+        return self._mirror
+
+    @property
     def bounds(self) -> Bounds:
         """The bounds the mirror keeps (this module's, read when asked)."""
+        from jacked_vault.search.mirror import Bounds  # the mirror asks: it is loaded
+
         return Bounds(MAX_ROOT_FILES, MAX_ROOT_BYTES, BULK_DIFF)
 
     _reset = staticmethod(reset)  # empty the index file (its verdicts kept): search/schema.py
@@ -181,7 +194,10 @@ class SearchIndex:
         return self.read.count()
 
     def behind(self, limit: int) -> int:
-        """How many files HEAD changed since the mirrored commit, up to `limit` + 1 (`GitMirror.behind`)."""
+        """How many files HEAD changed since the mirrored commit, up to `limit` + 1 (`GitMirror.behind`):
+        0 when current (or no HEAD), without loading the mirror."""
+        if fast_head(self.store.root) in (None, self.read.commit):
+            return 0
         return self.mirror.behind(limit)
 
     def reread(self, rels: Iterable[str]) -> None:

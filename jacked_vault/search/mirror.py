@@ -29,7 +29,7 @@ from jacked_vault.errors import VaultError
 from jacked_vault.search.entries import Entry
 from jacked_vault.search.treediff import FILE_MODES, SYMLINK_MODE, TREE_MODE, changed_entries
 from jacked_vault.store import git
-from jacked_vault.store.git import blob_at, fast_head, head_commit, open_repo, tree_blob
+from jacked_vault.store.git import blob_at, head_commit, open_repo, tree_blob
 from jacked_vault.store.layout import (
     ARCHIVE_DIR,
     GROUPS_DIR,
@@ -38,6 +38,7 @@ from jacked_vault.store.layout import (
     classify_episodic,
     classify_hot,
     classify_path,
+    root_of,
     searchable_episodic,
 )
 from jacked_vault.store.progress import PROGRESS_STEP
@@ -127,11 +128,9 @@ class GitMirror:
 
     def behind(self, limit: int) -> int:
         """How many files HEAD changed since the commit this index mirrors (every file of HEAD when
-        there is none), counted up to `limit` + 1 and no further: 0 when current."""
-
+        there is none), counted up to `limit` + 1 and no further (`SearchIndex.behind` answers 0 for
+        a current index without asking)."""
         indexed = self.index.read.commit
-        if fast_head(self.store.root) in (None, indexed):
-            return 0
         repo = open_repo(self.store.root)
         commit = head_commit(repo)
         if commit is None:
@@ -539,17 +538,6 @@ class GitMirror:
         if verdict.trust != found.trust:
             found = replace(found, trust=verdict.trust)
         self.index.add_entry(rel, found, sha, size, claim=verdict.claim, review=verdict.review, derived=derived)
-
-
-def root_of(store: Store, rel: str) -> str:
-    """The scope root a path belongs to (bounds are kept per root): a group folder, `strategy`,
-    the project store (``), or `tombstones`."""
-    if store.is_project:
-        return ""
-    parts = rel.split("/")
-    if parts[0] == GROUPS_DIR and len(parts) > 2:
-        return f"{GROUPS_DIR}/{parts[1]}"
-    return parts[0]
 
 
 def _indexable(store: Store, rel: str) -> bool:
