@@ -22,7 +22,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from functools import lru_cache
 from json.encoder import encode_basestring_ascii
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from jacked_vault.search import wikilinks
 from jacked_vault.search.derived import Derived, derive
@@ -88,11 +88,11 @@ class _Tally:
         self.roots: dict[str, list[int]] = {}
         self.terms = [0, 0, 0, 0]  # ranking.add_doc's: documents, title, tags and body terms
         self.stones = stones  # every hash in the tombstones table (a value not here has no tombstone)
-        self.rows: dict[str, list[tuple]] = {sql: [] for sql in _BESIDE}  # the rows of the tables beside docs
-        self.wide: dict[str, list[tuple]] = {sql: [] for sql in (_DOCS, _FTS, TERMS)}
+        self.rows: dict[str, list[tuple[Any, ...]]] = {sql: [] for sql in _BESIDE}  # the rows of the tables beside docs
+        self.wide: dict[str, list[tuple[Any, ...]]] = {sql: [] for sql in (_DOCS, _FTS, TERMS)}
         self.rowid = rowid  # the next document's (docs is a rowid table: max + 1, and only this insert adds to it)
 
-    def document(self, db: sqlite3.Connection, row: tuple, text: tuple[str, str, str]) -> int:
+    def document(self, db: sqlite3.Connection, row: tuple[Any, ...], text: tuple[str, str, str]) -> int:
         """Add one document's docs row (without its rowid) and its text for FTS5; returns its rowid."""
         rowid, self.rowid = self.rowid, self.rowid + 1
         self.wide[_DOCS].append((rowid, *row))
@@ -345,7 +345,7 @@ class SearchIndex:
             self._rows(_VALUES, [(rowid, v) for v in values])
         return rowid
 
-    def _rows(self, sql: str, rows: list[tuple]) -> None:
+    def _rows(self, sql: str, rows: list[tuple[Any, ...]]) -> None:
         """Add rows to a table beside docs (`_BESIDE`): at once, or in a bulk insert at its end."""
         if self._tally is not None:
             self._tally.rows[sql] += rows

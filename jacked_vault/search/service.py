@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from functools import reduce
 from operator import or_
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from jacked_vault.context import Context
 from jacked_vault.document.ids import TYPED_ID, short_id
@@ -19,6 +19,9 @@ from jacked_vault.store.layout import Store
 
 if TYPE_CHECKING:
     from jacked_vault.store.tombstones import Stones
+
+
+T = TypeVar("T")
 
 
 def fresh_indexes(ctx: Context, catch_up: int | None = None) -> tuple[list[SearchIndex], Diagnostics]:
@@ -115,7 +118,7 @@ def resolve_id(indexes: list[SearchIndex], typed: str, viewer: Viewer | None = N
     return typed
 
 
-def the_one(found: list, diag: Diagnostics, note_id: str):
+def the_one(found: list[T], diag: Diagnostics, note_id: str) -> T:
     """Complete or fail about absence (SPEC 6), the one rule of every lookup by id (`read`, `log
     ID`, the transitions): the one item of `found`, what carries `note_id` in the stores read (any
     status, target or scope). A note found once answers, whatever else was refused; several:
@@ -168,7 +171,7 @@ class Elsewhere:
     asking: str  # the change: `without --group`, `with --scope user`
     hits: int  # at most MAX_COUNTED
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"asking": self.asking, "hits": self.hits}
 
     def to_text(self) -> str:
@@ -185,7 +188,7 @@ class SearchResult:
     elsewhere: list[Elsewhere] = field(default_factory=list)
     group: str | None = None  # the --group asked for (a search that found nothing names it)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "results": [d.to_json() for d in self.results],
             "elsewhere": [e.to_json() for e in self.elsewhere],
