@@ -1,7 +1,8 @@
 """The derived search index of one store: SQLite FTS5 in `<store>/.git/jacked/index.sqlite`, fed
 from git (`rebuild()` starts from scratch; deleting the file loses nothing).
 
-`SearchIndex` is what callers hold, made of the index's jobs, each in its module:
+`SearchIndex` is what callers hold: a thin façade over the index's jobs, each in its module, which
+it holds (`index.read`, `index.mirror`, `index.proofs`, `index.verdicts`):
 
 - search/schema.py: the file, its connection and schema (`SCHEMA_VERSION`) and its `meta` rows;
 - search/mirror.py: git mirrored into rows (catch-up, diffs, the bulk build, tombstone sweeps, bounds);
@@ -9,10 +10,10 @@ from git (`rebuild()` starts from scratch; deleting the file loses nothing).
 - search/proofs.py: what `trust: reviewed` proves here (the accepts and this machine's policy);
 - search/readmodel.py: the typed reads and the connection they share (`ReadModel`: `index.read`).
 
-`SearchIndex` is a façade over them (`index.read`, `index.mirror`, `index.proofs`, `index.verdicts`):
-a caller that reads asks `index.read`. What stays here opens and catches the index up, and writes
-one document's rows (`add_entry`: docs, its text, its analysed fields and
-the tables beside it), one at a time or, for a whole tree, in bulk (`_bulk`).
+A caller that reads asks `index.read` (a function that only reads takes a `ReadModel`). What stays
+here opens the index and catches it up (the mirror made only then), and writes one document's rows
+(`add_entry`: docs, its text, its analysed fields and the tables beside it), one at a time or, for
+a whole tree, in bulk (`_bulk`).
 """
 
 from __future__ import annotations

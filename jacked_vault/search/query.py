@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from jacked_vault.document.model import KINDS, REPO_RE, SLUG_RE, STATUSES
 from jacked_vault.errors import VaultError
@@ -11,7 +12,13 @@ from jacked_vault.search.policy import Asked, Viewer, reader
 
 if TYPE_CHECKING:
     from jacked_vault.search.entries import Doc
-    from jacked_vault.search.readmodel import ReadModel
+
+
+class Searched(Asked, Protocol):
+    """What a search needs of the index it runs over (search.readmodel.ReadModel): the policy's
+    needs, and a hit made of a row."""
+
+    def doc(self, row: Sequence[Any], score: float = 0.0, excerpt: str = "") -> Doc: ...
 
 
 def columns(status: str = "d.status") -> str:
@@ -114,7 +121,7 @@ def one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-def run_search(index: ReadModel, text: str, filters: Filters) -> list[Doc]:
+def run_search(index: Searched, text: str, filters: Filters) -> list[Doc]:
     """Ranked by `search.ranking` (BM25F over FTS5 candidates, any query word); no words: newest first."""
     where, params = filters.where(index)
     cols = columns(filters.viewer().status_column())
