@@ -318,7 +318,7 @@ def write_group_index_mds(path: Path, groups: int) -> int | None:
         for i in range(groups):
             group = f"g{i}"
             with open(store.root / index_path(store, group), "wb") as fh:
-                fh.write(render_index(index, store, group))
+                fh.write(render_index(index.read, store, group))
     finally:
         index.close()
     git_cli(store.root, "add", "-A")

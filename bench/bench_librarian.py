@@ -87,14 +87,14 @@ def main() -> None:
             from jacked_vault.recall.librarian import _count, _reached, last_run, settings
 
             cold_ms = median_ms(
-                lambda index=index, ctx=ctx, now=now: _count(index, settings(ctx), last_run(ctx) or "", now),
+                lambda index=index, ctx=ctx, now=now: _count(index.read, settings(ctx), last_run(ctx) or "", now),
                 args.repeat,
             )  # never run: every note is new
             bounded_ms = median_ms(
-                lambda index=index, ctx=ctx, now=now: _reached(index, settings(ctx), last_run(ctx) or "", now),
+                lambda index=index, ctx=ctx, now=now: _reached(index.read, settings(ctx), last_run(ctx) or "", now),
                 args.repeat,
             )
-            count_ms = median_ms(lambda index=index, ctx=ctx, now=now: counters(ctx, index, now), args.repeat)
+            count_ms = median_ms(lambda index=index, ctx=ctx, now=now: counters(ctx, index.read, now), args.repeat)
             target_row = index.db.execute(
                 "SELECT rowid, id FROM docs WHERE path LIKE ?", (f"%/{target}.md",)
             ).fetchone()

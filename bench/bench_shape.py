@@ -4,7 +4,9 @@
                                 [--no-mypy] [--no-timing]
 
 The shape (read from the source, no import): modules and lines per module; the methods of the
-index façade (`SearchIndex`); literal harness names compared outside the harness package (`==`,
+index façade a caller sees (`index_methods_own_and_bases`: every method and property defined on
+`SearchIndex` or on a base class of it in the package, a name once; `index_public_own_and_bases`:
+those not starting with `_`); literal harness names compared outside the harness package (`==`,
 `in`, `match`: a branch on which harness); the import edges between the package's own modules (one
 module importing another, counted once) and those made inside a function (lazy; an edge imported
 both ways counts in both), and how many lazy edges start outside the entry points that need a
@@ -110,6 +112,20 @@ def _harness_branches(tree: ast.Module) -> int:
     return count
 
 
+def _methods_seen(classes: dict[str, ast.ClassDef], name: str) -> set[str]:
+    """The names of the methods (properties too) a caller of class `name` sees: defined on it or on
+    its bases found in the package, each name once."""
+    node = classes.get(name)
+    if node is None:
+        return set()
+    seen = {n.name for n in node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    for base in node.bases:
+        base_name = base.id if isinstance(base, ast.Name) else base.attr if isinstance(base, ast.Attribute) else ""
+        if base_name != name:
+            seen |= _methods_seen(classes, base_name)
+    return seen
+
+
 def shape(code: Path) -> dict:
     """Every figure of the package's shape for one checkout."""
     known = modules(code)
@@ -118,7 +134,7 @@ def shape(code: Path) -> dict:
     top: set[tuple[str, str]] = set()
     harness = 0
     harness_modules: Counter[str] = Counter()
-    methods = 0
+    classes: dict[str, ast.ClassDef] = {}
     for name, path in known.items():
         tree = ast.parse(path.read_text())
         for target, inside_function in _own_imports(tree, known):
@@ -128,9 +144,8 @@ def shape(code: Path) -> dict:
         if not _inside(name, HARNESS_PACKAGES) and (found := _harness_branches(tree)):
             harness += found
             harness_modules[name] = found
-        for node in ast.walk(tree):
-            if isinstance(node, ast.ClassDef) and node.name == "SearchIndex":
-                methods = sum(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) for n in node.body)
+        classes.update((node.name, node) for node in ast.walk(tree) if isinstance(node, ast.ClassDef))
+    methods = _methods_seen(classes, "SearchIndex")
     sizes = sorted(lines.values())
     return {
         "modules": len(known),
@@ -138,7 +153,8 @@ def shape(code: Path) -> dict:
         "median_lines": statistics.median(sizes),
         "largest": sorted(lines.items(), key=lambda kv: -kv[1])[:5],
         "over_500": sum(n > 500 for n in sizes),
-        "index_methods": methods,
+        "index_methods_own_and_bases": len(methods),
+        "index_public_own_and_bases": sum(not m.startswith("_") for m in methods),
         "harness_branches": harness,
         "harness_modules": len(harness_modules),
         "import_edges": len(lazy | top),
@@ -261,8 +277,9 @@ def print_shape(figures: dict[str, dict]) -> None:
     labels = list(figures)
     print(f"{'shape':<34}" + "".join(f"{label:>16}" for label in labels))
     for key in (
-        "modules", "lines", "median_lines", "over_500", "index_methods", "harness_branches", "harness_modules",
-        "import_edges", "lazy_edges", "lazy_per_1000_lines", "lazy_outside_entry_points", "mypy_strict_errors",
+        "modules", "lines", "median_lines", "over_500", "index_methods_own_and_bases", "index_public_own_and_bases",
+        "harness_branches", "harness_modules", "import_edges", "lazy_edges", "lazy_per_1000_lines",
+        "lazy_outside_entry_points", "mypy_strict_errors",
     ):  # fmt: skip
         print(f"{key:<34}" + "".join(f"{figures[label].get(key, '-')!s:>16}" for label in labels))
     for label in labels:

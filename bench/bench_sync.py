@@ -92,7 +92,7 @@ def main() -> None:
         took = time.perf_counter() - started
         index = SearchIndex(open_vault(b))
         index.refresh()
-        total = index.count()
+        total = index.read.count()
         index.close()
         expected = args.base + 2 * args.notes
         print(

@@ -17,6 +17,7 @@ from jacked_vault.store import git
 if TYPE_CHECKING:  # the write path loads only when a note is added: `read` never pays for it
     from jacked_vault.recall.history import History
     from jacked_vault.search.index import SearchIndex
+    from jacked_vault.search.readmodel import ReadModel
     from jacked_vault.store.layout import Store
     from jacked_vault.write.create import Created
 
@@ -113,7 +114,7 @@ def _check_links(ctx: Context, links: list[str], viewer: Viewer | None, *, cli: 
     indexes, _ = fresh_indexes(ctx)
     try:
         for i, link in enumerate(links):
-            if not any(index.lookup(link, viewer) for index in indexes):
+            if not any(index.read.lookup(link, viewer) for index in indexes):
                 keep = " (`--allow-dangling-link` keeps it anyway)" if cli else ""
                 raise VaultError(
                     "VALIDATION",
@@ -243,16 +244,16 @@ def read(ctx: Context, note_id: str, viewer: Viewer, *, by_id: bool = True) -> R
     indexes, diag = fresh_indexes(ctx)
     try:
         note_id = resolve_id(indexes, note_id, window)
-        every = [(index, doc) for index in indexes for doc in index.lookup(note_id)]
+        every = [(index, doc) for index in indexes for doc in index.read.lookup(note_id)]
         if not every:
-            derived = [(index, doc) for index in indexes for doc in index.lookup(note_id, viewer, derived=True)]
+            derived = [(index, doc) for index in indexes for doc in index.read.lookup(note_id, viewer, derived=True)]
             if derived:
                 index, doc = derived[0]
                 return ReadResult(doc, None, _derived_text(index, doc), [], False)
         the_one(every, diag, note_id)
-        found = [(index, doc) for index in indexes for doc in index.lookup(note_id, window)]
+        found = [(index, doc) for index in indexes for doc in index.read.lookup(note_id, window)]
         if not found:
-            if any(index.lookup(note_id, window.every_target()) for index in indexes):
+            if any(index.read.lookup(note_id, window.every_target()) for index in indexes):
                 raise VaultError(
                     "NOT_VISIBLE",
                     f"{note_id} exists, for another harness: it is not addressed to the one reading "
@@ -261,7 +262,7 @@ def read(ctx: Context, note_id: str, viewer: Viewer, *, by_id: bool = True) -> R
             raise not_found(note_id)
         index, doc = found[0]
         note = _committed_note(index.store, doc)
-        backlinks = [d for i in indexes for d in i.backlinks(note_id, MAX_BACKLINKS, viewer)]
+        backlinks = [d for i in indexes for d in i.read.backlinks(note_id, MAX_BACKLINKS, viewer)]
         backlinks.sort(key=lambda d: (d.updated_at, d.id), reverse=True)
         return ReadResult(
             doc=doc,
@@ -269,14 +270,14 @@ def read(ctx: Context, note_id: str, viewer: Viewer, *, by_id: bool = True) -> R
             body=note.body,
             backlinks=[{"id": d.id, "title": d.title} for d in backlinks[:MAX_BACKLINKS]],
             backlinks_truncated=len(backlinks) > MAX_BACKLINKS,
-            wikilinks=_wikilinks(index, doc, window),
+            wikilinks=_wikilinks(index.read, doc, window),
         )
     finally:
         for index in indexes:
             index.close()
 
 
-def _wikilinks(index: SearchIndex, doc: Doc, viewer: Viewer | None) -> list[dict[str, str | None]]:
+def _wikilinks(index: ReadModel, doc: Doc, viewer: Viewer | None) -> list[dict[str, str | None]]:
     """The note's [[wikilinks]], each with the note it names when `viewer` may see that one."""
     from jacked_vault.search.wikilinks import resolve
 

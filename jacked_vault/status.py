@@ -134,9 +134,9 @@ def status(ctx: Context) -> Status:
     index = SearchIndex(store)
     try:
         index.refresh()
-        notes = index.count()
-        candidates = index.count(status="candidate")
-        reviews = index.review_counts()
+        notes = index.read.count()
+        candidates = index.read.count(status="candidate")
+        reviews = index.read.review_counts()
     finally:
         index.close()
     from jacked_vault.store.gate import quarantine_records

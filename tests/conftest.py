@@ -147,15 +147,15 @@ def snapshot(path: Path) -> dict:
 
 def trace_index_statements(monkeypatch) -> list[str]:
     """Every SQL statement the search index runs from now on in this test, in order."""
-    from jacked_vault.search.index import SearchIndex
+    from jacked_vault.search.readmodel import ReadModel
 
     statements: list[str] = []
-    real = SearchIndex._connect
+    real = ReadModel._connect
 
     def traced(self):
         db = real(self)
         db.set_trace_callback(statements.append)
         return db
 
-    monkeypatch.setattr(SearchIndex, "_connect", traced)
+    monkeypatch.setattr(ReadModel, "_connect", traced)
     return statements

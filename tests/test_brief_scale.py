@@ -69,8 +69,8 @@ def test_the_brief_sections_read_only_the_groups_rows(vault_path: Path, code_rep
     index = SearchIndex(ctx.vault)
     index.refresh()
     statements.clear()
-    sections = brief._sections(ctx, index, "api", "github.com/acme/api", reader("t", scopes=DEFAULT_SCOPES))
-    index.group_index("api", 1, reader("t", scopes=DEFAULT_SCOPES))
+    sections = brief._sections(ctx, index.read, "api", "github.com/acme/api", reader("t", scopes=DEFAULT_SCOPES))
+    index.read.group_index("api", 1, reader("t", scopes=DEFAULT_SCOPES))
     assert {s.label for s in sections} >= {
         "hot.md",
         "last episodic entry",

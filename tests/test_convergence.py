@@ -125,7 +125,7 @@ def _ids(ctx: Context) -> set[str]:
 
     index = open_fresh(ctx.vault)
     try:
-        return index.ids()
+        return index.read.ids()
     finally:
         index.close()
 

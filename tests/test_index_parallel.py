@@ -288,7 +288,7 @@ _judge.__module__, _judge.__qualname__ = parallel.__name__, "_judge"  # sent to 
 parallel._judge = _judge
 index = SearchIndex(Store(Path(sys.argv[1])))
 index.refresh()
-print(index.count())
+print(index.read.count())
 """
 
 

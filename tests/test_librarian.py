@@ -155,14 +155,14 @@ def test_the_brief_counts_below_its_thresholds_exactly_as_the_status_does(world)
     ctx = Context.create(vault=str(vault), cwd=repo, harness="claude")
     index = open_fresh(ctx.vault)
     try:
-        exact = counters(ctx, index, "2099-01-01T00:00:00.000Z")
-        bounded = counters(ctx, index, "2099-01-01T00:00:00.000Z", bounded=True)
+        exact = counters(ctx, index.read, "2099-01-01T00:00:00.000Z")
+        bounded = counters(ctx, index.read, "2099-01-01T00:00:00.000Z", bounded=True)
         assert (
             exact == bounded and exact["added"] == 3 and exact["near_duplicates"] == 2 and exact["superseded"] == 1
         ), exact
         _settings(vault, added=2, near_duplicates=1, superseded=1)
         ctx = Context.create(vault=str(vault), cwd=repo, harness="claude")  # settings are read once per context
-        capped = counters(ctx, index, "2099-01-01T00:00:00.000Z", bounded=True)
+        capped = counters(ctx, index.read, "2099-01-01T00:00:00.000Z", bounded=True)
         assert (capped["added"], capped["near_duplicates"], capped["superseded"]) == (2, 1, 1), capped
     finally:
         index.close()

@@ -176,19 +176,19 @@ def test_mcp_doctor_reads_no_note_row_beyond_what_doctor_itself_reads(vault_path
     the count is the same, and a duplicate is still counted for a harness that may read it."""
     from jacked_vault.context import Context
     from jacked_vault.doctor import doctor as library_doctor
-    from jacked_vault.search.index import SearchIndex
+    from jacked_vault.search.readmodel import ReadModel
 
     for n in range(12):
         lib_add(vault_path, tmp_path, "alpha", f"Plain note {n}", "b")
     lib_add(vault_path, tmp_path, "alpha", "For beta only", "b", targets=("beta",))
     rows: list[str] = []
-    real = SearchIndex.doc
+    real = ReadModel.doc
 
     def counted(self, row, *args, **kwargs):
         rows.append(row[2])
         return real(self, row, *args, **kwargs)
 
-    monkeypatch.setattr(SearchIndex, "doc", counted)
+    monkeypatch.setattr(ReadModel, "doc", counted)
     library_doctor(Context.create(vault=str(vault_path), cwd=tmp_path, harness="alpha"))
     doctors_own = len(rows)
 

@@ -51,8 +51,8 @@ def _state(ctx: Context) -> tuple:
     index = SearchIndex(ctx.vault)
     try:
         index.refresh()
-        docs = sorted(index.indexed_files(("note",)))
-        return docs, index.diagnostics().truncated
+        docs = sorted(index.read.indexed_files(("note",)))
+        return docs, index.read.diagnostics().truncated
     finally:
         index.close()
 

@@ -335,7 +335,7 @@ def test_a_pull_within_the_cap_is_unchanged(pushed):
 def _index_commit(root: Path) -> str | None:
     index = SearchIndex(Store(root))
     try:
-        return index.commit
+        return index.read.commit
     finally:
         index.close()
 

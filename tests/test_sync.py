@@ -31,7 +31,7 @@ def _ids(ctx: Context) -> set[str]:
     index = SearchIndex(ctx.vault)
     index.refresh()
     try:
-        return index.ids()
+        return index.read.ids()
     finally:
         index.close()
 

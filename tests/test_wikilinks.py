@@ -132,10 +132,11 @@ def test_backlinks_by_wikilink_pass_the_read_policy(vault_path: Path):
 def _full_reading(body: str) -> list[str]:
     """`targets` without its shortcut for a body that can hold no link (no `[[`, no code)."""
     from jacked_vault.document import wikilinks as read
+    from jacked_vault.safety.text import compiled
 
-    text = read._CODE_SPAN.sub("", read._FENCE.sub("", body))
+    text = compiled(read._CODE_SPAN).sub("", compiled(read._FENCE).sub("", body))
     seen: dict[str, None] = {}
-    for match in read._LINK.finditer(text):
+    for match in compiled(read._LINK).finditer(text):
         name = read.normalise(match.group(1))
         if name and len(name) <= read.MAX_TARGET:
             seen.setdefault(name)

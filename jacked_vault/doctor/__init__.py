@@ -67,17 +67,17 @@ def doctor(
             check_unreadable(repo, store, index, report, walk)  # what the index could not read: read in full
             audited = stages("checking notes against the audit log") if stages else None
             check_store(store, index, repo, report, walk.damaged_files(), progress=audited)
-            report.duplicate_ids += index.duplicate_ids()
-            links = [(src, dst) for src, dst in links if not index.holds_note(dst)]  # the earlier stores' links
-            wiki = [(src, target) for src, target in wiki if not index.holds_note(target)]
+            report.duplicate_ids += index.read.duplicate_ids()
+            links = [(src, dst) for src, dst in links if not index.read.holds_note(dst)]  # the earlier stores' links
+            wiki = [(src, target) for src, target in wiki if not index.read.holds_note(target)]
             ids = Digests() if position < len(stores) - 1 else None  # the last store's: asked of its index
-            for doc_id in index.each_id() if held or ids is not None else ():
+            for doc_id in index.read.each_id() if held or ids is not None else ():
                 if ids is not None:
                     ids.add(doc_id)
                 holders = shared.get(doc_id) or [label for label, other in held if doc_id in other]
                 if holders:
                     shared[doc_id] = [*holders, store.label]
-            links += [(src, dst) for src, dst in index.unresolved_links() if not _held(held, dst)]
+            links += [(src, dst) for src, dst in index.read.unresolved_links() if not _held(held, dst)]
             wiki += [(src, target) for src, target in wikilinks.broken(index.db) if not _held(held, target)]
             if ids is not None:
                 held.append((store.label, ids))

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 
     import pygit2
 
+    from jacked_vault.search.readmodel import ReadModel
     from jacked_vault.store.tombstones import Tombstoned
 
 TEMP_PREFIX = ".jacked-tmp-"
@@ -227,7 +228,7 @@ def check_unreadable(repo: pygit2.Repository, store: Store, index: SearchIndex, 
     said = {item.oid for item in walk.damaged}
     objects = Path(repo.path) / "objects"
     restored = []
-    for rel in sorted(index.problem_paths("UNREADABLE")):
+    for rel in sorted(index.read.problem_paths("UNREADABLE")):
         try:
             entry = commit.tree[rel]
         except (KeyError, pygit2.GitError):
@@ -392,9 +393,9 @@ def check_store(
     never the others. `progress`: told the notes compared with their audit lines."""
     from jacked_vault.write.transaction import interrupted
 
-    diag = index.diagnostics()
-    report.memory_count += index.count()
-    for path, code, message in index.problems():
+    diag = index.read.diagnostics()
+    report.memory_count += index.read.count()
+    for path, code, message in index.read.problems():
         if code == "SYMLINK":
             report.skipped_symlinks.append(shown(store, path))
         elif not (code == "UNREADABLE" and path in damaged):  # reported with its fix by check_git
@@ -421,19 +422,19 @@ def check_store(
                 {**p, "path": store.display(p["path"], store.label)} for p in audit.verify_trailers(repo, chain)
             ]
         with _reading(report, store, "the notes against their audit lines"):
-            _audited(store, index, repo, report, chain, leftovers, damaged, progress)
+            _audited(store, index.read, repo, report, chain, leftovers, damaged, progress)
     check_local(store, report)
     with _reading(report, store, "the derived index.md files"):
         report.derived_stale += [
             {"path": store.display(rel, store.label), "state": state}
-            for rel, _, state in stale_derived(store, index, repo, damaged)
+            for rel, _, state in stale_derived(store, index.read, repo, damaged)
         ]
     with _reading(report, store, "git's index"):
         report.git_index_stale += [shown(store, p) for p in git.index_out_of_step(repo)]
     with _reading(report, store, "the reviews"):
         report.unproven_reviews += [
             {"path": shown(store, rel), "id": note_id, "review": review.to_json() if review else None}
-            for rel, note_id, review in index.unproven_reviews()
+            for rel, note_id, review in index.read.unproven_reviews()
         ]
 
 
@@ -449,7 +450,7 @@ def check_local(store: Store, report: Report) -> None:
 
 def _audited(
     store: Store,
-    index: SearchIndex,
+    index: ReadModel,
     repo: pygit2.Repository,
     report: Report,
     chain: audit.AuditReport,
@@ -523,7 +524,7 @@ def temp_files(store: Store) -> Iterator[str]:
 
 
 def stale_derived(
-    store: Store, index: SearchIndex, repo: pygit2.Repository, damaged: Container[str] = frozenset()
+    store: Store, index: ReadModel, repo: pygit2.Repository, damaged: Container[str] = frozenset()
 ) -> list[tuple[str, bytes, str]]:
     """(path, expected bytes, state) for each index.md that the working tree or HEAD has wrong
     (HEAD's is not read where its blob is `damaged`); one a sparse checkout leaves out is for the

@@ -117,7 +117,7 @@ def _regenerate_derived(store: Store, report: Report, harness: str, settings: Se
     from jacked_vault.write.transaction import write_transaction
 
     with write_transaction(store, harness=harness, origin="repair", settings=settings) as tx:
-        derived = {rel: data for rel, data, _ in stale_derived(store, tx.index, tx.repo)}
+        derived = {rel: data for rel, data, _ in stale_derived(store, tx.index.read, tx.repo)}
         for rel, data in derived.items():
             tx.replace(rel, data)
             tx.event("regenerate", rel, rel, data)

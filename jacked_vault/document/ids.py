@@ -6,10 +6,10 @@ from __future__ import annotations
 import os
 import re
 import unicodedata
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from jacked_vault.errors import VaultError
+from jacked_vault.safety.text import compiled
 
 _CROCKFORD = "0123456789abcdefghjkmnpqrstvwxyz"
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -46,22 +46,25 @@ def new_note_id(now: datetime | None = None) -> str:
 
 MIN_SHORT = 4  # characters of the random part a short id gives at least (git's minimum)
 TYPED_ID = r"[A-Za-z0-9][A-Za-z0-9_-]{0,131}"  # what may be given for an id: a whole one or a short one
-_DATED = re.compile(r"mem_[0-9]{8}_")
-_DATING = re.compile(r"mem_[0-9]{0,8}_?")  # still inside `mem_<YYYYMMDD>_`: no random part yet
+_DATED = r"mem_[0-9]{8}_"
+_DATING = r"mem_[0-9]{0,8}_?"  # still inside `mem_<YYYYMMDD>_`: no random part yet
 
 
 def random_part(note_id: str) -> str:
     """What follows `mem_<YYYYMMDD>_` in a generated id (what follows `mem_` in any other)."""
-    dated = _DATED.match(note_id)
+    dated = compiled(_DATED).match(note_id)
     return note_id[dated.end() if dated else len("mem_") :]
 
 
-@dataclass(frozen=True)
 class ShortId:
     """A short id: a prefix of a note id's random part (`01jq7k2m`), or of the whole id with it
-    (`mem_20261201_01jq7k2m`); any case (ids are lowercase)."""
+    (`mem_20261201_01jq7k2m`); any case (ids are lowercase). A plain class: a dataclass's methods
+    are compiled when it is defined, which every process importing this would pay (a hook start)."""
 
-    typed: str
+    __slots__ = ("typed",)
+
+    def __init__(self, typed: str) -> None:
+        self.typed = typed
 
     def matches(self, note_id: str) -> bool:
         if self.typed.startswith("mem_"):
@@ -83,7 +86,7 @@ def short_id(typed: str) -> ShortId | None:
         return None
     typed = typed.lower()
     whole = typed.startswith("mem_")
-    given = len(typed) if not whole else 0 if _DATING.fullmatch(typed) else len(random_part(typed))
+    given = len(typed) if not whole else 0 if compiled(_DATING).fullmatch(typed) else len(random_part(typed))
     if given < MIN_SHORT:
         raise VaultError(
             "USAGE",

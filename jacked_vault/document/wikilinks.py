@@ -12,11 +12,11 @@ case-insensitively). Which note a target names is `search.wikilinks.resolve`'s t
 
 from __future__ import annotations
 
-import re
+from jacked_vault.safety.text import compiled
 
-_FENCE = re.compile(r"^(`{3,}|~{3,})[^\n]*\n.*?(?:^\1[ \t]*$|\Z)", re.MULTILINE | re.DOTALL)
-_CODE_SPAN = re.compile(r"(`+)(?!`).*?(?<!`)\1(?!`)", re.DOTALL)
-_LINK = re.compile(r"!?\[\[([^\[\]\n]+?)\]\]")
+_FENCE = r"(?ms)^(`{3,}|~{3,})[^\n]*\n.*?(?:^\1[ \t]*$|\Z)"
+_CODE_SPAN = r"(?s)(`+)(?!`).*?(?<!`)\1(?!`)"
+_LINK = r"!?\[\[([^\[\]\n]+?)\]\]"
 MAX_TARGET = 300  # a longer one names no note file or title (titles are at most 200 characters)
 
 
@@ -36,9 +36,9 @@ def targets(body: str) -> list[str]:
     # `[` stands just before the span's first backtick
     if "[[" not in body and "[`" not in body:
         return []
-    text = _CODE_SPAN.sub("", _FENCE.sub("", body))
+    text = compiled(_CODE_SPAN).sub("", compiled(_FENCE).sub("", body))
     seen: dict[str, None] = {}
-    for match in _LINK.finditer(text):
+    for match in compiled(_LINK).finditer(text):
         name = normalise(match.group(1))
         if name and len(name) <= MAX_TARGET:
             seen.setdefault(name)

@@ -68,7 +68,7 @@ from jacked_vault.store.layout import episodic_dir
 if TYPE_CHECKING:
     from jacked_vault.context import Context
     from jacked_vault.document import Note
-    from jacked_vault.search.index import SearchIndex
+    from jacked_vault.search.readmodel import ReadModel
     from jacked_vault.store.gate import Checked
     from jacked_vault.store.identity import RepoInfo
     from jacked_vault.store.layout import Store
@@ -445,7 +445,7 @@ def build_plan(ctx: Context, explicit: list[str] | None, *, progress: Callable[[
     recorded = audit.recorded_ids(store.root)
     index = open_fresh(store)
     try:
-        tombstones = index.stones() | rejected_elsewhere(ctx, store)
+        tombstones = index.read.stones() | rejected_elsewhere(ctx, store)
     finally:
         index.close()
     try:
@@ -596,7 +596,7 @@ def _note_for(ctx: Context, plan: Plan, candidate: CandidatePlan, now: str) -> N
 
 
 def _check_candidates(
-    ctx: Context, plan: Plan, now: str, index: SearchIndex
+    ctx: Context, plan: Plan, now: str, index: ReadModel
 ) -> list[tuple[CandidatePlan, Note, Checked]]:
     """Build and gate each candidate to create (its `Checked` verdict kept for the commit); invalid
     ones, and those repeating a live note of the group (SPEC 5.6, `write.create.duplicate_of`), are
@@ -640,7 +640,7 @@ def migrate(
         plan = build_plan(ctx, sources, progress=progress)
         index = open_fresh(ctx.vault)
         try:
-            _check_candidates(ctx, plan, timestamps.utc_now(), index)
+            _check_candidates(ctx, plan, timestamps.utc_now(), index.read)
         finally:
             index.close()
         return MigrateResult(plan, True, None)
@@ -657,7 +657,7 @@ def migrate(
     ) as tx:
         plan = build_plan(ctx, sources, progress=progress)
         now = timestamps.utc_now()
-        notes = _check_candidates(ctx, plan, now, tx.index)
+        notes = _check_candidates(ctx, plan, now, tx.index.read)
         imports = [f for f in plan.files if f.action == "import"]
         if not imports and not notes:
             return MigrateResult(plan, False, None)

@@ -185,7 +185,7 @@ def list_groups(ctx: Context) -> GroupList:
     index = SearchIndex(ctx.vault)
     try:
         index.refresh()
-        counts = index.notes_per_group()
+        counts = index.read.notes_per_group()
     finally:
         index.close()
     mapped = ctx.config.get("groups", {})

@@ -191,7 +191,7 @@ def catch_up(vault: Path, payload: dict[str, Any], harness: str = HARNESS) -> st
     index = SearchIndex(Store(vault))
     try:
         index.refresh()
-        return f"index={index.count()} notes at {(index.commit or '')[:12]}"
+        return f"index={index.read.count()} notes at {(index.read.commit or '')[:12]}"
     finally:
         index.close()
 

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from jacked_vault.search.entries import Diagnostics, Doc
-    from jacked_vault.search.index import SearchIndex
+    from jacked_vault.search.readmodel import ReadModel
 
 DEFAULT_BUDGET = 1500
 MIN_BUDGET = 200
@@ -125,7 +125,7 @@ def last_entry(text: str) -> list[str]:
     return [line for line in entry[:end] if line.strip()]
 
 
-def _last_episodic(index: SearchIndex, group: str, identity: str) -> list[str]:
+def _last_episodic(index: ReadModel, group: str, identity: str) -> list[str]:
     """The newest entry for this repo, from the committed (gated) episodic files in the index."""
     folder = episodic_dir(group, identity)
     rows = index.db.execute(  # a range of the unique path index ('0' follows '/'): this folder's rows only
@@ -147,7 +147,7 @@ def topic_of(branch: str | None) -> str:
     return " ".join(w for w in words if w.lower() not in _BRANCH_NOISE and len(w) > 2)
 
 
-def _topic_notes(index: SearchIndex, group: str, topic: str, harness: str) -> list[Doc]:
+def _topic_notes(index: ReadModel, group: str, topic: str, harness: str) -> list[Doc]:
     """The notes the ranker finds for the branch's topic in this group; none when nothing scores."""
     from jacked_vault.search.query import Filters
 
@@ -197,7 +197,7 @@ def _differs_from_remote(root: Path, head: str | None) -> bool:
     return tracked is not None and tracked != head
 
 
-def _sections(ctx: Context, index: SearchIndex, group: str, identity: str, viewer: Viewer) -> list[_Section]:
+def _sections(ctx: Context, index: ReadModel, group: str, identity: str, viewer: Viewer) -> list[_Section]:
     """The optional sections in priority order."""
     from jacked_vault.recall.hot import show_hot
     from jacked_vault.recall.index_md import note_line
@@ -357,9 +357,9 @@ def build_brief(ctx: Context, budget: int = DEFAULT_BUDGET, catch_up: int | None
     indexes, diag = fresh_indexes(ctx, catch_up)
     try:
         vault_index = indexes[0]
-        sections = _sections(ctx, vault_index, group, repo.identity, viewer)
-        empty = vault_index.group_index(group, 1, viewer)[1] == 0
-        nudge = librarian_nudge(ctx, vault_index)
+        sections = _sections(ctx, vault_index.read, group, repo.identity, viewer)
+        empty = vault_index.read.group_index(group, 1, viewer)[1] == 0
+        nudge = librarian_nudge(ctx, vault_index.read)
     finally:
         for index in indexes:
             index.close()

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
     from jacked_vault.search.index import SearchIndex
     from jacked_vault.search.policy import Viewer
+    from jacked_vault.search.readmodel import ReadModel
 
 
 def _entry(commit: pygit2.Commit) -> dict[str, Any]:
@@ -99,7 +100,7 @@ def _commits(store: Store, rel: str | None, note_id: str | None = None) -> Itera
             yield commit
 
 
-def _note_state(index: SearchIndex, note_id: str, viewer: Viewer) -> dict[str, Any] | None:
+def _note_state(index: ReadModel, note_id: str, viewer: Viewer) -> dict[str, Any] | None:
     """The note as `viewer` may see it now (status, validity, targets, scope), or None."""
     for doc in index.lookup(note_id, viewer):
         since, until, targets = index.db.execute(
@@ -127,14 +128,14 @@ def history_entries(
     """The entries `viewer` may see (of note `note_id`'s file `rel`, or all), each with its note's
     state (`note`; None when it names none)."""
     states: dict[str, dict[str, Any] | None] = {}
-    problems = index.problem_paths() if person else set()
+    problems = index.read.problem_paths() if person else set()
     for commit in _commits(store, rel, note_id):
         entry = _entry(commit)
         review = index.proofs.review_at(entry["commit"]) if entry["summary"].startswith(ACCEPT_SUBJECT) else None
         entry["review"] = review.to_json() if review is not None else None  # an accept, with where it came from
         note_id = entry["memory_id"]
         if note_id is not None and note_id not in states:
-            states[note_id] = _note_state(index, note_id, viewer)
+            states[note_id] = _note_state(index.read, note_id, viewer)
             refused = _refused_in(commit, problems) if states[note_id] is None and problems else None
             if refused is not None:
                 states[note_id] = {"status": None, "quarantined": True, "path": refused}

@@ -12,7 +12,7 @@ from jacked_vault.safety import fsio
 from jacked_vault.store.layout import GROUPS_DIR, HOT_FILE, Store
 
 if TYPE_CHECKING:
-    from jacked_vault.search.index import SearchIndex
+    from jacked_vault.search.readmodel import ReadModel
 
 
 def hot_path(store: Store, group: str | None) -> str:
@@ -57,7 +57,7 @@ class HotView(NamedTuple):
 
 
 def show_hot(
-    ctx: Context, *, group: str | None = None, scope: str = "group", vault_index: SearchIndex | None = None
+    ctx: Context, *, group: str | None = None, scope: str = "group", vault_index: ReadModel | None = None
 ) -> HotView:
     """The committed hot.md of a group (None when there is none yet) and its display path.
 
@@ -76,7 +76,7 @@ def show_hot(
     else:
         index = open_fresh(store)
         try:
-            indexed = index.indexed_text(rel, "hot")
+            indexed = index.read.indexed_text(rel, "hot")
         finally:
             index.close()
     data = fsio.read_optional(store.root, rel, max_bytes=MAX_HOT_FILE_BYTES) if indexed else None

@@ -14,6 +14,7 @@ from jacked_vault.store.layout import GROUPS_DIR, INDEX_FILE, Store
 if TYPE_CHECKING:
     from jacked_vault.search.entries import Entry
     from jacked_vault.search.index import SearchIndex
+    from jacked_vault.search.readmodel import ReadModel
 
 MAX_LINES = 150
 SHARED = Viewer(shared_only=True)
@@ -31,7 +32,7 @@ def note_line(title: str, rel_in_group: str, summary: str, updated_at: str) -> s
     return f"- [{label}]({rel_in_group}){text} (updated {updated_at[:10]})"
 
 
-def render_index(index: SearchIndex, store: Store, group: str | None) -> bytes:
+def render_index(index: ReadModel, store: Store, group: str | None) -> bytes:
     """index.md for `group`: header, newest/most-linked notes first, at most MAX_LINES lines."""
     name = group or "project"
     header = f"# {name}: index of active notes (derived by jacked; do not edit)"

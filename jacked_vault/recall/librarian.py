@@ -42,7 +42,7 @@ from jacked_vault.store.layout import ARCHIVE_DIR
 from jacked_vault.store.statefile import read_json, write_json
 
 if TYPE_CHECKING:
-    from jacked_vault.search.index import SearchIndex
+    from jacked_vault.search.readmodel import ReadModel
 
 STATE_FILE = "librarian.json"
 DEFAULTS = {
@@ -99,7 +99,7 @@ class _Closed(NamedTuple):
     valid_until: str | None
 
 
-def archive_candidates(index: SearchIndex, cutoff: str, limit: int | None = None) -> list[str]:
+def archive_candidates(index: ReadModel, cutoff: str, limit: int | None = None) -> list[str]:
     """Paths of the notes outside archive/ closed at or before `cutoff` (the first `limit` of
     them when given): `lifecycle.archivable` asked of each superseded note and each active one
     whose `valid_until` is at or before it (the only ones `closed_at` can close); the archive
@@ -116,7 +116,7 @@ def archive_candidates(index: SearchIndex, cutoff: str, limit: int | None = None
     return sorted(islice(found, limit)) if limit is not None else sorted(found)
 
 
-def _count(index: SearchIndex, conf: dict[str, int], since: str, now: str) -> dict[str, int]:
+def _count(index: ReadModel, conf: dict[str, int], since: str, now: str) -> dict[str, int]:
     """The counters: one pass over the live notes' value hash, title and group (a Python pass
     over ~10k short rows costs less than SQLite's correlated lookups for the same answer), one
     count of superseded notes, the archive candidates and one lookup of the hot.md files."""
@@ -166,7 +166,7 @@ def _live(alias: str = "") -> str:
     return f"{a}tier='note' AND {a}status IN ('candidate', 'active') AND {a}root <> '{ARCHIVE_DIR}'"
 
 
-def _reached(index: SearchIndex, conf: dict[str, int], since: str, now: str) -> dict[str, int]:
+def _reached(index: ReadModel, conf: dict[str, int], since: str, now: str) -> dict[str, int]:
     """The counters for the brief, each counted up to its threshold and no further, through the
     index's b-trees (updated_at, thash, note names, status), so the work is bounded by the
     thresholds and `RECENT_WINDOW`, not by the vault's size. A counter below its threshold is
@@ -216,7 +216,7 @@ def _reached(index: SearchIndex, conf: dict[str, int], since: str, now: str) -> 
     }
 
 
-def counters(ctx: Context, index: SearchIndex, now: str, *, bounded: bool = False) -> dict[str, int]:
+def counters(ctx: Context, index: ReadModel, now: str, *, bounded: bool = False) -> dict[str, int]:
     """The drift counters over the vault's index (`bounded`: each only up to its threshold, for
     the brief), read back from the state file when they were counted the same way for the same
     commit, last run, settings and day."""
@@ -247,7 +247,7 @@ def tripped(ctx: Context, counts: dict[str, int]) -> list[str]:
     return [name for name in COUNTERS if counts[name] >= conf[name]]
 
 
-def nudge(ctx: Context, index: SearchIndex) -> list[str]:
+def nudge(ctx: Context, index: ReadModel) -> list[str]:
     """The brief's one line suggesting the librarian when a counter reached its threshold (none
     otherwise). Counts only: no vault text is quoted in it."""
 
@@ -307,7 +307,7 @@ def librarian_status(ctx: Context, *, done: bool = False) -> LibrarianStatus:
         write_json(ctx.vault.state / STATE_FILE, {"last_run": now})  # the counts kept for the previous run go with it
     index = open_fresh(ctx.vault)
     try:
-        counts = counters(ctx, index, now)
+        counts = counters(ctx, index.read, now)
     finally:
         index.close()
     return LibrarianStatus(counts, settings(ctx), last_run(ctx), now if done else None, tripped(ctx, counts))

@@ -20,7 +20,7 @@ from jacked_vault.search.policy import EVERYTHING, Viewer
 
 if TYPE_CHECKING:
     from jacked_vault.search.entries import Diagnostics
-    from jacked_vault.search.index import SearchIndex
+    from jacked_vault.search.readmodel import ReadModel
 
 T = TypeVar("T")
 
@@ -40,7 +40,7 @@ SOURCE_OF_ORIGIN = {
 MAX_IDS = 500  # ids described in one call (a note links at most 64; a page lists at most 200 hits)
 
 
-def _in_indexes(ctx: Context, ask: Callable[[SearchIndex, str, list[Any]], T]) -> tuple[list[T], Diagnostics]:
+def _in_indexes(ctx: Context, ask: Callable[[ReadModel, str, list[Any]], T]) -> tuple[list[T], Diagnostics]:
     """`ask(index, where, params)` over each visible store's fresh index (read as a person); the
     answers and the diagnostics."""
     from jacked_vault.search.service import fresh_indexes
@@ -49,8 +49,8 @@ def _in_indexes(ctx: Context, ask: Callable[[SearchIndex, str, list[Any]], T]) -
     try:
         answers = []
         for index in indexes:
-            where, params = EVERYTHING.where(index)
-            answers.append(ask(index, where, params))
+            where, params = EVERYTHING.where(index.read)
+            answers.append(ask(index.read, where, params))
         return answers, diag
     finally:
         for index in indexes:
@@ -117,7 +117,7 @@ def overview(ctx: Context, weeks: int = 26, now: datetime | None = None) -> Over
     since = f"{first.isoformat()}T00:00:00.000Z"
     today = now.strftime("%Y-%m-%dT%H:%M:%S.000Z")
 
-    def ask(index: SearchIndex, where: str, params: list[Any]) -> tuple[dict[str, list[Any]], int, list[Any]]:
+    def ask(index: ReadModel, where: str, params: list[Any]) -> tuple[dict[str, list[Any]], int, list[Any]]:
         db = index.db
         notes = f"FROM docs d WHERE d.tier='note' AND {where}"
         grouped = {
@@ -186,7 +186,7 @@ def describe(ctx: Context, ids: Iterable[object], viewer: Viewer = EVERYTHING) -
     indexes, _ = fresh_indexes(ctx)
     try:
         for index in indexes:
-            where, params = viewer.where(index)
+            where, params = viewer.where(index.read)
             marks = ",".join("?" * len(wanted))
             rows = index.db.execute(
                 "SELECT d.id, d.title, d.kind, d.status, d.trust, d.scope, d.grp, d.targets, d.valid_from, "

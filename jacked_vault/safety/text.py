@@ -37,8 +37,9 @@ _TERMINAL_NOISE = (
 
 
 @functools.cache
-def _compiled(pattern: str) -> re.Pattern[str]:
-    """A rule's pattern, compiled on first use: most processes that import this check nothing."""
+def compiled(pattern: str) -> re.Pattern[str]:
+    """`pattern` compiled on first use (flags inline): most processes that import a module holding
+    one never use it (this module's rules; a wikilink's, an id's)."""
     return re.compile(pattern)
 
 
@@ -63,7 +64,7 @@ def check_text(field: str, value: str, *, multiline: bool) -> None:
 
     Multi-line text allows tab, LF and CR; single-line text allows tab only.
     """
-    pattern = _compiled(_REFUSED_MULTILINE if multiline else _REFUSED_SINGLE_LINE)
+    pattern = compiled(_REFUSED_MULTILINE if multiline else _REFUSED_SINGLE_LINE)
     match = pattern.search(value)
     if match:
         raise VaultError("VALIDATION", f"{field} contains {_describe(match.group())}")
@@ -72,16 +73,16 @@ def check_text(field: str, value: str, *, multiline: bool) -> None:
 def without_refused(text: str) -> str:
     """`text` without every character `check_text` refuses in multi-line text (tab and line
     breaks stay): what a transcript may hand on, whatever a harness wrote."""
-    return _compiled(_REFUSED_MULTILINE).sub("", text)
+    return compiled(_REFUSED_MULTILINE).sub("", text)
 
 
 def hostile_in_name(text: str) -> bool:
     """Whether `text`, a name read from outside (a remote URL, one of its decoded parts), holds a
     control character (tab included), DEL, a C1 control, or a bidi control or mark."""
-    return _compiled(_HOSTILE_IN_NAME).search(text) is not None
+    return compiled(_HOSTILE_IN_NAME).search(text) is not None
 
 
 def strip_terminal(text: str) -> str:
     """Remove escape sequences (CSI, OSC, DCS, ...), bidi controls and C0/C1 controls except
     tab and LF, so vault content can be printed to a terminal safely."""
-    return _compiled(_TERMINAL_NOISE).sub("", text)
+    return compiled(_TERMINAL_NOISE).sub("", text)

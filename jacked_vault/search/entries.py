@@ -7,11 +7,13 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from jacked_vault.store.layout import Store, archived
 
 if TYPE_CHECKING:
+    from jacked_vault.document import Note
+    from jacked_vault.document.hot import Hot
     from jacked_vault.store.reviews import Verdict
 
 _DAY_IN_NAME = re.compile(r"(\d{4}-\d{2}-\d{2})")
@@ -25,9 +27,10 @@ MAX_EPISODIC_TEXT = 1024 * 1024  # the searchable head of an episodic file (arch
 MARK = "**"  # what search puts around matched words in an excerpt (JSON keeps it)
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, init=False, repr=False, eq=False)
 class NoteRow:
-    """The fields of a document's `docs` row that are written from an `Entry` and read back as a `Doc`."""
+    """The fields of a document's `docs` row that are written from an `Entry` and read back as a `Doc`
+    (only those make one: no method generated here, each import pays for the two that are)."""
 
     id: str
     title: str
@@ -56,7 +59,7 @@ class Entry(NoteRow):
     links: list[str]
 
     @classmethod
-    def from_note(cls, note) -> Entry:
+    def from_note(cls, note: Note) -> Entry:
         return cls(
             id=note.id,
             title=note.title,
@@ -115,7 +118,7 @@ class Entry(NoteRow):
         )
 
     @classmethod
-    def from_hot(cls, hot, scope: str, group: str | None) -> Entry:
+    def from_hot(cls, hot: Hot, scope: str, group: str | None) -> Entry:
         return cls.derived(
             id=f"hot_{group or 'project'}",
             title=f"Current progress: {group or 'project'}",
@@ -232,7 +235,7 @@ class Doc(NoteRow):
         excerpt = self.plain_excerpt()
         return f"{self.title}  [{' · '.join(what)}]  {self.id}" + (f"\n   {excerpt}" if excerpt else "")
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "id": self.id,
             "title": self.title,
@@ -257,7 +260,7 @@ class Doc(NoteRow):
 class Diagnostics:
     """What the index could not use: invalid or quarantined files, symlinks, cut scans."""
 
-    invalid_files: list[dict] = field(default_factory=list)
+    invalid_files: list[dict[str, str]] = field(default_factory=list)
     skipped_symlinks: list[str] = field(default_factory=list)
     truncated: bool = False
     behind: bool = False  # an index left behind HEAD, for a background catch-up (`fresh_indexes`)
@@ -272,7 +275,7 @@ class Diagnostics:
         self.truncated = self.truncated or other.truncated
         self.behind = self.behind or other.behind
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "invalid_file_count": len(self.invalid_files),
             "invalid_files": self.invalid_files,

@@ -1,16 +1,19 @@
 """The derived search index of one store: SQLite FTS5 in `<store>/.git/jacked/index.sqlite`, fed
 from git (`rebuild()` starts from scratch; deleting the file loses nothing).
 
-`SearchIndex` is what callers hold, made of the index's jobs, each in its module:
+`SearchIndex` is what callers hold: a thin façade over the index's jobs, each in its module, which
+it holds (`index.read`, `index.mirror`, `index.proofs`, `index.verdicts`):
 
 - search/schema.py: the file, its connection and schema (`SCHEMA_VERSION`) and its `meta` rows;
 - search/mirror.py: git mirrored into rows (catch-up, diffs, the bulk build, tombstone sweeps, bounds);
 - search/verdicts.py: the gate's verdict cache this machine keeps in the file;
 - search/proofs.py: what `trust: reviewed` proves here (the accepts and this machine's policy);
-- search/readmodel.py: the typed reads (`ReadModel`, which `SearchIndex` extends).
+- search/readmodel.py: the typed reads and the connection they share (`ReadModel`: `index.read`).
 
-What stays here writes one document's rows (`add_entry`: docs, its text, its analysed fields and
-the tables beside it), one at a time or, for a whole tree, in bulk (`_bulk`).
+A caller that reads asks `index.read` (a function that only reads takes a `ReadModel`). What stays
+here opens the index and catches it up (the mirror made only then), and writes one document's rows
+(`add_entry`: docs, its text, its analysed fields and the tables beside it), one at a time or, for
+a whole tree, in bulk (`_bulk`).
 """
 
 from __future__ import annotations
@@ -20,12 +23,11 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from functools import lru_cache
 from json.encoder import encode_basestring_ascii
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from jacked_vault.search import wikilinks
 from jacked_vault.search.derived import Derived, derive
 from jacked_vault.search.entries import Entry
-from jacked_vault.search.mirror import Bounds, GitMirror, root_of
 from jacked_vault.search.proofs import ReviewProofs, review_json
 from jacked_vault.search.readmodel import ReadModel
 from jacked_vault.search.schema import INDEX_DB as INDEX_DB  # where the file is, as callers have read it
@@ -33,9 +35,10 @@ from jacked_vault.search.schema import SECONDARY as _SECONDARY
 from jacked_vault.search.schema import TABLES, reset, set_meta
 from jacked_vault.search.verdicts import Verdicts
 from jacked_vault.store.git import fast_head
-from jacked_vault.store.layout import Store
+from jacked_vault.store.layout import Store, root_of
 
 if TYPE_CHECKING:
+    from jacked_vault.search.mirror import Bounds, GitMirror
     from jacked_vault.search.passed import Passed
     from jacked_vault.store.deadline import Deadline
     from jacked_vault.store.progress import Progress
@@ -86,11 +89,11 @@ class _Tally:
         self.roots: dict[str, list[int]] = {}
         self.terms = [0, 0, 0, 0]  # ranking.add_doc's: documents, title, tags and body terms
         self.stones = stones  # every hash in the tombstones table (a value not here has no tombstone)
-        self.rows: dict[str, list[tuple]] = {sql: [] for sql in _BESIDE}  # the rows of the tables beside docs
-        self.wide: dict[str, list[tuple]] = {sql: [] for sql in (_DOCS, _FTS, TERMS)}
+        self.rows: dict[str, list[tuple[Any, ...]]] = {sql: [] for sql in _BESIDE}  # the rows of the tables beside docs
+        self.wide: dict[str, list[tuple[Any, ...]]] = {sql: [] for sql in (_DOCS, _FTS, TERMS)}
         self.rowid = rowid  # the next document's (docs is a rowid table: max + 1, and only this insert adds to it)
 
-    def document(self, db: sqlite3.Connection, row: tuple, text: tuple[str, str, str]) -> int:
+    def document(self, db: sqlite3.Connection, row: tuple[Any, ...], text: tuple[str, str, str]) -> int:
         """Add one document's docs row (without its rowid) and its text for FTS5; returns its rowid."""
         rowid, self.rowid = self.rowid, self.rowid + 1
         self.wide[_DOCS].append((rowid, *row))
@@ -120,19 +123,33 @@ class _Tally:
             ranking.add_totals(db, self.terms[0], self.terms[1:])
 
 
-class SearchIndex(ReadModel):
-    """The FTS5 index of one store: its reads (`ReadModel`), kept a mirror of git here."""
+class SearchIndex:
+    """The FTS5 index of one store, kept a mirror of git: its reads are `read` (`ReadModel`)."""
 
     def __init__(self, store: Store, progress: Progress | None = None) -> None:
-        super().__init__(store)
-        self.proofs = ReviewProofs(self)  # what each `reviewed` shown is backed by
-        self.mirror = GitMirror(self, progress)  # what keeps the rows the mirror of git
+        self.store = store
+        self.read = ReadModel(store)  # the reads, and the connection they and the writes share
+        self.proofs = ReviewProofs(self.read)  # what each `reviewed` shown is backed by
+        self._progress = progress
+        self._mirror: GitMirror | None = None
         self._verdicts: Verdicts | None = None
         self._tally: _Tally | None = None  # a bulk insert's totals, written once at its end (`_bulk`)
 
     @property
+    def mirror(self) -> GitMirror:
+        """What keeps the rows the mirror of git, made when first asked: an index already at HEAD
+        (a warm SessionStart brief) never loads search/mirror.py."""
+        if self._mirror is None:
+            from jacked_vault.search.mirror import GitMirror
+
+            self._mirror = GitMirror(self, self._progress)
+        return self._mirror
+
+    @property
     def bounds(self) -> Bounds:
         """The bounds the mirror keeps (this module's, read when asked)."""
+        from jacked_vault.search.mirror import Bounds  # the mirror asks: it is loaded
+
         return Bounds(MAX_ROOT_FILES, MAX_ROOT_BYTES, BULK_DIFF)
 
     _reset = staticmethod(reset)  # empty the index file (its verdicts kept): search/schema.py
@@ -144,9 +161,14 @@ class SearchIndex(ReadModel):
             self._verdicts = Verdicts(self.db)
         return self._verdicts
 
+    @property
+    def db(self) -> sqlite3.Connection:
+        """The index file's connection (the read model's)."""
+        return self.read.db
+
     def close(self) -> None:
         self._verdicts = None
-        super().close()
+        self.read.close()
 
     def set_meta(self, key: str, value: str) -> None:
         set_meta(self.db, key, value)
@@ -157,7 +179,7 @@ class SearchIndex(ReadModel):
         """Bring the index up to HEAD: nothing to do if current (no pygit2 import), else a diff;
         and to this machine's review-signing policy."""
         head = fast_head(self.store.root)
-        if head is None or head != self.meta("commit"):
+        if head is None or head != self.read.commit:
             self.mirror.catch_up()
         self.proofs.follow_policy()
 
@@ -170,10 +192,13 @@ class SearchIndex(ReadModel):
             self.mirror.progress = progress
         self._reset(self.db)
         self.mirror.catch_up(passed)
-        return self.count()
+        return self.read.count()
 
     def behind(self, limit: int) -> int:
-        """How many files HEAD changed since the mirrored commit, up to `limit` + 1 (`GitMirror.behind`)."""
+        """How many files HEAD changed since the mirrored commit, up to `limit` + 1 (`GitMirror.behind`):
+        0 when current (or no HEAD), without loading the mirror."""
+        if fast_head(self.store.root) in (None, self.read.commit):
+            return 0
         return self.mirror.behind(limit)
 
     def reread(self, rels: Iterable[str]) -> None:
@@ -321,7 +346,7 @@ class SearchIndex(ReadModel):
             self._rows(_VALUES, [(rowid, v) for v in values])
         return rowid
 
-    def _rows(self, sql: str, rows: list[tuple]) -> None:
+    def _rows(self, sql: str, rows: list[tuple[Any, ...]]) -> None:
         """Add rows to a table beside docs (`_BESIDE`): at once, or in a bulk insert at its end."""
         if self._tally is not None:
             self._tally.rows[sql] += rows
@@ -337,8 +362,8 @@ class SearchIndex(ReadModel):
     @contextmanager
     def preview(
         self, changes: dict[str, Entry | None], tombstones: Stones | None = None, deadline: Deadline | None = None
-    ) -> Iterator[SearchIndex]:
-        """The index as it will be once `changes` (path -> entry, None = removed) and new
+    ) -> Iterator[ReadModel]:
+        """The reads of the index as it will be once `changes` (path -> entry, None = removed) and new
         `tombstones` are committed; past `deadline` (store.deadline), OutOfTime.
 
         Runs in a transaction that is always rolled back: derived files (index.md) can be
@@ -356,14 +381,14 @@ class SearchIndex(ReadModel):
             if tombstones:
                 from jacked_vault.store.tombstones import forgotten_path
 
-                before = self.stones()
+                before = self.read.stones()
                 db.executemany(
                     "INSERT OR IGNORE INTO tombstones(hash, source) VALUES(?, ?)",
                     [(h, forgotten_path("preview") if h in tombstones.forgotten else "preview")
                      for h in tombstones.values | tombstones.forgotten],
                 )  # fmt: skip
                 self.mirror.sweep_added_tombstones(before)
-            yield self
+            yield self.read
         finally:
             db.execute("ROLLBACK")
 

@@ -12,24 +12,26 @@ always gives the same answer): each scope root (a group, `strategy/`, a project 
 up to so many files and bytes; a root over a bound is indexed by sorted path up to it and marked
 truncated (and is then re-indexed whole whenever it changes).
 
-The rows themselves are written through the index (`Rows`: search.index.SearchIndex).
+The rows themselves are written through the index (`Rows`: search.index.SearchIndex). Trees and
+their entries are typed `Any`: pygit2 types what `repo[...]` and a tree give as a bare object (a
+name that may be None), which the walk reads as git gives them.
 """
 
 from __future__ import annotations
 
 import sqlite3
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from contextlib import AbstractContextManager, closing, nullcontext
 from dataclasses import dataclass, replace
 from itertools import islice
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from jacked_vault.errors import VaultError
 from jacked_vault.search.entries import Entry
 from jacked_vault.search.treediff import FILE_MODES, SYMLINK_MODE, TREE_MODE, changed_entries
 from jacked_vault.store import git
-from jacked_vault.store.git import blob_at, fast_head, head_commit, open_repo, tree_blob
+from jacked_vault.store.git import blob_at, head_commit, open_repo, tree_blob
 from jacked_vault.store.layout import (
     ARCHIVE_DIR,
     GROUPS_DIR,
@@ -38,16 +40,20 @@ from jacked_vault.store.layout import (
     classify_episodic,
     classify_hot,
     classify_path,
+    root_of,
     searchable_episodic,
 )
 from jacked_vault.store.progress import PROGRESS_STEP
 
 if TYPE_CHECKING:
+    import pygit2
+
     from jacked_vault.document import Note
     from jacked_vault.search.derived import Derived
     from jacked_vault.search.parallel import Handed
     from jacked_vault.search.passed import Passed
     from jacked_vault.search.proofs import ReviewProofs
+    from jacked_vault.search.readmodel import ReadModel
     from jacked_vault.search.verdicts import Verdicts
     from jacked_vault.store.gate import Checked
     from jacked_vault.store.progress import Progress
@@ -70,6 +76,7 @@ class Rows(Protocol):
     """What the mirror writes a store's rows through (search.index.SearchIndex)."""
 
     store: Store
+    read: ReadModel
     proofs: ReviewProofs
 
     @property
@@ -81,13 +88,7 @@ class Rows(Protocol):
     @property
     def verdicts(self) -> Verdicts: ...
 
-    def meta(self, key: str) -> str | None: ...
-
     def set_meta(self, key: str, value: str) -> None: ...
-
-    def count(self, status: str | None = None) -> int: ...
-
-    def stones(self) -> Stones: ...
 
     def tombstoned(self, value_hash: str) -> str | None: ...
 
@@ -131,11 +132,9 @@ class GitMirror:
 
     def behind(self, limit: int) -> int:
         """How many files HEAD changed since the commit this index mirrors (every file of HEAD when
-        there is none), counted up to `limit` + 1 and no further: 0 when current."""
-
-        indexed = self.index.meta("commit")
-        if fast_head(self.store.root) in (None, indexed):
-            return 0
+        there is none), counted up to `limit` + 1 and no further (`SearchIndex.behind` answers 0 for
+        a current index without asking)."""
+        indexed = self.index.read.commit
         repo = open_repo(self.store.root)
         commit = head_commit(repo)
         if commit is None:
@@ -158,7 +157,7 @@ class GitMirror:
         db.execute("BEGIN IMMEDIATE")
         try:
             commit = head_commit(repo)
-            indexed = self.index.meta("commit")
+            indexed = self.index.read.commit
             head = str(commit.id) if commit is not None else ""
             self.index.proofs.head = head
             if indexed != head:
@@ -184,7 +183,7 @@ class GitMirror:
 
         repo = open_repo(self.store.root)
         commit = head_commit(repo)
-        if commit is None or str(commit.id) != self.index.meta("commit"):
+        if commit is None or str(commit.id) != self.index.read.commit:
             return
         self.index.proofs.head = str(commit.id)
         db = self.index.db
@@ -206,13 +205,13 @@ class GitMirror:
         `parent`, a scope root reaches a bound or the tombstone set shrank — then `refresh()`."""
         from jacked_vault.store.gate import cap_for
 
-        if (self.index.meta("commit") or "") != (parent or ""):
+        if (self.index.read.commit or "") != (parent or ""):
             return False
         self.index.proofs.head = head
         db = self.index.db
         db.execute("BEGIN IMMEDIATE")
         try:
-            before = self.index.stones()
+            before = self.index.read.stones()
             touched: set[str] = set()
             for rel, data in files.items():
                 kind = classify_path(self.store, rel)
@@ -228,7 +227,7 @@ class GitMirror:
                     )
                 else:
                     self._index_bytes(rel, kind, data)
-            if any(self._over_bounds(root) for root in touched) or not before.within(self.index.stones()):
+            if any(self._over_bounds(root) for root in touched) or not before.within(self.index.read.stones()):
                 db.execute("ROLLBACK")
                 return False
             self.sweep_added_tombstones(before, self._head_blob)
@@ -240,12 +239,12 @@ class GitMirror:
             db.execute("ROLLBACK")
             raise
 
-    def _index_tree(self, repo, tree) -> None:
+    def _index_tree(self, repo: pygit2.Repository, tree: Any) -> None:
         """Index every indexable file of a full tree: tombstones first, then each scope root. The
         secondary indexes are dropped for the bulk insert and made again once (a sort each)."""
         files = sorted(_walk(repo, tree, self.store))
         self._to_index = len(files)
-        by_root: dict[str, list] = {}
+        by_root: dict[str, list[tuple[str, Any]]] = {}
         for rel, entry in files:
             by_root.setdefault(root_of(self.store, rel), []).append((rel, entry))
         roots = sorted(by_root, key=lambda r: r != "tombstones")
@@ -260,7 +259,7 @@ class GitMirror:
 
         self._sweep_tombstones(repo, tree, Stones())
 
-    def _index_root(self, repo, root: str, files: Iterable) -> None:
+    def _index_root(self, repo: pygit2.Repository, root: str, files: Iterable[tuple[str, Any]]) -> None:
         """Index one scope root's files in path order, up to the bounds (then mark it truncated);
         `files` is read to its end either way."""
         bounds = self.index.bounds
@@ -292,11 +291,11 @@ class GitMirror:
             (root, int(truncated)),
         )
 
-    def _apply_diff(self, repo, old_tree, new_tree) -> None:
+    def _apply_diff(self, repo: pygit2.Repository, old_tree: Any, new_tree: Any) -> None:
         """Forget every changed path, then index what the new tree holds there: tombstone files
         first (as a whole-tree build does), then the rest in path order."""
         touched: set[str] = set()
-        before = self.index.stones()
+        before = self.index.read.stones()
         added: list[tuple[bool, str, object]] = []
         changed = list(changed_entries(repo, old_tree, new_tree))
         indexed = self._known_of([rel for rel, _ in changed])
@@ -311,7 +310,7 @@ class GitMirror:
             if entry is not None and kind in INDEXED_KINDS:
                 added.append((kind != "tombstones", rel, entry))
         added.sort(key=lambda item: item[:2])
-        bulk = len(added) > self.index.bounds.bulk_diff and len(added) > self.index.count()
+        bulk = len(added) > self.index.bounds.bulk_diff and len(added) > self.index.read.count()
         files = [(rel, entry) for _, rel, entry in added]
         with self.index._bulk(bulk), self._judged_ahead(repo, files) as items:
             for rel, entry in items:
@@ -321,7 +320,9 @@ class GitMirror:
                 self._reindex_root(repo, new_tree, root)
         self._sweep_tombstones(repo, new_tree, before)
 
-    def _judged_ahead(self, repo, files: list) -> closing:
+    def _judged_ahead(
+        self, repo: pygit2.Repository, files: list[tuple[str, Any]]
+    ) -> closing[Generator[tuple[str, Any], None, None]]:
         """`files`, their notes judged ahead by workers (search/parallel.py), what each worker
         hands over kept here for the file's turn (`_handed_for`)."""
         from jacked_vault.search.parallel import ahead
@@ -355,7 +356,7 @@ class GitMirror:
         bounds = self.index.bounds
         return bool(row) and (bool(row[0]) or row[1] > bounds.root_files or row[2] > bounds.root_bytes)
 
-    def _reindex_root(self, repo, tree, root: str) -> None:
+    def _reindex_root(self, repo: pygit2.Repository, tree: Any, root: str) -> None:
         for (rel,) in self.index.db.execute(
             "SELECT path FROM docs WHERE root=? UNION SELECT path FROM problems WHERE root=?", (root, root)
         ).fetchall():
@@ -363,11 +364,11 @@ class GitMirror:
         files = sorted((rel, e) for rel, e in _walk(repo, tree, self.store) if root_of(self.store, rel) == root)
         self._index_root(repo, root, files)
 
-    def _sweep_tombstones(self, repo, tree, before: Stones) -> None:
+    def _sweep_tombstones(self, repo: pygit2.Repository, tree: Any, before: Stones) -> None:
         """After the tombstone set changed: hide the notes it now covers, show again those it no
         longer covers (each decided by the gate's rule)."""
 
-        removed = before - self.index.stones()
+        removed = before - self.index.read.stones()
         self.sweep_added_tombstones(before, lambda rel: blob_at(repo, tree, rel))
         if removed:
             for (path,) in self.index.db.execute(
@@ -386,7 +387,7 @@ class GitMirror:
         from jacked_vault.store.tombstones import FORGOTTEN, blocks
 
         db = self.index.db
-        now = self.index.stones()
+        now = self.index.read.stones()
         added = now - before
         for hash_ in sorted(added.values | added.forgotten):
             verdict = now(hash_)
@@ -426,9 +427,9 @@ class GitMirror:
 
     def _index_entry(
         self,
-        repo,
+        repo: pygit2.Repository,
         rel: str,
-        entry,
+        entry: Any,
         blob: tuple[int, bytes | None] | None = None,
         mode: int | None = None,
         handed: Handed | None = None,
@@ -459,7 +460,7 @@ class GitMirror:
             return
         self._index_bytes(rel, kind, data, handed)
 
-    def _handed_for(self, rel: str, entry) -> Handed | None:
+    def _handed_for(self, rel: str, entry: Any) -> Handed | None:
         """What a worker handed over for `rel`, when the bytes it read are `entry`'s blob (else
         dropped: its verdict and parse are of other bytes); taken once."""
 
@@ -467,7 +468,7 @@ class GitMirror:
         return handed if handed is not None and git.offered_blob(handed.data, entry.id) is not None else None
 
     def _blob(
-        self, repo, rel: str, entry, mode: int | None = None, handed: Handed | None = None
+        self, repo: pygit2.Repository, rel: str, entry: Any, mode: int | None = None, handed: Handed | None = None
     ) -> tuple[int, bytes | None]:
         """(size, bytes) of a tree entry (`mode`: its `filemode`, when asked): the bytes a worker
         read for it (`handed`, taken for its blob), else its blob read up to its kind's cap (bytes
@@ -545,22 +546,13 @@ class GitMirror:
         self.index.add_entry(rel, found, sha, size, claim=verdict.claim, review=verdict.review, derived=derived)
 
 
-def root_of(store: Store, rel: str) -> str:
-    """The scope root a path belongs to (bounds are kept per root): a group folder, `strategy`,
-    the project store (``), or `tombstones`."""
-    if store.is_project:
-        return ""
-    parts = rel.split("/")
-    if parts[0] == GROUPS_DIR and len(parts) > 2:
-        return f"{GROUPS_DIR}/{parts[1]}"
-    return parts[0]
-
-
 def _indexable(store: Store, rel: str) -> bool:
     return classify_path(store, rel) in INDEXED_KINDS
 
 
-def _walk(repo, tree, store: Store, prefix: str = "", depth: int = 0) -> Iterator[tuple[str, object]]:
+def _walk(
+    repo: pygit2.Repository, tree: Any, store: Store, prefix: str = "", depth: int = 0
+) -> Iterator[tuple[str, Any]]:
     """(path, entry) of every indexable file (and symlink where one should be) in `tree`.
 
     Only the layout's folders are entered (groups, strategy, tombstones; everything in a project
@@ -586,7 +578,7 @@ def _may_hold_files(store: Store, rel: str) -> bool:
     return parts[0] in (GROUPS_DIR, USER_SCOPE_DIR, "tombstones") and len(parts) <= (4 if parts[0] == GROUPS_DIR else 2)
 
 
-def _size(repo, entry) -> int:
+def _size(repo: pygit2.Repository, entry: Any) -> int:
     """The blob's size from its header (the content is not read); 0 for what is not a readable blob."""
     if entry.filemode not in FILE_MODES:
         return 0
@@ -596,14 +588,14 @@ def _size(repo, entry) -> int:
         return 0
 
 
-def _tree_entry(repo, tree, rel: str):
+def _tree_entry(repo: pygit2.Repository, tree: Any, rel: str) -> Any:
     try:
         return tree[rel]
     except KeyError:
         return None
 
 
-def _tree_or_none(repo, commit_id: str | None):
+def _tree_or_none(repo: pygit2.Repository, commit_id: str | None) -> Any:
     if not commit_id:
         return None
     try:

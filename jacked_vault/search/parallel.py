@@ -32,10 +32,15 @@ from jacked_vault.search.derived import derive
 from jacked_vault.search.treediff import FILE_MODES
 from jacked_vault.store import git
 from jacked_vault.store.deadline import Deadline, OutOfTime
-from jacked_vault.store.layout import classify_path
+from jacked_vault.store.layout import Store, classify_path
 
 if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
+
+    import pygit2
+
     from jacked_vault.search.derived import Derived
+    from jacked_vault.search.verdicts import Verdicts
 
 PARALLEL_MIN = 1000  # fewer notes: starting a worker costs more than it saves
 BATCH = 200
@@ -89,7 +94,7 @@ class _Kept:
         return None
 
 
-def _judge(batch: list[tuple[str, str]]) -> list[tuple[str, bytes, object, bool, object, bytes]]:
+def _judge(batch: list[tuple[str, str]]) -> list[tuple[str, bytes, object, bool, Derived | None, bytes]]:
     """(path, verdict key, note, whole, derived, bytes) of each note in `batch` ((path, blob id))
     whose bytes pass the gate's content rules (`whole` when the later rules, judged with no
     tombstone, passed them too: else the main process applies those again),
@@ -99,7 +104,7 @@ def _judge(batch: list[tuple[str, str]]) -> list[tuple[str, bytes, object, bool,
     from jacked_vault.store.gate import cap_for, inspect
 
     store, repo, known, deriving = _STATE["store"], _STATE["repo"], _STATE["known"], _STATE["deriving"]
-    passed: list[tuple[str, bytes, object, bool, object, bytes]] = []
+    passed: list[tuple[str, bytes, object, bool, Derived | None, bytes]] = []
     for rel, oid in batch:
         kept, checked, data = _Kept(known, parse_known=deriving), None, b""
         try:
@@ -152,10 +157,10 @@ def workers() -> int:
 
 
 def ahead(
-    store,
-    repo,
+    store: Store,
+    repo: pygit2.Repository,
     files: list[tuple[str, Any]],
-    verdicts,
+    verdicts: Verdicts,
     handed: dict[str, Handed] | None = None,
     meanwhile: Callable[[], None] | None = None,
     deadline: Deadline | None = None,
@@ -194,7 +199,7 @@ def ahead(
     _load_for_workers()
     pool = ProcessPoolExecutor(max_workers=count, mp_context=multiprocessing.get_context("fork"))
 
-    def submit(number: int) -> Future:
+    def submit(number: int) -> Future[list[tuple[str, bytes, object, bool, Derived | None, bytes]]]:
         return pool.submit(_judge, [note for _, note in batches[number]])
 
     finished = False
@@ -236,7 +241,7 @@ def ahead(
         _STATE.clear()
 
 
-def _kill_workers(pool) -> None:
+def _kill_workers(pool: ProcessPoolExecutor) -> None:
     """Kill the pool's worker processes (a batch can take seconds; `shutdown` then reaps them).
     ProcessPoolExecutor names its processes only in `_processes` (Python 3.14 adds `kill_workers`)."""
     for process in list((pool._processes or {}).values()):

@@ -32,7 +32,7 @@ from jacked_vault.store.layout import ARCHIVE_DIR, Store
 
 
 class Asked(Protocol):
-    """What the policy needs of the index it renders SQL for (search.index.SearchIndex)."""
+    """What the policy needs of the index it renders SQL for (search.readmodel.ReadModel)."""
 
     store: Store
     foreign_stones: bool
@@ -55,7 +55,7 @@ def is_person(harness: str | None) -> bool:
     return harness is None or harness == UNKNOWN_HARNESS
 
 
-def reader(harness: str | None, **kwargs) -> Viewer:
+def reader(harness: str | None, **kwargs: Any) -> Viewer:
     """The viewer for a reader who names a harness; an unknown one (no harness given) sees what
     every harness may see (notes for `all`), never another harness's notes."""
     if is_person(harness):
@@ -63,7 +63,7 @@ def reader(harness: str | None, **kwargs) -> Viewer:
     return Viewer(harness=harness, **kwargs)
 
 
-def who_reads(harness: str | None, **kwargs) -> Viewer:
+def who_reads(harness: str | None, **kwargs: Any) -> Viewer:
     """A reader at the CLI (SPEC 7, who reads): a harness sees notes for it or `all`; a person
     (`is_person`) sees every target."""
     if is_person(harness):
@@ -101,14 +101,14 @@ class Viewer:
         """This viewer without its harness limit: is a note it misses there for another harness?"""
         return replace(self, harness=None, shared_only=False)
 
-    def where(self, index: Asked | None = None) -> tuple[str, list]:
+    def where(self, index: Asked | None = None) -> tuple[str, list[Any]]:
         """SQL over `docs d`: the policy as a WHERE clause (`1` when nothing limits) and its params.
         `index` is the one asked: a value rejected in another store read with it is hidden
-        (`SearchIndex.hide_rejected_elsewhere`), and with `known_at` the states at that time are
+        (`ReadModel.hide_rejected_elsewhere`), and with `known_at` the states at that time are
         loaded into it."""
         viewer = self.at_now()
         sql: list[str] = []
-        params: list = []
+        params: list[Any] = []
 
         def add(fragment: str, *values: object) -> None:
             sql.append(fragment)
@@ -148,11 +148,11 @@ class Viewer:
             )  # fmt: skip
         return " AND ".join(sql) or "1", params
 
-    def _state(self, table: str) -> tuple[str, list]:
+    def _state(self, table: str) -> tuple[str, list[Any]]:
         """Status and valid time over `table`'s columns: the index's current version (`d`) or a
         version from git at the record time (`k`)."""
         sql: list[str] = []
-        params: list = []
+        params: list[Any] = []
         statuses = list(self.statuses)
         if self.as_of is not None and "active" in statuses and "superseded" not in statuses:
             statuses.append("superseded")  # a superseded fact held until it was superseded
@@ -197,7 +197,9 @@ PATH_FINDINGS = (
 NOTE_FINDINGS = ("duplicate_ids", "broken_links")
 
 
-def visible_findings(report: Any, scopes: frozenset[str], readable: Iterable[Mapping[str, Any]]) -> dict[str, list]:
+def visible_findings(
+    report: Any, scopes: frozenset[str], readable: Iterable[Mapping[str, Any]]
+) -> dict[str, list[Any]]:
     """The findings of a doctor report (doctor.report.Report) that a harness reading `scopes` may be
     told of, by report field: a finding about a note only if it may read that note by id
     (`readable`: those notes' `id` and display `path`), one about a file only in its scopes (a
@@ -217,7 +219,7 @@ def visible_findings(report: Any, scopes: frozenset[str], readable: Iterable[Map
     def path_of(finding: Any) -> str:
         return finding.get("path", "") if isinstance(finding, dict) else finding
 
-    def audit_visible(problem: dict) -> bool:
+    def audit_visible(problem: dict[str, Any]) -> bool:
         path = problem.get("path", "")
         if path.split(":", 1)[-1].startswith("audit/"):
             return in_scopes(path)  # a broken audit chain: about the log, not one note

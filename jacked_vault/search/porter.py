@@ -65,7 +65,7 @@ def _cvc(stem: str) -> bool:
     )
 
 
-def _replace(word: str, rules, min_m: int) -> str:
+def _replace(word: str, rules: tuple[tuple[str, str], ...], min_m: int) -> str:
     """Apply the first rule whose suffix ends `word`, if its stem's measure is over `min_m`."""
     for suffix, repl in rules:
         if word.endswith(suffix):

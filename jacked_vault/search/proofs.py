@@ -33,7 +33,7 @@ class ReviewProofs:
             self._policy = ReviewPolicy.of(self._index.store)
         return self._policy
 
-    def review_of(self, note) -> Provenance | None:
+    def review_of(self, note: Note) -> Provenance | None:
         """The accept of this note's value history holds that this machine shows it by (one that
         counts first), judged by this machine's policy; None when there is none."""
         from jacked_vault.store.reviews import best, value_key

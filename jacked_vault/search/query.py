@@ -2,11 +2,23 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any, Protocol
 
 from jacked_vault.document.model import KINDS, REPO_RE, SLUG_RE, STATUSES
 from jacked_vault.errors import VaultError
-from jacked_vault.search.policy import Viewer, reader
+from jacked_vault.search.policy import Asked, Viewer, reader
+
+if TYPE_CHECKING:
+    from jacked_vault.search.entries import Doc
+
+
+class Searched(Asked, Protocol):
+    """What a search needs of the index it runs over (search.readmodel.ReadModel): the policy's
+    needs, and a hit made of a row."""
+
+    def doc(self, row: Sequence[Any], score: float = 0.0, excerpt: str = "") -> Doc: ...
 
 
 def columns(status: str = "d.status") -> str:
@@ -86,7 +98,7 @@ class Filters:
         who = reader(self.target)  # the harness it reads as, or only notes for all
         return replace(asked, harness=who.harness, shared_only=who.shared_only)
 
-    def where(self, index=None) -> tuple[str, list]:
+    def where(self, index: Asked | None = None) -> tuple[str, list[Any]]:
         """The read policy plus the content filters, as SQL over `docs d` (`index`: the one asked)."""
         sql, params = self.viewer().where(index)
         clauses, extra = [sql], list(params)
@@ -109,7 +121,7 @@ def one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-def run_search(index, text: str, filters: Filters) -> list:
+def run_search(index: Searched, text: str, filters: Filters) -> list[Doc]:
     """Ranked by `search.ranking` (BM25F over FTS5 candidates, any query word); no words: newest first."""
     where, params = filters.where(index)
     cols = columns(filters.viewer().status_column())

@@ -37,7 +37,7 @@ import sqlite3
 import unicodedata
 from functools import cache, lru_cache
 from itertools import pairwise
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from jacked_vault.document.ids import LETTERS
 from jacked_vault.search.entries import MARK
@@ -236,7 +236,7 @@ def add_doc(
     terms: tuple[str, str, str],
     lengths: tuple[int, int, int],
     totals: list[int] | None = None,
-    rows: dict[str, list[tuple]] | None = None,
+    rows: dict[str, list[tuple[Any, ...]]] | None = None,
 ) -> None:
     """Store one document's analysed fields (`analyse` of title, tags and body, each joined by
     spaces, with their term counts: search/derived.py) and add them to the totals (inside the
@@ -276,8 +276,8 @@ def add_totals(db: sqlite3.Connection, docs: int, lengths: list[int]) -> None:
 
 
 def search(
-    db: sqlite3.Connection, text: str, columns: str, where: str, params: list, prefer: str, limit: int
-) -> list[tuple[tuple, float, str]]:
+    db: sqlite3.Connection, text: str, columns: str, where: str, params: list[Any], prefer: str, limit: int
+) -> list[tuple[tuple[Any, ...], float, str]]:
     """(row of `columns`, score, excerpt) of the best `limit` documents matching `where`.
 
     `columns` are read from `docs d` and start with d.rowid. Equal scores: the `prefer` group
@@ -307,7 +307,7 @@ def search(
 
 
 def _find(
-    db: sqlite3.Connection, terms: list[str], anchors: list[str], where: str, params: list, count: int, limit: int
+    db: sqlite3.Connection, terms: list[str], anchors: list[str], where: str, params: list[Any], count: int, limit: int
 ) -> tuple[Stats, list[int]]:
     """The statistics of `terms` and the candidates `anchors` find (see `_candidates`); an anchor
     no document holds (the joined form of two query words, mostly) finds nothing and is left out."""
@@ -342,7 +342,14 @@ def _count(tokens: list[str], term: str) -> int:
 
 
 def _candidates(
-    db: sqlite3.Connection, terms: list[str], where: str, params: list, count: int, stats: Stats, *, ranked: bool = True
+    db: sqlite3.Connection,
+    terms: list[str],
+    where: str,
+    params: list[Any],
+    count: int,
+    stats: Stats,
+    *,
+    ranked: bool = True,
 ) -> list[int]:
     """Rowids of the `count` documents matching `where` that FTS5's bm25() ranks best for any of
     `terms`, among at most about `FULL_RANK_MAX` matches: the newest-indexed (rowids above a

@@ -2,14 +2,15 @@
 see, their links, values and problems), for search, read, recall, doctor and the write path.
 
 `ReadModel` owns the connection (search/schema.py makes the file) and reads only: what puts rows
-in is the mirror of git (`search.index.SearchIndex`, built on this class)."""
+in is the mirror of git (`search.index.SearchIndex`, which holds one as `index.read` and writes
+through its connection)."""
 
 from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING
+from collections.abc import Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
 
 from jacked_vault.search import wikilinks
 from jacked_vault.search.entries import Diagnostics, Doc
@@ -174,7 +175,7 @@ class ReadModel:
         total = self.db.execute(f"SELECT COUNT(*) FROM docs d WHERE {where}", (group, *params)).fetchone()[0]
         # Newest first by the (grp, updated_at) index, stopping once `limit` rows are in and the day
         # changes: the order within a day (most linked, title) needs only that day's rows.
-        picked: list[tuple] = []
+        picked: list[tuple[Any, ...]] = []
         for row in self.db.execute(
             f"SELECT d.title, d.path, d.summary, d.updated_at, d.id FROM docs d WHERE {where} ORDER BY d.updated_at "
             "DESC",
@@ -227,7 +228,7 @@ class ReadModel:
         """(path, code, message) of every committed file the index refused."""
         return list(self.db.execute("SELECT path, code, message FROM problems ORDER BY path"))
 
-    def doc(self, row, score: float = 0.0, excerpt: str = "") -> Doc:
+    def doc(self, row: Sequence[Any], score: float = 0.0, excerpt: str = "") -> Doc:
         return Doc(
             rowid=row[0],
             path=row[1],
@@ -253,7 +254,7 @@ class ReadModel:
             excerpt=excerpt,
         )
 
-    def _docs(self, sql: str, params: Iterable) -> list[Doc]:
+    def _docs(self, sql: str, params: Iterable[Any]) -> list[Doc]:
         return [self.doc(row) for row in self.db.execute(sql, tuple(params))]
 
     def lookup(self, note_id: str, viewer: Viewer | None = None, *, derived: bool = False) -> list[Doc]:
@@ -318,7 +319,7 @@ class ReadModel:
         for (doc_id,) in self.db.execute("SELECT id FROM docs WHERE tier='note'"):
             yield doc_id
 
-    def duplicate_ids(self) -> list[dict]:
+    def duplicate_ids(self) -> list[dict[str, Any]]:
         # the ids held twice found in the docs_id index alone (covering: 0.02 s at 100k notes, where
         # grouping the note rows read every row, 0.2 s); only their rows are read
         rows = self.db.execute(

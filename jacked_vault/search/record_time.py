@@ -21,11 +21,13 @@ from jacked_vault.store.git import open_repo, read_blob
 from jacked_vault.store.layout import Store
 
 if TYPE_CHECKING:
+    import pygit2
+
     from jacked_vault.document import Note
 
 
 class Asked(Protocol):
-    """What record time needs of an index (search.index.SearchIndex): its connection, store and commit."""
+    """What record time needs of an index (search.readmodel.ReadModel): its connection, store and commit."""
 
     store: Store
 
@@ -63,7 +65,10 @@ def load(index: Asked, known_at: str) -> None:
     db.executemany(f"INSERT INTO {TABLE}(doc, status, valid_from, valid_until, updated_at) VALUES(?,?,?,?,?)", states)
 
 
-def _states_at(index: Asked, changed: dict[str, tuple[int, str]], known_at: str) -> list[tuple]:
+_State = tuple[int, str, str, str | None, str]  # (rowid, status, valid_from, valid_until, updated_at)
+
+
+def _states_at(index: Asked, changed: dict[str, tuple[int, str]], known_at: str) -> list[_State]:
     """(rowid, status, valid_from, valid_until, updated_at) of each changed note as it stood at `known_at`."""
     import pygit2
 
@@ -72,7 +77,7 @@ def _states_at(index: Asked, changed: dict[str, tuple[int, str]], known_at: str)
     repo = open_repo(index.store.root)
     second = int(parse_timestamp(known_at).timestamp())
     pending = dict(changed)
-    states: list[tuple] = []
+    states: list[_State] = []
     parsed: dict[str, Note | None] = {}  # blob id -> the note it holds (None: not a valid note)
     commit = repo.get(index.commit)
     for _ in range(MAX_COMMITS):
@@ -92,7 +97,7 @@ def _states_at(index: Asked, changed: dict[str, tuple[int, str]], known_at: str)
     return states
 
 
-def _version(repo, commit, path: str, parsed: dict[str, Note | None]) -> Note | None:
+def _version(repo: pygit2.Repository, commit: pygit2.Commit, path: str, parsed: dict[str, Note | None]) -> Note | None:
     """The note `path` holds in `commit` (None: absent, not a file, or not a valid note)."""
     from jacked_vault.document import parse_note
 

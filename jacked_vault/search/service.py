@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from functools import reduce
 from operator import or_
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from jacked_vault.context import Context
 from jacked_vault.document.ids import TYPED_ID, short_id
@@ -19,6 +19,9 @@ from jacked_vault.store.layout import Store
 
 if TYPE_CHECKING:
     from jacked_vault.store.tombstones import Stones
+
+
+T = TypeVar("T")
 
 
 def fresh_indexes(ctx: Context, catch_up: int | None = None) -> tuple[list[SearchIndex], Diagnostics]:
@@ -43,13 +46,13 @@ def fresh_indexes(ctx: Context, catch_up: int | None = None) -> tuple[list[Searc
                 diag.behind = True
             else:
                 index.refresh()
-            diag.merge(index.diagnostics())
+            diag.merge(index.read.diagnostics())
         if len(indexes) > 1:
             from jacked_vault.store.tombstones import Stones
 
-            stones = [index.stones() for index in indexes]
+            stones = [index.read.stones() for index in indexes]
             for n, index in enumerate(indexes):
-                index.hide_rejected_elsewhere(reduce(or_, (s for m, s in enumerate(stones) if m != n), Stones()))
+                index.read.hide_rejected_elsewhere(reduce(or_, (s for m, s in enumerate(stones) if m != n), Stones()))
     except BaseException:
         for index in indexes:
             index.close()
@@ -96,12 +99,12 @@ def resolve_id(indexes: list[SearchIndex], typed: str, viewer: Viewer | None = N
     MIN_SHORT characters, or several notes (listed): USAGE. No note: `typed` itself, for the
     caller's rule of absence (`the_one`)."""
 
-    if any(index.carries(typed) for index in indexes):
+    if any(index.read.carries(typed) for index in indexes):
         return typed
     short = short_id(typed)
     if short is None:
         return typed
-    found = {doc.id: doc for index in indexes for doc in index.starting(short, viewer)}
+    found = {doc.id: doc for index in indexes for doc in index.read.starting(short, viewer)}
     if len(found) == 1:
         return next(iter(found))
     if found:
@@ -115,7 +118,7 @@ def resolve_id(indexes: list[SearchIndex], typed: str, viewer: Viewer | None = N
     return typed
 
 
-def the_one(found: list, diag: Diagnostics, note_id: str):
+def the_one(found: list[T], diag: Diagnostics, note_id: str) -> T:
     """Complete or fail about absence (SPEC 6), the one rule of every lookup by id (`read`, `log
     ID`, the transitions): the one item of `found`, what carries `note_id` in the stores read (any
     status, target or scope). A note found once answers, whatever else was refused; several:
@@ -155,7 +158,7 @@ def rejected_elsewhere(ctx: Context, store: Store) -> Stones:
         index = SearchIndex(other)
         try:
             index.refresh()
-            stones |= index.stones()
+            stones |= index.read.stones()
         finally:
             index.close()
     return stones
@@ -168,7 +171,7 @@ class Elsewhere:
     asking: str  # the change: `without --group`, `with --scope user`
     hits: int  # at most MAX_COUNTED
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"asking": self.asking, "hits": self.hits}
 
     def to_text(self) -> str:
@@ -185,7 +188,7 @@ class SearchResult:
     elsewhere: list[Elsewhere] = field(default_factory=list)
     group: str | None = None  # the --group asked for (a search that found nothing names it)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "results": [d.to_json() for d in self.results],
             "elsewhere": [e.to_json() for e in self.elsewhere],
@@ -217,10 +220,10 @@ def search(ctx: Context, query: str, filters: Filters, *, hints: bool = False) -
     indexes, diag = fresh_indexes(ctx)
     elsewhere = []
     try:
-        hits = [doc for index in indexes for doc in index.search(query, filters)]
+        hits = [doc for index in indexes for doc in index.read.search(query, filters)]
         if hints and not hits:
             for asking, wider in _wider(filters):
-                found = {doc.rowid: doc for index in indexes for doc in index.search(query, wider)}
+                found = {doc.rowid: doc for index in indexes for doc in index.read.search(query, wider)}
                 if found:
                     elsewhere.append(Elsewhere(asking, min(len(found), MAX_COUNTED)))
     finally:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import pygit2
@@ -13,8 +13,11 @@ FILE_MODES = (0o100644, 0o100755)
 SYMLINK_MODE = 0o120000
 
 
-def changed_entries(repo, old_tree, new_tree, prefix: str = "") -> Iterator[tuple[str, pygit2.Object | None]]:
-    """(path, new blob entry or None if removed) for every file that differs between two trees.
+def changed_entries(
+    repo: pygit2.Repository, old_tree: Any, new_tree: Any, prefix: str = ""
+) -> Iterator[tuple[str, pygit2.Object | None]]:
+    """(path, new blob entry or None if removed) for every file that differs between two trees
+    (`pygit2.Tree`s, or None for none: what `repo[...]` gives, which pygit2 types as any object).
 
     Subtrees with the same id are skipped without being read, so one new note costs O(depth)
     tree reads (libgit2's tree diff walks the whole tree here: 47 ms at 50k notes).

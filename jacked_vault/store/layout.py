@@ -214,6 +214,17 @@ def classify_path(store: Store, rel: str) -> str | None:
     return None
 
 
+def root_of(store: Store, rel: str) -> str:
+    """The scope root a path belongs to (bounds are kept per root): a group folder, `strategy`,
+    the project store (``), or `tombstones`."""
+    if store.is_project:
+        return ""
+    parts = rel.split("/")
+    if parts[0] == GROUPS_DIR and len(parts) > 2:
+        return f"{GROUPS_DIR}/{parts[1]}"
+    return parts[0]
+
+
 def audit_part(name: str) -> tuple[str, int] | None:
     """(month, part) for an audit file name: `<YYYY-MM>.jsonl` is part 1 of its month, then
     `<YYYY-MM>-2.jsonl`, `-3`, … (a month rolls into parts by size); None for any other name."""

@@ -359,17 +359,17 @@ def _judge(
     index = open_fresh(ctx.vault)
     try:
         extra = arrival_tombstones(repo, base_tree, theirs_tree, signed)
-        here = index.stones()
+        here = index.read.stones()
         known = here | extra
 
         def local_path(note_id: str) -> str | None:
-            docs = index.lookup(note_id)
+            docs = index.read.lookup(note_id)
             return docs[0].path if docs else None
 
         try:
             arrivals = inspect_arrivals(
                 ctx.vault, repo, base_tree, theirs_tree, known, local_path, index.verdicts, here,
-                signed=signed, deadline=deadline, rejected_at=index.rejected_at,
+                signed=signed, deadline=deadline, rejected_at=index.read.rejected_at,
                 progress=stages("judging files") if stages else None,
             )  # fmt: skip
         finally:
@@ -590,7 +590,7 @@ def _reject_rejected_values(
     if arrivals.new_stones.values:
         index = open_fresh(ctx.vault)
         try:
-            paths |= {rel for value in arrivals.new_stones.values for rel in index.live_with_value(value)}
+            paths |= {rel for value in arrivals.new_stones.values for rel in index.read.live_with_value(value)}
         finally:
             index.close()
     out = {}
@@ -638,7 +638,9 @@ def _supersede_duplicates(
     index = open_fresh(ctx.vault)
     try:
         for rel, note in sorted(arriving.items()):
-            twin = None if index.lookup(note.id) else duplicate_of(index, note)  # new here, repeating a live note
+            twin = (
+                None if index.read.lookup(note.id) else duplicate_of(index.read, note)
+            )  # new here, repeating a live note
             if twin is not None:
                 pairs.append((rel, moved_to.get(twin.id, twin.path)))
     finally:
@@ -676,7 +678,7 @@ def _forget_forgotten_values(ctx: Context, repo: pygit2.Repository, plan: _Plan,
         return {}
     index = open_fresh(ctx.vault)
     try:
-        held = dict(pair for value in arrivals.new_stones.forgotten for pair in index.notes_with_value(value))
+        held = dict(pair for value in arrivals.new_stones.forgotten for pair in index.read.notes_with_value(value))
     finally:
         index.close()
     out = {}
@@ -1006,9 +1008,9 @@ def regenerate_indexes(ctx: Context) -> list[str]:
     store = ctx.vault
     changed = []
     with write_transaction(store, harness=ctx.harness, origin="sync", settings=ctx.settings) as tx:
-        for group in sorted(tx.index.notes_per_group()):
+        for group in sorted(tx.index.read.notes_per_group()):
             rel = index_path(store, group)
-            data = render_index(tx.index, store, group)
+            data = render_index(tx.index.read, store, group)
             if fsio.read_optional(store.root, rel, max_bytes=1 << 20) != data:
                 tx.replace(rel, data)
                 tx.event("regenerate", rel, rel, data)

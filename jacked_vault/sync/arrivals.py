@@ -66,8 +66,9 @@ if TYPE_CHECKING:
     from jacked_vault.document import Note
     from jacked_vault.search.parallel import Handed
     from jacked_vault.search.passed import Passed
+    from jacked_vault.search.verdicts import Verdicts
     from jacked_vault.store.deadline import Deadline
-    from jacked_vault.store.gate import Checked, Verdicts
+    from jacked_vault.store.gate import Checked
     from jacked_vault.store.reviews import Signed
 
 FILE_MODES = (0o100644, 0o100755)
@@ -183,7 +184,7 @@ class _Judge:
     replaced: dict[str, tuple[str, bytes]] = field(
         default_factory=dict
     )  # path -> (the base note's id, arriving bytes): another note there
-    verdicts: Verdicts | None = None  # store.gate.Verdicts: this machine's record of what its gate passed
+    verdicts: Verdicts | None = None  # the index's (search.verdicts): this machine's record of what its gate passed
     signed: Signed | None = None  # with trusted keys: the arriving accepts and forgets git verifies
     passes: dict[str, Checked] | None = None  # path -> the gate's pass of a note (kept when asked: `passed`)
 
@@ -218,7 +219,7 @@ def inspect_arrivals(
 
     `tombstoned` answers for every rejection (and forget) known here or arriving, `here` for those
     this machine knew before (what hot.md and episodic files are judged against); `local_path`
-    finds a note id in this store (an arrival may not reuse one); `verdicts` (store.gate.Verdicts)
+    finds a note id in this store (an arrival may not reuse one); `verdicts` (the index's, search.verdicts)
     is where the gate records what it passed, so the search index does not judge the same bytes
     again; `signed` (where this machine names trusted keys): the arriving accepts and forgets git
     verifies, the only ones taken. `rejected_at` (value hash -> when this store's latest rejected

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     import pygit2
 
     from jacked_vault.document import Note
-    from jacked_vault.search.index import SearchIndex
+    from jacked_vault.search.readmodel import ReadModel
     from jacked_vault.store.tombstones import Stones
 
 LIVE = ("candidate", "active")
@@ -101,9 +101,9 @@ def carry(ctx: Context, source: str | Path) -> Carried:
     result.not_carried += old.invalid
     index = open_fresh(ctx.vault)
     try:
-        wanted = _sort(ctx, index, old, result)
+        wanted = _sort(ctx, index.read, old, result)
         named = {r["id"] for r in result.redo}
-        result.redo += [r for r in _values_to_redo(index, old) if r["id"] not in named]
+        result.redo += [r for r in _values_to_redo(index.read, old) if r["id"] not in named]
     finally:
         index.close()
     for note, path in wanted:
@@ -159,7 +159,7 @@ def _blob(repo: pygit2.Repository, entry: pygit2.Object, rel: str) -> bytes | No
     return data if len(data) <= MAX_NOTE_FILE else None
 
 
-def _sort(ctx: Context, index: SearchIndex, old: _Old, result: Carried) -> list[tuple[Note, str]]:
+def _sort(ctx: Context, index: ReadModel, old: _Old, result: Carried) -> list[tuple[Note, str]]:
     """The old notes this vault lacks (to carry), with the rest sorted into `result`."""
     from jacked_vault.document import parse_note
 
@@ -191,7 +191,7 @@ def _redo(note_id: str, there: str, here: str) -> dict[str, Any]:
     return {"id": note_id, "there": there, "here": here, "command": command}
 
 
-def _values_to_redo(index: SearchIndex, old: _Old) -> list[dict[str, Any]]:
+def _values_to_redo(index: ReadModel, old: _Old) -> list[dict[str, Any]]:
     """The notes here holding a value the old folder rejected or forgot and this vault does not."""
     here = index.stones()
     out: dict[str, dict[str, Any]] = {}

@@ -219,7 +219,7 @@ def _check_out(store: Store, stages: Stages | None = None) -> tuple[str, str, Ar
         git_index.read_tree(tree)
         git_index.write()
         index.rebuild(progress=stages("indexing files") if stages else None, passed=passed)
-        return branch, str(commit.id), arrivals, reason, index.count()
+        return branch, str(commit.id), arrivals, reason, index.read.count()
     finally:
         index.close()
 

@@ -24,7 +24,7 @@ from jacked_vault.write.transaction import kept_aside, write_transaction
 
 if TYPE_CHECKING:
     from jacked_vault.search.entries import Doc
-    from jacked_vault.search.index import SearchIndex
+    from jacked_vault.search.readmodel import ReadModel
     from jacked_vault.write.transaction import Transaction
 
 
@@ -84,7 +84,7 @@ class Created:
         return "\n".join(lines + kept_aside(self.quarantined))
 
 
-def duplicate_of(index: SearchIndex, note: Note) -> Doc | None:
+def duplicate_of(index: ReadModel, note: Note) -> Doc | None:
     """SPEC 5.6: the live note (candidate or active, not expired) a create of `note` would repeat:
     the same normalised title and body (the tombstone normalisation) in the same scope and group,
     for the same target harnesses (a note for other readers is another note); else None."""
@@ -123,7 +123,7 @@ def _superseded_copies(tx: Transaction, note: Note, now: str) -> list[tuple[str,
 
     out = []
     for old_id in note.supersedes:
-        docs = tx.index.lookup(old_id)
+        docs = tx.index.read.lookup(old_id)
         if len(docs) != 1:
             raise VaultError(
                 "NOT_FOUND" if not docs else "INCOMPLETE",
@@ -182,14 +182,14 @@ def create_note(
         may_push=may_push,
     ) as tx:
         check_tombstone(note, tx.rejected, person_override=allow_rejected)
-        if tx.index.lookup(note.id):
+        if tx.index.read.lookup(note.id):
             raise VaultError("EXISTS", f"a note with id {note.id} already exists")
-        twin = duplicate_of(tx.index, note)
+        twin = duplicate_of(tx.index.read, note)
         if twin is not None:
             return _answer_with(tx, store, note, twin)
         same_title = [
             d.id
-            for d in tx.index.live_in_place(
+            for d in tx.index.read.live_in_place(
                 note.scope, note.group, note.target_harnesses, note.created_at, title=note.title
             )
         ]

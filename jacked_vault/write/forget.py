@@ -168,7 +168,7 @@ def forget(ctx: Context, note_id: str) -> Forgotten:
         note = parse_note(committed, source=rel)
         value = tombstone_hash(note.title, note.body)
         gone = [(rel, note)]
-        for path, _id in tx.index.notes_with_value(value):
+        for path, _id in tx.index.read.notes_with_value(value):
             twin_blob = tx.committed(path)
             if path != rel and twin_blob is not None:
                 gone.append((path, parse_note(twin_blob, source=path)))

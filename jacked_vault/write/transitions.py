@@ -106,7 +106,7 @@ def _locate(ctx: Context, note_id: str) -> Located:
     indexes, diag = fresh_indexes(ctx)
     try:
         note_id = resolve_id(indexes, note_id)
-        found = [Located(i.store, doc.path, doc.verdict, doc.id) for i in indexes for doc in i.lookup(note_id)]
+        found = [Located(i.store, doc.path, doc.verdict, doc.id) for i in indexes for doc in i.read.lookup(note_id)]
     finally:
         for index in indexes:
             index.close()
@@ -392,7 +392,7 @@ def _reject_twins(
     from jacked_vault.document import parse_note, render_note
 
     done = []
-    for path in tx.index.live_with_value(value):
+    for path in tx.index.read.live_with_value(value):
         committed = tx.committed(path)
         if path == rel or committed is None:
             continue
@@ -459,7 +459,7 @@ def archive(ctx: Context, *, after_days: int | None = None, dry_run: bool = Fals
         moved: list[dict[str, Any]] = []
         kept: list[str] = []
         changes: IndexChanges = {}
-        for rel in librarian.archive_candidates(tx.index, cutoff):
+        for rel in librarian.archive_candidates(tx.index.read, cutoff):
             committed = tx.committed(rel)
             if committed is None:
                 continue

@@ -262,7 +262,7 @@ def already_captured(ctx: Context, sha: str) -> tuple[str, str] | None:
 
     index = open_fresh(ctx.vault)
     try:
-        hits = index.search(
+        hits = index.read.search(
             sha,
             Filters(
                 scopes=frozenset({"group"}),

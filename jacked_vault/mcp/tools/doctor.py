@@ -90,7 +90,7 @@ def _readable(ctx: "Context", by_id: "Filters", report: "Report") -> tuple[int, 
     indexes, diagnostics = fresh_indexes(ctx)
     try:
         for index in indexes:
-            where, params = by_id.where(index)
+            where, params = by_id.where(index.read)
             notes = f"FROM docs d WHERE d.tier='note' AND {where}"
             count += index.db.execute(f"SELECT COUNT(*) {notes}", params).fetchone()[0]
             for column, values in (("d.id", ids), ("d.scope || ':' || d.path", paths)):

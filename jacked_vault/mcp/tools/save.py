@@ -140,7 +140,7 @@ def _check_supersedable(ctx: Any, viewer: Any, ids: list[str]) -> None:
     indexes, _ = fresh_indexes(ctx)
     try:
         for old in ids:
-            if not any(index.lookup(old, viewer) for index in indexes):
+            if not any(index.read.lookup(old, viewer) for index in indexes):
                 raise VaultError("NOT_FOUND", f"cannot supersede {old}: found 0 notes with that id")
     finally:
         for index in indexes:
