@@ -175,10 +175,10 @@ def _read(path: Path) -> bytes | None:
 
 
 def _backups(path: Path) -> set[str]:
-    try:
-        return {str(p) for p in path.parent.glob(path.name + ".jacked-backup-*")}
-    except OSError:
-        return set()
+    """The installers' backups of `path` (`store.configfile` names them)."""
+    from jacked_vault.store import configfile
+
+    return {str(p) for p in configfile.backups(path)}
 
 
 def _missing_dirs(path: Path) -> list[str]:
