@@ -638,15 +638,15 @@ def test_a_claude_entry_written_before_it_had_a_type_is_still_ours_and_left_alon
     assert reg.install("claude", path, launch("claude")).action == "unchanged" and path.read_bytes() == before
 
 
-def test_uninstall_after_the_person_edited_the_file_takes_only_our_entry_out(tmp_path):
-    """Issue 35.2: an MCP file is backed up like every other (jacked's first change); changed by the
-    person since, uninstall takes only our entry out, and the backup (all of which the file still
-    holds) goes."""
-    path = tmp_path / ".mcp.json"
-    path.write_text('{\n  "mcpServers": {"other": {"command": "x"}}\n}\n')
+def test_uninstall_after_the_file_changed_takes_only_our_entry_out_and_leaves_no_backup(tmp_path):
+    """Issue 35.2: an MCP file is backed up like every other (jacked's first change). Claude Code
+    rewrites values in `~/.claude.json` all the time: uninstall then takes only our entry out, and
+    the backup goes too (it kept only what the file's owners replaced since), as from every file."""
+    path = tmp_path / ".claude.json"
+    path.write_text('{\n  "numStartups": 1,\n  "mcpServers": {"other": {"command": "x"}}\n}\n')
     reg.install("claude", path, launch("claude"))
-    assert len(list(tmp_path.glob(".mcp.json.jacked-backup-*"))) == 1
-    path.write_text(path.read_text().replace('"mcpServers"', '"added": 1,\n  "mcpServers"', 1))
+    assert len(list(tmp_path.glob(".claude.json.jacked-backup-*"))) == 1
+    path.write_text(path.read_text().replace('"numStartups": 1', '"numStartups": 2', 1))
     assert reg.uninstall("claude", path).action == "removed"
-    assert path.read_text() == '{\n  "added": 1,\n  "mcpServers": {"other": {"command": "x"}}\n}\n'
-    assert not list(tmp_path.glob(".mcp.json.jacked-backup-*"))
+    assert path.read_text() == '{\n  "numStartups": 2,\n  "mcpServers": {"other": {"command": "x"}}\n}\n'
+    assert not list(tmp_path.glob(".claude.json.jacked-backup-*"))
