@@ -10,8 +10,7 @@ machine config with the folders made for it); the file is replaced with `fsio.wr
 a symlinked dotfile to its target. Uninstall goes through `save` too: the person's bytes put back
 from the backup when the file without jacked's entries parses as the backup does (the backup
 removed), a file jacked created that holds nothing else removed (its folders too), else only
-jacked's entries gone (a backup whose every setting the file still holds is removed: it has
-nothing left to give back).
+jacked's entries gone (and the backup with them: a backup lives while jacked's entries do).
 
 JSON with comments and trailing commas (JSONC: OpenCode's `opencode.jsonc`, also accepted by
 Cursor and Claude) is parsed as such and edited in place member by member (`set_json`,
@@ -120,8 +119,9 @@ def save(path: Path, old: str | None, new: str, check: Check, *, uninstall: bool
     which is noted in `created.json` with the folders made for it). Uninstall: `restored` with the
     bytes of a backup that parses to what `new` does (that backup removed: byte for byte what the
     person had), `deleted` when jacked created the file and it holds nothing else (its folders go
-    too when empty), else `removed` (only jacked's entries gone; a backup holding nothing the file
-    does not is removed: it has nothing left to give back). Empty tables are no settings here."""
+    too when empty), else `removed` (only jacked's entries gone, and the backup too: the file was
+    verified to be as it is now less jacked's entries, so the backup holds only what the file's
+    owners replaced since). Empty tables are no settings here."""
     verified(new, check.parse, check.expected, path, check.what)
     if uninstall:
         return _uninstall(path, new, check.parse)
@@ -144,19 +144,17 @@ def save(path: Path, old: str | None, new: str, check: Check, *, uninstall: bool
 def _uninstall(path: Path, text: str, parse: Callable[[str], object]) -> tuple[str, str | None]:
     """`save` for an uninstall (its docstring says what each action is)."""
     value = _bare(parse(text))
-    kept: list[Path] = []  # backups holding nothing the file does not: removed once it is written
-    for saved in backups(path):
+    found = backups(path)
+    for saved in found:
         try:
             old = read(saved)
-            held = _bare(parse(old)) if old is not None else None
+            same = old is not None and _bare(parse(old)) == value
         except VaultError:
             continue
-        if old is not None and held == value:
+        if same and old is not None:
             fsio.write_file(path, old.encode("utf-8"), through_symlink=True)
             saved.unlink()
             return "restored", str(saved)
-        if _within(held, value):
-            kept.append(saved)
     record = _created()
     key = os.path.realpath(path)
     if key in record and not value:
@@ -167,8 +165,8 @@ def _uninstall(path: Path, text: str, parse: Callable[[str], object]) -> tuple[s
         _save_created(record)
         return "deleted", None
     fsio.write_file(path, text.encode("utf-8"), through_symlink=True)
-    for saved in kept:
-        saved.unlink()
+    for saved in found:  # only what the file's owners replaced since: nothing of jacked's to undo
+        saved.unlink(missing_ok=True)
     return "removed", None
 
 
@@ -179,13 +177,6 @@ def _bare(value: object) -> object:
         return value
     out = {key: _bare(item) for key, item in value.items()}
     return {key: item for key, item in out.items() if item != {}}
-
-
-def _within(part: object, whole: object) -> bool:
-    """Every setting of `part` is in `whole` with the same value (tables compared key by key)."""
-    if isinstance(part, dict) and isinstance(whole, dict):
-        return all(key in whole and _within(value, whole[key]) for key, value in part.items())
-    return part == whole
 
 
 def prune_created() -> None:
