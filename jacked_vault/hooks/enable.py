@@ -249,10 +249,10 @@ class Ledger:
                 done.append(f"removed {name} (enable created it)")
             for backup in entry.get("backups", []):
                 Path(backup).unlink(missing_ok=True)
+        configfile.prune_created()  # first: its record may sit in a folder enable made (the machine config's)
         for folder in sorted(self.dirs, key=lambda f: f.count(os.sep), reverse=True):  # the deepest first
             with suppress(OSError):  # not empty (someone else's files), or gone already
                 Path(folder).rmdir()
-        configfile.prune_created()
         return done
 
     def forget(self) -> None:
