@@ -62,20 +62,46 @@ def test_delete_of_what_is_not_there_returns_the_text_itself():
     assert configfile.delete_json(text, ["s", "ours"], P, jsonc=True) is text
 
 
-def test_write_backs_up_with_the_mode_and_goes_through_a_symlink(tmp_path):
+def _check(expected: object) -> configfile.Check:
+    return configfile.Check(lambda text: configfile.parse_json(text, P), expected, "test")
+
+
+def test_save_backs_up_once_with_the_mode_and_goes_through_a_symlink(tmp_path):
+    """Issue 35.2: one writer, one policy: the first change backs the file up (its mode kept), a
+    later change makes no other backup, and uninstall puts the first bytes back."""
     real = tmp_path / "dotfiles" / "settings.json"
     real.parent.mkdir()
     real.write_text('{"a": 1}\n')
     os.chmod(real, 0o600)
     link = tmp_path / "settings.json"
     link.symlink_to(real)
-    backup = configfile.write(link, '{"a": 2}\n', link.read_text())
-    assert link.is_symlink() and real.read_text() == '{"a": 2}\n'
+    action, backup = configfile.save(link, link.read_text(), '{"a": 2}\n', _check({"a": 2}))
+    assert action == "written" and link.is_symlink() and real.read_text() == '{"a": 2}\n'
     assert backup is not None and Path(backup).read_text() == '{"a": 1}\n'
     assert Path(backup).stat().st_mode & 0o777 == 0o600
+    assert configfile.save(link, link.read_text(), '{"a": 3}\n', _check({"a": 3})) == ("written", None)
     assert configfile.backups(link) == [Path(backup)]
-    assert configfile.write(link, '{"a": 3}\n', link.read_text(), keep_backup=False) is None
-    assert configfile.backups(link) == [Path(backup)]
+    assert configfile.save(link, link.read_text(), '{"a":1}', _check({"a": 1}), uninstall=True) == ("restored", backup)
+    assert real.read_text() == '{"a": 1}\n' and configfile.backups(link) == []
+
+
+def test_save_refuses_text_that_does_not_parse_to_what_was_meant(tmp_path):
+    path = tmp_path / "mcp.json"
+    path.write_text('{"a": 1}\n')
+    for new in ('{"a": 2}\n', "{not json"):
+        with pytest.raises(VaultError) as err:
+            configfile.save(path, path.read_text(), new, _check({"a": 1, "b": 2}))
+        assert err.value.code == "CONFIG"
+    assert path.read_text() == '{"a": 1}\n' and configfile.backups(path) == []
+
+
+def test_json_toward_edits_only_the_members_that_differ():
+    text = '{\n    // mine\n    "keep": [1,2],\n    "s": {"old": 1, "same": true},\n    "gone": 0\n}\n'
+    wanted = {"keep": [1, 2], "s": {"same": True, "new": {"k": "v"}}}
+    new = configfile.json_toward(text, wanted, P, jsonc=True)
+    assert configfile.parse_json(new, P, jsonc=True) == wanted
+    assert new.startswith('{\n    // mine\n    "keep": [1,2],\n    "s": {') and '"same": true' in new
+    assert configfile.json_toward(new, {"keep": [1, 2], "s": {}}, P, jsonc=True).count('"s": {}') == 1
 
 
 def test_a_file_over_the_cap_or_not_utf8_is_refused(tmp_path):

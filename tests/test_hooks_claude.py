@@ -197,3 +197,29 @@ def test_a_vault_path_with_a_space_stays_one_word_in_the_hook_commands(tmp_path:
         started.stdout + started.stderr
     )
     assert "hook=session-start" in (state_dir(vault) / "log").read_text()
+
+
+def test_install_edits_in_place_keeping_the_persons_other_bytes(tmp_path: Path):
+    """Issue 35.2: install rewrote the whole file (2-space JSON of its own), so a person's 4-space
+    settings.json came back reformatted; now only the members it changes are written."""
+    path = tmp_path / "settings.json"
+    head = '{\n    "model": "opus",\n    "permissions": {"allow": ["Bash(ls)", "Read"]},\n'
+    original = head + '    "hooks": {}\n}\n'
+    path.write_text(original)
+    claude.install(path)
+    assert path.read_text().startswith(head)
+    assert claude.uninstall(path).restored and path.read_text() == original
+
+
+def test_reinstalling_for_another_vault_leaves_no_backup_behind(tmp_path: Path):
+    """Issue 35.2: every install that changed the file made a backup, so installing for a second
+    vault backed up jacked's own first install, a backup uninstall could neither restore nor
+    remove; one backup now, of the bytes before jacked's first change."""
+    path = tmp_path / "settings.json"
+    original = json.dumps(FOREIGN, indent=4)
+    path.write_text(original)
+    claude.install(path, vault=tmp_path / "a")
+    assert claude.install(path, vault=tmp_path / "b").backup is None
+    assert len(list(tmp_path.glob("settings.json.jacked-backup-*"))) == 1
+    assert claude.uninstall(path).restored and path.read_text() == original
+    assert not list(tmp_path.glob("settings.json.jacked-backup-*"))

@@ -674,3 +674,14 @@ def test_the_real_codex_runs_the_installed_hooks(tmp_path: Path):
     )  # notes-N.md edited where apply_patch is offered
     assert codex.uninstall(codex_home / "config.toml").changed
     assert "jacked" not in (codex_home / "config.toml").read_text()
+
+
+def test_reinstalling_for_another_vault_leaves_no_backup_behind(home: Path):
+    """Issue 35.2: each changing install made a backup, so a second vault's install backed up
+    jacked's own block, which uninstall could neither restore nor remove."""
+    path = home / "config.toml"
+    path.write_text(USER_CONFIG)
+    codex.install(vault=home.parent / "a")
+    assert codex.install(vault=home.parent / "b").backup is None
+    assert codex.uninstall().restored and path.read_text() == USER_CONFIG
+    assert not list(home.glob("config.toml.jacked-backup-*"))

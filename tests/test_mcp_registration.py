@@ -233,8 +233,9 @@ def test_json_install_is_idempotent_and_uninstall_restores(tmp_path, harness):
     assert reg.install(harness, path, launch(harness, "/elsewhere")).action == "updated"
     assert json.loads(path.read_text())[key]["jacked-memory"] == reg.entry(harness, launch(harness, "/elsewhere"))
 
-    assert reg.uninstall(harness, path).action == "removed"
+    assert reg.uninstall(harness, path).action == "restored"
     assert path.read_text() == original_text
+    assert not list(path.parent.glob(path.name + ".jacked-backup-*"))  # 35.2: its backup, put back
     assert reg.uninstall(harness, path).action == "absent"
     assert reg.status(harness, path, launch(harness)) == "absent"
 
@@ -308,8 +309,9 @@ def test_opencode_jsonc_is_edited_in_place_keeping_comments_and_trailing_commas(
     assert reg.install("opencode", path, launch("opencode")).action == "unchanged" and path.read_text() == text
     assert reg.install("opencode", path, launch("opencode", "/elsewhere")).action == "updated"
     assert reg.status("opencode", path, launch("opencode", "/elsewhere")) == "installed"
-    assert reg.uninstall("opencode", path).action == "removed"
+    assert reg.uninstall("opencode", path).action == "restored"
     assert path.read_text() == OPENCODE_JSONC
+    assert not list(path.parent.glob(path.name + ".jacked-backup-*"))  # 35.2: its backup, put back
 
 
 def test_opencode_jsonc_refused_when_broken_and_nothing_written(tmp_path):
@@ -355,8 +357,9 @@ def test_codex_install_appends_and_uninstall_restores_byte_for_byte(tmp_path):
     assert reg.install("codex", path, launch("codex")).action == "unchanged"
     assert path.read_text() == text
     assert reg.status("codex", path, launch("codex")) == "installed"
-    assert reg.uninstall("codex", path).action == "removed"
+    assert reg.uninstall("codex", path).action == "restored"
     assert path.read_text() == CODEX_ORIGINAL
+    assert not list(path.parent.glob(path.name + ".jacked-backup-*"))  # 35.2: its backup, put back
 
 
 def test_codex_outdated_entry_is_replaced_in_place(tmp_path):
@@ -473,7 +476,7 @@ def test_cli_install_status_uninstall(tmp_path, vault_path):
     assert entry["env"] == {"JACKED_MEMORY_HARNESS": "claude", "JACKED_VAULT_DIR": str(vault_path)}
 
     removed = jacked("memory", "hooks", "uninstall", *args, cwd=work, vault=vault_path)
-    assert json.loads(removed.stdout)["mcp"][0]["action"] == "removed"
+    assert json.loads(removed.stdout)["mcp"][0]["action"] == "restored"
     assert config.read_text() == original
 
     usage = jacked("memory", "hooks", "install", "--json", cwd=work, vault=vault_path)
@@ -511,7 +514,7 @@ def test_cli_registers_in_a_commented_opencode_jsonc_and_uninstall_gives_its_byt
     status = jacked("memory", "hooks", "status", *args, cwd=work, vault=vault_path)
     assert json.loads(status.stdout)["mcp"][0]["state"] == "installed"
     removed = jacked("memory", "hooks", "uninstall", *args, cwd=work, vault=vault_path)
-    assert json.loads(removed.stdout)["mcp"][0]["action"] == "removed"
+    assert json.loads(removed.stdout)["mcp"][0]["action"] == "restored"
     assert config.read_text() == OPENCODE_JSONC
     assert sorted(p.name for p in work.iterdir()) == ["opencode.jsonc"]
 
@@ -633,3 +636,17 @@ def test_a_claude_entry_written_before_it_had_a_type_is_still_ours_and_left_alon
     before = path.read_bytes()
     assert reg.status("claude", path, launch("claude")) == "installed"
     assert reg.install("claude", path, launch("claude")).action == "unchanged" and path.read_bytes() == before
+
+
+def test_uninstall_after_the_file_changed_takes_only_our_entry_out_and_leaves_no_backup(tmp_path):
+    """Issue 35.2: an MCP file is backed up like every other (jacked's first change). Claude Code
+    rewrites values in `~/.claude.json` all the time: uninstall then takes only our entry out, and
+    the backup goes too (it kept only what the file's owners replaced since), as from every file."""
+    path = tmp_path / ".claude.json"
+    path.write_text('{\n  "numStartups": 1,\n  "mcpServers": {"other": {"command": "x"}}\n}\n')
+    reg.install("claude", path, launch("claude"))
+    assert len(list(tmp_path.glob(".claude.json.jacked-backup-*"))) == 1
+    path.write_text(path.read_text().replace('"numStartups": 1', '"numStartups": 2', 1))
+    assert reg.uninstall("claude", path).action == "removed"
+    assert path.read_text() == '{\n  "numStartups": 2,\n  "mcpServers": {"other": {"command": "x"}}\n}\n'
+    assert not list(tmp_path.glob(".claude.json.jacked-backup-*"))

@@ -177,10 +177,10 @@ def _read(path: Path) -> bytes | None:
 
 
 def _backups(path: Path) -> set[str]:
-    try:
-        return {str(p) for p in path.parent.glob(path.name + ".jacked-backup-*")}
-    except OSError:
-        return set()
+    """The installers' backups of `path` (`store.configfile` names them)."""
+    from jacked_vault.store import configfile
+
+    return {str(p) for p in configfile.backups(path)}
 
 
 def _missing_dirs(path: Path) -> list[str]:
@@ -251,10 +251,10 @@ class Ledger:
                 done.append(f"removed {name} (enable created it)")
             for backup in entry.get("backups", []):
                 Path(backup).unlink(missing_ok=True)
+        configfile.prune_created()  # first: its record may sit in a folder enable made (the machine config's)
         for folder in sorted(self.dirs, key=lambda f: f.count(os.sep), reverse=True):  # the deepest first
             with suppress(OSError):  # not empty (someone else's files), or gone already
                 Path(folder).rmdir()
-        configfile.prune_created()
         return done
 
     def forget(self) -> None:

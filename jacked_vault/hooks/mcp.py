@@ -22,10 +22,12 @@ module knows no harness by name, only the three forms a file takes (JSON, JSONC,
 
 Files are read, edited and written by `store.configfile`: JSON entries are set in place (every
 other byte kept; OpenCode's comments and trailing commas too, since it reads JSONC); a TOML
-config is Codex's config.toml, whose every splice lives in `hooks.codex` (`with_mcp`,
-`without_mcp`: our table rendered with tomlkit's escapes and spliced into the text, its headers
-found by tomlkit), so every other byte of the file stays as it was. Every edit is checked by parsing the result and
-comparing it with the expected document before anything is written.
+config is Codex's config.toml, whose every splice lives in `harnesses/installers/codex.py`
+(`with_mcp`, `without_mcp`: our table rendered with tomlkit's escapes and spliced into the text,
+its headers found by tomlkit), so every other byte of the file stays as it was. Each edit is
+written by `configfile.save`, the one writer: the result parsed and compared with the expected
+document before anything is written, the file backed up the first time jacked changes it, and
+put back byte for byte on uninstall when nothing else changed since.
 """
 
 from __future__ import annotations
@@ -60,7 +62,7 @@ class Change:
     path: Path
     action: str  # created, updated, unchanged, removed, restored, deleted, absent
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, str]:
         return {"harness": self.harness, "path": str(self.path), "action": self.action}
 
 
@@ -136,34 +138,28 @@ def cli_line(harness: str, launch: Launch) -> str | None:
 
 
 def install(harness: str, path: Path, launch: Launch) -> Change:
-    toml = _toml(harness)
     target = _real(path)
     old = _read(target)
-    new = (
+    new, check = (
         codex.with_mcp(old or "", entry(harness, launch), launch, path)
-        if toml
+        if _toml(harness)
         else _json_install(harness, old, launch, path)
     )
     if old is not None and new == old:
         return Change(harness, path, "unchanged")
-    configfile.install_write(target, new, old, keep_backup=False)  # no backup: only our entry ever changes
+    configfile.save(target, old, new, check)
     return Change(harness, path, "created" if old is None else "updated")
 
 
 def uninstall(harness: str, path: Path) -> Change:
-    toml = _toml(harness)
     target = _real(path)
     old = _read(target)
     if old is None:
         return Change(harness, path, "absent")
-    new = codex.without_mcp(old, path) if toml else _json_uninstall(harness, old, path)
+    new, check = codex.without_mcp(old, path) if _toml(harness) else _json_uninstall(harness, old, path)
     if new == old:
         return Change(harness, path, "absent")
-
-    def parse(text: str) -> dict[str, Any]:
-        return configfile.toml_value(text, path) if toml else _json_load(harness, text, path)
-
-    return Change(harness, path, configfile.uninstall_write(target, new, parse)[0])
+    return Change(harness, path, configfile.save(target, old, new, check, uninstall=True)[0])
 
 
 def status(harness: str, path: Path, launch: Launch) -> str:
@@ -221,7 +217,12 @@ def _json_load(harness: str, text: str, path: Path) -> dict[str, Any]:
     return configfile.parse_json(text, path, jsonc=_jsonc(harness))
 
 
-def _json_install(harness: str, old: str | None, launch: Launch, path: Path) -> str:
+def _json_check(harness: str, expected: dict[str, Any], path: Path, what: str) -> configfile.Check:
+    return configfile.Check(lambda text: _json_load(harness, text, path), expected, what)
+
+
+def _json_install(harness: str, old: str | None, launch: Launch, path: Path) -> tuple[str, configfile.Check]:
+    """The file with our entry set in place, and what it must parse to."""
     doc = _json_load(harness, old or "", path)
     key = _container(harness)
     container = doc.get(key, {})
@@ -233,9 +234,17 @@ def _json_install(harness: str, old: str | None, launch: Launch, path: Path) -> 
         and _same_entry(harness, container[SERVER_NAME], wanted)
         and old is not None
     ):
-        return old  # already there: leave the file byte-for-byte alone
-    return configfile.set_json(old or "", [key, SERVER_NAME], wanted, path, jsonc=_jsonc(harness))
+        return old, _json_check(harness, doc, path, "keep it")  # already there: the file left byte for byte
+    expected = {**doc, key: {**container, SERVER_NAME: wanted}}
+    new = configfile.set_json(old or "", [key, SERVER_NAME], wanted, path, jsonc=_jsonc(harness))
+    return new, _json_check(harness, expected, path, f"set {key}.{SERVER_NAME}")
 
 
-def _json_uninstall(harness: str, old: str, path: Path) -> str:
-    return configfile.delete_json(old, [_container(harness), SERVER_NAME], path, jsonc=_jsonc(harness))
+def _json_uninstall(harness: str, old: str, path: Path) -> tuple[str, configfile.Check]:
+    """The file without our entry (nor a container it leaves empty), and what it must parse to."""
+    key = _container(harness)
+    doc = _json_load(harness, old, path)
+    container = {k: v for k, v in configfile.table(doc, key).items() if k != SERVER_NAME}
+    expected = {k: v for k, v in doc.items() if k != key} | ({key: container} if container else {})
+    new = configfile.delete_json(old, [key, SERVER_NAME], path, jsonc=_jsonc(harness))
+    return new, _json_check(harness, expected, path, f"remove {key}.{SERVER_NAME}")

@@ -213,20 +213,24 @@ def machine_roots(given: Sequence[str] = ()) -> Roots:
 @dataclass(frozen=True)
 class MachineConfigEdit:
     """A change to the machine config, checked before anything is written: its new `text` (None:
-    nothing to change) and the `original` bytes kept in a backup when it is written."""
+    nothing to change), the document it must parse to, and the `original` text."""
 
     path: Path
     original: str | None
     text: str | None
+    expected: dict[str, Any] | None = None
 
     def write(self) -> Path | None:
-        """Write it (the old file backed up beside it, `store.configfile`); the path, or None."""
+        """Write it through `store.configfile.save` (verified; the old file backed up the first time
+        jacked changes it); the path, or None."""
         from jacked_vault.store import configfile
 
         if self.text is None:
             return None
-        configfile.write(self.path, self.text, self.original)
-        return self.path
+        path = self.path
+        check = configfile.Check(lambda text: configfile.parse_json(text, path), self.expected, "edit it")
+        configfile.save(path, self.original, self.text, check)
+        return path
 
 
 def machine_config_edit(keys: Sequence[str], change: Callable[[Any], Any]) -> MachineConfigEdit:
@@ -247,8 +251,9 @@ def machine_config_edit(keys: Sequence[str], change: Callable[[Any], Any]) -> Ma
     if not text.strip():
         text = configfile.set_json(text, ["version"], 1, path)
     text = configfile.set_json(text, list(keys), value, path)
-    validate_config(str(path), json.loads(text), local=False, schema="config.schema.json")
-    return MachineConfigEdit(path, original, text)
+    expected = json.loads(text)
+    validate_config(str(path), expected, local=False, schema="config.schema.json")
+    return MachineConfigEdit(path, original, text, expected)
 
 
 def remember_roots(folders: Sequence[str]) -> Path | None:

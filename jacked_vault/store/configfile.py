@@ -1,22 +1,23 @@
-"""Editing a person's config file (Claude's settings.json, Cursor's hooks.json and mcp.json,
-OpenCode's opencode.json[c], Codex's config.toml): read capped, parse, edit, back up, write
-atomically through a symlink, verify by re-parsing.
+"""Editing a person's config file (Claude's settings.json and .mcp.json, Cursor's hooks.json and
+mcp.json, OpenCode's opencode.json[c], Codex's config.toml, the machine config): read capped,
+parse, edit in place, verify by re-parsing, back up, write atomically through a symlink.
 
-Every installer goes through here, so every one refuses the same way (a file it cannot read or
-parse is named and left as it was), backs up the same way (`<file>.jacked-backup-<stamp>` beside
-it, the old file's mode) and writes the same way (`fsio.write_file`, through a symlinked dotfile to
-its target). Install writes through `install_write`, which notes a file (and its folders) that did
-not exist (`created.json` beside the machine config); uninstall writes through `uninstall_write`,
-the one rule for what uninstall leaves: the person's file put back byte for byte from its backup
-(the backup removed), a file jacked created that holds nothing else removed (its folders too),
-else only jacked's entries gone (no new backup; an install backup whose every setting the file
-still holds is removed: it has nothing left to give back).
+Every edit goes through `save`, one writer with one policy: the new text must parse to the
+document the caller meant (else CONFIG, the file named and left as it was); the file's bytes are
+backed up the first time jacked changes it (one backup per file, `<file>.jacked-backup-<stamp>`
+beside it, the old file's mode; none for a file jacked created, noted in `created.json` beside the
+machine config with the folders made for it); the file is replaced with `fsio.write_file`, through
+a symlinked dotfile to its target. Uninstall goes through `save` too: the person's bytes put back
+from the backup when the file without jacked's entries parses as the backup does (the backup
+removed), a file jacked created that holds nothing else removed (its folders too), else only
+jacked's entries gone (and the backup with them: a backup lives while jacked's entries do).
 
 JSON with comments and trailing commas (JSONC: OpenCode's `opencode.jsonc`, also accepted by
-Cursor and Claude) is parsed as such and edited in place, so the person's comments stay; TOML is
-read with tomllib (the reader Codex's format follows), and jacked's own block is spliced into the
-text (`hooks.codex`, `hooks.mcp`) with tomlkit's escapes and header reader, so every byte it was not
-asked to change stays.
+Cursor and Claude) is parsed as such and edited in place member by member (`set_json`,
+`delete_json`, `json_toward`), so the person's other bytes and comments stay; TOML is read with
+tomllib (the reader Codex's format follows), and jacked's own block is spliced into the text
+(`harnesses/installers/codex.py`) with tomlkit's escapes and header reader, so every byte it was
+not asked to change stays.
 """
 
 from __future__ import annotations
@@ -54,7 +55,7 @@ class Change:
 
     @classmethod
     def uninstalled(cls, path: Path, action: str, backup: str | None) -> Change:
-        """What `uninstall_write` did (its action and the backup it restored), as a Change."""
+        """What an uninstall's `save` did (its action and the backup it restored), as a Change."""
         return cls(str(path), True, backup, [], restored=action == "restored", deleted=action == "deleted")
 
     @property
@@ -98,53 +99,65 @@ def backup(path: Path, original: bytes) -> str:
     return str(target)
 
 
-def write(path: Path, text: str, original: str | None, *, keep_backup: bool = True) -> str | None:
-    """Back up `original` (when there was a file and `keep_backup`), then replace `path` atomically,
-    through a symlink to its target; returns the backup's path."""
-    saved = backup(path, original.encode("utf-8")) if original is not None and keep_backup else None
-    fsio.write_file(path, text.encode("utf-8"), through_symlink=True)
-    return saved
+@dataclass(frozen=True)
+class Check:
+    """What an edited file must parse to before it is written: `parse(text) == expected`, else
+    CONFIG naming `what` could not be done."""
+
+    parse: Callable[[str], object]
+    expected: object
+    what: str
 
 
-def install_write(path: Path, text: str, original: str | None, *, keep_backup: bool = True) -> str | None:
-    """`write` for an install: a file that did not exist is noted as jacked's (with the folders
-    made for it), and a file jacked created is not backed up (nothing of the person's is in it)."""
+def save(path: Path, old: str | None, new: str, check: Check, *, uninstall: bool = False) -> tuple[str, str | None]:
+    """The one writer of a person's config file: `new` (the file `old` edited in place) is re-parsed
+    and must give `check.expected` (else CONFIG, nothing written); then it replaces `path`
+    atomically, through a symlink to its target. Returns (action, backup).
+
+    Install (`written`): the file's bytes are backed up the first time jacked changes it (one
+    backup per file, `<name>.jacked-backup-<stamp>` beside it; none for a file jacked created,
+    which is noted in `created.json` with the folders made for it). Uninstall: `restored` with the
+    bytes of a backup that parses to what `new` does (that backup removed: byte for byte what the
+    person had), `deleted` when jacked created the file and it holds nothing else (its folders go
+    too when empty), else `removed` (only jacked's entries gone, and the backup too: the file was
+    verified to be as it is now less jacked's entries, so the backup holds only what the file's
+    owners replaced since). Empty tables are no settings here."""
+    verified(new, check.parse, check.expected, path, check.what)
+    if uninstall:
+        return _uninstall(path, new, check.parse)
     record = _created()
     key = os.path.realpath(path)
-    if original is None and not os.path.lexists(path):
+    saved = None
+    if old is None and not os.path.lexists(path):
         missing, folder = [], Path(key).parent
         while not folder.exists() and folder != folder.parent:
             missing.append(str(folder))
             folder = folder.parent
         record[key] = missing
         _save_created(record)
-    return write(path, text, original, keep_backup=keep_backup and key not in record)
+    elif old is not None and key not in record and not backups(path):
+        saved = backup(path, old.encode("utf-8"))
+    fsio.write_file(path, new.encode("utf-8"), through_symlink=True)
+    return "written", saved
 
 
-def uninstall_write(
-    path: Path, text: str, parse: Callable[[str], Any], empty: Callable[[Any], bool] = lambda value: not value
-) -> tuple[str, str | None]:
-    """Write `text` (the file without jacked's entries) the way uninstall leaves a file: `restored`
-    with the bytes of a backup that holds the same settings (that backup removed), `deleted` when
-    jacked created the file and `empty(parse(text))` (the folders made for it go too when empty),
-    else `removed` (only jacked's entries gone; no backup). Returns (action, the backup restored)."""
-    value = parse(text)
-    kept: list[Path] = []  # backups holding nothing the file does not: removed once it is written
-    for saved in backups(path):
+def _uninstall(path: Path, text: str, parse: Callable[[str], object]) -> tuple[str, str | None]:
+    """`save` for an uninstall (its docstring says what each action is)."""
+    value = _bare(parse(text))
+    found = backups(path)
+    for saved in found:
         try:
             old = read(saved)
-            held = parse(old) if old is not None else None
+            same = old is not None and _bare(parse(old)) == value
         except VaultError:
             continue
-        if old is not None and held == value:
+        if same and old is not None:
             fsio.write_file(path, old.encode("utf-8"), through_symlink=True)
             saved.unlink()
             return "restored", str(saved)
-        if _within(held, value):
-            kept.append(saved)
     record = _created()
     key = os.path.realpath(path)
-    if key in record and empty(value):
+    if key in record and not value:
         os.unlink(key)
         for folder in record.pop(key):  # the deepest first; a folder holding anything else stays
             with contextlib.suppress(OSError):
@@ -152,16 +165,18 @@ def uninstall_write(
         _save_created(record)
         return "deleted", None
     fsio.write_file(path, text.encode("utf-8"), through_symlink=True)
-    for saved in kept:
-        saved.unlink()
+    for saved in found:  # only what the file's owners replaced since: nothing of jacked's to undo
+        saved.unlink(missing_ok=True)
     return "removed", None
 
 
-def _within(part: Any, whole: Any) -> bool:
-    """Every setting of `part` is in `whole` with the same value (tables compared key by key)."""
-    if isinstance(part, dict) and isinstance(whole, dict):
-        return all(key in whole and _within(value, whole[key]) for key, value in part.items())
-    return part == whole
+def _bare(value: object) -> object:
+    """`value` without its empty tables (at any depth): an empty table is no setting, so `{}` and
+    `{"hooks": {}}` are the same settings (uninstall drops a table its entries leave empty)."""
+    if not isinstance(value, dict):
+        return value
+    out = {key: _bare(item) for key, item in value.items()}
+    return {key: item for key, item in out.items() if item != {}}
 
 
 def prune_created() -> None:
@@ -198,7 +213,7 @@ def _save_created(record: dict[str, list[str]]) -> None:
         target.parent.rmdir()
 
 
-def verified(text: str, parse: Callable[[str], Any], expected: Any, path: Path, what: str) -> str:
+def verified(text: str, parse: Callable[[str], object], expected: object, path: Path, what: str) -> str:
     """`text` when parsing it gives `expected`; else CONFIG naming `what` could not be done, so
     nothing is written."""
     try:
@@ -210,7 +225,7 @@ def verified(text: str, parse: Callable[[str], Any], expected: Any, path: Path, 
     return text
 
 
-def table(doc: Any, key: str) -> dict:
+def table(doc: object, key: str) -> dict[str, Any]:
     """`doc[key]` when `doc` and it are objects (tables), else {}: reading a person's config never
     trips on a value of another type."""
     value = doc.get(key) if isinstance(doc, dict) else None
@@ -358,7 +373,7 @@ def _plain(text: str, node: _Value) -> Any:
     return json.loads(body)
 
 
-def parse_json(text: str, path: Path, *, jsonc: bool = False) -> dict:
+def parse_json(text: str, path: Path, *, jsonc: bool = False) -> dict[str, Any]:
     """A JSON config's object ({} for an empty file); with `jsonc`, comments and trailing commas
     are allowed. CONFIG when it does not parse or holds something other than an object."""
     if not text.strip():
@@ -383,7 +398,7 @@ def indent_of(text: str | None) -> int | str:
     return 2
 
 
-def dump_json(doc: dict, like: str | None) -> str:
+def dump_json(doc: dict[str, Any], like: str | None) -> str:
     """`doc` as JSON indented as the file `like` is."""
     return json.dumps(doc, indent=indent_of(like), ensure_ascii=False) + "\n"
 
@@ -465,9 +480,9 @@ def _insert(text: str, node: _Value, key: str, value: Any, unit: int | str) -> s
     return text[: node.start + 1] + f"\n{base}{member}" + text[node.start + 1 :]  # comments stay after it
 
 
-def delete_json(text: str, keys: list[str], path: Path, *, jsonc: bool = False) -> str:
-    """`text` without the member at `keys`, nor the objects on its way that it leaves empty, every
-    other byte (comments included) kept; `text` itself when there is no such member."""
+def delete_json(text: str, keys: list[str], path: Path, *, jsonc: bool = False, prune: bool = True) -> str:
+    """`text` without the member at `keys`, nor (`prune`) the objects on its way that it leaves
+    empty, every other byte (comments included) kept; `text` itself when there is no such member."""
     expected = parse_json(text, path, jsonc=jsonc)
     if not text.strip():
         return text
@@ -484,12 +499,33 @@ def delete_json(text: str, keys: list[str], path: Path, *, jsonc: bool = False) 
         holders.append(holders[-1][key])
     del holders[-1][keys[-1]]
     cut = len(chain) - 1
-    while cut > 0 and not holders[cut]:
+    while prune and cut > 0 and not holders[cut]:
         del holders[cut - 1][keys[cut - 1]]
         cut -= 1
     parent, member = chain[cut]
     new = _cut_member(text, parent, member)
     return verified(new, lambda t: parse_json(t, path, jsonc=jsonc), expected, path, f"remove {'.'.join(keys)}")
+
+
+def json_toward(text: str, wanted: dict[str, Any], path: Path, *, jsonc: bool = False) -> str:
+    """`text` edited in place until it parses to `wanted`: each member that differs is set where it
+    is (or added), each member `wanted` lacks is cut, every other byte (comments included) kept."""
+    if not text.strip():
+        return dump_json(wanted, None)
+
+    def walk(text: str, old: dict[str, Any], new: dict[str, Any], keys: list[str]) -> str:
+        for key in [k for k in old if k not in new]:
+            text = delete_json(text, [*keys, key], path, jsonc=jsonc, prune=False)
+        for key, value in new.items():
+            if key in old and old[key] == value:
+                continue
+            if isinstance(old.get(key), dict) and isinstance(value, dict) and value:
+                text = walk(text, old[key], value, [*keys, key])
+            else:
+                text = set_json(text, [*keys, key], value, path, jsonc=jsonc)
+        return text
+
+    return walk(text, parse_json(text, path, jsonc=jsonc), wanted, [])
 
 
 def _cut_member(text: str, parent: _Value, member: _Member) -> str:
@@ -525,7 +561,7 @@ def _cut_member(text: str, parent: _Value, member: _Member) -> str:
 # -- TOML ---------------------------------------------------------------------------------------
 
 
-def toml_value(text: str, path: Path) -> dict:
+def toml_value(text: str, path: Path) -> dict[str, Any]:
     """A TOML config as plain Python values (tomllib, the reader Codex's own format follows)."""
     import tomllib
 

@@ -1,4 +1,5 @@
-"""Claude Code hook registration in `~/.claude/settings.json`: atomic, backed up, idempotent.
+"""Claude Code hook registration in `~/.claude/settings.json`: edited in place, verified, backed
+up and written atomically (`store.configfile.save`), idempotent.
 
 Our entries are recognised by a marker comment at the end of the command
 (`… _hook session-start # jacked-vault`): the shell ignores it, and it lets install replace
@@ -12,7 +13,7 @@ import os
 import shlex
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from jacked_vault.errors import VaultError
 from jacked_vault.store import configfile
@@ -58,7 +59,7 @@ def _is_ours(entry: object) -> bool:
     )
 
 
-def _load(path: Path) -> tuple[dict, str | None]:
+def _load(path: Path) -> tuple[dict[str, Any], str | None]:
     raw = configfile.read(path, MAX_SETTINGS)
     data = configfile.parse_json(raw or "", path)
     if not isinstance(data.get("hooks", {}), dict):
@@ -66,9 +67,9 @@ def _load(path: Path) -> tuple[dict, str | None]:
     return data, raw
 
 
-def _without_ours(settings: dict) -> dict:
+def _without_ours(settings: dict[str, Any]) -> dict[str, Any]:
     """A copy of settings with every jacked-vault hook removed (and containers it leaves empty)."""
-    out = json.loads(json.dumps(settings))
+    out: dict[str, Any] = json.loads(json.dumps(settings))
     hooks = out.get("hooks", {})
     for event in list(hooks):
         groups = hooks[event]
@@ -96,7 +97,7 @@ def _without_ours(settings: dict) -> dict:
     return out
 
 
-def _all_groups(settings: dict) -> list:
+def _all_groups(settings: dict[str, Any]) -> list[Any]:
     return [g for groups in settings.get("hooks", {}).values() if isinstance(groups, list) for g in groups]
 
 
@@ -104,23 +105,29 @@ def _is_ours_group(group: object) -> bool:
     return isinstance(group, dict) and any(_is_ours(h) for h in group.get("hooks", []) if isinstance(h, dict))
 
 
-def _with_ours(settings: dict, vault: Path | None) -> dict:
+def _with_ours(settings: dict[str, Any], vault: Path | None) -> dict[str, Any]:
     out = _without_ours(settings)
     hooks = out.setdefault("hooks", {})
     for event, (matcher, hook, timeout) in EVENTS.items():
-        group: dict = {"hooks": [{"type": "command", "command": hook_command(hook, vault), "timeout": timeout}]}
+        group: dict[str, Any] = {
+            "hooks": [{"type": "command", "command": hook_command(hook, vault), "timeout": timeout}]
+        }
         if matcher is not None:
             group = {"matcher": matcher, **group}
         hooks.setdefault(event, []).append(group)
     return out
 
 
-def _write(path: Path, settings: dict, original: str | None) -> str | None:
-    """Back up the original once per change, then replace the file atomically; returns the backup."""
-    return configfile.write(path, configfile.dump_json(settings, None), original)
+def _save(
+    path: Path, raw: str | None, wanted: dict[str, Any], what: str, *, uninstall: bool = False
+) -> tuple[str, str | None]:
+    """settings.json edited in place into `wanted`, through the one writer (`configfile.save`)."""
+    new = configfile.json_toward(raw or "", wanted, path)
+    check = configfile.Check(lambda text: configfile.parse_json(text, path), wanted, what)
+    return configfile.save(path, raw, new, check, uninstall=uninstall)
 
 
-def installed_events(settings: dict) -> list[str]:
+def installed_events(settings: dict[str, Any]) -> list[str]:
     return sorted(
         event
         for event, groups in settings.get("hooks", {}).items()
@@ -134,7 +141,7 @@ def install(path: Path | None = None, vault: Path | None = None) -> Change:
     wanted = _with_ours(settings, vault)
     if wanted == settings:
         return Change(str(path), False, None, installed_events(settings))
-    backup = configfile.install_write(path, configfile.dump_json(wanted, None), raw)
+    _, backup = _save(path, raw, wanted, "add jacked's hooks")
     return Change(str(path), True, backup, installed_events(wanted))
 
 
@@ -144,9 +151,7 @@ def uninstall(path: Path | None = None) -> Change:
     if raw is None or not installed_events(settings):
         return Change(str(path), False, None, installed_events(settings))
     cleaned = _without_ours(settings)
-    action, backup = configfile.uninstall_write(
-        path, configfile.dump_json(cleaned, None), lambda text: configfile.parse_json(text, path)
-    )
+    action, backup = _save(path, raw, cleaned, "remove jacked's hooks", uninstall=True)
     return Change.uninstalled(path, action, backup)
 
 
@@ -163,17 +168,17 @@ def enabled_plugins(name: str, path: Path | None = None) -> list[str]:
 
 
 def disable_plugin(name: str, path: Path | None = None) -> Change:
-    """Turn the plugin `name` off (its hooks stop; its files and data stay): backed up, atomic,
-    idempotent; `installed` lists the keys turned off."""
+    """Turn the plugin `name` off (its hooks stop; its files and data stay): in place, backed up
+    the first time jacked changes the file, atomic, idempotent; `installed` lists the keys turned off."""
     path = path or default_settings_path()
     settings, raw = _load(path)
     keys = enabled_plugins(name, path)
     if not keys:
         return Change(str(path), False, None, [])
-    out = json.loads(json.dumps(settings))
+    out: dict[str, Any] = json.loads(json.dumps(settings))
     for key in keys:
         out[PLUGINS][key] = False
-    return Change(str(path), True, _write(path, out, raw), keys)
+    return Change(str(path), True, _save(path, raw, out, f"turn {name} off")[1], keys)
 
 
 def retire_plugin(result: MigrateResult, decide: Callable[[str], bool]) -> MigrateResult:
@@ -198,7 +203,7 @@ def retire_plugin(result: MigrateResult, decide: Callable[[str], bool]) -> Migra
     return replace(result, plugin=plugin)
 
 
-def status(path: Path | None = None) -> dict:
+def status(path: Path | None = None) -> dict[str, Any]:
     path = path or default_settings_path()
     settings, raw = _load(path)
     events = installed_events(settings)

@@ -14,14 +14,16 @@ default from 0.124.
 of each: the person who runs `hooks install --codex` is the one reviewing them, and the hash pins
 the exact command, so a changed command is not run until reviewed again. Every other byte of the
 file stays as it is; the result is parsed (tomllib) and compared with the document we meant
-before anything is written; the old file is backed up first and the new one written atomically.
+before anything is written (`store.configfile.save`, the one writer: the file backed up the first
+time jacked changes it, the new one written atomically).
 Installing again changes nothing; `uninstall` removes the block (and the separator it added), so
 the file is byte for byte what it was, plus whatever the person changed elsewhere meanwhile.
 
 The same file holds the MCP server's `[mcp_servers.jacked-memory]` table (`hooks.mcp` registers
 it through `with_mcp` / `without_mcp`): every splice of Codex's TOML is in this module. Both are
-text splices verified by re-parsing because tomlkit's table API does not give the person's bytes
-back on uninstall (docs/design.md, "One adapter per harness").
+text splices, each handed to `configfile.save` with the document it must parse to, because
+tomlkit's table API does not give the person's bytes back on uninstall (docs/design.md, "One
+adapter per harness").
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from jacked_vault.capture.codex import codex_home
 from jacked_vault.errors import VaultError
@@ -109,7 +111,7 @@ def _read(path: Path) -> str | None:
     return configfile.read(path, MAX_CONFIG)
 
 
-def _parse(text: str, path: Path) -> dict:
+def _parse(text: str, path: Path) -> dict[str, Any]:
     return configfile.toml_value(text, path)
 
 
@@ -188,7 +190,7 @@ def _ours(handler: object) -> bool:
     )
 
 
-def _our_groups(doc: dict) -> dict[str, list[int]]:
+def _our_groups(doc: dict[str, Any]) -> dict[str, list[int]]:
     """event -> indexes of the matcher groups holding a hook of ours."""
     hooks = configfile.table(doc, "hooks")
     found: dict[str, list[int]] = {}
@@ -205,36 +207,9 @@ def _our_groups(doc: dict) -> dict[str, list[int]]:
     return found
 
 
-def _strip_ours(doc: dict, base: dict, keys: set[str]) -> dict:
-    """`doc` less our groups and our trust records (and containers only they made)."""
-    out = copy.deepcopy(doc)
-    hooks = out.get("hooks")
-    if not isinstance(hooks, dict):
-        return out
-    base_hooks = base.get("hooks") if isinstance(base.get("hooks"), dict) else None
-    for event in EVENTS:
-        groups = hooks.get(event)
-        if isinstance(groups, list):
-            hooks[event] = [
-                g
-                for g in groups
-                if not (isinstance(g, dict) and isinstance(g.get("hooks"), list) and any(_ours(h) for h in g["hooks"]))
-            ]
-            if not hooks[event] and (base_hooks is None or event not in base_hooks):
-                del hooks[event]
-    state = hooks.get("state")
-    if isinstance(state, dict):
-        for key in keys:
-            state.pop(key, None)
-        if not state and (base_hooks is None or "state" not in base_hooks):
-            del hooks["state"]
-    if not hooks and base_hooks is None:
-        del out["hooks"]
-    return out
-
-
-def _plan(text: str | None, path: Path, vault: Path | None) -> str:
-    """The file as install wants it; refuses what it cannot do exactly."""
+def _plan(text: str | None, path: Path, vault: Path | None) -> tuple[str, dict[str, Any]]:
+    """The file as install wants it, and the document it must parse to; refuses what it cannot do
+    exactly."""
     text = text or ""
     _parse(text, path)
     block = _find(text.splitlines(keepends=True), path)
@@ -264,35 +239,26 @@ def _plan(text: str | None, path: Path, vault: Path | None) -> str:
         if key not in base_state:  # a state Codex (or the person) wrote outside our block stays theirs
             trust[key] = trust_hash(label, commands[event], timeout)
     wanted = _place(text, base, block, _render(commands, trust, BEGIN))
-    try:
-        got = _parse(wanted, path)
-        ok = _strip_ours(got, base_doc, set(trust)) == base_doc
-        ok = ok and all(got["hooks"]["state"][k] == {"trusted_hash": v} for k, v in trust.items())
-        ok = ok and all(
-            got["hooks"][event][groups[event][0]]["hooks"]
-            == [{"type": "command", "command": commands[event], "timeout": timeout}]
-            for event, (_, timeout, _) in EVENTS.items()
-        )
-    except (VaultError, KeyError, TypeError, IndexError):
-        ok = False
-    if not ok:
-        raise VaultError(
-            "CONFIG",
-            f"{path}: cannot add jacked's hooks without changing other settings; add them by hand "
-            "(docs/harnesses.md), nothing was changed",
-        )
-    return wanted
+    expected = copy.deepcopy(base_doc)  # the person's settings, our groups appended, our trust records
+    hooks = expected.setdefault("hooks", {})
+    for event, (_, timeout, _) in EVENTS.items():
+        handler = {"type": "command", "command": commands[event], "timeout": timeout}
+        hooks.setdefault(event, []).append({"hooks": [handler]})
+    if trust and isinstance(hooks.setdefault("state", {}), dict):
+        hooks["state"].update({key: {"trusted_hash": digest} for key, digest in trust.items()})
+    return wanted, expected
 
 
 def install(path: Path | None = None, vault: Path | None = None) -> Change:
     path = path or default_config_path()
     text = _read(path)
-    wanted = _plan(text, path, vault)
-    warnings = _warnings(_parse(wanted, path), path)
+    wanted, expected = _plan(text, path, vault)
+    warnings = _warnings(expected, path)
     if wanted == (text or "") and text is not None:
-        return Change(str(path), False, None, installed_events(_parse(text, path)), warnings)
-    backup = configfile.install_write(path, wanted, text)
-    return Change(str(path), True, backup, installed_events(_parse(wanted, path)), warnings)
+        return Change(str(path), False, None, installed_events(expected), warnings)
+    what = "add jacked's hooks (docs/harnesses.md says how to add them by hand)"
+    _, backup = configfile.save(path, text, wanted, configfile.Check(lambda new: _parse(new, path), expected, what))
+    return Change(str(path), True, backup, installed_events(expected), warnings)
 
 
 def uninstall(path: Path | None = None) -> Change:
@@ -305,16 +271,17 @@ def uninstall(path: Path | None = None) -> Change:
     if block is None:
         return Change(str(path), False, None, installed_events(_parse(text, path)))
     base = _without_block(text, block)
-    _parse(base, path)  # what is left must still be a config Codex can read
-    action, backup = configfile.uninstall_write(path, base, lambda left: configfile.toml_value(left, path))
+    left = _parse(base, path)  # what is left must still be a config Codex can read
+    check = configfile.Check(lambda new: _parse(new, path), left, "remove jacked's hooks")
+    action, backup = configfile.save(path, text, base, check, uninstall=True)
     return Change.uninstalled(path, action, backup)
 
 
-def installed_events(doc: dict) -> list[str]:
+def installed_events(doc: dict[str, Any]) -> list[str]:
     return sorted(_our_groups(doc))
 
 
-def status(path: Path | None = None, vault: Path | None = None) -> dict:
+def status(path: Path | None = None, vault: Path | None = None) -> dict[str, Any]:
     """What is installed in the file, whether Codex will run it (trusted), and what is off."""
     path = path or default_config_path()
     text = _read(path)
@@ -354,7 +321,7 @@ def status(path: Path | None = None, vault: Path | None = None) -> dict:
 # -- what else decides whether Codex runs them ----------------------------------------------------
 
 
-def _warnings(doc: dict, path: Path) -> list[str]:
+def _warnings(doc: dict[str, Any], path: Path) -> list[str]:
     out = []
     features = configfile.table(doc, "features")
     for name in ("hooks", "codex_hooks"):
@@ -434,59 +401,63 @@ def _mcp_span(lines: list[str]) -> tuple[int, int] | None:
     return start, last
 
 
-def _mcp_expected(doc: dict, wanted: dict | None) -> dict:
+def _mcp_check(doc: dict[str, Any], wanted: dict[str, Any] | None, path: Path) -> configfile.Check:
+    """What config.toml must parse to once our table holds `wanted` (None: once it is gone); an
+    empty `[mcp_servers]` is no setting."""
     expected = copy.deepcopy(doc)
     servers = expected.get("mcp_servers")
     if wanted is None:
         if isinstance(servers, dict):
             servers.pop(SERVER_NAME, None)
-            if not servers:
-                expected.pop("mcp_servers")
     else:
         expected.setdefault("mcp_servers", {})[SERVER_NAME] = wanted
-    return expected
+
+    def normal(doc: dict[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in doc.items() if (k, v) != ("mcp_servers", {})}
+
+    return configfile.Check(
+        lambda text: normal(_parse(text, path)), normal(expected), f"place [mcp_servers.{SERVER_NAME}]"
+    )
 
 
-def with_mcp(old: str, wanted: dict, launch: Launch, path: Path) -> str:
+def with_mcp(old: str, wanted: dict[str, Any], launch: Launch, path: Path) -> tuple[str, configfile.Check]:
     """`old` (config.toml's text) with our table holding `wanted` (`launch`, as TOML): in place of
-    ours, else appended after a blank line; every other byte kept, the result verified."""
+    ours, else appended after a blank line, every other byte kept; and what it must parse to."""
     doc = _parse(old, path)
     servers = doc.get("mcp_servers", {})
     if not isinstance(servers, dict):
         raise VaultError("CONFIG", f"{path}: mcp_servers is not a table; not editing it")
+    check = _mcp_check(doc, wanted, path)
     if servers.get(SERVER_NAME) == wanted:
-        return old
+        return old, check
     block = mcp_block(launch)
     lines = old.splitlines(keepends=True)
     found = _mcp_span(lines)
     if found is not None:
         start, end = found
         tail = "\n" if end < len(lines) else ""
-        new = "".join(lines[:start]) + block + tail + "".join(lines[end:])
-    else:
-        if SERVER_NAME in servers:
-            raise VaultError(
-                "CONFIG",
-                f"{path}: mcp_servers.{SERVER_NAME} is written in a form we do not edit; "
-                "change it by hand (see --print)",
-            )
-        new = old
-        if new and not new.endswith("\n"):
-            new += "\n"
-        if new.strip():
-            new += "\n"
-        new += block
-    _check_mcp(new, _mcp_expected(doc, wanted), path)
-    return new
+        return "".join(lines[:start]) + block + tail + "".join(lines[end:]), check
+    if SERVER_NAME in servers:
+        raise VaultError(
+            "CONFIG",
+            f"{path}: mcp_servers.{SERVER_NAME} is written in a form we do not edit; change it by hand (see --print)",
+        )
+    new = old
+    if new and not new.endswith("\n"):
+        new += "\n"
+    if new.strip():
+        new += "\n"
+    return new + block, check
 
 
-def without_mcp(old: str, path: Path) -> str:
-    """`old` without our table (and the blank line install put before it), verified; `old` itself
-    when it holds no entry of ours."""
+def without_mcp(old: str, path: Path) -> tuple[str, configfile.Check]:
+    """`old` without our table (and the blank line install put before it), and what it must parse
+    to; `old` itself when it holds no entry of ours."""
     doc = _parse(old, path)
+    check = _mcp_check(doc, None, path)
     servers = doc.get("mcp_servers")
     if not isinstance(servers, dict) or SERVER_NAME not in servers:
-        return old
+        return old, check
     lines = old.splitlines(keepends=True)
     found = _mcp_span(lines)
     if found is None:
@@ -496,23 +467,4 @@ def without_mcp(old: str, path: Path) -> str:
     start, end = found
     if end == len(lines) and start > 0 and not lines[start - 1].strip():
         start -= 1  # the blank line install put before a block it appended
-    new = "".join(lines[:start]) + "".join(lines[end:])
-    _check_mcp(new, _mcp_expected(doc, None), path)
-    return new
-
-
-def _check_mcp(text: str, expected: dict, path: Path) -> None:
-    """Refuse any edit whose result is not exactly the document we meant to produce."""
-
-    def normal(doc: dict) -> dict:
-        if doc.get("mcp_servers") == {}:
-            doc = {k: v for k, v in doc.items() if k != "mcp_servers"}  # an empty [mcp_servers] is no setting
-        return doc
-
-    configfile.verified(
-        text,
-        lambda t: normal(configfile.toml_value(t, path)),
-        normal(expected),
-        path,
-        f"place [mcp_servers.{SERVER_NAME}]",
-    )
+    return "".join(lines[:start]) + "".join(lines[end:]), check

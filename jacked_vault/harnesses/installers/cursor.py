@@ -1,5 +1,6 @@
 """Cursor session hooks in its `hooks.json` (https://cursor.com/docs/hooks; no Cursor binary was
-available to run, so the format is the documented one): atomic, backed up, idempotent.
+available to run, so the format is the documented one): edited in place, verified, backed up and
+written atomically (`store.configfile.save`), idempotent.
 
 The file is `{"version": 1, "hooks": {"<event>": [{"command": "…", "timeout": <s>}, …]}}`, per
 person at `~/.cursor/hooks.json` (commands run in `~/.cursor/`) or per project at
@@ -15,7 +16,7 @@ person at `~/.cursor/hooks.json` (commands run in `~/.cursor/`) or per project a
 Entries are jacked's when their command runs `… _hook <session-start|session-end> --harness
 cursor`: no trailing shell comment marks them, because Cursor may hand a hook its payload as a
 heredoc appended to the command line, which a comment would swallow. Install backs up the
-person's own file before its first change; uninstall puts those exact bytes back when nothing
+person's own file before jacked's first change; uninstall puts those exact bytes back when nothing
 else changed since (else it removes only jacked's entries), and deletes a file that held only
 jacked's.
 """
@@ -26,6 +27,7 @@ import json
 import os
 import shlex
 from pathlib import Path
+from typing import Any
 
 from jacked_vault.errors import VaultError
 from jacked_vault.store import configfile
@@ -70,7 +72,7 @@ def is_ours(entry: object) -> bool:
     return False
 
 
-def _load(path: Path) -> tuple[dict, str | None]:
+def _load(path: Path) -> tuple[dict[str, Any], str | None]:
     raw = configfile.read(path, MAX_BYTES)
     doc = configfile.parse_json(raw or "", path)
     if not isinstance(doc.get("hooks", {}), dict):
@@ -80,20 +82,20 @@ def _load(path: Path) -> tuple[dict, str | None]:
     return doc, raw
 
 
-def _entry(event: str, vault: Path | None) -> dict:
+def _entry(event: str, vault: Path | None) -> dict[str, Any]:
     hook, timeout = EVENTS[event]
     return {"command": hook_command(hook, vault), "timeout": timeout}
 
 
-def installed_events(doc: dict) -> list[str]:
+def installed_events(doc: dict[str, Any]) -> list[str]:
     hooks = configfile.table(doc, "hooks")
     return sorted(
         event for event, entries in hooks.items() if isinstance(entries, list) and any(is_ours(e) for e in entries)
     )
 
 
-def _without_ours(doc: dict) -> dict:
-    out = json.loads(json.dumps(doc))
+def _without_ours(doc: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = json.loads(json.dumps(doc))
     hooks = out.get("hooks")
     if not isinstance(hooks, dict):
         return out
@@ -114,7 +116,7 @@ def _without_ours(doc: dict) -> dict:
     return out
 
 
-def _with_ours(doc: dict, vault: Path | None) -> dict:
+def _with_ours(doc: dict[str, Any], vault: Path | None) -> dict[str, Any]:
     out = _without_ours(doc)
     out.setdefault("version", 1)
     hooks = out.setdefault("hooks", {})
@@ -123,7 +125,7 @@ def _with_ours(doc: dict, vault: Path | None) -> dict:
     return out
 
 
-def _is_current(doc: dict, vault: Path | None) -> bool:
+def _is_current(doc: dict[str, Any], vault: Path | None) -> bool:
     hooks = configfile.table(doc, "hooks")
     for event, entries in hooks.items():
         ours = [e for e in entries if is_ours(e)] if isinstance(entries, list) else []
@@ -137,9 +139,9 @@ def install(path: Path, vault: Path | None = None) -> Change:
     if _is_current(doc, vault):
         return Change(str(path), False, None, installed_events(doc))
     wanted = _with_ours(doc, vault)
-    backup = configfile.install_write(
-        path, configfile.dump_json(wanted, raw), raw, keep_backup=not installed_events(doc)
-    )
+    new = configfile.json_toward(raw or "", wanted, path)
+    check = configfile.Check(lambda text: configfile.parse_json(text, path), wanted, "add jacked's hooks")
+    _, backup = configfile.save(path, raw, new, check)
     return Change(str(path), True, backup, installed_events(wanted))
 
 
@@ -149,15 +151,18 @@ def uninstall(path: Path) -> Change:
         return Change(str(path), False, None, installed_events(doc))
     cleaned = _without_ours(doc)
 
-    def settings(text: str) -> dict:  # install's `"version": 1` is no setting of the person's
-        doc = configfile.parse_json(text, path)
+    def settings(doc: dict[str, Any]) -> dict[str, Any]:  # install's `"version": 1` is no setting of the person's
         return {k: v for k, v in doc.items() if (k, v) != ("version", 1)}
 
-    action, backup = configfile.uninstall_write(path, configfile.dump_json(cleaned, raw), settings)
+    new = configfile.json_toward(raw, cleaned, path)
+    check = configfile.Check(
+        lambda text: settings(configfile.parse_json(text, path)), settings(cleaned), "remove jacked's hooks"
+    )
+    action, backup = configfile.save(path, raw, new, check, uninstall=True)
     return Change.uninstalled(path, action, backup)
 
 
-def status(path: Path) -> dict:
+def status(path: Path) -> dict[str, Any]:
     doc, raw = _load(path)
     events = installed_events(doc)
     return {"path": str(path), "exists": raw is not None, "installed": events, "complete": events == sorted(EVENTS)}

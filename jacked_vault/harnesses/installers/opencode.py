@@ -26,6 +26,7 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from jacked_vault.errors import VaultError
 from jacked_vault.store import ownedfile
@@ -219,7 +220,7 @@ def uninstall(path: Path) -> Change:
     return Change(str(path), "removed" if any(removed) else "absent")
 
 
-def status(path: Path) -> dict:
+def status(path: Path) -> dict[str, Any]:
     """`installed` (what install would write now, for the vault baked in it), `outdated` (jacked's,
     written by another version or for another `jacked`), `absent`, or `foreign` (someone else's
     file of that name). `vault` is the vault baked in (None: the default vault)."""
