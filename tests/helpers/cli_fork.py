@@ -21,6 +21,7 @@ from __future__ import annotations
 import atexit
 import json
 import os
+import shutil
 import socket
 import struct
 import subprocess
@@ -77,15 +78,7 @@ class _Server:
         if self.proc.poll() is None:
             self.proc.kill()
             self.proc.wait()
-        for name in ("s",):
-            try:
-                os.unlink(os.path.join(self.folder, name))
-            except OSError:
-                pass
-        try:
-            os.rmdir(self.folder)
-        except OSError:
-            pass
+        shutil.rmtree(self.folder, ignore_errors=True)
 
 
 _server: _Server | None = None
@@ -115,7 +108,9 @@ def run(
         header = json.dumps({"args": args, "env": env, "cwd": folder, "stdin": stdin is not None}).encode()
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
             conn.connect(server.path)
-            socket.send_fds(conn, [struct.pack("!I", len(header)) + header], [given.fileno(), out.fileno(), err.fileno()])
+            socket.send_fds(
+                conn, [struct.pack("!I", len(header)) + header], [given.fileno(), out.fileno(), err.fileno()]
+            )
             conn.settimeout(timeout)
             try:
                 status = _read_all(conn)
