@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import json
 import os
 from collections.abc import Container, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
+from jacked_vault.doctor import kept
 from jacked_vault.doctor.damage import Damaged, fsck, problem
 from jacked_vault.doctor.report import Report
 from jacked_vault.document import MAX_FILE_BYTES
@@ -178,14 +181,20 @@ def note_id_of(data: bytes | None) -> str | None:
 
 
 def check_git(
-    repo: pygit2.Repository, store: Store, report: Report, *, full: bool = False, progress: Progress | None = None
+    repo: pygit2.Repository,
+    store: Store,
+    report: Report,
+    *,
+    full: bool = False,
+    progress: Progress | None = None,
+    index: SearchIndex | None = None,
 ) -> HeadWalk | None:
     """HEAD resolves, and every object HEAD's tree needs is there (`full`: and sound) (bounded),
     each damaged one reported by its id and path with its fix (`doctor.damage`); on the way, the
     committed files outside the vault layout are counted (the index never reads them). The walk,
     or None when HEAD does not resolve; `walk.unsafe` when the store's objects cannot be trusted:
     the checks that read them wait then (a damaged tree or truncated object can fail or, in
-    libgit2, hang every reader)."""
+    libgit2, hang every reader). With `index`, a clean walk's verdict is kept there (`_walked`)."""
 
     try:
         commit = git.head_commit(repo)
@@ -202,13 +211,41 @@ def check_git(
         return None
     if commit is None:
         return HeadWalk([], False, [], 0, True)
-    walk = walk_head(repo, commit, store, full=full, progress=progress)
+    walk = _walked(repo, commit, store, index, full=full, progress=progress)
     report.outside_layout += [
         store.display(rel, scope_of(store, rel))
         for rel in walk.outside[: MAX_OUTSIDE_SHOWN - len(report.outside_layout)]
     ]
     report.outside_layout_count += walk.outside_count
     report.git_problems += [problem(store, item, _where(store, item), held_back=walk.unsafe) for item in walk.damaged]
+    return walk
+
+
+def _walked(
+    repo: pygit2.Repository,
+    commit: pygit2.Commit,
+    store: Store,
+    index: SearchIndex | None,
+    *,
+    full: bool,
+    progress: Progress | None,
+) -> HeadWalk:
+    """`walk_head`, or the verdict a clean walk of the same tree kept in `index` (`doctor.kept`):
+    taken while no pack file and no folder of loose objects changed since that walk began, and
+    each object it read in full (the trees, `READ_BY_DOCTOR`) is the same file it read. `full`
+    neither takes nor keeps one."""
+    from pathlib import Path
+
+    objects = Path(repo.path) / "objects"
+    state = kept.objects_state(objects) if index is not None and not full else None
+    key = f"{commit.tree_id} {state}"
+    if index is not None and state is not None:
+        held = HeadWalk.unpack(kept.taken(index.db, kept.WALK, key))
+        if held is not None and kept.unchanged(objects, held.read):
+            return held
+    walk = walk_head(repo, commit, store, full=full, progress=progress)
+    if index is not None and state is not None and walk.complete and not walk.damaged:
+        kept.keep(index.db, kept.WALK, key, walk.pack())
     return walk
 
 
@@ -288,10 +325,25 @@ class HeadWalk:
     outside: list[str]  # the first committed paths outside the layout (MAX_OUTSIDE_SHOWN)
     outside_count: int
     complete: bool  # False: MAX_OBJECTS_CHECKED was reached first
+    read: list[tuple[str, str]] = field(default_factory=list)  # (oid, `kept.stamp` before) of each read in full
 
     def damaged_files(self) -> frozenset[str]:
         """The paths whose blob is damaged: the checks that would read them pass them by."""
         return frozenset(item.rel for item in self.damaged if item.kind == "blob" and item.rel)
+
+    def pack(self) -> dict[str, Any]:
+        """A clean walk's verdict, as `doctor.kept` keeps it."""
+        return {"read": self.read, "outside": self.outside, "outside_count": self.outside_count}
+
+    @classmethod
+    def unpack(cls, held: object) -> HeadWalk | None:
+        """The clean walk `pack` kept; None for anything else (the tree is walked again)."""
+        try:
+            value = cast(dict[str, Any], held)
+            read = [(str(oid), str(seen)) for oid, seen in value["read"]]
+            return cls([], False, [str(rel) for rel in value["outside"]], int(value["outside_count"]), True, read)
+        except (KeyError, TypeError, ValueError):
+            return None
 
 
 def walk_head(
@@ -321,11 +373,14 @@ def walk_head(
     count = 0
     stack: list[tuple[pygit2.Oid, str]] = [(commit.tree_id, "")]
     seen = files = 0
+    read: list[tuple[str, str]] = []
     total = git.index_entries(store.root) if progress is not None else None
     classify = classify_path.__wrapped__  # each path once: the cache would only churn
     while stack and seen < MAX_OBJECTS_CHECKED:
         oid, prefix = stack.pop()
         seen += 1
+        if not full:
+            read.append((str(oid), kept.stamp(kept.loose(objects, str(oid)))))
         state = _sound(repo, objects, oid)
         if state != "ok":
             damaged.append(Damaged(str(oid), prefix.rstrip("/"), "tree", state))
@@ -349,6 +404,8 @@ def walk_head(
             if progress is not None and files % PROGRESS_STEP == 0:
                 progress(files, total)
             if full or kind in READ_BY_DOCTOR:
+                if not full:
+                    read.append((str(entry.id), kept.stamp(kept.loose(objects, str(entry.id)))))
                 state = _sound(repo, objects, entry.id, blob=True)
             else:
                 state = "ok" if odb.exists(entry.id) else "missing"
@@ -357,7 +414,7 @@ def walk_head(
                 unsafe |= state == "truncated"
     if progress is not None:
         progress(files, files)
-    return HeadWalk(damaged, unsafe, sorted(outside), count, not stack)
+    return HeadWalk(damaged, unsafe, sorted(outside), count, not stack, read)
 
 
 def _sound(repo: pygit2.Repository, objects: Path, oid: pygit2.Oid, *, blob: bool = False) -> str:
@@ -457,8 +514,40 @@ def _audited(
     damaged: frozenset[str],
     progress: Progress | None = None,
 ) -> None:
-    """Committed notes (and vault.json) that are not their last audited version (streamed from
-    the index; `progress` told how many of its notes and hot.md files)."""
+    """Committed notes (and vault.json) that are not their last audited version (`compare_notes`,
+    or its clean verdict kept for the same notes and audit lines: `_notes_judged`)."""
+    judged = _notes_judged(index, chain) if not leftovers and not damaged else None
+    if judged is None or kept.taken(index.db, kept.NOTES, judged) is None:
+        before = len(report.audit_problems)
+        compare_notes(store, index, report, chain, leftovers, progress)
+        if judged is not None and len(report.audit_problems) == before:
+            kept.keep(index.db, kept.NOTES, judged, True)
+    if store.is_project or "vault.json" in damaged:
+        return
+    config = git.tree_blob(repo, "vault.json")
+    if config is not None and chain.last_by_path.matches("vault.json", audit.content_hash(config)) is False:
+        report.audit_problems.append({"path": store.display("vault.json", store.label), "code": "EDITED_OUTSIDE_TOOL"})
+
+
+def _notes_judged(index: SearchIndex, chain: audit.AuditReport) -> str | None:
+    """What comparing the notes with their audit lines judges, as its verdict is keyed: the commit
+    whose notes the index holds and the bytes of every audit part (by git blob id); None when a
+    part could not be read."""
+    if any(blob is None for _, blob in chain.parts):
+        return None
+    return hashlib.sha256(json.dumps([index.commit, chain.parts]).encode()).hexdigest()
+
+
+def compare_notes(
+    store: Store,
+    index: SearchIndex,
+    report: Report,
+    chain: audit.AuditReport,
+    leftovers: Container[str],
+    progress: Progress | None = None,
+) -> None:
+    """Each committed note and hot.md that is not its last audited version (streamed from the
+    index; `progress` told how many)."""
     total = index.audited_count() if progress is not None else None
     done = 0
     for rel, sha, note_id in index.audited():
@@ -474,11 +563,6 @@ def _audited(
             report.audit_problems.append({"path": shown(store, rel), "code": "EDITED_OUTSIDE_TOOL"})
     if progress is not None:
         progress(done, done)
-    if store.is_project or "vault.json" in damaged:
-        return
-    config = git.tree_blob(repo, "vault.json")
-    if config is not None and chain.last_by_path.matches("vault.json", audit.content_hash(config)) is False:
-        report.audit_problems.append({"path": store.display("vault.json", store.label), "code": "EDITED_OUTSIDE_TOOL"})
 
 
 @contextlib.contextmanager

@@ -276,6 +276,7 @@ class AuditReport:
     hashes: dict[str, Digests] = field(default_factory=dict)  # machine -> hash of every line
     last: dict[str, str] = field(default_factory=dict)  # machine -> hash of its last line
     lines_verified: int = 0  # lines read and hashed this time (a part's kept verdict reads none)
+    parts: list[tuple[str, str | None]] = field(default_factory=list)  # each part and its blob id (None: unread)
 
 
 class PartCache(Protocol):
@@ -407,6 +408,7 @@ def verify(root: Path, cache: PartCache | None = None) -> AuditReport:
                 prev = verdict.tail
             if unreadable:
                 report.problems.append({"path": rel, "code": "UNREADABLE"})
+            report.parts.append((rel, None if unreadable else blob))
         if prev:
             report.last[machine] = prev
     return report
