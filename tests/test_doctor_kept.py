@@ -199,3 +199,17 @@ def test_a_kept_verdict_in_a_store_with_alternates_is_never_taken(clean: Context
     assert doctor(clean).ok and doctor(clean).ok
     assert len(walks) == 2  # objects another store holds can go without this store changing
     os.unlink(info / "alternates")
+
+
+def test_index_md_is_judged_again_once_a_note_becomes_valid(clean: Context, monkeypatch):
+    from datetime import UTC, datetime, timedelta
+
+    from jacked_vault.document import timestamps
+
+    later = datetime.now(UTC) + timedelta(hours=1)
+    add(clean, AddRequest(title="Valid later", body="b", group="g", valid_from=timestamps.format_timestamp(later)))
+    rendered = _counting(monkeypatch, "stale_derived")
+    assert doctor(clean).ok and doctor(clean).ok and len(rendered) == 1  # kept: nothing changed
+    monkeypatch.setattr(timestamps, "utc_now", lambda: timestamps.format_timestamp(later + timedelta(minutes=1)))
+    report = doctor(clean)  # no commit, no file changed: only the clock, and index.md now lists one more note
+    assert [item["state"] for item in report.derived_stale] == ["stale"], report.derived_stale

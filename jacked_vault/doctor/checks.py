@@ -483,7 +483,7 @@ def check_store(
     with _reading(report, store, "the derived index.md files"):
         report.derived_stale += [
             {"path": store.display(rel, store.label), "state": state}
-            for rel, _, state in stale_derived(store, index, repo, damaged)
+            for rel, _, state in _derived(store, index, repo, damaged)
         ]
     with _reading(report, store, "git's index"):
         report.git_index_stale += [shown(store, p) for p in git.index_out_of_step(repo)]
@@ -606,6 +606,47 @@ def temp_files(store: Store) -> Iterator[str]:
                 yield os.path.join(dirpath, name)
 
 
+def _derived(
+    store: Store, index: SearchIndex, repo: pygit2.Repository, damaged: frozenset[str]
+) -> list[tuple[str, bytes, str]]:
+    """`stale_derived`, or its clean verdict kept for the same commit, the same group folders and
+    the same index.md files in the working tree (each by `kept.stamp`), until the next moment a
+    note's validity starts or ends (`kept.next_change`)."""
+    from jacked_vault.document.timestamps import utc_now
+    from jacked_vault.recall.index_md import index_path
+
+    now, head = utc_now(), git.head_commit(repo)
+    groups = [None] if store.is_project else sorted(_group_folders(store))
+    judged = hashlib.sha256(
+        json.dumps(
+            [
+                str(head.id) if head is not None else None,  # HEAD's index.md files
+                index.commit,  # what the index renders
+                groups,
+                [kept.stamp(store.root / index_path(store, group)) for group in groups],
+            ]
+        ).encode()
+    ).hexdigest()
+    held = kept.taken(index.db, kept.DERIVED, judged) if not damaged else None
+    if isinstance(held, dict) and (held.get("until") is None or now < str(held["until"])):
+        return []
+    found = stale_derived(store, index, repo, damaged)
+    if not found and not damaged:
+        kept.keep(index.db, kept.DERIVED, judged, {"until": kept.next_change(index.db, now)})
+    return found
+
+
+def _group_folders(store: Store) -> set[str]:
+    """The group folders the working tree holds (each has an index.md, or is to have one)."""
+    with contextlib.suppress(OSError):
+        return {
+            e.name
+            for e in os.scandir(store.root / GROUPS_DIR)
+            if e.is_dir(follow_symlinks=False) and SLUG_RE.fullmatch(e.name)
+        }
+    return set()
+
+
 def stale_derived(
     store: Store, index: SearchIndex, repo: pygit2.Repository, damaged: Container[str] = frozenset()
 ) -> list[tuple[str, bytes, str]]:
@@ -618,12 +659,7 @@ def stale_derived(
         groups: set[str | None] = {None}
     else:
         groups = set(index.note_groups())
-        with contextlib.suppress(OSError):
-            groups |= {
-                e.name
-                for e in os.scandir(store.root / GROUPS_DIR)
-                if e.is_dir(follow_symlinks=False) and SLUG_RE.fullmatch(e.name)
-            }
+        groups.update(_group_folders(store))
     out = []
     hidden = git.skip_worktree(store.root)
     for group in sorted(groups, key=str):

@@ -18,6 +18,7 @@ from jacked_vault.search.schema import meta, set_meta
 
 WALK = "doctor.walk"  # HEAD's tree walked: every object there, the trees and READ_BY_DOCTOR blobs sound
 NOTES = "doctor.notes"  # each committed note and hot.md is its last audited version
+DERIVED = "doctor.derived"  # every index.md is what the index renders, in the working tree and in HEAD
 FAN_OUT = [f"{n:02x}" for n in range(256)]  # the folders of loose objects
 
 
@@ -71,3 +72,14 @@ def unchanged(objects: Path, read: Iterable[tuple[str, str]]) -> bool:
 def loose(objects: Path, oid: str) -> Path:
     """Where git keeps the object `oid` when it is loose."""
     return objects / oid[:2] / oid[2:]
+
+
+def next_change(db: sqlite3.Connection, now: str) -> str | None:
+    """The first moment after `now` a note's validity starts or ends (what index.md lists changes
+    then, with no commit), or None."""
+    row = db.execute(
+        "SELECT MIN(t) FROM (SELECT valid_from AS t FROM docs WHERE tier='note' AND valid_from > ?1 "
+        "UNION ALL SELECT valid_until FROM docs WHERE tier='note' AND valid_until > ?1)",
+        (now,),
+    ).fetchone()
+    return row[0] if row else None
