@@ -213,3 +213,17 @@ def test_index_md_is_judged_again_once_a_note_becomes_valid(clean: Context, monk
     monkeypatch.setattr(timestamps, "utc_now", lambda: timestamps.format_timestamp(later + timedelta(minutes=1)))
     report = doctor(clean)  # no commit, no file changed: only the clock, and index.md now lists one more note
     assert [item["state"] for item in report.derived_stale] == ["stale"], report.derived_stale
+
+
+def test_a_temp_file_left_after_a_clean_run_is_counted(clean: Context):
+    root = clean.vault.root
+    (root / "groups" / "g" / "note" / ".jacked-tmp-one").write_text("x")
+    assert doctor(clean).stale_temp_files == 1
+    (root / "groups" / "g" / "deeper").mkdir()
+    (root / "groups" / "g" / "deeper" / ".jacked-tmp-two").write_text("x")
+    assert doctor(clean).stale_temp_files == 2
+    for path in root.rglob(".jacked-tmp-*"):
+        path.unlink()
+    assert doctor(clean).stale_temp_files == 0 and doctor(clean).stale_temp_files == 0
+    (root / "groups" / "g" / "deeper" / ".jacked-tmp-three").write_text("x")  # in a folder walked before
+    assert doctor(clean).stale_temp_files == 1

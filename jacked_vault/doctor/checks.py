@@ -8,6 +8,7 @@ import json
 import os
 from collections.abc import Container, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from jacked_vault.doctor import kept
@@ -24,8 +25,6 @@ from jacked_vault.store.layout import GROUPS_DIR, Store, classify_note, classify
 from jacked_vault.store.progress import PROGRESS_STEP, Progress
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
     import pygit2
 
     from jacked_vault.store.tombstones import Tombstoned
@@ -234,8 +233,6 @@ def _walked(
     taken while no pack file and no folder of loose objects changed since that walk began, and
     each object it read in full (the trees, `READ_BY_DOCTOR`) is the same file it read. `full`
     neither takes nor keeps one."""
-    from pathlib import Path
-
     objects = Path(repo.path) / "objects"
     state = kept.objects_state(objects) if index is not None and not full else None
     key = f"{commit.tree_id} {state}"
@@ -254,8 +251,6 @@ def check_unreadable(repo: pygit2.Repository, store: Store, index: SearchIndex, 
     read (UNREADABLE) has that object read and checked in full (plain doctor's walk only found it
     there), so a damaged one is named by its id and path with its fix, once (`walk.damaged` gets
     it), and one restored since is indexed again."""
-    from pathlib import Path
-
     import pygit2
 
     commit = git.head_commit(repo)
@@ -361,8 +356,6 @@ def walk_head(
     (the index judged its content when it read it), unless `full`. Each file's path is classified
     on the way: one outside the layout is never indexed, so only this walk can see it. `progress`:
     told the files walked, of the git index's count."""
-    from pathlib import Path
-
     import pygit2
 
     objects = Path(repo.path) / "objects"
@@ -479,7 +472,7 @@ def check_store(
             ]
         with _reading(report, store, "the notes against their audit lines"):
             _audited(store, index, repo, report, chain, leftovers, damaged, progress)
-    check_local(store, report)
+    check_local(store, report, index)
     with _reading(report, store, "the derived index.md files"):
         report.derived_stale += [
             {"path": store.display(rel, store.label), "state": state}
@@ -494,12 +487,19 @@ def check_store(
         ]
 
 
-def check_local(store: Store, report: Report) -> None:
+def check_local(store: Store, report: Report, index: SearchIndex | None = None) -> None:
     """The checks that read no git object (they run even while a tree of the store is damaged):
-    jacked's stale temp files, git's stale lock files, the quarantine records."""
+    jacked's stale temp files (with `index`: none while no folder a walk that found none walked
+    has changed since, `kept.TEMP`), git's stale lock files, the quarantine records."""
     from jacked_vault.store.gate import quarantine_records
 
-    report.stale_temp_files += sum(1 for _ in temp_files(store))
+    held = kept.taken(index.db, kept.TEMP, str(store.root)) if index is not None else None
+    if not (isinstance(held, list) and all(kept.stamp(Path(path)) == seen for path, seen in held)):
+        folders: list[tuple[str, str]] = []
+        found = sum(1 for _ in temp_files(store, folders))
+        report.stale_temp_files += found
+        if index is not None and not found:
+            kept.keep(index.db, kept.TEMP, str(store.root), folders)
     report.stale_git_locks += [store.display(p, store.label) for p in git.stale_git_locks(store.root)]
     report.quarantine += [{**r, "store": store.label} for r in quarantine_records(store, limit=50)]
 
@@ -598,12 +598,25 @@ def _object_in(message: str) -> str | None:
     return found.group() if found else None
 
 
-def temp_files(store: Store) -> Iterator[str]:
-    for dirpath, dirnames, filenames in os.walk(store.root):
-        dirnames[:] = [d for d in dirnames if not d.startswith(".")]
-        for name in filenames:
-            if name.startswith(TEMP_PREFIX):
-                yield os.path.join(dirpath, name)
+def temp_files(store: Store, folders: list[tuple[str, str]] | None = None) -> Iterator[str]:
+    """Each of jacked's temp files in the working tree (no dot folder, no symlinked one walked);
+    `folders` told each folder walked and its `kept.stamp`, taken before it is listed."""
+    stack = [str(store.root)]
+    while stack:
+        path = stack.pop()
+        if folders is not None:
+            folders.append((path, kept.stamp(Path(path))))
+        try:
+            with os.scandir(path) as listing:
+                entries = list(listing)
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.is_dir():
+                if not entry.name.startswith(".") and not entry.is_symlink():
+                    stack.append(entry.path)
+            elif entry.name.startswith(TEMP_PREFIX):
+                yield entry.path
 
 
 def _derived(
