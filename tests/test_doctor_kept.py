@@ -227,3 +227,13 @@ def test_a_temp_file_left_after_a_clean_run_is_counted(clean: Context):
     assert doctor(clean).stale_temp_files == 0 and doctor(clean).stale_temp_files == 0
     (root / "groups" / "g" / "deeper" / ".jacked-tmp-three").write_text("x")  # in a folder walked before
     assert doctor(clean).stale_temp_files == 1
+
+
+def test_vault_json_edited_and_committed_by_hand_after_a_clean_run_is_found(clean: Context):
+    root = clean.vault.root
+    config = json.loads((root / "vault.json").read_text())
+    (root / "vault.json").write_text(json.dumps(config, indent=4) + "\n")  # the same settings, other bytes
+    git(root, "commit", "-qam", "vault.json edited by hand")
+    for _ in range(2):
+        report = doctor(clean)
+        assert {"path": "vault:vault.json", "code": "EDITED_OUTSIDE_TOOL"} in report.audit_problems, report

@@ -515,27 +515,29 @@ def _audited(
     progress: Progress | None = None,
 ) -> None:
     """Committed notes (and vault.json) that are not their last audited version (`compare_notes`,
-    or its clean verdict kept for the same notes and audit lines: `_notes_judged`)."""
-    judged = _notes_judged(index, chain) if not leftovers and not damaged else None
-    if judged is None or kept.taken(index.db, kept.NOTES, judged) is None:
-        before = len(report.audit_problems)
-        compare_notes(store, index, report, chain, leftovers, progress)
-        if judged is not None and len(report.audit_problems) == before:
-            kept.keep(index.db, kept.NOTES, judged, True)
-    if store.is_project or "vault.json" in damaged:
+    or its clean verdict kept for the same notes, vault.json and audit lines: `_notes_judged`)."""
+    judged = _notes_judged(repo, index, chain) if not leftovers and not damaged else None
+    if judged is not None and kept.taken(index.db, kept.NOTES, judged) is not None:
         return
-    config = git.tree_blob(repo, "vault.json")
+    before = len(report.audit_problems)
+    compare_notes(store, index, report, chain, leftovers, progress)
+    config = git.tree_blob(repo, "vault.json") if not store.is_project and "vault.json" not in damaged else None
     if config is not None and chain.last_by_path.matches("vault.json", audit.content_hash(config)) is False:
         report.audit_problems.append({"path": store.display("vault.json", store.label), "code": "EDITED_OUTSIDE_TOOL"})
+    if judged is not None and len(report.audit_problems) == before:
+        kept.keep(index.db, kept.NOTES, judged, True)
 
 
-def _notes_judged(index: SearchIndex, chain: audit.AuditReport) -> str | None:
+def _notes_judged(repo: pygit2.Repository, index: SearchIndex, chain: audit.AuditReport) -> str | None:
     """What comparing the notes with their audit lines judges, as its verdict is keyed: the commit
-    whose notes the index holds and the bytes of every audit part (by git blob id); None when a
-    part could not be read."""
+    whose notes the index holds, HEAD (its vault.json) and the bytes of every audit part (by git
+    blob id); None when a part could not be read."""
     if any(blob is None for _, blob in chain.parts):
         return None
-    return hashlib.sha256(json.dumps([index.commit, chain.parts]).encode()).hexdigest()
+    head = git.head_commit(repo)
+    return hashlib.sha256(
+        json.dumps([index.commit, str(head.id) if head is not None else None, chain.parts]).encode()
+    ).hexdigest()
 
 
 def compare_notes(
