@@ -11,10 +11,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from jacked_vault.doctor import kept
 from jacked_vault.doctor.damage import Damaged, fsck, problem
+from jacked_vault.doctor.kept import (
+    DERIVED,
+    NOTES,
+    TEMP,
+    WALK,
+    keep,
+    loose,
+    next_change,
+    objects_state,
+    stamp,
+    taken,
+    unchanged,
+)
 from jacked_vault.doctor.report import Report
-from jacked_vault.document import MAX_FILE_BYTES
+from jacked_vault.document import MAX_FILE_BYTES, timestamps
 from jacked_vault.document.model import SLUG_RE
 from jacked_vault.errors import VaultError
 from jacked_vault.safety import fsio
@@ -232,17 +244,22 @@ def _walked(
     """`walk_head`, or the verdict a clean walk of the same tree kept in `index` (`doctor.kept`):
     taken while no pack file and no folder of loose objects changed since that walk began, and
     each object it read in full (the trees, `READ_BY_DOCTOR`) is the same file it read. `full`
-    neither takes nor keeps one."""
+    neither takes nor keeps one; nor does an index file that cannot be opened (its refresh, after
+    the walk, says why)."""
     objects = Path(repo.path) / "objects"
-    state = kept.objects_state(objects) if index is not None and not full else None
+    try:
+        db = index.db if index is not None and not full else None
+    except VaultError:
+        db = None
+    state = objects_state(objects) if db is not None else None
     key = f"{commit.tree_id} {state}"
-    if index is not None and state is not None:
-        held = HeadWalk.unpack(kept.taken(index.db, kept.WALK, key))
-        if held is not None and kept.unchanged(objects, held.read):
+    if db is not None and state is not None:
+        held = HeadWalk.unpack(taken(db, WALK, key))
+        if held is not None and unchanged(objects, held.read):
             return held
     walk = walk_head(repo, commit, store, full=full, progress=progress)
-    if index is not None and state is not None and walk.complete and not walk.damaged:
-        kept.keep(index.db, kept.WALK, key, walk.pack())
+    if db is not None and state is not None and walk.complete and not walk.damaged:
+        keep(db, WALK, key, walk.pack())
     return walk
 
 
@@ -320,7 +337,7 @@ class HeadWalk:
     outside: list[str]  # the first committed paths outside the layout (MAX_OUTSIDE_SHOWN)
     outside_count: int
     complete: bool  # False: MAX_OBJECTS_CHECKED was reached first
-    read: list[tuple[str, str]] = field(default_factory=list)  # (oid, `kept.stamp` before) of each read in full
+    read: list[tuple[str, str]] = field(default_factory=list)  # (oid, `stamp` before) of each read in full
 
     def damaged_files(self) -> frozenset[str]:
         """The paths whose blob is damaged: the checks that would read them pass them by."""
@@ -373,7 +390,7 @@ def walk_head(
         oid, prefix = stack.pop()
         seen += 1
         if not full:
-            read.append((str(oid), kept.stamp(kept.loose(objects, str(oid)))))
+            read.append((str(oid), stamp(loose(objects, str(oid)))))
         state = _sound(repo, objects, oid)
         if state != "ok":
             damaged.append(Damaged(str(oid), prefix.rstrip("/"), "tree", state))
@@ -398,7 +415,7 @@ def walk_head(
                 progress(files, total)
             if full or kind in READ_BY_DOCTOR:
                 if not full:
-                    read.append((str(entry.id), kept.stamp(kept.loose(objects, str(entry.id)))))
+                    read.append((str(entry.id), stamp(loose(objects, str(entry.id)))))
                 state = _sound(repo, objects, entry.id, blob=True)
             else:
                 state = "ok" if odb.exists(entry.id) else "missing"
@@ -490,16 +507,16 @@ def check_store(
 def check_local(store: Store, report: Report, index: SearchIndex | None = None) -> None:
     """The checks that read no git object (they run even while a tree of the store is damaged):
     jacked's stale temp files (with `index`: none while no folder a walk that found none walked
-    has changed since, `kept.TEMP`), git's stale lock files, the quarantine records."""
+    has changed since, `TEMP`), git's stale lock files, the quarantine records."""
     from jacked_vault.store.gate import quarantine_records
 
-    held = kept.taken(index.db, kept.TEMP, str(store.root)) if index is not None else None
-    if not (isinstance(held, list) and all(kept.stamp(Path(path)) == seen for path, seen in held)):
+    held = taken(index.db, TEMP, str(store.root)) if index is not None else None
+    if not (isinstance(held, list) and all(stamp(Path(path)) == seen for path, seen in held)):
         folders: list[tuple[str, str]] = []
         found = sum(1 for _ in temp_files(store, folders))
         report.stale_temp_files += found
         if index is not None and not found:
-            kept.keep(index.db, kept.TEMP, str(store.root), folders)
+            keep(index.db, TEMP, str(store.root), folders)
     report.stale_git_locks += [store.display(p, store.label) for p in git.stale_git_locks(store.root)]
     report.quarantine += [{**r, "store": store.label} for r in quarantine_records(store, limit=50)]
 
@@ -517,7 +534,7 @@ def _audited(
     """Committed notes (and vault.json) that are not their last audited version (`compare_notes`,
     or its clean verdict kept for the same notes, vault.json and audit lines: `_notes_judged`)."""
     judged = _notes_judged(repo, index, chain) if not leftovers and not damaged else None
-    if judged is not None and kept.taken(index.db, kept.NOTES, judged) is not None:
+    if judged is not None and taken(index.db, NOTES, judged) is not None:
         return
     before = len(report.audit_problems)
     compare_notes(store, index, report, chain, leftovers, progress)
@@ -525,7 +542,7 @@ def _audited(
     if config is not None and chain.last_by_path.matches("vault.json", audit.content_hash(config)) is False:
         report.audit_problems.append({"path": store.display("vault.json", store.label), "code": "EDITED_OUTSIDE_TOOL"})
     if judged is not None and len(report.audit_problems) == before:
-        kept.keep(index.db, kept.NOTES, judged, True)
+        keep(index.db, NOTES, judged, True)
 
 
 def _notes_judged(repo: pygit2.Repository, index: SearchIndex, chain: audit.AuditReport) -> str | None:
@@ -602,12 +619,12 @@ def _object_in(message: str) -> str | None:
 
 def temp_files(store: Store, folders: list[tuple[str, str]] | None = None) -> Iterator[str]:
     """Each of jacked's temp files in the working tree (no dot folder, no symlinked one walked);
-    `folders` told each folder walked and its `kept.stamp`, taken before it is listed."""
+    `folders` told each folder walked and its `stamp`, taken before it is listed."""
     stack = [str(store.root)]
     while stack:
         path = stack.pop()
         if folders is not None:
-            folders.append((path, kept.stamp(Path(path))))
+            folders.append((path, stamp(Path(path))))
         try:
             with os.scandir(path) as listing:
                 entries = list(listing)
@@ -625,12 +642,11 @@ def _derived(
     store: Store, index: SearchIndex, repo: pygit2.Repository, damaged: frozenset[str]
 ) -> list[tuple[str, bytes, str]]:
     """`stale_derived`, or its clean verdict kept for the same commit, the same group folders and
-    the same index.md files in the working tree (each by `kept.stamp`), until the next moment a
-    note's validity starts or ends (`kept.next_change`)."""
-    from jacked_vault.document.timestamps import utc_now
+    the same index.md files in the working tree (each by `stamp`), until the next moment a
+    note's validity starts or ends (`next_change`)."""
     from jacked_vault.recall.index_md import index_path
 
-    now, head = utc_now(), git.head_commit(repo)
+    now, head = timestamps.utc_now(), git.head_commit(repo)
     groups = [None] if store.is_project else sorted(_group_folders(store))
     judged = hashlib.sha256(
         json.dumps(
@@ -638,16 +654,16 @@ def _derived(
                 str(head.id) if head is not None else None,  # HEAD's index.md files
                 index.commit,  # what the index renders
                 groups,
-                [kept.stamp(store.root / index_path(store, group)) for group in groups],
+                [stamp(store.root / index_path(store, group)) for group in groups],
             ]
         ).encode()
     ).hexdigest()
-    held = kept.taken(index.db, kept.DERIVED, judged) if not damaged else None
+    held = taken(index.db, DERIVED, judged) if not damaged else None
     if isinstance(held, dict) and (held.get("until") is None or now < str(held["until"])):
         return []
     found = stale_derived(store, index, repo, damaged)
     if not found and not damaged:
-        kept.keep(index.db, kept.DERIVED, judged, {"until": kept.next_change(index.db, now)})
+        keep(index.db, DERIVED, judged, {"until": next_change(index.db, now)})
     return found
 
 
