@@ -17,7 +17,7 @@ from pathlib import Path
 from jacked_vault.search.schema import meta, set_meta
 
 WALK = "doctor.walk"  # HEAD's tree walked: every object there, the trees and READ_BY_DOCTOR blobs sound
-NOTES = "doctor.notes"  # each committed note and hot.md is its last audited version
+NOTES = "doctor.notes"  # each committed note, hot.md and vault.json is its last audited version
 TEMP = "doctor.temp"  # no temp file of jacked's in the working tree: each folder walked, by its stamp
 DERIVED = "doctor.derived"  # every index.md is what the index renders, in the working tree and in HEAD
 FAN_OUT = [f"{n:02x}" for n in range(256)]  # the folders of loose objects
