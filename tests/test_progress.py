@@ -148,10 +148,11 @@ def test_a_big_sync_shows_its_judging_on_a_terminal(remote: Path, tmp_path: Path
 
 def test_plain_doctor_shows_its_checks_on_a_terminal_and_nothing_with_json(remote: Path, tmp_path: Path):
     """Issue 34.4/34.6: plain doctor (the index current) says how far its object check and its
-    audit check are; with --json, nothing."""
+    audit check are; with --json, nothing; once their verdicts are kept (nothing changed), neither
+    runs, so neither is shown."""
     vault = tmp_path / "checked"
     subprocess.run(["git", "clone", "-q", str(remote), str(vault)], check=True)
-    code, _out, _shown = _on_a_tty(["memory", "doctor", "--vault", str(vault)], vault, tmp_path)  # builds the index
+    code, _out, _shown = _on_a_tty(["memory", "search", "note", "--vault", str(vault)], vault, tmp_path)  # the index
     code, out, shown = _on_a_tty(["memory", "doctor", "--vault", str(vault)], vault, tmp_path)
     assert code == 0, shown + out
     objects = re.search(r"checking objects: (\d+)/\1\b", shown)
@@ -161,3 +162,5 @@ def test_plain_doctor_shows_its_checks_on_a_terminal_and_nothing_with_json(remot
     assert "checking" not in out and (shown.endswith("\n") or shown.endswith("\r\n")), repr(shown[-80:])
     code, out, shown = _on_a_tty(["memory", "doctor", "--json", "--vault", str(vault)], vault, tmp_path)
     assert code == 0 and '"schema": "jacked.doctor.v1"' in out and "checking" not in shown, shown
+    code, out, shown = _on_a_tty(["memory", "doctor", "--vault", str(vault)], vault, tmp_path)
+    assert code == 0 and "checking" not in shown, shown  # the walk and the notes' verdicts kept

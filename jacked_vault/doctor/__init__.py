@@ -51,18 +51,19 @@ def doctor(
             report.git_problems.append({"path": store.label, "code": "HEAD_UNRESOLVABLE", "problem": exc.message})
             check_local(store, report)  # nothing of git can be read until HEAD resolves
             continue
-        walk = check_git(repo, store, report, full=full, progress=stages("checking objects") if stages else None)
-        if full:
-            check_history(store, repo, report)
-        if walk is None or walk.unsafe:
-            check_local(store, report)  # the rest waits while a tree cannot be read (readers would fail or hang)
-            continue
-        if repair and walk.damaged:
-            report.git_problems.append(held_repair(store))
-        elif repair:
-            repair_store(store, report, harness=ctx.harness, settings=ctx.settings)
-        index = SearchIndex(store, progress=stages("indexing files") if stages else None)
+        index = SearchIndex(store, progress=stages("indexing files") if stages else None)  # opened when first asked
         try:
+            objects = stages("checking objects") if stages else None
+            walk = check_git(repo, store, report, full=full, progress=objects, index=index)
+            if full:
+                check_history(store, repo, report)
+            if walk is None or walk.unsafe:
+                check_local(store, report)  # the rest waits while a tree cannot be read (readers would fail or hang)
+                continue
+            if repair and walk.damaged:
+                report.git_problems.append(held_repair(store))
+            elif repair:
+                repair_store(store, report, harness=ctx.harness, settings=ctx.settings)
             index.rebuild() if reindex else index.refresh()
             check_unreadable(repo, store, index, report, walk)  # what the index could not read: read in full
             audited = stages("checking notes against the audit log") if stages else None

@@ -3,14 +3,30 @@
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import json
 import os
 from collections.abc import Container, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from jacked_vault.doctor.damage import Damaged, fsck, problem
+from jacked_vault.doctor.kept import (
+    DERIVED,
+    NOTES,
+    TEMP,
+    WALK,
+    keep,
+    loose,
+    next_change,
+    objects_state,
+    stamp,
+    taken,
+    unchanged,
+)
 from jacked_vault.doctor.report import Report
-from jacked_vault.document import MAX_FILE_BYTES
+from jacked_vault.document import MAX_FILE_BYTES, timestamps
 from jacked_vault.document.model import SLUG_RE
 from jacked_vault.errors import VaultError
 from jacked_vault.safety import fsio
@@ -21,8 +37,6 @@ from jacked_vault.store.layout import GROUPS_DIR, Store, classify_note, classify
 from jacked_vault.store.progress import PROGRESS_STEP, Progress
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
     import pygit2
 
     from jacked_vault.search.readmodel import ReadModel
@@ -179,14 +193,20 @@ def note_id_of(data: bytes | None) -> str | None:
 
 
 def check_git(
-    repo: pygit2.Repository, store: Store, report: Report, *, full: bool = False, progress: Progress | None = None
+    repo: pygit2.Repository,
+    store: Store,
+    report: Report,
+    *,
+    full: bool = False,
+    progress: Progress | None = None,
+    index: SearchIndex | None = None,
 ) -> HeadWalk | None:
     """HEAD resolves, and every object HEAD's tree needs is there (`full`: and sound) (bounded),
     each damaged one reported by its id and path with its fix (`doctor.damage`); on the way, the
     committed files outside the vault layout are counted (the index never reads them). The walk,
     or None when HEAD does not resolve; `walk.unsafe` when the store's objects cannot be trusted:
     the checks that read them wait then (a damaged tree or truncated object can fail or, in
-    libgit2, hang every reader)."""
+    libgit2, hang every reader). With `index`, a clean walk's verdict is kept there (`_walked`)."""
 
     try:
         commit = git.head_commit(repo)
@@ -203,7 +223,7 @@ def check_git(
         return None
     if commit is None:
         return HeadWalk([], False, [], 0, True)
-    walk = walk_head(repo, commit, store, full=full, progress=progress)
+    walk = _walked(repo, commit, store, index, full=full, progress=progress)
     report.outside_layout += [
         store.display(rel, scope_of(store, rel))
         for rel in walk.outside[: MAX_OUTSIDE_SHOWN - len(report.outside_layout)]
@@ -213,13 +233,42 @@ def check_git(
     return walk
 
 
+def _walked(
+    repo: pygit2.Repository,
+    commit: pygit2.Commit,
+    store: Store,
+    index: SearchIndex | None,
+    *,
+    full: bool,
+    progress: Progress | None,
+) -> HeadWalk:
+    """`walk_head`, or the verdict a clean walk of the same tree kept in `index` (`doctor.kept`):
+    taken while no pack file and no folder of loose objects changed since that walk began, and
+    each object it read in full (the trees, `READ_BY_DOCTOR`) is the same file it read. `full`
+    neither takes nor keeps one; nor does an index file that cannot be opened (its refresh, after
+    the walk, says why)."""
+    objects = Path(repo.path) / "objects"
+    try:
+        db = index.db if index is not None and not full else None
+    except VaultError:
+        db = None
+    state = objects_state(objects) if db is not None else None
+    key = f"{commit.tree_id} {state}"
+    if db is not None and state is not None:
+        held = HeadWalk.unpack(taken(db, WALK, key))
+        if held is not None and unchanged(objects, held.read):
+            return held
+    walk = walk_head(repo, commit, store, full=full, progress=progress)
+    if db is not None and state is not None and walk.complete and not walk.damaged:
+        keep(db, WALK, key, walk.pack())
+    return walk
+
+
 def check_unreadable(repo: pygit2.Repository, store: Store, index: SearchIndex, report: Report, walk: HeadWalk) -> None:
     """The index's verdicts put to use: each committed file whose git object the index could not
     read (UNREADABLE) has that object read and checked in full (plain doctor's walk only found it
     there), so a damaged one is named by its id and path with its fix, once (`walk.damaged` gets
     it), and one restored since is indexed again."""
-    from pathlib import Path
-
     import pygit2
 
     commit = git.head_commit(repo)
@@ -289,10 +338,25 @@ class HeadWalk:
     outside: list[str]  # the first committed paths outside the layout (MAX_OUTSIDE_SHOWN)
     outside_count: int
     complete: bool  # False: MAX_OBJECTS_CHECKED was reached first
+    read: list[tuple[str, str]] = field(default_factory=list)  # (oid, `stamp` before) of each read in full
 
     def damaged_files(self) -> frozenset[str]:
         """The paths whose blob is damaged: the checks that would read them pass them by."""
         return frozenset(item.rel for item in self.damaged if item.kind == "blob" and item.rel)
+
+    def pack(self) -> dict[str, Any]:
+        """A clean walk's verdict, as `doctor.kept` keeps it."""
+        return {"read": self.read, "outside": self.outside, "outside_count": self.outside_count}
+
+    @classmethod
+    def unpack(cls, held: object) -> HeadWalk | None:
+        """The clean walk `pack` kept; None for anything else (the tree is walked again)."""
+        try:
+            value = cast(dict[str, Any], held)
+            read = [(str(oid), str(seen)) for oid, seen in value["read"]]
+            return cls([], False, [str(rel) for rel in value["outside"]], int(value["outside_count"]), True, read)
+        except (KeyError, TypeError, ValueError):
+            return None
 
 
 def walk_head(
@@ -310,8 +374,6 @@ def walk_head(
     (the index judged its content when it read it), unless `full`. Each file's path is classified
     on the way: one outside the layout is never indexed, so only this walk can see it. `progress`:
     told the files walked, of the git index's count."""
-    from pathlib import Path
-
     import pygit2
 
     objects = Path(repo.path) / "objects"
@@ -322,11 +384,14 @@ def walk_head(
     count = 0
     stack: list[tuple[pygit2.Oid, str]] = [(commit.tree_id, "")]
     seen = files = 0
+    read: list[tuple[str, str]] = []
     total = git.index_entries(store.root) if progress is not None else None
     classify = classify_path.__wrapped__  # each path once: the cache would only churn
     while stack and seen < MAX_OBJECTS_CHECKED:
         oid, prefix = stack.pop()
         seen += 1
+        if not full:
+            read.append((str(oid), stamp(loose(objects, str(oid)))))
         state = _sound(repo, objects, oid)
         if state != "ok":
             damaged.append(Damaged(str(oid), prefix.rstrip("/"), "tree", state))
@@ -350,6 +415,8 @@ def walk_head(
             if progress is not None and files % PROGRESS_STEP == 0:
                 progress(files, total)
             if full or kind in READ_BY_DOCTOR:
+                if not full:
+                    read.append((str(entry.id), stamp(loose(objects, str(entry.id)))))
                 state = _sound(repo, objects, entry.id, blob=True)
             else:
                 state = "ok" if odb.exists(entry.id) else "missing"
@@ -358,7 +425,7 @@ def walk_head(
                 unsafe |= state == "truncated"
     if progress is not None:
         progress(files, files)
-    return HeadWalk(damaged, unsafe, sorted(outside), count, not stack)
+    return HeadWalk(damaged, unsafe, sorted(outside), count, not stack, read)
 
 
 def _sound(repo: pygit2.Repository, objects: Path, oid: pygit2.Oid, *, blob: bool = False) -> str:
@@ -423,11 +490,11 @@ def check_store(
             ]
         with _reading(report, store, "the notes against their audit lines"):
             _audited(store, index.read, repo, report, chain, leftovers, damaged, progress)
-    check_local(store, report)
+    check_local(store, report, index)
     with _reading(report, store, "the derived index.md files"):
         report.derived_stale += [
             {"path": store.display(rel, store.label), "state": state}
-            for rel, _, state in stale_derived(store, index.read, repo, damaged)
+            for rel, _, state in _derived(store, index.read, repo, damaged)
         ]
     with _reading(report, store, "git's index"):
         report.git_index_stale += [shown(store, p) for p in git.index_out_of_step(repo)]
@@ -438,12 +505,19 @@ def check_store(
         ]
 
 
-def check_local(store: Store, report: Report) -> None:
+def check_local(store: Store, report: Report, index: SearchIndex | None = None) -> None:
     """The checks that read no git object (they run even while a tree of the store is damaged):
-    jacked's stale temp files, git's stale lock files, the quarantine records."""
+    jacked's stale temp files (with `index`: none while no folder a walk that found none walked
+    has changed since, `TEMP`), git's stale lock files, the quarantine records."""
     from jacked_vault.store.gate import quarantine_records
 
-    report.stale_temp_files += sum(1 for _ in temp_files(store))
+    held = taken(index.db, TEMP, str(store.root)) if index is not None else None
+    if not (isinstance(held, list) and all(stamp(Path(path)) == seen for path, seen in held)):
+        folders: list[tuple[str, str]] = []
+        found = sum(1 for _ in temp_files(store, folders))
+        report.stale_temp_files += found
+        if index is not None and not found:
+            keep(index.db, TEMP, str(store.root), folders)
     report.stale_git_locks += [store.display(p, store.label) for p in git.stale_git_locks(store.root)]
     report.quarantine += [{**r, "store": store.label} for r in quarantine_records(store, limit=50)]
 
@@ -458,8 +532,42 @@ def _audited(
     damaged: frozenset[str],
     progress: Progress | None = None,
 ) -> None:
-    """Committed notes (and vault.json) that are not their last audited version (streamed from
-    the index; `progress` told how many of its notes and hot.md files)."""
+    """Committed notes (and vault.json) that are not their last audited version (`compare_notes`,
+    or its clean verdict kept for the same notes, vault.json and audit lines: `_notes_judged`)."""
+    judged = _notes_judged(repo, index, chain) if not leftovers and not damaged else None
+    if judged is not None and taken(index.db, NOTES, judged) is not None:
+        return
+    before = len(report.audit_problems)
+    compare_notes(store, index, report, chain, leftovers, progress)
+    config = git.tree_blob(repo, "vault.json") if not store.is_project and "vault.json" not in damaged else None
+    if config is not None and chain.last_by_path.matches("vault.json", audit.content_hash(config)) is False:
+        report.audit_problems.append({"path": store.display("vault.json", store.label), "code": "EDITED_OUTSIDE_TOOL"})
+    if judged is not None and len(report.audit_problems) == before:
+        keep(index.db, NOTES, judged, True)
+
+
+def _notes_judged(repo: pygit2.Repository, index: ReadModel, chain: audit.AuditReport) -> str | None:
+    """What comparing the notes with their audit lines judges, as its verdict is keyed: the commit
+    whose notes the index holds, HEAD (its vault.json) and the bytes of every audit part (by git
+    blob id); None when a part could not be read."""
+    if any(blob is None for _, blob in chain.parts):
+        return None
+    head = git.head_commit(repo)
+    return hashlib.sha256(
+        json.dumps([index.commit, str(head.id) if head is not None else None, chain.parts]).encode()
+    ).hexdigest()
+
+
+def compare_notes(
+    store: Store,
+    index: ReadModel,
+    report: Report,
+    chain: audit.AuditReport,
+    leftovers: Container[str],
+    progress: Progress | None = None,
+) -> None:
+    """Each committed note and hot.md that is not its last audited version (streamed from the
+    index; `progress` told how many)."""
     total = index.audited_count() if progress is not None else None
     done = 0
     for rel, sha, note_id in index.audited():
@@ -475,11 +583,6 @@ def _audited(
             report.audit_problems.append({"path": shown(store, rel), "code": "EDITED_OUTSIDE_TOOL"})
     if progress is not None:
         progress(done, done)
-    if store.is_project or "vault.json" in damaged:
-        return
-    config = git.tree_blob(repo, "vault.json")
-    if config is not None and chain.last_by_path.matches("vault.json", audit.content_hash(config)) is False:
-        report.audit_problems.append({"path": store.display("vault.json", store.label), "code": "EDITED_OUTSIDE_TOOL"})
 
 
 @contextlib.contextmanager
@@ -515,12 +618,65 @@ def _object_in(message: str) -> str | None:
     return found.group() if found else None
 
 
-def temp_files(store: Store) -> Iterator[str]:
-    for dirpath, dirnames, filenames in os.walk(store.root):
-        dirnames[:] = [d for d in dirnames if not d.startswith(".")]
-        for name in filenames:
-            if name.startswith(TEMP_PREFIX):
-                yield os.path.join(dirpath, name)
+def temp_files(store: Store, folders: list[tuple[str, str]] | None = None) -> Iterator[str]:
+    """Each of jacked's temp files in the working tree (no dot folder, no symlinked one walked);
+    `folders` told each folder walked and its `stamp`, taken before it is listed."""
+    stack = [str(store.root)]
+    while stack:
+        path = stack.pop()
+        if folders is not None:
+            folders.append((path, stamp(Path(path))))
+        try:
+            with os.scandir(path) as listing:
+                entries = list(listing)
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.is_dir():
+                if not entry.name.startswith(".") and not entry.is_symlink():
+                    stack.append(entry.path)
+            elif entry.name.startswith(TEMP_PREFIX):
+                yield entry.path
+
+
+def _derived(
+    store: Store, index: ReadModel, repo: pygit2.Repository, damaged: frozenset[str]
+) -> list[tuple[str, bytes, str]]:
+    """`stale_derived`, or its clean verdict kept for the same commit, the same group folders and
+    the same index.md files in the working tree (each by `stamp`), until the next moment a
+    note's validity starts or ends (`next_change`)."""
+    from jacked_vault.recall.index_md import index_path
+
+    now, head = timestamps.utc_now(), git.head_commit(repo)
+    groups = [None] if store.is_project else sorted(_group_folders(store))
+    judged = hashlib.sha256(
+        json.dumps(
+            [
+                str(head.id) if head is not None else None,  # HEAD's index.md files
+                index.commit,  # what the index renders
+                groups,
+                [stamp(store.root / index_path(store, group)) for group in groups],
+            ]
+        ).encode()
+    ).hexdigest()
+    held = taken(index.db, DERIVED, judged) if not damaged else None
+    if isinstance(held, dict) and (held.get("until") is None or now < str(held["until"])):
+        return []
+    found = stale_derived(store, index, repo, damaged)
+    if not found and not damaged:
+        keep(index.db, DERIVED, judged, {"until": next_change(index.db, now)})
+    return found
+
+
+def _group_folders(store: Store) -> set[str]:
+    """The group folders the working tree holds (each has an index.md, or is to have one)."""
+    with contextlib.suppress(OSError):
+        return {
+            e.name
+            for e in os.scandir(store.root / GROUPS_DIR)
+            if e.is_dir(follow_symlinks=False) and SLUG_RE.fullmatch(e.name)
+        }
+    return set()
 
 
 def stale_derived(
@@ -535,12 +691,7 @@ def stale_derived(
         groups: set[str | None] = {None}
     else:
         groups = set(index.note_groups())
-        with contextlib.suppress(OSError):
-            groups |= {
-                e.name
-                for e in os.scandir(store.root / GROUPS_DIR)
-                if e.is_dir(follow_symlinks=False) and SLUG_RE.fullmatch(e.name)
-            }
+        groups.update(_group_folders(store))
     out = []
     hidden = git.skip_worktree(store.root)
     for group in sorted(groups, key=str):

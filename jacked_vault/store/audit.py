@@ -271,11 +271,36 @@ class AuditReport:
     """What verifying every machine's chain found."""
 
     problems: list[dict[str, Any]] = field(default_factory=list)
-    last_by_path: LastRecorded = field(default_factory=LastRecorded)  # what is no note: hot.md, vault.json, …
-    last_by_id: LastRecorded = field(default_factory=LastRecorded)  # notes, by id (mem_…)
     hashes: dict[str, Digests] = field(default_factory=dict)  # machine -> hash of every line
     last: dict[str, str] = field(default_factory=dict)  # machine -> hash of its last line
     lines_verified: int = 0  # lines read and hashed this time (a part's kept verdict reads none)
+    parts: list[tuple[str, str | None]] = field(default_factory=list)  # each part and its blob id (None: unread)
+    records: list[PartVerdict] = field(default_factory=list)  # each part's, in chain order, until first asked
+    _recorded: tuple[LastRecorded, LastRecorded] | None = field(default=None, init=False, repr=False)
+
+    @property
+    def last_by_path(self) -> LastRecorded:
+        """What is no note (hot.md, vault.json, …): the sha256 each path was last recorded with."""
+        return self._last()[0]
+
+    @property
+    def last_by_id(self) -> LastRecorded:
+        """Notes, by id (mem_…): the sha256 each was last recorded with."""
+        return self._last()[1]
+
+    def _last(self) -> tuple[LastRecorded, LastRecorded]:
+        """Both, made from the parts' records when first asked (a doctor that takes its kept
+        verdict on the notes asks neither: 100k records are then never put); each part's records
+        are dropped once put, so they and what they make are not held twice."""
+        if self._recorded is None:
+            by_path, by_id = LastRecorded(), LastRecorded()
+            self.records.reverse()
+            while self.records:
+                verdict = self.records.pop()  # the chain's order: the later of two equal `ts` wins
+                for key, sha, note, ts in zip(verdict.keys, verdict.shas, verdict.by_id, verdict.stamps, strict=True):
+                    (by_id if note else by_path).put(key, sha, ts)
+            self._recorded = (by_path, by_id)
+        return self._recorded
 
 
 class PartCache(Protocol):
@@ -341,11 +366,11 @@ class PartVerdict:
         self.stamps.append(ts)
 
     def apply(self, report: AuditReport, seen: Digests) -> None:
-        """Add what the part says to the whole chain's report (`seen`: its machine's line hashes)."""
+        """Add what the part says to the whole chain's report (`seen`: its machine's line hashes;
+        its records are put when the report is first asked for them)."""
         report.problems += self.problems
         seen.add_digests(self.hashes)
-        for key, sha, by_id, ts in zip(self.keys, self.shas, self.by_id, self.stamps, strict=True):
-            (report.last_by_id if by_id else report.last_by_path).put(key, sha, ts)
+        report.records.append(self)
 
     def pack(self) -> bytes:
         head = json.dumps([self.problems, self.tail, self.lines, self.stamps, self.by_id]).encode("utf-8")
@@ -407,6 +432,7 @@ def verify(root: Path, cache: PartCache | None = None) -> AuditReport:
                 prev = verdict.tail
             if unreadable:
                 report.problems.append({"path": rel, "code": "UNREADABLE"})
+            report.parts.append((rel, None if unreadable else blob))
         if prev:
             report.last[machine] = prev
     return report

@@ -1,0 +1,239 @@
+"""Plain doctor in time (issue 34.4): what it judged on an unchanged store is kept in the
+machine-local index file (`doctor.kept`) and not judged again, and ANY change to what a verdict
+covered is judged again. Each test runs a clean doctor (its verdicts kept), tampers with one
+thing a verdict covers, and asserts the next plain doctor still reports it. Real vaults, real
+git; the work skipped is counted through the check functions, never timed."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import cli_env, git
+
+from jacked_vault.context import Context
+from jacked_vault.doctor import checks, doctor
+from jacked_vault.notes import AddRequest, add
+
+
+def _loose(root: Path, sha: str) -> Path:
+    path = root / ".git" / "objects" / sha[:2] / sha[2:]
+    assert path.is_file(), "the object is loose"
+    path.chmod(0o644)
+    return path
+
+
+def _flip(path: Path, at: int | None = None) -> None:
+    """One byte of `path` damaged in place (same size, same name, same folder)."""
+    data = bytearray(path.read_bytes())
+    at = len(data) // 2 if at is None else at
+    data[at] ^= 0xFF
+    path.chmod(0o644)
+    path.write_bytes(bytes(data))
+
+
+def _doctor_process(root: Path) -> tuple[int, dict]:
+    """Plain doctor --json as its own process (as it is run)."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "jacked_vault.cli.main", "memory", "doctor", "--json"],
+        capture_output=True,
+        text=True,
+        env=cli_env(root),
+        cwd=root.parent,
+        timeout=120,
+    )
+    return proc.returncode, json.loads(proc.stdout)
+
+
+def _codes(items: list[dict]) -> set[str]:
+    return {item["code"] for item in items}
+
+
+@pytest.fixture
+def clean(ctx: Context) -> Context:
+    """A vault with a few notes, and a clean doctor already run twice (its verdicts kept)."""
+    for n in range(3):
+        add(ctx, AddRequest(title=f"Kept note {n}", body=f"body {n}, long enough to be its own blob", group="g"))
+    assert doctor(ctx).ok
+    assert doctor(ctx).ok
+    return ctx
+
+
+def _counting(monkeypatch, name: str) -> list[int]:
+    calls: list[int] = []
+    real = getattr(checks, name)
+
+    def counted(*args, **kwargs):
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(checks, name, counted)
+    return calls
+
+
+def test_an_unchanged_store_is_not_walked_or_compared_again(clean: Context, monkeypatch):
+    walks, compared = _counting(monkeypatch, "walk_head"), _counting(monkeypatch, "compare_notes")
+    assert doctor(clean).ok
+    assert walks == [] and compared == []  # both verdicts kept
+    add(clean, AddRequest(title="One more", body="b", group="g"))  # a new HEAD: both judged again
+    assert doctor(clean).ok
+    assert len(walks) == 1 and len(compared) == 1
+    assert doctor(clean, full=True).ok and len(walks) == 2  # --full never takes a kept verdict
+
+
+def test_a_note_blob_deleted_after_a_clean_run_is_found(clean: Context):
+    root = clean.vault.root
+    rel = next(p for p in git(root, "ls-files", "groups").split() if "/note/" in p)
+    sha = git(root, "rev-parse", f"HEAD:{rel}").strip()
+    _loose(root, sha).unlink()
+    report = doctor(clean)
+    assert not report.ok and [p["object"] for p in report.git_problems] == [sha], report.git_problems
+
+
+def test_a_tree_damaged_in_place_after_a_clean_run_is_found(clean: Context):
+    root = clean.vault.root
+    sha = git(root, "rev-parse", "HEAD:groups/g/note").strip()
+    _flip(_loose(root, sha))  # the folder of loose objects is unchanged: only the file itself
+    report = doctor(clean)
+    assert not report.ok and sha in {p.get("object") for p in report.git_problems}, report.git_problems
+
+
+def test_vault_json_damaged_in_place_after_a_clean_run_is_found(clean: Context):
+    root = clean.vault.root
+    sha = git(root, "rev-parse", "HEAD:vault.json").strip()
+    _flip(_loose(root, sha))
+    report = doctor(clean)
+    assert not report.ok and sha in {p.get("object") for p in report.git_problems}, report.git_problems
+
+
+def test_a_pack_damaged_or_deleted_after_a_clean_run_is_found(clean: Context):
+    root = clean.vault.root
+    git(root, "gc", "-q")
+    assert doctor(clean).ok and doctor(clean).ok  # the packed store's verdict kept
+    sha = git(root, "rev-parse", "HEAD:vault.json").strip()
+    [idx] = (root / ".git" / "objects" / "pack").glob("*.idx")
+    [line] = [line for line in git(root, "verify-pack", "-v", str(idx)).splitlines() if line.startswith(sha)]
+    size_in_pack, offset = (int(field) for field in line.split()[3:5])
+    pack = idx.with_suffix(".pack")
+    saved = pack.read_bytes()
+    _flip(pack, offset + size_in_pack - 1)
+    report = doctor(clean)
+    assert not report.ok and sha in {p.get("object") for p in report.git_problems}, report.git_problems
+
+    pack.write_bytes(saved)
+    add(clean, AddRequest(title="Loose one", body="b", group="g"))  # HEAD's commit loose, older blobs packed
+    assert doctor(clean).ok and doctor(clean).ok
+    for path in idx.parent.iterdir():  # the whole pack gone: every object of the tree with it
+        path.chmod(0o644)
+        path.unlink()
+    code, report = _doctor_process(root)  # libgit2 keeps a pack it opened in this process open
+    assert code == 1 and "OBJECTS_MISSING_OR_CORRUPT" in _codes(report["git_problems"]), report["git_problems"]
+
+
+def test_a_committed_file_outside_the_layout_is_still_reported(clean: Context):
+    root = clean.vault.root
+    (root / "groups" / "g" / "stray.txt").write_text("not memory\n")
+    git(root, "add", "groups/g/stray.txt")
+    git(root, "commit", "-qm", "a file outside the layout")
+    for _ in range(2):  # the kept verdict says it again
+        report = doctor(clean)
+        assert report.outside_layout == ["vault:groups/g/stray.txt"] and report.outside_layout_count == 1
+
+
+def test_a_note_edited_and_committed_by_hand_after_a_clean_run_is_found(clean: Context):
+    root = clean.vault.root
+    rel = next(p for p in git(root, "ls-files", "groups").split() if "/note/" in p)
+    path = root / rel
+    path.write_text(path.read_text().replace("long enough", "edited by hand"))
+    git(root, "commit", "-qam", "a hand edit")
+    for _ in range(2):
+        report = doctor(clean)
+        assert "EDITED_OUTSIDE_TOOL" in _codes(report.audit_problems), report.audit_problems
+
+
+def test_an_audit_line_rewritten_after_a_clean_run_is_found(clean: Context):
+    root = clean.vault.root
+    [part] = sorted((root / "audit").rglob("*.jsonl"))
+    lines = part.read_bytes().splitlines(keepends=True)
+    entry = json.loads(lines[-1])
+    entry["sha256"] = "0" * 64  # the last line: the chain still holds, the note no longer matches it
+    lines[-1] = json.dumps(entry, separators=(",", ":")).encode() + b"\n"
+    part.write_bytes(b"".join(lines))
+    report = doctor(clean)
+    assert "EDITED_OUTSIDE_TOOL" in _codes(report.audit_problems), report.audit_problems
+    git(root, "commit", "-qam", "the same rewrite, committed")
+    assert "EDITED_OUTSIDE_TOOL" in _codes(doctor(clean).audit_problems)
+
+
+def test_a_broken_chain_after_a_clean_run_is_found(clean: Context):
+    root = clean.vault.root
+    [part] = sorted((root / "audit").rglob("*.jsonl"))
+    lines = part.read_bytes().splitlines(keepends=True)
+    del lines[1]
+    part.write_bytes(b"".join(lines))
+    assert "CHAIN_BROKEN" in _codes(doctor(clean).audit_problems)
+
+
+def test_index_md_edited_after_a_clean_run_is_found(clean: Context):
+    root = clean.vault.root
+    index_md = root / "groups" / "g" / "index.md"
+    index_md.write_text(index_md.read_text() + "\nhand edit\n")
+    report = doctor(clean)
+    assert [item["state"] for item in report.derived_stale] == ["stale"], report.derived_stale
+    git(root, "commit", "-qam", "the edit committed")
+    assert doctor(clean).derived_stale
+
+
+def test_a_kept_verdict_in_a_store_with_alternates_is_never_taken(clean: Context, monkeypatch):
+    root = clean.vault.root
+    info = root / ".git" / "objects" / "info"
+    info.mkdir(exist_ok=True)
+    other = root.parent / "other.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(other)], check=True)
+    (info / "alternates").write_text(f"{other}/objects\n")
+    walks = _counting(monkeypatch, "walk_head")
+    assert doctor(clean).ok and doctor(clean).ok
+    assert len(walks) == 2  # objects another store holds can go without this store changing
+    os.unlink(info / "alternates")
+
+
+def test_index_md_is_judged_again_once_a_note_becomes_valid(clean: Context, monkeypatch):
+    from datetime import UTC, datetime, timedelta
+
+    from jacked_vault.document import timestamps
+
+    later = datetime.now(UTC) + timedelta(hours=1)
+    add(clean, AddRequest(title="Valid later", body="b", group="g", valid_from=timestamps.format_timestamp(later)))
+    rendered = _counting(monkeypatch, "stale_derived")
+    assert doctor(clean).ok and doctor(clean).ok and len(rendered) == 1  # kept: nothing changed
+    monkeypatch.setattr(timestamps, "utc_now", lambda: timestamps.format_timestamp(later + timedelta(minutes=1)))
+    report = doctor(clean)  # no commit, no file changed: only the clock, and index.md now lists one more note
+    assert [item["state"] for item in report.derived_stale] == ["stale"], report.derived_stale
+
+
+def test_a_temp_file_left_after_a_clean_run_is_counted(clean: Context):
+    root = clean.vault.root
+    (root / "groups" / "g" / "note" / ".jacked-tmp-one").write_text("x")
+    assert doctor(clean).stale_temp_files == 1
+    (root / "groups" / "g" / "deeper").mkdir()
+    (root / "groups" / "g" / "deeper" / ".jacked-tmp-two").write_text("x")
+    assert doctor(clean).stale_temp_files == 2
+    for path in root.rglob(".jacked-tmp-*"):
+        path.unlink()
+    assert doctor(clean).stale_temp_files == 0 and doctor(clean).stale_temp_files == 0
+    (root / "groups" / "g" / "deeper" / ".jacked-tmp-three").write_text("x")  # in a folder walked before
+    assert doctor(clean).stale_temp_files == 1
+
+
+def test_vault_json_edited_and_committed_by_hand_after_a_clean_run_is_found(clean: Context):
+    root = clean.vault.root
+    config = json.loads((root / "vault.json").read_text())
+    (root / "vault.json").write_text(json.dumps(config, indent=4) + "\n")  # the same settings, other bytes
+    git(root, "commit", "-qam", "vault.json edited by hand")
+    for _ in range(2):
+        report = doctor(clean)
+        assert {"path": "vault:vault.json", "code": "EDITED_OUTSIDE_TOOL"} in report.audit_problems, report
