@@ -23,9 +23,10 @@ every line that is not a JSON object is counted and skipped, nothing here raises
 The first line (`session_meta`) is read on its own when the tail does not reach it, so a long
 session still knows its branch and whether it is a sub-agent's.
 
-Codex has no session-end hook: its `Stop` hook fires at the end of every turn. A capture of a
-`Stop` therefore waits until the rollout has been quiet for `SETTLE_S` (`settled`), and the
-queue keeps one marker per session (`queue_key`) until then.
+Codex has no session-end hook: its `Stop` hook fires at the end of every turn (the adapter's
+`turn_end`). A capture of a `Stop` therefore waits until the rollout has been quiet for
+`readers.SETTLE_S` (`readers.settled`), and the queue keeps one marker per session (`queue_key`)
+until then.
 """
 
 from __future__ import annotations
@@ -33,7 +34,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import time
 from pathlib import Path
 
 from jacked_vault.capture.transcript import (
@@ -48,8 +48,6 @@ from jacked_vault.capture.transcript import (
     clean_text,
 )
 
-HARNESS = "codex"
-SETTLE_S = 600  # a Codex session is over when its rollout has been quiet this long
 MAX_HEAD_BYTES = 1024 * 1024  # the session_meta line (it carries the base instructions)
 MAX_SEARCH_DIRS = 400  # day folders looked at when finding a rollout by session id
 MAX_SEARCH_FILES = 20000
@@ -135,21 +133,6 @@ def find_rollout(session_id: object, environ: dict[str, str] | None = None) -> s
                 if files > MAX_SEARCH_FILES:
                     return None
     return None
-
-
-def last_activity(path: str) -> float | None:
-    """When the rollout was last written (epoch seconds), or None if it cannot be read."""
-    try:
-        return os.stat(os.path.expanduser(path)).st_mtime
-    except (OSError, ValueError):
-        return None
-
-
-def settled(path: str, *, now: float | None = None, settle_s: float = SETTLE_S) -> bool:
-    """True when the session looks over: its rollout quiet for `settle_s`, or gone (the capture
-    then skips it for good)."""
-    modified = last_activity(path)
-    return modified is None or (now if now is not None else time.time()) - modified >= settle_s
 
 
 def _texts(content: object) -> list[tuple[str, str]]:
