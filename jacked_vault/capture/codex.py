@@ -35,6 +35,7 @@ import json
 import os
 import re
 from pathlib import Path
+from typing import Any
 
 from jacked_vault.capture.transcript import (
     MAX_FILES_KEPT,
@@ -84,13 +85,13 @@ def codex_home(environ: dict[str, str] | None = None) -> Path:
     return Path(os.path.expanduser("~")) / ".codex"
 
 
-def queue_key(payload: dict) -> str:
+def queue_key(payload: dict[str, Any]) -> str:
     """The queue key of a Codex `Stop`: one waiting capture per session, whatever its turns."""
     session = re.sub(r"[^A-Za-z0-9._-]", "_", str(payload.get("session_id") or "-"))[:128]
     return f"codex:Stop:{session}"
 
 
-def prepare(payload: dict, environ: dict[str, str] | None = None) -> dict:
+def prepare(payload: dict[str, Any], environ: dict[str, str] | None = None) -> dict[str, Any]:
     """A Codex Stop payload ready to queue: its rollout path found by session id when Codex gave none."""
     path = payload.get("transcript_path")
     if payload.get("hook_event_name") != "Stop" or (isinstance(path, str) and path.strip()):
@@ -162,7 +163,7 @@ class _Builder:
 
     # -- records --------------------------------------------------------------------------------
 
-    def add(self, obj: dict) -> None:
+    def add(self, obj: dict[str, Any]) -> None:
         kind = obj.get("type")
         payload = obj.get("payload")
         if not isinstance(payload, dict):
@@ -179,7 +180,7 @@ class _Builder:
                 for path in list(changes)[:MAX_FILES_KEPT]:
                     self._touch(path, edited=True)
 
-    def meta(self, payload: dict) -> None:
+    def meta(self, payload: dict[str, Any]) -> None:
         if self.meta_seen:
             return  # a resumed or forked session repeats it; the first one says what the session is
         self.meta_seen = True
@@ -201,7 +202,7 @@ class _Builder:
         if isinstance(session, str) and session:
             self.t.last_uuid = session[:100]
 
-    def item(self, payload: dict) -> None:
+    def item(self, payload: dict[str, Any]) -> None:
         kind = payload.get("type")
         if kind == "message":
             role = payload.get("role")
@@ -215,7 +216,7 @@ class _Builder:
         elif kind in ("function_call", "custom_tool_call", "local_shell_call"):
             self._tool(payload)
 
-    def _user(self, payload: dict) -> None:
+    def _user(self, payload: dict[str, Any]) -> None:
         items = _texts(payload.get("content"))
         meta = payload.get("internal_chat_message_metadata_passthrough")
         kinds = meta.get("content_item_kinds") if isinstance(meta, dict) else None
@@ -236,7 +237,7 @@ class _Builder:
             del self.t.human[0]
         self._turn("user", text)
 
-    def _tool(self, payload: dict) -> None:
+    def _tool(self, payload: dict[str, Any]) -> None:
         name = given if isinstance(given := payload.get("name"), str) else "shell"
         paths: list[str] = []
         edited = False
@@ -318,7 +319,7 @@ def _head_line(path: str) -> bytes:
     return data[:cut] if cut != -1 else b""
 
 
-def read_rollout(path: str | os.PathLike, *, max_bytes: int = MAX_TAIL_BYTES) -> Transcript:
+def read_rollout(path: str | os.PathLike[str], *, max_bytes: int = MAX_TAIL_BYTES) -> Transcript:
     """Parse the last `max_bytes` of a Codex rollout (and its first line); never raises for bad content."""
     transcript = Transcript(path=str(path))
     data, size, tail_only, problem = _read_tail(os.fspath(path), max_bytes)

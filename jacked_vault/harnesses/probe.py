@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from jacked_vault.store.log import LastRun
 
@@ -42,7 +43,7 @@ class Part:
     last_run: LastRun | None = None
     problem: str | None = None
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         out = {
             "state": self.state,
             "where": list(self.where),
@@ -59,7 +60,11 @@ def latest(runs: list[LastRun]) -> LastRun | None:
 
 
 def events_part(
-    found: list[dict], events: tuple[str, ...], via: str, last: LastRun | None, mcp_brief: LastRun | None = None
+    found: list[dict[str, Any]],
+    events: tuple[str, ...],
+    via: str,
+    last: LastRun | None,
+    mcp_brief: LastRun | None = None,
 ) -> Part:
     """A hooks file's part (`found`: each file's status, `installed` its events) as one row."""
     where = [item["path"] for item in found if set(events) & set(item["installed"])]
