@@ -14,12 +14,12 @@ from typing import TYPE_CHECKING, Any
 
 from jacked_vault.capture.codex import prepare, queue_key, read_rollout
 from jacked_vault.capture.readers import session_path
-from jacked_vault.capture.transcript import Transcript
 from jacked_vault.errors import VaultError
 from jacked_vault.harnesses.base import Env, Harness, agents_skill, backup_note, environ_of, error_item, home_of
 from jacked_vault.harnesses.probe import events_part
 
 if TYPE_CHECKING:
+    from jacked_vault.capture.transcript import Transcript
     from jacked_vault.harnesses.probe import Part, Probe
 
 

@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Any
 
 from jacked_vault.capture import cursor as transcripts
 from jacked_vault.capture.readers import session_path
-from jacked_vault.capture.transcript import Transcript
 from jacked_vault.errors import VaultError
 from jacked_vault.harnesses.base import (
     Env,
@@ -36,6 +35,7 @@ from jacked_vault.harnesses.base import (
 from jacked_vault.harnesses.probe import events_part
 
 if TYPE_CHECKING:
+    from jacked_vault.capture.transcript import Transcript
     from jacked_vault.harnesses.probe import Part, Probe
 
 EVENTS = {"sessionStart": "SessionStart", "sessionEnd": "SessionEnd", "preCompact": "PreCompact", "stop": "Stop"}
