@@ -186,7 +186,7 @@ def test_a_duplicate_that_asks_for_a_supersede_is_refused_not_half_done(vault_pa
 
 def test_automatic_capture_answers_the_live_note_too(tmp_path: Path, monkeypatch):
     """Two sessions that distil the same note: one candidate, the second capture names it."""
-    from helpers.capture import Env, transcript
+    from helpers.capture import CLAUDE, Env, transcript
 
     from jacked_vault.capture.session import capture_session
     from jacked_vault.write.init import init_vault
@@ -198,8 +198,8 @@ def test_automatic_capture_answers_the_live_note_too(tmp_path: Path, monkeypatch
     make_repo(repo, "git@github.com:Acme/API.git")
     env = Env(tmp_path, vault, repo)
     env.distiller("note")
-    first = capture_session(env.ctx(), env.payload(transcript(env, "one.jsonl"), session="s-1"))
-    second = capture_session(env.ctx(), env.payload(transcript(env, "two.jsonl"), session="s-2"))
+    first = capture_session(env.ctx(), env.payload(transcript(env, "one.jsonl"), session="s-1"), reader=CLAUDE)
+    second = capture_session(env.ctx(), env.payload(transcript(env, "two.jsonl"), session="s-2"), reader=CLAUDE)
     assert first.note_id and not first.note_duplicate
     assert second.note_id == first.note_id and second.note_duplicate
     assert len(env.notes()) == 1

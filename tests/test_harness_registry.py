@@ -1,26 +1,33 @@
 """Issue 35.2: a fifth harness is one adapter and one registry line.
 
 `Tinker` below is a whole harness: a per-person folder, an MCP file in its own shape, a session
-hook file and a brief of its own. Registered (the one line: `REGISTRY[name] = adapter`), it is
-found by `enable`, installed and removed by `hooks install|uninstall` and `disable`'s steps,
-probed by `status`, and its payloads and briefs go through `_hook`, with no other change.
+hook file, a brief of its own and a transcript format of its own whose end of a turn ends the
+session. Registered (the one line: `REGISTRY[name] = adapter`), it is found by `enable`, installed
+and removed by `hooks install|uninstall` and `disable`'s steps, probed by `status`, its payloads
+and briefs go through `_hook`, and its sessions are queued, read by its reader and captured, with
+no other change.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import capture as capture_world
 
 from jacked_vault import harnesses
+from jacked_vault.capture.transcript import Transcript
 from jacked_vault.errors import VaultError
 from jacked_vault.harnesses.base import Env, Harness, environ_of, home_of, project_root
 from jacked_vault.harnesses.launch import Launch
 from jacked_vault.harnesses.probe import Part, Probe
 
 MARKER = "jacked-vault"
+env = capture_world.env  # the fixture: a vault, a code repo, no real `claude` on PATH
 
 
 class Tinker(Harness):
@@ -29,6 +36,7 @@ class Tinker(Harness):
     name = "tinker"
     binaries = ("tinker",)
     mcp_container = "servers"
+    turn_end = "idle"  # it has no session end: a session is captured once it has gone quiet
 
     def config_home(self, environ: Env | None = None) -> Path:
         return home_of(environ_of(environ)) / ".tinker"
@@ -64,6 +72,13 @@ class Tinker(Harness):
 
     def brief_output(self, text: str) -> str:
         return json.dumps({"tinker_context": text}) + "\n"
+
+    def read_transcript(self, payload: dict[str, Any]) -> Transcript:
+        """Its sessions are plain text: `me: …` lines are the person's, `bot: …` the agent's."""
+        path = payload["transcript_path"]
+        lines = Path(path).read_text().splitlines()
+        human = [line.removeprefix("me: ") for line in lines if line.startswith("me: ")]
+        return Transcript(path=path, found=True, human=human, human_count=len(human), branch="tinkering")
 
 
 @pytest.fixture
@@ -138,3 +153,20 @@ def test_the_hook_dispatcher_adapts_its_payload_and_brief(tinker: Path):
     assert adapter.adapt({"folder": "/w"})["cwd"] == "/w"
     assert json.loads(adapter.brief_output("remember this")) == {"tinker_context": "remember this"}
     assert _adapter("someone-else") is harnesses.get("claude")  # unknown: Claude's, the reference
+
+
+def test_its_sessions_are_captured_through_its_own_reader(
+    tinker: Path, env: capture_world.Env, monkeypatch: pytest.MonkeyPatch
+):
+    from jacked_vault.hooks import dispatch
+
+    monkeypatch.setattr(dispatch, "spawn_hook", lambda vault, hook: None)  # the test runs the drain itself
+    session = env.tmp / "tinker.txt"
+    session.write_text("me: Make the queue safe\nbot: done\nme: Add tests\nbot: done\nme: Run them\n")
+    quiet = time.time() - 3 * 3600
+    os.utime(session, (quiet, quiet))
+    payload = Tinker().adapt({"folder": str(env.repo), "transcript_path": str(session), "hook_event_name": "idle"})
+    assert dispatch.session_capture(env.vault, payload, "tinker").startswith("queued ")
+
+    dispatch.drain(env.vault, {}, "claude")
+    assert [sentence for _, sentence in env.entries()] == ["Worked on tinkering (3 requests)"]

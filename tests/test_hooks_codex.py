@@ -29,6 +29,7 @@ from jacked_vault.capture.queue import drain, enqueue
 from jacked_vault.capture.session import capture_session, retry
 from jacked_vault.context import Context
 from jacked_vault.errors import VaultError
+from jacked_vault.harnesses.codex import HARNESS as CODEX
 from jacked_vault.harnesses.installers import codex
 from tests.helpers.state import state_dir
 
@@ -486,16 +487,16 @@ def _payload(env: Env, path: Path, session: str = "01a23400-0000-7000-8000-00000
 def test_a_codex_session_is_distilled_like_claude_s(env: Env):
     env.distiller("note")
     path = Rollout(env.repo).session(PROMPTS).write(env.tmp / "r.jsonl")
-    result = capture_session(_ctx(env), _payload(env, path))
+    result = capture_session(_ctx(env), _payload(env, path), reader=CODEX)
     assert result.skipped is None and result.fallback is None
     assert [s for _, s in env.entries()] == [SENTENCE]
     (note,) = env.notes()
     assert 'source_harness: "codex"' in note.read_text() and 'status: "candidate"' in note.read_text()
-    assert capture_session(_ctx(env), _payload(env, path)).skipped == "already-captured"
+    assert capture_session(_ctx(env), _payload(env, path), reader=CODEX).skipped == "already-captured"
     # The session resumed later (the rollout grew) is a new capture.
     Rollout(env.repo).session([*PROMPTS, "One more thing"]).write(path)
     env.distiller(None)
-    again = capture_session(_ctx(env), _payload(env, path))
+    again = capture_session(_ctx(env), _payload(env, path), reader=CODEX)
     assert again.skipped is None and len(env.entries()) == 2
 
 
@@ -504,7 +505,7 @@ def test_entry_time_is_when_the_session_went_quiet(env: Env):
     path = Rollout(env.repo).session(PROMPTS).write(env.tmp / "r.jsonl")
     quiet = time.time() - 3 * 3600
     os.utime(path, (quiet, quiet))
-    capture_session(_ctx(env), _payload(env, path))
+    capture_session(_ctx(env), _payload(env, path), reader=CODEX)
     from datetime import datetime
 
     assert env.entries()[0][0] == f"## {datetime.fromtimestamp(quiet).astimezone():%H:%M} | feature/queue"
@@ -514,9 +515,13 @@ def test_an_active_session_waits_in_the_queue(env: Env):
     env.distiller(None)
     path = Rollout(env.repo).session(PROMPTS).write(env.tmp / "r.jsonl", age=0)
     payload = _payload(env, path)
-    assert capture_session(_ctx(env), payload).skipped == "session-active"
+    assert capture_session(_ctx(env), payload, reader=CODEX).skipped == "session-active"
     enqueue(env.cache, payload, key=rollout.queue_key(payload))
-    handlers = {"session": retry(lambda p: Context.create(vault=str(env.vault), cwd=p.get("cwd"), harness="codex"))}
+    handlers = {
+        "session": retry(
+            lambda p: Context.create(vault=str(env.vault), cwd=p.get("cwd"), harness="codex"), lambda p: CODEX
+        )
+    }
     report = drain(handlers, env.cache)
     assert (report.busy, report.done, report.pending) == (1, 0, 1)
     (marker,) = env.markers()
@@ -528,14 +533,14 @@ def test_an_active_session_waits_in_the_queue(env: Env):
 def test_injected_instruction_in_a_codex_session_never_becomes_a_note(env: Env):
     path = Rollout(env.repo).session([*PROMPTS[:3], INJECTION]).write(env.tmp / "r.jsonl")
     env.distiller("obey")
-    result = capture_session(_ctx(env), _payload(env, path))
+    result = capture_session(_ctx(env), _payload(env, path), reader=CODEX)
     assert result.note_refused == "PARROT" and env.notes() == [] and len(env.entries()) == 1
 
 
 def test_the_fallback_never_copies_a_secret_or_what_was_typed(env: Env):
     env.distiller(None)
     path = Rollout(env.repo).session([*PROMPTS[:3], f"deploy with GITHUB_TOKEN={TOKEN}"]).write(env.tmp / "r.jsonl")
-    capture_session(_ctx(env), _payload(env, path))
+    capture_session(_ctx(env), _payload(env, path), reader=CODEX)
     assert [s for _, s in env.entries()] == ["Worked on feature/queue: edited src/queue.py (4 requests)"]
     assert TOKEN not in "".join(
         p.read_text(errors="replace") for p in env.vault.rglob("*") if p.is_file() and ".git" not in p.parts
@@ -554,7 +559,7 @@ def test_the_fallback_never_copies_a_secret_or_what_was_typed(env: Env):
 def test_subagent_and_short_sessions_are_skipped(env: Env, source, humans, skipped):
     env.distiller("note")
     path = Rollout(env.repo, source=source).session(humans).write(env.tmp / "r.jsonl")
-    assert capture_session(_ctx(env), _payload(env, path)).skipped == skipped
+    assert capture_session(_ctx(env), _payload(env, path), reader=CODEX).skipped == skipped
     assert env.entries() == [] and env.notes() == []
 
 

@@ -75,7 +75,7 @@ def test_a_symlink_arriving_stops_sync(shared):
 
 def test_a_distiller_command_from_the_remote_never_runs(shared, tmp_path: Path):
     """The shared vault.json may carry settings.distill.command: ignored on read, reported by doctor."""
-    from helpers.capture import Builder
+    from helpers.capture import CLAUDE, Builder
 
     from jacked_vault.capture.session import capture_session
     from jacked_vault.doctor import doctor
@@ -93,7 +93,9 @@ def test_a_distiller_command_from_the_remote_never_runs(shared, tmp_path: Path):
     transcript = Builder(repo).realistic().write(tmp_path / "t.jsonl")
     ctx = Context.create(vault=str(laptop.vault.root), cwd=repo, harness="claude")
     result = capture_session(
-        ctx, {"session_id": "s", "transcript_path": str(transcript), "cwd": str(repo), "hook_event_name": "SessionEnd"}
+        ctx,
+        {"session_id": "s", "transcript_path": str(transcript), "cwd": str(repo), "hook_event_name": "SessionEnd"},
+        reader=CLAUDE,
     )
     assert result.fallback == "no-distiller" and not marker.exists()
     warnings = doctor(ctx).config_warnings

@@ -58,7 +58,7 @@ def test_agent_writes_can_wait_for_review(vault_path: Path, code_repo: Path):
 
 
 def test_read_only_memory_refuses_agent_writes_and_keeps_recall(vault_path: Path, code_repo: Path, tmp_path: Path):
-    from helpers.capture import Builder
+    from helpers.capture import CLAUDE, Builder
 
     from jacked_vault.capture.session import capture_session
 
@@ -76,7 +76,9 @@ def test_read_only_memory_refuses_agent_writes_and_keeps_recall(vault_path: Path
         "hook_event_name": "SessionEnd",
     }
     assert (
-        capture_session(Context.create(vault=str(vault_path), cwd=code_repo, harness="claude"), payload).skipped
+        capture_session(
+            Context.create(vault=str(vault_path), cwd=code_repo, harness="claude"), payload, reader=CLAUDE
+        ).skipped
         == "read-only"
     )
     assert run_cli("memory", "log", "--json", vault=vault_path).json["entries"] == before

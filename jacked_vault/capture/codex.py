@@ -23,9 +23,10 @@ every line that is not a JSON object is counted and skipped, nothing here raises
 The first line (`session_meta`) is read on its own when the tail does not reach it, so a long
 session still knows its branch and whether it is a sub-agent's.
 
-Codex has no session-end hook: its `Stop` hook fires at the end of every turn. A capture of a
-`Stop` therefore waits until the rollout has been quiet for `SETTLE_S` (`settled`), and the
-queue keeps one marker per session (`queue_key`) until then.
+Codex has no session-end hook: its `Stop` hook fires at the end of every turn (the adapter's
+`turn_end`). A capture of a `Stop` therefore waits until the rollout has been quiet for
+`readers.SETTLE_S` (`readers.settled`), and the queue keeps one marker per session (`queue_key`)
+until then.
 """
 
 from __future__ import annotations
@@ -33,8 +34,8 @@ from __future__ import annotations
 import json
 import os
 import re
-import time
 from pathlib import Path
+from typing import Any
 
 from jacked_vault.capture.transcript import (
     MAX_FILES_KEPT,
@@ -48,8 +49,6 @@ from jacked_vault.capture.transcript import (
     clean_text,
 )
 
-HARNESS = "codex"
-SETTLE_S = 600  # a Codex session is over when its rollout has been quiet this long
 MAX_HEAD_BYTES = 1024 * 1024  # the session_meta line (it carries the base instructions)
 MAX_SEARCH_DIRS = 400  # day folders looked at when finding a rollout by session id
 MAX_SEARCH_FILES = 20000
@@ -86,13 +85,13 @@ def codex_home(environ: dict[str, str] | None = None) -> Path:
     return Path(os.path.expanduser("~")) / ".codex"
 
 
-def queue_key(payload: dict) -> str:
+def queue_key(payload: dict[str, Any]) -> str:
     """The queue key of a Codex `Stop`: one waiting capture per session, whatever its turns."""
     session = re.sub(r"[^A-Za-z0-9._-]", "_", str(payload.get("session_id") or "-"))[:128]
     return f"codex:Stop:{session}"
 
 
-def prepare(payload: dict, environ: dict[str, str] | None = None) -> dict:
+def prepare(payload: dict[str, Any], environ: dict[str, str] | None = None) -> dict[str, Any]:
     """A Codex Stop payload ready to queue: its rollout path found by session id when Codex gave none."""
     path = payload.get("transcript_path")
     if payload.get("hook_event_name") != "Stop" or (isinstance(path, str) and path.strip()):
@@ -137,21 +136,6 @@ def find_rollout(session_id: object, environ: dict[str, str] | None = None) -> s
     return None
 
 
-def last_activity(path: str) -> float | None:
-    """When the rollout was last written (epoch seconds), or None if it cannot be read."""
-    try:
-        return os.stat(os.path.expanduser(path)).st_mtime
-    except (OSError, ValueError):
-        return None
-
-
-def settled(path: str, *, now: float | None = None, settle_s: float = SETTLE_S) -> bool:
-    """True when the session looks over: its rollout quiet for `settle_s`, or gone (the capture
-    then skips it for good)."""
-    modified = last_activity(path)
-    return modified is None or (now if now is not None else time.time()) - modified >= settle_s
-
-
 def _texts(content: object) -> list[tuple[str, str]]:
     """(item type, text) of a message's content items."""
     if isinstance(content, str):
@@ -179,7 +163,7 @@ class _Builder:
 
     # -- records --------------------------------------------------------------------------------
 
-    def add(self, obj: dict) -> None:
+    def add(self, obj: dict[str, Any]) -> None:
         kind = obj.get("type")
         payload = obj.get("payload")
         if not isinstance(payload, dict):
@@ -196,7 +180,7 @@ class _Builder:
                 for path in list(changes)[:MAX_FILES_KEPT]:
                     self._touch(path, edited=True)
 
-    def meta(self, payload: dict) -> None:
+    def meta(self, payload: dict[str, Any]) -> None:
         if self.meta_seen:
             return  # a resumed or forked session repeats it; the first one says what the session is
         self.meta_seen = True
@@ -218,7 +202,7 @@ class _Builder:
         if isinstance(session, str) and session:
             self.t.last_uuid = session[:100]
 
-    def item(self, payload: dict) -> None:
+    def item(self, payload: dict[str, Any]) -> None:
         kind = payload.get("type")
         if kind == "message":
             role = payload.get("role")
@@ -232,7 +216,7 @@ class _Builder:
         elif kind in ("function_call", "custom_tool_call", "local_shell_call"):
             self._tool(payload)
 
-    def _user(self, payload: dict) -> None:
+    def _user(self, payload: dict[str, Any]) -> None:
         items = _texts(payload.get("content"))
         meta = payload.get("internal_chat_message_metadata_passthrough")
         kinds = meta.get("content_item_kinds") if isinstance(meta, dict) else None
@@ -253,7 +237,7 @@ class _Builder:
             del self.t.human[0]
         self._turn("user", text)
 
-    def _tool(self, payload: dict) -> None:
+    def _tool(self, payload: dict[str, Any]) -> None:
         name = given if isinstance(given := payload.get("name"), str) else "shell"
         paths: list[str] = []
         edited = False
@@ -335,7 +319,7 @@ def _head_line(path: str) -> bytes:
     return data[:cut] if cut != -1 else b""
 
 
-def read_rollout(path: str | os.PathLike, *, max_bytes: int = MAX_TAIL_BYTES) -> Transcript:
+def read_rollout(path: str | os.PathLike[str], *, max_bytes: int = MAX_TAIL_BYTES) -> Transcript:
     """Parse the last `max_bytes` of a Codex rollout (and its first line); never raises for bad content."""
     transcript = Transcript(path=str(path))
     data, size, tail_only, problem = _read_tail(os.fspath(path), max_bytes)

@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from typing import Any
 
 from jacked_vault.capture.transcript import MAX_TAIL_BYTES, Transcript, _Builder, _read_tail
 
@@ -46,7 +47,7 @@ _PATH_ALIASES = ("file_path", "path", "target_file", "filePath")
 _SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$")
 
 
-def find_transcript(conversation_id: object, home: str | os.PathLike | None = None) -> str | None:
+def find_transcript(conversation_id: object, home: str | os.PathLike[str] | None = None) -> str | None:
     """A conversation's transcript when the hook names none (Cursor's CLI was seen to send
     `transcript_path: null`): `~/.cursor/projects/*/agent-transcripts/<id>.jsonl`, `<id>/<id>.jsonl`
     or `<id>.txt`, where others observed Cursor writing them; the newest when several match."""
@@ -73,7 +74,7 @@ def find_transcript(conversation_id: object, home: str | os.PathLike | None = No
     return max(found)[1] if found else None
 
 
-def read_transcript(path: str | os.PathLike, *, max_bytes: int = MAX_TAIL_BYTES) -> Transcript:
+def read_transcript(path: str | os.PathLike[str], *, max_bytes: int = MAX_TAIL_BYTES) -> Transcript:
     """Parse the last `max_bytes` of a Cursor transcript; never raises for bad content."""
     transcript = Transcript(path=str(path))
     data, size, tail_only, problem = _read_tail(os.path.expanduser(os.fspath(path)), max_bytes)
@@ -97,12 +98,12 @@ def _person(text: str) -> str:
     return "\n".join(queries) if queries else text
 
 
-def _tool_use(name: str, inputs: dict) -> dict:
+def _tool_use(name: str, inputs: dict[str, Any]) -> dict[str, Any]:
     path = next((inputs[k] for k in _PATH_ALIASES if isinstance(inputs.get(k), str) and inputs[k]), None)
     return {"type": "tool_use", "name": TOOL_NAMES.get(name, name), "input": {"file_path": path} if path else {}}
 
 
-def _jsonl(text: str, transcript: Transcript) -> list[dict]:
+def _jsonl(text: str, transcript: Transcript) -> list[dict[str, Any]]:
     entries = []
     for raw in text.splitlines():
         if not raw.strip():
@@ -144,7 +145,7 @@ def _jsonl(text: str, transcript: Transcript) -> list[dict]:
     return entries
 
 
-def _plain(text: str, transcript: Transcript) -> list[dict]:
+def _plain(text: str, transcript: Transcript) -> list[dict[str, Any]]:
     """The older text transcripts: `user:` / `assistant:` turns."""
     entries = []
     role: str | None = None
@@ -175,10 +176,10 @@ def _plain(text: str, transcript: Transcript) -> list[dict]:
     return entries
 
 
-def _assistant_blocks(lines: list[str]) -> list[dict]:
-    blocks: list[dict] = []
+def _assistant_blocks(lines: list[str]) -> list[dict[str, Any]]:
+    blocks: list[dict[str, Any]] = []
     said: list[str] = []
-    tool: tuple[str, dict] | None = None
+    tool: tuple[str, dict[str, Any]] | None = None
     skipping = False
     for line in lines:
         call = _TOOL_CALL.match(line)

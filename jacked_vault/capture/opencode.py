@@ -34,6 +34,7 @@ import os
 import sqlite3
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from jacked_vault.capture.transcript import MAX_TAIL_BYTES, MAX_TURN_CHARS, Transcript, _Builder
 
@@ -71,7 +72,7 @@ def _connect(db: Path) -> sqlite3.Connection:
     return con
 
 
-def message_count(db: str | os.PathLike, session_id: str) -> int | None:
+def message_count(db: str | os.PathLike[str], session_id: str) -> int | None:
     """How many messages the session has now (None when it cannot be read): a capture key
     changes when a session goes on after it was captured, as a Claude transcript's size does."""
     try:
@@ -90,7 +91,9 @@ def message_count(db: str | os.PathLike, session_id: str) -> int | None:
         return None
 
 
-def read_session(path: str | os.PathLike, session_id: str | None, *, max_bytes: int = MAX_TAIL_BYTES) -> Transcript:
+def read_session(
+    path: str | os.PathLike[str], session_id: str | None, *, max_bytes: int = MAX_TAIL_BYTES
+) -> Transcript:
     """The session `session_id` from the database at `path` (or OpenCode's older JSON storage
     beside it); never raises for bad content. `problem` says why nothing was read."""
     transcript = Transcript(path=str(path))
@@ -131,6 +134,8 @@ def _legacy_dir(db: Path) -> Path:
 
 # --- the database -----------------------------------------------------------------------------
 
+# A session as read: (its parent's id, its folder, its messages as (role, parts), oldest first).
+_Session = tuple[object, str | None, list[tuple[str, list[dict[str, Any]]]]]
 _PART_FIELDS = (
     "json_extract(data, '$.type')",
     f"substr(json_extract(data, '$.text'), 1, {4 * MAX_TURN_CHARS})",
@@ -142,7 +147,7 @@ _PART_FIELDS = (
 )
 
 
-def _from_db(db: Path, session_id: str, max_bytes: int, transcript: Transcript):
+def _from_db(db: Path, session_id: str, max_bytes: int, transcript: Transcript) -> _Session | None:
     con = _connect(db)
     try:
         row = con.execute("SELECT parent_id, directory FROM session WHERE id = ?", (session_id,)).fetchone()
@@ -162,7 +167,7 @@ def _from_db(db: Path, session_id: str, max_bytes: int, transcript: Transcript):
                 continue
             roles[mid] = role
             order.append(mid)
-        parts: dict[str, list[dict]] = {}
+        parts: dict[str, list[dict[str, Any]]] = {}
         used = 0
         query = (
             "SELECT message_id, json_valid(data), "
@@ -203,7 +208,7 @@ def _from_db(db: Path, session_id: str, max_bytes: int, transcript: Transcript):
 # --- the older JSON storage --------------------------------------------------------------------
 
 
-def _json_file(path: Path, transcript: Transcript) -> dict | None:
+def _json_file(path: Path, transcript: Transcript) -> dict[str, Any] | None:
     try:
         with open(path, "rb") as handle:
             raw = handle.read(MAX_FILE_BYTES + 1)
@@ -229,7 +234,7 @@ def _sorted_json(folder: Path) -> list[Path]:
         return []
 
 
-def _from_json_storage(storage: Path, session_id: str, max_bytes: int, transcript: Transcript):
+def _from_json_storage(storage: Path, session_id: str, max_bytes: int, transcript: Transcript) -> _Session | None:
     info = None
     try:  # session/<project>/<id>.json
         projects = sorted(p for p in (storage / "session").iterdir() if p.is_dir())
@@ -245,7 +250,7 @@ def _from_json_storage(storage: Path, session_id: str, max_bytes: int, transcrip
         return None
     info = info or {}
     used = 0
-    chosen: list[tuple[str, list[dict]]] = []
+    chosen: list[tuple[str, list[dict[str, Any]]]] = []
     for message_file in reversed(message_files):
         transcript.lines += 1
         message = _json_file(message_file, transcript)
@@ -290,7 +295,7 @@ def _absolute(path: str, directory: str | None) -> str:
     return path if os.path.isabs(path) or not directory else os.path.join(directory, path)
 
 
-def _entry(role: str, parts: list[dict], directory: str | None, *, sidechain: bool) -> dict:
+def _entry(role: str, parts: list[dict[str, Any]], directory: str | None, *, sidechain: bool) -> dict[str, Any]:
     """One OpenCode message as a Claude Code transcript entry (what `_Builder` reads)."""
     base = {"isSidechain": sidechain, **({"cwd": directory} if isinstance(directory, str) and directory else {})}
     if role == "user":
@@ -308,7 +313,7 @@ def _entry(role: str, parts: list[dict], directory: str | None, *, sidechain: bo
             "type": "user",
             "message": {"role": "user", "content": [{"type": "text", "text": "\n".join(texts)}]},
         }
-    blocks: list[dict] = []
+    blocks: list[dict[str, Any]] = []
     for part in parts:
         if part["type"] == "text" and isinstance(part["text"], str) and not part["synthetic"]:
             blocks.append({"type": "text", "text": part["text"]})

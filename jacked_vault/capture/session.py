@@ -1,7 +1,8 @@
-"""Capturing one harness session (Claude Code, Codex, OpenCode, Cursor: `capture.readers` reads
-each one's transcript): one episodic entry always, at most one candidate note.
+"""Capturing one harness session: one episodic entry always, at most one candidate note.
 
-`capture_session(ctx, payload)` for a SessionEnd or PreCompact hook payload:
+`capture_session(ctx, payload, reader=…)` for a SessionEnd or PreCompact hook payload, or the
+hook event that ends a turn of a harness without a session end (`reader.turn_end`), once the
+session is quiet; `reader` is the adapter of the harness that ran the session (`readers`):
 
 1. skip what is not a session worth an entry: a payload that is not one, a subagent
    (payload `agent_id`, an `agent-*.jsonl` transcript, or every entry `isSidechain`), a cwd
@@ -31,7 +32,6 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from jacked_vault.capture import codex
 from jacked_vault.capture.distiller import (
     Answer,
     DistilledNote,
@@ -42,7 +42,7 @@ from jacked_vault.capture.distiller import (
 )
 from jacked_vault.capture.guard import parrots
 from jacked_vault.capture.queue import Attempt, capture_key, enqueue, log_line
-from jacked_vault.capture.readers import harness_of, read_session
+from jacked_vault.capture.readers import SessionReader, last_activity, settled
 from jacked_vault.capture.redact import clean_line, unsafe_kinds
 from jacked_vault.capture.transcript import Transcript, build_excerpt, display_path
 from jacked_vault.document import timestamps
@@ -59,9 +59,6 @@ if TYPE_CHECKING:
     from jacked_vault.store.identity import RepoInfo
 
 EVENTS = {"SessionEnd": "session-end", "PreCompact": "pre-compact"}
-TURN_END = {
-    "codex": "Stop"
-}  # harnesses with no session-end event: their end of a turn, captured once the session is quiet
 MIN_HUMAN = 3
 LEDGER = "captured.json"
 LEDGER_LOCK = "captured.lock"
@@ -221,11 +218,12 @@ def capture_session(
     ctx: Context,
     payload: dict[str, Any],
     *,
+    reader: SessionReader,
     key: str | None = None,
     when: datetime | None = None,
     enqueue_retry: bool = True,
 ) -> CaptureResult:
-    """Capture one session (see the module docstring). Skips are results, not errors.
+    """Capture one session (see the module docstring), read by `reader`. Skips are results, not errors.
 
     Raises only for infrastructure failures (no vault, lock timeout, git, disk): the caller
     (the queue's drain) keeps its marker and retries. `key` defaults to
@@ -235,7 +233,7 @@ def capture_session(
         return CaptureResult(skipped="bad-payload")
     event = payload.get("hook_event_name")
     origin = EVENTS.get(event) if isinstance(event, str) else None
-    turn_end = event is not None and TURN_END.get(harness_of(payload, ctx.harness)) == event
+    turn_end = event is not None and reader.turn_end == event
     if turn_end:
         origin = "session-end"
     if origin is None:
@@ -251,10 +249,10 @@ def capture_session(
     if ctx.settings.agents == "off":
         return CaptureResult(event=event, skipped="read-only")
     if turn_end:  # the end of a turn, not of the session: wait until the session is quiet
-        if not codex.settled(os.path.expanduser(path)):
+        if not settled(path):
             return CaptureResult(event=event, skipped="session-active")
         key = capture_key(payload)  # with the transcript's size now: a session resumed later is captured again
-        quiet = codex.last_activity(path)
+        quiet = last_activity(path)
         when = datetime.fromtimestamp(quiet).astimezone() if quiet is not None else when
     store = ctx.vault
     cache = store.state
@@ -268,7 +266,7 @@ def capture_session(
         if prior is not None and not prior.get("pending"):
             result.skipped = "already-captured"
             return result
-        transcript = read_session(harness_of(payload, ctx.harness), payload)
+        transcript = reader.read_transcript(payload)
         skip = None
         if not transcript.found:
             skip = f"transcript-{transcript.problem}"
@@ -366,14 +364,22 @@ def _capture(
         _ledger_set(cache, key, pending=result.retry, **({"note": result.note_id} if result.note_id else {}))
 
 
-def retry(ctx_factory: Callable[[dict[str, Any]], Context]) -> Handler:
+def retry(
+    ctx_factory: Callable[[dict[str, Any]], Context], reader_of: Callable[[dict[str, Any]], SessionReader]
+) -> Handler:
     """The queue's handler for session markers: capture again (the entry once, the note if it is
-    still pending). `ctx_factory(payload)` builds the Context for the payload's `cwd`."""
+    still pending). `ctx_factory(payload)` builds the Context for the payload's `cwd`, and
+    `reader_of(payload)` is the reader of the harness that ran the session."""
 
     def handle(marker: dict[str, Any]) -> Attempt:
         payload = marker["payload"]
         result = capture_session(
-            ctx_factory(payload), payload, key=marker["key"], when=_first_seen(marker), enqueue_retry=False
+            ctx_factory(payload),
+            payload,
+            reader=reader_of(payload),
+            key=marker["key"],
+            when=_first_seen(marker),
+            enqueue_retry=False,
         )
         if result.skipped in ("in-progress", "session-active"):
             return Attempt(result, busy=True)

@@ -22,6 +22,7 @@ import re
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from jacked_vault.safety.text import without_refused
 
@@ -122,7 +123,7 @@ def _read_tail(path: str, max_bytes: int) -> tuple[bytes, int, bool, str | None]
     return data, size, start > 0, None
 
 
-def _blocks(content: object) -> list[dict]:
+def _blocks(content: object) -> list[dict[str, Any]]:
     if isinstance(content, str):
         return [{"type": "text", "text": content}]
     if isinstance(content, list):
@@ -154,7 +155,7 @@ class _Builder:
         self.t = transcript
         self.files: dict[str, bool] = {}
 
-    def add(self, obj: dict) -> None:
+    def add(self, obj: dict[str, Any]) -> None:
         t = self.t
         side = obj.get("isSidechain")
         if side is True:
@@ -180,7 +181,7 @@ class _Builder:
         elif kind == "assistant":
             self._assistant(message)
 
-    def _user(self, obj: dict, message: dict) -> None:
+    def _user(self, obj: dict[str, Any], message: dict[str, Any]) -> None:
         if obj.get("isMeta") or obj.get("isCompactSummary") or obj.get("isVisibleInTranscriptOnly"):
             return
         if message.get("role", "user") != "user":
@@ -198,7 +199,7 @@ class _Builder:
             del self.t.human[0]
         self._turn("user", text)
 
-    def _assistant(self, message: dict) -> None:
+    def _assistant(self, message: dict[str, Any]) -> None:
         for block in _blocks(message.get("content")):
             kind = block.get("type")
             if kind == "text" and isinstance(block.get("text"), str):
@@ -226,7 +227,7 @@ class _Builder:
         return self.t
 
 
-def read_transcript(path: str | os.PathLike, *, max_bytes: int = MAX_TAIL_BYTES) -> Transcript:
+def read_transcript(path: str | os.PathLike[str], *, max_bytes: int = MAX_TAIL_BYTES) -> Transcript:
     """Parse the last `max_bytes` of a transcript; never raises for bad content."""
     transcript = Transcript(path=str(path))
     data, size, tail_only, problem = _read_tail(os.fspath(path), max_bytes)

@@ -2,10 +2,11 @@
 
 A harness is one object (`Harness`): its name, the binaries and per-person folder that say it is
 on this machine, where it reads its MCP servers and in what form, where it reads custom commands
-and skills, the per-person files of its session hooks, and how its hook payloads, briefs and
-capture keys differ from Claude Code's (the reference). The machinery that installs, reports and
-dispatches (`hooks.mcp`, `hooks.commands`, `hooks.skills`, `hooks.enable`, `hooks.dispatch`) asks
-the registry (`jacked_vault.harnesses`) for these objects instead of branching on names.
+and skills, the per-person files of its session hooks, and how its hook payloads, briefs, capture
+keys and transcripts differ from Claude Code's (the reference). The machinery that installs,
+reports and dispatches (`hooks.mcp`, `hooks.commands`, `hooks.skills`, `hooks.enable`,
+`hooks.dispatch`) asks the registry (`jacked_vault.harnesses`) for these objects instead of
+branching on names; a capture gets the adapter as its transcript reader (`capture.readers`).
 
 A harness module holds only what is its own; everything else is the default here. The hook
 dispatcher loads the registry on every hook, so the adapters load at their top only what a hook
@@ -21,6 +22,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
+from jacked_vault.capture import transcript
+from jacked_vault.capture.readers import session_path
 from jacked_vault.errors import VaultError
 from jacked_vault.store.gitfiles import find_work_tree
 
@@ -51,7 +54,7 @@ def project_root(cwd: Path | None) -> Path:
     return find_work_tree(here) or here
 
 
-def repo_file(path: Path) -> dict | None:
+def repo_file(path: Path) -> dict[str, str] | None:
     """`{"repo", "state"}` when `path` lies in a git work tree: `tracked`, `ignored` or `untracked`."""
     import pygit2  # only when a project file was written: the hook dispatcher never gets here
 
@@ -124,6 +127,8 @@ class Harness:
     commands_as_skills: ClassVar[bool] = False  # the commands are skills, one folder each
     command_argument_hint: ClassVar[bool] = False  # its command frontmatter takes `argument-hint`
     reads_skills_of: ClassVar[str | None] = None  # it also reads that harness's skills folder
+    # -- its sessions (capture.readers.SessionReader)
+    turn_end: ClassVar[str | None] = None  # its hook event that ends a turn, not the session
 
     # -- on this machine
 
@@ -191,7 +196,7 @@ class Harness:
 
     # -- `_hook`
 
-    def adapt(self, payload: dict) -> dict:
+    def adapt(self, payload: dict[str, Any]) -> dict[str, Any]:
         """Its hook payload in Claude Code's shape."""
         return payload
 
@@ -199,9 +204,13 @@ class Harness:
         """What a session-start hook prints."""
         return text + "\n"
 
-    def capture_key(self, payload: dict) -> str | None:
+    def capture_key(self, payload: dict[str, Any]) -> str | None:
         """The queue key of a session's capture, when it needs its own (else None)."""
         return None
+
+    def read_transcript(self, payload: dict[str, Any]) -> transcript.Transcript:
+        """The session a queued payload names, read for a capture (Claude Code's JSONL)."""
+        return transcript.read_transcript(session_path(payload))
 
 
 def agents_skill(name: str, environ: Env | None) -> Path:

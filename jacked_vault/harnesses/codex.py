@@ -12,12 +12,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from jacked_vault.capture.codex import prepare, queue_key
+from jacked_vault.capture.codex import prepare, queue_key, read_rollout
+from jacked_vault.capture.readers import session_path
 from jacked_vault.errors import VaultError
 from jacked_vault.harnesses.base import Env, Harness, agents_skill, backup_note, environ_of, error_item, home_of
 from jacked_vault.harnesses.probe import events_part
 
 if TYPE_CHECKING:
+    from jacked_vault.capture.transcript import Transcript
     from jacked_vault.harnesses.probe import Part, Probe
 
 
@@ -28,6 +30,7 @@ class Codex(Harness):
     mcp_container = "mcp_servers"
     mcp_project_file = False
     commands_as_skills = True
+    turn_end = "Stop"  # no session end: a session is captured once its rollout is quiet
 
     def config_home(self, environ: Env | None = None) -> Path:
         env = environ_of(environ)
@@ -107,7 +110,7 @@ class Codex(Harness):
     def dead_skill_paths(self, name: str, environ: Env | None = None) -> list[Path]:
         return [agents_skill(name, environ)]
 
-    def adapt(self, payload: dict) -> dict:
+    def adapt(self, payload: dict[str, Any]) -> dict[str, Any]:
         return prepare(payload)  # a Stop without a rollout path: found by session id
 
     def brief_output(self, text: str) -> str:
@@ -115,8 +118,11 @@ class Codex(Harness):
 
         return session_start_output(text)
 
-    def capture_key(self, payload: dict) -> str | None:
+    def capture_key(self, payload: dict[str, Any]) -> str | None:
         return queue_key(payload)  # Stop ends a turn: one waiting capture per session
+
+    def read_transcript(self, payload: dict[str, Any]) -> Transcript:
+        return read_rollout(session_path(payload))
 
 
 HARNESS = Codex()

@@ -17,7 +17,8 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from jacked_vault.capture.cursor import find_transcript
+from jacked_vault.capture import cursor as transcripts
+from jacked_vault.capture.readers import session_path
 from jacked_vault.errors import VaultError
 from jacked_vault.harnesses.base import (
     Env,
@@ -34,6 +35,7 @@ from jacked_vault.harnesses.base import (
 from jacked_vault.harnesses.probe import events_part
 
 if TYPE_CHECKING:
+    from jacked_vault.capture.transcript import Transcript
     from jacked_vault.harnesses.probe import Part, Probe
 
 EVENTS = {"sessionStart": "SessionStart", "sessionEnd": "SessionEnd", "preCompact": "PreCompact", "stop": "Stop"}
@@ -102,7 +104,7 @@ class Cursor(Harness):
     def mcp_path(self, cwd: Path | None, environ: Env | None, *, user: bool) -> Path:
         return (home_of(environ_of(environ)) if user else project_root(cwd)) / ".cursor" / "mcp.json"
 
-    def adapt(self, payload: dict) -> dict:
+    def adapt(self, payload: dict[str, Any]) -> dict[str, Any]:
         out = dict(payload)
         roots = payload.get("workspace_roots")
         if not _text(out.get("cwd")):
@@ -121,13 +123,16 @@ class Cursor(Harness):
         if not _text(out.get("transcript_path")) and _text(os.environ.get("CURSOR_TRANSCRIPT_PATH")):
             out["transcript_path"] = os.environ["CURSOR_TRANSCRIPT_PATH"]
         if not _text(out.get("transcript_path")) and out.get("hook_event_name") == "SessionEnd":
-            out["transcript_path"] = find_transcript(out.get("session_id"))
+            out["transcript_path"] = transcripts.find_transcript(out.get("session_id"))
         if payload.get("is_background_agent") is True:
             out["agent_id"] = "cursor-background-agent"
         return out
 
     def brief_output(self, text: str) -> str:
         return json_line({"additional_context": text})
+
+    def read_transcript(self, payload: dict[str, Any]) -> Transcript:
+        return transcripts.read_transcript(session_path(payload))
 
 
 def _text(value: object) -> str | None:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from jacked_vault.capture.queue import capture_key as default_key
+from jacked_vault.capture.readers import session_path
 from jacked_vault.errors import VaultError
 from jacked_vault.harnesses.base import (
     Env,
@@ -30,6 +31,7 @@ from jacked_vault.harnesses.installers import opencode
 from jacked_vault.harnesses.probe import Part, latest
 
 if TYPE_CHECKING:
+    from jacked_vault.capture.transcript import Transcript
     from jacked_vault.harnesses.launch import Launch
     from jacked_vault.harnesses.probe import Part, Probe
 
@@ -121,7 +123,7 @@ class OpenCode(Harness):
     def dead_skill_paths(self, name: str, environ: Env | None = None) -> list[Path]:
         return [agents_skill(name, environ)]
 
-    def adapt(self, payload: dict) -> dict:
+    def adapt(self, payload: dict[str, Any]) -> dict[str, Any]:
         path = payload.get("transcript_path")
         if isinstance(path, str) and path:
             return payload
@@ -129,7 +131,7 @@ class OpenCode(Harness):
 
         return {**payload, "transcript_path": str(default_db())}
 
-    def capture_key(self, payload: dict) -> str | None:
+    def capture_key(self, payload: dict[str, Any]) -> str | None:
         from jacked_vault.capture.opencode import message_count
 
         base = default_key({**payload, "transcript_path": None})  # "<event>:<session>:-"
@@ -140,6 +142,11 @@ class OpenCode(Harness):
             else None
         )
         return base[:-1] + (f"m{count}" if count is not None else "-")
+
+    def read_transcript(self, payload: dict[str, Any]) -> Transcript:
+        from jacked_vault.capture.opencode import read_session  # sqlite3: only when a session is read
+
+        return read_session(session_path(payload), payload.get("session_id"))
 
 
 HARNESS = OpenCode()

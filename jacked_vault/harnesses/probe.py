@@ -10,9 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NotRequired, TypedDict
 
-from jacked_vault.store.log import LastRun
-
-REFERENCE = "claude"  # its hooks log under their bare names (`store.log`); another's as `<harness>:<hook>`
+from jacked_vault.store.log import LastRun, run_name
 
 
 @dataclass(frozen=True)
@@ -26,7 +24,7 @@ class Probe:
 
     def hook_run(self, *names: str) -> LastRun | None:
         """The latest run of this harness's hooks named `names` (`session-start`, `session-end`, …)."""
-        keys = [name if self.harness == REFERENCE else f"{self.harness}:{name}" for name in names]
+        keys = [run_name(self.harness, name) for name in names]
         return latest([self.runs[key] for key in keys if key in self.runs])
 
     def mcp_brief_run(self) -> LastRun | None:

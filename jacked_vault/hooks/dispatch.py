@@ -142,7 +142,8 @@ def drain(vault: Path, payload: dict[str, Any], harness: str = HARNESS) -> str:
 
     handlers = {
         "session": session.retry(
-            lambda item: Context.for_payload(item, vault=str(vault), harness=_queued_harness(item))
+            lambda item: Context.for_payload(item, vault=str(vault), harness=_queued_harness(item)),
+            lambda item: _adapter(_queued_harness(item)),  # its transcript reader
         ),
         "merge": merge.retry(vault),
     }
@@ -152,9 +153,10 @@ def drain(vault: Path, payload: dict[str, Any], harness: str = HARNESS) -> str:
 
 
 def _adapter(harness: str) -> Harness:
-    """Another harness's payload, brief and capture key (its `jacked_vault.harnesses` adapter); a
-    harness no adapter knows gets Claude's, the reference. Claude's own hooks never load the
-    registry: its payload, brief and key are the reference shapes (the adapter's defaults)."""
+    """Another harness's payload, brief and capture key, and every queued session's transcript
+    reader (its `jacked_vault.harnesses` adapter); a harness no adapter knows gets Claude's, the
+    reference. Claude's own session hooks never load the registry: its payload, brief and key are
+    the reference shapes (the adapter's defaults); the detached drain does."""
     from jacked_vault import harnesses
 
     return harnesses.find(harness) or harnesses.get(HARNESS)

@@ -16,6 +16,7 @@ from typing import Any
 from jacked_vault.document import timestamps
 
 MAX_LOG_BYTES = 1024 * 1024
+BARE_HARNESS = "claude"  # the harness of a hook line without `harness=`, whose runs keep the hooks' bare names
 MAX_LINE = 500
 
 
@@ -67,6 +68,12 @@ class LastRun:
         return {"name": self.name, "at": self.at, "ok": self.ok, "outcome": self.outcome}
 
 
+def run_name(harness: str, hook: str) -> str:
+    """The name a harness's hook runs go by: Claude Code's the hook's own (the vault's hooks log no
+    harness), another's `<harness>:<hook>`."""
+    return hook if harness == BARE_HARNESS else f"{harness}:{hook}"
+
+
 def last_runs(cache_dir: Path) -> dict[str, LastRun]:
     """The latest logged run of each hook, from the last LOG_TAIL_BYTES of `.git/jacked/log`."""
     try:
@@ -83,8 +90,7 @@ def last_runs(cache_dir: Path) -> dict[str, LastRun]:
         if match is None:
             continue
         if match["hook"]:
-            rest, harness = match["hook_rest"], match["harness"] or "claude"
-            name = match["hook"] if harness == "claude" else f"{harness}:{match['hook']}"
+            rest, name = match["hook_rest"], run_name(match["harness"] or BARE_HARNESS, match["hook"])
             run = LastRun(name, match["at"], not rest.startswith(("error ", "unknown hook")), rest, seq)
         elif match["merge"]:
             run = LastRun("post-merge", match["at"], match["merge"] == "ok", match["merge_rest"], seq)
