@@ -161,7 +161,7 @@ def main() -> int:
         if typical >= args.threshold:
             print(
                 "decision: the lean path earns its place; keep it "
-                "(tests/test_lean_cli.py and tests/test_parity.py hold it equal to typer)"
+                "(tests/e2e/test_lean_cli.py and tests/e2e/test_parity.py hold it equal to typer)"
             )
         else:
             print("decision: the lean path saves less than the threshold; propose removing it (typer alone)")

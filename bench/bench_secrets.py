@@ -90,7 +90,7 @@ WORST_BUDGET_MS = 10.0  # per 64 KiB, any shape
 
 
 def worst_shapes(seed: int = 7, size: int = 64 * KIB) -> dict[str, str]:
-    """Shapes that cost most per byte (tests/test_secret_engine.py counts the same ones)."""
+    """Shapes that cost most per byte (tests/e2e/test_secret_engine.py counts the same ones)."""
     rng = random.Random(seed)
     alnum = string.ascii_letters + string.digits
 

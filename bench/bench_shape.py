@@ -10,7 +10,7 @@ those not starting with `_`); literal harness names compared outside the harness
 `in`, `match`: a branch on which harness); the import edges between the package's own modules (one
 module importing another, counted once) and those made inside a function (lazy; an edge imported
 both ways counts in both), and how many lazy edges start outside the entry points that need a
-fast start (cycles between packages: tests/test_structure.py holds there are none); and, unless
+fast start (cycles between packages: tests/unit/test_structure.py holds there are none); and, unless
 `--no-mypy`, mypy's errors with `--disallow-untyped-defs --disallow-any-generics` added to the
 checkout's own configuration.
 

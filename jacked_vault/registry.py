@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-# The rules every door is checked against (tests/test_gate_doors.py). A door says why a rule
+# The rules every door is checked against (tests/e2e/test_gate_doors.py). A door says why a rule
 # does not apply to it, or it is checked.
 RULES = (
     "schema",  # invalid input: refused (or, arriving, quarantined), nothing written
@@ -45,7 +45,7 @@ class Door:
 
 # The kinds of file the team's repository carries (contract section 3). Each arrives only through
 # the one gate (store/gate.py), and FILE_RULES are crossed with every one of them over every
-# arrival door (tests/test_gate_doors.py, "the shared files"): a kind added here without a
+# arrival door (tests/e2e/test_gate_doors.py, "the shared files"): a kind added here without a
 # hostile version for each rule that applies, or a rule that applies and is not kept, fails.
 FILE_RULES = ("tombstone", "audit", "secret", "cap")
 

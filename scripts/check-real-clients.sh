@@ -15,7 +15,7 @@
 #         place), husky, lefthook
 #   pip:  pre-commit (a venv in the prefix)
 # What runs:
-#   tests/test_real_clients.py      the Inspector's CLI lists and calls every tool and prompt; the
+#   tests/e2e/test_real_clients.py      the Inspector's CLI lists and calls every tool and prompt; the
 #                                   TypeScript SDK's client validates every schema (Ajv, strict)
 #                                   and calls everything; `claude mcp list` shows the server
 #                                   connected after `hooks install --claude --mcp claude --user`;
@@ -24,11 +24,11 @@
 #                                   '$remember …'` loads the skill and saves as codex;
 #                                   `opencode debug skill` lists the librarian once (no
 #                                   "duplicate skill name") with every harness's installed
-#   tests/test_hooks_codex.py       the real codex runs the installed SessionStart and Stop hooks
-#   tests/test_mcp_registration.py  the `claude mcp add` line `--print` and docs/harnesses.md give
-#   tests/test_hook_frameworks.py   husky, lefthook and pre-commit in temp repos, both orders
+#   tests/e2e/test_hooks_codex.py       the real codex runs the installed SessionStart and Stop hooks
+#   tests/e2e/test_mcp_registration.py  the `claude mcp add` line `--print` and docs/harnesses.md give
+#   tests/e2e/test_hook_frameworks.py   husky, lefthook and pre-commit in temp repos, both orders
 # Not here yet: `codex mcp list` and `opencode mcp list` (their families add them: an npm package
-# below, a test in tests/test_real_clients.py, and its JACKED_TEST_* variable).
+# below, a test in tests/e2e/test_real_clients.py, and its JACKED_TEST_* variable).
 # Pin a client with CLAUDE_CODE_VERSION, CODEX_VERSION, … (see NPM_PACKAGES).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -99,9 +99,9 @@ echo "  husky $(version husky), lefthook $(version lefthook), pre-commit $([ -n 
 
 status=0
 "$PYTHON" -m pytest -q -p no:cacheprovider -rs \
-    tests/test_real_clients.py \
-    tests/test_hooks_codex.py::test_the_real_codex_runs_the_installed_hooks \
-    tests/test_mcp_registration.py \
-    tests/test_hook_frameworks.py || status=$?
+    tests/e2e/test_real_clients.py \
+    tests/e2e/test_hooks_codex.py::test_the_real_codex_runs_the_installed_hooks \
+    tests/e2e/test_mcp_registration.py \
+    tests/e2e/test_hook_frameworks.py || status=$?
 echo "real-client check: $(($(date +%s) - started)) s (install included)"
 exit $status

@@ -9,7 +9,7 @@ None and the command goes through typer, which prints its usual help or usage er
 
 The options are not written down twice: each one comes from the keyword parameters of the
 action function (`--body-file` from `body_file`; `list[...]` repeatable, `bool` a flag, `int` a
-number), with the few renames below. `tests/test_lean_cli.py` checks that this derivation
+number), with the few renames below. `tests/e2e/test_lean_cli.py` checks that this derivation
 matches typer's own definition of every lean command, and that both paths print the same.
 """
 

@@ -1,6 +1,6 @@
 # Generated from schemas/config.schema.json (sha256 e55484c397fe5e26c1ba4ebe69cc35d98ad6e3bea974ecb1d935f77108acaf8f) by fastjsonschema: do not edit.
 # Regenerate: python -c "from jacked_vault.document.validate import write_fast_check; write_fast_check()"
-# (tests/test_document.py fails while the digest differs from the schema's.)
+# (tests/e2e/test_document.py fails while the digest differs from the schema's.)
 
 
 class JsonSchemaValueException(ValueError):

@@ -1,6 +1,6 @@
 # Generated from schemas/note.schema.json (sha256 a407bfae1bb5996cc6ecc6aa6c5f27cca5ed548181065ae6899b29358a864005) by fastjsonschema: do not edit.
 # Regenerate: python -c "from jacked_vault.document.validate import write_fast_check; write_fast_check()"
-# (tests/test_document.py fails while the digest differs from the schema's.)
+# (tests/e2e/test_document.py fails while the digest differs from the schema's.)
 
 
 class JsonSchemaValueException(ValueError):

@@ -1,6 +1,6 @@
 # Generated from schemas/vault.schema.json (sha256 935fc2b357a642df9eeecd5492cdaec064c0ea00a1bc83cb9a71202009dbc48f) by fastjsonschema: do not edit.
 # Regenerate: python -c "from jacked_vault.document.validate import write_fast_check; write_fast_check()"
-# (tests/test_document.py fails while the digest differs from the schema's.)
+# (tests/e2e/test_document.py fails while the digest differs from the schema's.)
 
 
 class JsonSchemaValueException(ValueError):

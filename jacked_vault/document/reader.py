@@ -107,7 +107,7 @@ def _canonical_fields(yaml_text: str) -> dict[str, Any] | None:
     A line counts only if writing its value again reproduces it byte for byte, and the text holds
     no character YAML reads differently from JSON, so this path accepts only the writer's output
     (which the round-trip tests prove is valid YAML with the same meaning) and gives exactly what
-    the strict reader gives (tests/test_reader_fast.py fuzzes the two against each other).
+    the strict reader gives (tests/unit/test_reader_fast.py fuzzes the two against each other).
     """
     if not yaml_text.endswith("\n") or _has_not_plain(yaml_text):
         return None

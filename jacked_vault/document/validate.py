@@ -55,7 +55,7 @@ def fast_check_module(name: str = NOTE_SCHEMA) -> Path:
 
 _FAST_CHECK_HEADER = """# Generated from schemas/{name} (sha256 {digest}) by fastjsonschema: do not edit.
 # Regenerate: python -c "from jacked_vault.document.validate import write_fast_check; write_fast_check()"
-# (tests/test_document.py fails while the digest differs from the schema's.)
+# (tests/e2e/test_document.py fails while the digest differs from the schema's.)
 
 
 class JsonSchemaValueException(ValueError):
@@ -75,7 +75,7 @@ def fast_check_source(name: str = NOTE_SCHEMA) -> str:
     The schema is compiled as draft-07 (fastjsonschema's newest) after moving each `$ref` with
     siblings into `allOf`, which keeps its 2020-12 meaning. The code is generated once and
     shipped (`_note_check.py`), so a command pays neither the import of fastjsonschema nor its
-    compile (~60 ms together). `tests/test_document.py` checks that whatever it accepts
+    compile (~60 ms together). `tests/e2e/test_document.py` checks that whatever it accepts
     jsonschema accepts too; a note it refuses is re-checked by jsonschema, which names the field.
     """
     import fastjsonschema

@@ -2,7 +2,7 @@
 
 The typer commands (`cli.notes`, `cli.recall`) and the lean path (`cli.lean`) both call these,
 so the two ways in run the same code. Each keyword is the typer parameter of the same name with
-the same default (`tests/test_lean_cli.py` checks both). No typer here.
+the same default (`tests/e2e/test_lean_cli.py` checks both). No typer here.
 """
 
 from __future__ import annotations

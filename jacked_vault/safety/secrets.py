@@ -871,7 +871,7 @@ def _superset(regex: bytes, cap: int | None = COUNT_CAP) -> bytes:
     only narrows a match), possessive quantifiers made greedy, counts loosened (`{m,n}` as
     `{min(m, cap),}`: a DFA of a few states per loop, fast on any text; kept with no cap), `\\s`/`\\S`
     spelled out, `\\Z` as `\\z`. Every match of the rule is a match of this pattern
-    (tests/test_secret_engine.py checks it)."""
+    (tests/e2e/test_secret_engine.py checks it)."""
     out = bytearray()
     at, in_class, quantified = 0, False, False
     while at < len(regex):

@@ -1,4 +1,4 @@
-"""Child process for tests/test_reliability.py: add notes in-process in a loop.
+"""Child process for tests/e2e/test_reliability.py: add notes in-process in a loop.
 
 Usage: add_loop.py VAULT WORKDIR PREFIX COUNT HARNESS [--wait-go]
 

@@ -1,4 +1,4 @@
-"""Child process for tests/test_scan_once.py: the real `jacked` CLI, every secret scan recorded.
+"""Child process for tests/e2e/test_scan_once.py: the real `jacked` CLI, every secret scan recorded.
 
 Usage: count_scans.py RECORD ARGS...   (ARGS as for `jacked`)
 

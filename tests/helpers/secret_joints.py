@@ -1,6 +1,6 @@
 """The joined-lines view of the secret scanner as it was built before issue 34.1's linear pass:
 the joints found by regexes with lookbehinds, and every window of every series built. A test
-oracle (tests/test_secret_engine.py): the scanner's joints must equal these, and its verdicts
+oracle (tests/e2e/test_secret_engine.py): the scanner's joints must equal these, and its verdicts
 the ones these windows give."""
 
 from __future__ import annotations

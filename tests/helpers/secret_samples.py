@@ -319,8 +319,8 @@ def _lockfile() -> str:
     )
 
 
-# Texts that look like secrets and are not: each must scan clean (tests/test_secrets.py,
-# tests/test_secret_engine.py).
+# Texts that look like secrets and are not: each must scan clean (tests/unit/test_secrets.py,
+# tests/e2e/test_secret_engine.py).
 NEAR_MISSES = {
     "git sha": "fixed in " + rand(40, HEX) + " (see also " + rand(40, HEX) + ")",
     "short shas": f"cherry-picked {rand(7, HEX)}, {rand(10, HEX)} and {rand(12, HEX)}",

@@ -1,6 +1,6 @@
 """Split-token shapes for the secret scanner's property tests (issue 17.11): every token family
 cut over lines in the ways code and prose cut it, and near misses cut the same ways
-(tests/test_secret_shapes.py, tests/test_secret_engine.py)."""
+(tests/unit/test_secret_shapes.py, tests/e2e/test_secret_engine.py)."""
 
 from __future__ import annotations
 

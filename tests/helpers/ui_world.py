@@ -1,4 +1,4 @@
-"""A vault for the review page's tests (tests/test_ui.py, tests/test_ui_browser.py): a code repo, a
+"""A vault for the review page's tests (tests/e2e/test_ui.py, tests/e2e/test_ui_browser.py): a code repo, a
 few notes of each kind and status, links between them, candidates to review, a brief given by the
 real SessionStart hook, and hostile notes: script tags, `javascript:` links, attribute breakers,
 and a commit subject with an RTL override (a note's own text cannot hold one: the gate refuses it)."""
