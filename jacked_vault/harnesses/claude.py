@@ -10,10 +10,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from jacked_vault import SERVER_NAME
 from jacked_vault.errors import VaultError
 from jacked_vault.harnesses.base import Env, Harness, backup_note, environ_of, home_of, project_root
 from jacked_vault.harnesses.probe import Part, latest
-from jacked_vault.mcp import SERVER_NAME
 
 if TYPE_CHECKING:
     from jacked_vault.harnesses.launch import Launch

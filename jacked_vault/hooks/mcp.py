@@ -40,13 +40,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from jacked_vault import harnesses
+from jacked_vault import SERVER_NAME, harnesses
 from jacked_vault.errors import VaultError
 from jacked_vault.harnesses.base import Harness
 from jacked_vault.harnesses.installers import codex
 from jacked_vault.harnesses.installers.codex import mcp_block as codex_block
 from jacked_vault.harnesses.launch import Launch
-from jacked_vault.mcp import SERVER_NAME
 from jacked_vault.store import configfile
 
 HARNESSES = harnesses.names(sort=True)  # the registered harnesses as loaded (the registry answers live)

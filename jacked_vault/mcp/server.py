@@ -25,7 +25,7 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from jacked_vault.mcp import SERVER_NAME
+from jacked_vault import SERVER_NAME
 from jacked_vault.mcp.settings import DEBUG_ENV, HARNESS_ENV, REPO_ENV, VAULT_ENV, Settings, StartupError
 
 if TYPE_CHECKING:

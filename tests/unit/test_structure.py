@@ -33,26 +33,19 @@ LAYERS = [
         "jacked_vault.review",
     ),
     # --- what a person's machine has installed and where a command's vault and harness come from
-    # (the one reader of JACKED_VAULT_DIR / JACKED_MEMORY_HARNESS); `jacked_vault.mcp` itself holds
-    # only the server's name, which a registration writes
+    # (the one reader of JACKED_VAULT_DIR / JACKED_MEMORY_HARNESS)
     (
         "jacked_vault.hooks",
         "jacked_vault.harnesses",
         "jacked_vault.gitflow",
         "jacked_vault.status",
         "jacked_vault.environment",
-        "jacked_vault.mcp",
     ),
     # --- front ends: option values turned into library calls (the CLI's and the review page's)
     ("jacked_vault.frontend",),
     # --- the MCP server and the review page, then the CLI that can start either
     (
-        "jacked_vault.mcp.server",
-        "jacked_vault.mcp.tools",
-        "jacked_vault.mcp.settings",
-        "jacked_vault.mcp.stdio",
-        "jacked_vault.mcp.protocol",
-        "jacked_vault.mcp.__main__",
+        "jacked_vault.mcp",
         "jacked_vault.ui",
     ),
     ("jacked_vault.cli",),

@@ -39,9 +39,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from jacked_vault import SERVER_NAME
 from jacked_vault.capture.codex import codex_home
 from jacked_vault.errors import VaultError
-from jacked_vault.mcp import SERVER_NAME
 from jacked_vault.store import configfile
 from jacked_vault.store.configfile import Change
 from jacked_vault.store.launcher import jacked_argv
