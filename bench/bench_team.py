@@ -51,6 +51,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT))
+# Every CLI call a whole process with its own interpreter, as on a person's machine: the tests'
+# fork server (tests/helpers/cli_fork.py) would time calls without their start.
+os.environ["JACKED_TEST_SPAWN"] = "1"
 
 from helpers.git_server import TeamServer, missing_servers  # noqa: E402
 from helpers.team_world import GROUP, Machine, join, make_machine, wait_all  # noqa: E402

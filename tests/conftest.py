@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -111,19 +110,7 @@ def run_cli(
     vault): forked from a warm one (helpers/cli_fork.py) unless the call needs a fresh interpreter."""
     if cwd is None and vault is not None:
         cwd = vault.parent
-    full_env = cli_env(vault, **env)
-    if cli_fork.forkable(full_env):
-        proc = cli_fork.run(list(args), env=full_env, cwd=cwd, stdin=stdin, timeout=120)
-        return CliResult(proc.returncode, proc.stdout, proc.stderr)
-    proc = subprocess.run(
-        [sys.executable, "-m", "jacked_vault.cli.main", *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        env=full_env,
-        timeout=120,
-    )
+    proc = cli_fork.jacked(list(args), env=cli_env(vault, **env), cwd=cwd, stdin=stdin, timeout=120)
     return CliResult(proc.returncode, proc.stdout, proc.stderr)
 
 

@@ -93,6 +93,26 @@ def _the_server() -> _Server:
         return _server
 
 
+def jacked(
+    args: list[str], *, env: dict[str, str], cwd: Path | None, stdin: str | None = None, timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
+    """`python -m jacked_vault.cli.main ARGS` with `env` in `cwd`, `stdin` its input (None: none), its
+    output captured as text: forked from the warm server when `forkable`, else a fresh interpreter."""
+    if forkable(env):
+        return run(args, env=env, cwd=cwd, stdin=stdin, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", MAIN, *args],
+        input=stdin,
+        stdin=None if stdin is not None else subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=env,
+        timeout=timeout,
+        check=False,
+    )
+
+
 def run(
     args: list[str], *, env: dict[str, str], cwd: Path | None, stdin: str | None, timeout: float
 ) -> subprocess.CompletedProcess[str]:

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
+
+from tests.helpers import cli_fork
 
 
 def home_env(home: Path, **extra: str) -> dict[str, str]:
@@ -19,16 +20,7 @@ def home_env(home: Path, **extra: str) -> dict[str, str]:
 
 
 def jacked(home: Path, *args: str, cwd: Path | None = None, stdin: str | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "jacked_vault.cli.main", *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        cwd=cwd or home,
-        env=home_env(home),
-        timeout=300,
-        check=False,
-    )
+    return cli_fork.jacked(list(args), env=home_env(home), cwd=cwd or home, stdin=stdin, timeout=300)
 
 
 def tree(root: Path, skip: tuple[str, ...] = ("jacked-vault",)) -> dict[str, object]:

@@ -21,6 +21,7 @@ from pathlib import Path
 from conftest import make_repo
 
 from helpers.git_server import ClientHome, TeamServer
+from tests.helpers import cli_fork
 
 GROUP = "api"
 CODE_ORIGIN = "git@github.com:acme/api.git"
@@ -49,11 +50,7 @@ class Machine:
 
     def cli(self, *args: str, timeout: float = 180, **extra: str) -> subprocess.CompletedProcess:
         """`jacked memory ARGS` on this machine, stdin closed; never raises on a failure."""
-        return subprocess.run(
-            [sys.executable, "-m", "jacked_vault.cli.main", "memory", *args],
-            stdin=subprocess.DEVNULL, capture_output=True, text=True,
-            cwd=self.code, env=self.env(**extra), timeout=timeout,
-        )  # fmt: skip
+        return cli_fork.jacked(["memory", *args], env=self.env(**extra), cwd=self.code, timeout=timeout)
 
     def cli_json(self, *args: str, **extra: str) -> dict:
         proc = self.cli(*args, "--json", **extra)
