@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from conftest import cli_env, git, run_cli
+from helpers.damage import flip
 
 from tests.helpers.state import state_dir
 
@@ -176,20 +177,11 @@ def test_a_healthy_vault_with_packed_and_loose_objects_is_ok(tmp_path: Path):
 # -- a damaged object by name and path; the other checks still run; `doctor --full` (issue 31.10) --
 
 
-def _flip(path: Path, at: int | None = None) -> None:
-    """Damage one byte of `path` (its middle unless `at`), as a disk or a copy gone wrong does."""
-    data = bytearray(path.read_bytes())
-    at = len(data) // 2 if at is None else at
-    data[at] ^= 0xFF
-    path.chmod(0o644)
-    path.write_bytes(bytes(data))
-
-
 def _damage(vault: Path, sha: str, how: str) -> None:
     """`loose`: a byte of its loose object file; `packed`: a byte of its data in the pack `git gc`
     made (the last byte of its zlib stream: its checksum); `missing`: its loose file removed."""
     if how == "loose":
-        _flip(_loose(vault, sha))
+        flip(_loose(vault, sha))
     elif how == "missing":
         _loose(vault, sha).unlink()
     else:
@@ -198,7 +190,7 @@ def _damage(vault: Path, sha: str, how: str) -> None:
         [idx] = (vault / ".git" / "objects" / "pack").glob("*.idx")
         [line] = [line for line in git(vault, "verify-pack", "-v", str(idx)).splitlines() if line.startswith(sha)]
         size_in_pack, offset = (int(field) for field in line.split()[3:5])
-        _flip(idx.with_suffix(".pack"), offset + size_in_pack - 1)
+        flip(idx.with_suffix(".pack"), offset + size_in_pack - 1)
     assert subprocess.run(["git", "-C", str(vault), "fsck", "--full"], capture_output=True).returncode != 0
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from conftest import cli_env, git
+from helpers.damage import flip
 
 from jacked_vault.context import Context
 from jacked_vault.doctor import checks, doctor
@@ -25,15 +26,6 @@ def _loose(root: Path, sha: str) -> Path:
     assert path.is_file(), "the object is loose"
     path.chmod(0o644)
     return path
-
-
-def _flip(path: Path, at: int | None = None) -> None:
-    """One byte of `path` damaged in place (same size, same name, same folder)."""
-    data = bytearray(path.read_bytes())
-    at = len(data) // 2 if at is None else at
-    data[at] ^= 0xFF
-    path.chmod(0o644)
-    path.write_bytes(bytes(data))
 
 
 def _doctor_process(root: Path) -> tuple[int, dict]:
@@ -97,7 +89,7 @@ def test_a_note_blob_deleted_after_a_clean_run_is_found(clean: Context):
 def test_a_tree_damaged_in_place_after_a_clean_run_is_found(clean: Context):
     root = clean.vault.root
     sha = git(root, "rev-parse", "HEAD:groups/g/note").strip()
-    _flip(_loose(root, sha))  # the folder of loose objects is unchanged: only the file itself
+    flip(_loose(root, sha))  # the folder of loose objects is unchanged: only the file itself
     report = doctor(clean)
     assert not report.ok and sha in {p.get("object") for p in report.git_problems}, report.git_problems
 
@@ -105,7 +97,7 @@ def test_a_tree_damaged_in_place_after_a_clean_run_is_found(clean: Context):
 def test_vault_json_damaged_in_place_after_a_clean_run_is_found(clean: Context):
     root = clean.vault.root
     sha = git(root, "rev-parse", "HEAD:vault.json").strip()
-    _flip(_loose(root, sha))
+    flip(_loose(root, sha))
     report = doctor(clean)
     assert not report.ok and sha in {p.get("object") for p in report.git_problems}, report.git_problems
 
@@ -120,7 +112,7 @@ def test_a_pack_damaged_or_deleted_after_a_clean_run_is_found(clean: Context):
     size_in_pack, offset = (int(field) for field in line.split()[3:5])
     pack = idx.with_suffix(".pack")
     saved = pack.read_bytes()
-    _flip(pack, offset + size_in_pack - 1)
+    flip(pack, offset + size_in_pack - 1)
     report = doctor(clean)
     assert not report.ok and sha in {p.get("object") for p in report.git_problems}, report.git_problems
 
