@@ -146,3 +146,9 @@ def trace_index_statements(monkeypatch) -> list[str]:
 
     monkeypatch.setattr(ReadModel, "_connect", traced)
     return statements
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The tests marked slow first (issue 35.6): with one worker per CPU, the longest work starts at
+    once, and no worker is left alone at the end with a soak while the other has finished."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
