@@ -292,6 +292,7 @@ def test_the_default_distiller_sends_the_model_no_tools_no_mcp_and_no_vault_log(
     offers no tool, names no MCP server, holds neither the vault's git log nor the CLAUDE.md, and
     carries the transcript excerpt; the stand-in's answer becomes the episodic entry."""
     from helpers.anthropic_model import serve
+    from helpers.capture import CLAUDE as CLAUDE_READER
     from helpers.capture import Builder
 
     from jacked_vault.capture.session import capture_session
@@ -326,7 +327,9 @@ def test_the_default_distiller_sends_the_model_no_tools_no_mcp_and_no_vault_log(
         monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
         path = Builder(repo).realistic(last="TRANSCRIPT-EXCERPT-MARKER run the suite").write(tmp_path / "t.jsonl")
         payload = {"session_id": "s-1", "transcript_path": str(path), "cwd": str(repo), "hook_event_name": "SessionEnd"}
-        result = capture_session(Context.create(vault=str(vault), cwd=repo, harness="claude"), payload)
+        result = capture_session(
+            Context.create(vault=str(vault), cwd=repo, harness="claude"), payload, reader=CLAUDE_READER
+        )
     finally:
         server.shutdown()
     assert result.fallback is None, result
