@@ -19,9 +19,11 @@ Run as a script, this module is the server.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import json
 import os
 import shutil
+import signal
 import socket
 import struct
 import subprocess
@@ -132,11 +134,17 @@ def run(
                 conn, [struct.pack("!I", len(header)) + header], [given.fileno(), out.fileno(), err.fileno()]
             )
             conn.settimeout(timeout)
+            answer = b""
             try:
-                status = _read_all(conn)
+                while chunk := conn.recv(64):
+                    answer += chunk
             except TimeoutError:
+                if b"\n" in answer:  # as subprocess.run does: the command killed, then the timeout raised
+                    with contextlib.suppress(ProcessLookupError):
+                        os.kill(int(answer.split(b"\n")[0]), signal.SIGKILL)
                 raise subprocess.TimeoutExpired([MAIN, *args], timeout) from None
-        code = int(status.decode() or "-9")
+        status = answer.decode().partition("\n")[2]
+        code = int(status or "-9")
         out.seek(0)
         err.seek(0)
         return subprocess.CompletedProcess(
@@ -149,19 +157,11 @@ def _text(data: bytes) -> str:
     return data.decode().replace("\r\n", "\n").replace("\r", "\n")
 
 
-def _read_all(conn: socket.socket) -> bytes:
-    chunks = []
-    while chunk := conn.recv(64):
-        chunks.append(chunk)
-    return b"".join(chunks)
-
-
 # == the server =====================================================================================
 
 
 def _serve(path: str, parent: int) -> None:
     import importlib
-    import signal
 
     for name in PRELOAD:
         importlib.import_module(name)
@@ -196,6 +196,7 @@ def _handle(conn: socket.socket) -> None:
     if pid == 0:
         conn.close()
         _command(call, fds)
+    conn.sendall(f"{pid}\n".encode())  # first the pid, so a caller that times out can kill it
     for fd in fds:
         os.close(fd)
     _, status = os.waitpid(pid, 0)
