@@ -32,17 +32,8 @@ import tempfile
 import threading
 from pathlib import Path
 
-# What the server imports once: what nearly every command loads.
-PRELOAD = (
-    "pygit2",
-    "sqlite3",
-    "jacked_vault.cli.main",
-    "jacked_vault.cli.lean",
-    "jacked_vault.cli.apps",
-    "jacked_vault.search.index",
-    "jacked_vault.write.create",
-    "jacked_vault.document.reader",
-)
+# What the server imports once, beyond the whole package: the heavy libraries every command loads.
+PRELOAD = ("pygit2", "sqlite3")
 # Variables a fork cannot honour: they act when an interpreter starts.
 AT_START = ("PYTHON", "LC_", "LANG")
 MAIN = "jacked_vault.cli.main"
@@ -160,11 +151,26 @@ def _text(data: bytes) -> str:
 # == the server =====================================================================================
 
 
-def _serve(path: str, parent: int) -> None:
+def _warm() -> None:
+    """Import what the commands use, once: `PRELOAD`, every module of the package (no command
+    imports anything here again), and the secret engine compiled (a pure cache of the rules, the
+    same in every process; reads no file, environment or clock)."""
     import importlib
+    import pkgutil
+
+    import jacked_vault
+    from jacked_vault.safety import secrets
 
     for name in PRELOAD:
         importlib.import_module(name)
+    for module in pkgutil.walk_packages(jacked_vault.__path__, "jacked_vault."):
+        if not module.name.endswith(".__main__"):
+            importlib.import_module(module.name)
+    secrets._engine()
+
+
+def _serve(path: str, parent: int) -> None:
+    _warm()
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(path)
     listener.listen(64)
