@@ -13,30 +13,38 @@ from __future__ import annotations
 
 import sys
 
+# The command modules, in the order `jacked memory --help` lists their commands: importing one
+# registers its commands on the typer apps, so this order is the help's (never sorted).
+COMMAND_MODULES = (
+    "notes",
+    "recall",
+    "review",
+    "ui",
+    "groups",
+    "sync",
+    "enable",
+    "hooks",
+    "mcp",
+    "gitflow",
+    "episodic",
+    "librarian",
+)
+
+
+def register_commands() -> None:
+    """Register every command on the typer apps, in `COMMAND_MODULES` order (a module imported
+    earlier keeps its place: the order is set by the first import)."""
+    import importlib
+
+    for name in COMMAND_MODULES:
+        importlib.import_module(f"jacked_vault.cli.{name}")
+
 
 def _run_typer(args: list[str]) -> int:
     """Typer in non-standalone mode so every failure gets our codes (and JSON with --json)."""
     import typer
 
-    # Importing a module registers its commands; the order is the order `jacked memory --help` lists them in
-    # (never sorted: `isort: off`).
-    # isort: off
-    from jacked_vault.cli import (  # noqa: F401
-        notes,
-        recall,
-        review,
-        ui,
-        groups,
-        sync,
-        enable,
-        hooks,
-        mcp,
-        gitflow,
-        episodic,
-        librarian,
-    )
-
-    # isort: on
+    register_commands()
     from jacked_vault.cli.apps import app
     from jacked_vault.errors import VaultError
     from jacked_vault.frontend.output import ERROR_SCHEMA, emit_error, emit_unexpected, schema_for

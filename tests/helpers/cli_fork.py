@@ -159,10 +159,12 @@ def _warm() -> None:
     import pkgutil
 
     import jacked_vault
+    from jacked_vault.cli import main
     from jacked_vault.safety import secrets
 
     for name in PRELOAD:
         importlib.import_module(name)
+    main.register_commands()  # first, so the commands keep the order the CLI gives them
     for module in pkgutil.walk_packages(jacked_vault.__path__, "jacked_vault."):
         if not module.name.endswith(".__main__"):
             importlib.import_module(module.name)
