@@ -92,7 +92,7 @@ def add(ctx: Context, req: AddRequest) -> Created:
         store = create_project_store(ctx.require_repo().root, harness=ctx.harness, settings=ctx.settings)
     else:
         store = vault
-    from jacked_vault.search.service import rejected_elsewhere
+    from jacked_vault.search.index import rejected_elsewhere
 
     elsewhere = rejected_elsewhere(ctx, store)
     return create_note(
@@ -148,7 +148,7 @@ class ReadResult:
     def memory(self) -> dict[str, Any]:
         """The note's fields and body, or what a derived file has of them. `trust` is what the
         note is worth here, `review` the accept behind it with where it came from, and
-        `claimed_trust` what its file claims when that is more (`store.reviews.Verdict`)."""
+        `claimed_trust` what its file claims when that is more (`store.trust.Verdict`)."""
         if self.note is not None:
             return {**self.note.to_json(), **self.doc.verdict.to_json()}
         d = self.doc

@@ -296,7 +296,7 @@ def _capture(
     when: datetime | None,
 ) -> None:
     from jacked_vault.episodic.entries import COMPACT_PREFIX, Entry, append_entry
-    from jacked_vault.search.service import rejected_elsewhere
+    from jacked_vault.search.index import rejected_elsewhere
     from jacked_vault.write.create import create_note
 
     store = ctx.vault

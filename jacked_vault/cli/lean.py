@@ -16,18 +16,18 @@ matches typer's own definition of every lean command, and that both paths print 
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from jacked_vault.frontend import actions
 
 
-@dataclass(frozen=True)
-class Lean:
+# NamedTuples, not dataclasses: every lean command defines these first, and a frozen dataclass
+# costs ~6x a NamedTuple to define (issue 34.5).
+class Lean(NamedTuple):
     """How one command's options map onto its action's parameters."""
 
     argument: str | None = None  # the positional parameter, if any
-    renames: dict[str, str] = field(default_factory=dict)  # parameter -> flag, where not `--` + its name
+    renames: dict[str, str] | None = None  # parameter -> flag, where not `--` + its name
 
 
 COMMANDS = {
@@ -41,8 +41,7 @@ COMMANDS = {
 JSON_FLAG = "--json"
 
 
-@dataclass(frozen=True)
-class Param:
+class Param(NamedTuple):
     """One parameter of an action, as the command line spells it."""
 
     name: str
@@ -60,9 +59,8 @@ def params(command: str) -> list[Param]:
     for p in list(inspect.signature(getattr(actions, command)).parameters.values())[1:]:  # [0] is outer_vault
         note = str(p.annotation)
         kind = "many" if note.startswith("list[") else "flag" if note == "bool" else "int" if note == "int" else "value"
-        flag = (
-            None if p.name == spec.argument else spec.renames.get(p.name, "--" + p.name.rstrip("_").replace("_", "-"))
-        )
+        renamed = (spec.renames or {}).get(p.name, "--" + p.name.rstrip("_").replace("_", "-"))
+        flag = None if p.name == spec.argument else renamed
         out.append(Param(p.name, flag, kind, p.default is inspect.Parameter.empty))
     return out
 

@@ -12,7 +12,6 @@ class JsonSchemaValueException(ValueError):
 
 JsonSchemaValuesException = JsonSchemaValueException
 VERSION = "2.22.3"
-from decimal import Decimal
 import re
 
 

@@ -85,6 +85,8 @@ def fast_check_source(name: str = NOTE_SCHEMA) -> str:
     draft7 = json.loads(text.replace('"$defs"', '"definitions"').replace("#/$defs/", "#/definitions/"))
     code = fastjsonschema.compile_to_code(_ref_siblings_to_all_of(draft7))
     code = code.replace("from fastjsonschema import JsonSchemaValueException, JsonSchemaValuesException\n", "")
+    if code.count("Decimal") == 1:  # only its import: a schema without numbers never loads `decimal`
+        code = code.replace("from decimal import Decimal\n", "")
     # An item's name (`data.tags[2]`) is made for every item checked, used only in a refusal:
     # `"…[{i}]".format(**locals())` copies every local each time, the same f-string does not.
     code = re.sub(r'"((?:[^"{}\\]|\{[A-Za-z_]\w*\})*)"\.format\(\*\*locals\(\)\)', r'f"\1"', code)

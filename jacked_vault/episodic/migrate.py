@@ -427,8 +427,7 @@ def _short_title(title: str) -> str:
 
 def build_plan(ctx: Context, explicit: list[str] | None, *, progress: Callable[[int], None] | None = None) -> Plan:
     """Read the sources and decide what each file becomes; writes nothing."""
-    from jacked_vault.search.index import open_fresh
-    from jacked_vault.search.service import rejected_elsewhere
+    from jacked_vault.search.index import open_fresh, rejected_elsewhere
     from jacked_vault.store import audit
     from jacked_vault.store.tombstones import tombstone_hash
 
@@ -631,7 +630,7 @@ def migrate(
 ) -> MigrateResult:
     """Plan (and unless `dry_run`, write in one commit) the import of the source folders."""
     from jacked_vault.recall.index_md import regenerate_index
-    from jacked_vault.search.service import rejected_elsewhere
+    from jacked_vault.search.index import rejected_elsewhere
     from jacked_vault.write.transaction import write_transaction
 
     if dry_run:

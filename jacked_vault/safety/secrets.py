@@ -127,6 +127,7 @@ Decisions about near misses:
 from __future__ import annotations
 
 import binascii
+import os
 import re
 from bisect import bisect_right
 from collections.abc import Callable, Iterator, Mapping
@@ -137,9 +138,13 @@ from operator import eq, or_
 from typing import Any
 
 from jacked_vault.errors import VaultError
+from jacked_vault.safety._prefilters import PREFILTERS
+from jacked_vault.safety.text import compiled
 
 CONTEXT_CHARS = 512  # how far from a match a rule's context word may be
 DECODE_ROUNDS = 3  # escape + percent decoding passes (double-encoded `%253D` needs two)
+# A pattern a plain note's scan never runs is kept as text and compiled on first use
+# (`safety.text.compiled`): the 20 of them cost ~2 ms to compile at every import.
 
 # --- views -------------------------------------------------------------------------------
 
@@ -152,7 +157,7 @@ _CF_BMP = (
 _CF_ASTRAL = (
     "\U000110bd\U000110cd\U00013430-\U00013438\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f"
 )
-_FORMAT = re.compile(f"[{_CF_BMP}{_CF_ASTRAL}]")
+_FORMAT = f"[{_CF_BMP}{_CF_ASTRAL}]"
 # "May hold one": 3x faster to search for than `_FORMAT` (one range beyond the BMP).
 _MAYBE_FORMAT = re.compile(f"[{_CF_BMP}\U00010000-\U0010ffff]")
 # Two-character escapes, undone with str.replace (a view need not be exact: `\\\n` may
@@ -168,11 +173,11 @@ _ESCAPES = (
     ("\\\n", "\n"),
     ("\\\\", "\\"),
 )
-_CODE_ESCAPE = re.compile(
+_CODE_ESCAPE = (
     r"\\(?:u([dD][89abAB][0-9a-fA-F]{2})\\u([dD][c-fC-F][0-9a-fA-F]{2})"  # surrogate pair
     r"|u([0-9a-fA-F]{4})|x([0-9a-fA-F]{2}))"
 )
-_PERCENT = re.compile(r"%[0-9A-Fa-f]{2}(?:%[0-9A-Fa-f]{2})*")
+_PERCENT = r"%[0-9A-Fa-f]{2}(?:%[0-9A-Fa-f]{2})*"
 # What decodes to a `%` or a backslash: only then can a round leave work for the next.
 _NESTED = ("%25", "%5c", "%5C", "\\\\", "\\u0025", "\\u005", "\\x25", "\\x5")
 # A line break inside a token. Only the decoded text's breaks that may split one are joined
@@ -194,18 +199,16 @@ _T = r"[\w+/=.:-]"
 # The blanks and token run each line starts with, its blanks; on the reversed text, the run each
 # line ends with (each found at every line start, so once per line; SPLIT_TOKEN is as long as a
 # run need be).
-_LINE_HEAD = re.compile(rf"^[ \t]*+{_T}{{0,{SPLIT_TOKEN}}}", re.MULTILINE)
-_LINE_BLANKS = re.compile(r"^[ \t]*", re.MULTILINE)
-_LINE_TAIL = re.compile(rf"^{_T}{{0,{SPLIT_TOKEN}}}", re.MULTILINE)
+_LINE_HEAD = rf"(?m)^[ \t]*+{_T}{{0,{SPLIT_TOKEN}}}"
+_LINE_BLANKS = r"(?m)^[ \t]*"
+_LINE_TAIL = rf"(?m)^{_T}{{0,{SPLIT_TOKEN}}}"
 _JOINT_RUN = re.compile(rb"\x01+")  # joints on consecutive lines, in the per-break flags
 # A series of 4 or more lines that are each one short run (a token cut into many short lines,
 # `_SHORT_LINES`): every break inside is a joint when the runs make SPLIT_TOKEN together.
-_SHORT_LINES = re.compile(
-    rf"^(?:[ \t]*+{_T}{{1,{SPLIT_TOKEN - 1}}}\n){{3,}}[ \t]*+{_T}{{1,{SPLIT_TOKEN - 1}}}$", re.MULTILINE
-)
-_DIGIT = re.compile(r"[0-9]")
+_SHORT_LINES = rf"(?m)^(?:[ \t]*+{_T}{{1,{SPLIT_TOKEN - 1}}}\n){{3,}}[ \t]*+{_T}{{1,{SPLIT_TOKEN - 1}}}$"
+_DIGIT = r"[0-9]"
 _QUOTED_JOINT = r"""(?:[ \t]*\+)?(\n)[ \t]*\+?[ \t]*["'`]"""  # after a quote; the break in a group
-_JOIN_QUOTED = re.compile(f"[\"'`]{_QUOTED_JOINT}")
+_JOIN_QUOTED = f"[\"'`]{_QUOTED_JOINT}"
 _QUOTED_LINE_ENDS = ('"\n', "'\n", "`\n", "+\n")
 
 
@@ -222,7 +225,7 @@ def _unescape(text: str) -> str:
         return text
     for escape, char in _ESCAPES:
         text = text.replace(escape, char)
-    return _CODE_ESCAPE.sub(_code_point, text) if "\\u" in text or "\\x" in text else text
+    return compiled(_CODE_ESCAPE).sub(_code_point, text) if "\\u" in text or "\\x" in text else text
 
 
 def _unpercent_one(match: re.Match[str]) -> str:
@@ -239,12 +242,12 @@ def _decoded(text: str) -> str:
     for _ in range(DECODE_ROUNDS):
         decoded = _unescape(text)
         if "%" in decoded:
-            decoded = _PERCENT.sub(_unpercent_one, decoded)
+            decoded = compiled(_PERCENT).sub(_unpercent_one, decoded)
         nested = any(marker in text for marker in _NESTED)
         text = decoded
         if not nested:
             break
-    return text if text.isascii() else _FORMAT.sub("", text)
+    return text if text.isascii() else compiled(_FORMAT).sub("", text)
 
 
 def _joints(lines: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
@@ -252,14 +255,14 @@ def _joints(lines: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
     order (at most one per line break), and each series of them on consecutive lines as (first,
     last) indices in those spans. One pass over the lines' ends (`_LINE_HEAD`, `_LINE_TAIL`),
     then arithmetic on their lengths; `_SHORT_LINES` and `_JOIN_QUOTED` add theirs."""
-    heads = list(map(len, _LINE_HEAD.findall(lines)))  # blanks and run
+    heads = list(map(len, compiled(_LINE_HEAD).findall(lines)))  # blanks and run
     indented = lines.startswith((" ", "\t")) or "\n " in lines or "\n\t" in lines
     if indented:
-        blanks = list(map(len, _LINE_BLANKS.findall(lines)))
+        blanks = list(map(len, compiled(_LINE_BLANKS).findall(lines)))
         runs = [head - blank for head, blank in zip(heads, blanks, strict=True)]
     else:
         blanks, runs = [0] * len(heads), heads
-    ends = list(map(len, _LINE_TAIL.findall(lines[::-1])))
+    ends = list(map(len, compiled(_LINE_TAIL).findall(lines[::-1])))
     ends.reverse()
     sizes = list(map(len, lines.split("\n")))
     short = SPLIT_TOKEN - 1  # a middle line's run is shorter: the runs before, in and after it make SPLIT_TOKEN
@@ -275,20 +278,20 @@ def _joints(lines: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
     )
     # 4 lines on end that are each one short run are 4 on end whose blanks and run are the line
     whole_runs = bytes(map(eq, heads, sizes))
-    for match in _SHORT_LINES.finditer(lines) if b"\x01" * 4 in whole_runs else ():
+    for match in compiled(_SHORT_LINES).finditer(lines) if b"\x01" * 4 in whole_runs else ():
         block = match.group()
         breaks = block.count("\n")
         if (
             breaks < MAX_SPLIT_LINES
             and len(block) - breaks - block.count(" ") - block.count("\t") >= SPLIT_TOKEN
-            and _DIGIT.search(block)  # every token shape holds digits; a list of words does not
+            and compiled(_DIGIT).search(block)  # every token shape holds digits; a list of words does not
         ):
             first = lines.count("\n", 0, match.start())
             flags[first : first + breaks] = b"\x01" * breaks
     starts = list(accumulate(map((1).__add__, sizes)))  # where each line after a break starts
     quoted: dict[int, tuple[int, int]] = {}
     if any(end in lines for end in _QUOTED_LINE_ENDS):
-        quoted = {match.start(1): match.span() for match in _JOIN_QUOTED.finditer(lines)}
+        quoted = {match.start(1): match.span() for match in compiled(_JOIN_QUOTED).finditer(lines)}
         if quoted:  # break k (before `starts[k]`) is a joint if it is a quoted one
             flags = bytearray(map(or_, flags, map(quoted.__contains__, map((-1).__add__, starts))))
     if quoted:
@@ -331,7 +334,7 @@ def _starts(pieces: list[str], data: bytes, ends: list[int], index: int) -> Iter
     window holding that piece."""
     if index == _KEY_BODY_AT:
         marked = list(accumulate(map((1).__add__, map(len, pieces))))  # ends in the NUL-joined text
-        for run in _KEY_BODY_RUN.finditer("\x00".join(pieces)):
+        for run in compiled(_KEY_BODY_RUN).finditer("\x00".join(pieces)):
             if _der_private_key("M" + run[1].replace("\x00", "")):
                 yield bisect_right(marked, run.start())
         return
@@ -485,7 +488,7 @@ _BATCH = 4096  # characters of windows in the first batch `_batches` yields
 # The 2- and 3-line windows (first and last joint) holding a line, the line after joint k - 1.
 _AROUND = ((-1, -1), (0, 0), (-2, -1), (-1, 0), (0, 1))
 _BLANK_LINE_ENDS = (" \n", "\t\n", "\r\n")
-_TRAILING_BLANKS = re.compile(r"(?<![ \t\r])[ \t\r]+$", re.MULTILINE)
+_TRAILING_BLANKS = r"(?m)(?<![ \t\r])[ \t\r]+$"
 # Every line break a window may join, with what a joint removes around it (`_joints`: the next
 # line's blanks; the quotes and `+` between quoted halves).
 # One character class first: `re` skips to the next quote or break at once.
@@ -495,7 +498,7 @@ _BREAK = re.compile(f"[\\n\"'`](?:(?<=\\n)[ \\t]*|(?<=[\"'`]){_QUOTED_JOINT})")
 # a short length, then 02 or 30; with 0x81 and a length >= 0x80, then 02 or 30 in the fourth
 # byte; with 0x82, in the fifth), so a line of random characters after an `M` is seldom read on.
 _B64 = r"\x00*[A-Za-z0-9+/]"
-_KEY_BODY_RUN = re.compile(
+_KEY_BODY_RUN = (
     r"M(?<![A-Za-z0-9+/]M)"
     + r"(?=\x00*(?:[A-H]\x00*[AEIMQUYcgkosw048]\x00*[Cw]"  # 30 LL (02|30)
     + rf"|I\x00*(?:[GH]{_B64}\x00*[AM]"  # 30 81 LL (02|30)
@@ -539,7 +542,7 @@ def _may_join(lines: str, rules: frozenset[int] | None = None) -> frozenset[int]
     if hits != {_KEY_BODY_AT}:
         return hits
     marked = _glued(lines, "\x00")
-    found = any(_der_private_key("M" + run.replace("\x00", "")) for run in _KEY_BODY_RUN.findall(marked))
+    found = any(_der_private_key("M" + run.replace("\x00", "")) for run in compiled(_KEY_BODY_RUN).findall(marked))
     return hits if found else frozenset()
 
 
@@ -568,7 +571,7 @@ def _views(text: str, found: set[str] | None = None) -> Iterator[tuple[str, _Sou
         yield clean, None
     if "\n" in clean:
         trailing = any(end in clean for end in _BLANK_LINE_ENDS) or clean.endswith((" ", "\t", "\r"))
-        lines = _TRAILING_BLANKS.sub("", clean) if trailing else clean
+        lines = compiled(_TRAILING_BLANKS).sub("", clean) if trailing else clean
         rules = _may_join(lines)
         joined = _rejoined(lines, rules, found) if rules else None
         if joined is None:
@@ -607,13 +610,13 @@ _PLACEHOLDER = (  # compiled on first use (9 ms)
 )
 _BARE_SECRET_WORDS = frozenset({"pass", "password", "passwd", "secret", "token"})
 # An unquoted identifier path, optionally called or indexed: code, not a literal.
-_CODE = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*(?P<access>[(\[].*)?", re.ASCII)
+_CODE = r"(?a)[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*(?P<access>[(\[].*)?"
 # An identifier containing a secret word (`NextToken`, `DB_PASSWORD`) names a secret; a
 # value with another symbol (`S3cr3tPassw0rd!`) does not.
-_SECRET_WORD = re.compile(r"pass|secret|token|key|credential", re.IGNORECASE)
-_IDENTIFIER = re.compile(r"[\w.-]+")
+_SECRET_WORD = r"(?i)pass|secret|token|key|credential"
+_IDENTIFIER = r"[\w.-]+"
 # A value that is a URL, ARN, vault reference or path points at a secret elsewhere.
-_REFERENCE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:|[/~.]")
+_REFERENCE = r"[A-Za-z][A-Za-z0-9+.-]*:|[/~.]"
 
 
 def _has(value: str, test: Callable[[str], bool]) -> bool:
@@ -687,7 +690,7 @@ def _unquoted(value: str) -> str | None:
     `get_token()`, `config.apiKey`)."""
     if value[0] in "\"'`":
         return value[1:-1]
-    code = _CODE.fullmatch(value)
+    code = compiled(_CODE).fullmatch(value)
     return None if code and ("." in value or code["access"]) else value
 
 
@@ -697,14 +700,14 @@ def _literal(value: str) -> bool:
     value = _unquoted(value)  # type: ignore[assignment]
     if value is None:
         return False
-    names_secret = _IDENTIFIER.fullmatch(value) and _SECRET_WORD.search(value)
-    return _credible(value) and not names_secret and not _REFERENCE.match(value)
+    names_secret = compiled(_IDENTIFIER).fullmatch(value) and compiled(_SECRET_WORD).search(value)
+    return _credible(value) and not names_secret and not compiled(_REFERENCE).match(value)
 
 
 # A password word as its own part of a name: `DB_PASSWORD2`, `userPass1`, `old_passwd2`
 # (not the `Passw` of a leet `Passw0rd`).
-_PASSWORD_WORD = re.compile(r"(?:pass(?:w(?:or)?d|phrase)?|pwd)(?![a-z])", re.IGNORECASE)
-_NAME_SEPARATOR = re.compile(r"[_.-]")
+_PASSWORD_WORD = r"(?i)(?:pass(?:w(?:or)?d|phrase)?|pwd)(?![a-z])"
+_NAME_SEPARATOR = r"[_.-]"
 
 
 def _names_password(value: str) -> bool:
@@ -712,26 +715,28 @@ def _names_password(value: str) -> bool:
     secret or password word in them (`DB_PASSWORD2`, `vault_db_secret_v2`, `token_v2`), or a
     password word in a name that is not PascalCase (`userPass1`, `password1`,
     `generatedwebdavpassword1`). `Hunter2Secret`, `Monkey123`, `Password123` are literals."""
-    if not _IDENTIFIER.fullmatch(value):
+    if not compiled(_IDENTIFIER).fullmatch(value):
         return False
-    if _NAME_SEPARATOR.search(value):
-        return bool(_SECRET_WORD.search(value) or _PASSWORD_WORD.search(value))
+    if compiled(_NAME_SEPARATOR).search(value):
+        return bool(compiled(_SECRET_WORD).search(value) or compiled(_PASSWORD_WORD).search(value))
     pascal = value[0].isupper() and _has(value, str.islower)
-    return not pascal and bool(_PASSWORD_WORD.search(value))
+    return not pascal and bool(compiled(_PASSWORD_WORD).search(value))
 
 
 def _password_literal(value: str) -> bool:
     """A value assigned to a password key (quotes included) is a credible literal, not code, a
     reference or a name of a password (`_names_password`)."""
     value = _unquoted(value)  # type: ignore[assignment]
-    return value is not None and _credible(value) and not _names_password(value) and not _REFERENCE.match(value)
+    return (
+        value is not None and _credible(value) and not _names_password(value) and not compiled(_REFERENCE).match(value)
+    )
 
 
 # Capitalised words, acronyms and numbers run together: a name or a term (`Base64Encoded`,
 # `OAuth2`, `Http2Server`), not a password in prose; and a hyphenated adjective
 # (`Argon2id-hashed`, `OAuth2-based`).
-_CAMEL_WORDS = re.compile(r"(?:[A-Z][a-z]+|[A-Z]+(?![a-z])|[0-9]+)+")
-_COMPOUND = re.compile(r".-[a-z]{3,}\Z")
+_CAMEL_WORDS = r"(?:[A-Z][a-z]+|[A-Z]+(?![a-z])|[0-9]+)+"
+_COMPOUND = r".-[a-z]{3,}\Z"
 
 
 def _prose_password(value: str) -> bool:
@@ -740,14 +745,14 @@ def _prose_password(value: str) -> bool:
     symbol, or mixing upper case, lower case and digits other than as capitalised words and
     numbers (so `Tr0ub4dor3xyzQ`, `p@ssw0rd!`, not `hunter22`, `sha256-hashed`,
     `PBKDF2-SHA256`, `Base64Encoded`, `Argon2id-hashed`); not code or a reference."""
-    if not _credible(value) or _REFERENCE.match(value) or _COMPOUND.search(value):
+    if not _credible(value) or compiled(_REFERENCE).match(value) or compiled(_COMPOUND).search(value):
         return False
-    code = _CODE.fullmatch(value)
+    code = compiled(_CODE).fullmatch(value)
     if code and ("." in value or code["access"]):
         return False
     if _has(value, str.isdigit) and _has(value, _symbol):
         return True
-    return _generated(value) and not _CAMEL_WORDS.fullmatch(value)
+    return _generated(value) and not compiled(_CAMEL_WORDS).fullmatch(value)
 
 
 def _user_password(value: str) -> bool:
@@ -756,7 +761,7 @@ def _user_password(value: str) -> bool:
 
 
 # A name starts a run (`(?<!...)`): a try from inside a run without `=` would rescan it (quadratic).
-_COOKIE_PAIR = re.compile(r"(?<![^\s=;])([^\s=;]+)=([^\s;]*)")
+_COOKIE_PAIR = r"(?<![^\s=;])([^\s=;]+)=([^\s;]*)"
 
 
 def _random(value: str) -> bool:
@@ -772,7 +777,7 @@ def _random(value: str) -> bool:
 
 def _cookie_secret(header: str) -> bool:
     """A `Cookie:`/`Set-Cookie:` header value holding a long random cookie value."""
-    return any(_random(value) for _, value in _COOKIE_PAIR.findall(header))
+    return any(_random(value) for _, value in compiled(_COOKIE_PAIR).findall(header))
 
 
 def _discord_id(token: str) -> bool:
@@ -848,8 +853,9 @@ class _Rule:
 
     @cached_property
     def prefilter(self) -> bytes:
-        """The RE2 pattern of the engine's set (`_superset` of `regex`)."""
-        return _superset(self.regex)
+        """The RE2 pattern of the engine's set (`_superset` of `regex`), read from the table made
+        ahead (safety/_prefilters.py, `prefilter_source`) when it holds this rule's."""
+        return PREFILTERS.get(self.regex) or _superset(self.regex)
 
     @cached_property
     def core(self) -> Any:
@@ -1272,6 +1278,26 @@ _GATE_WORDS = frozenset(word for rule in _RULES if rule.gated for word in rule.c
 _ALL_RULES = frozenset(range(len(_RULES)))
 _TOKEN_RULES = frozenset(index for index, rule in enumerate(_RULES) if not rule.fallback)  # run on the windows
 _KEY_BODY_AT = _RULES.index(_KEY_BODY)
+
+
+def prefilter_source() -> str:
+    """safety/_prefilters.py: every rule's prefilter (`_superset` of its regex), made ahead so a
+    process that scans does not derive them all first (~22M instructions, a third of building the
+    engine). A rule it does not hold still works (its prefilter is derived); tests/unit/test_secrets.py
+    checks the file is current. Regenerate:
+    `python -c "from jacked_vault.safety.secrets import write_prefilters; write_prefilters()"`."""
+    entries = "".join(f"    {rule.regex!r}:\n        {_superset(rule.regex)!r},\n" for rule in _RULES)
+    return (
+        '"""Each secret rule\'s regex -> its RE2 prefilter. Generated by `safety.secrets.prefilter_source`:'
+        ' do not edit."""\n\n# ruff: noqa: E501\n# fmt: off\n'
+        f"PREFILTERS: dict[bytes, bytes] = {{\n{entries}}}\n"
+    )
+
+
+def write_prefilters() -> None:
+    """Write safety/_prefilters.py from the rules as they are."""
+    with open(os.path.join(os.path.dirname(__file__), "_prefilters.py"), "w", encoding="utf-8") as out:
+        out.write(prefilter_source())
 
 
 def _re2_options() -> Any:

@@ -38,12 +38,13 @@ from jacked_vault.store.git import fast_head
 from jacked_vault.store.layout import Store, root_of
 
 if TYPE_CHECKING:
+    from jacked_vault.context import Context
     from jacked_vault.search.mirror import Bounds, GitMirror
     from jacked_vault.search.passed import Passed
     from jacked_vault.store.deadline import Deadline
     from jacked_vault.store.progress import Progress
-    from jacked_vault.store.reviews import Provenance
     from jacked_vault.store.tombstones import Stones
+    from jacked_vault.store.trust import Provenance
 
 MAX_ROOT_FILES = 200_000  # 4x a big team's 50k-note group (bench_cli); beyond it reads fail as INCOMPLETE
 MAX_ROOT_BYTES = 1024 * 1024 * 1024
@@ -420,3 +421,21 @@ def open_fresh(store: Store) -> SearchIndex:
     index = SearchIndex(store)
     index.refresh()
     return index
+
+
+def rejected_elsewhere(ctx: Context, store: Store) -> Stones:
+    """For a write into `store` from `ctx`: the values rejected (or forgotten) in the other stores
+    this machine reads from there (the vault, the cwd repo's project store; SPEC 5.3: one
+    rejection holds in every store)."""
+    from jacked_vault.store.tombstones import Stones
+
+    stones = Stones()
+    others = [s for s in ctx.stores() if s.root != store.root]
+    for other in others:
+        index = SearchIndex(other)
+        try:
+            index.refresh()
+            stones |= index.read.stones()
+        finally:
+            index.close()
+    return stones

@@ -57,8 +57,8 @@ if TYPE_CHECKING:
     from jacked_vault.search.verdicts import Verdicts
     from jacked_vault.store.gate import Checked
     from jacked_vault.store.progress import Progress
-    from jacked_vault.store.reviews import Provenance
     from jacked_vault.store.tombstones import Stones
+    from jacked_vault.store.trust import Provenance
 
 INDEXED_KINDS = frozenset({"note", "hot", "episodic", "tombstones"})
 

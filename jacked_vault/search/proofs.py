@@ -9,11 +9,14 @@ from typing import TYPE_CHECKING
 
 from jacked_vault.search.schema import meta, set_meta
 from jacked_vault.store.git import open_repo, tree_blob
+from jacked_vault.store.machine_state import machine_id
+from jacked_vault.store.trust import Provenance, Verdict
 
 if TYPE_CHECKING:
     from jacked_vault.document import Note
     from jacked_vault.search.readmodel import ReadModel
-    from jacked_vault.store.reviews import Provenance, ReviewPolicy, Verdict
+    from jacked_vault.store.reviews import ReviewPolicy
+    from jacked_vault.store.settings import ReviewTrust
 
 
 class ReviewProofs:
@@ -22,15 +25,30 @@ class ReviewProofs:
     def __init__(self, index: ReadModel) -> None:
         self._index = index
         self.head: str | None = None  # the commit being indexed (whose history holds the accepts)
+        self._trust: tuple[str, ReviewTrust] | None = None
         self._policy: ReviewPolicy | None = None
+
+    def _machine_trust(self) -> tuple[str, ReviewTrust]:
+        """This machine's id and how it weighs a review (its machine config), read once."""
+        if self._trust is None:
+            from jacked_vault.store.config import machine_review
+
+            self._trust = (machine_id(self._index.store.state), machine_review())
+        return self._trust
+
+    def _digest(self) -> str:
+        """The review policy as the index remembers it (`ReviewTrust.digest`): every refresh asks,
+        and store.reviews is not loaded for it."""
+        machine, trust = self._machine_trust()
+        return trust.digest(machine)
 
     @property
     def policy(self) -> ReviewPolicy:
-        """How this machine judges an accept (its machine config and machine id), read once."""
+        """How this machine judges an accept (its machine config and machine id)."""
         if self._policy is None:
             from jacked_vault.store.reviews import ReviewPolicy
 
-            self._policy = ReviewPolicy.of(self._index.store)
+            self._policy = ReviewPolicy(*self._machine_trust())
         return self._policy
 
     def review_of(self, note: Note) -> Provenance | None:
@@ -47,8 +65,6 @@ class ReviewProofs:
 
     def verdict(self, note: Note, claim: str) -> Verdict:
         """What the trust `note`'s file claims counts for here (the accept behind a claimed review)."""
-        from jacked_vault.store.reviews import Verdict
-
         return Verdict.of_claim(claim, lambda: self.review_of(note))
 
     def _judged(self, note_id: str, commit: str, machine: str, author: str, signed: int, verified: int) -> Provenance:
@@ -78,7 +94,7 @@ class ReviewProofs:
         repo = open_repo(self._index.store.root)
         policy = self.policy
         if meta(self._index.db, "review_policy") is None:
-            set_meta(self._index.db, "review_policy", policy.digest())
+            set_meta(self._index.db, "review_policy", self._digest())
         found = list(reviews_between(repo, head, walked))
         signers = policy.trust.signers
         verified = verified_by(self._index.store.root, repo, [r.commit for r in found], signers) if signers else set()
@@ -96,8 +112,7 @@ class ReviewProofs:
         """When this machine's review policy changed (its allowed-signers file named, unnamed or
         changed; the machines it trusts unsigned), verify every recorded accept against it again
         and re-derive every claimed review."""
-        policy = self.policy
-        digest = policy.digest()
+        digest = self._digest()
         known = meta(self._index.db, "review_policy")
         if known is None or known == digest:
             if known is None:
@@ -106,6 +121,7 @@ class ReviewProofs:
         from jacked_vault.document import parse_note
         from jacked_vault.store.reviews import verified_by
 
+        policy = self.policy
         repo = open_repo(self._index.store.root)
         db = self._index.db
         db.execute("BEGIN IMMEDIATE")
@@ -131,5 +147,5 @@ class ReviewProofs:
 
 
 def review_json(review: Provenance | None) -> str | None:
-    """`docs.review`: the accept behind a claimed review, as `store.reviews.Verdict.from_row` reads it."""
+    """`docs.review`: the accept behind a claimed review, as `store.trust.Verdict.from_row` reads it."""
     return json.dumps(review.to_json(), sort_keys=True) if review is not None else None

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from functools import reduce
 from operator import or_
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from jacked_vault.context import Context
 from jacked_vault.document.ids import TYPED_ID, short_id
@@ -15,11 +15,6 @@ from jacked_vault.search.entries import Diagnostics, Doc
 from jacked_vault.search.index import SearchIndex
 from jacked_vault.search.policy import DEFAULT_SCOPES, Viewer
 from jacked_vault.search.query import Filters
-from jacked_vault.store.layout import Store
-
-if TYPE_CHECKING:
-    from jacked_vault.store.tombstones import Stones
-
 
 T = TypeVar("T")
 
@@ -144,24 +139,6 @@ def the_one(found: list[T], diag: Diagnostics, note_id: str) -> T:
             details=diag.to_json(),
         )
     raise not_found(note_id)
-
-
-def rejected_elsewhere(ctx: Context, store: Store) -> Stones:
-    """For a write into `store` from `ctx`: the values rejected (or forgotten) in the other stores
-    this machine reads from there (the vault, the cwd repo's project store; SPEC 5.3: one
-    rejection holds in every store)."""
-    from jacked_vault.store.tombstones import Stones
-
-    stones = Stones()
-    others = [s for s in ctx.stores() if s.root != store.root]
-    for other in others:
-        index = SearchIndex(other)
-        try:
-            index.refresh()
-            stones |= index.read.stones()
-        finally:
-            index.close()
-    return stones
 
 
 @dataclass(frozen=True)

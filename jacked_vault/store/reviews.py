@@ -17,8 +17,8 @@ here (`ReviewPolicy.judge`, from the machine config's `ReviewTrust`): with an al
 (`settings.review.allowed_signers`, git's ssh format), only accepts whose commits git verifies
 against it (`git log --format=%G?` is `G` for an ssh signature); without one, this machine's own
 accepts, and another machine's where `settings.review.trust_unsigned` names it. No signature
-code here: git signs and git verifies. `Verdict` is what a surface shows: the trust that counts,
-the claim, and the review behind it.
+code here: git signs and git verifies. What a surface shows, the trust that counts, the claim and the
+review behind it (`Verdict`), is store/trust.py's.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
@@ -37,20 +37,19 @@ from jacked_vault.safety.text import strip_terminal
 from jacked_vault.store.git import blob_at, read_blob, signs_commits
 from jacked_vault.store.gitfiles import child_env
 from jacked_vault.store.layout import AUDIT_DIR
-from jacked_vault.store.machine_state import MACHINE_ID, machine_id
+from jacked_vault.store.machine_state import MACHINE_ID
+from jacked_vault.store.trust import HERE, MACHINE, VERIFIED, Provenance
 
 if TYPE_CHECKING:
     import pygit2
 
     from jacked_vault.document.model import Note
-    from jacked_vault.store.layout import Store
     from jacked_vault.store.settings import ReviewTrust
 
 ACCEPT_SUBJECT = "memory(accept): "
 MAX_COMMITS_WALKED = 500_000
 SSH_SIGNATURE = b"-----BEGIN SSH SIGNATURE-----"
 MAX_AUTHOR = 200  # a commit's author as a review shows it (data from git, cut)
-HERE, MACHINE, VERIFIED = "here", "machine", "verified"  # a review's provenance
 
 
 @dataclass(frozen=True)
@@ -67,73 +66,11 @@ class Review:
 
 
 @dataclass(frozen=True)
-class Provenance:
-    """One accept as this machine weighs it: where it came from, and whether it counts here."""
-
-    provenance: str  # HERE (this machine's chain), MACHINE (another's, not verified), VERIFIED (a trusted key)
-    machine: str
-    author: str
-    commit: str
-    signed: bool
-    verified: bool
-    counts: bool
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "provenance": self.provenance,
-            "machine": self.machine,
-            "author": self.author,
-            "commit": self.commit,
-            "verified": self.verified,
-            "signed": self.signed,
-            "counts": self.counts,
-        }
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Provenance:
-        return cls(**{k: data[k] for k in cls.__dataclass_fields__})
-
-    def said(self) -> str:
-        """For a person: `accepted on machine M by Ada <ada@x>, not verified (unsigned)`."""
-        where = "accepted here" if self.provenance == HERE else f"accepted on machine {self.machine}"
-        text = f"{where} by {self.author}"
-        if self.verified:
-            return text + ", verified against a trusted key"
-        if self.provenance != HERE or not self.counts:
-            text += f", not verified ({'signed by a key not trusted here' if self.signed else 'unsigned'})"
-        if self.counts and self.provenance != HERE:
-            text += f"; counted: this machine trusts {self.machine}'s unsigned accepts (review.trust_unsigned)"
-        return text
-
-    def short(self) -> str:
-        """For the brief and a search hit: no author, no machine id (text from git that anyone with
-        push access chose; the brief quotes no such text in a sentence of its own)."""
-        if self.verified:
-            return "accepted, verified against a trusted key"
-        if self.provenance == HERE:
-            return "accepted here" if self.counts else "accepted here, not verified"
-        trusted = ("unsigned" if not self.signed else "not verified") + "; trusted here"
-        return f"accepted on another machine, {trusted if self.counts else 'not verified'}"
-
-
-@dataclass(frozen=True)
 class ReviewPolicy:
     """How this machine judges an accept: its own machine id and its `ReviewTrust`."""
 
     machine: str
     trust: ReviewTrust
-
-    @classmethod
-    def of(cls, store: Store) -> ReviewPolicy:
-        """The policy of the machine holding `store` (machine config, machine id)."""
-        from jacked_vault.store.config import machine_review
-
-        return cls(machine_id(store.state), machine_review())
-
-    def digest(self) -> str:
-        """What the index remembers of the policy: a change re-judges every review."""
-        unsigned = ",".join(sorted(self.trust.unsigned_from))
-        return f"{policy_digest(self.trust.signers)}|{unsigned}|{self.machine}"
 
     def judge(self, review: Review, verified: bool) -> Provenance:
         here = review.machine == self.machine
@@ -149,64 +86,6 @@ def best(found: list[Provenance]) -> Provenance | None:
     """The accept a note's review is shown by: one that counts, verified first, then one made here."""
     ranked = sorted(found, key=lambda p: (not p.counts, not p.verified, p.provenance != HERE, p.commit))
     return ranked[0] if ranked else None
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """What a note's review is worth on this machine, as every surface shows it: the trust that
-    counts (`reviewed` only with an accept that counts here), what its file claims, and the accept
-    behind the claim (None: none at all)."""
-
-    trust: str
-    claim: str
-    review: Provenance | None = None
-
-    @classmethod
-    def from_row(cls, trust: str, claim: str, review: str | None) -> Verdict:
-        """The verdict the search index recorded (`docs.trust`, `docs.claim`, `docs.review`)."""
-        return cls(trust, claim, Provenance.from_json(json.loads(review)) if review else None)
-
-    @classmethod
-    def of_claim(cls, claim: str, accept: Callable[[], Provenance | None]) -> Verdict:
-        """The verdict on a file claiming `claim`: a claimed review counts only with the accept
-        behind it (`accept()`, asked only then) counting here."""
-        if claim != "reviewed":
-            return cls(claim, claim)
-        review = accept()
-        return cls("reviewed" if review is not None and review.counts else "unreviewed", claim, review)
-
-    @property
-    def reviewed(self) -> bool:
-        return self.trust == "reviewed"
-
-    def to_json(self) -> dict[str, Any]:
-        """`trust`, `review`, and `claimed_trust` when the file claims more than counts."""
-        out: dict[str, Any] = {"trust": self.trust, "review": self.review.to_json() if self.review else None}
-        if self.claim != self.trust:
-            out["claimed_trust"] = self.claim
-        return out
-
-    def said(self) -> str:
-        """The trust line a person reads."""
-        if self.reviewed:
-            return f"reviewed ({self.review.said()})" if self.review else "reviewed (accepted by a person)"
-        text = "unreviewed (context, not instructions)"
-        if self.review is not None:
-            return f"{text}; {self.review.said()}: not counted as reviewed here"
-        if self.claim == "reviewed":
-            return f"{text}; its file claims reviewed, but no accept by a person is behind it"
-        return text
-
-    def label(self) -> str:
-        """A search hit's trust: `reviewed (accepted here)`, `unreviewed`."""
-        return f"{self.trust} ({self.review.short()})" if self.review else self.trust
-
-    def mark(self) -> str:
-        """What follows a quoted title in the brief: ` [reviewed] (accepted here)` for what counts
-        (the brief's framing names `[reviewed]`), the provenance alone for an accept that does not."""
-        if self.reviewed:
-            return " [reviewed]" + (f" ({self.review.short()})" if self.review else "")
-        return f" ({self.review.short()})" if self.review else ""
 
 
 def value_key(note: Note) -> str:
@@ -391,18 +270,6 @@ def _forgotten_by(repo: pygit2.Repository, commit_id: str) -> set[str]:
     for name, data in files(commit).items():
         added |= parse_tombstones(data) - parse_tombstones(before.get(name, b""))
     return added
-
-
-def policy_digest(signers: Path | None) -> str:
-    """What the index remembers of the signing policy: '' when none, else the file and its
-    content's hash (a missing or unreadable file counts nothing as signed)."""
-    if signers is None:
-        return ""
-    try:
-        content = signers.read_bytes()
-    except OSError:
-        return f"{signers}:missing"
-    return f"{signers}:{hashlib.sha256(content).hexdigest()}"
 
 
 def person_signs(trust: ReviewTrust, repo: pygit2.Repository) -> bool:

@@ -7,6 +7,7 @@ writer and reader takes its values from there, never from the config dict.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,6 +41,18 @@ class ReviewTrust:
     def trusts_unsigned(self, machine: str) -> bool:
         """Whether another machine's unsigned accept counts here (never while keys are asked for)."""
         return self.signers is None and (ANY_MACHINE in self.unsigned_from or machine in self.unsigned_from)
+
+    def digest(self, machine: str) -> str:
+        """What the index remembers of this trust on `machine` (its id): a change re-judges every
+        review. The signers file counts by its content's hash (a missing or unreadable file counts
+        nothing as signed)."""
+        signers = ""
+        if self.signers is not None:
+            try:
+                signers = f"{self.signers}:{hashlib.sha256(self.signers.read_bytes()).hexdigest()}"
+            except OSError:
+                signers = f"{self.signers}:missing"
+        return f"{signers}|{','.join(sorted(self.unsigned_from))}|{machine}"
 
 
 @dataclass(frozen=True)

@@ -207,7 +207,7 @@ def _values_to_redo(index: ReadModel, old: _Old) -> list[dict[str, Any]]:
 
 def _create(ctx: Context, note: Note, rel: str, result: Carried) -> None:
     """One old note through the one create path, as this vault's; its outcome into `result`."""
-    from jacked_vault.search.service import rejected_elsewhere
+    from jacked_vault.search.index import rejected_elsewhere
     from jacked_vault.write.create import create_note
 
     carried = dataclasses.replace(note, trust=TRUST, supersedes=[])

@@ -167,7 +167,6 @@ def create_note(
     """
     from jacked_vault.recall.index_md import regenerate_index
     from jacked_vault.store.gate import check_note, check_tombstone
-    from jacked_vault.store.reviews import person_signs
     from jacked_vault.store.tombstones import LIFT_OP, tombstone_hash
 
     if checked is None or checked.note is not note:
@@ -205,8 +204,12 @@ def create_note(
         )
         tx.event("create", note.id, rel, data, ts=note.created_at)
         lifted = allow_rejected and tx.rejected(tombstone_hash(note.title, note.body)) is not None
+        signed = False
         if lifted:  # a person's decision, synced with its time; signed as a review is, where keys are trusted
+            from jacked_vault.store.reviews import person_signs
+
             tx.event(LIFT_OP, note.id, rel, data, ts=note.created_at)
+            signed = person_signs(settings.review, tx.repo)
         changes: dict[str, Entry | None] = {rel: Entry.from_note(note)}
         for old_rel, after, new in superseded:
             tx.event("supersede", new.id, old_rel, after, ts=note.created_at)
@@ -216,7 +219,7 @@ def create_note(
             f"memory({note.kind}): {note.title}",
             note_id=note.id,
             lift=note.id if lifted else None,
-            sign=lifted and person_signs(settings.review, tx.repo),
+            sign=signed,
         )
     return Created(note=note, rel=rel, commit=commit, store=store, quarantined=quarantined, same_title=same_title)
 

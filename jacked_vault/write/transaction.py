@@ -392,7 +392,7 @@ def write_transaction(
     an agent's write, not capture, rollup, sync or repair): a commit starts a detached push when
     `settings.push` is `after-write` (vault only);
     `rejected_elsewhere`: the values rejected in the other stores the writer reads (SPEC 5.3: one
-    rejection holds in every store; `search.service.rejected_elsewhere`)."""
+    rejection holds in every store; `search.index.rejected_elsewhere`)."""
     from jacked_vault.search.index import SearchIndex
 
     check_store_gitignore(store)

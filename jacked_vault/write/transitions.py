@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from jacked_vault.document import Note
     from jacked_vault.search.entries import Entry
     from jacked_vault.store.layout import Store
-    from jacked_vault.store.reviews import Verdict
+    from jacked_vault.store.trust import Verdict
     from jacked_vault.write.transaction import Transaction
 
 from jacked_vault.document.lifecycle import ALLOWED_FROM
@@ -95,7 +95,7 @@ class Located(NamedTuple):
 
 def _locate(ctx: Context, note_id: str) -> Located:
     """One note by id or short id (`search.service.resolve_id`), complete-or-fail like `read`; the
-    verdict is what its review is worth here (`store.reviews.Verdict`: a claimed review with no
+    verdict is what its review is worth here (`store.trust.Verdict`: a claimed review with no
     accept behind it that counts here is `unreviewed`)."""
     from jacked_vault.search.service import fresh_indexes, resolve_id, the_one
     from jacked_vault.store.gate import scan
@@ -319,7 +319,7 @@ def edit_as_new(ctx: Context, note_id: str, *, title: str, body: str) -> EditedA
     """
     from jacked_vault.document import parse_note
     from jacked_vault.recall.index_md import regenerate_index
-    from jacked_vault.search.service import rejected_elsewhere
+    from jacked_vault.search.index import rejected_elsewhere
     from jacked_vault.store.gate import check_note, check_tombstone
     from jacked_vault.store.tombstones import tombstone_hash
     from jacked_vault.write.create import build_note

@@ -5,6 +5,7 @@
 2. The same argv through the lean path and through typer prints the same thing and exits alike.
 3. What the lean path does not take (help, typos, odd values) goes to typer, which answers.
 4. The read commands load none of the heavy modules (typer, pygit2, jsonschema, pydantic, …).
+5. An add loads git but no typer, no jsonschema, and none of what it does not use (`NOT_ON_ADD`).
 """
 
 from __future__ import annotations
@@ -296,6 +297,29 @@ def test_add_loads_git_but_never_typer(filled):
         [sys.executable, "-c", code], capture_output=True, text=True, cwd=work, env=cli_env(vault), timeout=120
     )
     assert proc.returncode == 0 and proc.stderr.strip().splitlines()[-1] == "pygit2"
+
+
+# What an add does without (issue 34.5): the review machinery (a note that claims no review is
+# indexed by store.trust alone), the search service (results, hints), and decimal (the note's
+# schema check has no numbers).
+NOT_ON_ADD = {"jacked_vault.store.reviews", "jacked_vault.document.lifecycle", "jacked_vault.search.service", "decimal"}
+
+
+def test_add_loads_only_what_it_uses(filled):
+    vault, work, _ = filled
+    code = (
+        "import sys, json\n"
+        "from jacked_vault.cli.main import main\n"
+        "code = main(['memory', 'add', '--group', 'tools', '--title', 'Only what it uses', '--body', 'b'])\n"
+        "sys.stderr.write('\\nLOADED ' + json.dumps(sorted(sys.modules)))\n"
+        "sys.exit(code)\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=work, env=cli_env(vault), timeout=120
+    )
+    assert proc.returncode == 0, proc.stderr
+    loaded = set(json.loads(proc.stderr.rsplit("LOADED ", 1)[1]))
+    assert loaded & NOT_ON_ADD == set() and "jacked_vault.write.create" in loaded, sorted(loaded & NOT_ON_ADD)
 
 
 def _loaded_by(argv: list[str], vault, cwd, stdin: str | None = None) -> set[str]:

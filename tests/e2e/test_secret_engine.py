@@ -19,6 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from jacked_vault.safety import secrets
+from jacked_vault.safety.text import compiled
 
 KIB = 1024
 # Bytes fed to the exact `re` rules (all views, every rule the set let through) per byte of input.
@@ -160,7 +161,7 @@ def _assert_joining_told(text: str) -> None:
     """When `_may_join` says no token rule may match in the windows of joined lines, none does
     (an exact match of a token rule, the key body's only when its check passes)."""
     clean = secrets._decoded(text)
-    lines = secrets._TRAILING_BLANKS.sub("", clean)
+    lines = compiled(secrets._TRAILING_BLANKS).sub("", clean)
     joined = secrets._rejoined(lines) if "\n" in lines else None
     if joined is None or secrets._may_join(lines):
         return
@@ -188,7 +189,7 @@ def test_every_key_body_the_rule_finds_starts_a_run_the_joining_test_reads() -> 
             continue
         breaks = sorted(rng.sample(range(1, 70), 5))
         marked = "".join("\x00" * (at in breaks) + char for at, char in enumerate(body))
-        found = secrets._KEY_BODY_RUN.match(marked)
+        found = compiled(secrets._KEY_BODY_RUN).match(marked)
         assert found, marked[:40]
         assert secrets._der_private_key("M" + found[1].replace("\x00", ""))
 
@@ -333,7 +334,7 @@ def _split_texts() -> list[str]:
 
 
 def _trimmed(text: str) -> str:
-    return secrets._TRAILING_BLANKS.sub("", secrets._decoded(text))
+    return compiled(secrets._TRAILING_BLANKS).sub("", secrets._decoded(text))
 
 
 def test_joints_are_the_ones_the_regexes_find() -> None:

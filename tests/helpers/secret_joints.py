@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 from jacked_vault.safety import secrets
+from jacked_vault.safety.text import compiled
 
 SPLIT_TOKEN = secrets.SPLIT_TOKEN
 MAX_SPLIT_LINES = secrets.MAX_SPLIT_LINES
@@ -96,7 +97,7 @@ def scan_text(text: str) -> list[str]:
     for view in dict.fromkeys([text, clean]):
         secrets._findings_in(view, None, found)
     if "\n" in clean:
-        windows = rejoined(secrets._TRAILING_BLANKS.sub("", clean))
+        windows = rejoined(compiled(secrets._TRAILING_BLANKS).sub("", clean))
         if windows is not None:  # the rules the engine's set finds over these windows, `clean` their context
             data = windows.encode("utf-8", "surrogatepass")
             rules = secrets._candidates(data, data.lower())

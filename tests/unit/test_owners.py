@@ -178,11 +178,13 @@ def test_a_context_without_a_chosen_vault_is_refused(tmp_path: Path, monkeypatch
     assert list(tmp_path.iterdir()) == []
 
 
-# Where a note's `trust` may be compared with `reviewed`: the verdict's owner (store/reviews.py), the
-# index that records it, the document rules that judge a file's claim (a transition never takes a
-# review back) and the arrivals that judge what a remote's file claims. Every surface asks the
-# verdict (`Doc.verdict`, `store.reviews.Verdict`) instead of deciding what `reviewed` means.
+# Where a note's `trust` may be compared with `reviewed`: the verdict's owner (store/trust.py) and
+# the accepts' (store/reviews.py), the index that records it, the document rules that judge a
+# file's claim (a transition never takes a review back) and the arrivals that judge what a remote's
+# file claims. Every surface asks the verdict (`Doc.verdict`, `store.trust.Verdict`) instead of
+# deciding what `reviewed` means.
 TRUST_OWNERS = {
+    "store/trust.py",
     "store/reviews.py",
     "search/index.py",
     "document/lifecycle.py",

@@ -33,7 +33,7 @@ from helpers.secret_samples import (
 )
 
 from jacked_vault.errors import VaultError
-from jacked_vault.safety import secrets
+from jacked_vault.safety import _prefilters, secrets
 from jacked_vault.safety.secrets import assert_no_secrets, scan_fields, scan_text
 
 
@@ -473,3 +473,11 @@ def test_a_token_cut_into_many_short_lines_is_found(kind: str, width: int) -> No
     assert len(lines) >= 4
     for joint in ("\n", "\n    "):
         assert kind in scan_text("the key:\n" + joint.join(lines) + "\nthat is all"), joint
+
+
+def test_the_prefilter_table_is_current() -> None:
+    """safety/_prefilters.py holds every rule's prefilter as `_superset` derives it (issue 34.5: a
+    process that scans reads them instead of deriving all 55). Regenerate with
+    `python -c "from jacked_vault.safety.secrets import write_prefilters; write_prefilters()"`."""
+    assert Path(_prefilters.__file__).read_text(encoding="utf-8") == secrets.prefilter_source()
+    assert all(secrets.PREFILTERS[rule.regex] == rule.prefilter for rule in secrets._RULES)

@@ -285,7 +285,7 @@ def already_captured(ctx: Context, sha: str) -> tuple[str, str] | None:
 
 
 def _create(ctx: Context, info: MergeInfo, *, use_distiller: bool) -> Outcome:
-    from jacked_vault.search.service import rejected_elsewhere
+    from jacked_vault.search.index import rejected_elsewhere
     from jacked_vault.write.agents import status_for
     from jacked_vault.write.create import build_note, create_note
 
