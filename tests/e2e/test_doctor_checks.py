@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from conftest import cli_env, git, run_cli
 from helpers.damage import flip
 
+from tests.helpers import cli_fork
 from tests.helpers.state import state_dir
 
 STRAYS = 5001
@@ -41,14 +41,9 @@ def _vault_with_a_note(tmp_path: Path) -> tuple[Path, str]:
 
 
 def _doctor(vault: Path, *args: str, timeout: float = 60) -> tuple[int, dict, str]:
-    """doctor --json in a subprocess that must answer within `timeout` seconds."""
-    proc = subprocess.run(
-        [sys.executable, "-m", "jacked_vault.cli.main", "memory", "doctor", *args, "--json"],
-        capture_output=True,
-        text=True,
-        env=cli_env(vault),
-        cwd=vault.parent,
-        timeout=timeout,
+    """doctor --json in a process of its own that must answer within `timeout` seconds."""
+    proc = cli_fork.jacked(
+        ["memory", "doctor", *args, "--json"], env=cli_env(vault), cwd=vault.parent, stdin=None, timeout=timeout
     )
     return proc.returncode, json.loads(proc.stdout), proc.stderr
 
@@ -321,12 +316,9 @@ def test_a_truncated_note_object_never_hangs_search_status_or_brief(tmp_path: Pa
     path.write_bytes(path.read_bytes()[:-10])
     (state_dir(vault) / "index.sqlite").unlink()  # the next reader reads every blob from git
     for args in (("search", "alpha"), ("status",), ("brief",), ("doctor",)):
-        done = subprocess.run(
-            [sys.executable, "-m", "jacked_vault.cli.main", "memory", *args],
-            capture_output=True, text=True, env=cli_env(vault), cwd=vault.parent, timeout=60,
-        )  # fmt: skip
-        assert "Traceback" not in done.stderr, (args, done.stderr)
-        assert done.returncode == (1 if args == ("doctor",) else 0), (args, done.stdout, done.stderr)
+        done = run_cli("memory", *args, vault=vault)
+        assert "Traceback" not in done.err, (args, done.err)
+        assert done.code == (1 if args == ("doctor",) else 0), (args, done.out, done.err)
     found = run_cli("memory", "search", "alpha", "--json", vault=vault).json["diagnostics"]["invalid_files"]
     assert found == [{"path": f"group:{rel}", "code": "UNREADABLE"}], found
 
