@@ -151,3 +151,35 @@ def test_a_hot_md_taken_from_the_remote_is_the_last_word_in_the_audit(tmp_path: 
     assert "m0: the newest." in (m1.vault.root / "groups/tools/hot.md").read_text()
     _audit_ok(m1)
     _same_everywhere(m0, m1, m2)
+
+
+def test_a_settling_kept_over_the_remotes_later_line_is_the_last_word_in_the_audit(tmp_path: Path):
+    """The same race the other way round (the soak's seed 2 again, in CI): m0 settles its reject
+    against m2's accept at t1 but loses the push race to m1, which settled its accept against m2's
+    at t2 > t1 and pushed first. m0's next merge keeps its own reject cleanly (m1's side holds the
+    merge base's bytes, m2's accept), while the remote's latest line for N (t2) names that accept:
+    doctor said EDITED_OUTSIDE_TOOL on every machine. The machine whose merge keeps its settling
+    over a later line of the remote's writes its own `resolve` line for it."""
+    import shutil
+    import subprocess
+
+    m0, m1, m2 = team([tmp_path / name for name in ("m0", "m1", "m2")], tmp_path / "remote.git")
+    note = add_note(m0, "Shared fact", status="candidate", origin="mcp")
+    for ctx in (m0, m1, m2):
+        sync(ctx)
+    transition(m1, note.note.id, "accept")
+    transition(m0, note.note.id, "reject", reason="wrong")
+    transition(m2, note.note.id, "accept")
+    sync(m2)  # the remote: m2's accept
+    snapshot = tmp_path / "before-m1.git"  # the remote as m0 fetched it, before m1 pushed
+    shutil.copytree(tmp_path / "remote.git", snapshot)
+    remote = f"file://{tmp_path / 'remote.git'}"
+    subprocess.run(["git", "-C", str(m0.vault.root), "remote", "set-url", "origin", f"file://{snapshot}"], check=True)
+    assert sync(m0).transitions[0]["kept"] == "rejected"  # m0: its reject wins over m2's accept (t1)
+    assert sync(m1).transitions[0]["kept"] == "active"  # m1: m2's later accept wins over its own (t2), pushed
+    subprocess.run(["git", "-C", str(m0.vault.root), "remote", "set-url", "origin", remote], check=True)
+    sync(m0)  # m1's merge arrives holding the base's bytes: m0's reject is kept, merged cleanly
+    assert _status(m0, note.note.id) == "rejected"
+    _audit_ok(m0)
+    _same_everywhere(m0, m1, m2)
+    assert {_status(ctx, note.note.id) for ctx in (m0, m1, m2)} == {"rejected"}
