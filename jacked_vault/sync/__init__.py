@@ -499,7 +499,7 @@ def _plan(
         vouched = {e.path for e in plan.events} | set(plan.edits) | set(removed)
         plan.events += [
             event(op, key, rel, data)
-            for op, key, rel, data in _taken_over_own_lines(ctx, repo, base, ours, plan.tree, arrivals)
+            for op, key, rel, data in _last_words(ctx, repo, base, ours, theirs, plan.tree, arrivals)
             if rel not in vouched
         ]
     changed: dict[str, Note | None] = {**arrivals.notes, **dict.fromkeys(removed)}
@@ -513,34 +513,29 @@ def _plan(
     return plan
 
 
-def _taken_over_own_lines(
+def _last_words(
     ctx: Context,
     repo: pygit2.Repository,
     base: pygit2.Oid | None,
     ours: pygit2.Oid,
+    theirs: pygit2.Oid | str,
     merged_tree: pygit2.Tree,
     arrivals: Arrivals,
 ) -> list[tuple[str, str, str, bytes]]:
-    """(op, note id or hot key, path, bytes) for each note or hot.md a merge takes from the remote
-    cleanly while this side's audit lines since the merge base also name it: such a line (another
-    settling made apart, a set of hot.md) may be later in time than the one vouching for the
-    taken bytes, so this merge writes the last word (doctor: a note's or hot.md's last audit line
-    names the bytes it holds)."""
-    from jacked_vault.sync.arrivals import appended_records
+    """(op, note id or hot key, path, bytes) for each note or hot.md a merge makes cleanly while
+    the other side's audit lines since the merge base name it: taken from the remote while this
+    side's lines name it, or kept from this side while the remote's lines name it. Such a line
+    (another settling made apart, a set of hot.md) may be later in time than the one vouching for
+    the bytes the merge holds, so this merge writes the last word (doctor: a note's or hot.md's
+    last audit line names the bytes it holds)."""
+    from jacked_vault.document import parse_note
     from jacked_vault.sync.merge import hot_key
 
     base_tree = repo[base].tree if base is not None else None
-    ours_tree = repo[ours].tree
-
-    def audit(tree: pygit2.Tree | None) -> pygit2.Tree | None:
-        return cast("pygit2.Tree", tree[AUDIT_DIR]) if tree is not None and AUDIT_DIR in tree else None
-
+    ours_tree, theirs_tree = repo[ours].tree, repo[theirs].tree
     named: set[str] = set()  # note ids and paths this side's audit lines since the base name
-    for rel, entry in changed_entries(repo, audit(base_tree), audit(ours_tree), prefix=AUDIT_DIR + "/"):
-        data = git.blob_at(repo, ours_tree, rel) if entry is not None else None
-        if data is not None:
-            for record in appended_records(data, git.blob_at(repo, base_tree, rel)):
-                named.update(str(record.get(key) or "") for key in ("id", "path"))
+    for record in _appended_since(repo, base_tree, ours_tree):
+        named.update(str(record.get(key) or "") for key in ("id", "path"))
     out = []
     for rel in sorted(set(arrivals.notes) | {rel for rel in arrivals.changed if classify_hot(ctx.vault, rel)}):
         data = git.blob_at(repo, merged_tree, rel)
@@ -551,7 +546,43 @@ def _taken_over_own_lines(
             out.append(("resolve", note.id, rel, data))
         elif note is None and rel in named:
             out.append(("hot", hot_key(rel), rel, data))
+    taken = {rel for _, _, rel, _ in out}
+    for record in _appended_since(repo, base_tree, theirs_tree):
+        rel, key = str(record.get("path") or ""), str(record.get("id") or "")
+        if rel in taken or classify_path(ctx.vault, rel) not in ("note", "hot"):
+            continue
+        data = git.blob_at(repo, merged_tree, rel)
+        if data is None or data == git.blob_at(repo, theirs_tree, rel):
+            continue  # the remote's bytes (or gone)
+        if classify_hot(ctx.vault, rel):
+            out.append(("hot", hot_key(rel), rel, data))
+        else:
+            try:
+                kept = parse_note(data, source=rel).id
+            except VaultError:
+                continue  # not a note this merge can vouch for (the gate has its say)
+            if kept != key:
+                continue  # another note holds the path now
+            out.append(("resolve", kept, rel, data))
+        taken.add(rel)
     return out
+
+
+def _appended_since(
+    repo: pygit2.Repository, base_tree: pygit2.Tree | None, side_tree: pygit2.Tree
+) -> list[dict[str, Any]]:
+    """The audit records one side's history appended since the merge base (every machine's part)."""
+    from jacked_vault.sync.arrivals import appended_records
+
+    def audit(tree: pygit2.Tree | None) -> pygit2.Tree | None:
+        return cast("pygit2.Tree", tree[AUDIT_DIR]) if tree is not None and AUDIT_DIR in tree else None
+
+    records: list[dict[str, Any]] = []
+    for rel, entry in changed_entries(repo, audit(base_tree), audit(side_tree), prefix=AUDIT_DIR + "/"):
+        data = git.blob_at(repo, side_tree, rel) if entry is not None else None
+        if data is not None:
+            records += appended_records(data, git.blob_at(repo, base_tree, rel))
+    return records
 
 
 def _merged_anew(
