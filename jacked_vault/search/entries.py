@@ -10,11 +10,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from jacked_vault.store.layout import Store, archived
-from jacked_vault.store.trust import Verdict
 
 if TYPE_CHECKING:
     from jacked_vault.document import Note
     from jacked_vault.document.hot import Hot
+    from jacked_vault.store.trust import Verdict
 
 _DAY_IN_NAME = re.compile(r"(\d{4}-\d{2}-\d{2})")
 _DAY_HEADING = re.compile(
@@ -193,6 +193,8 @@ class Doc(NoteRow):
     @property
     def verdict(self) -> Verdict:
         """What its review is worth here: the one trust verdict every surface shows (store/trust.py)."""
+        from jacked_vault.store.trust import Verdict
+
         return Verdict.from_row(self.trust, self.claim, self.review)
 
     @property

@@ -10,13 +10,13 @@ from typing import TYPE_CHECKING
 from jacked_vault.search.schema import meta, set_meta
 from jacked_vault.store.git import open_repo, tree_blob
 from jacked_vault.store.machine_state import machine_id
-from jacked_vault.store.trust import Provenance, Verdict
 
 if TYPE_CHECKING:
     from jacked_vault.document import Note
     from jacked_vault.search.readmodel import ReadModel
     from jacked_vault.store.reviews import ReviewPolicy
     from jacked_vault.store.settings import ReviewTrust
+    from jacked_vault.store.trust import Provenance, Verdict
 
 
 class ReviewProofs:
@@ -65,6 +65,8 @@ class ReviewProofs:
 
     def verdict(self, note: Note, claim: str) -> Verdict:
         """What the trust `note`'s file claims counts for here (the accept behind a claimed review)."""
+        from jacked_vault.store.trust import Verdict
+
         return Verdict.of_claim(claim, lambda: self.review_of(note))
 
     def _judged(self, note_id: str, commit: str, machine: str, author: str, signed: int, verified: int) -> Provenance:

@@ -18,11 +18,11 @@ from jacked_vault.search.policy import Viewer
 from jacked_vault.search.query import COLUMNS, Filters, run_search
 from jacked_vault.search.schema import INDEX_DB, connect, meta
 from jacked_vault.store.layout import USER_SCOPE_DIR, Store, classify_note
-from jacked_vault.store.trust import Provenance, Verdict
 
 if TYPE_CHECKING:
     from jacked_vault.document.ids import ShortId
     from jacked_vault.store.tombstones import Stones
+    from jacked_vault.store.trust import Provenance, Verdict
 
 # How many active notes link to the note `d` (its id's links, by the links_dst index).
 _INBOUND = "(SELECT COUNT(*) FROM links l JOIN docs s ON s.rowid = l.src WHERE l.dst = d.id AND s.status = 'active')"
@@ -136,6 +136,8 @@ class ReadModel:
         """How the notes whose files claim `reviewed` stand here: counted, by provenance (`here`,
         `verified`, `machine`: another machine's unsigned accept this machine trusts), and not
         counted (`not_counted`: an accept that does not count here; `unproven`: no accept at all)."""
+        from jacked_vault.store.trust import Verdict
+
         counts = dict.fromkeys(("here", "verified", "machine", "not_counted", "unproven"), 0)
         for trust, provenance, n in self.db.execute(
             "SELECT trust, json_extract(review, '$.provenance'), COUNT(*) FROM docs WHERE tier='note' AND "
@@ -149,6 +151,8 @@ class ReadModel:
     def unproven_reviews(self) -> list[tuple[str, str, Provenance | None]]:
         """(path, id, the accept behind it if any) of every note whose file claims `reviewed` with
         no accept behind it that counts here."""
+        from jacked_vault.store.trust import Verdict
+
         rows = self.db.execute(
             "SELECT path, id, trust, claim, review FROM docs WHERE claim='reviewed' AND trust<>'reviewed' ORDER BY path"
         )
@@ -199,6 +203,8 @@ class ReadModel:
     def top_decisions(self, group: str | None, limit: int, viewer: Viewer) -> list[tuple[str, str, str, Verdict, int]]:
         """Decisions of a group that `viewer` may see, most linked first, then newest:
         (title, path, summary, its trust verdict, how many active notes link to it)."""
+        from jacked_vault.store.trust import Verdict
+
         policy, params = viewer.where(self)
         rows = self.db.execute(
             f"SELECT d.title, d.path, d.summary, d.trust, d.claim, d.review, {_INBOUND} AS inbound FROM docs d"

@@ -322,6 +322,36 @@ def test_add_loads_only_what_it_uses(filled):
     assert loaded & NOT_ON_ADD == set() and "jacked_vault.write.create" in loaded, sorted(loaded & NOT_ON_ADD)
 
 
+# What a session start does without, once the index is up to date (issue 35: no restructuring slows
+# the hook): the review machinery (a claimed review is judged only where one is shown), the gate,
+# the secret scanner and every writer.
+NOT_AT_SESSION_START = {
+    "jacked_vault.store.trust", "jacked_vault.store.reviews", "jacked_vault.store.gate",
+    "jacked_vault.safety.secrets", "jacked_vault.write",
+}  # fmt: skip
+
+
+def test_the_session_start_hook_loads_only_what_it_uses(filled):
+    vault, work, _ = filled
+    payload = json.dumps({"session_id": "s", "cwd": str(work), "hook_event_name": "SessionStart", "source": "startup"})
+    code = (
+        "import sys, json\n"
+        "from jacked_vault.cli.main import main\n"
+        "code = main(['_hook', 'session-start'])\n"
+        "sys.stderr.write('\\nLOADED ' + json.dumps(sorted(sys.modules)))\n"
+        "sys.exit(code)\n"
+    )
+    for _ in range(2):  # the first start may bring the index up to date; the second is every start
+        proc = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, cwd=work, env=cli_env(vault),
+            timeout=120, input=payload,
+        )  # fmt: skip
+        assert proc.returncode == 0, proc.stderr
+    loaded = set(json.loads(proc.stderr.rsplit("LOADED ", 1)[1]))
+    assert "jacked_vault.recall.brief" in loaded, sorted(loaded)
+    assert {m for m in loaded if m in NOT_AT_SESSION_START or m.startswith("jacked_vault.write.")} == set()
+
+
 def _loaded_by(argv: list[str], vault, cwd, stdin: str | None = None) -> set[str]:
     """The top-level modules a process running `argv` (fed `stdin`) loaded."""
     code = (

@@ -180,6 +180,7 @@ DEFERRED = (
     "jacked_vault.store.tombstones",  # the rejected values: only when a store holds some or one is written
     "jacked_vault.store.configfile",  # editing a person's config files: only install, enable, settings
     "jacked_vault.store.reviews",  # who reviewed what: only where a review is judged or proven
+    "jacked_vault.store.trust",  # what a claimed review is worth: only where one is judged (most notes claim none)
     "jacked_vault.search.parallel",  # the workers of a big build
     "jacked_vault.search.mirror",  # git mirrored into rows: only when an index is behind HEAD or written
     "jacked_vault.sync.arrivals",  # judging what a pull brought: only when something arrived
