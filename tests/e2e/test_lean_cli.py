@@ -307,18 +307,9 @@ NOT_ON_ADD = {"jacked_vault.store.reviews", "jacked_vault.document.lifecycle", "
 
 def test_add_loads_only_what_it_uses(filled):
     vault, work, _ = filled
-    code = (
-        "import sys, json\n"
-        "from jacked_vault.cli.main import main\n"
-        "code = main(['memory', 'add', '--group', 'tools', '--title', 'Only what it uses', '--body', 'b'])\n"
-        "sys.stderr.write('\\nLOADED ' + json.dumps(sorted(sys.modules)))\n"
-        "sys.exit(code)\n"
+    loaded = _modules_after(
+        ["memory", "add", "--group", "tools", "--title", "Only what it uses", "--body", "b"], vault, work
     )
-    proc = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, cwd=work, env=cli_env(vault), timeout=120
-    )
-    assert proc.returncode == 0, proc.stderr
-    loaded = set(json.loads(proc.stderr.rsplit("LOADED ", 1)[1]))
     assert loaded & NOT_ON_ADD == set() and "jacked_vault.write.create" in loaded, sorted(loaded & NOT_ON_ADD)
 
 
@@ -334,31 +325,19 @@ NOT_AT_SESSION_START = {
 def test_the_session_start_hook_loads_only_what_it_uses(filled):
     vault, work, _ = filled
     payload = json.dumps({"session_id": "s", "cwd": str(work), "hook_event_name": "SessionStart", "source": "startup"})
-    code = (
-        "import sys, json\n"
-        "from jacked_vault.cli.main import main\n"
-        "code = main(['_hook', 'session-start'])\n"
-        "sys.stderr.write('\\nLOADED ' + json.dumps(sorted(sys.modules)))\n"
-        "sys.exit(code)\n"
-    )
-    for _ in range(2):  # the first start may bring the index up to date; the second is every start
-        proc = subprocess.run(
-            [sys.executable, "-c", code], capture_output=True, text=True, cwd=work, env=cli_env(vault),
-            timeout=120, input=payload,
-        )  # fmt: skip
-        assert proc.returncode == 0, proc.stderr
-    loaded = set(json.loads(proc.stderr.rsplit("LOADED ", 1)[1]))
+    _modules_after(["_hook", "session-start"], vault, work, payload)  # may bring the index up to date
+    loaded = _modules_after(["_hook", "session-start"], vault, work, payload)  # what every start loads
     assert "jacked_vault.recall.brief" in loaded, sorted(loaded)
     assert {m for m in loaded if m in NOT_AT_SESSION_START or m.startswith("jacked_vault.write.")} == set()
 
 
-def _loaded_by(argv: list[str], vault, cwd, stdin: str | None = None) -> set[str]:
-    """The top-level modules a process running `argv` (fed `stdin`) loaded."""
+def _modules_after(argv: list[str], vault, cwd, stdin: str | None = None) -> set[str]:
+    """Every module a fresh process running `argv` (fed `stdin`) had loaded when it ended."""
     code = (
         "import sys, json\n"
         "from jacked_vault.cli.main import main\n"
         "code = main(json.loads(sys.argv[1]))\n"
-        "sys.stderr.write('\\nLOADED ' + json.dumps(sorted({m.split('.')[0] for m in sys.modules})))\n"
+        "sys.stderr.write('\\nLOADED ' + json.dumps(sorted(sys.modules)))\n"
         "sys.exit(code)\n"
     )
     proc = subprocess.run(
@@ -367,6 +346,11 @@ def _loaded_by(argv: list[str], vault, cwd, stdin: str | None = None) -> set[str
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     return set(json.loads(proc.stderr.rsplit("LOADED ", 1)[1]))
+
+
+def _loaded_by(argv: list[str], vault, cwd, stdin: str | None = None) -> set[str]:
+    """The top-level modules a process running `argv` (fed `stdin`) loaded."""
+    return {m.split(".")[0] for m in _modules_after(argv, vault, cwd, stdin)}
 
 
 def test_the_first_add_in_a_fresh_vault_loads_no_jsonschema(tmp_path):

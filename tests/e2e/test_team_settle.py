@@ -90,6 +90,20 @@ def _audit_ok(ctx: Context) -> None:
     assert not report["audit_problems"], report["audit_problems"]
 
 
+def _accepted_twice_rejected_once(tmp_path: Path) -> tuple[Context, Context, Context, str]:
+    """Three machines that hold one note: m1 and m2 accept it and m0 rejects it, each apart;
+    m2's accept is on the remote. Returns them and the note's id."""
+    m0, m1, m2 = team([tmp_path / name for name in ("m0", "m1", "m2")], tmp_path / "remote.git")
+    note_id = add_note(m0, "Shared fact", status="candidate", origin="mcp").note.id
+    for ctx in (m0, m1, m2):
+        sync(ctx)
+    transition(m1, note_id, "accept")
+    transition(m0, note_id, "reject", reason="wrong")
+    transition(m2, note_id, "accept")
+    sync(m2)  # the remote: m2's accept
+    return m0, m1, m2, note_id
+
+
 def test_a_settling_taken_from_the_remote_is_the_last_word_in_the_audit(tmp_path: Path):
     """The soak's last finding (seed 2): m0 rejects N, m1 and m2 accept it, each apart. m0 settles
     its reject against m2's accept (the reject wins) at t1; m1, which has not seen the reject yet,
@@ -100,14 +114,7 @@ def test_a_settling_taken_from_the_remote_is_the_last_word_in_the_audit(tmp_path
     import shutil
     import subprocess
 
-    m0, m1, m2 = team([tmp_path / name for name in ("m0", "m1", "m2")], tmp_path / "remote.git")
-    note = add_note(m0, "Shared fact", status="candidate", origin="mcp")
-    for ctx in (m0, m1, m2):
-        sync(ctx)
-    transition(m1, note.note.id, "accept")
-    transition(m0, note.note.id, "reject", reason="wrong")
-    transition(m2, note.note.id, "accept")
-    sync(m2)  # the remote: m2's accept
+    m0, m1, m2, note_id = _accepted_twice_rejected_once(tmp_path)
     snapshot = tmp_path / "before-m0.git"  # the remote as m1 fetched it, before m0 pushed
     shutil.copytree(tmp_path / "remote.git", snapshot)
     assert sync(m0).transitions[0]["kept"] == "rejected"  # m0: its reject wins over m2's accept (t1)
@@ -118,10 +125,10 @@ def test_a_settling_taken_from_the_remote_is_the_last_word_in_the_audit(tmp_path
         check=True,
     )
     sync(m1)  # m0's reject arrives as a settling, merged cleanly (the base holds m2's accept)
-    assert _status(m1, note.note.id) == "rejected"
+    assert _status(m1, note_id) == "rejected"
     _audit_ok(m1)
     _same_everywhere(m0, m1, m2)
-    assert {_status(ctx, note.note.id) for ctx in (m0, m1, m2)} == {"rejected"}
+    assert {_status(ctx, note_id) for ctx in (m0, m1, m2)} == {"rejected"}
 
 
 def test_a_hot_md_taken_from_the_remote_is_the_last_word_in_the_audit(tmp_path: Path):
@@ -163,14 +170,7 @@ def test_a_settling_kept_over_the_remotes_later_line_is_the_last_word_in_the_aud
     import shutil
     import subprocess
 
-    m0, m1, m2 = team([tmp_path / name for name in ("m0", "m1", "m2")], tmp_path / "remote.git")
-    note = add_note(m0, "Shared fact", status="candidate", origin="mcp")
-    for ctx in (m0, m1, m2):
-        sync(ctx)
-    transition(m1, note.note.id, "accept")
-    transition(m0, note.note.id, "reject", reason="wrong")
-    transition(m2, note.note.id, "accept")
-    sync(m2)  # the remote: m2's accept
+    m0, m1, m2, note_id = _accepted_twice_rejected_once(tmp_path)
     snapshot = tmp_path / "before-m1.git"  # the remote as m0 fetched it, before m1 pushed
     shutil.copytree(tmp_path / "remote.git", snapshot)
     remote = f"file://{tmp_path / 'remote.git'}"
@@ -179,7 +179,7 @@ def test_a_settling_kept_over_the_remotes_later_line_is_the_last_word_in_the_aud
     assert sync(m1).transitions[0]["kept"] == "active"  # m1: m2's later accept wins over its own (t2), pushed
     subprocess.run(["git", "-C", str(m0.vault.root), "remote", "set-url", "origin", remote], check=True)
     sync(m0)  # m1's merge arrives holding the base's bytes: m0's reject is kept, merged cleanly
-    assert _status(m0, note.note.id) == "rejected"
+    assert _status(m0, note_id) == "rejected"
     _audit_ok(m0)
     _same_everywhere(m0, m1, m2)
-    assert {_status(ctx, note.note.id) for ctx in (m0, m1, m2)} == {"rejected"}
+    assert {_status(ctx, note_id) for ctx in (m0, m1, m2)} == {"rejected"}
