@@ -253,8 +253,10 @@ def _decoded(text: str) -> str:
 def _joints(lines: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
     """The spans of `lines` whose removal joins a line to the next where a token may be split, in
     order (at most one per line break), and each series of them on consecutive lines as (first,
-    last) indices in those spans. One pass over the lines' ends (`_LINE_HEAD`, `_LINE_TAIL`),
-    then arithmetic on their lengths; `_SHORT_LINES` and `_JOIN_QUOTED` add theirs."""
+    last) indices in those spans. One pass over the lines' ends (`_LINE_HEAD`, `_LINE_TAIL`; a
+    line that is one run after its blanks ends with that run, so the tails are read only when
+    some line is not), then arithmetic on their lengths; `_SHORT_LINES` and `_JOIN_QUOTED` add
+    theirs."""
     heads = list(map(len, compiled(_LINE_HEAD).findall(lines)))  # blanks and run
     indented = lines.startswith((" ", "\t")) or "\n " in lines or "\n\t" in lines
     if indented:
@@ -262,9 +264,13 @@ def _joints(lines: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
         runs = [head - blank for head, blank in zip(heads, blanks, strict=True)]
     else:
         blanks, runs = [0] * len(heads), heads
-    ends = list(map(len, compiled(_LINE_TAIL).findall(lines[::-1])))
-    ends.reverse()
     sizes = list(map(len, lines.split("\n")))
+    whole_runs = bytes(map(eq, heads, sizes))  # 1 for a line that is its blanks and one run (of 20 at most)
+    if b"\x00" in whole_runs:
+        ends = list(map(len, compiled(_LINE_TAIL).findall(lines[::-1])))
+        ends.reverse()
+    else:  # every line ends with its run
+        ends = runs
     short = SPLIT_TOKEN - 1  # a middle line's run is shorter: the runs before, in and after it make SPLIT_TOKEN
     flags = bytearray(
         [  # 1 for every break that is a joint: line `i` to line `i + 1`
@@ -276,19 +282,9 @@ def _joints(lines: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
             )
         ]
     )
-    # 4 lines on end that are each one short run are 4 on end whose blanks and run are the line
-    whole_runs = bytes(map(eq, heads, sizes))
-    for match in compiled(_SHORT_LINES).finditer(lines) if b"\x01" * 4 in whole_runs else ():
-        block = match.group()
-        breaks = block.count("\n")
-        if (
-            breaks < MAX_SPLIT_LINES
-            and len(block) - breaks - block.count(" ") - block.count("\t") >= SPLIT_TOKEN
-            and compiled(_DIGIT).search(block)  # every token shape holds digits; a list of words does not
-        ):
-            first = lines.count("\n", 0, match.start())
-            flags[first : first + breaks] = b"\x01" * breaks
     starts = list(accumulate(map((1).__add__, sizes)))  # where each line after a break starts
+    for first, breaks in _short_lines(lines, whole_runs, runs, starts):
+        flags[first : first + breaks] = b"\x01" * breaks
     quoted: dict[int, tuple[int, int]] = {}
     if any(end in lines for end in _QUOTED_LINE_ENDS):
         quoted = {match.start(1): match.span() for match in compiled(_JOIN_QUOTED).finditer(lines)}
@@ -306,6 +302,35 @@ def _joints(lines: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
         series.append((count, count + run.end() - run.start() - 1))
         count += run.end() - run.start()
     return spans, series
+
+
+def _short_lines(lines: str, whole_runs: bytes, runs: list[int], starts: list[int]) -> Iterator[tuple[int, int]]:
+    """(first break, breaks) of every series of 4 to MAX_SPLIT_LINES lines that are each one short
+    run, making SPLIT_TOKEN together and holding a digit (`_SHORT_LINES`). Such a series lies in a
+    stretch of 4 or more lines that are each their blanks and one run (`whole_runs`); a stretch of
+    more than MAX_SPLIT_LINES lines whose runs are all short is one series too long, and is not read."""
+    for stretch in _WHOLE_STRETCH.finditer(whole_runs):
+        first, last = stretch.start(), stretch.end() - 1  # lines
+        if (
+            last - first >= MAX_SPLIT_LINES
+            and min(runs[first : last + 1]) > 0
+            and max(runs[first : last + 1]) < SPLIT_TOKEN
+        ):
+            continue
+        offset = starts[first - 1] if first else 0
+        end = starts[last] - 1  # the end of line `last`
+        for match in compiled(_SHORT_LINES).finditer(lines, offset, end):
+            block = match.group()
+            breaks = block.count("\n")
+            if (
+                breaks < MAX_SPLIT_LINES
+                and len(block) - breaks - block.count(" ") - block.count("\t") >= SPLIT_TOKEN
+                and compiled(_DIGIT).search(block)  # every token shape holds digits; a list of words does not
+            ):
+                yield lines.count("\n", 0, match.start()), breaks
+
+
+_WHOLE_STRETCH = re.compile(rb"\x01{4,}")  # 4 or more lines on end that are each their blanks and one run
 
 
 def _pieces(lines: str, joints: list[tuple[int, int]], first: int, last: int) -> list[str]:

@@ -344,6 +344,24 @@ def test_joints_are_the_ones_the_regexes_find() -> None:
         assert secrets._joints(lines)[0] == joined_oracle.joints(lines), text[:80]
 
 
+def test_short_lines_inside_long_stretches_of_whole_lines_are_joined_as_the_regexes_join_them() -> None:
+    # `_joints` reads a stretch of more than MAX_SPLIT_LINES whole short lines as one series too
+    # long; one broken by a blank line, a line of 20 or a line that is not one run is read through
+    rng = random.Random(11)
+
+    def short() -> str:
+        return "".join(rng.choice(ALNUM) for _ in range(rng.randint(3, 9))) + str(rng.randint(0, 9))
+
+    long_stretch = [short() for _ in range(secrets.MAX_SPLIT_LINES + 30)]
+    for breaker in ("", "a" * secrets.SPLIT_TOKEN, "ab cd"):
+        text = "\n".join([*long_stretch[:40], breaker, *long_stretch[40:]])
+        joints = secrets._joints(text)[0]
+        assert joints == joined_oracle.joints(text), repr(breaker)
+        assert len(joints) >= 39, repr(breaker)  # the 40 lines before the breaker are one series
+    for text in ("\n".join(long_stretch), "\n".join([*long_stretch[:40], "  x1", *long_stretch[40:]])):
+        assert secrets._joints(text)[0] == joined_oracle.joints(text)  # one series, too long
+
+
 _LINE_SOUP = st.lists(
     st.one_of(
         st.sampled_from(["\n", "\n  ", "\n\t", " ", "\t", '"', "'", "`", "+", " + ", "AKIA", "é", "!", "0"]),
