@@ -116,6 +116,7 @@ def worst_shapes(seed: int = 7, size: int = 64 * KIB) -> dict[str, str]:
         # a token rule's prefilter hits the joined lines (`AKIA` + 16 more): the windows are built
         "token lines, hit": "\n".join("AKIA" + rand(6) for _ in range(size // 11)),
         "quoted lines, hit": "".join(f'"AKIA{rand(6)}" +\n' for _ in range(size // 15)),
+        "bare quoted lines, hit": "".join(f'"AKIA{rand(6)}"\n' for _ in range(size // 13)),  # no `+`: more lines
         "indented, hit": "\n".join("  AKIA" + rand(6) for _ in range(size // 13)),
         # every two lines make an access key id: a match may start on every line
         "upper token lines": "\n".join("AKIA" + rand(6).upper() for _ in range(size // 11)),

@@ -299,6 +299,7 @@ def _hit_shapes(size: int) -> dict[str, str]:
         "upper token lines": "\n".join("AKIA" + rand(6, shapes.UPPER_DIGITS) for _ in range(size // 11)),
         "token lines, a few hits": "\n".join(sparse),
         "quoted lines, hit": "".join(f'"AKIA{rand(6)}" +\n' for _ in range(size // 15)),
+        "bare quoted lines, hit": "".join(f'"AKIA{rand(6)}"\n' for _ in range(size // 13)),
         "indented lines, hit": "\n".join("  AKIA" + rand(6) for _ in range(size // 13)),
         "upper token lines, another kind": "\n".join(upper),
     }
