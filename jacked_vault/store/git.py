@@ -327,6 +327,28 @@ def advance_to(repo: pygit2.Repository, commit_id: pygit2.Oid | str, expected_he
         ) from None
 
 
+@contextmanager
+def checking_out(root: Path, commit_id: str) -> Iterator[None]:
+    """Check out `commit_id` into the new repository at `root` (no working file and no git index
+    yet: a `clone --no-checkout`) while the caller's block runs, and wait for it at the end.
+
+    git's own `read-tree --reset -u` does it (the working files and git's index), in a child of
+    its own, so on a second core, with no hook run. SYNC, naming git's words, when it fails; when
+    the block raises, git is stopped (the caller removes the folder)."""
+    import subprocess
+
+    from jacked_vault.store.children import tethered
+
+    argv = ["git", "-C", str(root), "-c", f"core.hooksPath={os.devnull}", "read-tree", "--reset", "-u", commit_id]
+    quiet = {"stdin": subprocess.DEVNULL, "stdout": subprocess.DEVNULL, "stderr": subprocess.PIPE}
+    with tethered(argv, env=child_env(), **quiet) as proc:
+        yield
+        _, err = proc.communicate()
+    if proc.returncode != 0:
+        words = " ".join(err.decode("utf-8", "replace").split())[:300]
+        raise VaultError("SYNC", f"git could not write the working tree ({words}); nothing was left behind")
+
+
 def _advance_sparse(root: Path, commit_id: str, expected_head: str) -> None:
     """`advance_to` in a sparse checkout, which libgit2 cannot check out: git's own two-tree
     `read-tree -m -u` (safe, keeps what the sparse patterns leave out out), then the branch moves

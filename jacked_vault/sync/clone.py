@@ -212,13 +212,8 @@ def _check_out(store: Store, stages: Stages | None = None) -> tuple[str, str, Ar
             raise arrivals.refusal(
                 str(commit.id), stopped="init --from stopped and left nothing behind", then="run init --from again"
             )
-        repo.checkout_tree(
-            tree, strategy=pygit2.enums.CheckoutStrategy.FORCE
-        )  # a folder we just made: nothing to overwrite
-        git_index = repo.index
-        git_index.read_tree(tree)
-        git_index.write()
-        index.rebuild(progress=stages("indexing files") if stages else None, passed=passed)
+        with git.checking_out(store.root, str(commit.id)):  # git writes the files while the index is built
+            index.rebuild(progress=stages("indexing files") if stages else None, passed=passed)
         return branch, str(commit.id), arrivals, reason, index.read.count()
     finally:
         index.close()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import random
+import shutil
 import string
 import threading
 from collections import Counter
@@ -122,3 +123,25 @@ def test_init_from_keeps_what_the_gate_refuses_out_of_the_tree_and_both_indexes(
     assert not refused & set(indexed)
     assert {f"groups/tools/note/honest-note-{i}.md" for i in range(3)} <= set(indexed)
     assert "rejected" in indexed.values()  # the rejection itself arrived and is indexed
+
+
+def test_init_from_stops_and_leaves_nothing_when_git_cannot_write_the_working_tree(shared, tmp_path):
+    laptop, _, _, remote = shared
+    add_note(laptop, "Honest note")
+    sync(laptop)
+    shim = tmp_path / "bin"
+    shim.mkdir()
+    real = shutil.which("git")
+    (shim / "git").write_text(
+        "#!/bin/sh\n"
+        'for a in "$@"; do [ "$a" = read-tree ] && { echo "fatal: no space left on device" >&2; exit 128; }; done\n'
+        f'exec {real} "$@"\n'
+    )
+    (shim / "git").chmod(0o755)
+    vault = tmp_path / "home" / "vault"
+    vault.parent.mkdir()
+    done = run_cli("memory", "init", "--from", f"file://{remote}", vault=vault, PATH=f"{shim}:{os.environ['PATH']}")
+    assert done.code != 0
+    assert "git could not write the working tree (fatal: no space left on device)" in done.err
+    assert "Traceback" not in done.err and len(done.err.strip().splitlines()) == 1
+    assert not vault.exists()

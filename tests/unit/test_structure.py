@@ -178,6 +178,7 @@ DEFERRED = (
     "jacked_vault.store.config",  # the vault's and this machine's configuration: only when a group,
     "jacked_vault.store.settings",  # a root or a setting is asked for (most hook starts ask none)
     "jacked_vault.store.tombstones",  # the rejected values: only when a store holds some or one is written
+    "jacked_vault.store.children",  # long children (network git, a checkout, the distiller): only where one runs
     "jacked_vault.store.configfile",  # editing a person's config files: only install, enable, settings
     "jacked_vault.store.reviews",  # who reviewed what: only where a review is judged or proven
     "jacked_vault.store.trust",  # what a claimed review is worth: only where one is judged (most notes claim none)
