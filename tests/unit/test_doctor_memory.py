@@ -67,3 +67,29 @@ def test_doctor_reuses_the_index_and_reads_no_note_object(ctx, monkeypatch):
     read.clear()
     assert doctor(ctx, full=True).ok
     assert notes <= set(read), read
+
+
+def test_digests_hold_each_string_in_about_eight_bytes_and_answer_as_a_set():
+    """doctor remembers every audit line's hash per machine (`store.digests.Digests`): at 200k
+    lines a set of ints held ~23 MB of doctor's peak; an array kept sorted holds 8 bytes each."""
+    import tracemalloc
+    from array import array
+
+    from jacked_vault.store.digests import Digests, digest
+
+    lines = [f"line {n}" for n in range(100_000)]
+    tracemalloc.start()
+    try:
+        held = Digests()
+        held.add_digests(array("Q", map(digest, lines)))
+        held.add_digests(array("Q", map(digest, lines[:10])))  # again: still one each
+        assert "line 99999" in held  # asked once: sorted, duplicates dropped
+        size = tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    assert size < 2_000_000, size
+    assert len(held) == 100_000 and held
+    assert "line 100000" not in held and 5 not in held
+    held.add("line 100000")  # added after a question: asked again, it is there
+    assert "line 100000" in held and len(held) == 100_001
+    assert not Digests() and "x" not in Digests()
