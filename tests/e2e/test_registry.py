@@ -18,6 +18,7 @@ COMMIT_PRIMITIVES = {
     "commit_files",
     "advance_to",
     "checkout_tree",
+    "checking_out",  # git writes a judged clone's tree (store.git): bytes into the working tree, as checkout_tree
     "_signed_commit",
 }
 
