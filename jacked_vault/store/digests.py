@@ -1,8 +1,8 @@
 """Compact sets of strings: what a check must remember per note or line, in a few MB at 100k.
 
 A string is held as the first 8 bytes of its sha256 (in an array: 8 bytes each): doctor at 200k
-notes remembers 400k of them. Two different strings share a digest
-with odds of about n/2^64 per question, 1e-14 at 200k."""
+notes remembers 400k of them. Two different strings share a digest with odds of about n/2^64
+per question, 1e-14 at 200k."""
 
 from __future__ import annotations
 
