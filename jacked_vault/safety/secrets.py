@@ -327,7 +327,7 @@ def _short_lines(lines: str, whole_runs: bytes, runs: list[int], starts: list[in
                 and len(block) - breaks - block.count(" ") - block.count("\t") >= SPLIT_TOKEN
                 and compiled(_DIGIT).search(block)  # every token shape holds digits; a list of words does not
             ):
-                yield lines.count("\n", 0, match.start()), breaks
+                yield first + lines.count("\n", offset, match.start()), breaks  # its first line's break
 
 
 _WHOLE_STRETCH = re.compile(rb"\x01{4,}")  # 4 or more lines on end that are each their blanks and one run
