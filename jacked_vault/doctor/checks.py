@@ -14,15 +14,22 @@ from typing import TYPE_CHECKING, Any, cast
 from jacked_vault.doctor.damage import Damaged, fsck, problem
 from jacked_vault.doctor.kept import (
     DERIVED,
+    FAN_OUT,
+    LOOSE,
     NOTES,
     TEMP,
     WALK,
+    ObjectsState,
     keep,
+    keep_listing,
+    kept_for,
     loose,
+    loose_listing,
     next_change,
     objects_state,
     stamp,
     taken,
+    taken_listing,
     unchanged,
 )
 from jacked_vault.doctor.report import Report
@@ -37,6 +44,8 @@ from jacked_vault.store.layout import GROUPS_DIR, Store, classify_note, classify
 from jacked_vault.store.progress import PROGRESS_STEP, Progress
 
 if TYPE_CHECKING:
+    import sqlite3
+
     import pygit2
 
     from jacked_vault.search.readmodel import ReadModel
@@ -242,26 +251,69 @@ def _walked(
     full: bool,
     progress: Progress | None,
 ) -> HeadWalk:
-    """`walk_head`, or the verdict a clean walk of the same tree kept in `index` (`doctor.kept`):
-    taken while no pack file and no folder of loose objects changed since that walk began, and
-    each object it read in full (the trees, `READ_BY_DOCTOR`) is the same file it read. `full`
-    neither takes nor keeps one; nor does an index file that cannot be opened (its refresh, after
-    the walk, says why)."""
+    """`walk_head`, or what a clean walk kept in `index` (`doctor.kept`) makes of it. Each object
+    it read in full (the trees, `READ_BY_DOCTOR`) must be the same file it read, and then: for the
+    same tree, while no pack file and no folder of loose objects changed since that walk began, its
+    verdict itself; for another tree, while every pack file it had is there unchanged and every
+    loose object there was is still there (`walk_since`), the trees that differ from it walked
+    alone. `full` neither takes nor keeps one; nor does an index file that cannot be opened (its
+    refresh, after the walk, says why)."""
     objects = Path(repo.path) / "objects"
     try:
         db = index.db if index is not None and not full else None
     except VaultError:
         db = None
     state = objects_state(objects) if db is not None else None
-    key = f"{commit.tree_id} {state}"
-    if db is not None and state is not None:
-        held = HeadWalk.unpack(taken(db, WALK, key))
-        if held is not None and unchanged(objects, held.read):
-            return held
-    walk = walk_head(repo, commit, store, full=full, progress=progress)
-    if db is not None and state is not None and walk.complete and not walk.damaged:
-        keep(db, WALK, key, walk.pack())
+    if db is None or state is None:
+        return walk_head(repo, commit, store, full=full, progress=progress)
+    key = f"{commit.tree_id} {state.digest}"
+    held = kept_for(db, WALK)
+    before = HeadWalk.unpack(held[1]) if held is not None else None
+    if held is not None and before is not None and unchanged(objects, before.read):
+        if held[0] == key:
+            return before
+        since = _since(repo, commit, store, db, held[0], before, state)
+        if since is not None:
+            walk, listing = since
+            if walk.complete and not walk.damaged:
+                keep(db, WALK, key, walk.pack(str(commit.tree_id), state))
+                keep_listing(db, LOOSE, key, listing)
+            return walk
+    listing = loose_listing(objects)  # before the walk: what it finds there is at least this
+    walk = walk_head(repo, commit, store, progress=progress)
+    if walk.complete and not walk.damaged:
+        keep(db, WALK, key, walk.pack(str(commit.tree_id), state))
+        keep_listing(db, LOOSE, key, listing)
     return walk
+
+
+def _since(
+    repo: pygit2.Repository,
+    commit: pygit2.Commit,
+    store: Store,
+    db: sqlite3.Connection,
+    held_key: str,
+    before: HeadWalk,
+    state: ObjectsState,
+) -> tuple[HeadWalk, dict[int, frozenset[str]]] | None:
+    """`walk_since` the clean walk `before` (kept for `held_key`) and the loose objects there are
+    now, when nothing that walk found can have gone since: every pack file it saw is there
+    unchanged, and each folder of loose objects that changed still holds every object it held
+    then; else None (the whole tree is walked)."""
+    objects = Path(repo.path) / "objects"
+    if before.tree is None or before.state is None or before.outside_count > MAX_OUTSIDE_SHOWN:
+        return None  # an older verdict, or one that named only some files outside the layout
+    changed = before.state.changed_folders(state)
+    if changed is None:
+        return None
+    then = taken_listing(db, LOOSE, held_key, range(len(FAN_OUT)))
+    if then is None:
+        return None
+    now = loose_listing(objects, changed)
+    if any(not then[n] <= now[n] for n in changed):
+        return None  # a loose object went: what the walk found may be gone
+    listing = {n: frozenset(names) for n, names in then.items()} | now
+    return walk_since(repo, commit, store, before), listing
 
 
 def check_unreadable(repo: pygit2.Repository, store: Store, index: SearchIndex, report: Report, walk: HeadWalk) -> None:
@@ -338,25 +390,91 @@ class HeadWalk:
     outside: list[str]  # the first committed paths outside the layout (MAX_OUTSIDE_SHOWN)
     outside_count: int
     complete: bool  # False: MAX_OBJECTS_CHECKED was reached first
-    read: list[tuple[str, str]] = field(default_factory=list)  # (oid, `stamp` before) of each read in full
+    read: list[tuple[str, str, str]] = field(default_factory=list)  # (path, oid, `stamp` before) of each read in full
+    tree: str | None = None  # the tree a kept walk walked, and the object store it saw (`pack`)
+    state: ObjectsState | None = None
 
     def damaged_files(self) -> frozenset[str]:
         """The paths whose blob is damaged: the checks that would read them pass them by."""
         return frozenset(item.rel for item in self.damaged if item.kind == "blob" and item.rel)
 
-    def pack(self) -> dict[str, Any]:
-        """A clean walk's verdict, as `doctor.kept` keeps it."""
-        return {"read": self.read, "outside": self.outside, "outside_count": self.outside_count}
+    def pack(self, tree: str, state: ObjectsState) -> dict[str, Any]:
+        """A clean walk's verdict on `tree`, begun with the object store in `state`, as
+        `doctor.kept` keeps it."""
+        return {
+            "tree": tree,
+            "state": state.to_json(),
+            "read": self.read,
+            "outside": self.outside,
+            "outside_count": self.outside_count,
+        }
 
     @classmethod
     def unpack(cls, held: object) -> HeadWalk | None:
         """The clean walk `pack` kept; None for anything else (the tree is walked again)."""
         try:
             value = cast(dict[str, Any], held)
-            read = [(str(oid), str(seen)) for oid, seen in value["read"]]
-            return cls([], False, [str(rel) for rel in value["outside"]], int(value["outside_count"]), True, read)
+            read = [(str(path), str(oid), str(seen)) for path, oid, seen in value["read"]]
+            outside = [str(rel) for rel in value["outside"]]
+            tree = value.get("tree")
+            state = ObjectsState.from_json(value.get("state"))
+            return cls(
+                [],
+                False,
+                outside,
+                int(value["outside_count"]),
+                True,
+                read,
+                tree if isinstance(tree, str) else None,
+                state,
+            )
         except (KeyError, TypeError, ValueError):
             return None
+
+
+class _Walker:
+    """What a walk of HEAD's tree finds, object by object (`walk_head`, `walk_since`)."""
+
+    def __init__(self, repo: pygit2.Repository, store: Store, full: bool) -> None:
+        self.repo, self.store, self.full = repo, store, full
+        self.objects = Path(repo.path) / "objects"
+        self.odb = repo.odb
+        self.damaged: list[Damaged] = []
+        self.unsafe = False
+        self.seen = 0
+        self.classify = classify_path.__wrapped__  # each path once: the cache would only churn
+
+    def tree(self, oid: pygit2.Oid, prefix: str) -> pygit2.Tree | None:
+        """The tree `oid` at `prefix` (its path and "/"), checked; None when it is damaged (said)."""
+        self.seen += 1
+        state = _sound(self.repo, self.objects, oid)
+        if state != "ok":
+            self.damaged.append(Damaged(str(oid), prefix.rstrip("/"), "tree", state))
+            self.unsafe = True  # every reader walks the trees: one that cannot be read stops them all
+            return None
+        return cast("pygit2.Tree", self.repo[oid])
+
+    def stamp(self, oid: pygit2.Oid) -> str:
+        return stamp(loose(self.objects, str(oid)))
+
+    def kind(self, entry: pygit2.Object, rel: str, notes_here: bool) -> str | None:
+        """A file's layout kind (None: outside the layout)."""
+        return "note" if notes_here and note_name(entry.name or "") else self.classify(self.store, rel)
+
+    def reads(self, kind: str | None) -> bool:
+        """Whether a file of `kind` is read in full (`READ_BY_DOCTOR`, or `full`), not only found."""
+        return self.full or kind in READ_BY_DOCTOR
+
+    def blob(self, entry: pygit2.Object, rel: str, kind: str | None) -> None:
+        """A file's object checked: read in full (`reads`), or found."""
+        self.seen += 1
+        if self.reads(kind):
+            state = _sound(self.repo, self.objects, entry.id, blob=True)
+        else:
+            state = "ok" if self.odb.exists(entry.id) else "missing"
+        if state != "ok":
+            self.damaged.append(Damaged(str(entry.id), rel, "blob", state))
+            self.unsafe |= state == "truncated"
 
 
 def walk_head(
@@ -376,56 +494,108 @@ def walk_head(
     told the files walked, of the git index's count."""
     import pygit2
 
-    objects = Path(repo.path) / "objects"
-    odb = repo.odb
-    damaged: list[Damaged] = []
-    unsafe = False
+    walker = _Walker(repo, store, full)
     outside: list[str] = []
     count = 0
     stack: list[tuple[pygit2.Oid, str]] = [(commit.tree_id, "")]
-    seen = files = 0
-    read: list[tuple[str, str]] = []
+    files = 0
+    read: list[tuple[str, str, str]] = []
     total = git.index_entries(store.root) if progress is not None else None
-    classify = classify_path.__wrapped__  # each path once: the cache would only churn
-    while stack and seen < MAX_OBJECTS_CHECKED:
+    while stack and walker.seen < MAX_OBJECTS_CHECKED:
         oid, prefix = stack.pop()
-        seen += 1
         if not full:
-            read.append((str(oid), stamp(loose(objects, str(oid)))))
-        state = _sound(repo, objects, oid)
-        if state != "ok":
-            damaged.append(Damaged(str(oid), prefix.rstrip("/"), "tree", state))
-            unsafe = True  # every reader walks the trees: one that cannot be read stops them all
+            read.append((prefix, str(oid), walker.stamp(oid)))
+        tree = walker.tree(oid, prefix)
+        if tree is None:
             continue
         notes_here = note_folder(store, prefix[:-1]) is not None  # a folder of notes: each name decides alone
-        for entry in cast(pygit2.Tree, repo[oid]):  # a tree: only trees are pushed
+        for entry in tree:
             rel = f"{prefix}{entry.name}"
             if isinstance(entry, pygit2.Tree):  # by type: each `filemode` read builds an enum
                 stack.append((entry.id, rel + "/"))
                 continue
-            kind = "note" if notes_here and note_name(entry.name or "") else classify(store, rel)
+            kind = walker.kind(entry, rel, notes_here)
             if kind is None:
                 count += 1
                 if len(outside) < MAX_OUTSIDE_SHOWN:
                     outside.append(rel)
             if entry.type_str == "commit":
                 continue  # a submodule: its commit lives in another repository
-            seen += 1
+            if walker.reads(kind) and not full:
+                read.append((rel, str(entry.id), walker.stamp(entry.id)))  # before it is read
+            walker.blob(entry, rel, kind)
             files += 1
             if progress is not None and files % PROGRESS_STEP == 0:
                 progress(files, total)
-            if full or kind in READ_BY_DOCTOR:
-                if not full:
-                    read.append((str(entry.id), stamp(loose(objects, str(entry.id)))))
-                state = _sound(repo, objects, entry.id, blob=True)
-            else:
-                state = "ok" if odb.exists(entry.id) else "missing"
-            if state != "ok":
-                damaged.append(Damaged(str(entry.id), rel, "blob", state))
-                unsafe |= state == "truncated"
     if progress is not None:
         progress(files, files)
-    return HeadWalk(damaged, unsafe, sorted(outside), count, not stack, read)
+    return HeadWalk(walker.damaged, walker.unsafe, sorted(outside), count, not stack, read)
+
+
+def walk_since(repo: pygit2.Repository, commit: pygit2.Commit, store: Store, before: HeadWalk) -> HeadWalk:
+    """`walk_head` of HEAD's tree made from `before`, a clean walk of another tree (`before.tree`)
+    whose every object is still there and unchanged (`_since`): only the trees that differ from
+    that tree's at the same path are read, with the files in them that differ; the rest is as
+    `before` found it (its files outside the layout, its objects read in full, by path)."""
+    import pygit2
+
+    walker = _Walker(repo, store, False)
+    read = {path: (oid, seen) for path, oid, seen in before.read}
+    outside = set(before.outside)
+    stack: list[tuple[pygit2.Oid, pygit2.Oid | None, str]] = [(commit.tree_id, _oid(before.tree), "")]
+
+    def gone(rel: str, entry: pygit2.Object) -> None:
+        """What `before` knew of the path `rel` (a file, or a whole folder) is no longer true."""
+        if isinstance(entry, pygit2.Tree):
+            for path in [path for path in read if path.startswith(rel + "/")]:
+                del read[path]
+            outside.difference_update([path for path in outside if path.startswith(rel + "/")])
+        read.pop(rel, None)
+        outside.discard(rel)
+
+    while stack and walker.seen < MAX_OBJECTS_CHECKED:
+        oid, was, prefix = stack.pop()
+        read[prefix] = (str(oid), walker.stamp(oid))
+        tree = walker.tree(oid, prefix)
+        if tree is None:
+            continue
+        then = {entry.name: entry for entry in cast("pygit2.Tree", repo[was])} if was is not None else {}
+        notes_here = note_folder(store, prefix[:-1]) is not None
+        for entry in tree:
+            rel = f"{prefix}{entry.name}"
+            old = then.pop(entry.name or "", None)
+            if old is not None and old.id == entry.id:
+                continue  # the same object at the same path: as `before` judged it
+            if old is not None and not (isinstance(old, pygit2.Tree) and isinstance(entry, pygit2.Tree)):
+                gone(rel, old)
+            if isinstance(entry, pygit2.Tree):
+                stack.append((entry.id, old.id if isinstance(old, pygit2.Tree) else None, rel + "/"))
+                continue
+            kind = walker.kind(entry, rel, notes_here)
+            if kind is None:
+                outside.add(rel)
+            if entry.type_str == "commit":
+                continue
+            if walker.reads(kind):
+                read[rel] = (str(entry.id), walker.stamp(entry.id))
+            walker.blob(entry, rel, kind)
+        for name, old in then.items():  # removed
+            gone(f"{prefix}{name}", old)
+    shown = sorted(outside)
+    return HeadWalk(
+        walker.damaged,
+        walker.unsafe,
+        shown[:MAX_OUTSIDE_SHOWN],
+        len(shown),
+        not stack,
+        [(path, oid, seen) for path, (oid, seen) in sorted(read.items())],
+    )
+
+
+def _oid(tree: str | None) -> pygit2.Oid | None:
+    import pygit2
+
+    return pygit2.Oid(hex=tree) if tree is not None else None
 
 
 def _sound(repo: pygit2.Repository, objects: Path, oid: pygit2.Oid, *, blob: bool = False) -> str:

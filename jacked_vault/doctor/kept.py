@@ -10,13 +10,16 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 import sqlite3
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 from jacked_vault.search.schema import meta, set_meta
 
 WALK = "doctor.walk"  # HEAD's tree walked: every object there, the trees and READ_BY_DOCTOR blobs sound
+LOOSE = "doctor.walk.loose"  # the loose objects there were when that walk began (what a later one needs there)
 NOTES = "doctor.notes"  # each committed note, hot.md and vault.json is its last audited version
 TEMP = "doctor.temp"  # no temp file of jacked's in the working tree: each folder walked, by its stamp
 DERIVED = "doctor.derived"  # every index.md is what the index renders, in the working tree and in HEAD
@@ -25,11 +28,18 @@ FAN_OUT = [f"{n:02x}" for n in range(256)]  # the folders of loose objects
 
 def taken(db: sqlite3.Connection, name: str, key: str) -> object | None:
     """The value kept under `name` when it was kept for `key` (None: judge again)."""
+    held = kept_for(db, name)
+    return held[1] if held is not None and held[0] == key else None
+
+
+def kept_for(db: sqlite3.Connection, name: str) -> tuple[str, object] | None:
+    """The key and value kept under `name`, whatever the key (a check that can judge only what
+    changed since compares the two itself); None when nothing readable is kept."""
     try:
         held = json.loads(meta(db, name) or "null")
     except (ValueError, sqlite3.OperationalError):  # unreadable or busy: no verdict
         return None
-    return held.get("value") if isinstance(held, dict) and held.get("key") == key else None
+    return (held["key"], held.get("value")) if isinstance(held, dict) and isinstance(held.get("key"), str) else None
 
 
 def keep(db: sqlite3.Connection, name: str, key: str, value: object) -> None:
@@ -48,26 +58,100 @@ def stamp(path: Path) -> str:
     return f"{st.st_size}:{st.st_ino}:{st.st_mtime_ns}:{st.st_ctime_ns}"
 
 
-def objects_state(objects: Path) -> str | None:
-    """The object store's state, as the walk's verdict is keyed: each pack file (name and `stamp`)
-    and each folder of loose objects (a folder's times change when an object in it is added,
-    removed or renamed). None when the store borrows objects (`info/alternates`): another store's
-    objects can go without this one changing, so no walk is kept."""
+@dataclass(frozen=True)
+class ObjectsState:
+    """The object store as a walk's verdict is keyed: each pack file's `stamp` by name, and each
+    folder of loose objects' (a folder's times change when an object in it is added, removed or
+    renamed)."""
+
+    packs: dict[str, str]
+    folders: list[str]  # by FAN_OUT
+
+    @property
+    def digest(self) -> str:
+        state = hashlib.sha256()
+        for name in sorted(self.packs):
+            state.update(f"{name} {self.packs[name]}\n".encode())
+        for folder in self.folders:
+            state.update(f"{folder}\n".encode())
+        return state.hexdigest()
+
+    def to_json(self) -> dict[str, object]:
+        return {"packs": self.packs, "folders": self.folders}
+
+    @classmethod
+    def from_json(cls, value: object) -> ObjectsState | None:
+        """The state `to_json` kept; None for anything else."""
+        if not isinstance(value, dict):
+            return None
+        packs, folders = value.get("packs"), value.get("folders")
+        if not (isinstance(packs, dict) and all(isinstance(v, str) for v in packs.values())):
+            return None
+        if not (
+            isinstance(folders, list) and len(folders) == len(FAN_OUT) and all(isinstance(f, str) for f in folders)
+        ):
+            return None
+        return cls({str(k): v for k, v in packs.items()}, folders)
+
+    def changed_folders(self, now: ObjectsState) -> list[int] | None:
+        """The folders of loose objects whose stamp is not the one they had here, when `now`
+        still has every pack file this state had, each unchanged (packs added take nothing away);
+        None when a pack file went or changed."""
+        if any(now.packs.get(name) != seen for name, seen in self.packs.items()):
+            return None
+        return [n for n, (was, is_now) in enumerate(zip(self.folders, now.folders, strict=True)) if was != is_now]
+
+
+def objects_state(objects: Path) -> ObjectsState | None:
+    """The object store's state now. None when the store borrows objects (`info/alternates`):
+    another store's objects can go without this one changing, so no walk is kept."""
     if os.path.lexists(objects / "info" / "alternates") or not os.path.isdir(objects / "pack"):
         return None
-    state = hashlib.sha256()
     with os.scandir(objects / "pack") as entries:
-        for name in sorted(e.name for e in entries):
-            state.update(f"{name} {stamp(objects / 'pack' / name)}\n".encode())
-    for folder in FAN_OUT:
-        state.update(f"{stamp(objects / folder)}\n".encode())
-    return state.hexdigest()
+        names = sorted(e.name for e in entries)
+    return ObjectsState({name: stamp(objects / "pack" / name) for name in names}, [stamp(objects / f) for f in FAN_OUT])
 
 
-def unchanged(objects: Path, read: Iterable[tuple[str, str]]) -> bool:
-    """Whether each object a walk read in full still has the `stamp` it had when it was read
-    (its loose file; "-": packed, the pack's own stamp in `objects_state`)."""
-    return all(stamp(loose(objects, oid)) == seen for oid, seen in read)
+def loose_listing(objects: Path, folders: Iterable[int] = range(len(FAN_OUT))) -> dict[int, frozenset[str]]:
+    """The names of the loose objects in each of `folders` (by FAN_OUT position), git's and
+    libgit2's temporary files left out."""
+    listing = {}
+    for n in folders:
+        try:
+            names = os.listdir(objects / FAN_OUT[n])
+        except OSError:
+            names = []
+        listing[n] = frozenset(name for name in names if _OBJECT_NAME.fullmatch(name))
+    return listing
+
+
+_OBJECT_NAME = re.compile(r"[0-9a-f]{38}(?:[0-9a-f]{24})?")  # the rest of a SHA-1 or SHA-256 id
+
+
+def keep_listing(db: sqlite3.Connection, name: str, key: str, listing: dict[int, frozenset[str]]) -> None:
+    """Keep the loose objects each folder held (`loose_listing`) beside a verdict kept for `key`:
+    one line a folder, its names joined (busy or read-only: not kept, the next run judges again)."""
+    text = key + "\n" + "\n".join(" ".join(sorted(listing.get(n, ()))) for n in range(len(FAN_OUT)))
+    with contextlib.suppress(sqlite3.OperationalError):
+        set_meta(db, name, text)
+
+
+def taken_listing(db: sqlite3.Connection, name: str, key: str, folders: Iterable[int]) -> dict[int, set[str]] | None:
+    """The names `keep_listing` kept for `key` in each of `folders`; None when none was kept for it."""
+    try:
+        text = meta(db, name)
+    except sqlite3.OperationalError:
+        return None
+    lines = (text or "").split("\n")
+    if len(lines) != len(FAN_OUT) + 1 or lines[0] != key:
+        return None
+    return {n: set(lines[n + 1].split()) for n in folders}
+
+
+def unchanged(objects: Path, read: Iterable[tuple[str, str, str]]) -> bool:
+    """Whether each object a walk read in full ((path, id, `stamp`)) still has the `stamp` it had
+    when it was read (its loose file; "-": packed, the pack's own stamp in `objects_state`)."""
+    return all(stamp(loose(objects, oid)) == seen for _, oid, seen in read)
 
 
 def loose(objects: Path, oid: str) -> Path:

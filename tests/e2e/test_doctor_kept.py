@@ -71,10 +71,93 @@ def test_an_unchanged_store_is_not_walked_or_compared_again(clean: Context, monk
     walks, compared = _counting(monkeypatch, "walk_head"), _counting(monkeypatch, "compare_notes")
     assert doctor(clean).ok
     assert walks == [] and compared == []  # both verdicts kept
-    add(clean, AddRequest(title="One more", body="b", group="g"))  # a new HEAD: both judged again
+    add(clean, AddRequest(title="One more", body="b", group="g"))  # a new HEAD: what changed is judged
     assert doctor(clean).ok
-    assert len(walks) == 1 and len(compared) == 1
-    assert doctor(clean, full=True).ok and len(walks) == 2  # --full never takes a kept verdict
+    assert walks == [] and len(compared) == 1  # the walk: only the trees the commit changed (below)
+    assert doctor(clean, full=True).ok and len(walks) == 1  # --full never takes a kept verdict
+
+
+def _read_trees(monkeypatch) -> list[str]:
+    """The ids of the git trees doctor reads from here on."""
+    read: list[str] = []
+    real = checks._sound
+
+    def counted(repo, objects, oid, *, blob=False):
+        if not blob:
+            read.append(str(oid))
+        return real(repo, objects, oid, blob=blob)
+
+    monkeypatch.setattr(checks, "_sound", counted)
+    return read
+
+
+def test_after_a_commit_only_the_trees_it_changed_are_walked(ctx: Context, monkeypatch):
+    for group in ("g", "h", "k"):
+        add(ctx, AddRequest(title=f"A fact of {group}", body="kept apart", group=group))
+    assert doctor(ctx).ok and doctor(ctx).ok
+    root = ctx.vault.root
+    trees_before = set(git(root, "ls-tree", "-r", "-d", "--object-only", "HEAD").split())
+    add(ctx, AddRequest(title="One more in g", body="b", group="g"))
+    read = _read_trees(monkeypatch)
+    assert doctor(ctx).ok
+    head_tree = git(root, "rev-parse", "HEAD^{tree}").strip()
+    changed = {t for t in git(root, "ls-tree", "-r", "-d", "--object-only", "HEAD").split() if t not in trees_before}
+    assert git(root, "rev-parse", "HEAD:groups/h").strip() in trees_before  # the other groups' trees are as they were
+    assert sorted(read) == sorted(changed | {head_tree}), (read, changed)  # and only the changed ones are read
+    assert doctor(ctx).ok and len(read) == len(changed) + 1  # the new verdict kept: nothing read again
+
+
+def test_a_note_blob_deleted_before_a_commit_elsewhere_is_found(clean: Context):
+    root = clean.vault.root
+    rel = next(p for p in git(root, "ls-files", "groups").split() if "/note/" in p)
+    sha = git(root, "rev-parse", f"HEAD:{rel}").strip()
+    _loose(root, sha).unlink()
+    add(clean, AddRequest(title="Elsewhere", body="a note in another group", group="other"))
+    report = doctor(clean)
+    assert not report.ok and sha in {p["object"] for p in report.git_problems}, report.git_problems
+
+
+def test_a_tree_damaged_in_place_before_a_commit_elsewhere_is_found(clean: Context):
+    root = clean.vault.root
+    sha = git(root, "rev-parse", "HEAD:groups/g/note").strip()
+    flip(_loose(root, sha))
+    git(root, "commit", "-q", "--allow-empty", "-m", "a commit that changes no tree")
+    (root / "README.md").write_text("changed by hand\n")
+    git(root, "commit", "-qam", "a commit that changes the top tree only")
+    report = doctor(clean)
+    assert not report.ok and sha in {p.get("object") for p in report.git_problems}, report.git_problems
+
+
+def test_a_commit_naming_a_blob_that_is_not_there_is_found(clean: Context):
+    """A commit made around git's checks (a tool, a bad copy): the changed tree names a missing blob."""
+    root = clean.vault.root
+    missing = "0123456789abcdef0123456789abcdef01234567"
+    git(root, "update-index", "--add", "--info-only", "--cacheinfo", f"100644,{missing},groups/g/note/ghost.txt")
+    tree = git(root, "write-tree", "--missing-ok").strip()
+    commit = git(root, "commit-tree", tree, "-p", "HEAD", "-m", "names a missing blob").strip()
+    git(root, "update-ref", "HEAD", commit)
+    report = doctor(clean)
+    assert not report.ok and missing in {p.get("object") for p in report.git_problems}, report.git_problems
+
+
+def test_files_outside_the_layout_are_kept_track_of_across_commits(clean: Context):
+    root = clean.vault.root
+    (root / "groups" / "g" / "stray.txt").write_text("not memory\n")
+    git(root, "add", "groups/g/stray.txt")
+    git(root, "commit", "-qm", "a file outside the layout")
+    assert doctor(clean).outside_layout == ["vault:groups/g/stray.txt"]
+    add(clean, AddRequest(title="Elsewhere", body="a note in another group", group="other"))
+    (root / "groups" / "other" / "also.txt").write_text("not memory either\n")
+    git(root, "add", "groups/other/also.txt")
+    git(root, "commit", "-qm", "another one")
+    report = doctor(clean)
+    assert report.outside_layout == ["vault:groups/g/stray.txt", "vault:groups/other/also.txt"]
+    assert report.outside_layout_count == 2
+    git(root, "rm", "-q", "groups/g/stray.txt")
+    git(root, "commit", "-qm", "the first one gone")
+    for _ in range(2):
+        report = doctor(clean)
+        assert report.outside_layout == ["vault:groups/other/also.txt"] and report.outside_layout_count == 1
 
 
 def test_a_note_blob_deleted_after_a_clean_run_is_found(clean: Context):
@@ -229,3 +312,24 @@ def test_vault_json_edited_and_committed_by_hand_after_a_clean_run_is_found(clea
     for _ in range(2):
         report = doctor(clean)
         assert {"path": "vault:vault.json", "code": "EDITED_OUTSIDE_TOOL"} in report.audit_problems, report
+
+
+def test_a_pack_added_by_a_fetch_keeps_the_walk_and_a_pack_gone_does_not(clean: Context, monkeypatch):
+    root = clean.vault.root
+    git(root, "gc", "-q")
+    assert doctor(clean).ok and doctor(clean).ok
+    [old_pack] = (root / ".git" / "objects" / "pack").glob("*.pack")
+    other = root.parent / "other"
+    subprocess.run(["git", "clone", "-q", "--no-local", str(root), str(other)], check=True)  # no hard link
+    (other / "README.md").write_text("changed in another clone\n")
+    git(other, "commit", "-qam", "from the other clone")
+    git(root, "-c", "fetch.unpackLimit=1", "fetch", "-q", str(other), "HEAD")  # its objects arrive as a new pack
+    git(root, "merge", "-q", "--ff-only", "FETCH_HEAD")
+    assert len(list(old_pack.parent.glob("*.pack"))) == 2
+    walks = _counting(monkeypatch, "walk_head")
+    assert doctor(clean).ok and walks == []  # a pack added takes nothing away: only the changed trees are read
+    for path in old_pack.parent.glob(old_pack.stem + ".*"):  # the older pack gone: the tree's objects with it
+        path.chmod(0o644)
+        path.unlink()
+    code, report = _doctor_process(root)
+    assert code == 1 and "OBJECTS_MISSING_OR_CORRUPT" in _codes(report["git_problems"]), report["git_problems"]
