@@ -6,7 +6,7 @@ import contextlib
 import hashlib
 import json
 import os
-from collections.abc import Container, Iterator
+from collections.abc import Container, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
@@ -38,8 +38,10 @@ from jacked_vault.document.model import SLUG_RE
 from jacked_vault.errors import VaultError
 from jacked_vault.safety import fsio
 from jacked_vault.search.index import SearchIndex
+from jacked_vault.search.treediff import changed_entries
 from jacked_vault.store import audit, git
 from jacked_vault.store.audit_cache import AuditParts
+from jacked_vault.store.digests import digest
 from jacked_vault.store.layout import GROUPS_DIR, Store, classify_note, classify_path, note_folder, note_name
 from jacked_vault.store.progress import PROGRESS_STEP, Progress
 
@@ -702,18 +704,25 @@ def _audited(
     damaged: frozenset[str],
     progress: Progress | None = None,
 ) -> None:
-    """Committed notes (and vault.json) that are not their last audited version (`compare_notes`,
-    or its clean verdict kept for the same notes, vault.json and audit lines: `_notes_judged`)."""
+    """Committed notes (and vault.json) that are not their last audited version (`compare_notes`),
+    or the clean verdict kept for the same notes, vault.json and audit lines (`_notes_judged`), or,
+    after a clean verdict on others, the notes that changed since (`_changed_notes`)."""
     judged = _notes_judged(repo, index, chain) if not leftovers and not damaged else None
-    if judged is not None and taken(index.db, NOTES, judged) is not None:
+    held = kept_for(index.db, NOTES) if judged is not None else None
+    if held is not None and held[0] == judged:
         return
+    state = _NotesState.of(index, chain) if judged is not None else None  # before the records are put
     before = len(report.audit_problems)
-    compare_notes(store, index, report, chain, leftovers, progress)
+    rows = _changed_notes(repo, index, chain, held[1], state) if held is not None and state is not None else None
+    if rows is None:
+        compare_notes(store, index, report, chain, leftovers, progress)
+    else:
+        compare_rows(store, report, chain, leftovers, rows)
     config = git.tree_blob(repo, "vault.json") if not store.is_project and "vault.json" not in damaged else None
     if config is not None and chain.last_by_path.matches("vault.json", audit.content_hash(config)) is False:
         report.audit_problems.append({"path": store.display("vault.json", store.label), "code": "EDITED_OUTSIDE_TOOL"})
-    if judged is not None and len(report.audit_problems) == before:
-        keep(index.db, NOTES, judged, True)
+    if judged is not None and state is not None and len(report.audit_problems) == before:
+        keep(index.db, NOTES, judged, state.to_json())
 
 
 def _notes_judged(repo: pygit2.Repository, index: ReadModel, chain: audit.AuditReport) -> str | None:
@@ -728,6 +737,93 @@ def _notes_judged(repo: pygit2.Repository, index: ReadModel, chain: audit.AuditR
     ).hexdigest()
 
 
+MAX_REFUSED_KEPT = 1000  # refused files a notes verdict names; with more, a later run compares every note
+
+
+@dataclass(frozen=True)
+class _NotesState:
+    """What a clean comparison of the notes with their audit lines was made on: the commit the
+    index held, each audit part (its blob id, lines, records and last line's hash) and the files
+    the index refused then (None: too many to name)."""
+
+    commit: str | None
+    parts: list[tuple[str, str, int, int, str | None]]
+    refused: list[str] | None
+
+    @classmethod
+    def of(cls, index: ReadModel, chain: audit.AuditReport) -> _NotesState | None:
+        """The state now; None when the parts' verdicts are not one a part (an unread part)."""
+        if len(chain.records) != len(chain.parts):
+            return None
+        parts = [
+            (rel, str(blob), verdict.lines, len(verdict.keys), verdict.tail)
+            for (rel, blob), verdict in zip(chain.parts, chain.records, strict=True)
+        ]
+        refused = sorted(index.problem_paths())
+        return cls(index.commit, parts, refused if len(refused) <= MAX_REFUSED_KEPT else None)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"commit": self.commit, "parts": self.parts, "refused": self.refused}
+
+    @classmethod
+    def from_json(cls, value: object) -> _NotesState | None:
+        """The state `to_json` kept; None for anything else (every note is compared)."""
+        try:
+            held = cast(dict[str, Any], value)
+            parts = [(str(r), str(b), int(n), int(k), None if t is None else str(t)) for r, b, n, k, t in held["parts"]]
+            refused = held["refused"]
+            commit = held["commit"]
+            return cls(
+                None if commit is None else str(commit),
+                parts,
+                None if refused is None else [str(rel) for rel in refused],
+            )
+        except (KeyError, TypeError, ValueError):
+            return None
+
+
+def _changed_notes(
+    repo: pygit2.Repository, index: ReadModel, chain: audit.AuditReport, held: object, now: _NotesState
+) -> list[tuple[str, str, str | None]] | None:
+    """The rows to compare (`ReadModel.audited_at`) when a clean comparison was kept on `held`
+    (a `_NotesState`): the notes at the paths that changed between the commits the index held
+    then and now, and those it refused then or refuses now; None (compare every note) unless
+    every audit part then is there with the same lines first, and each record added since is of
+    one of those notes (or of a path: hot.md files are always compared)."""
+    then = _NotesState.from_json(held)
+    if then is None or then.commit is None or now.commit is None or then.refused is None or now.refused is None:
+        return None
+    was = {rel: (blob, lines, records, tail) for rel, blob, lines, records, tail in then.parts}
+    added: set[int] = set()  # the digests of the note ids recorded since
+    for (rel, blob, _, _, _), verdict in zip(now.parts, chain.records, strict=True):
+        old = was.pop(rel, None)
+        if old is not None and old[0] == blob:
+            continue
+        start = 0
+        if old is not None:
+            _, lines, records, tail = old
+            if verdict.problems or verdict.lines < lines or len(verdict.keys) < records:
+                return None
+            if lines and verdict.hashes[lines - 1] != digest(tail or ""):
+                return None  # the lines there were are not the part's first lines: rewritten
+            start = records
+        added.update(key for key, by_id in zip(verdict.keys[start:], verdict.by_id[start:], strict=True) if by_id)
+    if was:
+        return None  # a part went
+    try:
+        paths = {rel for rel, _ in changed_entries(repo, _tree(repo, then.commit), _tree(repo, now.commit))}
+    except (KeyError, ValueError):
+        return None  # a commit held then is gone
+    rows = index.audited_at(paths | (set(then.refused) ^ set(now.refused)))
+    if not added <= {digest(note_id) for _, _, note_id in rows if note_id is not None}:
+        return None
+    return rows
+
+
+def _tree(repo: pygit2.Repository, commit: str) -> pygit2.Object:
+    return cast("pygit2.Commit", repo[commit]).tree
+
+
 def compare_notes(
     store: Store,
     index: ReadModel,
@@ -739,8 +835,22 @@ def compare_notes(
     """Each committed note and hot.md that is not its last audited version (streamed from the
     index; `progress` told how many)."""
     total = index.audited_count() if progress is not None else None
+    compare_rows(store, report, chain, leftovers, index.audited(), progress, total)
+
+
+def compare_rows(
+    store: Store,
+    report: Report,
+    chain: audit.AuditReport,
+    leftovers: Container[str],
+    rows: Iterable[tuple[str, str, str | None]],
+    progress: Progress | None = None,
+    total: int | None = None,
+) -> None:
+    """Each of `rows` ((path, sha256, note id; None for hot.md), `ReadModel.audited`'s) that is not
+    its last audited version (`progress` told how many, of `total`)."""
     done = 0
-    for rel, sha, note_id in index.audited():
+    for rel, sha, note_id in rows:
         done += 1
         if progress is not None and done % PROGRESS_STEP == 0:
             progress(done, total)

@@ -73,7 +73,7 @@ def test_an_unchanged_store_is_not_walked_or_compared_again(clean: Context, monk
     assert walks == [] and compared == []  # both verdicts kept
     add(clean, AddRequest(title="One more", body="b", group="g"))  # a new HEAD: what changed is judged
     assert doctor(clean).ok
-    assert walks == [] and len(compared) == 1  # the walk: only the trees the commit changed (below)
+    assert walks == [] and compared == []  # only the trees and the notes the commit changed (below)
     assert doctor(clean, full=True).ok and len(walks) == 1  # --full never takes a kept verdict
 
 
@@ -333,3 +333,70 @@ def test_a_pack_added_by_a_fetch_keeps_the_walk_and_a_pack_gone_does_not(clean: 
         path.unlink()
     code, report = _doctor_process(root)
     assert code == 1 and "OBJECTS_MISSING_OR_CORRUPT" in _codes(report["git_problems"]), report["git_problems"]
+
+
+def _compared_rows(monkeypatch) -> list[str]:
+    """The paths of the notes doctor compares with their audit lines from here on."""
+    rows: list[str] = []
+    real = checks.compare_rows
+
+    def counted(store, report, chain, leftovers, found, progress=None, total=None):
+        found = list(found)
+        rows.extend(rel for rel, _, _ in found)
+        return real(store, report, chain, leftovers, found, progress, total)
+
+    monkeypatch.setattr(checks, "compare_rows", counted)
+    return rows
+
+
+def test_after_a_commit_only_the_notes_it_changed_are_compared(clean: Context, monkeypatch):
+    rows = _compared_rows(monkeypatch)
+    note = add(clean, AddRequest(title="One more", body="b", group="g"))
+    assert doctor(clean).ok
+    assert rows == [note.rel], rows
+    assert doctor(clean).ok and rows == [note.rel]  # the new verdict kept
+
+
+def test_an_audit_line_added_by_hand_for_a_note_the_commit_left_alone_is_found(clean: Context):
+    from jacked_vault.store.audit import line_hash
+
+    root = clean.vault.root
+    [part] = sorted((root / "audit").rglob("*.jsonl"))
+    last = part.read_text().splitlines()[-1]
+    note_line = next(json.loads(line) for line in reversed(part.read_text().splitlines()) if '"mem_' in line)
+    forged = {**note_line, "ts": "2099-01-01T00:00:00.000Z", "sha256": "0" * 64, "prev": line_hash(last)}
+    with part.open("a") as handle:  # chained as the tool chains it: the chain holds, the note no longer matches
+        handle.write(json.dumps(forged, separators=(",", ":")) + "\n")
+    git(root, "commit", "-qam", "an audit line for a note this commit did not change")
+    report = doctor(clean)
+    assert "EDITED_OUTSIDE_TOOL" in _codes(report.audit_problems), report.audit_problems
+    assert not any(p["code"] == "CHAIN_BROKEN" for p in report.audit_problems)
+
+
+def test_a_note_the_index_refused_and_now_takes_is_compared(clean: Context, monkeypatch):
+    """A note the index refused when the verdict was kept (here: as if invalid) and takes now with
+    no commit changing it (`reread`, as doctor does for an object restored) is compared too:
+    HEAD's changes alone would pass it by."""
+    from jacked_vault.search.index import SearchIndex
+
+    root = clean.vault.root
+    rel = next(p for p in git(root, "ls-files", "groups").split() if "/note/" in p)
+    index = SearchIndex(clean.vault)
+    try:
+        index.forget(rel)
+        index.problem(rel, "INVALID", f"{rel}: invalid")
+        index.db.execute("DELETE FROM meta WHERE key LIKE 'doctor.%'")
+    finally:
+        index.close()
+    report = doctor(clean)  # the notes but that one compared, and that verdict kept
+    assert [item["code"] for item in report.invalid_files] == ["INVALID"] and not report.audit_problems
+    index = SearchIndex(clean.vault)
+    try:
+        index.reread([rel])  # taken again, the same blob: no commit
+        assert index.read.problem_paths() == set()
+    finally:
+        index.close()
+    rows = _compared_rows(monkeypatch)
+    add(clean, AddRequest(title="One more", body="b", group="g"))
+    assert doctor(clean).ok
+    assert rel in rows, rows
