@@ -820,7 +820,8 @@ def _changed_notes(
     return rows
 
 
-def _tree(repo: pygit2.Repository, commit: str) -> pygit2.Object:
+def _tree(repo: pygit2.Repository, commit: str) -> pygit2.Tree:
+    """The tree of `commit` (KeyError, ValueError: no such commit here)."""
     return cast("pygit2.Commit", repo[commit]).tree
 
 
@@ -924,28 +925,121 @@ def _derived(
 ) -> list[tuple[str, bytes, str]]:
     """`stale_derived`, or its clean verdict kept for the same commit, the same group folders and
     the same index.md files in the working tree (each by `stamp`), until the next moment a
-    note's validity starts or ends (`next_change`)."""
+    note's validity starts or ends (`next_change`); or, after a clean verdict on another commit
+    still in time, `stale_derived` of the groups whose index.md may have changed since
+    (`_changed_groups`)."""
     from jacked_vault.recall.index_md import index_path
 
     now, head = timestamps.utc_now(), git.head_commit(repo)
-    groups = [None] if store.is_project else sorted(_group_folders(store))
+    groups: list[str | None] = [None] if store.is_project else [*sorted(_group_folders(store))]
+    stamps = [stamp(store.root / index_path(store, group)) for group in groups]
     judged = hashlib.sha256(
         json.dumps(
             [
                 str(head.id) if head is not None else None,  # HEAD's index.md files
                 index.commit,  # what the index renders
                 groups,
-                [stamp(store.root / index_path(store, group)) for group in groups],
+                stamps,
             ]
         ).encode()
     ).hexdigest()
-    held = taken(index.db, DERIVED, judged) if not damaged else None
-    if isinstance(held, dict) and (held.get("until") is None or now < str(held["until"])):
+    held = kept_for(index.db, DERIVED) if not damaged else None
+    value = held[1] if held is not None and isinstance(held[1], dict) else {}
+    in_time = held is not None and (value.get("until") is None or now < str(value["until"]))
+    if held is not None and held[0] == judged and in_time:
         return []
-    found = stale_derived(store, index, repo, damaged)
+    state = _DerivedState.of(index, head, groups, stamps)
+    only = _changed_groups(store, repo, index, value, state) if in_time else None
+    found = stale_derived(store, index, repo, damaged, only)
     if not found and not damaged:
-        keep(index.db, DERIVED, judged, {"until": next_change(index.db, now)})
+        keep(index.db, DERIVED, judged, {"until": next_change(index.db, now), **state.to_json()})
     return found
+
+
+@dataclass(frozen=True)
+class _DerivedState:
+    """What a clean verdict on the index.md files was made on: the commit the index rendered (and
+    HEAD's), each group folder's index.md by `stamp`, and the files the index refused (None: too
+    many to name)."""
+
+    commit: str | None
+    head: str | None
+    stamps: dict[str, str]  # group ("" for the project store's one) -> its index.md's stamp
+    refused: list[str] | None
+
+    @classmethod
+    def of(
+        cls, index: ReadModel, head: pygit2.Commit | None, groups: list[str | None], stamps: list[str]
+    ) -> _DerivedState:
+        refused = sorted(index.problem_paths())
+        return cls(
+            index.commit,
+            str(head.id) if head is not None else None,
+            {group or "": seen for group, seen in zip(groups, stamps, strict=True)},
+            refused if len(refused) <= MAX_REFUSED_KEPT else None,
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {"commit": self.commit, "head": self.head, "stamps": self.stamps, "refused": self.refused}
+
+    @classmethod
+    def from_json(cls, value: dict[str, Any]) -> _DerivedState | None:
+        """The state `to_json` kept; None for anything else (every group is judged)."""
+        try:
+            commit, head, stamps, refused = value["commit"], value["head"], value["stamps"], value["refused"]
+            return cls(
+                None if commit is None else str(commit),
+                None if head is None else str(head),
+                {str(group): str(seen) for group, seen in cast(dict[str, Any], stamps).items()},
+                None if refused is None else [str(rel) for rel in refused],
+            )
+        except (KeyError, TypeError, ValueError, AttributeError):
+            return None
+
+
+def _changed_groups(
+    store: Store, repo: pygit2.Repository, index: ReadModel, held: dict[str, Any], now: _DerivedState
+) -> set[str | None] | None:
+    """The groups whose index.md may differ from the one a clean verdict (`held`, a
+    `_DerivedState`) judged: a group folder new since, one whose index.md changed in the working
+    tree or between the commits, the groups of the notes that changed between them and of the
+    notes those link to (before and after: links count in the order); None (judge every group)
+    when the index or HEAD is not at one commit, or the files the index refuses changed other than
+    by those commits."""
+    from jacked_vault.document import parse_note
+    from jacked_vault.recall.index_md import index_path
+
+    then = _DerivedState.from_json(held)
+    if then is None or then.commit is None or now.commit is None or then.refused is None or now.refused is None:
+        return None
+    if then.head != then.commit or now.head != now.commit:
+        return None
+    try:
+        trees = (_tree(repo, then.commit), _tree(repo, now.commit))
+        changed = {rel for rel, _ in changed_entries(repo, *trees)}
+    except (KeyError, ValueError):
+        return None  # a commit held then is gone
+    if not (set(then.refused) ^ set(now.refused)) <= changed:
+        return None  # a note taken or refused without a commit (a tombstone, a restored object)
+    groups: set[str | None] = set()
+    targets: set[str] = set()
+    for group, seen in now.stamps.items():
+        name = group or None
+        if then.stamps.get(group) != seen or index_path(store, name) in changed:
+            groups.add(name)
+    for rel in changed:
+        placed = classify_note(store, rel)
+        if placed is None:
+            continue
+        groups.add(placed[1] if placed[0] == "group" else None)
+        for tree in trees:
+            try:
+                blob = tree[rel]
+                targets.update(parse_note(cast("pygit2.Blob", blob).data, source=rel, checked=True).links)
+            except (KeyError, VaultError):
+                continue  # not in that tree, or no note the index took
+    groups.update(index.groups_of(targets))
+    return {None} if store.is_project and groups else groups
 
 
 def _group_folders(store: Store) -> set[str]:
@@ -960,11 +1054,15 @@ def _group_folders(store: Store) -> set[str]:
 
 
 def stale_derived(
-    store: Store, index: ReadModel, repo: pygit2.Repository, damaged: Container[str] = frozenset()
+    store: Store,
+    index: ReadModel,
+    repo: pygit2.Repository,
+    damaged: Container[str] = frozenset(),
+    only: set[str | None] | None = None,
 ) -> list[tuple[str, bytes, str]]:
     """(path, expected bytes, state) for each index.md that the working tree or HEAD has wrong
-    (HEAD's is not read where its blob is `damaged`); one a sparse checkout leaves out is for the
-    checkouts that hold its group."""
+    (HEAD's is not read where its blob is `damaged`), of the groups in `only` when given; one a
+    sparse checkout leaves out is for the checkouts that hold its group."""
     from jacked_vault.recall.index_md import SHARED, index_path, render_index
 
     if store.is_project:
@@ -972,6 +1070,8 @@ def stale_derived(
     else:
         groups = set(index.note_groups())
         groups.update(_group_folders(store))
+    if only is not None:
+        groups &= only
     out = []
     hidden = git.skip_worktree(store.root)
     for group in sorted(groups, key=str):

@@ -380,6 +380,20 @@ class ReadModel:
             rows[row[0]] = row
         return [rows[path] for path in sorted(rows)]
 
+    def groups_of(self, ids: Iterable[str]) -> set[str | None]:
+        """The groups of the notes with these ids (None: a note of no group)."""
+        found: set[str | None] = set()
+        listed = sorted(set(ids))
+        for start in range(0, len(listed), 500):
+            chunk = listed[start : start + 500]
+            found.update(
+                grp
+                for (grp,) in self.db.execute(
+                    f"SELECT DISTINCT grp FROM docs WHERE tier='note' AND id IN ({','.join('?' * len(chunk))})", chunk
+                )
+            )
+        return found
+
     def audited_count(self) -> int:
         """How many files `audited` yields."""
         return self.db.execute("SELECT COUNT(*) FROM docs WHERE tier IN ('note', 'hot')").fetchone()[0]

@@ -400,3 +400,64 @@ def test_a_note_the_index_refused_and_now_takes_is_compared(clean: Context, monk
     add(clean, AddRequest(title="One more", body="b", group="g"))
     assert doctor(clean).ok
     assert rel in rows, rows
+
+
+def _rendered(monkeypatch) -> list[str | None]:
+    """The groups whose index.md doctor renders from here on."""
+    from jacked_vault.recall import index_md
+
+    groups: list[str | None] = []
+    real = index_md.render_index
+
+    def counted(index, store, group):
+        groups.append(group)
+        return real(index, store, group)
+
+    monkeypatch.setattr(index_md, "render_index", counted)
+    return groups
+
+
+@pytest.fixture
+def three_groups(ctx: Context) -> Context:
+    for group in ("g", "h", "k"):
+        add(ctx, AddRequest(title=f"A fact of {group}", body="kept apart", group=group))
+    assert doctor(ctx).ok and doctor(ctx).ok
+    return ctx
+
+
+def test_after_a_commit_only_the_groups_it_changed_are_rendered(three_groups: Context, monkeypatch):
+    add(three_groups, AddRequest(title="One more in g", body="b", group="g"))
+    rendered = _rendered(monkeypatch)
+    assert doctor(three_groups).ok
+    assert rendered == ["g"]
+    assert doctor(three_groups).ok and rendered == ["g"]  # the new verdict kept
+
+
+def test_a_link_from_another_group_is_judged_in_the_group_it_points_to(three_groups: Context):
+    root = three_groups.vault.root
+    first = add(three_groups, AddRequest(title="A second fact of g", body="first by title", group="g"))
+    second = add(three_groups, AddRequest(title="B third fact of g", body="second by title", group="g"))
+    assert doctor(three_groups).ok and doctor(three_groups).ok
+    index_md = (root / "groups" / "g" / "index.md").read_text()
+    assert index_md.index(first.note.title) < index_md.index(second.note.title)
+    add(three_groups, AddRequest(title="Points at B", body="b", group="h", links=[second.note.id]))
+    report = doctor(three_groups)  # B is linked now: it comes first in g's index.md, which that write left as it was
+    assert {"path": "vault:groups/g/index.md", "state": "stale"} in report.derived_stale, report.derived_stale
+
+
+def test_a_note_refused_without_a_commit_has_its_group_judged(three_groups: Context, monkeypatch):
+    from jacked_vault.search.index import SearchIndex
+
+    root = three_groups.vault.root
+    rel = next(p for p in git(root, "ls-files", "groups/k").split() if "/note/" in p)
+    index = SearchIndex(three_groups.vault)
+    try:
+        index.forget(rel)  # as a tombstone added elsewhere makes the index refuse it, with no commit here
+        index.problem(rel, "TOMBSTONED", f"{rel}: a rejected value")
+    finally:
+        index.close()
+    add(three_groups, AddRequest(title="One more in g", body="b", group="g"))
+    rendered = _rendered(monkeypatch)
+    report = doctor(three_groups)
+    assert "k" in rendered, rendered
+    assert {"path": "vault:groups/k/index.md", "state": "stale"} in report.derived_stale, report.derived_stale
