@@ -684,12 +684,17 @@ def check_local(store: Store, report: Report, index: SearchIndex | None = None) 
     from jacked_vault.store.gate import quarantine_records
 
     held = taken(index.db, TEMP, str(store.root)) if index is not None else None
-    if not (isinstance(held, list) and all(stamp(Path(path)) == seen for path, seen in held)):
+    kept = {str(path): str(seen) for path, seen in held} if isinstance(held, list) else {}
+    changed = [path for path, seen in kept.items() if stamp(Path(path)) != seen]
+    if not kept or changed:
         folders: list[tuple[str, str]] = []
-        found = sum(1 for _ in temp_files(store, folders))
+        for path in changed:
+            del kept[path]  # listed again below (or gone)
+        walked = temp_files(store, folders, changed, kept) if kept else temp_files(store, folders)
+        found = sum(1 for _ in walked)
         report.stale_temp_files += found
         if index is not None and not found:
-            keep(index.db, TEMP, str(store.root), folders)
+            keep(index.db, TEMP, str(store.root), [*kept.items(), *folders])
     report.stale_git_locks += [store.display(p, store.label) for p in git.stale_git_locks(store.root)]
     report.quarantine += [{**r, "store": store.label} for r in quarantine_records(store, limit=50)]
 
@@ -899,23 +904,34 @@ def _object_in(message: str) -> str | None:
     return found.group() if found else None
 
 
-def temp_files(store: Store, folders: list[tuple[str, str]] | None = None) -> Iterator[str]:
-    """Each of jacked's temp files in the working tree (no dot folder, no symlinked one walked);
-    `folders` told each folder walked and its `stamp`, taken before it is listed."""
-    stack = [str(store.root)]
+def temp_files(
+    store: Store,
+    folders: list[tuple[str, str]] | None = None,
+    start: list[str] | None = None,
+    known: Container[str] = (),
+) -> Iterator[str]:
+    """Each of jacked's temp files in the working tree (no dot folder, no symlinked one walked),
+    or in the folders `start` and those below them but the `known` ones (each judged by its own
+    stamp); `folders` told each folder walked and its `stamp`, taken before it is listed (one
+    that is gone is not told)."""
+    stack = list(start) if start is not None else [str(store.root)]
+    queued = set(stack)  # a changed folder below another is listed once
     while stack:
         path = stack.pop()
-        if folders is not None:
-            folders.append((path, stamp(Path(path))))
+        seen = stamp(Path(path))
         try:
             with os.scandir(path) as listing:
                 entries = list(listing)
         except OSError:
             continue
+        if folders is not None:
+            folders.append((path, seen))
         for entry in entries:
             if entry.is_dir():
-                if not entry.name.startswith(".") and not entry.is_symlink():
-                    stack.append(entry.path)
+                if entry.path in known or entry.path in queued or entry.name.startswith(".") or entry.is_symlink():
+                    continue
+                queued.add(entry.path)
+                stack.append(entry.path)
             elif entry.name.startswith(TEMP_PREFIX):
                 yield entry.path
 

@@ -461,3 +461,19 @@ def test_a_note_refused_without_a_commit_has_its_group_judged(three_groups: Cont
     report = doctor(three_groups)
     assert "k" in rendered, rendered
     assert {"path": "vault:groups/k/index.md", "state": "stale"} in report.derived_stale, report.derived_stale
+
+
+def test_after_a_commit_only_the_folders_it_changed_are_listed_for_temp_files(three_groups: Context, monkeypatch):
+    root = three_groups.vault.root
+    add(three_groups, AddRequest(title="One more in g", body="b", group="g"))
+    listed: list[str] = []
+    real = os.scandir
+
+    def counted(path):
+        listed.append(str(path))
+        return real(path)
+
+    monkeypatch.setattr(checks.os, "scandir", counted)
+    assert doctor(three_groups).ok
+    walked = {os.path.relpath(p, root) for p in listed if p.startswith(str(root)) and ".git" not in p}
+    assert "groups/g/note" in walked and not walked & {"groups/h/note", "groups/k/note", "groups/h", "groups/k"}, walked
