@@ -14,8 +14,6 @@ from typing import TYPE_CHECKING, Any, cast
 from jacked_vault.doctor.damage import Damaged, fsck, problem
 from jacked_vault.doctor.kept import (
     DERIVED,
-    FAN_OUT,
-    LOOSE,
     NOTES,
     TEMP,
     WALK,
@@ -274,18 +272,18 @@ def _walked(
     if held is not None and before is not None and unchanged(objects, before.read):
         if held[0] == key:
             return before
-        since = _since(repo, commit, store, db, held[0], before, state)
+        since = _since(repo, commit, store, db, before, state)
         if since is not None:
             walk, listing = since
             if walk.complete and not walk.damaged:
+                keep_listing(db, state, listing)
                 keep(db, WALK, key, walk.pack(str(commit.tree_id), state))
-                keep_listing(db, LOOSE, key, listing)
             return walk
     listing = loose_listing(objects)  # before the walk: what it finds there is at least this
     walk = walk_head(repo, commit, store, progress=progress)
     if walk.complete and not walk.damaged:
+        keep_listing(db, state, listing)
         keep(db, WALK, key, walk.pack(str(commit.tree_id), state))
-        keep_listing(db, LOOSE, key, listing)
     return walk
 
 
@@ -294,28 +292,26 @@ def _since(
     commit: pygit2.Commit,
     store: Store,
     db: sqlite3.Connection,
-    held_key: str,
     before: HeadWalk,
     state: ObjectsState,
 ) -> tuple[HeadWalk, dict[int, frozenset[str]]] | None:
-    """`walk_since` the clean walk `before` (kept for `held_key`) and the loose objects there are
-    now, when nothing that walk found can have gone since: every pack file it saw is there
-    unchanged, and each folder of loose objects that changed still holds every object it held
-    then; else None (the whole tree is walked)."""
+    """`walk_since` the clean walk `before`, and the loose objects now in the folders that changed
+    since, when nothing that walk found can have gone: every pack file it saw is there unchanged,
+    and each folder of loose objects that changed still holds every object it held then; else
+    None (the whole tree is walked)."""
     objects = Path(repo.path) / "objects"
     if before.tree is None or before.state is None or before.outside_count > MAX_OUTSIDE_SHOWN:
         return None  # an older verdict, or one that named only some files outside the layout
     changed = before.state.changed_folders(state)
     if changed is None:
         return None
-    then = taken_listing(db, LOOSE, held_key, range(len(FAN_OUT)))
+    then = taken_listing(db, before.state, changed)
     if then is None:
         return None
     now = loose_listing(objects, changed)
     if any(not then[n] <= now[n] for n in changed):
         return None  # a loose object went: what the walk found may be gone
-    listing = {n: frozenset(names) for n, names in then.items()} | now
-    return walk_since(repo, commit, store, before), listing
+    return walk_since(repo, commit, store, before), now
 
 
 def check_unreadable(repo: pygit2.Repository, store: Store, index: SearchIndex, report: Report, walk: HeadWalk) -> None:

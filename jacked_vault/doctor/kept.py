@@ -19,7 +19,7 @@ from pathlib import Path
 from jacked_vault.search.schema import meta, set_meta
 
 WALK = "doctor.walk"  # HEAD's tree walked: every object there, the trees and READ_BY_DOCTOR blobs sound
-LOOSE = "doctor.walk.loose"  # the loose objects there were when that walk began (what a later one needs there)
+LOOSE = "doctor.walk.loose"  # `.<folder>`: the loose objects there were when that walk began (a later one needs them)
 NOTES = "doctor.notes"  # each committed note, hot.md and vault.json is its last audited version
 TEMP = "doctor.temp"  # no temp file of jacked's in the working tree: each folder walked, by its stamp
 DERIVED = "doctor.derived"  # every index.md is what the index renders, in the working tree and in HEAD
@@ -128,24 +128,33 @@ def loose_listing(objects: Path, folders: Iterable[int] = range(len(FAN_OUT))) -
 _OBJECT_NAME = re.compile(r"[0-9a-f]{38}(?:[0-9a-f]{24})?")  # the rest of a SHA-1 or SHA-256 id
 
 
-def keep_listing(db: sqlite3.Connection, name: str, key: str, listing: dict[int, frozenset[str]]) -> None:
-    """Keep the loose objects each folder held (`loose_listing`) beside a verdict kept for `key`:
-    one line a folder, its names joined (busy or read-only: not kept, the next run judges again)."""
-    text = key + "\n" + "\n".join(" ".join(sorted(listing.get(n, ()))) for n in range(len(FAN_OUT)))
+def keep_listing(db: sqlite3.Connection, state: ObjectsState, listing: dict[int, frozenset[str]]) -> None:
+    """Keep the loose objects each folder of `listing` held (`loose_listing`) when the object
+    store was in `state` (a walk's, taken before the listing): one row a folder, its stamp then
+    and its names (busy or read-only: not kept, and the next run walks the whole tree)."""
     with contextlib.suppress(sqlite3.OperationalError):
-        set_meta(db, name, text)
+        db.execute("SAVEPOINT loose")
+        try:
+            for n, names in listing.items():
+                set_meta(db, f"{LOOSE}.{FAN_OUT[n]}", state.folders[n] + "\n" + " ".join(sorted(names)))
+        finally:
+            db.execute("RELEASE loose")
 
 
-def taken_listing(db: sqlite3.Connection, name: str, key: str, folders: Iterable[int]) -> dict[int, set[str]] | None:
-    """The names `keep_listing` kept for `key` in each of `folders`; None when none was kept for it."""
-    try:
-        text = meta(db, name)
-    except sqlite3.OperationalError:
-        return None
-    lines = (text or "").split("\n")
-    if len(lines) != len(FAN_OUT) + 1 or lines[0] != key:
-        return None
-    return {n: set(lines[n + 1].split()) for n in folders}
+def taken_listing(db: sqlite3.Connection, state: ObjectsState, folders: Iterable[int]) -> dict[int, set[str]] | None:
+    """The names `keep_listing` kept for each of `folders` when the object store was in `state`;
+    None when one was kept for another state of its folder, or none was."""
+    found = {}
+    for n in folders:
+        try:
+            text = meta(db, f"{LOOSE}.{FAN_OUT[n]}")
+        except sqlite3.OperationalError:
+            return None
+        seen, newline, names = (text or "").partition("\n")
+        if not newline or seen != state.folders[n]:
+            return None
+        found[n] = set(names.split())
+    return found
 
 
 def unchanged(objects: Path, read: Iterable[tuple[str, str, str]]) -> bool:

@@ -477,3 +477,17 @@ def test_after_a_commit_only_the_folders_it_changed_are_listed_for_temp_files(th
     assert doctor(three_groups).ok
     walked = {os.path.relpath(p, root) for p in listed if p.startswith(str(root)) and ".git" not in p}
     assert "groups/g/note" in walked and not walked & {"groups/h/note", "groups/k/note", "groups/h", "groups/k"}, walked
+
+
+def test_more_files_outside_the_layout_than_are_named_are_counted_across_commits(clean: Context, monkeypatch):
+    monkeypatch.setattr(checks, "MAX_OUTSIDE_SHOWN", 2)  # the verdict names only 2 of the 3 files
+    root = clean.vault.root
+    for name in ("a.txt", "b.txt", "c.txt"):
+        (root / "groups" / "g" / name).write_text("not memory\n")
+    git(root, "add", "groups/g")
+    git(root, "commit", "-qm", "three files outside the layout")
+    assert doctor(clean).outside_layout_count == 3
+    add(clean, AddRequest(title="Elsewhere", body="a note in another group", group="other"))
+    for _ in range(2):
+        report = doctor(clean)
+        assert report.outside_layout_count == 3 and len(report.outside_layout) == 2, report.outside_layout
