@@ -716,11 +716,15 @@ def _audited(
     before = len(report.audit_problems)
     rows = _changed_notes(repo, index, chain, held[1], state) if held is not None and state is not None else None
     if rows is None:
-        compare_notes(store, index, report, chain, leftovers, progress)
+        last = chain.last_by_path, chain.last_by_id
+        compare_notes(store, index, report, last, leftovers, progress)
     else:
-        compare_rows(store, report, chain, leftovers, rows)
+        last = chain.recorded(
+            {i for _, _, i in rows if i is not None}, {"vault.json", *(r for r, _, i in rows if i is None)}
+        )
+        compare_rows(store, report, last, leftovers, rows)
     config = git.tree_blob(repo, "vault.json") if not store.is_project and "vault.json" not in damaged else None
-    if config is not None and chain.last_by_path.matches("vault.json", audit.content_hash(config)) is False:
+    if config is not None and last[0].matches("vault.json", audit.content_hash(config)) is False:
         report.audit_problems.append({"path": store.display("vault.json", store.label), "code": "EDITED_OUTSIDE_TOOL"})
     if judged is not None and state is not None and len(report.audit_problems) == before:
         keep(index.db, NOTES, judged, state.to_json())
@@ -787,15 +791,15 @@ def _changed_notes(
     repo: pygit2.Repository, index: ReadModel, chain: audit.AuditReport, held: object, now: _NotesState
 ) -> list[tuple[str, str, str | None]] | None:
     """The rows to compare (`ReadModel.audited_at`) when a clean comparison was kept on `held`
-    (a `_NotesState`): the notes at the paths that changed between the commits the index held
-    then and now, and those it refused then or refuses now; None (compare every note) unless
-    every audit part then is there with the same lines first, and each record added since is of
-    one of those notes (or of a path: hot.md files are always compared)."""
+    (a `_NotesState`): the notes and hot.md files at the paths that changed between the commits
+    the index held then and now, and those it refused then or refuses now; None (compare every
+    note) unless every audit part then is there with the same lines first, and each record added
+    since is of one of those notes (by id) or paths."""
     then = _NotesState.from_json(held)
     if then is None or then.commit is None or now.commit is None or then.refused is None or now.refused is None:
         return None
     was = {rel: (blob, lines, records, tail) for rel, blob, lines, records, tail in then.parts}
-    added: set[int] = set()  # the digests of the note ids recorded since
+    added: set[int] = set()  # the digests of the note ids and paths recorded since
     for (rel, blob, _, _, _), verdict in zip(now.parts, chain.records, strict=True):
         old = was.pop(rel, None)
         if old is not None and old[0] == blob:
@@ -808,15 +812,16 @@ def _changed_notes(
             if lines and verdict.hashes[lines - 1] != digest(tail or ""):
                 return None  # the lines there were are not the part's first lines: rewritten
             start = records
-        added.update(key for key, by_id in zip(verdict.keys[start:], verdict.by_id[start:], strict=True) if by_id)
+        added.update(verdict.keys[start:])
     if was:
         return None  # a part went
     try:
         paths = {rel for rel, _ in changed_entries(repo, _tree(repo, then.commit), _tree(repo, now.commit))}
     except (KeyError, ValueError):
         return None  # a commit held then is gone
-    rows = index.audited_at(paths | (set(then.refused) ^ set(now.refused)))
-    if not added <= {digest(note_id) for _, _, note_id in rows if note_id is not None}:
+    paths |= set(then.refused) ^ set(now.refused)
+    rows = index.audited_at(paths)
+    if not added <= {digest(note_id) for _, _, note_id in rows if note_id is not None} | {digest(p) for p in paths}:
         return None
     return rows
 
@@ -830,27 +835,29 @@ def compare_notes(
     store: Store,
     index: ReadModel,
     report: Report,
-    chain: audit.AuditReport,
+    last: tuple[audit.LastRecorded, audit.LastRecorded],
     leftovers: Container[str],
     progress: Progress | None = None,
 ) -> None:
     """Each committed note and hot.md that is not its last audited version (streamed from the
     index; `progress` told how many)."""
     total = index.audited_count() if progress is not None else None
-    compare_rows(store, report, chain, leftovers, index.audited(), progress, total)
+    compare_rows(store, report, last, leftovers, index.audited(), progress, total)
 
 
 def compare_rows(
     store: Store,
     report: Report,
-    chain: audit.AuditReport,
+    last: tuple[audit.LastRecorded, audit.LastRecorded],
     leftovers: Container[str],
     rows: Iterable[tuple[str, str, str | None]],
     progress: Progress | None = None,
     total: int | None = None,
 ) -> None:
     """Each of `rows` ((path, sha256, note id; None for hot.md), `ReadModel.audited`'s) that is not
-    its last audited version (`progress` told how many, of `total`)."""
+    its last audited version (`last`: the audit chain's (`last_by_path`, `last_by_id`), holding at
+    least these rows'; `progress` told how many, of `total`)."""
+    by_path, by_id = last
     done = 0
     for rel, sha, note_id in rows:
         done += 1
@@ -858,10 +865,10 @@ def compare_rows(
             progress(done, total)
         if rel in leftovers:
             continue  # the working audit log holds the interrupted write's line: reported above, rolled back
-        last = chain.last_by_id.matches(note_id, sha) if note_id is not None else chain.last_by_path.matches(rel, sha)
-        if last is None:
+        matched = by_id.matches(note_id, sha) if note_id is not None else by_path.matches(rel, sha)
+        if matched is None:
             report.audit_problems.append({"path": shown(store, rel), "code": "NO_AUDIT_RECORD"})
-        elif not last:
+        elif not matched:
             report.audit_problems.append({"path": shown(store, rel), "code": "EDITED_OUTSIDE_TOOL"})
     if progress is not None:
         progress(done, done)
@@ -961,10 +968,18 @@ def _derived(
     if held is not None and held[0] == judged and in_time:
         return []
     state = _DerivedState.of(index, head, groups, stamps)
-    only = _changed_groups(store, repo, index, value, state) if in_time else None
-    found = stale_derived(store, index, repo, damaged, only)
+    since = _changed_groups(store, repo, index, value, state) if in_time else None
+    found = stale_derived(store, index, repo, damaged, since[0] if since is not None else None)
     if not found and not damaged:
-        keep(index.db, DERIVED, judged, {"until": next_change(index.db, now), **state.to_json()})
+        if since is None:
+            until = next_change(index.db, now)
+        else:  # the notes left alone change no sooner than they did: the earlier of theirs and the changed notes'
+            moments = [
+                str(value["until"]) if value.get("until") is not None else None,
+                next_change(index.db, now, since[1]),
+            ]
+            until = min((moment for moment in moments if moment is not None), default=None)
+        keep(index.db, DERIVED, judged, {"until": until, **state.to_json()})
     return found
 
 
@@ -1011,13 +1026,13 @@ class _DerivedState:
 
 def _changed_groups(
     store: Store, repo: pygit2.Repository, index: ReadModel, held: dict[str, Any], now: _DerivedState
-) -> set[str | None] | None:
+) -> tuple[set[str | None], set[str]] | None:
     """The groups whose index.md may differ from the one a clean verdict (`held`, a
     `_DerivedState`) judged: a group folder new since, one whose index.md changed in the working
     tree or between the commits, the groups of the notes that changed between them and of the
-    notes those link to (before and after: links count in the order); None (judge every group)
-    when the index or HEAD is not at one commit, or the files the index refuses changed other than
-    by those commits."""
+    notes those link to (before and after: links count in the order); with the paths that changed.
+    None (judge every group) when the index or HEAD is not at one commit, or the files the index
+    refuses changed other than by those commits."""
     from jacked_vault.document import parse_note
     from jacked_vault.recall.index_md import index_path
 
@@ -1051,7 +1066,7 @@ def _changed_groups(
             except (KeyError, VaultError):
                 continue  # not in that tree, or no note the index took
     groups.update(index.groups_of(targets))
-    return {None} if store.is_project and groups else groups
+    return ({None} if store.is_project and groups else groups), changed
 
 
 def _group_folders(store: Store) -> set[str]:

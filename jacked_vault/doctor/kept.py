@@ -168,12 +168,23 @@ def loose(objects: Path, oid: str) -> Path:
     return objects / oid[:2] / oid[2:]
 
 
-def next_change(db: sqlite3.Connection, now: str) -> str | None:
+def next_change(db: sqlite3.Connection, now: str, paths: Iterable[str] | None = None) -> str | None:
     """The first moment after `now` a note's validity starts or ends (what index.md lists changes
-    then, with no commit), or None."""
-    row = db.execute(
-        "SELECT MIN(t) FROM (SELECT valid_from AS t FROM docs WHERE tier='note' AND valid_from > ?1 "
-        "UNION ALL SELECT valid_until FROM docs WHERE tier='note' AND valid_until > ?1)",
-        (now,),
-    ).fetchone()
-    return row[0] if row else None
+    then, with no commit), or None; of the notes at `paths` only, when given."""
+    if paths is None:
+        row = db.execute(
+            "SELECT MIN(t) FROM (SELECT valid_from AS t FROM docs WHERE tier='note' AND valid_from > ?1 "
+            "UNION ALL SELECT valid_until FROM docs WHERE tier='note' AND valid_until > ?1)",
+            (now,),
+        ).fetchone()
+        return row[0] if row else None
+    moments = []
+    listed = sorted(set(paths))
+    for start in range(0, len(listed), 500):
+        chunk = listed[start : start + 500]
+        for valid_from, valid_until in db.execute(
+            f"SELECT valid_from, valid_until FROM docs WHERE tier='note' AND path IN ({','.join('?' * len(chunk))})",
+            chunk,
+        ):
+            moments += [t for t in (valid_from, valid_until) if t is not None and t > now]
+    return min(moments, default=None)

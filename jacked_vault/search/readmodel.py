@@ -365,20 +365,17 @@ class ReadModel:
         )
 
     def audited_at(self, paths: Iterable[str]) -> list[tuple[str, str, str | None]]:
-        """`audited`'s rows of the notes at `paths` and of every hot.md (one a group: few), by path."""
-        rows: dict[str, tuple[str, str, str | None]] = {}
+        """`audited`'s rows of the notes and hot.md files at `paths`, by path."""
+        rows: list[tuple[str, str, str | None]] = []
         listed = sorted(set(paths))
         for start in range(0, len(listed), 500):
             chunk = listed[start : start + 500]
-            for row in self.db.execute(
+            rows += self.db.execute(
                 "SELECT path, sha, CASE WHEN tier='note' THEN id END FROM docs WHERE tier IN ('note', 'hot') "
                 f"AND path IN ({','.join('?' * len(chunk))})",
                 chunk,
-            ):
-                rows[row[0]] = row
-        for row in self.db.execute("SELECT path, sha, NULL FROM docs WHERE tier='hot'"):
-            rows[row[0]] = row
-        return [rows[path] for path in sorted(rows)]
+            )
+        return sorted(rows)
 
     def groups_of(self, ids: Iterable[str]) -> set[str | None]:
         """The groups of the notes with these ids (None: a note of no group)."""

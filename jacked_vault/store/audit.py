@@ -17,7 +17,7 @@ import hashlib
 import json
 import os
 from array import array
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Protocol
@@ -287,6 +287,20 @@ class AuditReport:
     def last_by_id(self) -> LastRecorded:
         """Notes, by id (mem_…): the sha256 each was last recorded with."""
         return self._last()[1]
+
+    def recorded(self, ids: Iterable[str], paths: Iterable[str]) -> tuple[LastRecorded, LastRecorded]:
+        """(`last_by_path`, `last_by_id`) as they hold these paths and note ids, the others left
+        out: one pass over the parts' records, which stay (a check that asks of a few notes needs
+        no 100k puts)."""
+        if self._recorded is not None:
+            return self._recorded
+        wanted = {digest(value) for value in (*ids, *paths)}
+        by_path, by_id = LastRecorded(), LastRecorded()
+        for verdict in self.records:  # the chain's order: the later of two equal `ts` wins
+            for key, sha, note, ts in zip(verdict.keys, verdict.shas, verdict.by_id, verdict.stamps, strict=True):
+                if key in wanted:
+                    (by_id if note else by_path).put(key, sha, ts)
+        return by_path, by_id
 
     def _last(self) -> tuple[LastRecorded, LastRecorded]:
         """Both, made from the parts' records when first asked (a doctor that takes its kept

@@ -340,10 +340,10 @@ def _compared_rows(monkeypatch) -> list[str]:
     rows: list[str] = []
     real = checks.compare_rows
 
-    def counted(store, report, chain, leftovers, found, progress=None, total=None):
+    def counted(store, report, last, leftovers, found, progress=None, total=None):
         found = list(found)
         rows.extend(rel for rel, _, _ in found)
-        return real(store, report, chain, leftovers, found, progress, total)
+        return real(store, report, last, leftovers, found, progress, total)
 
     monkeypatch.setattr(checks, "compare_rows", counted)
     return rows
@@ -491,3 +491,21 @@ def test_more_files_outside_the_layout_than_are_named_are_counted_across_commits
     for _ in range(2):
         report = doctor(clean)
         assert report.outside_layout_count == 3 and len(report.outside_layout) == 2, report.outside_layout
+
+
+def test_an_audit_line_added_by_hand_for_a_hot_md_the_commit_left_alone_is_found(clean: Context):
+    from jacked_vault.store.audit import line_hash
+    from jacked_vault.write.hot import set_hot
+
+    root = clean.vault.root
+    set_hot(clean, "Current work: the kept verdicts.", group="g")
+    assert doctor(clean).ok and doctor(clean).ok
+    [part] = sorted((root / "audit").rglob("*.jsonl"))
+    text = part.read_text().splitlines()
+    hot_line = next(json.loads(line) for line in reversed(text) if '"groups/g/hot.md"' in line)
+    forged = {**hot_line, "ts": "2099-01-01T00:00:00.000Z", "sha256": "0" * 64, "prev": line_hash(text[-1])}
+    with part.open("a") as handle:
+        handle.write(json.dumps(forged, separators=(",", ":")) + "\n")
+    add(clean, AddRequest(title="Elsewhere", body="a note in another group", group="other"))
+    report = doctor(clean)
+    assert {"path": "vault:groups/g/hot.md", "code": "EDITED_OUTSIDE_TOOL"} in report.audit_problems, report
