@@ -4,7 +4,8 @@
 
 Each size works on a `cp -a` copy of the cached vault `bench_scale.py` made (`--vault-dir`, never
 changed). One doctor runs first (its `first` figure: it catches the index up and fills doctor's
-caches), then `--repeat` rounds of doctor, git status, git fsck --connectivity-only, interleaved;
+caches), then `--repeat` rounds, interleaved: an `add` (a commit), doctor (the `after a commit`
+figure, the budget's), doctor again (nothing changed), git status, git fsck --connectivity-only;
 wall, CPU (user+sys) and peak RSS are medians of whole processes. `--code DIR` (repeatable):
 another checkout of jacked_vault, measured in the same rounds on its own copy (PYTHONPATH=DIR),
 so a change is set beside the code before it.
@@ -64,15 +65,19 @@ def run_size(n: int, cached: Path, work: Path, codes: list[Path], repeat: int) -
         first.append((measured_rss(runner, doctor, vault.parent, vault)[0], runner.cpu))
     walls: list[list[float]] = [[] for _ in codes]
     cpus: list[list[float]] = [[] for _ in codes]
+    again: list[list[float]] = [[] for _ in codes]
     rss = [0 for _ in codes]
     stats, fscks, git_cpu = [], [], []
-    for _ in range(repeat):
+    for n_round in range(repeat):
         for i, (code, vault) in enumerate(zip(codes, vaults, strict=True)):
             runner.env = dict(env, PYTHONPATH=str(code))
+            fields = ("--group", "g1", "--kind", "fact", "--title", f"Doctor bench {n_round}", "--body", "A fact.")
+            runner.jacked(vault, "add", *fields)
             wall, peak = measured_rss(runner, doctor, vault.parent, vault)
             walls[i].append(wall)
             cpus[i].append(runner.cpu)
             rss[i] = max(rss[i], peak)
+            again[i].append(runner.run(doctor, vault.parent, vault=vault, check=False)[0])
         runner.env = env
         stats.append(runner.run([*GIT, "status", "--porcelain"], vaults[0])[0])
         cpu = runner.cpu
@@ -87,8 +92,9 @@ def run_size(n: int, cached: Path, work: Path, codes: list[Path], repeat: int) -
     for i, code in enumerate(codes):
         wall, cpu = med(walls[i]), med(cpus[i])
         print(
-            f"doctor [{code}]: {ms(wall)} (cpu {ms(cpu)}), {rss[i]} MiB: {wall / git_s:.2f}x (cpu "
-            f"{cpu / med(git_cpu):.2f}x); first run {ms(first[i][0])} (cpu {ms(first[i][1])})",
+            f"doctor [{code}] after a commit: {ms(wall)} (cpu {ms(cpu)}), {rss[i]} MiB: {wall / git_s:.2f}x (cpu "
+            f"{cpu / med(git_cpu):.2f}x); again, nothing changed: {ms(med(again[i]))} ({med(again[i]) / git_s:.2f}x); "
+            f"first run {ms(first[i][0])} (cpu {ms(first[i][1])})",
             flush=True,
         )
 

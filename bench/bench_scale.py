@@ -328,31 +328,40 @@ def run_size(n: int, cached: Path, work: Path, runner: Runner, args: argparse.Na
             f" up): {ms(first_add)}; memory_save p50 {ms(r['mcp_save_busy_s'])}"
         )
 
-    # doctor (wall, CPU, RSS) vs git status + git fsck --connectivity-only (issue 34.4: <= 1.5x), and doctor --full
-    docs, rss, stats, doc_cpu, fscks, git_cpu = [], 0, [], [], [], []
+    # doctor (wall, CPU, RSS) vs git status + git fsck --connectivity-only (issue 34.4: <= 1.5x), and doctor --full.
+    # The budget's figure is doctor right after a commit (an `add`: what a person who works and then
+    # checks meets), each round's own; doctor again on the same commit and the first doctor on this
+    # copy (nothing of it kept yet: every object and note judged) are shown beside it.
     doctor = [PY, "-m", "jacked_vault.cli.main", "memory", "doctor"]
-    for _ in range(heavy):
+    r["doctor_first_s"], rss = measured_rss(runner, doctor, vault.parent, vault)
+    docs, doc_cpu, again, stats, fscks, git_cpu = [], [], [], [], [], []
+    for i in range(heavy):
+        fields = ("--group", "g1", "--kind", "fact", "--title", f"Scale bench doctor {i}", "--body", "A checked fact.")
+        runner.jacked(vault, "add", *fields)
         wall, peak = measured_rss(runner, doctor, vault.parent, vault)
         docs.append(wall)
         doc_cpu.append(runner.cpu)
         rss = max(rss, peak)
+        again.append(runner.run(doctor, vault.parent, vault=vault, check=False)[0])
         stats.append(runner.run([*GIT, "status", "--porcelain"], vault)[0])
         cpu = runner.cpu
         fscks.append(runner.run([*GIT, "fsck", "--connectivity-only", "--no-progress"], vault)[0])
         git_cpu.append(cpu + runner.cpu)
     _, report = runner.jacked(vault, "doctor", "--json", check=False)
     r["doctor_s"], r["doctor_rss"], r["git_status_s"], r["doctor_cpu"] = med(docs), rss, med(stats), med(doc_cpu)
+    r["doctor_again_s"] = med(again)
     r["git_fsck_conn_s"], r["git_status_fsck_cpu"] = med(fscks), med(git_cpu)
     r["git_status_fsck_s"] = med([a + b for a, b in zip(stats, fscks, strict=True)])
     r["doctor_ok"] = json.loads(report or b"{}").get("ok")
     wall, r["doctor_full_rss"] = measured_rss(runner, [*doctor, "--full"], vault.parent, vault)  # once: the slow one
     r["doctor_full_s"], r["doctor_full_cpu"] = wall, runner.cpu
     log(
-        f"doctor: {ms(r['doctor_s'])} (cpu {ms(r['doctor_cpu'])}), {rss} MiB, ok={r['doctor_ok']} | git status: "
-        f"{ms(r['git_status_s'])} + git fsck --connectivity-only: {ms(r['git_fsck_conn_s'])} (cpu "
+        f"doctor after a commit: {ms(r['doctor_s'])} (cpu {ms(r['doctor_cpu'])}), {rss} MiB, ok={r['doctor_ok']} | "
+        f"git status: {ms(r['git_status_s'])} + git fsck --connectivity-only: {ms(r['git_fsck_conn_s'])} (cpu "
         f"{ms(r['git_status_fsck_cpu'])}): {r['doctor_s'] / r['git_status_fsck_s']:.2f}x (cpu "
-        f"{r['doctor_cpu'] / r['git_status_fsck_cpu']:.2f}x) | doctor --full (once): {ms(r['doctor_full_s'])} "
-        f"(cpu {ms(r['doctor_full_cpu'])}), {r['doctor_full_rss']} MiB"
+        f"{r['doctor_cpu'] / r['git_status_fsck_cpu']:.2f}x) | doctor again, nothing changed: "
+        f"{ms(r['doctor_again_s'])} | the first doctor on this copy: {ms(r['doctor_first_s'])} | doctor --full "
+        f"(once): {ms(r['doctor_full_s'])} (cpu {ms(r['doctor_full_cpu'])}), {r['doctor_full_rss']} MiB"
     )
 
     # init --from vs git clone
@@ -682,7 +691,7 @@ def budgets(rows: list[dict], audit: dict | None, scan: dict | None) -> list[tup
         f"{r['doctor_cpu'] / r['git_status_fsck_cpu']:.2f}x)",
     )
     doctor_time.needs = ("doctor_s", "git_status_fsck_s")  # type: ignore[attr-defined]
-    at(100_000, "doctor ≤ 1.5× git status + git fsck --connectivity-only at 100k", doctor_time)  # noqa: RUF001 - the multiplication sign is meant
+    at(100_000, "doctor after a commit ≤ 1.5× git status + git fsck --connectivity-only at 100k", doctor_time)  # noqa: RUF001 - the multiplication sign is meant
     # issue 21's, still held
     if audit:
         out.append((f"(issue 21) add with {audit['lines']:,} audit lines this month ≤ 1.2× an empty month",  # noqa: RUF001 - the multiplication sign is meant
@@ -715,7 +724,7 @@ PROJECTED = (
     ("search_s", "grep_s", 1.0, "search / git grep -l (≤ 1.0×)"),  # noqa: RUF001 - the multiplication sign is meant
     ("brief_s", "first", 1.2, "brief / brief at the smallest size (≤ 1.2×)"),  # noqa: RUF001 - the multiplication sign is meant
     ("doctor_rss", None, 100e6 / MIB, "doctor RSS MiB (≤ 95.4 MiB = 100 MB)"),
-    ("doctor_s", "git_status_fsck_s", 1.5, "doctor / git status + fsck (≤ 1.5×)"),  # noqa: RUF001 - the multiplication sign is meant
+    ("doctor_s", "git_status_fsck_s", 1.5, "doctor after a commit / git status + fsck (≤ 1.5×)"),  # noqa: RUF001 - the multiplication sign is meant
 )
 
 
