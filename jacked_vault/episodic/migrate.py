@@ -684,7 +684,7 @@ def migrate(
             candidate.id, candidate.path = note.id, rel
             changes[rel] = Entry.from_note(note)
         if changes:
-            regenerate_index(tx, "group", plan.group, changes)
+            regenerate_index(tx, {("group", plan.group): changes})
         commit = tx.commit(f"memory(migrate): {plan.identity}: {len(imports)} file(s), {len(notes)} candidate note(s)")
     return MigrateResult(plan, False, commit)
 

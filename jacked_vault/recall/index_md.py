@@ -6,6 +6,7 @@ valid now, addressed to `all` (`search.policy.Viewer(shared_only=True)`).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Protocol
 
 from jacked_vault.search.policy import Viewer
@@ -60,10 +61,19 @@ class Staging(Protocol):
     def replace(self, rel: str, data: bytes) -> None: ...
 
 
-def regenerate_index(tx: Staging, scope: str, group: str | None, changes: dict[str, Entry | None]) -> None:
-    """Stage the group's index.md as it will be after `changes` (user scope has none)."""
-    if scope == "user":
+def regenerate_index(tx: Staging, changes: Mapping[tuple[str, str | None], dict[str, Entry | None]]) -> None:
+    """Stage the index.md of every group `changes` ((scope, group) -> path -> entry, None:
+    removed) touch, each as it will be after all of them: the groups they are in (user scope has
+    none), and the groups of the notes they link to, before and after (a group's index.md orders
+    each day's notes by the links they get, from any group)."""
+    merged = {rel: entry for group_changes in changes.values() for rel, entry in group_changes.items()}
+    if not merged:
         return
-    with tx.index.preview(changes) as future:
-        data = render_index(future, tx.store, group)
-    tx.replace(index_path(tx.store, group), data)
+    groups = {group for scope, group in changes if scope != "user"}
+    targets = tx.index.read.links_from(merged)  # the links their versions before have
+    targets.update(link for entry in merged.values() if entry is not None for link in entry.links)
+    groups.update(group for group in tx.index.read.groups_of(targets) if group is not None or tx.store.is_project)
+    with tx.index.preview(merged) as future:
+        rendered = {group: render_index(future, tx.store, group) for group in sorted(groups, key=str)}
+    for group, data in rendered.items():
+        tx.replace(index_path(tx.store, group), data)

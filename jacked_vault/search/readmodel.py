@@ -377,6 +377,22 @@ class ReadModel:
             )
         return sorted(rows)
 
+    def links_from(self, paths: Iterable[str]) -> set[str]:
+        """The ids the documents at `paths` link to (`links`, their frontmatter's)."""
+        found: set[str] = set()
+        listed = sorted(set(paths))
+        for start in range(0, len(listed), 500):
+            chunk = listed[start : start + 500]
+            found.update(
+                dst
+                for (dst,) in self.db.execute(
+                    "SELECT l.dst FROM docs d JOIN links l ON l.src = d.rowid "
+                    f"WHERE d.path IN ({','.join('?' * len(chunk))})",
+                    chunk,
+                )
+            )
+        return found
+
     def groups_of(self, ids: Iterable[str]) -> set[str | None]:
         """The groups of the notes with these ids (None: a note of no group)."""
         found: set[str | None] = set()

@@ -214,7 +214,7 @@ def create_note(
         for old_rel, after, new in superseded:
             tx.event("supersede", new.id, old_rel, after, ts=note.created_at)
             changes[old_rel] = Entry.from_note(new)
-        regenerate_index(tx, note.scope, note.group, changes)
+        regenerate_index(tx, {(note.scope, note.group): changes})
         commit = tx.commit(
             f"memory({note.kind}): {note.title}",
             note_id=note.id,

@@ -189,8 +189,7 @@ def forget(ctx: Context, note_id: str) -> Forgotten:
             tx.remove(path)
             tx.event("forget", gone_note.id, path, None)
             changes.setdefault((gone_note.scope, gone_note.group), {})[path] = None
-        for (scope, group), group_changes in changes.items():
-            regenerate_index(tx, scope, group, group_changes)
+        regenerate_index(tx, changes)
         commit = tx.commit(
             f"memory(forget): {note.id}",
             sign=person_signs(ctx.settings.review, tx.repo),  # with trusted keys, an unsigned forget is not applied

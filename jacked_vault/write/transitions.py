@@ -199,8 +199,7 @@ def transition(
             by=by,
             now=timestamps.utc_now(),
         )
-        for (scope, group), group_changes in done.changes.items():
-            regenerate_index(tx, scope, group, group_changes)
+        regenerate_index(tx, done.changes)
         note, updated = done.note, done.updated
         commit = tx.commit(
             f"memory({op}): {note.title}",
@@ -377,8 +376,7 @@ def edit_as_new(ctx: Context, note_id: str, *, title: str, body: str) -> EditedA
             now=now,
         )
         done.changes.setdefault((new.scope, new.group), {})[new_rel] = Entry.from_note(new)
-        for (scope, group), group_changes in done.changes.items():
-            regenerate_index(tx, scope, group, group_changes)
+        regenerate_index(tx, done.changes)
         commit = tx.commit(f"memory(edit): {new.title}", note_id=new.id, reason=f"edited from {old.id}")
     return EditedAsNew(old.id, new.id, new.title, store.display(new_rel, new.scope), commit, done.kept, done.twins)
 
@@ -489,8 +487,7 @@ def archive(ctx: Context, *, after_days: int | None = None, dry_run: bool = Fals
             changes.setdefault((note.scope, note.group), {})[rel] = None
         if dry_run or not moved:
             return Archived(moved, days, dry_run=dry_run)
-        for (scope, group), group_changes in changes.items():
-            regenerate_index(tx, scope, group, group_changes)
+        regenerate_index(tx, changes)
         commit = tx.commit(
             f"memory(archive): {len(moved)} note(s) closed more than {days} day(s) ago",
             reason="moved to archive/ by the librarian",

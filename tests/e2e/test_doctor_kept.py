@@ -440,8 +440,12 @@ def test_a_link_from_another_group_is_judged_in_the_group_it_points_to(three_gro
     assert doctor(three_groups).ok and doctor(three_groups).ok
     index_md = (root / "groups" / "g" / "index.md").read_text()
     assert index_md.index(first.note.title) < index_md.index(second.note.title)
-    add(three_groups, AddRequest(title="Points at B", body="b", group="h", links=[second.note.id]))
-    report = doctor(three_groups)  # B is linked now: it comes first in g's index.md, which that write left as it was
+    linker = add(three_groups, AddRequest(title="Will point at B", body="b", group="h"))
+    assert doctor(three_groups).ok
+    path = root / linker.rel
+    path.write_text(path.read_text().replace("links: []", f'links: ["{second.note.id}"]'))
+    git(root, "commit", "-qam", "a link added by hand, index.md left as it was")
+    report = doctor(three_groups)  # B is linked now: it comes first in g's index.md
     assert {"path": "vault:groups/g/index.md", "state": "stale"} in report.derived_stale, report.derived_stale
 
 

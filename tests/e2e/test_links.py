@@ -96,3 +96,31 @@ def test_mcp_doctor_is_ok_with_a_broken_link(vault_path: Path, tmp_path: Path):
 
     report = ok(run(go))
     assert report["ok"] is True and report["broken_link_count"] == 1
+
+
+def test_a_link_from_another_group_keeps_the_linked_groups_index_md_current(vault_path: Path):
+    """index.md orders a day's notes by the links they get (SPEC: newest day, then most linked),
+    so a write that adds or ends a link into another group regenerates that group's index.md
+    too: doctor finds nothing stale after it (it did: only the writing note's group was)."""
+
+    def add(group: str, title: str, *extra: str) -> str:
+        done = run_cli(
+            "memory", "add", "--group", group, "--title", title, "--body", "b", "--json", *extra, vault=vault_path
+        )
+        assert done.code == 0, done.err
+        return done.json["memory"]["id"]
+
+    add("tools", "A first by title")
+    linked = add("tools", "B linked from elsewhere")
+    index_md = vault_path / "groups" / "tools" / "index.md"
+    assert index_md.read_text().index("A first by title") < index_md.read_text().index("B linked from elsewhere")
+    linker = add("other", "Points at B", "--link", linked)
+    assert index_md.read_text().index("B linked from elsewhere") < index_md.read_text().index("A first by title")
+    report = run_cli("memory", "doctor", "--json", vault=vault_path)
+    assert report.json["derived_stale"] == [] and report.json["ok"] is True, report.json["derived_stale"]
+    assert git(vault_path, "status", "--porcelain") == ""  # committed with the note
+    rejected = run_cli("memory", "reject", linker, "--reason", "not needed", "--json", vault=vault_path)
+    assert rejected.code == 0, rejected.err  # a rejected note's links count no more
+    assert index_md.read_text().index("A first by title") < index_md.read_text().index("B linked from elsewhere")
+    report = run_cli("memory", "doctor", "--json", vault=vault_path)
+    assert report.json["derived_stale"] == [] and report.json["ok"] is True, report.json["derived_stale"]
