@@ -513,3 +513,23 @@ def test_an_audit_line_added_by_hand_for_a_hot_md_the_commit_left_alone_is_found
     add(clean, AddRequest(title="Elsewhere", body="a note in another group", group="other"))
     report = doctor(clean)
     assert {"path": "vault:groups/g/hot.md", "code": "EDITED_OUTSIDE_TOOL"} in report.audit_problems, report
+
+
+def test_after_a_sync_brings_another_machines_notes_only_they_are_judged(tmp_path: Path, monkeypatch):
+    from helpers.sync_world import add_note, team
+
+    from jacked_vault.sync import sync
+
+    laptop, desktop = team([tmp_path / "laptop", tmp_path / "desktop"], tmp_path / "remote.git")
+    for group in ("g", "h"):
+        add_note(laptop, f"A fact of {group}", group=group)
+    sync(laptop)
+    sync(desktop)
+    assert doctor(desktop).ok and doctor(desktop).ok
+    arrived = [add_note(laptop, f"Arrives {n}", group="g").rel for n in range(3)]
+    sync(laptop)
+    assert sync(desktop).action == "fast-forward"
+    walks, rows, rendered = _counting(monkeypatch, "walk_head"), _compared_rows(monkeypatch), _rendered(monkeypatch)
+    report = doctor(desktop)
+    assert report.ok, report
+    assert walks == [] and sorted(rows) == sorted(arrived) and rendered == ["g"], (walks, rows, rendered)
