@@ -1028,8 +1028,8 @@ def _changed_groups(
     store: Store, repo: pygit2.Repository, index: ReadModel, held: dict[str, Any], now: _DerivedState
 ) -> tuple[set[str | None], set[str]] | None:
     """The groups whose index.md may differ from the one a clean verdict (`held`, a
-    `_DerivedState`) judged: a group folder new since, one whose index.md changed in the working
-    tree or between the commits, the groups of the notes that changed between them and of the
+    `_DerivedState`) judged: a group folder new or gone since, one whose index.md changed in the
+    working tree or between the commits, the groups of the notes that changed between them and of the
     notes those link to (before and after: links count in the order); with the paths that changed.
     None (judge every group) when the index or HEAD is not at one commit, or the files the index
     refuses changed other than by those commits."""
@@ -1054,6 +1054,7 @@ def _changed_groups(
         name = group or None
         if then.stamps.get(group) != seen or index_path(store, name) in changed:
             groups.add(name)
+    groups.update(group or None for group in then.stamps.keys() - now.stamps.keys())  # a folder gone since
     for rel in changed:
         placed = classify_note(store, rel)
         if placed is None:

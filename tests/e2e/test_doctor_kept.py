@@ -533,3 +533,13 @@ def test_after_a_sync_brings_another_machines_notes_only_they_are_judged(tmp_pat
     report = doctor(desktop)
     assert report.ok, report
     assert walks == [] and sorted(rows) == sorted(arrived) and rendered == ["g"], (walks, rows, rendered)
+
+
+def test_a_group_folder_removed_by_hand_before_a_commit_elsewhere_has_its_index_md_judged(three_groups: Context):
+    import shutil
+
+    root = three_groups.vault.root
+    shutil.rmtree(root / "groups" / "k")
+    add(three_groups, AddRequest(title="One more in g", body="b", group="g"))
+    report = doctor(three_groups)
+    assert {"path": "vault:groups/k/index.md", "state": "missing"} in report.derived_stale, report.derived_stale
