@@ -742,14 +742,17 @@ def _notes_judged(repo: pygit2.Repository, index: ReadModel, chain: audit.AuditR
     ).hexdigest()
 
 
-MAX_REFUSED_KEPT = 1000  # refused files a notes verdict names; with more, a later run compares every note
+# refused files a kept verdict names; with more, or with a scope root cut at the index's bounds (its
+# files past them neither indexed nor refused: a later commit there indexes them all), a later run
+# judges every note and group
+MAX_REFUSED_KEPT = 1000
 
 
 @dataclass(frozen=True)
 class _NotesState:
     """What a clean comparison of the notes with their audit lines was made on: the commit the
     index held, each audit part (its blob id, lines, records and last line's hash) and the files
-    the index refused then (None: too many to name)."""
+    the index refused then (None: too many to name, or a scope root was cut at the bounds)."""
 
     commit: str | None
     parts: list[tuple[str, str, int, int, str | None]]
@@ -765,7 +768,7 @@ class _NotesState:
             for (rel, blob), verdict in zip(chain.parts, chain.records, strict=True)
         ]
         refused = sorted(index.problem_paths())
-        return cls(index.commit, parts, refused if len(refused) <= MAX_REFUSED_KEPT else None)
+        return cls(index.commit, parts, refused if len(refused) <= MAX_REFUSED_KEPT and not index.truncated() else None)
 
     def to_json(self) -> dict[str, Any]:
         return {"commit": self.commit, "parts": self.parts, "refused": self.refused}
@@ -1003,7 +1006,7 @@ class _DerivedState:
             index.commit,
             str(head.id) if head is not None else None,
             {group or "": seen for group, seen in zip(groups, stamps, strict=True)},
-            refused if len(refused) <= MAX_REFUSED_KEPT else None,
+            refused if len(refused) <= MAX_REFUSED_KEPT and not index.truncated() else None,
         )
 
     def to_json(self) -> dict[str, Any]:

@@ -214,9 +214,12 @@ class ReadModel:
         ).fetchall()
         return [(title, path, summary, Verdict.from_row(*v), inbound) for title, path, summary, *v, inbound in rows]
 
+    def truncated(self) -> bool:
+        """Whether a scope root was cut at the bounds (its files past them not indexed)."""
+        return self.db.execute("SELECT 1 FROM roots WHERE truncated=1 LIMIT 1").fetchone() is not None
+
     def diagnostics(self) -> Diagnostics:
-        truncated = self.db.execute("SELECT 1 FROM roots WHERE truncated=1 LIMIT 1").fetchone() is not None
-        diag = Diagnostics(truncated=truncated)
+        diag = Diagnostics(truncated=self.truncated())
         for path, code in self.db.execute("SELECT path, code FROM problems ORDER BY path"):
             if code == "SYMLINK":
                 diag.skipped_symlinks.append(path)

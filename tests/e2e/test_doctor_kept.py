@@ -543,3 +543,21 @@ def test_a_group_folder_removed_by_hand_before_a_commit_elsewhere_has_its_index_
     add(three_groups, AddRequest(title="One more in g", body="b", group="g"))
     report = doctor(three_groups)
     assert {"path": "vault:groups/k/index.md", "state": "missing"} in report.derived_stale, report.derived_stale
+
+
+def test_a_note_the_index_left_out_over_its_bounds_is_compared_once_it_is_indexed(clean: Context, monkeypatch):
+    from jacked_vault.search import index as search_index
+
+    root = clean.vault.root
+    bound = search_index.MAX_ROOT_FILES
+    monkeypatch.setattr(search_index, "MAX_ROOT_FILES", 1)  # groups/g is cut after its first note
+    last = sorted(p for p in git(root, "ls-files", "groups/g").split() if "/note/" in p)[-1]
+    path = root / last
+    path.write_text(path.read_text().replace("long enough", "edited by hand"))
+    git(root, "commit", "-qam", "a hand edit of a note the index leaves out")
+    report = doctor(clean)
+    assert report.truncated and "EDITED_OUTSIDE_TOOL" not in _codes(report.audit_problems)
+    monkeypatch.setattr(search_index, "MAX_ROOT_FILES", bound)
+    add(clean, AddRequest(title="One more in g", body="b", group="g"))  # its root indexed whole again
+    report = doctor(clean)
+    assert {"path": f"group:{last}", "code": "EDITED_OUTSIDE_TOOL"} in report.audit_problems, report.audit_problems
