@@ -990,7 +990,7 @@ def _derived(
 class _DerivedState:
     """What a clean verdict on the index.md files was made on: the commit the index rendered (and
     HEAD's), each group folder's index.md by `stamp`, and the files the index refused (None: too
-    many to name)."""
+    many to name, or a scope root was cut at the bounds)."""
 
     commit: str | None
     head: str | None
