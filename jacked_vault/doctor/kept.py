@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from jacked_vault.search.schema import meta, set_meta
+from jacked_vault.search.schema import meta, rows_in, set_meta
 
 WALK = "doctor.walk"  # HEAD's tree walked: every object there, the trees and READ_BY_DOCTOR blobs sound
 LOOSE = "doctor.walk.loose"  # `.<folder>`: the loose objects there were when that walk began (a later one needs them)
@@ -178,13 +178,5 @@ def next_change(db: sqlite3.Connection, now: str, paths: Iterable[str] | None = 
             (now,),
         ).fetchone()
         return row[0] if row else None
-    moments = []
-    listed = sorted(set(paths))
-    for start in range(0, len(listed), 500):
-        chunk = listed[start : start + 500]
-        for valid_from, valid_until in db.execute(
-            f"SELECT valid_from, valid_until FROM docs WHERE tier='note' AND path IN ({','.join('?' * len(chunk))})",
-            chunk,
-        ):
-            moments += [t for t in (valid_from, valid_until) if t is not None and t > now]
-    return min(moments, default=None)
+    sql = "SELECT valid_from, valid_until FROM docs WHERE tier='note' AND path IN ({marks})"
+    return min((t for row in rows_in(db, sql, paths) for t in row if t is not None and t > now), default=None)

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from jacked_vault.errors import VaultError
 from jacked_vault.search.entries import Entry
+from jacked_vault.search.schema import rows_in
 from jacked_vault.search.treediff import FILE_MODES, SYMLINK_MODE, TREE_MODE, changed_entries
 from jacked_vault.store import git
 from jacked_vault.store.git import blob_at, head_commit, open_repo, tree_blob
@@ -332,16 +333,8 @@ class GitMirror:
 
     def _known_of(self, rels: list[str]) -> set[str]:
         """Those of `rels` the index holds a document or a problem for (a query per 500 paths)."""
-        found: set[str] = set()
-        for start in range(0, len(rels), 500):
-            chunk = rels[start : start + 500]
-            marks = ",".join("?" * len(chunk))
-            rows = self.index.db.execute(
-                f"SELECT path FROM docs WHERE path IN ({marks}) UNION SELECT path FROM problems WHERE path IN ({marks})",  # noqa: E501
-                chunk + chunk,
-            )
-            found.update(path for (path,) in rows)
-        return found
+        sql = "SELECT path FROM docs WHERE path IN ({marks}) UNION SELECT path FROM problems WHERE path IN ({marks})"
+        return {path for (path,) in rows_in(self.index.db, sql, rels)}
 
     def _known(self, rel: str) -> bool:
         db = self.index.db

@@ -16,7 +16,7 @@ from jacked_vault.search import wikilinks
 from jacked_vault.search.entries import Diagnostics, Doc
 from jacked_vault.search.policy import Viewer
 from jacked_vault.search.query import COLUMNS, Filters, run_search
-from jacked_vault.search.schema import INDEX_DB, connect, meta
+from jacked_vault.search.schema import INDEX_DB, connect, meta, rows_in
 from jacked_vault.store.layout import USER_SCOPE_DIR, Store, classify_note
 
 if TYPE_CHECKING:
@@ -369,46 +369,21 @@ class ReadModel:
 
     def audited_at(self, paths: Iterable[str]) -> list[tuple[str, str, str | None]]:
         """`audited`'s rows of the notes and hot.md files at `paths`, by path."""
-        rows: list[tuple[str, str, str | None]] = []
-        listed = sorted(set(paths))
-        for start in range(0, len(listed), 500):
-            chunk = listed[start : start + 500]
-            rows += self.db.execute(
-                "SELECT path, sha, CASE WHEN tier='note' THEN id END FROM docs WHERE tier IN ('note', 'hot') "
-                f"AND path IN ({','.join('?' * len(chunk))})",
-                chunk,
-            )
-        return sorted(rows)
+        sql = (
+            "SELECT path, sha, CASE WHEN tier='note' THEN id END FROM docs WHERE tier IN ('note', 'hot') "
+            "AND path IN ({marks})"
+        )
+        return sorted(rows_in(self.db, sql, paths))
 
     def links_from(self, paths: Iterable[str]) -> set[str]:
         """The ids the documents at `paths` link to (`links`, their frontmatter's)."""
-        found: set[str] = set()
-        listed = sorted(set(paths))
-        for start in range(0, len(listed), 500):
-            chunk = listed[start : start + 500]
-            found.update(
-                dst
-                for (dst,) in self.db.execute(
-                    "SELECT l.dst FROM docs d JOIN links l ON l.src = d.rowid "
-                    f"WHERE d.path IN ({','.join('?' * len(chunk))})",
-                    chunk,
-                )
-            )
-        return found
+        sql = "SELECT l.dst FROM docs d JOIN links l ON l.src = d.rowid WHERE d.path IN ({marks})"
+        return {dst for (dst,) in rows_in(self.db, sql, paths)}
 
     def groups_of(self, ids: Iterable[str]) -> set[str | None]:
         """The groups of the notes with these ids (None: a note of no group)."""
-        found: set[str | None] = set()
-        listed = sorted(set(ids))
-        for start in range(0, len(listed), 500):
-            chunk = listed[start : start + 500]
-            found.update(
-                grp
-                for (grp,) in self.db.execute(
-                    f"SELECT DISTINCT grp FROM docs WHERE tier='note' AND id IN ({','.join('?' * len(chunk))})", chunk
-                )
-            )
-        return found
+        sql = "SELECT DISTINCT grp FROM docs WHERE tier='note' AND id IN ({marks})"
+        return {grp for (grp,) in rows_in(self.db, sql, ids)}
 
     def audited_count(self) -> int:
         """How many files `audited` yields."""

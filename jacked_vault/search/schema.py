@@ -10,7 +10,9 @@ import os
 import re
 import sqlite3
 import stat
+from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 from jacked_vault.errors import VaultError
 from jacked_vault.safety import fsio
@@ -189,6 +191,19 @@ def meta(db: sqlite3.Connection, key: str) -> str | None:
     """A `meta` row's value (the commit mirrored, the reviews walked, the review policy followed)."""
     row = db.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
     return row[0] if row else None
+
+
+IN_CHUNK = 500  # values one `IN (...)` asks for (SQLite allows 32,766 variables a statement; 999 before 3.32)
+
+
+def rows_in(db: sqlite3.Connection, sql: str, values: Iterable[Any]) -> Iterator[tuple[Any, ...]]:
+    """The rows of `sql` for `values` (distinct, sorted), `IN_CHUNK` of them a query: each
+    `{marks}` in `sql` is filled with one `?` a value of the chunk."""
+    listed = sorted(set(values))
+    uses = sql.count("{marks}")
+    for start in range(0, len(listed), IN_CHUNK):
+        chunk = listed[start : start + IN_CHUNK]
+        yield from db.execute(sql.format(marks=",".join("?" * len(chunk))), chunk * uses)
 
 
 def set_meta(db: sqlite3.Connection, key: str, value: str) -> None:
