@@ -1,8 +1,10 @@
 """The verdicts plain doctor keeps between runs (issue 34.4: doctor in time): a check that finds
-nothing wrong keeps its verdict in the store's index file (a `meta` row; machine-local, under
-`.git/jacked/`, never in the vault; a rebuild of the index drops it), keyed by exactly what it
-judged, and the next run takes it only when that key is the same: any change re-checks. Only a
-clean verdict is kept (a finding is always judged again)."""
+nothing wrong keeps its verdict in the store's index file (`meta` rows; machine-local, under
+`.git/jacked/`, never in the vault; a rebuild of the index drops them), keyed by exactly what it
+judged. The next run takes it whole when that key is the same; after a change, a check that can
+tell what the change touched judges only that (doctor.checks: `walk_since`, `_changed_notes`,
+`_changed_groups`, the temp files), and everything otherwise. Only a clean verdict is kept (a
+finding is always judged again)."""
 
 from __future__ import annotations
 
@@ -137,6 +139,9 @@ def keep_listing(db: sqlite3.Connection, state: ObjectsState, listing: dict[int,
         try:
             for n, names in listing.items():
                 set_meta(db, f"{LOOSE}.{FAN_OUT[n]}", state.folders[n] + "\n" + " ".join(sorted(names)))
+        except sqlite3.OperationalError:
+            db.execute("ROLLBACK TO loose")  # all the rows or none
+            raise
         finally:
             db.execute("RELEASE loose")
 
