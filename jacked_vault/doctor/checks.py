@@ -311,7 +311,12 @@ def _since(
     now = loose_listing(objects, changed)
     if any(not then[n] <= now[n] for n in changed):
         return None  # a loose object went: what the walk found may be gone
-    return walk_since(repo, commit, store, before), now
+    import pygit2
+
+    try:
+        return walk_since(repo, commit, store, before), now
+    except (KeyError, ValueError, pygit2.GitError):  # the kept tree cannot be read after all, or its id is none
+        return None
 
 
 def check_unreadable(repo: pygit2.Repository, store: Store, index: SearchIndex, report: Report, walk: HeadWalk) -> None:

@@ -561,3 +561,23 @@ def test_a_note_the_index_left_out_over_its_bounds_is_compared_once_it_is_indexe
     add(clean, AddRequest(title="One more in g", body="b", group="g"))  # its root indexed whole again
     report = doctor(clean)
     assert {"path": f"group:{last}", "code": "EDITED_OUTSIDE_TOOL"} in report.audit_problems, report.audit_problems
+
+
+def test_a_kept_walk_naming_a_tree_that_is_not_there_walks_the_whole_tree(clean: Context, monkeypatch):
+    from jacked_vault.doctor.kept import WALK, kept_for
+    from jacked_vault.search.index import SearchIndex
+
+    walks = _counting(monkeypatch, "walk_head")
+    for tree in ("0" * 40, "not a tree id"):  # a tree gone (a history rewritten and pruned), a row damaged
+        index = SearchIndex(clean.vault)
+        try:
+            key, value = kept_for(index.db, WALK)
+            index.db.execute(
+                "UPDATE meta SET value=? WHERE key=?",
+                (json.dumps({"key": key, "value": {**value, "tree": tree}}), WALK),
+            )
+        finally:
+            index.close()
+        add(clean, AddRequest(title=f"After {tree}", body="b", group="g"))
+        walks.clear()
+        assert doctor(clean).ok and len(walks) == 1
