@@ -8,6 +8,7 @@ assert that nothing happened without sleeping and hoping.
 
 from __future__ import annotations
 
+import os
 import time
 import uuid
 from pathlib import Path
@@ -21,15 +22,20 @@ def run_mark() -> dict[str, str]:
 
 
 def marked(mark: dict[str, str]) -> list[int]:
-    """The live processes whose environment carries `mark` (zombies have none, so do not count)."""
+    """The live processes whose environment carries `mark` (zombies have none, so do not count).
+    /proc is listed, then each environment read, any read that fails passed by: a process can go
+    between the two (a glob of /proc raised ProcessLookupError here once, in CI E of stop 45)."""
     needle = f"{MARK}={mark[MARK]}".encode()
     found = []
-    for environ in Path("/proc").glob("[0-9]*/environ"):
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
         try:
-            if needle in environ.read_bytes().split(b"\0"):
-                found.append(int(environ.parent.name))
+            environ = Path("/proc", name, "environ").read_bytes()
         except OSError:  # gone meanwhile, or not ours to read
             continue
+        if needle in environ.split(b"\0"):
+            found.append(int(name))
     return found
 
 
