@@ -753,6 +753,22 @@ def _notes_judged(repo: pygit2.Repository, index: ReadModel, chain: audit.AuditR
 MAX_REFUSED_KEPT = 1000
 
 
+def _refused(index: ReadModel) -> list[str] | None:
+    """The files the index refuses, as a kept verdict names them; None when it cannot name every
+    one it left out (more than `MAX_REFUSED_KEPT`, or a scope root cut at the bounds)."""
+    refused = sorted(index.problem_paths())
+    return refused if len(refused) <= MAX_REFUSED_KEPT and not index.truncated() else None
+
+
+def _changed_since(repo: pygit2.Repository, then: str, now: str) -> set[str] | None:
+    """The paths of the files that differ between the commits `then` and `now` (the ones the
+    index held); None when `then` is gone (a history rewritten)."""
+    try:
+        return {rel for rel, _ in changed_entries(repo, _tree(repo, then), _tree(repo, now))}
+    except (KeyError, ValueError):
+        return None
+
+
 @dataclass(frozen=True)
 class _NotesState:
     """What a clean comparison of the notes with their audit lines was made on: the commit the
@@ -772,8 +788,7 @@ class _NotesState:
             (rel, str(blob), verdict.lines, len(verdict.keys), verdict.tail)
             for (rel, blob), verdict in zip(chain.parts, chain.records, strict=True)
         ]
-        refused = sorted(index.problem_paths())
-        return cls(index.commit, parts, refused if len(refused) <= MAX_REFUSED_KEPT and not index.truncated() else None)
+        return cls(index.commit, parts, _refused(index))
 
     def to_json(self) -> dict[str, Any]:
         return {"commit": self.commit, "parts": self.parts, "refused": self.refused}
@@ -823,10 +838,9 @@ def _changed_notes(
         added.update(verdict.keys[start:])
     if was:
         return None  # a part went
-    try:
-        paths = {rel for rel, _ in changed_entries(repo, _tree(repo, then.commit), _tree(repo, now.commit))}
-    except (KeyError, ValueError):
-        return None  # a commit held then is gone
+    paths = _changed_since(repo, then.commit, now.commit)
+    if paths is None:
+        return None
     paths |= set(then.refused) ^ set(now.refused)
     rows = index.audited_at(paths)
     if not added <= {digest(note_id) for _, _, note_id in rows if note_id is not None} | {digest(p) for p in paths}:
@@ -1006,12 +1020,11 @@ class _DerivedState:
     def of(
         cls, index: ReadModel, head: pygit2.Commit | None, groups: list[str | None], stamps: list[str]
     ) -> _DerivedState:
-        refused = sorted(index.problem_paths())
         return cls(
             index.commit,
             str(head.id) if head is not None else None,
             {group or "": seen for group, seen in zip(groups, stamps, strict=True)},
-            refused if len(refused) <= MAX_REFUSED_KEPT and not index.truncated() else None,
+            _refused(index),
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -1049,11 +1062,10 @@ def _changed_groups(
         return None
     if then.head != then.commit or now.head != now.commit:
         return None
-    try:
-        trees = (_tree(repo, then.commit), _tree(repo, now.commit))
-        changed = {rel for rel, _ in changed_entries(repo, *trees)}
-    except (KeyError, ValueError):
-        return None  # a commit held then is gone
+    changed = _changed_since(repo, then.commit, now.commit)
+    if changed is None:
+        return None
+    trees = (_tree(repo, then.commit), _tree(repo, now.commit))
     if not (set(then.refused) ^ set(now.refused)) <= changed:
         return None  # a note taken or refused without a commit (a tombstone, a restored object)
     groups: set[str | None] = set()

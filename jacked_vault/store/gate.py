@@ -200,9 +200,9 @@ def check_note(
 def check_tombstone(note: Note, tombstoned: Tombstoned | None, *, person_override: bool) -> None:
     """TOMBSTONED when the note holds a value its state may not hold (`tombstones.blocks`): a
     rejected one (gate code TOMBSTONED), or a forgotten one, whatever its state (FORGOTTEN)."""
-    from jacked_vault.store.tombstones import FORGOTTEN, Stones, blocks, tombstone_hash
+    from jacked_vault.store.tombstones import FORGOTTEN, blocks, tombstone_hash
 
-    if tombstoned is None or (isinstance(tombstoned, Stones) and not tombstoned.values):  # nothing tombstoned
+    if not tombstoned:  # None, or `Stones` holding nothing (a function oracle is always asked)
         return
     verdict = tombstoned(tombstone_hash(note.title, note.body))
     if not blocks(note.status, note.origin, person_override=person_override, verdict=verdict):
