@@ -129,7 +129,7 @@ def _last_episodic(index: ReadModel, group: str, identity: str) -> list[str]:
     """The newest entry for this repo, from the committed (gated) episodic files in the index."""
     folder = episodic_dir(group, identity)
     rows = index.db.execute(  # a range of the unique path index ('0' follows '/'): this folder's rows only
-        "SELECT d.path, f.body FROM docs d JOIN docs_fts f ON f.rowid = d.rowid WHERE d.path > ? AND d.path < ? AND "
+        "SELECT d.path, f.body FROM docs d JOIN docs_text f ON f.doc = d.rowid WHERE d.path > ? AND d.path < ? AND "
         "d.tier='episodic'",
         (folder + "/", folder + "0"),
     ).fetchall()

@@ -75,7 +75,7 @@ _COLUMNS = (
 )
 _DOC = f"INSERT INTO docs({_COLUMNS}) VALUES({','.join('?' * 24)})"
 _DOCS = f"INSERT INTO docs(rowid, {_COLUMNS}) VALUES({','.join('?' * 25)})"  # a bulk insert's, rowids given
-_FTS = "INSERT INTO docs_fts(rowid, title, tags, body) VALUES(?,?,?,?)"
+_TEXT = "INSERT INTO docs_text(doc, title, tags, body) VALUES(?,?,?,?)"
 WIDE_BATCH = 500
 
 
@@ -91,14 +91,14 @@ class _Tally:
         self.terms = [0, 0, 0, 0]  # ranking.add_doc's: documents, title, tags and body terms
         self.stones = stones  # every hash in the tombstones table (a value not here has no tombstone)
         self.rows: dict[str, list[tuple[Any, ...]]] = {sql: [] for sql in _BESIDE}  # the rows of the tables beside docs
-        self.wide: dict[str, list[tuple[Any, ...]]] = {sql: [] for sql in (_DOCS, _FTS, TERMS)}
+        self.wide: dict[str, list[tuple[Any, ...]]] = {sql: [] for sql in (_DOCS, _TEXT, TERMS)}
         self.rowid = rowid  # the next document's (docs is a rowid table: max + 1, and only this insert adds to it)
 
     def document(self, db: sqlite3.Connection, row: tuple[Any, ...], text: tuple[str, str, str]) -> int:
         """Add one document's docs row (without its rowid) and its text for FTS5; returns its rowid."""
         rowid, self.rowid = self.rowid, self.rowid + 1
         self.wide[_DOCS].append((rowid, *row))
-        self.wide[_FTS].append((rowid, *text))
+        self.wide[_TEXT].append((rowid, *text))
         if len(self.wide[_DOCS]) >= WIDE_BATCH:
             self.flush(db)
         return rowid
@@ -258,7 +258,7 @@ class SearchIndex:
             from jacked_vault.search import ranking
 
             db.execute("DELETE FROM docs WHERE rowid=?", row)
-            db.execute("DELETE FROM docs_fts WHERE rowid=?", row)
+            db.execute("DELETE FROM docs_text WHERE doc=?", row)
             db.execute("DELETE FROM links WHERE src=?", row)
             wikilinks.forget(db, row[0])
             db.execute("DELETE FROM doc_targets WHERE doc=?", row)
@@ -329,7 +329,7 @@ class SearchIndex:
             added = db.execute(_DOC, row).lastrowid
             assert added is not None, "an INSERT into a rowid table sets lastrowid"
             rowid = added
-            db.execute(_FTS, (rowid, *text))
+            db.execute(_TEXT, (rowid, *text))
         from jacked_vault.search.ranking import add_doc  # a module, not a package: no import machinery a note
 
         tally = self._tally

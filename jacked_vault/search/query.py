@@ -129,7 +129,7 @@ def run_search(index: Searched, text: str, filters: Filters) -> list[Doc]:
     db = index.db
     if not any(c.isalnum() for c in text):
         sql = (
-            f"SELECT {cols}, 0.0, substr(f.body, 1, 160) FROM docs d JOIN docs_fts f ON f.rowid = d.rowid"
+            f"SELECT {cols}, 0.0, substr(f.body, 1, 160) FROM docs d JOIN docs_text f ON f.doc = d.rowid"
             f" WHERE {where} ORDER BY (d.grp IS ?) DESC, d.updated_at DESC, d.id LIMIT ?"
         )
         rows = db.execute(sql, (*params, prefer, filters.limit)).fetchall()

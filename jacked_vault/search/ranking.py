@@ -42,6 +42,7 @@ from typing import Any, NamedTuple
 from jacked_vault.document.ids import LETTERS
 from jacked_vault.search.entries import MARK
 from jacked_vault.search.porter import stem
+from jacked_vault.search.schema import rows_in
 
 # BM25F, fields in the order title, tags, body (tuned on werkzeug, checked on jinja: bench/eval_retrieval.py)
 WEIGHTS = (3.0, 2.0, 1.0)
@@ -56,6 +57,7 @@ COMMON = 0.25  # a term in more than this share of documents does not make a doc
 # rank by. Otherwise, past this many matches only those in a window of the newest rowids (sized
 # to hold about this many, widened when too few are in it) are ranked: bounded at any size.
 FULL_RANK_MAX = 5_000
+EXCERPT_TOKENIZER = "porter unicode61 remove_diacritics 2"  # how an excerpt finds the query's words in the raw text
 DF_EXACT = 10_000  # a document frequency is counted up to this; past it, estimated (see Stats.read)
 
 STOPWORDS = frozenset(
@@ -302,8 +304,9 @@ def search(
     scored.sort(key=lambda r: r[3])
     scored.sort(key=lambda r: r[2], reverse=True)
     scored.sort(key=lambda r: (r[0], r[1]), reverse=True)
-    highlight = _match(_content_words(text))
-    return [(r[4:], r[0], _excerpt(db, highlight, r[4])) for r in scored[:limit]]
+    best = scored[:limit]
+    excerpts = _excerpts(db, _match(_content_words(text)), [r[4] for r in best])
+    return [(r[4:], r[0], excerpts[r[4]]) for r in best]
 
 
 def _find(
@@ -446,10 +449,25 @@ class Stats:
         return math.log(1 + (self.docs - self.df[term] + 0.5) / (self.df[term] + 0.5))
 
 
-def _excerpt(db: sqlite3.Connection, words: str, rowid: int) -> str:
-    """The raw text around the query's `words` (an FTS5 snippet), else the start of the body."""
-    row = db.execute(  # one rowid at a time: FTS5 seeks to it, but would scan every match for `rowid IN (…)`
-        "SELECT snippet(docs_fts, -1, ?, ?, '…', 24) FROM docs_fts WHERE docs_fts MATCH ? AND rowid = ?",
-        (MARK, MARK, words, rowid),
-    ).fetchone()
-    return (row or db.execute("SELECT substr(body, 1, 160) FROM docs_fts WHERE rowid = ?", (rowid,)).fetchone())[0]
+def _excerpts(db: sqlite3.Connection, words: str, rowids: list[int]) -> dict[int, str]:
+    """rowid -> the raw text around the query's `words` in that document (FTS5's snippet), else
+    the start of its body. The index keeps each document's text in a plain table (a second
+    full-text index of it would cost every build a tokenizer pass over every body); the snippet is
+    made in a table in memory holding only these documents: FTS5 scores a snippet on its own
+    document's text alone, so it is the one a full index of them all would give."""
+    texts = list(rows_in(db, "SELECT doc, title, tags, body FROM docs_text WHERE doc IN ({marks})", rowids))
+    scratch = sqlite3.connect(":memory:")
+    try:
+        scratch.execute(
+            f"CREATE VIRTUAL TABLE excerpts USING fts5(title, tags, body, tokenize = '{EXCERPT_TOKENIZER}')"
+        )
+        scratch.executemany("INSERT INTO excerpts(rowid, title, tags, body) VALUES(?,?,?,?)", texts)
+        found = dict(
+            scratch.execute(
+                "SELECT rowid, snippet(excerpts, -1, ?, ?, '…', 24) FROM excerpts WHERE excerpts MATCH ?",
+                (MARK, MARK, words),
+            )
+        )
+    finally:
+        scratch.close()
+    return {doc: found.get(doc, body[:160]) for doc, _, _, body in texts}

@@ -355,7 +355,7 @@ class ReadModel:
         """(sha256, the text recall may show) of one indexed document of `tier`, found by its path:
         the gate's text, without any value a tombstone covers (store.gate)."""
         row = self.db.execute(
-            "SELECT d.sha, f.body FROM docs d JOIN docs_fts f ON f.rowid = d.rowid WHERE d.path=? AND d.tier=?",
+            "SELECT d.sha, f.body FROM docs d JOIN docs_text f ON f.doc = d.rowid WHERE d.path=? AND d.tier=?",
             (rel, tier),
         ).fetchone()
         return (row[0], row[1]) if row else None

@@ -81,9 +81,7 @@ CREATE INDEX IF NOT EXISTS docs_claim ON docs(claim);
 CREATE TABLE IF NOT EXISTS roots(
     prefix TEXT PRIMARY KEY, truncated INTEGER NOT NULL DEFAULT 0, files INTEGER NOT NULL DEFAULT 0, bytes INTEGER NOT NULL DEFAULT 0
 );
-CREATE VIRTUAL TABLE IF NOT EXISTS docs_fts USING fts5(
-    title, tags, body, tokenize = 'porter unicode61 remove_diacritics 2'
-);
+CREATE TABLE IF NOT EXISTS docs_text(doc INTEGER PRIMARY KEY, title TEXT NOT NULL, tags TEXT NOT NULL, body TEXT NOT NULL);
 -- search/ranking.py: each document's analysed fields, and their totals; kept with every add and removal
 CREATE VIRTUAL TABLE IF NOT EXISTS docs_terms USING fts5(title, tags, body, tokenize = 'ascii');
 CREATE TABLE IF NOT EXISTS terms_stats(
@@ -118,7 +116,7 @@ TABLES = (
     "tombstones",
     "reviews",
     "roots",
-    "docs_fts",
+    "docs_text",
     "docs_terms",
     "terms_stats",
     "meta",
