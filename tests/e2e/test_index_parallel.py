@@ -141,6 +141,50 @@ def test_a_build_with_a_worker_is_the_build_without(ctx, monkeypatch):
     assert shared[3] == []  # with the worker, none: the worker derived them (search/derived.py)
 
 
+def test_the_main_process_makes_no_full_collection_while_workers_judge(ctx, monkeypatch):
+    """A full collection scans every object the build keeps (the notes judged so far, all alive),
+    so while workers judge the main process collects only the young generations; the thresholds
+    are its own again after. Here the oldest generation's threshold is 1 (and what the test
+    process held before is frozen), so without that every few young collections would make a full
+    one."""
+    import gc
+
+    _vault(ctx.vault.root)
+    _build(ctx, monkeypatch, worker=True)  # once first: what a build imports is imported (its collections apart)
+    full: list[int] = []
+
+    def count(phase: str, info: dict) -> None:
+        if phase == "stop" and info["generation"] == 2 and os.getpid() == main:
+            full.append(info["collected"])
+
+    main, before = os.getpid(), gc.get_threshold()
+    gc.freeze()  # what pytest holds is left out of every collection and of the share a full one waits for
+    gc.collect()
+    gc.set_threshold(20, 2, 1)
+    gc.callbacks.append(count)
+    try:
+        original = parallel.ahead
+
+        def counted(*args, **kwargs):  # the full collections while the workers judge (closed when read)
+            full.clear()
+            try:
+                yield from original(*args, **kwargs)
+            finally:
+                during.extend(full)
+                after.append(gc.get_threshold())
+
+        during: list[int] = []
+        after: list[tuple[int, int, int]] = []
+        monkeypatch.setattr(parallel, "ahead", counted)
+        _build(ctx, monkeypatch, worker=True)
+    finally:
+        gc.callbacks.remove(count)
+        gc.set_threshold(*before)
+        gc.unfreeze()
+    assert during == []
+    assert after == [(20, 2, 1)]
+
+
 def test_a_root_cut_at_its_bound_is_the_same(ctx, monkeypatch):
     monkeypatch.setattr(index_module, "MAX_ROOT_FILES", 3)
     _vault(ctx.vault.root)
