@@ -127,8 +127,11 @@ def _blob(repo: pygit2.Repository, entry: pygit2.Object) -> bytes:
     return read_blob(repo, entry.id, entry.name)
 
 
-def _structural(store: Store, rel: str, entry: pygit2.Object | None, machine: str) -> str | None:
-    """Why `rel` may never arrive, or None."""
+def _structural(
+    store: Store, rel: str, entry: pygit2.Object | None, machine: str, in_the_way: dict[str, bool]
+) -> str | None:
+    """Why `rel` may never arrive, or None. `in_the_way`: folder -> whether a local symlink is
+    in its way, as found so far in this judging (its files share the answer)."""
 
     parts = rel.split("/")
     if parts[0] == ".jacked":
@@ -143,14 +146,16 @@ def _structural(store: Store, rel: str, entry: pygit2.Object | None, machine: st
         return "outside the vault layout"
     if len(parts) > 2 and parts[0] == AUDIT_DIR and parts[1] == machine:
         return "this machine's own audit log"
-    try:
-        with fsio.open_dir(store.root, parts[:-1]):
-            pass
-    except FileNotFoundError:
-        pass
-    except VaultError:
-        return "a local symlink is in its way"
-    return None
+    folder = rel.rpartition("/")[0]
+    if folder not in in_the_way:
+        try:
+            with fsio.open_dir(store.root, parts[:-1]):
+                in_the_way[folder] = False
+        except FileNotFoundError:
+            in_the_way[folder] = False
+        except VaultError:
+            in_the_way[folder] = True
+    return "a local symlink is in its way" if in_the_way[folder] else None
 
 
 def appended_records(data: bytes, base: bytes | None) -> list[dict[str, Any]]:
@@ -187,6 +192,7 @@ class _Judge:
     verdicts: Verdicts | None = None  # the index's (search.verdicts): this machine's record of what its gate passed
     signed: Signed | None = None  # with trusted keys: the arriving accepts and forgets git verifies
     passes: dict[str, Checked] | None = None  # path -> the gate's pass of a note (kept when asked: `passed`)
+    now: str = field(default_factory=timestamps.utc_now)  # when this judgement began: what a move is judged at
 
     def gate(self, rel: str, data: bytes, base: bytes | None, *, new: bool, kind: str = "note") -> Checked:
         from jacked_vault.store.gate import inspect
@@ -243,8 +249,9 @@ def inspect_arrivals(
     out = judge.out
     audits: list[tuple[str, pygit2.Object]] = []
     later: list[tuple[str, pygit2.Object, str]] = []
+    in_the_way: dict[str, bool] = {}
     for rel, entry in changed_entries(repo, base_tree, theirs_tree):
-        why = _structural(store, rel, entry, machine)
+        why = _structural(store, rel, entry, machine, in_the_way)
         if why:
             out.refused.append({"path": rel, "why": why})
             continue
@@ -519,7 +526,7 @@ def _judge_note(judge: _Judge, rel: str, data: bytes) -> None:
                 rel, "NOT_A_TRANSITION", f"{rel}: {problem}", data, note_id=note.id, moved_from=moved_from
             )
             return
-    moved = moves(None if prior is None else archived(moved_from or rel), archived(rel), note, timestamps.utc_now())
+    moved = moves(None if prior is None else archived(moved_from or rel), archived(rel), note, judge.now)
     if moved:  # into archive/ only once closed, never out of it (lifecycle.moves)
         judge.out.quarantine(rel, "NOT_A_TRANSITION", f"{rel}: {moved}", data, note_id=note.id, moved_from=moved_from)
         return

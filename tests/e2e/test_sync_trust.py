@@ -73,6 +73,33 @@ def test_a_symlink_arriving_stops_sync(shared):
     assert not (laptop.vault.root / "groups" / "tools" / "hot.md").is_symlink()
 
 
+def test_a_local_symlink_in_the_way_of_arriving_notes_stops_sync(shared, tmp_path: Path):
+    """A folder on the way to arriving files that is a symlink here (made by hand) stops sync:
+    nothing is written through it, for the first file under it as for the others."""
+    from jacked_vault.document import render_note
+    from jacked_vault.write.create import build_note
+
+    laptop, _, hostile, _ = shared
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (laptop.vault.root / "groups" / "elsewhere").symlink_to(outside, target_is_directory=True)
+    notes = {}
+    for n in range(3):
+        note = build_note(
+            title=f"Arriving {n}", body="a body", kind="note", scope="group", group="elsewhere", repos=[],
+            source_harness="tester", origin="mcp",
+        )  # fmt: skip
+        notes[f"groups/elsewhere/note/arriving-{n}.md"] = render_note(note).decode()
+    push_from(hostile, notes, audit={rel: text.split('id: "')[1].split('"')[0] for rel, text in notes.items()})
+    head = git(laptop.vault.root, "rev-parse", "HEAD")
+    with pytest.raises(VaultError) as err:
+        sync(laptop)
+    assert err.value.code == "SYNC" and "a local symlink is in its way" in err.value.message
+    assert all(rel in err.value.message for rel in notes)
+    assert git(laptop.vault.root, "rev-parse", "HEAD") == head
+    assert list(outside.iterdir()) == []
+
+
 def test_a_distiller_command_from_the_remote_never_runs(shared, tmp_path: Path):
     """The shared vault.json may carry settings.distill.command: ignored on read, reported by doctor."""
     from helpers.capture import CLAUDE, Builder
