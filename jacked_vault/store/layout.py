@@ -190,7 +190,7 @@ def classify_path(store: Store, rel: str) -> str | None:
     """What `rel` is in the store's layout: note, hot, index, episodic, audit, tombstones, config,
     readme, gitignore, archive; None for a path outside the layout (never accepted from outside)."""
     parts = rel.split("/")
-    if not rel or any(p in ("", ".", "..") for p in parts):
+    if not rel or "" in parts or "." in parts or ".." in parts:
         return None
     if classify_note(store, rel):
         return "note"
