@@ -67,7 +67,7 @@ _VALUES = "INSERT INTO doc_values(doc, hash) VALUES(?, ?)"
 _BESIDE = (_LINKS, wikilinks.WIKILINKS, wikilinks.NAMES, _TARGETS, _VALUES)
 
 
-# A document's own rows (docs, its text for FTS5, its analysed fields): a bulk insert writes them
+# A document's own rows (docs, its text, its analysed fields): a bulk insert writes them
 # `WIDE_BATCH` documents at a time (they hold its text), the rowids counted from the table's next.
 _COLUMNS = (
     "path, root, id, title, kind, scope, grp, status, trust, claim, review, origin, tier, tags, repos, targets,"
@@ -95,7 +95,7 @@ class _Tally:
         self.rowid = rowid  # the next document's (docs is a rowid table: max + 1, and only this insert adds to it)
 
     def document(self, db: sqlite3.Connection, row: tuple[Any, ...], text: tuple[str, str, str]) -> int:
-        """Add one document's docs row (without its rowid) and its text for FTS5; returns its rowid."""
+        """Add one document's docs row (without its rowid) and its text (docs_text); returns its rowid."""
         rowid, self.rowid = self.rowid, self.rowid + 1
         self.wide[_DOCS].append((rowid, *row))
         self.wide[_TEXT].append((rowid, *text))
