@@ -96,7 +96,9 @@ class Runner:
             "[user]\n\tname = bench\n\temail = bench@localhost\n[commit]\n\tgpgsign = false\n"
         )
         self.env = {k: v for k, v in os.environ.items() if not k.startswith("JACKED_")}
-        self.env.update(HOME=str(home), JACKED_MEMORY_HARNESS="claude", GIT_CONFIG_NOSYSTEM="1")
+        # the measured processes run this checkout's code (their cwd is a work folder, from which an
+        # editable install would import whatever checkout it points at)
+        self.env.update(HOME=str(home), JACKED_MEMORY_HARNESS="claude", GIT_CONFIG_NOSYSTEM="1", PYTHONPATH=str(ROOT))
         self.cpu = 0.0
 
     def run(self, cmd: list[str], cwd: Path, *, vault: Path | None = None, check: bool = True) -> tuple[float, bytes]:
@@ -832,6 +834,11 @@ def main() -> None:
         f"{load()}"
     )
     log(f"# jacked_vault from {ROOT} at {head} ({dirty} changed files in jacked_vault/)")
+    probe = subprocess.run(
+        [PY, "-c", "import jacked_vault; print(jacked_vault.__file__)"],
+        cwd="/", env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    log(f"# the measured processes import {Path(probe.stdout.strip()).parent}")
     # An installed package has its bytecode (pip compiles it); a checkout under
     # PYTHONDONTWRITEBYTECODE=1 would compile every module in every measured process (~50 ms each).
     import compileall
