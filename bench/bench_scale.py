@@ -33,6 +33,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+# what makes a measured process run this checkout's code: its cwd is a work folder, from which an
+# editable install would import whatever checkout it points at
+THIS_CODE = {"PYTHONPATH": str(ROOT)}
 sys.path.insert(0, str(ROOT))
 
 from bench._vaultgen import GIT, generate_vault, git_cli, write_audit_history, write_notes  # noqa: E402 - after sys.path
@@ -96,9 +99,7 @@ class Runner:
             "[user]\n\tname = bench\n\temail = bench@localhost\n[commit]\n\tgpgsign = false\n"
         )
         self.env = {k: v for k, v in os.environ.items() if not k.startswith("JACKED_")}
-        # the measured processes run this checkout's code (their cwd is a work folder, from which an
-        # editable install would import whatever checkout it points at)
-        self.env.update(HOME=str(home), JACKED_MEMORY_HARNESS="claude", GIT_CONFIG_NOSYSTEM="1", PYTHONPATH=str(ROOT))
+        self.env.update(HOME=str(home), JACKED_MEMORY_HARNESS="claude", GIT_CONFIG_NOSYSTEM="1", **THIS_CODE)
         self.cpu = 0.0
 
     def run(self, cmd: list[str], cwd: Path, *, vault: Path | None = None, check: bool = True) -> tuple[float, bytes]:
@@ -836,7 +837,7 @@ def main() -> None:
     log(f"# jacked_vault from {ROOT} at {head} ({dirty} changed files in jacked_vault/)")
     probe = subprocess.run(
         [PY, "-c", "import jacked_vault; print(jacked_vault.__file__)"],
-        cwd="/", env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, check=True,
+        cwd="/", env={**os.environ, **THIS_CODE}, capture_output=True, text=True, check=True,
     )  # fmt: skip
     log(f"# the measured processes import {Path(probe.stdout.strip()).parent}")
     # An installed package has its bytecode (pip compiles it); a checkout under
