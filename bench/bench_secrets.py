@@ -120,6 +120,11 @@ def worst_shapes(seed: int = 7, size: int = 64 * KIB) -> dict[str, str]:
         "indented, hit": "\n".join("  AKIA" + rand(6) for _ in range(size // 13)),
         # every two lines make an access key id: a match may start on every line
         "upper token lines": "\n".join("AKIA" + rand(6).upper() for _ in range(size // 11)),
+        # a token rule's core hits on every line, no window holds a secret: every window is read
+        "documentation key lines": "\n".join(["AKIA" + "IOSFODNN7EXAMPLE"] * (size // 21)),
+        "example ids": "\n".join("AKIAEXAMPLE" + alnum[i % 62] for i in range(size // 13)),
+        "quoted example ids": "".join(f'"AKIAEXAMPLE{alnum[i % 62]}"\n' for i in range(size // 15)),
+        "placeholder halves": "\n".join(f"AKIA{rand(6).upper()}\nEXAMPLE{rand(3).upper()}" for _ in range(size // 22)),
     }
 
 

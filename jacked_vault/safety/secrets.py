@@ -129,12 +129,11 @@ from __future__ import annotations
 import binascii
 import os
 import re
-from bisect import bisect_right
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache, cached_property
-from itertools import accumulate, compress
-from operator import eq, or_
+from itertools import accumulate, compress, repeat
+from operator import add, eq, or_
 from typing import Any
 
 from jacked_vault.errors import VaultError
@@ -346,34 +345,6 @@ def _pieces(lines: str, joints: list[tuple[int, int]], first: int, last: int) ->
     ]
 
 
-def _window(lines: str, joints: list[tuple[int, int]], first: int, last: int) -> str:
-    """The whole lines around joints `first` to `last` (consecutive lines), those joints removed."""
-    return "".join(_pieces(lines, joints, first, last))
-
-
-def _starts(pieces: list[str], data: bytes, ends: list[int], index: int) -> Iterator[int]:
-    """The pieces of a series (`_pieces`) in which a match of rule `index` may start in one of its
-    windows, in order, found as they are read: wherever the rule's `core` matches in the series
-    joined (`data`, its bytes; `ends`: where each piece ends in it), the base64 key body's only at
-    an `M` `_KEY_BODY_RUN` reads (each piece after a NUL). A window's match is one of them, its
-    window holding that piece."""
-    if index == _KEY_BODY_AT:
-        marked = list(accumulate(map((1).__add__, map(len, pieces))))  # ends in the NUL-joined text
-        for run in compiled(_KEY_BODY_RUN).finditer("\x00".join(pieces)):
-            if _der_private_key("M" + run[1].replace("\x00", "")):
-                yield bisect_right(marked, run.start())
-        return
-    rule = _RULES[index]
-    text = data.lower() if rule.fold else data
-    match = rule.core.search(text)
-    while match is not None:
-        piece = bisect_right(ends, match.start())
-        yield piece
-        if piece >= len(ends) - 1:
-            return
-        match = rule.core.search(text, ends[piece])  # the next piece's first start
-
-
 def _cut(lines: str, joints: list[tuple[int, int]], first: int, last: int, whole: str) -> dict[tuple[int, int], str]:
     """The windows of the series of joints `first` to `last` without its first line, its last line
     or both, cut from `whole` (its window): what the first joint removed from the start of the
@@ -444,22 +415,23 @@ def _batches(
     rules: frozenset[int],
     found: set[str] | None,
 ) -> Iterator[str]:
-    """The windows `_rejoined` builds, in batches of at least `_BATCH` characters (doubling from
-    one of several windows to the next): each whole series a match may be in first, then in each
-    the 2 and 3 lines around the lines where a match may start (`_starts`, in order), then its cut
-    ends. With `found` (the kinds its reader has found, growing between batches), a window is
-    built only around a line where a rule of a kind not yet found may start: any other one could
-    only add a kind found."""
+    """The windows `_rejoined` builds, in batches: each whole series a match may be in first (in
+    batches of at least `_BATCH` characters, doubling from one of several windows to the next),
+    then in each, stretch by stretch of joints (`_STRETCH`, doubling while a rule may match in
+    each), the 2 and 3 lines around every joint of a stretch (`_stretch_windows`) where a rule's
+    `core` matches in the stretch joined (`_may_start`), then its cut ends. With `found` (the kinds
+    its reader has found, growing between batches), only rules of a kind not yet found are looked
+    for: a window only another one may match in could only add a kind found. A window already read
+    in the series is not read again."""
     windows: list[str] = []
-    size, batch, read = 0, _BATCH, 0
+    size, batch = 0, _BATCH
 
     def add(window: str) -> Iterator[str]:
-        nonlocal size, batch, windows, read
+        nonlocal size, batch, windows
         windows.append(window)
         size += len(window)
         if size >= batch:
             yield _WINDOW_SEPARATOR.join(windows)
-            read += 1
             batch *= 2 if len(windows) > 1 else 1  # a long whole series alone leaves it
             windows, size = [], 0
 
@@ -470,48 +442,74 @@ def _batches(
     for _, _, _, whole, hit in built:
         if hit:
             yield from add(whole)
+    if windows:
+        yield _WINDOW_SEPARATOR.join(windows)
+    padded = lines + "\n"  # every line ends with a break: `find` never misses
     for first, last, pieces, whole, hit in built:
-        now = live()
-        if not now:
-            return
         if not hit:
             continue
         data = whole.encode("utf-8", "surrogatepass")
+        texts = {False: data, True: data.lower()}
         sizes = map(len, pieces if len(data) == len(whole) else (p.encode("utf-8", "surrogatepass") for p in pieces))
-        ends = list(accumulate(sizes))  # in `data`
-        starts = {index: _starts(pieces, data, ends, index) for index in now}
-        upcoming = {index: piece for index, found_at in starts.items() if (piece := next(found_at, None)) is not None}
-        hit_rules = set(upcoming)
-        cuts = _cut(lines, joints, first, last, whole) if last - first >= 2 else {}
-        seen = {(first, last), *cuts}
-        while upcoming:
-            piece = min(upcoming.values())
-            before = read
-            for a, b in _AROUND:
-                a, b = first + piece + a, first + piece + b
-                if first <= a <= b <= last and (a, b) not in seen:
-                    seen.add((a, b))
-                    yield from add(_window(lines, joints, a, b))
-            if read != before:  # a kind found in the batch just read: its rules' starts are left out
-                now = live()
-            for index in list(upcoming):
-                at: int | None = upcoming.pop(index)
-                while at is not None and at <= piece:
-                    at = next(starts[index], None)
-                if at is not None and index in now:
-                    upcoming[index] = at
-        if hit_rules & live():  # a match in them starts where one in the whole series may
-            for window in cuts.values():
-                yield from add(window)
-    if windows:
-        yield _WINDOW_SEPARATOR.join(windows)
+        ends = [0, *accumulate(sizes)]  # where each piece starts in `data`, and the end
+        hit_rules = {i for i in live() if _may_start(i, pieces, texts, ends, 0, len(pieces))}
+        if not hit_rules:
+            continue
+        seen = {whole}
+        at, stretch = first, _STRETCH
+        while at <= last:
+            stop = min(at + stretch, last + 1)  # joints `at` to `stop - 1`; their windows read pieces to `stop + 1`
+            now = hit_rules & live()
+            if not now:
+                return
+            lo, hi = at - first, min(stop + 2 - first, len(pieces))  # the pieces its windows read
+            if any(_may_start(i, pieces, texts, ends, lo, hi) for i in now):
+                built_now = _stretch_windows(lines, padded, joints, at, stop, last)
+                fresh = [window for window in dict.fromkeys(built_now) if window not in seen]
+                seen.update(fresh)
+                if fresh:
+                    yield _WINDOW_SEPARATOR.join(fresh)
+                at, stretch = stop, stretch * 2  # matches may start on many lines: longer stretches
+            else:
+                at, stretch = stop, _STRETCH
+        if last - first >= 2 and hit_rules & live():  # a match in them starts where one in the whole series may
+            cuts = [w for w in _cut(lines, joints, first, last, whole).values() if w not in seen]
+            if cuts:
+                yield _WINDOW_SEPARATOR.join(cuts)
+
+
+def _may_start(index: int, pieces: list[str], texts: dict[bool, bytes], ends: list[int], lo: int, hi: int) -> bool:
+    """Rule `index` may match in a window of pieces `lo` to `hi - 1` of a series (`_pieces`;
+    `texts`: the series joined as bytes, and lowercased; `ends`: where each piece starts in them):
+    its `core` matches in those pieces joined; the base64 key body's only at an `M` whose run
+    may be a private key's (`_key_body_in`)."""
+    if index == _KEY_BODY_AT:
+        return _key_body_in("\x00".join(pieces[lo:hi]))
+    rule = _RULES[index]
+    return rule.core.search(texts[rule.fold], ends[lo], ends[hi]) is not None
+
+
+def _stretch_windows(
+    lines: str, padded: str, joints: list[tuple[int, int]], at: int, stop: int, last: int
+) -> list[str]:
+    """The windows of joints `at` to `stop - 1` of a series ending with joint `last`: the 2 lines
+    around each joint (`_window` of it alone) and the 3 lines around it and the next (of the two),
+    built by slicing and concatenation over all of them at once. `padded`: `lines` and a break."""
+    spans = joints[at : min(stop + 1, last + 1)]
+    cuts = [start for start, _ in spans]  # where each joint starts, and ends
+    resumes = [end for _, end in spans]
+    line_starts = map((1).__add__, map(lines.rfind, repeat("\n"), repeat(0), cuts))
+    line_ends = map(padded.find, repeat("\n"), resumes)
+    heads = list(map(lines.__getitem__, map(slice, line_starts, cuts)))  # the line before a joint, to it
+    tails = list(map(lines.__getitem__, map(slice, resumes, line_ends)))  # the line after it, from it
+    middles = map(lines.__getitem__, map(slice, resumes, cuts[1:]))  # the line between a joint and the next
+    return [*map(add, heads[: stop - at], tails), *map(add, map(add, heads, middles), tails[1:])]
 
 
 _WINDOW_SEPARATOR = "\n\x00\n"
 _CHUNK = 32  # joints of the series `_rejoined` tells apart together (`_groups`)
-_BATCH = 4096  # characters of windows in the first batch `_batches` yields
-# The 2- and 3-line windows (first and last joint) holding a line, the line after joint k - 1.
-_AROUND = ((-1, -1), (0, 0), (-2, -1), (-1, 0), (0, 1))
+_BATCH = 4096  # characters of whole series in the first batch `_batches` yields
+_STRETCH = 32  # joints whose windows `_batches` builds together, doubling while each holds a start
 _BLANK_LINE_ENDS = (" \n", "\t\n", "\r\n")
 _TRAILING_BLANKS = r"(?m)(?<![ \t\r])[ \t\r]+$"
 # Every line break a window may join, with what a joint removes around it (`_joints`: the next
@@ -566,9 +564,13 @@ def _may_join(lines: str, rules: frozenset[int] | None = None) -> frozenset[int]
     hits = frozenset(index for index in rules if _RULES[index].core.search(lower if _RULES[index].fold else joined))
     if hits != {_KEY_BODY_AT}:
         return hits
-    marked = _glued(lines, "\x00")
-    found = any(_der_private_key("M" + run.replace("\x00", "")) for run in compiled(_KEY_BODY_RUN).findall(marked))
-    return hits if found else frozenset()
+    return hits if _key_body_in(_glued(lines, "\x00")) else frozenset()
+
+
+def _key_body_in(marked: str) -> bool:
+    """An `M` in `marked` (lines, each break a NUL) starts a run of 64 base64 characters across
+    the breaks whose DER may be a private key's (`_KEY_BODY_RUN`, `_der_private_key`)."""
+    return any(_der_private_key("M" + run.replace("\x00", "")) for run in compiled(_KEY_BODY_RUN).findall(marked))
 
 
 @dataclass(frozen=True)
@@ -1399,12 +1401,18 @@ def _findings_in(text: str, context: _Source | None, found: set[str]) -> None:
                 present = {word for word in _GATE_WORDS if word in around}
             if present.isdisjoint(rule.context):
                 continue
+        verdicts: dict[bytes, bool] = {}  # the rule's check of each value: a value met again is not checked again
         for match in rule.pattern.finditer(lower if rule.fold else data):
             start, end = match.span("v") if "v" in rule.pattern.groupindex else match.span()
             if rule.fallback and covered.find(1, start, end) != -1:
                 continue
-            if rule.check and not rule.check(data[start:end].decode(errors="replace")):
-                continue
+            if rule.check:
+                value = data[start:end]
+                verdict = verdicts.get(value)
+                if verdict is None:
+                    verdict = verdicts[value] = rule.check(value.decode(errors="replace"))
+                if not verdict:
+                    continue
             if rule.context:
                 near = (
                     around

@@ -328,6 +328,60 @@ def test_hit_shapes_get_the_verdict_every_window_gives(shape: str) -> None:
     assert secrets.scan_text(text) == joined_oracle.scan_text(text)
 
 
+# Shapes in which a token rule's core hits on every line but no window holds a secret: the AWS
+# documentation key on every line (its windows glue two of them, no match), ids of the same shape
+# (every line may start an access key id, none ends where one must), and halves that join into an
+# access key id that is a placeholder (a check on every other line). Every window of every line
+# is read, so the cost is per line: the rules' cores are searched once per stretch of lines (a
+# chunk of the series), never once per line, and a value is checked once however many windows
+# hold it.
+CORE_SEARCHES_PER_KIB = 1
+
+
+def _placeholder_shapes(size: int) -> dict[str, str]:
+    rng = random.Random(9)
+
+    def rand(n: int) -> str:
+        return "".join(rng.choice(shapes.UPPER_DIGITS) for _ in range(n))
+
+    doc = "AKIA" + "IOSFODNN7EXAMPLE"
+    return {
+        "documentation key lines": "\n".join([doc] * (size // 21)),
+        "quoted documentation keys": "".join(f'"{doc}" +\n' for _ in range(size // 25)),
+        "example ids": "\n".join("AKIAEXAMPLE" + shapes.UPPER_DIGITS[i % 36] for i in range(size // 13)),
+        "placeholder halves": "\n".join(f"AKIA{rand(6)}\nEXAMPLE{rand(3)}" for _ in range(size // 22)),
+    }
+
+
+class _CountingCore:
+    """A rule's RE2 core that counts its searches."""
+
+    def __init__(self, core: Any, counter: list[int]) -> None:
+        self.core, self.counter = core, counter
+
+    def search(self, *args: Any) -> Any:
+        self.counter[0] += 1
+        return self.core.search(*args)
+
+
+@pytest.mark.parametrize("shape", list(_placeholder_shapes(KIB)))
+def test_placeholder_shapes_search_the_cores_per_stretch_of_lines_not_per_line(
+    shape: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    text = _placeholder_shapes(64 * KIB)[shape]
+    searches = [0]
+    for rule in secrets._RULES:
+        monkeypatch.setitem(vars(rule), "core", _CountingCore(rule.core, searches))
+    assert secrets.scan_text(text) == []
+    assert searches[0] <= CORE_SEARCHES_PER_KIB * len(text) // KIB, searches[0]
+
+
+@pytest.mark.parametrize("shape", list(_placeholder_shapes(KIB)))
+def test_placeholder_shapes_get_the_verdict_every_window_gives(shape: str) -> None:
+    text = _placeholder_shapes(8 * KIB)[shape]
+    assert secrets.scan_text(text) == joined_oracle.scan_text(text) == []
+
+
 def _split_texts() -> list[str]:
     rng = random.Random(37)
     makers = [make for makers in shapes.FAMILIES.values() for make in makers] + shapes.NEAR_MISSES
