@@ -43,15 +43,16 @@ lines with every line break joined, which holds every window but for the blanks 
 at its ends, then each rule's `core` (its pattern without lookarounds, counts kept, by RE2);
 the base64 key body, whose prefilter hits any long run, only from an `M` whose first
 characters may pass its check. Nothing is built if none may; else, for each group of series
-it does not rule out, the whole series, and where a rule's core matches in a series joined
-(`_starts`), the 2 and 3 lines around each line a match may start on and its cut ends. They
-are built in batches as the scan reads them (`_batches`), each only around a line where a rule
-of a kind not yet found may start, none once every kind they may hold is found: the kinds a
-scan reports (all any caller reads) are the same, and lines that each start a match of one rule
-build a few windows, not every one. The windows carry the rules found (`_Source`): the set
-does not read them again. Once a
-kind is found, a rule's further matches are checked only while a later fallback rule of
-another kind still reads what they cover.
+it does not rule out, the whole series, then stretch by stretch of joints (`_STRETCH`, doubling
+while each holds a possible start) the 2 and 3 lines around every joint of a stretch in which a
+rule's core matches (`_may_start`), all at once by slicing and concatenation (`_stretch_windows`:
+no Python step per window), then its cut ends. They are built in batches as the scan reads them
+(`_batches`), only for rules of a kind not yet found, none once every kind they may hold is
+found: the kinds a scan reports (all any caller reads) are the same. The windows carry the rules
+found (`_Source`): the set does not read them again. A rule checks a value once a view
+(`_findings_in`): the AWS documentation key on every line is checked once. Once a kind is
+found, a rule's further matches are checked only while a later fallback rule of another kind
+still reads what they cover.
 
 Decisions about near misses:
 
@@ -129,11 +130,11 @@ from __future__ import annotations
 import binascii
 import os
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache, cached_property
-from itertools import accumulate, compress, repeat
-from operator import add, eq, or_
+from itertools import accumulate, compress
+from operator import add, eq, itemgetter, or_
 from typing import Any
 
 from jacked_vault.errors import VaultError
@@ -249,13 +250,13 @@ def _decoded(text: str) -> str:
     return text if text.isascii() else compiled(_FORMAT).sub("", text)
 
 
-def _joints(lines: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+def _joints(lines: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]], list[int] | None]:
     """The spans of `lines` whose removal joins a line to the next where a token may be split, in
-    order (at most one per line break), and each series of them on consecutive lines as (first,
-    last) indices in those spans. One pass over the lines' ends (`_LINE_HEAD`, `_LINE_TAIL`; a
-    line that is one run after its blanks ends with that run, so the tails are read only when
-    some line is not), then arithmetic on their lengths; `_SHORT_LINES` and `_JOIN_QUOTED` add
-    theirs."""
+    order (at most one per line break), each series of them on consecutive lines as (first, last)
+    indices in those spans, and the line break in each span (None: each span is its break). One
+    pass over the lines' ends (`_LINE_HEAD`, `_LINE_TAIL`; a line that is one run after its blanks
+    ends with that run, so the tails are read only when some line is not), then arithmetic on their
+    lengths; `_SHORT_LINES` and `_JOIN_QUOTED` add theirs."""
     heads = list(map(len, compiled(_LINE_HEAD).findall(lines)))  # blanks and run
     indented = lines.startswith((" ", "\t")) or "\n " in lines or "\n\t" in lines
     if indented:
@@ -300,7 +301,7 @@ def _joints(lines: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
     for run in _JOINT_RUN.finditer(flags):
         series.append((count, count + run.end() - run.start() - 1))
         count += run.end() - run.start()
-    return spans, series
+    return spans, series, list(map((-1).__add__, compress(starts, flags))) if quoted or indented else None
 
 
 def _short_lines(lines: str, whole_runs: bytes, runs: list[int], starts: list[int]) -> Iterator[tuple[int, int]]:
@@ -387,12 +388,12 @@ def _rejoined(
     series joined, also without its first line, its last line or both (a longer token).
 
     Only the windows in which one of `rules` (default: every token rule) may match are built:
-    none in a group of series `_may_join` rules out; in the others, the whole series, then its
-    windows with and without its ends and the 2 and 3 lines around each line where a match may
-    start (`_starts`). Returned: every whole series joined, one a line (it holds every word
-    of every window: the context words), and the windows in batches (`_batches`), built as they
-    are read; with `found`, only around lines where a rule of a kind not in it may start."""
-    joints, series = _joints(lines)
+    none in a group of series `_may_join` rules out; in the others, the whole series, then the 2
+    and 3 lines around the joints of each stretch of it where a match may start (`_may_start`),
+    then its windows without its ends. Returned: every whole series joined, one a line (it holds
+    every word of every window: the context words), and the windows in batches (`_batches`), built
+    as they are read; with `found`, only where a rule of a kind not in it may match."""
+    joints, series, breaks = _joints(lines)
     if not joints:
         return None
     rules = _TOKEN_RULES if rules is None else rules
@@ -400,17 +401,17 @@ def _rejoined(
     for group in _groups(series):
         start = lines.rfind("\n", 0, joints[group[0][0]][0]) + 1
         end = lines.find("\n", joints[group[-1][1]][1])
-        # one series alone is told apart by `_starts`
+        # one series alone is told apart by `_may_start`
         hit = len(group) == 1 or bool(_may_join(lines[start : end if end >= 0 else len(lines)], rules))
         for first, last in group:
             pieces = _pieces(lines, joints, first, last)
             built.append((first, last, pieces, "".join(pieces), hit))
-    return "\n".join(whole for _, _, _, whole, _ in built), _batches(lines, joints, built, rules, found)
+    return "\n".join(whole for _, _, _, whole, _ in built), _batches(lines, (joints, breaks), built, rules, found)
 
 
 def _batches(
     lines: str,
-    joints: list[tuple[int, int]],
+    joined: tuple[list[tuple[int, int]], list[int] | None],
     built: list[tuple[int, int, list[str], str, bool]],
     rules: frozenset[int],
     found: set[str] | None,
@@ -444,7 +445,7 @@ def _batches(
             yield from add(whole)
     if windows:
         yield _WINDOW_SEPARATOR.join(windows)
-    padded = lines + "\n"  # every line ends with a break: `find` never misses
+    joints = joined[0]
     for first, last, pieces, whole, hit in built:
         if not hit:
             continue
@@ -464,7 +465,7 @@ def _batches(
                 return
             lo, hi = at - first, min(stop + 2 - first, len(pieces))  # the pieces its windows read
             if any(_may_start(i, pieces, texts, ends, lo, hi) for i in now):
-                built_now = _stretch_windows(lines, padded, joints, at, stop, last)
+                built_now = _stretch_windows(lines, joined, pieces, first, at - first, stop - first)
                 fresh = [window for window in dict.fromkeys(built_now) if window not in seen]
                 seen.update(fresh)
                 if fresh:
@@ -489,21 +490,38 @@ def _may_start(index: int, pieces: list[str], texts: dict[bool, bytes], ends: li
     return rule.core.search(texts[rule.fold], ends[lo], ends[hi]) is not None
 
 
+def _slices(text: str, starts: Iterable[int], ends: Iterable[int]) -> list[str]:
+    """`text[start:end]` for each pair."""
+    return list(map(text.__getitem__, map(slice, starts, ends)))
+
+
 def _stretch_windows(
-    lines: str, padded: str, joints: list[tuple[int, int]], at: int, stop: int, last: int
+    lines: str, joined: tuple[list[tuple[int, int]], list[int] | None], pieces: list[str], first: int, a: int, b: int
 ) -> list[str]:
-    """The windows of joints `at` to `stop - 1` of a series ending with joint `last`: the 2 lines
-    around each joint (`_window` of it alone) and the 3 lines around it and the next (of the two),
-    built by slicing and concatenation over all of them at once. `padded`: `lines` and a break."""
-    spans = joints[at : min(stop + 1, last + 1)]
-    cuts = [start for start, _ in spans]  # where each joint starts, and ends
-    resumes = [end for _, end in spans]
-    line_starts = map((1).__add__, map(lines.rfind, repeat("\n"), repeat(0), cuts))
-    line_ends = map(padded.find, repeat("\n"), resumes)
-    heads = list(map(lines.__getitem__, map(slice, line_starts, cuts)))  # the line before a joint, to it
-    tails = list(map(lines.__getitem__, map(slice, resumes, line_ends)))  # the line after it, from it
-    middles = map(lines.__getitem__, map(slice, resumes, cuts[1:]))  # the line between a joint and the next
-    return [*map(add, heads[: stop - at], tails), *map(add, map(add, heads, middles), tails[1:])]
+    """The windows of joints `a` to `b - 1` of a series (counted from its first, `first` in
+    `joined`: the joints' spans and breaks; `pieces`: `_pieces` of the series): the 2 lines around
+    each joint and the 3 lines around it and the next, built from the pieces over all of them at
+    once. A piece is its line but for what the joints around it remove: the blanks and quote the
+    line starts with (`leads`), the quote it ends with (`trails`); a window's first line keeps its
+    lead, its last line its trail."""
+    middles = pieces[a + 1 : b + 2]  # pieces `a + 1` to `b + 1`
+    joints, breaks = joined
+    if breaks is None:  # each joint removes its break only: a piece is its line
+        heads, tails = pieces[a:b], middles
+    else:
+        last = len(pieces) - 2  # the series' last joint
+        lead_at = first + max(a - 1, 0)  # joint `p - 1` removes piece `p`'s lead: after its break
+        removers = slice(lead_at, first + b - 1)
+        leads = _slices(lines, map((1).__add__, breaks[removers]), map(itemgetter(1), joints[removers]))
+        if a == 0:
+            leads.insert(0, "")  # the series' first line is whole in its first piece
+        removers = slice(first + a + 1, first + min(b + 1, last) + 1)  # joint `p` removes piece `p`'s trail
+        trails = _slices(lines, map(itemgetter(0), joints[removers]), breaks[removers])
+        if b + 1 > last:
+            trails.append("")  # the series' last line is whole in its last piece
+        heads = list(map(add, leads, pieces[a:b]))  # pieces `a` to `b - 1`, each with its lead
+        tails = list(map(add, middles, trails))  # pieces `a + 1` to `b + 1`, each with its trail
+    return [*map(add, heads, tails), *map(add, map(add, heads, middles), tails[1:])]
 
 
 _WINDOW_SEPARATOR = "\n\x00\n"
@@ -656,18 +674,32 @@ def _symbol(c: str) -> bool:
 
 
 # What every match of `_PLACEHOLDER` in an ASCII value holds (lowercased) or starts with: most
-# values are cleared with a few substring searches (a 64 KiB token would cost 9 ms in the regex).
+# values are cleared by one search for any of them (a 64 KiB token would cost 9 ms in the regex).
 _PLACEHOLDER_HINTS = ("***", "...", "xxxx", *_PLACEHOLDER_WORDS)
 _PLACEHOLDER_STARTS = tuple("$%{<[(")
 
 
 def _placeholder(value: str) -> bool:
     """`value` is (or holds, as its own word) a placeholder or a mask (`_PLACEHOLDER`)."""
-    if value.isascii() and not value.startswith(_PLACEHOLDER_STARTS):
-        lower = value.lower()
-        if not any(hint in lower for hint in _PLACEHOLDER_HINTS):
-            return False
-    return re.search(_PLACEHOLDER, value) is not None
+    if "EXAMPLE" in value:  # the pattern's last branch: every AWS documentation key, without the regex
+        return True
+    if (
+        value.isascii()
+        and not value.startswith(_PLACEHOLDER_STARTS)
+        and _placeholder_hint().search(value.lower()) is None
+    ):
+        return False
+    return _placeholder_pattern().search(value) is not None
+
+
+@cache
+def _placeholder_pattern() -> re.Pattern[str]:
+    return re.compile(_PLACEHOLDER)
+
+
+@cache
+def _placeholder_hint() -> re.Pattern[str]:
+    return re.compile("|".join(map(re.escape, _PLACEHOLDER_HINTS)))
 
 
 def _real(value: str) -> bool:
