@@ -704,7 +704,7 @@ def _placeholder_hint() -> re.Pattern[str]:
 
 def _real(value: str) -> bool:
     """Not a placeholder, a bare secret word or a mask of a few repeated characters."""
-    return len(set(value)) >= 4 and value.lower() not in _BARE_SECRET_WORDS and not _placeholder(value)
+    return not _placeholder(value) and len(set(value)) >= 4 and value.lower() not in _BARE_SECRET_WORDS
 
 
 def _varied(value: str) -> bool:
@@ -1414,7 +1414,16 @@ def _findings_in(text: str, context: _Source | None, found: set[str]) -> None:
     assignments checks one."""
     data = text.encode("utf-8", "surrogatepass")
     lower = data.lower()  # ASCII only, so offsets are unchanged
-    around = lower if context is None else lower + b"\n" + context.folded
+    joined_around: list[bytes] = []  # the windows and their context, joined once a rule reads them
+
+    def around() -> bytes:
+        """Where context words are looked for: the text, or the windows and their context."""
+        if context is None:
+            return lower
+        if not joined_around:
+            joined_around.append(lower + b"\n" + context.folded)
+        return joined_around[0]
+
     present: set[bytes] | None = None  # the gate words in `around`, once a gated rule may match
     covered = bytearray(len(data))  # 1 where an earlier rule already matched
     candidates = context.rules if context is not None else _candidates(data, lower)
@@ -1430,7 +1439,7 @@ def _findings_in(text: str, context: _Source | None, found: set[str]) -> None:
             continue
         if rule.gated:
             if present is None:
-                present = {word for word in _GATE_WORDS if word in around}
+                present = {word for word in _GATE_WORDS if word in around()}
             if present.isdisjoint(rule.context):
                 continue
         verdicts: dict[bytes, bool] = {}  # the rule's check of each value: a value met again is not checked again
@@ -1447,7 +1456,7 @@ def _findings_in(text: str, context: _Source | None, found: set[str]) -> None:
                     continue
             if rule.context:
                 near = (
-                    around
+                    around()
                     if context is not None
                     else lower[max(0, match.start() - CONTEXT_CHARS) : match.end() + CONTEXT_CHARS]
                 )
