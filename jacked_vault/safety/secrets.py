@@ -266,31 +266,21 @@ def _joints(lines: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]], l
         blanks, runs = [0] * len(heads), heads
     sizes = list(map(len, lines.split("\n")))
     whole_runs = bytes(map(eq, heads, sizes))  # 1 for a line that is its blanks and one run (of 20 at most)
-    if b"\x00" in whole_runs:
-        ends = list(map(len, compiled(_LINE_TAIL).findall(lines[::-1])))
-        ends.reverse()
-    else:  # every line ends with its run
-        ends = runs
-    short = SPLIT_TOKEN - 1  # a middle line's run is shorter: the runs before, in and after it make SPLIT_TOKEN
-    flags = bytearray(
-        [  # 1 for every break that is a joint: line `i` to line `i + 1`
-            (end > 0 and run1 > 0 and end + run1 >= SPLIT_TOKEN)  # the runs before and after it
-            or (end > 0 and run2 > 0 and 0 < run1 < short and head1 == size1 and end + run1 + run2 >= SPLIT_TOKEN)
-            or (end0 > 0 and run1 > 0 and 0 < run < short and head == size and end0 + run + run1 >= SPLIT_TOKEN)
-            for end0, end, head, size, run, head1, size1, run1, run2 in zip(
-                [0, *ends], ends, heads, sizes, runs, heads[1:], sizes[1:], runs[1:], [*runs[2:], 0], strict=False
-            )
-        ]
-    )
+    # a break joins runs only when the line after it starts with one (none may: quoted lines)
+    flags = _run_joints(lines, heads, sizes, runs, whole_runs) if any(runs[1:]) else bytearray(len(heads) - 1)
     starts = list(accumulate(map((1).__add__, sizes)))  # where each line after a break starts
     for first, breaks in _short_lines(lines, whole_runs, runs, starts):
         flags[first : first + breaks] = b"\x01" * breaks
     quoted: dict[int, tuple[int, int]] = {}
+    quoted_flags = bytearray()
     if any(end in lines for end in _QUOTED_LINE_ENDS):
         quoted = {match.start(1): match.span() for match in compiled(_JOIN_QUOTED).finditer(lines)}
         if quoted:  # break k (before `starts[k]`) is a joint if it is a quoted one
-            flags = bytearray(map(or_, flags, map(quoted.__contains__, map((-1).__add__, starts))))
-    if quoted:
+            quoted_flags = bytearray(map(quoted.__contains__, map((-1).__add__, starts[: len(flags)])))
+            flags = bytearray(map(or_, flags, quoted_flags)) if 1 in flags else quoted_flags
+    if quoted and flags == quoted_flags:  # every joint a quoted one
+        spans = list(quoted.values())
+    elif quoted:
         after = compress(zip(starts, blanks[1:], strict=False), flags)  # per joint: the next line's start, blanks
         spans = [quoted.get(start - 1) or (start - 1, start + blank) for start, blank in after]
     elif indented:
@@ -302,6 +292,30 @@ def _joints(lines: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]], l
         series.append((count, count + run.end() - run.start() - 1))
         count += run.end() - run.start()
     return spans, series, list(map((-1).__add__, compress(starts, flags))) if quoted or indented else None
+
+
+def _run_joints(lines: str, heads: list[int], sizes: list[int], runs: list[int], whole_runs: bytes) -> bytearray:
+    """1 for every line break of `lines` that joins two runs (of `_joints`' lines: `heads` their
+    blanks and first run, `sizes` their lengths, `runs` their first runs, `whole_runs` 1 for each
+    that is its blanks and one run): the runs before and after it make SPLIT_TOKEN, also through a
+    short middle line. The run each line ends with is read from the reversed text only when some
+    line is not one run after its blanks."""
+    if 0 in whole_runs:
+        ends = list(map(len, compiled(_LINE_TAIL).findall(lines[::-1])))
+        ends.reverse()
+    else:  # every line ends with its run
+        ends = runs
+    short = SPLIT_TOKEN - 1  # a middle line's run is shorter: the runs before, in and after it make SPLIT_TOKEN
+    return bytearray(
+        [  # line `i` to line `i + 1`
+            (end > 0 and run1 > 0 and end + run1 >= SPLIT_TOKEN)  # the runs before and after it
+            or (end > 0 and run2 > 0 and 0 < run1 < short and head1 == size1 and end + run1 + run2 >= SPLIT_TOKEN)
+            or (end0 > 0 and run1 > 0 and 0 < run < short and head == size and end0 + run + run1 >= SPLIT_TOKEN)
+            for end0, end, head, size, run, head1, size1, run1, run2 in zip(
+                [0, *ends], ends, heads, sizes, runs, heads[1:], sizes[1:], runs[1:], [*runs[2:], 0], strict=False
+            )
+        ]
+    )
 
 
 def _short_lines(lines: str, whole_runs: bytes, runs: list[int], starts: list[int]) -> Iterator[tuple[int, int]]:
@@ -338,12 +352,8 @@ def _pieces(lines: str, joints: list[tuple[int, int]], first: int, last: int) ->
     those joints remove: joined, their window."""
     start = lines.rfind("\n", 0, joints[first][0]) + 1
     end = lines.find("\n", joints[last][1])
-    between = zip(joints[first:last], joints[first + 1 : last + 1], strict=True)
-    return [
-        lines[start : joints[first][0]],
-        *[lines[after:before] for (_, after), (before, _) in between],
-        lines[joints[last][1] : end if end >= 0 else len(lines)],
-    ]
+    middles = _slices(lines, map(itemgetter(1), joints[first:last]), map(itemgetter(0), joints[first + 1 : last + 1]))
+    return [lines[start : joints[first][0]], *middles, lines[joints[last][1] : end if end >= 0 else len(lines)]]
 
 
 def _cut(lines: str, joints: list[tuple[int, int]], first: int, last: int, whole: str) -> dict[tuple[int, int], str]:
