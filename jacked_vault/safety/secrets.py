@@ -130,11 +130,11 @@ from __future__ import annotations
 import binascii
 import os
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache, cached_property
 from itertools import accumulate, compress
-from operator import add, eq, itemgetter, or_
+from operator import add, eq, or_
 from typing import Any
 
 from jacked_vault.errors import VaultError
@@ -352,8 +352,12 @@ def _pieces(lines: str, joints: list[tuple[int, int]], first: int, last: int) ->
     those joints remove: joined, their window."""
     start = lines.rfind("\n", 0, joints[first][0]) + 1
     end = lines.find("\n", joints[last][1])
-    middles = _slices(lines, map(itemgetter(1), joints[first:last]), map(itemgetter(0), joints[first + 1 : last + 1]))
-    return [lines[start : joints[first][0]], *middles, lines[joints[last][1] : end if end >= 0 else len(lines)]]
+    between = zip(joints[first:last], joints[first + 1 : last + 1], strict=True)
+    return [
+        lines[start : joints[first][0]],
+        *[lines[after:before] for (_, after), (before, _) in between],
+        lines[joints[last][1] : end if end >= 0 else len(lines)],
+    ]
 
 
 def _cut(lines: str, joints: list[tuple[int, int]], first: int, last: int, whole: str) -> dict[tuple[int, int], str]:
@@ -500,11 +504,6 @@ def _may_start(index: int, pieces: list[str], texts: dict[bool, bytes], ends: li
     return rule.core.search(texts[rule.fold], ends[lo], ends[hi]) is not None
 
 
-def _slices(text: str, starts: Iterable[int], ends: Iterable[int]) -> list[str]:
-    """`text[start:end]` for each pair."""
-    return list(map(text.__getitem__, map(slice, starts, ends)))
-
-
 def _stretch_windows(
     lines: str, joined: tuple[list[tuple[int, int]], list[int] | None], pieces: list[str], first: int, a: int, b: int
 ) -> list[str]:
@@ -522,11 +521,11 @@ def _stretch_windows(
         last = len(pieces) - 2  # the series' last joint
         lead_at = first + max(a - 1, 0)  # joint `p - 1` removes piece `p`'s lead: after its break
         removers = slice(lead_at, first + b - 1)
-        leads = _slices(lines, map((1).__add__, breaks[removers]), map(itemgetter(1), joints[removers]))
+        leads = [lines[brk + 1 : end] for brk, (_, end) in zip(breaks[removers], joints[removers], strict=True)]
         if a == 0:
             leads.insert(0, "")  # the series' first line is whole in its first piece
         removers = slice(first + a + 1, first + min(b + 1, last) + 1)  # joint `p` removes piece `p`'s trail
-        trails = _slices(lines, map(itemgetter(0), joints[removers]), breaks[removers])
+        trails = [lines[start:brk] for (start, _), brk in zip(joints[removers], breaks[removers], strict=True)]
         if b + 1 > last:
             trails.append("")  # the series' last line is whole in its last piece
         heads = list(map(add, leads, pieces[a:b]))  # pieces `a` to `b - 1`, each with its lead
