@@ -305,6 +305,10 @@ def _run_joints(lines: str, heads: list[int], sizes: list[int], runs: list[int],
         ends.reverse()
     else:  # every line ends with its run
         ends = runs
+    pairs = zip(ends, runs[1:], strict=False)  # the run each line ends with, the next one's first
+    two = bytearray([end > 0 and run1 > 0 and end + run1 >= SPLIT_TOKEN for end, run1 in pairs])
+    if 0 not in two:  # every break joins the runs before and after it
+        return two
     short = SPLIT_TOKEN - 1  # a middle line's run is shorter: the runs before, in and after it make SPLIT_TOKEN
     return bytearray(
         [  # line `i` to line `i + 1`
@@ -347,11 +351,14 @@ def _short_lines(lines: str, whole_runs: bytes, runs: list[int], starts: list[in
 _WHOLE_STRETCH = re.compile(rb"\x01{4,}")  # 4 or more lines on end that are each their blanks and one run
 
 
-def _pieces(lines: str, joints: list[tuple[int, int]], first: int, last: int) -> list[str]:
+def _pieces(lines: str, joints: list[tuple[int, int]], first: int, last: int, plain: bool = False) -> list[str]:
     """The whole lines around joints `first` to `last` (consecutive lines), each without what
-    those joints remove: joined, their window."""
+    those joints remove: joined, their window. `plain`: each joint is its line break alone (the
+    pieces are the lines)."""
     start = lines.rfind("\n", 0, joints[first][0]) + 1
     end = lines.find("\n", joints[last][1])
+    if plain:
+        return lines[start : end if end >= 0 else len(lines)].split("\n")
     between = zip(joints[first:last], joints[first + 1 : last + 1], strict=True)
     return [
         lines[start : joints[first][0]],
@@ -418,7 +425,7 @@ def _rejoined(
         # one series alone is told apart by `_may_start`
         hit = len(group) == 1 or bool(_may_join(lines[start : end if end >= 0 else len(lines)], rules))
         for first, last in group:
-            pieces = _pieces(lines, joints, first, last)
+            pieces = _pieces(lines, joints, first, last, plain=breaks is None)
             built.append((first, last, pieces, "".join(pieces), hit))
     return "\n".join(whole for _, _, _, whole, _ in built), _batches(lines, (joints, breaks), built, rules, found)
 
