@@ -135,7 +135,7 @@ from dataclasses import dataclass
 from functools import cache, cached_property
 from itertools import accumulate, compress
 from operator import add, eq, or_
-from typing import Any
+from typing import Any, NamedTuple
 
 from jacked_vault.errors import VaultError
 from jacked_vault.safety._prefilters import PREFILTERS
@@ -207,8 +207,10 @@ _JOINT_RUN = re.compile(rb"\x01+")  # joints on consecutive lines, in the per-br
 # `_SHORT_LINES`): every break inside is a joint when the runs make SPLIT_TOKEN together.
 _SHORT_LINES = rf"(?m)^(?:[ \t]*+{_T}{{1,{SPLIT_TOKEN - 1}}}\n){{3,}}[ \t]*+{_T}{{1,{SPLIT_TOKEN - 1}}}$"
 _DIGIT = r"[0-9]"
-_QUOTED_JOINT = r"""(?:[ \t]*\+)?(\n)[ \t]*\+?[ \t]*["'`]"""  # after a quote; the break in a group
+_QUOTED_BREAK = r"""(?:[ \t]*\+)?{}[ \t]*\+?[ \t]*["'`]"""
+_QUOTED_JOINT = _QUOTED_BREAK.format(r"(\n)")  # after a quote; the break in a group
 _JOIN_QUOTED = f"[\"'`]{_QUOTED_JOINT}"
+_QUOTED_CUT = "[\"'`]" + _QUOTED_BREAK.format(r"\n")  # the same, no group: what a series of them is split at
 _QUOTED_LINE_ENDS = ('"\n', "'\n", "`\n", "+\n")
 
 
@@ -250,10 +252,20 @@ def _decoded(text: str) -> str:
     return text if text.isascii() else compiled(_FORMAT).sub("", text)
 
 
-def _joints(lines: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]], list[int] | None]:
-    """The spans of `lines` whose removal joins a line to the next where a token may be split, in
-    order (at most one per line break), each series of them on consecutive lines as (first, last)
-    indices in those spans, and the line break in each span (None: each span is its break). One
+class _Joints(NamedTuple):
+    """`_joints`: the spans of some lines whose removal joins a line to the next where a token may
+    be split, in order (at most one per line break); each series of them on consecutive lines as
+    (first, last) indices in those spans; the line break in each span (None: each span is its
+    break); whether every span is a quoted one (`_JOIN_QUOTED`)."""
+
+    spans: list[tuple[int, int]]
+    series: list[tuple[int, int]]
+    breaks: list[int] | None
+    quoted: bool
+
+
+def _joints(lines: str) -> _Joints:
+    """The joints of `lines` (`_Joints`). One
     pass over the lines' ends (`_LINE_HEAD`, `_LINE_TAIL`; a line that is one run after its blanks
     ends with that run, so the tails are read only when some line is not), then arithmetic on their
     lengths; `_SHORT_LINES` and `_JOIN_QUOTED` add theirs."""
@@ -291,7 +303,8 @@ def _joints(lines: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]], l
     for run in _JOINT_RUN.finditer(flags):
         series.append((count, count + run.end() - run.start() - 1))
         count += run.end() - run.start()
-    return spans, series, list(map((-1).__add__, compress(starts, flags))) if quoted or indented else None
+    where = list(map((-1).__add__, compress(starts, flags))) if quoted or indented else None
+    return _Joints(spans, series, where, bool(quoted) and flags == quoted_flags)
 
 
 def _run_joints(lines: str, heads: list[int], sizes: list[int], runs: list[int], whole_runs: bytes) -> bytearray:
@@ -351,14 +364,16 @@ def _short_lines(lines: str, whole_runs: bytes, runs: list[int], starts: list[in
 _WHOLE_STRETCH = re.compile(rb"\x01{4,}")  # 4 or more lines on end that are each their blanks and one run
 
 
-def _pieces(lines: str, joints: list[tuple[int, int]], first: int, last: int, plain: bool = False) -> list[str]:
+def _pieces(lines: str, joints: list[tuple[int, int]], first: int, last: int, cut: str | None = None) -> list[str]:
     """The whole lines around joints `first` to `last` (consecutive lines), each without what
-    those joints remove: joined, their window. `plain`: each joint is its line break alone (the
-    pieces are the lines)."""
+    those joints remove: joined, their window. `cut`: a pattern every joint of `lines` is a match
+    of, and nothing else is (the pieces are those lines split at it)."""
     start = lines.rfind("\n", 0, joints[first][0]) + 1
     end = lines.find("\n", joints[last][1])
-    if plain:
-        return lines[start : end if end >= 0 else len(lines)].split("\n")
+    if cut is not None:
+        pieces = compiled(cut).split(lines[start : end if end >= 0 else len(lines)])
+        if len(pieces) == last - first + 2:
+            return pieces
     between = zip(joints[first:last], joints[first + 1 : last + 1], strict=True)
     return [
         lines[start : joints[first][0]],
@@ -414,9 +429,10 @@ def _rejoined(
     then its windows without its ends. Returned: every whole series joined, one a line (it holds
     every word of every window: the context words), and the windows in batches (`_batches`), built
     as they are read; with `found`, only where a rule of a kind not in it may match."""
-    joints, series, breaks = _joints(lines)
+    joints, series, breaks, quoted = _joints(lines)
     if not joints:
         return None
+    cut = "\n" if breaks is None else _QUOTED_CUT if quoted else None  # what each joint is, if one pattern
     rules = _TOKEN_RULES if rules is None else rules
     built: list[tuple[int, int, list[str], str, bool]] = []
     for group in _groups(series):
@@ -425,7 +441,7 @@ def _rejoined(
         # one series alone is told apart by `_may_start`
         hit = len(group) == 1 or bool(_may_join(lines[start : end if end >= 0 else len(lines)], rules))
         for first, last in group:
-            pieces = _pieces(lines, joints, first, last, plain=breaks is None)
+            pieces = _pieces(lines, joints, first, last, cut)
             built.append((first, last, pieces, "".join(pieces), hit))
     return "\n".join(whole for _, _, _, whole, _ in built), _batches(lines, (joints, breaks), built, rules, found)
 
