@@ -202,6 +202,7 @@ _T = r"[\w+/=.:-]"
 _LINE_HEAD = rf"(?m)^[ \t]*+{_T}{{0,{SPLIT_TOKEN}}}"
 _LINE_BLANKS = r"(?m)^[ \t]*"
 _LINE_TAIL = rf"(?m)^{_T}{{0,{SPLIT_TOKEN}}}"
+_RUN_AFTER_BREAK = rf"\n[ \t]*{_T}"  # a line after a break that starts with a run (after its blanks)
 _JOINT_RUN = re.compile(rb"\x01+")  # joints on consecutive lines, in the per-break flags
 # A series of 4 or more lines that are each one short run (a token cut into many short lines,
 # `_SHORT_LINES`): every break inside is a joint when the runs make SPLIT_TOKEN together.
@@ -265,24 +266,22 @@ class _Joints(NamedTuple):
 
 
 def _joints(lines: str) -> _Joints:
-    """The joints of `lines` (`_Joints`). One
-    pass over the lines' ends (`_LINE_HEAD`, `_LINE_TAIL`; a line that is one run after its blanks
-    ends with that run, so the tails are read only when some line is not), then arithmetic on their
-    lengths; `_SHORT_LINES` and `_JOIN_QUOTED` add theirs."""
-    heads = list(map(len, compiled(_LINE_HEAD).findall(lines)))  # blanks and run
-    indented = lines.startswith((" ", "\t")) or "\n " in lines or "\n\t" in lines
-    if indented:
-        blanks = list(map(len, compiled(_LINE_BLANKS).findall(lines)))
-        runs = [head - blank for head, blank in zip(heads, blanks, strict=True)]
-    else:
-        blanks, runs = [0] * len(heads), heads
+    """The joints of `lines` (`_Joints`). One pass over the lines' ends (`_LINE_HEAD`, `_LINE_TAIL`:
+    a line that is one run after its blanks ends with that run, so the tails are read only when
+    some line is not; none when no line after a break starts with a run, `_RUN_AFTER_BREAK`), then
+    arithmetic on their lengths; `_SHORT_LINES` and `_JOIN_QUOTED` add theirs."""
     sizes = list(map(len, lines.split("\n")))
-    whole_runs = bytes(map(eq, heads, sizes))  # 1 for a line that is its blanks and one run (of 20 at most)
-    # a break joins runs only when the line after it starts with one (none may: quoted lines)
-    flags = _run_joints(lines, heads, sizes, runs, whole_runs) if any(runs[1:]) else bytearray(len(heads) - 1)
     starts = list(accumulate(map((1).__add__, sizes)))  # where each line after a break starts
-    for first, breaks in _short_lines(lines, whole_runs, runs, starts):
-        flags[first : first + breaks] = b"\x01" * breaks
+    indented = lines.startswith((" ", "\t")) or "\n " in lines or "\n\t" in lines
+    blanks = list(map(len, compiled(_LINE_BLANKS).findall(lines))) if indented else [0] * len(sizes)
+    flags = bytearray(len(sizes) - 1)  # 1 for each break that is a joint
+    if compiled(_RUN_AFTER_BREAK).search(lines):  # else no break joins runs (quoted lines)
+        heads = list(map(len, compiled(_LINE_HEAD).findall(lines)))  # blanks and run
+        runs = [head - blank for head, blank in zip(heads, blanks, strict=True)] if indented else heads
+        whole_runs = bytes(map(eq, heads, sizes))  # 1 for a line that is its blanks and one run (of 20 at most)
+        flags = _run_joints(lines, heads, sizes, runs, whole_runs)
+        for first, breaks in _short_lines(lines, whole_runs, runs, starts):
+            flags[first : first + breaks] = b"\x01" * breaks
     quoted: dict[int, tuple[int, int]] = {}
     quoted_flags = bytearray()
     if any(end in lines for end in _QUOTED_LINE_ENDS):
