@@ -338,14 +338,14 @@ def _short_lines(lines: str, whole_runs: bytes, runs: list[int], starts: list[in
     """(first break, breaks) of every series of 4 to MAX_SPLIT_LINES lines that are each one short
     run, making SPLIT_TOKEN together and holding a digit (`_SHORT_LINES`). Such a series lies in a
     stretch of 4 or more lines that are each their blanks and one run (`whole_runs`); a stretch of
-    more than MAX_SPLIT_LINES lines whose runs are all short is one series too long, and is not read."""
+    more than MAX_SPLIT_LINES lines whose runs are all short is one series too long, and is not
+    read, nor is one without a short run."""
     for stretch in _WHOLE_STRETCH.finditer(whole_runs):
         first, last = stretch.start(), stretch.end() - 1  # lines
-        if (
-            last - first >= MAX_SPLIT_LINES
-            and min(runs[first : last + 1]) > 0
-            and max(runs[first : last + 1]) < SPLIT_TOKEN
-        ):
+        shortest = min(runs[first : last + 1])
+        if shortest >= SPLIT_TOKEN or (
+            last - first >= MAX_SPLIT_LINES and shortest > 0 and max(runs[first : last + 1]) < SPLIT_TOKEN
+        ):  # no line short enough, or every line short and too many
             continue
         offset = starts[first - 1] if first else 0
         end = starts[last] - 1  # the end of line `last`
@@ -1474,15 +1474,17 @@ def _findings_in(text: str, context: _Source | None, found: set[str]) -> None:
             if present.isdisjoint(rule.context):
                 continue
         verdicts: dict[bytes, bool] = {}  # the rule's check of each value: a value met again is not checked again
-        for match in rule.pattern.finditer(lower if rule.fold else data):
-            start, end = match.span("v") if "v" in rule.pattern.groupindex else match.span()
-            if rule.fallback and covered.find(1, start, end) != -1:
+        pattern, fallback, check = rule.pattern, rule.fallback, rule.check
+        group = "v" if "v" in pattern.groupindex else 0  # what the check reads
+        for match in pattern.finditer(lower if rule.fold else data):
+            start, end = match.span(group)
+            if fallback and covered.find(1, start, end) != -1:
                 continue
-            if rule.check:
+            if check:
                 value = data[start:end]
                 verdict = verdicts.get(value)
                 if verdict is None:
-                    verdict = verdicts[value] = rule.check(value.decode(errors="replace"))
+                    verdict = verdicts[value] = check(value.decode(errors="replace"))
                 if not verdict:
                     continue
             if rule.context:
