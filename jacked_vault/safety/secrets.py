@@ -134,7 +134,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache, cached_property
 from itertools import accumulate, compress
-from operator import add, eq, or_
+from operator import add, eq, methodcaller, or_
 from typing import Any, NamedTuple
 
 from jacked_vault.errors import VaultError
@@ -1466,9 +1466,13 @@ def _findings_in(text: str, context: _Source | None, found: set[str]) -> None:
                 present = {word for word in _GATE_WORDS if word in around()}
             if present.isdisjoint(rule.context):
                 continue
-        verdicts: dict[bytes, bool] = {}  # the rule's check of each value: a value met again is not checked again
         pattern, fallback, check = rule.pattern, rule.fallback, rule.check
         group = "v" if "v" in pattern.groupindex else 0  # what the check reads
+        if context is not None and not rule.fold:  # windows: a match counts by its value alone
+            if _a_value_passes(rule, {*map(methodcaller("group", group), pattern.finditer(data))}, around):
+                found.add(rule.kind)
+            continue
+        verdicts: dict[bytes, bool] = {}  # the rule's check of each value: a value met again is not checked again
         for match in pattern.finditer(lower if rule.fold else data):
             start, end = match.span(group)
             if fallback and covered.find(1, start, end) != -1:
@@ -1493,6 +1497,16 @@ def _findings_in(text: str, context: _Source | None, found: set[str]) -> None:
                 found.add(rule.kind)
                 if settled(at):
                     break
+
+
+def _a_value_passes(rule: _Rule, values: set[bytes], around: Callable[[], bytes]) -> bool:
+    """Whether one of `values` (what `rule` matched in windows of joined lines, each once) passes
+    its check, and a context word it needs occurs `around` (anywhere: the windows and their
+    context, so the same for every value)."""
+    if not values or (rule.context and not any(word in around() for word in rule.context)):
+        return False
+    check = rule.check
+    return check is None or any(check(value.decode(errors="replace")) for value in values)
 
 
 def scan_text(text: str) -> list[str]:
