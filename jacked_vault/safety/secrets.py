@@ -414,7 +414,7 @@ def _groups(series: list[tuple[int, int]]) -> Iterator[list[tuple[int, int]]]:
 
 def _rejoined(
     lines: str, rules: frozenset[int] | None = None, found: set[str] | None = None
-) -> tuple[str, Iterator[str]] | None:
+) -> tuple[str, Iterator[tuple[str, frozenset[int]]]] | None:
     """Windows of `lines` (trimmed: `_TRAILING_BLANKS` removed) with split tokens joined, each
     on lines of its own between lines holding a NUL (no rule reads across one, so no match spans
     two windows); None if no line break may split a token. For each series of joints on
@@ -451,24 +451,26 @@ def _batches(
     built: list[tuple[int, int, list[str], str, bool]],
     rules: frozenset[int],
     found: set[str] | None,
-) -> Iterator[str]:
-    """The windows `_rejoined` builds, in batches: each whole series a match may be in first (in
-    batches of at least `_BATCH` characters, doubling from one of several windows to the next),
+) -> Iterator[tuple[str, frozenset[int]]]:
+    """The windows `_rejoined` builds, in batches, each with the rules that may match in it: each
+    whole series a match may be in first (in batches of at least `_BATCH` characters, doubling from
+    one of several windows to the next),
     then in each, stretch by stretch of joints (`_STRETCH`, doubling while a rule may match in
     each), the 2 and 3 lines around every joint of a stretch (`_stretch_windows`) where a rule's
     `core` matches in the stretch joined (`_may_start`), then its cut ends. With `found` (the kinds
     its reader has found, growing between batches), only rules of a kind not yet found are looked
-    for: a window only another one may match in could only add a kind found. A window already read
-    in the series is not read again."""
+    for: a window only another one may match in could only add a kind found; a stretch's windows are
+    read only by the rules that may match in them. A window already read in the series is not read
+    again."""
     windows: list[str] = []
     size, batch = 0, _BATCH
 
-    def add(window: str) -> Iterator[str]:
+    def add(window: str) -> Iterator[tuple[str, frozenset[int]]]:
         nonlocal size, batch, windows
         windows.append(window)
         size += len(window)
         if size >= batch:
-            yield _WINDOW_SEPARATOR.join(windows)
+            yield _WINDOW_SEPARATOR.join(windows), rules
             batch *= 2 if len(windows) > 1 else 1  # a long whole series alone leaves it
             windows, size = [], 0
 
@@ -480,7 +482,7 @@ def _batches(
         if hit:
             yield from add(whole)
     if windows:
-        yield _WINDOW_SEPARATOR.join(windows)
+        yield _WINDOW_SEPARATOR.join(windows), rules
     joints = joined[0]
     for first, last, pieces, whole, hit in built:
         if not hit:
@@ -500,19 +502,20 @@ def _batches(
             if not now:
                 return
             lo, hi = at - first, min(stop + 2 - first, len(pieces))  # the pieces its windows read
-            if any(_may_start(i, pieces, texts, ends, lo, hi) for i in now):
+            may = frozenset(i for i in now if _may_start(i, pieces, texts, ends, lo, hi))
+            if may:
                 built_now = _stretch_windows(lines, joined, pieces, first, at - first, stop - first)
                 fresh = [window for window in dict.fromkeys(built_now) if window not in seen]
                 seen.update(fresh)
                 if fresh:
-                    yield _WINDOW_SEPARATOR.join(fresh)
+                    yield _WINDOW_SEPARATOR.join(fresh), may
                 at, stretch = stop, stretch * 2  # matches may start on many lines: longer stretches
             else:
                 at, stretch = stop, _STRETCH
         if last - first >= 2 and hit_rules & live():  # a match in them starts where one in the whole series may
             cuts = [w for w in _cut(lines, joints, first, last, whole).values() if w not in seen]
             if cuts:
-                yield _WINDOW_SEPARATOR.join(cuts)
+                yield _WINDOW_SEPARATOR.join(cuts), frozenset(hit_rules) & live()
 
 
 def _may_start(index: int, pieces: list[str], texts: dict[bool, bytes], ends: list[int], lo: int, hi: int) -> bool:
@@ -653,12 +656,12 @@ def _views(text: str, found: set[str] | None = None) -> Iterator[tuple[str, _Sou
         if joined is None:
             return
         series, batches = joined
-        source = _Source((clean + "\n" + series).encode("utf-8", "surrogatepass").lower(), rules)
+        folded = (clean + "\n" + series).encode("utf-8", "surrogatepass").lower()
         kinds = {_RULES[index].kind for index in rules}
-        for batch in batches:
+        for batch, batch_rules in batches:
             if found is not None and kinds <= found:
                 return
-            yield batch, source
+            yield batch, _Source(folded, batch_rules)
 
 
 # --- value checks ------------------------------------------------------------------------

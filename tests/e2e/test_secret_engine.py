@@ -165,7 +165,7 @@ def _assert_joining_told(text: str) -> None:
     joined = secrets._rejoined(lines) if "\n" in lines else None
     if joined is None or secrets._may_join(lines):
         return
-    windows = "\n\x00\n".join(joined[1])  # every batch
+    windows = "\n\x00\n".join(batch for batch, _ in joined[1])  # every batch
     data = windows.encode("utf-8", "surrogatepass")
     for rule in secrets._RULES:
         if rule.fallback:
