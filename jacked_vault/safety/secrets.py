@@ -460,8 +460,7 @@ def _batches(
     `core` matches in the stretch joined (`_may_start`), then its cut ends. With `found` (the kinds
     its reader has found, growing between batches), only rules of a kind not yet found are looked
     for: a window only another one may match in could only add a kind found; a stretch's windows are
-    read only by the rules that may match in them. A window already read in the series is not read
-    again."""
+    read only by the rules that may match in them, each window of a stretch once."""
     windows: list[str] = []
     size, batch = 0, _BATCH
 
@@ -494,7 +493,6 @@ def _batches(
         hit_rules = {i for i in live() if _may_start(i, pieces, texts, ends, 0, len(pieces))}
         if not hit_rules:
             continue
-        seen = {whole}
         at, stretch = first, _STRETCH
         while at <= last:
             stop = min(at + stretch, last + 1)  # joints `at` to `stop - 1`; their windows read pieces to `stop + 1`
@@ -504,18 +502,16 @@ def _batches(
             lo, hi = at - first, min(stop + 2 - first, len(pieces))  # the pieces its windows read
             may = frozenset(i for i in now if _may_start(i, pieces, texts, ends, lo, hi))
             if may:
-                built_now = _stretch_windows(lines, joined, pieces, first, at - first, stop - first)
-                fresh = [window for window in dict.fromkeys(built_now) if window not in seen]
-                seen.update(fresh)
+                fresh = dict.fromkeys(_stretch_windows(lines, joined, pieces, first, at - first, stop - first))
+                fresh.pop(whole, None)  # read first (a series of one joint is its window)
                 if fresh:
-                    yield _WINDOW_SEPARATOR.join(fresh), may
+                    yield _WINDOW_SEPARATOR.join(fresh), may  # each window once
                 at, stretch = stop, stretch * 2  # matches may start on many lines: longer stretches
             else:
                 at, stretch = stop, _STRETCH
         if last - first >= 2 and hit_rules & live():  # a match in them starts where one in the whole series may
-            cuts = [w for w in _cut(lines, joints, first, last, whole).values() if w not in seen]
-            if cuts:
-                yield _WINDOW_SEPARATOR.join(cuts), frozenset(hit_rules) & live()
+            cuts = _cut(lines, joints, first, last, whole).values()
+            yield _WINDOW_SEPARATOR.join(cuts), frozenset(hit_rules) & live()
 
 
 def _may_start(index: int, pieces: list[str], texts: dict[bool, bytes], ends: list[int], lo: int, hi: int) -> bool:
