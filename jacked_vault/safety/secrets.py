@@ -454,8 +454,7 @@ def _batches(
 ) -> Iterator[tuple[str, frozenset[int]]]:
     """The windows `_rejoined` builds, in batches, each with the rules that may match in it: each
     whole series a match may be in first (in batches of at least `_BATCH` characters, doubling from
-    one of several windows to the next),
-    then in each, stretch by stretch of joints (`_STRETCH`, doubling while a rule may match in
+    one of several windows to the next), then in each, stretch by stretch of joints (`_STRETCH`, doubling while a rule may match in
     each), the 2 and 3 lines around every joint of a stretch (`_stretch_windows`) where a rule's
     `core` matches in the stretch joined (`_may_start`), then its cut ends. With `found` (the kinds
     its reader has found, growing between batches), only rules of a kind not yet found are looked
@@ -497,8 +496,8 @@ def _batches(
         while at <= last:
             stop = min(at + stretch, last + 1)  # joints `at` to `stop - 1`; their windows read pieces to `stop + 1`
             now = hit_rules & live()
-            if not now:
-                return
+            if not now:  # every kind this series may hold is found: the next series
+                break
             lo, hi = at - first, min(stop + 2 - first, len(pieces))  # the pieces its windows read
             may = frozenset(i for i in now if _may_start(i, pieces, texts, ends, lo, hi))
             if may:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 import random
 import re
+import string
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -380,6 +381,62 @@ def test_placeholder_shapes_search_the_cores_per_stretch_of_lines_not_per_line(
 def test_placeholder_shapes_get_the_verdict_every_window_gives(shape: str) -> None:
     text = _placeholder_shapes(8 * KIB)[shape]
     assert secrets.scan_text(text) == joined_oracle.scan_text(text) == []
+
+
+def test_a_kind_found_in_one_series_leaves_the_next_series_read() -> None:
+    """A series longer than one stretch whose only rule's kind is found in its first stretch stops
+    there; the series after it, a token of another kind split in two lines between words it would
+    be glued to (so only a window of its two lines holds it), is still read."""
+    rng = random.Random(5)
+
+    def rand(n: int, alphabet: str = string.ascii_lowercase) -> str:
+        return "".join(rng.choice(alphabet) for _ in range(n))
+
+    first = ["prefixword", "AKIA" + rand(6, shapes.UPPER_DIGITS), rand(10, shapes.UPPER_DIGITS)]
+    first += [rand(12) for _ in range(2 * secrets._STRETCH)]
+    second = ["prefixword", "ghp_" + rand(18, ALNUM), rand(18, ALNUM), "suffixword"]
+    text = "\n".join(first) + "\n\n" + "\n".join(second)
+    assert secrets.scan_text(text) == joined_oracle.scan_text(text) == ["AWS access key", "GitHub token"]
+
+
+def _long_texts(count: int) -> list[str]:
+    """Texts of up to four series of up to ~90 joined lines (more than one stretch), blank lines
+    between them, each with up to two tokens of several kinds split in two lines, bare or quoted,
+    some series indented."""
+    rng = random.Random(47)
+    lower, upper, alnum = string.ascii_lowercase, shapes.UPPER_DIGITS, ALNUM
+
+    def rand(n: int, alphabet: str = lower) -> str:
+        return "".join(rng.choice(alphabet) for _ in range(n))
+
+    makers = [
+        lambda: "AK" + "IA" + rand(16, upper),
+        lambda: "gh" + "p_" + rand(36, alnum),
+        lambda: "sk" + "_live_" + rand(24, alnum),
+        lambda: "np" + "m_" + rand(36, alnum),
+        lambda: "gl" + "pat-" + rand(20, alnum),
+        lambda: "AI" + "za" + rand(35, alnum),
+    ]
+    texts = []
+    for _ in range(count):
+        blocks = []
+        for _ in range(rng.randint(1, 4)):
+            lines = [rand(rng.randint(8, 14), rng.choice([lower, alnum, upper])) for _ in range(rng.randint(1, 90))]
+            for _ in range(rng.randint(0, 2)):
+                token = rng.choice(makers)()
+                cut, at, quote = rng.randint(1, len(token) - 1), rng.randint(0, len(lines)), rng.choice(["", '"'])
+                lines[at:at] = [f"{quote}{token[:cut]}{quote}", f"{quote}{token[cut:]}{quote}"]
+            indent = rng.choice(["", "", "  "])
+            blocks.append("\n".join(indent + line for line in lines))
+        texts.append("\n\n".join(blocks))
+    return texts
+
+
+def test_long_texts_of_several_series_get_the_verdict_every_window_gives() -> None:
+    texts = _long_texts(60)
+    assert sum(len(joined_oracle.scan_text(text)) > 1 for text in texts) >= 20  # several kinds: each series read
+    for text in texts:
+        assert secrets.scan_text(text) == joined_oracle.scan_text(text), text[:80]
 
 
 def _split_texts() -> list[str]:
