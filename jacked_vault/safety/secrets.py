@@ -454,12 +454,13 @@ def _batches(
 ) -> Iterator[tuple[str, frozenset[int]]]:
     """The windows `_rejoined` builds, in batches, each with the rules that may match in it: each
     whole series a match may be in first (in batches of at least `_BATCH` characters, doubling from
-    one of several windows to the next), then in each, stretch by stretch of joints (`_STRETCH`, doubling while a rule may match in
-    each), the 2 and 3 lines around every joint of a stretch (`_stretch_windows`) where a rule's
-    `core` matches in the stretch joined (`_may_start`), then its cut ends. With `found` (the kinds
-    its reader has found, growing between batches), only rules of a kind not yet found are looked
-    for: a window only another one may match in could only add a kind found; a stretch's windows are
-    read only by the rules that may match in them, each window of a stretch once."""
+    one of several windows to the next), then in each, stretch by stretch of joints (`_STRETCH`,
+    doubling while a rule may match in each), the 2 and 3 lines around every joint of a stretch
+    (`_stretch_windows`) where a rule's `core` matches in the stretch joined (`_may_start`), then
+    its cut ends. With `found` (the kinds its reader has found, growing between batches), only
+    rules of a kind not yet found are looked for: a window only another one may match in could only
+    add a kind found; a stretch's windows are read only by the rules that may match in them, each
+    window of a stretch once."""
     windows: list[str] = []
     size, batch = 0, _BATCH
 
