@@ -1531,11 +1531,14 @@ def _strings(path: _Path, value: object) -> Iterator[tuple[_Path, str, bool]]:
                 yield (*path, index), item, False
             else:
                 yield from _strings((*path, index), item)
-    elif isinstance(value, Mapping):
+    elif isinstance(value, dict | Mapping):  # a dict told first: the ABC's check costs more
         for key, item in value.items():
             if isinstance(key, str):
                 yield path, key, True
-            yield from _strings((*path, str(key)), item)
+            if isinstance(item, str):  # most values (an audit line's): no generator each
+                yield (*path, str(key)), item, False
+            else:
+                yield from _strings((*path, str(key)), item)
 
 
 def _field(path: _Path, key: bool, secret_keys: set[str]) -> str:

@@ -300,6 +300,7 @@ def _audit(rel: str, data: bytes, first: int = 1) -> None:
     """The lines of an audit file (`data`, whose first line is line `first` of the file)."""
 
     values: dict[str, object] = {}
+    lines = 0
     for number, line in enumerate(data.decode("utf-8", "replace").splitlines(), first):
         try:
             entry = json.loads(line)
@@ -314,13 +315,16 @@ def _audit(rel: str, data: bytes, first: int = 1) -> None:
         if not all(v is None or isinstance(v, str) for v in entry.values()):
             raise refuse("INVALID", rel, f"line {number} holds a non-string value")
         # A canonical `ts` is digits in a closed format, as a note's timestamps (CLOSED_FIELDS): not
-        # scanned. By key, so a finding names the field (`line 3.harness`).
-        values[f"line {number}"] = {
-            k: v for k, v in entry.items() if v and not (k == "ts" and TIMESTAMP_RE.fullmatch(v))
-        }
-        if len(values) == _AUDIT_SCAN_LINES:
+        # scanned. Named by line and key, so a finding names the field (`line 3.harness`); the keys
+        # themselves are the record's, checked above, so they are names, not scanned.
+        for key, value in entry.items():
+            if value and not (key == "ts" and TIMESTAMP_RE.fullmatch(value)):
+                values[f"line {number}.{key}"] = value
+        lines += 1
+        if lines == _AUDIT_SCAN_LINES:
             scan(values, rel)
             values.clear()
+            lines = 0
     scan(values, rel)
 
 
