@@ -625,8 +625,8 @@ def _key_body_in(marked: str) -> bool:
 class _Source:
     """Where windows of joined lines come from: the decoded text and every whole series joined,
     lowercased as bytes once for every batch (their context: every word of the windows, whichever
-    batch holds them), and the token rules that may match in them (`_may_join`: the engine's set
-    need not read the windows)."""
+    batch holds them), and the token rules that may match in a batch of them (`_may_join`, then
+    `_may_start` for a stretch's: the engine's set need not read the windows)."""
 
     folded: bytes
     rules: frozenset[int]
