@@ -428,13 +428,14 @@ def _rejoined(
     then its windows without its ends. Returned: every whole series joined, one a line (it holds
     every word of every window: the context words), and the windows in batches (`_batches`), built
     as they are read; with `found`, only where a rule of a kind not in it may match."""
-    joints, series, breaks, quoted = _joints(lines)
+    joined = _joints(lines)
+    joints = joined.spans
     if not joints:
         return None
-    cut = "\n" if breaks is None else _QUOTED_CUT if quoted else None  # what each joint is, if one pattern
+    cut = "\n" if joined.breaks is None else _QUOTED_CUT if joined.quoted else None  # what each joint is, if one
     rules = _TOKEN_RULES if rules is None else rules
     built: list[tuple[int, int, list[str], str, bool]] = []
-    for group in _groups(series):
+    for group in _groups(joined.series):
         start = lines.rfind("\n", 0, joints[group[0][0]][0]) + 1
         end = lines.find("\n", joints[group[-1][1]][1])
         # one series alone is told apart by `_may_start`
@@ -442,12 +443,12 @@ def _rejoined(
         for first, last in group:
             pieces = _pieces(lines, joints, first, last, cut)
             built.append((first, last, pieces, "".join(pieces), hit))
-    return "\n".join(whole for _, _, _, whole, _ in built), _batches(lines, (joints, breaks), built, rules, found)
+    return "\n".join(whole for _, _, _, whole, _ in built), _batches(lines, joined, built, rules, found)
 
 
 def _batches(
     lines: str,
-    joined: tuple[list[tuple[int, int]], list[int] | None],
+    joined: _Joints,
     built: list[tuple[int, int, list[str], str, bool]],
     rules: frozenset[int],
     found: set[str] | None,
@@ -482,7 +483,7 @@ def _batches(
             yield from add(whole)
     if windows:
         yield _WINDOW_SEPARATOR.join(windows), rules
-    joints = joined[0]
+    joints = joined.spans
     for first, last, pieces, whole, hit in built:
         if not hit:
             continue
@@ -525,17 +526,15 @@ def _may_start(index: int, pieces: list[str], texts: dict[bool, bytes], ends: li
     return rule.core.search(texts[rule.fold], ends[lo], ends[hi]) is not None
 
 
-def _stretch_windows(
-    lines: str, joined: tuple[list[tuple[int, int]], list[int] | None], pieces: list[str], first: int, a: int, b: int
-) -> list[str]:
+def _stretch_windows(lines: str, joined: _Joints, pieces: list[str], first: int, a: int, b: int) -> list[str]:
     """The windows of joints `a` to `b - 1` of a series (counted from its first, `first` in
-    `joined`: the joints' spans and breaks; `pieces`: `_pieces` of the series): the 2 lines around
+    `joined`: the text's `_Joints`; `pieces`: `_pieces` of the series): the 2 lines around
     each joint and the 3 lines around it and the next, built from the pieces over all of them at
     once. A piece is its line but for what the joints around it remove: the blanks and quote the
     line starts with (`leads`), the quote it ends with (`trails`); a window's first line keeps its
     lead, its last line its trail."""
     middles = pieces[a + 1 : b + 2]  # pieces `a + 1` to `b + 1`
-    joints, breaks = joined
+    joints, breaks = joined.spans, joined.breaks
     if breaks is None:  # each joint removes its break only: a piece is its line
         heads, tails = pieces[a:b], middles
     else:
@@ -717,12 +716,7 @@ def _placeholder(value: str) -> bool:
         lower = value.lower()
         if not any(hint in lower for hint in _PLACEHOLDER_HINTS):
             return False
-    return _placeholder_pattern().search(value) is not None
-
-
-@cache
-def _placeholder_pattern() -> re.Pattern[str]:
-    return re.compile(_PLACEHOLDER)
+    return compiled(_PLACEHOLDER).search(value) is not None
 
 
 def _real(value: str) -> bool:
@@ -1467,8 +1461,8 @@ def _findings_in(text: str, context: _Source | None, found: set[str]) -> None:
                 continue
         pattern, fallback, check = rule.pattern, rule.fallback, rule.check
         group = "v" if "v" in pattern.groupindex else 0  # what the check reads
-        if context is not None and not rule.fold:  # windows: a match counts by its value alone
-            if _a_value_passes(rule, {*map(methodcaller("group", group), pattern.finditer(data))}, around):
+        if context is not None:  # windows: a match counts by its value alone
+            if _a_value_passes(rule, _values(pattern, group, data, lower if rule.fold else None), around):
                 found.add(rule.kind)
             continue
         verdicts: dict[bytes, bool] = {}  # the rule's check of each value: a value met again is not checked again
@@ -1484,11 +1478,7 @@ def _findings_in(text: str, context: _Source | None, found: set[str]) -> None:
                 if not verdict:
                     continue
             if rule.context:
-                near = (
-                    around()
-                    if context is not None
-                    else lower[max(0, match.start() - CONTEXT_CHARS) : match.end() + CONTEXT_CHARS]
-                )
+                near = lower[max(0, match.start() - CONTEXT_CHARS) : match.end() + CONTEXT_CHARS]
                 if not any(word in near for word in rule.context):
                     continue
             covered[match.start() : match.end()] = b"\x01" * (match.end() - match.start())
@@ -1496,6 +1486,14 @@ def _findings_in(text: str, context: _Source | None, found: set[str]) -> None:
                 found.add(rule.kind)
                 if settled(at):
                     break
+
+
+def _values(pattern: re.Pattern[bytes], group: str | int, data: bytes, lower: bytes | None) -> set[bytes]:
+    """The distinct values (`group`) `pattern` matches in `data`, in one pass; with `lower` (a
+    `fold` rule's text), matched there and taken from `data` at the same places."""
+    if lower is None:
+        return {*map(methodcaller("group", group), pattern.finditer(data))}
+    return {data[start:end] for start, end in map(methodcaller("span", group), pattern.finditer(lower))}
 
 
 def _a_value_passes(rule: _Rule, values: set[bytes], around: Callable[[], bytes]) -> bool:
