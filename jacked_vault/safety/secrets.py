@@ -195,7 +195,9 @@ _NESTED = ("%25", "%5c", "%5C", "\\\\", "\\u0025", "\\u005", "\\x25", "\\x5")
 #   up inside a longer list of short lines is not found).
 SPLIT_TOKEN = 20  # the shortest token shape: an AWS access key id
 MAX_SPLIT_LINES = 64  # a longer series of short lines is a list of words, not one token cut up
-_T = r"[\w+/=.:-]"
+_T_CHARS = r"\w+/=.:-"
+_T = f"[{_T_CHARS}]"
+_RUNS_ONLY = f"[\n{_T_CHARS}]*"  # lines that are each one run (or empty): no blanks, nothing else
 # The blanks and token run each line starts with, its blanks; on the reversed text, the run each
 # line ends with (each found at every line start, so once per line; SPLIT_TOKEN is as long as a
 # run need be).
@@ -268,18 +270,28 @@ class _Joints(NamedTuple):
 def _joints(lines: str) -> _Joints:
     """The joints of `lines` (`_Joints`). One pass over the lines' ends (`_LINE_HEAD`, `_LINE_TAIL`:
     a line that is one run after its blanks ends with that run, so the tails are read only when
-    some line is not; none when no line after a break starts with a run, `_RUN_AFTER_BREAK`), then
-    arithmetic on their lengths; `_SHORT_LINES` and `_JOIN_QUOTED` add theirs."""
+    some line is not; none when no line after a break starts with a run, `_RUN_AFTER_BREAK`; their
+    lengths alone when every line is one run, `_RUNS_ONLY`), then arithmetic on their lengths;
+    `_SHORT_LINES` and `_JOIN_QUOTED` add theirs."""
     sizes = list(map(len, lines.split("\n")))
     starts = list(accumulate(map((1).__add__, sizes)))  # where each line after a break starts
     indented = lines.startswith((" ", "\t")) or "\n " in lines or "\n\t" in lines
     blanks = list(map(len, compiled(_LINE_BLANKS).findall(lines))) if indented else [0] * len(sizes)
     flags = bytearray(len(sizes) - 1)  # 1 for each break that is a joint
     if compiled(_RUN_AFTER_BREAK).search(lines):  # else no break joins runs (quoted lines)
-        heads = list(map(len, compiled(_LINE_HEAD).findall(lines)))  # blanks and run
+        runs_only = not indented and compiled(_RUNS_ONLY).fullmatch(lines) is not None
+        if runs_only:  # each line starts and ends with its run of up to SPLIT_TOKEN, without a regex
+            heads = [size if size < SPLIT_TOKEN else SPLIT_TOKEN for size in sizes]
+        else:
+            heads = list(map(len, compiled(_LINE_HEAD).findall(lines)))  # blanks and run
         runs = [head - blank for head, blank in zip(heads, blanks, strict=True)] if indented else heads
         whole_runs = bytes(map(eq, heads, sizes))  # 1 for a line that is its blanks and one run (of 20 at most)
-        flags = _run_joints(lines, heads, sizes, runs, whole_runs)
+        if runs_only or 0 not in whole_runs:  # every line ends with its run
+            ends = runs
+        else:  # the run each line ends with, from the reversed text
+            ends = list(map(len, compiled(_LINE_TAIL).findall(lines[::-1])))
+            ends.reverse()
+        flags = _run_joints(heads, sizes, runs, ends)
         for first, breaks in _short_lines(lines, whole_runs, runs, starts):
             flags[first : first + breaks] = b"\x01" * breaks
     quoted: dict[int, tuple[int, int]] = {}
@@ -306,17 +318,10 @@ def _joints(lines: str) -> _Joints:
     return _Joints(spans, series, where, bool(quoted) and flags == quoted_flags)
 
 
-def _run_joints(lines: str, heads: list[int], sizes: list[int], runs: list[int], whole_runs: bytes) -> bytearray:
-    """1 for every line break of `lines` that joins two runs (of `_joints`' lines: `heads` their
-    blanks and first run, `sizes` their lengths, `runs` their first runs, `whole_runs` 1 for each
-    that is its blanks and one run): the runs before and after it make SPLIT_TOKEN, also through a
-    short middle line. The run each line ends with is read from the reversed text only when some
-    line is not one run after its blanks."""
-    if 0 in whole_runs:
-        ends = list(map(len, compiled(_LINE_TAIL).findall(lines[::-1])))
-        ends.reverse()
-    else:  # every line ends with its run
-        ends = runs
+def _run_joints(heads: list[int], sizes: list[int], runs: list[int], ends: list[int]) -> bytearray:
+    """1 for every line break that joins two runs (of `_joints`' lines: `heads` their blanks and
+    first run, `sizes` their lengths, `runs` their first runs, `ends` the runs they end with): the
+    runs before and after it make SPLIT_TOKEN, also through a short middle line."""
     pairs = zip(ends, runs[1:], strict=False)  # the run each line ends with, the next one's first
     two = bytearray([end > 0 and run1 > 0 and end + run1 >= SPLIT_TOKEN for end, run1 in pairs])
     if 0 not in two:  # every break joins the runs before and after it
@@ -1422,49 +1427,37 @@ def _candidates(data: bytes, lower: bytes) -> frozenset[int]:
 
 
 def _findings_in(text: str, context: _Source | None, found: set[str]) -> None:
-    """Add to `found` the kind of every secret in one view of a text. With a `context` (where
-    windows of joined lines come from), only its rules run (no set over the windows), fallback
-    rules are skipped, and context words are looked for anywhere in the windows or in it.
+    """Add to `found` the kind of every secret in one view of a text; with a `context` (where
+    windows of joined lines come from), in a batch of those windows (`_window_findings`).
 
     A rule whose kind is in `found` runs on only while a later fallback rule of a kind not yet
     found may run: its matches only mark what those skip (`covered`); so a text of a thousand
     assignments checks one."""
+    if context is not None:
+        _window_findings(text, context, found)
+        return
     data = text.encode("utf-8", "surrogatepass")
     lower = data.lower()  # ASCII only, so offsets are unchanged
-    joined_around: list[bytes] = []  # the windows and their context, joined once a rule reads them
-
-    def around() -> bytes:
-        """Where context words are looked for: the text, or the windows and their context."""
-        if context is None:
-            return lower
-        if not joined_around:
-            joined_around.append(lower + b"\n" + context.folded)
-        return joined_around[0]
-
-    present: set[bytes] | None = None  # the gate words in `around`, once a gated rule may match
+    present: set[bytes] | None = None  # the gate words in the text, once a gated rule may match
     covered = bytearray(len(data))  # 1 where an earlier rule already matched
-    candidates = context.rules if context is not None else _candidates(data, lower)
+    candidates = _candidates(data, lower)
     order = range(len(_RULES)) if candidates is _ALL_RULES else sorted(candidates)  # in the rules' order
 
     def settled(at: int) -> bool:
-        """No fallback rule after `order[at]` may find a kind not yet found (none runs on windows)."""
-        return context is not None or all(_RULES[i].kind in found for i in order[at + 1 :] if _RULES[i].fallback)
+        """No fallback rule after `order[at]` may find a kind not yet found."""
+        return all(_RULES[i].kind in found for i in order[at + 1 :] if _RULES[i].fallback)
 
     for at, index in enumerate(order):
         rule = _RULES[index]
-        if (rule.fallback and context is not None) or (rule.kind in found and settled(at)):
+        if rule.kind in found and settled(at):
             continue
         if rule.gated:
             if present is None:
-                present = {word for word in _GATE_WORDS if word in around()}
+                present = _gate_words(lower)
             if present.isdisjoint(rule.context):
                 continue
         pattern, fallback, check = rule.pattern, rule.fallback, rule.check
         group = "v" if "v" in pattern.groupindex else 0  # what the check reads
-        if context is not None:  # windows: a match counts by its value alone
-            if _a_value_passes(rule, _values(pattern, group, data, lower if rule.fold else None), around):
-                found.add(rule.kind)
-            continue
         verdicts: dict[bytes, bool] = {}  # the rule's check of each value: a value met again is not checked again
         for match in pattern.finditer(lower if rule.fold else data):
             start, end = match.span(group)
@@ -1488,10 +1481,54 @@ def _findings_in(text: str, context: _Source | None, found: set[str]) -> None:
                     break
 
 
+def _gate_words(text: bytes) -> set[bytes]:
+    """The words of `_GATE_WORDS` in `text` (lowercased): a gated rule runs only with one of its own."""
+    return {word for word in _GATE_WORDS if word in text}
+
+
+def _window_findings(text: str, context: _Source, found: set[str]) -> None:
+    """Add to `found` the kind of every token shape in a batch of windows of joined lines: only the
+    rules `context` names run (no set over the windows), fallback rules and those of a kind found
+    are skipped, a match counts by its value alone (`_a_value_passes`), and context words are looked
+    for anywhere in the windows or in `context`. The text is lowercased only if a rule reads it so."""
+    data = text.encode("utf-8", "surrogatepass")
+    lowered: list[bytes] = []  # the windows lowercased, once a rule reads them so
+    joined_around: list[bytes] = []  # the windows and their context, joined once a rule reads them
+
+    def lower() -> bytes:
+        if not lowered:
+            lowered.append(data.lower())  # ASCII only, so offsets are unchanged
+        return lowered[0]
+
+    def around() -> bytes:
+        """Where context words are looked for: the windows and their context."""
+        if not joined_around:
+            joined_around.append(lower() + b"\n" + context.folded)
+        return joined_around[0]
+
+    present: set[bytes] | None = None  # the gate words in `around`, once a gated rule may match
+    for index in sorted(context.rules):
+        rule = _RULES[index]
+        if rule.fallback or rule.kind in found:
+            continue
+        if rule.gated:
+            if present is None:
+                present = _gate_words(around())
+            if present.isdisjoint(rule.context):
+                continue
+        group = "v" if "v" in rule.pattern.groupindex else 0  # what the check reads
+        if _a_value_passes(rule, _values(rule.pattern, group, data, lower() if rule.fold else None), around):
+            found.add(rule.kind)
+
+
 def _values(pattern: re.Pattern[bytes], group: str | int, data: bytes, lower: bytes | None) -> set[bytes]:
     """The distinct values (`group`) `pattern` matches in `data`, in one pass; with `lower` (a
-    `fold` rule's text), matched there and taken from `data` at the same places."""
+    `fold` rule's text), matched there and taken from `data` at the same places. `findall` gives
+    them without a match object each when `group` is the pattern's only group or the whole match
+    of a pattern without groups."""
     if lower is None:
+        if pattern.groups == (group != 0):
+            return set(pattern.findall(data))
         return {*map(methodcaller("group", group), pattern.finditer(data))}
     return {data[start:end] for start, end in map(methodcaller("span", group), pattern.finditer(lower))}
 
