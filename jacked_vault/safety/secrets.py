@@ -198,6 +198,7 @@ MAX_SPLIT_LINES = 64  # a longer series of short lines is a list of words, not o
 _T_CHARS = r"\w+/=.:-"
 _T = f"[{_T_CHARS}]"
 _RUNS_ONLY = f"[\n{_T_CHARS}]*"  # lines that are each one run (or empty): no blanks, nothing else
+_ASCII_T = bytes(code for code in range(128) if re.fullmatch(_T, chr(code)))  # `_T`'s ASCII characters
 # The blanks and token run each line starts with, its blanks; on the reversed text, the run each
 # line ends with (each found at every line start, so once per line; SPLIT_TOKEN is as long as a
 # run need be).
@@ -215,6 +216,25 @@ _QUOTED_JOINT = _QUOTED_BREAK.format(r"(\n)")  # after a quote; the break in a g
 _JOIN_QUOTED = f"[\"'`]{_QUOTED_JOINT}"
 _QUOTED_CUT = "[\"'`]" + _QUOTED_BREAK.format(r"\n")  # the same, no group: what a series of them is split at
 _QUOTED_LINE_ENDS = ('"\n', "'\n", "`\n", "+\n")
+
+
+def _indented(lines: str) -> bool:
+    """A line of `lines` starts with a blank (told at once when there is none)."""
+    return (" " in lines or "\t" in lines) and (lines.startswith((" ", "\t")) or "\n " in lines or "\n\t" in lines)
+
+
+def _quoted_ends(lines: str) -> bool:
+    """A line of `lines` ends with a quote or `+`, and a quote is in it: a quoted joint
+    (`_JOIN_QUOTED`) may be (told at once when no quote is)."""
+    return ('"' in lines or "'" in lines or "`" in lines) and any(end in lines for end in _QUOTED_LINE_ENDS)
+
+
+def _runs_only(lines: str) -> bool:
+    """Each line of `lines` is one run of token characters, or empty (`_RUNS_ONLY`); an ASCII text
+    told by deleting `_ASCII_T` and its line breaks."""
+    if lines.isascii():
+        return not lines.encode().translate(None, _ASCII_T + b"\n")
+    return compiled(_RUNS_ONLY).fullmatch(lines) is not None
 
 
 def _code_point(match: re.Match[str]) -> str:
@@ -275,11 +295,11 @@ def _joints(lines: str) -> _Joints:
     `_SHORT_LINES` and `_JOIN_QUOTED` add theirs."""
     sizes = list(map(len, lines.split("\n")))
     starts = list(accumulate(map((1).__add__, sizes)))  # where each line after a break starts
-    indented = lines.startswith((" ", "\t")) or "\n " in lines or "\n\t" in lines
+    indented = _indented(lines)
     blanks = list(map(len, compiled(_LINE_BLANKS).findall(lines))) if indented else [0] * len(sizes)
     flags = bytearray(len(sizes) - 1)  # 1 for each break that is a joint
     if compiled(_RUN_AFTER_BREAK).search(lines):  # else no break joins runs (quoted lines)
-        runs_only = not indented and compiled(_RUNS_ONLY).fullmatch(lines) is not None
+        runs_only = not indented and _runs_only(lines)
         if runs_only:  # each line starts and ends with its run of up to SPLIT_TOKEN, without a regex
             heads = [size if size < SPLIT_TOKEN else SPLIT_TOKEN for size in sizes]
         else:
@@ -291,12 +311,12 @@ def _joints(lines: str) -> _Joints:
         else:  # the run each line ends with, from the reversed text
             ends = list(map(len, compiled(_LINE_TAIL).findall(lines[::-1])))
             ends.reverse()
-        flags = _run_joints(heads, sizes, runs, ends)
+        flags = _run_joints(runs, ends, whole_runs)
         for first, breaks in _short_lines(lines, whole_runs, runs, starts):
             flags[first : first + breaks] = b"\x01" * breaks
     quoted: dict[int, tuple[int, int]] = {}
     quoted_flags = bytearray()
-    if any(end in lines for end in _QUOTED_LINE_ENDS):
+    if _quoted_ends(lines):
         quoted = {match.start(1): match.span() for match in compiled(_JOIN_QUOTED).finditer(lines)}
         if quoted:  # break k (before `starts[k]`) is a joint if it is a quoted one
             quoted_flags = bytearray(map(quoted.__contains__, map((-1).__add__, starts[: len(flags)])))
@@ -318,25 +338,53 @@ def _joints(lines: str) -> _Joints:
     return _Joints(spans, series, where, bool(quoted) and flags == quoted_flags)
 
 
-def _run_joints(heads: list[int], sizes: list[int], runs: list[int], ends: list[int]) -> bytearray:
-    """1 for every line break that joins two runs (of `_joints`' lines: `heads` their blanks and
-    first run, `sizes` their lengths, `runs` their first runs, `ends` the runs they end with): the
-    runs before and after it make SPLIT_TOKEN, also through a short middle line."""
-    pairs = zip(ends, runs[1:], strict=False)  # the run each line ends with, the next one's first
-    two = bytearray([end > 0 and run1 > 0 and end + run1 >= SPLIT_TOKEN for end, run1 in pairs])
+def _run_joints(runs: list[int], ends: list[int], whole_runs: bytes) -> bytearray:
+    """1 for every line break that joins two runs (of `_joints`' lines: `runs` the runs they start
+    with after their blanks, `ends` the runs they end with, each SPLIT_TOKEN at most, `whole_runs` 1
+    for each that is its blanks and one run): the runs before and after it make SPLIT_TOKEN, also
+    through a short middle line (`_run_sum` and `_all`: a byte per break, no Python step each)."""
+    n = len(runs) - 1  # the breaks: line `i` to line `i + 1`
+    end, run, run1 = bytes(ends[:n]), bytes(runs[:n]), bytes(runs[1:])
+    run2 = bytes(runs[2:]) + b"\x00"  # the line after next's: none after the last break
+    end0 = b"\x00" + end[:-1]  # the line before's: none before the first break
+    ran, ran1 = end.translate(_POSITIVE), run1.translate(_POSITIVE)
+    two = _all(ran, ran1, _run_sum(end, run1))  # the runs before and after it
     if 0 not in two:  # every break joins the runs before and after it
-        return two
-    short = SPLIT_TOKEN - 1  # a middle line's run is shorter: the runs before, in and after it make SPLIT_TOKEN
-    return bytearray(
-        [  # line `i` to line `i + 1`
-            (end > 0 and run1 > 0 and end + run1 >= SPLIT_TOKEN)  # the runs before and after it
-            or (end > 0 and run2 > 0 and 0 < run1 < short and head1 == size1 and end + run1 + run2 >= SPLIT_TOKEN)
-            or (end0 > 0 and run1 > 0 and 0 < run < short and head == size and end0 + run + run1 >= SPLIT_TOKEN)
-            for end0, end, head, size, run, head1, size1, run1, run2 in zip(
-                [0, *ends], ends, heads, sizes, runs, heads[1:], sizes[1:], runs[1:], [*runs[2:], 0], strict=False
-            )
-        ]
-    )
+        return bytearray(two)
+    short1 = _all(run1.translate(_SHORT_RUN), whole_runs[1 : n + 1])  # the next line is one short run
+    short = _all(run.translate(_SHORT_RUN), whole_runs[:n])  # this line is one short run
+    through_next = _all(ran, run2.translate(_POSITIVE), short1, _run_sum(end, run1, run2))
+    through_this = _all(end0.translate(_POSITIVE), ran1, short, _run_sum(end0, run, run1))
+    return bytearray(_any(two, through_next, through_this))
+
+
+# Byte tables for `_run_joints`: a run length to 1 or 0.
+_POSITIVE = bytes(length > 0 for length in range(256))
+_SHORT_RUN = bytes(0 < length < SPLIT_TOKEN - 1 for length in range(256))  # a middle line's run, too short alone
+_LONG_ENOUGH = bytes(length >= SPLIT_TOKEN for length in range(256))
+
+
+def _run_sum(*lengths: bytes) -> bytes:
+    """1 where the run lengths (bytes of SPLIT_TOKEN at most, so their sum never carries into the
+    next byte) at the same place make SPLIT_TOKEN together, else 0: added as big integers."""
+    total = sum(int.from_bytes(each, "big") for each in lengths)
+    return total.to_bytes(len(lengths[0]), "big").translate(_LONG_ENOUGH)
+
+
+def _all(*flags: bytes) -> bytes:
+    """1 where every one of `flags` (bytes of 0 and 1, of one length) is 1."""
+    total = int.from_bytes(flags[0], "big")
+    for each in flags[1:]:
+        total &= int.from_bytes(each, "big")
+    return total.to_bytes(len(flags[0]), "big")
+
+
+def _any(*flags: bytes) -> bytes:
+    """1 where one of `flags` (bytes of 0 and 1, of one length) is 1."""
+    total = int.from_bytes(flags[0], "big")
+    for each in flags[1:]:
+        total |= int.from_bytes(each, "big")
+    return total.to_bytes(len(flags[0]), "big")
 
 
 def _short_lines(lines: str, whole_runs: bytes, runs: list[int], starts: list[int]) -> Iterator[tuple[int, int]]:
@@ -536,25 +584,25 @@ def _stretch_windows(lines: str, joined: _Joints, pieces: list[str], first: int,
     `joined`: the text's `_Joints`; `pieces`: `_pieces` of the series): the 2 lines around
     each joint and the 3 lines around it and the next, built from the pieces over all of them at
     once. A piece is its line but for what the joints around it remove: the blanks and quote the
-    line starts with (`leads`), the quote it ends with (`trails`); a window's first line keeps its
-    lead, its last line its trail."""
+    line starts with (its lead), the quote it ends with (its trail); a window's first line keeps
+    its lead (`heads`: from the break before it), its last line its trail (`tails`: to the break
+    after it), each one slice of `lines`."""
     middles = pieces[a + 1 : b + 2]  # pieces `a + 1` to `b + 1`
     joints, breaks = joined.spans, joined.breaks
     if breaks is None:  # each joint removes its break only: a piece is its line
         heads, tails = pieces[a:b], middles
     else:
         last = len(pieces) - 2  # the series' last joint
-        lead_at = first + max(a - 1, 0)  # joint `p - 1` removes piece `p`'s lead: after its break
-        removers = slice(lead_at, first + b - 1)
-        leads = [lines[brk + 1 : end] for brk, (_, end) in zip(breaks[removers], joints[removers], strict=True)]
+        lo = max(a, 1)  # the series' first line is whole in its first piece
+        removers = zip(breaks[first + lo - 1 : first + b - 1], joints[first + lo : first + b], strict=True)
+        heads = [lines[brk + 1 : start] for brk, (start, _) in removers]  # pieces `lo` to `b - 1` and leads
         if a == 0:
-            leads.insert(0, "")  # the series' first line is whole in its first piece
-        removers = slice(first + a + 1, first + min(b + 1, last) + 1)  # joint `p` removes piece `p`'s trail
-        trails = [lines[start:brk] for (start, _), brk in zip(joints[removers], breaks[removers], strict=True)]
+            heads.insert(0, pieces[0])
+        hi = min(b + 1, last)  # the last piece with a trail
+        removers = zip(joints[first + a : first + hi], breaks[first + a + 1 : first + hi + 1], strict=True)
+        tails = [lines[end:brk] for (_, end), brk in removers]  # pieces `a + 1` to `hi` and trails
         if b + 1 > last:
-            trails.append("")  # the series' last line is whole in its last piece
-        heads = list(map(add, leads, pieces[a:b]))  # pieces `a` to `b - 1`, each with its lead
-        tails = list(map(add, middles, trails))  # pieces `a + 1` to `b + 1`, each with its trail
+            tails.append(pieces[-1])  # the series' last line is whole in its last piece
     return [*map(add, heads, tails), *map(add, map(add, heads, middles), tails[1:])]
 
 
@@ -584,7 +632,7 @@ _KEY_BODY_RUN = (
 
 def _glued(lines: str, glue: str) -> str:
     """`lines` with every `_BREAK` replaced by `glue` (by `str.replace` when each is a bare `\\n`)."""
-    if "\n " in lines or "\n\t" in lines or any(end in lines for end in _QUOTED_LINE_ENDS):
+    if _indented(lines) or _quoted_ends(lines):
         return _BREAK.sub(glue, lines)
     return lines.replace("\n", glue)
 
@@ -649,7 +697,9 @@ def _views(text: str, found: set[str] | None = None) -> Iterator[tuple[str, _Sou
     if clean != text:
         yield clean, None
     if "\n" in clean:
-        trailing = any(end in clean for end in _BLANK_LINE_ENDS) or clean.endswith((" ", "\t", "\r"))
+        trailing = (" " in clean or "\t" in clean or "\r" in clean) and (
+            any(end in clean for end in _BLANK_LINE_ENDS) or clean.endswith((" ", "\t", "\r"))
+        )
         lines = compiled(_TRAILING_BLANKS).sub("", clean) if trailing else clean
         rules = _may_join(lines)
         joined = _rejoined(lines, rules, found) if rules else None
