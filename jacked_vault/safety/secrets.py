@@ -594,13 +594,13 @@ def _stretch_windows(lines: str, joined: _Joints, pieces: list[str], first: int,
     else:
         last = len(pieces) - 2  # the series' last joint
         lo = max(a, 1)  # the series' first line is whole in its first piece
-        removers = zip(breaks[first + lo - 1 : first + b - 1], joints[first + lo : first + b], strict=True)
-        heads = [lines[brk + 1 : start] for brk, (start, _) in removers]  # pieces `lo` to `b - 1` and leads
+        before = zip(breaks[first + lo - 1 : first + b - 1], joints[first + lo : first + b], strict=True)
+        heads = [lines[brk + 1 : start] for brk, (start, _) in before]  # pieces `lo` to `b - 1` and leads
         if a == 0:
             heads.insert(0, pieces[0])
         hi = min(b + 1, last)  # the last piece with a trail
-        removers = zip(joints[first + a : first + hi], breaks[first + a + 1 : first + hi + 1], strict=True)
-        tails = [lines[end:brk] for (_, end), brk in removers]  # pieces `a + 1` to `hi` and trails
+        after = zip(joints[first + a : first + hi], breaks[first + a + 1 : first + hi + 1], strict=True)
+        tails = [lines[end:brk] for (_, end), brk in after]  # pieces `a + 1` to `hi` and trails
         if b + 1 > last:
             tails.append(pieces[-1])  # the series' last line is whole in its last piece
     return [*map(add, heads, tails), *map(add, map(add, heads, middles), tails[1:])]
