@@ -134,7 +134,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache, cached_property
 from itertools import accumulate, compress
-from operator import add, eq, methodcaller, or_
+from operator import add, eq, itemgetter, methodcaller, or_
 from typing import Any, NamedTuple
 
 from jacked_vault.errors import VaultError
@@ -317,11 +317,11 @@ def _joints(lines: str) -> _Joints:
     quoted: dict[int, tuple[int, int]] = {}
     quoted_flags = bytearray()
     if _quoted_ends(lines):
-        quoted = {match.start(1): match.span() for match in compiled(_JOIN_QUOTED).finditer(lines)}
-        if quoted:  # break k (before `starts[k]`) is a joint if it is a quoted one
-            quoted_flags = bytearray(map(quoted.__contains__, map((-1).__add__, starts[: len(flags)])))
+        quoted, quoted_flags = _quoted_joints(lines, sizes, starts, indented)
+        if quoted:
             flags = bytearray(map(or_, flags, quoted_flags)) if 1 in flags else quoted_flags
-    if quoted and flags == quoted_flags:  # every joint a quoted one
+    every_quoted = bool(quoted) and flags == quoted_flags
+    if every_quoted:
         spans = list(quoted.values())
     elif quoted:
         after = compress(zip(starts, blanks[1:], strict=False), flags)  # per joint: the next line's start, blanks
@@ -334,8 +334,37 @@ def _joints(lines: str) -> _Joints:
     for run in _JOINT_RUN.finditer(flags):
         series.append((count, count + run.end() - run.start() - 1))
         count += run.end() - run.start()
-    where = list(map((-1).__add__, compress(starts, flags))) if quoted or indented else None
-    return _Joints(spans, series, where, bool(quoted) and flags == quoted_flags)
+    if every_quoted:
+        where: list[int] | None = list(quoted)  # its keys, in order
+    else:
+        where = list(map((-1).__add__, compress(starts, flags))) if quoted or indented else None
+    return _Joints(spans, series, where, every_quoted)
+
+
+def _quoted_joints(
+    lines: str, sizes: list[int], starts: list[int], indented: bool
+) -> tuple[dict[int, tuple[int, int]], bytearray]:
+    """The quoted joints of `lines` (`_JOIN_QUOTED`: its break, its span) and 1 for each line break
+    that is one (of `_joints`' lines: `sizes` their lengths, `starts` where each after a break
+    starts). When each may only be a quote, a break and a quote (an ASCII text without `+` beside a
+    break, a blank after one or a line of one character, which two of them could share), told from
+    the characters around the breaks, without a regex."""
+    breaks = list(map((-1).__add__, starts[:-1]))
+    simple = len(breaks) > 1 and lines.isascii() and not indented and 1 not in sizes
+    if simple and "+\n" not in lines and "\n+" not in lines:
+        data = b"\n" + lines.encode() + b"\n"  # a break's characters around it at `break` and `break + 2`
+        before = bytes(itemgetter(*breaks)(data)).translate(_QUOTE)
+        after = bytes(itemgetter(*map((2).__add__, breaks))(data)).translate(_QUOTE)
+        flags = bytearray(_all(before, after))
+        at = list(compress(breaks, flags))
+        return dict(zip(at, [(brk - 1, brk + 2) for brk in at], strict=True)), flags
+    quoted = {match.start(1): match.span() for match in compiled(_JOIN_QUOTED).finditer(lines)}
+    if len(quoted) == len(breaks):  # every break
+        return quoted, bytearray(b"\x01" * len(breaks))
+    return quoted, bytearray(map(quoted.__contains__, breaks))
+
+
+_QUOTE = bytes(chr(code) in "\"'`" for code in range(256))  # a character (byte) to 1 if a quote, else 0
 
 
 def _run_joints(runs: list[int], ends: list[int], whole_runs: bytes) -> bytearray:
