@@ -314,16 +314,18 @@ def _joints(lines: str) -> _Joints:
         flags = _run_joints(runs, ends, whole_runs)
         for first, breaks in _short_lines(lines, whole_runs, runs, starts):
             flags[first : first + breaks] = b"\x01" * breaks
-    quoted: dict[int, tuple[int, int]] = {}
+    quoted_at: list[int] = []  # the breaks of the quoted joints
+    quoted_spans: list[tuple[int, int]] = []
     quoted_flags = bytearray()
     if _quoted_ends(lines):
-        quoted, quoted_flags = _quoted_joints(lines, sizes, starts, indented)
-        if quoted:
+        quoted_at, quoted_spans, quoted_flags = _quoted_joints(lines, sizes, starts, indented)
+        if quoted_at:
             flags = bytearray(map(or_, flags, quoted_flags)) if 1 in flags else quoted_flags
-    every_quoted = bool(quoted) and flags == quoted_flags
+    every_quoted = bool(quoted_at) and flags == quoted_flags
     if every_quoted:
-        spans = list(quoted.values())
-    elif quoted:
+        spans = quoted_spans
+    elif quoted_at:
+        quoted = dict(zip(quoted_at, quoted_spans, strict=True))
         after = compress(zip(starts, blanks[1:], strict=False), flags)  # per joint: the next line's start, blanks
         spans = [quoted.get(start - 1) or (start - 1, start + blank) for start, blank in after]
     elif indented:
@@ -335,33 +337,34 @@ def _joints(lines: str) -> _Joints:
         series.append((count, count + run.end() - run.start() - 1))
         count += run.end() - run.start()
     if every_quoted:
-        where: list[int] | None = list(quoted)  # its keys, in order
+        where: list[int] | None = quoted_at
     else:
-        where = list(map((-1).__add__, compress(starts, flags))) if quoted or indented else None
+        where = list(map((-1).__add__, compress(starts, flags))) if quoted_at or indented else None
     return _Joints(spans, series, where, every_quoted)
 
 
 def _quoted_joints(
     lines: str, sizes: list[int], starts: list[int], indented: bool
-) -> tuple[dict[int, tuple[int, int]], bytearray]:
-    """The quoted joints of `lines` (`_JOIN_QUOTED`: its break, its span) and 1 for each line break
-    that is one (of `_joints`' lines: `sizes` their lengths, `starts` where each after a break
-    starts). When each may only be a quote, a break and a quote (an ASCII text without `+` beside a
-    break, a blank after one or a line of one character, which two of them could share), told from
-    the characters around the breaks, without a regex."""
+) -> tuple[list[int], list[tuple[int, int]], bytearray]:
+    """The quoted joints of `lines` (`_JOIN_QUOTED`): their breaks and spans, in order, and 1 for
+    each line break that is one (of `_joints`' lines: `sizes` their lengths, `starts` where each
+    after a break starts). When each may only be a quote, a break and a quote (an ASCII text
+    without `+` beside a break, a blank after one or a line of one character, which two of them
+    could share), told from the characters around the breaks, without a regex."""
     breaks = list(map((-1).__add__, starts[:-1]))
     simple = len(breaks) > 1 and lines.isascii() and not indented and 1 not in sizes
-    if simple and "+\n" not in lines and "\n+" not in lines:
+    if simple and ("+" not in lines or ("+\n" not in lines and "\n+" not in lines)):
         data = b"\n" + lines.encode() + b"\n"  # a break's characters around it at `break` and `break + 2`
-        before = bytes(itemgetter(*breaks)(data)).translate(_QUOTE)
-        after = bytes(itemgetter(*map((2).__add__, breaks))(data)).translate(_QUOTE)
-        flags = bytearray(_all(before, after))
+        around = itemgetter(*breaks)
+        flags = bytearray(_all(bytes(around(data)).translate(_QUOTE), bytes(around(data[2:])).translate(_QUOTE)))
         at = list(compress(breaks, flags))
-        return dict(zip(at, [(brk - 1, brk + 2) for brk in at], strict=True)), flags
+        return at, [(brk - 1, brk + 2) for brk in at], flags
     quoted = {match.start(1): match.span() for match in compiled(_JOIN_QUOTED).finditer(lines)}
     if len(quoted) == len(breaks):  # every break
-        return quoted, bytearray(b"\x01" * len(breaks))
-    return quoted, bytearray(map(quoted.__contains__, breaks))
+        flags = bytearray(b"\x01" * len(breaks))
+    else:
+        flags = bytearray(map(quoted.__contains__, breaks))
+    return list(quoted), list(quoted.values()), flags
 
 
 _QUOTE = bytes(chr(code) in "\"'`" for code in range(256))  # a character (byte) to 1 if a quote, else 0
