@@ -279,12 +279,15 @@ class _Joints(NamedTuple):
     """`_joints`: the spans of some lines whose removal joins a line to the next where a token may
     be split, in order (at most one per line break); each series of them on consecutive lines as
     (first, last) indices in those spans; the line break in each span (None: each span is its
-    break); whether every span is a quoted one (`_JOIN_QUOTED`)."""
+    break); what the lines of a series split at are its pieces (`_pieces`), if one pattern tells:
+    `\n` when each span is its break or a quote, a break and a quote (`trim`: 1, the characters
+    around the break it also removes), `_QUOTED_CUT` when each is a quoted one (`_JOIN_QUOTED`)."""
 
     spans: list[tuple[int, int]]
     series: list[tuple[int, int]]
     breaks: list[int] | None
-    quoted: bool
+    cut: str | None
+    trim: int
 
 
 def _joints(lines: str) -> _Joints:
@@ -317,8 +320,9 @@ def _joints(lines: str) -> _Joints:
     quoted_at: list[int] = []  # the breaks of the quoted joints
     quoted_spans: list[tuple[int, int]] = []
     quoted_flags = bytearray()
+    narrow = False  # every quoted joint a quote, a break and a quote
     if _quoted_ends(lines):
-        quoted_at, quoted_spans, quoted_flags = _quoted_joints(lines, sizes, starts, indented)
+        quoted_at, quoted_spans, quoted_flags, narrow = _quoted_joints(lines, sizes, starts, indented)
         if quoted_at:
             flags = bytearray(map(or_, flags, quoted_flags)) if 1 in flags else quoted_flags
     every_quoted = bool(quoted_at) and flags == quoted_flags
@@ -340,17 +344,19 @@ def _joints(lines: str) -> _Joints:
         where: list[int] | None = quoted_at
     else:
         where = list(map((-1).__add__, compress(starts, flags))) if quoted_at or indented else None
-    return _Joints(spans, series, where, every_quoted)
+    if where is None or (every_quoted and narrow):
+        return _Joints(spans, series, where, "\n", 1 if where else 0)
+    return _Joints(spans, series, where, _QUOTED_CUT if every_quoted else None, 0)
 
 
 def _quoted_joints(
     lines: str, sizes: list[int], starts: list[int], indented: bool
-) -> tuple[list[int], list[tuple[int, int]], bytearray]:
-    """The quoted joints of `lines` (`_JOIN_QUOTED`): their breaks and spans, in order, and 1 for
-    each line break that is one (of `_joints`' lines: `sizes` their lengths, `starts` where each
-    after a break starts). When each may only be a quote, a break and a quote (an ASCII text
-    without `+` beside a break, a blank after one or a line of one character, which two of them
-    could share), told from the characters around the breaks, without a regex."""
+) -> tuple[list[int], list[tuple[int, int]], bytearray, bool]:
+    """The quoted joints of `lines` (`_JOIN_QUOTED`): their breaks and spans, in order, 1 for each
+    line break that is one (of `_joints`' lines: `sizes` their lengths, `starts` where each after a
+    break starts), and whether each is a quote, a break and a quote. When each may only be that (an
+    ASCII text without `+` beside a break, a blank after one or a line of one character, which two
+    of them could share), told from the characters around the breaks, without a regex."""
     breaks = list(map((-1).__add__, starts[:-1]))
     simple = len(breaks) > 1 and lines.isascii() and not indented and 1 not in sizes
     if simple and ("+" not in lines or ("+\n" not in lines and "\n+" not in lines)):
@@ -358,13 +364,13 @@ def _quoted_joints(
         around = itemgetter(*breaks)
         flags = bytearray(_all(bytes(around(data)).translate(_QUOTE), bytes(around(data[2:])).translate(_QUOTE)))
         at = list(compress(breaks, flags))
-        return at, [(brk - 1, brk + 2) for brk in at], flags
+        return at, [(brk - 1, brk + 2) for brk in at], flags, True
     quoted = {match.start(1): match.span() for match in compiled(_JOIN_QUOTED).finditer(lines)}
     if len(quoted) == len(breaks):  # every break
         flags = bytearray(b"\x01" * len(breaks))
     else:
         flags = bytearray(map(quoted.__contains__, breaks))
-    return list(quoted), list(quoted.values()), flags
+    return list(quoted), list(quoted.values()), flags, False
 
 
 _QUOTE = bytes(chr(code) in "\"'`" for code in range(256))  # a character (byte) to 1 if a quote, else 0
@@ -448,14 +454,24 @@ def _short_lines(lines: str, whole_runs: bytes, runs: list[int], starts: list[in
 _WHOLE_STRETCH = re.compile(rb"\x01{4,}")  # 4 or more lines on end that are each their blanks and one run
 
 
-def _pieces(lines: str, joints: list[tuple[int, int]], first: int, last: int, cut: str | None = None) -> list[str]:
+def _pieces(
+    lines: str, joints: list[tuple[int, int]], first: int, last: int, cut: str | None = None, trim: int = 0
+) -> list[str]:
     """The whole lines around joints `first` to `last` (consecutive lines), each without what
     those joints remove: joined, their window. `cut`: a pattern every joint of `lines` is a match
-    of, and nothing else is (the pieces are those lines split at it)."""
+    of, and nothing else is (the pieces are those lines split at it); with `\n`, `trim`: the
+    characters each joint also removes around its break."""
     start = lines.rfind("\n", 0, joints[first][0]) + 1
     end = lines.find("\n", joints[last][1])
+    text = lines[start : end if end >= 0 else len(lines)]
+    if cut == "\n":
+        pieces = text.split("\n")
+        if trim:
+            pieces[1:-1] = [piece[trim:-trim] for piece in pieces[1:-1]]
+            pieces[0], pieces[-1] = pieces[0][:-trim], pieces[-1][trim:]
+        return pieces
     if cut is not None:
-        pieces = compiled(cut).split(lines[start : end if end >= 0 else len(lines)])
+        pieces = compiled(cut).split(text)
         if len(pieces) == last - first + 2:
             return pieces
     between = zip(joints[first:last], joints[first + 1 : last + 1], strict=True)
@@ -517,7 +533,6 @@ def _rejoined(
     joints = joined.spans
     if not joints:
         return None
-    cut = "\n" if joined.breaks is None else _QUOTED_CUT if joined.quoted else None  # what each joint is, if one
     rules = _TOKEN_RULES if rules is None else rules
     built: list[tuple[int, int, list[str], str, bool]] = []
     for group in _groups(joined.series):
@@ -526,7 +541,7 @@ def _rejoined(
         # one series alone is told apart by `_may_start`
         hit = len(group) == 1 or bool(_may_join(lines[start : end if end >= 0 else len(lines)], rules))
         for first, last in group:
-            pieces = _pieces(lines, joints, first, last, cut)
+            pieces = _pieces(lines, joints, first, last, joined.cut, joined.trim)
             built.append((first, last, pieces, "".join(pieces), hit))
     return "\n".join(whole for _, _, _, whole, _ in built), _batches(lines, joined, built, rules, found)
 
