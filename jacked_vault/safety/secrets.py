@@ -561,7 +561,8 @@ def _batches(
     its cut ends. With `found` (the kinds its reader has found, growing between batches), only
     rules of a kind not yet found are looked for: a window only another one may match in could only
     add a kind found; a stretch's windows are read only by the rules that may match in them, each
-    window of a stretch once."""
+    window of a stretch once when the series' lines repeat (then its windows may: hashing them all
+    costs more than reading a few twice otherwise). A series of one joint is its whole window."""
     windows: list[str] = []
     size, batch = 0, _BATCH
 
@@ -585,7 +586,7 @@ def _batches(
         yield _WINDOW_SEPARATOR.join(windows), rules
     joints = joined.spans
     for first, last, pieces, whole, hit in built:
-        if not hit:
+        if not hit or first == last:  # a series of one joint is its window, read first
             continue
         data = whole.encode("utf-8", "surrogatepass")
         texts = {False: data, True: data.lower()}
@@ -594,6 +595,8 @@ def _batches(
         hit_rules = {i for i in live() if _may_start(i, pieces, texts, ends, 0, len(pieces))}
         if not hit_rules:
             continue
+        sample = pieces[:_SAMPLE]
+        repeats = len(set(sample)) * 4 < len(sample) * 3  # a quarter of its lines repeat: so may its windows
         at, stretch = first, _STRETCH
         while at <= last:
             stop = min(at + stretch, last + 1)  # joints `at` to `stop - 1`; their windows read pieces to `stop + 1`
@@ -603,10 +606,8 @@ def _batches(
             lo, hi = at - first, min(stop + 2 - first, len(pieces))  # the pieces its windows read
             may = frozenset(i for i in now if _may_start(i, pieces, texts, ends, lo, hi))
             if may:
-                fresh = dict.fromkeys(_stretch_windows(lines, joined, pieces, first, at - first, stop - first))
-                fresh.pop(whole, None)  # read first (a series of one joint is its window)
-                if fresh:
-                    yield _WINDOW_SEPARATOR.join(fresh), may  # each window once
+                fresh = _stretch_windows(lines, joined, pieces, first, at - first, stop - first)
+                yield _WINDOW_SEPARATOR.join(dict.fromkeys(fresh) if repeats else fresh), may  # each once if repeating
                 at, stretch = stop, stretch * 2  # matches may start on many lines: longer stretches
             else:
                 at, stretch = stop, _STRETCH
@@ -657,6 +658,7 @@ _WINDOW_SEPARATOR = "\n\x00\n"
 _CHUNK = 32  # joints of the series `_rejoined` tells apart together (`_groups`)
 _BATCH = 4096  # characters of whole series in the first batch `_batches` yields
 _STRETCH = 32  # joints whose windows `_batches` builds together, doubling while each holds a start
+_SAMPLE = 512  # lines of a series `_batches` looks at to tell if its windows may repeat
 _BLANK_LINE_ENDS = (" \n", "\t\n", "\r\n")
 _TRAILING_BLANKS = r"(?m)(?<![ \t\r])[ \t\r]+$"
 # Every line break a window may join, with what a joint removes around it (`_joints`: the next
