@@ -130,12 +130,12 @@ from __future__ import annotations
 import binascii
 import os
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache, cached_property
 from itertools import accumulate, compress
 from operator import add, eq, itemgetter, methodcaller, or_
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, overload
 
 from jacked_vault.errors import VaultError
 from jacked_vault.safety._prefilters import PREFILTERS
@@ -283,7 +283,7 @@ class _Joints(NamedTuple):
     `\n` when each span is its break or a quote, a break and a quote (`trim`: 1, the characters
     around the break it also removes), `_QUOTED_CUT` when each is a quoted one (`_JOIN_QUOTED`)."""
 
-    spans: list[tuple[int, int]]
+    spans: Sequence[tuple[int, int]]
     series: list[tuple[int, int]]
     breaks: list[int] | None
     cut: str | None
@@ -326,6 +326,7 @@ def _joints(lines: str) -> _Joints:
         if quoted_at:
             flags = bytearray(map(or_, flags, quoted_flags)) if 1 in flags else quoted_flags
     every_quoted = bool(quoted_at) and flags == quoted_flags
+    spans: Sequence[tuple[int, int]]
     if every_quoted:
         spans = quoted_spans
     elif quoted_at:
@@ -335,7 +336,7 @@ def _joints(lines: str) -> _Joints:
     elif indented:
         spans = [(start - 1, start + blank) for start, blank in compress(zip(starts, blanks[1:], strict=False), flags)]
     else:
-        spans = [(start - 1, start) for start in compress(starts, flags)]
+        spans = _BreakSpans(list(map((-1).__add__, compress(starts, flags))))
     series, count = [], 0
     for run in _JOINT_RUN.finditer(flags):
         series.append((count, count + run.end() - run.start() - 1))
@@ -347,6 +348,30 @@ def _joints(lines: str) -> _Joints:
     if where is None or (every_quoted and narrow):
         return _Joints(spans, series, where, "\n", 1 if where else 0)
     return _Joints(spans, series, where, _QUOTED_CUT if every_quoted else None, 0)
+
+
+class _BreakSpans(Sequence[tuple[int, int]]):
+    """The spans of joints that each remove their line break alone, `(break, break + 1)`, each
+    made when it is read: the windows read a few (a series' ends), and a list of them all costs
+    more than that."""
+
+    def __init__(self, breaks: list[int]) -> None:
+        self._breaks = breaks
+
+    def __len__(self) -> int:
+        return len(self._breaks)
+
+    @overload
+    def __getitem__(self, index: int) -> tuple[int, int]: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[tuple[int, int]]: ...
+
+    def __getitem__(self, index: int | slice) -> tuple[int, int] | list[tuple[int, int]]:
+        if isinstance(index, slice):
+            return [(brk, brk + 1) for brk in self._breaks[index]]
+        brk = self._breaks[index]
+        return brk, brk + 1
 
 
 def _quoted_joints(
@@ -455,7 +480,7 @@ _WHOLE_STRETCH = re.compile(rb"\x01{4,}")  # 4 or more lines on end that are eac
 
 
 def _pieces(
-    lines: str, joints: list[tuple[int, int]], first: int, last: int, cut: str | None = None, trim: int = 0
+    lines: str, joints: Sequence[tuple[int, int]], first: int, last: int, cut: str | None = None, trim: int = 0
 ) -> list[str]:
     """The whole lines around joints `first` to `last` (consecutive lines), each without what
     those joints remove: joined, their window. `cut`: a pattern every joint of `lines` is a match
@@ -482,7 +507,9 @@ def _pieces(
     ]
 
 
-def _cut(lines: str, joints: list[tuple[int, int]], first: int, last: int, whole: str) -> dict[tuple[int, int], str]:
+def _cut(
+    lines: str, joints: Sequence[tuple[int, int]], first: int, last: int, whole: str
+) -> dict[tuple[int, int], str]:
     """The windows of the series of joints `first` to `last` without its first line, its last line
     or both, cut from `whole` (its window): what the first joint removed from the start of the
     line after it and the last joint from the end of the line before it put back."""
