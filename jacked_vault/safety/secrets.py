@@ -318,7 +318,7 @@ def _joints(lines: str) -> _Joints:
         for first, breaks in _short_lines(lines, whole_runs, runs, starts):
             flags[first : first + breaks] = b"\x01" * breaks
     quoted_at: list[int] = []  # the breaks of the quoted joints
-    quoted_spans: list[tuple[int, int]] = []
+    quoted_spans: Sequence[tuple[int, int]] = []
     quoted_flags = bytearray()
     narrow = False  # every quoted joint a quote, a break and a quote
     if _quoted_ends(lines):
@@ -351,12 +351,13 @@ def _joints(lines: str) -> _Joints:
 
 
 class _BreakSpans(Sequence[tuple[int, int]]):
-    """The spans of joints that each remove their line break alone, `(break, break + 1)`, each
-    made when it is read: the windows read a few (a series' ends), and a list of them all costs
-    more than that."""
+    """The spans of joints that each remove their line break and `trim` characters either side of
+    it, `(break - trim, break + 1 + trim)`, each made when it is read: the windows read a few (a
+    series' ends), and a list of them all costs more than that."""
 
-    def __init__(self, breaks: list[int]) -> None:
+    def __init__(self, breaks: list[int], trim: int = 0) -> None:
         self._breaks = breaks
+        self.trim = trim
 
     def __len__(self) -> int:
         return len(self._breaks)
@@ -368,15 +369,16 @@ class _BreakSpans(Sequence[tuple[int, int]]):
     def __getitem__(self, index: slice) -> list[tuple[int, int]]: ...
 
     def __getitem__(self, index: int | slice) -> tuple[int, int] | list[tuple[int, int]]:
+        trim = self.trim
         if isinstance(index, slice):
-            return [(brk, brk + 1) for brk in self._breaks[index]]
+            return [(brk - trim, brk + 1 + trim) for brk in self._breaks[index]]
         brk = self._breaks[index]
-        return brk, brk + 1
+        return brk - trim, brk + 1 + trim
 
 
 def _quoted_joints(
     lines: str, sizes: list[int], starts: list[int], indented: bool
-) -> tuple[list[int], list[tuple[int, int]], bytearray, bool]:
+) -> tuple[list[int], Sequence[tuple[int, int]], bytearray, bool]:
     """The quoted joints of `lines` (`_JOIN_QUOTED`): their breaks and spans, in order, 1 for each
     line break that is one (of `_joints`' lines: `sizes` their lengths, `starts` where each after a
     break starts), and whether each is a quote, a break and a quote. When each may only be that (an
@@ -389,7 +391,7 @@ def _quoted_joints(
         around = itemgetter(*breaks)
         flags = bytearray(_all(bytes(around(data)).translate(_QUOTE), bytes(around(data[2:])).translate(_QUOTE)))
         at = list(compress(breaks, flags))
-        return at, [(brk - 1, brk + 2) for brk in at], flags, True
+        return at, _BreakSpans(at, 1), flags, True
     quoted = {match.start(1): match.span() for match in compiled(_JOIN_QUOTED).finditer(lines)}
     if len(quoted) == len(breaks):  # every break
         flags = bytearray(b"\x01" * len(breaks))
@@ -669,13 +671,20 @@ def _stretch_windows(lines: str, joined: _Joints, pieces: list[str], first: int,
     else:
         last = len(pieces) - 2  # the series' last joint
         lo = max(a, 1)  # the series' first line is whole in its first piece
-        before = zip(breaks[first + lo - 1 : first + b - 1], joints[first + lo : first + b], strict=True)
-        heads = [lines[brk + 1 : start] for brk, (start, _) in before]  # pieces `lo` to `b - 1` and leads
+        hi = min(b + 1, last)  # the last piece with a trail
+        if isinstance(joints, _BreakSpans):  # each joint its break and `trim` characters either side
+            trim = joints.trim
+            before = zip(breaks[first + lo - 1 : first + b - 1], breaks[first + lo : first + b], strict=True)
+            heads = [lines[brk + 1 : next_break - trim] for brk, next_break in before]
+            after = zip(breaks[first + a : first + hi], breaks[first + a + 1 : first + hi + 1], strict=True)
+            tails = [lines[brk + 1 + trim : next_break] for brk, next_break in after]
+        else:
+            spans_before = zip(breaks[first + lo - 1 : first + b - 1], joints[first + lo : first + b], strict=True)
+            heads = [lines[brk + 1 : start] for brk, (start, _) in spans_before]  # pieces `lo` to `b - 1` and leads
+            spans_after = zip(joints[first + a : first + hi], breaks[first + a + 1 : first + hi + 1], strict=True)
+            tails = [lines[end:brk] for (_, end), brk in spans_after]  # pieces `a + 1` to `hi` and trails
         if a == 0:
             heads.insert(0, pieces[0])
-        hi = min(b + 1, last)  # the last piece with a trail
-        after = zip(joints[first + a : first + hi], breaks[first + a + 1 : first + hi + 1], strict=True)
-        tails = [lines[end:brk] for (_, end), brk in after]  # pieces `a + 1` to `hi` and trails
         if b + 1 > last:
             tails.append(pieces[-1])  # the series' last line is whole in its last piece
     return [*map(add, heads, tails), *map(add, map(add, heads, middles), tails[1:])]
