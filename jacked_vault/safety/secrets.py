@@ -673,11 +673,10 @@ def _stretch_windows(lines: str, joined: _Joints, pieces: list[str], first: int,
         lo = max(a, 1)  # the series' first line is whole in its first piece
         hi = min(b + 1, last)  # the last piece with a trail
         if isinstance(joints, _BreakSpans):  # each joint its break and `trim` characters either side
-            trim = joints.trim
-            before = zip(breaks[first + lo - 1 : first + b - 1], breaks[first + lo : first + b], strict=True)
-            heads = [lines[brk + 1 : next_break - trim] for brk, next_break in before]
-            after = zip(breaks[first + a : first + hi], breaks[first + a + 1 : first + hi + 1], strict=True)
-            tails = [lines[brk + 1 + trim : next_break] for brk, next_break in after]
+            trim, top = joints.trim, min(lo, a + 1)  # lines `top` to `max(b - 1, hi)`, split at once
+            whole_lines = lines[breaks[first + top - 1] + 1 : breaks[first + max(b - 1, hi)]].split("\n")
+            heads = [line[:-trim] for line in whole_lines[lo - top : b - top]]
+            tails = [line[trim:] for line in whole_lines[a + 1 - top : hi + 1 - top]]
         else:
             spans_before = zip(breaks[first + lo - 1 : first + b - 1], joints[first + lo : first + b], strict=True)
             heads = [lines[brk + 1 : start] for brk, (start, _) in spans_before]  # pieces `lo` to `b - 1` and leads

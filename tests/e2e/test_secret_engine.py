@@ -439,6 +439,31 @@ def test_long_texts_of_several_series_get_the_verdict_every_window_gives() -> No
         assert secrets.scan_text(text) == joined_oracle.scan_text(text), text[:80]
 
 
+def test_long_series_of_quoted_lines_get_the_verdict_every_window_gives() -> None:
+    # every line quoted, each joint a quote, a break and a quote (`_Joints.trim`): the windows of
+    # each stretch are cut from the lines around its breaks, through many stretches
+    rng = random.Random(53)
+
+    def rand(n: int) -> str:
+        return "".join(rng.choice(shapes.UPPER_DIGITS) for _ in range(n))
+
+    texts = []
+    for _ in range(40):
+        lines = [rng.choice("\"'`") + rand(rng.randint(1, 12)) + '"' for _ in range(rng.randint(40, 200))]
+        token = rng.choice(["AK" + "IA" + rand(16), "gh" + "p_" + rand(36)])
+        cuts = sorted(rng.sample(range(1, len(token)), rng.randint(1, 2)))  # in two or three lines
+        at = rng.randint(0, len(lines) - 3)
+        for offset, (start, end) in enumerate(zip([0, *cuts], [*cuts, len(token)], strict=True)):
+            lines[at + offset] = f'"{token[start:end]}"'
+        if rng.random() < 0.3:
+            lines.insert(rng.randint(0, len(lines)), "")  # a break that is no joint: two series
+        texts.append("\n".join(lines))
+    assert all(secrets._joints(text).trim == 1 for text in texts)
+    assert sum(bool(joined_oracle.scan_text(text)) for text in texts) >= 20
+    for text in texts:
+        assert secrets.scan_text(text) == joined_oracle.scan_text(text), text[:80]
+
+
 def _split_texts() -> list[str]:
     rng = random.Random(37)
     makers = [make for makers in shapes.FAMILIES.values() for make in makers] + shapes.NEAR_MISSES
