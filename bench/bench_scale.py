@@ -555,13 +555,14 @@ def mcp_import_costs(runner: Runner, vault: Path) -> None:
 # -- budgets and projection ------------------------------------------------------------------
 
 
-def worst_scan(repeat: int) -> dict:
+def worst_scan() -> dict:
     """The secret scanner's worst shape (`bench_secrets.worst_shapes`, 64 KiB each): its CPU ms per
-    call, in this process (the scanner is a library call; CPU, since the machine is shared)."""
-    from bench.bench_secrets import per_call_ms, worst_shapes
+    call, in this process (the scanner is a library call; CPU, since the machine is shared), timed
+    as bench_secrets.py times it (`worst_shape_ms`)."""
+    from bench.bench_secrets import worst_shape_ms, worst_shapes
     from jacked_vault.safety.secrets import scan_text
 
-    figures = {name: per_call_ms(scan_text, text, repeat)[1] for name, text in worst_shapes().items()}
+    figures = {name: worst_shape_ms(scan_text, text)[1] for name, text in worst_shapes().items()}
     shape = max(figures, key=figures.__getitem__)
     log(f"\n## worst-case secret scan, 64 KiB shapes (cpu ms a call; load average {load()})")
     log("  " + " | ".join(f"{name}: {cpu:.2f}" for name, cpu in figures.items()))
@@ -927,7 +928,7 @@ def main() -> None:
     log(" | ".join(["notes", *(label for _, label in cpu_cols)]))
     for r in rows:
         log(" | ".join([f"{r['size']:,}", *(ms(r.get(k, float("nan"))) for k, _ in cpu_cols)]))
-    scan_row = worst_scan(args.repeat * 3) if args.scan else None
+    scan_row = worst_scan() if args.scan else None
     log("\n## Budgets")
     for name, met, figure in budgets(rows, audit_row, scan_row):
         log(f"{'PASS' if met else 'MISS' if met is not None else 'n/a '}  {name}: {figure}")

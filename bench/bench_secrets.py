@@ -159,6 +159,11 @@ def per_call_ms(scan: Callable[[str], list[str]], text: str, repeat: int, rounds
     return statistics.median(walls), statistics.median(cpus)
 
 
+def worst_shape_ms(scan: Callable[[str], list[str]], text: str) -> tuple[float, float]:
+    """A worst shape's wall and CPU ms a call: the median of `WORST_CALLS` single calls."""
+    return per_call_ms(scan, text, WORST_CALLS, rounds=WORST_CALLS)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--baseline", metavar="REF", help="also time the scanner at git REF")
@@ -190,7 +195,7 @@ def main() -> None:
     for name, text in shapes.items():
         cells = ""
         for scanner, scan in scanners.items():
-            wall, cpu = per_call_ms(scan, text, WORST_CALLS, rounds=WORST_CALLS)
+            wall, cpu = worst_shape_ms(scan, text)
             worst[scanner] = max(worst[scanner], cpu)  # CPU: the machine may be shared
             cells += f"{f'{wall:.2f} ({cpu:.2f})':>22}"
         print(f"{name:<{width}}{cells}")
