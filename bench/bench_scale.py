@@ -558,11 +558,11 @@ def mcp_import_costs(runner: Runner, vault: Path) -> None:
 def worst_scan() -> dict:
     """The secret scanner's worst shape (`bench_secrets.worst_shapes`, 64 KiB each): its CPU ms per
     call, in this process (the scanner is a library call; CPU, since the machine is shared), timed
-    as bench_secrets.py times it (`worst_shape_ms`)."""
-    from bench.bench_secrets import worst_shape_ms, worst_shapes
+    as bench_secrets.py times it (`worst_shape_ms`: the lowest of its passes' medians)."""
+    from bench.bench_secrets import lowest, worst_shape_ms
     from jacked_vault.safety.secrets import scan_text
 
-    figures = {name: worst_shape_ms(scan_text, text)[1] for name, text in worst_shapes().items()}
+    figures = {name: lowest(passes)[1] for name, passes in worst_shape_ms(scan_text).items()}
     shape = max(figures, key=figures.__getitem__)
     log(f"\n## worst-case secret scan, 64 KiB shapes (cpu ms a call; load average {load()})")
     log("  " + " | ".join(f"{name}: {cpu:.2f}" for name, cpu in figures.items()))

@@ -16,8 +16,9 @@ with MET or MISSED.
 `--baseline REF` also times the scanner as it was at git REF (`git show
 REF:jacked_vault/safety/secrets.py`), side by side. Each figure is the median wall time of
 one call, with the median CPU time of this process in brackets (the two differ when other
-processes compete for the CPU); a worst shape's of `WORST_CALLS` single calls. Plain script,
-no pytest; only the figures it prints are claims.
+processes compete for the CPU); a worst shape's of `WORST_CALLS` single calls, the lowest of
+`WORST_PASSES` passes over all the shapes (`worst_shape_ms`). Plain script, no pytest; only the
+figures it prints are claims.
 """
 
 from __future__ import annotations
@@ -87,7 +88,8 @@ def bodies(seed: int = 7) -> dict[str, str]:
 
 
 WORST_BUDGET_MS = 10.0  # per 64 KiB, any shape
-WORST_CALLS = 21  # single calls a worst shape is timed with: their median outlasts a burst of load on a shared host
+WORST_CALLS = 21  # single calls a worst shape is timed with (their median)
+WORST_PASSES = 3  # passes over all the worst shapes: a shape's figure is its lowest median
 
 
 def worst_shapes(seed: int = 7, size: int = 64 * KIB) -> dict[str, str]:
@@ -159,9 +161,22 @@ def per_call_ms(scan: Callable[[str], list[str]], text: str, repeat: int, rounds
     return statistics.median(walls), statistics.median(cpus)
 
 
-def worst_shape_ms(scan: Callable[[str], list[str]], text: str) -> tuple[float, float]:
-    """A worst shape's wall and CPU ms a call: the median of `WORST_CALLS` single calls."""
-    return per_call_ms(scan, text, WORST_CALLS, rounds=WORST_CALLS)
+def worst_shape_ms(scan: Callable[[str], list[str]]) -> dict[str, list[tuple[float, float]]]:
+    """Each worst shape's wall and CPU ms a call in each of `WORST_PASSES` passes over all the
+    shapes (the median of `WORST_CALLS` single calls each time): a burst of load on a shared host
+    (seen: 14-15 ms a call for a shape that takes 8.4, for a few tenths of a second) spoils one
+    pass, not the three, each some seconds apart."""
+    shapes = worst_shapes()
+    passes: dict[str, list[tuple[float, float]]] = {name: [] for name in shapes}
+    for _ in range(WORST_PASSES):
+        for name, text in shapes.items():
+            passes[name].append(per_call_ms(scan, text, WORST_CALLS, rounds=WORST_CALLS))
+    return passes
+
+
+def lowest(passes: list[tuple[float, float]]) -> tuple[float, float]:
+    """The pass with the lowest CPU ms (`worst_shape_ms`): what the code costs on a quiet machine."""
+    return min(passes, key=lambda figures: figures[1])
 
 
 def main() -> None:
@@ -188,16 +203,20 @@ def main() -> None:
         print(f"{name:<18}{cells}{verdict}")
     if args.no_worst:
         return
-    print(f"worst shapes, 64 KiB each (budget <= {WORST_BUDGET_MS} ms any shape)")
+    print(
+        f"worst shapes, 64 KiB each (budget <= {WORST_BUDGET_MS} ms any shape; the lowest of {WORST_PASSES} "
+        f"passes' medians, then each pass's CPU)"
+    )
     worst = dict.fromkeys(scanners, 0.0)
-    shapes = worst_shapes()
-    width = max(map(len, shapes)) + 1
-    for name, text in shapes.items():
+    timed = {scanner: worst_shape_ms(scan) for scanner, scan in scanners.items()}
+    width = max(map(len, worst_shapes())) + 1
+    for name in worst_shapes():
         cells = ""
-        for scanner, scan in scanners.items():
-            wall, cpu = worst_shape_ms(scan, text)
+        for scanner in scanners:
+            wall, cpu = lowest(timed[scanner][name])
             worst[scanner] = max(worst[scanner], cpu)  # CPU: the machine may be shared
-            cells += f"{f'{wall:.2f} ({cpu:.2f})':>22}"
+            each = "/".join(f"{pass_cpu:.1f}" for _, pass_cpu in timed[scanner][name])
+            cells += f"{f'{wall:.2f} ({cpu:.2f}; {each})':>34}"
         print(f"{name:<{width}}{cells}")
     for scanner, cpu in worst.items():
         verdict = "MET" if cpu <= WORST_BUDGET_MS else "MISSED"
