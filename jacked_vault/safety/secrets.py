@@ -198,7 +198,6 @@ MAX_SPLIT_LINES = 64  # a longer series of short lines is a list of words, not o
 _T_CHARS = r"\w+/=.:-"
 _T = f"[{_T_CHARS}]"
 _RUNS_ONLY = f"[\n{_T_CHARS}]*"  # lines that are each one run (or empty): no blanks, nothing else
-_ASCII_T = bytes(code for code in range(128) if re.fullmatch(_T, chr(code)))  # `_T`'s ASCII characters
 # The blanks and token run each line starts with, its blanks; on the reversed text, the run each
 # line ends with (each found at every line start, so once per line; SPLIT_TOKEN is as long as a
 # run need be).
@@ -231,10 +230,17 @@ def _quoted_ends(lines: str) -> bool:
 
 def _runs_only(lines: str) -> bool:
     """Each line of `lines` is one run of token characters, or empty (`_RUNS_ONLY`); an ASCII text
-    told by deleting `_ASCII_T` and its line breaks."""
+    told by deleting those characters and its line breaks (`_ascii_runs`)."""
     if lines.isascii():
-        return not lines.encode().translate(None, _ASCII_T + b"\n")
+        return not lines.encode().translate(None, _ascii_runs())
     return compiled(_RUNS_ONLY).fullmatch(lines) is not None
+
+
+@cache
+def _ascii_runs() -> bytes:
+    """The ASCII characters of `_RUNS_ONLY`'s class (`_T`'s and the line break), made on first use
+    (not at import: the scan's module is on every command's path)."""
+    return bytes(code for code in range(128) if compiled(_RUNS_ONLY).fullmatch(chr(code)))
 
 
 def _code_point(match: re.Match[str]) -> str:
@@ -345,8 +351,10 @@ def _joints(lines: str) -> _Joints:
         where: list[int] | None = quoted_at
     else:
         where = list(map((-1).__add__, compress(starts, flags))) if quoted_at or indented else None
-    if where is None or (every_quoted and narrow):
-        return _Joints(spans, series, where, "\n", 1 if where else 0)
+    if where is None:  # each joint its break alone
+        return _Joints(spans, series, None, "\n", 0)
+    if every_quoted and narrow:  # each a quote, a break and a quote
+        return _Joints(spans, series, where, "\n", 1)
     return _Joints(spans, series, where, _QUOTED_CUT if every_quoted else None, 0)
 
 
@@ -357,7 +365,7 @@ class _BreakSpans(Sequence[tuple[int, int]]):
 
     def __init__(self, breaks: list[int], trim: int = 0) -> None:
         self._breaks = breaks
-        self.trim = trim
+        self._trim = trim
 
     def __len__(self) -> int:
         return len(self._breaks)
@@ -369,7 +377,7 @@ class _BreakSpans(Sequence[tuple[int, int]]):
     def __getitem__(self, index: slice) -> list[tuple[int, int]]: ...
 
     def __getitem__(self, index: int | slice) -> tuple[int, int] | list[tuple[int, int]]:
-        trim = self.trim
+        trim = self._trim
         if isinstance(index, slice):
             return [(brk - trim, brk + 1 + trim) for brk in self._breaks[index]]
         brk = self._breaks[index]
@@ -400,7 +408,7 @@ def _quoted_joints(
     return list(quoted), list(quoted.values()), flags, False
 
 
-_QUOTE = bytes(chr(code) in "\"'`" for code in range(256))  # a character (byte) to 1 if a quote, else 0
+_QUOTE = bytes(34) + b"\x01" + bytes(4) + b"\x01" + bytes(56) + b"\x01" + bytes(159)  # `"`, `'` and a backtick to 1
 
 
 def _run_joints(runs: list[int], ends: list[int], whole_runs: bytes) -> bytearray:
@@ -424,9 +432,9 @@ def _run_joints(runs: list[int], ends: list[int], whole_runs: bytes) -> bytearra
 
 
 # Byte tables for `_run_joints`: a run length to 1 or 0.
-_POSITIVE = bytes(length > 0 for length in range(256))
-_SHORT_RUN = bytes(0 < length < SPLIT_TOKEN - 1 for length in range(256))  # a middle line's run, too short alone
-_LONG_ENOUGH = bytes(length >= SPLIT_TOKEN for length in range(256))
+_POSITIVE = b"\x00" + b"\x01" * 255
+_SHORT_RUN = b"\x00" + b"\x01" * (SPLIT_TOKEN - 2) + bytes(257 - SPLIT_TOKEN)  # a middle line's run, too short alone
+_LONG_ENOUGH = bytes(SPLIT_TOKEN) + b"\x01" * (256 - SPLIT_TOKEN)
 
 
 def _run_sum(*lengths: bytes) -> bytes:
@@ -672,8 +680,8 @@ def _stretch_windows(lines: str, joined: _Joints, pieces: list[str], first: int,
         last = len(pieces) - 2  # the series' last joint
         lo = max(a, 1)  # the series' first line is whole in its first piece
         hi = min(b + 1, last)  # the last piece with a trail
-        if isinstance(joints, _BreakSpans):  # each joint its break and `trim` characters either side
-            trim, top = joints.trim, min(lo, a + 1)  # lines `top` to `max(b - 1, hi)`, split at once
+        if joined.cut == "\n":  # each joint its break and `trim` characters either side
+            trim, top = joined.trim, min(lo, a + 1)  # lines `top` to `max(b - 1, hi)`, split at once
             whole_lines = lines[breaks[first + top - 1] + 1 : breaks[first + max(b - 1, hi)]].split("\n")
             heads = [line[:-trim] for line in whole_lines[lo - top : b - top]]
             tails = [line[trim:] for line in whole_lines[a + 1 - top : hi + 1 - top]]
