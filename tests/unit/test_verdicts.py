@@ -15,11 +15,12 @@ from pathlib import Path
 import pytest
 from conftest import git
 
-from jacked_vault.document import render_note
+from jacked_vault.document import parse_note, render_note
 from jacked_vault.errors import VaultError
 from jacked_vault.notes import AddRequest, add
 from jacked_vault.search.index import SearchIndex
-from jacked_vault.store.gate import inspect, verdict_key
+from jacked_vault.store.gate import inspect, inspect_notes, verdict_key
+from jacked_vault.store.tombstones import REJECTED, tombstone_hash
 from jacked_vault.sync import push, set_remote
 from jacked_vault.sync.clone import clone_vault
 from jacked_vault.write.create import build_note
@@ -128,3 +129,82 @@ def test_a_clone_judges_once_and_records_only_what_passed(ctx, tmp_path: Path):
     index.rebuild()  # judged from scratch: the same index
     assert _rows(index) == warm
     index.close()
+
+
+def _verdict(found: object) -> tuple:
+    """A verdict told apart by what it says: the note's parse, or the refusal's code, gate code and message."""
+    if isinstance(found, VaultError):
+        return ("refused", found.code, found.details.get("gate"), found.message)
+    assert not isinstance(found, Exception), f"only refusals: {found!r}"
+    return ("passed", found.kind, found.note)
+
+
+def test_a_batch_gets_the_verdict_each_file_gets_alone(ctx):
+    """`inspect_notes` judges rule by rule over a batch (the workers of a build): every file's
+    verdict is the one its own `inspect` gives, whatever else is in the batch, and the verdicts
+    it records are the same."""
+    valid, other = _note(), _note(body="Pin the runner image; the cache key changes with it.")
+    secret = _note(body="The token is PLACEHOLDER ghp_ for the deploy bot.")
+    batch = [
+        (REL, valid),
+        ("groups/tools/note/the-same-bytes.md", valid),  # twice in one batch
+        ("groups/tools/note/a-secret.md", secret),
+        ("groups/tools/note/broken.md", b"---\ntitle: [unclosed\n---\n\nbody\n"),
+        ("groups/tools/note/not-utf8.md", b"---\n\xff\n---\n"),
+        ("groups/other/note/misplaced.md", other),
+        ("groups/tools/note/too-large.md", valid + b"x" * (1 << 20)),
+        ("groups/tools/readme.txt", valid),  # not a note: no part of the layout
+        ("groups/tools/hot.md", b"# Hot\n\nShort notes.\n"),  # not a note: its own rules
+        ("groups/tools/note/another.md", other),
+    ]
+    stoned = {tombstone_hash(parse_note(other).title, parse_note(other).body)}
+
+    def judged_alone(verdicts=None) -> list[tuple]:
+        found = []
+        for rel, data in batch:
+            try:
+                found.append(_verdict(inspect(ctx.vault, rel, data, tombstoned=None, verdicts=verdicts)))
+            except VaultError as exc:
+                found.append(_verdict(exc))
+        return found
+
+    alone = judged_alone()
+    assert [verdict[0] for verdict in alone].count("passed") == 4  # the two valid, the hot.md, another
+    # a parse's refusal is VALIDATION with no gate code (the index records it as INVALID)
+    refused = {(verdict[1], verdict[2]) for verdict in alone if verdict[0] == "refused"}
+    assert refused == {
+        ("SECRET", "SECRET"),
+        ("VALIDATION", None),
+        ("VALIDATION", "MISPLACED"),
+        ("VALIDATION", "TOO_LARGE"),
+        ("UNSAFE_PATH", "OUTSIDE_LAYOUT"),
+    }
+    assert [_verdict(found) for found in inspect_notes(ctx.vault, batch)] == alone
+
+    # with a tombstone: the note that holds its value is refused in the batch as alone
+    def tombstoned(value: str) -> str | None:  # an oracle, as the index's
+        return REJECTED if value in stoned else None
+
+    batched = inspect_notes(ctx.vault, batch, tombstoned=tombstoned)
+    for (rel, data), found in zip(batch, batched, strict=True):
+        try:
+            expected = _verdict(inspect(ctx.vault, rel, data, tombstoned=tombstoned))
+        except VaultError as exc:
+            expected = _verdict(exc)
+        assert _verdict(found) == expected, rel
+    assert _verdict(batched[-1])[2] == "TOMBSTONED"
+
+    # the verdicts recorded: those of the files judged one at a time, and each pass carries its key
+    index = SearchIndex(ctx.vault)
+    batched = inspect_notes(ctx.vault, batch, verdicts=index.verdicts)
+    index.verdicts.save()
+    keys = _keys(index)
+    index.close()
+    for suffix in ("", "-wal", "-shm"):
+        (ctx.vault.state / f"index.sqlite{suffix}").unlink(missing_ok=True)
+    alone_index = SearchIndex(ctx.vault)
+    assert [_verdict(found) for found in batched] == judged_alone(alone_index.verdicts)
+    alone_index.verdicts.save()
+    assert keys == _keys(alone_index) == {verdict_key("note", valid), verdict_key("note", other)}
+    alone_index.close()
+    assert [found.key for found in batched[:2]] == [verdict_key("note", valid)] * 2
