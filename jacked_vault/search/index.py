@@ -176,12 +176,13 @@ class SearchIndex:
 
     # -- keeping up with git ----------------------------------------------------------------
 
-    def refresh(self) -> None:
+    def refresh(self, passed: dict[str, Passed] | None = None) -> None:
         """Bring the index up to HEAD: nothing to do if current (no pygit2 import), else a diff;
-        and to this machine's review-signing policy."""
+        and to this machine's review-signing policy. `passed`: as `rebuild`'s (arrivals a sync
+        judged); emptied."""
         head = fast_head(self.store.root)
         if head is None or head != self.read.commit:
-            self.mirror.catch_up()
+            self.mirror.catch_up(passed)
         self.proofs.follow_policy()
 
     def rebuild(self, progress: Progress | None = None, passed: dict[str, Passed] | None = None) -> int:
@@ -362,10 +363,15 @@ class SearchIndex:
 
     @contextmanager
     def preview(
-        self, changes: dict[str, Entry | None], tombstones: Stones | None = None, deadline: Deadline | None = None
+        self,
+        changes: dict[str, Entry | None],
+        tombstones: Stones | None = None,
+        deadline: Deadline | None = None,
+        derived: dict[str, Derived] | None = None,
     ) -> Iterator[ReadModel]:
         """The reads of the index as it will be once `changes` (path -> entry, None = removed) and new
-        `tombstones` are committed; past `deadline` (store.deadline), OutOfTime.
+        `tombstones` are committed; past `deadline` (store.deadline), OutOfTime. `derived`: what an
+        entry's text gives the index (search/derived.py), where it was derived already.
 
         Runs in a transaction that is always rolled back: derived files (index.md) can be
         rendered from the index before the commit that makes them true.
@@ -378,7 +384,7 @@ class SearchIndex:
                     deadline.check("regenerating index.md for what arrived")
                 self.forget(rel)
                 if entry is not None:
-                    self.add_entry(rel, entry, "")
+                    self.add_entry(rel, entry, "", derived=derived.get(rel) if derived else None)
             if tombstones:
                 from jacked_vault.store.tombstones import forgotten_path
 

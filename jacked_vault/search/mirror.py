@@ -297,7 +297,7 @@ class GitMirror:
         first (as a whole-tree build does), then the rest in path order."""
         touched: set[str] = set()
         before = self.index.read.stones()
-        added: list[tuple[bool, str, object]] = []
+        added: list[tuple[bool, str, Any]] = []
         changed = list(changed_entries(repo, old_tree, new_tree))
         indexed = self._known_of([rel for rel, _ in changed])
         for rel, entry in changed:
@@ -312,10 +312,17 @@ class GitMirror:
                 added.append((kind != "tombstones", rel, entry))
         added.sort(key=lambda item: item[:2])
         bulk = len(added) > self.index.bounds.bulk_diff and len(added) > self.index.read.count()
-        files = [(rel, entry) for _, rel, entry in added]
+        taken = {rel: p for _, rel, entry in added if (p := self._passed.pop(rel, None)) and p.oid == entry.id}
+        files = [(rel, entry) for _, rel, entry in added if rel not in taken]  # read and judged here
         with self.index._bulk(bulk), self._judged_ahead(repo, files) as items:
-            for rel, entry in items:
+            for _, rel, entry in added:
+                arrived = taken.get(rel)
+                if arrived is not None:  # judged already (a sync's arrival): its pass, for this very blob
+                    self._index_checked(rel, arrived.checked, arrived.sha, arrived.size, arrived.derived)
+                    continue
+                next(items)  # this file's turn: its note's verdict, judged ahead, offered
                 self._index_entry(repo, rel, entry)
+            deque(items, maxlen=0)  # to the end: the workers done with, never killed
         for root in sorted(touched):
             if self._over_bounds(root):
                 self._reindex_root(repo, new_tree, root)

@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     import pygit2
 
     from jacked_vault.document import Note
+    from jacked_vault.search.passed import Passed
     from jacked_vault.store.audit import AuditEvent
     from jacked_vault.store.deadline import Deadline
     from jacked_vault.store.progress import Stages
@@ -366,15 +367,17 @@ def _judge(
             docs = index.read.lookup(note_id)
             return docs[0].path if docs else None
 
+        passed: dict[str, Passed] = {}  # each arriving note's pass, for the index update after the arrivals
         try:
             arrivals = inspect_arrivals(
                 ctx.vault, repo, base_tree, theirs_tree, known, local_path, index.verdicts, here,
                 signed=signed, deadline=deadline, rejected_at=index.read.rejected_at,
-                progress=stages("judging files") if stages else None,
+                progress=stages("judging files") if stages else None, passed=passed,
             )  # fmt: skip
         finally:
             index.verdicts.save()
         arrivals.new_stones = extra - here
+        arrivals.passed = passed
         return arrivals
     finally:
         index.close()
@@ -762,10 +765,18 @@ def _expected_indexes(
     changes: dict[str, Entry | None] = {
         rel: Entry.from_note(note) if note is not None else None for rel, note in notes.items() if rel not in kept_out
     }
+    made_of = {rel: note for rel, note in notes.items() if rel in changes and note is not None}  # each entry's note
     for _, rel, data in moved:  # this machine's notes moved aside for an arriving one of the same name
         changes[rel] = Entry.from_note(parse_note(data, source=rel))
+        made_of.pop(rel, None)
     changes.update({rel: Entry.from_note(note) for rel, note in transitioned.items()})  # as this commit leaves them
+    made_of.update(transitioned)
     changes.update({rel: None for rel in [*plan.result.accepted_deletions, *arrivals.forgotten]})
+    derived = {  # what an arriving note's text gives the index, derived as it arrived: for that very note's entry
+        rel: passed.derived
+        for rel, passed in arrivals.passed.items()
+        if passed.derived is not None and rel in made_of and made_of[rel] is passed.checked.note
+    }
     stones = Stones.read(arrivals.tombstones.items())
     groups = {found[1] for found in (classify_note(ctx.vault, rel) for rel in changes) if found}
     groups |= {rel.split("/")[1] for rel in arrivals.derived if "/" in rel}
@@ -773,7 +784,7 @@ def _expected_indexes(
     try:
         if len(changes) > MAX_PREVIEW_NOTES:
             return {rel: ours_bytes(rel) for rel in arrivals.derived}
-        with index.preview(changes, tombstones=stones, deadline=deadline) as future:
+        with index.preview(changes, tombstones=stones, deadline=deadline, derived=derived) as future:
             if stones:
                 groups |= set(future.notes_per_group())
             with_notes = set(future.notes_per_group())
@@ -867,8 +878,24 @@ def _integrate(
             harness=ctx.harness, origin="sync", settings=ctx.settings, remote=str(theirs),
         )  # fmt: skip
         git.advance_to(repo, commit, ours)
+    _index_arrivals(ctx, arrivals)
     result.quarantined = _quarantine(ctx, arrivals)
     return result
+
+
+def _index_arrivals(ctx: Context, arrivals: Arrivals) -> None:
+    """Bring the search index to the new HEAD, taking the gate's pass of each arriving note for
+    its very blob (`arrivals.passed`): a note is read, judged and derived once, as `init --from`
+    does (issue 34.2); what the arrivals did not pass is read and judged by the index as ever."""
+    if not arrivals.passed:
+        return
+    from jacked_vault.search.index import SearchIndex
+
+    index = SearchIndex(ctx.vault)
+    try:
+        index.refresh(passed=arrivals.passed)
+    finally:
+        index.close()
 
 
 def _now() -> str:

@@ -100,6 +100,9 @@ class Arrivals:
         default_factory=list
     )  # notes a person forgot on another machine: deleted here as the transition it is
     new_stones: Stones = NO_STONES  # the rejections the remote adds, and the values it newly forgets
+    # rel -> the gate's pass of each arriving note it passed (search.passed), when the caller asked
+    # (`inspect_arrivals(passed=)`): the index update after the arrivals takes it for the same blob
+    passed: dict[str, Passed] = field(default_factory=dict)
 
     def refusal(
         self, commit: str, *, stopped: str = "sync stopped before changing anything", then: str = "sync again"
@@ -344,14 +347,18 @@ def _keep_pass(
     data: bytes,
 ) -> None:
     """Hand on the gate's pass of the note just judged at `rel` (if it passed), with what a worker
-    derived from that very parse (`given`: what it handed over for the note)."""
+    derived from that very parse (`given`: what it handed over for the note), else derived here:
+    the index takes it (a sync's preview of index.md too), so a note's text is analysed once."""
+    from jacked_vault.search.derived import derive
     from jacked_vault.store.audit import content_hash
 
     assert judge.passes is not None, "kept only when asked"
     checked = judge.passes.pop(rel, None)
-    if checked is None:
+    if checked is None or checked.note is None:
         return
-    made = given.derived if given is not None and given.note is checked.note else None
+    note = checked.note
+    made = given.derived if given is not None and given.note is note else None
+    made = made or derive(note.title, note.tags, note.body, True)  # as its Entry.from_note would
     passed[rel] = Passed(oid, len(data), content_hash(data), checked, made)
 
 

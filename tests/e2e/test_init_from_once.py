@@ -145,3 +145,45 @@ def test_init_from_stops_and_leaves_nothing_when_git_cannot_write_the_working_tr
     assert "git could not write the working tree (fatal: no space left on device)" in done.err
     assert "Traceback" not in done.err and len(done.err.strip().splitlines()) == 1
     assert not vault.exists()
+
+
+@pytest.mark.parametrize("worker", [False, True], ids=["alone", "with-a-worker"])
+def test_a_sync_consults_the_gate_once_per_arriving_note_and_reads_and_derives_each_at_most_once(
+    shared, monkeypatch, worker
+):
+    """A big `sync` shares the path (issue 34.2): the index update after it takes the gate's pass
+    of each arriving note, as `init --from`'s build does, instead of reading, judging and deriving
+    the note again (with tombstones in the vault, the index's gate judged every arriving note a
+    second time)."""
+    laptop, desktop, _, _ = shared
+    rejected = add(laptop, AddRequest(title="Use tabs", body="Indent with tabs.", group="tools"))
+    transition(laptop, rejected.note.id, "reject", reason="spaces")  # a tombstone: the index's gate has a rule to apply
+    for i in range(8):
+        add_note(laptop, f"Honest note {i}", body=f"Retry the upload {i} times after a timeout.")
+    sync(laptop)
+    if worker and len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("needs a second core")
+    monkeypatch.setattr(parallel, "PARALLEL_MIN", 2 if worker else 10**9)
+    monkeypatch.setattr(parallel, "BATCH", 2)
+    monkeypatch.setattr(threading, "active_count", lambda: 1)  # pytest-xdist's idle reader thread
+    before = _arriving_notes(desktop.vault.root)
+    calls = main_process_gate_calls(monkeypatch)
+    read = main_process_blob_reads(monkeypatch)
+    derived = main_process_derivations(monkeypatch)
+    done = sync(desktop)
+    assert done.quarantined == []
+    notes = {rel: oid for rel, oid in _arriving_notes(desktop.vault.root).items() if before.get(rel) != oid}
+    assert len(notes) >= 9
+    assert {rel: calls[rel] for rel in notes} == dict.fromkeys(notes, 1)  # judged once, by the arrival
+    reads = Counter(read)
+    once = 0 if worker else 1  # with a worker, the main process takes the bytes it read
+    assert {rel: reads[oid] for rel, oid in notes.items()} == dict.fromkeys(notes, once)
+    honest = Counter(title for title in derived if title.startswith("Honest note"))
+    assert honest == Counter({f"Honest note {i}": once for i in range(8)} if once else {})  # a worker's, handed on
+    index = SearchIndex(desktop.vault)
+    try:
+        indexed = dict(index.db.execute("SELECT path, status FROM docs WHERE tier='note'"))
+    finally:
+        index.close()
+    assert set(notes) <= set(indexed)
+    assert Counter(indexed.values())["rejected"] == 1

@@ -25,9 +25,12 @@ def main_process_scans(monkeypatch) -> list[str | None]:
 
 
 def main_process_derivations(monkeypatch) -> list[str]:
-    """The titles of the entries whose text this process analyses for the index, from now on."""
+    """The titles of the entries whose text this process analyses for the index, from now on: by
+    the index, or by a module that imports `search.derived.derive` when it derives (an arrival's)."""
+    from jacked_vault.search import derived
+
     main, titles = os.getpid(), []
-    plain = index_module.derive
+    plain = derived.derive
 
     def derive(title, tags, body, note):
         if os.getpid() == main:
@@ -35,6 +38,7 @@ def main_process_derivations(monkeypatch) -> list[str]:
         return plain(title, tags, body, note)
 
     monkeypatch.setattr(index_module, "derive", derive)
+    monkeypatch.setattr(derived, "derive", derive)
     return titles
 
 
