@@ -48,7 +48,7 @@ if TYPE_CHECKING:
 
 MAX_ROOT_FILES = 200_000  # 4x a big team's 50k-note group (bench_cli); beyond it reads fail as INCOMPLETE
 MAX_ROOT_BYTES = 1024 * 1024 * 1024
-BULK_DIFF = 2000  # a diff adding more files than this, and than the index holds, is inserted as a bulk build
+BULK_DIFF = 2000  # a diff adding more files than this is inserted in batches; more than the index holds too, in bulk
 
 
 def _save_roots(db: sqlite3.Connection, rows: list[tuple[str, int, int]]) -> None:
@@ -220,14 +220,16 @@ class SearchIndex:
         self.db.execute("DELETE FROM meta WHERE key='reviews'")
 
     @contextmanager
-    def _bulk(self, many: bool) -> Iterator[None]:
+    def _bulk(self, many: bool, *, batched: bool = False) -> Iterator[None]:
         """With `many` (a whole tree, or a diff adding more than the index holds), insert without
-        the secondary indexes and make them again once at the end (a sort each)."""
-        if not many:
+        the secondary indexes and make them again once at the end (a sort each); with `many` or
+        `batched` (a diff adding more than `BULK_DIFF` files), write the documents' rows and the
+        totals in batches (`_Tally`: nothing reads them until the insert ends), not a statement each."""
+        if not (many or batched):
             yield
             return
         self.verdicts.known()  # read once: no query per note
-        for name in _SECONDARY:
+        for name in _SECONDARY if many else ():
             self.db.execute(f"DROP INDEX IF EXISTS {name}")
         stones = {h for (h,) in self.db.execute("SELECT DISTINCT hash FROM tombstones")}
         self._tally = _Tally(stones, self.db.execute("SELECT COALESCE(MAX(rowid), 0) + 1 FROM docs").fetchone()[0])

@@ -70,7 +70,7 @@ class Bounds:
 
     root_files: int
     root_bytes: int
-    bulk_diff: int  # a diff adding more files than this, and than the index holds, is inserted in bulk
+    bulk_diff: int  # a diff adding more files than this is inserted in batches; more than the index holds too, in bulk
 
 
 class Rows(Protocol):
@@ -95,7 +95,7 @@ class Rows(Protocol):
 
     def holds_no_stone(self) -> bool: ...
 
-    def _bulk(self, many: bool) -> AbstractContextManager[None]: ...
+    def _bulk(self, many: bool, *, batched: bool = False) -> AbstractContextManager[None]: ...
 
     def add_entry(
         self,
@@ -314,7 +314,8 @@ class GitMirror:
         bulk = len(added) > self.index.bounds.bulk_diff and len(added) > self.index.read.count()
         taken = {rel: p for _, rel, entry in added if (p := self._passed.pop(rel, None)) and p.oid == entry.id}
         files = [(rel, entry) for _, rel, entry in added if rel not in taken]  # read and judged here
-        with self.index._bulk(bulk), self._judged_ahead(repo, files) as items:
+        batched = len(added) > self.index.bounds.bulk_diff  # its rows written in batches, at least
+        with self.index._bulk(bulk, batched=batched), self._judged_ahead(repo, files) as items:
             for _, rel, entry in added:
                 arrived = taken.get(rel)
                 if arrived is not None:  # judged already (a sync's arrival): its pass, for this very blob

@@ -269,6 +269,14 @@ class ReadModel:
             f"SELECT {COLUMNS} FROM docs d WHERE d.id=? AND {tier} AND {policy} ORDER BY d.path", (note_id, *params)
         )
 
+    def note_path(self, note_id: str) -> str | None:
+        """The path of the first note (by path) carrying `note_id`, as `lookup` orders them; None
+        when none does (one column, not a `Doc`: an arrival asks it of every arriving note)."""
+        row = self.db.execute(
+            "SELECT path FROM docs WHERE id=? AND tier='note' ORDER BY path LIMIT 1", (note_id,)
+        ).fetchone()
+        return row[0] if row else None
+
     def carries(self, doc_id: str) -> bool:
         """Whether some document (a note or a derived file) carries exactly this id."""
         return self.db.execute("SELECT 1 FROM docs WHERE id=? LIMIT 1", (doc_id,)).fetchone() is not None

@@ -363,14 +363,10 @@ def _judge(
         here = index.read.stones()
         known = here | extra
 
-        def local_path(note_id: str) -> str | None:
-            docs = index.read.lookup(note_id)
-            return docs[0].path if docs else None
-
         passed: dict[str, Passed] = {}  # each arriving note's pass, for the index update after the arrivals
         try:
             arrivals = inspect_arrivals(
-                ctx.vault, repo, base_tree, theirs_tree, known, local_path, index.verdicts, here,
+                ctx.vault, repo, base_tree, theirs_tree, known, index.read.note_path, index.verdicts, here,
                 signed=signed, deadline=deadline, rejected_at=index.read.rejected_at,
                 progress=stages("judging files") if stages else None, passed=passed,
             )  # fmt: skip

@@ -196,6 +196,13 @@ class _Judge:
     signed: Signed | None = None  # with trusted keys: the arriving accepts and forgets git verifies
     passes: dict[str, Checked] | None = None  # path -> the gate's pass of a note (kept when asked: `passed`)
     now: str = field(default_factory=timestamps.utc_now)  # when this judgement began: what a move is judged at
+    base_blobs: dict[str, bytes | None] = field(default_factory=dict)  # path -> its merge-base bytes, read once
+
+    def base(self, rel: str) -> bytes | None:
+        """`rel`'s bytes in the merge base (None: no such file there), read once a judgement."""
+        if rel not in self.base_blobs:
+            self.base_blobs[rel] = blob_at(self.repo, self.base_tree, rel)
+        return self.base_blobs[rel]
 
     def gate(self, rel: str, data: bytes, base: bytes | None, *, new: bool, kind: str = "note") -> Checked:
         from jacked_vault.store.gate import inspect
@@ -428,7 +435,7 @@ def _left_ids(judge: _Judge) -> dict[str, str]:
     for rel in judge.out.deleted + judge.out.changed:
         if classify_path(judge.store, rel) != "note":
             continue
-        data = blob_at(judge.repo, judge.base_tree, rel)
+        data = judge.base(rel)
         if data is None:
             continue
         try:
@@ -439,7 +446,7 @@ def _left_ids(judge: _Judge) -> dict[str, str]:
 
 
 def _judge_audit(judge: _Judge, rel: str, data: bytes) -> None:
-    base = blob_at(judge.repo, judge.base_tree, rel)
+    base = judge.base(rel)
     try:
         judge.gate(rel, data, base, new=base is None)
     except VaultError as exc:
@@ -463,7 +470,7 @@ def _judge_file(judge: _Judge, rel: str, kind: str, data: bytes) -> None:
     """A layout file other than a note: through the gate, then (`VOUCHED_KINDS`) its audit line."""
     from jacked_vault.store.audit import content_hash
 
-    base = blob_at(judge.repo, judge.base_tree, rel)
+    base = judge.base(rel)
     try:
         judge.gate(rel, data, base, new=base is None, kind=kind)
     except VaultError as exc:
@@ -482,7 +489,7 @@ def _judge_tombstones(judge: _Judge, rel: str, data: bytes) -> None:
     With trusted keys, a forgotten value no verified forget records is not taken (`unsigned_forgotten`)."""
     from jacked_vault.store.tombstones import check_tombstone_lines
 
-    base = blob_at(judge.repo, judge.base_tree, rel)
+    base = judge.base(rel)
     unsigned = unsigned_forgotten(rel, data, base, judge.signed)
     if unsigned:
         judge.out.quarantine(
@@ -503,7 +510,7 @@ def _judge_note(judge: _Judge, rel: str, data: bytes) -> None:
     from jacked_vault.document import parse_note
     from jacked_vault.store.audit import content_hash
 
-    base = blob_at(judge.repo, judge.base_tree, rel)
+    base = judge.base(rel)
     base_id = _note_id(base, rel)
     try:
         note = judge.gate(rel, data, base, new=base_id is None or base_id != _note_id(data, rel)).note
@@ -623,7 +630,7 @@ def _prior(judge: _Judge, rel: str, base: bytes | None, note_id: str) -> tuple[N
     path = judge.left.get(note_id)
     if path is None:
         return None, None
-    data = base if path == rel else blob_at(judge.repo, judge.base_tree, path)
+    data = base if path == rel else judge.base(path)
     assert data is not None, "judge.left holds only paths whose base blob was read (_left_ids)"
     return parse_note(data, source=path), (None if path == rel else path)
 
