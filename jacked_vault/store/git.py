@@ -299,32 +299,38 @@ def merge_histories(repo: pygit2.Repository, ours: pygit2.Oid | str, theirs: pyg
     return repo.merge_commits(ours, theirs, flags=pygit2.enums.MergeFlag(0))
 
 
-def advance_to(repo: pygit2.Repository, commit_id: pygit2.Oid | str, expected_head: pygit2.Oid | None) -> None:
+def advance_to(repo: pygit2.Repository, commit_id: pygit2.Oid | str, expected_head: pygit2.Oid) -> None:
     """Check out `commit_id` and move the current branch to it, if HEAD is still `expected_head`.
 
-    The checkout is git's safe one: a local change it would overwrite stops it (SYNC) before
-    anything moves. The git index is reset to the new tree so `git status` stays clean.
+    git's own two-tree `read-tree -m -u` does the checkout: the safe one (a local change or an
+    untracked file it would overwrite stops it, SYNC, before anything moves), which updates git's
+    index to the new tree so `git status` stays clean, and keeps what sparse-checkout patterns
+    leave out out (libgit2 cannot check a sparse checkout out; it also took 2.4x git's time for
+    10k arriving notes: 0.88 vs 0.36 s). Then the branch moves only if it still names
+    `expected_head` (`update-ref NEW OLD`).
     """
-    import pygit2
-
     head = head_commit(repo)
-    if (head.id if head is not None else None) != expected_head:
+    if head is None or head.id != expected_head:
         raise VaultError("SYNC", "the vault changed while syncing; nothing was moved: run sync again")
-    if head is not None and skip_worktree(Path(repo.workdir)):
-        return _advance_sparse(Path(repo.workdir), str(commit_id), str(expected_head))
-    try:
-        with _commit_marker(Path(repo.workdir)):
-            repo.checkout_tree(repo[commit_id], strategy=pygit2.enums.CheckoutStrategy.SAFE)
-            repo.head.set_target(commit_id)
-            index = repo.index
-            index.read_tree(repo[commit_id].tree)
-            index.write()
-    except pygit2.GitError as exc:
-        raise VaultError(
-            "SYNC",
-            f"git could not update the working tree ({' '.join(str(exc).split())[:200]}); nothing was moved. "
-            "Uncommitted files are in the way: run `jacked memory doctor --repair`, then sync again",
-        ) from None
+    _git_checkout(Path(repo.workdir), str(expected_head), str(commit_id))
+
+
+def _git_checkout(root: Path, old: str, new: str) -> None:
+    """git's `read-tree -m -u OLD NEW` in `root`, then HEAD's branch moved from `old` to `new`."""
+    import subprocess
+
+    with _commit_marker(root):
+        for args in (["read-tree", "-m", "-u", old, new], ["update-ref", "HEAD", new, old]):
+            done = subprocess.run(
+                ["git", "-C", str(root), *args], capture_output=True, text=True, check=False, env=child_env()
+            )
+            if done.returncode != 0:
+                raise VaultError(
+                    "SYNC",
+                    f"git could not update the working tree ({' '.join(done.stderr.split())[:200]}); "
+                    "nothing was moved. "
+                    "Uncommitted files are in the way: run `jacked memory doctor --repair`, then sync again",
+                )
 
 
 @contextmanager
@@ -347,29 +353,6 @@ def checking_out(root: Path, commit_id: str) -> Iterator[None]:
     if proc.returncode != 0:
         words = " ".join(err.decode("utf-8", "replace").split())[:300]
         raise VaultError("SYNC", f"git could not write the working tree ({words}); nothing was left behind")
-
-
-def _advance_sparse(root: Path, commit_id: str, expected_head: str) -> None:
-    """`advance_to` in a sparse checkout, which libgit2 cannot check out: git's own two-tree
-    `read-tree -m -u` (safe, keeps what the sparse patterns leave out out), then the branch moves
-    only if it still names `expected_head`."""
-    import subprocess
-
-    with _commit_marker(root):
-        for args in (
-            ["read-tree", "-m", "-u", expected_head, commit_id],
-            ["update-ref", "HEAD", commit_id, expected_head],
-        ):
-            done = subprocess.run(
-                ["git", "-C", str(root), *args], capture_output=True, text=True, check=False, env=child_env()
-            )
-            if done.returncode != 0:
-                raise VaultError(
-                    "SYNC",
-                    f"git could not update the working tree ({' '.join(done.stderr.split())[:200]}); "
-                    "nothing was moved. "
-                    "Uncommitted files are in the way: run `jacked memory doctor --repair`, then sync again",
-                )
 
 
 _GIT_LOCKS = ("index.lock", "HEAD.lock", "packed-refs.lock", f"refs/heads/{BRANCH}.lock")

@@ -289,7 +289,7 @@ def commit_tree(
     """Commit `tree` on `parents` (a sync merge, built from git objects, the store lock held) the
     way `Transaction.commit` commits: the audit lines of `events` added to the tree (gated), the
     same trailers, the settings' author. Nothing moves: the caller checks the commit out and moves
-    the branch (`store.git.advance_to`), which resets the git index to it."""
+    the branch (`store.git.advance_to`), which brings the git index to it."""
     given = cast("pygit2.Tree", repo[tree])
 
     def base(rel: str) -> bytes | None:

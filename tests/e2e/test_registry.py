@@ -19,6 +19,7 @@ COMMIT_PRIMITIVES = {
     "advance_to",
     "checkout_tree",
     "checking_out",  # git writes a judged clone's tree (store.git): bytes into the working tree, as checkout_tree
+    "_git_checkout",  # git's read-tree writes the tree sync moves to (store.git.advance_to), as checkout_tree
     "_signed_commit",
 }
 
