@@ -668,8 +668,10 @@ def _supersede_duplicates(
     index = open_fresh(ctx.vault)
     try:
         for rel, note in sorted(arriving.items()):
+            made = arrivals.passed.get(rel)  # its arrival's derivation holds the note's value hash
+            value = made.derived.thash if made is not None and made.derived and made.checked.note is note else None
             twin = (
-                None if index.read.lookup(note.id) else duplicate_of(index.read, note)
+                None if index.read.note_path(note.id) else duplicate_of(index.read, note, value)
             )  # new here, repeating a live note
             if twin is not None:
                 pairs.append((rel, moved_to.get(twin.id, twin.path)))

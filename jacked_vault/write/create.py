@@ -84,15 +84,15 @@ class Created:
         return "\n".join(lines + kept_aside(self.quarantined))
 
 
-def duplicate_of(index: ReadModel, note: Note) -> Doc | None:
+def duplicate_of(index: ReadModel, note: Note, value_hash: str | None = None) -> Doc | None:
     """SPEC 5.6: the live note (candidate or active, not expired) a create of `note` would repeat:
     the same normalised title and body (the tombstone normalisation) in the same scope and group,
-    for the same target harnesses (a note for other readers is another note); else None."""
+    for the same target harnesses (a note for other readers is another note); else None.
+    `value_hash`: the note's `tombstone_hash`, when the caller has it (an arrival's derivation)."""
     from jacked_vault.store.tombstones import tombstone_hash
 
-    twins = index.live_in_place(
-        note.scope, note.group, note.target_harnesses, note.created_at, value_hash=tombstone_hash(note.title, note.body)
-    )
+    value_hash = value_hash or tombstone_hash(note.title, note.body)
+    twins = index.live_in_place(note.scope, note.group, note.target_harnesses, note.created_at, value_hash=value_hash)
     return twins[0] if twins else None
 
 
