@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import sqlite3
 from collections import deque
-from collections.abc import Callable, Generator, Iterable, Iterator
-from contextlib import AbstractContextManager, closing, nullcontext
+from collections.abc import Callable, Container, Generator, Iterable, Iterator
+from contextlib import AbstractContextManager, closing
 from dataclasses import dataclass, replace
 from itertools import islice
 from typing import TYPE_CHECKING, Any, Protocol
@@ -250,8 +250,7 @@ class GitMirror:
             by_root.setdefault(root_of(self.store, rel), []).append((rel, entry))
         roots = sorted(by_root, key=lambda r: r != "tombstones")
         ordered = [item for root in roots for item in by_root[root]]
-        judged = nullcontext(iter(ordered))  # judged already (`rebuild`): nothing for workers to do
-        with self.index._bulk(True), judged if self._passed else self._judged_ahead(repo, ordered) as items:
+        with self.index._bulk(True), self._judged_ahead(repo, ordered, judged=self._passed) as items:
             for root in roots:
                 self._index_root(repo, root, islice(items, len(by_root[root])))
         if self.progress is not None:
@@ -313,31 +312,30 @@ class GitMirror:
         added.sort(key=lambda item: item[:2])
         bulk = len(added) > self.index.bounds.bulk_diff and len(added) > self.index.read.count()
         taken = {rel: p for _, rel, entry in added if (p := self._passed.pop(rel, None)) and p.oid == entry.id}
-        files = [(rel, entry) for _, rel, entry in added if rel not in taken]  # read and judged here
+        files = [(rel, entry) for _, rel, entry in added]
         batched = len(added) > self.index.bounds.bulk_diff  # its rows written in batches, at least
-        with self.index._bulk(bulk, batched=batched), self._judged_ahead(repo, files) as items:
-            for _, rel, entry in added:
+        with self.index._bulk(bulk, batched=batched), self._judged_ahead(repo, files, judged=taken) as items:
+            for rel, entry in items:
                 arrived = taken.get(rel)
                 if arrived is not None:  # judged already (a sync's arrival): its pass, for this very blob
                     self._index_checked(rel, arrived.checked, arrived.sha, arrived.size, arrived.derived)
-                    continue
-                next(items)  # this file's turn: its note's verdict, judged ahead, offered
-                self._index_entry(repo, rel, entry)
-            deque(items, maxlen=0)  # to the end: the workers done with, never killed
+                else:
+                    self._index_entry(repo, rel, entry)
         for root in sorted(touched):
             if self._over_bounds(root):
                 self._reindex_root(repo, new_tree, root)
         self._sweep_tombstones(repo, new_tree, before)
 
     def _judged_ahead(
-        self, repo: pygit2.Repository, files: list[tuple[str, Any]]
+        self, repo: pygit2.Repository, files: list[tuple[str, Any]], judged: Container[str] = ()
     ) -> closing[Generator[tuple[str, Any], None, None]]:
-        """`files`, their notes judged ahead by workers (search/parallel.py), what each worker
-        hands over kept here for the file's turn (`_handed_for`)."""
+        """`files`, their notes judged ahead by workers (search/parallel.py) but those `judged`
+        already (the paths of the passes the caller takes), what each worker hands over kept here
+        for the file's turn (`_handed_for`)."""
         from jacked_vault.search.parallel import ahead
 
         verdicts = self.index.verdicts
-        return closing(ahead(self.store, repo, files, verdicts, self._handed, deriving=True))
+        return closing(ahead(self.store, repo, files, verdicts, self._handed, deriving=True, judged=judged))
 
     def _known_of(self, rels: list[str]) -> set[str]:
         """Those of `rels` the index holds a document or a problem for (a query per 500 paths)."""

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import gc
 import os
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Container, Generator, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -172,6 +172,7 @@ def ahead(
     deadline: Deadline | None = None,
     *,
     deriving: bool = False,
+    judged: Container[str] = (),
 ) -> Generator[tuple[str, Any], None, None]:
     """`files` ((path, tree entry), in the order the caller indexes them), each yielded once the
     workers' verdict on it is offered to `verdicts` (the index's `Verdicts`: taken when the gate
@@ -184,14 +185,16 @@ def ahead(
     process's own work that must come before the first file (an arrival's audit lines), done once
     the workers have started (without them, at once). `deadline` (store.deadline): a wait for the
     workers past it raises OutOfTime. Close it (`contextlib.closing`) when leaving early: the
-    workers are then killed and reaped, never left judging what no one will read."""
+    workers are then killed and reaped, never left judging what no one will read. `judged`: the
+    paths the caller holds the gate's pass of already (`search.passed`): yielded in their turn,
+    never judged again by a worker."""
     count = workers()
     if count:
         with _young_collections_only():
             notes = [
                 (n, (rel, str(e.id)))
                 for n, (rel, e) in enumerate(files)
-                if e.filemode in FILE_MODES and classify_path(store, rel) == "note"
+                if e.filemode in FILE_MODES and rel not in judged and classify_path(store, rel) == "note"
             ]
             if len(notes) >= PARALLEL_MIN:
                 yield from _with_workers(

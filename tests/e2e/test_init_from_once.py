@@ -187,3 +187,37 @@ def test_a_sync_consults_the_gate_once_per_arriving_note_and_reads_and_derives_e
         index.close()
     assert set(notes) <= set(indexed)
     assert Counter(indexed.values())["rejected"] == 1
+
+
+def test_a_rebuild_given_the_passes_of_some_notes_has_the_workers_judge_the_others(shared, monkeypatch):
+    """A build handed the gate's pass of some notes (a sync's arrivals) takes those and still has
+    the workers read and judge every other note: the main process reads none of them."""
+    import pygit2
+
+    from jacked_vault.search.passed import Passed
+    from jacked_vault.store.audit import content_hash
+    from jacked_vault.store.gate import inspect
+
+    laptop, _, _, _ = shared
+    for i in range(6):
+        add_note(laptop, f"Honest note {i}")
+    if len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("needs a second core")
+    notes = _arriving_notes(laptop.vault.root)
+    rel, oid = sorted(notes.items())[0]
+    data = (laptop.vault.root / rel).read_bytes()
+    passed = {rel: Passed(pygit2.Oid(hex=oid), len(data), content_hash(data), inspect(laptop.vault, rel, data))}
+    monkeypatch.setattr(parallel, "PARALLEL_MIN", 2)
+    monkeypatch.setattr(parallel, "BATCH", 2)
+    monkeypatch.setattr(threading, "active_count", lambda: 1)  # pytest-xdist's idle reader thread
+    read = main_process_blob_reads(monkeypatch)
+    calls = main_process_gate_calls(monkeypatch)
+    index = SearchIndex(laptop.vault)
+    try:
+        index.rebuild(passed=passed)
+        indexed = {path for (path,) in index.db.execute("SELECT path FROM docs WHERE tier='note'")}
+    finally:
+        index.close()
+    assert indexed == set(notes) and len(notes) >= 7
+    assert not set(read) & set(notes.values())  # the one passed taken, the others read by the workers
+    assert calls[rel] == 0
