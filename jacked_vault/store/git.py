@@ -316,10 +316,15 @@ def advance_to(repo: pygit2.Repository, commit_id: pygit2.Oid | str, expected_he
 
 
 def _git_checkout(root: Path, old: str, new: str) -> None:
-    """git's `read-tree -m -u OLD NEW` in `root`, then HEAD's branch moved from `old` to `new`."""
+    """git's `read-tree -m -u OLD NEW` in `root`, then HEAD's branch moved from `old` to `new`.
+    git's index is refreshed first (`update-index --refresh`, as git's own porcelain does): a
+    file rewritten with the same bytes (an atomic write is a new inode) is not a local change."""
     import subprocess
 
     with _commit_marker(root):
+        refresh = ["git", "-C", str(root), "update-index", "-q", "--refresh"]
+        # its exit status says some file differs: read-tree then decides whether that is in the way
+        subprocess.run(refresh, capture_output=True, check=False, env=child_env())
         for args in (["read-tree", "-m", "-u", old, new], ["update-ref", "HEAD", new, old]):
             done = subprocess.run(
                 ["git", "-C", str(root), *args], capture_output=True, text=True, check=False, env=child_env()

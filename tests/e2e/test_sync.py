@@ -140,6 +140,28 @@ def test_fast_forward_and_up_to_date(two_machines):
     assert sync(b).action == "up-to-date"
 
 
+def test_a_fast_forward_moves_a_file_rewritten_here_with_the_same_bytes(two_machines):
+    """A file written again with the bytes it had (an atomic write: a new inode, new times) is no
+    local change: the fast-forward that changes it in the remote moves it (git's read-tree compares
+    only the stat data of git's index, so that index is refreshed first)."""
+    a, b, _ = two_machines
+    add_note(a, "Shared first")
+    sync(a)
+    sync(b)
+    index_md = next(b.vault.root.glob("groups/*/index.md"))
+    rel = index_md.relative_to(b.vault.root).as_posix()
+    time.sleep(1.1)  # another second: the rewritten file's times differ from those git's index holds
+    kept = index_md.read_bytes()
+    fresh = index_md.with_name(".index.md.tmp")
+    fresh.write_bytes(kept)
+    os.replace(fresh, index_md)
+    add_note(a, "Shared second")  # changes that group's index.md in the remote
+    sync(a)
+    assert sync(b).action == "fast-forward"
+    assert git(b.vault.root, "show", f"HEAD:{rel}") == index_md.read_text()
+    assert git(b.vault.root, "status", "--porcelain") == ""
+
+
 def test_force_pushed_remote_loses_nothing_locally(two_machines, tmp_path: Path):
     _a, b, remote = two_machines
     kept = add_note(b, "Desktop only, unpushed")
