@@ -162,6 +162,26 @@ def test_a_fast_forward_moves_a_file_rewritten_here_with_the_same_bytes(two_mach
     assert git(b.vault.root, "status", "--porcelain") == ""
 
 
+def test_a_fast_forward_over_a_file_changed_here_moves_nothing(two_machines):
+    """A local change the fast-forward would overwrite stops it before anything moves: HEAD,
+    git's index and the changed file stay as they were."""
+    a, b, _ = two_machines
+    add_note(a, "Shared first")
+    sync(a)
+    sync(b)
+    index_md = next(b.vault.root.glob("groups/*/index.md"))
+    head = git(b.vault.root, "rev-parse", "HEAD")
+    index_md.write_text(index_md.read_text() + "A line of mine.\n")
+    add_note(a, "Shared second")  # changes that group's index.md in the remote
+    sync(a)
+    with pytest.raises(VaultError) as stopped:
+        sync(b)
+    assert stopped.value.code == "SYNC" and "nothing was moved" in stopped.value.message
+    assert git(b.vault.root, "rev-parse", "HEAD") == head
+    assert index_md.read_text().endswith("A line of mine.\n")
+    assert git(b.vault.root, "diff", "--cached", "--name-only") == ""
+
+
 def test_force_pushed_remote_loses_nothing_locally(two_machines, tmp_path: Path):
     _a, b, remote = two_machines
     kept = add_note(b, "Desktop only, unpushed")
