@@ -50,6 +50,7 @@ from jacked_vault.document import timestamps
 from jacked_vault.document.lifecycle import follows, moves, settles
 from jacked_vault.errors import VaultError
 from jacked_vault.safety import fsio
+from jacked_vault.search.derived import derive
 from jacked_vault.search.passed import Passed
 from jacked_vault.search.treediff import changed_entries
 from jacked_vault.store.deadline import OutOfTime
@@ -356,7 +357,6 @@ def _keep_pass(
     """Hand on the gate's pass of the note just judged at `rel` (if it passed), with what a worker
     derived from that very parse (`given`: what it handed over for the note), else derived here:
     the index takes it (a sync's preview of index.md too), so a note's text is analysed once."""
-    from jacked_vault.search.derived import derive
     from jacked_vault.store.audit import content_hash
 
     assert judge.passes is not None, "kept only when asked"

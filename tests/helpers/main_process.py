@@ -26,11 +26,11 @@ def main_process_scans(monkeypatch) -> list[str | None]:
 
 def main_process_derivations(monkeypatch) -> list[str]:
     """The titles of the entries whose text this process analyses for the index, from now on: by
-    the index, or by a module that imports `search.derived.derive` when it derives (an arrival's)."""
-    from jacked_vault.search import derived
+    the index, or as a note arrives (sync/arrivals.py)."""
+    from jacked_vault.sync import arrivals
 
     main, titles = os.getpid(), []
-    plain = derived.derive
+    plain = index_module.derive
 
     def derive(title, tags, body, note):
         if os.getpid() == main:
@@ -38,7 +38,7 @@ def main_process_derivations(monkeypatch) -> list[str]:
         return plain(title, tags, body, note)
 
     monkeypatch.setattr(index_module, "derive", derive)
-    monkeypatch.setattr(derived, "derive", derive)
+    monkeypatch.setattr(arrivals, "derive", derive)
     return titles
 
 
