@@ -52,6 +52,29 @@ def _arriving_notes(root: Path) -> dict[str, str]:
     return {line.split("\t")[1]: line.split()[2] for line in listed if "/note/" in line}
 
 
+class _Counted:
+    """What the main process does from now on: its gate consultations, blob reads and derivations."""
+
+    def __init__(self, monkeypatch, worker: bool) -> None:
+        monkeypatch.setattr(parallel, "PARALLEL_MIN", 2 if worker else 10**9)
+        monkeypatch.setattr(parallel, "BATCH", 2)
+        monkeypatch.setattr(threading, "active_count", lambda: 1)  # pytest-xdist's idle reader thread
+        self.worker = worker
+        self.calls = main_process_gate_calls(monkeypatch)
+        self.read = main_process_blob_reads(monkeypatch)
+        self.derived = main_process_derivations(monkeypatch)
+
+    def once_each(self, notes: dict[str, str]) -> None:
+        """Each of `notes` (path -> blob id, "Honest note 0" to 7 among them) judged once, by the
+        arrival; read and derived here once alone, never with a worker (its bytes and derivation taken)."""
+        assert {rel: self.calls[rel] for rel in notes} == dict.fromkeys(notes, 1)
+        reads = Counter(self.read)
+        once = 0 if self.worker else 1
+        assert {rel: reads[oid] for rel, oid in notes.items()} == dict.fromkeys(notes, once)
+        honest = Counter(title for title in self.derived if title.startswith("Honest note"))
+        assert honest == Counter({f"Honest note {i}": once for i in range(8)} if once else {})
+
+
 @pytest.mark.parametrize("worker", [False, True], ids=["alone", "with-a-worker"])
 def test_init_from_consults_the_gate_once_per_note_and_reads_and_derives_each_at_most_once(
     shared, tmp_path, monkeypatch, worker
@@ -62,21 +85,11 @@ def test_init_from_consults_the_gate_once_per_note_and_reads_and_derives_each_at
     sync(laptop)
     if worker and len(os.sched_getaffinity(0)) < 2:
         pytest.skip("needs a second core")
-    monkeypatch.setattr(parallel, "PARALLEL_MIN", 2 if worker else 10**9)
-    monkeypatch.setattr(parallel, "BATCH", 2)
-    monkeypatch.setattr(threading, "active_count", lambda: 1)  # pytest-xdist's idle reader thread
-    calls = main_process_gate_calls(monkeypatch)
-    read = main_process_blob_reads(monkeypatch)
-    derived = main_process_derivations(monkeypatch)
+    counted = _Counted(monkeypatch, worker)
     done = clone_vault(f"file://{remote}", tmp_path / "second", harness="tester")
     notes = _arriving_notes(done.store.root)
     assert len(notes) >= 9 and done.quarantined == []
-    assert {rel: calls[rel] for rel in notes} == dict.fromkeys(notes, 1)  # judged once, by the arrival
-    reads = Counter(read)
-    once = 0 if worker else 1  # with a worker, the main process takes the bytes it read
-    assert {rel: reads[oid] for rel, oid in notes.items()} == dict.fromkeys(notes, once)
-    honest = Counter(title for title in derived if title.startswith("Honest note"))
-    assert honest == Counter({f"Honest note {i}": once for i in range(8)} if once else {})  # a worker's, handed on
+    counted.once_each(notes)
     index = SearchIndex(Store(done.store.root))
     try:
         indexed = {path for (path,) in index.db.execute("SELECT path FROM docs WHERE tier='note'")}
@@ -163,23 +176,13 @@ def test_a_sync_consults_the_gate_once_per_arriving_note_and_reads_and_derives_e
     sync(laptop)
     if worker and len(os.sched_getaffinity(0)) < 2:
         pytest.skip("needs a second core")
-    monkeypatch.setattr(parallel, "PARALLEL_MIN", 2 if worker else 10**9)
-    monkeypatch.setattr(parallel, "BATCH", 2)
-    monkeypatch.setattr(threading, "active_count", lambda: 1)  # pytest-xdist's idle reader thread
     before = _arriving_notes(desktop.vault.root)
-    calls = main_process_gate_calls(monkeypatch)
-    read = main_process_blob_reads(monkeypatch)
-    derived = main_process_derivations(monkeypatch)
+    counted = _Counted(monkeypatch, worker)
     done = sync(desktop)
     assert done.quarantined == []
     notes = {rel: oid for rel, oid in _arriving_notes(desktop.vault.root).items() if before.get(rel) != oid}
     assert len(notes) >= 9
-    assert {rel: calls[rel] for rel in notes} == dict.fromkeys(notes, 1)  # judged once, by the arrival
-    reads = Counter(read)
-    once = 0 if worker else 1  # with a worker, the main process takes the bytes it read
-    assert {rel: reads[oid] for rel, oid in notes.items()} == dict.fromkeys(notes, once)
-    honest = Counter(title for title in derived if title.startswith("Honest note"))
-    assert honest == Counter({f"Honest note {i}": once for i in range(8)} if once else {})  # a worker's, handed on
+    counted.once_each(notes)
     index = SearchIndex(desktop.vault)
     try:
         indexed = dict(index.db.execute("SELECT path, status FROM docs WHERE tier='note'"))
@@ -207,11 +210,7 @@ def test_a_rebuild_given_the_passes_of_some_notes_has_the_workers_judge_the_othe
     rel, oid = sorted(notes.items())[0]
     data = (laptop.vault.root / rel).read_bytes()
     passed = {rel: Passed(pygit2.Oid(hex=oid), len(data), content_hash(data), inspect(laptop.vault, rel, data))}
-    monkeypatch.setattr(parallel, "PARALLEL_MIN", 2)
-    monkeypatch.setattr(parallel, "BATCH", 2)
-    monkeypatch.setattr(threading, "active_count", lambda: 1)  # pytest-xdist's idle reader thread
-    read = main_process_blob_reads(monkeypatch)
-    calls = main_process_gate_calls(monkeypatch)
+    counted = _Counted(monkeypatch, worker=True)
     index = SearchIndex(laptop.vault)
     try:
         index.rebuild(passed=passed)
@@ -219,5 +218,5 @@ def test_a_rebuild_given_the_passes_of_some_notes_has_the_workers_judge_the_othe
     finally:
         index.close()
     assert indexed == set(notes) and len(notes) >= 7
-    assert not set(read) & set(notes.values())  # the one passed taken, the others read by the workers
-    assert calls[rel] == 0
+    assert not set(counted.read) & set(notes.values())  # the one passed taken, the others read by the workers
+    assert counted.calls[rel] == 0
