@@ -8,6 +8,8 @@ must not bring back a tombstoned value (`store.tombstones.blocks`). Every commit
 write transaction, repair, sync arrivals) and the search index (which mirrors only what passes)
 call it, so a rule has exactly one owner. Refusals are `VaultError`s whose message names the
 path, the field and the rule, never a value; `details["gate"]` carries a stable code.
+`inspect_notes` gives each file of a batch the same verdict as a value, judging the notes rule by
+rule over the batch (a build's workers); `inspect` of a note is that with a batch of one.
 
 Append-only files (audit logs, tombstones, episodic day files) that extend their committed
 version are checked on the appended part only, so a write costs what it adds.
