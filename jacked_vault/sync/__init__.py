@@ -876,24 +876,31 @@ def _integrate(
             harness=ctx.harness, origin="sync", settings=ctx.settings, remote=str(theirs),
         )  # fmt: skip
         git.advance_to(repo, commit, ours)
-    _index_arrivals(ctx, arrivals)
     result.quarantined = _quarantine(ctx, arrivals)
+    _index_arrivals(ctx, arrivals)
     return result
 
 
 def _index_arrivals(ctx: Context, arrivals: Arrivals) -> None:
     """Bring the search index to the new HEAD, taking the gate's pass of each arriving note for
     its very blob (`arrivals.passed`): a note is read, judged and derived once, as `init --from`
-    does (issue 34.2); what the arrivals did not pass is read and judged by the index as ever."""
+    does (issue 34.2); what the arrivals did not pass is read and judged by the index as ever.
+    The index is derived: when it cannot be updated now (a locked or unreadable file), what
+    arrived has landed all the same, and the next read brings the index up (or says why not)."""
     if not arrivals.passed:
         return
+    import sqlite3
+
     from jacked_vault.search.index import SearchIndex
 
-    index = SearchIndex(ctx.vault)
     try:
-        index.refresh(passed=arrivals.passed)
-    finally:
-        index.close()
+        index = SearchIndex(ctx.vault)
+        try:
+            index.refresh(passed=arrivals.passed)
+        finally:
+            index.close()
+    except (VaultError, sqlite3.Error):
+        return
 
 
 def _now() -> str:

@@ -182,6 +182,30 @@ def test_a_fast_forward_over_a_file_changed_here_moves_nothing(two_machines):
     assert git(b.vault.root, "diff", "--cached", "--name-only") == ""
 
 
+def test_a_fast_forward_lands_when_the_index_cannot_take_the_arrivals(two_machines, monkeypatch):
+    """The index update after the arrivals is a cache's: when it fails (a locked index file), the
+    fast-forward still lands whole and reports so, and the next read brings the index up."""
+    import sqlite3
+
+    from jacked_vault.search.index import SearchIndex
+
+    a, b, _ = two_machines
+    arrived = add_note(a, "Only on the laptop")
+    sync(a)
+    plain = SearchIndex.refresh
+
+    def locked(self, passed=None):
+        if passed:
+            raise sqlite3.OperationalError("database is locked")
+        plain(self, passed)
+
+    monkeypatch.setattr(SearchIndex, "refresh", locked)
+    assert sync(b).action == "fast-forward"
+    monkeypatch.undo()
+    assert git(b.vault.root, "rev-parse", "HEAD") == git(a.vault.root, "rev-parse", "HEAD")
+    assert arrived.note.id in _ids(b)
+
+
 def test_force_pushed_remote_loses_nothing_locally(two_machines, tmp_path: Path):
     _a, b, remote = two_machines
     kept = add_note(b, "Desktop only, unpushed")
