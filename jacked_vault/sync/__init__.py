@@ -668,8 +668,8 @@ def _supersede_duplicates(
     index = open_fresh(ctx.vault)
     try:
         for rel, note in sorted(arriving.items()):
-            made = arrivals.passed.get(rel)  # its arrival's derivation holds the note's value hash
-            value = made.derived.thash if made is not None and made.derived and made.checked.note is note else None
+            made = arrivals.derivation(rel, note)  # it holds the note's value hash
+            value = made.thash if made is not None else None
             twin = (
                 None if index.read.note_path(note.id) else duplicate_of(index.read, note, value)
             )  # new here, repeating a live note
@@ -771,9 +771,7 @@ def _expected_indexes(
     made_of.update(transitioned)
     changes.update({rel: None for rel in [*plan.result.accepted_deletions, *arrivals.forgotten]})
     derived = {  # what an arriving note's text gives the index, derived as it arrived: for that very note's entry
-        rel: passed.derived
-        for rel, passed in arrivals.passed.items()
-        if passed.derived is not None and rel in made_of and made_of[rel] is passed.checked.note
+        rel: made for rel, note in made_of.items() if (made := arrivals.derivation(rel, note)) is not None
     }
     stones = Stones.read(arrivals.tombstones.items())
     groups = {found[1] for found in (classify_note(ctx.vault, rel) for rel in changes) if found}

@@ -50,7 +50,7 @@ from jacked_vault.document import timestamps
 from jacked_vault.document.lifecycle import follows, moves, settles
 from jacked_vault.errors import VaultError
 from jacked_vault.safety import fsio
-from jacked_vault.search.derived import derive
+from jacked_vault.search.derived import Derived, derive
 from jacked_vault.search.passed import Passed
 from jacked_vault.search.treediff import changed_entries
 from jacked_vault.store.deadline import OutOfTime
@@ -104,6 +104,12 @@ class Arrivals:
     # rel -> the gate's pass of each arriving note it passed (search.passed), when the caller asked
     # (`inspect_arrivals(passed=)`): the index update after the arrivals takes it for the same blob
     passed: dict[str, Passed] = field(default_factory=dict)
+
+    def derivation(self, rel: str, note: Note) -> Derived | None:
+        """What the index derives from `note` (search/derived.py), made as it arrived at `rel`: only
+        for that very parse (another note at the path, or a transitioned version, is derived anew)."""
+        passed = self.passed.get(rel)
+        return passed.derived if passed is not None and passed.checked.note is note else None
 
     def refusal(
         self, commit: str, *, stopped: str = "sync stopped before changing anything", then: str = "sync again"
