@@ -146,9 +146,12 @@ class GitMirror:
     def catch_up(self, passed: dict[str, Passed] | None = None) -> None:
         """Bring the rows to HEAD in one transaction. `passed`: path -> the gate's pass of a file
         judged already (`SearchIndex.rebuild`), taken for that very blob; emptied."""
+        from jacked_vault.search.parallel import young_collections_only
+
         self._passed = passed if passed is not None else {}
         try:
-            self._catch_up()
+            with young_collections_only():  # a build keeps what it reads alive: no full collection
+                self._catch_up()
         finally:
             self._passed = {}
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import gc
 import os
+import threading
 from collections.abc import Callable, Container, Generator, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -47,11 +48,14 @@ PARALLEL_MIN = 1000  # fewer notes: starting a worker costs more than it saves
 BATCH = 200
 AHEAD = 8  # batches the workers may be ahead of the main process
 MAX_WORKERS = 4
-# While workers judge, the main process makes no full collection (of the oldest generation;
-# the young ones are collected as ever): each would scan every object the build keeps (the notes
-# judged so far, all alive: they free nothing) and their cost grows with the build (15 of them,
-# 1.45 s, in the main process of a 50k `init --from`). Restored when the build ends.
+# While a build judges, with workers or alone, the main process makes no full collection (of the
+# oldest generation; the young ones are collected as ever): each would scan every object the build
+# keeps (the notes judged so far, all alive: they free nothing) and their cost grows with the build
+# (15 of them, 1.45 s, in the main process of a 50k `init --from` while workers judged; 2, 0.32 s,
+# in its index build from the arrivals' passes, with none). Restored when the last build ends.
 FULL_COLLECTIONS_OFF = 1 << 30
+_BUILDS = threading.Lock()  # guards `_building`: builds in several threads (a server) pause once
+_building: list[int] = [0, 0]  # builds running, and the oldest generation's threshold before the first
 
 _STATE: dict[str, Any] = {}  # the worker's store and repository (set in the parent before the fork)
 
@@ -150,7 +154,6 @@ def workers() -> int:
     process with one thread (a fork copies no other thread, and any lock one held stays held:
     the MCP server or the UI keep their builds in one process), else 0."""
     import multiprocessing
-    import threading
 
     if threading.active_count() > 1:
         return 0
@@ -189,8 +192,8 @@ def ahead(
     paths the caller holds the gate's pass of already (`search.passed`): yielded in their turn,
     never judged again by a worker."""
     count = workers()
-    if count:
-        with _young_collections_only():
+    with young_collections_only():
+        if count:
             notes = [
                 (n, (rel, str(e.id)))
                 for n, (rel, e) in enumerate(files)
@@ -201,21 +204,28 @@ def ahead(
                     store, repo, files, notes, count, verdicts, handed, meanwhile, deadline, deriving
                 )
                 return
-    if meanwhile is not None:
-        meanwhile()
-    yield from files
+        if meanwhile is not None:
+            meanwhile()
+        yield from files
 
 
 @contextmanager
-def _young_collections_only() -> Iterator[None]:
-    """While workers judge, the main process collects only the young generations (see
-    `FULL_COLLECTIONS_OFF`); its own thresholds again after."""
-    young, middle, old = gc.get_threshold()
-    gc.set_threshold(young, middle, FULL_COLLECTIONS_OFF)
+def young_collections_only() -> Iterator[None]:
+    """While a build judges (an index catching up, arrivals judged, files judged ahead), the process
+    collects only the young generations (see `FULL_COLLECTIONS_OFF`); its own threshold for the
+    oldest again once no build runs."""
+    with _BUILDS:
+        if not _building[0]:
+            _building[1] = gc.get_threshold()[2]
+            gc.set_threshold(*gc.get_threshold()[:2], FULL_COLLECTIONS_OFF)
+        _building[0] += 1
     try:
         yield
     finally:
-        gc.set_threshold(young, middle, old)
+        with _BUILDS:
+            _building[0] -= 1
+            if not _building[0]:
+                gc.set_threshold(*gc.get_threshold()[:2], _building[1])
 
 
 def _with_workers(

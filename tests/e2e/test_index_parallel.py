@@ -29,6 +29,7 @@ from jacked_vault.document import render_note
 from jacked_vault.search import index as index_module
 from jacked_vault.search import parallel
 from jacked_vault.search.index import SearchIndex
+from jacked_vault.search.mirror import GitMirror
 from jacked_vault.store.tombstones import tombstone_hash
 from jacked_vault.write.create import build_note
 
@@ -141,16 +142,18 @@ def test_a_build_with_a_worker_is_the_build_without(ctx, monkeypatch):
     assert shared[3] == []  # with the worker, none: the worker derived them (search/derived.py)
 
 
-def test_the_main_process_makes_no_full_collection_while_workers_judge(ctx, monkeypatch):
+@pytest.mark.parametrize("worker", [True, False], ids=["workers", "alone"])
+def test_the_main_process_makes_no_full_collection_while_a_build_judges(ctx, monkeypatch, worker):
     """A full collection scans every object the build keeps (the notes judged so far, all alive),
-    so while workers judge the main process collects only the young generations; the thresholds
-    are its own again after. Here the oldest generation's threshold is 1 (and what the test
-    process held before is frozen), so without that every few young collections would make a full
-    one."""
+    so while a build judges (workers or not: `init --from`'s index is built from the passes the
+    arrivals kept, with no worker) the main process collects only the young generations; the
+    thresholds are its own again after. Here the oldest generation's threshold is 1 (and what the
+    test process held before is frozen), so without that every few young collections would make a
+    full one."""
     import gc
 
     _vault(ctx.vault.root)
-    _build(ctx, monkeypatch, worker=True)  # once first: what a build imports is imported (its collections apart)
+    _build(ctx, monkeypatch, worker=worker)  # once first: what a build imports is imported (its collections apart)
     full: list[int] = []
 
     def count(phase: str, info: dict) -> None:
@@ -163,26 +166,46 @@ def test_the_main_process_makes_no_full_collection_while_workers_judge(ctx, monk
     gc.set_threshold(20, 2, 1)
     gc.callbacks.append(count)
     try:
-        original = parallel.ahead
+        original = GitMirror.catch_up
 
-        def counted(*args, **kwargs):  # the full collections while the workers judge (closed when read)
+        def counted(*args, **kwargs):  # the full collections while the index catches up (walk, judging, rows)
             full.clear()
             try:
-                yield from original(*args, **kwargs)
+                return original(*args, **kwargs)
             finally:
                 during.extend(full)
                 after.append(gc.get_threshold())
 
         during: list[int] = []
         after: list[tuple[int, int, int]] = []
-        monkeypatch.setattr(parallel, "ahead", counted)
-        _build(ctx, monkeypatch, worker=True)
+        monkeypatch.setattr(GitMirror, "catch_up", counted)
+        _build(ctx, monkeypatch, worker=worker)
     finally:
         gc.callbacks.remove(count)
         gc.set_threshold(*before)
         gc.unfreeze()
     assert during == []
     assert after == [(20, 2, 1)]
+
+
+def test_builds_that_overlap_give_the_oldest_generation_its_threshold_back_once_the_last_ends(monkeypatch):
+    """Builds in two threads of a server overlap; the second must not take the first's paused
+    threshold for the process's own, or full collections would stay off after both end."""
+    import gc
+
+    monkeypatch.setattr(parallel, "workers", lambda: 0)
+    before = gc.get_threshold()
+    first = parallel.ahead(None, None, [("a", None), ("b", None)], None)  # type: ignore[arg-type]
+    second = parallel.ahead(None, None, [("c", None), ("d", None)], None)  # type: ignore[arg-type]
+    try:
+        assert next(first) == ("a", None) and next(second) == ("c", None)
+        assert gc.get_threshold()[2] == parallel.FULL_COLLECTIONS_OFF
+        first.close()  # the first ends while the second still judges
+        assert gc.get_threshold()[2] == parallel.FULL_COLLECTIONS_OFF
+        second.close()
+        assert gc.get_threshold() == before
+    finally:
+        gc.set_threshold(*before)
 
 
 def test_a_root_cut_at_its_bound_is_the_same(ctx, monkeypatch):
