@@ -1499,6 +1499,7 @@ _RULES: tuple[_Rule, ...] = (
 
 _GATE_WORDS = frozenset(word for rule in _RULES if rule.gated for word in rule.context)
 _ALL_RULES = frozenset(range(len(_RULES)))
+_NO_RULES: frozenset[int] = frozenset()
 _TOKEN_RULES = frozenset(index for index, rule in enumerate(_RULES) if not rule.fallback)  # run on the windows
 _KEY_BODY_AT = _RULES.index(_KEY_BODY)
 
@@ -1559,13 +1560,14 @@ def _candidates(data: bytes, lower: bytes) -> frozenset[int]:
     """Indices in `_RULES` of the rules that may match: their prefilter occurs in `data` (in
     `lower` for `fold` rules); all of them if a set gave up."""
     plain, plain_rules, folded, folded_rules = _engine()
-    found: set[int] = set()
-    for rules, indices, text in ((plain, plain_rules, data), (folded, folded_rules, lower)):
-        hits = rules.Match(text) or ()
-        if 0 not in hits:
-            return _ALL_RULES
-        found.update(indices[hit - 1] for hit in hits if hit)
-    return frozenset(found)
+    plain_hits, folded_hits = plain.Match(data), folded.Match(lower)
+    if not plain_hits or not folded_hits or 0 not in plain_hits or 0 not in folded_hits:
+        return _ALL_RULES
+    if len(plain_hits) == len(folded_hits) == 1:  # only `\z` each: most texts, no rule to run
+        return _NO_RULES
+    return frozenset(
+        [plain_rules[hit - 1] for hit in plain_hits if hit] + [folded_rules[hit - 1] for hit in folded_hits if hit]
+    )
 
 
 def _findings_in(text: str, context: _Source | None, found: set[str]) -> None:
@@ -1580,9 +1582,11 @@ def _findings_in(text: str, context: _Source | None, found: set[str]) -> None:
         return
     data = text.encode("utf-8", "surrogatepass")
     lower = data.lower()  # ASCII only, so offsets are unchanged
+    candidates = _candidates(data, lower)
+    if not candidates:
+        return
     present: set[bytes] | None = None  # the gate words in the text, once a gated rule may match
     covered = bytearray(len(data))  # 1 where an earlier rule already matched
-    candidates = _candidates(data, lower)
     order = range(len(_RULES)) if candidates is _ALL_RULES else sorted(candidates)  # in the rules' order
 
     def settled(at: int) -> bool:
@@ -1742,7 +1746,14 @@ def scan_fields(fields: Mapping[str, object]) -> list[tuple[str, str]]:
     found has nothing in any of its words; only when something is found is each one scanned
     alone, so the answer is always the one a word-by-word scan gives.
     """
-    strings = [found for name, value in fields.items() for found in _strings((name,), value)]
+    strings: list[tuple[_Path, str, bool]] = []
+    for name, value in fields.items():  # a note's values are strings, None or lists of strings: walked inline
+        if type(value) is str:
+            strings.append(((name,), value, False))
+        elif type(value) is list and all(type(item) is str for item in value):
+            strings += [((name, index), item, False) for index, item in enumerate(value)]
+        else:
+            strings += _strings((name,), value)
     words = [text for _, text, _ in strings if _PLAIN_WORD.fullmatch(text)]
     if len(words) > 1 and not scan_text(" ".join(words)):
         clean = set(words)
