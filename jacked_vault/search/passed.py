@@ -22,4 +22,4 @@ class Passed:
     size: int
     sha: str  # store.audit.content_hash of the bytes
     checked: Checked
-    derived: Derived | None = None  # what the search index derives from checked.note, when a worker made it
+    derived: Derived  # what the search index derives from checked.note (a worker's, else made as it arrived)

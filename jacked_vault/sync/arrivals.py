@@ -371,7 +371,8 @@ def _keep_pass(
         return
     note = checked.note
     made = given.derived if given is not None and given.note is note else None
-    made = made or derive(note.title, note.tags, note.body, True)  # as its Entry.from_note would
+    if made is None:
+        made = derive(note.title, note.tags, note.body, True)  # as its Entry.from_note would
     passed[rel] = Passed(oid, len(data), content_hash(data), checked, made)
 
 

@@ -197,6 +197,7 @@ def test_a_rebuild_given_the_passes_of_some_notes_has_the_workers_judge_the_othe
     the workers read and judge every other note: the main process reads none of them."""
     import pygit2
 
+    from jacked_vault.search.derived import derive
     from jacked_vault.search.passed import Passed
     from jacked_vault.store.audit import content_hash
     from jacked_vault.store.gate import inspect
@@ -209,7 +210,10 @@ def test_a_rebuild_given_the_passes_of_some_notes_has_the_workers_judge_the_othe
     notes = _arriving_notes(laptop.vault.root)
     rel, oid = sorted(notes.items())[0]
     data = (laptop.vault.root / rel).read_bytes()
-    passed = {rel: Passed(pygit2.Oid(hex=oid), len(data), content_hash(data), inspect(laptop.vault, rel, data))}
+    checked = inspect(laptop.vault, rel, data)
+    assert checked.note is not None
+    made = derive(checked.note.title, checked.note.tags, checked.note.body, True)
+    passed = {rel: Passed(pygit2.Oid(hex=oid), len(data), content_hash(data), checked, made)}
     counted = _Counted(monkeypatch, worker=True)
     index = SearchIndex(laptop.vault)
     try:
