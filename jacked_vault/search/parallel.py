@@ -15,7 +15,8 @@ tombstone), which an index build of a store without tombstones takes as the verd
 the main process, which records why. Only the main
 process writes SQLite. Used only with `fork` (the worker inherits the loaded code) from a
 single-threaded process, a second core and at least `PARALLEL_MIN` notes; the workers run at
-most `AHEAD` batches ahead, so memory stays bounded. Arrivals (sync/arrivals.py) are judged
+most `AHEAD` batches ahead (`AHEAD_MEANWHILE` while the main process does its own work first), so
+memory stays bounded. Arrivals (sync/arrivals.py) are judged
 the same way, within the SessionStart pull's deadline: a wait for a batch past it raises
 OutOfTime, and workers a caller no longer reads from are killed and reaped, never orphaned.
 """
@@ -47,6 +48,10 @@ if TYPE_CHECKING:
 PARALLEL_MIN = 1000  # fewer notes: starting a worker costs more than it saves
 BATCH = 200
 AHEAD = 8  # batches the workers may be ahead of the main process
+# ... while it runs `meanwhile` (an arrival's audit lines, about 1 s at 50k notes), when it takes no
+# verdict: held to `AHEAD`, the workers would wait idle (0.5 s of a 50k `init --from`). Arrivals keep
+# every note's pass until the index takes them, so judging further ahead does not raise the peak.
+AHEAD_MEANWHILE = 64
 MAX_WORKERS = 4
 # While a build judges, with workers or alone, the main process makes no full collection (of the
 # oldest generation; the young ones are collected as ever): each would scan every object the build
@@ -259,7 +264,8 @@ def _with_workers(
         # (so copies) its pages; the first submit forks every worker
         gc.freeze()
         try:
-            pending = {number: submit(number) for number in range(min(AHEAD, len(batches)))}
+            submitted = min(AHEAD if meanwhile is None else AHEAD_MEANWHILE, len(batches))
+            pending = {number: submit(number) for number in range(submitted)}
         finally:
             gc.unfreeze()
         if meanwhile is not None:
@@ -278,8 +284,9 @@ def _with_workers(
                         verdicts.offer(key, note)
                         if handed is not None:
                             handed[rel] = Handed(data, key, note, whole, made)
-                    if number + AHEAD < len(batches):
-                        pending[number + AHEAD] = submit(number + AHEAD)
+                    while submitted < min(len(batches), number + 1 + AHEAD):
+                        pending[submitted] = submit(submitted)
+                        submitted += 1
             yield item
         finished = True
     finally:

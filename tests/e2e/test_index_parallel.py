@@ -296,6 +296,57 @@ def test_bytes_a_worker_hands_over_count_only_as_the_blob_they_hash_to(ctx, monk
     assert len(read) > 10  # each note was read from git instead
 
 
+def _logging_judge(batch):
+    """The worker's judgement, each batch's first path appended to the file JUDGED_LOG names
+    (module level: the pool sends it to the worker by name)."""
+    with open(os.environ["JUDGED_LOG"], "a", encoding="utf-8") as log:
+        log.write(batch[0][0] + "\n")
+    return _JUDGE(batch)
+
+
+def test_the_workers_judge_on_while_the_main_process_does_its_own_work_first(ctx, monkeypatch, tmp_path):
+    """While `meanwhile` runs (an arrival's audit lines) the main process takes no verdict; held to
+    `AHEAD` batches the workers would wait idle until it ends. They judge on (up to
+    `AHEAD_MEANWHILE`), and the files still come in their order, each note's verdict offered."""
+    import time
+
+    import pygit2
+
+    from jacked_vault.search.mirror import _walk
+
+    _write(ctx.vault.root, 30)
+    git(ctx.vault.root, "add", "-A")
+    git(ctx.vault.root, "commit", "-qm", "thirty notes")
+    monkeypatch.setattr(parallel, "PARALLEL_MIN", 2)
+    monkeypatch.setattr(parallel, "_judge", _logging_judge)
+    log = tmp_path / "judged.log"
+    log.touch()
+    monkeypatch.setenv("JUDGED_LOG", str(log))
+    repo = pygit2.Repository(str(ctx.vault.root))
+    files = sorted(_walk(repo, repo.head.peel(pygit2.Commit).tree, ctx.vault))
+    batches = -(-len(files) // parallel.BATCH)
+    assert batches > parallel.AHEAD + 2 and batches <= parallel.AHEAD_MEANWHILE
+    judged_meanwhile: list[int] = []
+
+    def meanwhile() -> None:  # the main process's own work: here, waiting for the workers to judge every batch
+        waited = time.monotonic() + 30
+        while len(log.read_text().splitlines()) < batches and time.monotonic() < waited:
+            time.sleep(0.02)
+        judged_meanwhile.append(len(log.read_text().splitlines()))
+
+    index = SearchIndex(ctx.vault)
+    handed: dict = {}
+    offered: list[str] = []
+    try:
+        for rel, _entry in parallel.ahead(ctx.vault, repo, files, index.verdicts, handed, meanwhile=meanwhile):
+            if rel in handed:
+                offered.append(rel)
+    finally:
+        index.close()
+    assert judged_meanwhile == [batches]  # at AHEAD (2 here), the workers would have stopped after 2
+    assert offered == [rel for rel, _ in files]
+
+
 @pytest.mark.parametrize("forged", [False, True], ids=["honest", "forged-bytes"])
 def test_without_tombstones_the_main_process_takes_the_workers_verdicts_as_values(ctx, monkeypatch, forged):
     """A store with no tombstone: the gate's verdict a worker reached on a note's bytes is its
