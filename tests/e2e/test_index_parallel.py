@@ -313,6 +313,7 @@ def test_the_workers_judge_on_while_the_main_process_does_its_own_work_first(ctx
     import pygit2
 
     from jacked_vault.search.mirror import _walk
+    from jacked_vault.store.layout import classify_path
 
     _write(ctx.vault.root, 30)
     git(ctx.vault.root, "add", "-A")
@@ -324,7 +325,8 @@ def test_the_workers_judge_on_while_the_main_process_does_its_own_work_first(ctx
     monkeypatch.setenv("JUDGED_LOG", str(log))
     repo = pygit2.Repository(str(ctx.vault.root))
     files = sorted(_walk(repo, repo.head.peel(pygit2.Commit).tree, ctx.vault))
-    batches = -(-len(files) // parallel.BATCH)
+    notes = [rel for rel, _ in files if classify_path(ctx.vault, rel) == "note"]
+    batches = -(-len(notes) // parallel.BATCH)  # the workers judge the notes, BATCH at a time
     assert batches > parallel.AHEAD + 2 and batches <= parallel.AHEAD_MEANWHILE
     judged_meanwhile: list[int] = []
 
@@ -344,7 +346,7 @@ def test_the_workers_judge_on_while_the_main_process_does_its_own_work_first(ctx
     finally:
         index.close()
     assert judged_meanwhile == [batches]  # at AHEAD (2 here), the workers would have stopped after 2
-    assert offered == [rel for rel, _ in files]
+    assert offered == notes
 
 
 @pytest.mark.parametrize("forged", [False, True], ids=["honest", "forged-bytes"])
